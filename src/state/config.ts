@@ -1,0 +1,302 @@
+// config.yaml: parsed with line numbers, normalized, ${VAR}-expanded, merged over DEFAULT_CONFIG.
+import { existsSync, readFileSync } from 'node:fs';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { defaultConfig, type HermesConfig } from './defaults.ts';
+import { writeFileAtomic } from './fsutil.ts';
+import { paths } from './paths.ts';
+
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    readonly file: string,
+    readonly line?: number,
+  ) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface ConfigProblem {
+  key: string;
+  message: string;
+  line?: number;
+}
+
+export interface LoadedConfig {
+  config: HermesConfig;
+  /** The user's own settings (before merging), normalized. */
+  user: Record<string, unknown>;
+  path: string;
+  exists: boolean;
+  problems: ConfigProblem[];
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Deep merge: objects merge key by key, everything else (arrays included) replaces. */
+export function deepMerge<T>(base: T, over: unknown): T {
+  if (!isObj(base) || !isObj(over)) return (over === undefined ? base : over) as T;
+  const out: Obj = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    out[k] = k in out && isObj(out[k]) && isObj(v) ? deepMerge(out[k], v) : v;
+  }
+  return out as T;
+}
+
+/** Replaces `${VAR}` (and `${VAR:-fallback}`) in every string with the environment's value. */
+export function expandEnvRefs<T>(value: T, env: NodeJS.ProcessEnv = process.env): T {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, fb?: string) => {
+      const v = env[name];
+      return v !== undefined && v !== '' ? v : (fb ?? '');
+    }) as T;
+  }
+  if (Array.isArray(value)) return value.map((v) => expandEnvRefs(v, env)) as T;
+  if (isObj(value)) {
+    const out: Obj = {};
+    for (const [k, v] of Object.entries(value)) out[k] = expandEnvRefs(v, env);
+    return out as T;
+  }
+  return value;
+}
+
+function parseYaml(text: string, file: string): { doc: Document; lines: LineCounter } {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
+  const err = doc.errors[0];
+  if (err) {
+    const line = err.linePos?.[0]?.line ?? (err.pos ? lines.linePos(err.pos[0]).line : undefined);
+    const reason = err.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+    throw new ConfigError(
+      `${file}${line ? ` line ${line}` : ''}: invalid YAML (${reason}). Fix the file (\`hermes config edit\`) or move it aside to start from defaults.`,
+      file,
+      line,
+    );
+  }
+  return { doc, lines };
+}
+
+/** Legacy shapes → current: `model: "name"`, `fallback_model: {…}`, `compression.summary_*`. */
+function normalize(user: Obj): Obj {
+  const out: Obj = { ...user };
+  if (typeof out.model === 'string') out.model = { default: out.model };
+  if (isObj(out.fallback_model)) {
+    const fm = out.fallback_model;
+    const list = Array.isArray(out.fallback_providers) ? [...out.fallback_providers] : [];
+    if (fm.provider && fm.model) list.push(fm);
+    out.fallback_providers = list;
+    delete out.fallback_model;
+  }
+  if (isObj(out.compression)) {
+    const c = { ...out.compression };
+    const aux = isObj(out.auxiliary) ? { ...out.auxiliary } : {};
+    const task = isObj(aux.compression) ? { ...aux.compression } : {};
+    for (const [from, to] of [
+      ['summary_model', 'model'],
+      ['summary_provider', 'provider'],
+      ['summary_base_url', 'base_url'],
+    ] as const) {
+      if (typeof c[from] === 'string' && c[from]) task[to] ??= c[from];
+      delete c[from];
+    }
+    if (Object.keys(task).length) {
+      aux.compression = task;
+      out.auxiliary = aux;
+    }
+    out.compression = c;
+  }
+  return out;
+}
+
+type Check = (v: unknown) => string | null;
+const num: Check = (v) => (typeof v === 'number' && Number.isFinite(v) ? null : 'must be a number');
+const numOrNull: Check = (v) => (v === null || v === undefined ? null : num(v));
+const str: Check = (v) => (typeof v === 'string' ? null : 'must be a string');
+const bool: Check = (v) => (typeof v === 'boolean' ? null : 'must be true or false');
+const strList: Check = (v) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? null : 'must be a list of strings');
+const oneOf =
+  (...allowed: string[]): Check =>
+  (v) =>
+    typeof v === 'string' && allowed.includes(v) ? null : `must be one of: ${allowed.join(', ')}`;
+const maxTurns: Check = (v) =>
+  v === null || (typeof v === 'number' && v > 0) || (typeof v === 'string' && ['none', 'unlimited'].includes(v))
+    ? null
+    : 'must be a positive number (or null for unlimited)';
+
+/** Type checks for the keys the core reads. Unknown keys are allowed (plugins, newer Hermes). */
+const CHECKS: Record<string, Check> = {
+  'model.default': str,
+  'model.provider': str,
+  'model.base_url': str,
+  'model.api_key': str,
+  'model.api_mode': (v) => (v === '' ? null : oneOf('chat_completions', 'anthropic_messages', 'codex_responses', 'openai', 'responses', 'anthropic')(v)),
+  'model.context_length': numOrNull,
+  toolsets: strList,
+  'agent.max_turns': maxTurns,
+  'agent.api_max_retries': num,
+  'agent.disabled_toolsets': strList,
+  command_allowlist: strList,
+  'terminal.timeout': num,
+  'terminal.backend': oneOf('local', 'ssh', 'docker', 'singularity', 'modal', 'daytona', 'vercel_sandbox'),
+  'compression.threshold': num,
+  'compression.enabled': bool,
+  'prompt_caching.cache_ttl': oneOf('5m', '1h', 'auto'),
+  'display.tool_progress': oneOf('off', 'new', 'all', 'verbose'),
+  'display.busy_input_mode': oneOf('interrupt', 'queue', 'steer'),
+  'display.show_reasoning': bool,
+  'approvals.mode': oneOf('manual', 'smart', 'off'),
+  'approvals.deny': strList,
+};
+
+function getPath(obj: unknown, keys: string[]): unknown {
+  let cur = obj;
+  for (const k of keys) {
+    if (!isObj(cur)) return undefined;
+    cur = cur[k];
+  }
+  return cur;
+}
+
+function lineOf(doc: Document | undefined, lines: LineCounter | undefined, keys: (string | number)[]): number | undefined {
+  if (!doc || !lines) return undefined;
+  const node = doc.getIn(keys, true) as { range?: [number, number, number] } | undefined;
+  return node?.range ? lines.linePos(node.range[0]).line : undefined;
+}
+
+function validate(user: Obj, doc?: Document, lines?: LineCounter): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const [key, check] of Object.entries(CHECKS)) {
+    const keys = key.split('.');
+    const v = getPath(user, keys);
+    if (v === undefined) continue;
+    const msg = check(v);
+    if (msg) problems.push({ key, message: msg, line: lineOf(doc, lines, keys) });
+  }
+  if (user.model !== undefined && !isObj(user.model)) problems.push({ key: 'model', message: 'must be a model name or a mapping' });
+  if (user.providers !== undefined && !isObj(user.providers)) problems.push({ key: 'providers', message: 'must be a mapping of provider names' });
+  if (user.fallback_providers !== undefined) {
+    if (!Array.isArray(user.fallback_providers)) problems.push({ key: 'fallback_providers', message: 'must be a list' });
+    else
+      user.fallback_providers.forEach((fp, i) => {
+        if (!isObj(fp) || typeof fp.provider !== 'string' || !fp.provider || typeof fp.model !== 'string' || !fp.model)
+          problems.push({
+            key: `fallback_providers[${i}]`,
+            message: 'needs both `provider` and `model`',
+            line: lineOf(doc, lines, ['fallback_providers', i]),
+          });
+      });
+  }
+  return problems;
+}
+
+/** Reads HERMES_HOME/config.yaml. Throws ConfigError (with file and line) on invalid YAML. */
+export function loadConfig(home: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const path = paths.config(home);
+  const defaults = defaultConfig();
+  if (!existsSync(path)) return { config: defaults, user: {}, path, exists: false, problems: [] };
+  const text = readFileSync(path, 'utf8');
+  const { doc, lines } = parseYaml(text, path);
+  const raw = doc.toJS() as unknown;
+  if (raw !== null && raw !== undefined && !isObj(raw))
+    throw new ConfigError(`${path} line 1: the top level must be a mapping of settings (key: value). Fix it with \`hermes config edit\`.`, path, 1);
+  const user = normalize(isObj(raw) ? raw : {});
+  const problems = validate(user, doc, lines);
+  const config = deepMerge(defaults, expandEnvRefs(user, env));
+  return { config, user, path, exists: true, problems };
+}
+
+export function formatProblem(p: ConfigProblem, file: string): string {
+  return `${file}${p.line ? ` line ${p.line}` : ''}: \`${p.key}\` ${p.message}.`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dotted keys: `a.b.c`; a literal dot inside a key is written `\.`.
+
+export function splitKey(key: string): string[] {
+  const parts: string[] = [];
+  let cur = '';
+  for (let i = 0; i < key.length; i++) {
+    if (key[i] === '\\' && key[i + 1] === '.') {
+      cur += '.';
+      i++;
+    } else if (key[i] === '.') {
+      parts.push(cur);
+      cur = '';
+    } else cur += key[i];
+  }
+  parts.push(cur);
+  if (parts.some((p) => !p)) throw new Error(`"${key}" is not a valid key (empty segment).`);
+  return parts;
+}
+
+export function getKey(config: unknown, key: string): unknown {
+  return getPath(config, splitKey(key));
+}
+
+/** Keys written to .env rather than config.yaml: environment-variable names (ALL_CAPS). */
+export function isEnvKey(key: string): boolean {
+  return /^[A-Z][A-Z0-9_]*$/.test(key);
+}
+
+/** Keys whose values are secrets: shown masked. */
+export function isSecretKey(key: string): boolean {
+  return /(_API_KEY|_TOKEN|_SECRET|_PASSWORD|_KEY)$/i.test(key) || /(^|\.)api_key$/.test(key);
+}
+
+/** Parses a CLI value as a YAML scalar/flow value: `true`, `3`, `[a, b]`, `null`, else the string. */
+export function parseCliValue(text: string): unknown {
+  try {
+    const doc = parseDocument(text);
+    if (doc.errors.length) return text;
+    const v = doc.toJS() as unknown;
+    return v === undefined ? text : v;
+  } catch {
+    return text;
+  }
+}
+
+function readDoc(path: string): Document {
+  if (!existsSync(path)) return parseDocument('{}');
+  const doc = parseYaml(readFileSync(path, 'utf8'), path).doc;
+  if (doc.contents === null || isScalar(doc.contents)) return parseDocument('{}');
+  return doc;
+}
+
+/** Sets a key in config.yaml keeping comments and formatting, writing atomically. */
+export function setConfigKey(home: string, key: string, value: unknown): void {
+  const path = paths.config(home);
+  const doc = readDoc(path);
+  const keys = splitKey(key);
+  // `model: "name"` (string form) must become a mapping before setting model.x
+  if (keys.length > 1) {
+    for (let i = 1; i < keys.length; i++) {
+      const node = doc.getIn(keys.slice(0, i), true);
+      if (node !== undefined && !isMap(node) && !isSeq(node)) {
+        if (keys[0] === 'model' && i === 1) doc.setIn(['model'], doc.createNode({ default: doc.getIn(['model']) }));
+        else doc.setIn(keys.slice(0, i), doc.createNode({}));
+      }
+    }
+  }
+  doc.setIn(keys, doc.createNode(value));
+  writeFileAtomic(path, String(doc), 0o600);
+}
+
+/** Removes a key from config.yaml. Returns false when it was not set. */
+export function unsetConfigKey(home: string, key: string): boolean {
+  const path = paths.config(home);
+  if (!existsSync(path)) return false;
+  const doc = readDoc(path);
+  const keys = splitKey(key);
+  if (!doc.hasIn(keys)) return false;
+  doc.deleteIn(keys);
+  writeFileAtomic(path, String(doc), 0o600);
+  return true;
+}
+
+/** Writes a whole config object (used by setup wizards). Keeps nothing of the old file. */
+export function writeConfig(home: string, user: Record<string, unknown>): void {
+  const doc = parseDocument('{}');
+  doc.contents = doc.createNode(user) as typeof doc.contents;
+  writeFileAtomic(paths.config(home), String(doc), 0o600);
+}

@@ -1,0 +1,192 @@
+// Hermes's DEFAULT_CONFIG: config.yaml is deep-merged over this. Keys and defaults follow the
+// Python Hermes (v0.14 era, with the stable later refinements), so a Hermes config.yaml works as-is.
+
+export interface ModelConfig {
+  default: string;
+  provider: string;
+  base_url: string;
+  api_key: string;
+  api_mode: string;
+  context_length: number | null;
+}
+
+export interface NamedProviderConfig {
+  base_url?: string;
+  api_key?: string;
+  key_env?: string;
+  api_mode?: string;
+  model?: string;
+  extra_headers?: Record<string, string>;
+  context_length?: number;
+}
+
+export interface FallbackProviderConfig {
+  provider: string;
+  model: string;
+  base_url?: string;
+  api_key?: string;
+  key_env?: string;
+  api_mode?: string;
+  context_length?: number;
+}
+
+export interface AuxiliaryTaskConfig {
+  provider: string;
+  model: string;
+  base_url: string;
+  api_key: string;
+  timeout: number;
+  extra_body: Record<string, unknown>;
+  reasoning_effort: string;
+}
+
+const aux = (timeout: number): AuxiliaryTaskConfig => ({
+  provider: 'auto',
+  model: '',
+  base_url: '',
+  api_key: '',
+  timeout,
+  extra_body: {},
+  reasoning_effort: '',
+});
+
+export function defaultConfig() {
+  return {
+    _config_version: 12,
+    model: {
+      default: '',
+      provider: 'auto',
+      base_url: '',
+      api_key: '',
+      api_mode: '',
+      context_length: null,
+    } as ModelConfig,
+    providers: {} as Record<string, NamedProviderConfig>,
+    fallback_providers: [] as FallbackProviderConfig[],
+    credential_pool_strategies: {} as Record<string, string>,
+    toolsets: ['hermes-cli'] as string[],
+    platform_toolsets: {} as Record<string, string[]>,
+    custom_toolsets: {} as Record<string, string[]>,
+    model_aliases: {} as Record<string, string>,
+    quick_commands: {} as Record<string, { type: 'exec' | 'alias'; command?: string; target?: string; description?: string }>,
+    command_allowlist: [] as string[],
+    mcp_servers: {} as Record<string, Record<string, unknown>>,
+    timezone: '',
+    prefill_messages_file: '',
+    file_read_max_chars: 100_000,
+    tool_output: { max_bytes: 50_000, max_lines: 2000, max_line_length: 2000 },
+    agent: {
+      max_turns: 90 as number | null,
+      api_max_retries: 3,
+      reasoning_effort: '',
+      disabled_toolsets: [] as string[],
+      system_prompt: '',
+      tool_use_enforcement: 'auto',
+      clarify_timeout: 3600,
+      gateway_timeout: 1800,
+      agent_cache: { max_size: 128, idle_ttl_secs: 3600 },
+    },
+    terminal: {
+      backend: 'local',
+      cwd: '.',
+      timeout: 180,
+      env_passthrough: [] as string[],
+      docker_image: 'nikolaik/python-nodejs:python3.11-nodejs20',
+      docker_forward_env: [] as string[],
+      docker_volumes: [] as string[],
+      docker_network: true,
+      docker_shm_size: '1g',
+      container_cpu: 1,
+      container_memory: 5120,
+      container_disk: 51200,
+      container_persistent: true,
+      persistent_shell: true,
+    },
+    compression: {
+      enabled: true,
+      threshold: 0.5,
+      target_ratio: 0.2,
+      protect_last_n: 20,
+      protect_first_n: 3,
+      max_attempts: 3,
+    },
+    prompt_caching: { cache_ttl: '5m' },
+    auxiliary: {
+      vision: { ...aux(120), download_timeout: 30 },
+      web_extract: aux(120),
+      compression: aux(120),
+      session_search: aux(60),
+      skills_hub: aux(30),
+      approval: aux(30),
+      mcp: aux(30),
+      title_generation: aux(30),
+      background_review: aux(300),
+    } as Record<string, AuxiliaryTaskConfig & Record<string, unknown>>,
+    display: {
+      tool_progress: 'all',
+      streaming: true,
+      show_reasoning: true,
+      busy_input_mode: 'interrupt',
+      personality: '',
+      compact: false,
+      show_cost: false,
+      skin: 'default',
+      final_response_markdown: 'render',
+      memory_notifications: 'on',
+    },
+    memory: {
+      memory_enabled: true,
+      user_profile_enabled: true,
+      memory_char_limit: 2200,
+      user_char_limit: 1375,
+      nudge_interval: 10,
+      provider: '',
+    },
+    skills: {
+      external_dirs: [] as string[],
+      creation_nudge_interval: 10,
+      config: {} as Record<string, unknown>,
+    },
+    delegation: {
+      model: '',
+      provider: '',
+      base_url: '',
+      api_key: '',
+      max_iterations: 50,
+      max_concurrent_children: 3,
+      max_spawn_depth: 1,
+    },
+    approvals: {
+      mode: 'manual',
+      timeout: 300,
+      cron_mode: 'deny',
+      single_query_mode: 'deny',
+      unattended_mode: 'deny',
+      deny: [] as string[],
+    },
+    security: {
+      redact_secrets: true,
+      allow_private_urls: false,
+    },
+    web: {
+      backend: '',
+      extract_char_limit: 15_000,
+    },
+    code_execution: { timeout: 300, max_tool_calls: 50 },
+    tool_loop_guardrails: {
+      warnings_enabled: true,
+      hard_stop_enabled: false,
+      warn_after: { exact_failure: 2, same_tool_failure: 3, idempotent_no_progress: 2 },
+      hard_stop_after: { exact_failure: 5, same_tool_failure: 8, idempotent_no_progress: 5 },
+    },
+    cron: { provider: '', script_timeout_seconds: 120, max_parallel: 4, output_retention: 50 },
+    session_reset: { mode: 'both', idle_minutes: 1440, at_hour: 4 },
+    group_sessions_per_user: true,
+    thread_sessions_per_user: false,
+    unauthorized_dm_behavior: 'pair',
+    logging: { level: 'INFO', max_size_mb: 5, backup_count: 3 },
+    save_trajectories: false,
+  };
+}
+
+export type HermesConfig = ReturnType<typeof defaultConfig>;

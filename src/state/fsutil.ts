@@ -1,0 +1,26 @@
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join, basename } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Writes a file atomically: a temp file in the same directory, fsync, rename. Readers never see a
+ * half-written file, and a crash mid-write leaves the old file intact.
+ */
+export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o644): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  let fd = -1;
+  try {
+    fd = openSync(tmp, 'w', mode);
+    writeSync(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = -1;
+    chmodSync(tmp, mode);
+    renameSync(tmp, path);
+  } catch (err) {
+    if (fd >= 0) closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}

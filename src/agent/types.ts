@@ -76,7 +76,7 @@ export interface AgentTool {
 
 export type AgentEvent =
   | { type: 'turn_start'; userMessage: Message | null }
-  | { type: 'api_start'; iteration: number; model: string; provider: string }
+  | { type: 'api_start'; iteration: number; model: string }
   | { type: 'text_delta'; text: string }
   | { type: 'reasoning_delta'; text: string }
   | { type: 'message'; message: Message }

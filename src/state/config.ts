@@ -6,13 +6,13 @@ import { writeFileAtomic } from './fsutil.ts';
 import { paths } from './paths.ts';
 
 export class ConfigError extends Error {
-  constructor(
-    message: string,
-    readonly file: string,
-    readonly line?: number,
-  ) {
+  readonly file: string;
+  readonly line?: number;
+  constructor(message: string, file: string, line?: number) {
     super(message);
     this.name = 'ConfigError';
+    this.file = file;
+    this.line = line;
   }
 }
 

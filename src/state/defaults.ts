@@ -121,7 +121,7 @@ export function defaultConfig() {
       mcp: aux(30),
       title_generation: aux(30),
       background_review: aux(300),
-    } as Record<string, AuxiliaryTaskConfig & Record<string, unknown>>,
+    } as Record<string, AuxiliaryTaskConfig & { download_timeout?: number }>,
     display: {
       tool_progress: 'all',
       streaming: true,

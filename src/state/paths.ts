@@ -1,7 +1,8 @@
 // Where Hermes keeps its files: HERMES_HOME (default ~/.hermes), created on first use.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export function hermesHome(env: NodeJS.ProcessEnv = process.env): string {
   const raw = env.HERMES_HOME?.trim();
@@ -44,3 +45,20 @@ export const paths = {
   pastes: (home: string) => join(home, 'pastes'),
   cache: (home: string) => join(home, 'cache'),
 };
+
+let root: string | undefined;
+
+/**
+ * The installed package's root directory (where package.json, skills/ and node_modules live).
+ * Works from the sources and from the esbuild bundle in dist/, whose depths differ.
+ */
+export function packageRoot(): string {
+  if (root) return root;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'bin', 'hermes.mjs'))) return (root = dir);
+    const up = dirname(dir);
+    if (up === dir) throw new Error('cannot locate the hermes package root');
+    dir = up;
+  }
+}

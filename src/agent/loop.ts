@@ -1,0 +1,318 @@
+// The agent loop: call the model, run the tools it asks for, repeat until it answers.
+// Pure: the stream function, tools, message sink, clock and request broker are injected.
+import { addUsage, emptyUsage, type Message, type ProviderError, type StreamFn, type ToolCall, type Usage } from '../llm/types.ts';
+import { IterationBudget } from './budget.ts';
+import { DEFAULT_GUARDRAILS, ToolGuardrails, type GuardrailConfig } from './guardrails.ts';
+import { planSegments, type PlannedCall } from './planner.ts';
+import { fingerprint, messageText, parseToolArgs, repairToolName, sanitizeHistory } from './repair.ts';
+import type { RequestBroker } from './requests.ts';
+import type { AgentEvent, AgentTool, MessageSink, ToolOutcome, TurnResult } from './types.ts';
+
+export interface LoopRequestOptions {
+  maxTokens?: number;
+  temperature?: number;
+  reasoningEffort?: string;
+  cacheTtl?: '5m' | '1h';
+  sessionId?: string;
+}
+
+export interface LoopOptions {
+  /** The conversation so far, without the system prompt. Appended to in place. */
+  history: Message[];
+  /** The frozen system prompt of the session. */
+  system: string;
+  tools: AgentTool[];
+  stream: StreamFn;
+  /** Current model name (the stream function may answer with a fallback). */
+  model: () => string;
+  broker: RequestBroker;
+  budget: IterationBudget;
+  signal?: AbortSignal;
+  emit?: (e: AgentEvent) => void;
+  sink?: MessageSink;
+  /** Unix ms. */
+  now?: () => number;
+  /** Text the person typed mid-turn to steer; appended to the next tool result. */
+  takeSteer?: () => string | undefined;
+  maxParallel?: number;
+  guardrails?: GuardrailConfig;
+  request?: LoopRequestOptions;
+  /** Appended to the system prompt at call time only; never persisted. */
+  ephemeralSystem?: string;
+  /** Inserted before the history at call time only; never persisted. */
+  prefill?: Message[];
+  /** Called before each model request (context compression hooks in here). */
+  beforeRequest?: (history: Message[], lastUsage: Usage | null) => Promise<void>;
+  costOf?: (model: string, provider: string, usage: Usage) => number | null;
+  /** Per-result size limit before spilling (default 100,000 chars). */
+  maxResultChars?: number;
+  /** Limit for all results of one assistant message (default 200,000 chars). */
+  turnResultChars?: number;
+  /** Stores an oversized result and returns where; without it results are truncated in place. */
+  spill?: (callId: string, content: string) => Promise<string>;
+}
+
+export const BUDGET_EXHAUSTED_PROMPT =
+  'You have used all the tool-calling iterations available for this turn. Do not call any more tools. ' +
+  'Give the user a concise summary of what you did, what you found, and what remains to be done.';
+
+const PREVIEW_CHARS = 1500;
+
+function preview(content: string): string {
+  let p = content.slice(0, PREVIEW_CHARS);
+  const nl = p.lastIndexOf('\n');
+  if (nl > PREVIEW_CHARS / 2) p = p.slice(0, nl);
+  return p;
+}
+
+async function limitResult(content: string, callId: string, limit: number, spill?: LoopOptions['spill']): Promise<string> {
+  if (content.length <= limit) return content;
+  if (spill) {
+    try {
+      const where = await spill(callId, content);
+      return (
+        `<persisted-output>\nThis result was ${content.length.toLocaleString('en-US')} characters, too large for the context. ` +
+        `The full output is saved at ${where} — read it with read_file using offset/limit.\n\nPreview:\n${preview(content)}\n</persisted-output>`
+      );
+    } catch {
+      // fall through to truncation
+    }
+  }
+  const head = Math.floor(limit * 0.7);
+  const tail = Math.floor(limit * 0.2);
+  return `${content.slice(0, head)}\n\n[… ${(content.length - head - tail).toLocaleString('en-US')} characters truncated …]\n\n${content.slice(-tail)}`;
+}
+
+function errorJson(message: string): string {
+  return JSON.stringify({ error: message });
+}
+
+interface PreparedCall {
+  call: ToolCall;
+  tool: AgentTool | null;
+  args: Record<string, unknown>;
+  /** Set when the call cannot run (unknown tool, bad JSON). */
+  error?: string;
+}
+
+export async function runTurn(userMessage: Message | null, o: LoopOptions): Promise<TurnResult> {
+  const emit = o.emit ?? (() => {});
+  const now = o.now ?? Date.now;
+  const signal = o.signal ?? new AbortController().signal;
+  const appended: Message[] = [];
+  const toolsByName = new Map(o.tools.map((t) => [t.name, t]));
+  const toolNames = [...toolsByName.keys()];
+  const schemas = o.tools.map((t) => t.schema);
+  const guard = new ToolGuardrails(o.guardrails ?? DEFAULT_GUARDRAILS);
+  const maxResult = o.maxResultChars ?? 100_000;
+  const turnChars = o.turnResultChars ?? 200_000;
+  let usage = emptyUsage();
+  let cost: number | null = null;
+  let apiCalls = 0;
+  let iterations = 0;
+  let lastUsage: Usage | null = null;
+
+  const append = (m: Message) => {
+    m.timestamp ??= now() / 1000;
+    o.history.push(m);
+    appended.push(m);
+    o.sink?.append(m);
+    emit({ type: 'message', message: m });
+  };
+
+  const finish = (r: Omit<TurnResult, 'apiCalls' | 'iterations' | 'usage' | 'costUsd' | 'messages'>): TurnResult => {
+    const result: TurnResult = { ...r, apiCalls, iterations, usage, costUsd: cost, messages: appended };
+    emit({ type: 'turn_end', result });
+    return result;
+  };
+  const interrupted = () => finish({ finalText: '', completed: false, partial: false, failed: false, interrupted: true });
+
+  if (userMessage) append({ ...userMessage });
+  emit({ type: 'turn_start', userMessage });
+
+  /** One model call. Returns the assistant message, or a finished TurnResult on failure. */
+  const callModel = async (withTools: boolean, extraUser?: string): Promise<Message | TurnResult> => {
+    if (o.beforeRequest) await o.beforeRequest(o.history, lastUsage);
+    const messages = sanitizeHistory(o.history);
+    if (o.prefill?.length) messages.unshift(...o.prefill.map((m) => ({ ...m })));
+    if (extraUser) messages.push({ role: 'user', content: extraUser });
+    const system = o.ephemeralSystem ? `${o.system}\n\n${o.ephemeralSystem}` : o.system;
+    emit({ type: 'api_start', iteration: iterations, model: o.model() });
+    const stream = o.stream({
+      model: o.model(),
+      system,
+      messages,
+      tools: withTools ? schemas : [],
+      signal,
+      maxTokens: o.request?.maxTokens,
+      temperature: o.request?.temperature,
+      reasoningEffort: o.request?.reasoningEffort,
+      cacheTtl: o.request?.cacheTtl,
+      sessionId: o.request?.sessionId,
+    });
+    for await (const ev of stream) {
+      switch (ev.type) {
+        case 'text_delta':
+          emit({ type: 'text_delta', text: ev.text });
+          break;
+        case 'reasoning_delta':
+          emit({ type: 'reasoning_delta', text: ev.text });
+          break;
+        case 'retry':
+        case 'fallback':
+        case 'key_rotated':
+          emit(ev);
+          break;
+        default:
+          break;
+      }
+    }
+    const res = await stream.result();
+    apiCalls++;
+    if (res.usage) {
+      usage = addUsage(usage, res.usage);
+      lastUsage = res.usage;
+      const c = o.costOf?.(res.model, res.provider, res.usage) ?? null;
+      if (c !== null) cost = (cost ?? 0) + c;
+      emit({ type: 'usage', usage: res.usage, costUsd: c, model: res.model, provider: res.provider });
+    }
+    if (res.stopReason === 'aborted' || signal.aborted) return interrupted();
+    if (res.stopReason === 'error') {
+      const error: ProviderError = res.error ?? { kind: 'invalid_response', message: 'The model request failed.', provider: res.provider, retryable: false };
+      emit({ type: 'error', error });
+      return finish({ finalText: '', completed: false, partial: false, failed: true, interrupted: false, error });
+    }
+    const m = res.message;
+    const msg: Message = { role: 'assistant', content: m.content ?? null, finish_reason: res.stopReason };
+    if (m.tool_calls?.length) msg.tool_calls = m.tool_calls.map((c) => ({ ...c, function: { ...c.function } }));
+    if (m.reasoning) msg.reasoning = m.reasoning;
+    if (m.reasoning_details?.length) msg.reasoning_details = m.reasoning_details;
+    if (m.codex_reasoning_items?.length) msg.codex_reasoning_items = m.codex_reasoning_items;
+    return msg;
+  };
+
+  for (;;) {
+    if (signal.aborted) return interrupted();
+
+    if (!o.budget.consume()) {
+      // Budget spent: one toolless call for a summary of the work done.
+      const r = await callModel(false, BUDGET_EXHAUSTED_PROMPT);
+      if (!('role' in r)) return r;
+      delete r.tool_calls;
+      append(r);
+      emit({ type: 'warning', message: `Iteration budget of ${o.budget.max} reached; the answer is a summary of work so far.` });
+      return finish({ finalText: messageText(r.content), completed: false, partial: true, failed: false, interrupted: false });
+    }
+    iterations++;
+
+    const r = await callModel(true);
+    if (!('role' in r)) return r;
+    const assistant = r;
+
+    if (!assistant.tool_calls?.length) {
+      append(assistant);
+      return finish({ finalText: messageText(assistant.content), completed: true, partial: false, failed: false, interrupted: false });
+    }
+
+    // Repair names and arguments before the message enters the history.
+    const prepared: PreparedCall[] = assistant.tool_calls.map((call) => {
+      const name = repairToolName(call.function.name, toolNames);
+      if (!name) {
+        return {
+          call,
+          tool: null,
+          args: {},
+          error: `Unknown tool "${call.function.name}". Available tools: ${toolNames.join(', ') || '(none)'}.`,
+        };
+      }
+      call.function.name = name;
+      const parsed = parseToolArgs(call.function.arguments);
+      if ('error' in parsed) {
+        call.function.arguments = '{}';
+        return { call, tool: toolsByName.get(name)!, args: {}, error: `Invalid arguments for ${name}: ${parsed.error}. Send a JSON object matching the tool's schema.` };
+      }
+      return { call, tool: toolsByName.get(name)!, args: parsed.args };
+    });
+    append(assistant);
+
+    const outcomes: (ToolOutcome & { durationMs: number })[] = new Array(prepared.length);
+    const calls: PlannedCall[] = prepared.map((p, index) => {
+      let scope = null;
+      if (p.tool?.paths && !p.error) {
+        try {
+          scope = p.tool.paths(p.args);
+        } catch {
+          scope = null;
+        }
+      }
+      return { index, parallelSafe: !!p.tool?.parallelSafe, scope, valid: !p.error && !!p.tool };
+    });
+
+    const runOne = async (i: number) => {
+      const p = prepared[i];
+      const started = now();
+      const name = p.call.function.name;
+      emit({ type: 'tool_start', callId: p.call.id, name, args: p.args, emoji: p.tool?.emoji });
+      let out: ToolOutcome;
+      if (p.error || !p.tool) out = { content: errorJson(p.error ?? 'unknown tool'), isError: true };
+      else if (signal.aborted) out = { content: errorJson('Interrupted by the user before this tool ran.'), isError: true };
+      else {
+        try {
+          out = await p.tool.execute(p.args, {
+            callId: p.call.id,
+            signal,
+            ask: (req) => o.broker.ask(req, signal),
+            progress: (text) => emit({ type: 'tool_progress', callId: p.call.id, name, text }),
+          });
+        } catch (e) {
+          out = { content: errorJson(`Tool execution failed: ${(e as Error)?.message ?? String(e)}`), isError: true };
+        }
+      }
+      const content = await limitResult(out.content, p.call.id, p.tool?.maxResultChars ?? maxResult, o.spill);
+      const durationMs = now() - started;
+      outcomes[i] = { ...out, content, durationMs };
+      emit({ type: 'tool_end', callId: p.call.id, name, content, isError: !!out.isError, durationMs, display: out.display });
+    };
+
+    for (const seg of planSegments(calls, o.maxParallel ?? 8)) {
+      if (seg.parallel) await Promise.all(seg.indices.map(runOne));
+      else for (const i of seg.indices) await runOne(i);
+    }
+
+    // Guardrails look at every result; warnings ride inside the result the model reads.
+    let stopReason: string | undefined;
+    prepared.forEach((p, i) => {
+      const o2 = outcomes[i];
+      const d = guard.observe(p.call.function.name, fingerprint(p.call.function.name, p.args), !!o2.isError, o2.content, !!p.tool?.parallelSafe);
+      if (d.warning) o2.content += `\n\n[Tool loop warning: ${d.warning}]`;
+      if (d.stop) stopReason ??= d.stop;
+    });
+
+    // One assistant message's results together stay under the turn cap: spill the largest first.
+    let total = outcomes.reduce((n, x) => n + x.content.length, 0);
+    while (total > turnChars) {
+      let largest = -1;
+      outcomes.forEach((x, i) => {
+        if (!x.content.startsWith('<persisted-output>') && (largest < 0 || x.content.length > outcomes[largest].content.length)) largest = i;
+      });
+      if (largest < 0) break;
+      const before = outcomes[largest].content.length;
+      outcomes[largest].content = await limitResult(outcomes[largest].content, prepared[largest].call.id, Math.min(before - 1, PREVIEW_CHARS * 2), o.spill);
+      total += outcomes[largest].content.length - before;
+    }
+
+    const steer = o.takeSteer?.();
+    prepared.forEach((p, i) => {
+      let content = outcomes[i].content;
+      if (steer && i === prepared.length - 1) content += `\n\n[The user sent this while you were working: ${steer}]`;
+      append({ role: 'tool', tool_call_id: p.call.id, tool_name: p.call.function.name, content });
+    });
+
+    if (signal.aborted) return interrupted();
+    if (stopReason) {
+      const error = { kind: 'tool_loop', message: `Stopped: ${stopReason}` };
+      emit({ type: 'error', error });
+      return finish({ finalText: '', completed: false, partial: false, failed: true, interrupted: false, error });
+    }
+  }
+}

@@ -1,0 +1,84 @@
+// The system prompt, assembled once per session in Hermes's order and then frozen, so the
+// provider's prompt cache stays warm. Pure: callers read the files and pass the parts in.
+
+export const DEFAULT_IDENTITY =
+  'You are Hermes, an AI agent that gets real work done for its user. You think before you act, use your tools ' +
+  'to find out rather than guess, and say plainly what you did, what you found and what you could not do. ' +
+  'Be direct and concise; ask when a request is genuinely ambiguous.';
+
+export const PLATFORM_HINTS: Record<string, string> = {
+  cli: 'You are running in a terminal. Keep formatting simple: short paragraphs, plain lists and fenced code blocks render well; avoid tables and heavy Markdown.',
+  acp: 'You are running inside a code editor through the Agent Client Protocol. The user sees your messages beside their code; refer to files by path.',
+  telegram: 'You are chatting on Telegram. Keep replies short and conversational; basic Markdown (bold, italics, code) renders.',
+  discord: 'You are chatting on Discord. Keep replies short; Discord Markdown renders. Messages over 2000 characters are split.',
+  slack: 'You are chatting on Slack. Keep replies short; Slack mrkdwn renders (*bold*, _italic_, `code`).',
+  email: 'You are answering by email. Write a complete, well-structured reply; plain text is safest.',
+  api_server: 'You are answering through an OpenAI-compatible API. Answer the request directly.',
+  cron: 'You are running a scheduled job with nobody watching. Do the task and produce the report; you cannot ask questions.',
+  webhook: 'You are handling a webhook event with nobody watching. Do the task; you cannot ask questions.',
+};
+
+export interface PromptParts {
+  /** SOUL.md content, or undefined for the default identity. */
+  identity?: string;
+  /** Behaviour guidance tied to the tools that are enabled (memory, skills, session search…). */
+  toolGuidance?: string[];
+  /** A memory provider's static block. */
+  providerBlock?: string;
+  /** agent.system_prompt / personality overlay. */
+  systemMessage?: string;
+  /** Frozen MEMORY.md snapshot block (with its header). */
+  memory?: string;
+  /** Frozen USER.md snapshot block (with its header). */
+  userProfile?: string;
+  /** The skills index block. */
+  skillsIndex?: string;
+  /** The project context block (AGENTS.md etc.). */
+  projectContext?: string;
+  /** When the session starts. */
+  now: Date;
+  timezone?: string;
+  platform: string;
+  sessionId?: string;
+  model?: string;
+  provider?: string;
+}
+
+export function formatNow(now: Date, timezone?: string): string {
+  const tz = timezone || Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  try {
+    const fmt = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      weekday: 'long',
+      year: 'numeric',
+      month: 'long',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hour12: false,
+      timeZoneName: 'short',
+    });
+    return `${fmt.format(now)} (${tz})`;
+  } catch {
+    return `${now.toISOString()} (UTC)`;
+  }
+}
+
+export function buildSystemPrompt(p: PromptParts): string {
+  const sections: string[] = [];
+  sections.push((p.identity?.trim() || DEFAULT_IDENTITY).trim());
+  if (p.toolGuidance?.length) sections.push(p.toolGuidance.join('\n\n'));
+  if (p.providerBlock) sections.push(p.providerBlock);
+  if (p.systemMessage?.trim()) sections.push(p.systemMessage.trim());
+  if (p.memory) sections.push(p.memory);
+  if (p.userProfile) sections.push(p.userProfile);
+  if (p.skillsIndex) sections.push(p.skillsIndex);
+  if (p.projectContext) sections.push(p.projectContext);
+  const meta = [`Current time: ${formatNow(p.now, p.timezone)}`];
+  if (p.sessionId) meta.push(`Session ID: ${p.sessionId}`);
+  if (p.model) meta.push(`Model: ${p.model}${p.provider ? ` (provider: ${p.provider})` : ''}`);
+  sections.push(meta.join('\n'));
+  const hint = PLATFORM_HINTS[p.platform];
+  if (hint) sections.push(hint);
+  return sections.join('\n\n');
+}

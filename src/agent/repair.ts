@@ -1,0 +1,121 @@
+// History hygiene before each request, and repair of the model's tool calls.
+import type { ContentPart, Message, ToolCall } from '../llm/types.ts';
+
+export const STUB_RESULT = JSON.stringify({ error: 'No result was recorded for this tool call (the turn was interrupted).' });
+
+function textOf(content: Message['content']): string {
+  if (content === null) return '';
+  if (typeof content === 'string') return content;
+  return content
+    .filter((p): p is Extract<ContentPart, { type: 'text' }> => p.type === 'text')
+    .map((p) => p.text)
+    .join('');
+}
+
+function joinContent(a: Message['content'], b: Message['content']): Message['content'] {
+  if (typeof a === 'string' || a === null) {
+    if (typeof b === 'string' || b === null) return [textOf(a), textOf(b)].filter(Boolean).join('\n\n');
+  }
+  const parts = (c: Message['content']): ContentPart[] => (c === null ? [] : typeof c === 'string' ? (c ? [{ type: 'text', text: c }] : []) : c);
+  return [...parts(a), ...parts(b)];
+}
+
+/**
+ * Returns a request-ready copy of the history:
+ * - tool results whose call is not in the preceding assistant message are dropped (orphans);
+ * - tool calls without a result get a stub result, so every call is answered;
+ * - empty `tool_calls` arrays are removed;
+ * - consecutive user messages, and consecutive plain assistant messages, are merged (strict alternation).
+ * The stored history is not modified.
+ */
+export function sanitizeHistory(history: Message[]): Message[] {
+  const out: Message[] = [];
+  let open: Map<string, ToolCall> | null = null; // calls of the last assistant message awaiting results
+
+  const closeOpen = () => {
+    if (!open) return;
+    for (const call of open.values())
+      out.push({ role: 'tool', tool_call_id: call.id, tool_name: call.function.name, content: STUB_RESULT });
+    open = null;
+  };
+
+  for (const src of history) {
+    if (src.role === 'system') continue;
+    const m: Message = { ...src };
+    if (m.role === 'tool') {
+      if (open && m.tool_call_id && open.has(m.tool_call_id)) {
+        open.delete(m.tool_call_id);
+        out.push(m);
+        if (open.size === 0) open = null;
+      }
+      // else: orphan result, dropped
+      continue;
+    }
+    closeOpen();
+    if (m.role === 'assistant' && m.tool_calls && m.tool_calls.length === 0) delete m.tool_calls;
+    const prev = out[out.length - 1];
+    if (prev && prev.role === m.role && m.role === 'user') {
+      out[out.length - 1] = { ...prev, content: joinContent(prev.content, m.content) };
+      continue;
+    }
+    if (prev && prev.role === 'assistant' && m.role === 'assistant' && !prev.tool_calls) {
+      out[out.length - 1] = {
+        ...m,
+        content: joinContent(prev.content, m.content),
+        reasoning: [prev.reasoning, m.reasoning].filter(Boolean).join('\n') || m.reasoning,
+      };
+      if (m.tool_calls?.length) open = new Map(m.tool_calls.map((c) => [c.id, c]));
+      continue;
+    }
+    out.push(m);
+    if (m.role === 'assistant' && m.tool_calls?.length) open = new Map(m.tool_calls.map((c) => [c.id, c]));
+  }
+  closeOpen();
+  return out;
+}
+
+const normalizeName = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * Maps a tool name the model produced onto a real one: exact, then after dropping a
+ * `functions.`/namespace prefix, then by normalized spelling (case, `-`, `_`, spaces).
+ */
+export function repairToolName(name: string, valid: readonly string[]): string | null {
+  if (valid.includes(name)) return name;
+  const stripped = name.replace(/^(functions?|tools?)[.:]/i, '').trim();
+  if (valid.includes(stripped)) return stripped;
+  const n = normalizeName(stripped);
+  if (!n) return null;
+  const matches = valid.filter((v) => normalizeName(v) === n);
+  return matches.length === 1 ? matches[0] : null;
+}
+
+/** Parses tool-call arguments. Empty string → {}. Non-object JSON or bad JSON → an error message. */
+export function parseToolArgs(raw: string): { args: Record<string, unknown> } | { error: string } {
+  const text = raw.trim();
+  if (!text) return { args: {} };
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (v && typeof v === 'object' && !Array.isArray(v)) return { args: v as Record<string, unknown> };
+    return { error: `arguments must be a JSON object, got ${Array.isArray(v) ? 'an array' : typeof v}` };
+  } catch (e) {
+    return { error: `arguments are not valid JSON (${(e as Error).message})` };
+  }
+}
+
+/** A stable fingerprint of a call: name + canonical (key-sorted) arguments. */
+export function fingerprint(name: string, args: unknown): string {
+  const canon = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(canon);
+    if (v && typeof v === 'object')
+      return Object.fromEntries(
+        Object.keys(v as object)
+          .sort()
+          .map((k) => [k, canon((v as Record<string, unknown>)[k])]),
+      );
+    return v;
+  };
+  return `${name}:${JSON.stringify(canon(args))}`;
+}
+
+export { textOf as messageText };

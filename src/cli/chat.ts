@@ -1,0 +1,152 @@
+// `hermes chat`: one question (-q / --query-file / piped stdin) or the interactive REPL.
+import { readFileSync } from 'node:fs';
+import { parseMaxTurns } from '../agent/budget.ts';
+import type { AgentEvent, AgentRequest } from '../agent/types.ts';
+import { describeError, ResolveError } from '../llm/index.ts';
+import { activityLine } from '../runtime/activity.ts';
+import { Session, type ExplicitChoices } from '../runtime/session.ts';
+import type { ChatOptions } from './commands/chat.ts';
+import { loadContext, type CliContext } from './context.ts';
+import { CliError } from './errors.ts';
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function explicitFrom(opts: ChatOptions): ExplicitChoices {
+  const e: ExplicitChoices = {};
+  if (opts.provider) e.provider = opts.provider;
+  if (opts.model) e.model = opts.model;
+  if (opts.baseUrl) e.baseUrl = opts.baseUrl;
+  if (opts.toolsets) e.toolsets = opts.toolsets.split(',').map((s) => s.trim()).filter(Boolean);
+  if (opts.maxTurns !== undefined) {
+    const n = Number(opts.maxTurns);
+    if (!Number.isFinite(n)) throw new CliError(`--max-turns expects a number, got "${opts.maxTurns}".`, 2);
+    e.maxTurns = parseMaxTurns(n);
+  }
+  if (opts.yolo) e.yolo = true;
+  return e;
+}
+
+/** Builds a CLI session, turning resolution failures into one clear line. */
+export function createCliSession(ctx: CliContext, opts: ChatOptions, interactive: boolean): Session {
+  try {
+    return new Session({
+      home: ctx.home,
+      config: ctx.loaded.config,
+      env: ctx.env,
+      cwd: process.cwd(),
+      platform: 'cli',
+      source: opts.source ?? 'cli',
+      interactive,
+      explicit: explicitFrom(opts),
+      dotenvNames: ctx.dotenvNames,
+    });
+  } catch (e) {
+    if (e instanceof ResolveError) throw new CliError(e.message);
+    if (e instanceof Error && /toolset/i.test(e.message)) throw new CliError(e.message, 2);
+    throw e;
+  }
+}
+
+export async function runChat(opts: ChatOptions): Promise<void> {
+  let query = opts.query;
+  if (opts.queryFile !== undefined) {
+    if (query !== undefined) throw new CliError('Use either -q or --query-file, not both.', 2);
+    query = opts.queryFile === '-' ? await readStdin() : readFileSync(opts.queryFile, 'utf8');
+  }
+  if (query === undefined && !process.stdin.isTTY) query = await readStdin();
+  if (query === undefined) {
+    const { runRepl } = await import('./repl.ts');
+    await runRepl(opts);
+    return;
+  }
+  if (!query.trim()) throw new CliError('The question is empty. Pass it with -q "…" (or on stdin).', 2);
+  await runOneShot(query, opts);
+}
+
+async function oneShotPrompt(req: AgentRequest): Promise<unknown> {
+  const { askOnTty } = await import('./tty-prompts.ts');
+  return askOnTty(req);
+}
+
+export async function runOneShot(query: string, opts: ChatOptions): Promise<void> {
+  const ctx = loadContext({ strict: true });
+  const quiet = !!opts.quiet;
+  const canAsk = !quiet && !!process.stdin.isTTY && !!process.stderr.isTTY;
+  const session = createCliSession(ctx, opts, canAsk);
+  const err = (s: string) => process.stderr.write(s + '\n');
+  for (const w of session.warnings) err(`⚠ ${w}`);
+
+  let streamed = '';
+  const toolArgs = new Map<string, Record<string, unknown>>();
+  session.on((e: AgentEvent) => {
+    switch (e.type) {
+      case 'text_delta':
+        if (!quiet) {
+          process.stdout.write(e.text);
+          streamed += e.text;
+        }
+        break;
+      case 'tool_start':
+        toolArgs.set(e.callId, e.args);
+        if (!quiet && streamed && !streamed.endsWith('\n')) {
+          process.stdout.write('\n');
+          streamed += '\n';
+        }
+        break;
+      case 'tool_end':
+        if (!quiet) err(activityLine(e.name, toolArgs.get(e.callId) ?? {}, e.durationMs, { failed: e.isError }));
+        break;
+      case 'retry':
+        if (!quiet || opts.verbose) err(`↻ ${e.error.provider}: ${e.error.message} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})`);
+        break;
+      case 'fallback':
+        if (!quiet || opts.verbose) err(`⇄ switching from ${e.from} to fallback ${e.to}: ${e.reason}`);
+        break;
+      case 'key_rotated':
+        if (opts.verbose) err(`⇄ ${e.provider}: rotated to the next API key (${e.reason})`);
+        break;
+      case 'warning':
+        if (!quiet) err(`⚠ ${e.message}`);
+        break;
+      case 'request':
+        void oneShotPrompt(e.request).then((answer) => session.answer(e.id, answer));
+        break;
+      default:
+        break;
+    }
+  });
+
+  const ac = new AbortController();
+  let sigints = 0;
+  const onSigint = () => {
+    sigints++;
+    if (sigints > 1) process.exit(130);
+    ac.abort();
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    const result = await session.prompt(query, { signal: ac.signal });
+    if (result.interrupted) {
+      if (streamed && !streamed.endsWith('\n')) process.stdout.write('\n');
+      err('Interrupted.');
+      process.exitCode = 130;
+      return;
+    }
+    if (result.failed) {
+      if (streamed && !streamed.endsWith('\n')) process.stdout.write('\n');
+      const e = result.error;
+      const msg = e && 'provider' in e ? describeError(e, session.runtime) : (e?.message ?? 'The turn failed.');
+      throw new CliError(msg);
+    }
+    if (quiet) process.stdout.write(result.finalText.replace(/\n*$/, '\n'));
+    else if (streamed && !streamed.endsWith('\n')) process.stdout.write('\n');
+    else if (!streamed && result.finalText) process.stdout.write(result.finalText.replace(/\n*$/, '\n'));
+  } finally {
+    process.off('SIGINT', onSigint);
+    session.close('oneshot');
+  }
+}

@@ -1,0 +1,56 @@
+import { Command, Option } from 'commander';
+import { action } from '../errors.ts';
+
+export interface ChatOptions {
+  query?: string;
+  queryFile?: string;
+  oneshot?: boolean;
+  model?: string;
+  provider?: string;
+  baseUrl?: string;
+  toolsets?: string;
+  skills?: string[];
+  quiet?: boolean;
+  verbose?: boolean;
+  yolo?: boolean;
+  maxTurns?: string;
+  resume?: string;
+  continue?: string | boolean;
+  source?: string;
+  ignoreRules?: boolean;
+  passSessionId?: boolean;
+  image?: string[];
+}
+
+const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
+
+export function addChatOptions(cmd: Command): Command {
+  return cmd
+    .option('-q, --query <text>', 'ask one question, print the answer and exit')
+    .option('--query-file <path>', 'read the question from a file (- = stdin)')
+    .option('--oneshot', 'answer and exit (implied by -q)')
+    .option('-m, --model <model>', 'model for this run')
+    .option('--provider <id>', 'provider for this run (openrouter, anthropic, openai, custom, …)')
+    .option('--base-url <url>', 'OpenAI-compatible endpoint for this run')
+    .option('-t, --toolsets <list>', 'comma-separated toolsets to enable (e.g. file,terminal,web or all)')
+    .option('-s, --skills <name>', 'preload a skill (repeatable)', collect)
+    .option('-Q, --quiet', 'print only the final answer on stdout')
+    .option('-v, --verbose', 'show more detail about tools and retries')
+    .option('--yolo', 'do not ask before dangerous commands (hardline blocks still apply)')
+    .option('--max-turns <n>', 'maximum tool-calling iterations for each turn')
+    .option('-r, --resume <session>', 'resume a session by id or title')
+    .option('-c, --continue [name]', 'continue the most recent session')
+    .option('--source <tag>', 'session source tag (default cli)')
+    .option('--ignore-rules', 'do not load AGENTS.md / .hermes.md / CLAUDE.md project rules')
+    .option('--pass-session-id', 'put the session id in the system prompt')
+    .addOption(new Option('--image <path>', 'attach an image to the question').argParser(collect));
+}
+
+export default function register(program: Command): void {
+  addChatOptions(program.command('chat', { isDefault: true }).description('chat with Hermes (interactive, or one question with -q)')).action(
+    action(async (opts: ChatOptions) => {
+      const { runChat } = await import('../chat.ts');
+      await runChat(opts);
+    }),
+  );
+}

@@ -1,0 +1,149 @@
+// `hermes config …`
+import { spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { stringify } from 'yaml';
+import {
+  formatProblem,
+  getKey,
+  isEnvKey,
+  isSecretKey,
+  loadConfig,
+  parseCliValue,
+  setConfigKey,
+  splitKey,
+  unsetConfigKey,
+} from '../state/config.ts';
+import { defaultConfig } from '../state/defaults.ts';
+import { isDeniedEnvName, readEnvFile, updateEnvFile } from '../state/env.ts';
+import { ensureHome, hermesHome, paths } from '../state/paths.ts';
+import { loadContext } from './context.ts';
+import { CliError } from './errors.ts';
+
+export function mask(value: string): string {
+  if (!value) return '';
+  if (value.length <= 8) return '****';
+  return `${value.slice(0, 4)}…${value.slice(-4)}`;
+}
+
+function maskDeep(v: unknown, key = ''): unknown {
+  if (typeof v === 'string') return isSecretKey(key) && v ? mask(v) : v;
+  if (Array.isArray(v)) return v.map((x) => maskDeep(x, key));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, maskDeep(x, k)]));
+  return v;
+}
+
+export function show(): void {
+  const ctx = loadContext();
+  process.stdout.write(`# ${ctx.loaded.path}${ctx.loaded.exists ? '' : ' (not created yet: showing defaults)'}\n`);
+  process.stdout.write(stringify(maskDeep(ctx.loaded.config)));
+}
+
+export function get(key: string, opts: { json?: boolean; reveal?: boolean }): void {
+  const ctx = loadContext();
+  let value: unknown;
+  if (isEnvKey(key)) {
+    value = ctx.env[key];
+    if (value === undefined) throw new CliError(`${key} is not set (in ${paths.env(ctx.home)} or the environment).`);
+    if (isSecretKey(key) && !opts.reveal) value = mask(String(value));
+  } else {
+    value = getKey(ctx.loaded.config, key);
+    if (value === undefined) throw new CliError(`"${key}" is not a setting. See \`hermes config show\`.`);
+    if (!opts.reveal) value = maskDeep(value, splitKey(key).at(-1));
+  }
+  if (opts.json) process.stdout.write(JSON.stringify(value) + '\n');
+  else if (value !== null && typeof value === 'object') process.stdout.write(stringify(value));
+  else process.stdout.write(`${value ?? ''}\n`);
+}
+
+export function set(key: string, raw: string): void {
+  const home = ensureHome(hermesHome());
+  if (isEnvKey(key)) {
+    if (isDeniedEnvName(key)) throw new CliError(`${key} cannot be set through Hermes (it would change how programs start). Set it in your shell instead.`);
+    updateEnvFile(paths.env(home), { [key]: raw });
+    process.stdout.write(`Saved ${key} to ${paths.env(home)}${isSecretKey(key) ? ` (${mask(raw)})` : ''}\n`);
+    return;
+  }
+  const value = parseCliValue(raw);
+  // Check the change before writing it.
+  const before = loadContext();
+  setConfigKey(home, key, value);
+  const after = loadConfig(home, process.env);
+  const introduced = after.problems.filter((p) => !before.loaded.problems.some((b) => b.key === p.key));
+  if (introduced.length) {
+    // Put the old value back: the file must stay valid.
+    const old = getKey(before.loaded.user, key);
+    if (old === undefined) unsetConfigKey(home, key);
+    else setConfigKey(home, key, old);
+    throw new CliError(`Not saved: \`${introduced[0].key}\` ${introduced[0].message} (got ${JSON.stringify(value)}).`);
+  }
+  process.stdout.write(`Set ${key} = ${isSecretKey(key) ? mask(String(value)) : JSON.stringify(value)} in ${paths.config(home)}\n`);
+}
+
+export function unset(key: string): void {
+  const home = ensureHome(hermesHome());
+  if (isEnvKey(key)) {
+    const file = paths.env(home);
+    if (!readEnvFile(file).has(key)) throw new CliError(`${key} is not set in ${file}.`);
+    updateEnvFile(file, { [key]: null });
+    process.stdout.write(`Removed ${key} from ${file}\n`);
+    return;
+  }
+  if (!unsetConfigKey(home, key)) throw new CliError(`"${key}" is not set in ${paths.config(home)}.`);
+  process.stdout.write(`Removed ${key} (now the default)\n`);
+}
+
+export function path(): void {
+  process.stdout.write(paths.config(hermesHome()) + '\n');
+}
+
+export function envPath(): void {
+  process.stdout.write(paths.env(hermesHome()) + '\n');
+}
+
+function missingKeys(defaults: unknown, user: unknown, prefix = ''): string[] {
+  if (!defaults || typeof defaults !== 'object' || Array.isArray(defaults)) return [];
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(defaults)) {
+    if (k.startsWith('_')) continue;
+    const u = user && typeof user === 'object' ? (user as Record<string, unknown>)[k] : undefined;
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (u === undefined) out.push(key);
+    else if (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length) out.push(...missingKeys(v, u, key));
+  }
+  return out;
+}
+
+export function check(): void {
+  const ctx = loadContext();
+  const { loaded } = ctx;
+  let bad = 0;
+  if (!loaded.exists) process.stdout.write(`· ${loaded.path} does not exist yet: defaults apply (run \`hermes setup\`).\n`);
+  else process.stdout.write(`✓ ${loaded.path} parses\n`);
+  for (const p of loaded.problems) {
+    bad++;
+    process.stdout.write(`✗ ${formatProblem(p, loaded.path)}\n`);
+  }
+  const envFile = paths.env(ctx.home);
+  if (existsSync(envFile)) {
+    const mode = statSync(envFile).mode & 0o777;
+    process.stdout.write(mode & 0o077 ? `✗ ${envFile} is readable by others (mode ${mode.toString(8)}); run \`chmod 600 ${envFile}\`\n` : `✓ ${envFile} is private (0600)\n`);
+    if (mode & 0o077) bad++;
+  }
+  if (loaded.exists) {
+    const missing = missingKeys(defaultConfig(), loaded.user);
+    if (missing.length) process.stdout.write(`· ${missing.length} setting(s) not in your config.yaml use defaults: ${missing.slice(0, 12).join(', ')}${missing.length > 12 ? ', …' : ''}\n`);
+  }
+  if (bad) throw new CliError(`${bad} problem(s) found.`);
+  process.stdout.write('Configuration OK.\n');
+}
+
+export function edit(): void {
+  const home = ensureHome(hermesHome());
+  const file = paths.config(home);
+  if (!existsSync(file)) setConfigKey(home, 'model.default', defaultConfig().model.default);
+  const editor = process.env.VISUAL || process.env.EDITOR || 'vi';
+  const r = spawnSync(`${editor} "${file.replace(/"/g, '\\"')}"`, { stdio: 'inherit', shell: true });
+  if (r.status !== 0) throw new CliError(`The editor (${editor}) exited with status ${r.status}. Set $EDITOR to your editor.`);
+  const after = loadConfig(home, process.env);
+  for (const p of after.problems) process.stderr.write(`⚠ ${formatProblem(p, file)}\n`);
+}

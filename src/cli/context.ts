@@ -1,0 +1,37 @@
+// What every command starts from: HERMES_HOME, .env loaded, config.yaml parsed and checked.
+import { ConfigError, formatProblem, loadConfig, type LoadedConfig } from '../state/config.ts';
+import { loadEnvFile, secureEnvFile } from '../state/env.ts';
+import { ensureHome, hermesHome, paths } from '../state/paths.ts';
+import { CliError } from './errors.ts';
+
+export interface CliContext {
+  home: string;
+  loaded: LoadedConfig;
+  env: NodeJS.ProcessEnv;
+  /** Names that came from HERMES_HOME/.env. */
+  dotenvNames: string[];
+}
+
+/**
+ * Loads HERMES_HOME/.env into process.env and config.yaml over the defaults.
+ * `strict`: type problems in config.yaml are fatal (commands that run the agent), with file and line.
+ */
+export function loadContext(opts: { strict?: boolean } = {}): CliContext {
+  const home = ensureHome(hermesHome());
+  const envPath = paths.env(home);
+  secureEnvFile(envPath);
+  const vars = loadEnvFile(envPath, process.env);
+  let loaded: LoadedConfig;
+  try {
+    loaded = loadConfig(home, process.env);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new CliError(e.message);
+    throw e;
+  }
+  if (opts.strict && loaded.problems.length) {
+    const p = loaded.problems[0];
+    const more = loaded.problems.length > 1 ? ` (${loaded.problems.length - 1} more problem(s): run \`hermes config check\`)` : '';
+    throw new CliError(`${formatProblem(p, loaded.path)} Fix it with \`hermes config edit\`${more}.`);
+  }
+  return { home, loaded, env: process.env, dotenvNames: [...vars.keys()] };
+}

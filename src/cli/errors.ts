@@ -1,0 +1,30 @@
+// One clear line, a non-zero exit, no stack trace (unless HERMES_DEBUG is set).
+
+export class CliError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode = 1) {
+    super(message);
+    this.name = 'CliError';
+    this.exitCode = exitCode;
+  }
+}
+
+export function reportAndExit(err: unknown): never {
+  const e = err as Error & { exitCode?: number; hint?: string };
+  let msg = e instanceof Error ? e.message : String(err);
+  if (e?.hint && !msg.includes(e.hint)) msg += ` ${e.hint}`;
+  process.stderr.write(`hermes: ${msg.trim()}\n`);
+  if (process.env.HERMES_DEBUG && e instanceof Error && e.stack) process.stderr.write(e.stack + '\n');
+  process.exit(typeof e?.exitCode === 'number' ? e.exitCode : 1);
+}
+
+/** Wraps a command action so any error ends in one line and a non-zero exit. */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | void): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await fn(...args);
+    } catch (err) {
+      reportAndExit(err);
+    }
+  };
+}

@@ -1,0 +1,11 @@
+// Entry point of the `hermes` command. Keep this file tiny: `hermes --version` must cost little
+// more than starting Node, so everything else is imported only when a command needs it.
+import pkg from '../../package.json' with { type: 'json' };
+
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V' || argv[0] === 'version')) {
+  process.stdout.write(`hermes ${pkg.version}\n`);
+} else {
+  const { main } = await import('./program.ts');
+  await main(argv);
+}

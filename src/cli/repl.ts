@@ -1,0 +1,125 @@
+// The interactive REPL (line-based). Streams answers, shows a line per tool, asks inline for
+// approvals, Ctrl+C interrupts a running turn (twice quits), Ctrl+D quits.
+import { createInterface } from 'node:readline';
+import type { AgentEvent, ApprovalChoice } from '../agent/types.ts';
+import { describeError } from '../llm/index.ts';
+import { activityLine } from '../runtime/activity.ts';
+import { createCliSession } from './chat.ts';
+import type { ChatOptions } from './commands/chat.ts';
+import { loadContext } from './context.ts';
+import { createCommandRegistry } from '../commands/builtin.ts';
+import { runCommand } from '../commands/registry.ts';
+
+export async function runRepl(opts: ChatOptions): Promise<void> {
+  const ctx = loadContext({ strict: true });
+  const session = createCliSession(ctx, opts, true);
+  const commands = createCommandRegistry();
+  const out = process.stdout;
+  const rt = session.runtime;
+  out.write(`⚕ Hermes · ${rt.model} via ${rt.provider} · ${session.tools.length} tools · /quit or Ctrl+D to leave\n`);
+  for (const w of session.warnings) out.write(`⚠ ${w}\n`);
+
+  const rl = createInterface({ input: process.stdin, output: out, terminal: true, prompt: '❯ ' });
+  const pending: { answer: ((line: string) => void) | null } = { answer: null };
+  let lastCtrlC = 0;
+  const toolArgs = new Map<string, Record<string, unknown>>();
+  let midLine = false;
+
+  session.on((e: AgentEvent) => {
+    switch (e.type) {
+      case 'text_delta':
+        out.write(e.text);
+        midLine = !e.text.endsWith('\n');
+        break;
+      case 'tool_start':
+        toolArgs.set(e.callId, e.args);
+        break;
+      case 'tool_end':
+        if (midLine) out.write('\n');
+        midLine = false;
+        out.write(activityLine(e.name, toolArgs.get(e.callId) ?? {}, e.durationMs, { failed: e.isError }) + '\n');
+        break;
+      case 'request': {
+        const r = e.request;
+        if (midLine) out.write('\n');
+        midLine = false;
+        if (r.kind === 'approval') out.write(`⚠️  Potentially dangerous command (${r.description}):\n    ${r.command}\n[o]nce | [s]ession | [a]lways | [d]eny  Choice [o/s/a/D]: `);
+        else if (r.kind === 'clarify') out.write(`❓ ${r.question}${r.choices?.length ? `\n${r.choices.map((c, i) => `   ${i + 1}. ${c}`).join('\n')}` : ''}\n> `);
+        else out.write(`${r.prompt}: `);
+        pending.answer = (line) => {
+          const a = line.trim().toLowerCase();
+          if (r.kind === 'approval') {
+            const map: Record<string, ApprovalChoice> = { o: 'once', s: 'session', a: 'always' };
+            session.answer(e.id, map[a[0] ?? ''] ?? 'deny');
+          } else if (r.kind === 'clarify') {
+            const n = Number(line.trim());
+            session.answer(e.id, r.choices && Number.isInteger(n) && n >= 1 && n <= r.choices.length ? r.choices[n - 1] : line.trim());
+          } else session.answer(e.id, line || null);
+        };
+        break;
+      }
+      case 'retry':
+        out.write(`\n↻ ${e.error.message} — retrying in ${(e.delayMs / 1000).toFixed(1)}s\n`);
+        break;
+      case 'fallback':
+        out.write(`\n⇄ switching to fallback ${e.to}: ${e.reason}\n`);
+        break;
+      default:
+        break;
+    }
+  });
+
+  rl.on('SIGINT', () => {
+    if (session.busy) {
+      session.interrupt();
+      out.write('\n⏹ interrupted\n');
+      return;
+    }
+    const now = Date.now();
+    if (now - lastCtrlC < 2000) rl.close();
+    else {
+      lastCtrlC = now;
+      out.write('\n(press Ctrl+C again or Ctrl+D to quit)\n');
+      rl.prompt();
+    }
+  });
+
+  rl.prompt();
+  for await (const line of rl) {
+    if (pending.answer) {
+      const f = pending.answer;
+      pending.answer = null;
+      f(line);
+      continue;
+    }
+    const text = line.trim();
+    if (!text) {
+      rl.prompt();
+      continue;
+    }
+    if (text.startsWith('/')) {
+      const r = await runCommand(commands, text, { session, surface: 'cli', hooks: {} });
+      if (r?.output) out.write(r.output + '\n');
+      if (r?.action === 'quit') break;
+      if (r?.action === 'clear_screen') out.write('\x1b[2J\x1b[H');
+      if (!r?.send) {
+        rl.prompt();
+        continue;
+      }
+      void session.prompt(r.send).then(() => rl.prompt());
+      continue;
+    }
+    if (session.busy) {
+      session.queue(text);
+      out.write('(queued)\n');
+      continue;
+    }
+    void session.prompt(text).then((r) => {
+      if (midLine) out.write('\n');
+      midLine = false;
+      if (r.failed && r.error) out.write(`✗ ${'provider' in r.error ? describeError(r.error, session.runtime) : r.error.message}\n`);
+      rl.prompt();
+    });
+  }
+  session.close('quit');
+}

@@ -1,0 +1,31 @@
+// Answers to requests typed on the terminal (used by one-shot runs that have a TTY).
+import { createInterface } from 'node:readline/promises';
+import type { AgentRequest, ApprovalChoice } from '../agent/types.ts';
+
+export async function askOnTty(req: AgentRequest): Promise<unknown> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  try {
+    if (req.kind === 'approval') {
+      process.stderr.write(`\n⚠️  Potentially dangerous command (${req.description}):\n    ${req.command}\n`);
+      const a = (await rl.question('[o]nce | [s]ession | [a]lways | [d]eny  Choice [o/s/a/D]: ')).trim().toLowerCase();
+      const map: Record<string, ApprovalChoice> = { o: 'once', once: 'once', s: 'session', session: 'session', a: 'always', always: 'always' };
+      return map[a] ?? 'deny';
+    }
+    if (req.kind === 'clarify') {
+      process.stderr.write(`\n❓ ${req.question}\n`);
+      req.choices?.forEach((c, i) => process.stderr.write(`   ${i + 1}. ${c}\n`));
+      const a = (await rl.question('> ')).trim();
+      const n = Number(a);
+      return req.choices && Number.isInteger(n) && n >= 1 && n <= req.choices.length ? req.choices[n - 1] : a;
+    }
+    // secret: read without echo
+    process.stderr.write(`${req.prompt}: `);
+    const out = rl as unknown as { _writeToOutput?: (s: string) => void };
+    out._writeToOutput = () => {};
+    const v = await rl.question('');
+    process.stderr.write('\n');
+    return v || null;
+  } finally {
+    rl.close();
+  }
+}

@@ -1,0 +1,439 @@
+// Slash commands that work on the session runtime itself, for every surface.
+import pkg from '../../package.json' with { type: 'json' };
+import { estimateMessagesTokens, estimateTextTokens, estimateToolsTokens } from '../agent/tokens.ts';
+import { contextLengthFor, findProvider } from '../llm/index.ts';
+import { messageText } from '../agent/repair.ts';
+import { promptTokens, type Message } from '../llm/types.ts';
+import type { SessionPrefs } from '../runtime/session.ts';
+import { knownToolsets } from '../tools/toolsets.ts';
+import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
+
+const n = (x: number) => x.toLocaleString('en-US');
+const usd = (x: number | null) => (x === null ? 'unknown (no price for this model)' : `$${x < 0.01 ? x.toFixed(4) : x.toFixed(2)}`);
+
+/** Index of the last user message in a history, or -1. */
+function lastUserIndex(history: Message[]): number {
+  for (let i = history.length - 1; i >= 0; i--) if (history[i].role === 'user') return i;
+  return -1;
+}
+
+const CATEGORY_TITLES: Record<CommandCategory, string> = { session: 'Session', config: 'Configuration', tools: 'Tools & skills', info: 'Info' };
+
+export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
+  return [
+    {
+      name: 'help',
+      aliases: ['?'],
+      args: '[command]',
+      description: 'list commands, or explain one',
+      category: 'info',
+      surfaces: ALL_SURFACES,
+      midTurn: true,
+      run(ctx, args) {
+        const defs = registry().list(ctx.surface);
+        if (args) {
+          const r = registry().resolve(`/${args.replace(/^\//, '')}`, ctx.surface);
+          if ('error' in r) return { output: r.error };
+          const d = r.def;
+          return { output: `/${d.name}${d.args ? ` ${d.args}` : ''} — ${d.description}${d.aliases?.length ? `\naliases: ${d.aliases.map((a) => `/${a}`).join(', ')}` : ''}` };
+        }
+        const lines: string[] = [];
+        for (const cat of Object.keys(CATEGORY_TITLES) as CommandCategory[]) {
+          const group = defs.filter((d) => d.category === cat);
+          if (!group.length) continue;
+          lines.push(`${CATEGORY_TITLES[cat]}:`);
+          for (const d of group) lines.push(`  /${d.name}${d.args ? ` ${d.args}` : ''}  —  ${d.description}`);
+        }
+        return { output: lines.join('\n') };
+      },
+    },
+    {
+      name: 'new',
+      aliases: ['reset'],
+      description: 'start a new session (the current one stays saved)',
+      category: 'session',
+      surfaces: ALL_SURFACES,
+      run(ctx) {
+        ctx.session.reset('new_session');
+        return { output: `New session ${ctx.session.id}.`, action: 'new_session' };
+      },
+    },
+    {
+      name: 'clear',
+      description: 'clear the screen and start a new session',
+      category: 'session',
+      surfaces: ['cli'],
+      run(ctx) {
+        ctx.session.reset('new_session');
+        return { action: 'clear_screen', output: `New session ${ctx.session.id}.` };
+      },
+    },
+    {
+      name: 'history',
+      description: 'show the conversation so far',
+      category: 'session',
+      surfaces: ALL_SURFACES,
+      run(ctx) {
+        const lines: string[] = [];
+        for (const m of ctx.session.history) {
+          const text = messageText(m.content).trim();
+          if (m.role === 'user') lines.push(`you: ${text}`);
+          else if (m.role === 'assistant') {
+            if (text) lines.push(`hermes: ${text}`);
+            for (const c of m.tool_calls ?? []) lines.push(`  ↳ ${c.function.name}(${c.function.arguments.slice(0, 80)})`);
+          }
+        }
+        return { output: lines.length ? lines.join('\n') : '(no messages yet)' };
+      },
+    },
+    {
+      name: 'retry',
+      description: 'send your last message again (drops the answer to it)',
+      category: 'session',
+      surfaces: ALL_SURFACES,
+      run(ctx) {
+        const h = ctx.session.history;
+        const i = lastUserIndex(h);
+        if (i < 0) return { output: 'Nothing to retry yet.' };
+        const text = messageText(h[i].content);
+        h.splice(i);
+        return { send: text };
+      },
+    },
+    {
+      name: 'undo',
+      description: 'remove your last message and everything after it',
+      category: 'session',
+      surfaces: ALL_SURFACES,
+      run(ctx) {
+        const h = ctx.session.history;
+        const i = lastUserIndex(h);
+        if (i < 0) return { output: 'Nothing to undo.' };
+        const text = messageText(h[i].content);
+        const removed = h.length - i;
+        h.splice(i);
+        return { output: `Undid your last message (${removed} message(s) removed): "${text.slice(0, 60)}${text.length > 60 ? '…' : ''}"` };
+      },
+    },
+    {
+      name: 'stop',
+      description: 'stop the running turn',
+      category: 'session',
+      surfaces: ALL_SURFACES,
+      midTurn: true,
+      run(ctx) {
+        const was = ctx.session.busy;
+        ctx.session.interrupt();
+        return { output: was ? 'Stopped.' : 'Nothing is running.', action: 'stop' };
+      },
+    },
+    {
+      name: 'queue',
+      aliases: ['q'],
+      args: '<prompt>',
+      description: 'run a prompt after the current turn',
+      category: 'session',
+      surfaces: ALL_SURFACES,
+      midTurn: true,
+      run(ctx, args) {
+        if (!args) return { output: 'Usage: /queue <prompt>' };
+        if (!ctx.session.busy) return { send: args };
+        ctx.session.queue(args);
+        return { output: `Queued (${ctx.session.queuedPrompts.length} waiting).` };
+      },
+    },
+    {
+      name: 'steer',
+      args: '<text>',
+      description: 'add guidance to the running turn (seen after the next tool call)',
+      category: 'session',
+      surfaces: ALL_SURFACES,
+      midTurn: true,
+      run(ctx, args) {
+        if (!args) return { output: 'Usage: /steer <text>' };
+        if (!ctx.session.busy) return { send: args };
+        ctx.session.steer(args);
+        return { output: 'Noted: the agent will see this after its next tool call.' };
+      },
+    },
+    {
+      name: 'status',
+      description: 'session, model and tool status',
+      category: 'info',
+      surfaces: ALL_SURFACES,
+      midTurn: true,
+      run(ctx) {
+        const s = ctx.session;
+        const rt = s.runtime;
+        const lines = [
+          `Session:  ${s.id}${s.busy ? ' (working)' : ''}`,
+          `Model:    ${rt.model}`,
+          `Provider: ${rt.provider} (${rt.apiMode}) ${rt.baseUrl}`,
+          `Tools:    ${s.tools.length} (${[...new Set(s.tools.map((t) => t.toolset))].join(', ') || 'none'})`,
+          `Messages: ${s.history.length}`,
+          `Approvals: ${s.services.yolo ? 'off (yolo)' : 'ask before dangerous commands'}`,
+          ...(ctx.hooks.statusLines?.() ?? []),
+        ];
+        return { output: lines.join('\n') };
+      },
+    },
+    {
+      name: 'usage',
+      description: 'tokens and cost of this session',
+      category: 'info',
+      surfaces: ALL_SURFACES,
+      midTurn: true,
+      run(ctx) {
+        const s = ctx.session;
+        const t = s.totals;
+        const u = t.usage;
+        const window = contextLengthFor(s.runtime.model, s.runtime.contextLength ?? s.options.config.model.context_length ?? undefined);
+        const last = s.lastResult?.usage;
+        const lines = [
+          `Turns: ${t.turns} · API calls: ${t.apiCalls}`,
+          `Input: ${n(u.input_tokens)} · Output: ${n(u.output_tokens)} · Cache read: ${n(u.cache_read_tokens)} · Cache write: ${n(u.cache_write_tokens)} · Reasoning: ${n(u.reasoning_tokens)}`,
+          `Cost: ${usd(t.costUsd)} (estimate)`,
+        ];
+        if (last) lines.push(`Context: last request ${n(promptTokens(last))} of ${n(window)} tokens (${Math.round((promptTokens(last) / window) * 100)}%)`);
+        return { output: lines.join('\n') };
+      },
+    },
+    {
+      name: 'context',
+      aliases: ['ctx'],
+      description: 'what the next request costs, by part',
+      category: 'info',
+      surfaces: ALL_SURFACES,
+      midTurn: true,
+      run(ctx) {
+        const s = ctx.session;
+        const sys = estimateTextTokens(s.system);
+        const tools = estimateToolsTokens(s.tools.map((t) => t.schema));
+        const byRole: Record<string, number> = {};
+        for (const m of s.history) byRole[m.role] = (byRole[m.role] ?? 0) + estimateMessagesTokens([m]);
+        const hist = Object.values(byRole).reduce((a, b) => a + b, 0);
+        const total = sys + tools + hist;
+        const window = contextLengthFor(s.runtime.model, s.runtime.contextLength ?? s.options.config.model.context_length ?? undefined);
+        const pct = (x: number) => `${((x / window) * 100).toFixed(1)}%`;
+        const lines = [
+          `System prompt:  ~${n(sys)} tokens`,
+          `Tool schemas:   ~${n(tools)} tokens (${s.tools.length} tools)`,
+          `Conversation:   ~${n(hist)} tokens (${Object.entries(byRole).map(([r, v]) => `${r} ${n(v)}`).join(', ') || 'empty'})`,
+          `Total:          ~${n(total)} of ${n(window)} (${pct(total)}); compression starts at ${Math.round((s.options.config.compression?.threshold ?? 0.5) * 100)}%`,
+        ];
+        return { output: lines.join('\n') };
+      },
+    },
+    {
+      name: 'model',
+      args: '[model | provider:model]',
+      description: 'show or switch the model for this session',
+      category: 'config',
+      surfaces: ALL_SURFACES,
+      run(ctx, args) {
+        const s = ctx.session;
+        if (!args) {
+          const rt = s.runtime;
+          const fb = s.options.config.fallback_providers ?? [];
+          return {
+            output: [
+              `Model: ${rt.model} via ${rt.provider} (${rt.apiMode})`,
+              fb.length ? `Fallbacks: ${fb.map((f) => `${f.provider}:${f.model}`).join(', ')}` : 'Fallbacks: none',
+              'Switch with /model <name> or /model <provider>:<model>.',
+            ].join('\n'),
+          };
+        }
+        // `provider:model` when the prefix names a provider; model ids may themselves contain ':' or '/'.
+        let provider: string | undefined;
+        let model = args.trim();
+        const colon = model.indexOf(':');
+        if (colon > 0) {
+          const head = model.slice(0, colon);
+          if (findProvider(head) || s.options.config.providers?.[head] || head === 'custom') {
+            provider = head;
+            model = model.slice(colon + 1);
+          }
+        }
+        s.switchModel(provider ? { provider, model } : { model });
+        const rt = s.runtime;
+        return { output: `Now using ${rt.model} via ${rt.provider} for this session. (The provider's prompt cache starts cold.)` };
+      },
+    },
+    {
+      name: 'tools',
+      args: '[list | enable <name…> | disable <name…>]',
+      description: 'list tools, or enable/disable them for this session',
+      category: 'tools',
+      surfaces: ALL_SURFACES,
+      completions: ['list', 'enable', 'disable'],
+      run(ctx, args) {
+        const s = ctx.session;
+        const [verb, ...names] = args.split(/\s+/).filter(Boolean);
+        const avail = s.registry.availability(s.services);
+        if (!verb || verb === 'list') {
+          const active = new Set(s.tools.map((t) => t.name));
+          const lines = avail
+            .sort((a, b) => a.toolset.localeCompare(b.toolset) || a.name.localeCompare(b.name))
+            .map((a) => `${active.has(a.name) ? '●' : '○'} ${a.name.padEnd(18)} ${a.toolset}${a.available ? '' : `  (unavailable: ${a.reason})`}`);
+          return { output: `${lines.join('\n')}\n● enabled  ○ not enabled` };
+        }
+        if (verb !== 'enable' && verb !== 'disable') return { output: 'Usage: /tools [list | enable <name…> | disable <name…>]' };
+        if (!names.length) return { output: `Usage: /tools ${verb} <name…>` };
+        const known = new Set(avail.map((a) => a.name));
+        const unknown = names.filter((x) => !known.has(x) && !knownToolsets(s.registry.toolsets()).includes(x));
+        if (unknown.length) return { output: `Unknown tool(s): ${unknown.join(', ')}. See /tools list.` };
+        const current = s.tools.map((t) => t.name);
+        const next = verb === 'enable' ? [...new Set([...current, ...names])] : current.filter((x) => !names.includes(x));
+        const disabled = (s.options.config.agent.disabled_toolsets ?? []).filter((d) => verb === 'disable' || !names.includes(d));
+        s.rebuildTools(next, verb === 'disable' ? [...new Set([...disabled, ...names])] : disabled);
+        return { output: `${verb === 'enable' ? 'Enabled' : 'Disabled'} ${names.join(', ')}. ${s.tools.length} tools active. (Tool changes make the provider's prompt cache start cold.)` };
+      },
+    },
+    {
+      name: 'toolsets',
+      description: 'list toolsets and their tools',
+      category: 'tools',
+      surfaces: ALL_SURFACES,
+      midTurn: true,
+      run(ctx) {
+        const s = ctx.session;
+        const active = new Set(s.tools.map((t) => t.name));
+        const lines = [...s.registry.toolsets()]
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([ts, tools]) => `${tools.some((t) => active.has(t)) ? '●' : '○'} ${ts.padEnd(16)} ${tools.join(', ')}`);
+        return { output: lines.join('\n') };
+      },
+    },
+    {
+      name: 'verbose',
+      args: '[off|new|all|verbose]',
+      description: 'tool progress: cycle or set off → new → all → verbose',
+      category: 'config',
+      surfaces: ALL_SURFACES,
+      midTurn: true,
+      completions: ['off', 'new', 'all', 'verbose'],
+      run(ctx, args) {
+        const order: SessionPrefs['toolProgress'][] = ['off', 'new', 'all', 'verbose'];
+        const p = ctx.session.prefs;
+        if (args && !order.includes(args as SessionPrefs['toolProgress'])) return { output: 'Usage: /verbose [off|new|all|verbose]' };
+        p.toolProgress = (args as SessionPrefs['toolProgress']) || order[(order.indexOf(p.toolProgress) + 1) % order.length];
+        return { output: `Tool progress: ${p.toolProgress}` };
+      },
+    },
+    {
+      name: 'reasoning',
+      args: '[show|hide|none|low|medium|high|xhigh]',
+      description: 'show/hide the model’s reasoning, or set reasoning effort',
+      category: 'config',
+      surfaces: ALL_SURFACES,
+      midTurn: true,
+      completions: ['show', 'hide', 'none', 'minimal', 'low', 'medium', 'high', 'xhigh'],
+      run(ctx, args) {
+        const s = ctx.session;
+        const a = args.toLowerCase();
+        if (!a) return { output: `Reasoning is ${s.prefs.showReasoning ? 'shown' : 'hidden'}; effort: ${s.options.config.agent.reasoning_effort || 'provider default'}.` };
+        if (a === 'show' || a === 'hide') {
+          s.prefs.showReasoning = a === 'show';
+          return { output: `Reasoning will be ${a === 'show' ? 'shown' : 'hidden'}.` };
+        }
+        if (!['none', 'minimal', 'low', 'medium', 'high', 'xhigh'].includes(a)) return { output: 'Usage: /reasoning [show|hide|none|minimal|low|medium|high|xhigh]' };
+        s.options.config.agent.reasoning_effort = a === 'none' ? '' : a;
+        return { output: `Reasoning effort: ${a} (from the next request).` };
+      },
+    },
+    {
+      name: 'yolo',
+      description: 'toggle asking before dangerous commands (hardline blocks always apply)',
+      category: 'config',
+      surfaces: ALL_SURFACES,
+      midTurn: true,
+      run(ctx) {
+        const s = ctx.session.services;
+        s.yolo = !s.yolo;
+        return { output: s.yolo ? '⚠ YOLO on: dangerous commands run without asking (hardline blocks still apply).' : 'YOLO off: dangerous commands ask first.' };
+      },
+    },
+    {
+      name: 'approvals',
+      args: '[manual|off]',
+      description: 'how dangerous commands are approved',
+      category: 'config',
+      surfaces: ALL_SURFACES,
+      midTurn: true,
+      completions: ['manual', 'off'],
+      run(ctx, args) {
+        const s = ctx.session.services;
+        if (!args) return { output: `Approvals: ${s.yolo ? 'off' : 'manual'}. Set with /approvals manual|off.` };
+        if (args === 'manual' || args === 'off') {
+          s.yolo = args === 'off';
+          return { output: `Approvals: ${args}.` };
+        }
+        return { output: 'Usage: /approvals [manual|off]' };
+      },
+    },
+    {
+      name: 'busy',
+      args: '[interrupt|queue|steer]',
+      description: 'what typing while the agent works does',
+      category: 'config',
+      surfaces: ALL_SURFACES,
+      midTurn: true,
+      completions: ['interrupt', 'queue', 'steer'],
+      run(ctx, args) {
+        const p = ctx.session.prefs;
+        if (!args) return { output: `Busy input mode: ${p.busyInputMode}.` };
+        if (!['interrupt', 'queue', 'steer'].includes(args)) return { output: 'Usage: /busy [interrupt|queue|steer]' };
+        p.busyInputMode = args as SessionPrefs['busyInputMode'];
+        return { output: `Busy input mode: ${args}.` };
+      },
+    },
+    {
+      name: 'config',
+      description: 'the settings this session runs with',
+      category: 'config',
+      surfaces: ALL_SURFACES,
+      midTurn: true,
+      run(ctx) {
+        const s = ctx.session;
+        const c = s.options.config;
+        const rt = s.runtime;
+        return {
+          output: [
+            `config:        ${s.options.home}/config.yaml`,
+            `model:         ${rt.model} (${rt.provider}, ${rt.apiMode})`,
+            `toolsets:      ${(s.options.explicit?.toolsets ?? c.toolsets).join(', ')}`,
+            `max_turns:     ${c.agent.max_turns ?? 'unlimited'}`,
+            `tool progress: ${s.prefs.toolProgress} · reasoning ${s.prefs.showReasoning ? 'shown' : 'hidden'} · busy input ${s.prefs.busyInputMode}`,
+            `compression:   ${c.compression.enabled ? `at ${Math.round(c.compression.threshold * 100)}% of the context` : 'off'}`,
+            `terminal:      ${c.terminal.backend}, timeout ${c.terminal.timeout}s`,
+            'Change settings with `hermes config set <key> <value>`.',
+          ].join('\n'),
+        };
+      },
+    },
+    {
+      name: 'version',
+      description: 'Hermes version',
+      category: 'info',
+      surfaces: ALL_SURFACES,
+      midTurn: true,
+      run: () => ({ output: `hermes ${pkg.version}` }),
+    },
+    {
+      name: 'quit',
+      aliases: ['exit'],
+      description: 'leave',
+      category: 'session',
+      surfaces: ['cli'],
+      midTurn: true,
+      run: () => ({ action: 'quit' }),
+    },
+  ];
+}
+
+/** The registry with the built-in commands. Layers add theirs with `registry.add(...)`. */
+export function createCommandRegistry(): CommandRegistry {
+  const r = new CommandRegistry();
+  r.add(...builtinCommands(() => r));
+  return r;
+}

@@ -1,0 +1,107 @@
+// One slash-command registry for every surface: the CLI REPL, the gateway and ACP read the same
+// definitions (name, aliases, args, help, where they apply, whether allowed mid-turn).
+import type { Session } from '../runtime/session.ts';
+
+export type Surface = 'cli' | 'gateway' | 'acp';
+export type CommandCategory = 'session' | 'config' | 'tools' | 'info';
+
+/** What the surface should do after a command ran. */
+export interface CommandResult {
+  /** Text to show the person. */
+  output?: string;
+  /** Send this as a user message to the agent (e.g. /retry, a skill invocation). */
+  send?: string;
+  /** Surface actions. */
+  action?: 'quit' | 'clear_screen' | 'new_session' | 'stop';
+}
+
+/** Surface-specific abilities a command may use; every member is optional. */
+export interface SurfaceHooks {
+  /** Lists recent sessions / resumes one (needs the session store). */
+  resume?(idOrTitle: string): Promise<string>;
+  /** Extra status lines only the surface knows (platform, chat id…). */
+  statusLines?(): string[];
+}
+
+export interface CommandContext {
+  session: Session;
+  surface: Surface;
+  hooks: SurfaceHooks;
+}
+
+export interface CommandDef {
+  name: string;
+  aliases?: string[];
+  /** Usage hint for the arguments, e.g. `[name]`. */
+  args?: string;
+  description: string;
+  category: CommandCategory;
+  surfaces: Surface[];
+  /** May run while the agent is working. */
+  midTurn?: boolean;
+  /** Subcommand / argument completions for the autocomplete menu. */
+  completions?: string[];
+  run(ctx: CommandContext, args: string): Promise<CommandResult> | CommandResult;
+}
+
+export const ALL_SURFACES: Surface[] = ['cli', 'gateway', 'acp'];
+
+export class CommandRegistry {
+  private readonly defs: CommandDef[] = [];
+
+  add(...defs: CommandDef[]): this {
+    for (const d of defs) {
+      const clash = this.defs.find((x) => x.name === d.name);
+      if (clash) throw new Error(`slash command /${d.name} defined twice`);
+      this.defs.push(d);
+    }
+    return this;
+  }
+
+  /** Replaces a definition by name (used by layers that extend a command). */
+  replace(def: CommandDef): void {
+    const i = this.defs.findIndex((x) => x.name === def.name);
+    if (i >= 0) this.defs[i] = def;
+    else this.defs.push(def);
+  }
+
+  list(surface?: Surface): CommandDef[] {
+    return surface ? this.defs.filter((d) => d.surfaces.includes(surface)) : [...this.defs];
+  }
+
+  /**
+   * Resolves `/name args`: exact name, then alias, then a unique prefix (an ambiguous prefix takes
+   * the first command in registry order, as Hermes does). Case-insensitive.
+   */
+  resolve(input: string, surface: Surface): { def: CommandDef; args: string } | { error: string } {
+    const m = /^\/(\S+)\s*([\s\S]*)$/.exec(input.trim());
+    if (!m) return { error: 'not a slash command' };
+    const name = m[1].toLowerCase();
+    const args = m[2].trim();
+    const defs = this.list(surface);
+    const exact = defs.find((d) => d.name === name) ?? defs.find((d) => d.aliases?.includes(name));
+    if (exact) return { def: exact, args };
+    const prefixed = defs.filter((d) => d.name.startsWith(name) || d.aliases?.some((a) => a.startsWith(name)));
+    if (prefixed.length) return { def: prefixed[0], args };
+    return { error: `Unknown command /${name}. Type /help for the list.` };
+  }
+
+  /** Completions for the autocomplete menu: commands whose name starts with the typed prefix. */
+  complete(prefix: string, surface: Surface): CommandDef[] {
+    const p = prefix.replace(/^\//, '').toLowerCase();
+    return this.list(surface).filter((d) => d.name.startsWith(p) || d.aliases?.some((a) => a.startsWith(p)));
+  }
+}
+
+/** Runs a command line against a registry. Returns null when `input` is not a slash command. */
+export async function runCommand(registry: CommandRegistry, input: string, ctx: CommandContext): Promise<CommandResult | null> {
+  if (!input.trim().startsWith('/')) return null;
+  const r = registry.resolve(input, ctx.surface);
+  if ('error' in r) return { output: r.error };
+  if (ctx.session.busy && !r.def.midTurn) return { output: `/${r.def.name} cannot run while the agent is working. Wait, or /stop first.` };
+  try {
+    return await r.def.run(ctx, r.args);
+  } catch (e) {
+    return { output: `/${r.def.name} failed: ${(e as Error).message}` };
+  }
+}

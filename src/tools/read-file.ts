@@ -1,0 +1,117 @@
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { expandHome } from '../state/paths.ts';
+import { defineTool } from './registry.ts';
+import { fail, ok } from './result.ts';
+
+export const MAX_LINES = 2000;
+export const DEFAULT_LIMIT = 500;
+const MAX_LINE_CHARS = 2000;
+
+export function resolvePath(p: string, cwd: string): string {
+  const e = expandHome(p.trim());
+  return isAbsolute(e) ? resolve(e) : resolve(cwd, e);
+}
+
+const IMAGE_EXT = /\.(png|jpe?g|gif|webp|bmp|ico|tiff?|heic|avif)$/i;
+
+/** A NUL byte in the first 8 KiB, or mostly non-text bytes, means binary. */
+export function looksBinary(buf: Uint8Array): boolean {
+  if (buf.length === 0) return false;
+  let odd = 0;
+  for (const b of buf) {
+    if (b === 0) return true;
+    if (b < 7 || (b > 13 && b < 32)) odd++;
+  }
+  return odd / buf.length > 0.3;
+}
+
+function similarNames(path: string): string[] {
+  try {
+    const want = basename(path).toLowerCase();
+    const stem = want.replace(/\.[^.]+$/, '');
+    return readdirSync(dirname(path))
+      .filter((n) => {
+        const l = n.toLowerCase();
+        return l.includes(stem) || stem.includes(l.replace(/\.[^.]+$/, ''));
+      })
+      .slice(0, 5)
+      .map((n) => resolve(dirname(path), n));
+  } catch {
+    return [];
+  }
+}
+
+export default defineTool({
+  name: 'read_file',
+  toolset: 'file',
+  emoji: '📖',
+  parallelSafe: true,
+  maxResultChars: Number.POSITIVE_INFINITY,
+  description:
+    'Read a text file with line numbers (each line as `LINE_NUM|CONTENT`). Use offset and limit to page through large files ' +
+    `(default ${DEFAULT_LIMIT} lines, at most ${MAX_LINES} per call). Prefer this over cat/head/tail in the terminal. ` +
+    'Images and binary files cannot be read as text (use vision_analyze for images).',
+  schema: z.object({
+    path: z.string().min(1).describe('File path: absolute, relative to the working directory, or starting with ~'),
+    offset: z.coerce.number().int().min(1).optional().describe('Line number to start from (1-indexed, default 1)'),
+    limit: z.coerce.number().int().min(1).optional().describe(`Number of lines to read (default ${DEFAULT_LIMIT}, max ${MAX_LINES})`),
+  }),
+  paths: (a, s) => ({ read: [resolvePath(a.path, s.cwd)], write: [] }),
+  handler(a, ctx) {
+    const s = ctx.services;
+    const path = resolvePath(a.path, s.cwd);
+    let st;
+    try {
+      st = statSync(path);
+    } catch {
+      const similar = similarNames(path);
+      return fail(`File not found: ${path}`, similar.length ? { similar_files: similar } : {});
+    }
+    if (st.isDirectory()) return fail(`${path} is a directory. Use search_files with target "files" to list it.`);
+    if (IMAGE_EXT.test(path)) return fail(`${path} is an image. Use vision_analyze to look at it.`, { is_image: true });
+    const fd = openSync(path, 'r');
+    try {
+      const head = Buffer.alloc(Math.min(8192, st.size));
+      readSync(fd, head, 0, head.length, 0);
+      if (looksBinary(head)) return fail(`${path} is a binary file (${st.size} bytes) and cannot be read as text.`, { is_binary: true });
+    } finally {
+      closeSync(fd);
+    }
+    const maxChars = s.config.file_read_max_chars ?? 100_000;
+    const text = readFileSync(path, 'utf8');
+    const lines = text.split(/\r?\n/);
+    if (lines.length && lines[lines.length - 1] === '') lines.pop();
+    const total = lines.length;
+    const offset = a.offset ?? 1;
+    const limit = Math.min(a.limit ?? DEFAULT_LIMIT, MAX_LINES);
+    if (offset > Math.max(total, 1)) return fail(`offset ${offset} is past the end of the file (${total} lines).`, { total_lines: total });
+    const slice = lines.slice(offset - 1, offset - 1 + limit);
+    const width = String(offset + slice.length - 1).length;
+    let truncatedLines = 0;
+    const body = slice
+      .map((l, i) => {
+        let line = l;
+        if (line.length > MAX_LINE_CHARS) {
+          line = line.slice(0, MAX_LINE_CHARS) + ' [line truncated]';
+          truncatedLines++;
+        }
+        return `${String(offset + i).padStart(width, ' ')}|${line}`;
+      })
+      .join('\n');
+    if (body.length > maxChars)
+      return fail(
+        `That range is ${body.length.toLocaleString('en-US')} characters, more than the ${maxChars.toLocaleString('en-US')} a read may return. Read fewer lines with offset and limit.`,
+        { total_lines: total },
+      );
+    const last = offset + slice.length - 1;
+    const result: Record<string, unknown> = { content: body, path, total_lines: total, lines_shown: slice.length ? `${offset}-${last}` : '0' };
+    if (last < total) result.hint = `File continues: ${total - last} more lines. Use offset=${last + 1} to read on.`;
+    if (truncatedLines) result.long_lines_truncated = truncatedLines;
+    const reads = (s.state.get('file_reads') as Map<string, number> | undefined) ?? new Map<string, number>();
+    reads.set(path, st.mtimeMs);
+    s.state.set('file_reads', reads);
+    return ok(result);
+  },
+});

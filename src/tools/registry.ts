@@ -1,0 +1,146 @@
+// The tool registry: definitions in, the session's bound AgentTools out.
+import { z } from 'zod';
+import type { AgentTool, ToolOutcome } from '../agent/types.ts';
+import type { JsonSchema } from '../llm/types.ts';
+import { resolveToolsetNames } from './toolsets.ts';
+import type { ToolDefinition, ToolServices } from './types.ts';
+
+export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): ToolDefinition<S> {
+  return def;
+}
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** zod → the JSON Schema the model sees, without noise ($schema, ±MAX_SAFE_INTEGER bounds). */
+export function toJsonSchema(schema: z.ZodType): JsonSchema {
+  const clean = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(clean);
+    if (v && typeof v === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) {
+        if (k === '$schema') continue;
+        if ((k === 'maximum' && x === MAX_SAFE) || (k === 'minimum' && x === -MAX_SAFE)) continue;
+        out[k] = clean(x);
+      }
+      return out;
+    }
+    return v;
+  };
+  return clean(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' })) as JsonSchema;
+}
+
+function describeIssues(err: z.ZodError): string {
+  return err.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length ? `\`${i.path.join('.')}\`` : 'arguments'}: ${i.message}`)
+    .join('; ');
+}
+
+export interface Availability {
+  name: string;
+  toolset: string;
+  available: boolean;
+  reason?: string;
+}
+
+export class ToolRegistry {
+  private readonly defs = new Map<string, ToolDefinition>();
+  private readonly schemaCache = new Map<string, JsonSchema>();
+
+  register(def: ToolDefinition, opts: { override?: boolean } = {}): void {
+    const existing = this.defs.get(def.name);
+    if (existing && existing.toolset !== def.toolset && !opts.override)
+      throw new Error(`Tool "${def.name}" is already registered by toolset "${existing.toolset}".`);
+    this.defs.set(def.name, def as ToolDefinition);
+    this.schemaCache.delete(def.name);
+  }
+
+  unregister(name: string): void {
+    this.defs.delete(name);
+    this.schemaCache.delete(name);
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    return this.defs.get(name);
+  }
+
+  all(): ToolDefinition[] {
+    return [...this.defs.values()];
+  }
+
+  /** Tool names per toolset, as registered. */
+  toolsets(): Map<string, string[]> {
+    const m = new Map<string, string[]>();
+    for (const d of this.defs.values()) m.set(d.toolset, [...(m.get(d.toolset) ?? []), d.name]);
+    return m;
+  }
+
+  availability(services: ToolServices): Availability[] {
+    return this.all().map((d) => {
+      const missing = (d.requiresEnv ?? []).filter((v) => !services.env[v]);
+      if (missing.length) return { name: d.name, toolset: d.toolset, available: false, reason: `needs ${missing.join(', ')}` };
+      try {
+        if (d.check && !d.check(services)) return { name: d.name, toolset: d.toolset, available: false, reason: 'requirements not met' };
+      } catch (e) {
+        return { name: d.name, toolset: d.toolset, available: false, reason: (e as Error).message };
+      }
+      return { name: d.name, toolset: d.toolset, available: true };
+    });
+  }
+
+  schemaOf(def: ToolDefinition): JsonSchema {
+    let s = this.schemaCache.get(def.name);
+    if (!s) {
+      s = toJsonSchema(def.schema);
+      this.schemaCache.set(def.name, s);
+    }
+    return s;
+  }
+
+  /**
+   * The session's tools: the requested toolsets (or tool names), minus disabled toolsets, minus
+   * unavailable tools, each bound to the session's services.
+   */
+  build(requested: string[], services: ToolServices, disabled: string[] = []): AgentTool[] {
+    const names = resolveToolsetNames(requested, disabled, this.toolsets(), services.config.custom_toolsets ?? {});
+    const available = new Set(this.availability(services).filter((a) => a.available).map((a) => a.name));
+    return this.all()
+      .filter((d) => names.has(d.name) && available.has(d.name))
+      .map((d) => this.bind(d, services));
+  }
+
+  bind(def: ToolDefinition, services: ToolServices): AgentTool {
+    return {
+      name: def.name,
+      toolset: def.toolset,
+      emoji: def.emoji,
+      parallelSafe: def.parallelSafe,
+      maxResultChars: def.maxResultChars,
+      schema: { name: def.name, description: def.description, parameters: this.schemaOf(def) },
+      paths: def.paths
+        ? (args) => {
+            const parsed = def.schema.safeParse(args);
+            return parsed.success ? def.paths!(parsed.data, services) : null;
+          }
+        : undefined,
+      execute: async (args, ctx): Promise<ToolOutcome> => {
+        const parsed = def.schema.safeParse(args);
+        if (!parsed.success)
+          return {
+            content: JSON.stringify({ error: `Invalid arguments for ${def.name}: ${describeIssues(parsed.error)}.` }),
+            isError: true,
+          };
+        try {
+          const r = await def.handler(parsed.data, { ...ctx, services });
+          return typeof r === 'string' ? { content: r } : r;
+        } catch (e) {
+          const err = e as Error;
+          return {
+            content: JSON.stringify({ error: `Tool execution failed: ${err?.name ?? 'Error'}: ${err?.message ?? String(e)}` }),
+            isError: true,
+          };
+        }
+      },
+    };
+  }
+}

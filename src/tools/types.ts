@@ -1,0 +1,48 @@
+// What a tool handler gets: the per-call context from the loop plus the session's services.
+import type { z } from 'zod';
+import type { PathScope, ToolCallContext, ToolOutcome } from '../agent/types.ts';
+import type { HermesConfig } from '../state/defaults.ts';
+
+/**
+ * Session-level services bound into every tool when a session's tool list is built. Later layers
+ * add optional members (execution backends, the session DB, memory, the gateway router, …).
+ */
+export interface ToolServices {
+  home: string;
+  config: HermesConfig;
+  env: NodeJS.ProcessEnv;
+  /** The session's working directory (CLI: launch dir; gateway: MESSAGING_CWD). */
+  cwd: string;
+  /** cli | telegram | discord | acp | cron | api_server | … */
+  platform: string;
+  sessionId: string;
+  /** Isolation key for stateful tools (terminal sessions, processes). */
+  taskId: string;
+  /** Agent-level state that lives as long as the session (e.g. the todo list), keyed by tool. */
+  state: Map<string, unknown>;
+  /** Approvals skipped (--yolo / HERMES_YOLO_MODE). Hardline blocks still apply. */
+  yolo: boolean;
+}
+
+export interface ToolContext extends ToolCallContext {
+  services: ToolServices;
+}
+
+export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+  name: string;
+  toolset: string;
+  /** What the model reads. */
+  description: string;
+  schema: S;
+  emoji?: string;
+  parallelSafe?: boolean;
+  maxResultChars?: number;
+  /** Env vars the tool needs (shown by setup/status); the tool is hidden when one is missing. */
+  requiresEnv?: string[];
+  /** Extra availability check; false (or a throw) hides the tool from the model. */
+  check?: (services: ToolServices) => boolean;
+  /** File tools: absolute paths a call reads and writes (for the parallel planner). */
+  paths?: (args: z.infer<S>, services: ToolServices) => PathScope | null;
+  /** Returns a JSON string (or an outcome with display data). Throws become `{"error": …}`. */
+  handler: (args: z.infer<S>, ctx: ToolContext) => Promise<string | ToolOutcome> | string | ToolOutcome;
+}

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { AgentTool, ToolOutcome } from '../agent/types.ts';
 import type { JsonSchema } from '../llm/types.ts';
+import { redactionEnabled, redactSecrets } from '../policy/redact.ts';
 import { resolveToolsetNames } from './toolsets.ts';
 import type { ToolDefinition, ToolServices } from './types.ts';
 
@@ -110,6 +111,8 @@ export class ToolRegistry {
   }
 
   bind(def: ToolDefinition, services: ToolServices): AgentTool {
+    const redact = def.redact !== false && redactionEnabled(services.env, services.config);
+    const finish = (o: ToolOutcome): ToolOutcome => (redact ? { ...o, content: redactSecrets(o.content) } : o);
     return {
       name: def.name,
       toolset: def.toolset,
@@ -132,13 +135,13 @@ export class ToolRegistry {
           };
         try {
           const r = await def.handler(parsed.data, { ...ctx, services });
-          return typeof r === 'string' ? { content: r } : r;
+          return finish(typeof r === 'string' ? { content: r } : r);
         } catch (e) {
           const err = e as Error;
-          return {
+          return finish({
             content: JSON.stringify({ error: `Tool execution failed: ${err?.name ?? 'Error'}: ${err?.message ?? String(e)}` }),
             isError: true,
-          };
+          });
         }
       },
     };

@@ -1,20 +1,25 @@
-import { spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+// terminal: run a shell command on the session's backend (local, ssh, docker), in the foreground
+// with a timeout, or in the background through the process registry.
 import { z } from 'zod';
-import { filteredEnv } from '../policy/secrets-env.ts';
+import { analyzeCommand } from '../policy/dangerous.ts';
 import { approveCommand } from './approval.ts';
+import { onSessionClose } from './cleanup.ts';
+import { BackendConfigError, getBackend } from './env/index.ts';
+import type { ExecutionBackend } from './env/types.ts';
+import { processRegistry } from './process-registry.ts';
 import { resolvePath } from './read-file.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
+import type { ToolContext } from './types.ts';
 
 // eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*(\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]/g;
+const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]|\x1b[()][A-Za-z0-9]/g;
 
 export function stripAnsi(s: string): string {
   return s.replace(ANSI, '');
 }
 
-/** Keeps the head and tail of long output, marking what was cut. */
+/** Keeps the head (40%) and tail (60%) of long output, marking what was cut. */
 export function capOutput(s: string, max: number): string {
   if (s.length <= max) return s;
   const head = Math.floor(max * 0.4);
@@ -22,67 +27,37 @@ export function capOutput(s: string, max: number): string {
   return `${s.slice(0, head)}\n\n[… ${(s.length - head - tail).toLocaleString('en-US')} characters of output omitted …]\n\n${s.slice(-tail)}`;
 }
 
-export interface RunResult {
-  output: string;
-  exitCode: number | null;
-  timedOut: boolean;
-  interrupted: boolean;
+/** Terminal output for the model: escape codes removed, CRLF (pty) normalized, capped. */
+export function cleanOutput(raw: string, max: number): string {
+  return capOutput(stripAnsi(raw).replace(/\r+\n/g, '\n'), max);
 }
 
-/** Runs `command` with bash in its own process group; kills the group on timeout or abort. */
-export function runShell(
-  command: string,
-  opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal: AbortSignal; stdin?: string },
-): Promise<RunResult> {
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', command], {
-      cwd: opts.cwd,
-      env: opts.env,
-      detached: true,
-      stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const LIMIT = 64 * 1024 * 1024;
-    const collect = (b: Buffer) => {
-      if (size < LIMIT) chunks.push(b);
-      size += b.length;
-    };
-    child.stdout!.on('data', collect);
-    child.stderr!.on('data', collect);
-    if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
-    let timedOut = false;
-    let interrupted = false;
-    const kill = () => {
-      try {
-        process.kill(-child.pid!, 'SIGTERM');
-      } catch {
-        /* already gone */
-      }
-      setTimeout(() => {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          /* already gone */
-        }
-      }, 2000).unref();
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, opts.timeoutMs);
-    const onAbort = () => {
-      interrupted = true;
-      kill();
-    };
-    opts.signal.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (e) => chunks.push(Buffer.from(String(e.message))));
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      opts.signal.removeEventListener('abort', onAbort);
-      resolve({ output: Buffer.concat(chunks).toString('utf8'), exitCode: code, timedOut, interrupted });
-    });
-  });
+export const FOREGROUND_MAX_S = 600;
+
+const usesSudo = (command: string) => analyzeCommand(command).commands.some((c) => c[0] && c[0].replace(/^.*\//, '') === 'sudo');
+
+/** `sudo` → `sudo -S -p ''` at command positions, so a password can come on stdin. */
+export function sudoWithStdin(command: string): string {
+  return command.replace(/(^|[;&|(`\n]\s*|\$\(\s*|\bthen\s+|\bdo\s+)sudo(?=\s)/g, "$1sudo -S -p ''");
+}
+
+async function sudoPassword(command: string, ctx: ToolContext, backend: ExecutionBackend): Promise<string | undefined> {
+  if (!usesSudo(command)) return undefined;
+  const s = ctx.services;
+  const fromEnv = s.env.SUDO_PASSWORD;
+  if (fromEnv) return fromEnv;
+  const cached = s.state.get('sudo_password') as string | undefined;
+  if (cached) return cached;
+  if (backend.kind !== 'local') return undefined;
+  // Passwordless or cached sudo needs nothing.
+  const probe = await backend.exec('sudo -n true', { timeoutMs: 10_000, signal: ctx.signal });
+  if (probe.exitCode === 0) return undefined;
+  const { answer } = await ctx.ask({ kind: 'secret', name: 'SUDO_PASSWORD', prompt: `sudo password (kept for this session only) to run: ${command.slice(0, 200)}` });
+  if (typeof answer === 'string' && answer) {
+    s.state.set('sudo_password', answer);
+    return answer;
+  }
+  return undefined;
 }
 
 export default defineTool({
@@ -90,28 +65,81 @@ export default defineTool({
   toolset: 'terminal',
   emoji: '💻',
   description:
-    'Run a shell command (bash) and get its combined output and exit code. The working directory persists only through `workdir`; ' +
-    'each call is a fresh shell. Do not use cat/head/tail/grep/find for files: use read_file and search_files. ' +
-    'Long-running commands need a timeout; dangerous commands ask the user for approval first.',
+    'Run a shell command (bash) and get its combined output and exit code. The terminal backend may be local, SSH or a container; ' +
+    'on SSH and container backends one shell persists between calls (cd and exports carry over). ' +
+    'Use `background: true` for servers and long jobs (then the process tool to poll, read logs, wait, write input or kill), and `pty: true` for programs that need a terminal. ' +
+    'Do not use cat/head/tail/grep/find to read or search files: use read_file and search_files. ' +
+    'Dangerous commands (recursive deletes, disk writes, piping downloads into a shell, …) need the user\'s approval and some are never allowed.',
   schema: z.object({
     command: z.string().min(1).describe('The command to run'),
-    timeout: z.coerce.number().int().min(1).optional().describe('Seconds before the command is killed (default from terminal.timeout, 180)'),
-    workdir: z.string().optional().describe('Absolute directory to run in (default: the session working directory)'),
+    background: z.boolean().optional().describe('Run in the background and return a session_id for the process tool (default false)'),
+    timeout: z.coerce.number().int().min(1).optional().describe(`Seconds before a foreground command is killed (default terminal.timeout, 180; at most ${FOREGROUND_MAX_S})`),
+    workdir: z.string().optional().describe('Directory to run in (default: the session working directory / the shell\'s current directory)'),
+    pty: z.boolean().optional().describe('Run in a pseudo-terminal, for interactive programs (local and SSH)'),
   }),
   async handler(a, ctx) {
     const s = ctx.services;
-    const cwd = a.workdir ? resolvePath(a.workdir, s.cwd) : s.cwd;
-    if (!existsSync(cwd) || !statSync(cwd).isDirectory()) return fail(`workdir ${cwd} does not exist or is not a directory.`);
-    const approval = await approveCommand(a.command, ctx);
-    if (!approval.allowed) return fail(approval.reason, { status: 'denied' });
-    const timeoutS = a.timeout ?? s.config.terminal.timeout ?? 180;
-    const env = filteredEnv(s.env, { passthrough: s.config.terminal.env_passthrough, dotenvNames: s.state.get('dotenv_names') as string[] | undefined });
-    const r = await runShell(a.command, { cwd, env, timeoutMs: timeoutS * 1000, signal: ctx.signal });
-    const output = capOutput(stripAnsi(r.output), s.config.tool_output?.max_bytes ?? 50_000);
-    const result: Record<string, unknown> = { output, exit_code: r.exitCode };
-    if (r.timedOut) result.error = `Command timed out after ${timeoutS}s and was killed. Use a longer timeout or run it in the background.`;
+    let backend: ExecutionBackend;
+    try {
+      backend = getBackend(s);
+    } catch (e) {
+      if (e instanceof BackendConfigError) return fail(e.message, { output: '', exit_code: -1 });
+      throw e;
+    }
+    const cwd = a.workdir ? (backend.kind === 'local' ? resolvePath(a.workdir, await backend.currentCwd()) : a.workdir) : undefined;
+
+    const approval = await approveCommand(a.command, ctx, { container: backend.isContainer });
+    if (!approval.allowed) return fail(approval.reason, { output: '', exit_code: -1, status: approval.hardline ? 'blocked' : 'denied' });
+
+    const password = await sudoPassword(a.command, ctx, backend);
+    const command = password ? sudoWithStdin(a.command) : a.command;
+    const max = s.config.tool_output?.max_bytes ?? 50_000;
+
+    if (a.background) {
+      const reg = processRegistry(s.home);
+      let p;
+      try {
+        p = await reg.spawn(backend, command, { cwd: cwd ?? (await backend.currentCwd()), pty: !!a.pty, taskId: s.taskId });
+      } catch (e) {
+        return fail(`Could not start the background process: ${(e as Error).message}`, { output: '', exit_code: -1 });
+      }
+      if (password) p.bg?.child.write(`${password}\n`);
+      if (!s.state.get('process_cleanup')) {
+        s.state.set('process_cleanup', true);
+        onSessionClose(s, () => reg.killTask(s.taskId));
+      }
+      return ok({
+        output: `Background process started on ${backend.label}. Use the process tool with session_id "${p.id}" to poll, read its log, wait, send input or kill it.`,
+        session_id: p.id,
+        pid: p.pid,
+        exit_code: 0,
+        error: null,
+      });
+    }
+
+    const configured = s.config.terminal?.timeout ?? 180;
+    const timeoutS = a.timeout ?? configured;
+    const limit = Math.max(FOREGROUND_MAX_S, configured);
+    if (timeoutS > limit)
+      return fail(`A foreground command may run at most ${limit} s. For longer jobs use background: true, then the process tool (wait/poll/log).`, { output: '', exit_code: -1 });
+
+    let r;
+    try {
+      r = await backend.exec(command, { cwd, timeoutMs: timeoutS * 1000, signal: ctx.signal, stdin: password !== undefined ? `${password}\n` : undefined, pty: !!a.pty });
+    } catch (e) {
+      return fail((e as Error).message, { output: '', exit_code: -1 });
+    }
+    const output = cleanOutput(r.output, max);
+    const result: Record<string, unknown> = {
+      output,
+      exit_code: r.timedOut ? 124 : r.interrupted ? 130 : (r.exitCode ?? -1),
+      error: null,
+    };
+    if (r.timedOut) result.error = `Command timed out after ${timeoutS}s and was killed. Use a longer timeout, or background: true for long-running commands.`;
     else if (r.interrupted) result.error = 'Command was interrupted by the user.';
-    else result.error = null;
+    else if (/sudo: (a terminal is required|a password is required|no tty present)/.test(output))
+      result.error = 'sudo needs a password: the user can set SUDO_PASSWORD in ~/.hermes/.env, or run the command themselves.';
+    if (r.note) result.note = r.note;
     return { content: ok(result), isError: r.timedOut || r.interrupted };
   },
 });

@@ -1,0 +1,54 @@
+// The file-state guard: the agent may not overwrite a file that changed since it read it (someone
+// else edited it; writing would lose their change). Reads and writes record what the agent saw.
+import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { writeDenied } from '../policy/write-safety.ts';
+import type { ToolServices } from './types.ts';
+
+interface Seen {
+  mtimeMs: number;
+  size: number;
+}
+
+function table(state: Map<string, unknown>): Map<string, Seen> {
+  let t = state.get('file_reads') as Map<string, Seen> | undefined;
+  if (!t) {
+    t = new Map();
+    state.set('file_reads', t);
+  }
+  return t;
+}
+
+/** Records the file as the agent now knows it (after a read or its own write). */
+export function recordSeen(services: ToolServices, path: string): void {
+  try {
+    const st = statSync(path);
+    table(services.state).set(path, { mtimeMs: st.mtimeMs, size: st.size });
+  } catch {
+    table(services.state).delete(path);
+  }
+}
+
+/** An error message when `path` changed on disk since the agent last read or wrote it. */
+export function staleError(services: ToolServices, path: string): string | null {
+  if (['1', 'true', 'yes'].includes((services.env.HERMES_DISABLE_FILE_STATE_GUARD ?? '').toLowerCase())) return null;
+  const seen = table(services.state).get(path);
+  if (!seen) return null;
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    return null; // deleted since: writing recreates it
+  }
+  if (st.mtimeMs === seen.mtimeMs && st.size === seen.size) return null;
+  return `${path} was modified since you last read it (by the user or another program). Read it again with read_file before writing, so their changes are not lost.`;
+}
+
+/** Write-safety for the session: the denylist and HERMES_WRITE_SAFE_ROOT. */
+export function writeCheck(services: ToolServices, path: string): string | null {
+  return writeDenied(path, {
+    userHome: services.env.HOME || homedir(),
+    hermesHome: services.home,
+    safeRoot: services.env.HERMES_WRITE_SAFE_ROOT?.trim() || undefined,
+  });
+}

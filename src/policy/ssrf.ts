@@ -125,7 +125,17 @@ export type UrlVerdict = { ok: true; url: URL; addresses: string[] } | { ok: fal
  * Whether the model may fetch `raw`: http(s) only, no credentials in the URL, and the host (and
  * every address it resolves to) not private, loopback, link-local, metadata or otherwise internal.
  */
-export async function checkUrl(raw: string, opts: { allowPrivate: boolean; lookup: Lookup }): Promise<UrlVerdict> {
+export async function checkUrl(
+  raw: string,
+  opts: {
+    allowPrivate: boolean;
+    lookup: Lookup;
+    classify?: (ip: string) => AddressVerdict;
+    /** A name that does not resolve here passes (the fetch happens elsewhere, e.g. a remote extract API). */
+    allowUnresolved?: boolean;
+  },
+): Promise<UrlVerdict> {
+  const classify = opts.classify ?? classifyAddress;
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -144,18 +154,19 @@ export async function checkUrl(raw: string, opts: { allowPrivate: boolean; looku
   if (host === 'localhost' || host.endsWith('.localhost')) return deny('loopback', host);
   const literal = isIP(host) ? host : normalizeIPv4(host);
   if (literal) {
-    const v = classifyAddress(literal);
+    const v = classify(literal);
     return v.blocked ? deny(v.kind, literal) : { ok: true, url, addresses: [literal] };
   }
   let addresses: string[];
   try {
     addresses = await opts.lookup(host);
   } catch (e) {
+    if (opts.allowUnresolved) return { ok: true, url, addresses: [] };
     return { ok: false, reason: `Could not resolve ${host}: ${(e as Error).message}` };
   }
-  if (!addresses.length) return { ok: false, reason: `Could not resolve ${host}.` };
+  if (!addresses.length) return opts.allowUnresolved ? { ok: true, url, addresses: [] } : { ok: false, reason: `Could not resolve ${host}.` };
   for (const a of addresses) {
-    const v = classifyAddress(a);
+    const v = classify(a);
     if (v.blocked) return deny(v.kind, `${host} (${a})`);
   }
   return { ok: true, url, addresses };

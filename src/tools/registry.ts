@@ -1,6 +1,6 @@
 // The tool registry: definitions in, the session's bound AgentTools out.
 import { z } from 'zod';
-import type { AgentTool, ToolOutcome } from '../agent/types.ts';
+import type { AgentTool, ToolCallContext, ToolOutcome } from '../agent/types.ts';
 import type { JsonSchema } from '../llm/types.ts';
 import { redactionEnabled, redactSecrets } from '../policy/redact.ts';
 import { resolveToolsetNames } from './toolsets.ts';
@@ -35,6 +35,13 @@ function describeIssues(err: z.ZodError): string {
     .slice(0, 5)
     .map((i) => `${i.path.length ? `\`${i.path.join('.')}\`` : 'arguments'}: ${i.message}`)
     .join('; ');
+}
+
+/** Runs one of a session's bound tools by name (execute_code's RPC dispatch). */
+export async function callToolFrom(tools: AgentTool[], name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutcome> {
+  const t = tools.find((x) => x.name === name);
+  if (!t) return { content: JSON.stringify({ error: `The tool "${name}" is not enabled in this session.` }), isError: true };
+  return t.execute(args, ctx);
 }
 
 export interface Availability {

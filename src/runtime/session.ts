@@ -22,8 +22,10 @@ import { addUsage, emptyUsage, type Message, type Usage } from '../llm/types.ts'
 import type { HermesConfig } from '../state/defaults.ts';
 import { paths } from '../state/paths.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
-import type { ToolRegistry } from '../tools/registry.ts';
-import type { ToolServices } from '../tools/types.ts';
+import { runSessionCleanup } from '../tools/cleanup.ts';
+import { callToolFrom, type ToolRegistry } from '../tools/registry.ts';
+import { resolveToolsetNames } from '../tools/toolsets.ts';
+import type { ChildResult, ChildSpec, ToolServices } from '../tools/types.ts';
 
 /** Persistence for sessions (the SessionDB implements it). */
 export interface SessionStore {
@@ -69,6 +71,12 @@ export interface SessionOptions {
   /** Extra prompt parts (memory, skills, project context) supplied by higher layers. */
   promptParts?: Partial<PromptParts>;
   now?: () => number;
+  /** Subagent depth (0 = top level). */
+  depth?: number;
+  /** Exactly these tools (subagents), instead of toolsets from config/flags. */
+  toolNames?: string[];
+  /** The delegating session, for subagents (state.db parent_session_id). */
+  parentSessionId?: string;
 }
 
 export function newSessionId(now = new Date()): string {
@@ -175,6 +183,9 @@ export class Session {
       taskId: this.id,
       state,
       yolo: !!o.explicit?.yolo || isTruthy(o.env.HERMES_YOLO_MODE) || o.config.approvals?.mode === 'off',
+      depth: o.depth ?? 0,
+      callTool: (name, args, ctx) => callToolFrom(this.tools, name, args, ctx),
+      spawnChild: (spec) => this.spawnChild(spec),
     };
     this.tools = this.buildTools();
     this.system = o.systemPrompt ?? this.buildSystem();
@@ -182,6 +193,7 @@ export class Session {
 
   private buildTools(): AgentTool[] {
     const o = this.options;
+    if (o.toolNames) return this.registry.build(o.toolNames, this.services, []);
     const requested = o.explicit?.toolsets?.length ? o.explicit.toolsets : (o.config.toolsets ?? ['hermes-cli']);
     return this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []);
   }
@@ -317,7 +329,7 @@ export class Session {
     this.llm.beginTurn();
     if (!this.started) {
       this.started = true;
-      o.store?.createSession({ id: this.id, source: o.source ?? o.platform, model: this.llm.active.model, systemPrompt: this.system, cwd: o.cwd });
+      o.store?.createSession({ id: this.id, source: o.source ?? o.platform, model: this.llm.active.model, systemPrompt: this.system, cwd: o.cwd, parentId: o.parentSessionId });
     }
     const maxTurns = o.explicit?.maxTurns !== undefined ? o.explicit.maxTurns : parseMaxTurns(o.env.HERMES_MAX_ITERATIONS ?? o.config.agent.max_turns, 90);
     try {
@@ -370,10 +382,66 @@ export class Session {
     }
   }
 
-  close(reason = 'closed'): void {
+  /**
+   * A subagent (delegate_task): a child session with its own budget, the given system prompt, and
+   * the parent's tools narrowed to the requested toolsets minus the blocked ones.
+   */
+  private async spawnChild(spec: ChildSpec): Promise<ChildResult> {
+    const o = this.options;
+    const parentNames = new Set(this.tools.map((t) => t.name));
+    let wanted: Set<string> = parentNames;
+    if (spec.toolsets?.length) {
+      try {
+        wanted = resolveToolsetNames(spec.toolsets, [], this.registry.toolsets(), o.config.custom_toolsets ?? {});
+      } catch (e) {
+        return { status: 'failed', summary: '', apiCalls: 0, iterations: 0, error: (e as Error).message, toolTrace: [] };
+      }
+    }
+    const names = [...wanted].filter((n) => parentNames.has(n) && !spec.blockedTools.includes(n));
+    const d = (o.config.delegation ?? {}) as unknown as Record<string, string | undefined>;
+    const override = !!(d.model || d.provider || d.base_url);
+    const explicit: ExplicitChoices = { ...o.explicit, toolsets: undefined, maxTurns: spec.maxIterations, yolo: this.services.yolo };
+    if (override) Object.assign(explicit, { provider: d.provider || undefined, model: d.model || undefined, baseUrl: d.base_url || undefined, apiKey: d.api_key || undefined });
+    const child = new Session({
+      home: o.home,
+      config: o.config,
+      env: o.env,
+      cwd: o.cwd,
+      platform: 'subagent',
+      source: 'subagent',
+      interactive: false,
+      explicit,
+      llm: o.llm && !override ? this.llm : undefined,
+      registry: this.registry,
+      store: o.store,
+      dotenvNames: o.dotenvNames,
+      systemPrompt: spec.systemPrompt,
+      now: o.now,
+      depth: (this.services.depth ?? 0) + 1,
+      toolNames: names,
+      parentSessionId: this.id,
+    });
+    const trace: string[] = [];
+    const off = child.on((e) => {
+      if (e.type === 'tool_start') trace.push(e.name);
+      spec.onEvent?.(e);
+    });
+    try {
+      const r = await child.prompt(spec.goal, { signal: spec.signal });
+      const status = r.interrupted ? 'interrupted' : r.failed ? 'failed' : r.partial ? 'partial' : 'completed';
+      return { status, summary: r.finalText, apiCalls: r.apiCalls, iterations: r.iterations, error: r.error?.message, toolTrace: trace };
+    } finally {
+      off();
+      await child.close('subagent_done');
+    }
+  }
+
+  /** Ends the session; background processes and execution backends of its tools are released. */
+  close(reason = 'closed'): Promise<void> {
     this.interrupt();
     this.broker.cancelAll();
     if (this.started) this.options.store?.endSession?.(this.id, reason);
+    return runSessionCleanup(this.services);
   }
 }
 

@@ -12,6 +12,7 @@ import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
 import {
   createLlmClient,
   estimateCostUsd,
+  resolveAuxiliaryRuntime,
   resolveFallbackRuntimes,
   resolveRuntime,
   type LlmClient,
@@ -25,7 +26,7 @@ import { builtinRegistry } from '../tools/builtin.ts';
 import { runSessionCleanup } from '../tools/cleanup.ts';
 import { callToolFrom, type ToolRegistry } from '../tools/registry.ts';
 import { resolveToolsetNames } from '../tools/toolsets.ts';
-import type { ChildResult, ChildSpec, ToolServices } from '../tools/types.ts';
+import type { AuxiliaryModel, ChildResult, ChildSpec, ToolServices } from '../tools/types.ts';
 
 /** Persistence for sessions (the SessionDB implements it). */
 export interface SessionStore {
@@ -186,6 +187,7 @@ export class Session {
       depth: o.depth ?? 0,
       callTool: (name, args, ctx) => callToolFrom(this.tools, name, args, ctx),
       spawnChild: (spec) => this.spawnChild(spec),
+      auxiliary: (task) => this.auxiliaryModel(task),
     };
     this.tools = this.buildTools();
     this.system = o.systemPrompt ?? this.buildSystem();
@@ -380,6 +382,21 @@ export class Session {
       outer?.removeEventListener('abort', onOuter);
       this.running = null;
     }
+  }
+
+  /** The model for an auxiliary task (`auxiliary.<task>` in config; default: the main model). */
+  private auxiliaryModel(task: string): AuxiliaryModel | null {
+    const o = this.options;
+    const cfg = (o.config.auxiliary ?? {})[task];
+    let rt: ProviderRuntime | null;
+    try {
+      rt = resolveAuxiliaryRuntime(task, cfg, this.llm.active, resolveInputFrom(o.config, o.env, o.explicit));
+    } catch {
+      return null;
+    }
+    if (!rt) return null;
+    const client = createLlmClient({ primary: rt, maxRetries: 2, timeoutMs: (Number(cfg?.timeout) || 120) * 1000 });
+    return { stream: (req) => client.stream(req), model: rt.model, provider: rt.provider };
   }
 
   /**

@@ -61,6 +61,7 @@ const MASKED = /^(\*{3}|.{1,8}\.\.\..{4}|\[REDACTED\])$/;
 function isPlaceholder(v: string): boolean {
   return (
     MASKED.test(v) ||
+    /^\W*$/.test(v) ||
     /^\$\{?[A-Za-z_]/.test(v) ||
     /^(os\.(getenv|environ)|process\.env|env\(|getenv|<|%|\{\{)/.test(v) ||
     /^(true|false|null|none|nil|undefined|yes|no|""|''|required|optional|string|str|int|number|bool|boolean)$/i.test(v)
@@ -104,4 +105,28 @@ export function redactionEnabled(env: NodeJS.ProcessEnv, config?: { security?: {
   const v = env.HERMES_REDACT_SECRETS?.trim().toLowerCase();
   if (v !== undefined && v !== '') return !FALSY.has(v);
   return config?.security?.redact_secrets !== false;
+}
+
+/**
+ * Redacts a tool result. JSON results are redacted value by value (so masks never break the JSON
+ * escaping); anything else as text.
+ */
+export function redactResult(content: string): string {
+  const t = content.trimStart();
+  if (t.startsWith('{') || t.startsWith('[')) {
+    try {
+      const walk = (v: unknown): unknown => {
+        if (typeof v === 'string') return redactSecrets(v);
+        if (Array.isArray(v)) return v.map(walk);
+        if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+        return v;
+      };
+      const parsed = JSON.parse(content) as unknown;
+      const out = JSON.stringify(walk(parsed));
+      return out === JSON.stringify(parsed) ? content : out;
+    } catch {
+      /* not JSON after all */
+    }
+  }
+  return redactSecrets(content);
 }

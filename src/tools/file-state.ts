@@ -2,6 +2,7 @@
 // else edited it; writing would lose their change). Reads and writes record what the agent saw.
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { redactSecrets } from '../policy/redact.ts';
 import { writeDenied } from '../policy/write-safety.ts';
 import type { ToolServices } from './types.ts';
 
@@ -51,4 +52,26 @@ export function writeCheck(services: ToolServices, path: string): string | null 
     hermesHome: services.home,
     safeRoot: services.env.HERMES_WRITE_SAFE_ROOT?.trim() || undefined,
   });
+}
+
+/**
+ * The agent only ever sees secrets in redacted form. Writing a redacted mask back over the file that
+ * held the real secret would destroy it: refuse when `next` contains a mask that stands for a secret
+ * of `existing` (and that mask is not literally in the file).
+ */
+export function maskedSecretError(existing: string | null, next: string, path: string): string | null {
+  if (!existing) return null;
+  const redacted = redactSecrets(existing);
+  if (redacted === existing) return null;
+  // Lines whose redacted form differs from the original carry a secret; seeing one of those
+  // redacted lines in the new content means a mask is about to replace the secret.
+  const before = existing.split('\n');
+  const after = redacted.split('\n');
+  const nextLines = new Set(next.split('\n').map((l) => l.trim()));
+  for (let i = 0; i < after.length; i++) {
+    const line = after[i].trim();
+    if (line && line !== before[i]?.trim() && nextLines.has(line))
+      return `The new content of ${path} contains "${line.slice(0, 120)}", the redacted form of a secret in that file (you only see secrets masked). Writing it would destroy the real value: use patch to change only the other lines.`;
+  }
+  return null;
 }

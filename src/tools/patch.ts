@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writ
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { unifiedDiff } from './diff.ts';
-import { recordSeen, staleError, writeCheck } from './file-state.ts';
+import { maskedSecretError, recordSeen, staleError, writeCheck } from './file-state.ts';
 import { fuzzyReplace } from './fuzzy-match.ts';
 import { looksBinary, resolvePath } from './read-file.ts';
 import { defineTool } from './registry.ts';
@@ -38,6 +38,8 @@ function replaceMode(s: ToolServices, a: { path?: string; old_string?: string; n
   if (stale) return fail(stale);
   const r = fuzzyReplace(text, a.old_string, a.new_string, !!a.replace_all);
   if (r.error) return fail(r.error, { success: false });
+  const masked = r.content ? maskedSecretError(text, r.content, path) : null;
+  if (masked) return fail(masked, { success: false });
   if (r.alreadyApplied) return ok({ success: true, no_change: true, note: 'new_string is already in the file and old_string is not: the edit looks applied already. Nothing was written.' });
   writeFileSync(path, r.content!);
   recordSeen(s, path);
@@ -86,6 +88,8 @@ function patchMode(s: ToolServices, patchText: string | undefined) {
         if (typeof t !== 'string') throw new PatchError(`${op.kind === 'move' ? 'Move' : 'Update'} File ${op.path}: ${t.error}`);
         if (!before.has(path)) before.set(path, t);
         const next = op.kind === 'update' ? applyHunks(t, op.hunks, op.path) : t;
+        const masked = maskedSecretError(t, next, path);
+        if (masked) throw new PatchError(masked);
         const dest = op.kind === 'move' ? resolvePath(op.to, s.cwd) : op.moveTo ? resolvePath(op.moveTo, s.cwd) : path;
         if (dest !== path) {
           guard(dest);

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { AgentTool, ToolCallContext, ToolOutcome } from '../agent/types.ts';
 import type { JsonSchema } from '../llm/types.ts';
-import { redactionEnabled, redactSecrets } from '../policy/redact.ts';
+import { redactionEnabled, redactResult } from '../policy/redact.ts';
 import { resolveToolsetNames } from './toolsets.ts';
 import type { ToolDefinition, ToolServices } from './types.ts';
 
@@ -119,7 +119,7 @@ export class ToolRegistry {
 
   bind(def: ToolDefinition, services: ToolServices): AgentTool {
     const redact = def.redact !== false && redactionEnabled(services.env, services.config);
-    const finish = (o: ToolOutcome): ToolOutcome => (redact ? { ...o, content: redactSecrets(o.content) } : o);
+    const finish = (o: ToolOutcome): ToolOutcome => (redact ? { ...o, content: redactResult(o.content) } : o);
     return {
       name: def.name,
       toolset: def.toolset,

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { unifiedDiff } from './diff.ts';
-import { recordSeen, staleError, writeCheck } from './file-state.ts';
+import { maskedSecretError, recordSeen, staleError, writeCheck } from './file-state.ts';
 import { resolvePath } from './read-file.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
@@ -41,6 +41,8 @@ export default defineTool({
     const stale = staleError(s, path);
     if (stale) return fail(stale);
     const existing = existsSync(path) ? readFileSync(path, 'utf8') : null;
+    const masked = maskedSecretError(existing, a.content, path);
+    if (masked) return fail(masked);
     const content = matchConventions(existing, a.content);
     const dir = dirname(path);
     const dirsCreated = !existsSync(dir);

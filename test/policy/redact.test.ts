@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { redactionEnabled, redactSecrets } from '../../src/policy/redact.ts';
+import { redactionEnabled, redactResult, redactSecrets } from '../../src/policy/redact.ts';
 
 // Each entry: text containing a secret, and the secret that must not survive.
 const SECRETS: [string, string][] = [
@@ -89,5 +89,16 @@ describe('redactSecrets', () => {
     assert.equal(redactionEnabled({ HERMES_REDACT_SECRETS: '0' }), false);
     assert.equal(redactionEnabled({ HERMES_REDACT_SECRETS: '1' }, { security: { redact_secrets: false } }), true);
     assert.equal(redactionEnabled({}, { security: { redact_secrets: false } }), false);
+  });
+
+  it('redacts JSON tool results value by value, keeping them valid JSON', () => {
+    const raw = JSON.stringify({ output: 'API_KEY = "sk-proj-abcdefghijklmnopqrstuvwxyz0123"\ntoken=abc123def', exit_code: 0 });
+    const out = redactResult(raw);
+    const parsed = JSON.parse(out);
+    assert.doesNotMatch(out, /abcdefghijklmnopqrstuvwxyz0123|abc123def/);
+    assert.equal(parsed.exit_code, 0);
+    assert.match(parsed.output, /^API_KEY = "sk-pro\.\.\.0123"\ntoken=\*\*\*$/);
+    assert.equal(redactResult('{"ok": true}'), '{"ok": true}', 'unchanged results keep their exact text');
+    assert.equal(redactResult('plain password=hunter2'), 'plain password=***');
   });
 });

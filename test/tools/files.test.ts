@@ -270,3 +270,19 @@ describe('search_files', () => {
     assert.match((await call(searchFiles, { pattern: 'x', path: 'nope' }, s)).json.error, /Path not found/);
   });
 });
+
+describe('redacted secrets are never written back', () => {
+  it('read_file shows secrets masked; write_file refuses to write the mask over them; patch edits around them', async () => {
+    const s = makeServices();
+    const f = join(s.cwd, 'settings.py');
+    writeFileSync(f, 'DEBUG = True\nAPI_KEY = "sk-proj-abcdefghijklmnopqrstuvwxyz0123"\nNAME = "app"\n');
+    const r = await call(readFile, { path: 'settings.py' }, s);
+    assert.doesNotMatch(r.raw, /abcdefghijklmnopqrstuvwxyz0123/);
+    const masked = r.json.content.split('\n').map((l: string) => l.replace(/^\d+\|/, '')).join('\n') + '\n';
+    const w = await call(writeFile, { path: 'settings.py', content: masked.replace('DEBUG = True', 'DEBUG = False') }, s);
+    assert.match(w.json.error, /redacted form of a secret/);
+    const p = await call(patch, { path: 'settings.py', old_string: 'DEBUG = True', new_string: 'DEBUG = False' }, s);
+    assert.equal(p.json.success, true);
+    assert.match(readFileSync(f, 'utf8'), /sk-proj-abcdefghijklmnopqrstuvwxyz0123/);
+  });
+});

@@ -173,8 +173,13 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
           return false;
         };
 
+        // A hard bound on attempts per call, whatever the rotation/fallback logic decides.
+        const attemptCap =
+          (maxRetries + 2) * (2 + (o.fallbacks?.length ?? 0)) + [primary, ...(o.fallbacks ?? [])].reduce((n, r) => n + r.keys.length, 0);
+        let attempts = 0;
         for (;;) {
           if (req.signal?.aborted) return out.end(aborted());
+          if (++attempts > attemptCap && lastError) return out.end(blank(rt, 'error', lastError));
           const pool = poolFor(rt);
           const sel = pool.select();
           if (!sel) {

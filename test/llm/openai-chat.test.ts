@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { findProvider } from '../../src/llm/catalog.ts';
+import { type ProviderQuirks, findProvider } from '../../src/llm/catalog.ts';
 import { describeError } from '../../src/llm/errors.ts';
 import { createChatCompletionsStream } from '../../src/llm/openai-chat.ts';
+import type { ProviderRuntime } from '../../src/llm/resolve.ts';
 import type { Message } from '../../src/llm/types.ts';
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.ts';
 import { TOOL, collect, request, runtime } from './_util.ts';
@@ -15,8 +16,7 @@ before(async () => {
 });
 after(() => fake.close());
 
-const rt = (over: Parameters<typeof runtime>[0] extends infer T ? Partial<T> : never = {}) =>
-  runtime({ baseUrl: fake.openaiBaseUrl, ...over });
+const rt = (over: Partial<ProviderRuntime> = {}) => runtime({ baseUrl: fake.openaiBaseUrl, ...over });
 
 describe('chat completions adapter (real openai SDK → fake)', () => {
   test('streams text, reasoning and two tool calls with split arguments; usage incl. cached and reasoning tokens', async () => {
@@ -81,7 +81,7 @@ describe('chat completions adapter (real openai SDK → fake)', () => {
       { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{}' } }] },
       { role: 'tool', tool_call_id: 'c1', content: 'file body' },
     ];
-    const send = async (quirks: Record<string, unknown>) => {
+    const send = async (quirks: ProviderQuirks) => {
       const n = fake.requests.length;
       await createChatCompletionsStream(rt({ quirks }))(request({ messages: history })).result();
       return fake.requests[n].body.messages as Record<string, unknown>[];

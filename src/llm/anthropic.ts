@@ -268,6 +268,7 @@ export function createAnthropicStream(runtime: ProviderRuntime, opts: AdapterOpt
     runAttempt(runtime, req, opts, async (ctx) => {
       client ??= anthropicClient(runtime, opts);
       const c = await client;
+      ctx.touch(); // the SDK's first-use import does not count as provider silence
       const body = buildAnthropicBody(runtime, req);
       const stream = (await c.messages.create(body as unknown as Anthropic.MessageCreateParamsStreaming, {
         signal: ctx.signal,

@@ -239,7 +239,8 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
           }
           const err = result.error ?? toProviderError(new Error('unknown failure'), rt);
           lastError = err;
-          if (emitted || req.signal?.aborted) return out.end(req.signal?.aborted ? aborted() : result);
+          if (req.signal?.aborted) return out.end({ ...result, stopReason: 'aborted', error: aborted().error });
+          if (emitted) return out.end(result);
 
           const keyFailure = KEY_FAILURES[err.kind];
           if (keyFailure && pool.hasAlternative(sel.index)) {

@@ -176,6 +176,7 @@ export function createChatCompletionsStream(runtime: ProviderRuntime, opts: Adap
     runAttempt(runtime, req, opts, async (ctx) => {
       client ??= openaiClient(runtime, opts);
       const c = await client;
+      ctx.touch(); // the SDK's first-use import does not count as provider silence
       const body = buildChatBody(runtime, req) as unknown as ChatCompletionCreateParamsStreaming;
       const stream = await c.chat.completions.create(body, { signal: ctx.signal });
       ctx.touch();

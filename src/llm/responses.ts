@@ -98,6 +98,7 @@ export function createResponsesStream(runtime: ProviderRuntime, opts: AdapterOpt
     runAttempt(runtime, req, opts, async (ctx) => {
       client ??= openaiClient(runtime, opts);
       const c = await client;
+      ctx.touch(); // the SDK's first-use import does not count as provider silence
       const body = buildResponsesBody(runtime, req);
       const stream = (await c.responses.create(body as unknown as OpenAI.Responses.ResponseCreateParamsStreaming, {
         signal: ctx.signal,

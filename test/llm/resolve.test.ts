@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { PROVIDERS, findProvider } from '../../src/llm/catalog.ts';
+import type { AuxiliaryTaskConfig, FallbackProviderConfig, ModelConfig, NamedProviderConfig } from '../../src/state/defaults.ts';
 import {
+  type ProviderRuntime,
   ResolveError,
   resolveAuxiliaryRuntime,
   resolveFallbackRuntimes,
@@ -349,3 +351,9 @@ describe('resolveAuxiliaryRuntime', () => {
     assert.equal(resolveAuxiliaryRuntime('vision', { provider: 'anthropic', model: 'claude-x' }, main, { env: {} }), null);
   });
 });
+
+// Compile-time: the config shapes of src/state plug straight into the resolver (tsc checks this).
+export const configShapesFit = (m: ModelConfig, p: Record<string, NamedProviderConfig>, f: FallbackProviderConfig[], a: AuxiliaryTaskConfig, main: ProviderRuntime) => {
+  const input: ResolveInput = { model: m, providers: p, env: {} };
+  return [resolveRuntime(input), resolveFallbackRuntimes(f, input), resolveAuxiliaryRuntime('vision', a, main, input)];
+};

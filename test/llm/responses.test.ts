@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createResponsesStream } from '../../src/llm/responses.ts';
 import type { Message } from '../../src/llm/types.ts';
@@ -100,6 +102,28 @@ describe('responses adapter (real openai SDK responses.create → fake)', () => 
     assert.equal(r.error?.kind, 'rate_limit');
     assert.equal(r.error?.retryAfterMs, 3000);
     assert.equal(r.error?.message, 'You exceeded your current quota window');
+  });
+
+  test('response.failed mid-stream → the error the provider named (rate limit), partial text kept', async () => {
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+      res.write(ev('response.created', { response: { id: 'r1', status: 'in_progress', output: [] } }));
+      res.write(ev('response.output_text.delta', { item_id: 'm1', output_index: 0, content_index: 0, delta: 'Partial' }));
+      res.end(ev('response.failed', { response: { id: 'r1', status: 'failed', error: { code: 'rate_limit_exceeded', message: 'Usage limit reached for this plan' } } }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      const r = await createResponsesStream(runtime({ baseUrl: base, apiMode: 'codex_responses' }))(request()).result();
+      assert.equal(r.stopReason, 'error');
+      assert.equal(r.error?.kind, 'rate_limit');
+      assert.equal(r.error?.message, 'Usage limit reached for this plan');
+      assert.equal(r.message.content, 'Partial');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   test('a stream cut before response.completed → connection error', async () => {

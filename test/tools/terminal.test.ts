@@ -50,7 +50,7 @@ describe('terminal (local)', () => {
   });
 
   it('does not hang on a command that backgrounds a child holding stdout', async () => {
-    const r = await call(terminal, { command: 'sleep 20 & echo launched' }, services);
+    const r = await call(terminal, { command: 'sleep 3 & echo launched' }, services);
     assert.match(r.json.output, /launched/);
     assert.equal(r.json.exit_code, 0);
   });

@@ -273,3 +273,41 @@ describe('process tool (local background processes)', () => {
     assert.deepEqual(cp, []);
   });
 });
+
+describe('sudo', () => {
+  // A stand-in sudo: `-n` fails (a password is needed); `-S` reads the password from stdin.
+  const bin = tmp('fake-sudo-');
+  writeFileSync(
+    join(bin, 'sudo'),
+    `#!/bin/bash
+if [ "$1" = -n ]; then echo "sudo: a password is required" >&2; exit 1; fi
+if [ "$1" = -S ]; then shift; [ "$1" = -p ] && shift 2; read -r pw; [ "$pw" = "letmein" ] && { "$@"; exit $?; }; echo "sudo: wrong password" >&2; exit 1; fi
+echo "sudo: a terminal is required to read the password" >&2; exit 1
+`,
+    { mode: 0o755 },
+  );
+  const withSudo = (extra: Record<string, string> = {}) => makeServices({ env: { PATH: `${bin}:${process.env.PATH}`, HOME: process.env.HOME, ...extra } });
+
+  it('feeds SUDO_PASSWORD on stdin', async () => {
+    const r = await call(terminal, { command: 'sudo echo elevated' }, withSudo({ SUDO_PASSWORD: 'letmein' }));
+    assert.equal(r.json.output, 'elevated\n');
+    assert.equal(r.json.exit_code, 0);
+  });
+
+  it('asks the person for the password (kept for the session only) when none is set', async () => {
+    const s = withSudo();
+    const asked: AgentRequest[] = [];
+    const r = await call(terminal, { command: 'sudo echo ok' }, s, makeCtx({ asked, answer: () => ({ answer: 'letmein' }) }));
+    assert.equal(r.json.output, 'ok\n');
+    assert.equal(asked[0].kind, 'secret');
+    const again: AgentRequest[] = [];
+    await call(terminal, { command: 'sudo echo again' }, s, makeCtx({ asked: again }));
+    assert.equal(again.length, 0, 'remembered for the session');
+    assert.ok(!existsSync(join(s.home, '.env')), 'never written to disk');
+  });
+
+  it('explains what to do when nobody can give a password', async () => {
+    const r = await call(terminal, { command: 'sudo echo nope' }, withSudo());
+    assert.match(r.json.error, /sudo needs a password.*SUDO_PASSWORD/);
+  });
+});

@@ -104,10 +104,17 @@ export default defineTool({
         return fail(`Could not start the background process: ${(e as Error).message}`, { output: '', exit_code: -1 });
       }
       if (password) p.bg?.child.write(`${password}\n`);
-      if (!s.state.get('process_cleanup')) {
-        s.state.set('process_cleanup', true);
-        onSessionClose(s, () => reg.killTask(s.taskId));
+      // The session's background processes end with it (every task id it had, e.g. across /new).
+      let tasks = s.state.get('process_tasks') as Set<string> | undefined;
+      if (!tasks) {
+        const mine = new Set<string>();
+        tasks = mine;
+        s.state.set('process_tasks', mine);
+        onSessionClose(s, async () => {
+          await Promise.all([...mine].map((t) => reg.killTask(t)));
+        });
       }
+      tasks.add(s.taskId);
       return ok({
         output: `Background process started on ${backend.label}. Use the process tool with session_id "${p.id}" to poll, read its log, wait, send input or kill it.`,
         session_id: p.id,

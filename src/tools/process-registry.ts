@@ -210,6 +210,21 @@ export class ProcessRegistry {
     return p;
   }
 
+  private announced = false;
+
+  /**
+   * Once per registry: a sentence about processes an earlier, crashed Hermes left behind, so the
+   * model hears about them without asking.
+   */
+  orphanNotice(): string | null {
+    if (this.announced) return null;
+    this.announced = true;
+    const left = [...this.procs.values()].filter((p) => p.recovered);
+    if (!left.length) return null;
+    const running = left.filter((p) => p.status === 'orphaned').length;
+    return `${left.length} background process(es) from an earlier Hermes run that ended unexpectedly are tracked${running ? ` (${running} possibly still running)` : ''}: see process list; kill them if they are not needed.`;
+  }
+
   get(id: string): ProcEntry | undefined {
     return this.procs.get(id.trim());
   }

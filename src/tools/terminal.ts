@@ -115,7 +115,9 @@ export default defineTool({
         });
       }
       tasks.add(s.taskId);
+      const orphans = reg.orphanNotice();
       return ok({
+        ...(orphans ? { notice: orphans } : {}),
         output: `Background process started on ${backend.label}. Use the process tool with session_id "${p.id}" to poll, read its log, wait, send input or kill it.`,
         session_id: p.id,
         pid: p.pid,
@@ -147,6 +149,8 @@ export default defineTool({
     else if (/sudo: (a terminal is required|a password is required|no tty present)/.test(output))
       result.error = 'sudo needs a password: the user can set SUDO_PASSWORD in ~/.hermes/.env, or run the command themselves.';
     if (r.note) result.note = r.note;
+    const orphans = processRegistry(s.home).orphanNotice();
+    if (orphans) result.notice = orphans;
     return { content: ok(result), isError: r.timedOut || r.interrupted };
   },
 });

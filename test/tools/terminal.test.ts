@@ -266,6 +266,8 @@ describe('process tool (local background processes)', () => {
     assert.equal(orphan.status, 'orphaned');
     assert.match(orphan.note ?? '', /exited unexpectedly/);
     assert.equal(reg.get(info.q)!.status, 'lost');
+    assert.match(reg.orphanNotice() ?? '', /2 background process\(es\) from an earlier Hermes run.*1 possibly still running/);
+    assert.equal(reg.orphanNotice(), null, 'said once');
     await reg.kill(orphan);
     assert.ok(!isAlive(info.pid));
     assert.equal(orphan.status, 'killed');

@@ -3,7 +3,6 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { unifiedDiff } from './diff.ts';
 import { maskedSecretError, recordSeen, staleError, writeCheck } from './file-state.ts';
 import { resolvePath } from './read-file.ts';
 import { defineTool } from './registry.ts';
@@ -32,7 +31,7 @@ export default defineTool({
     content: z.string().describe('The complete new content of the file'),
   }),
   paths: (a, s) => ({ read: [], write: [resolvePath(a.path, s.cwd)] }),
-  handler(a, ctx) {
+  async handler(a, ctx) {
     const s = ctx.services;
     const path = resolvePath(a.path, s.cwd);
     const denied = writeCheck(s, path);
@@ -49,6 +48,7 @@ export default defineTool({
     if (dirsCreated) mkdirSync(dir, { recursive: true });
     writeFileSync(path, content);
     recordSeen(s, path);
+    const { unifiedDiff } = await import('./diff.ts');
     const diff = unifiedDiff((existing ?? '').replace(/\r\n/g, '\n'), content.replace(/\r\n/g, '\n'), path);
     return {
       content: ok({ bytes_written: Buffer.byteLength(content), dirs_created: dirsCreated, path, ...(existing === null ? { created: true } : {}) }),

@@ -7,7 +7,8 @@ import type { AgentRequest } from '../../src/agent/types.ts';
 import { isAlive } from '../../src/tools/env/child.ts';
 import processTool from '../../src/tools/process.ts';
 import { ProcessRegistry } from '../../src/tools/process-registry.ts';
-import terminal, { capOutput, sudoWithStdin } from '../../src/tools/terminal.ts';
+import { sudoWithStdin } from '../../src/tools/impl/terminal.ts';
+import terminal, { capOutput } from '../../src/tools/terminal.ts';
 import { call, closeServices, makeCtx, makeServices, tmp } from './helpers.ts';
 
 const services = makeServices();

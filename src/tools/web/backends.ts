@@ -154,39 +154,20 @@ export function searxng(url: string): WebBackend {
   };
 }
 
-const NAMES = ['firecrawl', 'tavily', 'exa', 'parallel', 'searxng'];
-
-/**
- * The configured backend: `web.backend` when set, else the first whose key is present
- * (FIRECRAWL_API_KEY / FIRECRAWL_API_URL, TAVILY_API_KEY, EXA_API_KEY, PARALLEL_API_KEY, SEARXNG_URL).
- */
-export function webBackend(env: NodeJS.ProcessEnv, configured?: string): WebBackend | { error: string } | null {
-  const pick = (name: string): WebBackend | { error: string } | null => {
-    switch (name) {
-      case 'firecrawl':
-        return env.FIRECRAWL_API_KEY || env.FIRECRAWL_API_URL ? firecrawl(env.FIRECRAWL_API_KEY, env) : null;
-      case 'tavily':
-        return env.TAVILY_API_KEY ? tavily(env.TAVILY_API_KEY, env) : null;
-      case 'exa':
-        return env.EXA_API_KEY ? exa(env.EXA_API_KEY, env) : null;
-      case 'parallel':
-        return env.PARALLEL_API_KEY ? parallel(env.PARALLEL_API_KEY, env) : null;
-      case 'searxng':
-        return env.SEARXNG_URL ? searxng(env.SEARXNG_URL) : null;
-      default:
-        return { error: `web.backend "${name}" is not known (use one of: ${NAMES.join(', ')}).` };
-    }
-  };
-  const want = configured?.trim().toLowerCase();
-  if (want) {
-    const b = pick(want);
-    if (b) return b;
-    const need: Record<string, string> = { firecrawl: 'FIRECRAWL_API_KEY', tavily: 'TAVILY_API_KEY', exa: 'EXA_API_KEY', parallel: 'PARALLEL_API_KEY', searxng: 'SEARXNG_URL' };
-    return { error: `web.backend is "${want}" but ${need[want]} is not set. Add it to ~/.hermes/.env.` };
+/** Creates the adapter for a backend chosen by webBackendName (web/select.ts). */
+export function createWebBackend(name: string, env: NodeJS.ProcessEnv): WebBackend {
+  switch (name) {
+    case 'firecrawl':
+      return firecrawl(env.FIRECRAWL_API_KEY, env);
+    case 'tavily':
+      return tavily(env.TAVILY_API_KEY ?? '', env);
+    case 'exa':
+      return exa(env.EXA_API_KEY ?? '', env);
+    case 'parallel':
+      return parallel(env.PARALLEL_API_KEY ?? '', env);
+    case 'searxng':
+      return searxng(env.SEARXNG_URL ?? '');
+    default:
+      throw new WebBackendError(`Unknown web backend "${name}".`);
   }
-  for (const n of NAMES) {
-    const b = pick(n);
-    if (b) return b;
-  }
-  return null;
 }

@@ -2,10 +2,8 @@
 // the address actually connected to checked at connect time (so DNS rebinding cannot slip a
 // private address past the first check). HERMES_ALLOW_PRIVATE_URLS turns the address rules off.
 import { lookup as dnsLookup } from 'node:dns';
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
 import type { LookupFunction } from 'node:net';
-import zlib from 'node:zlib';
 import { checkUrl, classifyAddress, type AddressVerdict } from '../../policy/ssrf.ts';
 
 export interface FetchOptions {
@@ -54,8 +52,10 @@ function guardedLookup(o: FetchOptions): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
-function once(url: URL, o: FetchOptions): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer; truncated: boolean }> {
-  const mod = url.protocol === 'https:' ? https : http;
+async function once(url: URL, o: FetchOptions): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer; truncated: boolean }> {
+  // Loaded on first use: TLS and zlib are not free at start-up.
+  const mod = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  const zlib = await import('node:zlib');
   const maxBytes = o.maxBytes ?? 10 * 1024 * 1024;
   return new Promise((resolve, reject) => {
     const req = mod.request(

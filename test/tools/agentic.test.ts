@@ -19,7 +19,7 @@ import { callToolFrom, ToolRegistry } from '../../src/tools/registry.ts';
 import type { ChildResult, ChildSpec, ToolServices } from '../../src/tools/types.ts';
 import vision from '../../src/tools/vision.ts';
 import { scripted } from '../helpers/scripted-stream.ts';
-import { call, makeCtx, makeServices } from './helpers.ts';
+import { call, makeCtx, makeServices, noPython } from './helpers.ts';
 
 /** Services whose callTool dispatches to the real built-in tools bound to them. */
 function withTools(over: Partial<ToolServices> = {}): ToolServices {
@@ -31,7 +31,7 @@ function withTools(over: Partial<ToolServices> = {}): ToolServices {
 }
 
 describe('execute_code', () => {
-  it('runs Python that calls tools; only printed output returns', async () => {
+  it('runs Python that calls tools; only printed output returns', { skip: noPython ?? false }, async () => {
     const s = withTools();
     writeFileSync(join(s.cwd, 'data.txt'), 'alpha\nbeta\ngamma\n');
     const code = [
@@ -67,7 +67,7 @@ describe('execute_code', () => {
     assert.equal(r.json.tool_calls_made, 2);
   });
 
-  it('enforces the tool-call limit', async () => {
+  it('enforces the tool-call limit', { skip: noPython ?? false }, async () => {
     const s = withTools();
     s.config.code_execution.max_tool_calls = 3;
     const code = [
@@ -85,19 +85,19 @@ describe('execute_code', () => {
     assert.equal(r.json.tool_calls_made, 3);
   });
 
-  it('scrubs secret-looking variables from the script environment', async () => {
+  it('scrubs secret-looking variables from the script environment', { skip: noPython ?? false }, async () => {
     const s = withTools({ env: { PATH: process.env.PATH, HOME: process.env.HOME, OPENAI_API_KEY: 'sk-x', GITHUB_TOKEN: 'ghp_x', DB_PASSWORD: 'p', HERMES_YOLO_MODE: '1', PLAIN: 'yes' } });
     const r = await call(executeCode, { code: 'import os\nprint(sorted(k for k in ["OPENAI_API_KEY","GITHUB_TOKEN","DB_PASSWORD","HERMES_YOLO_MODE","PLAIN"] if k in os.environ))' }, s);
     assert.equal(r.json.output, "['PLAIN']\n");
   });
 
-  it('dangerous commands inside scripts still need approval', async () => {
+  it('dangerous commands inside scripts still need approval', { skip: noPython ?? false }, async () => {
     const s = withTools();
     const r = await call(executeCode, { code: 'from hermes_tools import terminal\nprint(terminal("rm -rf build")["status"])' }, s);
     assert.equal(r.json.output, 'denied\n');
   });
 
-  it('reports errors, timeouts and interrupts', async () => {
+  it('reports errors, timeouts and interrupts', { skip: noPython ?? false }, async () => {
     const s = withTools();
     const bad = await call(executeCode, { code: 'raise ValueError("boom")' }, s);
     assert.equal(bad.json.status, 'error');
@@ -113,7 +113,7 @@ describe('execute_code', () => {
     assert.equal(intr.json.status, 'interrupted');
   });
 
-  it('caps printed output and keeps the full text in a file', async () => {
+  it('caps printed output and keeps the full text in a file', { skip: noPython ?? false }, async () => {
     const s = withTools();
     const r = await call(executeCode, { code: 'print("x" * 200000)' }, s);
     assert.ok(r.json.output.length < 51_000);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isAlive } from '../../src/tools/env/child.ts';
 import { hermes, tempHome } from '../helpers/cli.ts';
+import { noPython } from './helpers.ts';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.ts';
 import { sshdUnavailable, startSshd, type TestSshd } from './sshd.ts';
 
@@ -38,26 +39,26 @@ describe('tools through hermes chat -q', () => {
   it('reads, searches and patches files', async () => {
     const { home, work } = setup();
     mkdirSync(join(work, 'src'));
-    writeFileSync(join(work, 'src', 'app.py'), 'def greet(name):\n    return "Hello, " + name\n\nprint(greet("world"))\n');
+    writeFileSync(join(work, 'src', 'app.js'), 'function greet(name) {\n  return "Hello, " + name;\n}\n\nconsole.log(greet("world"));\n');
     writeFileSync(join(work, 'src', 'util.py'), 'def helper():\n    return 1\n');
     const n = fake.requests.length;
     fake.enqueue(
-      { toolCalls: [{ name: 'search_files', arguments: { pattern: 'def greet', file_glob: '*.py' } }] },
-      { toolCalls: [{ name: 'read_file', arguments: { path: 'src/app.py' } }] },
+      { toolCalls: [{ name: 'search_files', arguments: { pattern: 'function greet', file_glob: '*.js' } }] },
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'src/app.js' } }] },
       // Indentation lost on purpose: the fuzzy matcher and re-indenting handle it.
-      { toolCalls: [{ name: 'patch', arguments: { path: 'src/app.py', old_string: 'return "Hello, " + name', new_string: 'return f"Hi, {name}!"' } }] },
-      { toolCalls: [{ name: 'terminal', arguments: { command: 'python3 src/app.py' } }] },
+      { toolCalls: [{ name: 'patch', arguments: { path: 'src/app.js', old_string: 'return "Hello, " + name;\n}', new_string: 'return `Hi, ${name}!`;\n}' } }] },
+      { toolCalls: [{ name: 'terminal', arguments: { command: `${JSON.stringify(process.execPath)} src/app.js` } }] },
       { text: 'Patched greet(); it now prints "Hi, world!".' },
     );
     const r = await hermes(['chat', '-q', 'change the greeting'], { home, cwd: work });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /Patched greet\(\)/);
-    assert.equal(readFileSync(join(work, 'src', 'app.py'), 'utf8'), 'def greet(name):\n    return f"Hi, {name}!"\n\nprint(greet("world"))\n');
+    assert.equal(readFileSync(join(work, 'src', 'app.js'), 'utf8'), 'function greet(name) {\n  return `Hi, ${name}!`;\n}\n\nconsole.log(greet("world"));\n');
     const reqs = since(n);
     const results = toolResults(reqs[4]);
-    assert.match(results[0], /"path":"src\/app\.py","line":1/);
-    assert.match(results[1], /1\|def greet\(name\):/);
-    assert.match(results[2], /"success":true.*-    return \\"Hello, \\" \+ name\\n\+    return f\\"Hi, \{name\}!\\"/);
+    assert.match(results[0], /"path":"src\/app\.js","line":1/);
+    assert.match(results[1], /1\|function greet\(name\) \{/);
+    assert.match(results[2], /"success":true.*-  return \\"Hello, \\" \+ name;\\n\+  return `Hi, \$\{name\}!`;/);
     assert.match(results[3], /Hi, world!/);
   });
 
@@ -142,15 +143,23 @@ describe('tools through hermes chat -q', () => {
   it('runs a script that calls tools (execute_code)', async () => {
     const { home, work } = setup();
     for (let i = 1; i <= 5; i++) writeFileSync(join(work, `log${i}.txt`), `ERROR x\n`.repeat(i) + 'ok\n');
-    const code = [
-      'from hermes_tools import search_files, terminal',
-      'res = search_files("ERROR", output_mode="count")',
-      'total = sum(res["counts"].values())',
-      'who = terminal("whoami")["output"].strip()',
-      'print(f"{total} errors in {len(res[\'counts\'])} files; ran as {who}")',
-    ].join('\n');
+    const code = noPython
+      ? [
+          "import { search_files, terminal } from 'hermes_tools';",
+          "const res = await search_files('ERROR', { output_mode: 'count' });",
+          'const total = Object.values(res.counts).reduce((a, b) => a + b, 0);',
+          "const who = (await terminal('whoami')).output.trim();",
+          'console.log(`${total} errors in ${Object.keys(res.counts).length} files; ran as ${who}`);',
+        ].join('\n')
+      : [
+          'from hermes_tools import search_files, terminal',
+          'res = search_files("ERROR", output_mode="count")',
+          'total = sum(res["counts"].values())',
+          'who = terminal("whoami")["output"].strip()',
+          'print(f"{total} errors in {len(res[\'counts\'])} files; ran as {who}")',
+        ].join('\n');
     const n = fake.requests.length;
-    fake.enqueue({ toolCalls: [{ name: 'execute_code', arguments: { code } }] }, { text: '15 errors.' });
+    fake.enqueue({ toolCalls: [{ name: 'execute_code', arguments: { code, language: noPython ? 'javascript' : 'python' } }] }, { text: '15 errors.' });
     const r = await hermes(['chat', '-q', 'count errors'], { home, cwd: work });
     assert.equal(r.code, 0, r.stderr);
     const res = JSON.parse(toolResults(since(n)[1])[0]);

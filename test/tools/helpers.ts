@@ -1,4 +1,5 @@
 // Binding tools against real services (temp HERMES_HOME and working directory) for tool tests.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,3 +70,7 @@ export async function call(def: ToolDefinition<any>, args: Record<string, unknow
 export async function closeServices(s: ToolServices): Promise<void> {
   await runSessionCleanup(s);
 }
+
+/** Why Python tests cannot run here (python3 missing), or null. */
+export const noPython: string | null = spawnSync('python3', ['--version'], { stdio: 'ignore' }).status === 0 ? null : 'python3 is not installed';
+if (noPython) console.log(`# skipping Python tests: ${noPython}`);

@@ -226,8 +226,8 @@ describe('process tool (local background processes)', () => {
 
   it('runs a background program in a pty and talks to it', async () => {
     const s = makeServices();
-    const a = await call(terminal, { command: 'python3 -i -q', background: true, pty: true }, s);
-    await call(processTool, { action: 'submit', session_id: a.json.session_id, data: 'print(6*7)' }, s);
+    const a = await call(terminal, { command: `${JSON.stringify(process.execPath)} -i`, background: true, pty: true }, s);
+    await call(processTool, { action: 'submit', session_id: a.json.session_id, data: '6*7' }, s);
     let out = '';
     for (let i = 0; i < 100 && !out.includes('42'); i++) {
       out += (await call(processTool, { action: 'poll', session_id: a.json.session_id }, s)).json.new_output;

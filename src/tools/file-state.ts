@@ -60,7 +60,8 @@ export function writeCheck(services: ToolServices, path: string): string | null 
  * of `existing` (and that mask is not literally in the file).
  */
 export function maskedSecretError(existing: string | null, next: string, path: string): string | null {
-  if (!existing) return null;
+  // Every mask contains one of these; without them there is nothing to check (and no cost).
+  if (!existing || !/\.\.\.|\*\*\*|\[REDACTED\]/.test(next)) return null;
   const redacted = redactSecrets(existing);
   if (redacted === existing) return null;
   // Lines whose redacted form differs from the original carry a secret; seeing one of those

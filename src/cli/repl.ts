@@ -1,125 +1,62 @@
-// The interactive REPL (line-based). Streams answers, shows a line per tool, asks inline for
-// approvals, Ctrl+C interrupts a running turn (twice quits), Ctrl+D quits.
-import { createInterface } from 'node:readline';
-import type { AgentEvent, ApprovalChoice } from '../agent/types.ts';
-import { describeError } from '../llm/index.ts';
-import { activityLine } from '../runtime/activity.ts';
+// `hermes` / `hermes chat` without a question: the interactive REPL (src/cli/repl/app.ts). This file
+// wires the session, the command registry, history and the terminal together, and hands the
+// terminal back on the way out.
+
+import { join } from 'node:path';
+import { createCommandRegistry } from '../commands/builtin.ts';
+import { registerQuickCommands } from '../commands/quick.ts';
+import type { SurfaceHooks } from '../commands/registry.ts';
+import type { Session } from '../runtime/session.ts';
 import { createCliSession } from './chat.ts';
 import type { ChatOptions } from './commands/chat.ts';
 import { loadContext } from './context.ts';
-import { createCommandRegistry } from '../commands/builtin.ts';
-import { runCommand } from '../commands/registry.ts';
+import { CliError } from './errors.ts';
+import { Repl } from './repl/app.ts';
+import { banner } from './repl/banner.ts';
+import { HISTORY_FILE, History } from './repl/history.ts';
+import { colorEnabled, makeStyle } from './repl/style.ts';
+import { Terminal } from './repl/term.ts';
+
+/** Status lines only the REPL knows, for /status. */
+function replHooks(session: Session, historyFile: string): SurfaceHooks {
+  return {
+    statusLines: () => [
+      `Directory: ${session.options.cwd}`,
+      `Input:    busy mode ${session.prefs.busyInputMode} · tool progress ${session.prefs.toolProgress} · history ${historyFile}`,
+    ],
+  };
+}
 
 export async function runRepl(opts: ChatOptions): Promise<void> {
+  if (!process.stdout.isTTY || !process.stdin.isTTY) {
+    throw new CliError('The interactive chat needs a terminal. To ask one question and print the answer, use `hermes chat -q "…"` (or pipe the question on stdin).', 2);
+  }
   const ctx = loadContext({ strict: true });
   const session = createCliSession(ctx, opts, true);
-  const commands = createCommandRegistry();
-  const out = process.stdout;
-  const rt = session.runtime;
-  out.write(`⚕ Hermes · ${rt.model} via ${rt.provider} · ${session.tools.length} tools · /quit or Ctrl+D to leave\n`);
-  for (const w of session.warnings) out.write(`⚠ ${w}\n`);
+  const style = makeStyle(colorEnabled(process.env, true));
+  const registry = createCommandRegistry();
+  const quick = registerQuickCommands(registry, ctx.loaded.config);
+  const historyFile = join(ctx.home, HISTORY_FILE);
+  const history = new History(historyFile);
+  const term = new Terminal({ input: process.stdin, output: process.stdout });
 
-  const rl = createInterface({ input: process.stdin, output: out, terminal: true, prompt: '❯ ' });
-  const pending: { answer: ((line: string) => void) | null } = { answer: null };
-  let lastCtrlC = 0;
-  const toolArgs = new Map<string, Record<string, unknown>>();
-  let midLine = false;
+  const intro = banner(session, style);
+  for (const w of [...session.warnings, ...quick.warnings]) intro.push(style.yellow(`⚠ ${w}`));
+  if (quick.warnings.length) intro.push('');
 
-  session.on((e: AgentEvent) => {
-    switch (e.type) {
-      case 'text_delta':
-        out.write(e.text);
-        midLine = !e.text.endsWith('\n');
-        break;
-      case 'tool_start':
-        toolArgs.set(e.callId, e.args);
-        break;
-      case 'tool_end':
-        if (midLine) out.write('\n');
-        midLine = false;
-        out.write(activityLine(e.name, toolArgs.get(e.callId) ?? {}, e.durationMs, { failed: e.isError }) + '\n');
-        break;
-      case 'request': {
-        const r = e.request;
-        if (midLine) out.write('\n');
-        midLine = false;
-        if (r.kind === 'approval') out.write(`⚠️  Potentially dangerous command (${r.description}):\n    ${r.command}\n[o]nce | [s]ession | [a]lways | [d]eny  Choice [o/s/a/D]: `);
-        else if (r.kind === 'clarify') out.write(`❓ ${r.question}${r.choices?.length ? `\n${r.choices.map((c, i) => `   ${i + 1}. ${c}`).join('\n')}` : ''}\n> `);
-        else out.write(`${r.prompt}: `);
-        pending.answer = (line) => {
-          const a = line.trim().toLowerCase();
-          if (r.kind === 'approval') {
-            const map: Record<string, ApprovalChoice> = { o: 'once', s: 'session', a: 'always' };
-            session.answer(e.id, map[a[0] ?? ''] ?? 'deny');
-          } else if (r.kind === 'clarify') {
-            const n = Number(line.trim());
-            session.answer(e.id, r.choices && Number.isInteger(n) && n >= 1 && n <= r.choices.length ? r.choices[n - 1] : line.trim());
-          } else session.answer(e.id, line || null);
-        };
-        break;
-      }
-      case 'retry':
-        out.write(`\n↻ ${e.error.message} — retrying in ${(e.delayMs / 1000).toFixed(1)}s\n`);
-        break;
-      case 'fallback':
-        out.write(`\n⇄ switching to fallback ${e.to}: ${e.reason}\n`);
-        break;
-      default:
-        break;
-    }
-  });
+  const repl = new Repl({ session, registry, term, style, home: ctx.home, history, intro, hooks: replHooks(session, historyFile) });
 
-  rl.on('SIGINT', () => {
-    if (session.busy) {
-      session.interrupt();
-      out.write('\n⏹ interrupted\n');
-      return;
-    }
-    const now = Date.now();
-    if (now - lastCtrlC < 2000) rl.close();
-    else {
-      lastCtrlC = now;
-      out.write('\n(press Ctrl+C again or Ctrl+D to quit)\n');
-      rl.prompt();
-    }
-  });
-
-  rl.prompt();
-  for await (const line of rl) {
-    if (pending.answer) {
-      const f = pending.answer;
-      pending.answer = null;
-      f(line);
-      continue;
-    }
-    const text = line.trim();
-    if (!text) {
-      rl.prompt();
-      continue;
-    }
-    if (text.startsWith('/')) {
-      const r = await runCommand(commands, text, { session, surface: 'cli', hooks: {} });
-      if (r?.output) out.write(r.output + '\n');
-      if (r?.action === 'quit') break;
-      if (r?.action === 'clear_screen') out.write('\x1b[2J\x1b[H');
-      if (!r?.send) {
-        rl.prompt();
-        continue;
-      }
-      void session.prompt(r.send).then(() => rl.prompt());
-      continue;
-    }
-    if (session.busy) {
-      session.queue(text);
-      out.write('(queued)\n');
-      continue;
-    }
-    void session.prompt(text).then((r) => {
-      if (midLine) out.write('\n');
-      midLine = false;
-      if (r.failed && r.error) out.write(`✗ ${'provider' in r.error ? describeError(r.error, session.runtime) : r.error.message}\n`);
-      rl.prompt();
-    });
+  const stop = () => repl.quit();
+  process.on('SIGTERM', stop);
+  process.on('SIGHUP', stop);
+  try {
+    await repl.run();
+  } finally {
+    process.off('SIGTERM', stop);
+    process.off('SIGHUP', stop);
+    term.restore();
   }
-  session.close('quit');
+  await session.close('cli_close');
+  // Whatever else is still open (keep-alive sockets, timers) must not keep the process alive.
+  process.exit(process.exitCode ?? 0);
 }

@@ -4,6 +4,8 @@ import { estimateMessagesTokens, estimateTextTokens, estimateToolsTokens } from 
 import { contextLengthFor, findProvider } from '../llm/index.ts';
 import { messageText } from '../agent/repair.ts';
 import { promptTokens, type Message } from '../llm/types.ts';
+import { activePersonality, BUILTIN_PERSONALITIES, findPersonality, listPersonalities, NO_PERSONALITY } from '../runtime/personality.ts';
+import { setConfigKey } from '../state/config.ts';
 import type { SessionPrefs } from '../runtime/session.ts';
 import { knownToolsets } from '../tools/toolsets.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
@@ -257,6 +259,36 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         s.switchModel(provider ? { provider, model } : { model });
         const rt = s.runtime;
         return { output: `Now using ${rt.model} via ${rt.provider} for this session. (The provider's prompt cache starts cold.)` };
+      },
+    },
+    {
+      name: 'personality',
+      args: '[name | none]',
+      description: 'show or set the tone of the answers (saved to config.yaml)',
+      category: 'config',
+      surfaces: ALL_SURFACES,
+      completions: [...Object.keys(BUILTIN_PERSONALITIES), 'none'],
+      run(ctx, args) {
+        const s = ctx.session;
+        const cfg = s.options.config;
+        const current = activePersonality(cfg);
+        if (!args) {
+          const lines = listPersonalities(cfg).map((p) => `${p.name === current ? '●' : '○'} ${p.name.padEnd(13)} ${p.prompt.length > 70 ? `${p.prompt.slice(0, 69)}…` : p.prompt}${p.builtin ? '' : ' (yours)'}`);
+          return { output: `${lines.join('\n')}\nSet one with /personality <name>; /personality none turns it off. Add your own under agent.personalities in config.yaml.` };
+        }
+        const want = args.trim().toLowerCase();
+        const p = NO_PERSONALITY.includes(want) ? null : findPersonality(cfg, want);
+        if (p === undefined) return { output: `Unknown personality "${args.trim()}". Available: ${listPersonalities(cfg).map((x) => x.name).join(', ')}, none.` };
+        const name = p ? p.name : '';
+        (cfg.display as { personality: string }).personality = name;
+        s.refreshSystemPrompt();
+        let saved = ' (saved to config.yaml)';
+        try {
+          setConfigKey(s.options.home, 'display.personality', name);
+        } catch (e) {
+          saved = ` (this session only: could not save it: ${(e as Error).message})`;
+        }
+        return { output: `${p ? `Personality: ${p.name}` : 'Personality off: the default tone'}${saved}. (The provider's prompt cache starts cold.)` };
       },
     },
     {

@@ -9,6 +9,7 @@ import { runTurn } from '../agent/loop.ts';
 import { buildSystemPrompt, type PromptParts } from '../agent/prompt.ts';
 import { RequestBroker } from '../agent/requests.ts';
 import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
+import { systemMessageFor } from './personality.ts';
 import {
   createLlmClient,
   estimateCostUsd,
@@ -206,7 +207,7 @@ export class Session {
     const identity = existsSync(soul) ? readFileSync(soul, 'utf8').slice(0, 20_000) : undefined;
     return buildSystemPrompt({
       identity,
-      systemMessage: o.config.agent.system_prompt || undefined,
+      systemMessage: systemMessageFor(o.config),
       now: new Date(o.now?.() ?? Date.now()),
       timezone: o.config.timezone || o.env.HERMES_TIMEZONE || undefined,
       platform: o.platform,
@@ -250,6 +251,11 @@ export class Session {
     if (toolsets) this.options.explicit = { ...this.options.explicit, toolsets };
     if (disabled) this.options.config.agent.disabled_toolsets = disabled;
     this.tools = this.buildTools();
+  }
+
+  /** Rebuilds the system prompt from the current settings (after /personality). The prompt cache starts cold. */
+  refreshSystemPrompt(): void {
+    this.system = this.buildSystem();
   }
 
   get runtime(): ProviderRuntime {

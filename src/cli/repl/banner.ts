@@ -1,0 +1,55 @@
+// The welcome banner: version, model and provider, tools and toolsets, skills, where commands run.
+
+import { readdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, sep } from 'node:path';
+import pkg from '../../../package.json' with { type: 'json' };
+import type { Session } from '../../runtime/session.ts';
+import { expandHome, paths } from '../../state/paths.ts';
+import type { Style } from './style.ts';
+
+/** SKILL.md files under the skills directories (hidden folders such as .hub and .archive skipped). */
+export function countSkills(dirs: string[], maxDepth = 4): number {
+  let n = 0;
+  const walk = (dir: string, depth: number) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    if (entries.some((e) => e.isFile() && e.name === 'SKILL.md')) {
+      n++;
+      return;
+    }
+    if (depth >= maxDepth) return;
+    for (const e of entries) if (e.isDirectory() && !e.name.startsWith('.')) walk(join(dir, e.name), depth + 1);
+  };
+  for (const d of dirs) walk(d, 0);
+  return n;
+}
+
+const tilde = (p: string) => {
+  const h = homedir();
+  return h && (p === h || p.startsWith(h + sep)) ? `~${p.slice(h.length)}` : p;
+};
+
+export function banner(session: Session, style: Style): string[] {
+  const s = style;
+  const rt = session.runtime;
+  const cfg = session.options.config;
+  const toolsets = [...new Set(session.tools.map((t) => t.toolset))].sort();
+  const ext = Array.isArray(cfg.skills?.external_dirs) ? cfg.skills.external_dirs.map((d) => expandHome(String(d))) : [];
+  const skills = countSkills([paths.skills(session.options.home), ...ext]);
+  const label = (t: string) => s.dim(t.padEnd(8));
+  const lines = [
+    `${s.gold('⚕')} ${s.bold('Hermes Agent')} ${s.dim(`v${pkg.version}`)}`,
+    `  ${label('model')} ${s.bold(rt.model)} ${s.dim(`via ${rt.provider}`)}`,
+    `  ${label('tools')} ${session.tools.length} ${s.dim(toolsets.length ? `(${toolsets.join(', ')})` : '(none)')}`,
+    `  ${label('skills')} ${skills} installed`,
+    `  ${label('cwd')} ${tilde(session.options.cwd)} ${s.dim(`· terminal: ${cfg.terminal?.backend ?? 'local'}`)}`,
+  ];
+  if (session.services.yolo) lines.push(`  ${s.yellow('⚠ YOLO: dangerous commands run without asking (hardline blocks still apply)')}`);
+  lines.push(s.dim('  /help for commands · Tab completes · Alt+Enter new line · Ctrl+C interrupts · Ctrl+D quits'), '');
+  return lines;
+}

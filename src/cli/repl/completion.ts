@@ -1,0 +1,53 @@
+// The autocomplete menu for slash commands: command names (and aliases) by prefix, then a command's
+// own argument completions. Whatever the registry holds shows up, skills and quick commands included.
+
+import type { CommandRegistry, Surface } from '../../commands/registry.ts';
+
+export interface CompletionItem {
+  /** The text that replaces the input from `from` on. */
+  value: string;
+  label: string;
+  hint: string;
+}
+
+export interface Completions {
+  items: CompletionItem[];
+  /** Offset in the input where the completed token starts. */
+  from: number;
+}
+
+export const MAX_MENU_ROWS = 8;
+
+/** Completions for the input `text` with the cursor at its end, or null when there are none. */
+export function slashCompletions(registry: CommandRegistry, surface: Surface, text: string): Completions | null {
+  if (!text.startsWith('/') || text.includes('\n')) return null;
+  const space = text.indexOf(' ');
+  if (space < 0) {
+    const prefix = text.slice(1).toLowerCase();
+    const defs = registry.complete(prefix, surface);
+    if (!defs.length) return null;
+    // Exact names first, then names by prefix, then alias matches.
+    const score = (name: string) => (name === prefix ? 0 : name.startsWith(prefix) ? 1 : 2);
+    const items = defs
+      .map((d) => ({ d, s: score(d.name) }))
+      .sort((a, b) => a.s - b.s)
+      .map(({ d }) => {
+        const alias = !d.name.startsWith(prefix) ? d.aliases?.find((a) => a.startsWith(prefix)) : undefined;
+        return {
+          value: `/${d.name}${d.args ? ' ' : ''}`,
+          label: `/${d.name}${d.args ? ` ${d.args}` : ''}`,
+          hint: alias ? `(/${alias}) ${d.description}` : d.description,
+        };
+      });
+    if (items.length === 1 && items[0].value.trim() === text) return null;
+    return { items, from: 0 };
+  }
+  const r = registry.resolve(text.slice(0, space), surface);
+  if ('error' in r || !r.def.completions?.length) return null;
+  const rest = text.slice(space + 1);
+  if (rest.includes(' ')) return null;
+  const items = r.def.completions
+    .filter((c) => c.startsWith(rest.toLowerCase()) && c !== rest)
+    .map((c) => ({ value: c, label: c, hint: '' }));
+  return items.length ? { items, from: space + 1 } : null;
+}

@@ -1,0 +1,112 @@
+// Display width of terminal text: ANSI sequences take no room, wide (CJK) characters and emoji take
+// two columns, combining marks and joiners none. Cursor movement works on grapheme clusters.
+
+// CSI (incl. SGR), OSC (terminated by BEL or ST) and two-byte escapes.
+const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
+
+export function stripAnsi(s: string): string {
+  return s.includes('\x1b') ? s.replace(ANSI, '') : s;
+}
+
+const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/** The grapheme clusters of `s`. */
+export function graphemes(s: string): string[] {
+  if (/^[\x20-\x7e]*$/.test(s)) return s.split('');
+  return Array.from(segmenter.segment(s), (x) => x.segment);
+}
+
+const ZERO_WIDTH = /^(?:\p{Mn}|\p{Me}|\p{Cf}|[\u200b-\u200f\ufe00-\ufe0f])+$/u;
+const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
+const REGIONAL = /\p{Regional_Indicator}/u;
+
+function isWideCodePoint(cp: number): boolean {
+  return (
+    (cp >= 0x1100 && cp <= 0x115f) ||
+    cp === 0x2329 ||
+    cp === 0x232a ||
+    (cp >= 0x2e80 && cp <= 0x303e) ||
+    (cp >= 0x3041 && cp <= 0x33ff) ||
+    (cp >= 0x3400 && cp <= 0x4dbf) ||
+    (cp >= 0x4e00 && cp <= 0x9fff) ||
+    (cp >= 0xa000 && cp <= 0xa4cf) ||
+    (cp >= 0xa960 && cp <= 0xa97f) ||
+    (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0xfe10 && cp <= 0xfe19) ||
+    (cp >= 0xfe30 && cp <= 0xfe6f) ||
+    (cp >= 0xff00 && cp <= 0xff60) ||
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x1f300 && cp <= 0x1f64f) ||
+    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
+    (cp >= 0x20000 && cp <= 0x3fffd)
+  );
+}
+
+/** Columns one grapheme cluster takes. */
+export function graphemeWidth(g: string): number {
+  const cp = g.codePointAt(0)!;
+  if (g.length === 1) {
+    if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) return 0;
+    if (cp < 0x300) return 1;
+  }
+  if (ZERO_WIDTH.test(g)) return 0;
+  if (g.includes('\ufe0f') || REGIONAL.test(g)) return 2;
+  if (PICTOGRAPHIC.test(g)) return cp >= 0x1f000 || g.length > 2 ? 2 : isWideCodePoint(cp) ? 2 : 1;
+  return isWideCodePoint(cp) ? 2 : 1;
+}
+
+/** Columns `s` takes on a terminal (ANSI sequences ignored). */
+export function stringWidth(s: string): number {
+  const plain = stripAnsi(s);
+  if (/^[\x20-\x7e]*$/.test(plain)) return plain.length;
+  let w = 0;
+  for (const g of graphemes(plain)) w += graphemeWidth(g);
+  return w;
+}
+
+/** Cuts plain text to at most `max` columns, adding `…` when cut. */
+export function truncate(s: string, max: number): string {
+  if (max <= 0) return '';
+  if (stringWidth(s) <= max) return s;
+  let out = '';
+  let w = 0;
+  for (const g of graphemes(stripAnsi(s))) {
+    const gw = graphemeWidth(g);
+    if (w + gw > max - 1) break;
+    out += g;
+    w += gw;
+  }
+  return out + '…';
+}
+
+/**
+ * Cuts styled text to at most `max` columns, keeping its escape sequences (and resetting the style at
+ * the cut).
+ */
+export function truncateAnsi(s: string, max: number): string {
+  if (stringWidth(s) <= max) return s;
+  let out = '';
+  let w = 0;
+  let i = 0;
+  ANSI.lastIndex = 0;
+  while (i < s.length) {
+    ANSI.lastIndex = i;
+    const m = ANSI.exec(s);
+    const next = m && m.index === i ? m : null;
+    if (next) {
+      out += next[0];
+      i += next[0].length;
+      continue;
+    }
+    const end = m ? m.index : s.length;
+    for (const g of graphemes(s.slice(i, end))) {
+      const gw = graphemeWidth(g);
+      if (w + gw > max - 1) return out + '…\x1b[0m';
+      out += g;
+      w += gw;
+    }
+    i = end;
+  }
+  return out;
+}

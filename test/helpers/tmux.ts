@@ -1,0 +1,111 @@
+// Drives an interactive program inside tmux, as a person at a real terminal would, and reads the
+// screen tmux renders (capture-pane), not the raw byte stream. Each terminal gets its own tmux
+// server (socket), so tests can run in parallel.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { BIN, cleanEnv } from './cli.ts';
+
+export function tmuxAvailable(): string | null {
+  const r = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
+  return r.status === 0 ? null : 'tmux is not installed (apt-get install tmux)';
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+let counter = 0;
+
+export interface TmuxOptions {
+  home: string;
+  cwd?: string;
+  env?: Record<string, string>;
+  cols?: number;
+  rows?: number;
+}
+
+export class TmuxTerm {
+  readonly socket: string;
+  private closed = false;
+
+  constructor(socket: string) {
+    this.socket = socket;
+  }
+
+  private tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
+  }
+
+  /** Named keys: Enter, Up, C-c, M-Enter, BSpace, Tab… */
+  keys(...keys: string[]): void {
+    this.tmux('send-keys', '-t', 'main', ...keys);
+  }
+
+  /** Literal text, as typed. */
+  type(text: string): void {
+    this.tmux('send-keys', '-t', 'main', '-l', text);
+  }
+
+  /** A paste (bracketed, when the program asked for it). */
+  paste(text: string): void {
+    this.tmux('set-buffer', '-b', 'p', text);
+    this.tmux('paste-buffer', '-p', '-d', '-b', 'p', '-t', 'main');
+  }
+
+  /** The screen and scrollback, wrapped lines joined, trailing spaces trimmed. */
+  screen(): string {
+    return this.tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'main')
+      .split('\n')
+      .map((l) => l.trimEnd())
+      .join('\n')
+      .replace(/\n+$/, '');
+  }
+
+  /** Only what is visible now. */
+  visible(): string {
+    return this.tmux('capture-pane', '-p', '-t', 'main')
+      .split('\n')
+      .map((l) => l.trimEnd())
+      .join('\n');
+  }
+
+  /** Waits until the screen matches; returns the screen. `after`: only lines from this index (see mark) count. */
+  async waitFor(re: RegExp, opts: { timeoutMs?: number; after?: number } = {}): Promise<string> {
+    const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+    for (;;) {
+      const s = this.screen();
+      const part = opts.after ? s.split('\n').slice(opts.after).join('\n') : s;
+      if (re.test(part)) return s;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${re}; screen:\n${s.slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 40));
+    }
+  }
+
+  /**
+   * A line index to pass as `after`: the last line on screen now (usually the input line, redrawn in
+   * place) and everything below it count; what scrolled above it does not.
+   */
+  mark(): number {
+    return this.screen().split('\n').length - 1;
+  }
+
+  /** Waits for the program to exit; returns its exit code. */
+  async exitCode(timeoutMs = 15_000): Promise<number> {
+    const s = await this.waitFor(/\[exited (\d+)\]/, { timeoutMs });
+    return Number(/\[exited (\d+)\]/.exec(s)![1]);
+  }
+
+  kill(): void {
+    if (this.closed) return;
+    this.closed = true;
+    spawnSync('tmux', ['-L', this.socket, 'kill-server']);
+  }
+}
+
+/** Starts `hermes <args>` in a fresh tmux server with a clean environment. */
+export function startHermes(args: string[], o: TmuxOptions): TmuxTerm {
+  const socket = `hermes-test-${process.pid}-${++counter}`;
+  const env = { ...cleanEnv(o.home, o.env), TERM: 'xterm-256color' } as Record<string, string>;
+  delete env.TMUX;
+  const envArgs = Object.entries(env).map(([k, v]) => quote(`${k}=${v}`));
+  const cmd = `env -i ${envArgs.join(' ')} ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}; echo "[exited $?]"; sleep 600`;
+  execFileSync('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(o.cols ?? 120), '-y', String(o.rows ?? 40), '-c', o.cwd ?? o.home, cmd]);
+  execFileSync('tmux', ['-L', socket, 'set-option', '-g', 'history-limit', '5000']);
+  return new TmuxTerm(socket);
+}

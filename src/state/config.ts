@@ -256,10 +256,17 @@ export function parseCliValue(text: string): unknown {
   }
 }
 
+/** An empty document that writes block-style YAML (`key: value` lines, not `{ key: value }`). */
+function emptyDoc(): Document {
+  const doc = parseDocument('{}');
+  if (isMap(doc.contents)) doc.contents.flow = false;
+  return doc;
+}
+
 function readDoc(path: string): Document {
-  if (!existsSync(path)) return parseDocument('{}');
+  if (!existsSync(path)) return emptyDoc();
   const doc = parseYaml(readFileSync(path, 'utf8'), path).doc;
-  if (doc.contents === null || isScalar(doc.contents)) return parseDocument('{}');
+  if (doc.contents === null || isScalar(doc.contents)) return emptyDoc();
   return doc;
 }
 

@@ -1,0 +1,298 @@
+// `hermes setup` and `hermes model`: choose a provider, give its key (masked, saved to .env 0600),
+// pick a model from the provider's own /models list, make a test call, save config.yaml.
+// Interactive (a wizard) or `--non-interactive` with flags.
+
+import { readFileSync } from 'node:fs';
+import type { ProviderRuntime } from '../llm/index.ts';
+import { ResolveError, findProvider, providerIds } from '../llm/index.ts';
+import type { HermesConfig } from '../state/defaults.ts';
+import { paths } from '../state/paths.ts';
+import { mask } from './config-cmd.ts';
+import { loadContext } from './context.ts';
+import { CliError } from './errors.ts';
+import {
+  existingKey,
+  fetchModels,
+  keyEnvFor,
+  keyOptional,
+  ModelListError,
+  providerOptions,
+  runtimeFor,
+  saveChoice,
+  testCall,
+  type EndpointChoice,
+} from './onboard.ts';
+
+export interface SetupOptions {
+  nonInteractive?: boolean;
+  provider?: string;
+  apiKey?: string;
+  model?: string;
+  baseUrl?: string;
+  apiMode?: string;
+  /** commander's --no-test */
+  test?: boolean;
+}
+
+const out = (s: string) => process.stdout.write(s + '\n');
+
+function readKeyFromStdin(): string {
+  try {
+    return readFileSync(0, 'utf8').trim();
+  } catch {
+    throw new CliError('Could not read the API key from stdin.', 2);
+  }
+}
+
+function checkProvider(name: string, config: HermesConfig): string {
+  const p = name.trim();
+  if (config.providers?.[p]) return p;
+  const spec = findProvider(p);
+  if (!spec) throw new CliError(`Unknown provider "${p}". Use one of: ${providerIds().join(', ')}${Object.keys(config.providers ?? {}).length ? `, or one of your providers: ${Object.keys(config.providers).join(', ')}` : ''}.`, 2);
+  if (!spec.isCustom && spec.keyEnvs.length === 0) throw new CliError(`${spec.name} signs in with OAuth, which \`hermes setup\` does not do yet. Pick a provider that takes an API key, or a custom endpoint.`, 2);
+  return spec.id;
+}
+
+function resolveOrFail(choice: EndpointChoice, model: string, env: NodeJS.ProcessEnv, config: HermesConfig): ProviderRuntime {
+  try {
+    return runtimeFor(choice, model, env, config);
+  } catch (e) {
+    if (e instanceof ResolveError) throw new CliError(e.message, 2);
+    throw e;
+  }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Non-interactive
+
+export async function runNonInteractive(o: SetupOptions, what: 'setup' | 'model' = 'setup'): Promise<void> {
+  const ctx = loadContext();
+  const config = ctx.loaded.config;
+  const raw = o.provider ?? (o.baseUrl ? 'custom' : undefined);
+  if (!raw) throw new CliError(`--provider is required with --non-interactive (one of ${providerIds().join(', ')}; custom with --base-url).`, 2);
+  const provider = checkProvider(raw, config);
+  const spec = findProvider(provider);
+  if (spec?.isCustom && !o.baseUrl && !config.providers?.[provider]) throw new CliError('A custom endpoint needs --base-url (e.g. http://localhost:11434/v1).', 2);
+  if (o.baseUrl && !/^https?:\/\/\S+$/i.test(o.baseUrl)) throw new CliError(`--base-url must be an http(s) URL (got "${o.baseUrl}").`, 2);
+
+  let apiKey = o.apiKey === '-' ? readKeyFromStdin() : o.apiKey;
+  if (apiKey !== undefined && !apiKey.trim()) throw new CliError('--api-key is empty.', 2);
+  apiKey = apiKey?.trim();
+  const choice: EndpointChoice = { provider, baseUrl: spec?.isCustom ? o.baseUrl : undefined, apiMode: o.apiMode, apiKey };
+  if (!apiKey && !existingKey(provider, ctx.env, config) && !keyOptional(choice) && !config.providers?.[provider]) {
+    const env = keyEnvFor(provider, config);
+    throw new CliError(`No API key for ${spec?.name ?? provider}: pass --api-key <key> (or --api-key - to read it from stdin), or set ${env} in the environment.`, 2);
+  }
+
+  let model = o.model?.trim();
+  if (!model) {
+    model = spec?.defaultModel;
+    if (!model) {
+      try {
+        const models = await fetchModels(choice, ctx.env, config);
+        model = models[0]?.id;
+        if (model) out(`Model: ${model} (the first of ${models.length} served by the endpoint; pass --model to choose)`);
+      } catch (e) {
+        if (e instanceof ModelListError) throw new CliError(`${e.message} Pass --model <name> to skip the model list.`);
+        throw e;
+      }
+    }
+    if (!model) throw new CliError('No model given and the endpoint lists none: pass --model <name>.', 2);
+  }
+  const rt = resolveOrFail(choice, model, ctx.env, config);
+  if (o.test !== false) {
+    const r = await testCall(rt);
+    if (!r.ok) throw new CliError(`The test call failed, nothing was saved: ${r.message}`);
+    out(`✓ ${rt.model} via ${rt.provider} answered in ${(r.ms / 1000).toFixed(1)}s`);
+  }
+  for (const l of saveChoice(ctx.home, choice, model, ctx.loaded.exists ? config : undefined)) out(`Saved ${l}`);
+  if (what === 'setup') out('Done. Start chatting with `hermes`.');
+}
+
+// -------------------------------------------------------------------------------------------------
+// Interactive
+
+type Clack = typeof import('@clack/prompts');
+
+class Cancelled extends Error {}
+
+function unwrap<T>(c: Clack, v: T): Exclude<T, symbol> {
+  if (c.isCancel(v)) throw new Cancelled();
+  return v as Exclude<T, symbol>;
+}
+
+export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setup'): Promise<void> {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    throw new CliError(`\`hermes ${what}\` is interactive and needs a terminal. Without one, use \`hermes setup --non-interactive --provider <id> --api-key <key> --model <name>\`.`, 2);
+  }
+  const c = await import('@clack/prompts');
+  const ctx = loadContext();
+  const config = ctx.loaded.config;
+  try {
+    c.intro(what === 'setup' ? '⚕ Hermes setup' : '⚕ Choose a model');
+    if (what === 'setup') {
+      c.note(`Settings go to ${paths.config(ctx.home)}\nAPI keys go to ${paths.env(ctx.home)} (readable only by you)`, 'Where things are saved');
+    }
+    const current = String(config.model?.provider ?? '');
+    const options = providerOptions(config);
+    const provider = o.provider
+      ? checkProvider(o.provider, config)
+      : unwrap(
+          c,
+          await c.select({
+            message: 'Which inference provider?',
+            options: options.map((p) => ({ value: p.value, label: p.label, hint: p.hint })),
+            initialValue: options.some((p) => p.value === current) ? current : options[0].value,
+            maxItems: 12,
+          }),
+        );
+    const spec = findProvider(provider);
+    const named = !!config.providers?.[provider] && spec?.id !== provider;
+    const choice: EndpointChoice = { provider };
+
+    if (spec?.isCustom && !named) {
+      const initial = o.baseUrl ?? (current === 'custom' ? String(config.model?.base_url ?? '') : '');
+      choice.baseUrl = unwrap(
+        c,
+        await c.text({
+          message: 'Base URL of the OpenAI-compatible endpoint',
+          placeholder: 'http://localhost:11434/v1',
+          initialValue: initial || undefined,
+          validate: (v) => (/^https?:\/\/\S+$/i.test((v ?? '').trim()) ? undefined : 'Enter an http(s) URL, e.g. http://localhost:11434/v1'),
+        }),
+      ).trim();
+    }
+    if (o.apiMode) choice.apiMode = o.apiMode;
+
+    // Key, then the model list (which also proves the key), repeated until the list loads or the person moves on.
+    let models: string[] = [];
+    for (;;) {
+      const have = existingKey(provider, ctx.env, config);
+      const optional = keyOptional(choice) || named;
+      let useExisting = false;
+      if (have && !choice.apiKey) {
+        useExisting = unwrap(c, await c.confirm({ message: `Use the ${have.env} already set (${mask(have.value)})?`, initialValue: true }));
+      }
+      if (!useExisting && !choice.apiKey) {
+        const keyEnv = keyEnvFor(provider, config) ?? 'OPENAI_API_KEY';
+        const key = unwrap(
+          c,
+          await c.password({
+            message: `API key for ${spec?.name ?? provider}${optional ? ' (leave empty if the server needs none)' : ''} — saved as ${keyEnv}`,
+            mask: '•',
+            validate: (v) => (optional || (v ?? '').trim() ? undefined : 'The key is required (Ctrl+C to cancel).'),
+          }),
+        ).trim();
+        if (key) choice.apiKey = key;
+      }
+      const sp = c.spinner();
+      sp.start('Fetching the model list');
+      try {
+        models = (await fetchModels(choice, ctx.env, config)).map((m) => m.id);
+        sp.stop(`${models.length} model(s) available`);
+        break;
+      } catch (e) {
+        const msg = e instanceof ModelListError || e instanceof ResolveError ? e.message : (e as Error).message;
+        sp.error('Could not list models');
+        c.log.warn(msg);
+        const auth = e instanceof ModelListError && (e.error.kind === 'auth' || e.error.kind === 'forbidden');
+        const next = unwrap(
+          c,
+          await c.select({
+            message: 'What now?',
+            options: [
+              ...(auth || choice.apiKey ? [{ value: 'key', label: 'Enter the key again' }] : []),
+              { value: 'type', label: 'Type the model name myself' },
+              { value: 'retry', label: 'Try again' },
+            ],
+          }),
+        );
+        if (next === 'key') {
+          choice.apiKey = undefined;
+          if (have) ctx.env[have.env] = '';
+          continue;
+        }
+        if (next === 'retry') continue;
+        models = [];
+        break;
+      }
+    }
+
+    const suggested = o.model ?? (current === provider ? String(config.model?.default ?? '') : '') ?? '';
+    let model = '';
+    for (;;) {
+      if (!model) {
+        if (models.length) {
+          const OTHER = '\u0000other';
+          const picked = unwrap(
+            c,
+            await c.autocomplete({
+              message: `Model (${models.length} from ${spec?.name ?? provider}; type to filter)`,
+              options: [...models.map((m) => ({ value: m, label: m })), { value: OTHER, label: 'Other… (type a model name)' }],
+              initialValue: models.includes(suggested) ? suggested : spec?.defaultModel && models.includes(spec.defaultModel) ? spec.defaultModel : undefined,
+              maxItems: 10,
+            }),
+          );
+          model = picked === OTHER ? '' : String(picked);
+        }
+        if (!model) {
+          model = unwrap(
+            c,
+            await c.text({
+              message: 'Model name',
+              initialValue: suggested || spec?.defaultModel || undefined,
+              validate: (v) => ((v ?? '').trim() ? undefined : 'Enter a model name'),
+            }),
+          ).trim();
+        }
+      }
+      let rt: ProviderRuntime;
+      try {
+        rt = runtimeFor(choice, model, ctx.env, config);
+      } catch (e) {
+        if (e instanceof ResolveError) throw new CliError(e.message);
+        throw e;
+      }
+      if (o.test === false) break;
+      const sp = c.spinner();
+      sp.start(`Testing ${model}`);
+      const r = await testCall(rt);
+      if (r.ok) {
+        const reply = r.reply.replace(/\s+/g, ' ').trim();
+        sp.stop(`${model} answered in ${(r.ms / 1000).toFixed(1)}s${reply ? `: “${reply.length > 40 ? `${reply.slice(0, 39)}…` : reply}”` : ''}`);
+        break;
+      }
+      sp.error('The test call failed');
+      c.log.error(r.message);
+      const next = unwrap(
+        c,
+        await c.select({
+          message: 'What now?',
+          options: [
+            { value: 'model', label: 'Choose another model' },
+            { value: 'retry', label: 'Try again' },
+            { value: 'save', label: 'Save anyway' },
+          ],
+        }),
+      );
+      if (next === 'model') model = '';
+      if (next === 'save') break;
+    }
+
+    const written = saveChoice(ctx.home, choice, model, ctx.loaded.exists ? config : undefined);
+    c.log.success(written.map((l) => `Saved ${l}`).join('\n'));
+    c.outro(what === 'setup' ? 'Ready. Start chatting with `hermes` (type /help inside for commands).' : `Now using ${model} via ${provider}.`);
+  } catch (e) {
+    if (e instanceof Cancelled) {
+      c.cancel('Cancelled: nothing was changed.');
+      process.exitCode = 1;
+      return;
+    }
+    throw e;
+  }
+}
+
+export async function runSetup(o: SetupOptions): Promise<void> {
+  if (o.nonInteractive) return runNonInteractive(o, 'setup');
+  return runWizard(o, 'setup');
+}

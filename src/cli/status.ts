@@ -1,0 +1,85 @@
+// `hermes status`: provider, model, which keys are set (names and where from, never values),
+// toolsets and tools, terminal backend, approvals, sessions in state.db.
+
+import pkg from '../../package.json' with { type: 'json' };
+import { resolveRuntime, ResolveError } from '../llm/index.ts';
+import { resolveInputFrom } from '../runtime/session.ts';
+import { paths } from '../state/paths.ts';
+import { loadContext } from './context.ts';
+import { keyStatuses, sessionCount, toolReport } from './inspect.ts';
+import { colorEnabled, makeStyle } from './repl/style.ts';
+
+export async function runStatus(o: { all?: boolean; json?: boolean }): Promise<void> {
+  const ctx = loadContext();
+  const { config } = ctx.loaded;
+  const s = makeStyle(!o.json && colorEnabled(process.env, !!process.stdout.isTTY));
+  const lines: string[] = [];
+  const row = (label: string, value: string) => lines.push(`${s.bold(label.padEnd(10))} ${value}`);
+
+  let runtime: ReturnType<typeof resolveRuntime> | null = null;
+  let providerError = '';
+  try {
+    runtime = resolveRuntime(resolveInputFrom(config, ctx.env));
+  } catch (e) {
+    if (!(e instanceof ResolveError)) throw e;
+    providerError = e.message;
+  }
+  const keys = keyStatuses(ctx.env, ctx.dotenvNames);
+  const tools = toolReport(ctx.home, config, ctx.env);
+  const sessions = await sessionCount(ctx.home).catch((e: Error) => ({ error: e.message }) as const);
+
+  if (o.json) {
+    const data = {
+      version: pkg.version,
+      home: ctx.home,
+      config: { path: ctx.loaded.path, exists: ctx.loaded.exists, problems: ctx.loaded.problems.length },
+      provider: runtime ? { provider: runtime.provider, model: runtime.model, api_mode: runtime.apiMode, base_url: runtime.baseUrl, key_source: runtime.source } : { error: providerError },
+      keys: keys.filter((k) => k.set || o.all).map((k) => ({ name: k.name, set: k.set, from: k.from })),
+      toolsets: tools.toolsets,
+      tools: tools.enabled,
+      unavailable_tools: tools.unavailable.map((u) => ({ name: u.name, reason: u.reason })),
+      terminal: config.terminal?.backend ?? 'local',
+      sessions: sessions && 'count' in sessions ? sessions.count : 0,
+    };
+    process.stdout.write(JSON.stringify(data, null, 2) + '\n');
+    return;
+  }
+
+  lines.push(`${s.gold('⚕')} ${s.bold('Hermes Agent')} v${pkg.version}`);
+  row('Home', ctx.home);
+  row(
+    'Config',
+    `${ctx.loaded.path} ${ctx.loaded.exists ? (ctx.loaded.problems.length ? s.yellow(`(${ctx.loaded.problems.length} problem(s): run \`hermes config check\`)`) : s.dim('(ok)')) : s.yellow('(not created yet: run `hermes setup`)')}`,
+  );
+  if (runtime) {
+    row('Provider', `${runtime.provider} ${s.dim(`· ${runtime.apiMode} · ${runtime.baseUrl}`)}`);
+    row('Model', runtime.model);
+    const src = runtime.source;
+    const keyLine = src.startsWith('env:')
+      ? `${src.slice(4)} ${s.dim(`(from ${ctx.dotenvNames.includes(src.slice(4)) ? paths.env(ctx.home) : 'the environment'})`)}`
+      : src === 'none'
+        ? s.dim('none needed')
+        : src;
+    row('Key', `${keyLine}${runtime.keys.length > 1 ? s.dim(` · ${runtime.keys.length} keys in rotation`) : ''}`);
+  } else row('Provider', s.red(`not ready: ${providerError}`));
+  const fb = config.fallback_providers ?? [];
+  row('Fallbacks', fb.length ? fb.map((f) => `${f.provider}:${f.model}`).join(', ') : s.dim('none'));
+
+  const shown = keys.filter((k) => k.set || o.all);
+  lines.push(s.bold('API keys') + s.dim(o.all ? '' : '  (set ones; --all lists every key Hermes reads)'));
+  if (!shown.length) lines.push(`  ${s.dim('none set')}`);
+  for (const k of shown) lines.push(`  ${k.set ? s.green('✓') : s.dim('·')} ${k.name.padEnd(24)} ${s.dim(k.set ? `${k.from} · ${k.for}` : `not set · ${k.for}`)}`);
+
+  if (tools.error) row('Toolsets', s.red(tools.error));
+  else {
+    row('Toolsets', `${tools.toolsets.join(', ')} ${s.dim(`→ ${tools.enabled.length} tools`)}`);
+    lines.push(`           ${s.dim(tools.enabled.join(', '))}`);
+    for (const u of tools.unavailable) lines.push(`           ${s.yellow('○')} ${u.name} ${s.dim(`unavailable: ${u.reason}`)}`);
+  }
+  row('Terminal', `${config.terminal?.backend ?? 'local'} ${s.dim(`· timeout ${config.terminal?.timeout ?? 180}s`)}`);
+  const yolo = ['1', 'true', 'yes', 'on'].includes(String(ctx.env.HERMES_YOLO_MODE ?? '').toLowerCase()) || config.approvals?.mode === 'off';
+  row('Approvals', yolo ? s.yellow('off (dangerous commands run without asking)') : `${config.approvals?.mode ?? 'manual'} ${s.dim(`· asks before dangerous commands, ${config.approvals?.timeout ?? 300}s to answer`)}`);
+  if (sessions && 'error' in sessions) row('Sessions', s.red(`cannot read ${paths.stateDb(ctx.home)}: ${sessions.error}`));
+  else row('Sessions', sessions ? `${sessions.count} in ${paths.stateDb(ctx.home)}${sessions.last ? s.dim(` · last started ${sessions.last}`) : ''}` : s.dim('none yet'));
+  process.stdout.write(lines.join('\n') + '\n');
+}

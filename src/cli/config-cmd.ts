@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { stringify } from 'yaml';
 import {
+  ConfigError,
   formatProblem,
   getKey,
   isEnvKey,
@@ -137,13 +138,44 @@ export function check(): void {
   process.stdout.write('Configuration OK.\n');
 }
 
-export function edit(): void {
+async function askYesNo(question: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const a = (await rl.question(question)).trim().toLowerCase();
+    return a === '' || a === 'y' || a === 'yes';
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * Opens config.yaml in $VISUAL/$EDITOR, then checks it. On a terminal, a broken file (invalid
+ * YAML, a wrongly typed setting) can be reopened at once instead of being left broken.
+ */
+export async function edit(): Promise<void> {
   const home = ensureHome(hermesHome());
   const file = paths.config(home);
   if (!existsSync(file)) setConfigKey(home, 'model.default', defaultConfig().model.default);
   const editor = process.env.VISUAL || process.env.EDITOR || 'vi';
-  const r = spawnSync(`${editor} "${file.replace(/"/g, '\\"')}"`, { stdio: 'inherit', shell: true });
-  if (r.status !== 0) throw new CliError(`The editor (${editor}) exited with status ${r.status}. Set $EDITOR to your editor.`);
-  const after = loadConfig(home, process.env);
-  for (const p of after.problems) process.stderr.write(`⚠ ${formatProblem(p, file)}\n`);
+  const interactive = !!process.stdin.isTTY && !!process.stderr.isTTY;
+  for (;;) {
+    const r = spawnSync(`${editor} "${file.replace(/"/g, '\\"')}"`, { stdio: 'inherit', shell: true });
+    if (r.status !== 0) throw new CliError(`The editor (${editor}) exited with status ${r.status}. Set $EDITOR to your editor.`);
+    let problems: string[];
+    try {
+      problems = loadConfig(home, process.env).problems.map((p) => formatProblem(p, file));
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      if (interactive && (await askYesNo(`${e.message.replace(/ Fix the file.*$/, '')}\nOpen the editor again to fix it? [Y/n] `))) continue;
+      throw new CliError(e.message);
+    }
+    if (!problems.length) {
+      process.stderr.write(`✓ ${file} is valid.\n`);
+      return;
+    }
+    for (const p of problems) process.stderr.write(`⚠ ${p}\n`);
+    if (interactive && (await askYesNo('Open the editor again to fix it? [Y/n] '))) continue;
+    return;
+  }
 }

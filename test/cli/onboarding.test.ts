@@ -240,6 +240,38 @@ describe('hermes completion', () => {
   });
 });
 
+describe('hermes config edit', () => {
+  // An editor that breaks the file the first time and fixes it the second.
+  const editor = (home: string) => {
+    const f = join(home, 'editor.sh');
+    writeFileSync(f, `#!/bin/sh\nif [ -f "$1.once" ]; then printf 'model:\\n  default: fixed-model\\n' > "$1"; else touch "$1.once"; printf 'model:\\n  default: [broken\\n' > "$1"; fi\n`);
+    chmodSync(f, 0o755);
+    return f;
+  };
+
+  it('without a terminal, a broken file is one clear line naming the line', async () => {
+    const home = tempHome();
+    const r = await hermes(['config', 'edit'], { home, env: { EDITOR: editor(home) } });
+    assert.equal(r.code, 1);
+    assert.ok(oneLine(r.stderr), r.stderr);
+    assert.match(r.stderr, /config\.yaml line \d+: invalid YAML/);
+  });
+
+  it('on a terminal, offers to reopen the editor until the file is valid', { skip: tmuxAvailable() ?? false }, async () => {
+    const home = tempHome();
+    const t = startHermes(['config', 'edit'], { home, env: { EDITOR: editor(home) } });
+    try {
+      await t.waitFor(/invalid YAML[\s\S]*Open the editor again to fix it\? \[Y\/n\]/);
+      t.keys('Enter');
+      await t.waitFor(/✓ .*config\.yaml is valid\./);
+      assert.equal(await t.exitCode(), 0);
+    } finally {
+      t.kill();
+    }
+    assert.match(readFileSync(join(home, 'config.yaml'), 'utf8'), /default: fixed-model/);
+  });
+});
+
 describe('hermes setup (wizard)', { skip: tmuxAvailable() ?? false }, () => {
   it('goes from nothing to a working provider: pick, URL, masked key, model from /models, test call, saved', async () => {
     const home = tempHome();

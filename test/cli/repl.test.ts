@@ -319,6 +319,37 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
     }
   });
 
+  it('an unanswered approval times out as a denial; /reasoning hide hides the reasoning', async () => {
+    const h = home('approvals:\n  timeout: 2\n');
+    const victim = join(h, 'keep');
+    mkdirSync(victim);
+    const t = startHermes([], { home: h });
+    try {
+      await t.waitFor(/❯/);
+      const n = fake.requests.length;
+      fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: `rm -rf ${victim}` } }] }, { text: 'Left it alone.' });
+      t.type('tidy up');
+      t.keys('Enter');
+      await t.waitFor(/\[d\]eny · Enter = deny · 0:0\d left/);
+      await t.waitFor(/⏱ The approval timed out: denied\./, { timeoutMs: 10_000 });
+      await t.waitFor(/Left it alone\./);
+      assert.ok(existsSync(victim));
+      assert.match(bodyText((await requests(n + 2))[n + 1]), /denied|timed out/i);
+      t.type('/reasoning hide');
+      t.keys('Enter');
+      await t.waitFor(/Reasoning will be hidden\./);
+      fake.enqueue({ reasoning: 'secret deliberation', text: 'visible answer' });
+      t.type('think');
+      t.keys('Enter');
+      await t.waitFor(/visible answer/);
+      assert.doesNotMatch(t.screen(), /secret deliberation/);
+      t.keys('C-d');
+      assert.equal(await t.exitCode(), 0);
+    } finally {
+      t.kill();
+    }
+  });
+
   it('runs quick_commands (exec and alias) and warns about a name clash', async () => {
     const h = home('quick_commands:\n  hi:\n    type: exec\n    command: echo quick-$((1+1))-ok\n  st:\n    type: alias\n    target: /status\n  status:\n    type: exec\n    command: echo nope\n');
     const t = startHermes([], { home: h });

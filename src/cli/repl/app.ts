@@ -1040,6 +1040,7 @@ export class Repl {
       this.firstPrefix = undefined;
     }
     this.setPhase('turn');
+    const started = this.now();
     let result: TurnResult | null = null;
     try {
       result = await this.session.prompt(text);
@@ -1051,13 +1052,18 @@ export class Repl {
     this.md = this.newMarkdown(this.markdownMode());
     this.tools.clear();
     this.setPhase('idle');
-    if (result) this.reportResult(result);
+    if (result) this.reportResult(result, this.now() - started);
     this.scheduleRender();
     await this.drain();
   }
 
-  private reportResult(r: TurnResult): void {
+  private reportResult(r: TurnResult, ms: number): void {
     const s = this.s;
+    if ((this.session.options.config.display as Record<string, unknown>)?.show_cost === true && r.apiCalls > 0) {
+      const u = r.usage;
+      const cost = r.costUsd === null ? 'cost unknown' : `$${r.costUsd < 0.01 ? r.costUsd.toFixed(4) : r.costUsd.toFixed(2)}`;
+      this.commit(s.dim(`${(ms / 1000).toFixed(1)}s · ${(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens).toLocaleString('en-US')} in · ${u.output_tokens.toLocaleString('en-US')} out · ${cost}`));
+    }
     if (r.interrupted) this.commit(s.yellow('⏹ Interrupted.'));
     else if (r.failed) {
       const e = r.error;

@@ -89,6 +89,8 @@ export class Repl {
   private md: MarkdownStream;
   private reasoning: MarkdownStream;
   private inReasoning = false;
+  /** Answer text is arriving in the current model call. */
+  private writing = false;
   private lastShownTool = '';
   private pending: string[] = [];
   private renderQueued = false;
@@ -237,7 +239,7 @@ export class Repl {
       const t = list[list.length - 1];
       const detail = t.progress ?? toolDetail(t.name, t.args, 50);
       label = `${toolEmoji(t.name, t.emoji)} ${t.name}${detail ? ` ${detail}` : ''}${list.length > 1 ? ` (+${list.length - 1} more)` : ''}`;
-    } else label = `${this.verb}…`;
+    } else label = this.writing ? 'writing…' : `${this.verb}…`;
     const tail = this.phase === 'turn' ? ' · Ctrl+C to interrupt' : this.phase === 'shell' ? ' · Ctrl+C to stop' : '';
     return truncateAnsi(`${frame} ${s.dim(`${label} ${elapsed}${tail}`)}`, this.screen.cols - 1);
   }
@@ -344,6 +346,7 @@ export class Repl {
     this.phaseLabel = label;
     this.phaseStarted = phase === 'idle' ? 0 : this.now();
     if (phase === 'turn') {
+      this.writing = false;
       this.verbIndex = (this.verbIndex + 1) % VERBS.length;
       this.verb = VERBS[this.verbIndex];
     }
@@ -397,12 +400,14 @@ export class Repl {
         break;
       }
       case 'api_start':
+        this.writing = false;
         if (e.iteration > 1) {
           this.verbIndex = (this.verbIndex + 1) % VERBS.length;
           this.verb = VERBS[this.verbIndex];
         }
         break;
       case 'text_delta':
+        this.writing = true;
         this.endReasoning();
         this.commit(this.md.push(e.text));
         break;
@@ -415,6 +420,7 @@ export class Repl {
         this.commit(this.reasoning.push(e.text).map((l) => s.dim(s.italic(`  ${l}`))));
         break;
       case 'tool_start':
+        this.writing = false;
         this.flushText();
         this.tools.set(e.callId, { name: e.name, args: e.args, emoji: e.emoji, started: this.now() });
         break;

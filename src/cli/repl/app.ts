@@ -12,6 +12,7 @@ import { messageText } from '../../agent/repair.ts';
 import type { AgentEvent, AgentRequest, ApprovalChoice, ToolCallContext, TurnResult } from '../../agent/types.ts';
 import { runCommand, type CommandRegistry, type CommandResult, type SurfaceHooks } from '../../commands/registry.ts';
 import { describeError } from '../../llm/index.ts';
+import type { Message } from '../../llm/types.ts';
 import { activityLine, toolDetail, toolEmoji } from '../../runtime/activity.ts';
 import type { Session } from '../../runtime/session.ts';
 import { updateEnvFile } from '../../state/env.ts';
@@ -1141,12 +1142,7 @@ export class Repl {
 
   /** The last exchanges of a resumed conversation. */
   recap(): string[] {
-    const s = this.s;
-    const msgs = this.session.history.filter((m) => (m.role === 'user' || m.role === 'assistant') && messageText(m.content).trim()).slice(-4);
-    return msgs.map((m) => {
-      const t = messageText(m.content).trim().replace(/\s+/g, ' ');
-      return s.dim(`  ${m.role === 'user' ? 'you' : 'hermes'}: ${t.length > 160 ? `${t.slice(0, 157)}…` : t}`);
-    });
+    return recapLines(this.session.history, this.s);
   }
 
   private async runShell(command: string): Promise<void> {
@@ -1216,6 +1212,15 @@ export class Repl {
   get stopped(): boolean {
     return this.quitting;
   }
+}
+
+/** The last exchanges of a conversation, one line each (shown when a session is resumed). */
+export function recapLines(history: readonly Message[], s: Style, max = 4): string[] {
+  const msgs = history.filter((m) => (m.role === 'user' || m.role === 'assistant') && messageText(m.content).trim()).slice(-max);
+  return msgs.map((m) => {
+    const t = messageText(m.content).trim().replace(/\s+/g, ' ');
+    return s.dim(`  ${m.role === 'user' ? 'you' : 'hermes'}: ${t.length > 160 ? `${t.slice(0, 157)}…` : t}`);
+  });
 }
 
 /** The last lines of `lines` that fit in `maxRows` rows (the first kept line cut from the left). */

@@ -188,7 +188,7 @@ export class Repl {
   }
 
   private promptText(): string {
-    return this.busy ? `${this.s.gold('⚕')} ${this.s.bold(this.s.cyan('❯'))} ` : `${this.s.bold(this.s.cyan('❯'))} `;
+    return this.busy ? `${this.s.gold('⚕')} ${this.s.bold(this.s.cyan('❯ '))}` : `${this.s.bold(this.s.cyan('❯ '))}`;
   }
 
   private frame(): Frame {
@@ -323,7 +323,7 @@ export class Repl {
         const label = `${i + 1}. ${c}`;
         lines.push(`   ${i === req.selected ? s.inverse(` ${label} `) : ` ${label} `}`);
       });
-      const prompt = `${s.bold(s.cyan('❯'))} `;
+      const prompt = `${s.bold(s.cyan('❯ '))}`;
       lines.push(prompt + req.input.text.replace(/\n/g, ' '));
       const cursorLine = lines.length - 1;
       lines.push(s.dim(`   ${r.choices?.length ? '↑↓ or a number to choose · type your own answer · ' : ''}Enter to answer · Esc to skip · ${this.remaining(req)}`));
@@ -331,7 +331,7 @@ export class Repl {
     }
     lines.push(`${s.yellow('🔑')} ${r.prompt}${more}`);
     const masked = '•'.repeat(graphemes(req.input.text).length);
-    const prompt = `${s.bold(s.cyan('❯'))} `;
+    const prompt = `${s.bold(s.cyan('❯ '))}`;
     lines.push(prompt + masked);
     const cursorLine = lines.length - 1;
     const saves = r.name !== 'SUDO_PASSWORD' ? ` · saved to ${paths.env(this.o.home)}` : '';
@@ -968,7 +968,7 @@ export class Repl {
   // Submitting
 
   private echoLines(text: string, suffix = ''): string[] {
-    const prompt = `${this.s.bold(this.s.cyan('❯'))} `;
+    const prompt = `${this.s.bold(this.s.cyan('❯ '))}`;
     const lines = text.split('\n');
     return lines.map((l, i) => (i === 0 ? prompt : '  ') + l + (i === lines.length - 1 ? suffix : ''));
   }

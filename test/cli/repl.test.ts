@@ -5,13 +5,20 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { tempHome } from '../helpers/cli.ts';
-import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.ts';
+import { startFakeLlm, type FakeLlm, type FakeReply, type RecordedRequest } from '../helpers/fake-llm.ts';
 import { startHermes, tmuxAvailable, type TmuxTerm } from '../helpers/tmux.ts';
 
 const skip = tmuxAvailable();
 let fake: FakeLlm;
+// Replies for the conversation's own requests (they carry tool schemas). Other requests a session
+// may make on the side (a title, a background review) get a plain answer and do not consume these.
+const queue: FakeReply[] = [];
+const isMain = (r: RecordedRequest) => Array.isArray(r.body.tools) && r.body.tools.length > 0;
+const enqueue = (...r: FakeReply[]) => void queue.push(...r);
+const main = () => fake.requests.filter(isMain);
 before(async () => {
   fake = await startFakeLlm();
+  fake.setHandler((r) => (isMain(r) ? (queue.shift() ?? { text: 'ok' }) : { text: 'A title' }));
 });
 after(async () => {
   await fake?.close();
@@ -31,14 +38,14 @@ const userText = (r: RecordedRequest): string => {
 };
 const bodyText = (r: RecordedRequest) => JSON.stringify(r.body);
 
-/** Waits until the fake has seen `n` requests in total. */
+/** Waits until the fake has seen `n` conversation requests in total; returns them. */
 async function requests(n: number, timeoutMs = 15_000): Promise<RecordedRequest[]> {
   const deadline = Date.now() + timeoutMs;
-  while (fake.requests.length < n) {
-    if (Date.now() > deadline) throw new Error(`expected ${n} requests, got ${fake.requests.length}`);
+  while (main().length < n) {
+    if (Date.now() > deadline) throw new Error(`expected ${n} requests, got ${main().length}`);
     await new Promise((r) => setTimeout(r, 20));
   }
-  return fake.requests;
+  return main();
 }
 
 describe('hermes REPL', { skip: skip ?? false }, () => {
@@ -52,8 +59,8 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       await t.waitFor(/❯/);
 
       // A streamed answer, rendered: no ** or #, bullets, code block, reasoning above it.
-      let n = fake.requests.length;
-      fake.enqueue({ reasoning: 'Weighing the options carefully.', text: '# Plan\nThis is **important** and `code`.\n\n- first item\n- second item\n' });
+      let n = main().length;
+      enqueue({ reasoning: 'Weighing the options carefully.', text: '# Plan\nThis is **important** and `code`.\n\n- first item\n- second item\n' });
       t.type('hello there');
       t.keys('Enter');
       let s = await t.waitFor(/second item/);
@@ -65,8 +72,8 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       assert.equal(userText((await requests(n + 1))[n]), 'hello there');
 
       // A tool call: one activity line with the command and a duration.
-      n = fake.requests.length;
-      fake.enqueue({ text: 'Checking.', toolCalls: [{ name: 'terminal', arguments: { command: 'echo tool-ran-ok' } }] }, { text: 'The tool ran.' });
+      n = main().length;
+      enqueue({ text: 'Checking.', toolCalls: [{ name: 'terminal', arguments: { command: 'echo tool-ran-ok' } }] }, { text: 'The tool ran.' });
       t.type('run the tool');
       t.keys('Enter');
       s = await t.waitFor(/The tool ran\./);
@@ -74,8 +81,8 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       assert.match(bodyText((await requests(n + 2))[n + 1]), /tool-ran-ok/);
 
       // A dangerous command: the approval panel; deny keeps the files.
-      n = fake.requests.length;
-      fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: `rm -rf ${victim}/sub` } }] }, { text: 'Not deleted then.' });
+      n = main().length;
+      enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: `rm -rf ${victim}/sub` } }] }, { text: 'Not deleted then.' });
       t.type('clean up');
       t.keys('Enter');
       s = await t.waitFor(/\[o\]nce\s+\[s\]ession\s+\[a\]lways\s+\[d\]eny/);
@@ -86,7 +93,7 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       assert.ok(existsSync(join(victim, 'sub')));
       assert.match(bodyText((await requests(n + 2))[n + 1]), /denied/i);
       // Approve once: it runs.
-      fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: `rm -rf ${victim}/sub` } }] }, { text: 'Deleted it.' });
+      enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: `rm -rf ${victim}/sub` } }] }, { text: 'Deleted it.' });
       t.type('clean up again');
       t.keys('Enter');
       let mark = t.mark();
@@ -97,8 +104,8 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       assert.match(t.screen(), /✓ Approved once/);
 
       // clarify with choices: a digit picks one.
-      n = fake.requests.length;
-      fake.enqueue({ toolCalls: [{ name: 'clarify', arguments: { question: 'Which colour?', choices: ['red', 'green', 'blue'] } }] }, { text: 'Green it is.' });
+      n = main().length;
+      enqueue({ toolCalls: [{ name: 'clarify', arguments: { question: 'Which colour?', choices: ['red', 'green', 'blue'] } }] }, { text: 'Green it is.' });
       t.type('paint it');
       t.keys('Enter');
       s = await t.waitFor(/3\. blue/);
@@ -111,8 +118,8 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       t.type('/model other-model');
       t.keys('Enter');
       await t.waitFor(/Now using other-model via custom/);
-      n = fake.requests.length;
-      fake.enqueue({ text: 'from the other model' });
+      n = main().length;
+      enqueue({ text: 'from the other model' });
       t.type('who are you');
       t.keys('Enter');
       await t.waitFor(/from the other model/);
@@ -129,8 +136,8 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       t.keys('Tab', 'Enter');
       await t.waitFor(/Personality: pirate \(saved to config\.yaml\)/);
       assert.match(readFileSync(join(h, 'config.yaml'), 'utf8'), /personality: pirate/);
-      n = fake.requests.length;
-      fake.enqueue({ text: 'Arr.' });
+      n = main().length;
+      enqueue({ text: 'Arr.' });
       t.type('ahoy');
       t.keys('Enter');
       await t.waitFor(/Arr\./);
@@ -142,8 +149,8 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       await t.waitFor(/New session \d{8}_\d{6}_[0-9a-f]{6}/);
 
       // Multi-line input: Ctrl+J and Alt+Enter insert newlines; Enter sends the whole thing.
-      n = fake.requests.length;
-      fake.enqueue({ text: 'three lines received' });
+      n = main().length;
+      enqueue({ text: 'three lines received' });
       t.type('line one');
       t.keys('C-j');
       t.type('line two');
@@ -154,8 +161,8 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       assert.equal(userText((await requests(n + 1))[n]), 'line one\nline two\nline three');
 
       // A long paste is saved under pastes/ and shown as a reference; the model gets all of it.
-      n = fake.requests.length;
-      fake.enqueue({ text: 'paste received' });
+      n = main().length;
+      enqueue({ text: 'paste received' });
       const pasted = Array.from({ length: 7 }, (_, i) => `pasted line ${i + 1}`).join('\n');
       t.paste(pasted);
       s = await t.waitFor(/\[Pasted text: 7 lines, [\d,]+ chars → .*pastes\/paste_\d{8}_\d{6}_[0-9a-f]{4}\.txt\]/);
@@ -168,11 +175,11 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       assert.equal(userText((await requests(n + 1))[n]), pasted);
 
       // `!cmd`: a shell command, no model call.
-      n = fake.requests.length;
+      n = main().length;
       t.type('!echo shell-$((40+2))-ok');
       t.keys('Enter');
       await t.waitFor(/^shell-42-ok$/m);
-      assert.equal(fake.requests.length, n);
+      assert.equal(main().length, n);
 
       // Ctrl+D on an empty line quits.
       t.keys('C-d');
@@ -190,23 +197,23 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
     try {
       await t.waitFor(/❯/);
       // Ctrl+C stops the turn; the next prompt works.
-      fake.enqueue(slow('streaming slowly'));
+      enqueue(slow('streaming slowly'));
       t.type('tell me a long story');
       t.keys('Enter');
       await t.waitFor(/streaming slowly streaming slowly/);
       await t.waitFor(/Ctrl\+C to interrupt/);
       t.keys('C-c');
       await t.waitFor(/⏹ Interrupted\./);
-      let n = fake.requests.length;
-      fake.enqueue({ text: 'back to normal' });
+      let n = main().length;
+      enqueue({ text: 'back to normal' });
       t.type('are you there');
       t.keys('Enter');
       await t.waitFor(/back to normal/);
       await requests(n + 1);
 
       // interrupt (the default): a new message stops the turn and goes next.
-      n = fake.requests.length;
-      fake.enqueue(slow('first answer'), { text: 'answer to the correction' });
+      n = main().length;
+      enqueue(slow('first answer'), { text: 'answer to the correction' });
       t.type('first question');
       t.keys('Enter');
       await t.waitFor(/first answer first answer/);
@@ -220,8 +227,8 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       t.type('/busy queue');
       t.keys('Enter');
       await t.waitFor(/Busy input mode: queue\./);
-      n = fake.requests.length;
-      fake.enqueue({ text: 'finished the first. '.repeat(8), chunkDelayMs: 60 }, { text: 'answer to the queued one' });
+      n = main().length;
+      enqueue({ text: 'finished the first. '.repeat(8), chunkDelayMs: 60 }, { text: 'answer to the queued one' });
       t.type('question one');
       t.keys('Enter');
       await t.waitFor(/finished the first\./);
@@ -237,8 +244,8 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       t.type('/busy steer');
       t.keys('Enter');
       await t.waitFor(/Busy input mode: steer\./);
-      n = fake.requests.length;
-      fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 1.5; echo slept' } }] }, { text: 'steered fine' });
+      n = main().length;
+      enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 1.5; echo slept' } }] }, { text: 'steered fine' });
       t.type('do the slow thing');
       t.keys('Enter');
       await t.waitFor(/sleep 1\.5/);
@@ -260,7 +267,7 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
 
   it('keeps input history across runs in HERMES_HOME/.hermes_history', async () => {
     const h = home();
-    fake.enqueue({ text: 'noted' });
+    enqueue({ text: 'noted' });
     let t = startHermes([], { home: h });
     try {
       await t.waitFor(/❯/);
@@ -296,8 +303,8 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       '#!/bin/sh\nif [ "$1" = "-n" ]; then exit 1; fi\nif [ "$1" = "-S" ]; then IFS= read -r pw; shift; [ "$1" = "-p" ] && shift 2; if [ "$pw" = "hunter2-secret" ]; then echo "sudo-accepted"; exit 0; fi; echo "Sorry, try again." >&2; exit 1; fi\nexit 1\n',
     );
     chmodSync(join(bin, 'sudo'), 0o755);
-    const n = fake.requests.length;
-    fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'sudo ls /root' } }] }, { text: 'sudo done' });
+    const n = main().length;
+    enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'sudo ls /root' } }] }, { text: 'sudo done' });
     const t = startHermes([], { home: h, env: { PATH: `${bin}:${process.env.PATH}` } });
     try {
       await t.waitFor(/❯/);
@@ -326,8 +333,8 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
     const t = startHermes([], { home: h });
     try {
       await t.waitFor(/❯/);
-      const n = fake.requests.length;
-      fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: `rm -rf ${victim}` } }] }, { text: 'Left it alone.' });
+      const n = main().length;
+      enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: `rm -rf ${victim}` } }] }, { text: 'Left it alone.' });
       t.type('tidy up');
       t.keys('Enter');
       await t.waitFor(/\[d\]eny · Enter = deny · 0:0\d left/);
@@ -338,7 +345,7 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       t.type('/reasoning hide');
       t.keys('Enter');
       await t.waitFor(/Reasoning will be hidden\./);
-      fake.enqueue({ reasoning: 'secret deliberation', text: 'visible answer' });
+      enqueue({ reasoning: 'secret deliberation', text: 'visible answer' });
       t.type('think');
       t.keys('Enter');
       await t.waitFor(/visible answer/);

@@ -31,8 +31,20 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
   if (!process.stdout.isTTY || !process.stdin.isTTY) {
     throw new CliError('The interactive chat needs a terminal. To ask one question and print the answer, use `hermes chat -q "…"` (or pipe the question on stdin).', 2);
   }
-  const ctx = loadContext({ strict: true });
-  const session = createCliSession(ctx, opts, true);
+  let ctx = loadContext({ strict: true });
+  let session: Session;
+  try {
+    session = createCliSession(ctx, opts, true);
+  } catch (e) {
+    // First run: nothing configured yet. Set it up now, then carry on into the chat.
+    if (!(e instanceof CliError) || ctx.loaded.exists || !/No LLM provider configured/.test(e.message)) throw e;
+    process.stdout.write('No provider is set up yet: starting `hermes setup`.\n');
+    const { runWizard } = await import('./setup.ts');
+    await runWizard({}, 'setup');
+    if (process.exitCode) return;
+    ctx = loadContext({ strict: true });
+    session = createCliSession(ctx, opts, true);
+  }
   const style = makeStyle(colorEnabled(process.env, true));
   const registry = createCommandRegistry();
   const quick = registerQuickCommands(registry, ctx.loaded.config);

@@ -305,6 +305,35 @@ describe('hermes setup (wizard)', { skip: tmuxAvailable() ?? false }, () => {
     assert.match(readFileSync(join(home, 'config.yaml'), 'utf8'), /provider: custom\n  default: fake-model-large\n  base_url: http:\/\/127\.0\.0\.1:\d+\/v1/);
   });
 
+  it('the first `hermes` with nothing configured runs the wizard, then the chat', async () => {
+    const home = tempHome();
+    const t = startHermes([], { home, cols: 110, rows: 40 });
+    try {
+      await t.waitFor(/No provider is set up yet: starting `hermes setup`\./);
+      await t.waitFor(/Which inference provider\?/);
+      t.keys('Up');
+      await t.waitFor(/● Custom endpoint/);
+      t.keys('Enter');
+      await t.waitFor(/Base URL/);
+      t.type(fake.openaiBaseUrl);
+      t.keys('Enter');
+      await t.waitFor(/API key for Custom endpoint/);
+      t.keys('Enter'); // a local server needs none
+      await t.waitFor(/2 model\(s\) available/);
+      t.keys('Enter');
+      await t.waitFor(/Ready\. Start chatting/);
+      await t.waitFor(/fake-model via custom/);
+      fake.enqueue({ text: 'first conversation works' });
+      t.type('hello');
+      t.keys('Enter');
+      await t.waitFor(/first conversation works/);
+      t.keys('C-d');
+      assert.equal(await t.exitCode(), 0);
+    } finally {
+      t.kill();
+    }
+  });
+
   it('a rejected key leads back to the key prompt', async () => {
     const home = tempHome();
     const t = startHermes(['setup', '--provider', 'custom'], { home, cols: 110, rows: 40 });

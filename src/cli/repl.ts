@@ -59,13 +59,16 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
   const repl = new Repl({ session, registry, term, style, home: ctx.home, history, intro, hooks: replHooks(session, historyFile) });
 
   const stop = () => repl.quit();
+  const interrupt = () => repl.interruptSignal();
   process.on('SIGTERM', stop);
   process.on('SIGHUP', stop);
+  process.on('SIGINT', interrupt);
   try {
     await repl.run();
   } finally {
     process.off('SIGTERM', stop);
     process.off('SIGHUP', stop);
+    process.off('SIGINT', interrupt);
     term.restore();
   }
   await session.close('cli_close');

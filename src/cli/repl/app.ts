@@ -531,6 +531,14 @@ export class Repl {
     this.editKey(k);
   }
 
+  /** SIGINT from outside (`kill -INT`): what Ctrl+C does. */
+  interruptSignal(): void {
+    if (this.quitting) return;
+    if (this.requests.length) this.requestKey(this.requests[0], { name: 'ctrl', text: 'c', ctrl: true, seq: '\x03' });
+    else this.ctrlC();
+    this.render();
+  }
+
   private ctrlC(): void {
     const now = this.now();
     const double = now - this.lastCtrlC < DOUBLE_PRESS_MS;

@@ -195,37 +195,41 @@ export class Repl {
     const s = this.s;
     const cols = this.screen.cols;
     const rows = this.o.term.rows;
-    const lines: string[] = [];
+    // The bottom part first (spinner, request or input, menu, hint); the text still arriving gets the
+    // rows left, so the whole region always fits on the screen.
+    const bottom: string[] = [];
+    if (this.busy || this.requests.length) bottom.push(this.spinnerLine());
+    let cursor = { line: 0, col: 0 };
+    const req = this.requests[0];
+    if (req) {
+      const r = this.requestLines(req, cols);
+      cursor = { line: bottom.length + r.cursor.line, col: r.cursor.col };
+      bottom.push(...r.lines);
+    } else if (this.search) {
+      const q = this.search;
+      const label = `(reverse-i-search)'${q.query}': `;
+      const shown = q.entry === null ? (q.query ? s.red('no match') : '') : truncate(q.entry.replace(/\n/g, ' ↵ '), cols - stringWidth(label) - 1);
+      cursor = { line: bottom.length, col: stringWidth(label) };
+      bottom.push(s.dim(label) + shown);
+    } else {
+      const r = this.inputLines(cols, rows);
+      cursor = { line: bottom.length + r.cursor.line, col: r.cursor.col };
+      bottom.push(...r.lines);
+      if (this.menu) {
+        const used = bottom.reduce((a, l) => a + Math.max(1, Math.ceil(stringWidth(l) / cols)), 0);
+        bottom.push(...this.menuLines(cols).slice(0, Math.max(1, rows - used - 2)));
+      }
+    }
+    if (this.hint && this.hint.until > this.now()) bottom.push(s.dim(this.hint.text));
+    else this.hint = null;
 
     // Text still arriving: the reasoning and answer lines not yet complete.
     const pend: string[] = [];
     if (this.inReasoning) for (const l of this.reasoning.pendingLines()) pend.push(s.dim(s.italic(`  ${l}`)));
     pend.push(...this.md.pendingLines());
-    lines.push(...fitTail(pend, Math.max(2, rows - 10), cols));
-
-    if (this.busy || this.requests.length) lines.push(this.spinnerLine());
-
-    let cursor = { line: 0, col: 0 };
-    const req = this.requests[0];
-    if (req) {
-      const r = this.requestLines(req, cols);
-      cursor = { line: lines.length + r.cursor.line, col: r.cursor.col };
-      lines.push(...r.lines);
-    } else if (this.search) {
-      const q = this.search;
-      const label = `(reverse-i-search)'${q.query}': `;
-      const shown = q.entry === null ? (q.query ? s.red('no match') : '') : truncate(q.entry.replace(/\n/g, ' ↵ '), cols - stringWidth(label) - 1);
-      cursor = { line: lines.length, col: stringWidth(label) };
-      lines.push(s.dim(label) + shown);
-    } else {
-      const r = this.inputLines(cols, rows);
-      cursor = { line: lines.length + r.cursor.line, col: r.cursor.col };
-      lines.push(...r.lines);
-      if (this.menu) lines.push(...this.menuLines(cols));
-    }
-    if (this.hint && this.hint.until > this.now()) lines.push(s.dim(this.hint.text));
-    else this.hint = null;
-    return { lines, cursor };
+    const used = bottom.reduce((a, l) => a + Math.max(1, Math.ceil(stringWidth(l) / cols)), 0);
+    const top = pend.length ? fitTail(pend, Math.max(1, rows - used - 1), cols) : [];
+    return { lines: [...top, ...bottom], cursor: { line: top.length + cursor.line, col: cursor.col } };
   }
 
   private spinnerLine(): string {

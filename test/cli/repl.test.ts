@@ -395,7 +395,11 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
 
   it('runs quick_commands (exec and alias) and warns about a name clash', async () => {
     const h = home('quick_commands:\n  hi:\n    type: exec\n    command: echo quick-$((1+1))-ok\n  st:\n    type: alias\n    target: /status\n  status:\n    type: exec\n    command: echo nope\n');
-    const t = startHermes([], { home: h });
+    // An "editor" for Ctrl+G that appends a line to what was typed.
+    const editor = join(h, 'editor.sh');
+    writeFileSync(editor, '#!/bin/sh\nprintf "\\nsecond line from the editor\\n" >> "$1"\n');
+    chmodSync(editor, 0o755);
+    const t = startHermes([], { home: h, env: { EDITOR: editor } });
     try {
       await t.waitFor(/quick command \/status skipped: a built-in command has that name/);
       t.type('/hi');
@@ -404,6 +408,15 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       t.type('/st');
       t.keys('Enter');
       await t.waitFor(/Model:\s+test-model/);
+      // Ctrl+G: the input goes through $EDITOR and comes back edited.
+      const n = main().length;
+      enqueue({ text: 'got the edited text' });
+      t.type('first line typed');
+      t.keys('C-g');
+      await t.waitFor(/❯ first line typed\n┊ second line from the editor$/m);
+      t.keys('Enter');
+      await t.waitFor(/got the edited text/);
+      assert.equal(userText((await requests(n + 1))[n]), 'first line typed\nsecond line from the editor');
       t.type('/help');
       t.keys('Enter');
       const s = await t.waitFor(/Keys: Enter send/);

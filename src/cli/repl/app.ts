@@ -107,6 +107,8 @@ export class Repl {
   private shellAbort: AbortController | null = null;
   private firstPrefix: string | undefined;
   private quitting = false;
+  /** Another program has the terminal (an editor, or the shell after Ctrl+Z): draw nothing. */
+  private suspended = false;
   private resolveDone: (() => void) | null = null;
   private unsubscribe: (() => void) | null = null;
   private offResize: (() => void) | null = null;
@@ -177,7 +179,7 @@ export class Repl {
   }
 
   private render(): void {
-    if (this.quitting) return;
+    if (this.quitting || this.suspended) return;
     const lines = this.pending;
     this.pending = [];
     this.screen.update(lines, this.frame());
@@ -748,7 +750,9 @@ export class Repl {
             return;
           case 'z':
             this.screen.clear();
+            this.suspended = true;
             this.o.term.suspend(() => {
+              this.suspended = false;
               this.screen.forget();
               this.render();
             });
@@ -862,12 +866,14 @@ export class Repl {
     const file = join(dir, 'prompt.md');
     writeFileSync(file, this.input.text, { mode: 0o600 });
     this.screen.clear();
+    this.suspended = true;
     try {
       const r = await this.o.term.cooked(() => spawnSync(`${editor} "${file}"`, { stdio: 'inherit', shell: true }));
       if (r.status === 0) this.input.set(readFileSync(file, 'utf8').replace(/\n+$/, ''));
       else this.commit(this.s.yellow(`⚠ The editor (${editor}) exited with status ${r.status}; the input is unchanged.`));
     } finally {
       rmSync(dir, { recursive: true, force: true });
+      this.suspended = false;
       this.screen.forget();
       this.render();
     }

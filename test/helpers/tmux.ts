@@ -2,6 +2,7 @@
 // screen tmux renders (capture-pane), not the raw byte stream. Each terminal gets its own tmux
 // server (socket), so tests can run in parallel.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { BIN, cleanEnv } from './cli.ts';
 
 export function tmuxAvailable(): string | null {
@@ -94,7 +95,9 @@ export class TmuxTerm {
   kill(): void {
     if (this.closed) return;
     this.closed = true;
+    const path = spawnSync('tmux', ['-L', this.socket, 'display-message', '-p', '#{socket_path}'], { encoding: 'utf8' }).stdout.trim();
     spawnSync('tmux', ['-L', this.socket, 'kill-server']);
+    if (path) rmSync(path, { force: true });
   }
 }
 

@@ -172,9 +172,14 @@ export interface SkillEnvironment {
 
 const OS_NAMES: Record<string, string[]> = { darwin: ['macos', 'darwin', 'osx', 'mac'], linux: ['linux'], win32: ['windows', 'win32', 'win'] };
 
+/** Whether a skill is meant for this operating system (no `platforms` = every one). */
+export function skillOnPlatform(s: Skill, os: NodeJS.Platform): boolean {
+  return !s.platforms.length || s.platforms.some((p) => (OS_NAMES[os] ?? [os]).includes(p));
+}
+
 /** Whether a skill applies here: its platforms, and its conditional activation fields. */
 export function skillApplies(s: Skill, env: SkillEnvironment): boolean {
-  if (s.platforms.length && !s.platforms.some((p) => (OS_NAMES[env.os] ?? [env.os]).includes(p))) return false;
+  if (!skillOnPlatform(s, env.os)) return false;
   if (s.requiresToolsets.some((t) => !env.toolsets.has(t))) return false;
   if (s.requiresTools.some((t) => !env.tools.has(t))) return false;
   // A fallback only shows when what it stands in for is missing.

@@ -22,6 +22,10 @@ export interface ToolServices {
   state: Map<string, unknown>;
   /** Approvals skipped (--yolo / HERMES_YOLO_MODE). Hardline blocks still apply. */
   yolo: boolean;
+  /** Built-in memory plus any external memory provider (the memory tool writes through it). */
+  memory?: import('../state/memory-provider.ts').MemoryManager;
+  /** The session store; session_search opens HERMES_HOME/state.db itself when absent. */
+  sessionDb?: import('../state/db.ts').SessionDB;
 }
 
 export interface ToolContext extends ToolCallContext {

@@ -196,14 +196,18 @@ export function assembleCompressed(head: Message[], summary: string, tail: Messa
   let text = `${SUMMARY_PREFIX}\n\n${summary.trim()}`;
   if (opts.lastUserVerbatim)
     text += `\n\n## The user's current request (verbatim)\n${opts.lastUserVerbatim}`;
-  const summaryMsg: Message = { role: 'user', content: text };
+  // Pick the role that avoids two same-role messages in a row (they would be merged on the wire).
+  const prev = head[head.length - 1]?.role;
+  const next = tail[0]?.role;
+  const role: Message['role'] = prev === 'user' && next !== 'assistant' ? 'assistant' : 'user';
+  const summaryMsg: Message = { role, content: text };
   if (opts.now !== undefined) summaryMsg.timestamp = opts.now;
   return repairToolPairs([...head, summaryMsg, ...tail]);
 }
 
 /** Whether a message is a compaction summary we wrote. */
 export function isSummaryMessage(m: Message): boolean {
-  return m.role === 'user' && typeof m.content === 'string' && m.content.startsWith('[CONTEXT COMPACTION]');
+  return (m.role === 'user' || m.role === 'assistant') && typeof m.content === 'string' && m.content.startsWith('[CONTEXT COMPACTION]');
 }
 
 /** The summary text inside a compaction message (for the next, updating pass). */
@@ -277,7 +281,9 @@ export class ContextCompressor {
     if (!opts.force && this.inCooldown()) return { status: 'skipped', reason: 'cooling down after a failed summary' };
     const s = this.settings;
     const beforeTokens = Math.max(opts.promptTokens ?? 0, estimateMessagesTokens(history));
-    const { headEnd, tailStart } = findBoundaries(history, s);
+    let { headEnd, tailStart } = findBoundaries(history, s);
+    // Forced (by hand, or the provider refused the prompt): fall back to the minimum tail.
+    if (opts.force && tailStart - headEnd < 1) ({ headEnd, tailStart } = findBoundaries(history, { ...s, targetRatio: 0 }));
 
     // Phase 1: clear bulky tool output outside the tail. Enough on its own? Then no summary is needed.
     const pruned = pruneToolOutputs(history, tailStart, headEnd);

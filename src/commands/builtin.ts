@@ -6,7 +6,9 @@ import { messageText } from '../agent/repair.ts';
 import { promptTokens, type Message } from '../llm/types.ts';
 import type { SessionPrefs } from '../runtime/session.ts';
 import { knownToolsets } from '../tools/toolsets.ts';
+import { hermesHome } from '../state/paths.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
+import { registerSkillCommands, reloadSkillsCommand, stateCommands } from './state.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');
 const usd = (x: number | null) => (x === null ? 'unknown (no price for this model)' : `$${x < 0.01 ? x.toFixed(4) : x.toFixed(2)}`);
@@ -432,8 +434,10 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
 }
 
 /** The registry with the built-in commands. Layers add theirs with `registry.add(...)`. */
-export function createCommandRegistry(): CommandRegistry {
+export function createCommandRegistry(opts: { home?: string; externalDirs?: string[] } = {}): CommandRegistry {
   const r = new CommandRegistry();
   r.add(...builtinCommands(() => r));
+  r.add(...stateCommands(), reloadSkillsCommand(() => r));
+  registerSkillCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
   return r;
 }

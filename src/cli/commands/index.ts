@@ -2,6 +2,8 @@
 import type { Command } from 'commander';
 import chat from './chat.ts';
 import config from './config.ts';
+import sessions from './sessions.ts';
+import skills from './skills.ts';
 import version from './version.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, config, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, config, sessions, skills, version];

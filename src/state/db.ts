@@ -16,6 +16,8 @@ const RETRY_MIN_MS = 20;
 const RETRY_MAX_MS = 150;
 const CHECKPOINT_EVERY = 50;
 export const MAX_TITLE_LENGTH = 100;
+/** Matches ranked per search: all of them for rarer words, the most recent this many for common ones. */
+export const RANK_WINDOW = 1000;
 
 const SESSION_COLUMNS: [string, string][] = [
   ['user_id', 'TEXT'],
@@ -80,6 +82,7 @@ CREATE INDEX IF NOT EXISTS idx_sessions_source ON sessions(source);
 CREATE INDEX IF NOT EXISTS idx_sessions_parent ON sessions(parent_session_id);
 CREATE INDEX IF NOT EXISTS idx_sessions_started ON sessions(started_at DESC);
 CREATE INDEX IF NOT EXISTS idx_messages_session ON messages(session_id, timestamp);
+CREATE INDEX IF NOT EXISTS idx_messages_session_id ON messages(session_id, id);
 `;
 
 // What the v11 inline FTS tables index for each message: its text, the tool's name and the calls.
@@ -100,19 +103,22 @@ CREATE TRIGGER IF NOT EXISTS messages_fts_update AFTER UPDATE OF content, tool_n
 END;
 `;
 
-// The trigram index serves CJK and substring queries. Tool output (most of the bytes, machine noise)
-// stays out of it, as in later Hermes; it remains searchable through messages_fts.
+// The trigram index serves CJK queries (the word tokenizer cannot split CJK text), so it holds only
+// messages that contain CJK characters: the most expensive index stays small. Tool output stays out of
+// it, as in later Hermes; everything remains searchable through messages_fts.
+export const CJK_GLOB = "*[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]*";
+const TRIGRAM_WHEN = (r: 'new' | 'old') => `${r}.role <> 'tool' AND ${r}.content GLOB '${CJK_GLOB}'`;
 const TRIGRAM_SQL = `
 CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts_trigram USING fts5(content, tokenize='trigram');
-CREATE TRIGGER IF NOT EXISTS messages_fts_trigram_insert AFTER INSERT ON messages WHEN new.role <> 'tool' BEGIN
+CREATE TRIGGER IF NOT EXISTS messages_fts_trigram_insert AFTER INSERT ON messages WHEN ${TRIGRAM_WHEN('new')} BEGIN
   INSERT INTO messages_fts_trigram(rowid, content) VALUES (new.id, ${FTS_ROW('new')});
 END;
-CREATE TRIGGER IF NOT EXISTS messages_fts_trigram_delete AFTER DELETE ON messages BEGIN
+CREATE TRIGGER IF NOT EXISTS messages_fts_trigram_delete AFTER DELETE ON messages WHEN ${TRIGRAM_WHEN('old')} BEGIN
   DELETE FROM messages_fts_trigram WHERE rowid = old.id;
 END;
 CREATE TRIGGER IF NOT EXISTS messages_fts_trigram_update AFTER UPDATE OF content, tool_name, tool_calls ON messages BEGIN
   DELETE FROM messages_fts_trigram WHERE rowid = old.id;
-  INSERT INTO messages_fts_trigram(rowid, content) SELECT new.id, ${FTS_ROW('new')} WHERE new.role <> 'tool';
+  INSERT INTO messages_fts_trigram(rowid, content) SELECT new.id, ${FTS_ROW('new')} WHERE ${TRIGRAM_WHEN('new')};
 END;
 `;
 
@@ -762,33 +768,29 @@ export class SessionDB {
       const match = cjk ? trigramQuery(query) : sanitizeFtsQuery(query);
       if (!match) return [];
       try {
-        rows = this.db
-          .prepare(
-            `SELECT ${cols}, snippet(${table}, 0, '>>>', '<<<', '…', 16) AS snippet
-             FROM ${table} f JOIN messages m ON m.id = f.rowid JOIN sessions s ON s.id = m.session_id
-             WHERE ${table} MATCH ?${extra}
-             ORDER BY f.rank LIMIT ?`,
-          )
-          .all(match, ...args, limit) as Record<string, unknown>[];
+        // One pass over the most recent RANK_WINDOW matches (after filters), ranked here with BM25
+        // (term frequency, length, and IDF from the matches seen). FTS5's own bm25 ordering first walks
+        // every match of each term, which costs tens of milliseconds for a word in most messages.
+        const window = this.stmt(
+          `SELECT ${cols}, m.content AS content
+           FROM ${table} f JOIN messages m ON m.id = f.rowid JOIN sessions s ON s.id = m.session_id
+           WHERE ${table} MATCH ?${extra} ORDER BY f.rowid DESC LIMIT ${RANK_WINDOW}`,
+        ).all(match, ...args) as Record<string, unknown>[];
+        const total = Number((this.stmt('SELECT MAX(id) AS n FROM messages').get() as { n: number | null }).n ?? 0);
+        rows = rankWindow(window, queryTerms(query), limit, total);
       } catch (e) {
         if (/fts5|syntax/i.test((e as Error).message)) return [];
         throw e;
       }
     }
-    const around = this.stmt(
-      `SELECT role, content FROM (
-         SELECT role, content, id FROM (SELECT role, content, id FROM messages WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT 1)
-         UNION ALL
-         SELECT role, content, id FROM (SELECT role, content, id FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT 1)
-       ) ORDER BY id`,
-    );
+    const prev = this.stmt('SELECT role, substr(content, 1, 200) AS content FROM messages WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT 1');
+    const next = this.stmt('SELECT role, substr(content, 1, 200) AS content FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT 1');
     return rows.map((r) => {
       const id = Number(r.id);
       const sid = String(r.session_id);
-      const ctx = (around.all(sid, id, sid, id) as { role: string; content: string | null }[]).map((c) => ({
-        role: c.role,
-        content: (c.content ?? '').slice(0, 200),
-      }));
+      const ctx = [prev.get(sid, id), next.get(sid, id)]
+        .filter((c): c is { role: string; content: string | null } => !!c)
+        .map((c) => ({ role: String(c.role), content: String(c.content ?? '') }));
       return {
         id,
         session_id: sid,
@@ -890,6 +892,103 @@ export function rowToMessage(r: Record<string, unknown>): Message {
   return m;
 }
 
+interface QueryTerm {
+  /** A word, or the words of a quoted phrase separated by single spaces. */
+  word: string;
+  prefix: boolean;
+}
+
+/** The words and phrases of a query, for scoring and highlighting (operators and NOT-terms left out). */
+export function queryTerms(query: string): QueryTerm[] {
+  const out: QueryTerm[] = [];
+  const re = /"([^"]*)"(\*?)|(\S+)/g;
+  let skipNext = false;
+  for (const m of query.replace(/[()]/g, ' ').matchAll(re)) {
+    if (m[3] === 'AND' || m[3] === 'OR') continue;
+    if (m[3] === 'NOT') {
+      skipNext = true;
+      continue;
+    }
+    if (skipNext) {
+      skipNext = false;
+      continue;
+    }
+    const raw = m[1] ?? m[3];
+    const prefix = (m[2] ?? '') === '*' || raw.endsWith('*');
+    const words = raw.split(/[^\p{L}\p{N}_]+/u).filter(Boolean).map((w) => w.toLowerCase());
+    if (!words.length) continue;
+    if (m[1] !== undefined || words.length > 1) out.push({ word: words.join(' '), prefix });
+    else out.push({ word: words[0], prefix });
+  }
+  return out;
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const CJK_CHAR = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/;
+
+function termPattern(t: QueryTerm): string {
+  const body = t.word.split(' ').map(escapeRe).join('[^\\p{L}\\p{N}_]+') + (t.prefix ? '[\\p{L}\\p{N}_]*' : '');
+  // CJK text has no spaces between words: match it as a substring.
+  return CJK_CHAR.test(t.word) ? body : `(?<![\\p{L}\\p{N}_])${body}(?![\\p{L}\\p{N}_])`;
+}
+
+function termRegex(terms: QueryTerm[]): RegExp | null {
+  if (!terms.length) return null;
+  return new RegExp(terms.map(termPattern).join('|'), 'giu');
+}
+
+/** A ~200-character excerpt around the first match, matches marked >>>like this<<<. */
+export function makeSnippet(text: string, terms: QueryTerm[]): string {
+  const re = termRegex(terms);
+  if (!re) return text.slice(0, 200);
+  re.lastIndex = 0;
+  const first = re.exec(text);
+  let start = 0;
+  let end = Math.min(text.length, 200);
+  if (first) {
+    start = Math.max(0, first.index - 60);
+    if (start > 0) {
+      const sp = text.indexOf(' ', start);
+      if (sp >= 0 && sp < first.index) start = sp + 1;
+    }
+    end = Math.min(text.length, Math.max(start + 200, first.index + first[0].length));
+  }
+  const body = text.slice(start, end).replace(re, (m) => `>>>${m}<<<`);
+  return `${start > 0 ? '…' : ''}${body}${end < text.length ? '…' : ''}`;
+}
+
+/** BM25 over a window of matching rows: term frequency, length (in characters) and IDF. */
+function rankWindow(window: Record<string, unknown>[], terms: QueryTerm[], limit: number, totalDocs: number): Record<string, unknown>[] {
+  const k1 = 1.2;
+  const b = 0.75;
+  const lens = window.map((r) => String(r.content ?? '').length || 1);
+  const avg = lens.reduce((a, x) => a + x, 0) / (lens.length || 1);
+  const regs = terms.map((t) => new RegExp(termPattern(t), 'giu'));
+  const tfs = window.map((r) => {
+    const text = String(r.content ?? '');
+    return regs.map((re) => {
+      re.lastIndex = 0;
+      let f = 0;
+      while (re.exec(text)) f++;
+      return f;
+    });
+  });
+  const n = Math.max(totalDocs, window.length);
+  const idf = terms.map((_, j) => {
+    const df = tfs.reduce((c, tf) => c + (tf[j] > 0 ? 1 : 0), 0);
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  });
+  const scored = window.map((r, i) => {
+    let score = 0;
+    tfs[i].forEach((f, j) => {
+      if (f) score += (idf[j] * (f * (k1 + 1))) / (f + k1 * (1 - b + (b * lens[i]) / avg));
+    });
+    return { r, score, id: Number(r.id) };
+  });
+  scored.sort((x, y) => y.score - x.score || y.id - x.id);
+  return scored.slice(0, limit).map(({ r }) => ({ ...r, snippet: makeSnippet(String(r.content ?? ''), terms) }));
+}
+
 function markWords(text: string, words: string[]): string {
   let out = text;
   for (const w of words) out = out.split(w).join(`>>>${w}<<<`);
@@ -986,7 +1085,7 @@ function migrate(db: DatabaseSync): number {
         db.exec(TRIGRAM_SQL);
         if (!fresh)
           db.exec(
-            `INSERT INTO messages_fts_trigram(rowid, content) SELECT id, ${FTS_ROW('new').replace(/new\./g, '')} FROM messages WHERE role <> 'tool'`,
+            `INSERT INTO messages_fts_trigram(rowid, content) SELECT id, ${FTS_ROW('new').replace(/new\./g, '')} FROM messages WHERE ${TRIGRAM_WHEN('new').replace(/new\./g, '')}`,
           );
       } catch {
         /* an SQLite without the trigram tokenizer: CJK search falls back to LIKE */

@@ -1,4 +1,72 @@
-// Placeholder replaced once the LLM layer lands (see issue 2 benchmarks).
-import type { Bench } from './lib.ts';
-const bench: Bench = async () => [];
+// Foundation benchmarks: start-up, one-shot wall time and memory, loop overhead per tool iteration.
+// Everything runs the real `hermes` binary (the bundle in dist/) against the zero-latency fake LLM.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BIN, cleanEnv } from '../test/helpers/cli.ts';
+import { startFakeLlm } from '../test/helpers/fake-llm.ts';
+import { median, nodeBaselineMs, timeCommand, type Bench, type BenchRow } from './lib.ts';
+
+const bench: Bench = async () => {
+  spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  const rows: BenchRow[] = [];
+  const home = mkdtempSync(join(tmpdir(), 'hermes-bench-'));
+  const env = { ...cleanEnv(home), HERMES_FROM_SOURCE: '' };
+  delete env.HERMES_FROM_SOURCE;
+
+  // --version against bare node
+  const base = nodeBaselineMs(15);
+  const versions: number[] = [];
+  for (let i = 0; i < 15; i++) versions.push((await timeCommand(process.execPath, [BIN, '--version'], env)).ms);
+  const v = median(versions);
+  rows.push({ name: 'node -e 0', value: base, unit: 'ms' });
+  rows.push({ name: 'hermes --version', value: v, unit: 'ms', target: `≤ 2.0× node (${(2 * base).toFixed(0)} ms)`, ok: v <= 2 * base, note: `${(v / base).toFixed(2)}× node` });
+
+  const fake = await startFakeLlm();
+  try {
+    writeFileSync(
+      join(home, 'config.yaml'),
+      `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench-model\n  api_key: k\nagent:\n  max_turns: 500\n`,
+    );
+
+    // One-shot hello: wall time and peak RSS
+    const walls: number[] = [];
+    const rss: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const r = await timeCommand(process.execPath, [BIN, 'chat', '-q', 'hello'], env, home);
+      if (r.code !== 0) throw new Error(`one-shot failed (exit ${r.code})`);
+      walls.push(r.ms);
+      if (r.rssMb !== null) rss.push(r.rssMb);
+    }
+    const wall = median(walls);
+    rows.push({ name: 'chat -q hello (wall)', value: wall, unit: 'ms', target: '≤ 150 ms', ok: wall <= 150 });
+    if (rss.length) {
+      const peak = Math.max(...rss);
+      rows.push({ name: 'chat -q hello (peak RSS)', value: peak, unit: 'MB', target: '≤ 100 MB', ok: peak <= 100 });
+    }
+
+    // Loop overhead: N tool iterations in one turn, minus a toolless turn, divided by N.
+    const perIteration = async (toolCall: { name: string; arguments: Record<string, unknown> }, n: number) => {
+      const samples: number[] = [];
+      for (let run = 0; run < 3; run++) {
+        let count = 0;
+        fake.setHandler(() => (++count <= n ? { toolCalls: [toolCall] } : { text: 'done' }));
+        const r = await timeCommand(process.execPath, [BIN, 'chat', '-q', 'loop', '--yolo'], env, home);
+        if (r.code !== 0) throw new Error(`loop run failed (exit ${r.code})`);
+        samples.push((r.ms - wall) / n);
+      }
+      fake.setHandler(null);
+      return median(samples);
+    };
+    const noSpawn = await perIteration({ name: 'todo', arguments: {} }, 100);
+    rows.push({ name: 'loop overhead, no-spawn tool', value: noSpawn, unit: 'ms/iter', target: '≤ 2 ms', ok: noSpawn <= 2, note: '100 iterations of todo' });
+    const shell = await perIteration({ name: 'terminal', arguments: { command: 'true' } }, 100);
+    rows.push({ name: 'loop overhead, shell `true`', value: shell, unit: 'ms/iter', target: '≤ 8 ms', ok: shell <= 8, note: '100 iterations of terminal' });
+  } finally {
+    await fake.close();
+  }
+  return rows;
+};
+
 export default bench;

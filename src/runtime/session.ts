@@ -114,7 +114,7 @@ export function createClientFor(config: HermesConfig, env: NodeJS.ProcessEnv, ex
     timeoutMs: Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS * 1000 : undefined,
     staleMs: Number.isFinite(staleS) && staleS > 0 ? staleS * 1000 : undefined,
   });
-  const warnings = fb.skipped.map((s: { entry: { provider: string }; reason: string }) => `Fallback provider "${s.entry.provider}" skipped: ${s.reason}`);
+  const warnings = fb.skipped.map((s) => `Fallback provider "${s.entry.provider ?? "?"}" skipped: ${s.reason}`);
   return { llm, warnings };
 }
 

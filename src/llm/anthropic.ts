@@ -1,0 +1,345 @@
+// Wire adapter: Anthropic Messages API (native Anthropic, MiniMax and other Anthropic-compatible
+// endpoints), one streaming attempt through `@anthropic-ai/sdk` (loaded on first use).
+//
+// Internal messages are OpenAI-shaped; this converts at the edge: the system prompt becomes the
+// `system` param, tool_calls become `tool_use` blocks, consecutive `tool` messages become one user
+// message of `tool_result` blocks, roles strictly alternate, and thinking blocks (with signatures)
+// kept in `reasoning_details` are replayed ahead of their assistant turn.
+//
+// Auth: API keys go through the SDK's `apiKey`; for hosts other than api.anthropic.com the key is
+// also sent as `x-api-key`, which Anthropic-compatible gateways expect. OAuth tokens (`sk-ant-oat…`)
+// go as a Bearer token with the OAuth beta headers and the Claude Code identity system block.
+
+import type Anthropic from '@anthropic-ai/sdk';
+import { type AdapterOptions, contentText, defaultTimeoutMs, isClaudeModel, parseDataUrl, runAttempt } from './attempt.ts';
+import { StreamCutError } from './errors.ts';
+import { hostOf } from './catalog.ts';
+import type { ProviderRuntime } from './resolve.ts';
+import type { ContentPart, Message, StopReason, StreamFn, StreamRequest, Usage } from './types.ts';
+
+let sdk: Promise<typeof import('@anthropic-ai/sdk')> | undefined;
+/** The `@anthropic-ai/sdk` module, imported once on first use. */
+export const loadAnthropic = (): Promise<typeof import('@anthropic-ai/sdk')> => (sdk ??= import('@anthropic-ai/sdk'));
+
+type Json = Record<string, unknown>;
+type Block = Json & { type: string };
+interface AMessage {
+  role: 'user' | 'assistant';
+  content: Block[];
+}
+
+export const isOAuthToken = (key: string): boolean => key.startsWith('sk-ant-oat');
+const OAUTH_BETAS = ['claude-code-20250219', 'oauth-2025-04-20'];
+const CLAUDE_CODE_IDENTITY = "You are Claude Code, Anthropic's official CLI for Claude.";
+
+/** Thinking budget per reasoning effort (extended thinking `budget_tokens`). */
+export const THINKING_BUDGET: Record<string, number> = {
+  minimal: 4000,
+  low: 4000,
+  medium: 8000,
+  high: 16000,
+  xhigh: 32000,
+  max: 32000,
+  ultra: 32000,
+};
+
+const OUTPUT_LIMITS: [string, number][] = [
+  ['claude-3-5-sonnet', 8192],
+  ['claude-3-5-haiku', 8192],
+  ['claude-3-opus', 4096],
+  ['claude-3-haiku', 4096],
+  ['claude-3-7-sonnet', 64000],
+  ['claude-opus-4-1', 32000],
+  ['claude-opus-4-0', 32000],
+  ['claude-opus-4-2025', 32000],
+  ['claude-opus-4', 64000],
+  ['claude-sonnet-4', 64000],
+  ['claude-haiku-4', 64000],
+];
+
+/** Anthropic requires max_tokens: the model's output ceiling when the caller gave none. */
+export function defaultMaxTokens(model: string): number {
+  const m = model.toLowerCase().replace(/\./g, '-');
+  for (const [k, v] of OUTPUT_LIMITS) if (m.includes(k)) return v;
+  return isClaudeModel(m) ? 64000 : 32000;
+}
+
+export async function anthropicClient(runtime: ProviderRuntime, opts: AdapterOptions): Promise<Anthropic> {
+  const { default: AnthropicClass } = await loadAnthropic();
+  const key = runtime.apiKey;
+  const headers: Record<string, string> = { ...runtime.extraHeaders };
+  const oauth = isOAuthToken(key);
+  if (oauth) {
+    const existing = (headers['anthropic-beta'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    headers['anthropic-beta'] = [...new Set([...existing, ...OAUTH_BETAS])].join(',');
+  } else if (hostOf(runtime.baseUrl) !== 'api.anthropic.com') {
+    headers['x-api-key'] = key;
+  }
+  return new AnthropicClass({
+    ...(oauth ? { authToken: key } : { apiKey: key }),
+    baseURL: runtime.baseUrl,
+    maxRetries: 0,
+    timeout: opts.timeoutMs ?? defaultTimeoutMs(),
+    defaultHeaders: headers,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
+}
+
+function parseArgs(raw: string): Json {
+  try {
+    const v = JSON.parse(raw || '{}') as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : { value: v };
+  } catch {
+    return {};
+  }
+}
+
+function partsToBlocks(content: Message['content']): Block[] {
+  if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
+  const out: Block[] = [];
+  for (const p of (content ?? []) as ContentPart[]) {
+    if (p.type === 'text') {
+      if (p.text) out.push({ type: 'text', text: p.text });
+    } else if (p.type === 'image_url') {
+      const data = parseDataUrl(p.image_url.url);
+      out.push(
+        data
+          ? { type: 'image', source: { type: 'base64', media_type: data.mediaType, data: data.data } }
+          : { type: 'image', source: { type: 'url', url: p.image_url.url } },
+      );
+    }
+  }
+  return out;
+}
+
+/** Stored thinking blocks that Anthropic will accept back (signed thinking, redacted thinking). */
+function replayableThinking(details: unknown[] | null | undefined): Block[] {
+  const out: Block[] = [];
+  for (const d of details ?? []) {
+    if (typeof d !== 'object' || d === null) continue;
+    const b = d as Json;
+    if (b.type === 'thinking' && typeof b.thinking === 'string' && typeof b.signature === 'string' && b.signature) {
+      out.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
+    } else if (b.type === 'redacted_thinking' && typeof b.data === 'string' && b.data) {
+      out.push({ type: 'redacted_thinking', data: b.data });
+    }
+  }
+  return out;
+}
+
+/** Internal history → Messages API `messages` (strictly alternating, tool results paired with their calls). */
+export function toAnthropicMessages(messages: Message[]): AMessage[] {
+  const raw: AMessage[] = [];
+  for (const m of messages) {
+    if (m.role === 'assistant') {
+      const blocks: Block[] = [...replayableThinking(m.reasoning_details)];
+      const text = contentText(m.content);
+      if (text) blocks.push({ type: 'text', text });
+      for (const tc of m.tool_calls ?? []) blocks.push({ type: 'tool_use', id: tc.id, name: tc.function.name, input: parseArgs(tc.function.arguments) });
+      if (blocks.length) raw.push({ role: 'assistant', content: blocks });
+    } else if (m.role === 'tool') {
+      const inner = typeof m.content === 'string' ? m.content : partsToBlocks(m.content);
+      raw.push({
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: m.tool_call_id ?? '', content: (Array.isArray(inner) ? inner.length : inner) ? inner : '(no output)' }],
+      });
+    } else {
+      const blocks = partsToBlocks(m.content);
+      if (m.role === 'system') {
+        const text = contentText(m.content);
+        if (text) raw.push({ role: 'user', content: [{ type: 'text', text: `[System note] ${text}` }] });
+      } else if (blocks.length) raw.push({ role: 'user', content: blocks });
+    }
+  }
+
+  // Merge consecutive same-role messages.
+  const merged: AMessage[] = [];
+  for (const m of raw) {
+    const last = merged.at(-1);
+    if (last && last.role === m.role) last.content = [...last.content, ...m.content];
+    else merged.push({ role: m.role, content: [...m.content] });
+  }
+
+  // Pair tool_use with tool_result: results first in the following user turn; missing results are
+  // filled in as errors, results with no matching call become text.
+  for (let i = 0; i < merged.length; i++) {
+    const m = merged[i];
+    if (m.role === 'assistant') {
+      const ids = m.content.filter((b) => b.type === 'tool_use').map((b) => b.id as string);
+      if (!ids.length) continue;
+      let next = merged[i + 1];
+      if (!next || next.role !== 'user') {
+        next = { role: 'user', content: [] };
+        merged.splice(i + 1, 0, next);
+      }
+      const have = new Set(next.content.filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id as string));
+      const missing: Block[] = ids
+        .filter((id) => !have.has(id))
+        .map((id) => ({ type: 'tool_result', tool_use_id: id, content: 'The tool call was not completed (interrupted).', is_error: true }));
+      const results = next.content.filter((b) => b.type === 'tool_result' && ids.includes(b.tool_use_id as string));
+      const others = next.content
+        .filter((b) => !(b.type === 'tool_result' && ids.includes(b.tool_use_id as string)))
+        .map((b) => (b.type === 'tool_result' ? orphanResult(b) : b));
+      next.content = [...results, ...missing, ...others];
+    } else {
+      const prev = merged[i - 1];
+      const prevIds = new Set(prev?.role === 'assistant' ? prev.content.filter((b) => b.type === 'tool_use').map((b) => b.id as string) : []);
+      m.content = m.content.map((b) => (b.type === 'tool_result' && !prevIds.has(b.tool_use_id as string) ? orphanResult(b) : b));
+    }
+  }
+  if (merged[0]?.role === 'assistant') merged.unshift({ role: 'user', content: [{ type: 'text', text: '(conversation continues)' }] });
+  return merged;
+}
+
+function orphanResult(b: Block): Block {
+  const c = b.content;
+  const text = typeof c === 'string' ? c : Array.isArray(c) ? (c as Block[]).map((x) => (x.type === 'text' ? x.text : '')).join('') : '';
+  return { type: 'text', text: `[Tool result for ${String(b.tool_use_id)}]\n${text}` };
+}
+
+/** Cache breakpoints "system_and_3": the system prompt and the last three messages. */
+export function applyAnthropicCacheControl(system: Block[], messages: AMessage[], ttl?: '5m' | '1h'): void {
+  const marker: Json = ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+  const mark = (blocks: Block[]) => {
+    for (let j = blocks.length - 1; j >= 0; j--) {
+      if (blocks[j].type === 'thinking' || blocks[j].type === 'redacted_thinking') continue;
+      blocks[j] = { ...blocks[j], cache_control: marker };
+      return;
+    }
+  };
+  if (system.length) mark(system);
+  for (const m of messages.slice(-3)) mark(m.content);
+}
+
+export function buildAnthropicBody(runtime: ProviderRuntime, req: StreamRequest): Json {
+  const model = req.model || runtime.model;
+  const system: Block[] = [];
+  if (isOAuthToken(runtime.apiKey)) system.push({ type: 'text', text: CLAUDE_CODE_IDENTITY });
+  if (req.system) system.push({ type: 'text', text: req.system });
+  const messages = toAnthropicMessages(req.messages);
+  if (isClaudeModel(model)) applyAnthropicCacheControl(system, messages, req.cacheTtl);
+
+  let maxTokens = req.maxTokens ?? defaultMaxTokens(model);
+  const body: Json = { model, messages, stream: true };
+  if (system.length) body.system = system;
+  if (req.tools.length) {
+    body.tools = req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters ?? { type: 'object', properties: {} } }));
+  }
+  const effort = req.reasoningEffort?.toLowerCase();
+  const budget = effort && effort !== 'none' ? (THINKING_BUDGET[effort] ?? THINKING_BUDGET.medium) : undefined;
+  if (budget !== undefined) {
+    body.thinking = { type: 'enabled', budget_tokens: budget };
+    if (maxTokens <= budget) maxTokens = budget + 4096;
+  } else if (req.temperature !== undefined) body.temperature = req.temperature;
+  body.max_tokens = maxTokens;
+  return body;
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+function applyUsage(u: Usage, raw: Json | undefined): void {
+  if (!raw) return;
+  u.input_tokens = num(raw.input_tokens) ?? u.input_tokens;
+  u.output_tokens = num(raw.output_tokens) ?? u.output_tokens;
+  u.cache_read_tokens = num(raw.cache_read_input_tokens) ?? u.cache_read_tokens;
+  u.cache_write_tokens = num(raw.cache_creation_input_tokens) ?? u.cache_write_tokens;
+}
+
+function stopFor(reason: string | null, hasTools: boolean): StopReason {
+  switch (reason) {
+    case 'tool_use':
+      return 'tool_calls';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'refusal':
+      return 'content_filter';
+    default:
+      return hasTools ? 'tool_calls' : 'stop';
+  }
+}
+
+/** A StreamFn speaking the Anthropic Messages API to `runtime` (one attempt per call; never throws). */
+export function createAnthropicStream(runtime: ProviderRuntime, opts: AdapterOptions = {}): StreamFn {
+  let client: Promise<Anthropic> | undefined;
+  return (req) =>
+    runAttempt(runtime, req, opts, async (ctx) => {
+      client ??= anthropicClient(runtime, opts);
+      const c = await client;
+      ctx.touch(); // the SDK's first-use import does not count as provider silence
+      const body = buildAnthropicBody(runtime, req);
+      const stream = (await c.messages.create(body as unknown as Anthropic.MessageCreateParamsStreaming, {
+        signal: ctx.signal,
+      })) as unknown as AsyncIterable<Json>;
+      ctx.touch();
+      const { acc } = ctx;
+      const blocks = new Map<number, { kind: string; slot?: number; thinking: string; signature: string; data?: string }>();
+      let stopReason: string | null = null;
+      let sawStop = false;
+      for await (const ev of stream) {
+        ctx.touch();
+        switch (ev.type) {
+          case 'message_start':
+            applyUsage(acc.usage, (ev.message as Json | undefined)?.usage as Json | undefined);
+            break;
+          case 'content_block_start': {
+            const index = ev.index as number;
+            const cb = (ev.content_block ?? {}) as Json;
+            const entry = { kind: String(cb.type), thinking: '', signature: '' } as {
+              kind: string;
+              slot?: number;
+              thinking: string;
+              signature: string;
+              data?: string;
+            };
+            if (cb.type === 'text') acc.addText(cb.text as string);
+            else if (cb.type === 'thinking') {
+              entry.thinking = typeof cb.thinking === 'string' ? cb.thinking : '';
+              entry.signature = typeof cb.signature === 'string' ? cb.signature : '';
+              acc.addReasoning(entry.thinking);
+            } else if (cb.type === 'redacted_thinking') entry.data = cb.data as string;
+            else if (cb.type === 'tool_use') {
+              entry.slot = acc.startTool(cb.id as string, cb.name as string);
+              const input = cb.input as Json | undefined;
+              if (input && Object.keys(input).length) acc.toolArgs(entry.slot, JSON.stringify(input));
+            }
+            blocks.set(index, entry);
+            break;
+          }
+          case 'content_block_delta': {
+            const b = blocks.get(ev.index as number);
+            const d = (ev.delta ?? {}) as Json;
+            if (d.type === 'text_delta') acc.addText(d.text as string);
+            else if (d.type === 'thinking_delta') {
+              acc.addReasoning(d.thinking as string);
+              if (b) b.thinking += (d.thinking as string) ?? '';
+            } else if (d.type === 'signature_delta') {
+              if (b) b.signature = (d.signature as string) ?? '';
+            } else if (d.type === 'input_json_delta' && b?.slot !== undefined) acc.toolArgs(b.slot, d.partial_json as string);
+            break;
+          }
+          case 'content_block_stop': {
+            const b = blocks.get(ev.index as number);
+            if (b?.kind === 'thinking') acc.reasoningDetails.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
+            else if (b?.kind === 'redacted_thinking' && b.data) acc.reasoningDetails.push({ type: 'redacted_thinking', data: b.data });
+            break;
+          }
+          case 'message_delta': {
+            const d = (ev.delta ?? {}) as Json;
+            if (typeof d.stop_reason === 'string') stopReason = d.stop_reason;
+            applyUsage(acc.usage, ev.usage as Json | undefined);
+            break;
+          }
+          case 'message_stop':
+            sawStop = true;
+            break;
+        }
+      }
+      if (ctx.signal.aborted) return 'aborted';
+      if (!sawStop) throw new StreamCutError();
+      acc.finishReason = stopReason;
+      return stopFor(stopReason, acc.tools.length > 0);
+    });
+}

@@ -1,0 +1,246 @@
+// Wire adapter: OpenAI-compatible Chat Completions (OpenRouter, Nous, OpenAI, DeepSeek, local servers…),
+// one streaming attempt through the official `openai` SDK (loaded on first use).
+
+import type OpenAI from 'openai';
+import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import { type AdapterOptions, contentText, defaultTimeoutMs, isClaudeModel, runAttempt } from './attempt.ts';
+import { StreamCutError } from './errors.ts';
+import type { ProviderRuntime } from './resolve.ts';
+import type { Message, StopReason, StreamFn, StreamRequest, Usage } from './types.ts';
+
+let sdk: Promise<typeof import('openai')> | undefined;
+/** The `openai` module, imported once on first use (keeps CLI start-up free of it). */
+export const loadOpenAI = (): Promise<typeof import('openai')> => (sdk ??= import('openai'));
+
+type Json = Record<string, unknown>;
+
+/** An OpenAI SDK client for a runtime: no SDK retries (ours wrap it), no ambient env credentials. */
+export async function openaiClient(runtime: ProviderRuntime, opts: AdapterOptions): Promise<OpenAI> {
+  const { default: OpenAIClass } = await loadOpenAI();
+  return new OpenAIClass({
+    apiKey: runtime.apiKey,
+    baseURL: runtime.baseUrl,
+    maxRetries: 0,
+    timeout: opts.timeoutMs ?? defaultTimeoutMs(),
+    defaultHeaders: runtime.extraHeaders,
+    organization: null,
+    project: null,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
+}
+
+const bareModel = (model: string) => model.slice(model.lastIndexOf('/') + 1);
+
+/** Anthropic-style `cache_control` marker. */
+export const cacheMarker = (ttl?: '5m' | '1h'): Json => (ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' });
+
+/**
+ * Prompt caching "system_and_3" on chat-shaped messages: the system message and the last three
+ * others get a breakpoint (string content becomes one text part carrying it).
+ */
+export function applyChatCacheControl(messages: Json[], ttl?: '5m' | '1h'): void {
+  const marker = cacheMarker(ttl);
+  const system = messages.find((m) => m.role === 'system' || m.role === 'developer');
+  const rest = messages.filter((m) => m !== system).slice(-3);
+  for (const m of system ? [system, ...rest] : rest) {
+    const c = m.content;
+    if (typeof c === 'string' && c) m.content = [{ type: 'text', text: c, cache_control: marker }];
+    else if (Array.isArray(c) && c.length) {
+      const parts = c.slice() as Json[];
+      parts[parts.length - 1] = { ...parts[parts.length - 1], cache_control: marker };
+      m.content = parts;
+    } else m.cache_control = marker;
+  }
+}
+
+const isOpenRouterDetail = (d: unknown): boolean =>
+  typeof d === 'object' && d !== null && typeof (d as Json).type === 'string' && ((d as Json).type as string).startsWith('reasoning.');
+
+/** Internal history → chat completions messages, applying the runtime's reasoning-replay quirks. */
+export function toChatMessages(runtime: ProviderRuntime, req: StreamRequest): Json[] {
+  const q = runtime.quirks;
+  const out: Json[] = [];
+  if (req.system) {
+    const developer = q.supportsDeveloperRole && /^(o\d|gpt-5)/i.test(bareModel(req.model || runtime.model));
+    out.push({ role: developer ? 'developer' : 'system', content: req.system });
+  }
+  for (const m of req.messages) out.push(toChatMessage(m, runtime));
+  return out;
+}
+
+function toChatMessage(m: Message, runtime: ProviderRuntime): Json {
+  const q = runtime.quirks;
+  switch (m.role) {
+    case 'tool':
+      return { role: 'tool', tool_call_id: m.tool_call_id ?? '', content: typeof m.content === 'string' ? m.content : contentText(m.content) };
+    case 'assistant': {
+      const text = contentText(m.content);
+      const msg: Json = { role: 'assistant', content: text || (m.tool_calls?.length ? null : '') };
+      if (m.tool_calls?.length) {
+        msg.tool_calls = m.tool_calls.map((tc) => ({
+          id: tc.id,
+          type: 'function',
+          function: { name: tc.function.name, arguments: tc.function.arguments || '{}' },
+        }));
+      }
+      if (!q.stripReasoning) {
+        if (q.replayReasoningDetails && Array.isArray(m.reasoning_details)) {
+          const items = m.reasoning_details.filter(isOpenRouterDetail);
+          if (items.length) msg.reasoning_details = items;
+        }
+        if (q.echoReasoningContent) {
+          if (m.reasoning) msg.reasoning_content = m.reasoning;
+          else if (m.tool_calls?.length) msg.reasoning_content = '';
+        }
+      }
+      return msg;
+    }
+    default:
+      return { role: m.role, content: m.content ?? '' };
+  }
+}
+
+function reasoningParams(runtime: ProviderRuntime, effort: string | undefined): Json {
+  const q = runtime.quirks;
+  if (!effort || q.stripReasoning || q.reasoningParam === 'none') return {};
+  const e = effort.toLowerCase();
+  const norm = e === 'max' || e === 'ultra' ? 'xhigh' : e;
+  if (q.reasoningParam === 'openrouter') return { reasoning: norm === 'none' ? { enabled: false } : { effort: norm } };
+  return { reasoning_effort: norm };
+}
+
+export function buildChatBody(runtime: ProviderRuntime, req: StreamRequest): Json {
+  const model = req.model || runtime.model;
+  const messages = toChatMessages(runtime, req);
+  if (runtime.quirks.claudeCacheControl && isClaudeModel(model)) applyChatCacheControl(messages, req.cacheTtl);
+  const body: Json = { model, messages, stream: true };
+  if (!runtime.quirks.noStreamUsage) body.stream_options = { include_usage: true };
+  if (req.tools.length) {
+    body.tools = req.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  }
+  if (req.maxTokens) body[runtime.quirks.maxTokensField ?? 'max_tokens'] = req.maxTokens;
+  if (req.temperature !== undefined) body.temperature = req.temperature;
+  Object.assign(body, reasoningParams(runtime, req.reasoningEffort));
+  return body;
+}
+
+/** Chat-completions usage → ours (`input_tokens` without cache reads/writes). */
+export function chatUsage(u: Json | null | undefined): Usage {
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const pd = (u?.prompt_tokens_details ?? {}) as Json;
+  const cd = (u?.completion_tokens_details ?? {}) as Json;
+  const cacheRead = num(pd.cached_tokens) || num(u?.prompt_cache_hit_tokens);
+  const cacheWrite = num(pd.cache_write_tokens) || num(pd.cache_creation_tokens) || num(u?.cache_creation_input_tokens);
+  return {
+    input_tokens: Math.max(0, num(u?.prompt_tokens) - cacheRead - cacheWrite),
+    output_tokens: num(u?.completion_tokens),
+    cache_read_tokens: cacheRead,
+    cache_write_tokens: cacheWrite,
+    reasoning_tokens: num(cd.reasoning_tokens),
+  };
+}
+
+/** Folds a streamed `reasoning_details` item into the list (OpenRouter streams them in pieces). */
+function mergeDetail(list: unknown[], raw: unknown): string {
+  if (typeof raw !== 'object' || raw === null) return '';
+  const item = raw as Json;
+  const textOf = (x: Json) => (typeof x.text === 'string' ? x.text : typeof x.summary === 'string' ? x.summary : '');
+  const idx = typeof item.index === 'number' ? item.index : undefined;
+  const target = (idx !== undefined ? list.find((x) => (x as Json).index === idx && (x as Json).type === item.type) : undefined) as Json | undefined;
+  if (!target) {
+    list.push({ ...item });
+    return textOf(item);
+  }
+  for (const key of ['text', 'summary', 'data']) {
+    if (typeof item[key] === 'string') target[key] = (typeof target[key] === 'string' ? target[key] : '') + (item[key] as string);
+  }
+  for (const [k, v] of Object.entries(item)) {
+    if (['text', 'summary', 'data'].includes(k)) continue;
+    if (v !== null && v !== undefined) target[k] = v;
+  }
+  return textOf(item);
+}
+
+function stopFor(finish: string | null, hasTools: boolean): StopReason {
+  if (hasTools && (finish === 'tool_calls' || finish === 'function_call' || finish === 'stop' || finish === null)) return 'tool_calls';
+  if (finish === 'length') return 'length';
+  if (finish === 'content_filter') return 'content_filter';
+  if (finish === 'tool_calls') return 'tool_calls';
+  return 'stop';
+}
+
+/** A StreamFn speaking Chat Completions to `runtime` (one attempt per call; never throws). */
+export function createChatCompletionsStream(runtime: ProviderRuntime, opts: AdapterOptions = {}): StreamFn {
+  let client: Promise<OpenAI> | undefined;
+  return (req) =>
+    runAttempt(runtime, req, opts, async (ctx) => {
+      client ??= openaiClient(runtime, opts);
+      const c = await client;
+      ctx.touch(); // the SDK's first-use import does not count as provider silence
+      const body = buildChatBody(runtime, req) as unknown as ChatCompletionCreateParamsStreaming;
+      const stream = await c.chat.completions.create(body, { signal: ctx.signal });
+      ctx.touch();
+      const { acc } = ctx;
+      let finish: string | null = null;
+      let sawFinish = false;
+      // Provider tool-call index → our slot (name may arrive after the id).
+      const pending = new Map<string, { id?: string; name?: string; args: string; slot?: number }>();
+      let order = 0;
+      for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
+        ctx.touch();
+        const raw = chunk as unknown as Json;
+        if (raw.usage) acc.usage = chatUsage(raw.usage as Json);
+        const choice = chunk.choices?.[0];
+        if (!choice) continue;
+        const d = (choice.delta ?? {}) as Json;
+        const r = typeof d.reasoning_content === 'string' ? d.reasoning_content : typeof d.reasoning === 'string' ? d.reasoning : undefined;
+        let detailText = '';
+        if (Array.isArray(d.reasoning_details)) for (const item of d.reasoning_details) detailText += mergeDetail(acc.reasoningDetails, item);
+        acc.addReasoning(r ?? detailText);
+        if (typeof d.content === 'string') acc.addText(d.content);
+        if (Array.isArray(d.tool_calls)) {
+          for (const tc of d.tool_calls as Json[]) {
+            const fn = (tc.function ?? {}) as Json;
+            const id = typeof tc.id === 'string' && tc.id ? tc.id : undefined;
+            const name = typeof fn.name === 'string' && fn.name ? fn.name : undefined;
+            let key = typeof tc.index === 'number' ? String(tc.index) : `#${order}`;
+            let entry = pending.get(key);
+            // Some servers reuse index 0 for every call: a new id with a name is a new call.
+            if (entry && id && entry.id && id !== entry.id && name) {
+              key = `${key}:${id}`;
+              entry = pending.get(key);
+            }
+            if (!entry) {
+              entry = { args: '' };
+              pending.set(key, entry);
+              order++;
+            }
+            if (id && !entry.id) entry.id = id;
+            if (name && !entry.name) entry.name = name;
+            const args = typeof fn.arguments === 'string' ? fn.arguments : '';
+            if (entry.slot === undefined) {
+              entry.args += args;
+              if (entry.name) {
+                entry.slot = acc.startTool(entry.id, entry.name);
+                acc.toolArgs(entry.slot, entry.args);
+              }
+            } else acc.toolArgs(entry.slot, args);
+          }
+        }
+        if (choice.finish_reason) {
+          finish = choice.finish_reason;
+          sawFinish = true;
+        }
+      }
+      for (const entry of pending.values()) {
+        if (entry.slot === undefined) {
+          entry.slot = acc.startTool(entry.id, entry.name ?? '');
+          acc.toolArgs(entry.slot, entry.args);
+        }
+      }
+      if (ctx.signal.aborted) return 'aborted';
+      if (!sawFinish) throw new StreamCutError();
+      acc.finishReason = finish;
+      return stopFor(finish, acc.tools.length > 0);
+    });
+}

@@ -1,0 +1,193 @@
+// Wire adapter: OpenAI Responses API (`codex_responses`: ChatGPT Codex backend, api.openai.com
+// Responses), one streaming attempt through the `openai` SDK (loaded on first use).
+//
+// Stateless: `store: false` with `include: ['reasoning.encrypted_content']`, so reasoning items come
+// back encrypted and are replayed (from `codex_reasoning_items`) right before the assistant message
+// they belong to.
+
+import type OpenAI from 'openai';
+import { type AdapterOptions, contentText, runAttempt } from './attempt.ts';
+import { StreamCutError } from './errors.ts';
+import { openaiClient } from './openai-chat.ts';
+import type { ProviderRuntime } from './resolve.ts';
+import type { ContentPart, Message, StopReason, StreamFn, StreamRequest, Usage } from './types.ts';
+
+type Json = Record<string, unknown>;
+
+function userContent(content: Message['content']): string | Json[] {
+  if (typeof content === 'string') return content;
+  const out: Json[] = [];
+  for (const p of (content ?? []) as ContentPart[]) {
+    if (p.type === 'text') out.push({ type: 'input_text', text: p.text });
+    else if (p.type === 'image_url') out.push({ type: 'input_image', image_url: p.image_url.url, detail: p.image_url.detail ?? 'auto' });
+  }
+  return out;
+}
+
+const isReasoningItem = (x: unknown): boolean => typeof x === 'object' && x !== null && (x as Json).type === 'reasoning';
+
+/** Internal history → Responses `input` items. */
+export function toResponsesInput(messages: Message[]): Json[] {
+  const input: Json[] = [];
+  for (const m of messages) {
+    switch (m.role) {
+      case 'assistant': {
+        for (const item of m.codex_reasoning_items ?? []) if (isReasoningItem(item)) input.push(item as Json);
+        const text = contentText(m.content);
+        if (text) input.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
+        for (const tc of m.tool_calls ?? []) {
+          input.push({ type: 'function_call', call_id: tc.id, name: tc.function.name, arguments: tc.function.arguments || '{}' });
+        }
+        break;
+      }
+      case 'tool':
+        input.push({ type: 'function_call_output', call_id: m.tool_call_id ?? '', output: contentText(m.content) });
+        break;
+      case 'system':
+        input.push({ role: 'developer', content: contentText(m.content) });
+        break;
+      default:
+        input.push({ role: 'user', content: userContent(m.content) });
+    }
+  }
+  return input;
+}
+
+export function buildResponsesBody(runtime: ProviderRuntime, req: StreamRequest): Json {
+  const body: Json = {
+    model: req.model || runtime.model,
+    instructions: req.system,
+    input: toResponsesInput(req.messages),
+    stream: true,
+    store: false,
+    include: ['reasoning.encrypted_content'],
+  };
+  if (req.tools.length) {
+    body.tools = req.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false }));
+    body.tool_choice = 'auto';
+    body.parallel_tool_calls = true;
+  }
+  const effort = req.reasoningEffort?.toLowerCase();
+  if (effort && !runtime.quirks.stripReasoning) {
+    body.reasoning = { effort: effort === 'max' || effort === 'ultra' ? 'xhigh' : effort, summary: 'auto' };
+  }
+  if (!runtime.quirks.noSamplingParams) {
+    if (req.maxTokens) body.max_output_tokens = req.maxTokens;
+    if (req.temperature !== undefined) body.temperature = req.temperature;
+  }
+  if (req.sessionId) body.prompt_cache_key = req.sessionId;
+  return body;
+}
+
+export function responsesUsage(u: Json | null | undefined): Usage {
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const cached = n((u?.input_tokens_details as Json | undefined)?.cached_tokens);
+  return {
+    input_tokens: Math.max(0, n(u?.input_tokens) - cached),
+    output_tokens: n(u?.output_tokens),
+    cache_read_tokens: cached,
+    cache_write_tokens: 0,
+    reasoning_tokens: n((u?.output_tokens_details as Json | undefined)?.reasoning_tokens),
+  };
+}
+
+/** A StreamFn speaking the Responses API to `runtime` (one attempt per call; never throws). */
+export function createResponsesStream(runtime: ProviderRuntime, opts: AdapterOptions = {}): StreamFn {
+  let client: Promise<OpenAI> | undefined;
+  return (req) =>
+    runAttempt(runtime, req, opts, async (ctx) => {
+      client ??= openaiClient(runtime, opts);
+      const c = await client;
+      ctx.touch(); // the SDK's first-use import does not count as provider silence
+      const body = buildResponsesBody(runtime, req);
+      const stream = (await c.responses.create(body as unknown as OpenAI.Responses.ResponseCreateParamsStreaming, {
+        signal: ctx.signal,
+      })) as unknown as AsyncIterable<Json>;
+      ctx.touch();
+      const { acc } = ctx;
+      const slots = new Map<string, number>(); // item id / output index → tool slot
+      const textSeen = new Set<string>();
+      const reasoningSeen = new Set<string>();
+      let stop: StopReason | undefined;
+      const keyOf = (ev: Json) => (typeof ev.item_id === 'string' ? ev.item_id : `#${String(ev.output_index)}`);
+      const slotOf = (ev: Json) => slots.get(keyOf(ev)) ?? slots.get(`#${String(ev.output_index)}`);
+      const openTool = (item: Json, outputIndex: unknown) => {
+        const slot = acc.startTool((item.call_id as string) || (item.id as string), (item.name as string) ?? '');
+        if (typeof item.id === 'string') slots.set(item.id, slot);
+        slots.set(`#${String(outputIndex)}`, slot);
+        return slot;
+      };
+      for await (const ev of stream) {
+        ctx.touch();
+        switch (ev.type) {
+          case 'response.output_item.added': {
+            const item = (ev.item ?? {}) as Json;
+            if (item.type === 'function_call') {
+              const slot = openTool(item, ev.output_index);
+              if (typeof item.arguments === 'string') acc.toolArgs(slot, item.arguments);
+            }
+            break;
+          }
+          case 'response.output_text.delta':
+          case 'response.refusal.delta':
+            textSeen.add(keyOf(ev));
+            acc.addText(ev.delta as string);
+            break;
+          case 'response.function_call_arguments.delta': {
+            const slot = slotOf(ev);
+            if (slot !== undefined) acc.toolArgs(slot, ev.delta as string);
+            break;
+          }
+          case 'response.function_call_arguments.done': {
+            const slot = slotOf(ev);
+            if (slot !== undefined) acc.completeToolArgs(slot, ev.arguments as string);
+            break;
+          }
+          case 'response.reasoning_summary_part.added':
+            if (typeof ev.summary_index === 'number' && ev.summary_index > 0) acc.addReasoning('\n\n');
+            break;
+          case 'response.reasoning_summary_text.delta':
+          case 'response.reasoning_text.delta':
+            reasoningSeen.add(keyOf(ev));
+            acc.addReasoning(ev.delta as string);
+            break;
+          case 'response.output_item.done': {
+            const item = (ev.item ?? {}) as Json;
+            const id = typeof item.id === 'string' ? item.id : `#${String(ev.output_index)}`;
+            if (item.type === 'reasoning') {
+              acc.codexItems.push(item);
+              if (!reasoningSeen.has(id) && Array.isArray(item.summary)) {
+                acc.addReasoning((item.summary as Json[]).map((s) => (typeof s.text === 'string' ? s.text : '')).join('\n\n'));
+              }
+            } else if (item.type === 'function_call') {
+              const slot = slots.get(id) ?? slots.get(`#${String(ev.output_index)}`) ?? openTool(item, ev.output_index);
+              acc.completeToolArgs(slot, item.arguments as string);
+            } else if (item.type === 'message' && !textSeen.has(id) && Array.isArray(item.content)) {
+              acc.addText((item.content as Json[]).map((p) => (typeof p.text === 'string' ? p.text : '')).join(''));
+            }
+            break;
+          }
+          case 'response.completed':
+          case 'response.incomplete': {
+            const resp = (ev.response ?? {}) as Json;
+            acc.usage = responsesUsage(resp.usage as Json | undefined);
+            if (ev.type === 'response.incomplete') {
+              const reason = (resp.incomplete_details as Json | undefined)?.reason;
+              stop = reason === 'content_filter' ? 'content_filter' : 'length';
+            } else stop = acc.tools.length ? 'tool_calls' : 'stop';
+            acc.finishReason = String(resp.status ?? ev.type.slice('response.'.length));
+            break;
+          }
+          case 'response.failed': {
+            const resp = (ev.response ?? {}) as Json;
+            const err = (resp.error ?? {}) as Json;
+            const message = typeof err.message === 'string' ? err.message : 'the response failed';
+            throw Object.assign(new Error(message), { error: { message, type: err.code ?? err.type, code: err.code } });
+          }
+        }
+      }
+      if (ctx.signal.aborted) return 'aborted';
+      if (!stop) throw new StreamCutError();
+      return stop;
+    });
+}

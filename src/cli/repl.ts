@@ -142,6 +142,11 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
       rl.prompt();
     });
   }
+  // Leaving the loop does not release the terminal by itself: close readline and stdin.
+  rl.close();
+  process.stdin.pause();
+  if (process.stdin.isTTY) process.stdin.setRawMode?.(false);
+  process.stdin.unref?.();
   // Give a running background review (memory, skills) a moment to finish.
   await Promise.race([session.idle(), new Promise((r) => setTimeout(r, 15_000).unref())]);
   session.close('cli_close');

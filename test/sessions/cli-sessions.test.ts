@@ -225,3 +225,43 @@ test('SIGKILL mid-turn: every message produced before the kill is readable and t
     llm.setHandler(null);
   }
 });
+
+test('a conversation past the context limit is compressed and nothing is lost', async () => {
+  const h = tempHome();
+  writeFileSync(
+    join(h, 'config.yaml'),
+    `model:\n  default: fake-model\n  provider: custom\n  base_url: ${llm.openaiBaseUrl}\n  context_length: 9000\ntoolsets: [todo]\ncompression:\n  protect_last_n: 4\n`,
+  );
+  let summaries = 0;
+  llm.setHandler((r) => {
+    const size = Math.ceil(JSON.stringify(r.body).length / 4);
+    if (/compress conversations/.test(JSON.stringify(r.body.messages?.[0] ?? ''))) {
+      summaries++;
+      return { text: `## Goal\nDiscuss the essays (summary ${summaries}).`, usage: { input: size } };
+    }
+    return { text: `Thoughts on it: ${'interesting '.repeat(150)}`, usage: { input: size } };
+  });
+  try {
+    let compressed = 0;
+    for (let i = 0; i < 9; i++) {
+      const r = await hermes(['chat', ...(i ? ['--continue'] : []), '-q', `essay${i}token ${'lorem ipsum dolor '.repeat(110)}`], { home: h });
+      assert.equal(r.code, 0, r.stderr);
+      if (/Context compressed/.test(r.stderr)) compressed++;
+    }
+    assert.ok(compressed >= 1 && summaries >= 1, `compressed ${compressed} times`);
+    const last = llm.requests.filter((q) => !/compress conversations/.test(JSON.stringify(q.body.messages?.[0] ?? ''))).at(-1)!;
+    assert.ok(Math.ceil(JSON.stringify(last.body).length / 4) < 9000, 'the last request fits the window');
+    assert.match(JSON.stringify(last.body.messages), /Discuss the essays/);
+    const db = SessionDB.open(join(h, 'state.db'));
+    const sessions = db.listSessions({ limit: 50 });
+    assert.equal(sessions.length, 1 + compressed, 'one linked child per compression');
+    const root = sessions.find((s) => !s.parent_session_id)!;
+    assert.equal(db.descendants(root.id).length, compressed);
+    for (let i = 0; i < 9; i++) assert.ok(db.searchMessages(`essay${i}token`).length >= 1, `essay ${i} is still in state.db`);
+    const stored = sessions.reduce((n, s) => n + db.messageCount(s.id), 0);
+    assert.ok(stored >= 18, `${stored} messages stored`);
+    db.close();
+  } finally {
+    llm.setHandler(null);
+  }
+});

@@ -2,7 +2,9 @@
 // index, project context, tool guidance), context compression with session rotation in state.db,
 // titles from the auxiliary model, the background self-review that saves memories and skills, memory
 // provider hooks, and trajectories. Session creates one of these and calls it at a few points.
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { writeFileAtomic } from '../state/fsutil.ts';
 import { join } from 'node:path';
 import { IterationBudget } from '../agent/budget.ts';
 import { ContextCompressor, DEFAULT_COMPRESSION, type CompressionSettings, type SummaryRequest } from '../agent/compress.ts';
@@ -13,7 +15,7 @@ import { RequestBroker } from '../agent/requests.ts';
 import { estimateMessagesTokens, estimateTextTokens, estimateToolsTokens } from '../agent/tokens.ts';
 import { toShareGpt, type TrajectoryEntry } from '../agent/trajectory.ts';
 import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
-import { contextLengthFor, createLlmClient, describeError, resolveAuxiliaryRuntime, type LlmClient } from '../llm/index.ts';
+import { contextLengthFor, createLlmClient, DEFAULT_CONTEXT_LENGTH, describeError, listModels, resolveAuxiliaryRuntime, type LlmClient } from '../llm/index.ts';
 import { promptTokens, type Message, type StreamFn, type Usage } from '../llm/types.ts';
 import { buildProjectContext, findProjectContext, loadSoul } from '../state/context-files.ts';
 import { SessionDB } from '../state/db.ts';
@@ -74,6 +76,25 @@ function isTruthy(v: string | undefined): boolean {
   return !!v && ['1', 'true', 'yes', 'on'].includes(v.toLowerCase());
 }
 
+const CONTEXT_CACHE = 'context_length_cache.yaml';
+
+function readContextCache(home: string): Record<string, number> {
+  try {
+    const v = parseYaml(readFileSync(join(home, CONTEXT_CACHE), 'utf8')) as unknown;
+    return v && typeof v === 'object' ? (v as Record<string, number>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function writeContextCache(home: string, key: string, value: number): void {
+  try {
+    writeFileAtomic(join(home, CONTEXT_CACHE), stringifyYaml({ ...readContextCache(home), [key]: value }), 0o600);
+  } catch {
+    /* read-only home: keep it in memory only */
+  }
+}
+
 /** Runs a stream to its end and returns the text, or throws with the provider's error. */
 export async function collectText(stream: StreamFn, req: Parameters<StreamFn>[0]): Promise<string> {
   const s = stream(req);
@@ -97,6 +118,8 @@ export class SessionState {
   private titled = false;
   private readonly background = new Set<Promise<unknown>>();
   private readonly auxClients = new Map<string, StreamFn | null>();
+  private readonly discovered = new Map<string, number>();
+  private readonly discovering = new Set<string>();
   private compressing = false;
 
   constructor(host: StateHost) {
@@ -221,13 +244,42 @@ export class SessionState {
   // -------------------------------------------------------------------------------------------
   // compression
 
+  /**
+   * The model's context window: an explicit setting (model.context_length, the provider entry), the
+   * known-model table, or — for a model the table does not know — what the provider's /models list
+   * says (looked up once in the background and cached in HERMES_HOME/context_length_cache.yaml).
+   */
+  contextLength(): number {
+    const o = this.host.options;
+    const rt = this.host.llm.active;
+    if (o.contextLength) return o.contextLength;
+    const explicit = rt.contextLength ?? o.config.model.context_length ?? undefined;
+    if (explicit) return contextLengthFor(rt.model, explicit);
+    const known = contextLengthFor(rt.model);
+    if (known !== DEFAULT_CONTEXT_LENGTH) return known;
+    const key = `${rt.baseUrl}|${rt.model}`;
+    const cached = this.discovered.get(key) ?? readContextCache(o.home)[key];
+    if (cached) return cached;
+    if (!this.discovering.has(key) && this.backgroundAllowed && !o.auxStream) {
+      this.discovering.add(key);
+      this.spawn(async () => {
+        const models = await listModels(rt);
+        const hit = models.find((m) => m.id === rt.model || m.id.endsWith(`/${rt.model}`));
+        if (hit?.contextLength) {
+          this.discovered.set(key, hit.contextLength);
+          writeContextCache(o.home, key, hit.contextLength);
+        }
+      });
+    }
+    return known;
+  }
+
   compressionSettings(): CompressionSettings {
     const o = this.host.options;
     const c = o.config.compression ?? {};
-    const rt = this.host.llm.active;
     const num = (v: unknown, d: number) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : d);
     return {
-      contextLength: o.contextLength ?? contextLengthFor(rt.model, rt.contextLength ?? o.config.model.context_length ?? undefined),
+      contextLength: this.contextLength(),
       threshold: Math.min(0.95, num(c.threshold, DEFAULT_COMPRESSION.threshold)),
       targetRatio: Math.min(0.8, num(c.target_ratio, DEFAULT_COMPRESSION.targetRatio)),
       protectFirstN: Math.floor(num(c.protect_first_n, DEFAULT_COMPRESSION.protectFirstN)),

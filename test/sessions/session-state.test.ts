@@ -287,3 +287,47 @@ test('slash commands: /title, /memory, /skills and /<skill-name>', async () => {
   assert.ok(existsSync(join(h.home, 'skills', '.bundled_manifest')), 'bundled skills were seeded');
   assert.ok(reg.list().some((d) => d.name === 'systematic-debugging'));
 });
+
+test("an unknown model's context window comes from the provider's /models list and is cached", async () => {
+  const { createServer } = await import('node:http');
+  const server = createServer((req, res) => {
+    if (req.url?.endsWith('/models')) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ id: 'acme-large', context_length: 32_768 }] }));
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  try {
+    const { Session } = await import('../../src/runtime/session.ts');
+    const { defaultConfig } = await import('../../src/state/defaults.ts');
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const home = mkdtempSync(join(tmpdir(), 'hermes-ctx-'));
+    const config = defaultConfig();
+    config.model = { ...config.model, provider: 'custom', base_url: `http://127.0.0.1:${port}/v1`, default: 'acme-large' };
+    config.toolsets = ['todo'];
+    const s = new Session({ home, config, env: {}, cwd: home, platform: 'cli', interactive: false });
+    assert.equal(s.state.contextLength(), 200_000, 'the default until the provider answers');
+    await s.idle();
+    assert.equal(s.state.contextLength(), 32_768);
+    assert.match(readFileSync(join(home, 'context_length_cache.yaml'), 'utf8'), /acme-large": 32768/);
+    const again = new Session({ home, config, env: {}, cwd: home, platform: 'cli', interactive: false });
+    assert.equal(again.state.contextLength(), 32_768, 'read from the cache');
+  } finally {
+    server.close();
+  }
+});
+
+test('the ephemeral system prompt and prefill messages reach the model but are never stored', async () => {
+  const prefill = join((await import('node:os')).tmpdir(), `prefill-${process.pid}.json`);
+  writeFileSync(prefill, JSON.stringify([{ role: 'user', content: 'PREFILL example question' }, { role: 'assistant', content: 'PREFILL example answer' }]));
+  const h = harness({
+    steps: [{ text: 'ok' }],
+    session: { env: { HERMES_EPHEMERAL_SYSTEM_PROMPT: 'EPHEMERAL rule', HERMES_PREFILL_MESSAGES_FILE: prefill }, backgroundTasks: false },
+  });
+  await h.session.prompt('real question');
+  assert.match(h.requests[0].system, /EPHEMERAL rule$/);
+  assert.equal(h.requests[0].messages[0].content, 'PREFILL example question');
+  const row = h.db.getSession(h.session.id)!;
+  assert.doesNotMatch(row.system_prompt!, /EPHEMERAL/);
+  assert.deepEqual(h.db.getMessages(h.session.id).map((m) => m.content), ['real question', 'ok']);
+});

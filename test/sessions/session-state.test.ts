@@ -309,7 +309,7 @@ test("an unknown model's context window comes from the provider's /models list a
     assert.equal(s.state.contextLength(), 200_000, 'the default until the provider answers');
     await s.idle();
     assert.equal(s.state.contextLength(), 32_768);
-    assert.match(readFileSync(join(home, 'context_length_cache.yaml'), 'utf8'), /acme-large": 32768/);
+    assert.match(readFileSync(join(home, 'context_length_cache.yaml'), 'utf8'), /\/v1\|acme-large: 32768/);
     const again = new Session({ home, config, env: {}, cwd: home, platform: 'cli', interactive: false });
     assert.equal(again.state.contextLength(), 32_768, 'read from the cache');
   } finally {

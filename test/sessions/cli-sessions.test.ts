@@ -226,30 +226,30 @@ test('SIGKILL mid-turn: every message produced before the kill is readable and t
   }
 });
 
-test('a conversation past the context limit is compressed and nothing is lost', async () => {
+test('a conversation past the context limit is compressed (by the auxiliary model) and nothing is lost', async () => {
   const h = tempHome();
+  const aux = await startFakeLlm();
   writeFileSync(
     join(h, 'config.yaml'),
-    `model:\n  default: fake-model\n  provider: custom\n  base_url: ${llm.openaiBaseUrl}\n  context_length: 9000\ntoolsets: [todo]\ncompression:\n  protect_last_n: 4\n`,
+    `model:\n  default: fake-model\n  provider: custom\n  base_url: ${llm.openaiBaseUrl}\n  context_length: 9000\ntoolsets: [todo]\ncompression:\n  protect_last_n: 4\n` +
+      `auxiliary:\n  compression:\n    base_url: ${aux.openaiBaseUrl}\n    model: summary-model\n    api_key: aux-key\n`,
   );
-  let summaries = 0;
-  llm.setHandler((r) => {
-    const size = Math.ceil(JSON.stringify(r.body).length / 4);
-    if (/compress conversations/.test(JSON.stringify(r.body.messages?.[0] ?? ''))) {
-      summaries++;
-      return { text: `## Goal\nDiscuss the essays (summary ${summaries}).`, usage: { input: size } };
-    }
-    return { text: `Thoughts on it: ${'interesting '.repeat(150)}`, usage: { input: size } };
-  });
+  aux.setHandler(() => ({ text: `## Goal\nDiscuss the essays (summary ${aux.requests.length}).` }));
+  llm.setHandler((r) => ({ text: `Thoughts on it: ${'interesting '.repeat(150)}`, usage: { input: Math.ceil(JSON.stringify(r.body).length / 4) } }));
   try {
     let compressed = 0;
+    const before = llm.requests.length;
     for (let i = 0; i < 9; i++) {
       const r = await hermes(['chat', ...(i ? ['--continue'] : []), '-q', `essay${i}token ${'lorem ipsum dolor '.repeat(110)}`], { home: h });
       assert.equal(r.code, 0, r.stderr);
       if (/Context compressed/.test(r.stderr)) compressed++;
     }
-    assert.ok(compressed >= 1 && summaries >= 1, `compressed ${compressed} times`);
-    const last = llm.requests.filter((q) => !/compress conversations/.test(JSON.stringify(q.body.messages?.[0] ?? ''))).at(-1)!;
+    assert.ok(compressed >= 1, `compressed ${compressed} times`);
+    assert.equal(aux.requests.length, compressed, 'summaries come from auxiliary.compression');
+    assert.equal(aux.requests[0].body.model, 'summary-model');
+    assert.equal(aux.requests[0].apiKey, 'aux-key');
+    assert.ok(llm.requests.slice(before).every((q) => !/compress conversations/.test(JSON.stringify(q.body.messages?.[0] ?? ''))));
+    const last = llm.requests.at(-1)!;
     assert.ok(Math.ceil(JSON.stringify(last.body).length / 4) < 9000, 'the last request fits the window');
     assert.match(JSON.stringify(last.body.messages), /Discuss the essays/);
     const db = SessionDB.open(join(h, 'state.db'));
@@ -263,5 +263,6 @@ test('a conversation past the context limit is compressed and nothing is lost', 
     db.close();
   } finally {
     llm.setHandler(null);
+    await aux.close();
   }
 });

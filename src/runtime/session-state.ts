@@ -27,6 +27,8 @@ import { buildSkillsIndex, discoverSkills, skillApplies, syncBundledSkills, type
 /** What SessionState needs from the Session that owns it. */
 export interface StateHost {
   readonly options: import('./session.ts').SessionOptions;
+  /** Set-up warnings the surface shows at start. */
+  readonly warnings: string[];
   readonly history: Message[];
   readonly id: string;
   readonly system: string;
@@ -157,6 +159,14 @@ export class SessionState {
     return !!this.host.options.ignoreRules || isTruthy(this.host.options.env.HERMES_IGNORE_RULES);
   }
 
+  private built = false;
+
+  /** A warning: listed for the surface while the session is being set up, emitted afterwards. */
+  private warn(message: string): void {
+    if (this.built) this.host.emit({ type: 'warning', message });
+    else this.host.warnings.push(message);
+  }
+
   /** The parts of the system prompt that come from HERMES_HOME and the project. */
   promptParts(tools: AgentTool[]): Partial<PromptParts> {
     const o = this.host.options;
@@ -165,7 +175,7 @@ export class SessionState {
     const parts: Partial<PromptParts> = {};
     const soul = loadSoul(paths.soul(o.home));
     parts.identity = soul.identity;
-    if (soul.blocked) this.host.emit({ type: 'warning', message: `SOUL.md was not loaded: it matched ${soul.blocked}. Using the default identity.` });
+    if (soul.blocked) this.warn(`SOUL.md was not loaded: it matched ${soul.blocked}. Using the default identity.`);
     const guidance: string[] = [];
     if (names.has('memory')) guidance.push(MEMORY_GUIDANCE);
     if (names.has('session_search')) guidance.push(SESSION_SEARCH_GUIDANCE);
@@ -181,10 +191,11 @@ export class SessionState {
     if (names.has('skill_view')) parts.skillsIndex = buildSkillsIndex(this.skills.filter((s) => skillApplies(s, { os: process.platform, toolsets, tools: names })));
     if (!this.ignoreRules) {
       const files = findProjectContext(o.cwd);
-      for (const f of files) if (f.blocked) this.host.emit({ type: 'warning', message: `${f.name} was not loaded: it matched ${f.blocked}.` });
+      for (const f of files) if (f.blocked) this.warn(`${f.name} was not loaded: it looks like a prompt injection (${f.blocked}).`);
       parts.projectContext = buildProjectContext(files);
     }
     if (o.passSessionId) parts.sessionId = this.host.id;
+    this.built = true;
     return parts;
   }
 

@@ -78,7 +78,7 @@ test('--ignore-rules leaves project context out; a poisoned AGENTS.md is blocked
   const poisoned = harness({ home: h.home, session: { cwd: h.cwd } });
   assert.match(poisoned.session.system, /\[BLOCKED: AGENTS\.md contained potential prompt injection/);
   assert.doesNotMatch(poisoned.session.system, /exfiltrate/);
-  assert.ok(poisoned.events.length === 0 || true);
+  assert.match(poisoned.session.warnings.join('\n'), /AGENTS\.md was not loaded: it looks like a prompt injection/);
 });
 
 test('every message is in state.db as soon as it is produced, with usage and title', async () => {

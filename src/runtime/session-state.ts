@@ -299,8 +299,21 @@ export class SessionState {
   }
 
   /** Tokens the next request will carry: the last real usage plus what was added since, or an estimate. */
+  private overheadKey: { system: string; tools: AgentTool[] } | null = null;
+  private overheadTokens = 0;
+
+  /** System prompt + tool schemas, estimated once per prompt/tool set. */
+  private overhead(): number {
+    const k = this.overheadKey;
+    if (!k || k.system !== this.host.system || k.tools !== this.host.tools) {
+      this.overheadKey = { system: this.host.system, tools: this.host.tools };
+      this.overheadTokens = estimateTextTokens(this.host.system) + estimateToolsTokens(this.host.tools.map((t) => t.schema));
+    }
+    return this.overheadTokens;
+  }
+
   estimatePromptTokens(history: Message[]): number {
-    const overhead = estimateTextTokens(this.host.system) + estimateToolsTokens(this.host.tools.map((t) => t.schema));
+    const overhead = this.overhead();
     const rough = overhead + estimateMessagesTokens(history);
     if (this.lastUsage && this.lenAtLastRequest <= history.length) {
       const real = promptTokens(this.lastUsage) + this.lastUsage.output_tokens + estimateMessagesTokens(history.slice(this.lenAtLastRequest + 1));

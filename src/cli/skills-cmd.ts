@@ -1,6 +1,6 @@
 // `hermes skills …`
 import { createInterface } from 'node:readline/promises';
-import { readHubLock, discoverSkills, findSkill, linkedFiles, syncBundledSkills, type SkillProblem } from '../state/skills.ts';
+import { readHubLock, discoverSkills, findSkill, linkedFiles, skillContentHash, syncBundledSkills, type SkillProblem } from '../state/skills.ts';
 import { auditSkills, describeFindings, installSkill, scanSkillDir, SkillInstallError, uninstallSkill } from '../state/skills-hub.ts';
 import { packageRoot } from '../state/paths.ts';
 import { join } from 'node:path';
@@ -42,7 +42,7 @@ export function inspect(name: string): void {
   const { ctx, ext } = setup();
   const s = findSkill(discoverSkills(ctx.home, ext), name);
   if (!s) throw new CliError(`No installed skill named "${name}". See \`hermes skills list\`.`);
-  const lock = readHubLock(ctx.home).skills[s.name];
+  const lock = readHubLock(ctx.home).installed[s.name];
   const scan = scanSkillDir(s.dir);
   out(`${s.name}${s.version ? ` v${s.version}` : ''} — ${s.description}`);
   out(`Path       ${s.dir}`);
@@ -54,7 +54,7 @@ export function inspect(name: string): void {
   if (s.requiredEnv.length) out(`Env vars   ${s.requiredEnv.map((v) => `${v.name}${process.env[v.name] ? ' (set)' : ' (not set)'}`).join(', ')}`);
   const files = linkedFiles(s);
   out(`Files      SKILL.md${files.length ? `, ${files.join(', ')}` : ''}`);
-  if (lock) out(`Installed  ${lock.installed_at} from ${lock.source} (${lock.source_type})${lock.forced ? ' with --force' : ''}`);
+  if (lock) out(`Installed  ${lock.installed_at ?? '?'} from ${lock.identifier} (${lock.source})${lock.forced ? ' with --force' : ''} · ${lock.content_hash === skillContentHash(s.dir) ? 'unchanged since' : 'changed since install'}`);
   out(`Guard      ${scan.verdict}${scan.findings.length ? '' : ' (no findings)'}`);
   for (const l of describeFindings(scan.findings)) out(`  ${l}`);
 }

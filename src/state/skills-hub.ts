@@ -197,6 +197,20 @@ async function fetchInto(url: string, dest: string, allowPrivate: boolean): Prom
   return missing;
 }
 
+/** Files of an installed skill, relative to its folder. */
+function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string, rel: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(join(d, e.name), r);
+      else if (e.isFile()) out.push(r);
+    }
+  };
+  walk(dir, '');
+  return out;
+}
+
 /** SKILL.md folders inside a checkout (depth ≤ 4). */
 function findSkillDirs(root: string): string[] {
   const out: string[] = [];
@@ -314,19 +328,20 @@ export async function installSkill(o: InstallOptions): Promise<InstallResult> {
     mkdirSync(dirname(dest), { recursive: true, mode: 0o700 });
     renameSync(chosen.dir, dest);
     const entry: HubLockEntry = {
-      name: chosen.name,
-      source: o.source,
-      source_type: type,
-      path: relative(join(o.home, 'skills'), dest),
-      installed_at: new Date().toISOString(),
+      source: type === 'dir' ? 'local' : type,
+      identifier: o.source,
+      trust_level: 'community',
+      scan_verdict: report.verdict,
       content_hash: skillContentHash(dest),
+      install_path: relative(join(o.home, 'skills'), dest),
+      files: listFiles(dest),
+      installed_at: new Date().toISOString(),
       scanner_version: SCANNER_VERSION,
-      verdict: report.verdict,
       findings: report.findings.map((f) => ({ id: f.id, category: f.category, severity: f.severity, file: f.file, line: f.line })),
       ...(forced ? { forced: true } : {}),
     };
     writeLock(o.home, (lock) => {
-      lock.skills[chosen!.name] = entry;
+      lock.installed[chosen!.name] = entry;
     });
     audit(o.home, { action: 'install', name: chosen.name, source: o.source, verdict: report.verdict, forced, findings: report.findings.length });
     return { name: chosen.name, path: dest, verdict: report.verdict, findings: report.findings, forced, missingFiles, description: chosen.description };
@@ -342,12 +357,12 @@ export function uninstallSkill(home: string, name: string, externalDirs: string[
   if (skill.source === 'external') throw new SkillInstallError(`${name} lives in an external folder (${skill.dir}); remove it there or from skills.external_dirs.`);
   rmSync(skill.dir, { recursive: true, force: true });
   const lock = readHubLock(home);
-  const wasHub = !!lock.skills[name];
+  const wasHub = !!lock.installed[name];
   if (wasHub)
     writeLock(home, (l) => {
-      delete l.skills[name];
+      delete l.installed[name];
     });
-  audit(home, { action: 'uninstall', name, source: lock.skills[name]?.source ?? skill.source });
+  audit(home, { action: 'uninstall', name, source: lock.installed[name]?.identifier ?? skill.source });
   return { path: skill.dir, wasHub };
 }
 
@@ -367,8 +382,8 @@ export function auditSkills(home: string, name?: string, externalDirs: string[] 
   if (name && !skills.length) throw new SkillInstallError(`No installed skill named ${name}.`);
   const rows = skills.map((s) => {
     const r = scanSkillDir(s.dir);
-    const entry = lock.skills[s.name];
-    return { name: s.name, source: entry?.source ?? s.source, verdict: r.verdict, findings: r.findings, modified: entry ? entry.content_hash !== skillContentHash(s.dir) : undefined };
+    const entry = lock.installed[s.name];
+    return { name: s.name, source: entry?.identifier ?? s.source, verdict: r.verdict, findings: r.findings, modified: entry ? entry.content_hash !== skillContentHash(s.dir) : undefined };
   });
   audit(home, { action: 'audit', skills: rows.length, dangerous: rows.filter((r) => r.verdict === 'dangerous').map((r) => r.name) });
   return rows;

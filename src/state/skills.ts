@@ -137,7 +137,7 @@ export function discoverSkills(home: string, externalDirs: string[] = [], proble
         const path = join(dir, SKILL_FILE);
         try {
           const folder = rel[rel.length - 1];
-          const source: SkillSource = root.external ? 'external' : hub.skills[folder] ? 'hub' : bundled.has(folder) ? 'bundled' : 'user';
+          const source: SkillSource = root.external ? 'external' : hub.installed[folder] ? 'hub' : bundled.has(folder) ? 'bundled' : 'user';
           const s = loadSkill(path, source, rel.length > 1 ? rel.slice(0, -1).join('/') : null);
           if (!out.has(s.name)) out.set(s.name, s);
         } catch (e) {
@@ -561,22 +561,30 @@ export function syncBundledSkills(home: string, bundledRoot: string): BundledSyn
 // ---------------------------------------------------------------------------------------------
 // Hub provenance (.hub/lock.json), read here so discovery can tell where a skill came from.
 
+/** One installed skill in .hub/lock.json, in Hermes's shape plus the guard's findings. */
 export interface HubLockEntry {
-  name: string;
+  /** local | git | url */
   source: string;
-  source_type: 'dir' | 'git' | 'url';
-  path: string;
-  installed_at: string;
+  /** What was installed from: a folder, a git URL (url#subdir), a SKILL.md URL. */
+  identifier: string;
+  trust_level: string;
+  scan_verdict: string;
+  /** "sha256:" + 16 hex characters over the installed files. */
   content_hash: string;
-  scanner_version: number;
-  verdict: string;
-  findings: { id: string; category: string; severity: string; file?: string; line?: number }[];
+  /** Relative to HERMES_HOME/skills. */
+  install_path: string;
+  files: string[];
+  installed_at: string;
+  scanner_version?: number;
+  findings?: { id: string; category: string; severity: string; file?: string; line?: number }[];
   forced?: boolean;
 }
 
+/** .hub/lock.json: `installed` by skill name; other keys (written by other tools) are kept. */
 export interface HubLock {
-  version: 1;
-  skills: Record<string, HubLockEntry>;
+  version: number;
+  installed: Record<string, HubLockEntry>;
+  [key: string]: unknown;
 }
 
 export function hubDir(home: string): string {
@@ -586,12 +594,20 @@ export function hubDir(home: string): string {
 export function readHubLock(home: string): HubLock {
   const p = join(hubDir(home), 'lock.json');
   try {
-    const v = JSON.parse(readFileSync(p, 'utf8')) as HubLock;
-    if (v && typeof v === 'object' && v.skills && typeof v.skills === 'object') return { version: 1, skills: v.skills };
+    const v = JSON.parse(readFileSync(p, 'utf8')) as Record<string, unknown>;
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      const installed = v.installed && typeof v.installed === 'object' && !Array.isArray(v.installed) ? (v.installed as Record<string, HubLockEntry>) : {};
+      return { ...v, version: typeof v.version === 'number' ? v.version : 1, installed };
+    }
   } catch {
     /* missing or broken: start fresh */
   }
-  return { version: 1, skills: {} };
+  return { version: 1, installed: {} };
 }
 
-export { hashDir as skillContentHash };
+/** The hash recorded for a skill folder: "sha256:" + 16 hex characters. */
+export function skillContentHash(dir: string): string {
+  return `sha256:${hashDir(dir)}`;
+}
+
+

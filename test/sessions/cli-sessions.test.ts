@@ -133,7 +133,7 @@ test('install a skill and invoke it with -s; --ignore-rules drops AGENTS.md', as
   assert.match(list.stdout, /writing:\n {2}release-notes\s+hub\s+Write release notes from git log/);
   assert.match(list.stdout, /systematic-debugging\s+bundled/);
   const insp = await hermes(['skills', 'inspect', 'release-notes'], { home: h });
-  assert.match(insp.stdout, /Installed .* from .*incoming\/release-notes \(dir\)/);
+  assert.match(insp.stdout, /Installed .* from .*incoming\/release-notes \(local\) · unchanged since/);
   assert.match(insp.stdout, /Guard\s+safe/);
 
   const proj = join(h, 'proj');

@@ -190,9 +190,13 @@ test('installs from a folder into quarantine-then-skills with provenance; blocks
   assert.equal(r.verdict, 'safe');
   assert.ok(existsSync(join(h, 'skills', 'tools', 'good-skill', 'SKILL.md')));
   const lock = readHubLock(h);
-  assert.equal(lock.skills['good-skill'].source_type, 'dir');
-  assert.equal(lock.skills['good-skill'].path, 'tools/good-skill');
-  assert.match(lock.skills['good-skill'].content_hash, /^[0-9a-f]{16}$/);
+  const entry = lock.installed['good-skill'];
+  assert.equal(entry.source, 'local');
+  assert.equal(entry.identifier, join(src, 'good'));
+  assert.equal(entry.install_path, 'tools/good-skill');
+  assert.equal(entry.scan_verdict, 'safe');
+  assert.deepEqual(entry.files, ['SKILL.md']);
+  assert.match(entry.content_hash, /^sha256:[0-9a-f]{16}$/);
   assert.equal(findSkill(discoverSkills(h), 'good-skill')!.source, 'hub');
   await assert.rejects(installSkill({ home: h, source: join(src, 'good') }), /already installed/);
 
@@ -205,14 +209,14 @@ test('installs from a folder into quarantine-then-skills with provenance; blocks
   await assert.rejects(installSkill({ home: h, source: join(src, 'risky') }), /--force/);
   const forced = await installSkill({ home: h, source: join(src, 'risky'), force: true });
   assert.equal(forced.forced, true);
-  assert.equal(readHubLock(h).skills.risky.forced, true);
+  assert.equal(readHubLock(h).installed.risky.forced, true);
 
   const log = readFileSync(join(h, 'skills', '.hub', 'audit.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   assert.deepEqual(log.map((l) => `${l.action}:${l.name}`), ['install:good-skill', 'blocked:evil', 'blocked:evil', 'blocked:risky', 'install:risky']);
   assert.deepEqual(existsSync(join(h, 'skills', '.hub', 'quarantine')) ? execFileSync('ls', [join(h, 'skills', '.hub', 'quarantine')]).toString().trim() : '', '');
 
   uninstallSkill(h, 'good-skill');
-  assert.equal(readHubLock(h).skills['good-skill'], undefined);
+  assert.equal(readHubLock(h).installed['good-skill'], undefined);
   assert.equal(findSkill(discoverSkills(h), 'good-skill'), undefined);
   assert.throws(() => uninstallSkill(h, 'good-skill'), /No installed skill/);
 });
@@ -232,7 +236,7 @@ test('installs from a git repository (one of several skills picked by name)', as
   const r = await installSkill({ home: h, source: url, skill: 'beta', category: 'team' });
   assert.equal(r.name, 'beta');
   assert.ok(existsSync(join(h, 'skills', 'team', 'beta', 'SKILL.md')));
-  assert.equal(readHubLock(h).skills.beta.source_type, 'git');
+  assert.equal(readHubLock(h).installed.beta.source, 'git');
   const sub = await installSkill({ home: h, source: `${url}#skills/alpha` });
   assert.equal(sub.name, 'alpha');
 });
@@ -257,8 +261,26 @@ test('installs from a SKILL.md URL with its referenced files; private addresses 
     const r = await installSkill({ home: h, source: url, allowPrivateUrls: true });
     assert.deepEqual(r.missingFiles, ['references/gone.md']);
     assert.equal(readFileSync(join(h, 'skills', 'fetcher', 'references', 'api.md'), 'utf8'), '# API notes');
-    assert.equal(readHubLock(h).skills.fetcher.source_type, 'url');
+    assert.equal(readHubLock(h).installed.fetcher.source, 'url');
   } finally {
     server.close();
   }
+});
+
+test('a lock.json written by Python Hermes keeps its entries and keys when we install', async () => {
+  const h = home();
+  mkdirSync(join(h, 'skills', '.hub'), { recursive: true });
+  writeFileSync(
+    join(h, 'skills', '.hub', 'lock.json'),
+    JSON.stringify({ version: 1, installed: { 'py-skill': { source: 'github', identifier: 'openai/skills/py-skill', trust_level: 'trusted', scan_verdict: 'safe', content_hash: 'sha256:0123456789abcdef', install_path: 'py-skill', files: ['SKILL.md'] } }, taps_seen: ['openai/skills'] }),
+  );
+  writeSkill(join(h, 'skills'), 'py-skill', 'name: py-skill\ndescription: Installed by Python Hermes');
+  assert.equal(findSkill(discoverSkills(h), 'py-skill')!.source, 'hub');
+  const src = mkdtempSync(join(tmpdir(), 'hermes-src-'));
+  writeSkill(src, 'mine', 'name: mine\ndescription: Mine');
+  await installSkill({ home: h, source: join(src, 'mine') });
+  const lock = JSON.parse(readFileSync(join(h, 'skills', '.hub', 'lock.json'), 'utf8'));
+  assert.deepEqual(Object.keys(lock.installed).sort(), ['mine', 'py-skill']);
+  assert.equal(lock.installed['py-skill'].identifier, 'openai/skills/py-skill');
+  assert.deepEqual(lock.taps_seen, ['openai/skills']);
 });

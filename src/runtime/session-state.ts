@@ -364,21 +364,26 @@ export class SessionState {
         const oldId = this.host.id;
         const newId = this.host.newId();
         const o = this.host.options;
-        store.endSession?.(oldId, 'compression');
-        store.createSession({ id: newId, source: o.source ?? o.platform, model: this.host.llm.active.model, systemPrompt: this.host.system, parentId: oldId, cwd: o.cwd });
-        if (store instanceof SessionDB) {
-          const t = store.getSession(oldId)?.title;
-          if (t) {
-            try {
-              store.setTitle(newId, store.nextTitleInLineage(t));
-            } catch {
-              /* a racing writer took the title: stay untitled */
+        try {
+          store.createSession({ id: newId, source: o.source ?? o.platform, model: this.host.llm.active.model, systemPrompt: this.host.system, parentId: oldId, cwd: o.cwd });
+          if (store instanceof SessionDB) {
+            const t = store.getSession(oldId)?.title;
+            if (t) {
+              try {
+                store.setTitle(newId, store.nextTitleInLineage(t));
+              } catch {
+                /* a racing writer took the title: stay untitled */
+              }
             }
           }
+          for (const m of history) store.appendMessage(newId, m);
+          store.endSession?.(oldId, 'compression');
+          this.host.adoptId(newId);
+          where = ` The full transcript stays in session ${oldId}; continuing as ${newId}.`;
+        } catch (e) {
+          // The old session keeps everything and new messages keep going to it.
+          this.host.emit({ type: 'warning', message: `Could not start the continuation session in state.db (${(e as Error).message}); continuing in ${oldId}.` });
         }
-        for (const m of history) store.appendMessage(newId, m);
-        this.host.adoptId(newId);
-        where = ` The full transcript stays in session ${oldId}; continuing as ${newId}.`;
       }
       const msg =
         out.summarized > 0

@@ -389,7 +389,7 @@ export class Session {
     this.llm.beginTurn();
     if (!this.started) {
       this.started = true;
-      o.store?.createSession({ id: this.id, source: o.source ?? o.platform, model: this.llm.active.model, systemPrompt: this.system, cwd: o.cwd });
+      this.persist(() => o.store?.createSession({ id: this.id, source: o.source ?? o.platform, model: this.llm.active.model, systemPrompt: this.system, cwd: o.cwd }));
     }
     const maxTurns = o.explicit?.maxTurns !== undefined ? o.explicit.maxTurns : parseMaxTurns(o.env.HERMES_MAX_ITERATIONS ?? o.config.agent.max_turns, 90);
     try {
@@ -403,7 +403,7 @@ export class Session {
         budget: new IterationBudget(maxTurns),
         signal: ac.signal,
         emit: (e) => this.dispatch(e),
-        sink: o.store ? { append: (m) => o.store!.appendMessage(this.id, m) } : undefined,
+        sink: o.store ? { append: (m) => this.persist(() => o.store!.appendMessage(this.id, m)) } : undefined,
         beforeRequest: (history) => this.state.beforeRequest(history),
         now: o.now,
         takeSteer: () => {
@@ -440,7 +440,7 @@ export class Session {
           messages: [...result.messages, ...next.messages],
         };
       }
-      o.store?.recordUsage(this.id, result, this.llm.active.model, this.llm.active.provider);
+      this.persist(() => o.store?.recordUsage(this.id, result, this.llm.active.model, this.llm.active.provider));
       this.lastResult = result;
       this.state.afterTurn(user, result);
       this.totals = {
@@ -458,6 +458,19 @@ export class Session {
     } finally {
       outer?.removeEventListener('abort', onOuter);
       this.running = null;
+    }
+  }
+
+  private persistWarned = false;
+
+  /** A store write that must not break the conversation: a failure is reported once, then the turn goes on. */
+  private persist(write: () => void): void {
+    try {
+      write();
+    } catch (e) {
+      if (this.persistWarned) return;
+      this.persistWarned = true;
+      this.dispatch({ type: 'warning', message: `Could not save to the session store (${(e as Error).message}); the conversation goes on, but it may be incomplete in state.db.` });
     }
   }
 

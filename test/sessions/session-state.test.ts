@@ -331,3 +331,19 @@ test('the ephemeral system prompt and prefill messages reach the model but are n
   assert.doesNotMatch(row.system_prompt!, /EPHEMERAL/);
   assert.deepEqual(h.db.getMessages(h.session.id).map((m) => m.content), ['real question', 'ok']);
 });
+
+test('a failing session store does not break the conversation: one warning, the turn completes', async () => {
+  const failing = {
+    createSession() {},
+    appendMessage() {
+      throw new Error('database or disk is full');
+    },
+    recordUsage() {},
+  };
+  const h = harness({ steps: [{ toolCalls: [{ name: 'todo', arguments: {} }] }, { text: 'done' }], session: { store: failing, backgroundTasks: false } });
+  const r = await h.session.prompt('go');
+  assert.equal(r.completed, true);
+  const warnings = h.events.filter((e) => e.type === 'warning');
+  assert.equal(warnings.length, 1);
+  assert.match((warnings[0] as { message: string }).message, /Could not save to the session store \(database or disk is full\)/);
+});

@@ -347,3 +347,24 @@ test('a failing session store does not break the conversation: one warning, the 
   assert.equal(warnings.length, 1);
   assert.match((warnings[0] as { message: string }).message, /Could not save to the session store \(database or disk is full\)/);
 });
+
+test('after enough tool-calling iterations a background review can save a skill', async () => {
+  const skill = '---\nname: check-todos\ndescription: Review the todo list before starting work\n---\n# Check todos\n1. Call todo with no arguments.\n';
+  const h = harness({
+    steps: [{ toolCalls: [{ name: 'todo', arguments: {} }] }, { toolCalls: [{ name: 'todo', arguments: {} }] }, { text: 'All clear.' }],
+    aux: {
+      background_review: [{ toolCalls: [{ name: 'skill_manage', arguments: { action: 'create', name: 'check-todos', category: 'workflow', content: skill } }] }, { text: 'Saved a skill.' }],
+    },
+    config: (c) => {
+      c.memory.nudge_interval = 0;
+      c.skills.creation_nudge_interval = 2;
+    },
+  });
+  await h.session.prompt('check my todos twice');
+  await h.session.idle();
+  const req = h.aux.background_review[0];
+  assert.deepEqual(req.tools.map((t) => t.name).sort(), ['skill_manage', 'skill_view', 'skills_list']);
+  assert.match(String(req.messages.at(-1)!.content), /reusable, non-trivial procedure/);
+  assert.ok(existsSync(join(h.home, 'skills', 'workflow', 'check-todos', 'SKILL.md')));
+  assert.ok(h.events.some((e) => e.type === 'notice' && /🛠️ Learned from this session: skill check-todos created/.test(e.message)));
+});

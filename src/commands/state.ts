@@ -81,9 +81,7 @@ export function stateCommands(): CommandDef[] {
             if (!hits.length) return { output: `No messages match “${args}”.` };
             return { output: hits.map((h) => `${h.session_id}  ${when(h.timestamp)}  ${h.role.padEnd(9)} ${h.snippet.replace(/\s+/g, ' ')}`).join('\n') };
           }
-          const list = db.listSessions({ limit: 15 });
-          if (!list.length) return { output: 'No saved sessions yet.' };
-          return { output: `${list.map((x) => `${x.id === ctx.session.id ? '▶ ' : '  '}${listLine(x)}`).join('\n')}\nResume one with /resume <id or title>.` };
+          return { output: recentSessions(db, ctx.session) };
         });
       },
     },
@@ -94,7 +92,7 @@ export function stateCommands(): CommandDef[] {
       category: 'session',
       surfaces: ALL_SURFACES,
       async run(ctx, args) {
-        if (!args) return { output: `Usage: /resume <id or title>. Recent sessions:\n${(await registryRun(ctx, 'sessions')) ?? ''}` };
+        if (!args) return { output: `Usage: /resume <id or title>. Recent sessions:\n${withDb(ctx.session, (db) => recentSessions(db, ctx.session))}` };
         if (ctx.hooks.resume) return { output: await ctx.hooks.resume(args) };
         const s = ctx.session;
         return withDb(s, (db) => {
@@ -153,10 +151,10 @@ export function stateCommands(): CommandDef[] {
   ];
 }
 
-async function registryRun(ctx: Parameters<CommandDef['run']>[0], name: string): Promise<string | undefined> {
-  const def = stateCommands().find((d) => d.name === name);
-  const r = await def?.run(ctx, '');
-  return r?.output;
+function recentSessions(db: SessionDB, current: Session): string {
+  const list = db.listSessions({ limit: 15 });
+  if (!list.length) return 'No saved sessions yet.';
+  return `${list.map((x) => `${x.id === current.id ? '▶ ' : '  '}${listLine(x)}`).join('\n')}\nResume one with /resume <id or title>.`;
 }
 
 /** A /<skill-name> command: sends the skill (and any stacked ones) with the instruction. */

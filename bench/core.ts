@@ -12,7 +12,7 @@ const bench: Bench = async () => {
   spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   const rows: BenchRow[] = [];
   const home = mkdtempSync(join(tmpdir(), 'hermes-bench-'));
-  const env = { ...cleanEnv(home), HERMES_FROM_SOURCE: '' };
+  const env: NodeJS.ProcessEnv = { ...cleanEnv(home), HERMES_FROM_SOURCE: '' };
   delete env.HERMES_FROM_SOURCE;
 
   // --version against bare node

@@ -218,7 +218,7 @@ export async function runBatch(opts: BatchOptions): Promise<void> {
       completed++;
       if (opts.verbose) process.stderr.write(`✓ #${e.index} ${e.prompt.slice(0, 100).replace(/\s+/g, ' ')}\n`);
     } finally {
-      session.close('batch');
+      await session.close('batch');
     }
   };
 

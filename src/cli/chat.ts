@@ -216,7 +216,7 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
     else if (!streamed && result.finalText) process.stdout.write(result.finalText.replace(/\n*$/, '\n'));
   } finally {
     process.off('SIGINT', onSigint);
-    session.close('oneshot');
+    await session.close('oneshot');
     db.close();
   }
 }

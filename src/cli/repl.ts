@@ -149,6 +149,6 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
   process.stdin.unref?.();
   // Give a running background review (memory, skills) a moment to finish.
   await Promise.race([session.idle(), new Promise((r) => setTimeout(r, 15_000).unref())]);
-  session.close('cli_close');
+  await session.close('cli_close');
   db.close();
 }

@@ -23,3 +23,29 @@ export function filteredEnv(
   }
   return out;
 }
+
+/** Name fragments that mark a variable as a credential for execute_code scripts. */
+const CODE_SECRET = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION/i;
+const CODE_KEEP_HERMES = new Set(['HERMES_HOME']);
+
+/**
+ * The environment of an execute_code script: stricter than the terminal's. Any variable whose
+ * name looks like a credential is dropped (unless passed through), as are everything from
+ * HERMES_HOME/.env and Hermes's own HERMES_* settings.
+ */
+export function codeExecEnv(env: NodeJS.ProcessEnv, opts: { passthrough?: string[]; dotenvNames?: Iterable<string> } = {}): NodeJS.ProcessEnv {
+  const allow = new Set(opts.passthrough ?? []);
+  const fromDotenv = new Set(opts.dotenvNames ?? []);
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) continue;
+    if (allow.has(k)) {
+      out[k] = v;
+      continue;
+    }
+    if (CODE_SECRET.test(k) || fromDotenv.has(k)) continue;
+    if (k.startsWith('HERMES_') && !CODE_KEEP_HERMES.has(k)) continue;
+    out[k] = v;
+  }
+  return out;
+}

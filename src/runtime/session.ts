@@ -13,6 +13,7 @@ import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
 import {
   createLlmClient,
   estimateCostUsd,
+  resolveAuxiliaryRuntime,
   resolveFallbackRuntimes,
   resolveRuntime,
   type LlmClient,
@@ -24,8 +25,10 @@ import type { HermesConfig } from '../state/defaults.ts';
 import { paths } from '../state/paths.ts';
 import { SessionDB } from '../state/db.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
-import type { ToolRegistry } from '../tools/registry.ts';
-import type { ToolServices } from '../tools/types.ts';
+import { runSessionCleanup } from '../tools/cleanup.ts';
+import { callToolFrom, type ToolRegistry } from '../tools/registry.ts';
+import { resolveToolsetNames } from '../tools/toolsets.ts';
+import type { AuxiliaryModel, ChildResult, ChildSpec, ToolServices } from '../tools/types.ts';
 import { SessionState } from './session-state.ts';
 
 /** Persistence for sessions (the SessionDB implements it). */
@@ -84,6 +87,12 @@ export interface SessionOptions {
   contextLength?: number;
   /** Copy the package's bundled skills into HERMES_HOME/skills (default true). */
   seedBundledSkills?: boolean;
+  /** Subagent depth (0 = top level). */
+  depth?: number;
+  /** Exactly these tools (subagents), instead of toolsets from config/flags. */
+  toolNames?: string[];
+  /** The delegating session, for subagents (state.db parent_session_id). */
+  parentSessionId?: string;
 }
 
 export function newSessionId(now = new Date()): string {
@@ -192,6 +201,10 @@ export class Session {
       taskId: this.id,
       state,
       yolo: !!o.explicit?.yolo || isTruthy(o.env.HERMES_YOLO_MODE) || o.config.approvals?.mode === 'off',
+      depth: o.depth ?? 0,
+      callTool: (name, args, ctx) => callToolFrom(this.tools, name, args, ctx),
+      spawnChild: (spec) => this.spawnChild(spec),
+      auxiliary: (task) => this.auxiliaryModel(task),
     };
     if (o.store instanceof SessionDB) this.services.sessionDb = o.store;
     this.state = new SessionState(this);
@@ -203,6 +216,7 @@ export class Session {
 
   private buildTools(): AgentTool[] {
     const o = this.options;
+    if (o.toolNames) return this.registry.build(o.toolNames, this.services, []);
     const requested = o.explicit?.toolsets?.length ? o.explicit.toolsets : (o.config.toolsets ?? ['hermes-cli']);
     return [...this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []), ...this.state.extraTools()];
   }
@@ -389,7 +403,9 @@ export class Session {
     this.llm.beginTurn();
     if (!this.started) {
       this.started = true;
-      this.persist(() => o.store?.createSession({ id: this.id, source: o.source ?? o.platform, model: this.llm.active.model, systemPrompt: this.system, cwd: o.cwd }));
+      this.persist(() =>
+        o.store?.createSession({ id: this.id, source: o.source ?? o.platform, model: this.llm.active.model, systemPrompt: this.system, cwd: o.cwd, parentId: o.parentSessionId }),
+      );
     }
     const maxTurns = o.explicit?.maxTurns !== undefined ? o.explicit.maxTurns : parseMaxTurns(o.env.HERMES_MAX_ITERATIONS ?? o.config.agent.max_turns, 90);
     try {
@@ -474,11 +490,82 @@ export class Session {
     }
   }
 
-  close(reason = 'closed'): void {
+  /** The model for an auxiliary task (`auxiliary.<task>` in config; default: the main model). */
+  private auxiliaryModel(task: string): AuxiliaryModel | null {
+    const o = this.options;
+    const cfg = (o.config.auxiliary ?? {})[task];
+    let rt: ProviderRuntime | null;
+    try {
+      rt = resolveAuxiliaryRuntime(task, cfg, this.llm.active, resolveInputFrom(o.config, o.env, o.explicit));
+    } catch {
+      return null;
+    }
+    if (!rt) return null;
+    const client = createLlmClient({ primary: rt, maxRetries: 2, timeoutMs: (Number(cfg?.timeout) || 120) * 1000 });
+    return { stream: (req) => client.stream(req), model: rt.model, provider: rt.provider };
+  }
+
+  /**
+   * A subagent (delegate_task): a child session with its own budget, the given system prompt, and
+   * the parent's tools narrowed to the requested toolsets minus the blocked ones.
+   */
+  private async spawnChild(spec: ChildSpec): Promise<ChildResult> {
+    const o = this.options;
+    const parentNames = new Set(this.tools.map((t) => t.name));
+    let wanted: Set<string> = parentNames;
+    if (spec.toolsets?.length) {
+      try {
+        wanted = resolveToolsetNames(spec.toolsets, [], this.registry.toolsets(), o.config.custom_toolsets ?? {});
+      } catch (e) {
+        return { status: 'failed', summary: '', apiCalls: 0, iterations: 0, error: (e as Error).message, toolTrace: [] };
+      }
+    }
+    const names = [...wanted].filter((n) => parentNames.has(n) && !spec.blockedTools.includes(n));
+    const d = (o.config.delegation ?? {}) as unknown as Record<string, string | undefined>;
+    const override = !!(d.model || d.provider || d.base_url);
+    const explicit: ExplicitChoices = { ...o.explicit, toolsets: undefined, maxTurns: spec.maxIterations, yolo: this.services.yolo };
+    if (override) Object.assign(explicit, { provider: d.provider || undefined, model: d.model || undefined, baseUrl: d.base_url || undefined, apiKey: d.api_key || undefined });
+    const child = new Session({
+      home: o.home,
+      config: o.config,
+      env: o.env,
+      cwd: o.cwd,
+      platform: 'subagent',
+      source: 'subagent',
+      interactive: false,
+      explicit,
+      llm: o.llm && !override ? this.llm : undefined,
+      registry: this.registry,
+      store: o.store,
+      dotenvNames: o.dotenvNames,
+      systemPrompt: spec.systemPrompt,
+      now: o.now,
+      depth: (this.services.depth ?? 0) + 1,
+      toolNames: names,
+      parentSessionId: this.id,
+    });
+    const trace: string[] = [];
+    const off = child.on((e) => {
+      if (e.type === 'tool_start') trace.push(e.name);
+      spec.onEvent?.(e);
+    });
+    try {
+      const r = await child.prompt(spec.goal, { signal: spec.signal });
+      const status = r.interrupted ? 'interrupted' : r.failed ? 'failed' : r.partial ? 'partial' : 'completed';
+      return { status, summary: r.finalText, apiCalls: r.apiCalls, iterations: r.iterations, error: r.error?.message, toolTrace: trace };
+    } finally {
+      off();
+      await child.close('subagent_done');
+    }
+  }
+
+  /** Ends the session; background processes and execution backends of its tools are released. */
+  close(reason = 'closed'): Promise<void> {
     this.interrupt();
     this.broker.cancelAll();
     if (this.started) this.options.store?.endSession?.(this.id, reason);
     this.state.onClose(this.services);
+    return runSessionCleanup(this.services);
   }
 }
 

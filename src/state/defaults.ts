@@ -101,6 +101,10 @@ export function defaultConfig() {
       container_disk: 51200,
       container_persistent: true,
       persistent_shell: true,
+      ssh_host: '',
+      ssh_user: '',
+      ssh_port: 22,
+      ssh_key: '',
     },
     compression: {
       enabled: true,
@@ -155,6 +159,8 @@ export function defaultConfig() {
       max_iterations: 50,
       max_concurrent_children: 3,
       max_spawn_depth: 1,
+      max_summary_chars: 24_000,
+      subagent_auto_approve: false,
     },
     approvals: {
       mode: 'manual',

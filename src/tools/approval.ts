@@ -1,9 +1,9 @@
-// Asking before dangerous commands: policy verdict → allowlists → the person.
-import { classifyCommand } from '../policy/dangerous.ts';
+// Asking before dangerous commands: policy verdict → deny rules → allowlists → the person.
+import { globToRegExp, classifyCommand, type Finding } from '../policy/dangerous.ts';
 import { setConfigKey } from '../state/config.ts';
 import type { ToolContext } from './types.ts';
 
-export type ApprovalOutcome = { allowed: true } | { allowed: false; reason: string };
+export type ApprovalOutcome = { allowed: true; via?: string } | { allowed: false; reason: string; hardline: boolean };
 
 function sessionApprovals(state: Map<string, unknown>): Set<string> {
   let s = state.get('approved_patterns') as Set<string> | undefined;
@@ -14,46 +14,74 @@ function sessionApprovals(state: Map<string, unknown>): Set<string> {
   return s;
 }
 
-/** Decides whether `command` may run, asking the person when policy says so. */
-export async function approveCommand(command: string, ctx: ToolContext): Promise<ApprovalOutcome> {
-  const s = ctx.services;
-  const verdict = classifyCommand(command);
-  if (verdict.action === 'allow') return { allowed: true };
-  if (verdict.action === 'block')
-    return { allowed: false, reason: `Blocked: ${verdict.description}. This command is never allowed, even with --yolo.` };
-  if (s.yolo) return { allowed: true };
-  const allowlist = s.config.command_allowlist ?? [];
-  if (allowlist.includes(verdict.key) || allowlist.includes(command)) return { allowed: true };
-  const approved = sessionApprovals(s.state);
-  if (approved.has(verdict.key)) return { allowed: true };
+/** `command_allowlist` entries are finding keys (what "always" stores), exact commands or globs. */
+function allowlisted(f: Finding, command: string, allowlist: string[]): boolean {
+  return allowlist.some((a) => a === f.key || a === f.description || a === command.trim() || (/[*?[]/.test(a) && globToRegExp(a).test(command.trim())));
+}
 
-  const { answer, source } = await ctx.ask({
-    kind: 'approval',
-    command,
-    description: verdict.description,
-    choices: ['once', 'session', 'always', 'deny'],
-  });
+/** What to do when nobody can answer: approvals.cron_mode / single_query_mode / unattended_mode. */
+function unattendedPolicy(ctx: ToolContext): 'approve' | 'deny' {
+  const s = ctx.services;
+  const a = (s.config.approvals ?? {}) as Record<string, unknown>;
+  if ((s.depth ?? 0) > 0) return (s.config.delegation as Record<string, unknown>)?.subagent_auto_approve === true ? 'approve' : 'deny';
+  const mode = s.platform === 'cron' ? a.cron_mode : s.platform === 'cli' ? a.single_query_mode : a.unattended_mode;
+  return mode === 'approve' ? 'approve' : 'deny';
+}
+
+/**
+ * Decides whether `command` may run, asking the person when policy says so. Container backends
+ * skip the dangerous-pattern prompt (the container is the boundary); hardline blocks and
+ * `approvals.deny` rules apply everywhere, even with --yolo.
+ */
+export async function approveCommand(command: string, ctx: ToolContext, opts: { container?: boolean } = {}): Promise<ApprovalOutcome> {
+  const s = ctx.services;
+  const deny = (s.config.approvals?.deny ?? []) as string[];
+  const verdict = classifyCommand(command, { deny });
+  if (verdict.action === 'allow') return { allowed: true };
+  if (verdict.action === 'block') {
+    const why = verdict.rule
+      ? `BLOCKED: this command ${verdict.description} in config.yaml. Do not try to run it another way; tell the user what you wanted to do.`
+      : `BLOCKED: ${verdict.description}. This command is never allowed, even with --yolo. Do not try to run it another way.`;
+    return { allowed: false, reason: why, hardline: true };
+  }
+  if (opts.container) return { allowed: true, via: 'container' };
+  if (s.yolo) return { allowed: true, via: 'yolo' };
+
+  const allowlist = (s.config.command_allowlist ?? []) as string[];
+  const approved = sessionApprovals(s.state);
+  const pending = verdict.findings.filter((f) => !allowlisted(f, command, allowlist) && !approved.has(f.key));
+  if (!pending.length) return { allowed: true, via: 'allowlist' };
+  const description = pending.map((f) => f.description).join('; ');
+
+  const { answer, source } = await ctx.ask({ kind: 'approval', command, description, choices: ['once', 'session', 'always', 'deny'] });
+  if (source === 'no_responder' && unattendedPolicy(ctx) === 'approve') return { allowed: true, via: 'policy' };
   switch (answer) {
     case 'once':
-      return { allowed: true };
+      return { allowed: true, via: 'once' };
     case 'session':
-      approved.add(verdict.key);
-      return { allowed: true };
-    case 'always':
-      approved.add(verdict.key);
-      s.config.command_allowlist = [...allowlist, verdict.key];
-      setConfigKey(s.home, 'command_allowlist', s.config.command_allowlist);
-      return { allowed: true };
+      for (const f of pending) approved.add(f.key);
+      return { allowed: true, via: 'session' };
+    case 'always': {
+      for (const f of pending) approved.add(f.key);
+      const next = [...new Set([...allowlist, ...pending.map((f) => f.key)])];
+      s.config.command_allowlist = next;
+      try {
+        setConfigKey(s.home, 'command_allowlist', next);
+      } catch {
+        /* approved for the session even if config.yaml cannot be written */
+      }
+      return { allowed: true, via: 'always' };
+    }
     default:
       break;
   }
   const why =
     source === 'no_responder'
-      ? 'nobody is here to approve it (non-interactive run), so it was denied. Tell the user what you wanted to run and why; they can run it themselves or rerun Hermes with --yolo'
+      ? 'nobody is here to approve it (non-interactive run), so it was denied. Tell the user what you wanted to run and why; they can run it themselves, or rerun Hermes with --yolo'
       : source === 'timeout'
         ? 'the approval request timed out, so it was denied'
         : source === 'interrupted'
           ? 'the turn was interrupted before it was approved'
           : 'the user denied it. Do not retry it; ask the user how to proceed';
-  return { allowed: false, reason: `This command needs approval (${verdict.description}) and ${why}.` };
+  return { allowed: false, reason: `BLOCKED: this command needs approval (${description}) and ${why}.`, hardline: false };
 }

@@ -1,14 +1,25 @@
 // The built-in tools. A tool is one file; adding one here makes it available to toolsets.
-import { ToolRegistry } from './registry.ts';
+import clarify from './clarify.ts';
+import delegateTask from './delegate.ts';
+import executeCode from './execute-code.ts';
+import patch from './patch.ts';
+import processTool from './process.ts';
 import readFile from './read-file.ts';
+import { ToolRegistry } from './registry.ts';
+import searchFiles from './search-files.ts';
 import terminal from './terminal.ts';
 import todo from './todo.ts';
+import vision from './vision.ts';
+import webExtract from './web-extract.ts';
+import webSearch from './web-search.ts';
+import writeFile from './write-file.ts';
 import memory from './memory.ts';
 import sessionSearch from './session-search.ts';
 import { skillManage, skillsList, skillView } from './skills.ts';
 
 export function builtinRegistry(): ToolRegistry {
   const r = new ToolRegistry();
-  for (const def of [readFile, todo, terminal, memory, sessionSearch, skillsList, skillView, skillManage]) r.register(def);
+  for (const def of [readFile, writeFile, patch, searchFiles, terminal, processTool, webSearch, webExtract, vision, todo, clarify, executeCode, delegateTask]) r.register(def);
+  for (const def of [memory, sessionSearch, skillsList, skillView, skillManage]) r.register(def);
   return r;
 }

@@ -2,6 +2,7 @@ import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } fr
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { expandHome } from '../state/paths.ts';
+import { recordSeen } from './file-state.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
 
@@ -16,7 +17,31 @@ export function resolvePath(p: string, cwd: string): string {
 
 const IMAGE_EXT = /\.(png|jpe?g|gif|webp|bmp|ico|tiff?|heic|avif)$/i;
 
-/** A NUL byte in the first 8 KiB, or mostly non-text bytes, means binary. */
+const MAGIC: [number[], string][] = [
+  [[0x89, 0x50, 0x4e, 0x47], 'PNG image'],
+  [[0xff, 0xd8, 0xff], 'JPEG image'],
+  [[0x47, 0x49, 0x46, 0x38], 'GIF image'],
+  [[0x25, 0x50, 0x44, 0x46], 'PDF document'],
+  [[0x50, 0x4b, 0x03, 0x04], 'ZIP archive (or docx/xlsx/jar)'],
+  [[0x1f, 0x8b], 'gzip data'],
+  [[0x7f, 0x45, 0x4c, 0x46], 'ELF executable'],
+  [[0x53, 0x51, 0x4c, 0x69, 0x74, 0x65], 'SQLite database'],
+  [[0x42, 0x5a, 0x68], 'bzip2 data'],
+  [[0xfd, 0x37, 0x7a, 0x58, 0x5a], 'xz data'],
+];
+
+/** What kind of binary a file is, from its magic bytes. */
+export function binaryKind(head: Uint8Array): string {
+  for (const [sig, name] of MAGIC) if (sig.every((b, i) => head[i] === b)) return name;
+  return 'binary data';
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Binary: a NUL byte in the sample, mostly control characters, or invalid UTF-8 (a read → edit →
+ * write round trip would corrupt it). A multibyte character cut at the sample's end is fine.
+ */
 export function looksBinary(buf: Uint8Array): boolean {
   if (buf.length === 0) return false;
   let odd = 0;
@@ -24,7 +49,16 @@ export function looksBinary(buf: Uint8Array): boolean {
     if (b === 0) return true;
     if (b < 7 || (b > 13 && b < 32)) odd++;
   }
-  return odd / buf.length > 0.3;
+  if (odd / buf.length > 0.3) return true;
+  for (let cut = 0; cut <= 3 && cut < buf.length; cut++) {
+    try {
+      utf8.decode(buf.subarray(0, buf.length - cut));
+      return false;
+    } catch {
+      /* try without a possibly cut character at the end */
+    }
+  }
+  return true;
 }
 
 function similarNames(path: string): string[] {
@@ -75,7 +109,7 @@ export default defineTool({
     try {
       const head = Buffer.alloc(Math.min(8192, st.size));
       readSync(fd, head, 0, head.length, 0);
-      if (looksBinary(head)) return fail(`${path} is a binary file (${st.size} bytes) and cannot be read as text.`, { is_binary: true });
+      if (looksBinary(head)) return fail(`${path} is a binary file (${binaryKind(head)}, ${st.size.toLocaleString('en-US')} bytes) and cannot be read as text.`, { is_binary: true });
     } finally {
       closeSync(fd);
     }
@@ -88,7 +122,6 @@ export default defineTool({
     const limit = Math.min(a.limit ?? DEFAULT_LIMIT, MAX_LINES);
     if (offset > Math.max(total, 1)) return fail(`offset ${offset} is past the end of the file (${total} lines).`, { total_lines: total });
     const slice = lines.slice(offset - 1, offset - 1 + limit);
-    const width = String(offset + slice.length - 1).length;
     let truncatedLines = 0;
     const body = slice
       .map((l, i) => {
@@ -97,7 +130,7 @@ export default defineTool({
           line = line.slice(0, MAX_LINE_CHARS) + ' [line truncated]';
           truncatedLines++;
         }
-        return `${String(offset + i).padStart(width, ' ')}|${line}`;
+        return `${offset + i}|${line}`;
       })
       .join('\n');
     if (body.length > maxChars)
@@ -109,9 +142,7 @@ export default defineTool({
     const result: Record<string, unknown> = { content: body, path, total_lines: total, lines_shown: slice.length ? `${offset}-${last}` : '0' };
     if (last < total) result.hint = `File continues: ${total - last} more lines. Use offset=${last + 1} to read on.`;
     if (truncatedLines) result.long_lines_truncated = truncatedLines;
-    const reads = (s.state.get('file_reads') as Map<string, number> | undefined) ?? new Map<string, number>();
-    reads.set(path, st.mtimeMs);
-    s.state.set('file_reads', reads);
+    recordSeen(s, path);
     return ok(result);
   },
 });

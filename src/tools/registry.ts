@@ -1,7 +1,8 @@
 // The tool registry: definitions in, the session's bound AgentTools out.
 import { z } from 'zod';
-import type { AgentTool, ToolOutcome } from '../agent/types.ts';
+import type { AgentTool, ToolCallContext, ToolOutcome } from '../agent/types.ts';
 import type { JsonSchema } from '../llm/types.ts';
+import { redactionEnabled, redactResult } from '../policy/redact.ts';
 import { resolveToolsetNames } from './toolsets.ts';
 import type { ToolDefinition, ToolServices } from './types.ts';
 
@@ -34,6 +35,13 @@ function describeIssues(err: z.ZodError): string {
     .slice(0, 5)
     .map((i) => `${i.path.length ? `\`${i.path.join('.')}\`` : 'arguments'}: ${i.message}`)
     .join('; ');
+}
+
+/** Runs one of a session's bound tools by name (execute_code's RPC dispatch). */
+export async function callToolFrom(tools: AgentTool[], name: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolOutcome> {
+  const t = tools.find((x) => x.name === name);
+  if (!t) return { content: JSON.stringify({ error: `The tool "${name}" is not enabled in this session.` }), isError: true };
+  return t.execute(args, ctx);
 }
 
 export interface Availability {
@@ -110,6 +118,8 @@ export class ToolRegistry {
   }
 
   bind(def: ToolDefinition, services: ToolServices): AgentTool {
+    const redact = def.redact !== false && redactionEnabled(services.env, services.config);
+    const finish = (o: ToolOutcome): ToolOutcome => (redact ? { ...o, content: redactResult(o.content) } : o);
     return {
       name: def.name,
       toolset: def.toolset,
@@ -132,13 +142,13 @@ export class ToolRegistry {
           };
         try {
           const r = await def.handler(parsed.data, { ...ctx, services });
-          return typeof r === 'string' ? { content: r } : r;
+          return finish(typeof r === 'string' ? { content: r } : r);
         } catch (e) {
           const err = e as Error;
-          return {
+          return finish({
             content: JSON.stringify({ error: `Tool execution failed: ${err?.name ?? 'Error'}: ${err?.message ?? String(e)}` }),
             isError: true,
-          };
+          });
         }
       },
     };

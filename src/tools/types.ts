@@ -1,6 +1,7 @@
 // What a tool handler gets: the per-call context from the loop plus the session's services.
 import type { z } from 'zod';
-import type { PathScope, ToolCallContext, ToolOutcome } from '../agent/types.ts';
+import type { AgentEvent, PathScope, ToolCallContext, ToolOutcome } from '../agent/types.ts';
+import type { StreamFn } from '../llm/types.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 
 /**
@@ -22,10 +23,50 @@ export interface ToolServices {
   state: Map<string, unknown>;
   /** Approvals skipped (--yolo / HERMES_YOLO_MODE). Hardline blocks still apply. */
   yolo: boolean;
+  /** Subagent depth: 0 for a top-level session, 1 for its children, … */
+  depth?: number;
+  /** Runs another tool of this session by name (execute_code's RPC). Absent: execute_code is unavailable. */
+  callTool?: (name: string, args: Record<string, unknown>, ctx: ToolCallContext) => Promise<ToolOutcome>;
+  /** Runs a subagent: a child loop with its own budget and restricted tools (delegate_task). */
+  spawnChild?: (spec: ChildSpec) => Promise<ChildResult>;
+  /** The model for an auxiliary task (vision, web_extract, …), or null when none is configured. */
+  auxiliary?: (task: string) => AuxiliaryModel | null;
   /** Built-in memory plus any external memory provider (the memory tool writes through it). */
   memory?: import('../state/memory-provider.ts').MemoryManager;
   /** The session store; session_search opens HERMES_HOME/state.db itself when absent. */
   sessionDb?: import('../state/db.ts').SessionDB;
+}
+
+export interface AuxiliaryModel {
+  stream: StreamFn;
+  model: string;
+  provider: string;
+}
+
+export interface ChildSpec {
+  goal: string;
+  context?: string;
+  /** Toolsets (or tool names) the child may use; intersected with the parent's tools. */
+  toolsets?: string[];
+  /** Tools the child never gets, whatever the toolsets say. */
+  blockedTools: string[];
+  maxIterations: number;
+  /** The child's system prompt. */
+  systemPrompt: string;
+  /** The parent's interrupt reaches the child. */
+  signal: AbortSignal;
+  /** Events of the child's loop (for progress display). */
+  onEvent?: (e: AgentEvent) => void;
+}
+
+export interface ChildResult {
+  status: 'completed' | 'partial' | 'failed' | 'interrupted';
+  summary: string;
+  apiCalls: number;
+  iterations: number;
+  error?: string;
+  /** Tool names the child called, in order. */
+  toolTrace: string[];
 }
 
 export interface ToolContext extends ToolCallContext {
@@ -41,6 +82,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   emoji?: string;
   parallelSafe?: boolean;
   maxResultChars?: number;
+  /** Secrets in the result are redacted (default true; see HERMES_REDACT_SECRETS). */
+  redact?: boolean;
   /** Env vars the tool needs (shown by setup/status); the tool is hidden when one is missing. */
   requiresEnv?: string[];
   /** Extra availability check; false (or a throw) hides the tool from the model. */

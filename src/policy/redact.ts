@@ -1,0 +1,132 @@
+// Secret redaction for tool output, logs and anything else a model or a file might see. Pure.
+// `redactSecrets(text)` masks known key shapes (sk-…, ghp_…, xoxb-…, AKIA…, JWTs, PEM private
+// keys), bearer/basic credentials, URL passwords and the values of secret-named assignments
+// (`API_KEY=…`, `token: …`, `"password": "…"`, `?access_token=…`). Masks keep a short prefix and
+// suffix of long tokens so a person can tell which key it was; redacting twice changes nothing.
+
+/** Known token shapes; each starts with a literal prefix. */
+const TOKEN_PATTERNS: RegExp[] = [
+  /\bsk-[A-Za-z0-9_-](?:\.?[A-Za-z0-9_-]){9,}/g, // OpenAI, Anthropic (sk-ant-…), OpenRouter (sk-or-…), DeepSeek, …
+  /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{10,}/g, // GitHub
+  /\bgithub_pat_[A-Za-z0-9_]{10,}/g,
+  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack
+  /\bxapp-\d+-[A-Za-z0-9-]{10,}/g,
+  /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/g, // AWS access key ids
+  /\bAIza[A-Za-z0-9_-]{30,}/g, // Google
+  /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}/g, // Stripe
+  /\bSG\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g, // SendGrid
+  /\bhf_[A-Za-z0-9]{10,}/g, // Hugging Face
+  /\br8_[A-Za-z0-9]{10,}/g, // Replicate
+  /\bnpm_[A-Za-z0-9]{10,}/g,
+  /\bpypi-[A-Za-z0-9_-]{10,}/g,
+  /\bgl(?:pat|dt|rt|cbt|ptt|ft|oas)-[A-Za-z0-9_.-]{10,}/g, // GitLab
+  /\btvly-[A-Za-z0-9_-]{10,}/g, // Tavily
+  /\bexa_[A-Za-z0-9]{10,}/g,
+  /\bfc-[A-Za-z0-9]{10,}/g, // Firecrawl
+  /\bpplx-[A-Za-z0-9]{10,}/g,
+  /\bgsk_[A-Za-z0-9]{10,}/g, // Groq
+  /\bxai-[A-Za-z0-9]{20,}/g,
+  /\bfal_[A-Za-z0-9_-]{10,}/g,
+  /\bdop_v1_[A-Za-z0-9]{10,}/g,
+  /\bbb_live_[A-Za-z0-9_-]{10,}/g,
+  /\bntn_[A-Za-z0-9]{10,}/g,
+  /\bsk_[A-Za-z0-9]{24,}/g, // ElevenLabs
+  /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, // JWT
+  /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/g, // Telegram bot token
+];
+
+const PEM = /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g;
+const AUTH_HEADER = /\b((?:proxy-)?authorization\s*[:=]\s*["']?)(bearer|basic|token|bot|digest|apikey)?(\s*)([^\s"',;]+)/gi;
+const BEARER = /\b(bearer\s+)([A-Za-z0-9._~+/=-]{8,})/gi;
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:)([^\s@/]+)(@)/gi;
+
+/** Name shapes of secrets: `API_KEY`, `openai_api_key`, `client.secret`, `password`, `key`, … */
+const SECRET_NAME = /(?:^|[_.-])(?:api[_-]?key|apikey|key|token|secret|secret_?key|client_?secret|password|passwd|pass|pwd|credentials?|auth|auth_?token|access_?token|refresh_?token|id_?token|access_?key|private_?key|session_?token|signature|sig)$/i;
+/** For `name: value` (YAML, headers, prose) only unambiguous names: `key: app` is common YAML. */
+const STRONG_SECRET_NAME = /(?:^|[_.-])(?:api[_-]?key|apikey|token|secret|secret_?key|client_?secret|password|passwd|credentials?|auth_?token|access_?token|refresh_?token|access_?key|private_?key|session_?token)$/i;
+
+const VALUE = `"([^"\\n]*)"|'([^'\\n]*)'|([^\\s"'&,;<>]+)`;
+const ASSIGN = new RegExp(`(^|[^A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,80})(\\s*=\\s*)(?:${VALUE})`, 'g');
+const COLON = new RegExp(`(^|[\\s{,(])(["']?)([A-Za-z_][A-Za-z0-9_.-]{0,80})\\2(\\s*:\\s*)(?:${VALUE.replace('&,;<>', ',;}<>')})`, 'g');
+
+/** Rebuilds `value` in the quoting it had, masked. */
+function requote(dq: string | undefined, sq: string | undefined, bare: string | undefined, mask: (v: string) => string): string {
+  if (dq !== undefined) return `"${mask(dq)}"`;
+  if (sq !== undefined) return `'${mask(sq)}'`;
+  return mask(bare ?? '');
+}
+
+const MASKED = /^(\*{3}|.{1,8}\.\.\..{4}|\[REDACTED\])$/;
+
+function isPlaceholder(v: string): boolean {
+  return (
+    MASKED.test(v) ||
+    /^\W*$/.test(v) ||
+    /^\$\{?[A-Za-z_]/.test(v) ||
+    /^(os\.(getenv|environ)|process\.env|env\(|getenv|<|%|\{\{)/.test(v) ||
+    /^(true|false|null|none|nil|undefined|yes|no|""|''|required|optional|string|str|int|number|bool|boolean)$/i.test(v)
+  );
+}
+
+/** Masks one secret value: long ones keep 6 leading and 4 trailing characters. */
+export function maskSecret(value: string): string {
+  if (value.length < 18) return '***';
+  return `${value.slice(0, 6)}...${value.slice(-4)}`;
+}
+
+/** Redacts secrets in `text`. Pure and idempotent. */
+export function redactSecrets(text: string): string {
+  if (!text) return text;
+  let out = text;
+  out = out.replace(PEM, (_m, kind: string) => `-----BEGIN ${kind}PRIVATE KEY-----\n[REDACTED]\n-----END ${kind}PRIVATE KEY-----`);
+  for (const re of TOKEN_PATTERNS) out = out.replace(re, (m) => maskSecret(m));
+  out = out.replace(AUTH_HEADER, (m, pre: string, scheme: string | undefined, sp: string, val: string) =>
+    isPlaceholder(val) ? m : `${pre}${scheme ?? ''}${sp}${maskSecret(val)}`,
+  );
+  out = out.replace(BEARER, (m, pre: string, val: string) => (isPlaceholder(val) ? m : `${pre}${maskSecret(val)}`));
+  out = out.replace(URL_PASSWORD, (m, pre: string, pw: string, at: string) => (isPlaceholder(pw) ? m : `${pre}***${at}`));
+  out = out.replace(ASSIGN, (m, lead: string, name: string, eq: string, dq?: string, sq?: string, bare?: string) => {
+    const val = dq ?? sq ?? bare ?? '';
+    if (!SECRET_NAME.test(name) || !val || isPlaceholder(val)) return m;
+    return `${lead}${name}${eq}${requote(dq, sq, bare, maskSecret)}`;
+  });
+  out = out.replace(COLON, (m, lead: string, nq: string, name: string, sep: string, dq?: string, sq?: string, bare?: string) => {
+    const val = dq ?? sq ?? bare ?? '';
+    if (!STRONG_SECRET_NAME.test(name) || !val || isPlaceholder(val) || /^\d{1,6}$/.test(val)) return m;
+    return `${lead}${nq}${name}${nq}${sep}${requote(dq, sq, bare, maskSecret)}`;
+  });
+  return out;
+}
+
+const FALSY = new Set(['0', 'false', 'no', 'off']);
+
+/** HERMES_REDACT_SECRETS (default on) and `security.redact_secrets` (default true). */
+export function redactionEnabled(env: NodeJS.ProcessEnv, config?: { security?: { redact_secrets?: boolean } }): boolean {
+  const v = env.HERMES_REDACT_SECRETS?.trim().toLowerCase();
+  if (v !== undefined && v !== '') return !FALSY.has(v);
+  return config?.security?.redact_secrets !== false;
+}
+
+/**
+ * Redacts a tool result. JSON results are redacted value by value (so masks never break the JSON
+ * escaping); anything else as text.
+ */
+export function redactResult(content: string): string {
+  const t = content.trimStart();
+  if (t.startsWith('{') || t.startsWith('[')) {
+    try {
+      const walk = (v: unknown): unknown => {
+        if (typeof v === 'string') return redactSecrets(v);
+        if (Array.isArray(v)) return v.map(walk);
+        if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+        return v;
+      };
+      const parsed = JSON.parse(content) as unknown;
+      const out = JSON.stringify(walk(parsed));
+      return out === JSON.stringify(parsed) ? content : out;
+    } catch {
+      /* not JSON after all */
+    }
+  }
+  return redactSecrets(content);
+}

@@ -1,0 +1,243 @@
+// One shape for a child process whether it runs on pipes or in a pseudo-terminal, plus the
+// run-to-completion helper every backend uses (timeout, interrupt, output cap, process-group kill).
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { constants } from 'node:os';
+
+export interface ChildLike {
+  readonly pid: number | undefined;
+  onData(cb: (text: string) => void): void;
+  onExit(cb: (code: number | null, signal: string | null) => void): void;
+  write(data: string): boolean;
+  /** Closes stdin (pipes) or sends EOF (pty). */
+  end(): void;
+  /** Signals the child's whole process group. */
+  kill(signal?: NodeJS.Signals): void;
+  readonly exited: boolean;
+}
+
+/** Signals a process group, falling back to the process; never throws. */
+export function killGroup(pid: number | undefined, signal: NodeJS.Signals = 'SIGTERM'): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/** Whether `pid` is a live process (zombies waiting for a reaper count as gone). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no /proc (macOS): trust kill(0)
+  }
+}
+
+/** Spawns on pipes, in its own process group (so the group can be killed), stderr merged. */
+export function spawnPipes(file: string, args: string[], o: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: boolean }): ChildLike {
+  const child = spawn(file, args, { cwd: o.cwd, env: o.env, detached: true, stdio: [o.stdin === false ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  let exited = false;
+  const dataCbs: ((t: string) => void)[] = [];
+  const exitCbs: ((c: number | null, s: string | null) => void)[] = [];
+  const pending: string[] = [];
+  const emit = (t: string) => {
+    if (dataCbs.length) for (const cb of dataCbs) cb(t);
+    else pending.push(t);
+  };
+  child.stdout!.setEncoding('utf8');
+  child.stderr!.setEncoding('utf8');
+  child.stdout!.on('data', (d: string) => emit(d));
+  child.stderr!.on('data', (d: string) => emit(d));
+  child.stdin?.on('error', () => {});
+  let exitInfo: [number | null, string | null] | null = null;
+  child.on('error', (e) => {
+    emit(`${e.message}\n`);
+    if (!exited) {
+      exited = true;
+      exitInfo = [127, null];
+      for (const cb of exitCbs) cb(127, null);
+    }
+  });
+  const finish = (code: number | null, signal: string | null) => {
+    if (exited) return;
+    exited = true;
+    exitInfo = [code, signal];
+    for (const cb of exitCbs) cb(code, signal);
+  };
+  child.on('close', finish);
+  // A command that backgrounds something (`server &`) leaves its stdout open in the grandchild:
+  // once the shell itself has exited, wait briefly for the pipes, then stop reading them.
+  child.on('exit', (code, signal) => {
+    setTimeout(() => {
+      if (exited) return;
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      finish(code, signal);
+    }, 300).unref();
+  });
+  return {
+    get pid() {
+      return child.pid;
+    },
+    get exited() {
+      return exited;
+    },
+    onData(cb) {
+      dataCbs.push(cb);
+      for (const t of pending.splice(0)) cb(t);
+    },
+    onExit(cb) {
+      if (exitInfo) cb(...exitInfo);
+      else exitCbs.push(cb);
+    },
+    write(data) {
+      if (!child.stdin || child.stdin.destroyed) return false;
+      return child.stdin.write(data), true;
+    },
+    end() {
+      child.stdin?.end();
+    },
+    kill(signal = 'SIGTERM') {
+      killGroup(child.pid, signal);
+    },
+  };
+}
+
+type PtyModule = typeof import('@lydell/node-pty');
+let ptyMod: Promise<PtyModule> | undefined;
+
+/** Spawns in a pseudo-terminal (for interactive programs). node-pty is loaded on first use. */
+export async function spawnPty(file: string, args: string[], o: { cwd?: string; env?: NodeJS.ProcessEnv; cols?: number; rows?: number }): Promise<ChildLike> {
+  ptyMod ??= import('@lydell/node-pty');
+  const pty = await ptyMod;
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(o.env ?? process.env)) if (v !== undefined) env[k] = v;
+  env.TERM ??= 'xterm-256color';
+  const p = pty.spawn(file, args, { name: env.TERM, cols: o.cols ?? 120, rows: o.rows ?? 30, cwd: o.cwd, env });
+  let exited = false;
+  let exitInfo: [number | null, string | null] | null = null;
+  const exitCbs: ((c: number | null, s: string | null) => void)[] = [];
+  const dataCbs: ((t: string) => void)[] = [];
+  const pending: string[] = [];
+  p.onData((d) => {
+    if (dataCbs.length) for (const cb of dataCbs) cb(d);
+    else pending.push(d);
+  });
+  p.onExit(({ exitCode, signal }) => {
+    exited = true;
+    const sig = signal ? (Object.entries(constants.signals).find(([, n]) => n === signal)?.[0] ?? String(signal)) : null;
+    exitInfo = [signal ? null : exitCode, sig];
+    // node-pty may deliver the last output after exit; give it a tick.
+    setTimeout(() => {
+      for (const cb of exitCbs) cb(...exitInfo!);
+    }, 20);
+  });
+  return {
+    get pid() {
+      return p.pid;
+    },
+    get exited() {
+      return exited;
+    },
+    onData(cb) {
+      dataCbs.push(cb);
+      for (const t of pending.splice(0)) cb(t);
+    },
+    onExit(cb) {
+      if (exitInfo) setTimeout(() => cb(...exitInfo!), 20);
+      else exitCbs.push(cb);
+    },
+    write(data) {
+      if (exited) return false;
+      p.write(data);
+      return true;
+    },
+    end() {
+      if (!exited) p.write('\x04');
+    },
+    kill(signal = 'SIGTERM') {
+      killGroup(p.pid, signal);
+    },
+  };
+}
+
+export interface RunOutcome {
+  output: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  interrupted: boolean;
+}
+
+const MAX_COLLECT = 16 * 1024 * 1024;
+
+/**
+ * Runs a started child to completion: collects output (head and tail kept past 16 MiB), kills the
+ * group on timeout or abort (TERM, then KILL after `graceMs`), resolves when it has exited.
+ * `onKill` lets remote backends kill the remote side too.
+ */
+export function runChild(
+  child: ChildLike,
+  o: { timeoutMs: number; signal: AbortSignal; stdin?: string; onKill?: (signal: NodeJS.Signals) => void | Promise<void>; graceMs?: number; onOutput?: (t: string) => void },
+): Promise<RunOutcome> {
+  return new Promise((resolve) => {
+    let head = '';
+    let tail = '';
+    let dropped = 0;
+    child.onData((t) => {
+      o.onOutput?.(t);
+      if (head.length < MAX_COLLECT / 2) head += t;
+      else {
+        tail += t;
+        if (tail.length > MAX_COLLECT / 2) {
+          dropped += tail.length - MAX_COLLECT / 2;
+          tail = tail.slice(-MAX_COLLECT / 2);
+        }
+      }
+    });
+    if (o.stdin !== undefined) {
+      child.write(o.stdin);
+      child.end();
+    }
+    let timedOut = false;
+    let interrupted = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    const kill = () => {
+      void o.onKill?.('SIGTERM');
+      child.kill('SIGTERM');
+      killTimer = setTimeout(() => {
+        void o.onKill?.('SIGKILL');
+        child.kill('SIGKILL');
+      }, o.graceMs ?? 2000);
+      killTimer.unref();
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, o.timeoutMs);
+    const onAbort = () => {
+      interrupted = true;
+      kill();
+    };
+    if (o.signal.aborted) onAbort();
+    else o.signal.addEventListener('abort', onAbort, { once: true });
+    child.onExit((code) => {
+      clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
+      o.signal.removeEventListener('abort', onAbort);
+      const output = dropped ? `${head}\n[… ${dropped} characters dropped …]\n${tail}` : head + tail;
+      resolve({ output, exitCode: code, timedOut, interrupted });
+    });
+  });
+}

@@ -1,0 +1,65 @@
+// The local backend: each command is a fresh `bash -c` in its own process group on this machine,
+// with Hermes's own secrets filtered out of its environment.
+import { existsSync, statSync } from 'node:fs';
+import { runChild, spawnPipes, spawnPty, type ChildLike } from './child.ts';
+import type { BackgroundChild, ExecOptions, ExecResult, ExecutionBackend, SpawnOptions } from './types.ts';
+
+export class LocalBackend implements ExecutionBackend {
+  readonly kind = 'local' as const;
+  readonly isContainer = false;
+  readonly label = 'local';
+  private readonly cwd: string;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly shell: string;
+
+  constructor(o: { cwd: string; env: NodeJS.ProcessEnv }) {
+    this.cwd = o.cwd;
+    this.env = o.env;
+    this.shell = existsSync('/bin/bash') ? '/bin/bash' : 'bash';
+  }
+
+  async currentCwd(): Promise<string> {
+    return this.cwd;
+  }
+
+  private async start(command: string, cwd: string, pty: boolean | undefined, stdin: boolean): Promise<ChildLike> {
+    if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new Error(`workdir ${cwd} does not exist or is not a directory.`);
+    return pty
+      ? spawnPty(this.shell, ['-c', command], { cwd, env: this.env })
+      : spawnPipes(this.shell, ['-c', command], { cwd, env: this.env, stdin });
+  }
+
+  async exec(command: string, o: ExecOptions): Promise<ExecResult> {
+    const child = await this.start(command, o.cwd ?? this.cwd, o.pty, o.stdin !== undefined);
+    return runChild(child, { timeoutMs: o.timeoutMs, signal: o.signal, stdin: o.stdin });
+  }
+
+  async spawn(command: string, o: SpawnOptions): Promise<BackgroundChild> {
+    const child = await this.start(command, o.cwd ?? this.cwd, o.pty, true);
+    return {
+      child,
+      pid: child.pid ?? null,
+      stop: () => stopChild(child),
+    };
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** TERM the group, KILL after 3 s; resolves once the child has exited. */
+export function stopChild(child: ChildLike, onKill?: (sig: NodeJS.Signals) => Promise<void> | void): Promise<void> {
+  if (child.exited) return Promise.resolve();
+  return new Promise((resolve) => {
+    const t = setTimeout(() => {
+      void onKill?.('SIGKILL');
+      child.kill('SIGKILL');
+    }, 3000);
+    t.unref();
+    child.onExit(() => {
+      clearTimeout(t);
+      resolve();
+    });
+    void onKill?.('SIGTERM');
+    child.kill('SIGTERM');
+  });
+}

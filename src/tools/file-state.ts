@@ -1,0 +1,78 @@
+// The file-state guard: the agent may not overwrite a file that changed since it read it (someone
+// else edited it; writing would lose their change). Reads and writes record what the agent saw.
+import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { redactSecrets } from '../policy/redact.ts';
+import { writeDenied } from '../policy/write-safety.ts';
+import type { ToolServices } from './types.ts';
+
+interface Seen {
+  mtimeMs: number;
+  size: number;
+}
+
+function table(state: Map<string, unknown>): Map<string, Seen> {
+  let t = state.get('file_reads') as Map<string, Seen> | undefined;
+  if (!t) {
+    t = new Map();
+    state.set('file_reads', t);
+  }
+  return t;
+}
+
+/** Records the file as the agent now knows it (after a read or its own write). */
+export function recordSeen(services: ToolServices, path: string): void {
+  try {
+    const st = statSync(path);
+    table(services.state).set(path, { mtimeMs: st.mtimeMs, size: st.size });
+  } catch {
+    table(services.state).delete(path);
+  }
+}
+
+/** An error message when `path` changed on disk since the agent last read or wrote it. */
+export function staleError(services: ToolServices, path: string): string | null {
+  if (['1', 'true', 'yes'].includes((services.env.HERMES_DISABLE_FILE_STATE_GUARD ?? '').toLowerCase())) return null;
+  const seen = table(services.state).get(path);
+  if (!seen) return null;
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    return null; // deleted since: writing recreates it
+  }
+  if (st.mtimeMs === seen.mtimeMs && st.size === seen.size) return null;
+  return `${path} was modified since you last read it (by the user or another program). Read it again with read_file before writing, so their changes are not lost.`;
+}
+
+/** Write-safety for the session: the denylist and HERMES_WRITE_SAFE_ROOT. */
+export function writeCheck(services: ToolServices, path: string): string | null {
+  return writeDenied(path, {
+    userHome: services.env.HOME || homedir(),
+    hermesHome: services.home,
+    safeRoot: services.env.HERMES_WRITE_SAFE_ROOT?.trim() || undefined,
+  });
+}
+
+/**
+ * The agent only ever sees secrets in redacted form. Writing a redacted mask back over the file that
+ * held the real secret would destroy it: refuse when `next` contains a mask that stands for a secret
+ * of `existing` (and that mask is not literally in the file).
+ */
+export function maskedSecretError(existing: string | null, next: string, path: string): string | null {
+  // Every mask contains one of these; without them there is nothing to check (and no cost).
+  if (!existing || !/\.\.\.|\*\*\*|\[REDACTED\]/.test(next)) return null;
+  const redacted = redactSecrets(existing);
+  if (redacted === existing) return null;
+  // Lines whose redacted form differs from the original carry a secret; seeing one of those
+  // redacted lines in the new content means a mask is about to replace the secret.
+  const before = existing.split('\n');
+  const after = redacted.split('\n');
+  const nextLines = new Set(next.split('\n').map((l) => l.trim()));
+  for (let i = 0; i < after.length; i++) {
+    const line = after[i].trim();
+    if (line && line !== before[i]?.trim() && nextLines.has(line))
+      return `The new content of ${path} contains "${line.slice(0, 120)}", the redacted form of a secret in that file (you only see secrets masked). Writing it would destroy the real value: use patch to change only the other lines.`;
+  }
+  return null;
+}

@@ -1,0 +1,116 @@
+// terminal's implementation, loaded on the first call (keeps session start-up light).
+import { analyzeCommand } from '../../policy/dangerous.ts';
+import { approveCommand } from '../approval.ts';
+import { onSessionClose } from '../cleanup.ts';
+import { BackendConfigError, getBackend } from '../env/index.ts';
+import type { ExecutionBackend } from '../env/types.ts';
+import { cleanOutput } from '../output.ts';
+import { processRegistry } from '../process-registry.ts';
+import { resolvePath } from '../read-file.ts';
+import { fail, ok } from '../result.ts';
+import { FOREGROUND_MAX_S, type TerminalArgs } from '../terminal.ts';
+import type { ToolOutcome } from '../../agent/types.ts';
+import type { ToolContext } from '../types.ts';
+
+const usesSudo = (command: string) => analyzeCommand(command).commands.some((c) => c[0] && c[0].replace(/^.*\//, '') === 'sudo');
+
+/** `sudo` → `sudo -S -p ''` at command positions, so a password can come on stdin. */
+export function sudoWithStdin(command: string): string {
+  return command.replace(/(^|[;&|(`\n]\s*|\$\(\s*|\bthen\s+|\bdo\s+)sudo(?=\s)/g, "$1sudo -S -p ''");
+}
+
+async function sudoPassword(command: string, ctx: ToolContext, backend: ExecutionBackend): Promise<string | undefined> {
+  if (!usesSudo(command)) return undefined;
+  const s = ctx.services;
+  const fromEnv = s.env.SUDO_PASSWORD;
+  if (fromEnv) return fromEnv;
+  const cached = s.state.get('sudo_password') as string | undefined;
+  if (cached) return cached;
+  if (backend.kind !== 'local') return undefined;
+  // Passwordless or cached sudo needs nothing.
+  const probe = await backend.exec('sudo -n true', { timeoutMs: 10_000, signal: ctx.signal });
+  if (probe.exitCode === 0) return undefined;
+  const { answer } = await ctx.ask({ kind: 'secret', name: 'SUDO_PASSWORD', prompt: `sudo password (kept for this session only) to run: ${command.slice(0, 200)}` });
+  if (typeof answer === 'string' && answer) {
+    s.state.set('sudo_password', answer);
+    return answer;
+  }
+  return undefined;
+}
+
+export async function runTerminal(a: TerminalArgs, ctx: ToolContext): Promise<string | ToolOutcome> {
+    const s = ctx.services;
+    let backend: ExecutionBackend;
+    try {
+      backend = getBackend(s);
+    } catch (e) {
+      if (e instanceof BackendConfigError) return fail(e.message, { output: '', exit_code: -1 });
+      throw e;
+    }
+    const cwd = a.workdir ? (backend.kind === 'local' ? resolvePath(a.workdir, await backend.currentCwd()) : a.workdir) : undefined;
+
+    const approval = await approveCommand(a.command, ctx, { container: backend.isContainer });
+    if (!approval.allowed) return fail(approval.reason, { output: '', exit_code: -1, status: approval.hardline ? 'blocked' : 'denied' });
+
+    const password = await sudoPassword(a.command, ctx, backend);
+    const command = password ? sudoWithStdin(a.command) : a.command;
+    const max = s.config.tool_output?.max_bytes ?? 50_000;
+
+    if (a.background) {
+      const reg = processRegistry(s.home);
+      let p;
+      try {
+        p = await reg.spawn(backend, command, { cwd: cwd ?? (await backend.currentCwd()), pty: !!a.pty, taskId: s.taskId });
+      } catch (e) {
+        return fail(`Could not start the background process: ${(e as Error).message}`, { output: '', exit_code: -1 });
+      }
+      if (password) p.bg?.child.write(`${password}\n`);
+      // The session's background processes end with it (every task id it had, e.g. across /new).
+      let tasks = s.state.get('process_tasks') as Set<string> | undefined;
+      if (!tasks) {
+        const mine = new Set<string>();
+        tasks = mine;
+        s.state.set('process_tasks', mine);
+        onSessionClose(s, async () => {
+          await Promise.all([...mine].map((t) => reg.killTask(t)));
+        });
+      }
+      tasks.add(s.taskId);
+      const orphans = reg.orphanNotice();
+      return ok({
+        ...(orphans ? { notice: orphans } : {}),
+        output: `Background process started on ${backend.label}. Use the process tool with session_id "${p.id}" to poll, read its log, wait, send input or kill it.`,
+        session_id: p.id,
+        pid: p.pid,
+        exit_code: 0,
+        error: null,
+      });
+    }
+
+    const configured = s.config.terminal?.timeout ?? 180;
+    const timeoutS = a.timeout ?? configured;
+    const limit = Math.max(FOREGROUND_MAX_S, configured);
+    if (timeoutS > limit)
+      return fail(`A foreground command may run at most ${limit} s. For longer jobs use background: true, then the process tool (wait/poll/log).`, { output: '', exit_code: -1 });
+
+    let r;
+    try {
+      r = await backend.exec(command, { cwd, timeoutMs: timeoutS * 1000, signal: ctx.signal, stdin: password !== undefined ? `${password}\n` : undefined, pty: !!a.pty });
+    } catch (e) {
+      return fail((e as Error).message, { output: '', exit_code: -1 });
+    }
+    const output = cleanOutput(r.output, max);
+    const result: Record<string, unknown> = {
+      output,
+      exit_code: r.timedOut ? 124 : r.interrupted ? 130 : (r.exitCode ?? -1),
+      error: null,
+    };
+    if (r.timedOut) result.error = `Command timed out after ${timeoutS}s and was killed. Use a longer timeout, or background: true for long-running commands.`;
+    else if (r.interrupted) result.error = 'Command was interrupted by the user.';
+    else if (/sudo: (a terminal is required|a password is required|no tty present)/.test(output))
+      result.error = 'sudo needs a password: the user can set SUDO_PASSWORD in ~/.hermes/.env, or run the command themselves.';
+    if (r.note) result.note = r.note;
+    const orphans = processRegistry(s.home).orphanNotice();
+    if (orphans) result.notice = orphans;
+    return { content: ok(result), isError: r.timedOut || r.interrupted };
+}

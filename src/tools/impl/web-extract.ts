@@ -1,0 +1,80 @@
+// web_extract's implementation: through the backend's extract API when it has one, else fetched
+// here (SSRF-checked per redirect hop) and converted with Readability + Turndown.
+import { lookup } from 'node:dns/promises';
+import type { ToolOutcome } from '../../agent/types.ts';
+import { checkUrl, privateUrlsAllowed } from '../../policy/ssrf.ts';
+import { fail, ok } from '../result.ts';
+import type { ToolContext, ToolServices } from '../types.ts';
+import type { WebExtractArgs } from '../web-extract.ts';
+import { searchBackendName } from '../web-search.ts';
+import { createWebBackend } from '../web/backends.ts';
+import { capChars, htmlToMarkdown } from '../web/extract.ts';
+import { FetchBlockedError, safeFetch } from '../web/fetch.ts';
+import { HAS_EXTRACT } from '../web/select.ts';
+
+interface PageResult {
+  url: string;
+  title?: string;
+  content?: string;
+  truncated?: boolean;
+  error?: string;
+}
+
+const resolveAll = async (h: string) => (await lookup(h, { all: true })).map((a) => a.address);
+
+export async function fetchAsMarkdown(url: string, s: ToolServices, signal: AbortSignal): Promise<PageResult> {
+  try {
+    const r = await safeFetch(url, { allowPrivate: privateUrlsAllowed(s.env, s.config), signal, timeoutMs: 30_000, maxBytes: 10 * 1024 * 1024 });
+    if (r.status >= 400) return { url, error: `HTTP ${r.status} from ${r.url}` };
+    const ct = r.contentType.toLowerCase();
+    const text = r.body.toString('utf8');
+    if (ct.includes('html') || (!ct && /^\s*<(!doctype|html)/i.test(text))) {
+      const md = await htmlToMarkdown(text, r.url);
+      return { url: r.url, title: md.title, content: md.content };
+    }
+    if (ct.startsWith('text/') || ct.includes('json') || ct.includes('xml') || ct.includes('markdown')) return { url: r.url, title: '', content: text };
+    if (ct.includes('pdf')) return { url, error: 'This is a PDF. Reading PDFs needs a web backend with extraction (Firecrawl, Tavily, Exa or Parallel).' };
+    return { url, error: `Unsupported content type "${ct || 'unknown'}".` };
+  } catch (e) {
+    if (e instanceof FetchBlockedError) return { url, error: e.message };
+    return { url, error: `Could not fetch ${url}: ${(e as Error).message}` };
+  }
+}
+
+export async function runWebExtract(a: WebExtractArgs, ctx: ToolContext): Promise<string | ToolOutcome> {
+  const s = ctx.services;
+  const limit = Number((s.config.web as { extract_char_limit?: number } | undefined)?.extract_char_limit) || 15_000;
+  const allowPrivate = privateUrlsAllowed(s.env, s.config);
+  const results: PageResult[] = [];
+  const allowed: string[] = [];
+  const name = searchBackendName(s);
+  const backend = typeof name === 'string' && HAS_EXTRACT.has(name) ? createWebBackend(name, s.env) : null;
+  for (const u of a.urls) {
+    // A remote extract API fetches from its own network: a name we cannot resolve here is fine.
+    const v = await checkUrl(u, { allowPrivate, lookup: resolveAll, allowUnresolved: !!backend });
+    if (v.ok) allowed.push(v.url.toString());
+    else results.push({ url: u, error: v.reason });
+  }
+  if (allowed.length) {
+    let pages: PageResult[];
+    if (backend) {
+      try {
+        pages = await backend.extract!(allowed, ctx.signal);
+      } catch (e) {
+        return fail(`web_extract via ${backend.name} failed: ${(e as Error).message}`, { results });
+      }
+    } else pages = await Promise.all(allowed.map((u) => fetchAsMarkdown(u, s, ctx.signal)));
+    for (const p of pages) {
+      if (p.error || !p.content) {
+        results.push({ url: p.url, error: p.error ?? 'No content could be extracted from this page.' });
+        continue;
+      }
+      const capped = capChars(p.content, limit);
+      results.push({ url: p.url, title: p.title ?? '', content: capped.text, ...(capped.truncated ? { truncated: true } : {}) });
+    }
+  }
+  const order = new Map(a.urls.map((u, i) => [u, i]));
+  results.sort((x, y) => (order.get(x.url) ?? 99) - (order.get(y.url) ?? 99));
+  const anyOk = results.some((r) => !r.error);
+  return { content: ok({ results, ...(backend ? { backend: backend.name } : {}) }), isError: !anyOk };
+}

@@ -1,0 +1,25 @@
+// vision_analyze: look at an image (a local path or a URL) with the auxiliary vision model. The
+// implementation (impl/vision.ts) loads on the first call.
+import { z } from 'zod';
+import { defineTool } from './registry.ts';
+
+const schema = z.object({
+  image_url: z.string().min(1).describe('Image URL (http/https) or local file path'),
+  question: z.string().min(1).describe('What to find out about the image'),
+});
+
+export type VisionArgs = z.infer<typeof schema>;
+
+export default defineTool({
+  name: 'vision_analyze',
+  toolset: 'vision',
+  emoji: '👁️',
+  parallelSafe: true,
+  description: 'Look at an image and answer a question about it (describe it, read text in it, find details). `image_url` is an http(s) URL or a local file path.',
+  schema,
+  check: (s) => !!s.auxiliary,
+  async handler(a, ctx) {
+    const { runVision } = await import('./impl/vision.ts');
+    return runVision(a, ctx);
+  },
+});

@@ -1,0 +1,25 @@
+// web_extract: read web pages as clean Markdown. The implementation (impl/web-extract.ts) loads
+// on the first call.
+import { z } from 'zod';
+import { defineTool } from './registry.ts';
+
+const schema = z.object({
+  urls: z.array(z.string().min(1)).min(1).max(5).describe('URLs to read (http or https)'),
+});
+
+export type WebExtractArgs = z.infer<typeof schema>;
+
+export default defineTool({
+  name: 'web_extract',
+  toolset: 'web',
+  emoji: '📄',
+  parallelSafe: true,
+  description:
+    'Read web pages as clean Markdown (main content only). Give one or more URLs (at most 5). Each page is capped (web.extract_char_limit, 15,000 characters). ' +
+    'Internal, private and cloud-metadata addresses are refused.',
+  schema,
+  async handler(a, ctx) {
+    const { runWebExtract } = await import('./impl/web-extract.ts');
+    return runWebExtract(a, ctx);
+  },
+});

@@ -1,0 +1,33 @@
+// web_search: search the web through the configured backend (Firecrawl, Tavily, Exa, Parallel,
+// SearXNG). The adapters (web/backends.ts) load on the first call.
+import { z } from 'zod';
+import { defineTool } from './registry.ts';
+import type { ToolServices } from './types.ts';
+import { webBackendName } from './web/select.ts';
+
+/** The configured backend's name, `{error}`, or null (see web/select.ts). */
+export function searchBackendName(s: ToolServices): string | { error: string } | null {
+  return webBackendName(s.env, (s.config.web as { backend?: string } | undefined)?.backend);
+}
+
+const schema = z.object({
+  query: z.string().min(1).describe('What to search for'),
+  limit: z.coerce.number().int().min(1).max(20).optional().describe('Number of results (default 5, at most 20)'),
+});
+
+export type WebSearchArgs = z.infer<typeof schema>;
+
+export default defineTool({
+  name: 'web_search',
+  toolset: 'web',
+  emoji: '🔍',
+  parallelSafe: true,
+  description:
+    'Search the web. Returns up to `limit` results (title, url, description). Use web_extract to read a page in full.',
+  schema,
+  check: (s) => typeof searchBackendName(s) === 'string',
+  async handler(a, ctx) {
+    const { runWebSearch } = await import('./impl/web-search.ts');
+    return runWebSearch(a, ctx);
+  },
+});

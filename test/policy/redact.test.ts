@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { redactionEnabled, redactResult, redactSecrets } from '../../src/policy/redact.ts';
+
+// Each entry: text containing a secret, and the secret that must not survive.
+const SECRETS: [string, string][] = [
+  ['OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789', 'sk-proj-abcdefghijklmnopqrstuvwxyz0123456789'],
+  ['key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz_0123456789-abc in text', 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz_0123456789-abc'],
+  ['sk-or-v1-0123456789abcdef0123456789abcdef', 'sk-or-v1-0123456789abcdef0123456789abcdef'],
+  ['token: ghp_0123456789abcdefghijABCDEFGHIJ012345', 'ghp_0123456789abcdefghijABCDEFGHIJ012345'],
+  ['github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz', 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz'],
+  ['SLACK_BOT_TOKEN=xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx', 'xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx'],
+  ['xoxp-1234567890-abcdefghij', 'xoxp-1234567890-abcdefghij'],
+  ['aws_access_key_id = AKIAIOSFODNN7EXAMPLE', 'AKIAIOSFODNN7EXAMPLE'],
+  ['aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'],
+  ['ASIAY34FZKBOKMUTVV7A is temporary', 'ASIAY34FZKBOKMUTVV7A'],
+  ['Authorization: Bearer abcdef0123456789abcdef0123456789', 'abcdef0123456789abcdef0123456789'],
+  ['curl -H "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"', 'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'],
+  ['authorization: Basic dXNlcjpwYXNzd29yZA==', 'dXNlcjpwYXNzd29yZA=='],
+  ['bearer token_abcdefgh12345678', 'token_abcdefgh12345678'],
+  ['password=hunter2', 'hunter2'],
+  ['PASSWORD="correct horse"', 'correct'],
+  ['db_password: s3cr3tPassw0rd', 's3cr3tPassw0rd'],
+  ['https://api.example.com/v1?key=AbC123xyz&x=1', 'AbC123xyz'],
+  ['https://example.com/cb?access_token=ya29.a0AfH6SMBx&state=1', 'ya29.a0AfH6SMBx'],
+  ['token=0123456789abcdef', '0123456789abcdef'],
+  ['{"api_key": "live_abcdef123456", "model": "x"}', 'live_abcdef123456'],
+  ["{'client_secret': 'GOCSPX-abcdefghijklmno'}", 'GOCSPX-abcdefghijklmno'],
+  ['postgres://admin:SuperSecret99@db.internal:5432/app', 'SuperSecret99'],
+  ['https://user:tok3n@github.com/org/repo.git', 'tok3n'],
+  ['-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq\nabcdef\n-----END RSA PRIVATE KEY-----', 'MIIEowIBAAKCAQEA7bq'],
+  ['-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----', 'b3BlbnNzaC1rZXktdjEAAAAA'],
+  ['AIzaSyA-0123456789abcdefghijklmnopqrstu', 'AIzaSyA-0123456789abcdefghijklmnopqrstu'],
+  ['sk_live_51H0123456789abcdefghij', 'sk_live_51H0123456789abcdefghij'],
+  ['hf_abcdefghijklmnopqrstuvwxyz012345', 'hf_abcdefghijklmnopqrstuvwxyz012345'],
+  ['TAVILY_API_KEY=tvly-dev-0123456789abcdef', 'tvly-dev-0123456789abcdef'],
+  ['fc-0123456789abcdef0123456789abcdef', 'fc-0123456789abcdef0123456789abcdef'],
+  ['npm_0123456789abcdefghijABCDEFGHIJ0123', 'npm_0123456789abcdefghijABCDEFGHIJ0123'],
+  ['glpat-abcdefghij0123456789', 'glpat-abcdefghij0123456789'],
+  ['TELEGRAM_BOT_TOKEN=123456789:AAE0123456789abcdefghijklmnopqrstuv', '123456789:AAE0123456789abcdefghijklmnopqrstuv'],
+  ['123456789:AAE0123456789abcdefghijklmnopqrstuv', 'AAE0123456789abcdefghijklmnopqrstuv'],
+  ['export GITHUB_TOKEN=gho_abcdefghij0123456789', 'gho_abcdefghij0123456789'],
+  ['MY_SERVICE_SECRET=plainvalue123', 'plainvalue123'],
+  ['gsk_abcdefghijklmnopqrstuvwxyz0123', 'gsk_abcdefghijklmnopqrstuvwxyz0123'],
+  ['xai-abcdefghijklmnopqrstuvwxyz0123456789', 'xai-abcdefghijklmnopqrstuvwxyz0123456789'],
+  ['api-key: 9f8e7d6c5b4a39281706', '9f8e7d6c5b4a39281706'],
+];
+
+// Ordinary text that must come through unchanged.
+const INNOCENT = [
+  'max_tokens=4096',
+  'total tokens: 1234',
+  'KEYBOARD=us',
+  'the password field is required',
+  'monkey=banana',
+  'git commit -m "add token refresh"',
+  'function getToken() { return process.env.API_TOKEN }',
+  'API_KEY=${OPENAI_API_KEY}',
+  'password=$DB_PASSWORD',
+  'key: app',
+  'sk-short',
+  'https://example.com/path?page=2&sort=asc',
+  'ls -la /home/user/.ssh',
+  'Bearer',
+  'user@example.com',
+];
+
+describe('redactSecrets', () => {
+  it(`removes all ${SECRETS.length} secret shapes`, () => {
+    const leaked = SECRETS.filter(([text, secret]) => redactSecrets(text).includes(secret)).map(([t]) => [t, redactSecrets(t)]);
+    assert.deepEqual(leaked, []);
+  });
+
+  it('keeps ordinary text unchanged', () => {
+    const changed = INNOCENT.filter((t) => redactSecrets(t) !== t).map((t) => [t, redactSecrets(t)]);
+    assert.deepEqual(changed, []);
+  });
+
+  it('is idempotent and keeps a recognisable prefix for long keys', () => {
+    const once = redactSecrets('OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789');
+    assert.equal(redactSecrets(once), once);
+    assert.match(once, /sk-pro\.\.\.6789/);
+    for (const [t] of SECRETS) assert.equal(redactSecrets(redactSecrets(t)), redactSecrets(t), t);
+  });
+
+  it('is switched by HERMES_REDACT_SECRETS and security.redact_secrets', () => {
+    assert.equal(redactionEnabled({}), true);
+    assert.equal(redactionEnabled({ HERMES_REDACT_SECRETS: 'false' }), false);
+    assert.equal(redactionEnabled({ HERMES_REDACT_SECRETS: '0' }), false);
+    assert.equal(redactionEnabled({ HERMES_REDACT_SECRETS: '1' }, { security: { redact_secrets: false } }), true);
+    assert.equal(redactionEnabled({}, { security: { redact_secrets: false } }), false);
+  });
+
+  it('redacts JSON tool results value by value, keeping them valid JSON', () => {
+    const raw = JSON.stringify({ output: 'API_KEY = "sk-proj-abcdefghijklmnopqrstuvwxyz0123"\ntoken=abc123def', exit_code: 0 });
+    const out = redactResult(raw);
+    const parsed = JSON.parse(out);
+    assert.doesNotMatch(out, /abcdefghijklmnopqrstuvwxyz0123|abc123def/);
+    assert.equal(parsed.exit_code, 0);
+    assert.match(parsed.output, /^API_KEY = "sk-pro\.\.\.0123"\ntoken=\*\*\*$/);
+    assert.equal(redactResult('{"ok": true}'), '{"ok": true}', 'unchanged results keep their exact text');
+    assert.equal(redactResult('plain password=hunter2'), 'plain password=***');
+  });
+});

@@ -65,6 +65,13 @@ export async function runChat(opts: ChatOptions): Promise<void> {
   }
   if (!query.trim()) throw new CliError('The question is empty. Pass it with -q "…" (or on stdin).', 2);
   await runOneShot(query, opts);
+  // Done: leave now instead of waiting for idle keep-alive sockets and timers to wind down.
+  await flushAndExit();
+}
+
+export async function flushAndExit(code = process.exitCode): Promise<never> {
+  await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((r) => (s.writableNeedDrain ? s.once('drain', r) : r()))));
+  process.exit(typeof code === 'number' ? code : 0);
 }
 
 async function oneShotPrompt(req: AgentRequest): Promise<unknown> {
@@ -147,6 +154,6 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
     else if (!streamed && result.finalText) process.stdout.write(result.finalText.replace(/\n*$/, '\n'));
   } finally {
     process.off('SIGINT', onSigint);
-    session.close('oneshot');
+    await session.close('oneshot');
   }
 }

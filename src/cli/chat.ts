@@ -127,6 +127,13 @@ export async function runChat(opts: ChatOptions): Promise<void> {
   }
   if (!query.trim()) throw new CliError('The question is empty. Pass it with -q "…" (or on stdin).', 2);
   await runOneShot(query, opts);
+  // Done: leave now instead of waiting for idle keep-alive sockets and timers to wind down.
+  await flushAndExit();
+}
+
+export async function flushAndExit(code = process.exitCode): Promise<never> {
+  await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((r) => (s.writableNeedDrain ? s.once('drain', r) : r()))));
+  process.exit(typeof code === 'number' ? code : 0);
 }
 
 async function oneShotPrompt(req: AgentRequest): Promise<unknown> {

@@ -230,6 +230,7 @@ export class Session {
       systemMessage: o.config.agent.system_prompt || undefined,
       now: new Date(o.now?.() ?? Date.now()),
       timezone: o.config.timezone || o.env.HERMES_TIMEZONE || undefined,
+      localZoneName: o.env.TZ || undefined,
       platform: o.platform,
       model: this.llm.active.model,
       provider: this.llm.active.provider,

@@ -1,5 +1,6 @@
 // What a tool handler gets: the per-call context from the loop plus the session's services.
 import type { z } from 'zod';
+import type { Zod } from './zod.ts';
 import type { AgentEvent, PathScope, ToolCallContext, ToolOutcome } from '../agent/types.ts';
 import type { StreamFn } from '../llm/types.ts';
 import type { HermesConfig } from '../state/defaults.ts';
@@ -78,7 +79,11 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   toolset: string;
   /** What the model reads. */
   description: string;
-  schema: S;
+  /**
+   * The parameters, as a zod schema or — preferred, keeps zod off the start-up path — a function
+   * of `z` returning one: `schema: (z) => z.object({...})`.
+   */
+  schema: S | ((zod: Zod) => S);
   emoji?: string;
   parallelSafe?: boolean;
   maxResultChars?: number;

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { MemoryStore, type MemoryTarget } from '../state/memory.ts';
 import { paths } from '../state/paths.ts';
 import { defineTool } from './registry.ts';
@@ -30,7 +29,8 @@ export default defineTool({
     'factual. Actions: add (content), replace (old_text = a unique piece of the entry, content = the complete new entry), remove ' +
     '(old_text). Stores have character limits; when full, merge or remove entries first. Writes are saved at once, but the memory in ' +
     'your current system prompt is the snapshot from the session start.',
-  schema: z.object({
+  schema: (z) =>
+    z.object({
     action: z.enum(['add', 'replace', 'remove']).describe('add | replace | remove'),
     target: z.enum(['memory', 'user']).default('memory').describe('"memory" (your notes) or "user" (the user profile)'),
     content: z.string().optional().describe('The entry text (add), or the complete new entry (replace)'),

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { SessionDB } from '../state/db.ts';
 import { paths } from '../state/paths.ts';
 import { defineTool } from './registry.ts';
@@ -29,7 +28,8 @@ export default defineTool({
     'full-text syntax: words are ANDed, "exact phrase", OR, NOT, prefix*. Results are the best matches with a snippet ' +
     '(>>>match<<<) and the message before and after. Without a query it lists recent sessions. The current session is not searched ' +
     '(it is already in your context).',
-  schema: z.object({
+  schema: (z) =>
+    z.object({
     query: z.string().optional().describe('What to look for; omit to list recent sessions'),
     role_filter: z.string().optional().describe('Only messages from these roles, comma-separated: user, assistant, tool'),
     source: z.string().optional().describe('Only sessions from these sources, comma-separated: cli, telegram, discord, slack, cron, acp…'),

@@ -1,5 +1,4 @@
 // The skills tools: list, view (with linked files), and the agent's own skill management.
-import { z } from 'zod';
 import { discoverSkills, findSkill, manageSkill, skillOnPlatform, viewSkill } from '../state/skills.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
@@ -13,7 +12,8 @@ export const skillsList = defineTool({
   emoji: '📚',
   parallelSafe: true,
   description: 'List the installed skills (name, description, category), optionally of one category. Load one with skill_view(name).',
-  schema: z.object({ category: z.string().optional().describe('Only this category') }),
+  schema: (z) =>
+    z.object({ category: z.string().optional().describe('Only this category') }),
   handler(a, ctx) {
     const all = discoverSkills(ctx.services.home, externalDirs(ctx.services)).filter((s) => skillOnPlatform(s, process.platform));
     const list = all.filter((s) => !a.category || (s.category ?? 'general') === a.category);
@@ -29,7 +29,8 @@ export const skillView = defineTool({
   parallelSafe: true,
   description:
     "Load a skill: its full SKILL.md (procedure, pitfalls, verification) and the list of its extra files. Pass file_path to read one of those files (e.g. references/api.md). Follow a loaded skill's procedure.",
-  schema: z.object({
+  schema: (z) =>
+    z.object({
     name: z.string().min(1).describe('The skill name'),
     file_path: z.string().optional().describe("A file inside the skill, relative to its folder (from the skill's linked_files)"),
   }),
@@ -72,7 +73,8 @@ export const skillManage = defineTool({
     'and has sections: When to use, Procedure (exact commands), Pitfalls, Verification. Never put secrets in a skill. Actions: ' +
     'create (name, content, category), edit (name, content), patch (name, old_string, new_string, replace_all, file_path), delete (name), ' +
     'write_file / remove_file (name, file_path under references/, templates/, scripts/ or assets/, file_content).',
-  schema: z.object({
+  schema: (z) =>
+    z.object({
     action: z.enum(['create', 'edit', 'patch', 'delete', 'write_file', 'remove_file']),
     name: z.string().min(1).max(64).describe('Skill name: lowercase letters, digits, "-", "_" or "."'),
     content: z.string().optional().describe('Full SKILL.md (create, edit)'),

@@ -15,7 +15,7 @@ import { RequestBroker } from '../agent/requests.ts';
 import { estimateMessagesTokens, estimateTextTokens, estimateToolsTokens } from '../agent/tokens.ts';
 import { toShareGpt, type TrajectoryEntry } from '../agent/trajectory.ts';
 import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
-import { contextLengthFor, createLlmClient, DEFAULT_CONTEXT_LENGTH, describeError, listModels, resolveAuxiliaryRuntime, type LlmClient } from '../llm/index.ts';
+import { contextLengthFor, DEFAULT_CONTEXT_LENGTH, describeError, listModels, type LlmClient } from '../llm/index.ts';
 import { promptTokens, type Message, type StreamFn, type Usage } from '../llm/types.ts';
 import { buildProjectContext, findProjectContext, loadSoul } from '../state/context-files.ts';
 import { SessionDB } from '../state/db.ts';
@@ -29,6 +29,7 @@ export interface StateHost {
   readonly options: import('./session.ts').SessionOptions;
   /** Set-up warnings the surface shows at start. */
   readonly warnings: string[];
+  readonly services: import('../tools/types.ts').ToolServices;
   readonly history: Message[];
   readonly id: string;
   readonly system: string;
@@ -119,7 +120,7 @@ export class SessionState {
   private itersSinceSkill = 0;
   private titled = false;
   private readonly background = new Set<Promise<unknown>>();
-  private readonly auxClients = new Map<string, StreamFn | null>();
+  private readonly auxClients = new Map<string, { stream: StreamFn; model: string } | null>();
   private readonly discovered = new Map<string, number>();
   private readonly discovering = new Set<string>();
   private compressing = false;
@@ -213,38 +214,29 @@ export class SessionState {
   // -------------------------------------------------------------------------------------------
   // auxiliary model
 
-  /** A stream function for an auxiliary task (`auxiliary.<task>`; auto/main = the main model). */
-  auxStream(task: string): StreamFn | null {
+  /**
+   * The model for an auxiliary task (`auxiliary.<task>`: provider, model, base_url, api_key; `auto` or
+   * `main` = the main model), from the session's resolver; cached per task and main model.
+   */
+  aux(task: string): { stream: StreamFn; model: string } | null {
     const o = this.host.options;
-    if (o.auxStream) return o.auxStream(task);
-    if (this.auxClients.has(task)) return this.auxClients.get(task)!;
-    const cfg = o.config.auxiliary?.[task];
-    let stream: StreamFn | null = null;
-    try {
-      const rt = resolveAuxiliaryRuntime(
-        task,
-        cfg,
-        this.host.llm.active,
-        { model: o.config.model, providers: o.config.providers, explicit: {}, env: o.env },
-      );
-      if (rt) stream = createLlmClient({ primary: rt, maxRetries: 1, timeoutMs: (cfg?.timeout ?? 120) * 1000 }).stream;
-    } catch {
-      stream = null;
+    if (o.auxStream) {
+      const stream = o.auxStream(task);
+      return stream ? { stream, model: o.config.auxiliary?.[task]?.model || this.host.llm.active.model } : null;
     }
-    this.auxClients.set(task, stream);
-    return stream;
-  }
-
-  private auxModel(task: string): string {
-    const m = this.host.options.config.auxiliary?.[task]?.model;
-    return m || this.host.llm.active.model;
+    const key = `${task}|${this.host.llm.active.provider}|${this.host.llm.active.model}`;
+    if (!this.auxClients.has(key)) {
+      const a = this.host.services.auxiliary?.(task) ?? null;
+      this.auxClients.set(key, a ? { stream: a.stream, model: a.model } : null);
+    }
+    return this.auxClients.get(key)!;
   }
 
   private async summarize(req: SummaryRequest): Promise<string> {
-    const stream = this.auxStream('compression');
-    if (!stream) throw new Error('no auxiliary model is available for compression (check auxiliary.compression in config.yaml)');
-    return collectText(stream, {
-      model: this.auxModel('compression'),
+    const aux = this.aux('compression');
+    if (!aux) throw new Error('no auxiliary model is available for compression (check auxiliary.compression in config.yaml)');
+    return collectText(aux.stream, {
+      model: aux.model,
       system: req.system,
       messages: [{ role: 'user', content: req.prompt }],
       tools: [],
@@ -428,10 +420,10 @@ export class SessionState {
       const first = messageText(user.content).slice(0, 2000);
       const answer = result.finalText.slice(0, 2000);
       this.spawn(async () => {
-        const stream = this.auxStream('title_generation');
-        if (!stream) return;
-        const raw = await collectText(stream, {
-          model: this.auxModel('title_generation'),
+        const aux = this.aux('title_generation');
+        if (!aux) return;
+        const raw = await collectText(aux.stream, {
+          model: aux.model,
           system: TITLE_SYSTEM,
           messages: [{ role: 'user', content: `User: ${first}\n\nAssistant: ${answer}` }],
           tools: [],
@@ -464,7 +456,9 @@ export class SessionState {
     const allowed = new Set([...(memory ? ['memory'] : []), ...(skills ? ['skills_list', 'skill_view', 'skill_manage'] : [])]);
     const tools = this.host.tools.filter((t) => allowed.has(t.name));
     if (!tools.length) return [];
-    const stream = this.auxStream('background_review') ?? this.host.llm.stream;
+    const aux = this.aux('background_review');
+    const stream = aux?.stream ?? this.host.llm.stream;
+    const reviewModel = aux?.model ?? this.host.llm.active.model;
     const changes: string[] = [];
     const prompt = [memory ? REVIEW_MEMORY : '', skills ? REVIEW_SKILLS : '', REVIEW_END].filter(Boolean).join('\n\n');
     await runTurn(
@@ -474,7 +468,7 @@ export class SessionState {
         system: this.host.system,
         tools,
         stream,
-        model: () => this.auxModel('background_review'),
+        model: () => reviewModel,
         broker: new RequestBroker(() => {}, { interactive: false, timeoutMs: 1000 }),
         budget: new IterationBudget(8),
         emit: (e) => {

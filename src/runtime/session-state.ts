@@ -79,6 +79,22 @@ function isTruthy(v: string | undefined): boolean {
   return !!v && ['1', 'true', 'yes', 'on'].includes(v.toLowerCase());
 }
 
+const messageTokens = new WeakMap<Message, number>();
+
+/** Token estimate of messages, each message estimated once (histories grow by appending). */
+function historyTokens(ms: Message[]): number {
+  let n = 0;
+  for (const m of ms) {
+    let t = messageTokens.get(m);
+    if (t === undefined) {
+      t = estimateMessagesTokens([m]);
+      messageTokens.set(m, t);
+    }
+    n += t;
+  }
+  return n;
+}
+
 const CONTEXT_CACHE = 'context_length_cache.yaml';
 
 function readContextCache(home: string): Record<string, number> {
@@ -261,7 +277,8 @@ export class SessionState {
     const known = contextLengthFor(rt.model);
     if (known !== DEFAULT_CONTEXT_LENGTH) return known;
     const key = `${rt.baseUrl}|${rt.model}`;
-    const cached = this.discovered.get(key) ?? readContextCache(o.home)[key];
+    if (!this.discovered.has(key)) this.discovered.set(key, readContextCache(o.home)[key] ?? 0);
+    const cached = this.discovered.get(key);
     if (cached) return cached;
     if (!this.discovering.has(key) && this.backgroundAllowed && !o.auxStream) {
       this.discovering.add(key);
@@ -306,9 +323,9 @@ export class SessionState {
 
   estimatePromptTokens(history: Message[]): number {
     const overhead = this.overhead();
-    const rough = overhead + estimateMessagesTokens(history);
+    const rough = overhead + historyTokens(history);
     if (this.lastUsage && this.lenAtLastRequest <= history.length) {
-      const real = promptTokens(this.lastUsage) + this.lastUsage.output_tokens + estimateMessagesTokens(history.slice(this.lenAtLastRequest + 1));
+      const real = promptTokens(this.lastUsage) + this.lastUsage.output_tokens + historyTokens(history.slice(this.lenAtLastRequest + 1));
       return Math.max(real, Math.floor(rough * 0.5));
     }
     return rough;

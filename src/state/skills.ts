@@ -77,9 +77,35 @@ function hermesMeta(fm: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** Builds a Skill from a SKILL.md path, or throws with the reason it is not valid. */
-export function loadSkill(path: string, source: SkillSource, categoryHint: string | null): Skill {
-  const text = readFileSync(path, 'utf8');
-  const { frontmatter: fm } = parseFrontmatter(text);
+/** Parsed frontmatter by SKILL.md path, valid while the file's size and mtime are unchanged. */
+type FrontmatterCache = Record<string, { mtimeMs: number; size: number; fm: Record<string, unknown> }>;
+
+const FM_CACHE_FILE = '.skills_cache.json';
+
+function readFmCache(home: string): FrontmatterCache {
+  try {
+    const v = JSON.parse(readFileSync(join(home, 'skills', FM_CACHE_FILE), 'utf8')) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as FrontmatterCache) : {};
+  } catch {
+    return {};
+  }
+}
+
+function frontmatterOf(path: string, cache?: FrontmatterCache, changed?: { v: boolean }): Record<string, unknown> {
+  if (cache) {
+    const st = statSync(path);
+    const hit = cache[path];
+    if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.fm;
+    const fm = parseFrontmatter(readFileSync(path, 'utf8')).frontmatter;
+    cache[path] = { mtimeMs: st.mtimeMs, size: st.size, fm };
+    if (changed) changed.v = true;
+    return fm;
+  }
+  return parseFrontmatter(readFileSync(path, 'utf8')).frontmatter;
+}
+
+export function loadSkill(path: string, source: SkillSource, categoryHint: string | null, cache?: FrontmatterCache, changed?: { v: boolean }): Skill {
+  const fm = frontmatterOf(path, cache, changed);
   const dir = dirname(path);
   const folder = dir.split(sep).pop() ?? '';
   const name = String(fm.name ?? folder).trim();
@@ -124,6 +150,9 @@ export function discoverSkills(home: string, externalDirs: string[] = [], proble
   const out = new Map<string, Skill>();
   const bundled = readBundledManifest(home);
   const hub = readHubLock(home);
+  const cache = readFmCache(home);
+  const changed = { v: false };
+  const seen = new Set<string>();
   for (const root of skillRoots(home, externalDirs)) {
     if (!existsSync(root.dir)) continue;
     const walk = (dir: string, depth: number, rel: string[]) => {
@@ -138,7 +167,8 @@ export function discoverSkills(home: string, externalDirs: string[] = [], proble
         try {
           const folder = rel[rel.length - 1];
           const source: SkillSource = root.external ? 'external' : hub.installed[folder] ? 'hub' : bundled.has(folder) ? 'bundled' : 'user';
-          const s = loadSkill(path, source, rel.length > 1 ? rel.slice(0, -1).join('/') : null);
+          seen.add(path);
+          const s = loadSkill(path, source, rel.length > 1 ? rel.slice(0, -1).join('/') : null, cache, changed);
           if (!out.has(s.name)) out.set(s.name, s);
         } catch (e) {
           problems?.push({ path, error: (e as Error).message });
@@ -152,6 +182,18 @@ export function discoverSkills(home: string, externalDirs: string[] = [], proble
       }
     };
     walk(root.dir, 0, []);
+  }
+  for (const p of Object.keys(cache))
+    if (!seen.has(p)) {
+      delete cache[p];
+      changed.v = true;
+    }
+  if (changed.v && existsSync(join(home, 'skills'))) {
+    try {
+      writeFileAtomic(join(home, 'skills', FM_CACHE_FILE), JSON.stringify(cache), 0o600);
+    } catch {
+      /* read-only: parse again next time */
+    }
   }
   return [...out.values()].sort((a, b) => (a.category ?? '').localeCompare(b.category ?? '') || a.name.localeCompare(b.name));
 }
@@ -509,10 +551,36 @@ export interface BundledSyncResult {
  * Seeds bundled skills into HERMES_HOME/skills: new ones are copied, unmodified seeded ones are
  * updated, skills the user edited or deleted are left alone. `skills/.no-bundled-skills` opts out.
  */
+/** Names, sizes and mtimes of the bundled files: unchanged → nothing to sync (no file is read). */
+function bundledSignature(dir: string): string {
+  const h = createHash('sha256');
+  const walk = (d: string, rel: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.name.startsWith('.')) continue;
+      const p = join(d, e.name);
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(p, r);
+      else if (e.isFile()) {
+        const st = statSync(p);
+        h.update(`${r}\0${st.size}\0${st.mtimeMs}\n`);
+      }
+    }
+  };
+  walk(dir, '');
+  return h.digest('hex').slice(0, 16);
+}
+
 export function syncBundledSkills(home: string, bundledRoot: string): BundledSyncResult {
   const res: BundledSyncResult = { installed: [], updated: [], userModified: [] };
   const root = join(home, 'skills');
   if (!existsSync(bundledRoot) || existsSync(join(root, '.no-bundled-skills'))) return res;
+  const stampPath = join(root, '.bundled_sync');
+  const signature = bundledSignature(bundledRoot);
+  try {
+    if (readFileSync(stampPath, 'utf8').trim() === signature) return res;
+  } catch {
+    /* first sync */
+  }
   const manifest = readBundledManifest(home);
   const sources: { name: string; dir: string; rel: string }[] = [];
   const walk = (dir: string, rel: string[]) => {
@@ -554,6 +622,12 @@ export function syncBundledSkills(home: string, bundledRoot: string): BundledSyn
   if (changed) {
     mkdirSync(root, { recursive: true, mode: 0o700 });
     writeFileSync(join(root, MANIFEST), [...manifest.entries()].map(([k, v]) => `${k}:${v}`).join('\n') + '\n');
+  }
+  try {
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    writeFileSync(stampPath, `${signature}\n`);
+  } catch {
+    /* read-only home: sync again next time */
   }
   return res;
 }

@@ -25,8 +25,9 @@ const externalize = {
 // Node 24 the project provisions.
 const node24 = Number(process.versions.node.split('.')[0]) >= 22 ? process.execPath : join(root, 'node_modules', '.bin', 'node');
 if (!existsSync(node24)) throw new Error('build: Node >= 22 is needed; run `npm ci` to provision it.');
-const schemas = spawnSync(node24, [join(root, 'scripts', 'tool-schemas.ts')], { cwd: root, encoding: 'utf8' });
-if (schemas.status !== 0) throw new Error(`build: computing tool schemas failed:\n${schemas.stderr}`);
+const data = spawnSync(node24, [join(root, 'scripts', 'build-data.ts')], { cwd: root, encoding: 'utf8' });
+if (data.status !== 0) throw new Error(`build: computing build-time data failed:\n${data.stderr}`);
+const { toolSchemas, bundledSkillsSignature } = JSON.parse(data.stdout);
 
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 await build({
@@ -43,6 +44,9 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
   plugins: [externalize],
-  define: { __HERMES_TOOL_SCHEMAS__: schemas.stdout },
+  define: {
+    __HERMES_TOOL_SCHEMAS__: JSON.stringify(toolSchemas),
+    __HERMES_BUNDLED_SKILLS_SIGNATURE__: JSON.stringify(bundledSkillsSignature),
+  },
   banner: { js: "import { createRequire as __hermesCreateRequire } from 'node:module'; const require = __hermesCreateRequire(import.meta.url);" },
 });

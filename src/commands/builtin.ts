@@ -1,4 +1,5 @@
 // Slash commands that work on the session runtime itself, for every surface.
+import { byString } from '../state/fsutil.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { estimateMessagesTokens, estimateTextTokens, estimateToolsTokens } from '../agent/tokens.ts';
 import { contextLengthFor, findProvider } from '../llm/index.ts';
@@ -275,7 +276,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         if (!verb || verb === 'list') {
           const active = new Set(s.tools.map((t) => t.name));
           const lines = avail
-            .sort((a, b) => a.toolset.localeCompare(b.toolset) || a.name.localeCompare(b.name))
+            .sort((a, b) => byString(a.toolset, b.toolset) || byString(a.name, b.name))
             .map((a) => `${active.has(a.name) ? '●' : '○'} ${a.name.padEnd(18)} ${a.toolset}${a.available ? '' : `  (unavailable: ${a.reason})`}`);
           return { output: `${lines.join('\n')}\n● enabled  ○ not enabled` };
         }
@@ -301,7 +302,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         const s = ctx.session;
         const active = new Set(s.tools.map((t) => t.name));
         const lines = [...s.registry.toolsets()]
-          .sort(([a], [b]) => a.localeCompare(b))
+          .sort(([a], [b]) => byString(a, b))
           .map(([ts, tools]) => `${tools.some((t) => active.has(t)) ? '●' : '○'} ${ts.padEnd(16)} ${tools.join(', ')}`);
         return { output: lines.join('\n') };
       },

@@ -3,15 +3,25 @@
 // machinery per request than the global fetch: the agent loop makes one request per iteration, so
 // this is on its hot path. `HERMES_HTTP_CLIENT=fetch` switches back to the global fetch.
 import http from 'node:http';
-import https from 'node:https';
+import type https from 'node:https';
+import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
-import zlib from 'node:zlib';
+import type zlib from 'node:zlib';
 
-let agents: { http: http.Agent; https: https.Agent } | undefined;
-const agentFor = (protocol: string) => {
-  agents ??= { http: new http.Agent({ keepAlive: true, scheduling: 'lifo' }), https: new https.Agent({ keepAlive: true, scheduling: 'lifo' }) };
-  return protocol === 'https:' ? agents.https : agents.http;
-};
+// https (TLS) and zlib load only when a request needs them: a local model server over plain http
+// should not pay ~10 ms of start-up for TLS.
+const load = createRequire(import.meta.url);
+let httpsMod: typeof https | undefined;
+let zlibMod: typeof zlib | undefined;
+const httpsLib = () => (httpsMod ??= load('node:https') as typeof https);
+const zlibLib = () => (zlibMod ??= load('node:zlib') as typeof zlib);
+
+let httpAgent: http.Agent | undefined;
+let httpsAgent: https.Agent | undefined;
+const agentFor = (protocol: string): http.Agent =>
+  protocol === 'https:'
+    ? (httpsAgent ??= new (httpsLib().Agent)({ keepAlive: true, scheduling: 'lifo' }))
+    : (httpAgent ??= new http.Agent({ keepAlive: true, scheduling: 'lifo' }));
 
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
@@ -41,9 +51,9 @@ async function bodyBytes(body: BodyInit | null | undefined): Promise<string | Ui
 
 function decoded(res: http.IncomingMessage): Readable {
   const enc = String(res.headers['content-encoding'] ?? '').toLowerCase().trim();
-  if (enc === 'gzip' || enc === 'x-gzip') return res.pipe(zlib.createGunzip());
-  if (enc === 'br') return res.pipe(zlib.createBrotliDecompress());
-  if (enc === 'deflate') return res.pipe(zlib.createInflate());
+  if (enc === 'gzip' || enc === 'x-gzip') return res.pipe(zlibLib().createGunzip());
+  if (enc === 'br') return res.pipe(zlibLib().createBrotliDecompress());
+  if (enc === 'deflate') return res.pipe(zlibLib().createInflate());
   return res;
 }
 
@@ -56,7 +66,7 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
   headers['accept-encoding'] ??= 'gzip, deflate, br';
   const body = await bodyBytes(init.body);
   if (body !== undefined) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-  const mod = url.protocol === 'https:' ? https : http;
+  const mod = url.protocol === 'https:' ? httpsLib() : http;
 
   return new Promise<Response>((resolve, reject) => {
     const req = mod.request(url, { method: init.method ?? 'GET', headers, agent: agentFor(url.protocol) });

@@ -9,7 +9,7 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSyn
 import { isIP } from 'node:net';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { withFileLock } from './filelock.ts';
-import { writeFileAtomic } from './fsutil.ts';
+import { writeFileAtomic, byString } from './fsutil.ts';
 import {
   discoverSkills,
   hubDir,
@@ -201,7 +201,7 @@ async function fetchInto(url: string, dest: string, allowPrivate: boolean): Prom
 function listFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string, rel: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => byString(a.name, b.name))) {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) walk(join(d, e.name), r);
       else if (e.isFile()) out.push(r);

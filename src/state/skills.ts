@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { writeFileAtomic } from './fsutil.ts';
-import { expandHome } from './paths.ts';
+import { writeFileAtomic, byString } from './fsutil.ts';
+import { expandHome, packageRoot } from './paths.ts';
 import { scanForThreats, verdictOf, type ThreatFinding } from './threats.ts';
 
 export const SKILL_FILE = 'SKILL.md';
@@ -195,7 +195,7 @@ export function discoverSkills(home: string, externalDirs: string[] = [], proble
       /* read-only: parse again next time */
     }
   }
-  return [...out.values()].sort((a, b) => (a.category ?? '').localeCompare(b.category ?? '') || a.name.localeCompare(b.name));
+  return [...out.values()].sort((a, b) => byString(a.category ?? '', b.category ?? '') || byString(a.name, b.name));
 }
 
 export function findSkill(skills: Skill[], name: string): Skill | undefined {
@@ -239,7 +239,7 @@ export function buildSkillsIndex(skills: Skill[]): string | undefined {
     groups.set(c, [...(groups.get(c) ?? []), s]);
   }
   const lines: string[] = [];
-  for (const [cat, list] of [...groups.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [cat, list] of [...groups.entries()].sort(([a], [b]) => byString(a, b))) {
     lines.push(`${cat}:`);
     for (const s of list) lines.push(`  - ${s.name}: ${s.description || '(no description)'}`);
   }
@@ -264,7 +264,7 @@ export function linkedFiles(s: Skill, max = 200): string[] {
     } catch {
       return;
     }
-    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const e of entries.sort((a, b) => byString(a.name, b.name))) {
       if (out.length >= max) return;
       if (e.name.startsWith('.')) continue;
       const r = rel ? `${rel}/${e.name}` : e.name;
@@ -511,7 +511,7 @@ const MANIFEST = '.bundled_manifest';
 function hashDir(dir: string): string {
   const h = createHash('sha256');
   const walk = (d: string, rel: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => byString(a.name, b.name))) {
       if (e.name.startsWith('.')) continue;
       const p = join(d, e.name);
       const r = rel ? `${rel}/${e.name}` : e.name;
@@ -552,10 +552,11 @@ export interface BundledSyncResult {
  * updated, skills the user edited or deleted are left alone. `skills/.no-bundled-skills` opts out.
  */
 /** Names, sizes and mtimes of the bundled files: unchanged → nothing to sync (no file is read). */
-function bundledSignature(dir: string): string {
+/** A signature of a bundled-skills tree (paths, sizes, mtimes): changes when the package's skills do. */
+export function bundledSkillsSignature(dir: string): string {
   const h = createHash('sha256');
   const walk = (d: string, rel: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => byString(a.name, b.name))) {
       if (e.name.startsWith('.')) continue;
       const p = join(d, e.name);
       const r = rel ? `${rel}/${e.name}` : e.name;
@@ -570,12 +571,18 @@ function bundledSignature(dir: string): string {
   return h.digest('hex').slice(0, 16);
 }
 
+declare const __HERMES_BUNDLED_SKILLS_SIGNATURE__: string | undefined;
+
 export function syncBundledSkills(home: string, bundledRoot: string): BundledSyncResult {
   const res: BundledSyncResult = { installed: [], updated: [], userModified: [] };
   const root = join(home, 'skills');
   if (!existsSync(bundledRoot) || existsSync(join(root, '.no-bundled-skills'))) return res;
   const stampPath = join(root, '.bundled_sync');
-  const signature = bundledSignature(bundledRoot);
+  // The bundle carries the signature of the package's own skills, computed at build time.
+  const signature =
+    typeof __HERMES_BUNDLED_SKILLS_SIGNATURE__ === 'string' && bundledRoot === join(packageRoot(), 'skills')
+      ? __HERMES_BUNDLED_SKILLS_SIGNATURE__
+      : bundledSkillsSignature(bundledRoot);
   try {
     if (readFileSync(stampPath, 'utf8').trim() === signature) return res;
   } catch {

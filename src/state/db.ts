@@ -15,6 +15,8 @@ const WRITE_MAX_RETRIES = 15;
 const RETRY_MIN_MS = 20;
 const RETRY_MAX_MS = 150;
 const CHECKPOINT_EVERY = 50;
+/** Inside a long turn, checkpoint anyway after this many writes (bounds the WAL). */
+const CHECKPOINT_HARD_LIMIT = 1000;
 export const MAX_TITLE_LENGTH = 100;
 /** Matches ranked per search: all of them for rarer words, the most recent this many for common ones. */
 export const RANK_WINDOW = 1000;
@@ -283,6 +285,8 @@ export class SessionDB {
   readonly path: string;
   private readonly db: DatabaseSync;
   private writes = 0;
+  private checkpointedAt = 0;
+  private checkpointDue = false;
   private closed = false;
   private readonly stmts = new Map<string, StatementSync>();
   private readonly messageCols: Set<string>;
@@ -374,7 +378,11 @@ export class SessionDB {
       try {
         const r = fn();
         this.db.exec('COMMIT');
-        if (++this.writes % CHECKPOINT_EVERY === 0) this.checkpoint();
+        // A checkpoint costs an fsync: mark it due and run it at the end of the turn (recordUsage),
+        // off the loop's hot path, unless a very long turn has piled up writes.
+        this.writes++;
+        if (this.writes - this.checkpointedAt >= CHECKPOINT_EVERY) this.checkpointDue = true;
+        if (this.writes - this.checkpointedAt >= CHECKPOINT_HARD_LIMIT) this.checkpoint();
         return r;
       } catch (e) {
         try {
@@ -393,6 +401,8 @@ export class SessionDB {
 
   /** PASSIVE WAL checkpoint: never blocks readers or writers. */
   checkpoint(): void {
+    this.checkpointDue = false;
+    this.checkpointedAt = this.writes;
     try {
       this.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
     } catch {
@@ -695,6 +705,8 @@ export class SessionDB {
         sessionId,
       );
     });
+    // End of a turn: the time for a due checkpoint.
+    if (this.checkpointDue) this.checkpoint();
   }
 
   /** Raw message rows of a session, in order. */

@@ -7,11 +7,11 @@ import { createCommandRegistry } from '../commands/builtin.ts';
 import { registerQuickCommands } from '../commands/quick.ts';
 import type { SurfaceHooks } from '../commands/registry.ts';
 import type { Session } from '../runtime/session.ts';
-import { createCliSession } from './chat.ts';
+import { createCliSession, findResumeTarget, openStateDb, preloadedSkills } from './chat.ts';
 import type { ChatOptions } from './commands/chat.ts';
 import { loadContext } from './context.ts';
 import { CliError } from './errors.ts';
-import { Repl } from './repl/app.ts';
+import { recapLines, Repl } from './repl/app.ts';
 import { banner } from './repl/banner.ts';
 import { HISTORY_FILE, History } from './repl/history.ts';
 import { colorEnabled, makeStyle } from './repl/style.ts';
@@ -32,9 +32,12 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
     throw new CliError('The interactive chat needs a terminal. To ask one question and print the answer, use `hermes chat -q "…"` (or pipe the question on stdin).', 2);
   }
   let ctx = loadContext({ strict: true });
+  const db = openStateDb(ctx.home);
+  const restored = findResumeTarget(db, opts);
+  const firstMessagePrefix = preloadedSkills(ctx, opts);
   let session: Session;
   try {
-    session = createCliSession(ctx, opts, true);
+    session = createCliSession(ctx, opts, true, { store: db, restored });
   } catch (e) {
     // First run: nothing configured yet. Set it up now, then carry on into the chat.
     if (!(e instanceof CliError) || ctx.loaded.exists || !/No LLM provider configured/.test(e.message)) throw e;
@@ -43,10 +46,11 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
     await runWizard({}, 'setup');
     if (process.exitCode) return;
     ctx = loadContext({ strict: true });
-    session = createCliSession(ctx, opts, true);
+    session = createCliSession(ctx, opts, true, { store: db, restored });
   }
   const style = makeStyle(colorEnabled(process.env, true));
-  const registry = createCommandRegistry();
+  const ext = ctx.loaded.config.skills?.external_dirs;
+  const registry = createCommandRegistry({ home: ctx.home, externalDirs: Array.isArray(ext) ? ext : [] });
   const quick = registerQuickCommands(registry, ctx.loaded.config);
   const historyFile = join(ctx.home, HISTORY_FILE);
   const history = new History(historyFile);
@@ -55,8 +59,11 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
   const intro = banner(session, style);
   for (const w of [...session.warnings, ...quick.warnings]) intro.push(style.yellow(`⚠ ${w}`));
   if (quick.warnings.length) intro.push('');
+  if (restored) {
+    intro.push(`↻ Resuming ${restored.title ? `“${restored.title}” ` : ''}(${restored.sessionId}), ${restored.history.length} messages.`, ...recapLines(session.history, style), '');
+  }
 
-  const repl = new Repl({ session, registry, term, style, home: ctx.home, history, intro, hooks: replHooks(session, historyFile) });
+  const repl = new Repl({ session, registry, term, style, home: ctx.home, history, intro, firstMessagePrefix, hooks: replHooks(session, historyFile) });
 
   const stop = () => repl.quit();
   const interrupt = () => repl.interruptSignal();
@@ -71,7 +78,10 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
     process.off('SIGINT', interrupt);
     term.restore();
   }
+  // Give a running background review (memory, skills) a moment to finish.
+  await Promise.race([session.idle(), new Promise((r) => setTimeout(r, 15_000).unref())]);
   await session.close('cli_close');
+  db.close();
   // Whatever else is still open (keep-alive sockets, timers) must not keep the process alive.
   process.exit(process.exitCode ?? 0);
 }

@@ -1,8 +1,11 @@
 // Each module registers its own subcommands; their implementations load lazily on use.
 import type { Command } from 'commander';
+import batch from './batch.ts';
 import chat from './chat.ts';
 import config from './config.ts';
 import onboarding from './onboarding.ts';
+import sessions from './sessions.ts';
+import skills from './skills.ts';
 import version from './version.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, config, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, batch, config, sessions, skills, version];

@@ -8,11 +8,16 @@ export function stripAnsi(s: string): string {
   return s.includes('\x1b') ? s.replace(ANSI, '') : s;
 }
 
-const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+// Created on first need: building a segmenter initialises ICU (~10 ms), which most text never needs.
+let segmenter: Intl.Segmenter | undefined;
+/** Characters that join with their neighbours into one cluster (marks, joiners, selectors, skin tones, flags, tags). */
+const CLUSTERING = /[\p{M}\u200d\ufe00-\ufe0f\u{1f3fb}-\u{1f3ff}\u{1f1e6}-\u{1f1ff}\u{e0020}-\u{e007f}]/u;
 
 /** The grapheme clusters of `s`. */
 export function graphemes(s: string): string[] {
   if (/^[\x20-\x7e]*$/.test(s)) return s.split('');
+  if (!CLUSTERING.test(s)) return Array.from(s);
+  segmenter ??= new Intl.Segmenter('en', { granularity: 'grapheme' });
   return Array.from(segmenter.segment(s), (x) => x.segment);
 }
 

@@ -4,7 +4,10 @@ import { parseMaxTurns } from '../agent/budget.ts';
 import type { AgentEvent, AgentRequest } from '../agent/types.ts';
 import { describeError, ResolveError } from '../llm/index.ts';
 import { activityLine } from '../runtime/activity.ts';
+import type { McpManager } from '../mcp/manager.ts';
+import { attachMcp, startCliMcp } from '../mcp/session.ts';
 import { Session, type ExplicitChoices } from '../runtime/session.ts';
+import { builtinRegistry } from '../tools/builtin.ts';
 import type { ChatOptions } from './commands/chat.ts';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
@@ -31,9 +34,13 @@ export function explicitFrom(opts: ChatOptions): ExplicitChoices {
 }
 
 /** Builds a CLI session, turning resolution failures into one clear line. */
-export function createCliSession(ctx: CliContext, opts: ChatOptions, interactive: boolean): Session {
+export function createCliSession(ctx: CliContext, opts: ChatOptions, interactive: boolean, extra: { mcp?: McpManager | null; onMcpEvent?: (line: string) => void } = {}): Session {
+  let session: Session;
+  const mcp = extra.mcp;
+  const registry = mcp ? builtinRegistry() : undefined;
+  if (mcp && registry) mcp.syncInto(registry);
   try {
-    return new Session({
+    session = new Session({
       home: ctx.home,
       config: ctx.loaded.config,
       env: ctx.env,
@@ -43,12 +50,17 @@ export function createCliSession(ctx: CliContext, opts: ChatOptions, interactive
       interactive,
       explicit: explicitFrom(opts),
       dotenvNames: ctx.dotenvNames,
+      registry,
+      promptParts: mcp ? { notes: mcp.notes() } : undefined,
     });
   } catch (e) {
+    void mcp?.close();
     if (e instanceof ResolveError) throw new CliError(e.message);
     if (e instanceof Error && /toolset/i.test(e.message)) throw new CliError(e.message, 2);
     throw e;
   }
+  if (mcp) attachMcp(session, mcp, { owned: true, onEvent: extra.onMcpEvent });
+  return session;
 }
 
 export async function runChat(opts: ChatOptions): Promise<void> {
@@ -76,8 +88,10 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
   const ctx = loadContext({ strict: true });
   const quiet = !!opts.quiet;
   const canAsk = !quiet && !!process.stdin.isTTY && !!process.stderr.isTTY;
-  const session = createCliSession(ctx, opts, canAsk);
   const err = (s: string) => process.stderr.write(s + '\n');
+  const mcp = await startCliMcp(ctx, explicitFrom(opts).toolsets);
+  for (const w of mcp?.warnings() ?? []) err(`⚠ ${w}`);
+  const session = createCliSession(ctx, opts, canAsk, { mcp });
   for (const w of session.warnings) err(`⚠ ${w}`);
 
   let streamed = '';
@@ -147,6 +161,6 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
     else if (!streamed && result.finalText) process.stdout.write(result.finalText.replace(/\n*$/, '\n'));
   } finally {
     process.off('SIGINT', onSigint);
-    session.close('oneshot');
+    await session.close('oneshot');
   }
 }

@@ -4,7 +4,8 @@ import { createInterface } from 'node:readline';
 import type { AgentEvent, ApprovalChoice } from '../agent/types.ts';
 import { describeError } from '../llm/index.ts';
 import { activityLine } from '../runtime/activity.ts';
-import { createCliSession } from './chat.ts';
+import { createCliSession, explicitFrom } from './chat.ts';
+import { startCliMcp, readySummary } from '../mcp/session.ts';
 import type { ChatOptions } from './commands/chat.ts';
 import { loadContext } from './context.ts';
 import { createCommandRegistry } from '../commands/builtin.ts';
@@ -12,11 +13,15 @@ import { runCommand } from '../commands/registry.ts';
 
 export async function runRepl(opts: ChatOptions): Promise<void> {
   const ctx = loadContext({ strict: true });
-  const session = createCliSession(ctx, opts, true);
-  const commands = createCommandRegistry();
   const out = process.stdout;
+  // Slow MCP servers keep connecting in the background; their tools join when they are ready.
+  const mcp = await startCliMcp(ctx, explicitFrom(opts).toolsets, 5000);
+  const session = createCliSession(ctx, opts, true, { mcp, onMcpEvent: (line) => out.write(`\n${line}\n`) });
+  const commands = createCommandRegistry();
   const rt = session.runtime;
   out.write(`⚕ Hermes · ${rt.model} via ${rt.provider} · ${session.tools.length} tools · /quit or Ctrl+D to leave\n`);
+  if (mcp && readySummary(mcp)) out.write(`MCP: ${readySummary(mcp)}\n`);
+  for (const w of mcp?.warnings() ?? []) out.write(`⚠ ${w}\n`);
   for (const w of session.warnings) out.write(`⚠ ${w}\n`);
 
   const rl = createInterface({ input: process.stdin, output: out, terminal: true, prompt: '❯ ' });
@@ -121,5 +126,5 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
       rl.prompt();
     });
   }
-  session.close('quit');
+  await session.close('quit');
 }

@@ -99,7 +99,7 @@ export class ToolRegistry {
   schemaOf(def: ToolDefinition): JsonSchema {
     let s = this.schemaCache.get(def.name);
     if (!s) {
-      s = toJsonSchema(def.schema);
+      s = def.jsonSchema ?? toJsonSchema(def.schema);
       this.schemaCache.set(def.name, s);
     }
     return s;

@@ -1,7 +1,7 @@
 // What a tool handler gets: the per-call context from the loop plus the session's services.
 import type { z } from 'zod';
 import type { AgentEvent, PathScope, ToolCallContext, ToolOutcome } from '../agent/types.ts';
-import type { StreamFn } from '../llm/types.ts';
+import type { JsonSchema, StreamFn } from '../llm/types.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 
 /**
@@ -75,6 +75,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   /** What the model reads. */
   description: string;
   schema: S;
+  /** The JSON Schema the model sees, when it does not come from `schema` (MCP tools carry their own). */
+  jsonSchema?: JsonSchema;
   emoji?: string;
   parallelSafe?: boolean;
   maxResultChars?: number;

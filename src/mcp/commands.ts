@@ -37,16 +37,12 @@ export function reloadMcpCommand(): CommandDef {
       await manager.reload(raw);
       s.rebuildTools();
       const status = manager.status();
-      if (!status.length) return { output: 'No MCP servers are configured (mcp_servers in config.yaml). Add one with `hermes mcp add`.' };
       const after = new Set(s.tools.map((t) => t.name));
       const added = [...after].filter((n) => !before.has(n)).length;
       const removed = [...before].filter((n) => !after.has(n)).length;
-      return {
-        output: [
-          ...status.map(statusLine),
-          `${s.tools.length} tools active${added || removed ? ` (+${added} −${removed}); the provider's prompt cache starts cold` : ''}.`,
-        ].join('\n'),
-      };
+      const summary = `${s.tools.length} tools active${added || removed ? ` (+${added} −${removed}); the provider's prompt cache starts cold` : ''}.`;
+      if (!status.length) return { output: `No MCP servers are configured (mcp_servers in config.yaml); add one with \`hermes mcp add\`. ${summary}` };
+      return { output: [...status.map(statusLine), summary].join('\n') };
     },
   };
 }

@@ -68,6 +68,8 @@ export class McpConnection {
   private _tools: Tool[] = [];
   private _error: string | undefined;
   private stderrTail = '';
+  /** The stderr tail when the connection last dropped (the reconnect starts a fresh tail). */
+  private dropTail = '';
   private listeners = new Set<(e: McpConnectionEvent) => void>();
   private connecting: Promise<void> | null = null;
   private reconnectLoop: Promise<void> | null = null;
@@ -258,6 +260,7 @@ export class McpConnection {
   private onUnexpectedClose(gen: number): void {
     if (gen !== this.generation || this.closing || this._state !== 'ready') return;
     const tail = this.stderrTail.trim();
+    this.dropTail = tail;
     this.client = null;
     this.transport = null;
     this.setState('reconnecting', cleanError(`the connection closed${tail ? ` — server stderr: ${tail.split('\n').slice(-3).join(' | ')}` : ''}`));
@@ -410,7 +413,7 @@ export class McpConnection {
     if (code === -32001) return new McpCallError(`MCP server "${this.name}" did not answer within ${this.config.timeoutMs / 1000}s (${what}); the call was abandoned. Raise mcp_servers.${this.name}.timeout if it needs longer.`);
     const dropped = code === -32000 || /closed|ECONNREFUSED|ECONNRESET|fetch failed|socket hang up|terminated|EPIPE/i.test(text);
     if (dropped && !this.closing) {
-      const tail = this.stderrTail.trim();
+      const tail = (this._state === 'ready' ? this.stderrTail : this.dropTail || this.stderrTail).trim();
       if (this._state === 'ready') {
         this.client = null;
         const old = this.transport;

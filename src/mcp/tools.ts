@@ -37,10 +37,12 @@ export function contentText(items: ContentItem[] | undefined): string {
 export function formatCallResult(r: { content?: unknown; structuredContent?: unknown; isError?: boolean; toolResult?: unknown }): ToolOutcome {
   const text = contentText(r.content as ContentItem[] | undefined);
   if (r.isError) return { content: JSON.stringify({ error: cleanError(text || 'The MCP tool reported an error without details.') }), isError: true };
+  // Servers send structured results serialized as text too (the MCP spec asks them to): the text
+  // alone goes to the model, the structure only when there is no text.
   const out: Record<string, unknown> = {};
   if (text) out.result = text;
-  if (r.structuredContent !== undefined) out.structuredContent = r.structuredContent;
-  if (!text && r.structuredContent === undefined) out.result = r.toolResult !== undefined ? r.toolResult : '';
+  else if (r.structuredContent !== undefined) out.result = r.structuredContent;
+  else out.result = r.toolResult !== undefined ? r.toolResult : '';
   return { content: JSON.stringify(out) };
 }
 

@@ -260,3 +260,75 @@ describe('hermes acp', () => {
     assert.match(e.stderr(), /hermes acp: initialize: test-editor/);
   });
 });
+
+describe('hermes acp with an editor that offers file access and MCP servers', () => {
+  let e: Editor;
+  before(async () => {
+    e = await startEditor(fake, { fs: true });
+    await initialize(e, true);
+  });
+  after(async () => {
+    await e.close();
+  });
+
+  it('reads and writes files through the editor (unsaved buffers included)', async () => {
+    const s = await e.agent.request(acp.methods.agent.session.new, { cwd: e.work, mcpServers: [] });
+    await e.agent.request(acp.methods.agent.session.setConfigOption, { sessionId: s.sessionId, configId: 'edit_approval', value: 'workspace_session' });
+    const file = join(e.work, 'buf.ts');
+    writeFileSync(file, 'on disk\n');
+    e.buffers.set(file, 'unsaved edit in the editor\n');
+    const n = fake.requests.length;
+    fake.enqueue(
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'buf.ts' } }] },
+      { toolCalls: [{ name: 'patch', arguments: { path: 'buf.ts', old_string: 'unsaved edit', new_string: 'agent edit' } }] },
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'new.ts', content: 'export {};\n' } }] },
+      { text: 'done' },
+    );
+    const r = await e.agent.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'edit buf.ts' }] });
+    assert.equal(r.stopReason, 'end_turn');
+    assert.match(toolMessages(fake.requests[n + 1])[0], /1\|unsaved edit in the editor/);
+    assert.equal(e.buffers.get(file), 'agent edit in the editor\n');
+    assert.equal(e.buffers.get(join(e.work, 'new.ts')), 'export {};\n');
+    assert.equal(readFileSync(file, 'utf8'), 'on disk\n', 'the editor owns the write');
+    assert.ok(e.fsCalls.some((c) => c.method === 'write' && c.path === file));
+    const diffs = e.updates.get(s.sessionId)!.filter(isToolUpdate).flatMap((u) => (u.content ?? []).filter((c) => c.type === 'diff'));
+    assert.deepEqual(diffs[0], { type: 'diff', path: file, oldText: 'unsaved edit in the editor\n', newText: 'agent edit in the editor\n' });
+  });
+
+  it('connects MCP servers the editor passes in session/new and gives the model their tools', async () => {
+    const { EVERYTHING } = await import('../mcp/servers.ts');
+    const s = await e.agent.request(acp.methods.agent.session.new, {
+      cwd: e.work,
+      mcpServers: [
+        { name: 'ev', command: process.execPath, args: [EVERYTHING, 'stdio'], env: [] },
+        { name: 'down', command: 'hermes-no-such-server-binary', args: [], env: [] },
+      ],
+    });
+    const n = fake.requests.length;
+    fake.enqueue({ toolCalls: [{ name: 'mcp_ev_echo', arguments: { message: 'from the editor' } }] }, { text: 'echoed' });
+    await e.agent.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'echo it' }] });
+    const names = (fake.requests[n].body.tools as { function: { name: string } }[]).map((t) => t.function.name);
+    assert.ok(names.includes('mcp_ev_echo'));
+    assert.equal(toolMessages(fake.requests[n + 1])[0], JSON.stringify({ result: 'Echo: from the editor' }));
+    // The failed server is reported to the person (first message) and the model (system prompt).
+    assert.match(agentText(e, s.sessionId), /⚠ MCP server "down" failed to connect: cannot start/);
+    assert.match(fake.requests[n].body.messages[0].content, /"down": unavailable/);
+    const call = e.updates.get(s.sessionId)!.find(isTool)!;
+    assert.equal(call.title.startsWith('mcp_ev_echo'), true);
+  });
+});
+
+describe('hermes acp --check', () => {
+  it('says whether a model is configured', async () => {
+    const { hermes, tempHome } = await import('../helpers/cli.ts');
+    const home = tempHome();
+    const bad = await hermes(['acp', '--check'], { home });
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /^hermes: not ready: /m);
+    writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: k\n`);
+    const ok = await hermes(['acp', '--check'], { home });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stderr, /ready — test-model via custom/);
+    assert.equal(ok.stdout, '');
+  });
+});

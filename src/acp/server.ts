@@ -380,8 +380,15 @@ export class HermesAcpServer {
 
   private list(cwd?: string): acp.ListSessionsResponse {
     const out = new Map<string, SessionInfo>();
+    const stored = (id: string) => {
+      try {
+        return this.o.store?.getSession(id)?.title ?? null;
+      } catch {
+        return null;
+      }
+    };
     for (const l of this.sessions.values())
-      out.set(l.id, { sessionId: l.id, cwd: l.cwd, title: l.title ?? firstUserText(l.session.history) ?? null, updatedAt: new Date(l.updatedAt).toISOString() });
+      out.set(l.id, { sessionId: l.id, cwd: l.cwd, title: stored(l.session.id) ?? l.title ?? firstUserText(l.session.history) ?? null, updatedAt: new Date(l.updatedAt).toISOString() });
     try {
       for (const r of this.o.store?.listSessions({ source: 'acp', limit: 100 }) ?? [])
         if (!out.has(r.id) && r.cwd)
@@ -583,6 +590,9 @@ export class HermesAcpServer {
         break;
       case 'request_resolved':
         if (e.source !== 'person') live.permissions.get(e.id)?.abort();
+        break;
+      case 'warning':
+        this.o.log(`session ${live.id}: ⚠ ${e.message}`);
         break;
       default:
         break;

@@ -1,7 +1,10 @@
-// Where editor sessions persist: state.db (source `acp`). The session runtime writes through the
-// SessionStore it is given; session/load, /list and /fork read back through the members below.
+// Where editor sessions persist: HERMES_HOME/state.db (source `acp`). The session runtime writes
+// through it as turns run; session/load, /list and /fork read sessions back from it, so they work
+// across `hermes acp` restarts (and with sessions Python Hermes wrote).
 import type { Message } from '../llm/types.ts';
 import type { SessionStore } from '../runtime/session.ts';
+import { SessionDB } from '../state/db.ts';
+import { paths } from '../state/paths.ts';
 
 export interface StoredSession {
   id: string;
@@ -12,7 +15,7 @@ export interface StoredSession {
   started_at: number;
 }
 
-/** What the ACP server needs of the SessionDB (src/state/db.ts implements all of it). */
+/** What the ACP server needs of the session store (the SessionDB). */
 export interface AcpStore extends SessionStore {
   getSession(id: string): StoredSession | null;
   getMessages(sessionId: string): Message[];
@@ -20,14 +23,12 @@ export interface AcpStore extends SessionStore {
   close?(): void;
 }
 
-/**
- * Opens HERMES_HOME/state.db for the ACP server, or returns null when the SessionDB is not available
- * in this build: sessions then live for as long as the `hermes acp` process (list/load/resume/fork
- * work within it).
- *
- * When src/state/db.ts is merged this becomes `return SessionDB.open(paths.stateDb(home))`.
- */
-export async function openAcpStore(home: string): Promise<AcpStore | null> {
-  void home;
-  return null;
+/** Opens state.db; on failure the server runs without persistence and says why (on stderr). */
+export function openAcpStore(home: string, log: (line: string) => void): AcpStore | null {
+  try {
+    return SessionDB.open(paths.stateDb(home));
+  } catch (e) {
+    log(`cannot open ${paths.stateDb(home)} (${(e as Error).message}); sessions will not be saved`);
+    return null;
+  }
 }

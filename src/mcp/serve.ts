@@ -3,10 +3,11 @@
 // Hermes's web, vision and skills tools (never terminal or file tools). Stdout carries only the
 // protocol; logs go to stderr.
 import pkg from '../../package.json' with { type: 'json' };
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { AgentTool } from '../agent/types.ts';
 import type { JsonSchema } from '../llm/types.ts';
 import { toJsonSchema } from '../tools/registry.ts';
+import { getZod } from '../tools/zod.ts';
 import { ConversationStore, storedAttachments } from './conversations.ts';
 
 /** Toolsets `--tools` exposes. Terminal, process, file and code tools are never exposed. */
@@ -43,6 +44,7 @@ function def<S extends z.ZodObject>(name: string, description: string, schema: S
 
 /** The conversation tools (OpenClaw-compatible channel bridge surface, read side). */
 export function conversationTools(store: ConversationStore): ServedTool[] {
+  const z = getZod();
   const num = z.union([z.number(), z.string()]).optional();
   return [
     def(

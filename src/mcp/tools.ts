@@ -1,6 +1,6 @@
 // MCP tools as Hermes tool definitions: `mcp_<server>_<tool>` in toolset `mcp-<server>`, plus
 // list/read resources and list/get prompts utility tools when the server offers them.
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ToolOutcome } from '../agent/types.ts';
 import type { JsonSchema } from '../llm/types.ts';
 import type { ToolDefinition } from '../tools/types.ts';
@@ -55,7 +55,8 @@ export function cleanInputSchema(schema: unknown): JsonSchema {
   return s;
 }
 
-const anyArgs = z.record(z.string(), z.unknown());
+/** MCP tools carry their own JSON Schema; the arguments are passed through as given. */
+const anyArgs = (zod: typeof z) => zod.record(zod.string(), zod.unknown());
 
 function failed(e: unknown): ToolOutcome {
   const msg = e instanceof McpCallError ? e.message : cleanError(`MCP call failed: ${(e as Error)?.message ?? String(e)}`);
@@ -92,14 +93,14 @@ export function mcpToolDefinitions(conn: McpConnection): ToolDefinition[] {
       },
     });
   }
-  const utility = (tool: string, description: string, schema: z.ZodType, handler: ToolDefinition['handler']) => {
+  const utility = (tool: string, description: string, schema: (zod: typeof z) => z.ZodType, handler: ToolDefinition['handler']) => {
     const name = mcpToolName(cfg.name, tool);
     if (taken.has(name)) return;
     taken.add(name);
     defs.push({ name, toolset, description, schema, emoji: '🔌', parallelSafe: true, handler });
   };
   if (cfg.resources && conn.hasResources) {
-    utility('list_resources', `List the resources (files, documents, data) the MCP server "${cfg.name}" offers, with their URIs.`, z.object({}), async (_a, ctx) => {
+    utility('list_resources', `List the resources (files, documents, data) the MCP server "${cfg.name}" offers, with their URIs.`, (z) => z.object({}), async (_a, ctx) => {
       try {
         return JSON.stringify(await conn.listResources(ctx.signal));
       } catch (e) {
@@ -109,7 +110,7 @@ export function mcpToolDefinitions(conn: McpConnection): ToolDefinition[] {
     utility(
       'read_resource',
       `Read one resource of the MCP server "${cfg.name}" by its URI (see mcp_${cfg.name.replace(/[^A-Za-z0-9_]/g, '_')}_list_resources).`,
-      z.object({ uri: z.string().min(1).describe('The resource URI') }),
+      (z) => z.object({ uri: z.string().min(1).describe('The resource URI') }),
       async (a, ctx) => {
         try {
           const r = await conn.readResource(String((a as { uri: string }).uri), ctx.signal);
@@ -122,7 +123,7 @@ export function mcpToolDefinitions(conn: McpConnection): ToolDefinition[] {
     );
   }
   if (cfg.prompts && conn.hasPrompts) {
-    utility('list_prompts', `List the prompt templates the MCP server "${cfg.name}" offers, with their arguments.`, z.object({}), async (_a, ctx) => {
+    utility('list_prompts', `List the prompt templates the MCP server "${cfg.name}" offers, with their arguments.`, (z) => z.object({}), async (_a, ctx) => {
       try {
         const r = await conn.listPrompts(ctx.signal);
         return JSON.stringify({ prompts: r.prompts });
@@ -133,7 +134,7 @@ export function mcpToolDefinitions(conn: McpConnection): ToolDefinition[] {
     utility(
       'get_prompt',
       `Get a prompt template of the MCP server "${cfg.name}", filled in with arguments.`,
-      z.object({ name: z.string().min(1).describe('The prompt name'), arguments: z.record(z.string(), z.string()).optional().describe('Prompt arguments (name: value)') }),
+      (z) => z.object({ name: z.string().min(1).describe('The prompt name'), arguments: z.record(z.string(), z.string()).optional().describe('Prompt arguments (name: value)') }),
       async (a, ctx) => {
         const args = a as { name: string; arguments?: Record<string, string> };
         try {

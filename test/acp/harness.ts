@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk/unstable';
 import { BIN, cleanEnv, tempHome } from '../helpers/cli.ts';
-import type { FakeLlm } from '../helpers/fake-llm.ts';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 
 export type Update = acp.SessionUpdate;
 
@@ -37,13 +37,19 @@ export interface Editor {
   close(): Promise<void>;
 }
 
-export function writeConfig(home: string, fake: FakeLlm, extra = ''): void {
-  writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: test-key\n${extra}`);
+/** The session's model is `fake`; titles (generated after the first exchange) come from `titles`. */
+export function writeConfig(home: string, fake: FakeLlm, titles: FakeLlm, extra = ''): void {
+  writeFileSync(
+    join(home, 'config.yaml'),
+    `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: test-key\n` +
+      `auxiliary:\n  title_generation:\n    provider: custom\n    base_url: ${titles.openaiBaseUrl}\n    model: title-model\n    api_key: k\n${extra}`,
+  );
 }
 
 export async function startEditor(fake: FakeLlm, o: { extraConfig?: string; fs?: boolean; env?: Record<string, string>; home?: string } = {}): Promise<Editor> {
   const home = o.home ?? tempHome('hermes-acp-');
-  writeConfig(home, fake, o.extraConfig);
+  const titles = await startFakeLlm({ defaultReply: { text: 'A generated title' } });
+  writeConfig(home, fake, titles, o.extraConfig);
   const work = realpathSync(join(home));
   mkdirSync(join(work, 'work'), { recursive: true });
   const child = spawn(process.execPath, [BIN, 'acp', '--verbose'], { cwd: join(work, 'work'), env: cleanEnv(home, o.env), stdio: ['pipe', 'pipe', 'pipe'] });
@@ -141,6 +147,7 @@ export async function startEditor(fake: FakeLlm, o: { extraConfig?: string; fs?:
       conn.close();
       child.stdin.end();
       if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+      await titles.close();
     },
   } satisfies Partial<Editor>);
   return editor;

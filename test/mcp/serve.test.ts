@@ -137,6 +137,30 @@ describe('hermes mcp serve', () => {
   });
 });
 
+describe('hermes mcp serve over a state.db written by the SessionDB', () => {
+  it('lists and reads sessions the runtime stored, and sees new ones arrive', async () => {
+    const { SessionDB } = await import('../../src/state/db.ts');
+    const home = tempHome('hermes-serve-');
+    const store = SessionDB.open(join(home, 'state.db'));
+    store.createSession({ id: '20260102_090000_dddddd', source: 'acp', model: 'm', cwd: '/work/project' });
+    store.appendMessage('20260102_090000_dddddd', { role: 'user', content: 'Fix the failing test' });
+    store.appendMessage('20260102_090000_dddddd', { role: 'assistant', content: 'Fixed: an off-by-one in the loop.' });
+    const { client } = await connect(home);
+    try {
+      const list = body(await client.callTool({ name: 'conversations_list', arguments: {} }));
+      assert.deepEqual((list.conversations as { session_key: string; platform: string }[]).map((c) => [c.session_key, c.platform]), [['20260102_090000_dddddd', 'acp']]);
+      const msgs = body(await client.callTool({ name: 'messages_read', arguments: { session_key: '20260102_090000_dddddd' } }));
+      assert.deepEqual((msgs.messages as { content: string }[]).map((m) => m.content), ['Fix the failing test', 'Fixed: an off-by-one in the loop.']);
+      const waiting = client.callTool({ name: 'events_wait', arguments: { timeout_ms: 20000 } });
+      store.appendMessage('20260102_090000_dddddd', { role: 'user', content: 'Thanks!' });
+      assert.equal((body(await waiting).event as { content: string }).content, 'Thanks!');
+    } finally {
+      await client.close();
+      store.close();
+    }
+  });
+});
+
 describe('hermes mcp serve --tools', () => {
   it('adds web tools, never terminal or file tools', async () => {
     const home = tempHome('hermes-serve-');

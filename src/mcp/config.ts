@@ -1,6 +1,7 @@
 // `mcp_servers.<name>` in config.yaml: validated, `${VAR}`-expanded server descriptions. Pure apart
 // from reading the environment it is given.
 import { createHash } from 'node:crypto';
+import { expandHome } from '../state/paths.ts';
 
 export type McpTransportKind = 'stdio' | 'http' | 'sse';
 
@@ -142,9 +143,10 @@ export function parseServer(name: string, raw: unknown, env: NodeJS.ProcessEnv):
     name,
     transport,
     command,
-    args: args.map(x),
+    // No shell starts the server, so `~/…` is expanded here.
+    args: args.map((a) => (a.startsWith('~/') ? expandHome(x(a)) : x(a))),
     env: Object.fromEntries(Object.entries(envMap).map(([k, v]) => [k, x(v)])),
-    cwd: typeof raw.cwd === 'string' && raw.cwd.trim() ? x(raw.cwd.trim()) : undefined,
+    cwd: typeof raw.cwd === 'string' && raw.cwd.trim() ? expandHome(x(raw.cwd.trim())) : undefined,
     url,
     headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, x(v)])),
     enabled: parseBool(raw.enabled, true),

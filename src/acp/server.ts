@@ -2,6 +2,7 @@
 // Each ACP session is a runtime Session (platform `acp`); its events stream out as session/update
 // notifications, its approval requests become session/request_permission, and file edits are
 // approved as diffs under the session's edit-approval policy.
+import { existsSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import * as acp from '@agentclientprotocol/sdk/unstable';
 import type {
@@ -274,6 +275,7 @@ export class HermesAcpServer {
 
   private async open(o: { id?: string; cwd: string; mcpServers?: McpServer[]; history?: Message[]; systemPrompt?: string; parentId?: string; title?: string | null; policy?: EditPolicy }): Promise<LiveSession> {
     if (!o.cwd || !isAbsolute(o.cwd)) throw acp.RequestError.invalidParams({ cwd: o.cwd }, 'cwd must be an absolute path');
+    if (!existsSync(o.cwd) || !statSync(o.cwd).isDirectory()) throw acp.RequestError.invalidParams({ cwd: o.cwd }, `cwd ${o.cwd} is not a directory`);
     const id = o.id ?? newSessionId();
     const notices: string[] = [];
     const configMcp = await this.configManager();

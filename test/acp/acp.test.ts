@@ -243,6 +243,8 @@ describe('hermes acp', () => {
     assert.ok(ids.includes(s.sessionId) && ids.includes(f.sessionId));
     assert.match(String(list.sessions.find((x) => x.sessionId === s.sessionId)?.title), /^(find alpha|A generated title( #\d+)?)$/);
     await assert.rejects(e.agent.request(acp.methods.agent.session.load, { sessionId: '20000101_000000_abcdef', cwd: e.work, mcpServers: [] }), /not found/i);
+    await assert.rejects(e.agent.request(acp.methods.agent.session.new, { cwd: 'relative/dir', mcpServers: [] }), /absolute/);
+    await assert.rejects(e.agent.request(acp.methods.agent.session.new, { cwd: join(e.work, 'missing'), mcpServers: [] }), /not a directory/);
   });
 
   it('switches the model through the model config option', async () => {

@@ -201,8 +201,20 @@ export class McpManager {
     await Promise.all(conns.map((c) => c.close()));
   }
 
+  /** True while /reload-mcp restarts the servers (surfaces report the result, not each step). */
+  reloading = false;
+
   /** Closes everything and starts again from a new `mcp_servers` mapping (/reload-mcp). */
   async reload(raw: unknown, waitMs = Infinity): Promise<void> {
+    this.reloading = true;
+    try {
+      await this.reloadNow(raw, waitMs);
+    } finally {
+      this.reloading = false;
+    }
+  }
+
+  private async reloadNow(raw: unknown, waitMs: number): Promise<void> {
     await this.closeAll();
     this.problems = [];
     this.disabled = [];

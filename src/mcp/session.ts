@@ -62,6 +62,7 @@ export function attachMcp(session: Session, manager: McpManager, opts: { owned: 
     session.rebuildTools();
     if (!opts.onEvent || seen.get(e.server) === e.state) return;
     seen.set(e.server, e.state);
+    if (manager.reloading) return;
     const st = manager.status().find((s) => s.name === e.server);
     if (e.state === 'ready') opts.onEvent(`✓ MCP server "${e.server}" connected (${st?.tools ?? 0} tools).`);
     else if (e.state === 'reconnecting') opts.onEvent(`↻ MCP server "${e.server}" dropped the connection (${e.error ?? 'unknown reason'}); reconnecting.`);

@@ -31,6 +31,8 @@ export interface ToolServices {
   spawnChild?: (spec: ChildSpec) => Promise<ChildResult>;
   /** The model for an auxiliary task (vision, web_extract, …), or null when none is configured. */
   auxiliary?: (task: string) => AuxiliaryModel | null;
+  /** The chat a gateway session serves: cron jobs created there deliver back to it (`deliver: origin`). */
+  origin?: { platform: string; chatId: string; threadId?: string; userId?: string };
 }
 
 export interface AuxiliaryModel {

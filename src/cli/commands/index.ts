@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import chat from './chat.ts';
 import config from './config.ts';
+import cron from './cron.ts';
 import version from './version.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, config, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, config, cron, version];

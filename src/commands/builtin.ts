@@ -6,6 +6,7 @@ import { messageText } from '../agent/repair.ts';
 import { promptTokens, type Message } from '../llm/types.ts';
 import type { SessionPrefs } from '../runtime/session.ts';
 import { knownToolsets } from '../tools/toolsets.ts';
+import { cronCommand } from './cron.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');
@@ -435,5 +436,6 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
 export function createCommandRegistry(): CommandRegistry {
   const r = new CommandRegistry();
   r.add(...builtinCommands(() => r));
+  r.add(cronCommand());
   return r;
 }

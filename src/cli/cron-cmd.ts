@@ -204,8 +204,10 @@ export async function runJob(ref: string): Promise<void> {
   const store = storeOf(ctx);
   if (tickerAlive(store)) {
     // A gateway ticks this home: let it run the job, so the output is delivered by its router.
+    const wasPaused = (await guard(() => store.get(ref))).state === 'paused';
     const job = await guard(() => store.trigger(ref));
     out(`Triggered job ${job.id} (${job.name}): the running gateway will run it within a minute and deliver it to ${job.deliver}.`);
+    if (wasPaused) out('  It was paused and is now resumed (pause it again with `hermes cron pause`).');
     return;
   }
   const scheduler = schedulerFor(ctx);

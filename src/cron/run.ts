@@ -261,17 +261,24 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
   let lastActivity = Date.now();
   let lastDesc = 'starting';
   let idledOut = false;
+  let toolsRunning = 0;
   const off = session.on((e: AgentEvent) => {
     lastActivity = Date.now();
-    if (e.type === 'tool_start') lastDesc = `tool ${e.name}`;
-    else if (e.type === 'api_start') lastDesc = `model call ${e.iteration}`;
-    else if (e.type === 'tool_end') lastDesc = `tool ${e.name} finished`;
+    if (e.type === 'tool_start') {
+      toolsRunning++;
+      lastDesc = `tool ${e.name}`;
+    } else if (e.type === 'api_start') lastDesc = `model call ${e.iteration}`;
+    else if (e.type === 'tool_end') {
+      toolsRunning = Math.max(0, toolsRunning - 1);
+      lastDesc = `tool ${e.name} finished`;
+    }
   });
+  // A running tool counts as activity (tools have their own timeouts), up to three times the limit.
   const watchdog =
     limitS > 0
       ? setInterval(
           () => {
-            if (Date.now() - lastActivity >= limitS * 1000) {
+            if (Date.now() - lastActivity >= limitS * 1000 * (toolsRunning > 0 ? 3 : 1)) {
               idledOut = true;
               session.interrupt();
             }

@@ -226,6 +226,16 @@ describe('cron scheduler', () => {
     assert.match(w.deliveries[0].content, /idle for/);
   });
 
+  it('a tool that is still running counts as activity', async () => {
+    const w = world('', { HERMES_CRON_TIMEOUT: '1' });
+    await w.store.create({ prompt: 'slow tool [job-Z]', schedule: 'every 1h' });
+    let step = 0;
+    fake.setHandler(() => (step++ === 0 ? { toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 1.6; echo finished' } }] } : { text: 'slow but fine' }));
+    w.setNow(T0 + 3600_000);
+    const [r] = await w.tick();
+    assert.equal(r.success, true, r.error ?? '');
+  });
+
   it('runs at most HERMES_CRON_MAX_PARALLEL jobs at once', async () => {
     const w = world('', { HERMES_CRON_MAX_PARALLEL: '2' });
     for (let i = 0; i < 5; i++) await w.store.create({ prompt: `parallel [P${i}]`, schedule: 'every 1h' });

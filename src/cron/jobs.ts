@@ -106,6 +106,11 @@ export function checkLifecycle(text: string | null | undefined): void {
 // Claims: who is running a job right now.
 
 const HOST = hostname();
+
+let sysTz: string | undefined;
+function systemTz(): string {
+  return (sysTz ??= Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
+}
 /** Claim owners ("host:pid:token") of runs in this process that have not finished. */
 const liveInProcess = new Set<string>();
 
@@ -372,7 +377,7 @@ export class CronStore {
   private ms(iso: string | null | undefined): number | null {
     if (!iso) return null;
     // Legacy naive timestamps were written in system-local time.
-    return parseIso(iso, Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
+    return parseIso(iso, systemTz());
   }
 
   private ensureDirs(): void {

@@ -35,6 +35,8 @@ export interface FireClaim {
   /** host:pid:token of the process running the job. */
   by: string;
   at: string;
+  /** The occurrence being run (next_run_at before the claim advanced it); null for manual runs. */
+  scheduled_at?: string | null;
 }
 
 export interface CronJob {
@@ -655,6 +657,7 @@ export class CronStore {
       const claimed: CronJob[] = [];
       for (const { job, at } of candidates) {
         if (claimed.length >= limit) break;
+        const scheduledAt = job.next_run_at;
         if (job.schedule.kind !== 'once') {
           const lateS = (now - at) / 1000;
           const grace = graceSeconds(job.schedule, this.time);
@@ -668,7 +671,7 @@ export class CronStore {
           if (lateS > grace) this.opts.log?.(`cron: job ${job.id} (${job.name}) missed ${job.next_run_at}; running it once now.`);
           job.next_run_at = next;
         }
-        job.fire_claim = { by: owner, at: this.iso(now) };
+        job.fire_claim = { by: owner, at: this.iso(now), scheduled_at: scheduledAt };
         claimed.push(structuredClone(job));
         changed = true;
       }
@@ -688,11 +691,17 @@ export class CronStore {
     });
   }
 
-  /** Drops a claim without recording a run (an interrupted one-shot runs again later). */
-  async releaseClaim(id: string, owner: string): Promise<void> {
+  /**
+   * Drops a claim without recording a run. The occurrence stays due: a recurring job whose
+   * `next_run_at` the claim advanced gets it back (unless it was edited meanwhile), and a one-shot
+   * still has its time, so the next tick — here or in another process — runs it.
+   */
+  async releaseClaim(id: string, owner: string, advancedTo?: string | null): Promise<void> {
     await this.mutate((jobs) => {
       const job = jobs.find((j) => j.id === id);
       if (!job || job.fire_claim?.by !== owner) return { result: undefined, changed: false };
+      const scheduled = job.fire_claim.scheduled_at;
+      if (scheduled && advancedTo !== undefined && job.next_run_at === advancedTo) job.next_run_at = scheduled;
       job.fire_claim = null;
       return { result: undefined, changed: true };
     });

@@ -3,8 +3,7 @@
 // through the gateway's router, and records the run. `startCronTicker` ticks every 60 s inside the
 // gateway; `hermes cron tick` / `hermes cron run` use the same code without a gateway.
 import { join } from 'node:path';
-import type { SessionOptions, SessionStore } from '../runtime/session.ts';
-import type { Session } from '../runtime/session.ts';
+import type { Session, SessionOptions, SessionStore } from '../runtime/session.ts';
 import { loadConfig } from '../state/config.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { readEnvFile } from '../state/env.ts';
@@ -107,6 +106,8 @@ export class CronScheduler {
   private readonly o: SchedulerOptions;
   private readonly now: Clock;
   private readonly running = new Map<string, { job: CronJob; done: Promise<RunReport>; abort: AbortController }>();
+  /** Set by drain(): claimed jobs that have not started are released instead of run. */
+  private stopping = false;
 
   constructor(o: SchedulerOptions) {
     this.o = o;
@@ -156,6 +157,7 @@ export class CronScheduler {
    * `skipped` is set when another process is in its claim phase right now.
    */
   async tick(opts: { all?: boolean } = {}): Promise<{ claimed: CronJob[]; done: Promise<RunReport[]>; skipped?: 'locked' }> {
+    if (this.stopping) return { claimed: [], done: Promise.resolve([]) };
     const ctx = this.context();
     const limit = opts.all ? Infinity : maxParallel(ctx.env, ctx.config) - this.running.size;
     if (limit <= 0) return { claimed: [], done: Promise.resolve([]) };
@@ -189,17 +191,25 @@ export class CronScheduler {
     const workers: Promise<void>[] = [];
     const next = async (): Promise<void> => {
       while (queue.length) {
-        if (this.running.size >= limit) {
-          await Promise.race([...this.running.values()].map((r) => r.done.catch(() => undefined)));
+        await this.slot(limit);
+        const job = queue.shift();
+        if (!job) return;
+        if (this.stopping) {
+          // Shutting down: claimed but not started, so it stays due for the next ticker.
+          await ctx.store.releaseClaim(job.id, owner, job.next_run_at).catch(() => undefined);
           continue;
         }
-        const job = queue.shift()!;
         reports.push(await this.start(job, owner, ctx));
       }
     };
     for (let i = 0; i < Math.min(limit, jobs.length); i++) workers.push(next());
     await Promise.all(workers);
     return reports;
+  }
+
+  /** Resolves when fewer than `limit` runs are in flight (the caller then starts one at once). */
+  private async slot(limit: number): Promise<void> {
+    while (this.running.size >= limit) await Promise.race([...this.running.values()].map((r) => r.done.catch(() => undefined)));
   }
 
   /** Runs a claimed job: output file, delivery, record. */
@@ -295,10 +305,11 @@ export class CronScheduler {
   }
 
   /**
-   * Runs one job now (`hermes cron run`, the cronjob tool), whatever its schedule. With `wait`
-   * false the run goes on in the background and `done` settles when it ends.
+   * Runs one job now (`hermes cron run`, the cronjob tool), whatever its schedule, as soon as a run
+   * slot is free. Returns once the job is claimed; `done` settles when the run has ended.
    */
   async runNow(ref: string): Promise<{ job: CronJob; done: Promise<RunReport> }> {
+    if (this.stopping) throw new Error('Hermes is shutting down; the job was not started.');
     const ctx = this.context();
     const owner = newClaimOwner();
     beginOwner(owner);
@@ -310,12 +321,21 @@ export class CronScheduler {
       throw e;
     }
     this.log(`cron: running job ${job.id} (${job.name}) on request`);
-    const done = this.start(job, owner, ctx).finally(() => endOwner(owner));
+    // A manual run waits for a free slot like any other (it already holds its claim).
+    const limit = maxParallel(ctx.env, ctx.config);
+    const done = this.slot(limit)
+      .then(async () => {
+        if (!this.stopping) return this.start(job, owner, ctx);
+        await ctx.store.releaseClaim(job.id, owner, job.next_run_at).catch(() => undefined);
+        throw new Error('Hermes is shutting down; the job was not started.');
+      })
+      .finally(() => endOwner(owner));
     return { job, done };
   }
 
   /** Stops: waits up to `drainMs` for running jobs, then interrupts the rest and waits for them. */
   async drain(drainMs: number): Promise<void> {
+    this.stopping = true;
     const all = () => Promise.all([...this.running.values()].map((r) => r.done.catch(() => undefined)));
     if (!this.running.size) return;
     let timer: NodeJS.Timeout | undefined;

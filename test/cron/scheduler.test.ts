@@ -320,6 +320,34 @@ describe('cron scheduler', () => {
     assert.equal(new CronStore({ home, tz: 'UTC' }).isRunning(rec), false);
   });
 
+  it('interrupting a tick releases the claimed jobs that have not started yet', async () => {
+    const w = world('', { HERMES_CRON_MAX_PARALLEL: '1' });
+    for (let i = 0; i < 3; i++) await w.store.create({ prompt: `queued [Q${i}]`, schedule: 'every 1h' });
+    let started!: () => void;
+    const first = new Promise<void>((r) => (started = r));
+    fake.setHandler(() => {
+      started();
+      return { hang: true };
+    });
+    w.setNow(T0 + 3600_000);
+    const t = await w.scheduler.tick({ all: true });
+    assert.equal(t.claimed.length, 3);
+    await first;
+    await w.scheduler.drain(0);
+    const reports = await t.done;
+    assert.equal(reports.length, 1, 'only the running job reports');
+    assert.match(reports[0].error!, /Interrupted by shutdown/);
+    const jobs = readJobs(w.home);
+    assert.deepEqual(jobs.map((j) => j.fire_claim), [null, null, null]);
+    assert.deepEqual(jobs.map((j) => j.last_status).sort(), ['error', null, null]);
+    assert.equal((await w.scheduler.tick({ all: true })).claimed.length, 0, 'a stopped scheduler claims nothing');
+    // Another process picks the released ones up.
+    fake.setHandler(() => ({ text: 'ok' }));
+    const other = new CronScheduler({ home: w.home, now: () => T0 + 3600_000, env: testEnv(w.home) });
+    const again = await (await other.tick({ all: true })).done;
+    assert.equal(again.length, 2);
+  });
+
   it('a broken config.yaml is a tick error recorded for `cron status`, not a crash', async () => {
     const home = cronHome(fake);
     writeFileSync(join(home, 'config.yaml'), 'model: [unclosed\n');

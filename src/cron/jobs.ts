@@ -332,8 +332,6 @@ export interface RunRecord {
   success: boolean;
   error?: string | null;
   deliveryError?: string | null;
-  /** A manual run (`cron run`): a recurring job's schedule is left as it is. */
-  manual?: boolean;
 }
 
 export interface StoreOptions {

@@ -315,7 +315,7 @@ describe('CronStore: claiming runs', () => {
     beginOwner(owner);
     await t.store.claimManual(job.id, owner);
     await assert.rejects(t.store.claimManual(job.id, newClaimOwner()), /running right now/);
-    const done = await t.store.finishRun(job.id, owner, { success: true, manual: true });
+    const done = await t.store.finishRun(job.id, owner, { success: true });
     endOwner(owner);
     assert.equal(done!.next_run_at, '2026-03-02T11:00:00+00:00', 'a manual run leaves the schedule alone');
   });

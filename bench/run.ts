@@ -6,6 +6,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   core: () => import('./core.ts'),
   state: () => import('./state.ts'),
   tools: () => import('./tools.ts'),
+  cron: () => import('./cron.ts'),
 };
 
 const filter = process.argv[2];

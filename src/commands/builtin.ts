@@ -8,6 +8,7 @@ import { promptTokens, type Message } from '../llm/types.ts';
 import type { SessionPrefs } from '../runtime/session.ts';
 import { knownToolsets } from '../tools/toolsets.ts';
 import { hermesHome } from '../state/paths.ts';
+import { cronCommand } from './cron.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
 import { registerSkillCommands, reloadSkillsCommand, stateCommands } from './state.ts';
 
@@ -440,5 +441,6 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(...builtinCommands(() => r));
   r.add(...stateCommands(), reloadSkillsCommand(() => r));
   registerSkillCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
+  r.add(cronCommand());
   return r;
 }

@@ -7,6 +7,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   mcp: () => import('./mcp.ts'),
   state: () => import('./state.ts'),
   tools: () => import('./tools.ts'),
+  cron: () => import('./cron.ts'),
 };
 
 const filter = process.argv[2];

@@ -9,6 +9,7 @@ import type { SessionPrefs } from '../runtime/session.ts';
 import { knownToolsets } from '../tools/toolsets.ts';
 import { reloadMcpCommand } from '../mcp/commands.ts';
 import { hermesHome } from '../state/paths.ts';
+import { cronCommand } from './cron.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
 import { registerSkillCommands, reloadSkillsCommand, stateCommands } from './state.ts';
 
@@ -442,5 +443,6 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(...stateCommands(), reloadSkillsCommand(() => r));
   r.add(reloadMcpCommand());
   registerSkillCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
+  r.add(cronCommand());
   return r;
 }

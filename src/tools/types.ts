@@ -36,6 +36,8 @@ export interface ToolServices {
   memory?: import('../state/memory-provider.ts').MemoryManager;
   /** The session store; session_search opens HERMES_HOME/state.db itself when absent. */
   sessionDb?: import('../state/db.ts').SessionDB;
+  /** The chat a gateway session serves: cron jobs created there deliver back to it (`deliver: origin`). */
+  origin?: { platform: string; chatId: string; threadId?: string; userId?: string };
 }
 
 export interface AuxiliaryModel {

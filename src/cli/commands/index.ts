@@ -4,9 +4,10 @@ import acp from './acp.ts';
 import batch from './batch.ts';
 import chat from './chat.ts';
 import config from './config.ts';
+import cron from './cron.ts';
 import mcp from './mcp.ts';
 import sessions from './sessions.ts';
 import skills from './skills.ts';
 import version from './version.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, acp, batch, config, mcp, sessions, skills, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, acp, batch, config, cron, mcp, sessions, skills, version];

@@ -1,9 +1,11 @@
 // cronjob: create, list, update, pause, resume, remove and run scheduled jobs (cron/jobs.json).
 // The implementation (src/cron/tool.ts) loads on the first call.
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { Zod } from './zod.ts';
 import { defineTool } from './registry.ts';
 
-const schema = z.object({
+const schema = (z: Zod) =>
+  z.object({
   action: z.enum(['create', 'list', 'update', 'pause', 'resume', 'remove', 'run']).describe('create, list, update, pause, resume, remove or run'),
   job_id: z.string().optional().describe('The job (ID, or its exact name) for update/pause/resume/remove/run. List first; never guess IDs.'),
   prompt: z.string().optional().describe('For create/update: the complete, self-contained task. With skills, the instruction that goes with them.'),
@@ -31,7 +33,7 @@ const schema = z.object({
   include_disabled: z.boolean().optional().describe('For list: include paused and completed jobs (default true)'),
 });
 
-export type CronjobArgs = z.infer<typeof schema>;
+export type CronjobArgs = z.infer<ReturnType<typeof schema>>;
 
 export default defineTool({
   name: 'cronjob',

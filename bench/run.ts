@@ -4,9 +4,11 @@ import type { Bench, BenchRow } from './lib.ts';
 
 const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   core: () => import('./core.ts'),
+  mcp: () => import('./mcp.ts'),
   state: () => import('./state.ts'),
   tools: () => import('./tools.ts'),
   cli: () => import('./cli.ts'),
+  cron: () => import('./cron.ts'),
 };
 
 const filter = process.argv[2];

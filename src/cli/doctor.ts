@@ -256,27 +256,37 @@ export const terminalCheck: DoctorCheck = {
 
 export const mcpCheck: DoctorCheck = {
   name: 'MCP servers',
-  run({ config, env }) {
+  async run({ config, env, home, timeoutMs }) {
     if (!config) return { status: 'skip', detail: 'config.yaml unreadable' };
-    const servers = Object.entries(config.mcp_servers ?? {});
-    if (!servers.length) return { status: 'ok', detail: 'none configured' };
-    const problems: string[] = [];
-    for (const [name, raw] of servers) {
-      const s = (raw ?? {}) as Record<string, unknown>;
-      if (s.enabled === false) continue;
-      if (typeof s.url === 'string' && s.url) {
-        if (!/^https?:\/\//.test(s.url)) problems.push(`${name}: url must be http(s)`);
-        continue;
-      }
-      if (typeof s.command !== 'string' || !s.command) {
-        problems.push(`${name}: needs a command (stdio) or a url (HTTP)`);
-        continue;
-      }
-      if (!onPath(s.command, env)) problems.push(`${name}: command "${s.command}" not found`);
-    }
-    return problems.length
-      ? { status: 'fail', detail: problems.join('; '), fix: 'fix mcp_servers in config.yaml (`hermes config edit`)' }
-      : { status: 'ok', detail: `${servers.length} configured (${servers.map(([n]) => n).join(', ')})` };
+    const raw = config.mcp_servers;
+    if (!raw || (typeof raw === 'object' && !Object.keys(raw).length)) return { status: 'ok', detail: 'none configured' };
+    const { parseMcpServers } = await import('../mcp/config.ts');
+    const { servers, problems } = parseMcpServers(raw, env);
+    const bad = problems.map((p) => p.message);
+    const good: string[] = [];
+    const enabled = servers.filter((c) => c.enabled);
+    // Connect to each enabled server (spawn or HTTP, initialize, list tools), all at once, bounded by the timeout.
+    const { McpConnection } = await import('../mcp/connection.ts');
+    await Promise.all(
+      enabled.map(async (c) => {
+        if (c.transport === 'stdio' && c.command && !onPath(c.command, env)) {
+          bad.push(`${c.name}: command "${c.command}" not found`);
+          return;
+        }
+        const conn = new McpConnection({ ...c, connectTimeoutMs: Math.min(c.connectTimeoutMs, timeoutMs) }, { env, cwd: c.cwd ?? process.cwd(), logDir: paths.logs(home), backoffMs: [] });
+        try {
+          await conn.connect();
+          if (conn.state === 'ready') good.push(`${c.name} (${conn.tools.length} tools)`);
+          else bad.push(`${c.name}: ${conn.error ?? 'did not connect'}`);
+        } finally {
+          await conn.close();
+        }
+      }),
+    );
+    const off = servers.length - enabled.length;
+    const tail = off ? `; ${off} disabled` : '';
+    if (bad.length) return { status: 'fail', detail: `${bad.join('; ')}${good.length ? `; working: ${good.join(', ')}` : ''}${tail}`, fix: 'fix mcp_servers in config.yaml (`hermes config edit`); `hermes mcp test <name>` shows one server in detail' };
+    return { status: 'ok', detail: `${good.join(', ') || 'none enabled'}${tail}` };
   },
 };
 

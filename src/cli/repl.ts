@@ -7,7 +7,8 @@ import { createCommandRegistry } from '../commands/builtin.ts';
 import { registerQuickCommands } from '../commands/quick.ts';
 import type { SurfaceHooks } from '../commands/registry.ts';
 import type { Session } from '../runtime/session.ts';
-import { createCliSession, findResumeTarget, openStateDb, preloadedSkills } from './chat.ts';
+import { readySummary, startCliMcp } from '../mcp/session.ts';
+import { createCliSession, explicitFrom, findResumeTarget, openStateDb, preloadedSkills } from './chat.ts';
 import type { ChatOptions } from './commands/chat.ts';
 import { loadContext } from './context.ts';
 import { CliError } from './errors.ts';
@@ -35,9 +36,14 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
   const db = openStateDb(ctx.home);
   const restored = findResumeTarget(db, opts);
   const firstMessagePrefix = preloadedSkills(ctx, opts);
+  // MCP servers: slow ones keep connecting in the background and their tools join when ready. Their
+  // news goes to the REPL once it runs.
+  let notify: (line: string) => void = (line) => void process.stdout.write(`${line}\n`);
+  const mcp = await startCliMcp(ctx, explicitFrom(opts).toolsets, 5000);
+  const extra = { store: db, restored, mcp, onMcpEvent: (line: string) => notify(line) };
   let session: Session;
   try {
-    session = createCliSession(ctx, opts, true, { store: db, restored });
+    session = createCliSession(ctx, opts, true, extra);
   } catch (e) {
     // First run: nothing configured yet. Set it up now, then carry on into the chat.
     if (!(e instanceof CliError) || ctx.loaded.exists || !/No LLM provider configured/.test(e.message)) throw e;
@@ -46,7 +52,7 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
     await runWizard({}, 'setup');
     if (process.exitCode) return;
     ctx = loadContext({ strict: true });
-    session = createCliSession(ctx, opts, true, { store: db, restored });
+    session = createCliSession(ctx, opts, true, extra);
   }
   const style = makeStyle(colorEnabled(process.env, true));
   const ext = ctx.loaded.config.skills?.external_dirs;
@@ -57,6 +63,8 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
   const term = new Terminal({ input: process.stdin, output: process.stdout });
 
   const intro = banner(session, style);
+  if (mcp && readySummary(mcp)) intro.push(`MCP: ${readySummary(mcp)}`);
+  for (const w of mcp?.warnings() ?? []) intro.push(style.yellow(`⚠ ${w}`));
   for (const w of [...session.warnings, ...quick.warnings]) intro.push(style.yellow(`⚠ ${w}`));
   if (quick.warnings.length) intro.push('');
   if (restored) {
@@ -65,6 +73,7 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
 
   const repl = new Repl({ session, registry, term, style, home: ctx.home, history, intro, firstMessagePrefix, hooks: replHooks(session, historyFile) });
 
+  notify = (line) => repl.notice(line);
   const stop = () => repl.quit();
   const interrupt = () => repl.interruptSignal();
   process.on('SIGTERM', stop);

@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { hermes, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { startHermes, tmuxAvailable } from '../helpers/tmux.ts';
+import { FILESYSTEM } from '../mcp/servers.ts';
 
 let fake: FakeLlm;
 let locked: FakeLlm;
@@ -163,7 +164,11 @@ describe('hermes doctor', () => {
 
   it('finds problems, names the fix, and --fix repairs what is safe', async () => {
     const home = tempHome();
-    writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: http://127.0.0.1:9/v1\n  default: m\nmcp_servers:\n  files:\n    command: no-such-mcp-binary\n`, { mode: 0o600 });
+    writeFileSync(
+      join(home, 'config.yaml'),
+      `model:\n  provider: custom\n  base_url: http://127.0.0.1:9/v1\n  default: m\nmcp_servers:\n  files:\n    command: no-such-mcp-binary\n  fs:\n    command: ${process.execPath}\n    args: [${FILESYSTEM}, ${home}]\n`,
+      { mode: 0o600 },
+    );
     writeFileSync(join(home, '.env'), 'OPENAI_API_KEY=k-1234\n');
     chmodSync(join(home, '.env'), 0o644);
     chmodSync(home, 0o755);
@@ -172,7 +177,7 @@ describe('hermes doctor', () => {
     assert.match(r.stdout, /! HERMES_HOME\s+.* is accessible by others \(mode 755\)\n\s+→ `chmod 700 /);
     assert.match(r.stdout, /✗ \.env\s+.* is readable by others \(mode 644\)\n\s+→ `chmod 600 /);
     assert.match(r.stdout, /✗ Provider\s+custom at http:\/\/127\.0\.0\.1:9\/v1: .*\n\s+→ check the network and the base URL/);
-    assert.match(r.stdout, /✗ MCP servers\s+files: command "no-such-mcp-binary" not found/);
+    assert.match(r.stdout, /✗ MCP servers\s+files: command "no-such-mcp-binary" not found; working: fs \(\d+ tools\)/);
     assert.match(r.stderr, /^hermes: \d+ problem\(s\), \d+ warning\(s\)\. Safe repairs: `hermes doctor --fix`\.$/m);
     const fixed = await hermes(['doctor', '--fix'], { home });
     assert.match(fixed.stdout, /✓ HERMES_HOME\s+fixed: chmod 700/);

@@ -1,11 +1,14 @@
 // Each module registers its own subcommands; their implementations load lazily on use.
 import type { Command } from 'commander';
+import acp from './acp.ts';
 import batch from './batch.ts';
 import chat from './chat.ts';
 import config from './config.ts';
+import cron from './cron.ts';
+import mcp from './mcp.ts';
 import onboarding from './onboarding.ts';
 import sessions from './sessions.ts';
 import skills from './skills.ts';
 import version from './version.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, batch, config, sessions, skills, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, batch, config, cron, mcp, sessions, skills, version];

@@ -537,6 +537,11 @@ export class Repl {
     this.editKey(k);
   }
 
+  /** A line of news from outside the conversation (an MCP server connected or failed). */
+  notice(text: string): void {
+    this.commit(this.s.dim(text));
+  }
+
   /** SIGINT from outside (`kill -INT`): what Ctrl+C does. */
   interruptSignal(): void {
     if (this.quitting) return;

@@ -63,8 +63,9 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
   const term = new Terminal({ input: process.stdin, output: process.stdout });
 
   const intro = banner(session, style);
-  if (mcp && readySummary(mcp)) intro.push(`MCP: ${readySummary(mcp)}`);
-  for (const w of mcp?.warnings() ?? []) intro.push(style.yellow(`⚠ ${w}`));
+  // MCP news goes under the banner's facts, above its key hints.
+  const mcpLines = [...(mcp && readySummary(mcp) ? [`  ${style.dim('mcp     ')} ${readySummary(mcp)}`] : []), ...(mcp?.warnings() ?? []).map((w) => style.yellow(`⚠ ${w}`))];
+  intro.splice(Math.max(0, intro.length - 2), 0, ...mcpLines);
   for (const w of [...session.warnings, ...quick.warnings]) intro.push(style.yellow(`⚠ ${w}`));
   if (quick.warnings.length) intro.push('');
   if (restored) {

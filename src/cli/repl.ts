@@ -62,7 +62,7 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
   const history = new History(historyFile);
   const term = new Terminal({ input: process.stdin, output: process.stdout });
 
-  const intro = banner(session, style);
+  const intro = banner(session, style, process.stdout.columns || 100);
   // MCP news goes under the banner's facts, above its key hints.
   const mcpLines = [...(mcp && readySummary(mcp) ? [`  ${style.dim('mcp     ')} ${readySummary(mcp)}`] : []), ...(mcp?.warnings() ?? []).map((w) => style.yellow(`⚠ ${w}`))];
   intro.splice(Math.max(0, intro.length - 2), 0, ...mcpLines);

@@ -199,7 +199,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         const lines = [
           `Turns: ${t.turns} · API calls: ${t.apiCalls}`,
           `Input: ${n(u.input_tokens)} · Output: ${n(u.output_tokens)} · Cache read: ${n(u.cache_read_tokens)} · Cache write: ${n(u.cache_write_tokens)} · Reasoning: ${n(u.reasoning_tokens)}`,
-          `Cost: ${usd(t.costUsd)} (estimate)`,
+          `Cost: ${t.costUsd === null ? 'unknown (no price for this model)' : `${usd(t.costUsd)} (estimate)`}`,
         ];
         if (last) lines.push(`Context: last request ${n(promptTokens(last))} of ${n(window)} tokens (${Math.round((promptTokens(last) / window) * 100)}%)`);
         return { output: lines.join('\n') };

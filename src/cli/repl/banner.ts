@@ -29,12 +29,36 @@ export function countSkills(dirs: string[], maxDepth = 4): number {
   return n;
 }
 
+function toolsLines(count: number, toolsets: string[], label: string, s: Style, width: number): string[] {
+  if (!toolsets.length) return [`  ${label} ${count} ${s.dim('(none)')}`];
+  const head = `  tools    ${count} (`;
+  const wrapped = wrapList(toolsets, head.length, width - 1, head.length);
+  return wrapped.map((l, i) => (i === 0 ? `  ${label} ${count} ${s.dim(`(${l}${wrapped.length === 1 ? ')' : ''}`)}` : s.dim(`${' '.repeat(head.length)}${l}${i === wrapped.length - 1 ? ')' : ''}`)));
+}
+
 const tilde = (p: string) => {
   const h = homedir();
   return h && (p === h || p.startsWith(h + sep)) ? `~${p.slice(h.length)}` : p;
 };
 
-export function banner(session: Session, style: Style): string[] {
+/** Joins items with ', ' into lines of at most `width` columns, continuation lines indented. */
+export function wrapList(items: string[], first: number, width: number, indent: number): string[] {
+  const lines: string[] = [];
+  let cur = '';
+  let room = Math.max(20, width - first);
+  for (const item of items) {
+    const piece = cur ? `, ${item}` : item;
+    if (cur && cur.length + piece.length + 1 > room) {
+      lines.push(`${cur},`);
+      cur = item;
+      room = Math.max(20, width - indent);
+    } else cur += piece;
+  }
+  if (cur) lines.push(cur);
+  return lines;
+}
+
+export function banner(session: Session, style: Style, width = 100): string[] {
   const s = style;
   const rt = session.runtime;
   const cfg = session.options.config;
@@ -45,11 +69,19 @@ export function banner(session: Session, style: Style): string[] {
   const lines = [
     `${s.gold('⚕')} ${s.bold('Hermes Agent')} ${s.dim(`v${pkg.version}`)}`,
     `  ${label('model')} ${s.bold(rt.model)} ${s.dim(`via ${rt.provider}`)}`,
-    `  ${label('tools')} ${session.tools.length} ${s.dim(toolsets.length ? `(${toolsets.join(', ')})` : '(none)')}`,
+    ...toolsLines(session.tools.length, toolsets, label('tools'), s, width),
     `  ${label('skills')} ${skills} installed`,
     `  ${label('cwd')} ${tilde(session.options.cwd)} ${s.dim(`· terminal: ${cfg.terminal?.backend ?? 'local'}`)}`,
   ];
   if (session.services.yolo) lines.push(`  ${s.yellow('⚠ YOLO: dangerous commands run without asking (hardline blocks still apply)')}`);
-  lines.push(s.dim('  /help for commands · Tab completes · Alt+Enter new line · Ctrl+C interrupts · Ctrl+D quits'), '');
+  const hints = ['/help for commands', 'Tab completes', 'Alt+Enter new line', 'Ctrl+C interrupts', 'Ctrl+D quits'];
+  let line = '';
+  for (const h of hints) {
+    if (line && line.length + 3 + h.length > width - 1) {
+      lines.push(s.dim(`  ${line}`));
+      line = h;
+    } else line = line ? `${line} · ${h}` : h;
+  }
+  lines.push(s.dim(`  ${line}`), '');
   return lines;
 }

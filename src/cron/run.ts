@@ -8,7 +8,11 @@ import type { AgentEvent } from '../agent/types.ts';
 import { describeError } from '../llm/index.ts';
 import { filteredEnv } from '../policy/secrets-env.ts';
 import { redactSecrets } from '../policy/redact.ts';
+import type { McpManager } from '../mcp/manager.ts';
+import { attachMcp, startMcp } from '../mcp/session.ts';
 import { Session, type SessionOptions, type SessionStore } from '../runtime/session.ts';
+import { builtinRegistry } from '../tools/builtin.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
 import { SessionDB } from '../state/db.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { paths } from '../state/paths.ts';
@@ -194,6 +198,9 @@ function outputDoc(job: CronJob, when: string, prompt: string, body: { response?
 }
 
 /** Runs one job to completion. Never throws: failures come back as `success: false`. */
+/** How long a cron run waits for its MCP servers before starting without the slow ones. */
+const MCP_WAIT_MS = 15_000;
+
 export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
   const started = d.now();
   const sessionId = `cron_${job.id}_${fileStamp(started, d.tz).replace(/-/g, '')}`;
@@ -241,7 +248,24 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
       log(`cron: job ${job.id}: state.db unavailable, the run is not saved to the session history: ${(e as Error).message}`);
     }
   }
+  // config.yaml's MCP servers serve cron runs too (their tools are in the hermes-cron toolset).
+  let mcp: McpManager | null = null;
+  let registry: ToolRegistry | undefined;
+  const rawMcp = d.config.mcp_servers;
+  if (rawMcp && typeof rawMcp === 'object' && Object.keys(rawMcp).length) {
+    try {
+      mcp = await startMcp({ home: d.home, env, cwd: job.workdir ?? d.home, raw: rawMcp, waitMs: MCP_WAIT_MS });
+    } catch (e) {
+      log(`cron: job ${job.id}: MCP servers could not start: ${(e as Error).message}`);
+    }
+    if (mcp) {
+      registry = builtinRegistry();
+      mcp.syncInto(registry);
+    }
+  }
   const opts: SessionOptions = {
+    registry,
+    promptParts: mcp ? { notes: mcp.notes() } : undefined,
     home: d.home,
     config,
     env,
@@ -266,7 +290,9 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
   let session: Session;
   try {
     session = d.makeSession ? d.makeSession(opts) : new Session(opts);
+    if (mcp) attachMcp(session, mcp, { owned: true, onEvent: (line) => log(`cron: job ${job.id}: ${line}`) });
   } catch (e) {
+    void mcp?.close();
     return fail(`${(e as Error).name === 'Error' ? '' : `${(e as Error).name}: `}${(e as Error).message}`);
   }
 

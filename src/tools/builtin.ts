@@ -7,6 +7,7 @@ import processTool from './process.ts';
 import readFile from './read-file.ts';
 import { ToolRegistry } from './registry.ts';
 import searchFiles from './search-files.ts';
+import sendMessage from './send-message.ts';
 import terminal from './terminal.ts';
 import todo from './todo.ts';
 import vision from './vision.ts';
@@ -16,6 +17,6 @@ import writeFile from './write-file.ts';
 
 export function builtinRegistry(): ToolRegistry {
   const r = new ToolRegistry();
-  for (const def of [readFile, writeFile, patch, searchFiles, terminal, processTool, webSearch, webExtract, vision, todo, clarify, executeCode, delegateTask]) r.register(def);
+  for (const def of [readFile, writeFile, patch, searchFiles, terminal, processTool, webSearch, webExtract, vision, todo, clarify, executeCode, delegateTask, sendMessage]) r.register(def);
   return r;
 }

@@ -31,6 +31,23 @@ export interface ToolServices {
   spawnChild?: (spec: ChildSpec) => Promise<ChildResult>;
   /** The model for an auxiliary task (vision, web_extract, …), or null when none is configured. */
   auxiliary?: (task: string) => AuxiliaryModel | null;
+  /** The chat this session talks to (gateway sessions): where `deliver=origin` goes. */
+  origin?: DeliveryOrigin;
+  /** The gateway's delivery router (send_message); absent outside the gateway. */
+  messaging?: MessagingService;
+}
+
+/** Where the reply to a chat message or a cron job goes. */
+export interface DeliveryOrigin {
+  platform: string;
+  chatId: string;
+  threadId?: string;
+  userId?: string;
+}
+
+export interface MessagingService {
+  send(target: string, content: string, origin?: DeliveryOrigin): Promise<{ ok: boolean; error?: string; platform?: string; chatId?: string }>;
+  list(): { platforms: { name: string; connected: boolean; home: string | null }[]; chats: { target: string; platform: string; name?: string; type?: string }[] };
 }
 
 export interface AuxiliaryModel {

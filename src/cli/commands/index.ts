@@ -2,6 +2,9 @@
 import type { Command } from 'commander';
 import chat from './chat.ts';
 import config from './config.ts';
+import gateway from './gateway.ts';
+import pairing from './pairing.ts';
 import version from './version.ts';
+import webhook from './webhook.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, config, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, config, gateway, pairing, webhook, version];

@@ -1,0 +1,123 @@
+// Where gateway conversations are kept. The gateway needs a little more than the runtime's
+// SessionStore: reading a conversation back (a restart, an evicted warm session) and its frozen
+// system prompt. SessionDB (state.db) provides all of it; until it is available this falls back
+// to Hermes's legacy per-session JSONL transcripts in HERMES_HOME/sessions/<session_id>.jsonl.
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TurnResult } from '../agent/types.ts';
+import type { Message } from '../llm/types.ts';
+import type { SessionStore } from '../runtime/session.ts';
+
+export interface StoredSession {
+  id: string;
+  source?: string;
+  systemPrompt?: string | null;
+  endedAt?: number | null;
+  endReason?: string | null;
+}
+
+export interface TranscriptStore extends SessionStore {
+  getMessages(sessionId: string): Message[];
+  getStoredSession(sessionId: string): StoredSession | null;
+  /** Makes an ended session current again (a restored conversation continues in it). */
+  reopenSession?(sessionId: string): void;
+  close(): void;
+  readonly kind: string;
+}
+
+type MetaLine = { role: 'session_meta'; session_id: string; source: string; model: string; system_prompt: string; created_at: number; parent_session_id?: string; cwd?: string };
+type EndLine = { role: 'session_end'; reason: string; ended_at: number };
+type ReopenLine = { role: 'session_reopen'; at: number };
+
+/** Hermes's legacy JSONL transcripts: one file per session, one JSON object per line. */
+export class JsonlTranscripts implements TranscriptStore {
+  readonly kind = 'jsonl';
+  readonly dir: string;
+
+  constructor(home: string) {
+    this.dir = join(home, 'sessions');
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+  }
+
+  private file(id: string): string {
+    if (!/^[A-Za-z0-9_.-]+$/.test(id) || id.includes('..')) throw new Error(`invalid session id "${id}"`);
+    return join(this.dir, `${id}.jsonl`);
+  }
+
+  private line(id: string, obj: unknown): void {
+    appendFileSync(this.file(id), JSON.stringify(obj) + '\n', { mode: 0o600 });
+  }
+
+  createSession(meta: { id: string; source: string; model: string; systemPrompt: string; parentId?: string; cwd?: string }): void {
+    if (existsSync(this.file(meta.id))) {
+      this.reopenSession(meta.id);
+      return;
+    }
+    const m: MetaLine = { role: 'session_meta', session_id: meta.id, source: meta.source, model: meta.model, system_prompt: meta.systemPrompt, created_at: Date.now() / 1000, parent_session_id: meta.parentId, cwd: meta.cwd };
+    this.line(meta.id, m);
+  }
+
+  appendMessage(sessionId: string, message: Message): void {
+    this.line(sessionId, { ...message, timestamp: message.timestamp ?? Date.now() / 1000 });
+  }
+
+  recordUsage(_sessionId: string, _r: TurnResult, _model: string, _provider: string): void {
+    /* usage totals live in state.db; the JSONL fallback keeps only the conversation */
+  }
+
+  endSession(sessionId: string, reason: string): void {
+    if (!existsSync(this.file(sessionId))) return;
+    const e: EndLine = { role: 'session_end', reason, ended_at: Date.now() / 1000 };
+    this.line(sessionId, e);
+  }
+
+  reopenSession(sessionId: string): void {
+    const s = this.getStoredSession(sessionId);
+    if (s?.endedAt) this.line(sessionId, { role: 'session_reopen', at: Date.now() / 1000 } satisfies ReopenLine);
+  }
+
+  private read(id: string): Record<string, unknown>[] {
+    const f = this.file(id);
+    if (!existsSync(f)) return [];
+    const out: Record<string, unknown>[] = [];
+    for (const l of readFileSync(f, 'utf8').split('\n')) {
+      if (!l) continue;
+      try {
+        out.push(JSON.parse(l) as Record<string, unknown>);
+      } catch {
+        /* torn line */
+      }
+    }
+    return out;
+  }
+
+  getMessages(sessionId: string): Message[] {
+    return this.read(sessionId).filter((l) => ['user', 'assistant', 'tool', 'system'].includes(l.role as string)) as unknown as Message[];
+  }
+
+  getStoredSession(sessionId: string): StoredSession | null {
+    const lines = this.read(sessionId);
+    if (!lines.length) return null;
+    const meta = lines.find((l) => l.role === 'session_meta') as MetaLine | undefined;
+    let endedAt: number | null = null;
+    let endReason: string | null = null;
+    for (const l of lines) {
+      if (l.role === 'session_end') {
+        endedAt = (l as EndLine).ended_at;
+        endReason = (l as EndLine).reason;
+      } else if (l.role === 'session_reopen') {
+        endedAt = null;
+        endReason = null;
+      }
+    }
+    return { id: sessionId, source: meta?.source, systemPrompt: meta?.system_prompt ?? null, endedAt, endReason };
+  }
+
+  close(): void {
+    /* nothing held open */
+  }
+}
+
+export function openTranscriptStore(home: string): TranscriptStore {
+  return new JsonlTranscripts(home);
+}

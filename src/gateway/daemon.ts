@@ -69,6 +69,8 @@ export interface RunOptions {
   signals?: boolean;
   /** Start the cron ticker (default true). */
   cron?: boolean;
+  /** Reconnect delay per attempt (tests; default 5 s doubling to 5 min). */
+  backoff?: (attempt: number) => number;
 }
 
 export interface RunningGateway {
@@ -101,7 +103,7 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
   try {
     await runner.init();
     const timeoutS = numberSetting(o.env.HERMES_GATEWAY_CONNECT_TIMEOUT, 30);
-    supervisor = new Supervisor(runner, { connectTimeoutMs: timeoutS * 1000 });
+    supervisor = new Supervisor(runner, { connectTimeoutMs: timeoutS * 1000, backoff: o.backoff });
     for (const n of names) {
       try {
         adapters.push(await createAdapter(n, runner, o.deps));

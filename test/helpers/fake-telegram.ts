@@ -22,8 +22,10 @@ export interface FakeTelegram {
   waitFor(pred: (c: SentCall) => boolean, timeoutMs?: number, label?: string): Promise<SentCall>;
   /** Resolves when `n` calls matching pred exist. */
   waitForCount(pred: (c: SentCall) => boolean, n: number, timeoutMs?: number): Promise<SentCall[]>;
-  /** Forget confirmations: the next getUpdates returns every update again (Telegram redelivery). */
-  forgetConfirmations(): void;
+  /** Forget confirmations (from update `since`, default all): the next getUpdates returns them again (Telegram redelivery). */
+  forgetConfirmations(since?: number): void;
+  /** The id the next pushed update gets. */
+  nextUpdateId(): number;
   /** Number of getUpdates requests currently waiting (a poller is attached). */
   pollers(): number;
   /** Make the next calls of `method` fail with this HTTP error. */
@@ -249,9 +251,10 @@ export async function startFakeTelegram(opts: { token?: string; botUsername?: st
         });
       }
     },
-    forgetConfirmations() {
-      confirmed = 0;
+    forgetConfirmations(since = 0) {
+      confirmed = since;
     },
+    nextUpdateId: () => nextUpdateId,
     pollers: () => waitingPolls,
     failNext(method, times = 1, code = 500, description = 'Internal Server Error') {
       failures.set(method, { left: times, code, description });

@@ -309,15 +309,16 @@ export class GatewayRunner {
       dotenvNames: this.o.dotenvNames,
       promptParts: { systemMessage: sys },
       now: this.o.now,
+      services: {
+        origin: { platform: source.platform, chatId: source.chatId, threadId: source.threadId, userId: source.userId },
+        messaging: { send: (target, content, origin) => this.router.send(target, content, { origin, source: 'send_message' }), list: () => this.router.listTargets() },
+      },
     });
     const display = platformSettings(this.config as never, source.platform);
     const tp = display.tool_progress ?? (this.config.display as { platforms?: Record<string, { tool_progress?: string }> }).platforms?.[source.platform]?.tool_progress ?? adapter?.prefers?.toolProgress;
     if (typeof tp === 'string' && ['off', 'new', 'all', 'verbose'].includes(tp)) session.prefs.toolProgress = tp as Session['prefs']['toolProgress'];
     const busy = this.env.HERMES_GATEWAY_BUSY_INPUT_MODE || (display.busy_input_mode as string | undefined) || adapter?.prefers?.busyInputMode;
     if (busy && ['interrupt', 'queue', 'steer'].includes(busy)) session.prefs.busyInputMode = busy as Session['prefs']['busyInputMode'];
-    const services = session.services;
-    services.origin = { platform: source.platform, chatId: source.chatId, threadId: source.threadId, userId: source.userId };
-    services.messaging = { send: (target: string, content: string, origin?: DeliveryOrigin) => this.router.send(target, content, { origin, source: 'send_message' }), list: () => this.router.listTargets() };
     for (const w of session.warnings) this.log(`session ${sessionId}: ${w}`);
     return session;
   }
@@ -347,8 +348,8 @@ export class GatewayRunner {
       dotenvNames: this.o.dotenvNames,
       promptParts: sys ? { systemMessage: sys } : undefined,
       now: this.o.now,
+      services: o.origin ? { origin: o.origin } : undefined,
     });
-    if (o.origin) session.services.origin = o.origin;
     return session;
   }
 
@@ -370,7 +371,7 @@ export class GatewayRunner {
     if (last === null) return null;
     const reason = resetReason(resetPolicyFrom(this.config as never, this.env), last, this.now());
     if (!reason) return null;
-    if (warm.busy) return null;
+    if (warm.session.busy || this.hasBackgroundProcesses(warm.session)) return null;
     const old = warm.session.id;
     if (!warm.session.history.length && !warm.session.persisted && !this.transcripts.getStoredSession(old)) {
       this.index.touch(key, source);
@@ -814,11 +815,11 @@ export class GatewayRunner {
     for (const e of this.index.find(d.platform, d.chatId, d.threadId)) {
       const warm = this.cache.peek(e.session_key);
       const note: Message = { role: 'assistant', content: d.content, timestamp: this.now() / 1000 };
+      // A running turn is never touched (its messages are being written in order). Consecutive
+      // assistant messages are fine: wire adapters that need alternation merge them.
       if (warm) {
-        if (warm.busy) continue;
-        const h = warm.session.history;
-        if (h.length && h[h.length - 1].role === 'assistant') continue;
-        h.push(note);
+        if (warm.session.busy || warm.lane?.running) continue;
+        warm.session.history.push(note);
       }
       try {
         if (this.transcripts.getStoredSession(e.session_id)) this.transcripts.appendMessage(e.session_id, note);

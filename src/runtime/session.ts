@@ -78,6 +78,8 @@ export interface SessionOptions {
   toolNames?: string[];
   /** The delegating session, for subagents (state.db parent_session_id). */
   parentSessionId?: string;
+  /** Surface services for tools (the gateway's `origin` chat and delivery router). */
+  services?: Pick<ToolServices, 'origin' | 'messaging'>;
 }
 
 export function newSessionId(now = new Date()): string {
@@ -188,6 +190,7 @@ export class Session {
       callTool: (name, args, ctx) => callToolFrom(this.tools, name, args, ctx),
       spawnChild: (spec) => this.spawnChild(spec),
       auxiliary: (task) => this.auxiliaryModel(task),
+      ...o.services,
     };
     this.tools = this.buildTools();
     this.system = o.systemPrompt ?? this.buildSystem();

@@ -5,6 +5,7 @@ import type { Bench, BenchRow } from './lib.ts';
 const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   core: () => import('./core.ts'),
   tools: () => import('./tools.ts'),
+  gateway: () => import('./gateway.ts'),
 };
 
 const filter = process.argv[2];

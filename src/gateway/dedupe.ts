@@ -5,7 +5,7 @@
 // short; on the next start the runner tells that chat instead of re-running its tools.
 //
 // HERMES_HOME/gateway/inbound.jsonl: one JSON line per state change, compacted on load.
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileAtomic } from '../state/fsutil.ts';
 
@@ -30,6 +30,7 @@ const MAX_ENTRIES = 100_000;
 export class InboundDedupe {
   private readonly map = new Map<string, Seen>();
   private appended = 0;
+  private fd: number | null = null;
   private readonly path: string;
   private readonly now: () => number;
 
@@ -65,13 +66,21 @@ export class InboundDedupe {
   private compact(): void {
     while (this.map.size > MAX_ENTRIES) this.map.delete(this.map.keys().next().value as string);
     const lines = [...this.map].map(([k, v]) => JSON.stringify({ k, ...v }));
+    this.close();
     writeFileAtomic(this.path, lines.length ? lines.join('\n') + '\n' : '', 0o600);
     this.appended = 0;
   }
 
   private append(k: string, v: Seen): void {
-    appendFileSync(this.path, JSON.stringify({ k, ...v }) + '\n', { mode: 0o600 });
+    // One descriptor for the life of the process: no open/close per message.
+    if (this.fd === null) this.fd = openSync(this.path, 'a', 0o600);
+    writeSync(this.fd, JSON.stringify({ k, ...v }) + '\n');
     if (++this.appended > Math.max(10_000, this.map.size * 2)) this.compact();
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
   }
 
   /** Records the message as taken. False when it was seen before (drop it). */

@@ -20,6 +20,7 @@ import type { HermesConfig } from '../state/defaults.ts';
 import { updateEnvFile } from '../state/env.ts';
 import { paths } from '../state/paths.ts';
 import { processRegistry, type ProcessRegistry } from '../tools/process-registry.ts';
+import { builtinRegistry } from '../tools/builtin.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { PLATFORM_TOOLSETS } from '../tools/toolsets.ts';
 import { authorize, envPrefix, unauthorizedDmBehavior } from './auth.ts';
@@ -33,10 +34,12 @@ import { HookBus } from './hooks.ts';
 import { PairingStore } from './pairing.ts';
 import { buildSessionKey, isSharedMultiUserSession, neutralizeInline, type KeyOptions } from './session-key.ts';
 import { resetPolicyFrom, resetReason, SessionIndex, sourceFromDict } from './session-store.ts';
-import { openTranscriptStore, type TranscriptStore } from './transcripts.ts';
+import { openTranscriptStore, type StoredSession, type TranscriptStore } from './transcripts.ts';
 import type { DeliveryOrigin, InboundAction, InboundHandlers, InboundMessage, PlatformAdapter, SessionSource } from './types.ts';
 
 export const TYPING_INTERVAL_MS = 4000;
+/** Typing starts this far into a turn: an answer that is already there needs no indicator. */
+export const TYPING_GRACE_MS = 250;
 const EVICT_REASON = 'cache_evict';
 
 export interface RunnerOptions {
@@ -117,6 +120,11 @@ export class GatewayRunner {
   private readonly store: SessionStore;
   private readonly now: () => number;
   private processes: ProcessRegistry | null = null;
+  /** Session ids restored from the store (and which of them were ended), until their next turn. */
+  private readonly restored = new Set<string>();
+  private readonly restoredEnded = new Set<string>();
+  /** One tool registry for every session: definitions and their JSON schemas are built once. */
+  private readonly registry: ToolRegistry;
 
   constructor(o: RunnerOptions) {
     this.o = o;
@@ -136,7 +144,11 @@ export class GatewayRunner {
     this.cache = new WarmCache<Warm>({
       maxSize: numberSetting(c.max_size, 128),
       idleTtlMs: numberSetting(c.idle_ttl_secs, 3600) * 1000,
-      onEvict: (_k, w, why) => void w.session.close(why === 'clear' ? 'gateway_shutdown' : EVICT_REASON),
+      onEvict: (_k, w, why) => {
+        this.restored.delete(w.session.id);
+        this.restoredEnded.delete(w.session.id);
+        void w.session.close(why === 'clear' ? 'gateway_shutdown' : EVICT_REASON);
+      },
       now: this.now,
     });
     this.keyOpts = {
@@ -147,7 +159,11 @@ export class GatewayRunner {
     const t = this.transcripts;
     this.store = {
       createSession: (meta) => {
-        if (t.getStoredSession(meta.id)) t.reopenSession?.(meta.id);
+        // Sessions restored from the store are known to exist; reopen (if ended) without reading twice.
+        if (this.restored.has(meta.id)) {
+          this.restored.delete(meta.id);
+          if (this.restoredEnded.delete(meta.id)) t.reopenSession?.(meta.id);
+        } else if (t.getStoredSession(meta.id)) t.reopenSession?.(meta.id);
         else t.createSession(meta);
       },
       appendMessage: (id, m) => t.appendMessage(id, m),
@@ -157,6 +173,7 @@ export class GatewayRunner {
         if (reason !== EVICT_REASON) t.endSession?.(id, reason);
       },
     };
+    this.registry = o.registry ?? builtinRegistry();
     this.commands = createCommandRegistry();
     for (const def of gatewayCommands()) this.commands.replace(def);
   }
@@ -238,6 +255,7 @@ export class GatewayRunner {
     this.index.flush();
     await this.router.close();
     this.transcripts.close();
+    this.dedupe.close();
   }
 
   private sweep(): void {
@@ -287,9 +305,22 @@ export class GatewayRunner {
   }
 
   private createSession(source: SessionSource, sessionId: string, restore: boolean, adapter?: PlatformAdapter): Session {
-    const stored = restore ? this.transcripts.getStoredSession(sessionId) : null;
-    const history = stored ? this.transcripts.getMessages(sessionId) : undefined;
-    const config = structuredClone(this.config);
+    let stored: StoredSession | null = null;
+    let history: Message[] | undefined;
+    if (restore) {
+      const t = this.transcripts;
+      const loaded = t.load ? t.load(sessionId) : (() => {
+        const session = t.getStoredSession(sessionId);
+        return session ? { session, messages: t.getMessages(sessionId) } : null;
+      })();
+      stored = loaded?.session ?? null;
+      history = loaded?.messages;
+    }
+    if (stored) {
+      this.restored.add(sessionId);
+      if (stored.endedAt) this.restoredEnded.add(sessionId);
+    }
+    const config = sessionConfig(this.config);
     const sys = [config.agent.system_prompt, this.sessionContext(source)].filter(Boolean).join('\n\n');
     const session = new Session({
       home: this.home,
@@ -304,7 +335,7 @@ export class GatewayRunner {
       history,
       systemPrompt: stored?.systemPrompt ?? undefined,
       llm: this.o.llmFactory?.(),
-      registry: this.o.registry,
+      registry: this.registry,
       store: this.store,
       dotenvNames: this.o.dotenvNames,
       promptParts: { systemMessage: sys },
@@ -328,7 +359,7 @@ export class GatewayRunner {
    * (unattended policy applies), stored like every other session.
    */
   serviceSession(o: { platform: string; sessionId?: string; history?: Message[]; systemPrompt?: string; systemExtra?: string; toolsets?: string[]; explicit?: ExplicitChoices; origin?: DeliveryOrigin }): Session {
-    const config = structuredClone(this.config);
+    const config = sessionConfig(this.config);
     const sys = [config.agent.system_prompt, o.systemExtra].filter(Boolean).join('\n\n');
     const session = new Session({
       home: this.home,
@@ -343,7 +374,7 @@ export class GatewayRunner {
       history: o.history,
       systemPrompt: o.systemPrompt,
       llm: this.o.llmFactory?.(),
-      registry: this.o.registry,
+      registry: this.registry,
       store: this.store,
       dotenvNames: this.o.dotenvNames,
       promptParts: sys ? { systemMessage: sys } : undefined,
@@ -566,9 +597,15 @@ export class GatewayRunner {
     const last = batch[batch.length - 1];
     const replyTo = src.chatType !== 'dm' ? last.messageId : undefined;
     const typing = () => void adapter.sendTyping?.(src.chatId, { threadId: src.threadId }).catch(() => undefined);
-    typing();
-    const typingTimer = adapter.sendTyping ? setInterval(typing, TYPING_INTERVAL_MS) : null;
-    typingTimer?.unref?.();
+    let typingTimer: NodeJS.Timeout | null = null;
+    const typingStart = adapter.sendTyping
+      ? setTimeout(() => {
+          typing();
+          typingTimer = setInterval(typing, TYPING_INTERVAL_MS);
+          typingTimer.unref?.();
+        }, TYPING_GRACE_MS)
+      : null;
+    typingStart?.unref?.();
 
     const progress = new ProgressReporter(adapter, src, session.prefs.toolProgress, this.log);
     let delivered = 0;
@@ -612,6 +649,7 @@ export class GatewayRunner {
       await this.reply(adapter, src, `⚠️ ${(e as Error).message}`);
     } finally {
       off();
+      if (typingStart) clearTimeout(typingStart);
       if (typingTimer) clearInterval(typingTimer);
       warm.lane = null;
     }
@@ -863,6 +901,14 @@ export class GatewayRunner {
       else this.log(`gateway: could not tell ${adapter.name}:${c.chatId} about an unfinished message: ${r.error}`);
     }
   }
+}
+
+/**
+ * A session's own view of the config: what slash commands change per session (agent.* such as
+ * reasoning effort and disabled toolsets) is copied; the rest is shared, read-only.
+ */
+function sessionConfig(c: HermesConfig): HermesConfig {
+  return { ...c, agent: { ...c.agent } };
 }
 
 function msgPreview(s: string): string {

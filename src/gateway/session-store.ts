@@ -135,7 +135,7 @@ export class SessionIndex {
       entry.prev_session_id = opts.prev ?? null;
     }
     this.entries[key] = entry;
-    this.saveNow();
+    this.saveSoon(200);
     return entry;
   }
 
@@ -176,13 +176,14 @@ export class SessionIndex {
     });
   }
 
-  private saveSoon(): void {
+  /** Coalesces writes: many chats touching the index cost one write per interval. */
+  private saveSoon(ms = 1000): void {
     this.dirty = true;
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = null;
       if (this.dirty) this.saveNow();
-    }, 1000);
+    }, ms);
     this.timer.unref?.();
   }
 

@@ -2,7 +2,7 @@
 // SessionStore: reading a conversation back (a restart, an evicted warm session) and its frozen
 // system prompt. SessionDB (state.db) provides all of it; until it is available this falls back
 // to Hermes's legacy per-session JSONL transcripts in HERMES_HOME/sessions/<session_id>.jsonl.
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TurnResult } from '../agent/types.ts';
 import type { Message } from '../llm/types.ts';
@@ -19,6 +19,8 @@ export interface StoredSession {
 export interface TranscriptStore extends SessionStore {
   getMessages(sessionId: string): Message[];
   getStoredSession(sessionId: string): StoredSession | null;
+  /** Both at once (one read where the store allows it). */
+  load?(sessionId: string): { session: StoredSession; messages: Message[] } | null;
   /** Makes an ended session current again (a restored conversation continues in it). */
   reopenSession?(sessionId: string): void;
   close(): void;
@@ -33,6 +35,9 @@ type ReopenLine = { role: 'session_reopen'; at: number };
 export class JsonlTranscripts implements TranscriptStore {
   readonly kind = 'jsonl';
   readonly dir: string;
+  /** Open append descriptors of recently written sessions (least recently used closed first). */
+  private readonly fds = new Map<string, number>();
+  private static readonly MAX_FDS = 256;
 
   constructor(home: string) {
     this.dir = join(home, 'sessions');
@@ -45,7 +50,17 @@ export class JsonlTranscripts implements TranscriptStore {
   }
 
   private line(id: string, obj: unknown): void {
-    appendFileSync(this.file(id), JSON.stringify(obj) + '\n', { mode: 0o600 });
+    let fd = this.fds.get(id);
+    if (fd === undefined) {
+      fd = openSync(this.file(id), 'a', 0o600);
+      if (this.fds.size >= JsonlTranscripts.MAX_FDS) {
+        const [oldId, oldFd] = this.fds.entries().next().value as [string, number];
+        this.fds.delete(oldId);
+        closeSync(oldFd);
+      }
+    } else this.fds.delete(id);
+    this.fds.set(id, fd);
+    writeSync(fd, JSON.stringify(obj) + '\n');
   }
 
   createSession(meta: { id: string; source: string; model: string; systemPrompt: string; parentId?: string; cwd?: string }): void {
@@ -92,11 +107,20 @@ export class JsonlTranscripts implements TranscriptStore {
   }
 
   getMessages(sessionId: string): Message[] {
-    return this.read(sessionId).filter((l) => ['user', 'assistant', 'tool', 'system'].includes(l.role as string)) as unknown as Message[];
+    return this.read(sessionId).filter(isMessage) as unknown as Message[];
+  }
+
+  load(sessionId: string): { session: StoredSession; messages: Message[] } | null {
+    const lines = this.read(sessionId);
+    const session = this.summarize(sessionId, lines);
+    return session ? { session, messages: lines.filter(isMessage) as unknown as Message[] } : null;
   }
 
   getStoredSession(sessionId: string): StoredSession | null {
-    const lines = this.read(sessionId);
+    return this.summarize(sessionId, this.read(sessionId));
+  }
+
+  private summarize(sessionId: string, lines: Record<string, unknown>[]): StoredSession | null {
     if (!lines.length) return null;
     const meta = lines.find((l) => l.role === 'session_meta') as MetaLine | undefined;
     let endedAt: number | null = null;
@@ -114,9 +138,12 @@ export class JsonlTranscripts implements TranscriptStore {
   }
 
   close(): void {
-    /* nothing held open */
+    for (const fd of this.fds.values()) closeSync(fd);
+    this.fds.clear();
   }
 }
+
+const isMessage = (l: Record<string, unknown>) => l.role === 'user' || l.role === 'assistant' || l.role === 'tool' || l.role === 'system';
 
 export function openTranscriptStore(home: string): TranscriptStore {
   return new JsonlTranscripts(home);

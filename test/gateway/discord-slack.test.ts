@@ -120,7 +120,7 @@ describe('Discord and Slack adapters', () => {
 
   test('Discord: DMs are answered; guild channels only when mentioned; long replies split at 2000', async () => {
     const dm = dc.channel('D1', { type: 1 });
-    llm.enqueue({ text: 'Hi Ann.' });
+    llm.enqueue({ text: 'Hi Ann.', delayMs: 400 });
     dmsg({ id: 'm1', content: 'hello', channel: dm, guildId: null });
     await until(() => dc.sent.find((s) => s.channel === 'D1' && s.content === 'Hi Ann.'), 5000, 'the DM reply');
     assert.ok(dc.typing() > 0, 'typing shown');
@@ -136,6 +136,7 @@ describe('Discord and Slack adapters', () => {
     assert.ok(dc.sent.filter((s) => s.channel === 'C1').every((s) => (s.content ?? '').length <= 2000));
     const last = llm.requests[llm.requests.length - 1].body.messages;
     assert.equal(last[last.length - 1].content, 'write a lot', 'the mention is stripped');
+    gw.runner.index.flush();
     const sessions = JSON.parse(readFileSync(join(home, 'sessions', 'sessions.json'), 'utf8'));
     assert.ok(sessions['agent:main:discord:group:C1:u1'], 'per-user session in a guild channel');
   });
@@ -160,6 +161,7 @@ describe('Discord and Slack adapters', () => {
     });
     await until(() => dc.sent.find((s) => s.channel === 'T9' && s.content === 'Cleaned.'), 5000, 'the answer');
     assert.equal(acked, 'Approved', 'the press is acknowledged (ephemeral)');
+    gw.runner.index.flush();
     const sessions = JSON.parse(readFileSync(join(home, 'sessions', 'sessions.json'), 'utf8'));
     assert.ok(sessions['agent:main:discord:thread:C1:T9'], 'threads are shared (no user id in the key)');
   });
@@ -179,6 +181,7 @@ describe('Discord and Slack adapters', () => {
     const replies = sl.posts.filter((p) => p.channel === 'C777' && p.text === 'In the thread.');
     assert.equal(replies.length, 1);
     assert.equal(replies[0].thread_ts, '2.2');
+    gw.runner.index.flush();
     const sessions = JSON.parse(readFileSync(join(home, 'sessions', 'sessions.json'), 'utf8'));
     assert.ok(sessions['agent:main:slack:thread:T1:C777:2.2'], Object.keys(sessions).join(', '));
     assert.ok(sessions['agent:main:slack:dm:T1:D55']);

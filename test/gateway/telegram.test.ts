@@ -34,7 +34,7 @@ describe('telegram gateway', () => {
   });
 
   test('an allowed user gets an answer, with typing and the PID file', async () => {
-    llm.enqueue({ text: 'Hello from **Hermes**!' });
+    llm.enqueue({ text: 'Hello from **Hermes**!', delayMs: 600 });
     tg.userMessage({ chatId: OWNER, text: 'hi there', username: 'owner' });
     const reply = await tg.waitFor(isText(OWNER, /Hello from/), 10_000, 'the reply');
     assert.equal(reply.params.parse_mode, 'HTML');
@@ -44,6 +44,7 @@ describe('telegram gateway', () => {
     assert.equal(last.body.messages[last.body.messages.length - 1].content, 'hi there');
     assert.match(last.body.messages[0].content, /talking on telegram/);
     assert.ok(existsSync(join(t.home, 'gateway.pid')));
+    gw.runner.index.flush();
     const sessions = JSON.parse(readFileSync(join(t.home, 'sessions', 'sessions.json'), 'utf8'));
     assert.ok(sessions[`agent:main:telegram:dm:${OWNER}`], 'session key as Hermes builds it');
   });

@@ -26,6 +26,8 @@ export interface FakeTelegram {
   forgetConfirmations(since?: number): void;
   /** The id the next pushed update gets. */
   nextUpdateId(): number;
+  /** Called for every call the bot makes (recorded or not). */
+  onCall(fn: (c: SentCall) => void): () => void;
   /** Number of getUpdates requests currently waiting (a poller is attached). */
   pollers(): number;
   /** Make the next calls of `method` fail with this HTTP error. */
@@ -36,7 +38,7 @@ export interface FakeTelegram {
   close(): Promise<void>;
 }
 
-export async function startFakeTelegram(opts: { token?: string; botUsername?: string; record?: boolean } = {}): Promise<FakeTelegram> {
+export async function startFakeTelegram(opts: { token?: string; botUsername?: string; record?: boolean; retain?: boolean } = {}): Promise<FakeTelegram> {
   const token = opts.token ?? '123456:TEST-token_abc';
   const username = opts.botUsername ?? 'hermes_test_bot';
   const record = opts.record !== false;
@@ -55,9 +57,12 @@ export async function startFakeTelegram(opts: { token?: string; botUsername?: st
   const wake = () => {
     for (const w of [...waiters]) w();
   };
+  const listeners = new Set<(c: SentCall) => void>();
   const recordCall = (method: string, params: Record<string, any>) => {
-    if (!record && method !== 'sendMessage') return;
-    calls.push({ method, params, at: Date.now() });
+    const c = { method, params, at: Date.now() };
+    for (const l of listeners) l(c);
+    if (!record) return;
+    calls.push(c);
     for (const w of [...callWaiters]) w();
   };
 
@@ -126,6 +131,7 @@ export async function startFakeTelegram(opts: { token?: string; botUsername?: st
       case 'getUpdates': {
         const offset = Number(params.offset ?? 0);
         if (offset > confirmed) confirmed = offset;
+        if (opts.retain === false) while (updates.length && (updates[0].update_id as number) < confirmed) updates.shift();
         const timeout = Math.min(Number(params.timeout ?? 0), 30);
         const limit = Number(params.limit ?? 100);
         const pending = () => updates.filter((u) => (u.update_id as number) >= confirmed).slice(0, limit);
@@ -256,6 +262,10 @@ export async function startFakeTelegram(opts: { token?: string; botUsername?: st
     },
     nextUpdateId: () => nextUpdateId,
     pollers: () => waitingPolls,
+    onCall(fn) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
     failNext(method, times = 1, code = 500, description = 'Internal Server Error') {
       failures.set(method, { left: times, code, description });
     },

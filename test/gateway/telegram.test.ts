@@ -156,3 +156,78 @@ describe('telegram gateway', () => {
     await tg.waitFor(isText(OWNER, /delivered to home/), 5000, 'the home delivery');
   });
 });
+
+describe('telegram webhook mode and media', () => {
+  let llm: FakeLlm;
+  let tg: FakeTelegram;
+  before(async () => {
+    llm = await startFakeLlm();
+    tg = await startFakeTelegram();
+  });
+  after(async () => {
+    await tg.close();
+    await llm.close();
+  });
+
+  test('webhook mode refuses to start without TELEGRAM_WEBHOOK_SECRET', async () => {
+    const t = gatewayHome({ llmUrl: llm.openaiBaseUrl, env: { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_ALLOWED_USERS: String(OWNER), TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/tg' } });
+    const g = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false, backoff: () => 60_000 });
+    try {
+      const st = g.supervisor.status.get('telegram');
+      assert.notEqual(st?.state, 'connected');
+      assert.match(st?.last_error ?? '', /TELEGRAM_WEBHOOK_SECRET is not/);
+    } finally {
+      await g.shutdown();
+    }
+  });
+
+  test('webhook mode: updates with the secret are answered, others refused', async () => {
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const t = gatewayHome({
+      llmUrl: llm.openaiBaseUrl,
+      env: { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_ALLOWED_USERS: String(OWNER), TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/tg-hook', TELEGRAM_WEBHOOK_SECRET: 'hook-secret-123', TELEGRAM_WEBHOOK_PORT: String(port), TELEGRAM_WEBHOOK_HOST: '127.0.0.1' },
+    });
+    const g = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false });
+    try {
+      assert.equal(g.supervisor.status.get('telegram')?.state, 'connected');
+      const set = tg.calls.find((c) => c.method === 'setWebhook')!;
+      assert.equal(set.params.url, 'https://bot.example.com/tg-hook');
+      assert.equal(set.params.secret_token, 'hook-secret-123');
+      const update = (id: number, text: string) => JSON.stringify({ update_id: id, message: { message_id: id, date: 0, chat: { id: OWNER, type: 'private', first_name: 'O' }, from: { id: OWNER, is_bot: false, first_name: 'O' }, text } });
+      const bad = await fetch(`http://127.0.0.1:${port}/tg-hook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'wrong' }, body: update(900001, 'forged') });
+      assert.equal(bad.status, 401);
+      llm.enqueue({ text: 'Webhook reply.' });
+      const ok = await fetch(`http://127.0.0.1:${port}/tg-hook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'hook-secret-123' }, body: update(900002, 'via webhook') });
+      assert.equal(ok.status, 200);
+      await tg.waitFor(isText(OWNER, /Webhook reply/), 10_000, 'the webhook-mode reply');
+      assert.ok(!llm.requests.some((r) => JSON.stringify(r.body).includes('forged')));
+    } finally {
+      await g.shutdown();
+    }
+  });
+
+  test('a photo reaches the model as an image; MEDIA: lines go out as files', async () => {
+    const t = gatewayHome({ llmUrl: llm.openaiBaseUrl, env: { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_ALLOWED_USERS: String(OWNER) } });
+    const g = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false });
+    try {
+      await until(() => tg.pollers() > 0, 5000, 'polling');
+      const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108020000009077535e0000000c4944415408d763f8cfc000000301010018dd8db00000000049454e44ae426082', 'hex');
+      tg.files.set('files/PHOTO1', png);
+      const report = join(t.home, 'report.txt');
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(report, 'the report');
+      llm.enqueue({ text: `A one-pixel image. Here is the report:\nMEDIA:${report}` });
+      tg.pushRaw({ message: { message_id: 7001, date: 0, chat: { id: OWNER, type: 'private', first_name: 'O' }, from: { id: OWNER, is_bot: false, first_name: 'O' }, caption: 'what is this?', photo: [{ file_id: 'PHOTO1', file_unique_id: 'uP1', width: 1, height: 1 }] } });
+      const doc = await tg.waitFor((c) => c.method === 'sendDocument', 10_000, 'the document');
+      assert.equal(Number(doc.params.chat_id), OWNER);
+      assert.ok(tg.calls.some(isText(OWNER, /A one-pixel image/)));
+      assert.ok(!tg.calls.some(isText(OWNER, /MEDIA:/)), 'the MEDIA line itself is not sent');
+      const user = llm.requests[llm.requests.length - 1].body.messages.findLast((m: { role: string }) => m.role === 'user');
+      assert.ok(Array.isArray(user.content));
+      assert.equal(user.content[0].text.startsWith('what is this?'), true);
+      assert.match(user.content[1].image_url.url, /^data:image\/jpeg;base64,iVBORw0KGgo/);
+    } finally {
+      await g.shutdown();
+    }
+  });
+});

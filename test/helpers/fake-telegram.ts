@@ -26,6 +26,8 @@ export interface FakeTelegram {
   forgetConfirmations(since?: number): void;
   /** The id the next pushed update gets. */
   nextUpdateId(): number;
+  /** Pushes an update as given (without update_id). */
+  pushRaw(u: Record<string, unknown>): number;
   /** Called for every call the bot makes (recorded or not). */
   onCall(fn: (c: SentCall) => void): () => void;
   /** Number of getUpdates requests currently waiting (a poller is attached). */
@@ -261,6 +263,7 @@ export async function startFakeTelegram(opts: { token?: string; botUsername?: st
       confirmed = since;
     },
     nextUpdateId: () => nextUpdateId,
+    pushRaw: (u) => pushUpdate(u),
     pollers: () => waitingPolls,
     onCall(fn) {
       listeners.add(fn);

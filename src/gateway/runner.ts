@@ -201,6 +201,13 @@ export class GatewayRunner {
   attached(adapter: PlatformAdapter): void {
     this.router.attach(adapter);
     void this.reportUnfinished(adapter);
+    if (adapter.setCommands) {
+      const cmds = this.commands
+        .list('gateway')
+        .filter((d) => /^[a-z0-9_]{1,32}$/.test(d.name))
+        .map((d) => ({ command: d.name, description: d.description.slice(0, 256) }));
+      void adapter.setCommands(cmds).catch((e) => this.log(`${adapter.name}: could not publish the command menu: ${(e as Error).message}`));
+    }
   }
 
   detached(name: string): void {
@@ -410,6 +417,7 @@ export class GatewayRunner {
     }
     warm.session.reset(reason === 'idle' ? 'session_reset_idle' : 'session_reset_daily');
     this.index.setSessionId(key, warm.session.id, reason, old);
+    void this.hooks.emit('session:end', { platform: source.platform, user_id: source.userId ?? null, session_key: key, session_id: old, reason });
     void this.hooks.emit('session:reset', { platform: source.platform, user_id: source.userId ?? null, session_key: key, old_session_id: old, session_id: warm.session.id, reason });
     return reason;
   }
@@ -816,6 +824,7 @@ export class GatewayRunner {
     }
     if (warm.session.id !== before) {
       this.index.setSessionId(lane.key, warm.session.id, 'new_session', before);
+      void this.hooks.emit('session:end', { platform: src.platform, user_id: src.userId ?? null, session_key: lane.key, session_id: before, reason: 'new_session' });
       void this.hooks.emit('session:reset', { platform: src.platform, user_id: src.userId ?? null, session_key: lane.key, old_session_id: before, session_id: warm.session.id, reason: 'new_session' });
     }
     if (result.output) await this.reply(adapter, src, result.output, { meta: msg.meta });

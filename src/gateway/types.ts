@@ -110,6 +110,8 @@ export interface PlatformAdapter {
   chatInfo?(chatId: string): Promise<ChatInfo | null>;
   /** `#channel` / `@user` names → chat id (the channel directory). */
   resolveTarget?(name: string): Promise<string | null>;
+  /** Publishes the slash commands (Telegram's command menu). */
+  setCommands?(commands: { command: string; description: string }[]): Promise<void>;
 }
 
 export type { DeliveryOrigin } from '../tools/types.ts';

@@ -190,6 +190,9 @@ describe('Discord and Slack adapters', () => {
     const code = await until(() => sl.posts.find((p) => p.channel === 'D56'), 5000, 'the pairing code');
     assert.match(code.text, /pairing code/i);
     assert.equal(llm.requests.length, before);
+    await sl.emit('message', { type: 'message', channel: 'D55', channel_type: 'im', user: 'U100', text: '!status', ts: '3.4', team: 'T1' });
+    const status = await until(() => sl.posts.find((p) => p.channel === 'D55' && /Session key: agent:main:slack:dm:T1:D55/.test(p.text)), 5000, '!status');
+    assert.ok(status);
   });
 
   test('Slack: approval buttons are Block Kit actions', async () => {

@@ -44,6 +44,9 @@ describe('telegram gateway', () => {
     assert.equal(last.body.messages[last.body.messages.length - 1].content, 'hi there');
     assert.match(last.body.messages[0].content, /talking on telegram/);
     assert.ok(existsSync(join(t.home, 'gateway.pid')));
+    const menu = tg.calls.find((c) => c.method === 'setMyCommands');
+    const names = (menu?.params.commands as { command: string }[]).map((c) => c.command);
+    assert.ok(names.includes('approve') && names.includes('new') && names.includes('sethome'), 'the command menu is published');
     gw.runner.index.flush();
     const sessions = JSON.parse(readFileSync(join(t.home, 'sessions', 'sessions.json'), 'utf8'));
     assert.ok(sessions[`agent:main:telegram:dm:${OWNER}`], 'session key as Hermes builds it');

@@ -134,6 +134,8 @@ export class SlackAdapter implements PlatformAdapter {
       if (requireMention && !mentioned && !free.includes(String(ev.channel))) return null;
     }
     if (mention) text = text.replace(mention, '').trim();
+    // Slack keeps `/…` for its own slash commands, so `!stop` means /stop (as in Hermes).
+    if (/^![a-z][\w-]*(\s|$)/i.test(text)) text = `/${text.slice(1)}`;
     // In channels the conversation is the thread (a top-level mention starts one).
     const threadId = ev.thread_ts ?? (isDm ? undefined : ev.ts);
     const source: SessionSource = {

@@ -341,6 +341,11 @@ export class TelegramAdapter implements PlatformAdapter {
     }
   }
 
+  async setCommands(commands: { command: string; description: string }[]): Promise<void> {
+    const bot = await this.getBot();
+    await bot.api.setMyCommands(commands.slice(0, 100));
+  }
+
   async chatInfo(chatId: string): Promise<ChatInfo | null> {
     const bot = await this.getBot();
     try {

@@ -4,6 +4,7 @@ import type { Bench, BenchRow } from './lib.ts';
 
 const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   core: () => import('./core.ts'),
+  state: () => import('./state.ts'),
   tools: () => import('./tools.ts'),
   gateway: () => import('./gateway.ts'),
 };

@@ -2,7 +2,8 @@
 // is bundled and code-split so each command loads only what it uses; packages with native parts or
 // that resolve files at run time stay external and load from node_modules.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,6 +21,14 @@ const externalize = {
   },
 };
 
+// Node >= 22 runs the TypeScript sources; under an older node (npm itself may run on one) use the
+// Node 24 the project provisions.
+const node24 = Number(process.versions.node.split('.')[0]) >= 22 ? process.execPath : join(root, 'node_modules', '.bin', 'node');
+if (!existsSync(node24)) throw new Error('build: Node >= 22 is needed; run `npm ci` to provision it.');
+const data = spawnSync(node24, [join(root, 'scripts', 'build-data.ts')], { cwd: root, encoding: 'utf8' });
+if (data.status !== 0) throw new Error(`build: computing build-time data failed:\n${data.stderr}`);
+const { toolSchemas, bundledSkillsSignature } = JSON.parse(data.stdout);
+
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 await build({
   entryPoints: { hermes: join(root, 'src/cli/main.ts') },
@@ -35,5 +44,9 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
   plugins: [externalize],
+  define: {
+    __HERMES_TOOL_SCHEMAS__: JSON.stringify(toolSchemas),
+    __HERMES_BUNDLED_SKILLS_SIGNATURE__: JSON.stringify(bundledSkillsSignature),
+  },
   banner: { js: "import { createRequire as __hermesCreateRequire } from 'node:module'; const require = __hermesCreateRequire(import.meta.url);" },
 });

@@ -38,30 +38,44 @@ export interface PromptParts {
   /** When the session starts. */
   now: Date;
   timezone?: string;
+  /** The local zone's name when known (e.g. $TZ), shown beside the UTC offset. */
+  localZoneName?: string;
   platform: string;
   sessionId?: string;
   model?: string;
   provider?: string;
 }
 
-export function formatNow(now: Date, timezone?: string): string {
-  const tz = timezone || Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-  try {
-    const fmt = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz,
-      weekday: 'long',
-      year: 'numeric',
-      month: 'long',
-      day: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      hour12: false,
-      timeZoneName: 'short',
-    });
-    return `${fmt.format(now)} (${tz})`;
-  } catch {
-    return `${now.toISOString()} (UTC)`;
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * The session's start time for the prompt. With no timezone configured this is plain local time
+ * (no Intl: initialising ICU costs ~10 ms of start-up); a configured IANA zone goes through Intl.
+ */
+export function formatNow(now: Date, timezone?: string, localZoneName?: string): string {
+  if (timezone) {
+    try {
+      const fmt = new Intl.DateTimeFormat('en-US', {
+        timeZone: timezone,
+        weekday: 'long',
+        year: 'numeric',
+        month: 'long',
+        day: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        hour12: false,
+      });
+      return `${fmt.format(now)} (${timezone})`;
+    } catch {
+      // an unknown zone name: fall back to local time
+    }
   }
+  const off = -now.getTimezoneOffset();
+  const zone = `UTC${off >= 0 ? '+' : '-'}${pad(Math.floor(Math.abs(off) / 60))}:${pad(Math.abs(off) % 60)}`;
+  const day = `${DAYS[now.getDay()]}, ${MONTHS[now.getMonth()]} ${now.getDate()}, ${now.getFullYear()}`;
+  return `${day} ${pad(now.getHours())}:${pad(now.getMinutes())} (${localZoneName ? `${localZoneName}, ` : ''}${zone})`;
 }
 
 export function buildSystemPrompt(p: PromptParts): string {
@@ -74,7 +88,7 @@ export function buildSystemPrompt(p: PromptParts): string {
   if (p.userProfile) sections.push(p.userProfile);
   if (p.skillsIndex) sections.push(p.skillsIndex);
   if (p.projectContext) sections.push(p.projectContext);
-  const meta = [`Current time: ${formatNow(p.now, p.timezone)}`];
+  const meta = [`Current time: ${formatNow(p.now, p.timezone, p.localZoneName)}`];
   if (p.sessionId) meta.push(`Session ID: ${p.sessionId}`);
   if (p.model) meta.push(`Model: ${p.model}${p.provider ? ` (provider: ${p.provider})` : ''}`);
   sections.push(meta.join('\n'));

@@ -98,6 +98,8 @@ export type AgentEvent =
   | { type: 'request'; id: string; request: AgentRequest }
   | { type: 'request_resolved'; id: string; answer: unknown; source: AnswerSource }
   | { type: 'warning'; message: string }
+  /** Something the person may want to know that is not a problem (memory saved, context compressed). */
+  | { type: 'notice'; message: string }
   | { type: 'error'; error: ProviderError | { kind: string; message: string } }
   | { type: 'turn_end'; result: TurnResult };
 

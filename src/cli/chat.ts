@@ -5,6 +5,10 @@ import type { AgentEvent, AgentRequest } from '../agent/types.ts';
 import { describeError, ResolveError } from '../llm/index.ts';
 import { activityLine } from '../runtime/activity.ts';
 import { Session, type ExplicitChoices } from '../runtime/session.ts';
+import { SessionDB } from '../state/db.ts';
+import { paths } from '../state/paths.ts';
+import { buildSkillInvocation, discoverSkills, findSkill } from '../state/skills.ts';
+import type { Message } from '../llm/types.ts';
 import type { ChatOptions } from './commands/chat.ts';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
@@ -30,8 +34,59 @@ export function explicitFrom(opts: ChatOptions): ExplicitChoices {
   return e;
 }
 
+/** Opens HERMES_HOME/state.db, or fails with one clear line. */
+export function openStateDb(home: string): SessionDB {
+  try {
+    return SessionDB.open(paths.stateDb(home));
+  } catch (e) {
+    throw new CliError(`Cannot open ${paths.stateDb(home)}: ${(e as Error).message}. Check the file's permissions, or move it aside to start a fresh history.`);
+  }
+}
+
+export interface Restored {
+  sessionId: string;
+  history: Message[];
+  systemPrompt?: string;
+  title: string | null;
+}
+
+/** The session --resume / --continue asks for, or undefined when neither was given. */
+export function findResumeTarget(db: SessionDB, opts: ChatOptions): Restored | undefined {
+  if (opts.resume === undefined && opts.continue === undefined) return undefined;
+  if (opts.resume !== undefined && opts.continue !== undefined) throw new CliError('Use either --resume or --continue, not both.', 2);
+  const source = opts.source ?? 'cli';
+  let id: string | null | undefined;
+  let asked: string | undefined;
+  if (opts.resume !== undefined) {
+    asked = opts.resume;
+    id = opts.resume === 'latest' ? db.mostRecentSession(source)?.id : db.resolveSession(opts.resume);
+  } else if (typeof opts.continue === 'string') {
+    asked = opts.continue;
+    id = db.resolveSession(opts.continue);
+  } else id = db.mostRecentSession(source)?.id;
+  if (!id) {
+    if (asked === undefined || asked === 'latest') throw new CliError(`There is no earlier ${source} session to continue. Start one with \`hermes chat\`.`);
+    throw new CliError(`No session matches "${asked}". List them with \`hermes sessions list\` (an id, a unique id prefix or a title works).`);
+  }
+  const row = db.getSession(id)!;
+  return { sessionId: id, history: db.getMessages(id), systemPrompt: row.system_prompt ?? undefined, title: row.title };
+}
+
+/** The -s/--skills skills as the invocation text to put before the first message. */
+export function preloadedSkills(ctx: CliContext, opts: ChatOptions): string | undefined {
+  if (!opts.skills?.length) return undefined;
+  const ext = ctx.loaded.config.skills?.external_dirs;
+  const all = discoverSkills(ctx.home, Array.isArray(ext) ? ext : []);
+  const chosen = opts.skills.map((n) => {
+    const s = findSkill(all, n);
+    if (!s) throw new CliError(`No skill named "${n}". See \`hermes skills list\`.`, 2);
+    return s;
+  });
+  return buildSkillInvocation(chosen, '').replace(/\n\nUser instruction: \(none given[^)]*\)$/, '');
+}
+
 /** Builds a CLI session, turning resolution failures into one clear line. */
-export function createCliSession(ctx: CliContext, opts: ChatOptions, interactive: boolean): Session {
+export function createCliSession(ctx: CliContext, opts: ChatOptions, interactive: boolean, extra: { store?: SessionDB; restored?: Restored; backgroundTasks?: boolean } = {}): Session {
   try {
     return new Session({
       home: ctx.home,
@@ -43,6 +98,13 @@ export function createCliSession(ctx: CliContext, opts: ChatOptions, interactive
       interactive,
       explicit: explicitFrom(opts),
       dotenvNames: ctx.dotenvNames,
+      store: extra.store,
+      sessionId: extra.restored?.sessionId,
+      history: extra.restored?.history,
+      systemPrompt: extra.restored?.systemPrompt,
+      ignoreRules: !!opts.ignoreRules,
+      passSessionId: !!opts.passSessionId,
+      backgroundTasks: extra.backgroundTasks,
     });
   } catch (e) {
     if (e instanceof ResolveError) throw new CliError(e.message);
@@ -65,6 +127,13 @@ export async function runChat(opts: ChatOptions): Promise<void> {
   }
   if (!query.trim()) throw new CliError('The question is empty. Pass it with -q "…" (or on stdin).', 2);
   await runOneShot(query, opts);
+  // Done: leave now instead of waiting for idle keep-alive sockets and timers to wind down.
+  await flushAndExit();
+}
+
+export async function flushAndExit(code = process.exitCode): Promise<never> {
+  await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((r) => (s.writableNeedDrain ? s.once('drain', r) : r()))));
+  process.exit(typeof code === 'number' ? code : 0);
 }
 
 async function oneShotPrompt(req: AgentRequest): Promise<unknown> {
@@ -76,7 +145,11 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
   const ctx = loadContext({ strict: true });
   const quiet = !!opts.quiet;
   const canAsk = !quiet && !!process.stdin.isTTY && !!process.stderr.isTTY;
-  const session = createCliSession(ctx, opts, canAsk);
+  const db = openStateDb(ctx.home);
+  const restored = findResumeTarget(db, opts);
+  const skillText = preloadedSkills(ctx, opts);
+  if (skillText) query = `${skillText}\n\nUser instruction: ${query}`;
+  const session = createCliSession(ctx, opts, canAsk, { store: db, restored, backgroundTasks: false });
   const err = (s: string) => process.stderr.write(s + '\n');
   for (const w of session.warnings) err(`⚠ ${w}`);
 
@@ -111,6 +184,9 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
         break;
       case 'warning':
         if (!quiet) err(`⚠ ${e.message}`);
+        break;
+      case 'notice':
+        if (!quiet) err(e.message);
         break;
       case 'request':
         void oneShotPrompt(e.request).then((answer) => session.answer(e.id, answer));
@@ -147,6 +223,7 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
     else if (!streamed && result.finalText) process.stdout.write(result.finalText.replace(/\n*$/, '\n'));
   } finally {
     process.off('SIGINT', onSigint);
-    session.close('oneshot');
+    await session.close('oneshot');
+    db.close();
   }
 }

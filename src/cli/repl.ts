@@ -4,7 +4,8 @@ import { createInterface } from 'node:readline';
 import type { AgentEvent, ApprovalChoice } from '../agent/types.ts';
 import { describeError } from '../llm/index.ts';
 import { activityLine } from '../runtime/activity.ts';
-import { createCliSession } from './chat.ts';
+import { messageText } from '../agent/repair.ts';
+import { createCliSession, findResumeTarget, openStateDb, preloadedSkills } from './chat.ts';
 import type { ChatOptions } from './commands/chat.ts';
 import { loadContext } from './context.ts';
 import { createCommandRegistry } from '../commands/builtin.ts';
@@ -12,12 +13,24 @@ import { runCommand } from '../commands/registry.ts';
 
 export async function runRepl(opts: ChatOptions): Promise<void> {
   const ctx = loadContext({ strict: true });
-  const session = createCliSession(ctx, opts, true);
-  const commands = createCommandRegistry();
+  const db = openStateDb(ctx.home);
+  const restored = findResumeTarget(db, opts);
+  let skillText = preloadedSkills(ctx, opts);
+  const session = createCliSession(ctx, opts, true, { store: db, restored });
+  const ext = ctx.loaded.config.skills?.external_dirs;
+  const commands = createCommandRegistry({ home: ctx.home, externalDirs: Array.isArray(ext) ? ext : [] });
   const out = process.stdout;
   const rt = session.runtime;
   out.write(`⚕ Hermes · ${rt.model} via ${rt.provider} · ${session.tools.length} tools · /quit or Ctrl+D to leave\n`);
   for (const w of session.warnings) out.write(`⚠ ${w}\n`);
+  if (restored) {
+    out.write(`↻ Resuming ${restored.title ? `“${restored.title}” ` : ''}(${restored.sessionId}), ${restored.history.length} messages.\n`);
+    const recap = restored.history.filter((m) => (m.role === 'user' || m.role === 'assistant') && messageText(m.content).trim()).slice(-4);
+    for (const m of recap) {
+      const t = messageText(m.content).trim().replace(/\s+/g, ' ');
+      out.write(`  ${m.role === 'user' ? 'you' : 'hermes'}: ${t.length > 160 ? `${t.slice(0, 157)}…` : t}\n`);
+    }
+  }
 
   const rl = createInterface({ input: process.stdin, output: out, terminal: true, prompt: '❯ ' });
   const pending: { answer: ((line: string) => void) | null } = { answer: null };
@@ -63,6 +76,12 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
         break;
       case 'fallback':
         out.write(`\n⇄ switching to fallback ${e.to}: ${e.reason}\n`);
+        break;
+      case 'warning':
+      case 'notice':
+        if (midLine) out.write('\n');
+        midLine = false;
+        out.write(`${e.type === 'warning' ? '⚠ ' : ''}${e.message}\n`);
         break;
       default:
         break;
@@ -114,12 +133,22 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
       out.write('(queued)\n');
       continue;
     }
-    void session.prompt(text).then((r) => {
+    const first = skillText ? `${skillText}\n\nUser instruction: ${text}` : text;
+    skillText = undefined;
+    void session.prompt(first).then((r) => {
       if (midLine) out.write('\n');
       midLine = false;
       if (r.failed && r.error) out.write(`✗ ${'provider' in r.error ? describeError(r.error, session.runtime) : r.error.message}\n`);
       rl.prompt();
     });
   }
-  session.close('quit');
+  // Leaving the loop does not release the terminal by itself: close readline and stdin.
+  rl.close();
+  process.stdin.pause();
+  if (process.stdin.isTTY) process.stdin.setRawMode?.(false);
+  process.stdin.unref?.();
+  // Give a running background review (memory, skills) a moment to finish.
+  await Promise.race([session.idle(), new Promise((r) => setTimeout(r, 15_000).unref())]);
+  await session.close('cli_close');
+  db.close();
 }

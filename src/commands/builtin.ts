@@ -1,4 +1,5 @@
 // Slash commands that work on the session runtime itself, for every surface.
+import { byString } from '../state/fsutil.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { estimateMessagesTokens, estimateTextTokens, estimateToolsTokens } from '../agent/tokens.ts';
 import { contextLengthFor, findProvider } from '../llm/index.ts';
@@ -6,7 +7,9 @@ import { messageText } from '../agent/repair.ts';
 import { promptTokens, type Message } from '../llm/types.ts';
 import type { SessionPrefs } from '../runtime/session.ts';
 import { knownToolsets } from '../tools/toolsets.ts';
+import { hermesHome } from '../state/paths.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
+import { registerSkillCommands, reloadSkillsCommand, stateCommands } from './state.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');
 const usd = (x: number | null) => (x === null ? 'unknown (no price for this model)' : `$${x < 0.01 ? x.toFixed(4) : x.toFixed(2)}`);
@@ -273,7 +276,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         if (!verb || verb === 'list') {
           const active = new Set(s.tools.map((t) => t.name));
           const lines = avail
-            .sort((a, b) => a.toolset.localeCompare(b.toolset) || a.name.localeCompare(b.name))
+            .sort((a, b) => byString(a.toolset, b.toolset) || byString(a.name, b.name))
             .map((a) => `${active.has(a.name) ? '●' : '○'} ${a.name.padEnd(18)} ${a.toolset}${a.available ? '' : `  (unavailable: ${a.reason})`}`);
           return { output: `${lines.join('\n')}\n● enabled  ○ not enabled` };
         }
@@ -299,7 +302,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         const s = ctx.session;
         const active = new Set(s.tools.map((t) => t.name));
         const lines = [...s.registry.toolsets()]
-          .sort(([a], [b]) => a.localeCompare(b))
+          .sort(([a], [b]) => byString(a, b))
           .map(([ts, tools]) => `${tools.some((t) => active.has(t)) ? '●' : '○'} ${ts.padEnd(16)} ${tools.join(', ')}`);
         return { output: lines.join('\n') };
       },
@@ -432,8 +435,10 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
 }
 
 /** The registry with the built-in commands. Layers add theirs with `registry.add(...)`. */
-export function createCommandRegistry(): CommandRegistry {
+export function createCommandRegistry(opts: { home?: string; externalDirs?: string[] } = {}): CommandRegistry {
   const r = new CommandRegistry();
   r.add(...builtinCommands(() => r));
+  r.add(...stateCommands(), reloadSkillsCommand(() => r));
+  registerSkillCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
   return r;
 }

@@ -71,6 +71,8 @@ export interface RunOptions {
   cron?: boolean;
   /** Reconnect delay per attempt (tests; default 5 s doubling to 5 min). */
   backoff?: (attempt: number) => number;
+  /** Titles and background self-review after turns (default true). */
+  backgroundTasks?: boolean;
 }
 
 export interface RunningGateway {
@@ -96,7 +98,7 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
   log(`gateway: starting (pid ${process.pid}) with ${names.map((n) => PLATFORM_LABELS[n]).join(', ')}`);
   for (const n of names) if ((CHAT_PLATFORMS as readonly string[]).includes(n) && !hasAnyAllowlist(n, o.env)) log(`auth: ${n}: no allowlist (${n.toUpperCase()}_ALLOWED_USERS / GATEWAY_ALLOWED_USERS); strangers get a pairing code and nobody gets in until you approve one`);
 
-  const runner = new GatewayRunner({ home: o.home, config: o.config, env: o.env, dotenvNames: o.dotenvNames, log, llmFactory: o.llmFactory });
+  const runner = new GatewayRunner({ home: o.home, config: o.config, env: o.env, dotenvNames: o.dotenvNames, log, llmFactory: o.llmFactory, backgroundTasks: o.backgroundTasks });
   let cron: CronTicker | null = null;
   let supervisor: Supervisor;
   const adapters: PlatformAdapter[] = [];

@@ -55,6 +55,8 @@ export interface RunnerOptions {
   senderFactory?: SenderFactory;
   now?: () => number;
   profile?: string;
+  /** Titles and background self-review after turns (default true; tests turn them off). */
+  backgroundTasks?: boolean;
 }
 
 interface OpenRequest {
@@ -136,7 +138,7 @@ export class GatewayRunner {
     this.pairing = new PairingStore(o.home);
     this.dedupe = new InboundDedupe(`${o.home}/gateway/inbound.jsonl`);
     this.index = new SessionIndex(o.home, { now: this.now });
-    this.transcripts = o.transcripts ?? openTranscriptStore(o.home);
+    this.transcripts = o.transcripts ?? openTranscriptStore(o.home, this.log);
     this.hooks = new HookBus(this.log);
     this.router = new DeliveryRouter({ env: o.env, config: o.config as never, senderFactory: o.senderFactory, log: this.log, onDelivered: (d) => this.mirror(d) });
     this.router.knownChats = () => this.knownChats();
@@ -157,22 +159,33 @@ export class GatewayRunner {
       profile: o.profile,
     };
     const t = this.transcripts;
-    this.store = {
-      createSession: (meta) => {
-        // Sessions restored from the store are known to exist; reopen (if ended) without reading twice.
-        if (this.restored.has(meta.id)) {
-          this.restored.delete(meta.id);
-          if (this.restoredEnded.delete(meta.id)) t.reopenSession?.(meta.id);
-        } else if (t.getStoredSession(meta.id)) t.reopenSession?.(meta.id);
-        else t.createSession(meta);
-      },
-      appendMessage: (id, m) => t.appendMessage(id, m),
-      recordUsage: (id, r, model, provider) => t.recordUsage(id, r, model, provider),
-      // Evicting a warm runtime releases memory; the conversation itself goes on.
-      endSession: (id, reason) => {
-        if (reason !== EVICT_REASON) t.endSession?.(id, reason);
-      },
-    };
+    if (t.db) {
+      // Sessions get the SessionDB itself (session_search, titles and compression lineage use it);
+      // only evicting a warm runtime must not end the conversation in state.db.
+      const db = t.db;
+      this.store = new Proxy(db, {
+        get(target, prop, receiver) {
+          if (prop === 'endSession') return (id: string, reason: string) => (reason === EVICT_REASON ? undefined : target.endSession(id, reason));
+          return Reflect.get(target, prop, receiver);
+        },
+      }) as unknown as SessionStore;
+    } else
+      this.store = {
+        createSession: (meta) => {
+          // Sessions restored from the store are known to exist; reopen (if ended) without reading twice.
+          if (this.restored.has(meta.id)) {
+            this.restored.delete(meta.id);
+            if (this.restoredEnded.delete(meta.id)) t.reopenSession?.(meta.id);
+          } else if (t.getStoredSession(meta.id)) t.reopenSession?.(meta.id);
+          else t.createSession(meta);
+        },
+        appendMessage: (id, m) => t.appendMessage(id, m),
+        recordUsage: (id, r, model, provider) => t.recordUsage(id, r, model, provider),
+        // Evicting a warm runtime releases memory; the conversation itself goes on.
+        endSession: (id, reason) => {
+          if (reason !== EVICT_REASON) t.endSession?.(id, reason);
+        },
+      };
     this.registry = o.registry ?? builtinRegistry();
     this.commands = createCommandRegistry();
     for (const def of gatewayCommands()) this.commands.replace(def);
@@ -323,7 +336,7 @@ export class GatewayRunner {
       stored = loaded?.session ?? null;
       history = loaded?.messages;
     }
-    if (stored) {
+    if (stored && !this.transcripts.db) {
       this.restored.add(sessionId);
       if (stored.endedAt) this.restoredEnded.add(sessionId);
     }
@@ -347,6 +360,7 @@ export class GatewayRunner {
       dotenvNames: this.o.dotenvNames,
       promptParts: { systemMessage: sys },
       now: this.o.now,
+      backgroundTasks: this.o.backgroundTasks,
       services: {
         origin: { platform: source.platform, chatId: source.chatId, threadId: source.threadId, userId: source.userId },
         messaging: { send: (target, content, origin) => this.router.send(target, content, { origin, source: 'send_message' }), list: () => this.router.listTargets() },
@@ -672,6 +686,12 @@ export class GatewayRunner {
         this.log(`gateway: ${src.platform}:${src.chatId}: the model gave an empty answer`);
       }
       this.index.touch(lane.key, src, { input: result.usage.input_tokens, output: result.usage.output_tokens });
+      // Compression continues the conversation under a new session id (lineage in state.db).
+      const routed = this.index.get(lane.key)?.session_id;
+      if (routed && routed !== session.id) {
+        this.index.setSessionId(lane.key, session.id, 'compression', routed);
+        void this.hooks.emit('session:compress', { platform: src.platform, session_key: lane.key, old_session_id: routed, session_id: session.id, in_place: false });
+      }
       void this.hooks.emit('agent:end', { platform: src.platform, user_id: src.userId ?? null, chat_id: src.chatId, session_id: session.id, message, response: msgPreview(result.finalText) });
     }
     finishAll();

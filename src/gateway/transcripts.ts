@@ -1,12 +1,15 @@
 // Where gateway conversations are kept. The gateway needs a little more than the runtime's
 // SessionStore: reading a conversation back (a restart, an evicted warm session) and its frozen
-// system prompt. SessionDB (state.db) provides all of it; until it is available this falls back
-// to Hermes's legacy per-session JSONL transcripts in HERMES_HOME/sessions/<session_id>.jsonl.
+// system prompt. SessionDB (HERMES_HOME/state.db) provides all of it; when state.db cannot be
+// opened the gateway falls back to Hermes's legacy per-session JSONL transcripts in
+// HERMES_HOME/sessions/<session_id>.jsonl (and says so in the log).
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TurnResult } from '../agent/types.ts';
 import type { Message } from '../llm/types.ts';
 import type { SessionStore } from '../runtime/session.ts';
+import { SessionDB } from '../state/db.ts';
+import { paths } from '../state/paths.ts';
 
 export interface StoredSession {
   id: string;
@@ -25,6 +28,56 @@ export interface TranscriptStore extends SessionStore {
   reopenSession?(sessionId: string): void;
   close(): void;
   readonly kind: string;
+  /** The SessionDB behind this store, when there is one (sessions get it for session_search). */
+  readonly db?: SessionDB;
+}
+
+/** state.db through SessionDB. */
+export class SessionDbTranscripts implements TranscriptStore {
+  readonly kind = 'state.db';
+  readonly db: SessionDB;
+
+  constructor(db: SessionDB) {
+    this.db = db;
+  }
+
+  createSession(meta: { id: string; source: string; model: string; systemPrompt: string; parentId?: string; cwd?: string }): void {
+    this.db.createSession(meta);
+  }
+
+  appendMessage(sessionId: string, message: Message): void {
+    this.db.appendMessage(sessionId, message);
+  }
+
+  recordUsage(sessionId: string, r: TurnResult, model: string, provider: string): void {
+    this.db.recordUsage(sessionId, r, model, provider);
+  }
+
+  endSession(sessionId: string, reason: string): void {
+    this.db.endSession(sessionId, reason);
+  }
+
+  reopenSession(sessionId: string): void {
+    this.db.reopenSession(sessionId);
+  }
+
+  getMessages(sessionId: string): Message[] {
+    return this.db.getMessages(sessionId);
+  }
+
+  getStoredSession(sessionId: string): StoredSession | null {
+    const row = this.db.getSession(sessionId);
+    return row ? { id: row.id, source: row.source, systemPrompt: row.system_prompt, endedAt: row.ended_at, endReason: row.end_reason } : null;
+  }
+
+  load(sessionId: string): { session: StoredSession; messages: Message[] } | null {
+    const session = this.getStoredSession(sessionId);
+    return session ? { session, messages: this.db.getMessages(sessionId) } : null;
+  }
+
+  close(): void {
+    if (this.db.isOpen) this.db.close();
+  }
 }
 
 type MetaLine = { role: 'session_meta'; session_id: string; source: string; model: string; system_prompt: string; created_at: number; parent_session_id?: string; cwd?: string };
@@ -145,6 +198,12 @@ export class JsonlTranscripts implements TranscriptStore {
 
 const isMessage = (l: Record<string, unknown>) => l.role === 'user' || l.role === 'assistant' || l.role === 'tool' || l.role === 'system';
 
-export function openTranscriptStore(home: string): TranscriptStore {
-  return new JsonlTranscripts(home);
+/** state.db, or the JSONL fallback when it cannot be opened. */
+export function openTranscriptStore(home: string, log: (line: string) => void = () => undefined): TranscriptStore {
+  try {
+    return new SessionDbTranscripts(SessionDB.open(paths.stateDb(home)));
+  } catch (e) {
+    log(`sessions: cannot open ${paths.stateDb(home)} (${(e as Error).message}); keeping conversations in ${home}/sessions/*.jsonl instead`);
+    return new JsonlTranscripts(home);
+  }
 }

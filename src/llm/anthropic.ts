@@ -10,6 +10,7 @@
 // also sent as `x-api-key`, which Anthropic-compatible gateways expect. OAuth tokens (`sk-ant-oat…`)
 // go as a Bearer token with the OAuth beta headers and the Claude Code identity system block.
 
+import { sdkFetch } from './http.ts';
 import type Anthropic from '@anthropic-ai/sdk';
 import { type AdapterOptions, contentText, defaultTimeoutMs, isClaudeModel, parseDataUrl, runAttempt } from './attempt.ts';
 import { StreamCutError } from './errors.ts';
@@ -81,7 +82,7 @@ export async function anthropicClient(runtime: ProviderRuntime, opts: AdapterOpt
     maxRetries: 0,
     timeout: opts.timeoutMs ?? defaultTimeoutMs(),
     defaultHeaders: headers,
-    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    fetch: opts.fetch ?? sdkFetch(),
   });
 }
 

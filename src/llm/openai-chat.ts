@@ -1,6 +1,7 @@
 // Wire adapter: OpenAI-compatible Chat Completions (OpenRouter, Nous, OpenAI, DeepSeek, local servers…),
 // one streaming attempt through the official `openai` SDK (loaded on first use).
 
+import { sdkFetch } from './http.ts';
 import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { type AdapterOptions, contentText, defaultTimeoutMs, isClaudeModel, runAttempt } from './attempt.ts';
@@ -25,7 +26,7 @@ export async function openaiClient(runtime: ProviderRuntime, opts: AdapterOption
     defaultHeaders: runtime.extraHeaders,
     organization: null,
     project: null,
-    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    fetch: opts.fetch ?? sdkFetch(),
   });
 }
 

@@ -5,7 +5,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IterationBudget, parseMaxTurns } from '../agent/budget.ts';
-import { runTurn } from '../agent/loop.ts';
+import { runTurn, type LoopOptions } from '../agent/loop.ts';
+import { estimateMessagesTokens } from '../agent/tokens.ts';
 import { buildSystemPrompt, type PromptParts } from '../agent/prompt.ts';
 import { RequestBroker } from '../agent/requests.ts';
 import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
@@ -19,14 +20,16 @@ import {
   type ProviderRuntime,
   type ResolveInput,
 } from '../llm/index.ts';
-import { addUsage, emptyUsage, type Message, type Usage } from '../llm/types.ts';
+import { addUsage, emptyUsage, type Message, type StreamFn, type Usage } from '../llm/types.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { paths } from '../state/paths.ts';
+import { SessionDB } from '../state/db.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import { runSessionCleanup } from '../tools/cleanup.ts';
 import { callToolFrom, type ToolRegistry } from '../tools/registry.ts';
 import { resolveToolsetNames } from '../tools/toolsets.ts';
 import type { AuxiliaryModel, ChildResult, ChildSpec, ToolServices } from '../tools/types.ts';
+import { SessionState } from './session-state.ts';
 
 /** Persistence for sessions (the SessionDB implements it). */
 export interface SessionStore {
@@ -72,6 +75,18 @@ export interface SessionOptions {
   /** Extra prompt parts (memory, skills, project context) supplied by higher layers. */
   promptParts?: Partial<PromptParts>;
   now?: () => number;
+  /** Leave out AGENTS.md / .hermes.md / CLAUDE.md / .cursorrules (--ignore-rules). */
+  ignoreRules?: boolean;
+  /** Put the session id in the system prompt (--pass-session-id). */
+  passSessionId?: boolean;
+  /** Auxiliary model per task (compression, title_generation, background_review); default from config. */
+  auxStream?: (task: string) => StreamFn | null;
+  /** Titles and the background self-review run after turns (default true; off for one-shot runs). */
+  backgroundTasks?: boolean;
+  /** The context window to compress against (default: model table / provider / model.context_length). */
+  contextLength?: number;
+  /** Copy the package's bundled skills into HERMES_HOME/skills (default true). */
+  seedBundledSkills?: boolean;
   /** Subagent depth (0 = top level). */
   depth?: number;
   /** Exactly these tools (subagents), instead of toolsets from config/flags. */
@@ -146,6 +161,8 @@ export class Session {
   totals: SessionTotals = { usage: emptyUsage(), costUsd: null, apiCalls: 0, turns: 0 };
   /** The last turn's result. */
   lastResult: TurnResult | null = null;
+  /** Memory, skills, compression, titles, self-review. */
+  readonly state: SessionState;
 
   private listeners = new Set<Listener>();
   private running: AbortController | null = null;
@@ -192,6 +209,10 @@ export class Session {
       auxiliary: (task) => this.auxiliaryModel(task),
       ...o.services,
     };
+    if (o.store instanceof SessionDB) this.services.sessionDb = o.store;
+    this.state = new SessionState(this);
+    if (this.state.memory) this.services.memory = this.state.memory;
+    this.listeners.add((e) => this.state.onEvent(e));
     this.tools = this.buildTools();
     this.system = o.systemPrompt ?? this.buildSystem();
   }
@@ -200,7 +221,7 @@ export class Session {
     const o = this.options;
     if (o.toolNames) return this.registry.build(o.toolNames, this.services, []);
     const requested = o.explicit?.toolsets?.length ? o.explicit.toolsets : (o.config.toolsets ?? ['hermes-cli']);
-    return this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []);
+    return [...this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []), ...this.state.extraTools()];
   }
 
   private buildSystem(): string {
@@ -212,11 +233,40 @@ export class Session {
       systemMessage: o.config.agent.system_prompt || undefined,
       now: new Date(o.now?.() ?? Date.now()),
       timezone: o.config.timezone || o.env.HERMES_TIMEZONE || undefined,
+      localZoneName: o.env.TZ || undefined,
       platform: o.platform,
       model: this.llm.active.model,
       provider: this.llm.active.provider,
+      ...this.state.promptParts(this.tools),
       ...o.promptParts,
     });
+  }
+
+  /** Emits an event to the session's listeners (used by the state runtime). */
+  emit(e: AgentEvent): void {
+    this.dispatch(e);
+  }
+
+  /** Continues under another session id (compression rotation). The task id (terminals, processes) stays. */
+  adoptId(id: string): void {
+    this._id = id;
+    this.services.sessionId = id;
+  }
+
+  newId(): string {
+    return newSessionId();
+  }
+
+  /** Compresses the conversation now (/compress). Returns what happened, for the person. */
+  async compress(focus?: string): Promise<string> {
+    if (this.running) return 'Wait for the current turn to finish, or /stop it first.';
+    if (this.history.length < 4) return 'The conversation is too short to compress.';
+    return this.state.runCompression(this.history, { force: true, focus: focus || undefined, quiet: true });
+  }
+
+  /** Waits for background work (title generation, self-review) to finish. */
+  idle(): Promise<void> {
+    return this.state.idle();
   }
 
   get id(): string {
@@ -235,6 +285,7 @@ export class Session {
   reset(reason = 'new_session'): void {
     if (this.running) this.interrupt();
     if (this.started) this.options.store?.endSession?.(this._id, reason);
+    this.state.onReset([...this.history]);
     this._id = newSessionId();
     this.services.sessionId = this._id;
     this.services.taskId = this._id;
@@ -246,6 +297,28 @@ export class Session {
     this.totals = { usage: emptyUsage(), costUsd: null, apiCalls: 0, turns: 0 };
     this.lastResult = null;
     this.system = this.buildSystem();
+  }
+
+  /**
+   * Continues a stored session in place (/resume): the current one ends, the stored conversation and
+   * its frozen system prompt come back, and new messages are appended to that session.
+   */
+  restore(r: { id: string; history: Message[]; systemPrompt?: string | null }): void {
+    if (this.running) this.interrupt();
+    if (this.started && r.id !== this._id) this.options.store?.endSession?.(this._id, 'resumed_other');
+    this.state.onReset([...this.history]);
+    this._id = r.id;
+    this.services.sessionId = r.id;
+    this.services.taskId = r.id;
+    this.services.state.delete('todo');
+    this.history.splice(0, this.history.length, ...r.history);
+    this.started = false;
+    this.queued = [];
+    this.steerText = [];
+    this.totals = { usage: emptyUsage(), costUsd: null, apiCalls: 0, turns: 0 };
+    this.lastResult = null;
+    this.system = r.systemPrompt || this.buildSystem();
+    this.state.markTitled(true);
   }
 
   /** Rebuilds the tool list (after enabling/disabling tools or toolsets). */
@@ -334,11 +407,13 @@ export class Session {
     this.llm.beginTurn();
     if (!this.started) {
       this.started = true;
-      o.store?.createSession({ id: this.id, source: o.source ?? o.platform, model: this.llm.active.model, systemPrompt: this.system, cwd: o.cwd, parentId: o.parentSessionId });
+      this.persist(() =>
+        o.store?.createSession({ id: this.id, source: o.source ?? o.platform, model: this.llm.active.model, systemPrompt: this.system, cwd: o.cwd, parentId: o.parentSessionId }),
+      );
     }
     const maxTurns = o.explicit?.maxTurns !== undefined ? o.explicit.maxTurns : parseMaxTurns(o.env.HERMES_MAX_ITERATIONS ?? o.config.agent.max_turns, 90);
     try {
-      const result = await runTurn(user, {
+      const loopOptions = (): LoopOptions => ({
         history: this.history,
         system: this.system,
         tools: this.tools,
@@ -348,7 +423,8 @@ export class Session {
         budget: new IterationBudget(maxTurns),
         signal: ac.signal,
         emit: (e) => this.dispatch(e),
-        sink: o.store ? { append: (m) => o.store!.appendMessage(this.id, m) } : undefined,
+        sink: o.store ? { append: (m) => this.persist(() => o.store!.appendMessage(this.id, m)) } : undefined,
+        beforeRequest: (history) => this.state.beforeRequest(history),
         now: o.now,
         takeSteer: () => {
           if (!this.steerText.length) return undefined;
@@ -367,8 +443,26 @@ export class Session {
         costOf: (model, provider, usage) => estimateCostUsd(model, provider, usage),
         spill: async (callId, content) => spillResult(callId, content),
       });
-      o.store?.recordUsage(this.id, result, this.llm.active.model, this.llm.active.provider);
+      let result = await runTurn(user, loopOptions());
+      // The provider says the prompt is too long: compress (summary forced) and carry on, a bounded number of times.
+      const maxAttempts = Number(o.config.compression?.max_attempts ?? 3);
+      for (let i = 0; i < maxAttempts && result.failed && result.error?.kind === 'context_length' && o.config.compression?.enabled !== false; i++) {
+        const before = estimateMessagesTokens(this.history);
+        await this.state.runCompression(this.history, { force: true });
+        if (estimateMessagesTokens(this.history) >= before) break;
+        const next = await runTurn(null, loopOptions());
+        result = {
+          ...next,
+          apiCalls: result.apiCalls + next.apiCalls,
+          iterations: result.iterations + next.iterations,
+          usage: addUsage(result.usage, next.usage),
+          costUsd: result.costUsd === null && next.costUsd === null ? null : (result.costUsd ?? 0) + (next.costUsd ?? 0),
+          messages: [...result.messages, ...next.messages],
+        };
+      }
+      this.persist(() => o.store?.recordUsage(this.id, result, this.llm.active.model, this.llm.active.provider));
       this.lastResult = result;
+      this.state.afterTurn(user, result);
       this.totals = {
         usage: addUsage(this.totals.usage, result.usage),
         costUsd: result.costUsd === null ? this.totals.costUsd : (this.totals.costUsd ?? 0) + result.costUsd,
@@ -384,6 +478,19 @@ export class Session {
     } finally {
       outer?.removeEventListener('abort', onOuter);
       this.running = null;
+    }
+  }
+
+  private persistWarned = false;
+
+  /** A store write that must not break the conversation: a failure is reported once, then the turn goes on. */
+  private persist(write: () => void): void {
+    try {
+      write();
+    } catch (e) {
+      if (this.persistWarned) return;
+      this.persistWarned = true;
+      this.dispatch({ type: 'warning', message: `Could not save to the session store (${(e as Error).message}); the conversation goes on, but it may be incomplete in state.db.` });
     }
   }
 
@@ -461,6 +568,7 @@ export class Session {
     this.interrupt();
     this.broker.cancelAll();
     if (this.started) this.options.store?.endSession?.(this.id, reason);
+    this.state.onClose(this.services);
     return runSessionCleanup(this.services);
   }
 }

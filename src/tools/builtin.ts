@@ -14,9 +14,13 @@ import vision from './vision.ts';
 import webExtract from './web-extract.ts';
 import webSearch from './web-search.ts';
 import writeFile from './write-file.ts';
+import memory from './memory.ts';
+import sessionSearch from './session-search.ts';
+import { skillManage, skillsList, skillView } from './skills.ts';
 
 export function builtinRegistry(): ToolRegistry {
   const r = new ToolRegistry();
   for (const def of [readFile, writeFile, patch, searchFiles, terminal, processTool, webSearch, webExtract, vision, todo, clarify, executeCode, delegateTask, sendMessage]) r.register(def);
+  for (const def of [memory, sessionSearch, skillsList, skillView, skillManage]) r.register(def);
   return r;
 }

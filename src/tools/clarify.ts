@@ -1,5 +1,6 @@
 // clarify: ask the user a question (optionally with choices) and wait for the answer.
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { Zod } from './zod.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
 
@@ -10,7 +11,8 @@ export default defineTool({
   description:
     'Ask the user a question when you cannot proceed sensibly without their input (ambiguous request, a choice only they can make). ' +
     'Offer up to 4 `choices` when the answer is one of a few options; the user may still answer freely. Do not use it for things you can find out yourself.',
-  schema: z.object({
+  schema: (z) =>
+    z.object({
     question: z.string().min(1).describe('The question'),
     choices: z.array(z.string().min(1)).max(4).optional().describe('Up to 4 suggested answers'),
   }),

@@ -2,7 +2,8 @@
 // system prompt, and restricted tools. Only each child's final summary returns to the parent.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { Zod } from './zod.ts';
 import type { AgentEvent } from '../agent/types.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
@@ -12,7 +13,8 @@ import type { ChildResult, ToolServices } from './types.ts';
 export const CHILD_BLOCKED_TOOLS = ['clarify', 'memory', 'send_message', 'execute_code'];
 const MAX_SUMMARY = 24_000;
 
-const task = z.object({
+const task = (z: Zod) =>
+  z.object({
   goal: z.string().min(1).describe('What the subagent must achieve'),
   context: z.string().optional().describe('Everything it needs to know: paths, constraints, what was tried'),
   toolsets: z.array(z.string()).optional().describe('Toolsets it may use (default: yours, minus the restricted ones)'),
@@ -51,11 +53,12 @@ export default defineTool({
     '(research, investigating a module, a batch of independent edits) to keep your own context small. Give a single `goal` (+ `context`), ' +
     'or `tasks` (a list of {goal, context, toolsets}) to run several in parallel. Subagents cannot ask the user anything and cannot use ' +
     'clarify, memory, send_message or execute_code. Put every detail they need in `context`: they do not see this conversation.',
-  schema: z.object({
+  schema: (z) =>
+    z.object({
     goal: z.string().optional().describe('The task, for a single subagent'),
     context: z.string().optional().describe('Background for the single subagent'),
     toolsets: z.array(z.string()).optional().describe('Toolsets for the single subagent'),
-    tasks: z.array(task).min(1).optional().describe('Several tasks to run in parallel'),
+    tasks: z.array(task(z)).min(1).optional().describe('Several tasks to run in parallel'),
     max_iterations: z.coerce.number().int().min(1).optional().describe('Tool-calling iterations per subagent (default delegation.max_iterations, 50)'),
   }),
   check: (s) => !!s.spawnChild,

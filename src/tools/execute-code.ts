@@ -3,7 +3,8 @@
 // back to this process, which dispatches to the session's tools. Only what the script prints
 // returns to the model; intermediate tool results never enter the context, and the inner calls do
 // not use the parent's iteration budget.
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { Zod } from './zod.ts';
 import { defineTool } from './registry.ts';
 
 /** Tools a script may call, with their parameters (required first) for the generated stubs. */
@@ -17,12 +18,13 @@ export const SANDBOX_TOOLS: { name: string; params: string[]; required: number; 
   { name: 'terminal', params: ['command', 'timeout', 'workdir'], required: 1, doc: 'Run a shell command (foreground only); returns {"output", "exit_code"}' },
 ];
 
-const schema = z.object({
+const schema = (z: Zod) =>
+  z.object({
   code: z.string().min(1).describe('The script'),
   language: z.enum(['python', 'javascript']).optional().describe('python (default) or javascript'),
 });
 
-export type ExecuteCodeArgs = z.infer<typeof schema>;
+export type ExecuteCodeArgs = z.infer<ReturnType<typeof schema>>;
 
 export default defineTool({
   name: 'execute_code',

@@ -1,11 +1,13 @@
 // patch: targeted edits. `replace` mode: find-and-replace with fuzzy matching in one file.
 // `patch` mode: a V4A multi-file patch (update/add/delete/move), applied all-or-nothing.
 // The implementation (impl/patch.ts) loads on the first call.
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { Zod } from './zod.ts';
 import { resolvePath } from './read-file.ts';
 import { defineTool } from './registry.ts';
 
-const schema = z.object({
+const schema = (z: Zod) =>
+  z.object({
   mode: z.enum(['replace', 'patch']).optional().describe('replace (default) or patch'),
   path: z.string().optional().describe('replace mode: the file to edit'),
   old_string: z.string().optional().describe('replace mode: the text to find (include enough context to be unique)'),
@@ -14,7 +16,7 @@ const schema = z.object({
   patch: z.string().optional().describe('patch mode: the V4A patch text'),
 });
 
-export type PatchArgs = z.infer<typeof schema>;
+export type PatchArgs = z.infer<ReturnType<typeof schema>>;
 
 export default defineTool({
   name: 'patch',

@@ -1,11 +1,13 @@
 // process: manage background processes started with terminal(background=true). The
 // implementation (impl/process.ts) loads on the first call.
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { Zod } from './zod.ts';
 import { defineTool } from './registry.ts';
 
 const ACTIONS = ['list', 'poll', 'log', 'wait', 'kill', 'write', 'submit'] as const;
 
-const schema = z.object({
+const schema = (z: Zod) =>
+  z.object({
   action: z.enum(ACTIONS).describe('list | poll | log | wait | kill | write | submit'),
   session_id: z.string().optional().describe('The process id from terminal (proc_…); required except for list'),
   data: z.string().optional().describe('Text for write/submit'),
@@ -14,7 +16,7 @@ const schema = z.object({
   limit: z.coerce.number().int().min(1).optional().describe('Lines for log (default 200)'),
 });
 
-export type ProcessArgs = z.infer<typeof schema>;
+export type ProcessArgs = z.infer<ReturnType<typeof schema>>;
 
 export default defineTool({
   name: 'process',

@@ -1,6 +1,7 @@
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { Zod } from './zod.ts';
 import { expandHome } from '../state/paths.ts';
 import { recordSeen } from './file-state.ts';
 import { defineTool } from './registry.ts';
@@ -87,7 +88,8 @@ export default defineTool({
     'Read a text file with line numbers (each line as `LINE_NUM|CONTENT`). Use offset and limit to page through large files ' +
     `(default ${DEFAULT_LIMIT} lines, at most ${MAX_LINES} per call). Prefer this over cat/head/tail in the terminal. ` +
     'Images and binary files cannot be read as text (use vision_analyze for images).',
-  schema: z.object({
+  schema: (z) =>
+    z.object({
     path: z.string().min(1).describe('File path: absolute, relative to the working directory, or starting with ~'),
     offset: z.coerce.number().int().min(1).optional().describe('Line number to start from (1-indexed, default 1)'),
     limit: z.coerce.number().int().min(1).optional().describe(`Number of lines to read (default ${DEFAULT_LIMIT}, max ${MAX_LINES})`),

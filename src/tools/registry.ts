@@ -1,10 +1,28 @@
 // The tool registry: definitions in, the session's bound AgentTools out.
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { AgentTool, ToolCallContext, ToolOutcome } from '../agent/types.ts';
 import type { JsonSchema } from '../llm/types.ts';
 import { redactionEnabled, redactResult } from '../policy/redact.ts';
 import { resolveToolsetNames } from './toolsets.ts';
 import type { ToolDefinition, ToolServices } from './types.ts';
+import { getZod } from './zod.ts';
+
+/** JSON Schemas of the built-in tools, computed at build time and inlined into the bundle. */
+declare const __HERMES_TOOL_SCHEMAS__: Record<string, JsonSchema> | undefined;
+const PRECOMPUTED: Record<string, JsonSchema> = typeof __HERMES_TOOL_SCHEMAS__ === 'undefined' ? {} : __HERMES_TOOL_SCHEMAS__;
+
+const resolved = new WeakMap<ToolDefinition, z.ZodType>();
+
+/** The zod schema of a definition (calling the schema function once, with zod loaded on demand). */
+export function zodSchemaOf(def: ToolDefinition): z.ZodType {
+  if (typeof def.schema !== 'function') return def.schema;
+  let s = resolved.get(def);
+  if (!s) {
+    s = (def.schema as (zod: ReturnType<typeof getZod>) => z.ZodType)(getZod());
+    resolved.set(def, s);
+  }
+  return s;
+}
 
 export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): ToolDefinition<S> {
   return def;
@@ -27,7 +45,7 @@ export function toJsonSchema(schema: z.ZodType): JsonSchema {
     }
     return v;
   };
-  return clean(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' })) as JsonSchema;
+  return clean(getZod().toJSONSchema(schema, { io: 'input', unrepresentable: 'any' })) as JsonSchema;
 }
 
 function describeIssues(err: z.ZodError): string {
@@ -99,7 +117,7 @@ export class ToolRegistry {
   schemaOf(def: ToolDefinition): JsonSchema {
     let s = this.schemaCache.get(def.name);
     if (!s) {
-      s = toJsonSchema(def.schema);
+      s = (typeof def.schema === 'function' && PRECOMPUTED[def.name]) || toJsonSchema(zodSchemaOf(def));
       this.schemaCache.set(def.name, s);
     }
     return s;
@@ -129,12 +147,12 @@ export class ToolRegistry {
       schema: { name: def.name, description: def.description, parameters: this.schemaOf(def) },
       paths: def.paths
         ? (args) => {
-            const parsed = def.schema.safeParse(args);
+            const parsed = zodSchemaOf(def).safeParse(args);
             return parsed.success ? def.paths!(parsed.data, services) : null;
           }
         : undefined,
       execute: async (args, ctx): Promise<ToolOutcome> => {
-        const parsed = def.schema.safeParse(args);
+        const parsed = zodSchemaOf(def).safeParse(args);
         if (!parsed.success)
           return {
             content: JSON.stringify({ error: `Invalid arguments for ${def.name}: ${describeIssues(parsed.error)}.` }),

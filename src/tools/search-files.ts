@@ -3,7 +3,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { Zod } from './zod.ts';
 import { resolvePath } from './read-file.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
@@ -59,7 +60,8 @@ export default defineTool({
     'with line numbers, optional context lines), "files_only" (paths of matching files) or "count" (matches per file). ' +
     'target "files": find files whose names match a glob pattern (e.g. "*.ts", "test_*.py"). file_glob narrows either search ' +
     '(e.g. "*.py"). Hidden files are searched; .git and .gitignored paths are skipped. Results are paginated with limit/offset.',
-  schema: z.object({
+  schema: (z) =>
+    z.object({
     pattern: z.string().min(1).describe('Regex for content search; glob for file-name search'),
     target: z.enum(['content', 'files']).optional().describe('content (default) or files'),
     path: z.string().optional().describe('Directory or file to search (default: the working directory)'),

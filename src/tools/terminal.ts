@@ -1,14 +1,16 @@
 // terminal: run a shell command on the session's backend (local, ssh, docker), in the foreground
 // with a timeout, or in the background through the process registry. The implementation
 // (impl/terminal.ts) loads on the first call.
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { Zod } from './zod.ts';
 import { defineTool } from './registry.ts';
 
 export { capOutput, cleanOutput, stripAnsi } from './output.ts';
 
 export const FOREGROUND_MAX_S = 600;
 
-const schema = z.object({
+const schema = (z: Zod) =>
+  z.object({
   command: z.string().min(1).describe('The command to run'),
   background: z.boolean().optional().describe('Run in the background and return a session_id for the process tool (default false)'),
   timeout: z.coerce.number().int().min(1).optional().describe(`Seconds before a foreground command is killed (default terminal.timeout, 180; at most ${FOREGROUND_MAX_S})`),
@@ -16,7 +18,7 @@ const schema = z.object({
   pty: z.boolean().optional().describe('Run in a pseudo-terminal, for interactive programs (local and SSH)'),
 });
 
-export type TerminalArgs = z.infer<typeof schema>;
+export type TerminalArgs = z.infer<ReturnType<typeof schema>>;
 
 export default defineTool({
   name: 'terminal',

@@ -1,11 +1,13 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { Zod } from './zod.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
 
 const STATUS = ['pending', 'in_progress', 'completed', 'cancelled'] as const;
 export type TodoItem = { id: string; content: string; status: (typeof STATUS)[number] };
 
-const item = z.object({
+const item = (z: Zod) =>
+  z.object({
   id: z.coerce.string().min(1).describe('Stable id of the item'),
   content: z.string().optional().describe('What to do (required for new items)'),
   status: z.enum(STATUS).optional().describe('pending | in_progress | completed | cancelled'),
@@ -34,8 +36,9 @@ export default defineTool({
     'Plan and track multi-step work with a todo list for this session. Call with no arguments to read the list. ' +
     'With `todos` and merge=false (default) the list is replaced; with merge=true items are updated by id and new ids are added. ' +
     'Keep exactly one item in_progress while working, and mark items completed as soon as they are done.',
-  schema: z.object({
-    todos: z.array(item).optional().describe('Items to write'),
+  schema: (z) =>
+    z.object({
+    todos: z.array(item(z)).optional().describe('Items to write'),
     merge: z.boolean().optional().describe('Update by id instead of replacing the whole list'),
   }),
   handler(a, ctx) {

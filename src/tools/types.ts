@@ -1,5 +1,6 @@
 // What a tool handler gets: the per-call context from the loop plus the session's services.
 import type { z } from 'zod';
+import type { Zod } from './zod.ts';
 import type { AgentEvent, PathScope, ToolCallContext, ToolOutcome } from '../agent/types.ts';
 import type { StreamFn } from '../llm/types.ts';
 import type { HermesConfig } from '../state/defaults.ts';
@@ -31,6 +32,10 @@ export interface ToolServices {
   spawnChild?: (spec: ChildSpec) => Promise<ChildResult>;
   /** The model for an auxiliary task (vision, web_extract, …), or null when none is configured. */
   auxiliary?: (task: string) => AuxiliaryModel | null;
+  /** Built-in memory plus any external memory provider (the memory tool writes through it). */
+  memory?: import('../state/memory-provider.ts').MemoryManager;
+  /** The session store; session_search opens HERMES_HOME/state.db itself when absent. */
+  sessionDb?: import('../state/db.ts').SessionDB;
   /** The chat this session talks to (gateway sessions): where `deliver=origin` goes. */
   origin?: DeliveryOrigin;
   /** The gateway's delivery router (send_message); absent outside the gateway. */
@@ -91,7 +96,11 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   toolset: string;
   /** What the model reads. */
   description: string;
-  schema: S;
+  /**
+   * The parameters, as a zod schema or — preferred, keeps zod off the start-up path — a function
+   * of `z` returning one: `schema: (z) => z.object({...})`.
+   */
+  schema: S | ((zod: Zod) => S);
   emoji?: string;
   parallelSafe?: boolean;
   maxResultChars?: number;

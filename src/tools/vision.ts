@@ -1,14 +1,16 @@
 // vision_analyze: look at an image (a local path or a URL) with the auxiliary vision model. The
 // implementation (impl/vision.ts) loads on the first call.
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { Zod } from './zod.ts';
 import { defineTool } from './registry.ts';
 
-const schema = z.object({
+const schema = (z: Zod) =>
+  z.object({
   image_url: z.string().min(1).describe('Image URL (http/https) or local file path'),
   question: z.string().min(1).describe('What to find out about the image'),
 });
 
-export type VisionArgs = z.infer<typeof schema>;
+export type VisionArgs = z.infer<ReturnType<typeof schema>>;
 
 export default defineTool({
   name: 'vision_analyze',

@@ -1,13 +1,15 @@
 // web_extract: read web pages as clean Markdown. The implementation (impl/web-extract.ts) loads
 // on the first call.
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { Zod } from './zod.ts';
 import { defineTool } from './registry.ts';
 
-const schema = z.object({
+const schema = (z: Zod) =>
+  z.object({
   urls: z.array(z.string().min(1)).min(1).max(5).describe('URLs to read (http or https)'),
 });
 
-export type WebExtractArgs = z.infer<typeof schema>;
+export type WebExtractArgs = z.infer<ReturnType<typeof schema>>;
 
 export default defineTool({
   name: 'web_extract',

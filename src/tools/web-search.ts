@@ -1,6 +1,7 @@
 // web_search: search the web through the configured backend (Firecrawl, Tavily, Exa, Parallel,
 // SearXNG). The adapters (web/backends.ts) load on the first call.
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { Zod } from './zod.ts';
 import { defineTool } from './registry.ts';
 import type { ToolServices } from './types.ts';
 import { webBackendName } from './web/select.ts';
@@ -10,12 +11,13 @@ export function searchBackendName(s: ToolServices): string | { error: string } |
   return webBackendName(s.env, (s.config.web as { backend?: string } | undefined)?.backend);
 }
 
-const schema = z.object({
+const schema = (z: Zod) =>
+  z.object({
   query: z.string().min(1).describe('What to search for'),
   limit: z.coerce.number().int().min(1).max(20).optional().describe('Number of results (default 5, at most 20)'),
 });
 
-export type WebSearchArgs = z.infer<typeof schema>;
+export type WebSearchArgs = z.infer<ReturnType<typeof schema>>;
 
 export default defineTool({
   name: 'web_search',

@@ -2,7 +2,8 @@
 // HERMES_WRITE_SAFE_ROOT and the file-state guard. Keeps a file's CRLF endings and BOM.
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { Zod } from './zod.ts';
 import { maskedSecretError, recordSeen, staleError, writeCheck } from './file-state.ts';
 import { resolvePath } from './read-file.ts';
 import { defineTool } from './registry.ts';
@@ -26,7 +27,8 @@ export default defineTool({
   description:
     'Write a text file, replacing it entirely (parent directories are created). Use patch for edits to existing files. ' +
     'Refused for credential files (.env, ~/.ssh, …) and for files changed since you last read them.',
-  schema: z.object({
+  schema: (z) =>
+    z.object({
     path: z.string().min(1).describe('File path: absolute, relative to the working directory, or starting with ~'),
     content: z.string().describe('The complete new content of the file'),
   }),

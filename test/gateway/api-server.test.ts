@@ -18,7 +18,7 @@ describe('API server', () => {
   before(async () => {
     llm = await startFakeLlm();
     t = gatewayHome({ llmUrl: llm.openaiBaseUrl, env: { API_SERVER_ENABLED: 'true', API_SERVER_PORT: '0', API_SERVER_KEY: KEY, API_SERVER_CORS_ORIGINS: 'http://localhost:3000' } });
-    gw = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false });
+    gw = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false, backgroundTasks: false });
     const port = (gw.adapters.find((a) => a.name === 'api_server') as unknown as { port: number }).port;
     base = `http://127.0.0.1:${port}`;
     client = new OpenAI({ apiKey: KEY, baseURL: `${base}/v1`, maxRetries: 0 });
@@ -122,7 +122,7 @@ describe('API server', () => {
 
   test('a non-loopback bind without API_SERVER_KEY refuses to start', async () => {
     const t2 = gatewayHome({ llmUrl: llm.openaiBaseUrl, env: { API_SERVER_ENABLED: 'true', API_SERVER_PORT: '0', API_SERVER_HOST: '0.0.0.0' } });
-    const g = await runGateway({ home: t2.home, config: t2.config, env: t2.env, cron: false, backoff: () => 60_000 });
+    const g = await runGateway({ home: t2.home, config: t2.config, env: t2.env, cron: false, backgroundTasks: false, backoff: () => 60_000 });
     try {
       assert.notEqual(g.supervisor.status.get('api_server')?.state, 'connected');
       assert.match(g.supervisor.status.get('api_server')?.last_error ?? '', /refusing to bind 0\.0\.0\.0 without API_SERVER_KEY/);

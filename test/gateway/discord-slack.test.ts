@@ -106,7 +106,7 @@ describe('Discord and Slack adapters', () => {
       env: { DISCORD_BOT_TOKEN: 'discord-token', DISCORD_ALLOWED_USERS: 'u1,u2', SLACK_BOT_TOKEN: 'xoxb-test', SLACK_APP_TOKEN: 'xapp-test', SLACK_ALLOWED_USERS: 'U100' },
     });
     home = t.home;
-    gw = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false, deps: { discord: { createClient: async () => dc.client }, slack: { createApp: async () => sl.app } } });
+    gw = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false, backgroundTasks: false, deps: { discord: { createClient: async () => dc.client }, slack: { createApp: async () => sl.app } } });
     assert.equal(gw.supervisor.status.get('discord')?.state, 'connected');
     assert.equal(gw.supervisor.status.get('slack')?.state, 'connected');
   });

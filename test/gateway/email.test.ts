@@ -68,7 +68,7 @@ describe('email gateway', { skip: DOVECOT ? false : 'dovecot is not installed (a
         EMAIL_ALLOWED_USERS: 'alice@example.com',
       },
     });
-    gw = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false });
+    gw = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false, backgroundTasks: false });
     assert.equal(gw.supervisor.status.get('email')?.state, 'connected', JSON.stringify(gw.supervisor.status.get('email')));
     const adapter = gw.adapters.find((a) => a.name === 'email') as EmailAdapter;
 

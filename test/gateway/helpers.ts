@@ -4,6 +4,7 @@ import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/state/config.ts';
+import type { FakeLlm, FakeReply } from '../helpers/fake-llm.ts';
 import type { HermesConfig } from '../../src/state/defaults.ts';
 import { ensureHome } from '../../src/state/paths.ts';
 
@@ -43,4 +44,18 @@ export async function until<T>(fn: () => T | undefined | null | false, timeoutMs
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * For gateways in another process (background tasks on): title requests get a title from here, so
+ * they never take a reply queued for a conversation. Queue turn replies with the returned enqueue.
+ */
+export function routeTitles(llm: FakeLlm): { enqueue(...r: FakeReply[]): void } {
+  const queue: FakeReply[] = [];
+  llm.setHandler((req) => {
+    const first = req.body?.messages?.[0]?.content;
+    if (typeof first === 'string' && first.startsWith('You name conversations')) return { text: 'A test conversation' };
+    return queue.shift() ?? { text: 'ok' };
+  });
+  return { enqueue: (...r) => void queue.push(...r) };
 }

@@ -70,7 +70,7 @@ describe('gateway runner', () => {
 
   const setup = async (o: { yaml?: string; env?: Record<string, string>; now?: () => number; adapter?: MemoryAdapter } = {}) => {
     const t = gatewayHome({ llmUrl: llm.openaiBaseUrl, env: { TELEGRAM_ALLOWED_USERS: '1,2', ...o.env }, yaml: o.yaml });
-    const runner = new GatewayRunner({ home: t.home, config: t.config, env: t.env, now: o.now, log: () => undefined });
+    const runner = new GatewayRunner({ home: t.home, config: t.config, env: t.env, now: o.now, log: () => undefined, backgroundTasks: false });
     await runner.init();
     const a = o.adapter ?? new MemoryAdapter();
     await a.connect(runner.handlersFor(a));
@@ -147,7 +147,8 @@ describe('gateway runner', () => {
     assert.notEqual(second, first);
     assert.ok(a.texts().some((x) => /fresh conversation/.test(x)));
     assert.doesNotMatch(JSON.stringify(llm.requests[llm.requests.length - 1].body.messages), /number 7/, 'the old conversation is gone');
-    assert.match(readFileSync(join(t.home, 'sessions', `${first}.jsonl`), 'utf8'), /"reason":"session_reset_idle"/);
+    assert.equal(runner.transcripts.getStoredSession(first)?.endReason, 'session_reset_idle', 'the old session is ended in state.db');
+    assert.equal(runner.transcripts.kind, 'state.db');
     a.say('/new');
     await until(() => a.texts().some((x) => /New session/.test(x)), 5000);
     assert.notEqual(runner.index.get(key)!.session_id, second);
@@ -181,7 +182,11 @@ describe('gateway runner', () => {
     const answer = a.texts().find((x) => x.startsWith('Sent.'))!;
     assert.doesNotMatch(answer, /ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd/);
     const sid = runner.index.get('agent:main:telegram:dm:2')!.session_id;
-    assert.match(readFileSync(join(t.home, 'sessions', `${sid}.jsonl`), 'utf8'), /Reminder: standup at 10/, 'mirrored into the target conversation');
+    assert.ok(
+      runner.transcripts.getMessages(sid).some((m) => m.role === 'assistant' && m.content === 'Reminder: standup at 10'),
+      'mirrored into the target conversation',
+    );
+    void t;
     const listed = await runner.router.listTargets();
     assert.ok(listed.chats.some((c) => c.target === 'telegram:2'));
     await runner.close();

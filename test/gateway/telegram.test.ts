@@ -23,7 +23,7 @@ describe('telegram gateway', () => {
     llm = await startFakeLlm();
     tg = await startFakeTelegram();
     t = gatewayHome({ llmUrl: llm.openaiBaseUrl, env: { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_ALLOWED_USERS: String(OWNER) } });
-    gw = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false });
+    gw = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false, backgroundTasks: false });
     await until(() => tg.pollers() > 0, 5000, 'the bot to poll');
   });
 
@@ -50,6 +50,13 @@ describe('telegram gateway', () => {
     gw.runner.index.flush();
     const sessions = JSON.parse(readFileSync(join(t.home, 'sessions', 'sessions.json'), 'utf8'));
     assert.ok(sessions[`agent:main:telegram:dm:${OWNER}`], 'session key as Hermes builds it');
+    const sid = sessions[`agent:main:telegram:dm:${OWNER}`].session_id;
+    assert.equal(gw.runner.transcripts.kind, 'state.db');
+    assert.equal(gw.runner.transcripts.db!.getSession(sid)?.source, 'telegram');
+    assert.deepEqual(
+      gw.runner.transcripts.getMessages(sid).map((m) => m.role),
+      ['user', 'assistant'],
+    );
   });
 
   test('a tool-using turn asks for approval with buttons; the button runs it', async () => {
@@ -174,7 +181,7 @@ describe('telegram webhook mode and media', () => {
 
   test('webhook mode refuses to start without TELEGRAM_WEBHOOK_SECRET', async () => {
     const t = gatewayHome({ llmUrl: llm.openaiBaseUrl, env: { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_ALLOWED_USERS: String(OWNER), TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/tg' } });
-    const g = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false, backoff: () => 60_000 });
+    const g = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false, backgroundTasks: false, backoff: () => 60_000 });
     try {
       const st = g.supervisor.status.get('telegram');
       assert.notEqual(st?.state, 'connected');
@@ -190,7 +197,7 @@ describe('telegram webhook mode and media', () => {
       llmUrl: llm.openaiBaseUrl,
       env: { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_ALLOWED_USERS: String(OWNER), TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/tg-hook', TELEGRAM_WEBHOOK_SECRET: 'hook-secret-123', TELEGRAM_WEBHOOK_PORT: String(port), TELEGRAM_WEBHOOK_HOST: '127.0.0.1' },
     });
-    const g = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false });
+    const g = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false, backgroundTasks: false });
     try {
       assert.equal(g.supervisor.status.get('telegram')?.state, 'connected');
       const set = tg.calls.find((c) => c.method === 'setWebhook')!;
@@ -211,7 +218,7 @@ describe('telegram webhook mode and media', () => {
 
   test('a photo reaches the model as an image; MEDIA: lines go out as files', async () => {
     const t = gatewayHome({ llmUrl: llm.openaiBaseUrl, env: { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_ALLOWED_USERS: String(OWNER) } });
-    const g = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false });
+    const g = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false, backgroundTasks: false });
     try {
       await until(() => tg.pollers() > 0, 5000, 'polling');
       const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108020000009077535e0000000c4944415408d763f8cfc000000301010018dd8db00000000049454e44ae426082', 'hex');

@@ -49,7 +49,7 @@ describe('webhooks', () => {
     assert.equal(statSync(join(t.home, 'webhook_subscriptions.json')).mode & 0o777, 0o600);
     const direct = await hermes(['webhook', 'subscribe', 'alerts', '--deliver', 'telegram:111', '--deliver-only', '--prompt', '🚨 {alert.name} is {alert.state}', '--secret', 'alert-secret'], { home: t.home, env: t.env as Record<string, string> });
     assert.equal(direct.code, 0, direct.stderr);
-    gw = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false });
+    gw = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false, backgroundTasks: false });
     url = `http://127.0.0.1:${port}/webhooks`;
     await until(() => tg.pollers() > 0, 5000, 'telegram');
   });

@@ -46,20 +46,27 @@ export class LocalBackend implements ExecutionBackend {
   async close(): Promise<void> {}
 }
 
-/** TERM the group, KILL after 3 s; resolves once the child has exited. */
+/**
+ * TERM the group, KILL after 3 s; resolves once the child has exited and `onKill` (which reaches
+ * processes the child only fronts, e.g. the remote side of an ssh client) has finished.
+ */
 export function stopChild(child: ChildLike, onKill?: (sig: NodeJS.Signals) => Promise<void> | void): Promise<void> {
   if (child.exited) return Promise.resolve();
+  const remote = (sig: NodeJS.Signals) => Promise.resolve(onKill?.(sig)).catch(() => {});
   return new Promise((resolve) => {
+    const pending: Promise<void>[] = [];
     const t = setTimeout(() => {
-      void onKill?.('SIGKILL');
+      pending.push(remote('SIGKILL'));
       child.kill('SIGKILL');
     }, 3000);
     t.unref();
     child.onExit(() => {
       clearTimeout(t);
-      resolve();
+      void Promise.all(pending).then(() => resolve());
     });
-    void onKill?.('SIGTERM');
-    child.kill('SIGTERM');
+    // Reach the far side first: killing the local client first can cut the channel the kill needs.
+    const term = remote('SIGTERM');
+    pending.push(term);
+    void term.then(() => child.kill('SIGTERM'));
   });
 }

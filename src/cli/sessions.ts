@@ -1,0 +1,178 @@
+// `hermes sessions …`: the saved conversations in HERMES_HOME/state.db.
+import { createWriteStream } from 'node:fs';
+import { createInterface } from 'node:readline/promises';
+import { messageText } from '../agent/repair.ts';
+import type { SessionDB, SessionRow } from '../state/db.ts';
+import { openStateDb } from './chat.ts';
+import { loadContext } from './context.ts';
+import { CliError } from './errors.ts';
+
+const out = (s: string): void => {
+  process.stdout.write(`${s}\n`);
+};
+
+function withDb<T>(fn: (db: SessionDB) => T | Promise<T>): Promise<T> {
+  const ctx = loadContext();
+  const db = openStateDb(ctx.home);
+  return Promise.resolve(fn(db)).finally(() => db.close());
+}
+
+export function when(t: number | null): string {
+  if (t === null || t === undefined) return '-';
+  const d = new Date(t * 1000);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+function positiveInt(v: string | undefined, name: string, dflt: number): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new CliError(`${name} expects a positive whole number, got "${v}".`, 2);
+  return n;
+}
+
+function resolveOrFail(db: SessionDB, key: string): SessionRow {
+  const id = db.resolveSession(key);
+  if (!id) throw new CliError(`No session matches "${key}". List them with \`hermes sessions list\` (an id, a unique id prefix or a title works).`);
+  return db.getSession(id)!;
+}
+
+async function confirm(question: string, yes: boolean | undefined): Promise<void> {
+  if (yes) return;
+  if (!process.stdin.isTTY) throw new CliError(`${question.replace(/\?$/, '')}: add --yes to confirm (nothing was deleted).`, 2);
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const a = (await rl.question(`${question} [y/N] `)).trim().toLowerCase();
+    if (a !== 'y' && a !== 'yes') throw new CliError('Cancelled; nothing was deleted.', 1);
+  } finally {
+    rl.close();
+  }
+}
+
+export function list(opts: { source?: string; limit?: string; json?: boolean }): Promise<void> {
+  const limit = positiveInt(opts.limit, '--limit', 20);
+  return withDb((db) => {
+    const rows = db.listSessions({ source: opts.source, limit });
+    if (opts.json) return out(JSON.stringify(rows.map(({ system_prompt: _s, ...r }) => r), null, 2));
+    if (!rows.length) return out(opts.source ? `No ${opts.source} sessions saved.` : 'No sessions saved yet. Start one with `hermes chat`.');
+    out(`${'ID'.padEnd(22)}  ${'LAST ACTIVE'.padEnd(16)}  ${'MSGS'.padStart(5)}  ${'SOURCE'.padEnd(9)}  TITLE / FIRST MESSAGE`);
+    for (const r of rows) {
+      const label = r.title ?? (r.preview ? `“${r.preview}${r.preview.length >= 63 ? '…' : ''}”` : '(empty)');
+      out(`${r.id.padEnd(22)}  ${when(r.last_active).padEnd(16)}  ${String(r.message_count).padStart(5)}  ${r.source.padEnd(9)}  ${label}${r.parent_session_id ? `  ↳ continues ${r.parent_session_id}` : ''}`);
+    }
+    const total = db.countSessions(opts.source);
+    if (total > rows.length) out(`(${rows.length} of ${total}; --limit shows more)`);
+  });
+}
+
+export function show(key: string, opts: { json?: boolean }): Promise<void> {
+  return withDb((db) => {
+    const s = resolveOrFail(db, key);
+    const msgs = db.getMessages(s.id);
+    if (opts.json) return out(JSON.stringify({ ...s, messages: msgs }, null, 2));
+    out(`Session   ${s.id}${s.title ? `  “${s.title}”` : ''}`);
+    out(`Source    ${s.source}${s.model ? ` · model ${s.model}` : ''}${s.billing_provider ? ` via ${s.billing_provider}` : ''}`);
+    out(`Started   ${when(s.started_at)}${s.ended_at ? ` · ended ${when(s.ended_at)} (${s.end_reason ?? 'ended'})` : ' · active'}`);
+    if (s.parent_session_id) out(`Continues ${s.parent_session_id}`);
+    for (const c of db.descendants(s.id).slice(0, 3)) out(`Continued in ${c.id}${c.title ? ` “${c.title}”` : ''}`);
+    out(
+      `Usage     ${s.message_count} messages · ${s.tool_call_count} tool calls · ${s.api_call_count} API calls · ${s.input_tokens.toLocaleString('en-US')} in / ${s.output_tokens.toLocaleString('en-US')} out tokens${s.estimated_cost_usd !== null ? ` · ~$${s.estimated_cost_usd.toFixed(4)}` : ''}`,
+    );
+    if (s.cwd) out(`Directory ${s.cwd}`);
+    out('');
+    for (const m of msgs) {
+      const text = messageText(m.content).trim();
+      if (m.role === 'user') out(`you: ${text}`);
+      else if (m.role === 'assistant') {
+        if (text) out(`hermes: ${text}`);
+        for (const c of m.tool_calls ?? []) out(`  ↳ ${c.function.name}(${c.function.arguments.length > 160 ? `${c.function.arguments.slice(0, 157)}…` : c.function.arguments})`);
+      } else if (m.role === 'tool') out(`  ← ${m.tool_name ?? 'tool'}: ${text.length > 200 ? `${text.slice(0, 197).replace(/\s+/g, ' ')}…` : text.replace(/\s+/g, ' ')}`);
+    }
+  });
+}
+
+export function search(words: string[], opts: { source?: string; role?: string; limit?: string; json?: boolean }): Promise<void> {
+  const query = words.join(' ').trim();
+  if (!query) throw new CliError('Give something to search for: hermes sessions search <words>', 2);
+  const limit = positiveInt(opts.limit, '--limit', 20);
+  return withDb((db) => {
+    const hits = db.searchMessages(query, { source: opts.source, role: opts.role, limit });
+    if (opts.json) return out(JSON.stringify(hits, null, 2));
+    if (!hits.length) return out(`No messages match “${query}”.`);
+    for (const h of hits) {
+      out(`${h.session_id}  ${when(h.timestamp)}  ${h.source}${h.title ? `  “${h.title}”` : ''}`);
+      out(`  ${h.role}: ${h.snippet.replace(/\s+/g, ' ')}`);
+    }
+    out(`(${hits.length} result${hits.length === 1 ? '' : 's'}; open one with \`hermes sessions show <id>\`, continue it with \`hermes chat --resume <id>\`)`);
+  });
+}
+
+export function exportSessions(output: string, opts: { sessionId?: string; source?: string }): Promise<void> {
+  return withDb(async (db) => {
+    const ids = opts.sessionId ? [resolveOrFail(db, opts.sessionId).id] : db.sessionIds(opts.source);
+    const stream: NodeJS.WritableStream = output === '-' ? process.stdout : createWriteStream(output, { mode: 0o600 });
+    let n = 0;
+    for (const id of ids) {
+      const s = db.exportSession(id);
+      if (!s) continue;
+      if (!stream.write(`${JSON.stringify(s)}\n`)) await new Promise<void>((r) => stream.once('drain', () => r()));
+      n++;
+    }
+    if (stream !== process.stdout) {
+      await new Promise<void>((resolve, reject) => {
+        stream.once('error', reject);
+        stream.end(() => resolve());
+      });
+      process.stderr.write(`Exported ${n} session${n === 1 ? '' : 's'} to ${output}.\n`);
+    }
+  });
+}
+
+export function remove(key: string, opts: { yes?: boolean }): Promise<void> {
+  return withDb(async (db) => {
+    const s = resolveOrFail(db, key);
+    await confirm(`Delete session ${s.id}${s.title ? ` “${s.title}”` : ''} and its ${s.message_count} messages?`, opts.yes);
+    db.deleteSession(s.id);
+    out(`Deleted ${s.id}.`);
+  });
+}
+
+export function prune(opts: { olderThan?: string; source?: string; yes?: boolean }): Promise<void> {
+  const days = positiveInt(opts.olderThan, '--older-than', 90);
+  return withDb(async (db) => {
+    const cutoff = Date.now() / 1000 - days * 86_400;
+    const candidates = db.raw
+      .prepare(`SELECT COUNT(*) AS n FROM sessions WHERE ended_at IS NOT NULL AND started_at < ?${opts.source ? ' AND source = ?' : ''}`)
+      .get(...(opts.source ? [cutoff, opts.source] : [cutoff])) as { n: number };
+    if (!Number(candidates.n)) return out(`No ended sessions older than ${days} days${opts.source ? ` from ${opts.source}` : ''}.`);
+    await confirm(`Delete ${candidates.n} ended session${Number(candidates.n) === 1 ? '' : 's'} older than ${days} days${opts.source ? ` from ${opts.source}` : ''}?`, opts.yes);
+    const n = db.pruneSessions(days, opts.source);
+    out(`Deleted ${n} session${n === 1 ? '' : 's'}.`);
+  });
+}
+
+export function rename(key: string, words: string[]): Promise<void> {
+  return withDb((db) => {
+    const s = resolveOrFail(db, key);
+    try {
+      db.setTitle(s.id, words.join(' '));
+    } catch (e) {
+      throw new CliError((e as Error).message);
+    }
+    const t = db.getSession(s.id)!.title;
+    out(t ? `Renamed ${s.id} to “${t}”.` : `Cleared the title of ${s.id}.`);
+  });
+}
+
+export function stats(opts: { json?: boolean }): Promise<void> {
+  return withDb((db) => {
+    const st = db.stats();
+    if (opts.json) return out(JSON.stringify({ path: db.path, ...st }, null, 2));
+    const mb = (b: number) => `${(b / 1_048_576).toFixed(1)} MB`;
+    out(`Database   ${db.path} (${mb(st.dbBytes)}${st.walBytes ? ` + ${mb(st.walBytes)} WAL` : ''}, schema v${st.schemaVersion})`);
+    out(`Sessions   ${st.sessions.toLocaleString('en-US')}${Object.keys(st.bySource).length ? ` (${Object.entries(st.bySource).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}`);
+    out(`Messages   ${st.messages.toLocaleString('en-US')}`);
+    out(`Tokens     ${st.inputTokens.toLocaleString('en-US')} in / ${st.outputTokens.toLocaleString('en-US')} out${st.costUsd ? ` · ~$${st.costUsd.toFixed(2)} estimated` : ''}`);
+    if (st.oldest) out(`Span       ${when(st.oldest)} → ${when(st.newest)}`);
+  });
+}

@@ -1,0 +1,104 @@
+// A `fetch` for the LLM SDKs built on node:http(s) with keep-alive agents. It does what the SDKs
+// need (streamed bodies, abort, gzip/br/deflate, connection errors shaped like undici's) with less
+// machinery per request than the global fetch: the agent loop makes one request per iteration, so
+// this is on its hot path. `HERMES_HTTP_CLIENT=fetch` switches back to the global fetch.
+import http from 'node:http';
+import type https from 'node:https';
+import { createRequire } from 'node:module';
+import { Readable } from 'node:stream';
+import type zlib from 'node:zlib';
+
+// https (TLS) and zlib load only when a request needs them: a local model server over plain http
+// should not pay ~10 ms of start-up for TLS.
+const load = createRequire(import.meta.url);
+let httpsMod: typeof https | undefined;
+let zlibMod: typeof zlib | undefined;
+const httpsLib = () => (httpsMod ??= load('node:https') as typeof https);
+const zlibLib = () => (zlibMod ??= load('node:zlib') as typeof zlib);
+
+let httpAgent: http.Agent | undefined;
+let httpsAgent: https.Agent | undefined;
+const agentFor = (protocol: string): http.Agent =>
+  protocol === 'https:'
+    ? (httpsAgent ??= new (httpsLib().Agent)({ keepAlive: true, scheduling: 'lifo' }))
+    : (httpAgent ??= new http.Agent({ keepAlive: true, scheduling: 'lifo' }));
+
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+function abortError(signal: AbortSignal): Error {
+  const reason = signal.reason as unknown;
+  if (reason instanceof Error && reason.name === 'AbortError') return reason;
+  return new DOMException('This operation was aborted', 'AbortError');
+}
+
+function headerRecord(init: HeadersInit | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!init) return out;
+  if (init instanceof Headers) init.forEach((v, k) => (out[k] = v));
+  else if (Array.isArray(init)) for (const [k, v] of init) out[k.toLowerCase()] = v;
+  else for (const [k, v] of Object.entries(init)) if (v !== undefined) out[k.toLowerCase()] = String(v);
+  return out;
+}
+
+async function bodyBytes(body: BodyInit | null | undefined): Promise<string | Uint8Array | undefined> {
+  if (body === null || body === undefined) return undefined;
+  if (typeof body === 'string' || body instanceof Uint8Array) return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  // Anything else (Blob, FormData, URLSearchParams, streams): let Response serialise it.
+  return new Uint8Array(await new Response(body).arrayBuffer());
+}
+
+function decoded(res: http.IncomingMessage): Readable {
+  const enc = String(res.headers['content-encoding'] ?? '').toLowerCase().trim();
+  if (enc === 'gzip' || enc === 'x-gzip') return res.pipe(zlibLib().createGunzip());
+  if (enc === 'br') return res.pipe(zlibLib().createBrotliDecompress());
+  if (enc === 'deflate') return res.pipe(zlibLib().createInflate());
+  return res;
+}
+
+export async function nodeFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+  const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return fetch(input, init);
+  const signal = init.signal ?? undefined;
+  if (signal?.aborted) throw abortError(signal);
+  const headers = headerRecord(init.headers);
+  headers['accept-encoding'] ??= 'gzip, deflate, br';
+  const body = await bodyBytes(init.body);
+  if (body !== undefined) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  const mod = url.protocol === 'https:' ? httpsLib() : http;
+
+  return new Promise<Response>((resolve, reject) => {
+    const req = mod.request(url, { method: init.method ?? 'GET', headers, agent: agentFor(url.protocol) });
+    const onAbort = () => req.destroy(abortError(signal!));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    req.on('error', (err) => {
+      signal?.removeEventListener('abort', onAbort);
+      if (signal?.aborted) reject(abortError(signal));
+      else reject(Object.assign(new TypeError('fetch failed'), { cause: err }));
+    });
+    req.on('response', (res) => {
+      const h = new Headers();
+      for (let i = 0; i < res.rawHeaders.length; i += 2) h.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
+      const status = res.statusCode ?? 0;
+      let stream: Readable | null = null;
+      if (!NULL_BODY.has(status) && init.method !== 'HEAD') {
+        stream = decoded(res);
+        if (stream !== res) {
+          h.delete('content-encoding');
+          h.delete('content-length');
+          res.on('error', (e) => stream!.destroy(e));
+        }
+      } else res.resume();
+      res.on('close', () => signal?.removeEventListener('abort', onAbort));
+      resolve(new Response(stream ? (Readable.toWeb(stream) as ReadableStream<Uint8Array>) : null, { status, statusText: res.statusMessage, headers: h }));
+    });
+    if (body !== undefined) req.end(body);
+    else req.end();
+  });
+}
+
+/** The fetch the SDK clients use: node:http unless HERMES_HTTP_CLIENT=fetch. */
+export function sdkFetch(env: NodeJS.ProcessEnv = process.env): typeof fetch {
+  return env.HERMES_HTTP_CLIENT === 'fetch' ? globalThis.fetch : (nodeFetch as typeof fetch);
+}

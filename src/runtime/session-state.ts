@@ -1,0 +1,548 @@
+// What a session keeps and learns, on top of the loop: the prompt parts (memory snapshot, skills
+// index, project context, tool guidance), context compression with session rotation in state.db,
+// titles from the auxiliary model, the background self-review that saves memories and skills, memory
+// provider hooks, and trajectories. Session creates one of these and calls it at a few points.
+import { appendFileSync, readFileSync } from 'node:fs';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { writeFileAtomic } from '../state/fsutil.ts';
+import { join } from 'node:path';
+import { IterationBudget } from '../agent/budget.ts';
+import { ContextCompressor, DEFAULT_COMPRESSION, type CompressionSettings, type SummaryRequest } from '../agent/compress.ts';
+import { runTurn } from '../agent/loop.ts';
+import type { PromptParts } from '../agent/prompt.ts';
+import { messageText } from '../agent/repair.ts';
+import { RequestBroker } from '../agent/requests.ts';
+import { estimateMessagesTokens, estimateTextTokens, estimateToolsTokens } from '../agent/tokens.ts';
+import { toShareGpt, type TrajectoryEntry } from '../agent/trajectory.ts';
+import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
+import { contextLengthFor, DEFAULT_CONTEXT_LENGTH, describeError, listModels, type LlmClient } from '../llm/index.ts';
+import { promptTokens, type Message, type StreamFn, type Usage } from '../llm/types.ts';
+import { buildProjectContext, findProjectContext, loadSoul } from '../state/context-files.ts';
+import { SessionDB } from '../state/db.ts';
+import { MemoryStore } from '../state/memory.ts';
+import { BuiltinMemoryProvider, MemoryManager } from '../state/memory-provider.ts';
+import { packageRoot, paths } from '../state/paths.ts';
+import { buildSkillsIndex, discoverSkills, skillApplies, syncBundledSkills, type Skill } from '../state/skills.ts';
+
+/** What SessionState needs from the Session that owns it. */
+export interface StateHost {
+  readonly options: import('./session.ts').SessionOptions;
+  /** Set-up warnings the surface shows at start. */
+  readonly warnings: string[];
+  readonly services: import('../tools/types.ts').ToolServices;
+  readonly history: Message[];
+  readonly id: string;
+  readonly system: string;
+  readonly tools: AgentTool[];
+  readonly llm: LlmClient;
+  readonly persisted: boolean;
+  emit(e: AgentEvent): void;
+  /** Continue under a new session id (compression rotation); the task id stays. */
+  adoptId(id: string): void;
+  newId(): string;
+}
+
+export const MEMORY_GUIDANCE =
+  'You have a persistent memory (the memory tool) that is loaded into your system prompt at the start of every session. ' +
+  'When the user shares something lasting about themselves (name, role, preferences, how they like to work) or corrects you, save it ' +
+  'to the "user" store; when you learn a durable fact about their environment, projects or tools, save it to the "memory" store. ' +
+  'Keep entries short. Do not save task progress or one-off details, and never save secrets.';
+
+export const SESSION_SEARCH_GUIDANCE =
+  'Past conversations are searchable with session_search. When the user refers to earlier work or decisions, search before saying you do not know.';
+
+export const SKILLS_GUIDANCE =
+  'Skills are your procedural memory. After finishing a complex task (many tool calls or several attempts), overcoming a tricky error, or ' +
+  'being corrected on an approach, save the working procedure as a skill with skill_manage. When a skill you follow turns out wrong or ' +
+  'outdated, patch it right away.';
+
+const REVIEW_MEMORY =
+  'Look back over the conversation above and decide whether anything belongs in long-term memory: lasting facts about the user ' +
+  '(preferences, role, habits, corrections they made) go to the "user" store; useful facts about their environment, projects and tools ' +
+  'go to the "memory" store. Save only what will matter in future sessions and is not already in memory (update an entry rather than ' +
+  'adding a near-duplicate).';
+
+const REVIEW_SKILLS =
+  'Also consider whether the conversation contained a reusable, non-trivial procedure: a task that took several steps or attempts, an ' +
+  'error that was overcome, or an approach the user corrected. If so, create a skill with skill_manage, or patch an existing skill that ' +
+  'proved wrong. Check skills_list first to avoid duplicates.';
+
+const REVIEW_END = 'Do not address the user. Make the changes (or none), then reply with one short line saying what you changed, or "Nothing to save."';
+
+const TITLE_SYSTEM =
+  'You name conversations. Reply with a short, specific title of 3 to 7 words for the conversation below: no quotes, no trailing punctuation, nothing else.';
+
+const BUNDLED_SYNCED = new Set<string>();
+const MACHINE_PLATFORMS = new Set(['cron', 'batch', 'subagent', 'webhook', 'api_server']);
+
+function isTruthy(v: string | undefined): boolean {
+  return !!v && ['1', 'true', 'yes', 'on'].includes(v.toLowerCase());
+}
+
+const messageTokens = new WeakMap<Message, number>();
+
+/** Token estimate of messages, each message estimated once (histories grow by appending). */
+function historyTokens(ms: Message[]): number {
+  let n = 0;
+  for (const m of ms) {
+    let t = messageTokens.get(m);
+    if (t === undefined) {
+      t = estimateMessagesTokens([m]);
+      messageTokens.set(m, t);
+    }
+    n += t;
+  }
+  return n;
+}
+
+const CONTEXT_CACHE = 'context_length_cache.yaml';
+
+function readContextCache(home: string): Record<string, number> {
+  try {
+    const v = parseYaml(readFileSync(join(home, CONTEXT_CACHE), 'utf8')) as unknown;
+    return v && typeof v === 'object' ? (v as Record<string, number>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function writeContextCache(home: string, key: string, value: number): void {
+  try {
+    writeFileAtomic(join(home, CONTEXT_CACHE), stringifyYaml({ ...readContextCache(home), [key]: value }), 0o600);
+  } catch {
+    /* read-only home: keep it in memory only */
+  }
+}
+
+/** Runs a stream to its end and returns the text, or throws with the provider's error. */
+export async function collectText(stream: StreamFn, req: Parameters<StreamFn>[0]): Promise<string> {
+  const s = stream(req);
+  for await (const _ of s) {
+    /* drain */
+  }
+  const r = await s.result();
+  if (r.stopReason === 'error' || r.stopReason === 'aborted') throw new Error(r.error ? describeError(r.error) : `the request ${r.stopReason === 'aborted' ? 'was aborted' : 'failed'}`);
+  return messageText(r.message.content);
+}
+
+export class SessionState {
+  private readonly host: StateHost;
+  readonly memory: MemoryManager | null;
+  skills: Skill[] = [];
+  readonly compressor: ContextCompressor;
+  private lastUsage: Usage | null = null;
+  private lenAtLastRequest = 0;
+  private turnsSinceMemory = 0;
+  private itersSinceSkill = 0;
+  private titled = false;
+  private readonly background = new Set<Promise<unknown>>();
+  private readonly auxClients = new Map<string, { stream: StreamFn; model: string } | null>();
+  private readonly discovered = new Map<string, number>();
+  private readonly discovering = new Set<string>();
+  private compressing = false;
+
+  constructor(host: StateHost) {
+    this.host = host;
+    const o = host.options;
+    const m = o.config.memory ?? {};
+    if (m.memory_enabled !== false || m.user_profile_enabled !== false) {
+      const store = new MemoryStore(paths.memories(o.home), { memory: m.memory_char_limit, user: m.user_char_limit });
+      this.memory = new MemoryManager(new BuiltinMemoryProvider(store, { memory: m.memory_enabled !== false, user: m.user_profile_enabled !== false }), (w) =>
+        host.emit({ type: 'warning', message: w }),
+      );
+    } else this.memory = null;
+    if (!BUNDLED_SYNCED.has(o.home) && o.seedBundledSkills !== false) {
+      BUNDLED_SYNCED.add(o.home);
+      try {
+        syncBundledSkills(o.home, join(packageRoot(), 'skills'));
+      } catch {
+        /* a read-only home or package: run without seeding */
+      }
+    }
+    this.compressor = new ContextCompressor({ settings: this.compressionSettings(), summarize: (req) => this.summarize(req) });
+    const existingTitle = o.store instanceof SessionDB && o.sessionId ? o.store.getSession(o.sessionId)?.title : null;
+    this.titled = !!existingTitle || !!o.history?.length;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // prompt
+
+  private get externalDirs(): string[] {
+    const d = this.host.options.config.skills?.external_dirs;
+    return Array.isArray(d) ? d : [];
+  }
+
+  get ignoreRules(): boolean {
+    return !!this.host.options.ignoreRules || isTruthy(this.host.options.env.HERMES_IGNORE_RULES);
+  }
+
+  private built = false;
+
+  /** A warning: listed for the surface while the session is being set up, emitted afterwards. */
+  private warn(message: string): void {
+    if (this.built) this.host.emit({ type: 'warning', message });
+    else this.host.warnings.push(message);
+  }
+
+  /** The parts of the system prompt that come from HERMES_HOME and the project. */
+  promptParts(tools: AgentTool[]): Partial<PromptParts> {
+    const o = this.host.options;
+    const names = new Set(tools.map((t) => t.name));
+    const toolsets = new Set(tools.map((t) => t.toolset));
+    const parts: Partial<PromptParts> = {};
+    const soul = loadSoul(paths.soul(o.home));
+    parts.identity = soul.identity;
+    if (soul.blocked) this.warn(`SOUL.md was not loaded: it matched ${soul.blocked}. Using the default identity.`);
+    const guidance: string[] = [];
+    if (names.has('memory')) guidance.push(MEMORY_GUIDANCE);
+    if (names.has('session_search')) guidance.push(SESSION_SEARCH_GUIDANCE);
+    if (names.has('skill_manage')) guidance.push(SKILLS_GUIDANCE);
+    if (guidance.length) parts.toolGuidance = guidance;
+    if (this.memory) {
+      this.memory.builtin.freeze();
+      parts.providerBlock = this.memory.systemPromptBlock();
+      parts.memory = this.memory.builtin.snapshot.memory;
+      parts.userProfile = this.memory.builtin.snapshot.user;
+    }
+    this.skills = discoverSkills(o.home, this.externalDirs);
+    if (names.has('skill_view')) parts.skillsIndex = buildSkillsIndex(this.skills.filter((s) => skillApplies(s, { os: process.platform, toolsets, tools: names })));
+    if (!this.ignoreRules) {
+      const files = findProjectContext(o.cwd);
+      for (const f of files) if (f.blocked) this.warn(`${f.name} was not loaded: it looks like a prompt injection (${f.blocked}).`);
+      parts.projectContext = buildProjectContext(files);
+    }
+    if (o.passSessionId) parts.sessionId = this.host.id;
+    this.built = true;
+    return parts;
+  }
+
+  /** Tools an external memory provider adds. */
+  extraTools(): AgentTool[] {
+    if (!this.memory) return [];
+    return this.memory.toolSchemas().map(({ schema }) => ({
+      name: schema.name,
+      toolset: 'memory',
+      schema,
+      execute: async (args) => ({ content: await this.memory!.handleToolCall(schema.name, args) }),
+    }));
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // auxiliary model
+
+  /**
+   * The model for an auxiliary task (`auxiliary.<task>`: provider, model, base_url, api_key; `auto` or
+   * `main` = the main model), from the session's resolver; cached per task and main model.
+   */
+  aux(task: string): { stream: StreamFn; model: string } | null {
+    const o = this.host.options;
+    if (o.auxStream) {
+      const stream = o.auxStream(task);
+      return stream ? { stream, model: o.config.auxiliary?.[task]?.model || this.host.llm.active.model } : null;
+    }
+    const key = `${task}|${this.host.llm.active.provider}|${this.host.llm.active.model}`;
+    if (!this.auxClients.has(key)) {
+      const a = this.host.services.auxiliary?.(task) ?? null;
+      this.auxClients.set(key, a ? { stream: a.stream, model: a.model } : null);
+    }
+    return this.auxClients.get(key)!;
+  }
+
+  private async summarize(req: SummaryRequest): Promise<string> {
+    const aux = this.aux('compression');
+    if (!aux) throw new Error('no auxiliary model is available for compression (check auxiliary.compression in config.yaml)');
+    return collectText(aux.stream, {
+      model: aux.model,
+      system: req.system,
+      messages: [{ role: 'user', content: req.prompt }],
+      tools: [],
+      maxTokens: req.maxTokens,
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // compression
+
+  /**
+   * The model's context window: an explicit setting (model.context_length, the provider entry), the
+   * known-model table, or — for a model the table does not know — what the provider's /models list
+   * says (looked up once in the background and cached in HERMES_HOME/context_length_cache.yaml).
+   */
+  contextLength(): number {
+    const o = this.host.options;
+    const rt = this.host.llm.active;
+    if (o.contextLength) return o.contextLength;
+    const explicit = rt.contextLength ?? o.config.model.context_length ?? undefined;
+    if (explicit) return contextLengthFor(rt.model, explicit);
+    const known = contextLengthFor(rt.model);
+    if (known !== DEFAULT_CONTEXT_LENGTH) return known;
+    const key = `${rt.baseUrl}|${rt.model}`;
+    if (!this.discovered.has(key)) this.discovered.set(key, readContextCache(o.home)[key] ?? 0);
+    const cached = this.discovered.get(key);
+    if (cached) return cached;
+    if (!this.discovering.has(key) && this.backgroundAllowed && !o.auxStream) {
+      this.discovering.add(key);
+      this.spawn(async () => {
+        const models = await listModels(rt);
+        const hit = models.find((m) => m.id === rt.model || m.id.endsWith(`/${rt.model}`));
+        if (hit?.contextLength) {
+          this.discovered.set(key, hit.contextLength);
+          writeContextCache(o.home, key, hit.contextLength);
+        }
+      });
+    }
+    return known;
+  }
+
+  compressionSettings(): CompressionSettings {
+    const o = this.host.options;
+    const c = o.config.compression ?? {};
+    const num = (v: unknown, d: number) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : d);
+    return {
+      contextLength: this.contextLength(),
+      threshold: Math.min(0.95, num(c.threshold, DEFAULT_COMPRESSION.threshold)),
+      targetRatio: Math.min(0.8, num(c.target_ratio, DEFAULT_COMPRESSION.targetRatio)),
+      protectFirstN: Math.floor(num(c.protect_first_n, DEFAULT_COMPRESSION.protectFirstN)),
+      protectLastN: Math.floor(num(c.protect_last_n, DEFAULT_COMPRESSION.protectLastN)),
+    };
+  }
+
+  /** Tokens the next request will carry: the last real usage plus what was added since, or an estimate. */
+  private overheadKey: { system: string; tools: AgentTool[] } | null = null;
+  private overheadTokens = 0;
+
+  /** System prompt + tool schemas, estimated once per prompt/tool set. */
+  private overhead(): number {
+    const k = this.overheadKey;
+    if (!k || k.system !== this.host.system || k.tools !== this.host.tools) {
+      this.overheadKey = { system: this.host.system, tools: this.host.tools };
+      this.overheadTokens = estimateTextTokens(this.host.system) + estimateToolsTokens(this.host.tools.map((t) => t.schema));
+    }
+    return this.overheadTokens;
+  }
+
+  estimatePromptTokens(history: Message[]): number {
+    const overhead = this.overhead();
+    const rough = overhead + historyTokens(history);
+    if (this.lastUsage && this.lenAtLastRequest <= history.length) {
+      const real = promptTokens(this.lastUsage) + this.lastUsage.output_tokens + historyTokens(history.slice(this.lenAtLastRequest + 1));
+      return Math.max(real, Math.floor(rough * 0.5));
+    }
+    return rough;
+  }
+
+  /** Record real usage as it arrives (Session forwards its usage events). */
+  onEvent(e: AgentEvent): void {
+    if (e.type === 'usage') this.lastUsage = e.usage;
+  }
+
+  /** The loop's hook before every model request. */
+  async beforeRequest(history: Message[]): Promise<void> {
+    const c = this.host.options.config.compression;
+    if (c?.enabled !== false && !this.compressing) {
+      this.compressor.settings = this.compressionSettings();
+      const tokens = this.estimatePromptTokens(history);
+      if (this.compressor.shouldCompress(tokens)) await this.runCompression(history, { promptTokens: tokens });
+    }
+    this.lenAtLastRequest = history.length;
+  }
+
+  /**
+   * One compression pass over the live history. On success the history is replaced in place and, when
+   * the session is stored, the session rotates: the old one ends ("compression") with every message
+   * kept, and a child session (parent_session_id, "Title #2") continues with the compressed history.
+   */
+  async runCompression(history: Message[], opts: { force?: boolean; focus?: string; promptTokens?: number; quiet?: boolean } = {}): Promise<string> {
+    if (this.compressing) return 'A compression is already running.';
+    this.compressing = true;
+    try {
+      this.compressor.settings = this.compressionSettings();
+      if (this.memory) await this.memory.onPreCompress(history);
+      const out = await this.compressor.compress(history, opts);
+      if (out.status === 'skipped') return `Nothing to compress: ${out.reason}.`;
+      if (out.status === 'failed') {
+        const msg = `Context compression failed (${out.error}). The conversation is kept whole; compression will be retried in ${Math.round(out.retryInMs / 60_000)} min.`;
+        this.host.emit({ type: 'warning', message: msg });
+        return msg;
+      }
+      history.splice(0, history.length, ...out.messages);
+      this.lastUsage = null;
+      let where = '';
+      const store = this.host.options.store;
+      if (out.summarized > 0 && store && this.host.persisted) {
+        const oldId = this.host.id;
+        const newId = this.host.newId();
+        const o = this.host.options;
+        try {
+          store.createSession({ id: newId, source: o.source ?? o.platform, model: this.host.llm.active.model, systemPrompt: this.host.system, parentId: oldId, cwd: o.cwd });
+          if (store instanceof SessionDB) {
+            const t = store.getSession(oldId)?.title;
+            if (t) {
+              try {
+                store.setTitle(newId, store.nextTitleInLineage(t));
+              } catch {
+                /* a racing writer took the title: stay untitled */
+              }
+            }
+          }
+          for (const m of history) store.appendMessage(newId, m);
+          store.endSession?.(oldId, 'compression');
+          this.host.adoptId(newId);
+          where = ` The full transcript stays in session ${oldId}; continuing as ${newId}.`;
+        } catch (e) {
+          // The old session keeps everything and new messages keep going to it.
+          this.host.emit({ type: 'warning', message: `Could not start the continuation session in state.db (${(e as Error).message}); continuing in ${oldId}.` });
+        }
+      }
+      const msg =
+        out.summarized > 0
+          ? `🗜 Context compressed: ~${out.beforeTokens.toLocaleString('en-US')} → ~${out.afterTokens.toLocaleString('en-US')} tokens (${out.summarized} messages summarized).${where}`
+          : `🗜 Cleared ${out.prunedToolResults} old tool output${out.prunedToolResults === 1 ? '' : 's'} (~${out.beforeTokens.toLocaleString('en-US')} → ~${out.afterTokens.toLocaleString('en-US')} tokens).`;
+      if (!opts.quiet) this.host.emit({ type: 'notice', message: msg });
+      return msg;
+    } finally {
+      this.compressing = false;
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // after each turn
+
+  private get backgroundAllowed(): boolean {
+    const o = this.host.options;
+    return o.backgroundTasks !== false && !MACHINE_PLATFORMS.has(o.platform);
+  }
+
+  private spawn(task: () => Promise<unknown>): void {
+    const p = task()
+      .catch(() => {})
+      .finally(() => this.background.delete(p));
+    this.background.add(p);
+  }
+
+  /** Waits for background work (title, review) to finish. */
+  async idle(): Promise<void> {
+    while (this.background.size) await Promise.allSettled([...this.background]);
+  }
+
+  afterTurn(user: Message, result: TurnResult): void {
+    const o = this.host.options;
+    if (o.config.save_trajectories) this.saveTrajectory(result);
+    if (this.memory && result.completed) this.memory.syncTurn(messageText(user.content), result.finalText, this.host.id, this.host.history);
+    if (!this.backgroundAllowed || result.interrupted) return;
+    if (!this.titled && result.completed && o.store instanceof SessionDB) {
+      this.titled = true;
+      const db = o.store;
+      const id = this.host.id;
+      const first = messageText(user.content).slice(0, 2000);
+      const answer = result.finalText.slice(0, 2000);
+      this.spawn(async () => {
+        const aux = this.aux('title_generation');
+        if (!aux) return;
+        const raw = await collectText(aux.stream, {
+          model: aux.model,
+          system: TITLE_SYSTEM,
+          messages: [{ role: 'user', content: `User: ${first}\n\nAssistant: ${answer}` }],
+          tools: [],
+          maxTokens: 40,
+        });
+        const t = raw.split('\n')[0].replace(/^["'#*\s]+|["'.*\s]+$/g, '').slice(0, 80);
+        if (!t || db.getSession(id)?.title) return;
+        const title = db.uniqueTitle(t);
+        if (title) db.setTitle(id, title);
+      });
+    }
+    // Background self-review: memory every N user turns, skills every ~N tool-calling iterations.
+    const names = new Set(this.host.tools.map((t) => t.name));
+    const memEvery = Number(o.config.memory?.nudge_interval ?? 10);
+    const skillEvery = Number(o.config.skills?.creation_nudge_interval ?? 10);
+    if (names.has('memory') && memEvery > 0) this.turnsSinceMemory++;
+    if (names.has('skill_manage') && skillEvery > 0) this.itersSinceSkill += result.messages.filter((m) => m.role === 'assistant' && m.tool_calls?.length).length;
+    const reviewMemory = names.has('memory') && memEvery > 0 && this.turnsSinceMemory >= memEvery;
+    const reviewSkills = names.has('skill_manage') && skillEvery > 0 && this.itersSinceSkill >= skillEvery;
+    if (result.completed && (reviewMemory || reviewSkills)) {
+      if (reviewMemory) this.turnsSinceMemory = 0;
+      if (reviewSkills) this.itersSinceSkill = 0;
+      const snapshot = structuredClone(this.host.history);
+      this.spawn(() => this.review(snapshot, reviewMemory, reviewSkills));
+    }
+  }
+
+  /** A forked loop over a snapshot of the conversation, limited to memory and skill tools. */
+  async review(snapshot: Message[], memory: boolean, skills: boolean): Promise<string[]> {
+    const allowed = new Set([...(memory ? ['memory'] : []), ...(skills ? ['skills_list', 'skill_view', 'skill_manage'] : [])]);
+    const tools = this.host.tools.filter((t) => allowed.has(t.name));
+    if (!tools.length) return [];
+    const aux = this.aux('background_review');
+    const stream = aux?.stream ?? this.host.llm.stream;
+    const reviewModel = aux?.model ?? this.host.llm.active.model;
+    const changes: string[] = [];
+    const prompt = [memory ? REVIEW_MEMORY : '', skills ? REVIEW_SKILLS : '', REVIEW_END].filter(Boolean).join('\n\n');
+    await runTurn(
+      { role: 'user', content: prompt },
+      {
+        history: snapshot,
+        system: this.host.system,
+        tools,
+        stream,
+        model: () => reviewModel,
+        broker: new RequestBroker(() => {}, { interactive: false, timeoutMs: 1000 }),
+        budget: new IterationBudget(8),
+        emit: (e) => {
+          if (e.type !== 'tool_end' || e.isError) return;
+          const d = e.display as { kind?: string; action?: string; target?: string; name?: string } | undefined;
+          if (d?.kind === 'memory') changes.push(`${d.target === 'user' ? 'user profile' : 'memory'} ${d.action === 'add' ? '+1 entry' : d.action === 'remove' ? '−1 entry' : 'entry updated'}`);
+          else if (d?.kind === 'skill') changes.push(`skill ${d.name} ${d.action === 'create' ? 'created' : d.action === 'delete' ? 'deleted' : 'updated'}`);
+        },
+      },
+    );
+    const mode = this.host.options.config.display?.memory_notifications ?? 'on';
+    if (changes.length && mode !== 'off') this.host.emit({ type: 'notice', message: `${changes.some((c) => c.startsWith('skill')) && !changes.some((c) => !c.startsWith('skill')) ? '🛠️' : '💾'} Learned from this session: ${changes.join('; ')}` });
+    return changes;
+  }
+
+  private saveTrajectory(result: TurnResult): void {
+    const o = this.host.options;
+    const entry: TrajectoryEntry = {
+      conversations: toShareGpt(this.host.history, this.host.tools.map((t) => t.schema)),
+      timestamp: new Date().toISOString(),
+      model: this.host.llm.active.model,
+      completed: result.completed,
+    };
+    try {
+      appendFileSync(join(o.cwd, result.completed ? 'trajectory_samples.jsonl' : 'failed_trajectories.jsonl'), `${JSON.stringify(entry)}\n`);
+    } catch (e) {
+      this.host.emit({ type: 'warning', message: `Could not save the trajectory: ${(e as Error).message}` });
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // lifecycle
+
+  /** A resumed session keeps its title (no new one is generated). */
+  markTitled(v: boolean): void {
+    this.titled = v;
+  }
+
+  /** /new: the old conversation ends for the providers; memory refreshes in the next prompt. */
+  onReset(oldHistory: Message[]): void {
+    if (this.memory && oldHistory.length) void this.memory.onSessionEnd(oldHistory);
+    this.compressor.previousSummary = undefined;
+    this.compressor.failures = 0;
+    this.compressor.cooldownUntil = 0;
+    this.lastUsage = null;
+    this.lenAtLastRequest = 0;
+    this.turnsSinceMemory = 0;
+    this.itersSinceSkill = 0;
+    this.titled = false;
+  }
+
+  onClose(services: import('../tools/types.ts').ToolServices): void {
+    if (this.memory) {
+      if (this.host.history.length) void this.memory.onSessionEnd(this.host.history);
+      void this.memory.shutdown();
+    }
+    const db = services.state.get('session_db') as SessionDB | undefined;
+    if (db?.isOpen && db !== this.host.options.store) db.close();
+  }
+}

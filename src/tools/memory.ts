@@ -1,0 +1,52 @@
+import { MemoryStore, type MemoryTarget } from '../state/memory.ts';
+import { paths } from '../state/paths.ts';
+import { defineTool } from './registry.ts';
+import { fail, ok } from './result.ts';
+import type { ToolServices } from './types.ts';
+
+/** The session's memory store (through the manager when the session has one). */
+export function memoryStoreFor(s: ToolServices): MemoryStore {
+  if (s.memory) return s.memory.builtin.store;
+  const m = s.config.memory ?? {};
+  return new MemoryStore(paths.memories(s.home), { memory: m.memory_char_limit, user: m.user_char_limit });
+}
+
+function targetEnabled(s: ToolServices, target: MemoryTarget): boolean {
+  if (s.memory) return s.memory.builtin.targetEnabled(target);
+  const m = s.config.memory ?? {};
+  return target === 'user' ? m.user_profile_enabled !== false : m.memory_enabled !== false;
+}
+
+export default defineTool({
+  name: 'memory',
+  toolset: 'memory',
+  emoji: '💾',
+  description:
+    'Your persistent memory across sessions. Two stores, both loaded into your system prompt at the start of every future session: ' +
+    '"memory" for your own notes (environment facts, project conventions, tool quirks, lessons learned) and "user" for what you know ' +
+    'about the user (name, role, time zone, preferences, communication style). Save when the user tells you something lasting, corrects ' +
+    'you, or when you learn something that will save time later; do not save task progress or one-off details. Keep entries short and ' +
+    'factual. Actions: add (content), replace (old_text = a unique piece of the entry, content = the complete new entry), remove ' +
+    '(old_text). Stores have character limits; when full, merge or remove entries first. Writes are saved at once, but the memory in ' +
+    'your current system prompt is the snapshot from the session start.',
+  schema: (z) =>
+    z.object({
+    action: z.enum(['add', 'replace', 'remove']).describe('add | replace | remove'),
+    target: z.enum(['memory', 'user']).default('memory').describe('"memory" (your notes) or "user" (the user profile)'),
+    content: z.string().optional().describe('The entry text (add), or the complete new entry (replace)'),
+    old_text: z.string().optional().describe('A piece of text that appears in exactly one existing entry (replace, remove)'),
+  }),
+  check: (s) => targetEnabled(s, 'memory') || targetEnabled(s, 'user'),
+  handler(a, ctx) {
+    const s = ctx.services;
+    if (!targetEnabled(s, a.target)) return fail(`The ${a.target === 'user' ? 'user profile' : 'memory'} store is turned off in config.yaml (memory.${a.target === 'user' ? 'user_profile_enabled' : 'memory_enabled'}).`);
+    const store = memoryStoreFor(s);
+    let r;
+    if (a.action === 'add') r = store.add(a.target, a.content ?? '');
+    else if (a.action === 'replace') r = store.replace(a.target, a.old_text ?? '', a.content ?? '');
+    else r = store.remove(a.target, a.old_text ?? '');
+    if (!r.success) return { content: JSON.stringify(r), isError: true };
+    s.memory?.onMemoryWrite(a.action, a.target, a.content ?? a.old_text ?? '');
+    return { content: ok(r), display: { kind: 'memory', action: a.action, target: a.target, message: r.message } };
+  },
+});

@@ -1,0 +1,93 @@
+// The skills tools: list, view (with linked files), and the agent's own skill management.
+import { discoverSkills, findSkill, manageSkill, skillOnPlatform, viewSkill } from '../state/skills.ts';
+import { defineTool } from './registry.ts';
+import { fail, ok } from './result.ts';
+import type { ToolServices } from './types.ts';
+
+const externalDirs = (s: ToolServices): string[] => (Array.isArray(s.config.skills?.external_dirs) ? s.config.skills.external_dirs : []);
+
+export const skillsList = defineTool({
+  name: 'skills_list',
+  toolset: 'skills',
+  emoji: '📚',
+  parallelSafe: true,
+  description: 'List the installed skills (name, description, category), optionally of one category. Load one with skill_view(name).',
+  schema: (z) =>
+    z.object({ category: z.string().optional().describe('Only this category') }),
+  handler(a, ctx) {
+    const all = discoverSkills(ctx.services.home, externalDirs(ctx.services)).filter((s) => skillOnPlatform(s, process.platform));
+    const list = all.filter((s) => !a.category || (s.category ?? 'general') === a.category);
+    const categories = [...new Set(all.map((s) => s.category ?? 'general'))].sort();
+    return ok({ skills: list.map((s) => ({ name: s.name, description: s.description, category: s.category ?? 'general' })), count: list.length, categories });
+  },
+});
+
+export const skillView = defineTool({
+  name: 'skill_view',
+  toolset: 'skills',
+  emoji: '📖',
+  parallelSafe: true,
+  description:
+    "Load a skill: its full SKILL.md (procedure, pitfalls, verification) and the list of its extra files. Pass file_path to read one of those files (e.g. references/api.md). Follow a loaded skill's procedure.",
+  schema: (z) =>
+    z.object({
+    name: z.string().min(1).describe('The skill name'),
+    file_path: z.string().optional().describe("A file inside the skill, relative to its folder (from the skill's linked_files)"),
+  }),
+  async handler(a, ctx) {
+    const s = ctx.services;
+    const skills = discoverSkills(s.home, externalDirs(s));
+    const skill = findSkill(skills, a.name);
+    if (!skill) {
+      const near = skills.filter((x) => x.name.includes(a.name.toLowerCase()) || a.name.toLowerCase().includes(x.name)).map((x) => x.name);
+      return fail(`No skill named "${a.name}".${near.length ? ` Did you mean: ${near.join(', ')}?` : ' See skills_list.'}`);
+    }
+    let view: Record<string, unknown>;
+    try {
+      view = viewSkill(skill, a.file_path);
+    } catch (e) {
+      return fail((e as Error).message);
+    }
+    if (!a.file_path && skill.requiredEnv.length) {
+      const missing: string[] = [];
+      for (const v of skill.requiredEnv) {
+        if (s.env[v.name]) continue;
+        const r = await ctx.ask({ kind: 'secret', name: v.name, prompt: v.prompt ?? `The skill ${skill.name} needs ${v.name}${v.help ? ` (${v.help})` : ''}` });
+        if (typeof r.answer === 'string' && r.answer) s.env[v.name] = r.answer;
+        else missing.push(v.name);
+      }
+      if (missing.length) view.setup_needed = { missing_env: missing, note: `Set ${missing.join(', ')} in ~/.hermes/.env (or ask the user to) before running the steps that need them.` };
+    }
+    return ok(view);
+  },
+});
+
+export const skillManage = defineTool({
+  name: 'skill_manage',
+  toolset: 'skills',
+  emoji: '🛠️',
+  description:
+    'Create and maintain your own skills: reusable procedures saved to ~/.hermes/skills. Create one after a complex task succeeded ' +
+    '(many tool calls or several attempts), after the user corrected your approach, or when asked to remember how to do something. ' +
+    'Patch a skill as soon as you find it wrong or stale. SKILL.md starts with YAML frontmatter (name, description = when to use it) ' +
+    'and has sections: When to use, Procedure (exact commands), Pitfalls, Verification. Never put secrets in a skill. Actions: ' +
+    'create (name, content, category), edit (name, content), patch (name, old_string, new_string, replace_all, file_path), delete (name), ' +
+    'write_file / remove_file (name, file_path under references/, templates/, scripts/ or assets/, file_content).',
+  schema: (z) =>
+    z.object({
+    action: z.enum(['create', 'edit', 'patch', 'delete', 'write_file', 'remove_file']),
+    name: z.string().min(1).max(64).describe('Skill name: lowercase letters, digits, "-", "_" or "."'),
+    content: z.string().optional().describe('Full SKILL.md (create, edit)'),
+    category: z.string().optional().describe('Category folder for a new skill, e.g. devops'),
+    old_string: z.string().optional().describe('Exact text to replace (patch)'),
+    new_string: z.string().optional().describe('Replacement text (patch)'),
+    replace_all: z.boolean().optional().describe('Replace every occurrence (patch)'),
+    file_path: z.string().optional().describe('A file inside the skill (patch, write_file, remove_file)'),
+    file_content: z.string().optional().describe('The file content (write_file)'),
+  }),
+  handler(a, ctx) {
+    const r = manageSkill(ctx.services.home, a, externalDirs(ctx.services));
+    if (!r.success) return { content: JSON.stringify(r), isError: true };
+    return { content: ok(r), display: { kind: 'skill', action: a.action, name: a.name, message: r.message } };
+  },
+});

@@ -187,7 +187,7 @@ export class GatewayRunner {
         },
       };
     this.registry = o.registry ?? builtinRegistry();
-    this.commands = createCommandRegistry();
+    this.commands = createCommandRegistry({ home: o.home, externalDirs: ((o.config.skills as { external_dirs?: string[] } | undefined)?.external_dirs ?? []) as string[] });
     for (const def of gatewayCommands()) this.commands.replace(def);
   }
 

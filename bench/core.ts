@@ -51,7 +51,10 @@ const bench: Bench = async () => {
       const samples: number[] = [];
       for (let run = 0; run < 3; run++) {
         let count = 0;
-        fake.setHandler(() => (++count <= n ? { toolCalls: [toolCall] } : { text: 'done' }));
+        fake.setHandler(() => {
+          fake.requests.length = 0; // the bench does not inspect requests; keep the fake's heap flat
+          return ++count <= n ? { toolCalls: [toolCall] } : { text: 'done' };
+        });
         const r = await timeCommand(process.execPath, [BIN, 'chat', '-q', 'loop', '--yolo'], env, home);
         if (r.code !== 0) throw new Error(`loop run failed (exit ${r.code})`);
         samples.push((r.ms - wall) / n);

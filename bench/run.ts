@@ -4,8 +4,10 @@ import type { Bench, BenchRow } from './lib.ts';
 
 const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   core: () => import('./core.ts'),
+  mcp: () => import('./mcp.ts'),
   state: () => import('./state.ts'),
   tools: () => import('./tools.ts'),
+  cron: () => import('./cron.ts'),
   gateway: () => import('./gateway.ts'),
 };
 

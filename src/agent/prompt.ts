@@ -35,6 +35,8 @@ export interface PromptParts {
   skillsIndex?: string;
   /** The project context block (AGENTS.md etc.). */
   projectContext?: string;
+  /** Set-up facts the model must know, e.g. configured MCP servers that failed to connect. */
+  notes?: string[];
   /** When the session starts. */
   now: Date;
   timezone?: string;
@@ -82,6 +84,7 @@ export function buildSystemPrompt(p: PromptParts): string {
   const sections: string[] = [];
   sections.push((p.identity?.trim() || DEFAULT_IDENTITY).trim());
   if (p.toolGuidance?.length) sections.push(p.toolGuidance.join('\n\n'));
+  if (p.notes?.length) sections.push(p.notes.join('\n\n'));
   if (p.providerBlock) sections.push(p.providerBlock);
   if (p.systemMessage?.trim()) sections.push(p.systemMessage.trim());
   if (p.memory) sections.push(p.memory);

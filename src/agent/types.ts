@@ -13,6 +13,8 @@ export type AgentRequest =
       /** Why it needs approval, e.g. "recursive delete". */
       description: string;
       choices: ApprovalChoice[];
+      /** File edits awaiting approval (editor surfaces show them as diffs). */
+      edit?: { callId: string; files: { path: string; oldText: string | null; newText: string }[] };
     }
   | { kind: 'clarify'; question: string; choices?: string[] }
   /** A secret typed by the person (sudo password, a skill's env var). Never persisted or logged. */

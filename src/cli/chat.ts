@@ -4,11 +4,14 @@ import { parseMaxTurns } from '../agent/budget.ts';
 import type { AgentEvent, AgentRequest } from '../agent/types.ts';
 import { describeError, ResolveError } from '../llm/index.ts';
 import { activityLine } from '../runtime/activity.ts';
+import type { McpManager } from '../mcp/manager.ts';
+import { attachMcp, startCliMcp } from '../mcp/session.ts';
 import { Session, type ExplicitChoices } from '../runtime/session.ts';
 import { SessionDB } from '../state/db.ts';
 import { paths } from '../state/paths.ts';
 import { buildSkillInvocation, discoverSkills, findSkill } from '../state/skills.ts';
 import type { Message } from '../llm/types.ts';
+import { builtinRegistry } from '../tools/builtin.ts';
 import type { ChatOptions } from './commands/chat.ts';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
@@ -86,9 +89,18 @@ export function preloadedSkills(ctx: CliContext, opts: ChatOptions): string | un
 }
 
 /** Builds a CLI session, turning resolution failures into one clear line. */
-export function createCliSession(ctx: CliContext, opts: ChatOptions, interactive: boolean, extra: { store?: SessionDB; restored?: Restored; backgroundTasks?: boolean } = {}): Session {
+export function createCliSession(
+  ctx: CliContext,
+  opts: ChatOptions,
+  interactive: boolean,
+  extra: { store?: SessionDB; restored?: Restored; backgroundTasks?: boolean; mcp?: McpManager | null; onMcpEvent?: (line: string) => void } = {},
+): Session {
+  let session: Session;
+  const mcp = extra.mcp;
+  const registry = mcp ? builtinRegistry() : undefined;
+  if (mcp && registry) mcp.syncInto(registry);
   try {
-    return new Session({
+    session = new Session({
       home: ctx.home,
       config: ctx.loaded.config,
       env: ctx.env,
@@ -105,12 +117,17 @@ export function createCliSession(ctx: CliContext, opts: ChatOptions, interactive
       ignoreRules: !!opts.ignoreRules,
       passSessionId: !!opts.passSessionId,
       backgroundTasks: extra.backgroundTasks,
+      registry,
+      promptParts: mcp ? { notes: mcp.notes() } : undefined,
     });
   } catch (e) {
+    void mcp?.close();
     if (e instanceof ResolveError) throw new CliError(e.message);
     if (e instanceof Error && /toolset/i.test(e.message)) throw new CliError(e.message, 2);
     throw e;
   }
+  if (mcp) attachMcp(session, mcp, { owned: true, onEvent: extra.onMcpEvent });
+  return session;
 }
 
 export async function runChat(opts: ChatOptions): Promise<void> {
@@ -149,8 +166,10 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
   const restored = findResumeTarget(db, opts);
   const skillText = preloadedSkills(ctx, opts);
   if (skillText) query = `${skillText}\n\nUser instruction: ${query}`;
-  const session = createCliSession(ctx, opts, canAsk, { store: db, restored, backgroundTasks: false });
   const err = (s: string) => process.stderr.write(s + '\n');
+  const mcp = await startCliMcp(ctx, explicitFrom(opts).toolsets);
+  for (const w of mcp?.warnings() ?? []) err(`⚠ ${w}`);
+  const session = createCliSession(ctx, opts, canAsk, { store: db, restored, backgroundTasks: false, mcp });
   for (const w of session.warnings) err(`⚠ ${w}`);
 
   let streamed = '';

@@ -5,7 +5,8 @@ import type { AgentEvent, ApprovalChoice } from '../agent/types.ts';
 import { describeError } from '../llm/index.ts';
 import { activityLine } from '../runtime/activity.ts';
 import { messageText } from '../agent/repair.ts';
-import { createCliSession, findResumeTarget, openStateDb, preloadedSkills } from './chat.ts';
+import { startCliMcp, readySummary } from '../mcp/session.ts';
+import { createCliSession, explicitFrom, findResumeTarget, openStateDb, preloadedSkills } from './chat.ts';
 import type { ChatOptions } from './commands/chat.ts';
 import { loadContext } from './context.ts';
 import { createCommandRegistry } from '../commands/builtin.ts';
@@ -16,12 +17,16 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
   const db = openStateDb(ctx.home);
   const restored = findResumeTarget(db, opts);
   let skillText = preloadedSkills(ctx, opts);
-  const session = createCliSession(ctx, opts, true, { store: db, restored });
+  const out = process.stdout;
+  // Slow MCP servers keep connecting in the background; their tools join when they are ready.
+  const mcp = await startCliMcp(ctx, explicitFrom(opts).toolsets, 5000);
+  const session = createCliSession(ctx, opts, true, { store: db, restored, mcp, onMcpEvent: (line) => out.write(`\n${line}\n`) });
   const ext = ctx.loaded.config.skills?.external_dirs;
   const commands = createCommandRegistry({ home: ctx.home, externalDirs: Array.isArray(ext) ? ext : [] });
-  const out = process.stdout;
   const rt = session.runtime;
   out.write(`⚕ Hermes · ${rt.model} via ${rt.provider} · ${session.tools.length} tools · /quit or Ctrl+D to leave\n`);
+  if (mcp && readySummary(mcp)) out.write(`MCP: ${readySummary(mcp)}\n`);
+  for (const w of mcp?.warnings() ?? []) out.write(`⚠ ${w}\n`);
   for (const w of session.warnings) out.write(`⚠ ${w}\n`);
   if (restored) {
     out.write(`↻ Resuming ${restored.title ? `“${restored.title}” ` : ''}(${restored.sessionId}), ${restored.history.length} messages.\n`);

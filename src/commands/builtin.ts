@@ -7,7 +7,9 @@ import { messageText } from '../agent/repair.ts';
 import { promptTokens, type Message } from '../llm/types.ts';
 import type { SessionPrefs } from '../runtime/session.ts';
 import { knownToolsets } from '../tools/toolsets.ts';
+import { reloadMcpCommand } from '../mcp/commands.ts';
 import { hermesHome } from '../state/paths.ts';
+import { cronCommand } from './cron.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
 import { registerSkillCommands, reloadSkillsCommand, stateCommands } from './state.ts';
 
@@ -439,6 +441,8 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   const r = new CommandRegistry();
   r.add(...builtinCommands(() => r));
   r.add(...stateCommands(), reloadSkillsCommand(() => r));
+  r.add(reloadMcpCommand());
   registerSkillCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
+  r.add(cronCommand());
   return r;
 }

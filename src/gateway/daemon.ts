@@ -121,7 +121,7 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
   const up = supervisor.connected().map((a) => a.name);
   log(`gateway: running; connected: ${up.join(', ') || 'none yet (retrying in the background)'}`);
   void runner.hooks.emit('gateway:startup', { platforms: up });
-  if (o.cron !== false) cron = await startCron(o.home, runner.router.deliver, log).catch((e) => (log(`cron: could not start: ${(e as Error).message}`), null));
+  if (o.cron !== false) cron = await startCron({ home: o.home, deliver: runner.router.deliver, log, env: o.env, store: runner.transcripts.db }).catch((e) => (log(`cron: could not start: ${(e as Error).message}`), null));
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));

@@ -1,5 +1,6 @@
 // The built-in tools. A tool is one file; adding one here makes it available to toolsets.
 import clarify from './clarify.ts';
+import cronjob from './cronjob.ts';
 import delegateTask from './delegate.ts';
 import executeCode from './execute-code.ts';
 import patch from './patch.ts';
@@ -20,7 +21,7 @@ import { skillManage, skillsList, skillView } from './skills.ts';
 
 export function builtinRegistry(): ToolRegistry {
   const r = new ToolRegistry();
-  for (const def of [readFile, writeFile, patch, searchFiles, terminal, processTool, webSearch, webExtract, vision, todo, clarify, executeCode, delegateTask, sendMessage]) r.register(def);
+  for (const def of [readFile, writeFile, patch, searchFiles, terminal, processTool, webSearch, webExtract, vision, todo, clarify, executeCode, delegateTask, cronjob, sendMessage]) r.register(def);
   for (const def of [memory, sessionSearch, skillsList, skillView, skillManage]) r.register(def);
   return r;
 }

@@ -117,7 +117,7 @@ export class ToolRegistry {
   schemaOf(def: ToolDefinition): JsonSchema {
     let s = this.schemaCache.get(def.name);
     if (!s) {
-      s = (typeof def.schema === 'function' && PRECOMPUTED[def.name]) || toJsonSchema(zodSchemaOf(def));
+      s = def.jsonSchema ?? ((typeof def.schema === 'function' && PRECOMPUTED[def.name]) || toJsonSchema(zodSchemaOf(def)));
       this.schemaCache.set(def.name, s);
     }
     return s;

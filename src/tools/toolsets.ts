@@ -76,7 +76,12 @@ export function resolveToolsetNames(
     if (registered.has(n)) return registered.get(n)!;
     if (allTools.has(n)) return [n];
     const group = custom[n] ?? COMPOSITE_TOOLSETS[n] ?? PLATFORM_TOOLSETS[n];
-    if (group) return group.flatMap((g) => expand(g, seen, false));
+    if (group) {
+      const tools = group.flatMap((g) => expand(g, seen, false));
+      // Platform toolsets include every connected MCP server's tools (mcp-<server>), as in Hermes.
+      if (!custom[n] && PLATFORM_TOOLSETS[n]) for (const [ts, names] of registered) if (ts.startsWith('mcp-')) tools.push(...names);
+      return tools;
+    }
     if (registered.has(`mcp-${n}`)) return registered.get(`mcp-${n}`)!;
     // Known toolsets whose tools are not installed (yet) expand to nothing.
     if (HERMES_CORE_TOOLSETS.includes(n) || !strict) return [];

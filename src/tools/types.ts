@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import type { Zod } from './zod.ts';
 import type { AgentEvent, PathScope, ToolCallContext, ToolOutcome } from '../agent/types.ts';
-import type { StreamFn } from '../llm/types.ts';
+import type { JsonSchema, StreamFn } from '../llm/types.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 
 /**
@@ -36,7 +36,7 @@ export interface ToolServices {
   memory?: import('../state/memory-provider.ts').MemoryManager;
   /** The session store; session_search opens HERMES_HOME/state.db itself when absent. */
   sessionDb?: import('../state/db.ts').SessionDB;
-  /** The chat this session talks to (gateway sessions): where `deliver=origin` goes. */
+  /** The chat a gateway session serves: cron jobs created there deliver back to it (`deliver: origin`). */
   origin?: DeliveryOrigin;
   /** The gateway's delivery router (send_message); absent outside the gateway. */
   messaging?: MessagingService;
@@ -101,6 +101,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
    * of `z` returning one: `schema: (z) => z.object({...})`.
    */
   schema: S | ((zod: Zod) => S);
+  /** The JSON Schema the model sees, when it does not come from `schema` (MCP tools carry their own). */
+  jsonSchema?: JsonSchema;
   emoji?: string;
   parallelSafe?: boolean;
   maxResultChars?: number;

@@ -314,3 +314,18 @@ echo "sudo: a terminal is required to read the password" >&2; exit 1
     assert.match(r.json.error, /sudo needs a password.*SUDO_PASSWORD/);
   });
 });
+
+describe('local shell environment', () => {
+  it('foreground and background commands see the same environment (no rc file sourced)', async () => {
+    const s = makeServices();
+    const home = tmp('hermes-rc-home-');
+    writeFileSync(join(home, '.bashrc'), 'export FROM_BASHRC=yes\n');
+    s.env.HOME = home;
+    const fg = await call(terminal, { command: 'echo "rc=${FROM_BASHRC:-no}"' }, s);
+    assert.match(fg.json.output, /rc=no/);
+    const bg = await call(terminal, { command: 'echo "rc=${FROM_BASHRC:-no}"', background: true }, s);
+    const w = await call(processTool, { action: 'wait', session_id: bg.json.session_id, timeout: 10 }, s);
+    assert.match(w.json.output, /rc=no/);
+    await closeServices(s);
+  });
+});

@@ -1,13 +1,16 @@
 // Each module registers its own subcommands; their implementations load lazily on use.
 import type { Command } from 'commander';
+import acp from './acp.ts';
 import batch from './batch.ts';
 import chat from './chat.ts';
 import config from './config.ts';
+import cron from './cron.ts';
 import gateway from './gateway.ts';
+import mcp from './mcp.ts';
 import pairing from './pairing.ts';
 import sessions from './sessions.ts';
 import skills from './skills.ts';
 import version from './version.ts';
 import webhook from './webhook.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, batch, config, gateway, pairing, sessions, skills, webhook, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, acp, batch, config, cron, gateway, mcp, pairing, sessions, skills, webhook, version];

@@ -24,9 +24,11 @@ export class LocalBackend implements ExecutionBackend {
 
   private async start(command: string, cwd: string, pty: boolean | undefined, stdin: boolean): Promise<ChildLike> {
     if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new Error(`workdir ${cwd} does not exist or is not a directory.`);
-    return pty
-      ? spawnPty(this.shell, ['-c', command], { cwd, env: this.env })
-      : spawnPipes(this.shell, ['-c', command], { cwd, env: this.env, stdin });
+    // --norc: a socket on stdin (how Node wires a 'pipe') makes bash think rshd started it and
+    // source ~/.bashrc, so background commands (stdin open) would run the user's rc file and
+    // foreground ones (stdin /dev/null) would not. Every command gets the same environment.
+    const args = ['--norc', '-c', command];
+    return pty ? spawnPty(this.shell, args, { cwd, env: this.env }) : spawnPipes(this.shell, args, { cwd, env: this.env, stdin });
   }
 
   async exec(command: string, o: ExecOptions): Promise<ExecResult> {

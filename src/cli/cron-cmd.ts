@@ -1,0 +1,274 @@
+// `hermes cron …`
+import { displayState, NO_TICKER_NOTE, repeatDisplay, tickerAlive } from '../cron/format.ts';
+import { AmbiguousJobError, CronError, CronStore, ScheduleError, type CronJob, type UpdateJobInput } from '../cron/jobs.ts';
+import { CronScheduler, noGatewayDeliver, type RunReport } from '../cron/scheduler.ts';
+import { resolveTimezone } from '../cron/time.ts';
+import { loadContext, type CliContext } from './context.ts';
+import { CliError } from './errors.ts';
+
+const out = (s = '') => process.stdout.write(s + '\n');
+const err = (s: string) => process.stderr.write(s + '\n');
+
+function storeOf(ctx: CliContext): CronStore {
+  const cron = (ctx.loaded.config.cron ?? {}) as { output_retention?: unknown };
+  return new CronStore({
+    home: ctx.home,
+    tz: resolveTimezone(ctx.loaded.config.timezone, ctx.env),
+    outputRetention: Number.isFinite(Number(cron.output_retention)) ? Number(cron.output_retention) : 50,
+  });
+}
+
+/** Runs a store operation; cron errors become one clear line. */
+async function guard<T>(fn: () => Promise<T> | T): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof AmbiguousJobError) throw new CliError(`${e.message}\n${e.matches.map((m) => `  ${m.id}  ${m.name}  (${m.schedule_display})`).join('\n')}`);
+    if (e instanceof CronError || e instanceof ScheduleError) throw new CliError(e.message);
+    throw e;
+  }
+}
+
+function warnIfNoTicker(store: CronStore): void {
+  if (!tickerAlive(store)) err(`⚠ ${NO_TICKER_NOTE}`);
+}
+
+function describe(job: CronJob, store: CronStore): string[] {
+  const lines = [`  Name:      ${job.name}`, `  Schedule:  ${job.schedule_display}`, `  Repeat:    ${repeatDisplay(job)}`];
+  lines.push(`  Next run:  ${job.next_run_at ?? '—'}`);
+  lines.push(`  Deliver:   ${job.deliver}`);
+  if (job.skills.length) lines.push(`  Skills:    ${job.skills.join(', ')}`);
+  if (job.script) lines.push(`  Script:    ${job.script}`);
+  if (job.workdir) lines.push(`  Workdir:   ${job.workdir}`);
+  if (job.model || job.provider) lines.push(`  Model:     ${[job.provider, job.model].filter(Boolean).join(' / ')}`);
+  if (job.state === 'paused' && job.paused_reason) lines.push(`  Paused:    ${job.paused_reason}`);
+  if (job.last_status) lines.push(`  Last run:  ${job.last_run_at ?? '?'}  ${job.last_status === 'ok' ? 'ok' : `${job.last_status}: ${job.last_error ?? '?'}`}`);
+  if (job.last_delivery_error) lines.push(`  ⚠ Delivery failed: ${job.last_delivery_error}`);
+  const latest = job.last_run_at ? store.outputs(job.id, 1)[0] : undefined;
+  if (latest) lines.push(`  Output:    ${latest}`);
+  return lines;
+}
+
+export function list(opts: { all?: boolean }): void {
+  const ctx = loadContext();
+  const store = storeOf(ctx);
+  const jobs = store.list({ all: !!opts.all });
+  if (!jobs.length) {
+    const hidden = opts.all ? 0 : store.read().length;
+    out(hidden ? `No active jobs (${hidden} paused or completed: \`hermes cron list --all\`).` : 'No scheduled jobs. Create one with `hermes cron create "every 2h" "…"` or ask Hermes in chat.');
+    return;
+  }
+  for (const job of jobs) {
+    out(`${job.id} [${displayState(job, store)}]`);
+    for (const l of describe(job, store)) out(l);
+    out();
+  }
+  warnIfNoTicker(store);
+}
+
+interface CreateOpts {
+  name?: string;
+  deliver?: string;
+  repeat?: string;
+  skill?: string[];
+  script?: string;
+  workdir?: string;
+  model?: string;
+  provider?: string;
+  paused?: boolean;
+}
+
+export async function create(schedule: string, prompt: string | undefined, o: CreateOpts): Promise<void> {
+  const ctx = loadContext();
+  const store = storeOf(ctx);
+  const job = await guard(() =>
+    store.create({
+      schedule,
+      prompt: prompt ?? '',
+      name: o.name,
+      deliver: o.deliver,
+      repeat: o.repeat,
+      skills: o.skill ?? [],
+      script: o.script,
+      workdir: o.workdir,
+      model: o.model,
+      provider: o.provider,
+      paused: o.paused,
+    }),
+  );
+  out(`Created job ${job.id}${job.state === 'paused' ? ' (paused)' : ''}`);
+  for (const l of describe(job, store)) out(l);
+  warnIfNoTicker(store);
+}
+
+interface EditOpts {
+  schedule?: string;
+  prompt?: string;
+  name?: string;
+  deliver?: string;
+  repeat?: string;
+  skill?: string[];
+  addSkill?: string[];
+  removeSkill?: string[];
+  clearSkills?: boolean;
+  script?: string;
+  workdir?: string;
+  model?: string;
+  provider?: string;
+}
+
+export async function edit(ref: string, o: EditOpts): Promise<void> {
+  const ctx = loadContext();
+  const store = storeOf(ctx);
+  const current = await guard(() => store.get(ref));
+  const u: UpdateJobInput = {};
+  if (o.schedule !== undefined) u.schedule = o.schedule;
+  if (o.prompt !== undefined) u.prompt = o.prompt;
+  if (o.name !== undefined) u.name = o.name;
+  if (o.deliver !== undefined) u.deliver = o.deliver;
+  if (o.repeat !== undefined) u.repeat = o.repeat;
+  if (o.script !== undefined) u.script = o.script;
+  if (o.workdir !== undefined) u.workdir = o.workdir;
+  if (o.model !== undefined) u.model = o.model;
+  if (o.provider !== undefined) u.provider = o.provider;
+  if (o.clearSkills) u.skills = [];
+  else if (o.skill) u.skills = o.skill;
+  else if (o.addSkill || o.removeSkill) {
+    const drop = new Set(o.removeSkill ?? []);
+    const unknown = [...drop].filter((s) => !current.skills.includes(s));
+    if (unknown.length) throw new CliError(`Job ${current.id} has no skill ${unknown.map((s) => `"${s}"`).join(', ')} (it has: ${current.skills.join(', ') || 'none'}).`);
+    u.skills = [...current.skills.filter((s) => !drop.has(s)), ...(o.addSkill ?? [])];
+  }
+  if (!Object.keys(u).length) throw new CliError('Nothing to change: pass at least one option (see `hermes cron edit --help`).', 2);
+  const job = await guard(() => store.update(current.id, u));
+  out(`Updated job ${job.id}`);
+  for (const l of describe(job, store)) out(l);
+}
+
+export async function pause(ref: string, o: { reason?: string }): Promise<void> {
+  const store = storeOf(loadContext());
+  const job = await guard(() => store.pause(ref, o.reason));
+  out(`Paused job ${job.id} (${job.name}).`);
+}
+
+export async function resume(ref: string): Promise<void> {
+  const store = storeOf(loadContext());
+  const job = await guard(() => store.resume(ref));
+  out(`Resumed job ${job.id} (${job.name}). Next run: ${job.next_run_at}`);
+  warnIfNoTicker(store);
+}
+
+export async function remove(ref: string): Promise<void> {
+  const store = storeOf(loadContext());
+  const job = await guard(() => store.remove(ref));
+  out(`Removed job ${job.id} (${job.name}).`);
+}
+
+function reportLine(r: RunReport): string[] {
+  const lines = [`${r.success ? '✓' : '✗'} ${r.name} (${r.jobId}): ${r.success ? 'ok' : `failed: ${r.error}`}`];
+  if (r.silent) lines.push('  [SILENT]: nothing delivered');
+  if (r.delivered.length) lines.push(`  delivered to ${r.delivered.join(', ')}`);
+  if (r.deliveryError) lines.push(`  ⚠ delivery failed: ${r.deliveryError}`);
+  if (r.outputPath) lines.push(`  output: ${r.outputPath}`);
+  return lines;
+}
+
+function schedulerFor(ctx: CliContext): CronScheduler {
+  return new CronScheduler({
+    home: ctx.home,
+    deliver: noGatewayDeliver,
+    env: ctx.env,
+    log: process.env.HERMES_DEBUG ? (l) => err(l) : undefined,
+  });
+}
+
+/** Stops runs on Ctrl-C; a second Ctrl-C exits at once. */
+function onInterrupt(scheduler: CronScheduler): () => void {
+  let n = 0;
+  const h = () => {
+    n++;
+    if (n > 1) process.exit(130);
+    err('Interrupting the running job(s)…');
+    void scheduler.drain(0);
+  };
+  process.on('SIGINT', h);
+  process.on('SIGTERM', h);
+  return () => {
+    process.off('SIGINT', h);
+    process.off('SIGTERM', h);
+  };
+}
+
+export async function runJob(ref: string): Promise<void> {
+  const ctx = loadContext({ strict: true });
+  const store = storeOf(ctx);
+  if (tickerAlive(store)) {
+    // A gateway ticks this home: let it run the job, so the output is delivered by its router.
+    const wasPaused = (await guard(() => store.get(ref))).state === 'paused';
+    const job = await guard(() => store.trigger(ref));
+    out(`Triggered job ${job.id} (${job.name}): the running gateway will run it within a minute and deliver it to ${job.deliver}.`);
+    if (wasPaused) out('  It was paused and is now resumed (pause it again with `hermes cron pause`).');
+    return;
+  }
+  const scheduler = schedulerFor(ctx);
+  const { job, done } = await guard(() => scheduler.runNow(ref));
+  err(`Running job ${job.id} (${job.name})…`);
+  const off = onInterrupt(scheduler);
+  let report: RunReport;
+  try {
+    report = await done;
+  } finally {
+    off();
+  }
+  for (const l of reportLine(report)) out(l);
+  if (!report.success) process.exitCode = 1;
+}
+
+export async function tick(): Promise<void> {
+  const ctx = loadContext({ strict: true });
+  const scheduler = schedulerFor(ctx);
+  const r = await guard(() => scheduler.tick({ all: true }));
+  if (r.skipped) {
+    out('Another Hermes process is claiming jobs right now; nothing was run by this tick.');
+    return;
+  }
+  if (!r.claimed.length) {
+    out('No jobs due.');
+    return;
+  }
+  err(`Running ${r.claimed.length} due job(s)…`);
+  const off = onInterrupt(scheduler);
+  let reports: RunReport[];
+  try {
+    reports = await r.done;
+  } finally {
+    off();
+  }
+  for (const rep of reports) for (const l of reportLine(rep)) out(l);
+  if (reports.some((x) => !x.success)) process.exitCode = 1;
+}
+
+export function status(): void {
+  const ctx = loadContext();
+  const store = storeOf(ctx);
+  const hb = store.markerAge('ticker_heartbeat');
+  const okAge = store.markerAge('ticker_last_success');
+  const lastErr = store.lastTickError();
+  if (hb === null) out('✗ No cron ticker has run for this Hermes home: jobs will not fire on their own. Start one with `hermes gateway run`.');
+  else if (!tickerAlive(store)) out(`✗ The cron ticker is not running (last heartbeat ${Math.round(hb)}s ago): jobs will not fire on their own. Start it with \`hermes gateway run\`.`);
+  else if (okAge !== null && okAge > 200) out(`⚠ The cron ticker is running (heartbeat ${Math.round(hb)}s ago) but no tick has succeeded for ${Math.round(okAge)}s.`);
+  else out(`✓ The cron ticker is running (heartbeat ${Math.round(hb)}s ago): jobs fire automatically.`);
+  if (lastErr) out(`  Last tick error: ${lastErr}`);
+  out(`  Timezone: ${store.tz}`);
+  const jobs = store.list();
+  const running = store.read().filter((j) => store.isRunning(j));
+  if (!jobs.length) out('  No active jobs.');
+  else {
+    out(`  ${jobs.length} active job(s)`);
+    const next = jobs.filter((j) => j.next_run_at).sort((a, b) => (Date.parse(a.next_run_at!) || 0) - (Date.parse(b.next_run_at!) || 0))[0];
+    if (next) out(`  Next run: ${next.next_run_at} (${next.name}, ${next.id})`);
+  }
+  for (const j of running) out(`  Running now: ${j.name} (${j.id})`);
+  const failing = jobs.filter((j) => j.last_status === 'error');
+  for (const j of failing) out(`  ⚠ ${j.name} (${j.id}) failed its last run: ${j.last_error}`);
+}

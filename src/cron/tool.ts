@@ -1,0 +1,132 @@
+// The cronjob tool's actions (loaded on its first call).
+import type { ToolOutcome } from '../agent/types.ts';
+import { fail, ok } from '../tools/result.ts';
+import type { CronjobArgs } from '../tools/cronjob.ts';
+import type { ToolContext } from '../tools/types.ts';
+import { formatJob, NO_TICKER_NOTE, repeatDisplay, tickerAlive } from './format.ts';
+import { AmbiguousJobError, CronError, CronStore, ScheduleError, type UpdateJobInput } from './jobs.ts';
+import { activeTicker, CronScheduler, fromDeliveryOrigin, noGatewayDeliver } from './scheduler.ts';
+import { resolveTimezone } from './time.ts';
+
+function storeFor(ctx: ToolContext): CronStore {
+  const s = ctx.services;
+  return new CronStore({ home: s.home, tz: resolveTimezone(s.config.timezone, s.env) });
+}
+
+function skillsArg(a: CronjobArgs): string[] | undefined {
+  if (a.skills !== undefined) return a.skills;
+  if (a.skill !== undefined) return a.skill.trim() ? [a.skill] : [];
+  return undefined;
+}
+
+export async function cronjobTool(a: CronjobArgs, ctx: ToolContext): Promise<string | ToolOutcome> {
+  const store = storeFor(ctx);
+  try {
+    switch (a.action) {
+      case 'create': {
+        if (!a.schedule?.trim()) return fail('`schedule` is required for create (e.g. "every 2h", "0 9 * * *", "30m").');
+        const skills = skillsArg(a) ?? [];
+        if (!a.prompt?.trim() && !skills.length && !a.script?.trim()) return fail('create needs a `prompt` (or at least one skill, or a script).');
+        const job = await store.create({
+          prompt: a.prompt ?? '',
+          schedule: a.schedule,
+          name: a.name,
+          repeat: a.repeat,
+          deliver: a.deliver,
+          origin: fromDeliveryOrigin(ctx.services.origin),
+          skills,
+          model: a.model,
+          provider: a.provider,
+          script: a.script,
+          workdir: a.workdir,
+        });
+        const result: Record<string, unknown> = {
+          success: true,
+          job_id: job.id,
+          name: job.name,
+          skill: job.skill,
+          skills: job.skills,
+          schedule: job.schedule_display,
+          repeat: repeatDisplay(job),
+          deliver: job.deliver,
+          next_run_at: job.next_run_at,
+          job: formatJob(job, store),
+          message: `Cron job '${job.name}' created.${job.deliver === 'local' ? ` Its output is saved under ${store.outputDir}/${job.id}/ (not sent anywhere).` : ''}`,
+        };
+        if (!tickerAlive(store)) result.note = NO_TICKER_NOTE;
+        return ok(result);
+      }
+      case 'list': {
+        const jobs = store.list({ all: a.include_disabled !== false });
+        const result: Record<string, unknown> = { success: true, count: jobs.length, jobs: jobs.map((j) => formatJob(j, store)) };
+        if (jobs.length && !tickerAlive(store)) result.note = NO_TICKER_NOTE;
+        return ok(result);
+      }
+    }
+    if (!a.job_id?.trim()) return fail(`\`job_id\` is required for ${a.action}. Use action "list" to find it.`);
+    const ref = a.job_id.trim();
+    switch (a.action) {
+      case 'update': {
+        const u: UpdateJobInput = {};
+        if (a.prompt !== undefined) u.prompt = a.prompt;
+        if (a.schedule !== undefined) u.schedule = a.schedule;
+        if (a.name !== undefined) u.name = a.name;
+        if (a.repeat !== undefined) u.repeat = a.repeat;
+        if (a.deliver !== undefined) u.deliver = a.deliver;
+        const skills = skillsArg(a);
+        if (skills !== undefined) u.skills = skills;
+        if (a.model !== undefined) u.model = a.model;
+        if (a.provider !== undefined) u.provider = a.provider;
+        if (a.script !== undefined) u.script = a.script;
+        if (a.workdir !== undefined) u.workdir = a.workdir;
+        if (!Object.keys(u).length) return fail('Nothing to update: pass the fields to change (prompt, schedule, deliver, skills, …).');
+        const job = await store.update(ref, u);
+        return ok({ success: true, job: formatJob(job, store) });
+      }
+      case 'pause':
+        return ok({ success: true, job: formatJob(await store.pause(ref, a.reason), store) });
+      case 'resume':
+        return ok({ success: true, job: formatJob(await store.resume(ref), store) });
+      case 'remove': {
+        const job = await store.remove(ref);
+        return ok({ success: true, message: `Cron job '${job.name}' removed.`, removed_job: { id: job.id, name: job.name, schedule: job.schedule_display } });
+      }
+      case 'run': {
+        const ticker = activeTicker(ctx.services.home);
+        if (ticker) {
+          // Inside the gateway: the run goes on in the background and is delivered by the router.
+          const { job } = await ticker.scheduler.runNow(ref);
+          return ok({
+            success: true,
+            job: { ...formatJob(job, store), state: 'running', executed: 'started' },
+            note: `The job is running in the background; its output goes to ${job.deliver}. Do not wait for it.`,
+          });
+        }
+        const scheduler = new CronScheduler({ home: ctx.services.home, deliver: noGatewayDeliver, config: ctx.services.config, env: ctx.services.env });
+        const { job, done } = await scheduler.runNow(ref);
+        const onAbort = () => void scheduler.drain(0);
+        ctx.signal.addEventListener('abort', onAbort, { once: true });
+        ctx.progress(`running cron job ${job.name}`);
+        let report;
+        try {
+          report = await done;
+        } finally {
+          ctx.signal.removeEventListener('abort', onAbort);
+        }
+        const fresh = store.read().find((j) => j.id === job.id);
+        const view: Record<string, unknown> = { ...(fresh ? formatJob(fresh, store) : { job_id: job.id, name: job.name }), executed: true, execution_success: report.success };
+        if (report.error) view.execution_error = report.error;
+        if (report.deliveryError) view.delivery_error = report.deliveryError;
+        if (report.silent) view.delivery = 'suppressed ([SILENT])';
+        if (report.outputPath) view.output_file = report.outputPath;
+        return ok({ success: true, job: view });
+      }
+    }
+    return fail(`Unknown cron action "${String(a.action)}".`);
+  } catch (e) {
+    if (e instanceof AmbiguousJobError)
+      return fail(e.message, { matches: e.matches.map((m) => ({ id: m.id, name: m.name, schedule: m.schedule_display, next_run_at: m.next_run_at })) });
+    if (e instanceof CronError || e instanceof ScheduleError) return fail(e.message);
+    throw e;
+  }
+}

@@ -1,0 +1,457 @@
+// One MCP server: connect (stdio child, Streamable HTTP or SSE), list its tools, call them, and
+// reconnect with backoff when the connection drops. The MCP SDK loads on the first connect.
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { redactSecrets } from '../policy/redact.ts';
+import { describeTarget, stdioEnv, type McpServerConfig } from './config.ts';
+
+export type McpState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'failed' | 'closed';
+
+export interface McpConnectionEvent {
+  type: 'state' | 'tools';
+  server: string;
+  state: McpState;
+  error?: string;
+}
+
+export interface McpConnectionOptions {
+  env: NodeJS.ProcessEnv;
+  /** Working directory for stdio servers without their own `cwd`. */
+  cwd?: string;
+  /** Where the servers' stderr is appended (HERMES_HOME/logs); omitted: kept in memory only. */
+  logDir?: string;
+  /** Delays between reconnect attempts (ms); the first attempt is immediate. */
+  backoffMs?: number[];
+  clientName?: string;
+  clientVersion?: string;
+}
+
+/** 0 s, then 1 s doubling to 60 s: six attempts in all before the server counts as failed. */
+export const DEFAULT_BACKOFF_MS = [0, 1000, 2000, 4000, 8000, 16000];
+
+const STDERR_TAIL = 2000;
+
+/** Secrets out of anything an MCP server or transport said, before a person or model sees it. */
+export function cleanError(text: string): string {
+  return redactSecrets(text)
+    .replace(/\b(token|key|api_key|apikey|password|secret|access_token)=([^\s&"']+)/gi, '$1=[REDACTED]')
+    .trim();
+}
+
+function errText(e: unknown): string {
+  const code = (e as { code?: unknown })?.code;
+  if (code === 'ENOENT' && /^spawn /.test((e as Error).message ?? ''))
+    return `cannot start "${(e as Error).message.replace(/^spawn (.*) ENOENT$/, '$1')}": command not found (is it installed and on PATH?)`;
+  if (code === 'EACCES' && /^spawn /.test((e as Error).message ?? ''))
+    return `cannot start "${(e as Error).message.replace(/^spawn (.*) EACCES$/, '$1')}": permission denied (is it executable?)`;
+  if (e instanceof Error) {
+    const cause = (e as Error & { cause?: unknown }).cause;
+    const causeText = cause instanceof Error ? cause.message : typeof cause === 'string' ? cause : '';
+    const code = (cause as { code?: string } | undefined)?.code ?? (e as { code?: string | number }).code;
+    let msg = e.message;
+    if (causeText && !msg.includes(causeText)) msg += ` (${causeText})`;
+    else if (typeof code === 'string' && !msg.includes(code)) msg += ` (${code})`;
+    return msg;
+  }
+  return String(e);
+}
+
+export class McpConnection {
+  readonly config: McpServerConfig;
+  private readonly opts: McpConnectionOptions;
+  private client: Client | null = null;
+  private transport: Transport | null = null;
+  private _state: McpState = 'idle';
+  private _tools: Tool[] = [];
+  private _error: string | undefined;
+  private stderrTail = '';
+  /** The stderr tail when the connection last dropped (the reconnect starts a fresh tail). */
+  private dropTail = '';
+  private listeners = new Set<(e: McpConnectionEvent) => void>();
+  private connecting: Promise<void> | null = null;
+  private reconnectLoop: Promise<void> | null = null;
+  private closing = false;
+  private generation = 0;
+  private capabilities: { resources: boolean; prompts: boolean } = { resources: false, prompts: false };
+  private _serverInfo: { name: string; version: string } | undefined;
+
+  constructor(config: McpServerConfig, opts: McpConnectionOptions) {
+    this.config = config;
+    this.opts = opts;
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  get state(): McpState {
+    return this._state;
+  }
+
+  /** The last connection error (redacted), when the server is not ready. */
+  get error(): string | undefined {
+    return this._error;
+  }
+
+  get tools(): readonly Tool[] {
+    return this._tools;
+  }
+
+  get hasResources(): boolean {
+    return this.capabilities.resources;
+  }
+
+  get hasPrompts(): boolean {
+    return this.capabilities.prompts;
+  }
+
+  get serverInfo(): { name: string; version: string } | undefined {
+    return this._serverInfo;
+  }
+
+  on(fn: (e: McpConnectionEvent) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private emit(type: McpConnectionEvent['type']): void {
+    for (const l of this.listeners) {
+      try {
+        l({ type, server: this.name, state: this._state, error: this._error });
+      } catch {
+        /* listeners must not break the connection */
+      }
+    }
+  }
+
+  private setState(s: McpState, error?: string): void {
+    this._state = s;
+    this._error = error;
+    this.emit('state');
+  }
+
+  /** Connects (once; concurrent callers share the attempt). Never throws: see `state` and `error`. */
+  connect(): Promise<void> {
+    if (this._state === 'ready' || this._state === 'closed') return Promise.resolve();
+    if (!this.connecting) {
+      if (this._state !== 'reconnecting') this.setState('connecting');
+      this.connecting = this.attempt().finally(() => {
+        this.connecting = null;
+      });
+    }
+    return this.connecting;
+  }
+
+  private async attempt(): Promise<void> {
+    const gen = ++this.generation;
+    const cfg = this.config;
+    this.stderrTail = '';
+    let timer: NodeJS.Timeout | undefined;
+    let client: Client | null = null;
+    let transport: Transport | null = null;
+    try {
+      const [{ Client: ClientCtor }, built] = await Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), this.buildTransport()]);
+      transport = built;
+      client = new ClientCtor(
+        { name: this.opts.clientName ?? 'hermes-agent', version: this.opts.clientVersion ?? '0' },
+        {
+          capabilities: {},
+          listChanged: {
+            tools: {
+              onChanged: (err, tools) => {
+                if (err || !tools || gen !== this.generation) return;
+                this._tools = tools;
+                this.emit('tools');
+              },
+            },
+          },
+        },
+      );
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${cfg.connectTimeoutMs / 1000}s (connect_timeout)`)), cfg.connectTimeoutMs);
+        timer.unref?.();
+      });
+      const c = client;
+      const work = (async () => {
+        await c.connect(transport!, { timeout: cfg.connectTimeoutMs });
+        const caps = c.getServerCapabilities() ?? {};
+        const tools: Tool[] = [];
+        if (caps.tools) {
+          let cursor: string | undefined;
+          do {
+            const page = await c.listTools(cursor ? { cursor } : undefined, { timeout: cfg.connectTimeoutMs });
+            tools.push(...page.tools);
+            cursor = page.nextCursor;
+          } while (cursor);
+        }
+        return { caps, tools };
+      })();
+      const { caps, tools } = await Promise.race([work, timeout]);
+      if (gen !== this.generation || this.closing) {
+        await client.close().catch(() => {});
+        return;
+      }
+      this.client = client;
+      this.transport = transport;
+      this._tools = tools;
+      this.capabilities = { resources: !!caps.resources, prompts: !!caps.prompts };
+      const info = client.getServerVersion();
+      this._serverInfo = info ? { name: info.name, version: info.version } : undefined;
+      client.onclose = () => this.onUnexpectedClose(gen);
+      this.setState('ready');
+      this.emit('tools');
+    } catch (e) {
+      const tail = this.stderrTail.trim();
+      const msg = cleanError(`${errText(e)}${tail ? ` — server stderr: ${tail.split('\n').slice(-5).join(' | ')}` : ''}`);
+      if (client) await client.close().catch(() => {});
+      else if (transport) await transport.close().catch(() => {});
+      if (gen !== this.generation || this.closing) return;
+      this.client = null;
+      this.transport = null;
+      this._state = this._state === 'reconnecting' ? 'reconnecting' : 'failed';
+      this._error = msg;
+      if (this._state === 'failed') this.emit('state');
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+  }
+
+  private async buildTransport(): Promise<Transport> {
+    const cfg = this.config;
+    if (cfg.transport === 'stdio') {
+      const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+      // Node-based servers run on this Node (the one Hermes was provisioned with), not whatever
+      // `node` is first on PATH.
+      const command = cfg.command === 'node' || cfg.command === 'nodejs' ? process.execPath : cfg.command!;
+      const t = new StdioClientTransport({
+        command,
+        args: cfg.args,
+        env: stdioEnv(this.opts.env, cfg.env),
+        cwd: cfg.cwd ?? this.opts.cwd,
+        stderr: 'pipe',
+      });
+      t.stderr?.on('data', (d: Buffer) => this.onStderr(d.toString('utf8')));
+      return t;
+    }
+    const url = new URL(cfg.url!);
+    const requestInit: RequestInit = { headers: cfg.headers };
+    if (cfg.transport === 'sse') {
+      const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+      return new SSEClientTransport(url, { requestInit });
+    }
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    return new StreamableHTTPClientTransport(url, { requestInit, reconnectionOptions: { maxReconnectionDelay: 30_000, initialReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 } });
+  }
+
+  private onStderr(text: string): void {
+    this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL);
+    if (!this.opts.logDir) return;
+    try {
+      const lines = text.split('\n').filter((l) => l.trim());
+      if (lines.length) appendFileSync(join(this.opts.logDir, 'mcp-stderr.log'), lines.map((l) => `[${new Date().toISOString()}] ${this.name}: ${redactSecrets(l)}\n`).join(''), { mode: 0o600 });
+    } catch {
+      /* logging is best effort */
+    }
+  }
+
+  private onUnexpectedClose(gen: number): void {
+    if (gen !== this.generation || this.closing || this._state !== 'ready') return;
+    const tail = this.stderrTail.trim();
+    this.dropTail = tail;
+    this.client = null;
+    this.transport = null;
+    this.setState('reconnecting', cleanError(`the connection closed${tail ? ` — server stderr: ${tail.split('\n').slice(-3).join(' | ')}` : ''}`));
+    this.startReconnect();
+  }
+
+  /** Reconnects with backoff in the background (one loop at a time). */
+  private startReconnect(): Promise<void> {
+    if (this.reconnectLoop) return this.reconnectLoop;
+    const delays = this.opts.backoffMs ?? DEFAULT_BACKOFF_MS;
+    this.reconnectLoop = (async () => {
+      for (const delay of delays) {
+        if (this.closing) return;
+        if (delay) await new Promise((r) => setTimeout(r, delay).unref?.());
+        if (this.closing) return;
+        this._state = 'reconnecting';
+        await this.connect();
+        if (this.state === 'ready' || this.closing) return;
+      }
+      if (!this.closing) this.setState('failed', this._error);
+    })().finally(() => {
+      this.reconnectLoop = null;
+    });
+    return this.reconnectLoop;
+  }
+
+  /** Waits until the server is ready (or `ms` pass, or it fails for good). */
+  private async whenReady(ms: number, signal?: AbortSignal): Promise<boolean> {
+    if (this._state === 'ready') return true;
+    if (this._state === 'closed') return false;
+    if (this._state === 'failed' && !this.reconnectLoop) {
+      // A failed server gets one fresh attempt when it is needed again (it may have been fixed).
+      this._state = 'reconnecting';
+      void this.startReconnectOnce();
+    }
+    return new Promise<boolean>((resolve) => {
+      const done = (v: boolean) => {
+        clearTimeout(timer);
+        off();
+        signal?.removeEventListener('abort', onAbort);
+        resolve(v);
+      };
+      const timer = setTimeout(() => done(this._state === 'ready'), ms);
+      const onAbort = () => done(false);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const off = this.on((e) => {
+        if (e.type !== 'state') return;
+        if (e.state === 'ready') done(true);
+        else if (e.state === 'failed' || e.state === 'closed') done(false);
+      });
+    });
+  }
+
+  private startReconnectOnce(): Promise<void> {
+    if (this.reconnectLoop) return this.reconnectLoop;
+    this.reconnectLoop = this.connect()
+      .then(() => {
+        if (this._state !== 'ready' && !this.closing) this.setState('failed', this._error);
+      })
+      .finally(() => {
+        this.reconnectLoop = null;
+      });
+    return this.reconnectLoop;
+  }
+
+  private async ready(signal?: AbortSignal): Promise<Client> {
+    if (this._state !== 'ready') {
+      const ok = await this.whenReady(Math.min(this.config.connectTimeoutMs, this.config.timeoutMs), signal);
+      if (!ok || !this.client) {
+        const why = this._state === 'closed' ? 'has been shut down' : this._error ? `is not connected (${this._error})` : 'is not connected';
+        throw new McpCallError(`MCP server "${this.name}" ${why}.${this._state === 'closed' ? '' : ' Hermes keeps retrying; /reload-mcp reconnects now, `hermes mcp test ' + this.name + '` shows why it fails.'}`);
+      }
+    }
+    return this.client!;
+  }
+
+  /** Calls a tool. Throws McpCallError with a message for the model when the call cannot complete. */
+  async callTool(tool: string, args: Record<string, unknown>, signal?: AbortSignal, onProgress?: (text: string) => void): Promise<CallToolResult> {
+    const client = await this.ready(signal);
+    try {
+      const r = await client.callTool({ name: tool, arguments: args }, undefined, {
+        signal,
+        timeout: this.config.timeoutMs,
+        resetTimeoutOnProgress: true,
+        onprogress: onProgress
+          ? (p) => onProgress(p.message ?? (p.total ? `${p.progress}/${p.total}` : String(p.progress)))
+          : undefined,
+      });
+      return r as CallToolResult;
+    } catch (e) {
+      throw this.callFailure(e, `calling ${tool}`);
+    }
+  }
+
+  async listResources(signal?: AbortSignal): Promise<unknown> {
+    const client = await this.ready(signal);
+    try {
+      const out: unknown[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listResources(cursor ? { cursor } : undefined, { signal, timeout: this.config.timeoutMs });
+        out.push(...page.resources);
+        cursor = page.nextCursor;
+      } while (cursor && out.length < 1000);
+      let templates: unknown[] = [];
+      try {
+        templates = (await client.listResourceTemplates(undefined, { signal, timeout: this.config.timeoutMs })).resourceTemplates;
+      } catch {
+        /* templates are optional */
+      }
+      return { resources: out, ...(templates.length ? { resource_templates: templates } : {}) };
+    } catch (e) {
+      throw this.callFailure(e, 'listing resources');
+    }
+  }
+
+  async readResource(uri: string, signal?: AbortSignal) {
+    const client = await this.ready(signal);
+    try {
+      return await client.readResource({ uri }, { signal, timeout: this.config.timeoutMs });
+    } catch (e) {
+      throw this.callFailure(e, `reading ${uri}`);
+    }
+  }
+
+  async listPrompts(signal?: AbortSignal) {
+    const client = await this.ready(signal);
+    try {
+      return await client.listPrompts(undefined, { signal, timeout: this.config.timeoutMs });
+    } catch (e) {
+      throw this.callFailure(e, 'listing prompts');
+    }
+  }
+
+  async getPrompt(name: string, args: Record<string, string>, signal?: AbortSignal) {
+    const client = await this.ready(signal);
+    try {
+      return await client.getPrompt({ name, arguments: args }, { signal, timeout: this.config.timeoutMs });
+    } catch (e) {
+      throw this.callFailure(e, `getting prompt ${name}`);
+    }
+  }
+
+  /** Turns a failed request into a message for the model; a dropped connection starts a reconnect. */
+  private callFailure(e: unknown, what: string): McpCallError {
+    if (e instanceof McpCallError) return e;
+    const code = (e as { code?: number }).code;
+    const text = errText(e);
+    if ((e as Error)?.name === 'AbortError' || /aborted/i.test(text)) return new McpCallError(`The call was cancelled (${what} on MCP server "${this.name}").`, true);
+    if (code === -32001) return new McpCallError(`MCP server "${this.name}" did not answer within ${this.config.timeoutMs / 1000}s (${what}); the call was abandoned. Raise mcp_servers.${this.name}.timeout if it needs longer.`);
+    const dropped = code === -32000 || /closed|ECONNREFUSED|ECONNRESET|fetch failed|socket hang up|terminated|EPIPE/i.test(text);
+    if (dropped && !this.closing) {
+      const tail = (this._state === 'ready' ? this.stderrTail : this.dropTail || this.stderrTail).trim();
+      if (this._state === 'ready') {
+        this.client = null;
+        const old = this.transport;
+        this.transport = null;
+        void old?.close().catch(() => {});
+        this.setState('reconnecting', cleanError(text));
+        this.startReconnect();
+      }
+      return new McpCallError(
+        cleanError(`MCP server "${this.name}" dropped the connection while ${what} (${text}${tail ? `; server stderr: ${tail.split('\n').slice(-3).join(' | ')}` : ''}). Hermes is reconnecting; the call may be retried once it is back.`),
+      );
+    }
+    return new McpCallError(cleanError(`MCP server "${this.name}" failed ${what}: ${text}`));
+  }
+
+  /** Closes for good (the child process is stopped). */
+  async close(): Promise<void> {
+    this.closing = true;
+    this.generation++;
+    const c = this.client;
+    const t = this.transport;
+    this.client = null;
+    this.transport = null;
+    this.setState('closed');
+    if (c) await c.close().catch(() => {});
+    else if (t) await t.close().catch(() => {});
+  }
+
+  describe(): string {
+    return describeTarget(this.config);
+  }
+}
+
+export class McpCallError extends Error {
+  readonly cancelled: boolean;
+  constructor(message: string, cancelled = false) {
+    super(message);
+    this.name = 'McpCallError';
+    this.cancelled = cancelled;
+  }
+}

@@ -1,0 +1,59 @@
+// `hermes mcp serve` set-up: HERMES_HOME, the optional Hermes tools, stdout kept for the protocol.
+import type { AgentTool } from '../agent/types.ts';
+import { loadContext } from '../cli/context.ts';
+import { Session } from '../runtime/session.ts';
+import { builtinRegistry } from '../tools/builtin.ts';
+import { SERVE_TOOLSETS, serveMcp } from './serve.ts';
+
+/** Anything that would print to stdout goes to stderr: stdout is the protocol. */
+export function protectStdout(): void {
+  console.log = console.error;
+  console.info = console.error;
+  console.debug = console.error;
+  console.warn = console.error;
+}
+
+export async function runServe(opts: { tools?: boolean; verbose?: boolean }): Promise<void> {
+  protectStdout();
+  const ctx = loadContext();
+  const log = (l: string) => process.stderr.write(`hermes mcp serve: ${l}\n`);
+  let tools: AgentTool[] = [];
+  let session: Session | null = null;
+  if (opts.tools) {
+    try {
+      // A session gives the tools their services (auxiliary vision model, web backends, redaction).
+      session = new Session({
+        home: ctx.home,
+        config: ctx.loaded.config,
+        env: ctx.env,
+        cwd: process.cwd(),
+        platform: 'mcp',
+        source: 'mcp',
+        interactive: false,
+        explicit: { toolsets: SERVE_TOOLSETS },
+        dotenvNames: ctx.dotenvNames,
+      });
+      tools = session.tools;
+    } catch (e) {
+      // No model configured: the tools that need none (web search/extract) still work.
+      log(`no model for vision (${(e as Error).message.split('\n')[0]}); serving the tools that need none`);
+      const services = {
+        home: ctx.home,
+        config: ctx.loaded.config,
+        env: ctx.env,
+        cwd: process.cwd(),
+        platform: 'mcp',
+        sessionId: 'mcp-serve',
+        taskId: 'mcp-serve',
+        state: new Map<string, unknown>(),
+        yolo: false,
+      };
+      tools = builtinRegistry().build(SERVE_TOOLSETS, services, []);
+    }
+  }
+  try {
+    await serveMcp({ home: ctx.home, env: ctx.env, tools, log: opts.verbose ? log : () => {} });
+  } finally {
+    await session?.close('mcp_serve');
+  }
+}

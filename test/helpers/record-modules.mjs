@@ -1,0 +1,13 @@
+// Loaded with `node --import`: records every module specifier the process resolves (ESM and
+// require) and writes them to $HERMES_RECORD_MODULES at exit. Used by the start-up guard test.
+import { registerHooks } from 'node:module';
+import { writeFileSync } from 'node:fs';
+
+const seen = new Set();
+registerHooks({
+  resolve(specifier, context, next) {
+    seen.add(specifier);
+    return next(specifier, context);
+  },
+});
+process.on('exit', () => writeFileSync(process.env.HERMES_RECORD_MODULES, [...seen].join('\n')));

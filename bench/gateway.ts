@@ -6,12 +6,14 @@
 //     latency is "update available" → "reply received", which with an instant LLM is what the
 //     gateway (and the fake servers) add;
 //  3. the gateway's RSS every 1,000 messages over all 10,000, and its CPU time per message.
+// The gateway runs with the Node flags Hermes gives its daemon (GATEWAY_NODE_FLAGS).
 // The warm cache is sized for the 200 chats (agent.agent_cache.max_size: 256; Hermes's default of
 // 128 would rebuild a session from state.db for most messages); BENCH_GATEWAY_CACHE overrides.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GATEWAY_NODE_FLAGS } from '../src/gateway/daemon.ts';
 import { BIN, cleanEnv } from '../test/helpers/cli.ts';
 import { startFakeLlm } from '../test/helpers/fake-llm.ts';
 import { startFakeTelegram } from '../test/helpers/fake-telegram.ts';
@@ -56,7 +58,8 @@ const bench: Bench = async () => {
   writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${llm.openaiBaseUrl}\n  default: bench-model\n  api_key: k\nagent:\n  api_max_retries: 0\n${cache ? `  agent_cache:\n    max_size: ${cache}\n` : ''}${process.env.BENCH_GATEWAY_YAML ?? ''}`);
   const env = cleanEnv(home, { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_ALLOW_ALL_USERS: 'true', MESSAGING_CWD: home });
   delete env.HERMES_FROM_SOURCE;
-  const nodeFlags = [...(process.env.BENCH_GATEWAY_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), ...(process.env.BENCH_GATEWAY_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_PROFILE}`] : [])];
+  // The flags Hermes starts the daemon with (gateway start, the systemd unit); BENCH_GATEWAY_NODE_FLAGS overrides.
+  const nodeFlags = [...(process.env.BENCH_GATEWAY_NODE_FLAGS !== undefined ? process.env.BENCH_GATEWAY_NODE_FLAGS.split(' ').filter(Boolean) : GATEWAY_NODE_FLAGS), ...(process.env.BENCH_GATEWAY_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_PROFILE}`] : [])];
   const child = spawn(process.execPath, [...nodeFlags, BIN, 'gateway', 'run', '--quiet'], { cwd: home, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));

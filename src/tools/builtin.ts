@@ -8,6 +8,7 @@ import processTool from './process.ts';
 import readFile from './read-file.ts';
 import { ToolRegistry } from './registry.ts';
 import searchFiles from './search-files.ts';
+import sendMessage from './send-message.ts';
 import terminal from './terminal.ts';
 import todo from './todo.ts';
 import vision from './vision.ts';
@@ -20,7 +21,7 @@ import { skillManage, skillsList, skillView } from './skills.ts';
 
 export function builtinRegistry(): ToolRegistry {
   const r = new ToolRegistry();
-  for (const def of [readFile, writeFile, patch, searchFiles, terminal, processTool, webSearch, webExtract, vision, todo, clarify, executeCode, delegateTask, cronjob]) r.register(def);
+  for (const def of [readFile, writeFile, patch, searchFiles, terminal, processTool, webSearch, webExtract, vision, todo, clarify, executeCode, delegateTask, cronjob, sendMessage]) r.register(def);
   for (const def of [memory, sessionSearch, skillsList, skillView, skillManage]) r.register(def);
   return r;
 }

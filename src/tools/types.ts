@@ -37,7 +37,22 @@ export interface ToolServices {
   /** The session store; session_search opens HERMES_HOME/state.db itself when absent. */
   sessionDb?: import('../state/db.ts').SessionDB;
   /** The chat a gateway session serves: cron jobs created there deliver back to it (`deliver: origin`). */
-  origin?: { platform: string; chatId: string; threadId?: string; userId?: string };
+  origin?: DeliveryOrigin;
+  /** The gateway's delivery router (send_message); absent outside the gateway. */
+  messaging?: MessagingService;
+}
+
+/** Where the reply to a chat message or a cron job goes. */
+export interface DeliveryOrigin {
+  platform: string;
+  chatId: string;
+  threadId?: string;
+  userId?: string;
+}
+
+export interface MessagingService {
+  send(target: string, content: string, origin?: DeliveryOrigin): Promise<{ ok: boolean; error?: string; platform?: string; chatId?: string }>;
+  list(): { platforms: { name: string; connected: boolean; home: string | null }[]; chats: { target: string; platform: string; name?: string; type?: string }[] };
 }
 
 export interface AuxiliaryModel {

@@ -5,10 +5,13 @@ import batch from './batch.ts';
 import chat from './chat.ts';
 import config from './config.ts';
 import cron from './cron.ts';
+import gateway from './gateway.ts';
 import mcp from './mcp.ts';
 import onboarding from './onboarding.ts';
+import pairing from './pairing.ts';
 import sessions from './sessions.ts';
 import skills from './skills.ts';
 import version from './version.ts';
+import webhook from './webhook.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, batch, config, cron, mcp, sessions, skills, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, batch, config, cron, gateway, mcp, pairing, sessions, skills, webhook, version];

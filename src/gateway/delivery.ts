@@ -1,0 +1,257 @@
+// The delivery router: one place that turns a target (`origin`, `local`, `telegram`,
+// `telegram:<chat>[:<thread>]`, `discord:#general`, `slack:C123:<thread_ts>`, `email:a@b.c`, …)
+// into a sent message. Live gateway adapters are used when the gateway runs; otherwise a
+// send-only client talks to the platform's API directly (cron runs from the CLI, send_message in
+// `hermes chat`). Replies are chunked to the platform's limit; `MEDIA:<path>` lines become
+// attachments; secrets are redacted.
+import { existsSync } from 'node:fs';
+import { redactionEnabled, redactSecrets } from '../policy/redact.ts';
+import { chunkMessage, PLATFORM_LIMITS } from './chunk.ts';
+import { ALL_PLATFORMS, CHAT_PLATFORMS, homeChannel, platformEnabled, splitChatThread, type PlatformName } from './config.ts';
+import type { Deliver, DeliverResult, DeliveryOrigin, PlatformAdapter } from './types.ts';
+
+export type ParsedTarget =
+  | { kind: 'origin' }
+  | { kind: 'local' }
+  | { kind: 'home'; platform: string }
+  | { kind: 'chat'; platform: string; chatId: string; threadId?: string }
+  | { kind: 'named'; platform: string; name: string; threadId?: string };
+
+export class TargetError extends Error {}
+
+const KNOWN = new Set<string>([...ALL_PLATFORMS]);
+
+export function parseTarget(raw: string): ParsedTarget {
+  const t = raw.trim();
+  if (!t) throw new TargetError('The delivery target is empty. Use origin, local, a platform name (telegram) or platform:chat_id.');
+  const lower = t.toLowerCase();
+  if (lower === 'origin') return { kind: 'origin' };
+  if (lower === 'local' || lower === 'log') return { kind: 'local' };
+  const colon = t.indexOf(':');
+  const platform = (colon < 0 ? t : t.slice(0, colon)).toLowerCase();
+  if (!KNOWN.has(platform)) throw new TargetError(`Unknown delivery platform "${platform}". Use one of: origin, local, ${CHAT_PLATFORMS.join(', ')}.`);
+  if (colon < 0) return { kind: 'home', platform };
+  const rest = t.slice(colon + 1).trim();
+  if (!rest) return { kind: 'home', platform };
+  if (platform === 'email') {
+    if (!/^[^@\s]+@[^@\s]+$/.test(rest)) throw new TargetError(`"${rest}" is not an email address.`);
+    return { kind: 'chat', platform, chatId: rest };
+  }
+  if (rest.startsWith('#') || rest.startsWith('@')) {
+    const [name, thread] = splitChatThread(rest);
+    return { kind: 'named', platform, name, threadId: thread };
+  }
+  const [chatId, threadId] = splitChatThread(rest);
+  return { kind: 'chat', platform, chatId, threadId };
+}
+
+/** `MEDIA:<path>` lines (Hermes's attachment convention) split from the text. */
+export function extractMedia(text: string): { text: string; media: string[] } {
+  const media: string[] = [];
+  const kept = text.split('\n').filter((line) => {
+    const m = /^\s*MEDIA:\s*(\S.*?)\s*$/.exec(line);
+    if (m && m[1].startsWith('/')) {
+      media.push(m[1]);
+      return false;
+    }
+    return true;
+  });
+  return { text: kept.join('\n').replace(/\n{3,}/g, '\n\n').trim(), media };
+}
+
+export function mediaKind(path: string): 'image' | 'audio' | 'video' | 'document' {
+  const ext = path.toLowerCase().split('.').pop() ?? '';
+  if (['png', 'jpg', 'jpeg', 'gif', 'webp'].includes(ext)) return 'image';
+  if (['mp3', 'ogg', 'oga', 'opus', 'wav', 'm4a'].includes(ext)) return 'audio';
+  if (['mp4', 'mov', 'webm', 'mkv'].includes(ext)) return 'video';
+  return 'document';
+}
+
+export interface SendTextOptions {
+  threadId?: string;
+  replyTo?: string;
+  meta?: Record<string, unknown>;
+}
+
+/** Sends text (chunked, with MEDIA attachments) through one adapter. */
+export async function sendText(adapter: PlatformAdapter, chatId: string, text: string, o: SendTextOptions & { redact?: boolean } = {}): Promise<{ ok: boolean; error?: string; messageIds: string[] }> {
+  const { text: body, media } = extractMedia(o.redact === false ? text : redactSecrets(text));
+  const ids: string[] = [];
+  const limit = Math.min(adapter.maxMessageLength, PLATFORM_LIMITS[adapter.name] ?? adapter.maxMessageLength);
+  const chunks = chunkMessage(body, limit);
+  for (let i = 0; i < chunks.length; i++) {
+    const r = await adapter.send(chatId, chunks[i], { threadId: o.threadId, replyTo: i === 0 ? o.replyTo : undefined, meta: o.meta });
+    if (!r.ok) return { ok: false, error: r.error ?? 'send failed', messageIds: ids };
+    if (r.messageId) ids.push(r.messageId);
+  }
+  for (const path of media) {
+    if (!existsSync(path)) {
+      const r = await adapter.send(chatId, `(attachment not found: ${path})`, { threadId: o.threadId, meta: o.meta });
+      if (!r.ok) return { ok: false, error: r.error, messageIds: ids };
+      continue;
+    }
+    if (!adapter.sendMedia) {
+      const r = await adapter.send(chatId, `(attachment: ${path})`, { threadId: o.threadId, meta: o.meta });
+      if (!r.ok) return { ok: false, error: r.error, messageIds: ids };
+      continue;
+    }
+    const r = await adapter.sendMedia(chatId, path, { threadId: o.threadId, kind: mediaKind(path), meta: o.meta });
+    if (!r.ok) return { ok: false, error: r.error ?? 'attachment failed', messageIds: ids };
+    if (r.messageId) ids.push(r.messageId);
+  }
+  return { ok: true, messageIds: ids };
+}
+
+export type SenderFactory = (platform: PlatformName) => Promise<PlatformAdapter | null>;
+
+export interface RouterOptions {
+  env: NodeJS.ProcessEnv;
+  config: Record<string, unknown>;
+  /** Send-only clients for platforms without a live adapter (default: each platform's REST API). */
+  senderFactory?: SenderFactory;
+  log?: (line: string) => void;
+  /** Called after a successful delivery (mirroring into the target's session). */
+  onDelivered?: (d: { platform: string; chatId: string; threadId?: string; content: string; source: string }) => void;
+}
+
+export interface KnownChat {
+  target: string;
+  platform: string;
+  name?: string;
+  type?: string;
+}
+
+export class DeliveryRouter {
+  private readonly live = new Map<string, PlatformAdapter>();
+  private readonly senders = new Map<string, Promise<PlatformAdapter | null>>();
+  private readonly o: RouterOptions;
+  /** Chats the gateway knows (sessions.json), for `send_message action=list`. */
+  knownChats: () => KnownChat[] = () => [];
+
+  constructor(o: RouterOptions) {
+    this.o = o;
+  }
+
+  attach(adapter: PlatformAdapter): void {
+    this.live.set(adapter.name, adapter);
+  }
+
+  detach(name: string): void {
+    this.live.delete(name);
+  }
+
+  connectedPlatforms(): string[] {
+    return [...this.live.keys()];
+  }
+
+  private async adapterFor(platform: string): Promise<PlatformAdapter | null> {
+    const live = this.live.get(platform);
+    if (live) return live;
+    if (!(CHAT_PLATFORMS as readonly string[]).includes(platform)) return null;
+    let p = this.senders.get(platform);
+    if (!p) {
+      const factory = this.o.senderFactory ?? defaultSenderFactory(this.o.env, this.o.config);
+      p = factory(platform as PlatformName).catch((e) => {
+        this.o.log?.(`delivery: ${platform}: ${(e as Error).message}`);
+        return null;
+      });
+      this.senders.set(platform, p);
+    }
+    return p;
+  }
+
+  /** Resolves a target to a concrete chat, or explains why it cannot be. */
+  async resolve(target: string, origin?: DeliveryOrigin): Promise<{ local: true } | { platform: string; chatId: string; threadId?: string } | { error: string }> {
+    let t: ParsedTarget;
+    try {
+      t = parseTarget(target);
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+    switch (t.kind) {
+      case 'local':
+        return { local: true };
+      case 'origin':
+        if (!origin?.platform || !origin.chatId) return { error: 'deliver=origin but the job has no origin chat (it was not created from a chat). Set deliver to a platform or platform:chat_id.' };
+        return { platform: origin.platform, chatId: origin.chatId, threadId: origin.threadId };
+      case 'home': {
+        const h = homeChannel(t.platform, this.o.env, this.o.config);
+        if (!h) return { error: `No home channel for ${t.platform}. Send /sethome in the chat that should receive deliveries, or set ${t.platform === 'email' ? 'EMAIL_HOME_ADDRESS' : `${t.platform.toUpperCase()}_HOME_CHANNEL`}.` };
+        return { platform: t.platform, ...h };
+      }
+      case 'chat':
+        return { platform: t.platform, chatId: t.chatId, threadId: t.threadId };
+      case 'named': {
+        const a = await this.adapterFor(t.platform);
+        const id = a?.resolveTarget ? await a.resolveTarget(t.name) : null;
+        if (id) return { platform: t.platform, chatId: id, threadId: t.threadId };
+        if (t.platform === 'telegram' && t.name.startsWith('@')) return { platform: t.platform, chatId: t.name, threadId: t.threadId };
+        return { error: `Could not find ${t.name} on ${t.platform}. Use send_message action=list to see known chats, or the numeric chat id.` };
+      }
+    }
+  }
+
+  /** Sends `content` to `target`. Never throws: failures come back as `{ok:false, error}`. */
+  async send(target: string, content: string, meta: { origin?: DeliveryOrigin; source?: string } = {}): Promise<DeliverResult & { platform?: string; chatId?: string }> {
+    const r = await this.resolve(target, meta.origin);
+    if ('error' in r) return { ok: false, error: r.error };
+    if ('local' in r) return { ok: true };
+    const adapter = await this.adapterFor(r.platform);
+    if (!adapter) return { ok: false, error: `${r.platform} is not configured (no credentials in ~/.hermes/.env) and no gateway connection is up for it.` };
+    try {
+      const sent = await sendText(adapter, r.chatId, content, { threadId: r.threadId, redact: redactionEnabled(this.o.env, this.o.config as never) });
+      if (!sent.ok) return { ok: false, error: redactSecrets(`${r.platform} rejected the message: ${sent.error}`) };
+      this.o.onDelivered?.({ platform: r.platform, chatId: r.chatId, threadId: r.threadId, content, source: meta.source ?? 'delivery' });
+      return { ok: true, platform: r.platform, chatId: r.chatId };
+    } catch (e) {
+      return { ok: false, error: redactSecrets(`${r.platform} delivery failed: ${(e as Error).message}`) };
+    }
+  }
+
+  /** The cron contract's `deliver`. */
+  readonly deliver: Deliver = async (target, content, meta) => {
+    const r = await this.send(target, content, { origin: meta.origin, source: `cron:${meta.jobId}` });
+    return r.ok ? { ok: true } : { ok: false, error: r.error };
+  };
+
+  /** What `send_message action=list` shows. */
+  listTargets(): { platforms: { name: string; connected: boolean; home: string | null }[]; chats: KnownChat[] } {
+    const platforms = CHAT_PLATFORMS.filter((p) => this.live.has(p) || platformEnabled(p, this.o.config, this.o.env)).map((p) => {
+      const h = homeChannel(p, this.o.env, this.o.config);
+      return { name: p, connected: this.live.has(p), home: h ? `${p}:${h.chatId}${h.threadId ? `:${h.threadId}` : ''}` : null };
+    });
+    return { platforms, chats: this.knownChats() };
+  }
+
+  async close(): Promise<void> {
+    for (const p of this.senders.values()) {
+      const a = await p;
+      await a?.disconnect().catch(() => undefined);
+    }
+    this.senders.clear();
+  }
+}
+
+/** Send-only clients over each platform's own API, loaded on first use. */
+export function defaultSenderFactory(env: NodeJS.ProcessEnv, config: Record<string, unknown>): SenderFactory {
+  return async (platform) => {
+    if (!platformEnabled(platform, config, env)) return null;
+    switch (platform) {
+      case 'telegram':
+        return (await import('./platforms/telegram.ts')).createTelegramSender(env, config);
+      case 'discord':
+        return (await import('./platforms/discord.ts')).createDiscordSender(env, config);
+      case 'slack':
+        return (await import('./platforms/slack.ts')).createSlackSender(env, config);
+      case 'email':
+        return (await import('./platforms/email.ts')).createEmailSender(env, config);
+      default:
+        return null;
+    }
+  };
+}
+
+/** A router for processes without a running gateway (cron from the CLI, `hermes chat`). */
+export function standaloneRouter(env: NodeJS.ProcessEnv, config: Record<string, unknown>, log?: (line: string) => void): DeliveryRouter {
+  return new DeliveryRouter({ env, config, log });
+}

@@ -1,0 +1,235 @@
+// Discord through discord.js: DMs always; in guild channels only when the bot is mentioned
+// (discord.require_mention, default true; discord.free_response_channels are exempt). Threads are
+// shared sessions (chat = parent channel, thread = the thread's id). Approval and clarify choices
+// are buttons. The client is built through `deps.createClient` so tests swap in a fake.
+import type { ChatInfo, InboundHandlers, InboundMessage, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
+import { platformSettings, truthy } from '../config.ts';
+import { splitList } from '../auth.ts';
+
+/** The part of a discord.js Client this adapter uses. */
+export interface DiscordClientLike {
+  user: { id: string; username?: string } | null;
+  on(event: string, fn: (...args: any[]) => void): unknown;
+  once(event: string, fn: (...args: any[]) => void): unknown;
+  login(token: string): Promise<unknown>;
+  destroy(): Promise<void> | void;
+  channels: { fetch(id: string): Promise<any>; cache: { values(): IterableIterator<any> } };
+}
+
+export interface DiscordDeps {
+  createClient?: () => Promise<DiscordClientLike>;
+  /** REST for the send-only client (deliveries without a gateway). */
+  fetch?: typeof fetch;
+}
+
+export interface DiscordOptions {
+  token: string;
+  env: NodeJS.ProcessEnv;
+  config: Record<string, unknown>;
+  log: (line: string) => void;
+  deps?: DiscordDeps;
+}
+
+async function defaultClient(): Promise<DiscordClientLike> {
+  const d = await import('discord.js');
+  return new d.Client({
+    intents: [d.GatewayIntentBits.Guilds, d.GatewayIntentBits.GuildMessages, d.GatewayIntentBits.MessageContent, d.GatewayIntentBits.DirectMessages],
+    partials: [d.Partials.Channel],
+  }) as unknown as DiscordClientLike;
+}
+
+const CHANNEL_DM = 1;
+
+function rows(opts?: SendOptions) {
+  if (!opts?.buttons?.length) return undefined;
+  return opts.buttons.slice(0, 5).map((row) => ({
+    type: 1,
+    components: row.slice(0, 5).map((b) => ({ type: 2, style: /deny|❌/i.test(b.label) ? 4 : 1, label: b.label.slice(0, 80), custom_id: b.data.slice(0, 100) })),
+  }));
+}
+
+export class DiscordAdapter implements PlatformAdapter {
+  readonly name = 'discord';
+  readonly maxMessageLength = 2000;
+  readonly supportsButtons = true;
+  private client: DiscordClientLike | null = null;
+  private readonly o: DiscordOptions;
+
+  constructor(o: DiscordOptions) {
+    this.o = o;
+  }
+
+  async connect(handlers: InboundHandlers): Promise<void> {
+    const client = await (this.o.deps?.createClient ?? defaultClient)();
+    this.client = client;
+    client.on('messageCreate', (m: any) => {
+      try {
+        const msg = this.normalize(m);
+        if (msg) handlers.message(msg);
+      } catch (e) {
+        this.o.log(`discord: could not read a message: ${(e as Error).message}`);
+      }
+    });
+    client.on('interactionCreate', (i: any) => {
+      if (!i?.isButton?.() || !handlers.action) return;
+      const ch = i.channel;
+      const thread = ch?.isThread?.() ? ch : null;
+      handlers.action({
+        source: {
+          platform: 'discord',
+          chatId: thread ? String(thread.parentId) : String(i.channelId),
+          chatType: thread ? 'thread' : ch?.type === CHANNEL_DM ? 'dm' : 'group',
+          userId: String(i.user?.id ?? ''),
+          userName: i.user?.username,
+          threadId: thread ? String(thread.id) : undefined,
+          scopeId: i.guildId ?? undefined,
+        },
+        data: String(i.customId ?? ''),
+        messageId: i.message?.id,
+        ack: async (text) => {
+          await (text ? i.reply({ content: text, ephemeral: true }) : i.deferUpdate()).catch(() => undefined);
+        },
+      });
+    });
+    client.on('error', (e: Error) => this.o.log(`discord: ${e.message}`));
+    client.on('shardDisconnect', () => handlers.disconnected?.(new Error('Discord gateway connection closed')));
+    await new Promise<void>((resolve, reject) => {
+      client.once('ready', () => resolve());
+      Promise.resolve(client.login(this.o.token)).catch(reject);
+    });
+  }
+
+  private normalize(m: any): InboundMessage | null {
+    if (!m || m.author?.bot || m.author?.id === this.client?.user?.id) return null;
+    const ch = m.channel;
+    const isDm = ch?.type === CHANNEL_DM || !m.guildId;
+    const thread = ch?.isThread?.() ? ch : null;
+    const s = platformSettings(this.o.config, 'discord');
+    let text: string = m.content ?? '';
+    const botId = this.client?.user?.id;
+    const mention = botId ? new RegExp(`<@!?${botId}>`, 'g') : null;
+    if (!isDm) {
+      const requireMention = s.require_mention === undefined ? true : truthy(s.require_mention) || s.require_mention === true;
+      const free = splitList(Array.isArray(s.free_response_channels) ? s.free_response_channels.join(',') : String(s.free_response_channels ?? ''));
+      const channelId = String(thread ? thread.parentId : ch?.id);
+      const mentioned = (mention && mention.test(text)) || (botId && m.mentions?.users?.has?.(botId));
+      if (requireMention && !mentioned && !free.includes(channelId) && !(thread && free.includes(String(thread.id)))) return null;
+    }
+    if (mention) text = text.replace(mention, '').trim();
+    const source: SessionSource = {
+      platform: 'discord',
+      chatId: isDm ? String(ch?.id ?? m.channelId) : thread ? String(thread.parentId) : String(ch?.id ?? m.channelId),
+      chatType: isDm ? 'dm' : thread ? 'thread' : 'group',
+      chatName: isDm ? undefined : (thread?.name ?? ch?.name),
+      userId: String(m.author?.id ?? ''),
+      userName: m.author?.username,
+      threadId: thread ? String(thread.id) : undefined,
+      scopeId: m.guildId ?? undefined,
+    };
+    const attachments = [...(m.attachments?.values?.() ?? [])].map((a: any) => ({ kind: String(a.contentType ?? '').startsWith('image/') ? ('image' as const) : ('document' as const), fileName: a.name, mimeType: a.contentType }));
+    if (!text && !attachments.length) return null;
+    if (attachments.length) text = `${text}\n\n${attachments.map((a) => `[Attachment: ${a.fileName ?? 'file'} (${a.mimeType ?? 'unknown type'}) — not downloaded]`).join('\n')}`.trim();
+    return { source, messageId: String(m.id), text, replyTo: m.reference?.messageId, receivedAt: Date.now() };
+  }
+
+  async disconnect(): Promise<void> {
+    const c = this.client;
+    this.client = null;
+    await c?.destroy();
+  }
+
+  private async channel(chatId: string, threadId?: string): Promise<any> {
+    if (!this.client) throw new Error('Discord is not connected');
+    return this.client.channels.fetch(threadId ?? chatId);
+  }
+
+  async send(chatId: string, text: string, opts?: SendOptions): Promise<SendResult> {
+    try {
+      const ch = await this.channel(chatId, opts?.threadId);
+      const m = await ch.send({ content: text, components: rows(opts), reply: opts?.replyTo ? { messageReference: opts.replyTo, failIfNotExists: false } : undefined, allowedMentions: { parse: [] } });
+      return { ok: true, messageId: String(m.id) };
+    } catch (e) {
+      return { ok: false, error: (e as Error).message };
+    }
+  }
+
+  async edit(chatId: string, messageId: string, text: string, opts?: SendOptions): Promise<SendResult> {
+    try {
+      const ch = await this.channel(chatId, opts?.threadId);
+      const m = await ch.messages.fetch(messageId);
+      await m.edit({ content: text, components: rows(opts) ?? [] });
+      return { ok: true, messageId };
+    } catch (e) {
+      return { ok: false, error: (e as Error).message };
+    }
+  }
+
+  async sendTyping(chatId: string, opts?: { threadId?: string }): Promise<void> {
+    try {
+      const ch = await this.channel(chatId, opts?.threadId);
+      await ch.sendTyping();
+    } catch {
+      /* typing is best effort */
+    }
+  }
+
+  async sendMedia(chatId: string, path: string, opts?: SendOptions & { caption?: string }): Promise<SendResult> {
+    try {
+      const ch = await this.channel(chatId, opts?.threadId);
+      const m = await ch.send({ content: opts?.caption, files: [path] });
+      return { ok: true, messageId: String(m.id) };
+    } catch (e) {
+      return { ok: false, error: (e as Error).message };
+    }
+  }
+
+  async chatInfo(chatId: string): Promise<ChatInfo | null> {
+    try {
+      const ch = await this.channel(chatId);
+      return { name: ch.name ?? '', type: ch.type === CHANNEL_DM ? 'dm' : ch.isThread?.() ? 'thread' : 'group' };
+    } catch {
+      return null;
+    }
+  }
+
+  async resolveTarget(name: string): Promise<string | null> {
+    if (!this.client || !name.startsWith('#')) return null;
+    const want = name.slice(1).toLowerCase();
+    for (const ch of this.client.channels.cache.values()) if (String(ch?.name ?? '').toLowerCase() === want) return String(ch.id);
+    return null;
+  }
+}
+
+/** Send-only Discord over its REST API (deliveries without a running gateway). */
+export class DiscordRestSender implements PlatformAdapter {
+  readonly name = 'discord';
+  readonly maxMessageLength = 2000;
+  readonly supportsButtons = false;
+  private readonly token: string;
+  private readonly base: string;
+  private readonly fetchFn: typeof fetch;
+
+  constructor(token: string, opts: { base?: string; fetch?: typeof fetch } = {}) {
+    this.token = token;
+    this.base = (opts.base ?? 'https://discord.com/api/v10').replace(/\/+$/, '');
+    this.fetchFn = opts.fetch ?? fetch;
+  }
+
+  async connect(): Promise<void> {}
+  async disconnect(): Promise<void> {}
+
+  async send(chatId: string, text: string, opts?: SendOptions): Promise<SendResult> {
+    const r = await this.fetchFn(`${this.base}/channels/${encodeURIComponent(opts?.threadId ?? chatId)}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bot ${this.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: text, allowed_mentions: { parse: [] } }),
+    });
+    const body = (await r.json().catch(() => ({}))) as { id?: string; message?: string };
+    return r.ok ? { ok: true, messageId: body.id } : { ok: false, error: `HTTP ${r.status}: ${body.message ?? 'error'}` };
+  }
+}
+
+export function createDiscordSender(env: NodeJS.ProcessEnv, config: Record<string, unknown>, deps?: DiscordDeps): PlatformAdapter | null {
+  const token = env.DISCORD_BOT_TOKEN || String(platformSettings(config, 'discord').token ?? '');
+  return token ? new DiscordRestSender(token, { base: env.DISCORD_API_BASE, fetch: deps?.fetch }) : null;
+}

@@ -1,0 +1,1011 @@
+// The gateway core: every platform adapter hands its messages here. Per message: dedupe (persisted)
+// → session key → authorization (pairing for strangers in DMs) → slash commands → the two-level
+// busy guard → a turn on the conversation's warm Session → the reply, chunked to the platform.
+//
+// Busy guard, two levels (Hermes's base-adapter guard and runner guard, in one event loop):
+//  1. on arrival, for a conversation with a turn running: /approve, /deny, /stop, answers to an
+//     open clarify/approval and mid-turn commands (/status, /queue, /steer…) act at once;
+//  2. anything else follows the busy input mode: `interrupt` (stop the turn, run the new message
+//     next — ⚡), `queue` (run it after — ⏳) or `steer` (hand it to the running turn — ⏩).
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import type { AgentEvent, AgentRequest, TurnResult } from '../agent/types.ts';
+import { createCommandRegistry } from '../commands/builtin.ts';
+import type { CommandRegistry } from '../commands/registry.ts';
+import { describeError, type LlmClient } from '../llm/index.ts';
+import type { ContentPart, Message } from '../llm/types.ts';
+import { redactionEnabled, redactSecrets } from '../policy/redact.ts';
+import { toolDetail, toolEmoji } from '../runtime/activity.ts';
+import { Session, type ExplicitChoices, type SessionStore } from '../runtime/session.ts';
+import type { HermesConfig } from '../state/defaults.ts';
+import { updateEnvFile } from '../state/env.ts';
+import { paths } from '../state/paths.ts';
+import { processRegistry, type ProcessRegistry } from '../tools/process-registry.ts';
+import { builtinRegistry } from '../tools/builtin.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import { PLATFORM_TOOLSETS } from '../tools/toolsets.ts';
+import { authorize, envPrefix, unauthorizedDmBehavior } from './auth.ts';
+import { WarmCache } from './cache.ts';
+import { isSilent } from './chunk.ts';
+import { gatewayCommands, type GatewayCommandHooks } from './commands.ts';
+import { homeChannel, messagingCwd, numberSetting, platformSettings } from './config.ts';
+import { InboundDedupe } from './dedupe.ts';
+import { DeliveryRouter, sendText, type SenderFactory } from './delivery.ts';
+import { HookBus } from './hooks.ts';
+import { PairingStore } from './pairing.ts';
+import { buildSessionKey, isSharedMultiUserSession, neutralizeInline, type KeyOptions } from './session-key.ts';
+import { resetPolicyFrom, resetReason, SessionIndex, sourceFromDict } from './session-store.ts';
+import { openTranscriptStore, type StoredSession, type TranscriptStore } from './transcripts.ts';
+import type { DeliveryOrigin, InboundAction, InboundHandlers, InboundMessage, PlatformAdapter, SessionSource } from './types.ts';
+
+export const TYPING_INTERVAL_MS = 4000;
+/** Typing starts this far into a turn: an answer that is already there needs no indicator. */
+export const TYPING_GRACE_MS = 250;
+const EVICT_REASON = 'cache_evict';
+
+export interface RunnerOptions {
+  home: string;
+  config: HermesConfig;
+  env: NodeJS.ProcessEnv;
+  dotenvNames?: string[];
+  log?: (line: string) => void;
+  /** Tests: one LLM client factory for every session (default: each session resolves its own). */
+  llmFactory?: () => LlmClient;
+  registry?: ToolRegistry;
+  transcripts?: TranscriptStore;
+  senderFactory?: SenderFactory;
+  now?: () => number;
+  profile?: string;
+  /** Titles and background self-review after turns (default true; tests turn them off). */
+  backgroundTasks?: boolean;
+}
+
+interface OpenRequest {
+  id: string;
+  short: string;
+  kind: AgentRequest['kind'];
+  request: AgentRequest;
+  /** The message that shows it (edited once it is answered). */
+  messageId?: string;
+}
+
+interface Lane {
+  key: string;
+  adapter: PlatformAdapter;
+  source: SessionSource;
+  running: boolean;
+  /** Messages waiting for the running turn to end. */
+  waiting: InboundMessage[];
+  /** Open approval / clarify requests of the running turn, oldest first. */
+  open: OpenRequest[];
+}
+
+class Warm {
+  readonly session: Session;
+  readonly key: string;
+  lane: Lane | null = null;
+  private readonly hasProcesses: () => boolean;
+  constructor(session: Session, key: string, hasProcesses: () => boolean) {
+    this.session = session;
+    this.key = key;
+    this.hasProcesses = hasProcesses;
+  }
+  get busy(): boolean {
+    return this.session.busy || !!this.lane?.running || this.hasProcesses();
+  }
+}
+
+const APPROVAL_LABELS: Record<string, string> = { once: '✅ Allow once', session: '🔓 Allow for this session', always: '📌 Always allow', deny: '❌ Deny' };
+const YES = /^(y|yes|ok|okay|approve|allow|sure|go|go ahead)[.!]?$/i;
+const NO = /^(n|no|nope|deny|stop|cancel|don'?t)[.!]?$/i;
+
+export class GatewayRunner {
+  readonly home: string;
+  readonly config: HermesConfig;
+  readonly env: NodeJS.ProcessEnv;
+  readonly router: DeliveryRouter;
+  readonly pairing: PairingStore;
+  readonly dedupe: InboundDedupe;
+  readonly index: SessionIndex;
+  readonly transcripts: TranscriptStore;
+  readonly hooks: HookBus;
+  readonly cache: WarmCache<Warm>;
+  readonly commands: CommandRegistry;
+  readonly log: (line: string) => void;
+  private readonly o: RunnerOptions;
+  private readonly lanes = new Map<string, Lane>();
+  private readonly adapters = new Map<string, PlatformAdapter>();
+  private readonly shortIds = new Map<string, { key: string; id: string }>();
+  private readonly idle = new Set<() => void>();
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private accepting = true;
+  private readonly keyOpts: KeyOptions;
+  private readonly store: SessionStore;
+  private readonly now: () => number;
+  private processes: ProcessRegistry | null = null;
+  /** Session ids restored from the store (and which of them were ended), until their next turn. */
+  private readonly restored = new Set<string>();
+  private readonly restoredEnded = new Set<string>();
+  /** One tool registry for every session: definitions and their JSON schemas are built once. */
+  private readonly registry: ToolRegistry;
+
+  constructor(o: RunnerOptions) {
+    this.o = o;
+    this.home = o.home;
+    this.config = o.config;
+    this.env = o.env;
+    this.now = o.now ?? Date.now;
+    this.log = o.log ?? (() => undefined);
+    this.pairing = new PairingStore(o.home);
+    this.dedupe = new InboundDedupe(`${o.home}/gateway/inbound.jsonl`);
+    this.index = new SessionIndex(o.home, { now: this.now });
+    this.transcripts = o.transcripts ?? openTranscriptStore(o.home, this.log);
+    this.hooks = new HookBus(this.log);
+    this.router = new DeliveryRouter({ env: o.env, config: o.config as never, senderFactory: o.senderFactory, log: this.log, onDelivered: (d) => this.mirror(d) });
+    this.router.knownChats = () => this.knownChats();
+    const c = (o.config.agent as { agent_cache?: { max_size?: number; idle_ttl_secs?: number } }).agent_cache ?? {};
+    this.cache = new WarmCache<Warm>({
+      maxSize: numberSetting(c.max_size, 128),
+      idleTtlMs: numberSetting(c.idle_ttl_secs, 3600) * 1000,
+      onEvict: (_k, w, why) => {
+        this.restored.delete(w.session.id);
+        this.restoredEnded.delete(w.session.id);
+        void w.session.close(why === 'clear' ? 'gateway_shutdown' : EVICT_REASON);
+      },
+      now: this.now,
+    });
+    this.keyOpts = {
+      groupSessionsPerUser: (o.config as { group_sessions_per_user?: boolean }).group_sessions_per_user !== false,
+      threadSessionsPerUser: (o.config as { thread_sessions_per_user?: boolean }).thread_sessions_per_user === true,
+      profile: o.profile,
+    };
+    const t = this.transcripts;
+    if (t.db) {
+      // Sessions get the SessionDB itself (session_search, titles and compression lineage use it);
+      // only evicting a warm runtime must not end the conversation in state.db.
+      const db = t.db;
+      this.store = new Proxy(db, {
+        get(target, prop, receiver) {
+          if (prop === 'endSession') return (id: string, reason: string) => (reason === EVICT_REASON ? undefined : target.endSession(id, reason));
+          return Reflect.get(target, prop, receiver);
+        },
+      }) as unknown as SessionStore;
+    } else
+      this.store = {
+        createSession: (meta) => {
+          // Sessions restored from the store are known to exist; reopen (if ended) without reading twice.
+          if (this.restored.has(meta.id)) {
+            this.restored.delete(meta.id);
+            if (this.restoredEnded.delete(meta.id)) t.reopenSession?.(meta.id);
+          } else if (t.getStoredSession(meta.id)) t.reopenSession?.(meta.id);
+          else t.createSession(meta);
+        },
+        appendMessage: (id, m) => t.appendMessage(id, m),
+        recordUsage: (id, r, model, provider) => t.recordUsage(id, r, model, provider),
+        // Evicting a warm runtime releases memory; the conversation itself goes on.
+        endSession: (id, reason) => {
+          if (reason !== EVICT_REASON) t.endSession?.(id, reason);
+        },
+      };
+    this.registry = o.registry ?? builtinRegistry();
+    this.commands = createCommandRegistry({ home: o.home, externalDirs: ((o.config.skills as { external_dirs?: string[] } | undefined)?.external_dirs ?? []) as string[] });
+    for (const def of gatewayCommands()) this.commands.replace(def);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Lifecycle
+
+  async init(): Promise<void> {
+    await this.hooks.load(this.home);
+    this.processes = processRegistry(this.home);
+    this.sweepTimer = setInterval(() => this.sweep(), 60_000);
+    this.sweepTimer.unref?.();
+  }
+
+  /** Wires an adapter's inbound events to the runner and its sends to the router. */
+  handlersFor(adapter: PlatformAdapter): InboundHandlers {
+    this.adapters.set(adapter.name, adapter);
+    return {
+      message: (m) => this.onMessage(adapter, m),
+      action: (a) => this.onAction(adapter, a),
+    };
+  }
+
+  /** The adapter is connected: deliveries go through it; chats cut short by a crash are told. */
+  attached(adapter: PlatformAdapter): void {
+    this.router.attach(adapter);
+    void this.reportUnfinished(adapter);
+    if (adapter.setCommands) {
+      const cmds = this.commands
+        .list('gateway')
+        .filter((d) => /^[a-z0-9_]{1,32}$/.test(d.name))
+        .map((d) => ({ command: d.name, description: d.description.slice(0, 256) }));
+      void adapter.setCommands(cmds).catch((e) => this.log(`${adapter.name}: could not publish the command menu: ${(e as Error).message}`));
+    }
+  }
+
+  detached(name: string): void {
+    this.router.detach(name);
+  }
+
+  connectedPlatforms(): string[] {
+    return this.router.connectedPlatforms();
+  }
+
+  /** Stops taking new messages (the daemon drains next). */
+  stopAccepting(): void {
+    this.accepting = false;
+  }
+
+  get activeTurns(): number {
+    let n = 0;
+    for (const l of this.lanes.values()) if (l.running) n++;
+    return n;
+  }
+
+  /** Resolves once no turn is running (or after `timeoutMs`, with turns interrupted). */
+  async drain(timeoutMs: number): Promise<{ interrupted: number }> {
+    if (!this.activeTurns) return { interrupted: 0 };
+    const settled = new Promise<void>((resolve) => {
+      const check = () => {
+        if (!this.activeTurns) {
+          this.idle.delete(check);
+          resolve();
+        }
+      };
+      this.idle.add(check);
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([settled.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), timeoutMs)))]);
+    if (timer) clearTimeout(timer);
+    if (!timedOut) return { interrupted: 0 };
+    let n = 0;
+    for (const l of this.lanes.values()) {
+      if (!l.running) continue;
+      l.waiting = [];
+      this.cache.peek(l.key)?.session.interrupt();
+      n++;
+    }
+    await Promise.race([settled, new Promise((r) => setTimeout(r, 5000))]);
+    return { interrupted: n };
+  }
+
+  async close(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.cache.clear();
+    this.index.flush();
+    await this.router.close();
+    this.transcripts.close();
+    this.dedupe.close();
+  }
+
+  private sweep(): void {
+    this.cache.sweep();
+    for (const [k, l] of this.lanes) if (!l.running && !l.waiting.length && !l.open.length) this.lanes.delete(k);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Sessions
+
+  sessionKey(source: SessionSource): string {
+    return buildSessionKey(source, this.keyOpts);
+  }
+
+  private toolsetsFor(platform: string): string[] {
+    const pt = (this.config.platform_toolsets ?? {}) as Record<string, string[]>;
+    if (Array.isArray(pt[platform]) && pt[platform].length) return pt[platform];
+    return PLATFORM_TOOLSETS[`hermes-${platform}`] ? [`hermes-${platform}`] : ['hermes-gateway'];
+  }
+
+  private sessionContext(source: SessionSource): string {
+    const who = neutralizeInline(source.userName || source.userId || 'user');
+    const where =
+      source.chatType === 'dm'
+        ? `a direct message with ${JSON.stringify(who)}`
+        : `${source.chatType} ${JSON.stringify(neutralizeInline(source.chatName || source.chatId))}${source.threadId ? `, thread ${source.threadId}` : ''}`;
+    const homes = this.connectedPlatforms()
+      .map((p) => [p, homeChannel(p, this.env, this.config as never)] as const)
+      .filter(([, h]) => h)
+      .map(([p, h]) => `${p}:${h!.chatId}`);
+    const lines = [
+      '## Current Session Context',
+      `You are talking on ${source.platform}, in ${where}.`,
+      `Connected platforms: ${this.connectedPlatforms().join(', ') || source.platform}.`,
+      homes.length ? `Home channels: ${homes.join(', ')}.` : 'No home channels are set (/sethome sets one).',
+      'Your final reply is sent to this chat automatically; use send_message only to reach other chats.',
+    ];
+    if (isSharedMultiUserSession(source, this.keyOpts)) lines.push('Several people share this conversation. Each message starts with [speaker name]; address people by name and do not save one person’s details as facts about "the user".');
+    return lines.join('\n');
+  }
+
+  /** Sessions with background processes still running are never reset or evicted. */
+  private hasBackgroundProcesses(session: Session): boolean {
+    if (!this.processes) return false;
+    const task = session.services.taskId;
+    return this.processes.list().some((p) => p.taskId === task && p.status === 'running');
+  }
+
+  private createSession(source: SessionSource, sessionId: string, restore: boolean, adapter?: PlatformAdapter): Session {
+    let stored: StoredSession | null = null;
+    let history: Message[] | undefined;
+    if (restore) {
+      const t = this.transcripts;
+      const loaded = t.load ? t.load(sessionId) : (() => {
+        const session = t.getStoredSession(sessionId);
+        return session ? { session, messages: t.getMessages(sessionId) } : null;
+      })();
+      stored = loaded?.session ?? null;
+      history = loaded?.messages;
+    }
+    if (stored && !this.transcripts.db) {
+      this.restored.add(sessionId);
+      if (stored.endedAt) this.restoredEnded.add(sessionId);
+    }
+    const config = sessionConfig(this.config);
+    const sys = [config.agent.system_prompt, this.sessionContext(source)].filter(Boolean).join('\n\n');
+    const session = new Session({
+      home: this.home,
+      config,
+      env: this.env,
+      cwd: messagingCwd(this.env),
+      platform: source.platform,
+      source: source.platform,
+      interactive: true,
+      explicit: { toolsets: this.toolsetsFor(source.platform) },
+      sessionId,
+      history,
+      systemPrompt: stored?.systemPrompt ?? undefined,
+      llm: this.o.llmFactory?.(),
+      registry: this.registry,
+      store: this.store,
+      dotenvNames: this.o.dotenvNames,
+      promptParts: { systemMessage: sys },
+      now: this.o.now,
+      backgroundTasks: this.o.backgroundTasks,
+      services: {
+        origin: { platform: source.platform, chatId: source.chatId, threadId: source.threadId, userId: source.userId },
+        messaging: { send: (target, content, origin) => this.router.send(target, content, { origin, source: 'send_message' }), list: () => this.router.listTargets() },
+      },
+    });
+    const display = platformSettings(this.config as never, source.platform);
+    const tp = display.tool_progress ?? (this.config.display as { platforms?: Record<string, { tool_progress?: string }> }).platforms?.[source.platform]?.tool_progress ?? adapter?.prefers?.toolProgress;
+    if (typeof tp === 'string' && ['off', 'new', 'all', 'verbose'].includes(tp)) session.prefs.toolProgress = tp as Session['prefs']['toolProgress'];
+    const busy = this.env.HERMES_GATEWAY_BUSY_INPUT_MODE || (display.busy_input_mode as string | undefined) || adapter?.prefers?.busyInputMode;
+    if (busy && ['interrupt', 'queue', 'steer'].includes(busy)) session.prefs.busyInputMode = busy as Session['prefs']['busyInputMode'];
+    for (const w of session.warnings) this.log(`session ${sessionId}: ${w}`);
+    return session;
+  }
+
+  /**
+   * A session for a request-shaped surface (API server, webhooks): nobody can answer approvals
+   * (unattended policy applies), stored like every other session.
+   */
+  serviceSession(o: { platform: string; sessionId?: string; history?: Message[]; systemPrompt?: string; systemExtra?: string; toolsets?: string[]; explicit?: ExplicitChoices; origin?: DeliveryOrigin }): Session {
+    const config = sessionConfig(this.config);
+    const sys = [config.agent.system_prompt, o.systemExtra].filter(Boolean).join('\n\n');
+    const session = new Session({
+      home: this.home,
+      config,
+      env: this.env,
+      cwd: messagingCwd(this.env),
+      platform: o.platform,
+      source: o.platform,
+      interactive: false,
+      explicit: { ...o.explicit, toolsets: o.toolsets ?? this.toolsetsFor(o.platform) },
+      sessionId: o.sessionId,
+      history: o.history,
+      systemPrompt: o.systemPrompt,
+      llm: this.o.llmFactory?.(),
+      registry: this.registry,
+      store: this.store,
+      dotenvNames: this.o.dotenvNames,
+      promptParts: sys ? { systemMessage: sys } : undefined,
+      now: this.o.now,
+      services: o.origin ? { origin: o.origin } : undefined,
+    });
+    return session;
+  }
+
+  /** The warm runtime for a conversation, created (or restored from the store) when needed. */
+  private warmFor(key: string, source: SessionSource, adapter?: PlatformAdapter): { warm: Warm; created: boolean } {
+    const hit = this.cache.get(key);
+    if (hit) return { warm: hit, created: false };
+    const { entry, created } = this.index.ensure(key, source);
+    const session = this.createSession(source, entry.session_id, !created, adapter);
+    const warm = new Warm(session, key, () => this.hasBackgroundProcesses(session));
+    this.cache.set(key, warm);
+    if (created) void this.hooks.emit('session:start', { platform: source.platform, user_id: source.userId ?? null, session_id: entry.session_id, session_key: key });
+    return { warm, created };
+  }
+
+  /** Applies the reset policy before a turn. Returns the reason when the conversation was reset. */
+  private maybeReset(key: string, warm: Warm, source: SessionSource): string | null {
+    const last = this.index.lastActive(key);
+    if (last === null) return null;
+    const reason = resetReason(resetPolicyFrom(this.config as never, this.env), last, this.now());
+    if (!reason) return null;
+    if (warm.session.busy || this.hasBackgroundProcesses(warm.session)) return null;
+    const old = warm.session.id;
+    if (!warm.session.history.length && !warm.session.persisted && !this.transcripts.getStoredSession(old)) {
+      this.index.touch(key, source);
+      return null;
+    }
+    warm.session.reset(reason === 'idle' ? 'session_reset_idle' : 'session_reset_daily');
+    this.index.setSessionId(key, warm.session.id, reason, old);
+    void this.hooks.emit('session:end', { platform: source.platform, user_id: source.userId ?? null, session_key: key, session_id: old, reason });
+    void this.hooks.emit('session:reset', { platform: source.platform, user_id: source.userId ?? null, session_key: key, old_session_id: old, session_id: warm.session.id, reason });
+    return reason;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Inbound
+
+  private laneFor(key: string, adapter: PlatformAdapter, source: SessionSource): Lane {
+    let l = this.lanes.get(key);
+    if (!l) {
+      l = { key, adapter, source, running: false, waiting: [], open: [] };
+      this.lanes.set(key, l);
+    }
+    l.adapter = adapter;
+    l.source = source;
+    return l;
+  }
+
+  onMessage(adapter: PlatformAdapter, msg: InboundMessage): void {
+    void this.handleMessage(adapter, msg).catch((e) => this.log(`gateway: message from ${msg.source.platform}:${msg.source.chatId} failed: ${(e as Error).stack ?? e}`));
+  }
+
+  private async reply(adapter: PlatformAdapter, source: SessionSource, text: string, opts: { replyTo?: string; meta?: Record<string, unknown>; buttons?: { label: string; data: string }[][] } = {}): Promise<string | undefined> {
+    if (opts.buttons && adapter.supportsButtons) {
+      const r = await adapter.send(source.chatId, text, { threadId: source.threadId, buttons: opts.buttons, meta: opts.meta });
+      if (!r.ok) this.log(`gateway: ${adapter.name}: send failed: ${r.error}`);
+      return r.messageId;
+    }
+    const r = await sendText(adapter, source.chatId, text, { threadId: source.threadId, replyTo: opts.replyTo, meta: opts.meta, redact: redactionEnabled(this.env, this.config as never) });
+    if (!r.ok) this.log(`gateway: ${adapter.name}: send to ${source.chatId} failed: ${r.error}`);
+    return r.messageIds[0];
+  }
+
+  private async handleMessage(adapter: PlatformAdapter, msg: InboundMessage): Promise<void> {
+    if (!this.accepting) return;
+    const src = msg.source;
+    if (!this.dedupe.claim(src.platform, src.chatId, msg.messageId, src.threadId)) {
+      this.log(`gateway: duplicate ${src.platform} message ${msg.messageId} in ${src.chatId} ignored`);
+      return;
+    }
+    const done = () => this.dedupe.finish(src.platform, src.chatId, msg.messageId);
+    const auth = authorize(src, this.env, this.pairing);
+    if (!auth.ok) {
+      await this.stranger(adapter, msg);
+      done();
+      return;
+    }
+    const key = this.sessionKey(src);
+    const lane = this.laneFor(key, adapter, src);
+    const text = msg.text.trim();
+
+    // Answers to an open clarify / approval of this conversation go straight to the running turn.
+    if (lane.open.length && !text.startsWith('/')) {
+      const r = lane.open[0];
+      const warm = this.cache.peek(key);
+      if (warm && r.kind === 'clarify') {
+        const n = Number(text);
+        const choices = (r.request as { choices?: string[] }).choices;
+        const answer = choices && Number.isInteger(n) && n >= 1 && n <= choices.length ? choices[n - 1] : text;
+        warm.session.answer(r.id, answer);
+        done();
+        return;
+      }
+      if (warm && r.kind === 'approval' && (YES.test(text) || NO.test(text))) {
+        warm.session.answer(r.id, YES.test(text) ? 'once' : 'deny');
+        done();
+        return;
+      }
+    }
+
+    if (text.startsWith('/')) {
+      await this.command(adapter, lane, msg);
+      done();
+      return;
+    }
+
+    if (lane.running) {
+      const warm = this.cache.peek(key);
+      const mode = warm?.session.prefs.busyInputMode ?? 'interrupt';
+      const ack = (platformSettings(this.config as never, src.platform).busy_ack_enabled ?? (this.config.display as { busy_ack_enabled?: boolean }).busy_ack_enabled ?? adapter.prefers?.busyAck) !== false;
+      if (mode === 'steer' && warm) {
+        warm.session.steer(this.promptText(msg, src));
+        if (ack) await this.reply(adapter, src, '⏩ Noted — the agent sees this after its current step.');
+        done();
+        return;
+      }
+      lane.waiting.push(msg);
+      if (mode === 'interrupt' && warm) {
+        if (ack) await this.reply(adapter, src, '⚡ Interrupting the current task to handle your new message.');
+        warm.session.interrupt();
+      } else if (ack) await this.reply(adapter, src, `⏳ Queued — I'll get to it when the current task is done (${lane.waiting.length} waiting).`);
+      return;
+    }
+    lane.waiting.push(msg);
+    await this.runLane(lane);
+  }
+
+  /** Someone not allowed in: a pairing code in DMs (or silence), nothing in groups. */
+  private async stranger(adapter: PlatformAdapter, msg: InboundMessage): Promise<void> {
+    const src = msg.source;
+    const who = `${src.platform} user ${src.userId ?? '?'}${src.userName ? ` (${neutralizeInline(src.userName, 60)})` : ''}`;
+    if (src.chatType !== 'dm' || !src.userId || unauthorizedDmBehavior(src.platform, this.config as never) !== 'pair') {
+      this.log(`auth: ignored a message from ${who} (not allowed)`);
+      return;
+    }
+    const r = this.pairing.generateCode(src.platform, src.userId, src.userName ?? '');
+    if ('refused' in r) {
+      this.log(`auth: no pairing code for ${who}: ${r.refused.replace(/_/g, ' ')}`);
+      return;
+    }
+    this.log(`auth: pairing code issued to ${who}`);
+    await this.reply(
+      adapter,
+      src,
+      `Hi! I don't know you yet, so I can't help until my owner approves you.\n\nYour pairing code: ${r.code}\n\nAsk the owner to run:\nhermes pairing approve ${src.platform} ${r.code}\n\nThe code expires in 1 hour.`,
+      { meta: msg.meta },
+    );
+  }
+
+  private promptText(msg: InboundMessage, src: SessionSource): string {
+    const t = msg.text.trim();
+    return isSharedMultiUserSession(src, this.keyOpts) ? `[${neutralizeInline(src.userName || src.userId || 'someone', 80)}] ${t}` : t;
+  }
+
+  /** A user turn from one or more messages (text, images as parts, other files as notes). */
+  private promptFor(msgs: InboundMessage[], src: SessionSource): string | Message {
+    const texts: string[] = [];
+    const images: ContentPart[] = [];
+    for (const m of msgs) {
+      const t = this.promptText(m, m.source);
+      if (m.text.trim()) texts.push(t);
+      for (const a of m.attachments ?? []) {
+        if (a.kind === 'image' && a.path && existsSync(a.path) && statSync(a.path).size <= 5 * 1024 * 1024) {
+          images.push({ type: 'image_url', image_url: { url: `data:${a.mimeType ?? 'image/jpeg'};base64,${readFileSync(a.path).toString('base64')}` } });
+          texts.push(`[The user sent an image, saved at ${a.path}]`);
+        } else if (a.kind === 'audio') texts.push(`[The user sent a voice message, saved at ${a.path}; it was not transcribed]`);
+        else texts.push(`[The user sent a file${a.fileName ? ` "${neutralizeInline(a.fileName, 120)}"` : ''}, saved at ${a.path}]`);
+      }
+    }
+    void src;
+    const text = texts.join('\n\n');
+    if (!images.length) return text;
+    return { role: 'user', content: [{ type: 'text', text }, ...images] };
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Turns
+
+  private async runLane(lane: Lane): Promise<void> {
+    if (lane.running) return;
+    lane.running = true;
+    try {
+      while (lane.waiting.length) {
+        const warm = this.cache.peek(lane.key);
+        const mode = warm?.session.prefs.busyInputMode ?? 'interrupt';
+        // Interrupt mode merges everything that arrived meanwhile; queue mode takes one at a time.
+        const batch = mode === 'queue' ? lane.waiting.splice(0, 1) : lane.waiting.splice(0);
+        await this.turn(lane, batch);
+      }
+    } finally {
+      lane.running = false;
+      for (const f of [...this.idle]) f();
+    }
+  }
+
+  private async turn(lane: Lane, batch: InboundMessage[]): Promise<void> {
+    const src = batch[batch.length - 1].source;
+    const adapter = lane.adapter;
+    const finishAll = () => {
+      for (const m of batch) this.dedupe.finish(m.source.platform, m.source.chatId, m.messageId);
+    };
+    let warm: Warm;
+    try {
+      warm = this.warmFor(lane.key, src, adapter).warm;
+    } catch (e) {
+      await this.reply(adapter, src, `⚠️ Hermes could not start a session: ${(e as Error).message}`);
+      finishAll();
+      return;
+    }
+    warm.lane = lane;
+    const session = warm.session;
+    const reset = this.maybeReset(lane.key, warm, src);
+    if (reset) await this.reply(adapter, src, reset === 'idle' ? '◐ Starting a fresh conversation (the last one was idle for a while).' : '◐ Starting a fresh conversation (daily reset).');
+
+    const last = batch[batch.length - 1];
+    const replyTo = src.chatType !== 'dm' ? last.messageId : undefined;
+    const typing = () => void adapter.sendTyping?.(src.chatId, { threadId: src.threadId }).catch(() => undefined);
+    let typingTimer: NodeJS.Timeout | null = null;
+    const typingStart = adapter.sendTyping
+      ? setTimeout(() => {
+          typing();
+          typingTimer = setInterval(typing, TYPING_INTERVAL_MS);
+          typingTimer.unref?.();
+        }, TYPING_GRACE_MS)
+      : null;
+    typingStart?.unref?.();
+
+    const progress = new ProgressReporter(adapter, src, session.prefs.toolProgress, this.log);
+    let delivered = 0;
+    let iteration = 0;
+    const off = session.on((e: AgentEvent) => {
+      switch (e.type) {
+        case 'tool_start':
+          progress.start(e.name, e.args, e.emoji);
+          break;
+        case 'tool_end':
+          progress.end(e.name, e.content, e.isError);
+          break;
+        case 'message':
+          if (e.message.role === 'assistant' && e.message.tool_calls?.length) {
+            iteration++;
+            void this.hooks.emit('agent:step', { platform: src.platform, session_id: session.id, iteration, tool_names: e.message.tool_calls.map((c) => c.function.name) });
+          }
+          break;
+        case 'request':
+          void this.openRequest(lane, warm, e.id, e.request, last.meta);
+          break;
+        case 'request_resolved':
+          void this.closeRequest(lane, e.id, e.answer, e.source);
+          break;
+        case 'turn_end':
+          if (!e.result.failed && !e.result.interrupted && e.result.finalText) {
+            delivered++;
+            void this.deliverReply(lane, src, e.result, replyTo, last.meta, progress);
+          }
+          break;
+        default:
+          break;
+      }
+    });
+    const message = msgPreview(batch.map((m) => m.text).join('\n'));
+    void this.hooks.emit('agent:start', { platform: src.platform, user_id: src.userId ?? null, chat_id: src.chatId, thread_id: src.threadId ?? null, chat_type: src.chatType, session_id: session.id, message });
+    let result: TurnResult | null = null;
+    try {
+      result = await session.prompt(this.promptFor(batch, src));
+    } catch (e) {
+      await this.reply(adapter, src, `⚠️ ${(e as Error).message}`);
+    } finally {
+      off();
+      if (typingStart) clearTimeout(typingStart);
+      if (typingTimer) clearInterval(typingTimer);
+      warm.lane = null;
+    }
+    await progress.flush();
+    await this.pendingSends.get(lane.key);
+    if (result) {
+      if (result.failed && !result.interrupted) {
+        const err = result.error;
+        const text = err && 'provider' in err ? describeError(err, session.runtime) : (err?.message ?? 'The turn failed.');
+        await this.reply(adapter, src, `⚠️ ${redactSecrets(text)}`);
+      } else if (!result.interrupted && !delivered && !result.finalText && result.completed) {
+        this.log(`gateway: ${src.platform}:${src.chatId}: the model gave an empty answer`);
+      }
+      this.index.touch(lane.key, src, { input: result.usage.input_tokens, output: result.usage.output_tokens });
+      // Compression continues the conversation under a new session id (lineage in state.db).
+      const routed = this.index.get(lane.key)?.session_id;
+      if (routed && routed !== session.id) {
+        this.index.setSessionId(lane.key, session.id, 'compression', routed);
+        void this.hooks.emit('session:compress', { platform: src.platform, session_key: lane.key, old_session_id: routed, session_id: session.id, in_place: false });
+      }
+      void this.hooks.emit('agent:end', { platform: src.platform, user_id: src.userId ?? null, chat_id: src.chatId, session_id: session.id, message, response: msgPreview(result.finalText) });
+    }
+    finishAll();
+  }
+
+  private readonly pendingSends = new Map<string, Promise<void>>();
+
+  private deliverReply(lane: Lane, src: SessionSource, result: TurnResult, replyTo: string | undefined, meta: Record<string, unknown> | undefined, progress: ProgressReporter): Promise<void> {
+    const prev = this.pendingSends.get(lane.key) ?? Promise.resolve();
+    const next = prev.then(async () => {
+      await progress.flush();
+      const text = result.finalText;
+      if (isSilent(text)) {
+        this.log(`gateway: ${src.platform}:${src.chatId}: [SILENT] reply not delivered`);
+        return;
+      }
+      await this.reply(lane.adapter, src, text, { replyTo, meta });
+    });
+    const tracked = next.finally(() => {
+      if (this.pendingSends.get(lane.key) === tracked) this.pendingSends.delete(lane.key);
+    });
+    this.pendingSends.set(lane.key, tracked);
+    return tracked;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Approvals and clarify in chat
+
+  private async openRequest(lane: Lane, warm: Warm, id: string, req: AgentRequest, meta?: Record<string, unknown>): Promise<void> {
+    const src = lane.source;
+    if (req.kind === 'secret') {
+      warm.session.answer(id, null);
+      await this.reply(lane.adapter, src, `🔒 The agent needs ${req.name}. Secrets are not collected in chat: add ${req.name}=… to ~/.hermes/.env on the gateway host, then ask again.`);
+      return;
+    }
+    const short = id.replace(/-/g, '').slice(0, 8);
+    const open: OpenRequest = { id, short, kind: req.kind, request: req };
+    lane.open.push(open);
+    this.shortIds.set(short, { key: lane.key, id });
+    if (req.kind === 'approval') {
+      const text = `⚠️ Approval needed\n\n\`${req.command.length > 600 ? req.command.slice(0, 600) + '…' : req.command}\`\n\nWhy: ${req.description}\n\nReply /approve (once), /approve session, /approve always, or /deny.`;
+      const buttons = [
+        req.choices.filter((c) => c !== 'deny').map((c) => ({ label: APPROVAL_LABELS[c] ?? c, data: `hx:${short}:${c}` })),
+        [{ label: APPROVAL_LABELS.deny, data: `hx:${short}:deny` }],
+      ];
+      open.messageId = await this.reply(lane.adapter, src, redactSecrets(text), { buttons, meta });
+    } else {
+      const choices = req.choices ?? [];
+      const text = `❓ ${req.question}${choices.length ? '\n\n' + choices.map((c, i) => `${i + 1}. ${c}`).join('\n') + '\n\nReply with a number or your own answer.' : ''}`;
+      const buttons = choices.length ? choices.map((c, i) => [{ label: c.slice(0, 60), data: `hx:${short}:c${i}` }]) : undefined;
+      open.messageId = await this.reply(lane.adapter, src, text, { buttons, meta });
+    }
+  }
+
+  private async closeRequest(lane: Lane, id: string, answer: unknown, source: string): Promise<void> {
+    const i = lane.open.findIndex((r) => r.id === id);
+    if (i < 0) return;
+    const [r] = lane.open.splice(i, 1);
+    this.shortIds.delete(r.short);
+    if (!r.messageId || !lane.adapter.edit || !lane.adapter.supportsButtons) return;
+    let status: string;
+    if (r.kind === 'approval') status = answer === 'deny' ? (source === 'timeout' ? '⏱ Timed out — denied.' : source === 'interrupted' ? '⏹ Interrupted.' : '❌ Denied.') : `✅ Approved (${String(answer)}).`;
+    else status = source === 'person' ? `✅ Answered: ${String(answer).slice(0, 200)}` : source === 'timeout' ? '⏱ No answer in time.' : '⏹ Interrupted.';
+    const head = r.kind === 'approval' ? `Approval: \`${(r.request as { command: string }).command.slice(0, 300)}\`` : `❓ ${(r.request as { question: string }).question}`;
+    await lane.adapter.edit(lane.source.chatId, r.messageId, redactSecrets(`${head}\n\n${status}`)).catch(() => undefined);
+  }
+
+  /** Answers the oldest open approval of a conversation (from /approve, /deny or a button). */
+  answerApproval(key: string, choice: 'once' | 'session' | 'always' | 'deny'): boolean {
+    const lane = this.lanes.get(key);
+    const r = lane?.open.find((x) => x.kind === 'approval');
+    const warm = this.cache.peek(key);
+    if (!r || !warm) return false;
+    return warm.session.answer(r.id, choice);
+  }
+
+  onAction(adapter: PlatformAdapter, act: InboundAction): void {
+    void this.handleAction(adapter, act).catch((e) => this.log(`gateway: button press failed: ${(e as Error).message}`));
+  }
+
+  private async handleAction(adapter: PlatformAdapter, act: InboundAction): Promise<void> {
+    const m = /^hx:([0-9a-f]{8}):(once|session|always|deny|c\d+)$/.exec(act.data);
+    if (!m) {
+      await act.ack?.();
+      return;
+    }
+    if (!authorize(act.source, this.env, this.pairing).ok) {
+      await act.ack?.('You are not allowed to answer this.');
+      return;
+    }
+    const ref = this.shortIds.get(m[1]);
+    if (!ref || ref.key !== this.sessionKey(act.source)) {
+      await act.ack?.(ref ? 'Only the person who asked can answer this.' : 'This request is no longer open.');
+      return;
+    }
+    const lane = this.lanes.get(ref.key);
+    const r = lane?.open.find((x) => x.id === ref.id);
+    const warm = this.cache.peek(ref.key);
+    if (!r || !warm) {
+      await act.ack?.('This request is no longer open.');
+      return;
+    }
+    let value: string = m[2];
+    if (m[2].startsWith('c')) value = (r.request as { choices?: string[] }).choices?.[Number(m[2].slice(1))] ?? '';
+    warm.session.answer(r.id, value);
+    await act.ack?.(r.kind === 'approval' ? (value === 'deny' ? 'Denied' : 'Approved') : 'Answered');
+    void adapter;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Slash commands
+
+  private async command(adapter: PlatformAdapter, lane: Lane, msg: InboundMessage): Promise<void> {
+    const src = msg.source;
+    const text = msg.text.trim();
+    const resolved = this.commands.resolve(text, 'gateway');
+    if ('error' in resolved) {
+      // Not a command we know: hand it to the agent as text (skills and paths start with / too).
+      lane.waiting.push(msg);
+      if (!lane.running) await this.runLane(lane);
+      return;
+    }
+    const { def, args } = resolved;
+    void this.hooks.emit(`command:${def.name}`, { command: def.name, args, platform: src.platform, user_id: src.userId ?? null, chat_id: src.chatId, session_key: lane.key });
+    if (lane.running && !def.midTurn) {
+      await this.reply(adapter, src, `⏳ The agent is working — /${def.name} can't run mid-turn. Wait for it, or /stop first.`);
+      return;
+    }
+    const hooks: GatewayCommandHooks = {
+      statusLines: () => [`Platform: ${src.platform} (${src.chatType}${src.threadId ? `, thread ${src.threadId}` : ''})`, `Chat:     ${src.chatId}`, `Session key: ${lane.key}`],
+      gateway: {
+        source: src,
+        running: lane.running,
+        stop: () => this.stopLane(lane),
+        approve: (choice) => this.answerApproval(lane.key, choice),
+        setHome: () => this.setHome(src),
+        queue: (t) => {
+          lane.waiting.push({ ...msg, text: t, messageId: `${msg.messageId}:q` });
+          return lane.waiting.length;
+        },
+      },
+    };
+    const { warm } = this.warmFor(lane.key, src, adapter);
+    const before = warm.session.id;
+    let result;
+    try {
+      result = await def.run({ session: warm.session, surface: 'gateway', hooks }, args);
+    } catch (e) {
+      result = { output: `/${def.name} failed: ${(e as Error).message}` };
+    }
+    if (warm.session.id !== before) {
+      this.index.setSessionId(lane.key, warm.session.id, 'new_session', before);
+      void this.hooks.emit('session:end', { platform: src.platform, user_id: src.userId ?? null, session_key: lane.key, session_id: before, reason: 'new_session' });
+      void this.hooks.emit('session:reset', { platform: src.platform, user_id: src.userId ?? null, session_key: lane.key, old_session_id: before, session_id: warm.session.id, reason: 'new_session' });
+    }
+    if (result.output) await this.reply(adapter, src, result.output, { meta: msg.meta });
+    if (result.send) {
+      lane.waiting.push({ ...msg, text: result.send });
+      if (!lane.running) await this.runLane(lane);
+    } else if (!lane.running && lane.waiting.length) await this.runLane(lane);
+  }
+
+  private stopLane(lane: Lane): { wasRunning: boolean; dropped: number } {
+    const dropped = lane.waiting.length;
+    lane.waiting = [];
+    const warm = this.cache.peek(lane.key);
+    const wasRunning = lane.running;
+    for (const r of [...lane.open]) warm?.session.answer(r.id, r.kind === 'approval' ? 'deny' : '');
+    warm?.session.interrupt();
+    return { wasRunning, dropped };
+  }
+
+  /** /sethome: this chat becomes the platform's home channel ({PLATFORM}_HOME_CHANNEL in .env). */
+  private setHome(src: SessionSource): string {
+    const name = src.platform === 'email' ? 'EMAIL_HOME_ADDRESS' : `${envPrefix(src.platform)}_HOME_CHANNEL`;
+    const value = src.platform === 'email' ? src.chatId : `${src.chatId}${src.threadId ? `:${src.threadId}` : ''}`;
+    updateEnvFile(paths.env(this.home), { [name]: value });
+    this.env[name] = value;
+    return `${name}=${value}`;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Delivery helpers
+
+  /** A message delivered into a chat the gateway knows is mirrored into that conversation. */
+  private mirror(d: { platform: string; chatId: string; threadId?: string; content: string; source: string }): void {
+    if (d.source.startsWith('cron:')) return; // cron deliveries stay out of chat history (alternation safety)
+    for (const e of this.index.find(d.platform, d.chatId, d.threadId)) {
+      const warm = this.cache.peek(e.session_key);
+      const note: Message = { role: 'assistant', content: d.content, timestamp: this.now() / 1000 };
+      // A running turn is never touched (its messages are being written in order). Consecutive
+      // assistant messages are fine: wire adapters that need alternation merge them.
+      if (warm) {
+        if (warm.session.busy || warm.lane?.running) continue;
+        warm.session.history.push(note);
+      }
+      try {
+        if (this.transcripts.getStoredSession(e.session_id)) this.transcripts.appendMessage(e.session_id, note);
+      } catch {
+        /* mirroring is best effort */
+      }
+    }
+  }
+
+  private knownChats() {
+    const seen = new Set<string>();
+    const out: { target: string; platform: string; name?: string; type?: string }[] = [];
+    for (const e of this.index.all()) {
+      if (!e.origin) continue;
+      const s = sourceFromDict(e.origin);
+      const target = `${s.platform}:${s.chatId}${s.threadId ? `:${s.threadId}` : ''}`;
+      if (seen.has(target) || !s.chatId) continue;
+      seen.add(target);
+      out.push({ target, platform: s.platform, name: s.chatName ?? s.userName, type: s.chatType });
+    }
+    return out;
+  }
+
+  /** Chats whose message a previous process took but never answered learn about it now. */
+  private async reportUnfinished(adapter: PlatformAdapter): Promise<void> {
+    const mine = this.dedupe.unfinished().filter((u) => u.platform === adapter.name);
+    const chats = new Map<string, { chatId: string; threadId?: string; keys: string[] }>();
+    for (const u of mine) {
+      const k = `${u.chatId}:${u.threadId ?? ''}`;
+      const c = chats.get(k) ?? { chatId: u.chatId, threadId: u.threadId, keys: [] };
+      c.keys.push(u.key);
+      chats.set(k, c);
+    }
+    for (const c of chats.values()) {
+      if (adapter.name === 'email' || adapter.name === 'api_server' || adapter.name === 'webhook') {
+        for (const k of c.keys) this.dedupe.finishKey(k);
+        continue;
+      }
+      const r = await adapter.send(c.chatId, '⚠️ Hermes restarted before it finished answering your last message. Please send it again if you still need an answer.', { threadId: c.threadId });
+      if (r.ok) for (const k of c.keys) this.dedupe.finishKey(k);
+      else this.log(`gateway: could not tell ${adapter.name}:${c.chatId} about an unfinished message: ${r.error}`);
+    }
+  }
+}
+
+/**
+ * A session's own view of the config: what slash commands change per session (agent.* such as
+ * reasoning effort and disabled toolsets) is copied; the rest is shared, read-only.
+ */
+function sessionConfig(c: HermesConfig): HermesConfig {
+  return { ...c, agent: { ...c.agent } };
+}
+
+function msgPreview(s: string): string {
+  return s.length > 500 ? s.slice(0, 500) : s;
+}
+
+/**
+ * Tool progress in the chat, per display.tool_progress: `off`, `new` (only when the tool
+ * changes), `all` (every call), `verbose` (with arguments and a result preview). Where the platform
+ * can edit messages the lines accumulate in one message; elsewhere each is its own message.
+ */
+class ProgressReporter {
+  private lines: string[] = [];
+  private messageId: string | undefined;
+  private lastTool = '';
+  private chain: Promise<void> = Promise.resolve();
+  private readonly adapter: PlatformAdapter;
+  private readonly src: SessionSource;
+  private readonly mode: string;
+  private readonly log: (l: string) => void;
+
+  constructor(adapter: PlatformAdapter, src: SessionSource, mode: string, log: (l: string) => void) {
+    this.adapter = adapter;
+    this.src = src;
+    this.mode = mode;
+    this.log = log;
+  }
+
+  start(name: string, args: Record<string, unknown>, emoji?: string): void {
+    if (this.mode === 'off') return;
+    if (this.mode === 'new' && name === this.lastTool) return;
+    this.lastTool = name;
+    const detail = toolDetail(name, args, this.mode === 'verbose' ? 200 : 60);
+    let line = `${toolEmoji(name, emoji)} ${name}${detail ? `: ${detail}` : '…'}`;
+    if (this.mode === 'verbose') {
+      const a = JSON.stringify(args);
+      line += `\n   args: ${a.length > 300 ? a.slice(0, 300) + '…' : a}`;
+    }
+    this.push(redactSecrets(line));
+  }
+
+  end(name: string, content: string, isError: boolean): void {
+    if (this.mode !== 'verbose') return;
+    const flat = content.replace(/\s+/g, ' ');
+    this.push(redactSecrets(`   ${isError ? '✗' : '↳'} ${name}: ${flat.length > 200 ? flat.slice(0, 200) + '…' : flat}`));
+  }
+
+  private push(line: string): void {
+    this.lines.push(line);
+    this.chain = this.chain.then(() => this.render(line)).catch((e) => this.log(`gateway: progress message failed: ${(e as Error).message}`));
+  }
+
+  private async render(line: string): Promise<void> {
+    const max = Math.min(this.adapter.maxMessageLength, 3500);
+    if (this.adapter.edit && this.messageId) {
+      const text = this.lines.join('\n');
+      if (text.length <= max) {
+        const r = await this.adapter.edit(this.src.chatId, this.messageId, text);
+        if (r.ok) return;
+      }
+      this.lines = [line];
+    }
+    const r = await this.adapter.send(this.src.chatId, line, { threadId: this.src.threadId });
+    this.messageId = r.ok ? r.messageId : undefined;
+    if (!this.adapter.edit) this.lines = [];
+  }
+
+  flush(): Promise<void> {
+    return this.chain;
+  }
+}

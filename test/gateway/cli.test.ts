@@ -1,0 +1,102 @@
+// `hermes gateway setup` driven through a real PTY, `install`/`uninstall` of the service file,
+// and the CLI's errors.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { BIN, cleanEnv, hermes, tempHome } from '../helpers/cli.ts';
+
+/** Runs hermes in a PTY; `steps` are [screen pattern, keys to type] in order. */
+async function inPty(args: string[], home: string, steps: [RegExp, string][]): Promise<{ screen: string; code: number }> {
+  const pty = await import('@lydell/node-pty');
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(cleanEnv(home))) if (v !== undefined) env[k] = v;
+  const p = pty.spawn(process.execPath, [BIN, ...args], { cwd: home, env, cols: 120, rows: 40 });
+  let screen = '';
+  let step = 0;
+  let seenAt = 0;
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => {
+      p.kill();
+      reject(new Error(`timed out at step ${step}; screen:\n${screen}`));
+    }, 30_000);
+    const plain = (x: string) => x.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+    p.onData((d) => {
+      screen += d;
+      while (step < steps.length && steps[step][0].test(plain(screen.slice(seenAt)))) {
+        seenAt = screen.length;
+        p.write(steps[step][1]);
+        step++;
+      }
+    });
+    p.onExit(({ exitCode }) => {
+      clearTimeout(t);
+      resolve({ screen, code: exitCode });
+    });
+  });
+}
+
+describe('gateway CLI', () => {
+  test('setup wizard writes the chosen platforms to .env (0600)', async () => {
+    const home = tempHome();
+    const r = await inPty(['gateway', 'setup'], home, [
+      [/Which platforms/, ' '], // Telegram is first: select it
+      [/[◼■◉] Telegram/, '\r'],
+      [/Telegram bot token/, '123456:ABC-secret-token\r'],
+      [/who may talk to Hermes/, '111,@alice\r'],
+      [/Save \d+ setting/, 'y\r'],
+    ]);
+    assert.equal(r.code, 0, r.screen);
+    const env = readFileSync(join(home, '.env'), 'utf8');
+    assert.match(env, /TELEGRAM_BOT_TOKEN=123456:ABC-secret-token/);
+    assert.match(env, /TELEGRAM_ALLOWED_USERS="?111,@alice"?/);
+    assert.equal(statSync(join(home, '.env')).mode & 0o777, 0o600);
+    assert.doesNotMatch(r.screen, /123456:ABC-secret-token/, 'the token is not echoed');
+  });
+
+  test('setup needs a terminal', async () => {
+    const home = tempHome();
+    const r = await hermes(['gateway', 'setup'], { home });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /is interactive: run it in a terminal/);
+  });
+
+  test('install and uninstall the systemd user unit', async () => {
+    const home = tempHome();
+    const env = { XDG_CONFIG_HOME: join(home, 'xdg'), HERMES_HOME: join(home, '.hermes') };
+    const r = await hermes(['gateway', 'install', '--no-manage'], { home, env });
+    assert.equal(r.code, 0, r.stderr);
+    const unit = join(home, 'xdg', 'systemd', 'user', 'hermes-gateway.service');
+    assert.match(r.stdout, new RegExp(`Wrote systemd user unit ${unit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    const text = readFileSync(unit, 'utf8');
+    assert.match(text, /^ExecStart=\S+node\S* --max-semi-space-size=16 \S+bin\/hermes\.mjs gateway run$/m);
+    assert.match(text, new RegExp(`^Environment=HERMES_HOME=${join(home, '.hermes').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    assert.match(text, /^KillSignal=SIGTERM$/m);
+    assert.match(text, /^TimeoutStopSec=930$/m, 'the drain timeout plus a margin');
+    const status = await hermes(['gateway', 'status'], { home, env });
+    assert.match(status.stdout, /Service: systemd hermes-gateway\.service/);
+    const u = await hermes(['gateway', 'uninstall', '--no-manage'], { home, env });
+    const custom = await hermes(['gateway', 'install', '--no-manage'], { home, env: { XDG_CONFIG_HOME: join(home, 'xdg') } });
+    assert.match(custom.stdout, /hermes-gateway-[\w-]+\.service/, 'another HERMES_HOME gets its own unit name');
+    assert.equal(u.code, 0);
+    assert.ok(!existsSync(unit));
+  });
+
+  test('bad input gets one clear line', async () => {
+    const home = tempHome();
+    const p = await hermes(['gateway', 'run', '--platform', 'myspace'], { home });
+    assert.equal(p.code, 2);
+    assert.match(p.stderr, /^hermes: Unknown platform\(s\): myspace\. Known: telegram, discord, slack, email, api_server, webhook\.\n$/);
+    const a = await hermes(['pairing', 'approve', 'telegram', 'ABCDEFGH'], { home });
+    assert.equal(a.code, 1);
+    const w = await hermes(['webhook', 'subscribe', 'bad name!'], { home });
+    assert.equal(w.code, 2);
+    assert.match(w.stderr, /not a valid route name/);
+    const d = await hermes(['webhook', 'subscribe', 'x', '--deliver-only'], { home });
+    assert.equal(d.code, 2);
+    assert.match(d.stderr, /--deliver-only needs --deliver/);
+    const stop = await hermes(['gateway', 'stop'], { home });
+    assert.equal(stop.code, 0);
+    assert.match(stop.stdout, /not running/);
+  });
+});

@@ -1,0 +1,157 @@
+// The gateway as a user runs it: `hermes gateway run|start|stop|status` as real processes, against
+// the fake Telegram Bot API and the fake LLM. A graceful restart mid-conversation and a crash
+// mid-turn never produce a duplicate reply, even when Telegram redelivers every update.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { runGateway } from '../../src/gateway/daemon.ts';
+import { BIN, cleanEnv, hermes } from '../helpers/cli.ts';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
+import { startFakeTelegram, type FakeTelegram, type SentCall } from '../helpers/fake-telegram.ts';
+import { gatewayHome, routeTitles, until } from './helpers.ts';
+
+const OWNER = 111;
+const isText = (chat: number, re: RegExp) => (c: SentCall) => c.method === 'sendMessage' && Number(c.params.chat_id) === chat && re.test(String(c.params.text));
+
+function spawnGateway(home: string, env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [BIN, 'gateway', 'run'], { cwd: home, env: cleanEnv(home, env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return { child, output: () => out, exited };
+}
+
+describe('gateway daemon', () => {
+  let llm: FakeLlm;
+  let tg: FakeTelegram;
+  let q: ReturnType<typeof routeTitles>;
+  const children: ChildProcess[] = [];
+
+  before(async () => {
+    llm = await startFakeLlm();
+    q = routeTitles(llm);
+    tg = await startFakeTelegram();
+  });
+  after(async () => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    await tg.close();
+    await llm.close();
+  });
+
+  const envFor = (): Record<string, string> => ({ TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_ALLOWED_USERS: String(OWNER), HERMES_RESTART_DRAIN_TIMEOUT: '20', MESSAGING_CWD: '/tmp' });
+
+  test('no platform configured: one clear error', async () => {
+    const t = gatewayHome({ llmUrl: llm.openaiBaseUrl });
+    const r = await hermes(['gateway', 'run'], { home: t.home });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^hermes: No messaging platform is configured\. Run `hermes gateway setup`/);
+    assert.doesNotMatch(r.stderr, /\n {4}at /);
+  });
+
+  test('a graceful restart mid-turn finishes the turn and never answers twice', async () => {
+    const t = gatewayHome({ llmUrl: llm.openaiBaseUrl });
+    const env = envFor();
+    const since = tg.nextUpdateId();
+    const first = spawnGateway(t.home, env);
+    children.push(first.child);
+    await until(() => tg.pollers() > 0, 15_000, 'the gateway to poll');
+    q.enqueue({ text: 'Answer one.' });
+    tg.userMessage({ chatId: OWNER, text: 'question one' });
+    await tg.waitFor(isText(OWNER, /Answer one/), 10_000, 'answer one');
+
+    q.enqueue({ text: 'Answer two, after a while.', delayMs: 1500 });
+    tg.userMessage({ chatId: OWNER, text: 'question two' });
+    await until(() => llm.requests.some((r) => JSON.stringify(r.body.messages).includes('question two')), 10_000, 'request two');
+    first.child.kill('SIGTERM');
+    assert.equal(await first.exited, 0, first.output());
+    assert.ok(tg.calls.some(isText(OWNER, /Answer two/)), 'the running turn finished during the drain');
+    assert.ok(!existsSync(join(t.home, 'gateway.pid')), 'the PID file is removed');
+    assert.match(readFileSync(join(t.home, 'logs', 'gateway.log'), 'utf8'), /draining \(1 running turn/);
+
+    // Telegram redelivers everything of this conversation; the new process must not answer again.
+    tg.forgetConfirmations(since);
+    const requestsBefore = llm.requests.length;
+    const second = spawnGateway(t.home, env);
+    children.push(second.child);
+    await until(() => tg.pollers() > 0, 15_000, 'the restarted gateway to poll');
+    q.enqueue({ text: 'Answer three.' });
+    tg.userMessage({ chatId: OWNER, text: 'question three' });
+    await tg.waitFor(isText(OWNER, /Answer three/), 10_000, 'answer three');
+    assert.equal(tg.calls.filter(isText(OWNER, /Answer one/)).length, 1);
+    assert.equal(tg.calls.filter(isText(OWNER, /Answer two/)).length, 1);
+    const turns = (from: number) => llm.requests.slice(from).filter((r) => !String(r.body.messages?.[0]?.content).startsWith('You name conversations'));
+    assert.equal(turns(requestsBefore).length, 1, 'only the new message reached the model');
+    const convo = JSON.stringify(turns(requestsBefore)[0].body.messages);
+    assert.ok(convo.includes('question one') && convo.includes('Answer two'), 'the conversation continues from the store');
+    second.child.kill('SIGTERM');
+    assert.equal(await second.exited, 0);
+  });
+
+  test('a crash mid-turn: the chat is told once, the message is not re-run', async () => {
+    const t = gatewayHome({ llmUrl: llm.openaiBaseUrl });
+    const env = envFor();
+    const g = spawnGateway(t.home, env);
+    children.push(g.child);
+    await until(() => tg.pollers() > 0, 15_000, 'the gateway to poll');
+    q.enqueue({ text: 'never delivered', hang: true });
+    const since = tg.nextUpdateId();
+    tg.userMessage({ chatId: OWNER, text: 'question that dies' });
+    await until(() => llm.requests.some((r) => JSON.stringify(r.body.messages).includes('question that dies')), 10_000, 'the doomed request');
+    g.child.kill('SIGKILL');
+    await g.exited;
+    tg.forgetConfirmations(since);
+    const before = llm.requests.length;
+    const g2 = spawnGateway(t.home, env);
+    children.push(g2.child);
+    await tg.waitFor(isText(OWNER, /restarted before it finished/), 15_000, 'the notice');
+    await until(() => tg.pollers() > 0, 15_000, 'polling');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(llm.requests.slice(before).filter((r) => JSON.stringify(r.body.messages).includes('question that dies')).length, 0, 'the message was not run again');
+    assert.equal(tg.calls.filter(isText(OWNER, /restarted before it finished/)).length, 1);
+    g2.child.kill('SIGTERM');
+    await g2.exited;
+  });
+
+  test('start, status, a second gateway refused, stop', async () => {
+    const t = gatewayHome({ llmUrl: llm.openaiBaseUrl });
+    const env = envFor();
+    const start = await hermes(['gateway', 'start'], { home: t.home, env, timeoutMs: 40_000 });
+    assert.equal(start.code, 0, start.stderr + start.stdout);
+    assert.match(start.stdout, /Gateway started in the background \(pid \d+\)/);
+    const pid = JSON.parse(readFileSync(join(t.home, 'gateway.pid'), 'utf8')).pid as number;
+    const status = await hermes(['gateway', 'status'], { home: t.home, env });
+    assert.match(status.stdout, new RegExp(`Gateway: running \\(pid ${pid}`));
+    assert.match(status.stdout, /telegram\s+connected/);
+    const again = await hermes(['gateway', 'run'], { home: t.home, env });
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /already running/);
+    const stop = await hermes(['gateway', 'stop'], { home: t.home, env, timeoutMs: 40_000 });
+    assert.equal(stop.code, 0);
+    assert.match(stop.stdout, new RegExp(`Gateway stopped \\(pid ${pid}\\)`));
+    const after = await hermes(['gateway', 'status'], { home: t.home, env });
+    assert.match(after.stdout, /Gateway: not running/);
+  });
+
+  test('a platform that fails keeps reconnecting in the background while the others serve', async () => {
+    const t = gatewayHome({ llmUrl: llm.openaiBaseUrl, env: { ...envFor(), API_SERVER_ENABLED: 'true', API_SERVER_PORT: '0', HERMES_GATEWAY_CONNECT_TIMEOUT: '2' } });
+    tg.failNext('getMe', 2, 401, 'Unauthorized');
+    const gw = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false, backgroundTasks: false, backoff: () => 1500 });
+    try {
+      const api = gw.adapters.find((a) => a.name === 'api_server') as unknown as { port: number };
+      assert.equal(gw.supervisor.status.get('api_server')?.state, 'connected');
+      assert.notEqual(gw.supervisor.status.get('telegram')?.state, 'connected');
+      q.enqueue({ text: 'api still works' });
+      const r = await fetch(`http://127.0.0.1:${api.port}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'hermes-agent', messages: [{ role: 'user', content: 'hi' }] }) });
+      assert.equal(((await r.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content, 'api still works');
+      await until(() => gw.supervisor.status.get('telegram')?.state === 'connected', 10_000, 'telegram to reconnect');
+      const state = JSON.parse(readFileSync(join(t.home, 'gateway_state.json'), 'utf8'));
+      assert.equal(state.platforms.telegram.state, 'connected');
+      assert.match(readFileSync(join(t.home, 'logs', 'gateway.log'), 'utf8'), /telegram: could not connect: .*Unauthorized/);
+    } finally {
+      await gw.shutdown();
+    }
+  });
+});

@@ -1,7 +1,7 @@
 // `hermes cron …`
 import { displayState, NO_TICKER_NOTE, repeatDisplay, tickerAlive } from '../cron/format.ts';
 import { AmbiguousJobError, CronError, CronStore, ScheduleError, type CronJob, type UpdateJobInput } from '../cron/jobs.ts';
-import { CronScheduler, noGatewayDeliver, type RunReport } from '../cron/scheduler.ts';
+import { CronScheduler, type RunReport } from '../cron/scheduler.ts';
 import { resolveTimezone } from '../cron/time.ts';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
@@ -173,13 +173,16 @@ function reportLine(r: RunReport): string[] {
   return lines;
 }
 
-function schedulerFor(ctx: CliContext): CronScheduler {
-  return new CronScheduler({
-    home: ctx.home,
-    deliver: noGatewayDeliver,
-    env: ctx.env,
-    log: process.env.HERMES_DEBUG ? (l) => err(l) : undefined,
-  });
+/**
+ * Without a gateway in this process, deliveries go straight through each platform's API (the
+ * gateway's send-only router); a platform without credentials is recorded as a delivery failure.
+ */
+async function schedulerFor(ctx: CliContext): Promise<{ scheduler: CronScheduler; close: () => Promise<void> }> {
+  const { standaloneRouter } = await import('../gateway/delivery.ts');
+  const log = process.env.HERMES_DEBUG ? (l: string) => err(l) : undefined;
+  const router = standaloneRouter(ctx.env, ctx.loaded.config as never, log);
+  const scheduler = new CronScheduler({ home: ctx.home, deliver: router.deliver, env: ctx.env, log });
+  return { scheduler, close: () => router.close() };
 }
 
 /** Stops runs on Ctrl-C; a second Ctrl-C exits at once. */
@@ -210,15 +213,19 @@ export async function runJob(ref: string): Promise<void> {
     if (wasPaused) out('  It was paused and is now resumed (pause it again with `hermes cron pause`).');
     return;
   }
-  const scheduler = schedulerFor(ctx);
-  const { job, done } = await guard(() => scheduler.runNow(ref));
-  err(`Running job ${job.id} (${job.name})…`);
-  const off = onInterrupt(scheduler);
+  const { scheduler, close } = await schedulerFor(ctx);
   let report: RunReport;
   try {
-    report = await done;
+    const { job, done } = await guard(() => scheduler.runNow(ref));
+    err(`Running job ${job.id} (${job.name})…`);
+    const off = onInterrupt(scheduler);
+    try {
+      report = await done;
+    } finally {
+      off();
+    }
   } finally {
-    off();
+    await close();
   }
   for (const l of reportLine(report)) out(l);
   if (!report.success) process.exitCode = 1;
@@ -226,23 +233,27 @@ export async function runJob(ref: string): Promise<void> {
 
 export async function tick(): Promise<void> {
   const ctx = loadContext({ strict: true });
-  const scheduler = schedulerFor(ctx);
-  const r = await guard(() => scheduler.tick({ all: true }));
-  if (r.skipped) {
-    out('Another Hermes process is claiming jobs right now; nothing was run by this tick.');
-    return;
-  }
-  if (!r.claimed.length) {
-    out('No jobs due.');
-    return;
-  }
-  err(`Running ${r.claimed.length} due job(s)…`);
-  const off = onInterrupt(scheduler);
+  const { scheduler, close } = await schedulerFor(ctx);
   let reports: RunReport[];
   try {
-    reports = await r.done;
+    const r = await guard(() => scheduler.tick({ all: true }));
+    if (r.skipped) {
+      out('Another Hermes process is claiming jobs right now; nothing was run by this tick.');
+      return;
+    }
+    if (!r.claimed.length) {
+      out('No jobs due.');
+      return;
+    }
+    err(`Running ${r.claimed.length} due job(s)…`);
+    const off = onInterrupt(scheduler);
+    try {
+      reports = await r.done;
+    } finally {
+      off();
+    }
   } finally {
-    off();
+    await close();
   }
   for (const rep of reports) for (const l of reportLine(rep)) out(l);
   if (reports.some((x) => !x.success)) process.exitCode = 1;

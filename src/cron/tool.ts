@@ -5,7 +5,7 @@ import type { CronjobArgs } from '../tools/cronjob.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { formatJob, NO_TICKER_NOTE, repeatDisplay, tickerAlive } from './format.ts';
 import { AmbiguousJobError, CronError, CronStore, ScheduleError, type UpdateJobInput } from './jobs.ts';
-import { activeTicker, CronScheduler, fromDeliveryOrigin, noGatewayDeliver } from './scheduler.ts';
+import { activeTicker, CronScheduler, fromDeliveryOrigin, type Deliver } from './scheduler.ts';
 import { resolveTimezone } from './time.ts';
 
 function storeFor(ctx: ToolContext): CronStore {
@@ -102,7 +102,17 @@ export async function cronjobTool(a: CronjobArgs, ctx: ToolContext): Promise<str
             note: `The job is running in the background; its output goes to ${job.deliver}. Do not wait for it.`,
           });
         }
-        const scheduler = new CronScheduler({ home: ctx.services.home, deliver: noGatewayDeliver, config: ctx.services.config, env: ctx.services.env });
+        // No gateway ticking here: deliver through the session's messaging service, or straight
+        // through the platforms' APIs.
+        const standalone = ctx.services.messaging ? null : (await import('../gateway/delivery.ts')).standaloneRouter(ctx.services.env, ctx.services.config as never);
+        const messaging = ctx.services.messaging;
+        const deliver: Deliver = standalone
+          ? standalone.deliver
+          : async (target, content, meta) => {
+              const r = await messaging!.send(target, content, meta.origin);
+              return r.ok ? { ok: true } : { ok: false, error: r.error ?? 'delivery failed' };
+            };
+        const scheduler = new CronScheduler({ home: ctx.services.home, deliver, config: ctx.services.config, env: ctx.services.env });
         const { job, done } = await scheduler.runNow(ref);
         const onAbort = () => void scheduler.drain(0);
         ctx.signal.addEventListener('abort', onAbort, { once: true });
@@ -112,6 +122,7 @@ export async function cronjobTool(a: CronjobArgs, ctx: ToolContext): Promise<str
           report = await done;
         } finally {
           ctx.signal.removeEventListener('abort', onAbort);
+          await standalone?.close();
         }
         const fresh = store.read().find((j) => j.id === job.id);
         const view: Record<string, unknown> = { ...(fresh ? formatJob(fresh, store) : { job_id: job.id, name: job.name }), executed: true, execution_success: report.success };

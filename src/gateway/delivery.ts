@@ -19,6 +19,8 @@ export type ParsedTarget =
 
 export class TargetError extends Error {}
 
+const notConfigured = (platform: string) => `${platform} is not configured (no credentials in ~/.hermes/.env) and no gateway connection is up for it.`;
+
 const KNOWN = new Set<string>([...ALL_PLATFORMS]);
 
 export function parseTarget(raw: string): ParsedTarget {
@@ -183,6 +185,7 @@ export class DeliveryRouter {
         return { platform: t.platform, chatId: t.chatId, threadId: t.threadId };
       case 'named': {
         const a = await this.adapterFor(t.platform);
+        if (!a) return { error: notConfigured(t.platform) };
         const id = a?.resolveTarget ? await a.resolveTarget(t.name) : null;
         if (id) return { platform: t.platform, chatId: id, threadId: t.threadId };
         if (t.platform === 'telegram' && t.name.startsWith('@')) return { platform: t.platform, chatId: t.name, threadId: t.threadId };
@@ -197,7 +200,7 @@ export class DeliveryRouter {
     if ('error' in r) return { ok: false, error: r.error };
     if ('local' in r) return { ok: true };
     const adapter = await this.adapterFor(r.platform);
-    if (!adapter) return { ok: false, error: `${r.platform} is not configured (no credentials in ~/.hermes/.env) and no gateway connection is up for it.` };
+    if (!adapter) return { ok: false, error: notConfigured(r.platform) };
     try {
       const sent = await sendText(adapter, r.chatId, content, { threadId: r.threadId, redact: redactionEnabled(this.o.env, this.o.config as never) });
       if (!sent.ok) return { ok: false, error: redactSecrets(`${r.platform} rejected the message: ${sent.error}`) };

@@ -1,6 +1,6 @@
 // send_message: deliver a message to another chat (Telegram, Discord, Slack, email) through the
 // gateway's delivery router, or, outside the gateway, straight through the platform's API.
-import { z } from 'zod';
+import type { Zod } from './zod.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
 import type { MessagingService, ToolServices } from './types.ts';
@@ -28,7 +28,8 @@ export default defineTool({
     '"discord:#channel" / "slack:#channel", "email:someone@example.com", or "origin" (the chat this conversation came from). ' +
     'When the user names a specific channel or person, call with action="list" first to see the chats you can reach. ' +
     'Your normal reply already goes to the current chat; use this only to reach somewhere else. `MEDIA:/abs/path` on its own line attaches a file.',
-  schema: z.object({
+  schema: (z: Zod) =>
+    z.object({
     action: z.enum(['send', 'list']).optional().describe('send (default) or list the reachable chats'),
     target: z.string().optional().describe('Where to send (see description)'),
     message: z.string().optional().describe('The message text'),

@@ -91,19 +91,19 @@ describe('hermes cron', () => {
     assert.ok(!existsSync(join(home, 'cron', 'output')) || outputFiles(home, idOf(made.stdout)).length === 0);
   });
 
-  it('run: runs now without a gateway; local output only, other targets recorded as not delivered', async () => {
+  it('run: runs now without a gateway; a platform without credentials is recorded as not delivered', async () => {
     const home = cronHome(fake);
     const c = await hermes(['cron', 'create', 'every 1h', 'Daily numbers [numbers]', '--deliver', 'local,telegram:42'], { home });
     const id = idOf(c.stdout);
     const r = await hermes(['cron', 'run', id], { home });
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, new RegExp(`^✓ Daily numbers \\[numbers\\] \\(${id}\\): ok\\n  ⚠ delivery failed: telegram:42: gateway not running\\n  output: .*/cron/output/${id}/\\d{4}-\\d{2}-\\d{2}_\\d{2}-\\d{2}-\\d{2}\\.md\\n$`));
+    assert.match(r.stdout, new RegExp(`^✓ Daily numbers \\[numbers\\] \\(${id}\\): ok\\n  ⚠ delivery failed: telegram:42: telegram is not configured \\(no credentials in ~/\\.hermes/\\.env\\) and no gateway connection is up for it\\.\\n  output: .*/cron/output/${id}/\\d{4}-\\d{2}-\\d{2}_\\d{2}-\\d{2}-\\d{2}\\.md\\n$`));
     const [file] = outputFiles(home, id);
     assert.match(readFileSync(file, 'utf8'), /## Response\n\nReport for: numbers/);
     const [job] = readJobs(home);
-    assert.deepEqual([job.last_status, job.last_delivery_error, job.repeat.completed], ['ok', 'telegram:42: gateway not running', 1]);
+    assert.deepEqual([job.last_status, job.last_delivery_error, job.repeat.completed], ['ok', 'telegram:42: telegram is not configured (no credentials in ~/.hermes/.env) and no gateway connection is up for it.', 1]);
     const list = await hermes(['cron', 'list'], { home });
-    assert.match(list.stdout, /Last run:  \S+  ok\n  ⚠ Delivery failed: telegram:42: gateway not running\n  Output:    .*\.md/);
+    assert.match(list.stdout, /Last run:  \S+  ok\n  ⚠ Delivery failed: telegram:42: telegram is not configured.*\n  Output:    .*\.md/);
     // The run is a session like any other: in state.db with source `cron`, searchable.
     const sessions = await hermes(['sessions', 'list', '--source', 'cron'], { home });
     assert.equal(sessions.code, 0, sessions.stderr);
@@ -166,5 +166,31 @@ describe('hermes cron', () => {
     assert.match(r.stdout, /^Triggered job [0-9a-f]{12} \(x \[fail\]\): the running gateway will run it within a minute/);
     assert.equal(fake.requests.length, before);
     assert.ok(Date.parse(readJobs(home)[0].next_run_at!) <= Date.now());
+  });
+});
+
+describe('hermes cron without a gateway: direct delivery', () => {
+  it('delivers to Telegram through the Bot API when the bot token is configured', async () => {
+    const { startFakeTelegram } = await import('../helpers/fake-telegram.ts');
+    const tg = await startFakeTelegram();
+    const fake2 = await startFakeLlm();
+    try {
+      const home = cronHome(fake2);
+      writeFileSync(join(home, '.env'), `TELEGRAM_BOT_TOKEN=${tg.token}\nTELEGRAM_API_ROOT=${tg.url}\n`, { mode: 0o600 });
+      const c = await hermes(['cron', 'create', 'every 1h', 'Weather report', '--deliver', 'telegram:4242'], { home });
+      const id = idOf(c.stdout);
+      fake2.enqueue({ text: 'Sunny, 21°C.' });
+      const r = await hermes(['cron', 'run', id], { home });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /delivered to telegram:4242/);
+      const sent = await tg.waitFor((x) => x.method === 'sendMessage', 5000);
+      assert.equal(String(sent.params.chat_id), '4242');
+      assert.match(String(sent.params.text), /Sunny, 21°C\./);
+      const [job] = readJobs(home);
+      assert.equal(job.last_delivery_error, null);
+    } finally {
+      await tg.close();
+      await fake2.close();
+    }
   });
 });

@@ -119,7 +119,7 @@ describe('two tickers racing', () => {
     assert.deepEqual(jobs.map((j) => j.id).sort(), [...ids].sort());
     for (const j of jobs) {
       assert.equal(j.repeat.completed, 1);
-      assert.equal(j.last_delivery_error, 'telegram:1: gateway not running');
+      assert.equal(j.last_delivery_error, 'telegram:1: telegram is not configured (no credentials in ~/.hermes/.env) and no gateway connection is up for it.');
       assert.equal(outputFiles(home, j.id).length, 1);
     }
   });

@@ -109,7 +109,7 @@ describe('cronjob tool', () => {
     assert.equal(r.json.success, true);
     assert.equal(r.json.job.executed, true);
     assert.equal(r.json.job.execution_success, true);
-    assert.equal(r.json.job.delivery_error, 'discord:#ops: gateway not running');
+    assert.equal(r.json.job.delivery_error, 'discord:#ops: discord is not configured (no credentials in ~/.hermes/.env) and no gateway connection is up for it.');
     assert.equal(r.json.job.last_status, 'ok');
     assert.match(readFileSync(r.json.job.output_file, 'utf8'), /## Response\n\nIt ran\./);
   });

@@ -52,7 +52,15 @@ export async function runServe(opts: { tools?: boolean; verbose?: boolean }): Pr
     }
   }
   try {
-    await serveMcp({ home: ctx.home, env: ctx.env, tools, log: opts.verbose ? log : () => {} });
+    // messages_send goes straight to the platforms' APIs (the gateway's send-only router).
+    const { standaloneRouter } = await import('../gateway/delivery.ts');
+    const router = standaloneRouter(ctx.env, ctx.loaded.config as never, opts.verbose ? log : undefined);
+    const send = async (target: string, message: string) => router.send(target, message, { source: 'mcp' });
+    try {
+      await serveMcp({ home: ctx.home, env: ctx.env, tools, send, log: opts.verbose ? log : () => {} });
+    } finally {
+      await router.close();
+    }
   } finally {
     await session?.close('mcp_serve');
   }

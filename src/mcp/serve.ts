@@ -43,7 +43,9 @@ function def<S extends z.ZodObject>(name: string, description: string, schema: S
 }
 
 /** The conversation tools (OpenClaw-compatible channel bridge surface, read side). */
-export function conversationTools(store: ConversationStore): ServedTool[] {
+export type SendFn = (target: string, message: string) => Promise<{ ok: boolean; error?: string }>;
+
+export function conversationTools(store: ConversationStore, send?: SendFn): ServedTool[] {
   const z = getZod();
   const num = z.union([z.number(), z.string()]).optional();
   return [
@@ -105,6 +107,32 @@ export function conversationTools(store: ConversationStore): ServedTool[] {
         return e ? { event: e } : { event: null, reason: 'timeout' };
       },
     ),
+    ...(send
+      ? [
+          def(
+            'messages_send',
+            'Send a message into a messaging conversation through Hermes (Telegram, Discord, Slack, email). Give the conversation\'s session_key (from conversations_list), or a target "platform:chat_id[:thread_id]" (from channels_list).',
+            z.object({
+              message: z.string().min(1).describe('The text to send'),
+              session_key: z.string().optional().describe('A conversation from conversations_list'),
+              target: z.string().optional().describe('"platform:chat_id[:thread_id]", or a platform name for its home channel'),
+            }),
+            async (a) => {
+              let target = a.target?.trim();
+              if (a.session_key) {
+                const c = store.get(a.session_key);
+                if (!c) return { error: `Conversation not found: ${a.session_key}. List them with conversations_list.` };
+                if (!c.chat_id || ['cli', 'acp', 'cron', 'api_server', 'webhook', 'subagent'].includes(c.platform))
+                  return { error: `${a.session_key} is a ${c.platform || 'local'} session, not a messaging chat; only messaging conversations can receive messages.` };
+                target = `${c.platform}:${c.chat_id}${c.thread_id ? `:${c.thread_id}` : ''}`;
+              }
+              if (!target) return { error: 'Say where to send: session_key (from conversations_list) or target (from channels_list).' };
+              const r = await send(target, a.message);
+              return r.ok ? { sent: true, target } : { error: r.error ?? 'delivery failed', target };
+            },
+          ),
+        ]
+      : []),
     def(
       'channels_list',
       'Messaging channels Hermes can reach, as "platform:chat_id" targets (from the gateway\'s channel directory, or known conversations).',
@@ -142,6 +170,8 @@ export interface ServeOptions {
   env: NodeJS.ProcessEnv;
   /** Also serve Hermes's web, vision and skills tools. */
   tools?: AgentTool[];
+  /** Delivers messages_send (the gateway's send-only router); without it the tool is not offered. */
+  send?: SendFn;
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
   log?: (line: string) => void;
@@ -157,7 +187,7 @@ export async function serveMcp(o: ServeOptions): Promise<void> {
   const log = o.log ?? ((l: string) => process.stderr.write(`hermes mcp serve: ${l}\n`));
   const store = new ConversationStore(o.home);
   store.start();
-  const served = [...conversationTools(store), ...agentTools(o.tools ?? [])];
+  const served = [...conversationTools(store, o.send), ...agentTools(o.tools ?? [])];
   const byName = new Map(served.map((t) => [t.name, t]));
   const server = new Server(
     { name: 'hermes', version: pkg.version },

@@ -7,7 +7,9 @@ import { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { writeFileSync } from 'node:fs';
 import { BIN, cleanEnv, tempHome } from '../helpers/cli.ts';
+import { startFakeTelegram } from '../helpers/fake-telegram.ts';
 
 /** A state.db as Hermes writes it: CLI and editor sessions, a Telegram chat (gateway row), a subagent. */
 function seed(home: string): DatabaseSync {
@@ -64,9 +66,9 @@ describe('hermes mcp serve', () => {
     db.close();
   });
 
-  it('lists the conversation tools (sending and permissions need the gateway)', async () => {
+  it('lists the conversation tools (permissions need a running gateway)', async () => {
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
-    assert.deepEqual(names, ['attachments_fetch', 'channels_list', 'conversation_get', 'conversations_list', 'events_poll', 'events_wait', 'messages_read']);
+    assert.deepEqual(names, ['attachments_fetch', 'channels_list', 'conversation_get', 'conversations_list', 'events_poll', 'events_wait', 'messages_read', 'messages_send']);
     assert.equal(client.getServerVersion()?.name, 'hermes');
   });
 
@@ -174,6 +176,30 @@ describe('hermes mcp serve --tools', () => {
       assert.match((r.content as { text: string }[])[0].text, /private|blocked|not allowed/i);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('hermes mcp serve: messages_send', () => {
+  it('sends into a Telegram conversation by its session_key, and refuses non-chat sessions', async () => {
+    const tg = await startFakeTelegram();
+    const home = tempHome('hermes-serve-send-');
+    const db = seed(home);
+    writeFileSync(join(home, '.env'), `TELEGRAM_BOT_TOKEN=${tg.token}\nTELEGRAM_API_ROOT=${tg.url}\n`, { mode: 0o600 });
+    const { client } = await connect(home);
+    try {
+      const r = body(await client.callTool({ name: 'messages_send', arguments: { session_key: 'agent:main:telegram:dm:4242', message: 'Hello from another agent' } }));
+      assert.deepEqual(r, { sent: true, target: 'telegram:4242' });
+      const sent = await tg.waitFor((c) => c.method === 'sendMessage', 5000);
+      assert.equal(String(sent.params.chat_id), '4242');
+      assert.equal(sent.params.text, 'Hello from another agent');
+      const cli = await client.callTool({ name: 'messages_send', arguments: { session_key: '20260101_100000_aaaaaa', message: 'x' } });
+      assert.equal(cli.isError, true);
+      assert.match(String(body(cli).error), /cli session, not a messaging chat/);
+    } finally {
+      await client.close();
+      db.close();
+      await tg.close();
     }
   });
 });

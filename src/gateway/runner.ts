@@ -22,6 +22,7 @@ import { paths } from '../state/paths.ts';
 import { processRegistry, type ProcessRegistry } from '../tools/process-registry.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import type { McpManager } from '../mcp/manager.ts';
 import { PLATFORM_TOOLSETS } from '../tools/toolsets.ts';
 import { authorize, envPrefix, unauthorizedDmBehavior } from './auth.ts';
 import { WarmCache } from './cache.ts';
@@ -127,6 +128,11 @@ export class GatewayRunner {
   private readonly restoredEnded = new Set<string>();
   /** One tool registry for every session: definitions and their JSON schemas are built once. */
   private readonly registry: ToolRegistry;
+  /** config.yaml's MCP servers (one connection each, for every session). */
+  private mcp: McpManager | null = null;
+  /** Bumped when the shared registry's tools change; sessions built earlier rebuild their tools. */
+  private toolsGeneration = 0;
+  private readonly toolsBuiltAt = new WeakMap<Session, number>();
 
   constructor(o: RunnerOptions) {
     this.o = o;
@@ -197,6 +203,7 @@ export class GatewayRunner {
   async init(): Promise<void> {
     await this.hooks.load(this.home);
     this.processes = processRegistry(this.home);
+    await this.startMcp();
     this.sweepTimer = setInterval(() => this.sweep(), 60_000);
     this.sweepTimer.unref?.();
   }
@@ -269,8 +276,33 @@ export class GatewayRunner {
     return { interrupted: n };
   }
 
+  /**
+   * config.yaml's MCP servers, connected once for the whole gateway: their tools live in the shared
+   * registry, and warm sessions pick up changes (a server connecting late, dropping, coming back).
+   */
+  private async startMcp(): Promise<void> {
+    const raw = this.config.mcp_servers;
+    if (!raw || typeof raw !== 'object' || !Object.keys(raw).length) return;
+    try {
+      const { startMcp } = await import('../mcp/session.ts');
+      this.mcp = await startMcp({ home: this.home, env: this.env, cwd: messagingCwd(this.env), raw, waitMs: 15_000 });
+    } catch (e) {
+      this.log(`mcp: servers could not start: ${(e as Error).message}`);
+      return;
+    }
+    if (!this.mcp) return;
+    this.mcp.syncInto(this.registry);
+    for (const s of this.mcp.status()) this.log(`mcp: ${s.name}: ${s.state}${s.state === 'ready' ? ` (${s.tools} tools)` : ''}`);
+    this.mcp.on((e) => {
+      this.log(`mcp: ${e.server}: ${e.state}${e.error ? ` (${e.error})` : ''}`);
+      // Warm sessions rebuild their tool list before their next turn (see warmFor).
+      this.toolsGeneration++;
+    });
+  }
+
   async close(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
+    await this.mcp?.close().catch(() => undefined);
     this.cache.clear();
     this.index.flush();
     await this.router.close();
@@ -358,7 +390,7 @@ export class GatewayRunner {
       registry: this.registry,
       store: this.store,
       dotenvNames: this.o.dotenvNames,
-      promptParts: { systemMessage: sys },
+      promptParts: { systemMessage: sys, notes: this.mcp?.notes() },
       now: this.o.now,
       backgroundTasks: this.o.backgroundTasks,
       services: {
@@ -408,9 +440,16 @@ export class GatewayRunner {
   /** The warm runtime for a conversation, created (or restored from the store) when needed. */
   private warmFor(key: string, source: SessionSource, adapter?: PlatformAdapter): { warm: Warm; created: boolean } {
     const hit = this.cache.get(key);
-    if (hit) return { warm: hit, created: false };
+    if (hit) {
+      if ((this.toolsBuiltAt.get(hit.session) ?? 0) !== this.toolsGeneration && !hit.session.busy) {
+        hit.session.rebuildTools();
+        this.toolsBuiltAt.set(hit.session, this.toolsGeneration);
+      }
+      return { warm: hit, created: false };
+    }
     const { entry, created } = this.index.ensure(key, source);
     const session = this.createSession(source, entry.session_id, !created, adapter);
+    this.toolsBuiltAt.set(session, this.toolsGeneration);
     const warm = new Warm(session, key, () => this.hasBackgroundProcesses(session));
     this.cache.set(key, warm);
     if (created) void this.hooks.emit('session:start', { platform: source.platform, user_id: source.userId ?? null, session_id: entry.session_id, session_key: key });

@@ -152,7 +152,9 @@ const bench: Bench = async () => {
     `${v[60]} ${v[900]}`, 'chat-send config.yaml', '数据库迁移', '服务器配置',
   ];
   const common = [v[0], v[1], v[3], v[8], `${v[0]} ${v[2]}`];
-  timeQueries(db, typical.slice(0, 5), 1); // warm the page cache
+  // One full pass first: it reads the 0.6 GB file into the page cache (reported apart, as the cold
+  // first-query cost); the p95 is over the steady state that follows.
+  const cold = timeQueries(db, [...typical, ...common], 1);
   const tt = timeQueries(db, typical, 5);
   const ct = timeQueries(db, common, 5);
   const counts = typical.slice(0, 7).map((w) => Number((db.raw.prepare('SELECT COUNT(*) AS n FROM messages_fts WHERE messages_fts MATCH ?').get(w) as { n: number }).n));
@@ -164,6 +166,12 @@ const bench: Bench = async () => {
     target: '≤ 20 ms',
     ok: percentile(tt, 95) <= 20,
     note: `p50 ${median(tt).toFixed(2)} ms; ${typical.length} queries ×5 (words matching ${Math.min(...counts).toLocaleString('en-US')}–${Math.max(...counts).toLocaleString('en-US')} msgs, phrases, prefix, OR, CJK)`,
+  });
+  rows.push({
+    name: 'FTS search, cold page cache (first pass)',
+    value: Math.max(...cold),
+    unit: 'ms max',
+    note: `p50 ${median(cold).toFixed(2)} ms over the ${cold.length} queries of the first pass`,
   });
   rows.push({
     name: 'FTS search, most common words, 1M msgs',

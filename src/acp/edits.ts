@@ -8,7 +8,7 @@ import type { ToolOutcome } from '../agent/types.ts';
 import { unifiedDiff } from '../tools/diff.ts';
 import { maskedSecretError, recordSeen, writeCheck } from '../tools/file-state.ts';
 import { fuzzyReplace } from '../tools/fuzzy-match.ts';
-import { binaryKind, DEFAULT_LIMIT, looksBinary, MAX_LINES, resolvePath } from '../tools/read-file.ts';
+import { binaryKind, looksBinary, readRange, resolvePath } from '../tools/read-file.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { fail, ok } from '../tools/result.ts';
 import type { ToolContext, ToolDefinition } from '../tools/types.ts';
@@ -253,19 +253,7 @@ async function clientReadFile(a: { path: string; offset?: number; limit?: number
     return disk.handler(a, ctx);
   }
   if (text === null) return disk.handler(a, ctx);
-  const lines = text.split(/\r?\n/);
-  if (lines.length && lines[lines.length - 1] === '') lines.pop();
-  const total = lines.length;
-  const offset = a.offset ?? 1;
-  const limit = Math.min(a.limit ?? DEFAULT_LIMIT, MAX_LINES);
-  if (offset > Math.max(total, 1)) return fail(`offset ${offset} is past the end of the file (${total} lines).`, { total_lines: total });
-  const slice = lines.slice(offset - 1, offset - 1 + limit);
-  const body = slice.map((l, i) => `${offset + i}|${l.length > 2000 ? l.slice(0, 2000) + ' [line truncated]' : l}`).join('\n');
-  const maxChars = s.config.file_read_max_chars ?? 100_000;
-  if (body.length > maxChars) return fail(`That range is ${body.length.toLocaleString('en-US')} characters, more than the ${maxChars.toLocaleString('en-US')} a read may return. Read fewer lines with offset and limit.`, { total_lines: total });
-  const last = offset + slice.length - 1;
-  const result: Record<string, unknown> = { content: body, path, total_lines: total, lines_shown: slice.length ? `${offset}-${last}` : '0' };
-  if (last < total) result.hint = `File continues: ${total - last} more lines. Use offset=${last + 1} to read on.`;
-  recordSeen(s, path);
-  return ok(result);
+  const r = readRange(text, path, a, s.config.file_read_max_chars ?? 100_000);
+  if (typeof r === 'string') recordSeen(s, path);
+  return r;
 }

@@ -1,6 +1,7 @@
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
+import type { ToolOutcome } from '../agent/types.ts';
 import type { Zod } from './zod.ts';
 import { expandHome } from '../state/paths.ts';
 import { recordSeen } from './file-state.ts';
@@ -78,6 +79,41 @@ function similarNames(path: string): string[] {
   }
 }
 
+/**
+ * The read_file result for a range of a text: `LINE|content` lines, long lines cut, the size cap,
+ * and a hint to read on. Shared by the disk tool and editors' buffers (ACP).
+ */
+export function readRange(text: string, path: string, a: { offset?: number; limit?: number }, maxChars: number): string | ToolOutcome {
+  const lines = text.split(/\r?\n/);
+  if (lines.length && lines[lines.length - 1] === '') lines.pop();
+  const total = lines.length;
+  const offset = a.offset ?? 1;
+  const limit = Math.min(a.limit ?? DEFAULT_LIMIT, MAX_LINES);
+  if (offset > Math.max(total, 1)) return fail(`offset ${offset} is past the end of the file (${total} lines).`, { total_lines: total });
+  const slice = lines.slice(offset - 1, offset - 1 + limit);
+  let truncatedLines = 0;
+  const body = slice
+    .map((l, i) => {
+      let line = l;
+      if (line.length > MAX_LINE_CHARS) {
+        line = line.slice(0, MAX_LINE_CHARS) + ' [line truncated]';
+        truncatedLines++;
+      }
+      return `${offset + i}|${line}`;
+    })
+    .join('\n');
+  if (body.length > maxChars)
+    return fail(
+      `That range is ${body.length.toLocaleString('en-US')} characters, more than the ${maxChars.toLocaleString('en-US')} a read may return. Read fewer lines with offset and limit.`,
+      { total_lines: total },
+    );
+  const last = offset + slice.length - 1;
+  const result: Record<string, unknown> = { content: body, path, total_lines: total, lines_shown: slice.length ? `${offset}-${last}` : '0' };
+  if (last < total) result.hint = `File continues: ${total - last} more lines. Use offset=${last + 1} to read on.`;
+  if (truncatedLines) result.long_lines_truncated = truncatedLines;
+  return ok(result);
+}
+
 export default defineTool({
   name: 'read_file',
   toolset: 'file',
@@ -115,36 +151,8 @@ export default defineTool({
     } finally {
       closeSync(fd);
     }
-    const maxChars = s.config.file_read_max_chars ?? 100_000;
-    const text = readFileSync(path, 'utf8');
-    const lines = text.split(/\r?\n/);
-    if (lines.length && lines[lines.length - 1] === '') lines.pop();
-    const total = lines.length;
-    const offset = a.offset ?? 1;
-    const limit = Math.min(a.limit ?? DEFAULT_LIMIT, MAX_LINES);
-    if (offset > Math.max(total, 1)) return fail(`offset ${offset} is past the end of the file (${total} lines).`, { total_lines: total });
-    const slice = lines.slice(offset - 1, offset - 1 + limit);
-    let truncatedLines = 0;
-    const body = slice
-      .map((l, i) => {
-        let line = l;
-        if (line.length > MAX_LINE_CHARS) {
-          line = line.slice(0, MAX_LINE_CHARS) + ' [line truncated]';
-          truncatedLines++;
-        }
-        return `${offset + i}|${line}`;
-      })
-      .join('\n');
-    if (body.length > maxChars)
-      return fail(
-        `That range is ${body.length.toLocaleString('en-US')} characters, more than the ${maxChars.toLocaleString('en-US')} a read may return. Read fewer lines with offset and limit.`,
-        { total_lines: total },
-      );
-    const last = offset + slice.length - 1;
-    const result: Record<string, unknown> = { content: body, path, total_lines: total, lines_shown: slice.length ? `${offset}-${last}` : '0' };
-    if (last < total) result.hint = `File continues: ${total - last} more lines. Use offset=${last + 1} to read on.`;
-    if (truncatedLines) result.long_lines_truncated = truncatedLines;
-    recordSeen(s, path);
-    return ok(result);
+    const r = readRange(readFileSync(path, 'utf8'), path, a, s.config.file_read_max_chars ?? 100_000);
+    if (typeof r === 'string') recordSeen(s, path); // a successful read (failures are outcomes)
+    return r;
   },
 });

@@ -28,3 +28,19 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | 
     }
   };
 }
+
+/**
+ * Actions that live in a module loaded only when the command runs: `run('name')` is an action
+ * calling export `name` of the module `load()` returns (keeps `hermes --version` and help light).
+ */
+export function lazyActions(load: () => Promise<unknown>) {
+  return <A extends unknown[]>(name: string) =>
+    (...args: A) =>
+      action(async () => {
+        const m = (await load()) as Record<string, (...a: A) => Promise<void> | void>;
+        await m[name](...args);
+      })();
+}
+
+/** A repeatable option whose values may also be comma-separated: `--skill a --skill b,c`. */
+export const collectList = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];

@@ -58,8 +58,11 @@ const MAX_DEPTH = 24;
 // -------------------------------------------------------------------------------------------
 // Scanning helpers
 
-/** Index just past the `)` that closes a `$(` / `<(` opened before `i` (i = first char inside). */
-function skipParens(s: string, i: number): number {
+/**
+ * Index just past the delimiter closing one opened before `i` (i = first char inside), skipping
+ * quotes, escapes, backticks and nested substitutions: `$(`/`<(`/`(` with `)`, `${` with `}`.
+ */
+function skipNested(s: string, i: number, open: '(' | '{', close: ')' | '}', unterminated: string): number {
   let depth = 1;
   while (i < s.length) {
     const c = s[i];
@@ -81,20 +84,28 @@ function skipParens(s: string, i: number): number {
       i = skipBacktick(s, i + 1);
       continue;
     }
-    if (c === '#' && (i === 0 || /[\s;&|(]/.test(s[i - 1]))) {
+    if (open === '{' && c === '$' && s[i + 1] === '(') {
+      i = skipParens(s, i + 2);
+      continue;
+    }
+    // A comment inside $( … ) runs to the end of the line (inside ${ … }, # is an operator).
+    if (open === '(' && c === '#' && (i === 0 || /[\s;&|(]/.test(s[i - 1]))) {
       const nl = s.indexOf('\n', i);
       i = nl < 0 ? s.length : nl;
       continue;
     }
-    if (c === '(') depth++;
-    else if (c === ')') {
+    if (c === open) depth++;
+    else if (c === close) {
       depth--;
       if (depth === 0) return i + 1;
     }
     i++;
   }
-  throw new ShellParseError('unterminated $( or ( ');
+  throw new ShellParseError(unterminated);
 }
+
+const skipParens = (s: string, i: number): number => skipNested(s, i, '(', ')', 'unterminated $( or ( ');
+const skipBraces = (s: string, i: number): number => skipNested(s, i, '{', '}', 'unterminated ${');
 
 /** Index just past the closing `"` (i = first char inside). */
 function skipDouble(s: string, i: number): number {
@@ -132,38 +143,6 @@ function skipBacktick(s: string, i: number): number {
     i++;
   }
   throw new ShellParseError('unterminated backtick');
-}
-
-function skipBraces(s: string, i: number): number {
-  let depth = 1;
-  while (i < s.length) {
-    const c = s[i];
-    if (c === '\\') {
-      i += 2;
-      continue;
-    }
-    if (c === "'") {
-      const j = s.indexOf("'", i + 1);
-      if (j < 0) throw new ShellParseError('unterminated single quote');
-      i = j + 1;
-      continue;
-    }
-    if (c === '"') {
-      i = skipDouble(s, i + 1);
-      continue;
-    }
-    if (c === '$' && s[i + 1] === '(') {
-      i = skipParens(s, i + 2);
-      continue;
-    }
-    if (c === '{') depth++;
-    else if (c === '}') {
-      depth--;
-      if (depth === 0) return i + 1;
-    }
-    i++;
-  }
-  throw new ShellParseError('unterminated ${');
 }
 
 /** `$((` … `))`: i = first char inside. */

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { action } from '../errors.ts';
+import { action, collectList } from '../errors.ts';
 
 export interface ChatOptions {
   query?: string;
@@ -22,7 +22,6 @@ export interface ChatOptions {
   image?: string[];
 }
 
-const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 
 export function addChatOptions(cmd: Command): Command {
   return cmd
@@ -33,7 +32,7 @@ export function addChatOptions(cmd: Command): Command {
     .option('--provider <id>', 'provider for this run (openrouter, anthropic, openai, custom, …)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint for this run')
     .option('-t, --toolsets <list>', 'comma-separated toolsets to enable (e.g. file,terminal,web or all)')
-    .option('-s, --skills <name>', 'preload a skill (repeatable)', collect)
+    .option('-s, --skills <name>', 'preload a skill (repeatable)', collectList)
     .option('-Q, --quiet', 'print only the final answer on stdout')
     .option('-v, --verbose', 'show more detail about tools and retries')
     .option('--yolo', 'do not ask before dangerous commands (hardline blocks still apply)')
@@ -43,7 +42,7 @@ export function addChatOptions(cmd: Command): Command {
     .option('--source <tag>', 'session source tag (default cli)')
     .option('--ignore-rules', 'do not load AGENTS.md / .hermes.md / CLAUDE.md project rules')
     .option('--pass-session-id', 'put the session id in the system prompt')
-    .addOption(new Option('--image <path>', 'attach an image to the question').argParser(collect));
+    .addOption(new Option('--image <path>', 'attach an image to the question').argParser(collectList));
 }
 
 export default function register(program: Command): void {

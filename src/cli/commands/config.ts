@@ -1,15 +1,9 @@
 import type { Command } from 'commander';
-import { action } from '../errors.ts';
+import { lazyActions } from '../errors.ts';
 
 export default function register(program: Command): void {
   const config = program.command('config').description('show and change settings (config.yaml and .env)');
-  const run =
-    <A extends unknown[]>(name: string) =>
-    (...args: A) =>
-      action(async () => {
-        const m = await import('../config-cmd.ts');
-        await (m as unknown as Record<string, (...a: A) => Promise<void> | void>)[name](...args);
-      })();
+  const run = lazyActions(() => import('../config-cmd.ts'));
   config.command('show', { isDefault: true }).description('print the effective configuration (secrets masked)').action(run('show'));
   config.command('get <key>').description('print one setting (dotted key, or an env var name)').option('--json', 'print as JSON').option('--reveal', 'show secret values').action(run('get'));
   config

@@ -1,17 +1,10 @@
 import type { Command } from 'commander';
-import { action } from '../errors.ts';
+import { collectList, lazyActions } from '../errors.ts';
 
-const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 
 export default function register(program: Command): void {
   const cron = program.command('cron').description('scheduled jobs: list, create, edit, pause, resume, run, remove, status, tick');
-  const run =
-    <A extends unknown[]>(name: string) =>
-    (...args: A) =>
-      action(async () => {
-        const m = await import('../cron-cmd.ts');
-        await (m as unknown as Record<string, (...a: A) => Promise<void> | void>)[name](...args);
-      })();
+  const run = lazyActions(() => import('../cron-cmd.ts'));
 
   cron.command('list', { isDefault: true }).alias('ls').description('list scheduled jobs').option('-a, --all', 'include paused and completed jobs').action(run('list'));
   cron
@@ -21,7 +14,7 @@ export default function register(program: Command): void {
     .option('--name <name>', 'a short name')
     .option('--deliver <target>', 'origin, local, telegram, telegram:<chat_id>[:<thread_id>], … (comma-separated; default local)')
     .option('--repeat <n>', 'how many times to run (default: once for one-shots, forever otherwise)')
-    .option('--skill <name>', 'load a skill before the prompt (repeatable)', collect)
+    .option('--skill <name>', 'load a skill before the prompt (repeatable)', collectList)
     .option('--script <path>', 'a script in HERMES_HOME/scripts/ whose output is given to the agent')
     .option('--workdir <dir>', 'absolute directory the job works in')
     .option('--model <model>', 'model for this job')
@@ -36,9 +29,9 @@ export default function register(program: Command): void {
     .option('--name <name>', 'new name')
     .option('--deliver <target>', 'new delivery target(s)')
     .option('--repeat <n>', 'new repeat count (0 or "forever" for no limit)')
-    .option('--skill <name>', 'replace the skills with these (repeatable)', collect)
-    .option('--add-skill <name>', 'add a skill (repeatable)', collect)
-    .option('--remove-skill <name>', 'remove a skill (repeatable)', collect)
+    .option('--skill <name>', 'replace the skills with these (repeatable)', collectList)
+    .option('--add-skill <name>', 'add a skill (repeatable)', collectList)
+    .option('--remove-skill <name>', 'remove a skill (repeatable)', collectList)
     .option('--clear-skills', 'remove all skills')
     .option('--script <path>', 'new pre-run script ("" clears it)')
     .option('--workdir <dir>', 'new working directory ("" clears it)')

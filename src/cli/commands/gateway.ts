@@ -1,15 +1,9 @@
 import type { Command } from 'commander';
-import { action } from '../errors.ts';
+import { lazyActions } from '../errors.ts';
 
 export default function register(program: Command): void {
   const gw = program.command('gateway').description('the messaging gateway: Telegram, Discord, Slack, email, the OpenAI-compatible API and webhooks');
-  const run =
-    <A extends unknown[]>(name: string) =>
-    (...args: A) =>
-      action(async () => {
-        const m = await import('../../gateway/cli.ts');
-        await (m as unknown as Record<string, (...a: A) => Promise<void> | void>)[name](...args);
-      })();
+  const run = lazyActions(() => import('../../gateway/cli.ts'));
   gw.command('run', { isDefault: true })
     .description('run the gateway in the foreground (logs also go to ~/.hermes/logs/gateway.log)')
     .option('--platform <names>', 'only these platforms (comma-separated)')

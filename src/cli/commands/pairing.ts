@@ -1,15 +1,9 @@
 import type { Command } from 'commander';
-import { action } from '../errors.ts';
+import { lazyActions } from '../errors.ts';
 
 export default function register(program: Command): void {
   const pairing = program.command('pairing').description('approve people who messaged the bot (DM pairing codes)');
-  const run =
-    <A extends unknown[]>(name: string) =>
-    (...args: A) =>
-      action(async () => {
-        const m = await import('../../gateway/cli.ts');
-        await (m as unknown as Record<string, (...a: A) => Promise<void> | void>)[name](...args);
-      })();
+  const run = lazyActions(() => import('../../gateway/cli.ts'));
   pairing.command('list', { isDefault: true }).description('pending requests and approved users').option('--platform <name>', 'only this platform').option('--json', 'print as JSON').action(run('pairingList'));
   pairing.command('approve <platform> <code>').description('approve the user who got this pairing code').action(run('pairingApprove'));
   pairing.command('revoke <platform> <user-id>').description('remove an approved user').action(run('pairingRevoke'));

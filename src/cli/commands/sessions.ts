@@ -1,15 +1,9 @@
 import type { Command } from 'commander';
-import { action } from '../errors.ts';
+import { lazyActions } from '../errors.ts';
 
 export default function register(program: Command): void {
   const sessions = program.command('sessions').description('list, search, export and clean up saved conversations (state.db)');
-  const run =
-    <A extends unknown[]>(name: string) =>
-    (...args: A) =>
-      action(async () => {
-        const m = await import('../sessions.ts');
-        await (m as unknown as Record<string, (...a: A) => Promise<void> | void>)[name](...args);
-      })();
+  const run = lazyActions(() => import('../sessions.ts'));
   sessions
     .command('list', { isDefault: true })
     .description('recent sessions, most recently active first')

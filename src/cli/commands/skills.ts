@@ -1,15 +1,9 @@
 import type { Command } from 'commander';
-import { action } from '../errors.ts';
+import { lazyActions } from '../errors.ts';
 
 export default function register(program: Command): void {
   const skills = program.command('skills').description('list, inspect, install and audit skills (HERMES_HOME/skills)');
-  const run =
-    <A extends unknown[]>(name: string) =>
-    (...args: A) =>
-      action(async () => {
-        const m = await import('../skills-cmd.ts');
-        await (m as unknown as Record<string, (...a: A) => Promise<void> | void>)[name](...args);
-      })();
+  const run = lazyActions(() => import('../skills-cmd.ts'));
   skills.command('list', { isDefault: true }).description('installed skills by category').option('--json', 'print JSON').action(run('list'));
   skills.command('inspect <name>').description('a skill’s details, files, provenance and guard verdict').action(run('inspect'));
   skills

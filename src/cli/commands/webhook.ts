@@ -1,23 +1,16 @@
 import type { Command } from 'commander';
-import { action } from '../errors.ts';
+import { collectList, lazyActions } from '../errors.ts';
 
-const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 
 export default function register(program: Command): void {
   const wh = program.command('webhook').description('webhook routes that trigger agent runs (dynamic subscriptions)');
-  const run =
-    <A extends unknown[]>(name: string) =>
-    (...args: A) =>
-      action(async () => {
-        const m = await import('../../gateway/cli.ts');
-        await (m as unknown as Record<string, (...a: A) => Promise<void> | void>)[name](...args);
-      })();
+  const run = lazyActions(() => import('../../gateway/cli.ts'));
   wh.command('subscribe <name>')
     .alias('add')
     .description('create or replace a webhook route; prints its URL and secret')
     .option('--prompt <template>', 'prompt template, {dot.path} reads the payload ({__raw__} = all of it)')
-    .option('--events <list>', 'accept only these event types (comma-separated)', collect)
-    .option('--skills <list>', 'skills to load for the run (comma-separated)', collect)
+    .option('--events <list>', 'accept only these event types (comma-separated)', collectList)
+    .option('--skills <list>', 'skills to load for the run (comma-separated)', collectList)
     .option('--deliver <target>', 'where the answer goes: log (default), telegram, discord, slack, email, github_comment, or platform:chat_id')
     .option('--deliver-chat-id <id>', 'chat id for --deliver (default: the platform home channel)')
     .option('--secret <secret>', 'HMAC secret (default: a new random one)')

@@ -306,6 +306,21 @@ describe('text calls: the streaming hold-back', () => {
     }
   });
 
+  it('never loses text and never depends on chunking (generated mixes of markers, fences, think tags)', () => {
+    const toks = ['<', '[', '{', '`', '```', '\n', '\n\n', ' ', 'a', 'hello world', '<tool_call>', '</tool_call>', '<think>', '</think>', '{"name": "terminal", "arguments": {"command": "ls"}}', '[TOOL_CALLS]', '~~~', '<|python_tag|>', '<｜tool▁call▁begin｜>', '"name"', '[terminal(command="x")]', '<b'];
+    const rand = rng(7);
+    for (let n = 0; n < 400; n++) {
+      let text = '';
+      for (let j = 1 + Math.floor(rand() * 12); j > 0; j--) text += toks[Math.floor(rand() * toks.length)];
+      const whole = stream(text, [text.length]);
+      if (!whole.found) assert.equal(whole.all, text);
+      assert.deepEqual(whole.found, extractTextCalls(text, 'auto', TOOLS));
+      const r = stream(text, Array.from({ length: 4 }, () => 1 + Math.floor(rand() * 6)));
+      assert.equal(r.all, whole.all, JSON.stringify(text));
+      assert.deepEqual(r.found, whole.found);
+    }
+  });
+
   it('is off with none and when no tools are offered', () => {
     assert.equal(textCallScanner('none', TOOLS), null);
     assert.equal(textCallScanner('auto', []), null);

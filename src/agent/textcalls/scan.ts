@@ -22,11 +22,17 @@ export interface Region {
   format: TextCallFormat;
 }
 
+/** Runs of characters that change no state once the message has begun (sticky: match at lastIndex). */
+const ORDINARY = /[^<[{`\n]+/y;
+const IN_CODE_SPAN = /[^`\n]+/y;
 const THINK_OPEN = '<think>';
 const THINK_CLOSE = '</think>';
 
 export class TextCallScanner {
-  private text = '';
+  /** The text from `base` on (what is not yet settled); earlier text is only kept in `chunks`. */
+  private buf = '';
+  private base = 0;
+  private chunks: string[] = [];
   private pos = 0;
   private emitted = 0;
   private mode: 'scan' | 'probe' | 'capture' = 'scan';
@@ -37,10 +43,12 @@ export class TextCallScanner {
   private codeSpan = 0;
   private lineStart = true;
   private indent = 0;
+  private lastNl = false;
   /** A non-blank character outside a think block was seen: bare calls can no longer start. */
   private sawContent = false;
   private sawAnything = false;
   private readonly markers: { m: string; f: TextCallFormat }[];
+  private readonly watched: string[];
   private readonly json: TextCallFormat | undefined;
   private readonly pythonic: TextCallFormat | undefined;
   private readonly keys: Set<string>;
@@ -52,16 +60,27 @@ export class TextCallScanner {
     this.pythonic = formats.find((f) => f.bare === 'pythonic');
     this.keys = new Set([...CALL_KEYS, ...toolNames]);
     this.keyList = [...this.keys];
+    this.watched = [THINK_OPEN, ...this.markers.map((x) => x.m)];
   }
 
   /** Adds streamed text; returns the part that can be shown now. */
   push(delta: string): string {
-    this.text += delta;
+    this.chunks.push(delta);
+    this.buf += delta;
     if (this.mode === 'capture') return '';
     const bound = this.advance();
-    if (bound <= this.emitted) return '';
-    const out = this.text.slice(this.emitted, bound);
-    this.emitted = bound;
+    let out = '';
+    if (bound > this.emitted) {
+      out = this.buf.slice(this.emitted - this.base, bound - this.base);
+      this.emitted = bound;
+    }
+    // Drop what is settled, so the buffer stays a few characters long for ordinary text (indexing a
+    // string grown by += makes the engine flatten all of it again, every delta).
+    const keep = Math.min(this.emitted, this.mode === 'scan' ? this.pos : this.regionStart);
+    if (keep > this.base) {
+      this.buf = this.buf.slice(keep - this.base);
+      this.base = keep;
+    }
     return out;
   }
 
@@ -76,34 +95,39 @@ export class TextCallScanner {
    * call and is not shown.
    */
   finish(cut: { start: number; end: number } | null): string {
-    const t = this.text;
+    const t = this.buf;
+    const b = this.base;
     let out: string;
     if (cut) {
       // Blank space that only surrounded the call is not worth showing.
       const blank = (s: string) => (s.trim() ? s : '');
-      out = blank(t.slice(this.emitted, Math.max(this.emitted, cut.start))) + blank(t.slice(Math.max(cut.end, this.emitted)));
-    } else out = t.slice(this.emitted);
-    this.emitted = t.length;
+      out = blank(t.slice(this.emitted - b, Math.max(this.emitted, cut.start) - b)) + blank(t.slice(Math.max(cut.end, this.emitted) - b));
+    } else out = t.slice(this.emitted - b);
+    this.emitted = b + t.length;
     return out;
   }
 
   /** All text pushed so far. */
   get seen(): string {
-    return this.text;
+    if (this.chunks.length > 1) this.chunks = [this.chunks.join('')];
+    return this.chunks[0] ?? '';
   }
 
   private bareFormatAt(i: number): TextCallFormat {
-    if (this.text[i] === '[') {
-      const j = skipWs(this.text, i + 1);
-      if (this.text[j] !== '{' && this.pythonic) return this.pythonic;
+    const t = this.buf;
+    const r = i - this.base;
+    if (t[r] === '[') {
+      const j = skipWs(t, r + 1);
+      if (t[j] !== '{' && this.pythonic) return this.pythonic;
     }
     return (this.json ?? this.pythonic)!;
   }
 
   /** Scans from `pos`; returns the index up to which text may be shown. */
   private advance(): number {
-    const t = this.text;
-    let i = this.pos;
+    const t = this.buf;
+    const b = this.base;
+    let i = this.pos - b;
     let hold = -1;
     scan: while (i < t.length && this.mode === 'scan') {
       if (this.fence) {
@@ -177,18 +201,22 @@ export class TextCallScanner {
         if (!this.codeSpan) this.codeSpan = run;
         else if (run === this.codeSpan) this.codeSpan = 0;
         this.sawContent = this.sawAnything = true;
+        this.lastNl = false;
         i = j;
         continue;
       }
       if (c === '\n') {
-        if (this.codeSpan && t[i - 1] === '\n') this.codeSpan = 0; // a blank line ends an open code span
+        if (this.codeSpan && this.lastNl) this.codeSpan = 0; // a blank line ends an open code span
+        this.lastNl = true;
         this.lineStart = true;
         this.indent = 0;
         i++;
         continue;
       }
+      this.lastNl = false;
       if (this.codeSpan) {
-        i++;
+        IN_CODE_SPAN.lastIndex = i + 1;
+        i = IN_CODE_SPAN.test(t) ? IN_CODE_SPAN.lastIndex : i + 1;
         continue;
       }
       if (c === '<' || c === '[' || c === '{') {
@@ -198,29 +226,30 @@ export class TextCallScanner {
           i += THINK_OPEN.length;
           continue;
         }
-        const rest = t.length - i;
         for (const { m, f } of this.markers) {
           if (t.startsWith(m, i)) {
             this.mode = 'capture';
-            this.regionStart = i;
+            this.regionStart = b + i;
             this.regionFormat = f;
             break scan;
           }
         }
-        for (const m of [THINK_OPEN, ...this.markers.map((x) => x.m)]) {
-          if (rest < m.length && m.startsWith(t.slice(i))) {
-            hold = i;
+        const rest = t.length - i;
+        let tail: string | null = null;
+        for (const m of this.watched) {
+          if (rest < m.length && m.startsWith((tail ??= t.slice(i)))) {
+            hold = b + i;
             break scan;
           }
         }
         if (!this.sawContent && (c === '{' || c === '[') && (this.json || this.pythonic)) {
           this.mode = 'probe';
-          this.regionStart = i;
+          this.regionStart = b + i;
           const p = this.probe();
           if (p === 'wait') break;
           if (p === 'yes') {
             this.mode = 'capture';
-            this.regionFormat = this.bareFormatAt(i);
+            this.regionFormat = this.bareFormatAt(b + i);
             break;
           }
           this.mode = 'scan';
@@ -228,6 +257,11 @@ export class TextCallScanner {
       }
       if (c !== ' ' && c !== '\t' && c !== '\r') this.sawContent = this.sawAnything = true;
       i++;
+      // Characters that cannot change anything go by in one native search.
+      if (this.sawContent) {
+        ORDINARY.lastIndex = i;
+        if (ORDINARY.test(t)) i = ORDINARY.lastIndex;
+      }
     }
     if (this.mode === 'probe') {
       // Re-entered with more text while probing.
@@ -242,18 +276,18 @@ export class TextCallScanner {
         return this.advance();
       }
     }
-    this.pos = i;
+    this.pos = b + i;
     if (this.mode !== 'scan') return this.sawAnything ? this.regionStart : this.emitted;
     if (hold >= 0) return hold;
     // Leading blank space waits with the rest when the message could still be a bare call.
     if (!this.sawAnything && (this.json || this.pythonic)) return this.emitted;
-    return t.length;
+    return b + t.length;
   }
 
   /** Whether the message starting at regionStart can still be a bare call. */
   private probe(): 'yes' | 'no' | 'wait' {
-    const t = this.text;
-    let i = this.regionStart;
+    const t = this.buf;
+    let i = this.regionStart - this.base;
     if (t[i] === '[') {
       i = skipWs(t, i + 1);
       if (i >= t.length) return 'wait';
@@ -270,7 +304,7 @@ export class TextCallScanner {
   }
 
   private probeObject(i: number): 'yes' | 'no' | 'wait' {
-    const t = this.text;
+    const t = this.buf;
     i = skipWs(t, i + 1);
     if (i >= t.length) return 'wait';
     if (t[i] !== '"') return 'no';

@@ -81,7 +81,17 @@ export function readJson(text: string, from: number): { value: unknown; end: num
   }
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+export const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** Past any of `tokens` (end-of-turn markers) and blank space at `i`. */
+export function skipTokens(text: string, i: number, tokens: readonly string[]): number {
+  for (;;) {
+    const j = skipWs(text, i);
+    const t = tokens.find((e) => text.startsWith(e, j));
+    if (!t) return i;
+    i = j + t.length;
+  }
+}
 
 /** Arguments as JSON text: objects are serialised, strings kept (the loop parses and reports them). */
 export function argsText(v: unknown): string {

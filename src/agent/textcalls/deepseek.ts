@@ -1,7 +1,7 @@
 // DeepSeek's tool-call tokens (fullwidth bars U+FF5C and U+2581 blocks, as in the models' chat templates):
 //   V3 / R1:  <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{…}\n```<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>
 //   V3.1+:    <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>
-import { readJson, skipWs, UNREADABLE, type Parsed, type RawCall, type TextCallFormat } from './common.ts';
+import { isObj, readJson, skipWs, UNREADABLE, type Parsed, type RawCall, type TextCallFormat } from './common.ts';
 
 export const CALLS_BEGIN = '<｜tool▁calls▁begin｜>';
 export const CALL_BEGIN = '<｜tool▁call▁begin｜>';
@@ -18,7 +18,7 @@ function argsFrom(text: string, from: number, to: number): { args: string } | { 
   if (text[i] !== '{') return { error: 'expected a JSON object of arguments after the tool name' };
   const r = readJson(text.slice(0, to), i);
   if ('error' in r) return { error: r.error };
-  if (!r.value || typeof r.value !== 'object' || Array.isArray(r.value)) return { error: 'the arguments must be a JSON object' };
+  if (!isObj(r.value)) return { error: 'the arguments must be a JSON object' };
   return { args: JSON.stringify(r.value) };
 }
 

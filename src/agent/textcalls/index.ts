@@ -11,7 +11,7 @@
 // A named parser reads only its format and takes what it finds, errors and all.
 import type { JsonSchema, ToolSchema } from '../../llm/types.ts';
 import { repairToolName } from '../repair.ts';
-import { UNREADABLE, type ParseContext, type RawCall, type TextCallFormat } from './common.ts';
+import { isObj, UNREADABLE, type ParseContext, type RawCall, type TextCallFormat } from './common.ts';
 import { deepseek } from './deepseek.ts';
 import { hermes } from './hermes.ts';
 import { json } from './json.ts';
@@ -49,8 +49,6 @@ export interface FoundCalls {
   /** The text around the calls, trimmed ('' when there is none). */
   prose: string;
 }
-
-const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** Arguments a tool accepts: a JSON object with the required parameters and no unknown ones. */
 export function fitsSchema(args: string, schema: JsonSchema | undefined): boolean {

@@ -1,7 +1,7 @@
 // A bare JSON message: the whole answer is a call object or a list of them — Llama 3.x's
 // JSON-function style `{"name": …, "parameters": {…}}` (several joined by `;`), `{"name", "arguments"}`,
 // OpenAI's `{"type": "function", "function": {…}}`, `{"tool_calls": […]}`, or `{"<tool>": {…}}`.
-import { callsFromJson, readJson, skipWs, type Parsed, type RawCall, type TextCallFormat } from './common.ts';
+import { callsFromJson, readJson, skipTokens, skipWs, type Parsed, type RawCall, type TextCallFormat } from './common.ts';
 
 const END_TOKENS = ['<|eom_id|>', '<|eot_id|>', '</s>'];
 
@@ -28,8 +28,7 @@ export const json: TextCallFormat = {
       i = j;
     }
     // The message is the call and nothing else.
-    let j = skipWs(text, i);
-    for (const t of END_TOKENS) if (text.startsWith(t, j)) j = skipWs(text, j + t.length);
+    const j = skipWs(text, skipTokens(text, i, END_TOKENS));
     return j >= text.length ? { calls, end: j } : null;
   },
 };

@@ -3,8 +3,10 @@
 // `<function=name>{"arg": …}</function>`. The untagged JSON-function style is the bare JSON format.
 import {
   callsFromJson,
+  isObj,
   readJson,
   readPyCall,
+  skipTokens,
   skipWs,
   UNREADABLE,
   type ParseContext,
@@ -17,15 +19,6 @@ import { readXmlFunction } from './hermes.ts';
 const TAG = '<|python_tag|>';
 const FN = '<function=';
 const END_TOKENS = ['<|eom_id|>', '<|eot_id|>'];
-
-function skipEndTokens(text: string, i: number): number {
-  for (;;) {
-    const j = skipWs(text, i);
-    const t = END_TOKENS.find((e) => text.startsWith(e, j));
-    if (!t) return i;
-    i = j + t.length;
-  }
-}
 
 function afterPythonTag(text: string, from: number, offered: ReadonlySet<string>): Parsed {
   let i = skipWs(text, from);
@@ -64,7 +57,7 @@ function functionTags(text: string, from: number, ctx: ParseContext): Parsed {
       const k = skipWs(text, end);
       if (text.startsWith('</function>', k)) end = k + '</function>'.length;
       if ('error' in r) calls.push({ name: name || UNREADABLE, arguments: '{}', error: r.error });
-      else if (!r.value || typeof r.value !== 'object' || Array.isArray(r.value)) calls.push({ name: name || UNREADABLE, arguments: '{}', error: 'the arguments must be a JSON object' });
+      else if (!isObj(r.value)) calls.push({ name: name || UNREADABLE, arguments: '{}', error: 'the arguments must be a JSON object' });
       else calls.push({ name: name || UNREADABLE, arguments: JSON.stringify(r.value), ...(name ? {} : { error: 'the <function=…> tag has no name' }) });
       i = end;
     } else {
@@ -87,6 +80,6 @@ export const llama: TextCallFormat = {
   parse(text, from, ctx) {
     const offered = new Set(ctx.schemas.keys());
     const r = text.startsWith(TAG, from) ? afterPythonTag(text, from + TAG.length, offered) : functionTags(text, from, ctx);
-    return r.calls.length ? { calls: r.calls, end: skipEndTokens(text, r.end) } : null;
+    return r.calls.length ? { calls: r.calls, end: skipTokens(text, r.end, END_TOKENS) } : null;
   },
 };

@@ -9,6 +9,7 @@ import { runTurn, type LoopOptions } from '../agent/loop.ts';
 import { estimateMessagesTokens } from '../agent/tokens.ts';
 import { buildSystemPrompt, type PromptParts } from '../agent/prompt.ts';
 import { RequestBroker } from '../agent/requests.ts';
+import { formatsFor, PARSER_SETTINGS } from '../agent/textcalls/index.ts';
 import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
 import { systemMessageFor } from './personality.ts';
 import {
@@ -190,6 +191,10 @@ export class Session {
       const c = createClientFor(o.config, o.env, o.explicit);
       this.llm = c.llm;
       this.warnings.push(...c.warnings);
+    }
+    const parser = o.config.model?.tool_call_parser;
+    if (parser !== undefined && formatsFor(String(parser)) === null) {
+      this.warnings.push(`model.tool_call_parser: unknown parser "${String(parser)}" (use ${PARSER_SETTINGS.join(', ')}); using auto.`);
     }
     this.registry = o.registry ?? builtinRegistry();
     const state = new Map<string, unknown>();
@@ -448,6 +453,7 @@ export class Session {
         prefill: loadPrefill(o.env.HERMES_PREFILL_MESSAGES_FILE || o.config.prefill_messages_file, o.cwd),
         costOf: (model, provider, usage) => estimateCostUsd(model, provider, usage),
         spill: async (callId, content) => spillResult(callId, content),
+        toolCallParser: o.config.model?.tool_call_parser,
       });
       let result = await runTurn(user, loopOptions());
       // The provider says the prompt is too long: compress (summary forced) and carry on, a bounded number of times.

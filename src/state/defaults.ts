@@ -8,6 +8,8 @@ export interface ModelConfig {
   api_key: string;
   api_mode: string;
   context_length: number | null;
+  /** Tool calls written as text: auto | none | hermes | llama3 | pythonic | mistral | deepseek | json. */
+  tool_call_parser: string;
 }
 
 export interface NamedProviderConfig {
@@ -60,6 +62,7 @@ export function defaultConfig() {
       api_key: '',
       api_mode: '',
       context_length: null,
+      tool_call_parser: 'auto',
     } as ModelConfig,
     providers: {} as Record<string, NamedProviderConfig>,
     fallback_providers: [] as FallbackProviderConfig[],

@@ -39,11 +39,14 @@ export function explicitFrom(opts: ChatOptions): ExplicitChoices {
 
 /** Opens HERMES_HOME/state.db, or fails with one clear line. */
 export function openStateDb(home: string): SessionDB {
+  let db: SessionDB;
   try {
-    return SessionDB.open(paths.stateDb(home));
+    db = SessionDB.open(paths.stateDb(home));
   } catch (e) {
     throw new CliError(`Cannot open ${paths.stateDb(home)}: ${(e as Error).message}. Check the file's permissions, or move it aside to start a fresh history.`);
   }
+  if (db.compatNote) process.stderr.write(`hermes: note: ${db.compatNote}\n`);
+  return db;
 }
 
 export interface Restored {

@@ -9,6 +9,7 @@ import { attachMcp, startCliMcp } from '../mcp/session.ts';
 import { Session, type ExplicitChoices } from '../runtime/session.ts';
 import { SessionDB } from '../state/db.ts';
 import { paths } from '../state/paths.ts';
+import { flushPending } from '../state/pending.ts';
 import { buildSkillInvocation, discoverSkills, findSkill } from '../state/skills.ts';
 import type { Message } from '../llm/types.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
@@ -152,6 +153,8 @@ export async function runChat(opts: ChatOptions): Promise<void> {
 }
 
 export async function flushAndExit(code = process.exitCode): Promise<never> {
+  // auth.json status updates from the credential pool (a benched key) finish first.
+  await flushPending();
   await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((r) => (s.writableNeedDrain ? s.once('drain', r) : r()))));
   process.exit(typeof code === 'number' ? code : 0);
 }

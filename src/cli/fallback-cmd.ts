@@ -54,13 +54,20 @@ function printChain(heading: string, chain: Entry[]): void {
   out();
 }
 
-export function list(): void {
+/** The configuration and its chain; with no chain, Hermes's blank-line-framed note and null. */
+function loadChain(emptyNote: string): { cli: CliContext; chain: Entry[] | null } {
   const cli = loadContext();
   const chain = readChain(cli);
-  if (!chain.length) {
-    out();
-    out('  No fallback providers configured.');
-    out();
+  if (chain.length) return { cli, chain };
+  out();
+  out(`  ${emptyNote}`);
+  out();
+  return { cli, chain: null };
+}
+
+export function list(): void {
+  const { cli, chain } = loadChain('No fallback providers configured.');
+  if (!chain) {
     out('  Add one with:  hermes fallback add');
     out();
     return;
@@ -148,14 +155,8 @@ export async function add(o: { provider?: string; model?: string; baseUrl?: stri
 }
 
 export async function remove(which: string | undefined): Promise<void> {
-  const cli = loadContext();
-  const chain = readChain(cli);
-  if (!chain.length) {
-    out();
-    out('  No fallback providers configured — nothing to remove.');
-    out();
-    return;
-  }
+  const { cli, chain } = loadChain('No fallback providers configured — nothing to remove.');
+  if (!chain) return;
   let answer = (which ?? '').trim();
   if (!answer) {
     if (!process.stdin.isTTY) throw new CliError('Name the entry to remove: `hermes fallback remove <number>` (see `hermes fallback list`).', 2);
@@ -181,14 +182,8 @@ export async function remove(which: string | undefined): Promise<void> {
 }
 
 export async function clear(o: { yes?: boolean }): Promise<void> {
-  const cli = loadContext();
-  const chain = readChain(cli);
-  if (!chain.length) {
-    out();
-    out('  No fallback providers configured — nothing to clear.');
-    out();
-    return;
-  }
+  const { cli, chain } = loadChain('No fallback providers configured — nothing to clear.');
+  if (!chain) return;
   out();
   printChain('Current fallback chain', chain);
   if (!o.yes) {

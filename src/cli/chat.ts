@@ -9,6 +9,7 @@ import { attachMcp, startCliMcp } from '../mcp/session.ts';
 import { Session, type ExplicitChoices } from '../runtime/session.ts';
 import { SessionDB } from '../state/db.ts';
 import { paths } from '../state/paths.ts';
+import { flushPending } from '../state/pending.ts';
 import { buildSkillInvocation, discoverSkills, findSkill } from '../state/skills.ts';
 import type { Message } from '../llm/types.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
@@ -39,11 +40,14 @@ export function explicitFrom(opts: ChatOptions): ExplicitChoices {
 
 /** Opens HERMES_HOME/state.db, or fails with one clear line. */
 export function openStateDb(home: string): SessionDB {
+  let db: SessionDB;
   try {
-    return SessionDB.open(paths.stateDb(home));
+    db = SessionDB.open(paths.stateDb(home));
   } catch (e) {
     throw new CliError(`Cannot open ${paths.stateDb(home)}: ${(e as Error).message}. Check the file's permissions, or move it aside to start a fresh history.`);
   }
+  if (db.compatNote) process.stderr.write(`hermes: note: ${db.compatNote}\n`);
+  return db;
 }
 
 export interface Restored {
@@ -149,6 +153,8 @@ export async function runChat(opts: ChatOptions): Promise<void> {
 }
 
 export async function flushAndExit(code = process.exitCode): Promise<never> {
+  // auth.json status updates from the credential pool (a benched key) finish first.
+  await flushPending();
   await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((r) => (s.writableNeedDrain ? s.once('drain', r) : r()))));
   process.exit(typeof code === 'number' ? code : 0);
 }

@@ -17,6 +17,7 @@ import { banner } from './repl/banner.ts';
 import { HISTORY_FILE, History } from './repl/history.ts';
 import { colorEnabled, makeStyle } from './repl/style.ts';
 import { Terminal } from './repl/term.ts';
+import { flushPending } from '../state/pending.ts';
 
 /** Status lines only the REPL knows, for /status. */
 function replHooks(session: Session, historyFile: string): SurfaceHooks {
@@ -92,6 +93,7 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
   await Promise.race([session.idle(), new Promise((r) => setTimeout(r, 15_000).unref())]);
   await session.close('cli_close');
   db.close();
+  await flushPending();
   // Whatever else is still open (keep-alive sockets, timers) must not keep the process alive.
   process.exit(process.exitCode ?? 0);
 }

@@ -24,7 +24,8 @@ import {
 } from '../llm/index.ts';
 import { addUsage, emptyUsage, type Message, type StreamFn, type Usage } from '../llm/types.ts';
 import type { HermesConfig } from '../state/defaults.ts';
-import { paths } from '../state/paths.ts';
+import { authResolveInputs } from '../auth/runtime.ts';
+import { hermesHome, paths } from '../state/paths.ts';
 import { SessionDB } from '../state/db.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import { runSessionCleanup } from '../tools/cleanup.ts';
@@ -104,18 +105,25 @@ export function newSessionId(now = new Date()): string {
   return `${now.getFullYear()}${p(now.getMonth() + 1)}${p(now.getDate())}_${p(now.getHours())}${p(now.getMinutes())}${p(now.getSeconds())}_${randomBytes(3).toString('hex')}`;
 }
 
-export function resolveInputFrom(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}): ResolveInput {
+export function resolveInputFrom(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}, home = hermesHome(env)): ResolveInput {
+  // auth.json's credential pools and OAuth sign-ins (see src/auth/runtime.ts).
+  const auth = authResolveInputs(home, env);
   return {
     model: config.model,
     providers: config.providers,
     explicit: { provider: explicit.provider, model: explicit.model, baseUrl: explicit.baseUrl, apiKey: explicit.apiKey, apiMode: explicit.apiMode },
     env,
+    pools: auth.pools,
+    suppressedSources: auth.suppressedSources,
+    activeProvider: auth.activeProvider,
+    poolHooks: auth.poolHooks,
+    poolStrategies: (config as { credential_pool_strategies?: Record<string, string> }).credential_pool_strategies,
   };
 }
 
 /** Builds the resilient LLM client for a config: primary runtime + fallback chain. */
-export function createClientFor(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}): { llm: LlmClient; warnings: string[] } {
-  const input = resolveInputFrom(config, env, explicit);
+export function createClientFor(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}, home?: string): { llm: LlmClient; warnings: string[] } {
+  const input = resolveInputFrom(config, env, explicit, home);
   const primary = resolveRuntime(input);
   const fb = resolveFallbackRuntimes(config.fallback_providers ?? [], input);
   const timeoutS = Number(env.HERMES_API_TIMEOUT);
@@ -188,7 +196,7 @@ export class Session {
     });
     if (o.llm) this.llm = o.llm;
     else {
-      const c = createClientFor(o.config, o.env, o.explicit);
+      const c = createClientFor(o.config, o.env, o.explicit, o.home);
       this.llm = c.llm;
       this.warnings.push(...c.warnings);
     }
@@ -393,7 +401,7 @@ export class Session {
 
   /** Switches provider/model for the rest of the session. Rebuilds nothing else. */
   switchModel(explicit: ExplicitChoices): void {
-    const c = createClientFor(this.options.config, this.options.env, { ...this.options.explicit, ...explicit });
+    const c = createClientFor(this.options.config, this.options.env, { ...this.options.explicit, ...explicit }, this.options.home);
     this.llm = c.llm;
     this.options.explicit = { ...this.options.explicit, ...explicit };
   }
@@ -512,7 +520,7 @@ export class Session {
     const cfg = (o.config.auxiliary ?? {})[task];
     let rt: ProviderRuntime | null;
     try {
-      rt = resolveAuxiliaryRuntime(task, cfg, this.llm.active, resolveInputFrom(o.config, o.env, o.explicit));
+      rt = resolveAuxiliaryRuntime(task, cfg, this.llm.active, resolveInputFrom(o.config, o.env, o.explicit, o.home));
     } catch {
       return null;
     }

@@ -490,8 +490,8 @@ export class SessionState {
         budget: new IterationBudget(8),
         emit: (e) => {
           if (e.type !== 'tool_end' || e.isError) return;
-          const d = e.display as { kind?: string; action?: string; target?: string; name?: string } | undefined;
-          if (d?.kind === 'memory') changes.push(`${d.target === 'user' ? 'user profile' : 'memory'} ${d.action === 'add' ? '+1 entry' : d.action === 'remove' ? '−1 entry' : 'entry updated'}`);
+          const d = e.display as { kind?: string; action?: string; target?: string; name?: string; message?: string } | undefined;
+          if (d?.kind === 'memory') changes.push(`${d.target === 'user' ? 'user profile' : 'memory'} ${d.action === 'add' ? '+1 entry' : d.action === 'remove' ? '−1 entry' : d.action === 'batch' ? String(d.message ?? 'updated').replace(/\.$/, '').toLowerCase() : 'entry updated'}`);
           else if (d?.kind === 'skill') changes.push(`skill ${d.name} ${d.action === 'create' ? 'created' : d.action === 'delete' ? 'deleted' : 'updated'}`);
         },
       },

@@ -30,6 +30,7 @@ import { runSessionCleanup } from '../tools/cleanup.ts';
 import { callToolFrom, type ToolRegistry } from '../tools/registry.ts';
 import { resolveToolsetNames } from '../tools/toolsets.ts';
 import type { AuxiliaryModel, ChildResult, ChildSpec, ToolServices } from '../tools/types.ts';
+import { Inbox } from './inbox.ts';
 import { SessionState } from './session-state.ts';
 
 /** Persistence for sessions (the SessionDB implements it). */
@@ -140,11 +141,20 @@ export interface SessionPrefs {
 }
 
 export interface SessionTotals {
+  /** Everything this session spent, its subagents included. */
   usage: Usage;
   costUsd: number | null;
   apiCalls: number;
   turns: number;
+  /** The part of the above its subagents (delegate_task) spent. */
+  subagents: { runs: number; usage: Usage; costUsd: number | null; apiCalls: number };
 }
+
+function emptyTotals(): SessionTotals {
+  return { usage: emptyUsage(), costUsd: null, apiCalls: 0, turns: 0, subagents: { runs: 0, usage: emptyUsage(), costUsd: null, apiCalls: 0 } };
+}
+
+const addCost = (a: number | null, b: number | null | undefined): number | null => (b === null || b === undefined ? a : (a ?? 0) + b);
 
 export class Session {
   private _id: string;
@@ -159,7 +169,9 @@ export class Session {
   /** Warnings from set-up (skipped fallbacks, …) for the surface to show. */
   readonly warnings: string[] = [];
   prefs: SessionPrefs;
-  totals: SessionTotals = { usage: emptyUsage(), costUsd: null, apiCalls: 0, turns: 0 };
+  totals: SessionTotals = emptyTotals();
+  /** Background work reporting back (processes, subagents): each notice becomes a user turn. */
+  readonly inbox = new Inbox();
   /** The last turn's result. */
   lastResult: TurnResult | null = null;
   /** Memory, skills, compression, titles, self-review. */
@@ -208,6 +220,7 @@ export class Session {
       callTool: (name, args, ctx) => callToolFrom(this.tools, name, args, ctx),
       spawnChild: (spec) => this.spawnChild(spec),
       auxiliary: (task) => this.auxiliaryModel(task),
+      notifier: this.inbox,
       ...o.services,
     };
     if (o.store instanceof SessionDB) this.services.sessionDb = o.store;
@@ -295,7 +308,7 @@ export class Session {
     this.started = false;
     this.queued = [];
     this.steerText = [];
-    this.totals = { usage: emptyUsage(), costUsd: null, apiCalls: 0, turns: 0 };
+    this.totals = emptyTotals();
     this.lastResult = null;
     this.system = this.buildSystem();
   }
@@ -316,7 +329,7 @@ export class Session {
     this.started = false;
     this.queued = [];
     this.steerText = [];
-    this.totals = { usage: emptyUsage(), costUsd: null, apiCalls: 0, turns: 0 };
+    this.totals = emptyTotals();
     this.lastResult = null;
     this.system = r.systemPrompt || this.buildSystem();
     this.state.markTitled(true);
@@ -470,8 +483,9 @@ export class Session {
       this.lastResult = result;
       this.state.afterTurn(user, result);
       this.totals = {
+        ...this.totals,
         usage: addUsage(this.totals.usage, result.usage),
-        costUsd: result.costUsd === null ? this.totals.costUsd : (this.totals.costUsd ?? 0) + result.costUsd,
+        costUsd: addCost(this.totals.costUsd, result.costUsd),
         apiCalls: this.totals.apiCalls + result.apiCalls,
         turns: this.totals.turns + 1,
       };
@@ -562,15 +576,41 @@ export class Session {
     try {
       const r = await child.prompt(spec.goal, { signal: spec.signal });
       const status = r.interrupted ? 'interrupted' : r.failed ? 'failed' : r.partial ? 'partial' : 'completed';
-      return { status, summary: r.finalText, apiCalls: r.apiCalls, iterations: r.iterations, error: r.error?.message, toolTrace: trace };
+      // The child's totals include its own subagents: the whole tree adds up in the parent.
+      const spent = child.totals;
+      this.addSubagentUsage(spent);
+      return {
+        status,
+        summary: r.finalText,
+        apiCalls: r.apiCalls,
+        iterations: r.iterations,
+        error: r.error?.message,
+        toolTrace: trace,
+        usage: spent.usage,
+        costUsd: spent.costUsd,
+        model: child.runtime.model,
+      };
     } finally {
       off();
       await child.close('subagent_done');
     }
   }
 
+  /** Adds what a subagent spent (tokens, cost, API calls) to this session's totals. */
+  private addSubagentUsage(t: SessionTotals): void {
+    const sub = this.totals.subagents;
+    this.totals = {
+      ...this.totals,
+      usage: addUsage(this.totals.usage, t.usage),
+      costUsd: addCost(this.totals.costUsd, t.costUsd),
+      apiCalls: this.totals.apiCalls + t.apiCalls,
+      subagents: { runs: sub.runs + 1 + t.subagents.runs, usage: addUsage(sub.usage, t.usage), costUsd: addCost(sub.costUsd, t.costUsd), apiCalls: sub.apiCalls + t.apiCalls },
+    };
+  }
+
   /** Ends the session; background processes and execution backends of its tools are released. */
   close(reason = 'closed'): Promise<void> {
+    this.inbox.close();
     this.interrupt();
     this.broker.cancelAll();
     if (this.started) this.options.store?.endSession?.(this.id, reason);

@@ -33,8 +33,15 @@ export interface CronJob {
   skill: string | null;
   model: string | null;
   provider: string | null;
+  /** Unpinned agent jobs: the provider and model resolved when the job was made (runs stay on them). */
+  provider_snapshot?: string | null;
+  model_snapshot?: string | null;
   base_url: string | null;
   script: string | null;
+  /** No LLM: the script runs and its stdout is delivered as it is (empty stdout: nothing is sent). */
+  no_agent?: boolean;
+  /** Jobs whose latest output is given to this one as context. */
+  context_from?: string[] | null;
   schedule: Schedule;
   schedule_display: string;
   repeat: { times: number | null; completed: number };
@@ -50,6 +57,8 @@ export interface CronJob {
   last_delivery_error: string | null;
   deliver: string;
   origin: CronOrigin | null;
+  /** The toolsets the job's agent gets (null: the cron default). */
+  enabled_toolsets?: string[] | null;
   workdir: string | null;
   fire_claim?: FireClaim | null;
   [extra: string]: unknown;
@@ -181,6 +190,18 @@ export function normalizeOrigin(v: unknown): CronOrigin | null {
   return { ...(o as object), platform, chat_id: String(chat) } as CronOrigin;
 }
 
+/** A list of names: a string (comma-separated) or an array; blanks and duplicates dropped; empty → null. */
+export function normalizeNameList(v: unknown): string[] | null {
+  if (v === undefined || v === null || v === false) return null;
+  const raw = Array.isArray(v) ? v : String(v).split(',');
+  const out: string[] = [];
+  for (const x of raw) {
+    const t = String(x ?? '').trim();
+    if (t && !out.includes(t)) out.push(t);
+  }
+  return out.length ? out : null;
+}
+
 /** A read-safe job record from whatever is in jobs.json (legacy and hand-edited shapes). */
 export function normalizeJob(raw: Record<string, unknown>): CronJob | null {
   if (!raw || typeof raw !== 'object') return null;
@@ -229,7 +250,13 @@ export function normalizeJob(raw: Record<string, unknown>): CronJob | null {
     deliver: optText(raw.deliver) ?? 'local',
     origin: normalizeOrigin(raw.origin),
     workdir: optText(raw.workdir),
-    fire_claim: raw.fire_claim && typeof raw.fire_claim === 'object' ? (raw.fire_claim as FireClaim) : null,
+    // Fields of later Hermes versions: normalised when present, never added to records without them.
+    ...('no_agent' in raw ? { no_agent: raw.no_agent === true } : {}),
+    ...('context_from' in raw ? { context_from: normalizeNameList(raw.context_from) } : {}),
+    ...('enabled_toolsets' in raw ? { enabled_toolsets: normalizeNameList(raw.enabled_toolsets) } : {}),
+    ...('provider_snapshot' in raw ? { provider_snapshot: optText(raw.provider_snapshot) } : {}),
+    ...('model_snapshot' in raw ? { model_snapshot: optText(raw.model_snapshot) } : {}),
+    ...(raw.fire_claim && typeof raw.fire_claim === 'object' ? { fire_claim: raw.fire_claim as FireClaim } : 'fire_claim' in raw ? { fire_claim: null } : {}),
   };
 }
 

@@ -16,6 +16,7 @@ import {
   JobNotFoundError,
   normalizeDeliver,
   normalizeJob,
+  normalizeNameList,
   normalizeRepeat,
   normalizeSkills,
   normalizeWorkdir,
@@ -32,6 +33,8 @@ import { computeNextRun, graceSeconds, ONESHOT_GRACE_SECONDS, parseSchedule, Sch
 import { fileStamp, formatIso, parseIso, systemClock, type Clock } from './time.ts';
 
 export * from './job-record.ts';
+
+const NO_AGENT_NEEDS_SCRIPT = 'no_agent runs a script without the LLM, so it needs `script` (a file in HERMES_HOME/scripts/). Give one, or drop no_agent.';
 export * from './claims.ts';
 
 let sysTz: string | undefined;
@@ -55,6 +58,19 @@ export interface CreateJobInput {
   script?: string | null;
   workdir?: string | null;
   paused?: boolean;
+  /** Job IDs (or exact names) whose latest output this job gets as context. */
+  context_from?: string[] | string | null;
+  /** Toolsets for the job's agent (default: the cron toolsets). */
+  enabled_toolsets?: string[] | string | null;
+  /** Deliver the script's stdout as it is; no LLM. Needs `script`. */
+  no_agent?: boolean;
+  /** The provider and model the default configuration resolves to now (kept for unpinned agent jobs). */
+  snapshot?: InferenceSnapshot | null;
+}
+
+export interface InferenceSnapshot {
+  provider: string | null;
+  model: string | null;
 }
 
 export interface UpdateJobInput {
@@ -69,6 +85,13 @@ export interface UpdateJobInput {
   base_url?: string | null;
   script?: string | null;
   workdir?: string | null;
+  /** [] or null clears. */
+  context_from?: string[] | string | null;
+  /** [] or null clears. */
+  enabled_toolsets?: string[] | string | null;
+  no_agent?: boolean;
+  /** Re-taken when the job's model or provider changes and it stays unpinned. */
+  snapshot?: InferenceSnapshot | null;
 }
 
 export interface RunRecord {
@@ -212,6 +235,14 @@ export class CronStore {
     const skills = normalizeSkills(input.skills);
     const script = optText(input.script) ? validateScriptPath(this.home, input.script!) : null;
     if (!prompt && !script && !skills.length) throw new CronError(EMPTY_PAYLOAD);
+    const noAgent = !!input.no_agent;
+    if (noAgent && !script) throw new CronError(NO_AGENT_NEEDS_SCRIPT);
+    const contextFrom = normalizeNameList(input.context_from);
+    const toolsets = normalizeNameList(input.enabled_toolsets);
+    const model = optText(input.model);
+    const provider = optText(input.provider);
+    // An unpinned agent job keeps running on what the configuration resolves to today.
+    const snap = !noAgent && !model && !provider && input.snapshot ? input.snapshot : null;
     checkLifecycle(prompt);
     checkLifecycle(script ? this.readScriptText(script) : null);
     const workdir = normalizeWorkdir(input.workdir);
@@ -223,16 +254,21 @@ export class CronStore {
     const name = (input.name ?? '').trim() || (prompt || skills[0] || script || 'cron job').slice(0, 50).trim();
     const now = this.iso();
     const paused = !!input.paused;
+    // Keys in the order Python Hermes writes them.
     const job: CronJob = {
       id: randomBytes(6).toString('hex'),
       name,
       prompt,
       skills,
       skill: skills[0] ?? null,
-      model: optText(input.model),
-      provider: optText(input.provider),
+      model,
+      provider,
+      provider_snapshot: snap?.provider ?? null,
+      model_snapshot: snap?.model ?? null,
       base_url: optText(input.base_url, true),
       script,
+      no_agent: noAgent,
+      context_from: contextFrom,
       schedule,
       schedule_display: schedule.display,
       repeat: { times, completed: 0 },
@@ -248,13 +284,29 @@ export class CronStore {
       last_delivery_error: null,
       deliver,
       origin,
+      enabled_toolsets: toolsets,
       workdir,
     };
     await this.mutate((jobs) => {
+      if (job.context_from) job.context_from = this.resolveRefs(jobs, job.context_from);
       jobs.push(job);
       return { result: undefined, changed: true };
     });
     return job;
+  }
+
+  /** context_from references as job IDs (an exact name is accepted); unknown ones are an error. */
+  private resolveRefs(jobs: CronJob[], refs: string[], self?: string): string[] {
+    const ids = refs.map((r) => {
+      try {
+        return this.resolveIn(jobs, r).id;
+      } catch (e) {
+        if (e instanceof JobNotFoundError) throw new CronError(`context_from: no cron job with ID or name "${r}". List the jobs first and use an ID.`);
+        throw e;
+      }
+    });
+    if (self && ids.includes(self)) throw new CronError('context_from names the job itself; a job cannot take its own output as context.');
+    return [...new Set(ids)];
   }
 
   private readScriptText(script: string): string | null {
@@ -274,9 +326,14 @@ export class CronStore {
     const times = u.repeat !== undefined ? normalizeRepeat(u.repeat) : undefined;
     if (u.prompt !== undefined) checkLifecycle(u.prompt);
     if (script) checkLifecycle(this.readScriptText(script));
+    const contextFrom = u.context_from !== undefined ? normalizeNameList(u.context_from) : undefined;
+    const toolsets = u.enabled_toolsets !== undefined ? normalizeNameList(u.enabled_toolsets) : undefined;
     return this.mutate((jobs) => {
       const job = this.resolveIn(jobs, ref);
       const next: CronJob = { ...job };
+      if (contextFrom !== undefined) next.context_from = contextFrom ? this.resolveRefs(jobs, contextFrom, job.id) : null;
+      if (toolsets !== undefined) next.enabled_toolsets = toolsets;
+      if (u.no_agent !== undefined) next.no_agent = !!u.no_agent;
       if (u.prompt !== undefined) next.prompt = u.prompt.trim();
       if (u.name !== undefined && u.name.trim()) next.name = u.name.trim();
       if (deliver !== undefined) next.deliver = deliver ?? (job.origin ? 'origin' : 'local');
@@ -291,6 +348,11 @@ export class CronStore {
       if (workdir !== undefined) next.workdir = workdir;
       if (times !== undefined) next.repeat = { times, completed: job.repeat.completed };
       if (!next.prompt && !next.script && !next.skills.length) throw new CronError(EMPTY_PAYLOAD);
+      if (next.no_agent && !next.script) throw new CronError(NO_AGENT_NEEDS_SCRIPT);
+      if ((u.model !== undefined || u.provider !== undefined) && u.snapshot && !next.model && !next.provider && !next.no_agent) {
+        next.provider_snapshot = u.snapshot.provider;
+        next.model_snapshot = u.snapshot.model;
+      }
       if (parsed) {
         // A one-shot turned recurring loses its single-run budget, and the reverse gains one.
         if (times === undefined && parsed.kind !== job.schedule.kind) {

@@ -17,7 +17,7 @@ import { toShareGpt, type TrajectoryEntry } from '../agent/trajectory.ts';
 import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
 import { contextLengthFor, DEFAULT_CONTEXT_LENGTH, describeError, listModels, type LlmClient } from '../llm/index.ts';
 import { promptTokens, type Message, type StreamFn, type Usage } from '../llm/types.ts';
-import { buildProjectContext, findProjectContext, loadSoul } from '../state/context-files.ts';
+import { buildProjectContext, findProjectContext, loadSoul, ruleFileNames } from '../state/context-files.ts';
 import { SessionDB } from '../state/db.ts';
 import { MemoryStore } from '../state/memory.ts';
 import { BuiltinMemoryProvider, MemoryManager } from '../state/memory-provider.ts';
@@ -190,7 +190,8 @@ export class SessionState {
     const names = new Set(tools.map((t) => t.name));
     const toolsets = new Set(tools.map((t) => t.toolset));
     const parts: Partial<PromptParts> = {};
-    const soul = loadSoul(paths.soul(o.home));
+    const rules = ruleFileNames(o.env);
+    const soul = rules.includes('SOUL.md') ? loadSoul(paths.soul(o.home)) : {};
     parts.identity = soul.identity;
     if (soul.blocked) this.warn(`SOUL.md was not loaded: it matched ${soul.blocked}. Using the default identity.`);
     const guidance: string[] = [];
@@ -207,7 +208,7 @@ export class SessionState {
     this.skills = discoverSkills(o.home, this.externalDirs);
     if (names.has('skill_view')) parts.skillsIndex = buildSkillsIndex(this.skills.filter((s) => skillApplies(s, { os: process.platform, toolsets, tools: names })));
     if (!this.ignoreRules) {
-      const files = findProjectContext(o.cwd);
+      const files = findProjectContext(o.cwd, rules);
       for (const f of files) if (f.blocked) this.warn(`${f.name} was not loaded: it looks like a prompt injection (${f.blocked}).`);
       parts.projectContext = buildProjectContext(files);
     }

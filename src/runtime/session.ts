@@ -31,6 +31,8 @@ import { callToolFrom, type ToolRegistry } from '../tools/registry.ts';
 import { resolveToolsetNames } from '../tools/toolsets.ts';
 import type { AuxiliaryModel, ChildResult, ChildSpec, ToolServices } from '../tools/types.ts';
 import { Inbox } from './inbox.ts';
+import { hintNames, SubdirHints, withHints } from './subdir-hints.ts';
+import { ruleFileNames } from '../state/context-files.ts';
 import { SessionState } from './session-state.ts';
 
 /** Persistence for sessions (the SessionDB implements it). */
@@ -178,6 +180,8 @@ export class Session {
   readonly state: SessionState;
 
   private listeners = new Set<Listener>();
+  /** Sub-directory rule files found while the conversation works (null with --ignore-rules). */
+  private hints: SubdirHints | null = null;
   private running: AbortController | null = null;
   private steerText: string[] = [];
   private queued: string[] = [];
@@ -227,21 +231,30 @@ export class Session {
     this.state = new SessionState(this);
     if (this.state.memory) this.services.memory = this.state.memory;
     this.listeners.add((e) => this.state.onEvent(e));
+    this.hints = this.newHints();
     this.tools = this.buildTools();
     this.system = o.systemPrompt ?? this.buildSystem();
   }
 
+  private newHints(): SubdirHints | null {
+    if (this.state.ignoreRules) return null;
+    const own = (this.options.config.agent as { subdirectory_hermes_md?: boolean }).subdirectory_hermes_md;
+    return new SubdirHints(this.options.cwd, hintNames(ruleFileNames(this.options.env), own !== false));
+  }
+
   private buildTools(): AgentTool[] {
     const o = this.options;
-    if (o.toolNames) return this.registry.build(o.toolNames, this.services, []);
+    const hinted = (tools: AgentTool[]) => tools.map((t) => withHints(t, () => this.hints));
+    if (o.toolNames) return hinted(this.registry.build(o.toolNames, this.services, []));
     const requested = o.explicit?.toolsets?.length ? o.explicit.toolsets : (o.config.toolsets ?? ['hermes-cli']);
-    return [...this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []), ...this.state.extraTools()];
+    return hinted([...this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []), ...this.state.extraTools()]);
   }
 
   private buildSystem(): string {
     const o = this.options;
     const soul = paths.soul(o.home);
-    const identity = existsSync(soul) ? readFileSync(soul, 'utf8').slice(0, 20_000) : undefined;
+    // HERMES_MD_NAMES without SOUL.md: the default identity.
+    const identity = ruleFileNames(o.env).includes('SOUL.md') && existsSync(soul) ? readFileSync(soul, 'utf8').slice(0, 20_000) : undefined;
     return buildSystemPrompt({
       identity,
       systemMessage: systemMessageFor(o.config),
@@ -305,6 +318,7 @@ export class Session {
     this.services.taskId = this._id;
     this.services.state.delete('todo');
     this.history.splice(0);
+    this.hints = this.newHints();
     this.started = false;
     this.queued = [];
     this.steerText = [];
@@ -326,6 +340,7 @@ export class Session {
     this.services.taskId = r.id;
     this.services.state.delete('todo');
     this.history.splice(0, this.history.length, ...r.history);
+    this.hints = this.newHints();
     this.started = false;
     this.queued = [];
     this.steerText = [];

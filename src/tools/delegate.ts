@@ -19,7 +19,7 @@ const task = (z: Zod) =>
   goal: z.string().min(1).describe('What the subagent must achieve'),
   context: z.string().optional().describe('Everything it needs to know: paths, constraints, what was tried'),
   toolsets: z.array(z.string()).optional().describe('Toolsets it may use (default: yours, minus the restricted ones)'),
-  role: z.enum(['leaf', 'orchestrator']).optional().describe('Overrides the top-level role for this task'),
+  role: z.enum(['leaf', 'orchestrator']).optional(),
 });
 
 export function childSystemPrompt(goal: string, context: string | undefined, cwd: string): string {
@@ -122,18 +122,17 @@ export default defineTool({
     'Delegate work to subagents that run with their own fresh context and return only a summary. Use for self-contained subtasks ' +
     '(research, investigating a module, a batch of independent edits) to keep your own context small. Give a single `goal` (+ `context`), ' +
     'or `tasks` (a list of {goal, context, toolsets}) to run several in parallel. Subagents cannot ask the user anything and cannot use ' +
-    'clarify, memory, send_message or execute_code; a leaf (the default role) cannot delegate either, an orchestrator may within ' +
-    'delegation.max_spawn_depth. Put every detail they need in `context`: they do not see this conversation. With `background: true` ' +
-    '(single goal only) the call returns at once and the result arrives later as a new message: keep working, do not wait or poll. ' +
-    'Summaries are the subagents\' own reports: verify side effects that matter.',
+    'clarify, memory, send_message or execute_code, nor delegate unless role is orchestrator. Put every detail they need in ' +
+    '`context`: they do not see this conversation. `background: true` (one goal) returns at once; the result comes later as a new ' +
+    'message: keep working, do not poll. Summaries are self-reports: verify side effects that matter.',
   schema: (z) =>
     z.object({
     goal: z.string().optional().describe('The task, for a single subagent'),
     context: z.string().optional().describe('Background for the single subagent'),
     toolsets: z.array(z.string()).optional().describe('Toolsets for the single subagent'),
     tasks: z.array(task(z)).min(1).optional().describe('Several tasks to run in parallel'),
-    role: z.enum(['leaf', 'orchestrator']).optional().describe('leaf (default): cannot delegate; orchestrator: may start its own subagents'),
-    background: z.boolean().optional().describe('Run the single goal in the background; its result comes back later as a new message'),
+    role: z.enum(['leaf', 'orchestrator']).optional().describe('orchestrator: may delegate in turn; default leaf'),
+    background: z.boolean().optional().describe('Run the goal in the background'),
     max_iterations: z.coerce.number().int().min(1).optional().describe('Tool-calling iterations per subagent (default delegation.max_iterations, 50)'),
   }),
   check: (s) => !!s.spawnChild,

@@ -26,20 +26,19 @@ export default defineTool({
     '"memory" for your own notes (environment facts, project conventions, tool quirks, lessons learned) and "user" for what you know ' +
     'about the user (name, role, time zone, preferences, communication style). Save when the user tells you something lasting, corrects ' +
     'you, or when you learn something that will save time later; do not save task progress or one-off details. Keep entries short and ' +
-    'factual. Prefer one call with `operations` (a list of {action, content, old_text}) for several changes: it applies them all or ' +
-    'none and checks the character limit only on the result, so a stale entry can be removed and a new one added together. ' +
-    'Actions: add (content), replace (old_text = a unique piece of the entry, content = the complete new entry), remove (old_text). ' +
+    'factual. Actions: add (content), replace (old_text = a unique piece of the entry, content = the complete new entry), remove ' +
+    '(old_text). For several changes use `operations` (a list of those): all or none, the limit checked on the result. ' +
     'Writes are saved at once, but the memory in your current system prompt is the snapshot from the session start.',
   schema: (z) =>
     z.object({
-    action: z.enum(['add', 'replace', 'remove']).optional().describe('add | replace | remove, for a single change (omit with `operations`)'),
+    action: z.enum(['add', 'replace', 'remove']).optional().describe('add | replace | remove (one change)'),
     target: z.enum(['memory', 'user']).default('memory').describe('"memory" (your notes) or "user" (the user profile)'),
     content: z.string().optional().describe('The entry text (add), or the complete new entry (replace)'),
     old_text: z.string().optional().describe('A piece of text that appears in exactly one existing entry (replace, remove)'),
     operations: z
       .array(z.object({ action: z.enum(['add', 'replace', 'remove']), content: z.string().optional(), old_text: z.string().optional() }))
       .optional()
-      .describe('Several changes to one store, applied together or not at all'),
+      .describe('Several changes at once'),
   }),
   check: (s) => targetEnabled(s, 'memory') || targetEnabled(s, 'user'),
   handler(a, ctx) {

@@ -57,18 +57,17 @@ export default defineTool({
   emoji: '🔎',
   parallelSafe: true,
   description:
-    'Recall past conversations with the user (all sessions on all platforms) from the session store. Shapes: ' +
-    '`query` searches full text (words ANDed, "exact phrase", OR, NOT, prefix*) and returns hits with a >>>match<<< snippet and the ' +
-    'message id; `session_id` + `around_message_id` scrolls ±`window` messages around that message (pass the first or last id back ' +
-    'to page backward or forward); `session_id` alone reads that session; no arguments lists recent sessions. Use it when the user ' +
-    'refers to earlier work. It holds what was said then, not the current state of files or systems. The current session is not searched.',
+    'Search past conversations with the user (all sessions, all platforms) when they refer to earlier work. `query`: full text ' +
+    '(words ANDed, "exact phrase", OR, NOT, prefix*), hits with a >>>match<<< snippet and message_id; `session_id` + ' +
+    '`around_message_id`: ±`window` messages around it (re-anchor on the first/last id to page); `session_id` alone: read it; ' +
+    'no arguments: recent sessions. It shows what was said then, not the current state. The current session is not searched.',
   schema: (z) =>
     z.object({
-    query: z.string().optional().describe('What to look for; omit to browse, or to read/scroll with session_id'),
-    session_id: z.string().optional().describe('A session from an earlier result: read it, or scroll it with around_message_id'),
-    around_message_id: z.coerce.number().int().optional().describe('Message id to center a window on (scroll)'),
-    window: z.coerce.number().int().optional().describe('Messages on each side of the anchor (1-20, default 5)'),
-    sort: z.enum(['newest', 'oldest']).optional().describe('Search order by time instead of relevance'),
+    query: z.string().optional().describe('What to look for'),
+    session_id: z.string().optional().describe('A session from a result'),
+    around_message_id: z.coerce.number().int().optional().describe('A message_id to scroll around'),
+    window: z.coerce.number().int().optional().describe('Messages each side (1-20, default 5)'),
+    sort: z.enum(['newest', 'oldest']).optional().describe('Order hits by time, not relevance'),
     role_filter: z.string().optional().describe('Only messages from these roles, comma-separated: user, assistant, tool'),
     source: z.string().optional().describe('Only sessions from these sources, comma-separated: cli, telegram, discord, cron, acp…'),
     limit: z.coerce.number().int().min(1).max(20).optional().describe('How many results (default 5, at most 20)'),

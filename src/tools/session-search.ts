@@ -35,6 +35,29 @@ interface Row {
   timestamp: number;
 }
 
+const activeCache = new WeakMap<object, string>();
+
+/** Rows of one session around an id, or its head and tail, without reading the whole session. */
+function rowsOf(db: SessionDB) {
+  const raw = db.raw;
+  let act = activeCache.get(raw);
+  if (act === undefined) {
+    const cols = (raw.prepare('PRAGMA table_info(messages)').all() as { name: string }[]).map((c) => c.name);
+    // Later Hermes keeps compacted and rewound rows with active = 0: they are not part of the conversation.
+    act = cols.includes('active') ? ' AND (active IS NULL OR active = 1)' : '';
+    activeCache.set(raw, act);
+  }
+  const q = (sql: string, ...args: (string | number)[]) => raw.prepare(`SELECT * FROM messages WHERE session_id = ?${act} ${sql}`).all(...args) as unknown as Row[];
+  return {
+    count: (sid: string) => Number((raw.prepare(`SELECT COUNT(*) AS n FROM messages WHERE session_id = ?${act}`).get(sid) as { n: number }).n),
+    at: (sid: string, id: number) => q('AND id = ?', sid, id)[0],
+    before: (sid: string, id: number, n: number) => q('AND id < ? ORDER BY id DESC LIMIT ?', sid, id, n).reverse(),
+    after: (sid: string, id: number, n: number) => q('AND id > ? ORDER BY id LIMIT ?', sid, id, n),
+    head: (sid: string, n: number) => q('ORDER BY id LIMIT ?', sid, n),
+    tail: (sid: string, n: number) => q('ORDER BY id DESC LIMIT ?', sid, n).reverse(),
+  };
+}
+
 function view(r: Row): Record<string, unknown> {
   let content = r.content ?? '';
   if (!content && r.tool_calls) {
@@ -89,23 +112,24 @@ export default defineTool({
       const id = db.resolveSession(a.session_id.trim());
       const row = id ? db.getSession(id) : null;
       if (!id || !row) return fail(`No session "${a.session_id}". Use session_search without arguments to list recent sessions.`, { status: 'not_found' });
-      const rows = db.getMessageRows(id) as unknown as Row[];
-      const head = { session_id: id, title: row.title, source: row.source, started: iso(row.started_at), total_messages: rows.length };
+      const m = rowsOf(db);
+      const total = m.count(id);
+      const head = { session_id: id, title: row.title, source: row.source, started: iso(row.started_at), total_messages: total };
       if (a.around_message_id !== undefined) {
-        const at = rows.findIndex((r) => Number(r.id) === a.around_message_id);
-        if (at < 0) return fail(`Message ${a.around_message_id} is not in session ${id} (or it was compacted away). Use an id from an earlier result.`, head);
+        const anchor = m.at(id, a.around_message_id);
+        if (!anchor) return fail(`Message ${a.around_message_id} is not in session ${id} (or it was compacted away). Use an id from an earlier result.`, head);
         const w = Math.min(Math.max(a.window ?? 5, 1), 20);
-        const from = Math.max(0, at - w);
-        const to = Math.min(rows.length, at + w + 1);
-        return ok({ mode: 'scroll', ...head, anchor_id: a.around_message_id, window: w, messages: rows.slice(from, to).map(view), messages_before: at - from, messages_after: to - at - 1 });
+        const before = m.before(id, a.around_message_id, w);
+        const after = m.after(id, a.around_message_id, w);
+        return ok({ mode: 'scroll', ...head, anchor_id: a.around_message_id, window: w, messages: [...before, anchor, ...after].map(view), messages_before: before.length, messages_after: after.length });
       }
-      const long = rows.length > READ_HEAD + READ_TAIL;
-      const picked = long ? [...rows.slice(0, READ_HEAD), ...rows.slice(-READ_TAIL)] : rows;
+      const long = total > READ_HEAD + READ_TAIL;
+      const picked = long ? [...m.head(id, READ_HEAD), ...m.tail(id, READ_TAIL)] : m.head(id, READ_HEAD + READ_TAIL);
       return ok({
         mode: 'read',
         ...head,
         messages: picked.map(view),
-        ...(long ? { note: `Showing the first ${READ_HEAD} and last ${READ_TAIL} of ${rows.length} messages. Scroll with around_message_id for the middle.` } : {}),
+        ...(long ? { note: `Showing the first ${READ_HEAD} and last ${READ_TAIL} of ${total} messages. Scroll with around_message_id for the middle.` } : {}),
       });
     }
 

@@ -109,6 +109,14 @@ export class MemoryStore {
     };
   }
 
+  /** The new entries (duplicates dropped) when they fit the limit, else the over-limit error. */
+  private fit(target: MemoryTarget, entries: string[], next: string[], message: string, tooBig: (total: string) => string): MemoryResult | { entries: string[]; message: string } {
+    const deduped = next.filter((e, i) => next.indexOf(e) === i);
+    const total = this.chars(target, deduped);
+    if (total > this.limits[target]) return this.overLimit(target, entries, tooBig(`${n(total)}/${n(this.limits[target])} characters`));
+    return { entries: deduped, message };
+  }
+
   /** Entries as shown back to the model: anything that fails the scan is replaced by a marker. */
   private displayEntries(entries: string[]): string[] {
     return sanitizeForPrompt(entries, 'entry');
@@ -147,15 +155,7 @@ export class MemoryStore {
       if (typeof idx !== 'number') return idx;
       const next = [...entries];
       next[idx] = text;
-      const deduped = next.filter((e, i) => next.indexOf(e) === i);
-      const total = this.chars(target, deduped);
-      if (total > this.limits[target])
-        return this.overLimit(
-          target,
-          entries,
-          `The replacement would put ${FILES[target]} at ${n(total)}/${n(this.limits[target])} characters. Shorten it or remove other entries first.`,
-        );
-      return { entries: deduped, message: 'Entry replaced.' };
+      return this.fit(target, entries, next, 'Entry replaced.', (total) => `The replacement would put ${FILES[target]} at ${total}. Shorten it or remove other entries first.`);
     });
   }
 
@@ -202,15 +202,13 @@ export class MemoryStore {
         if (op.action === 'replace') work[idx] = content;
         else work.splice(idx, 1);
       }
-      const next = work.filter((e, i) => work.indexOf(e) === i);
-      const total = this.chars(target, next);
-      if (total > this.limits[target])
-        return this.overLimit(
-          target,
-          entries,
-          `After all ${ops.length} operations ${FILES[target]} would hold ${n(total)}/${n(this.limits[target])} characters. Remove or shorten more entries in the same batch, then try again. Nothing was changed.`,
-        );
-      return { entries: next, message: `Applied ${ops.length} operation(s).` };
+      return this.fit(
+        target,
+        entries,
+        work,
+        `Applied ${ops.length} operation(s).`,
+        (total) => `After all ${ops.length} operations ${FILES[target]} would hold ${total}. Remove or shorten more entries in the same batch, then try again. Nothing was changed.`,
+      );
     });
   }
 

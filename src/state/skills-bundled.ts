@@ -67,24 +67,32 @@ export function bundledSkillHash(dir: string): string {
   return h.digest('hex');
 }
 
-/** The hash this project recorded before it used Hermes's: 16 hex of a SHA-256 over its own layout. */
-export function legacyBundledHash(dir: string): string {
-  const h = createHash('sha256');
+/** Visible files below `dir` (dot-files and dot-folders left out), in name order, with their relative paths. */
+function visibleFiles(dir: string, fn: (path: string, rel: string) => void): void {
   const walk = (d: string, rel: string) => {
     for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => byString(a.name, b.name))) {
       if (e.name.startsWith('.')) continue;
       const p = join(d, e.name);
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) walk(p, r);
-      else if (e.isFile()) {
-        h.update(r);
-        h.update('\0');
-        h.update(readFileSync(p));
-        h.update('\0');
-      }
+      else if (e.isFile()) fn(p, r);
     }
   };
   walk(dir, '');
+}
+
+/**
+ * 16 hex characters of a SHA-256 over a folder's visible files: the hub lock's content hash, and the
+ * bundled-skills hash this project recorded before it used Hermes's.
+ */
+export function shortDirHash(dir: string): string {
+  const h = createHash('sha256');
+  visibleFiles(dir, (p, r) => {
+    h.update(r);
+    h.update('\0');
+    h.update(readFileSync(p));
+    h.update('\0');
+  });
   return h.digest('hex').slice(0, 16);
 }
 
@@ -124,19 +132,10 @@ export interface BundledSyncResult {
 /** A signature of a bundled-skills tree (paths, sizes, mtimes): changes when the package's skills do. */
 export function bundledSkillsSignature(dir: string): string {
   const h = createHash('sha256');
-  const walk = (d: string, rel: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => byString(a.name, b.name))) {
-      if (e.name.startsWith('.')) continue;
-      const p = join(d, e.name);
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(p, r);
-      else if (e.isFile()) {
-        const st = statSync(p);
-        h.update(`${r}\0${st.size}\0${st.mtimeMs}\n`);
-      }
-    }
-  };
-  walk(dir, '');
+  visibleFiles(dir, (p, r) => {
+    const st = statSync(p);
+    h.update(`${r}\0${st.size}\0${st.mtimeMs}\n`);
+  });
   return h.digest('hex').slice(0, 16);
 }
 
@@ -194,7 +193,7 @@ export function syncBundledSkills(home: string, bundledRoot: string): BundledSyn
     let seeded = manifest.get(s.name);
     if (seeded && LEGACY.test(seeded)) {
       // Written by an older version of this project: translate to Hermes's hash where the origin is provable.
-      const migrated = legacyBundledHash(s.dir) === seeded ? srcHash : existsSync(target) && legacyBundledHash(target) === seeded ? bundledSkillHash(target) : null;
+      const migrated = shortDirHash(s.dir) === seeded ? srcHash : existsSync(target) && shortDirHash(target) === seeded ? bundledSkillHash(target) : null;
       if (migrated) {
         manifest.set(s.name, migrated);
         seeded = migrated;
@@ -229,7 +228,7 @@ export function syncBundledSkills(home: string, bundledRoot: string): BundledSyn
   for (const [name, h] of manifest) {
     if (!LEGACY.test(h) || sources.some((s) => s.name === name)) continue;
     const dir = findInstalled(root, name);
-    if (dir && legacyBundledHash(dir) === h) {
+    if (dir && shortDirHash(dir) === h) {
       manifest.set(name, bundledSkillHash(dir));
       (res.migrated ??= []).push(name);
       changed = true;

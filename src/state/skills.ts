@@ -2,14 +2,13 @@
 // `platforms`, `required_environment_variables` and `metadata.hermes`). Discovery, the prompt index,
 // viewing with linked files, the agent's own create/edit/patch/delete, slash-command invocation, and
 // seeding the bundled skills that ship with the package.
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { writeFileAtomic, byString } from './fsutil.ts';
 import { expandHome } from './paths.ts';
 import { scanForThreats, verdictOf, type ThreatFinding } from './threats.ts';
-import { readBundledManifest } from './skills-bundled.ts';
+import { readBundledManifest, shortDirHash } from './skills-bundled.ts';
 
 export const SKILL_FILE = 'SKILL.md';
 export const SUPPORT_DIRS = ['references', 'templates', 'scripts', 'assets', 'examples'];
@@ -509,27 +508,6 @@ export function manageSkill(home: string, a: ManageArgs, externalDirs: string[] 
 
 export { bundledSkillHash, bundledSkillsSignature, readBundledManifest, syncBundledSkills, type BundledSyncResult } from './skills-bundled.ts';
 
-/** 16 hex characters of a SHA-256 over a folder's files (the hub lock's content hash). */
-function hashDir(dir: string): string {
-  const h = createHash('sha256');
-  const walk = (d: string, rel: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => byString(a.name, b.name))) {
-      if (e.name.startsWith('.')) continue;
-      const p = join(d, e.name);
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(p, r);
-      else if (e.isFile()) {
-        h.update(r);
-        h.update('\0');
-        h.update(readFileSync(p));
-        h.update('\0');
-      }
-    }
-  };
-  walk(dir, '');
-  return h.digest('hex').slice(0, 16);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Hub provenance (.hub/lock.json), read here so discovery can tell where a skill came from.
 
@@ -579,7 +557,7 @@ export function readHubLock(home: string): HubLock {
 
 /** The hash recorded for a skill folder: "sha256:" + 16 hex characters. */
 export function skillContentHash(dir: string): string {
-  return `sha256:${hashDir(dir)}`;
+  return `sha256:${shortDirHash(dir)}`;
 }
 
 

@@ -1,10 +1,8 @@
 // The REPL, in tmux: a background process started with notify_on_complete finishes while the REPL
 // waits for input; the notice shows, and the agent answers it in a turn of its own.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import { tempHome } from '../helpers/cli.ts';
+import { homeWithModel } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.ts';
 import { startHermes, tmuxAvailable } from '../helpers/tmux.ts';
 
@@ -30,8 +28,7 @@ after(async () => {
 });
 
 it('a finished background process becomes a turn when the REPL is idle', { skip: skip ?? false }, async () => {
-  const h = tempHome();
-  writeFileSync(join(h, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: test-key\n`);
+  const h = homeWithModel(fake.openaiBaseUrl);
   const t = startHermes([], { home: h });
   try {
     await t.waitFor(/❯/);

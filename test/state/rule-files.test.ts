@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { DEFAULT_MD_NAMES, findProjectContext, ruleFileNames } from '../../src/state/context-files.ts';
 import { hintNames, SubdirHints } from '../../src/runtime/subdir-hints.ts';
-import { hermes, tempHome } from '../helpers/cli.ts';
+import { hermes, homeWithModel } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 
 const dir = () => realpathSync(mkdtempSync(join(tmpdir(), 'hermes-rules-')));
@@ -62,8 +62,7 @@ after(async () => {
 });
 
 test('through hermes chat -q: the rules of a sub-directory reach the model with the tool result; HERMES_MD_NAMES without SOUL.md keeps the default identity', async () => {
-  const home = tempHome();
-  writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: test-key\n`);
+  const home = homeWithModel(fake.openaiBaseUrl);
   writeFileSync(join(home, 'SOUL.md'), 'You are Captain Parrot, a pirate.');
   const work = join(home, 'work');
   mkdirSync(join(work, 'api'), { recursive: true });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { packageRoot } from '../../src/state/paths.ts';
-import { bundledSkillHash, legacyBundledHash, readBundledManifest, syncBundledSkills } from '../../src/state/skills-bundled.ts';
+import { bundledSkillHash, shortDirHash, readBundledManifest, syncBundledSkills } from '../../src/state/skills-bundled.ts';
 
 // Copied from ../shared/fixtures/hermes-0.18.2-home (written by the real Python Hermes 0.18.2).
 const fixtureHome = join(packageRoot(), 'test', 'fixtures', 'hermes-0.18.2-home');
@@ -79,7 +79,7 @@ test('an old 16-hex manifest is migrated: untouched skills keep updating, edited
   // What an earlier version of this project left: the copies, 16-hex hashes, and its old stamp.
   mkdirSync(join(h, 'skills'), { recursive: true });
   for (const n of ['one', 'two']) cpSync(join(bundled, n), join(h, 'skills', n), { recursive: true });
-  const legacy = ['one', 'two', 'gone'].map((n) => `${n}:${legacyBundledHash(join(bundled, n))}`);
+  const legacy = ['one', 'two', 'gone'].map((n) => `${n}:${shortDirHash(join(bundled, n))}`);
   writeFileSync(join(h, 'skills', '.bundled_manifest'), legacy.join('\n') + '\n');
   writeFileSync(join(h, 'skills', '.bundled_sync'), 'abcdef0123456789\n');
   // The user edits "two"; the package then ships new versions of both.

@@ -1,47 +1,29 @@
 // Tool parameters of Hermes 0.18/0.19 through the tool handlers: memory `operations` (batch),
 // session_search `session_id` / `around_message_id` / `window` / `sort`.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { AgentRequest, AgentTool, Answered } from '../../src/agent/types.ts';
 import { defaultConfig } from '../../src/state/defaults.ts';
 import { SessionDB } from '../../src/state/db.ts';
 import { MemoryStore } from '../../src/state/memory.ts';
-import { builtinRegistry } from '../../src/tools/builtin.ts';
+import memoryTool from '../../src/tools/memory.ts';
+import { ToolRegistry } from '../../src/tools/registry.ts';
+import sessionSearch from '../../src/tools/session-search.ts';
 import type { ToolServices } from '../../src/tools/types.ts';
+import { call as callDef, makeServices } from './helpers.ts';
+
+const defs = { memory: memoryTool, session_search: sessionSearch } as const;
 
 function setup(extra: Partial<ToolServices> = {}) {
-  const home = mkdtempSync(join(tmpdir(), 'hermes-params-'));
-  const services: ToolServices = {
-    home,
-    config: defaultConfig(),
-    env: {},
-    cwd: home,
-    platform: 'cli',
-    sessionId: 'current',
-    taskId: 'current',
-    state: new Map(),
-    yolo: false,
-    ...extra,
-  };
-  const tools = new Map(builtinRegistry().build(['memory', 'session_search'], services).map((t) => [t.name, t]));
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const out = await (tools.get(name) as AgentTool).execute(args, {
-      callId: 'c',
-      signal: new AbortController().signal,
-      ask: async <R extends AgentRequest>() => ({ answer: null, source: 'no_responder' }) as Answered<R>,
-      progress: () => {},
-    });
-    return { ...out, json: JSON.parse(out.content) as Record<string, unknown> };
-  };
-  return { home, services, tools, call };
+  const services = makeServices({ sessionId: 'current', ...extra });
+  const call = (name: keyof typeof defs, args: Record<string, unknown>) => callDef(defs[name], args, services);
+  return { home: services.home, services, call };
 }
 
 test('memory operations: several changes in one call, all or nothing, limit checked on the result', async () => {
-  const { call, home, tools } = setup();
-  const props = (tools.get('memory')!.schema.parameters as { properties: Record<string, { type?: string }> }).properties;
+  const { call, home, services } = setup();
+  const props = (new ToolRegistry().bind(memoryTool, services).schema.parameters as { properties: Record<string, { type?: string }> }).properties;
   assert.equal(props.operations.type, 'array');
   const store = new MemoryStore(join(home, 'memories'), { memory: 120 });
   const cfg = defaultConfig();

@@ -2,10 +2,10 @@
 // A notify_on_complete process, a watch-pattern match and a background subagent each produce a
 // follow-up turn before the one-shot run exits.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { hermes, tempHome } from '../helpers/cli.ts';
+import { hermes, homeWithModel } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.ts';
 
 let fake: FakeLlm;
@@ -17,8 +17,7 @@ after(async () => {
 });
 
 function setup(extra = ''): { home: string; work: string } {
-  const home = tempHome();
-  writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: test-key\n${extra}`);
+  const home = homeWithModel(fake.openaiBaseUrl, extra);
   const work = join(home, 'work');
   mkdirSync(work);
   return { home, work };

@@ -9,17 +9,8 @@ import processTool from '../../src/tools/process.ts';
 import { Watcher, WATCH_LIFETIME_MAX_HITS, WATCH_MIN_INTERVAL_MS } from '../../src/tools/process-notify.ts';
 import terminal from '../../src/tools/terminal.ts';
 import type { ChildResult, ChildSpec } from '../../src/tools/types.ts';
+import { until } from '../gateway/helpers.ts';
 import { call, closeServices, makeServices } from './helpers.ts';
-
-async function until<T>(fn: () => T | undefined | null | false, ms = 15_000, what = 'condition'): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('terminal notify_on_complete', () => {
   it('reports the end of a background process once, with its output tail', async () => {

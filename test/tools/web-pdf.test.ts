@@ -1,12 +1,10 @@
 // web_extract reads PDFs (a PDF the test makes, served from loopback): text by page with the
 // document's title, a mislabelled PDF recognised by its signature, and clear errors for broken ones.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import webExtract from '../../src/tools/web-extract.ts';
-import { hermes, tempHome } from '../helpers/cli.ts';
+import { hermes, homeWithModel } from '../helpers/cli.ts';
 import { startFakeLlm } from '../helpers/fake-llm.ts';
 import { makePdf } from '../helpers/pdf.ts';
 import { call, makeServices } from './helpers.ts';
@@ -61,8 +59,7 @@ describe('web_extract on PDFs', () => {
   it('through hermes chat -q: the model reads a PDF and answers from it', async () => {
     const fake = await startFakeLlm();
     try {
-      const home = tempHome();
-      writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: test-key\n`);
+      const home = homeWithModel(fake.openaiBaseUrl);
       fake.enqueue({ toolCalls: [{ name: 'web_extract', arguments: { urls: [`${base}/manual.pdf`] } }] }, { text: 'Step 2 is to plug it in.' });
       const r = await hermes(['chat', '-q', 'what is step 2 of the widget manual?'], { home, env: { HERMES_ALLOW_PRIVATE_URLS: '1' } });
       assert.equal(r.code, 0, r.stderr);

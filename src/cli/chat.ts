@@ -171,6 +171,8 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
   const mcp = await startCliMcp(ctx, explicitFrom(opts).toolsets);
   for (const w of mcp?.warnings() ?? []) err(`⚠ ${w}`);
   const session = createCliSession(ctx, opts, canAsk, { store: db, restored, backgroundTasks: false, mcp });
+  // Background work reports back before the run exits (see the follow-up turns below).
+  session.inbox.listening = true;
   for (const w of session.warnings) err(`⚠ ${w}`);
 
   let streamed = '';

@@ -76,6 +76,7 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
 
   notify = (line) => repl.notice(line);
   // Background processes and subagents report back into the conversation.
+  session.inbox.listening = true;
   const offInbox = session.inbox.on(() => repl.backgroundNotice());
   const stop = () => repl.quit();
   const interrupt = () => repl.interruptSignal();

@@ -473,6 +473,7 @@ export class GatewayRunner {
     this.toolsBuiltAt.set(session, this.toolsGeneration);
     const warm = new Warm(session, key, () => this.hasBackgroundProcesses(session));
     this.cache.set(key, warm);
+    session.inbox.listening = true;
     session.inbox.on(() => this.onNotice(key));
     if (created) void this.hooks.emit('session:start', { platform: source.platform, user_id: source.userId ?? null, session_id: entry.session_id, session_key: key });
     return { warm, created };

@@ -5,6 +5,8 @@
 import type { BackgroundNotice, Notifier } from '../tools/types.ts';
 
 export class Inbox implements Notifier {
+  /** Set by the surface that turns notices into turns; tools promise reports only then. */
+  listening = false;
   private items: BackgroundNotice[] = [];
   private readonly work = new Set<Promise<unknown>>();
   private readonly listeners = new Set<() => void>();

@@ -180,7 +180,7 @@ export default defineTool({
 
     if (a.background) {
       const notifier = s.notifier;
-      if (!notifier) return fail('Background subagents need a conversation to report back to, and this session has none. Run it without background.');
+      if (!notifier?.listening) return fail('Background subagents need a conversation to report back to, and this session has none. Run it without background.');
       const live = running(s);
       if (live.size >= lim.maxAsync)
         return fail(`${live.size} background subagents are already running (delegation.max_async_children is ${lim.maxAsync}). Wait for one to report back, or run this one without background.`);

@@ -63,6 +63,8 @@ export interface Notifier {
   expect(work: Promise<unknown>): void;
   /** Aborted when the session closes. */
   readonly signal: AbortSignal;
+  /** A surface answers notices (REPL, gateway chat, one-shot run); otherwise nobody would read them. */
+  readonly listening: boolean;
 }
 
 /** Where the reply to a chat message or a cron job goes. */

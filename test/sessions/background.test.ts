@@ -45,6 +45,7 @@ test('a background subagent reports back and the report is answered in a follow-
   ];
   const route = (req: { system: string }) => (isChild(req) ? { text: 'Changelog: 3 fixes, 1 feature.' } : (parent.shift() ?? { text: 'extra' }));
   const h = harness({ config: (c) => (c.toolsets = ['delegation', 'todo']), steps: new Array(10).fill(route), session: { backgroundTasks: false } });
+  h.session.inbox.listening = true; // as the one-shot run, the REPL and the gateway do
   const first = await h.session.prompt('summarise the changelog in the background');
   assert.match(first.finalText, /I started a subagent/);
   const followUps: string[] = [];

@@ -12,9 +12,16 @@ import type { ChildResult, ChildSpec } from '../../src/tools/types.ts';
 import { until } from '../gateway/helpers.ts';
 import { call, closeServices, makeServices } from './helpers.ts';
 
+/** An inbox a surface answers (the REPL, the gateway and one-shot runs set `listening`). */
+function listeningInbox(): Inbox {
+  const i = new Inbox();
+  i.listening = true;
+  return i;
+}
+
 describe('terminal notify_on_complete', () => {
   it('reports the end of a background process once, with its output tail', async () => {
-    const inbox = new Inbox();
+    const inbox = listeningInbox();
     const s = makeServices({ notifier: inbox });
     try {
       const r = await call(terminal, { command: 'sleep 0.3; echo build ok; exit 3', background: true, notify_on_complete: true }, s);
@@ -34,7 +41,7 @@ describe('terminal notify_on_complete', () => {
   });
 
   it('stays quiet when the model already waited for the process itself', async () => {
-    const inbox = new Inbox();
+    const inbox = listeningInbox();
     const s = makeServices({ notifier: inbox });
     try {
       const r = await call(terminal, { command: 'sleep 0.2; echo done', background: true, notify_on_complete: true }, s);
@@ -48,7 +55,7 @@ describe('terminal notify_on_complete', () => {
   });
 
   it('redacts secrets the process printed', async () => {
-    const inbox = new Inbox();
+    const inbox = listeningInbox();
     const s = makeServices({ notifier: inbox });
     try {
       await call(terminal, { command: 'echo "key: sk-ant-api03-AAAABBBBCCCCDDDDEEEEFFFFGGGGHHHH"', background: true, notify_on_complete: true }, s);
@@ -60,21 +67,24 @@ describe('terminal notify_on_complete', () => {
     }
   });
 
-  it('without a conversation to report to, says so instead of promising', async () => {
-    const s = makeServices();
-    try {
-      const r = await call(terminal, { command: 'true', background: true, notify_on_complete: true }, s);
-      assert.match(r.json.note, /no conversation to report back to/);
-      assert.equal(r.json.notify_on_complete, undefined);
-    } finally {
-      await closeServices(s);
+  it('without a conversation to report to (a cron run, a subagent), says so instead of promising', async () => {
+    for (const notifier of [undefined, new Inbox()]) {
+      const s = makeServices({ notifier });
+      try {
+        const r = await call(terminal, { command: 'true', background: true, notify_on_complete: true }, s);
+        assert.match(r.json.note, /no conversation to report back to/);
+        assert.equal(r.json.notify_on_complete, undefined);
+        assert.equal(notifier?.working ?? 0, 0);
+      } finally {
+        await closeServices(s);
+      }
     }
   });
 });
 
 describe('terminal watch_patterns', () => {
   it('reports matching output lines while the process keeps running', async () => {
-    const inbox = new Inbox();
+    const inbox = listeningInbox();
     const s = makeServices({ notifier: inbox });
     try {
       const r = await call(terminal, { command: 'echo booting; sleep 0.2; printf "Server rea"; sleep 0.2; echo "dy on :8080"; sleep 30', background: true, watch_patterns: ['Server ready'] }, s);
@@ -91,7 +101,7 @@ describe('terminal watch_patterns', () => {
   });
 
   it('notify_on_complete wins when both are given', async () => {
-    const inbox = new Inbox();
+    const inbox = listeningInbox();
     const s = makeServices({ notifier: inbox });
     try {
       const r = await call(terminal, { command: 'echo ready; sleep 0.1', background: true, notify_on_complete: true, watch_patterns: ['ready'] }, s);
@@ -138,7 +148,7 @@ describe('delegate_task background', () => {
   };
 
   it('returns at once and reports later as a new message', async () => {
-    const inbox = new Inbox();
+    const inbox = listeningInbox();
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));
     const specs: ChildSpec[] = [];
@@ -160,7 +170,7 @@ describe('delegate_task background', () => {
   });
 
   it('is single-task only and capped by delegation.max_async_children', async () => {
-    const inbox = new Inbox();
+    const inbox = listeningInbox();
     const s = makeServices({ notifier: inbox, spawnChild: child(new Promise(() => {}), []) });
     assert.match((await call(delegateTask, { tasks: [{ goal: 'a' }], background: true }, s)).json.error, /single `goal`/);
     s.config.delegation.max_async_children = 1;

@@ -42,9 +42,9 @@ async function sudoPassword(command: string, ctx: ToolContext, backend: Executio
 /** The session's notifier, with secrets redacted from what the processes report. */
 function redactingNotifier(s: ToolContext['services']): Notifier | undefined {
   const n = s.notifier;
-  if (!n) return undefined;
+  if (!n?.listening) return undefined;
   if (!redactionEnabled(s.env, s.config)) return n;
-  return { signal: n.signal, expect: (w) => n.expect(w), notify: (x) => n.notify({ ...x, text: redactSecrets(x.text) }) };
+  return { signal: n.signal, listening: true, expect: (w) => n.expect(w), notify: (x) => n.notify({ ...x, text: redactSecrets(x.text) }) };
 }
 
 export async function runTerminal(a: TerminalArgs, ctx: ToolContext): Promise<string | ToolOutcome> {
@@ -110,7 +110,7 @@ export async function runTerminal(a: TerminalArgs, ctx: ToolContext): Promise<st
         error: null,
         ...(p.notifyOnComplete ? { notify_on_complete: true } : {}),
         ...(p.watcher ? { watch_patterns: p.watcher.patterns } : {}),
-        ...(wantsNotice && !s.notifier ? { note: 'This session has no conversation to report back to; check on the process with the process tool.' } : {}),
+        ...(wantsNotice && !s.notifier?.listening ? { note: 'This session has no conversation to report back to; check on the process with the process tool.' } : {}),
         ...(a.notify_on_complete && a.watch_patterns?.length ? { note: 'watch_patterns was ignored: notify_on_complete already reports the end.' } : {}),
       });
     }

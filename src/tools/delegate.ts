@@ -152,10 +152,10 @@ export default defineTool({
     const roleOf = (t: { role?: 'leaf' | 'orchestrator' }) =>
       (t.role ?? a.role) === 'orchestrator' && lim.orchestratorEnabled && depth + 1 < lim.maxDepth ? 'orchestrator' : 'leaf';
     const maxIterations = Math.min(a.max_iterations ?? lim.maxIterations, lim.maxIterations);
-    const runOne = async (t: (typeof tasks)[number], i: number, signal: AbortSignal, label: string): Promise<Record<string, unknown>> => {
+    const runOne = async (t: (typeof tasks)[number], i: number, signal: AbortSignal, label: string, progress = ctx.progress): Promise<Record<string, unknown>> => {
       const t0 = Date.now();
       const role = roleOf(t);
-      ctx.progress(`${label}started: ${t.goal.slice(0, 80)}`);
+      progress(`${label}started: ${t.goal.slice(0, 80)}`);
       let r: ChildResult;
       try {
         r = await s.spawnChild!({
@@ -168,13 +168,13 @@ export default defineTool({
           systemPrompt: childSystemPrompt(t.goal, t.context, s.cwd),
           signal,
           onEvent: (e: AgentEvent) => {
-            if (e.type === 'tool_start') ctx.progress(`${label}${e.name}`);
+            if (e.type === 'tool_start') progress(`${label}${e.name}`);
           },
         });
       } catch (e) {
         r = { status: 'failed', summary: '', apiCalls: 0, iterations: 0, error: (e as Error).message, toolTrace: [] };
       }
-      ctx.progress(`${label}${r.status}`);
+      progress(`${label}${r.status}`);
       return resultEntry(s, r, i, ctx.callId, t0, role, lim.maxSummary);
     };
 
@@ -188,7 +188,8 @@ export default defineTool({
       const t = tasks[0];
       const started = Date.now();
       live.set(id, t.goal);
-      const work = runOne(t, 0, notifier.signal, '[background subagent] ')
+      // The call has returned by the time the child works: its progress has no tool line to go to.
+      const work = runOne(t, 0, notifier.signal, '[background subagent] ', () => {})
         .then((e) => notifier.notify(delegationNotice(id, t, roleOf(t), e, started)))
         .finally(() => live.delete(id));
       notifier.expect(work);

@@ -11,6 +11,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   cron: () => import('./cron.ts'),
   gateway: () => import('./gateway.ts'),
   textcalls: () => import('./textcalls.ts'),
+  compat: () => import('./compat.ts'),
 };
 
 const filter = process.argv[2];

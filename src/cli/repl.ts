@@ -76,6 +76,9 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
   const repl = new Repl({ session, registry, term, style, home: ctx.home, history, intro, firstMessagePrefix, hooks: replHooks(session, historyFile) });
 
   notify = (line) => repl.notice(line);
+  // Background processes and subagents report back into the conversation.
+  session.inbox.listening = true;
+  const offInbox = session.inbox.on(() => repl.backgroundNotice());
   const stop = () => repl.quit();
   const interrupt = () => repl.interruptSignal();
   process.on('SIGTERM', stop);
@@ -87,6 +90,7 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
     process.off('SIGTERM', stop);
     process.off('SIGHUP', stop);
     process.off('SIGINT', interrupt);
+    offInbox();
     term.restore();
   }
   // Give a running background review (memory, skills) a moment to finish.

@@ -17,7 +17,7 @@ import { toShareGpt, type TrajectoryEntry } from '../agent/trajectory.ts';
 import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
 import { contextLengthFor, DEFAULT_CONTEXT_LENGTH, describeError, listModels, type LlmClient } from '../llm/index.ts';
 import { promptTokens, type Message, type StreamFn, type Usage } from '../llm/types.ts';
-import { buildProjectContext, findProjectContext, loadSoul } from '../state/context-files.ts';
+import { buildProjectContext, findProjectContext, loadSoul, ruleFileNames } from '../state/context-files.ts';
 import { SessionDB } from '../state/db.ts';
 import { MemoryStore } from '../state/memory.ts';
 import { BuiltinMemoryProvider, MemoryManager } from '../state/memory-provider.ts';
@@ -190,7 +190,8 @@ export class SessionState {
     const names = new Set(tools.map((t) => t.name));
     const toolsets = new Set(tools.map((t) => t.toolset));
     const parts: Partial<PromptParts> = {};
-    const soul = loadSoul(paths.soul(o.home));
+    const rules = ruleFileNames(o.env);
+    const soul = rules.includes('SOUL.md') ? loadSoul(paths.soul(o.home)) : {};
     parts.identity = soul.identity;
     if (soul.blocked) this.warn(`SOUL.md was not loaded: it matched ${soul.blocked}. Using the default identity.`);
     const guidance: string[] = [];
@@ -207,7 +208,7 @@ export class SessionState {
     this.skills = discoverSkills(o.home, this.externalDirs);
     if (names.has('skill_view')) parts.skillsIndex = buildSkillsIndex(this.skills.filter((s) => skillApplies(s, { os: process.platform, toolsets, tools: names })));
     if (!this.ignoreRules) {
-      const files = findProjectContext(o.cwd);
+      const files = findProjectContext(o.cwd, rules);
       for (const f of files) if (f.blocked) this.warn(`${f.name} was not loaded: it looks like a prompt injection (${f.blocked}).`);
       parts.projectContext = buildProjectContext(files);
     }
@@ -490,8 +491,8 @@ export class SessionState {
         budget: new IterationBudget(8),
         emit: (e) => {
           if (e.type !== 'tool_end' || e.isError) return;
-          const d = e.display as { kind?: string; action?: string; target?: string; name?: string } | undefined;
-          if (d?.kind === 'memory') changes.push(`${d.target === 'user' ? 'user profile' : 'memory'} ${d.action === 'add' ? '+1 entry' : d.action === 'remove' ? '−1 entry' : 'entry updated'}`);
+          const d = e.display as { kind?: string; action?: string; target?: string; name?: string; message?: string } | undefined;
+          if (d?.kind === 'memory') changes.push(`${d.target === 'user' ? 'user profile' : 'memory'} ${d.action === 'add' ? '+1 entry' : d.action === 'remove' ? '−1 entry' : d.action === 'batch' ? String(d.message ?? 'updated').replace(/\.$/, '').toLowerCase() : 'entry updated'}`);
           else if (d?.kind === 'skill') changes.push(`skill ${d.name} ${d.action === 'create' ? 'created' : d.action === 'delete' ? 'deleted' : 'updated'}`);
         },
       },

@@ -32,6 +32,9 @@ import { runSessionCleanup } from '../tools/cleanup.ts';
 import { callToolFrom, type ToolRegistry } from '../tools/registry.ts';
 import { resolveToolsetNames } from '../tools/toolsets.ts';
 import type { AuxiliaryModel, ChildResult, ChildSpec, ToolServices } from '../tools/types.ts';
+import { Inbox } from './inbox.ts';
+import { hintNames, SubdirHints, withHints } from './subdir-hints.ts';
+import { ruleFileNames } from '../state/context-files.ts';
 import { SessionState } from './session-state.ts';
 
 /** Persistence for sessions (the SessionDB implements it). */
@@ -149,11 +152,20 @@ export interface SessionPrefs {
 }
 
 export interface SessionTotals {
+  /** Everything this session spent, its subagents included. */
   usage: Usage;
   costUsd: number | null;
   apiCalls: number;
   turns: number;
+  /** The part of the above its subagents (delegate_task) spent. */
+  subagents: { runs: number; usage: Usage; costUsd: number | null; apiCalls: number };
 }
+
+function emptyTotals(): SessionTotals {
+  return { usage: emptyUsage(), costUsd: null, apiCalls: 0, turns: 0, subagents: { runs: 0, usage: emptyUsage(), costUsd: null, apiCalls: 0 } };
+}
+
+const addCost = (a: number | null, b: number | null | undefined): number | null => (b === null || b === undefined ? a : (a ?? 0) + b);
 
 export class Session {
   private _id: string;
@@ -168,13 +180,17 @@ export class Session {
   /** Warnings from set-up (skipped fallbacks, …) for the surface to show. */
   readonly warnings: string[] = [];
   prefs: SessionPrefs;
-  totals: SessionTotals = { usage: emptyUsage(), costUsd: null, apiCalls: 0, turns: 0 };
+  totals: SessionTotals = emptyTotals();
+  /** Background work reporting back (processes, subagents): each notice becomes a user turn. */
+  readonly inbox = new Inbox();
   /** The last turn's result. */
   lastResult: TurnResult | null = null;
   /** Memory, skills, compression, titles, self-review. */
   readonly state: SessionState;
 
   private listeners = new Set<Listener>();
+  /** Sub-directory rule files found while the conversation works (null with --ignore-rules). */
+  private hints: SubdirHints | null = null;
   private running: AbortController | null = null;
   private steerText: string[] = [];
   private queued: string[] = [];
@@ -221,27 +237,37 @@ export class Session {
       callTool: (name, args, ctx) => callToolFrom(this.tools, name, args, ctx),
       spawnChild: (spec) => this.spawnChild(spec),
       auxiliary: (task) => this.auxiliaryModel(task),
+      notifier: this.inbox,
       ...o.services,
     };
     if (o.store instanceof SessionDB) this.services.sessionDb = o.store;
     this.state = new SessionState(this);
     if (this.state.memory) this.services.memory = this.state.memory;
     this.listeners.add((e) => this.state.onEvent(e));
+    this.hints = this.newHints();
     this.tools = this.buildTools();
     this.system = o.systemPrompt ?? this.buildSystem();
   }
 
+  private newHints(): SubdirHints | null {
+    if (this.state.ignoreRules) return null;
+    const own = (this.options.config.agent as { subdirectory_hermes_md?: boolean }).subdirectory_hermes_md;
+    return new SubdirHints(this.options.cwd, hintNames(ruleFileNames(this.options.env), own !== false));
+  }
+
   private buildTools(): AgentTool[] {
     const o = this.options;
-    if (o.toolNames) return this.registry.build(o.toolNames, this.services, []);
+    const hinted = (tools: AgentTool[]) => tools.map((t) => withHints(t, () => this.hints));
+    if (o.toolNames) return hinted(this.registry.build(o.toolNames, this.services, []));
     const requested = o.explicit?.toolsets?.length ? o.explicit.toolsets : (o.config.toolsets ?? ['hermes-cli']);
-    return [...this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []), ...this.state.extraTools()];
+    return hinted([...this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []), ...this.state.extraTools()]);
   }
 
   private buildSystem(): string {
     const o = this.options;
     const soul = paths.soul(o.home);
-    const identity = existsSync(soul) ? readFileSync(soul, 'utf8').slice(0, 20_000) : undefined;
+    // HERMES_MD_NAMES without SOUL.md: the default identity.
+    const identity = ruleFileNames(o.env).includes('SOUL.md') && existsSync(soul) ? readFileSync(soul, 'utf8').slice(0, 20_000) : undefined;
     return buildSystemPrompt({
       identity,
       systemMessage: systemMessageFor(o.config),
@@ -305,10 +331,11 @@ export class Session {
     this.services.taskId = this._id;
     this.services.state.delete('todo');
     this.history.splice(0);
+    this.hints = this.newHints();
     this.started = false;
     this.queued = [];
     this.steerText = [];
-    this.totals = { usage: emptyUsage(), costUsd: null, apiCalls: 0, turns: 0 };
+    this.totals = emptyTotals();
     this.lastResult = null;
     this.system = this.buildSystem();
   }
@@ -326,10 +353,11 @@ export class Session {
     this.services.taskId = r.id;
     this.services.state.delete('todo');
     this.history.splice(0, this.history.length, ...r.history);
+    this.hints = this.newHints();
     this.started = false;
     this.queued = [];
     this.steerText = [];
-    this.totals = { usage: emptyUsage(), costUsd: null, apiCalls: 0, turns: 0 };
+    this.totals = emptyTotals();
     this.lastResult = null;
     this.system = r.systemPrompt || this.buildSystem();
     this.state.markTitled(true);
@@ -484,8 +512,9 @@ export class Session {
       this.lastResult = result;
       this.state.afterTurn(user, result);
       this.totals = {
+        ...this.totals,
         usage: addUsage(this.totals.usage, result.usage),
-        costUsd: result.costUsd === null ? this.totals.costUsd : (this.totals.costUsd ?? 0) + result.costUsd,
+        costUsd: addCost(this.totals.costUsd, result.costUsd),
         apiCalls: this.totals.apiCalls + result.apiCalls,
         turns: this.totals.turns + 1,
       };
@@ -576,15 +605,41 @@ export class Session {
     try {
       const r = await child.prompt(spec.goal, { signal: spec.signal });
       const status = r.interrupted ? 'interrupted' : r.failed ? 'failed' : r.partial ? 'partial' : 'completed';
-      return { status, summary: r.finalText, apiCalls: r.apiCalls, iterations: r.iterations, error: r.error?.message, toolTrace: trace };
+      // The child's totals include its own subagents: the whole tree adds up in the parent.
+      const spent = child.totals;
+      this.addSubagentUsage(spent);
+      return {
+        status,
+        summary: r.finalText,
+        apiCalls: r.apiCalls,
+        iterations: r.iterations,
+        error: r.error?.message,
+        toolTrace: trace,
+        usage: spent.usage,
+        costUsd: spent.costUsd,
+        model: child.runtime.model,
+      };
     } finally {
       off();
       await child.close('subagent_done');
     }
   }
 
+  /** Adds what a subagent spent (tokens, cost, API calls) to this session's totals. */
+  private addSubagentUsage(t: SessionTotals): void {
+    const sub = this.totals.subagents;
+    this.totals = {
+      ...this.totals,
+      usage: addUsage(this.totals.usage, t.usage),
+      costUsd: addCost(this.totals.costUsd, t.costUsd),
+      apiCalls: this.totals.apiCalls + t.apiCalls,
+      subagents: { runs: sub.runs + 1 + t.subagents.runs, usage: addUsage(sub.usage, t.usage), costUsd: addCost(sub.costUsd, t.costUsd), apiCalls: sub.apiCalls + t.apiCalls },
+    };
+  }
+
   /** Ends the session; background processes and execution backends of its tools are released. */
   close(reason = 'closed'): Promise<void> {
+    this.inbox.close();
     this.interrupt();
     this.broker.cancelAll();
     if (this.started) this.options.store?.endSession?.(this.id, reason);

@@ -93,6 +93,8 @@ export function defaultConfig() {
       backend: 'local',
       cwd: '.',
       timeout: 180,
+      /** A one-shot run waits this long for notify_on_complete processes before it exits (0: not at all). */
+      oneshot_completion_wait_seconds: 600,
       env_passthrough: [] as string[],
       docker_image: 'nikolaik/python-nodejs:python3.11-nodejs20',
       docker_forward_env: [] as string[],
@@ -164,6 +166,10 @@ export function defaultConfig() {
       max_spawn_depth: 1,
       max_summary_chars: 24_000,
       subagent_auto_approve: false,
+      /** role: orchestrator lets a subagent delegate further (within max_spawn_depth). */
+      orchestrator_enabled: true,
+      /** Background subagents (delegate_task background) running at once. */
+      max_async_children: 3,
     },
     approvals: {
       mode: 'manual',

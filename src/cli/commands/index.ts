@@ -6,6 +6,7 @@ import chat from './chat.ts';
 import config from './config.ts';
 import cron from './cron.ts';
 import gateway from './gateway.ts';
+import kanban from './kanban.ts';
 import mcp from './mcp.ts';
 import onboarding from './onboarding.ts';
 import pairing from './pairing.ts';
@@ -14,4 +15,4 @@ import skills from './skills.ts';
 import version from './version.ts';
 import webhook from './webhook.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, batch, config, cron, gateway, mcp, pairing, sessions, skills, webhook, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, batch, config, cron, gateway, kanban, mcp, pairing, sessions, skills, webhook, version];

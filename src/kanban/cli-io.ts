@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fmtTs } from './context.ts';
-import { openBoard, type KanbanStore, type Task } from './store.ts';
+import { openBoard, taskBrief, type KanbanStore, type Task } from './store.ts';
 
 export interface KanbanIO {
   out(line: string): void;
@@ -52,27 +52,16 @@ export function taskLine(t: Task): string {
   return `${ICONS[t.status] ?? '?'} ${t.id}  ${t.status.padEnd(8)}  ${(t.assignee ?? '(unassigned)').padEnd(20)}${tenant}  ${t.title}`;
 }
 
+/** A task as `--json` prints it (Hermes's field set). */
 export function taskDict(t: Task): Record<string, unknown> {
   return {
-    id: t.id,
-    title: t.title,
+    ...taskBrief(t),
     body: t.body,
-    assignee: t.assignee,
-    status: t.status,
-    priority: t.priority,
-    tenant: t.tenant,
-    workspace_kind: t.workspace_kind,
-    workspace_path: t.workspace_path,
     branch_name: t.branch_name,
-    created_by: t.created_by,
-    created_at: t.created_at,
-    started_at: t.started_at,
-    completed_at: t.completed_at,
     result: t.result,
     skills: t.skills ?? [],
     max_runtime_seconds: t.max_runtime_seconds,
     max_retries: t.max_retries,
-    model_override: t.model_override,
     provider_override: t.provider_override,
     session_id: t.session_id,
     last_failure_error: t.last_failure_error,

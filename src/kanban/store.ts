@@ -139,6 +139,26 @@ export function taskFromRow(r: Row): Task {
   };
 }
 
+/** The compact task shape the kanban tools return (Hermes's). */
+export function taskBrief(t: Task): Record<string, unknown> {
+  return {
+    id: t.id,
+    title: t.title,
+    assignee: t.assignee,
+    status: t.status,
+    priority: t.priority,
+    tenant: t.tenant,
+    workspace_kind: t.workspace_kind,
+    workspace_path: t.workspace_path,
+    created_by: t.created_by,
+    created_at: t.created_at,
+    started_at: t.started_at,
+    completed_at: t.completed_at,
+    current_run_id: t.current_run_id,
+    model_override: t.model_override,
+  };
+}
+
 export function runFromRow(r: Row): Run {
   return {
     id: Number(r.id),

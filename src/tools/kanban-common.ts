@@ -6,7 +6,10 @@ import type { ToolOutcome } from '../agent/types.ts';
 import type { KanbanStore } from '../kanban/store.ts';
 import { redactSecrets } from '../policy/redact.ts';
 import { fail } from './result.ts';
-import type { ToolServices } from './types.ts';
+import type { z } from 'zod';
+import { defineTool } from './registry.ts';
+import type { ToolDefinition, ToolServices } from './types.ts';
+import type { Zod } from './zod.ts';
 
 export const workerTask = (s: ToolServices): string => s.env.HERMES_KANBAN_TASK?.trim() ?? '';
 
@@ -58,6 +61,19 @@ export function foreignTask(s: ToolServices, taskId: string): ToolOutcome | null
   return fail(`worker is scoped to task ${own}; refusing to change ${taskId}. Use kanban_comment to hand information to other tasks.`);
 }
 
+/** The task a worker tool acts on: the argument, else the worker's own — never another task. */
+export function targetTask(s: ToolServices, arg: string | undefined): string | ToolOutcome {
+  const id = arg || workerTask(s);
+  if (!id) return fail('task_id is required (or set HERMES_KANBAN_TASK)');
+  return foreignTask(s, id) ?? id;
+}
+
+/** The `task_id` and `board` parameters every worker tool takes. */
+export const taskAndBoard = (z: Zod) => ({
+  task_id: z.string().optional().describe(TASK_ID_DESCRIPTION),
+  board: z.string().optional().describe(BOARD_DESCRIPTION),
+});
+
 /** The dispatcher's run id for this worker's own task (so a reclaimed run cannot be closed twice). */
 export function ownRunId(s: ToolServices, taskId: string): number | null {
   if (workerTask(s) !== taskId) return null;
@@ -67,3 +83,37 @@ export function ownRunId(s: ToolServices, taskId: string): number | null {
 
 /** The author of a worker's comments: its profile, never a name the model picks. */
 export const authorOf = (s: ToolServices): string => s.env.HERMES_PROFILE?.trim() || 'worker';
+
+type WorkerArgs<S extends z.ZodRawShape> = z.infer<z.ZodObject<S>> & { task_id?: string; board?: string };
+
+/**
+ * A worker tool: `task_id` (default: the worker's own task; another task only for reads) and
+ * `board` come with it; `run` gets the task id and the opened board.
+ */
+export function workerTool<S extends z.ZodRawShape>(o: {
+  name: string;
+  emoji: string;
+  description: string;
+  fields: (z: Zod) => S;
+  parallelSafe?: boolean;
+  /** Reads may look at any task; changes only the worker's own. */
+  anyTask?: boolean;
+  run: (a: WorkerArgs<S>, c: { store: KanbanStore; id: string; services: ToolServices }) => string | ToolOutcome | Promise<string | ToolOutcome>;
+}): ToolDefinition {
+  return defineTool({
+    name: o.name,
+    toolset: 'kanban',
+    emoji: o.emoji,
+    description: o.description,
+    schema: (z: Zod) => z.object({ ...taskAndBoard(z), ...o.fields(z) }),
+    autoInclude: isWorker,
+    check: isWorker,
+    parallelSafe: o.parallelSafe,
+    async handler(a, ctx) {
+      const args = a as WorkerArgs<S>;
+      const id = o.anyTask && args.task_id ? args.task_id : targetTask(ctx.services, args.task_id);
+      if (typeof id !== 'string') return id;
+      return withBoard(ctx.services, args.board, o.name, (store) => o.run(args, { store, id, services: ctx.services }));
+    },
+  }) as ToolDefinition;
+}

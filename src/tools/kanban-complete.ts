@@ -1,35 +1,23 @@
 // kanban_complete (worker): mark your task done with a handoff (summary + metadata) for the tasks
 // that depend on it and for the people watching the board.
 import type { Zod } from './zod.ts';
-import { BOARD_DESCRIPTION, clean, cleanMetadata, foreignTask, isWorker, okResult, ownRunId, TASK_ID_DESCRIPTION, withBoard, workerTask } from './kanban-common.ts';
-import { defineTool } from './registry.ts';
+import { clean, cleanMetadata, okResult, ownRunId, workerTool } from './kanban-common.ts';
 import { fail } from './result.ts';
 
-export default defineTool({
+export default workerTool({
   name: 'kanban_complete',
-  toolset: 'kanban',
   emoji: '✔',
   description:
     'Mark your kanban task done with a structured handoff. `summary`: what you did, 1-3 sentences, for people and for the tasks that ' +
     'depend on this one. `metadata`: machine-readable facts (changed_files, tests_run, findings…). `artifacts`: absolute paths of ' +
     'deliverable files. At least one of summary or result is required.',
-  schema: (z: Zod) =>
-    z.object({
-      task_id: z.string().optional().describe(TASK_ID_DESCRIPTION),
-      summary: z.string().optional().describe('What you did, 1-3 sentences. Downstream workers read it as your handoff.'),
-      metadata: z.record(z.string(), z.unknown()).optional().describe('Structured facts about this attempt, e.g. {"changed_files": [...], "tests_run": 12}.'),
-      result: z.string().optional().describe('Short result line (older field, stored as the task result). Prefer summary.'),
-      artifacts: z.array(z.string()).optional().describe('Absolute paths of deliverable files you produced (reports, charts, archives).'),
-      board: z.string().optional().describe(BOARD_DESCRIPTION),
-    }),
-  autoInclude: isWorker,
-  check: isWorker,
-  async handler(a, ctx) {
-    const s = ctx.services;
-    const id = a.task_id || workerTask(s);
-    if (!id) return fail('task_id is required (or set HERMES_KANBAN_TASK)');
-    const denied = foreignTask(s, id);
-    if (denied) return denied;
+  fields: (z: Zod) => ({
+    summary: z.string().optional().describe('What you did, 1-3 sentences. Downstream workers read it as your handoff.'),
+    metadata: z.record(z.string(), z.unknown()).optional().describe('Structured facts about this attempt, e.g. {"changed_files": [...], "tests_run": 12}.'),
+    result: z.string().optional().describe('Short result line (older field, stored as the task result). Prefer summary.'),
+    artifacts: z.array(z.string()).optional().describe('Absolute paths of deliverable files you produced (reports, charts, archives).'),
+  }),
+  async run(a, { store, id, services }) {
     if (!a.summary?.trim() && !a.result?.trim()) return fail('provide at least one of: summary (preferred), result');
     let metadata = cleanMetadata(a.metadata);
     const artifacts = (a.artifacts ?? []).map((p) => p.trim()).filter(Boolean);
@@ -37,21 +25,12 @@ export default defineTool({
       const prior = Array.isArray(metadata?.artifacts) ? (metadata!.artifacts as unknown[]).map(String) : [];
       metadata = { ...metadata, artifacts: [...new Set([...prior, ...artifacts])] };
     }
-    return withBoard(s, a.board, 'kanban_complete', async (store) => {
-      const { complete } = await import('../kanban/lifecycle.ts');
-      const done = complete(store, id, {
-        summary: a.summary ? clean(a.summary) : null,
-        result: a.result ? clean(a.result) : null,
-        metadata: metadata ?? null,
-        expectedRunId: ownRunId(s, id),
-      });
-      if (!done) {
-        const t = store.get(id);
-        if (!t) return fail(`could not complete ${id}: unknown task`);
-        if (!store.parentsSatisfied(id)) return fail(`could not complete ${id}: a parent task is not done yet`);
-        return fail(`could not complete ${id}: it is ${t.status}${t.status === 'running' ? ' under another run (this run was reclaimed)' : ''}`);
-      }
+    const { complete } = await import('../kanban/lifecycle.ts');
+    if (complete(store, id, { summary: a.summary ? clean(a.summary) : null, result: a.result ? clean(a.result) : null, metadata: metadata ?? null, expectedRunId: ownRunId(services, id) }))
       return okResult({ task_id: id, run_id: store.latestRun(id)?.id ?? null });
-    });
+    const t = store.get(id);
+    if (!t) return fail(`could not complete ${id}: unknown task`);
+    if (!store.parentsSatisfied(id)) return fail(`could not complete ${id}: a parent task is not done yet`);
+    return fail(`could not complete ${id}: it is ${t.status}${t.status === 'running' ? ' under another run (this run was reclaimed)' : ''}`);
   },
 });

@@ -26,6 +26,7 @@ export default defineTool({
   parallelSafe: true,
   async handler(a, ctx) {
     const limit = a.limit ?? DEFAULT_LIMIT;
+    const { taskBrief } = await import('../kanban/store.ts');
     return withBoard(ctx.services, a.board, 'kanban_list', (s) => {
       const promoted = s.recomputeReady();
       const rows = s.list({ assignee: a.assignee, status: a.status, tenant: a.tenant, includeArchived: a.include_archived, limit: limit + 1 });
@@ -33,25 +34,7 @@ export default defineTool({
       const tasks = rows.slice(0, limit).map((t) => {
         const parents = s.parents(t.id);
         const children = s.children(t.id);
-        return {
-          id: t.id,
-          title: t.title,
-          assignee: t.assignee,
-          status: t.status,
-          priority: t.priority,
-          tenant: t.tenant,
-          workspace_kind: t.workspace_kind,
-          workspace_path: t.workspace_path,
-          created_by: t.created_by,
-          created_at: t.created_at,
-          started_at: t.started_at,
-          completed_at: t.completed_at,
-          current_run_id: t.current_run_id,
-          parents,
-          children,
-          parent_count: parents.length,
-          child_count: children.length,
-        };
+        return { ...taskBrief(t), parents, children, parent_count: parents.length, child_count: children.length };
       });
       return JSON.stringify({ tasks, count: tasks.length, limit, truncated, next_limit: truncated && limit < MAX_LIMIT ? Math.min(limit * 2, MAX_LIMIT) : null, promoted });
     });

@@ -56,7 +56,7 @@ export function scriptWorkers(llm: FakeLlm, other: (req: RecordedRequest) => Fak
     if (toolResults.length === 1) return { toolCalls: [{ name: 'kanban_heartbeat', arguments: { note: 'working' } }] };
     if (toolResults.length === 2) {
       const shown = JSON.parse(String(toolResults[0].content)) as { task: { title: string }; worker_context: string };
-      const inputs = [...shown.worker_context.matchAll(/done:([A-Za-z]+)/g)].map((x) => x[1]);
+      const inputs = [...shown.worker_context.matchAll(/done:([A-Za-z]+)/g)].map((x) => x[1]).sort();
       script.completions.push(id);
       return { toolCalls: [{ name: 'kanban_complete', arguments: { summary: `done:${shown.task.title}(${[...new Set(inputs)].join(',')})`, metadata: { by: id } } }] };
     }

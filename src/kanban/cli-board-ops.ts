@@ -253,7 +253,7 @@ async function follow(io: KanbanIO, intervalS: number, tick: () => void): Promis
 
 export async function tail(io: KanbanIO, id: string, o: Opts): Promise<number> {
   const board = resolveBoard(io.board, io.env);
-  const s = new KanbanStore(openKanbanDb(dbPath(board, io.env)), { board });
+  const s = new KanbanStore(openKanbanDb(dbPath(board, io.env)), { board, env: io.env });
   try {
     if (!s.get(id)) throw new CommandFailed(`no such task: ${id}`);
     let last = 0;
@@ -273,7 +273,7 @@ export async function tail(io: KanbanIO, id: string, o: Opts): Promise<number> {
 export async function watch(io: KanbanIO, o: Opts): Promise<number> {
   const kinds = o.kinds ? new Set(String(o.kinds).split(',').map((k) => k.trim()).filter(Boolean)) : null;
   const board = resolveBoard(io.board, io.env);
-  const s = new KanbanStore(openKanbanDb(dbPath(board, io.env)), { board });
+  const s = new KanbanStore(openKanbanDb(dbPath(board, io.env)), { board, env: io.env });
   try {
     let cursor = io.follow ? s.lastEventId() : Math.max(0, s.lastEventId() - 50);
     if (io.follow) io.out('Watching kanban events. Ctrl-C to stop.');

@@ -91,7 +91,7 @@ function runningElsewhere(board: string, env: NodeJS.ProcessEnv): number {
       if (!existsSync(p)) continue;
       const db = openKanbanDb(p);
       try {
-        total += countRunning(new KanbanStore(db, { board: b.slug }));
+        total += countRunning(new KanbanStore(db, { board: b.slug, env }));
       } finally {
         db.close();
       }

@@ -52,7 +52,7 @@ function boardsWithDb(env: NodeJS.ProcessEnv): string[] {
 }
 
 function withBoard<T>(board: string, env: NodeJS.ProcessEnv, fn: (s: KanbanStore) => T): T {
-  const s = new KanbanStore(openKanbanDb(dbPath(board, env)), { board });
+  const s = new KanbanStore(openKanbanDb(dbPath(board, env)), { board, env });
   try {
     return fn(s);
   } finally {
@@ -116,7 +116,7 @@ export function startKanbanService(o: KanbanServiceOptions): KanbanService {
     const cfg = o.config();
     for (const board of boardsWithDb(env)) {
       try {
-        const s = new KanbanStore(openKanbanDb(dbPath(board, env)), { board });
+        const s = new KanbanStore(openKanbanDb(dbPath(board, env)), { board, env });
         try {
           const r = await dispatchOnce(s, { ...dispatchOptionsFrom(cfg, env), spawn: o.spawn });
           if (tickDidWork(r))
@@ -171,7 +171,7 @@ export function startKanbanService(o: KanbanServiceOptions): KanbanService {
     if (!o.notify || delivering) return;
     delivering = true;
     try {
-      const s = new KanbanStore(openKanbanDb(dbPath(board, env)), { board });
+      const s = new KanbanStore(openKanbanDb(dbPath(board, env)), { board, env });
       try {
         await deliverBoard(s, o.notify, o.log);
       } finally {

@@ -278,13 +278,16 @@ export class KanbanStore {
   readonly now: () => number;
   /** The database file (for the board's lock files). */
   readonly path: string;
+  /** The environment board paths resolve in (workspaces, logs). */
+  readonly env: NodeJS.ProcessEnv;
   private readonly listeners = new Set<LifecycleListener>();
 
-  constructor(db: DatabaseSync, o: { board: string; now?: () => number }) {
+  constructor(db: DatabaseSync, o: { board: string; now?: () => number; env?: NodeJS.ProcessEnv }) {
     this.db = db;
     this.board = o.board;
     this.now = o.now ?? (() => Math.floor(Date.now() / 1000));
     this.path = db.location() ?? '';
+    this.env = o.env ?? process.env;
   }
 
   q(sql: string) {
@@ -694,5 +697,5 @@ export class KanbanStore {
 export function openBoard(o: { board?: string | null; env?: NodeJS.ProcessEnv; now?: () => number } = {}): KanbanStore {
   const env = o.env ?? process.env;
   const board = resolveBoard(o.board, env);
-  return new KanbanStore(openKanbanDb(dbPath(board, env)), { board, now: o.now });
+  return new KanbanStore(openKanbanDb(dbPath(board, env)), { board, now: o.now, env });
 }

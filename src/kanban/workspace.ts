@@ -111,7 +111,7 @@ function removeOne(s: KanbanStore, id: string, env: NodeJS.ProcessEnv): void {
  * when clean and pushed, a `dir` never. Deferred while a child still needs it; a parent waiting on
  * this task's completion is cleaned up now.
  */
-export function cleanupWorkspace(s: KanbanStore, id: string, env: NodeJS.ProcessEnv = process.env): void {
+export function cleanupWorkspace(s: KanbanStore, id: string, env: NodeJS.ProcessEnv = s.env): void {
   try {
     removeOne(s, id, env);
     for (const p of s.parents(id)) removeOne(s, p, env);

@@ -2,6 +2,7 @@
 // process (`hermes chat -q`) on the fake LLM: workers claim, heartbeat and complete in dependency
 // order, and each child's worker is handed its parents' results.
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { openBoard } from '../../src/kanban/store.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
@@ -66,7 +67,11 @@ describe('kanban: a DAG runs to done through the dispatcher', () => {
         assert.deepEqual(runs[0].metadata, { by: id });
       }
       // Scratch workspaces are removed once a task and everything depending on it are done.
-      assert.equal(s.get(c)!.workspace_kind, 'scratch');
+      for (const id of [a, b, c]) {
+        const ws = s.get(id)!.workspace_path!;
+        assert.match(ws, new RegExp(`kanban/workspaces/${id}$`));
+        assert.ok(!existsSync(ws), `${ws} removed`);
+      }
     } finally {
       s.close();
     }

@@ -187,3 +187,48 @@ describe('kanban store', () => {
     }
   });
 });
+
+describe('kanban workspaces', () => {
+  test('scratch is made under the board and removed when done; dir is kept; worktree is a git worktree on wt/<id>', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { existsSync, mkdirSync, writeFileSync } = await import('node:fs');
+    const { resolveWorkspace, setWorkspace } = await import('../../src/kanban/workspace.ts');
+    const home = tmp();
+    const env = { HERMES_HOME: home };
+    const s = new KanbanStore(openKanbanDb(join(home, 'kanban.db')), { board: 'default', env });
+    try {
+      const scratch = s.create({ title: 'scratch', assignee: 'a' });
+      const ws = resolveWorkspace(claim(s, scratch)!, 'default', env);
+      assert.equal(ws.path, join(home, 'kanban', 'workspaces', scratch));
+      setWorkspace(s, scratch, ws.path, null);
+      writeFileSync(join(ws.path, 'notes.txt'), 'x');
+      assert.ok(complete(s, scratch, { summary: 'ok' }));
+      assert.ok(!existsSync(ws.path), 'scratch removed');
+
+      const keep = join(home, 'shared');
+      const dir = s.create({ title: 'dir', assignee: 'a', workspaceKind: 'dir', workspacePath: keep });
+      assert.equal(resolveWorkspace(claim(s, dir)!, 'default', env).path, keep);
+      assert.ok(complete(s, dir, { summary: 'ok' }));
+      assert.ok(existsSync(keep), 'dir kept');
+
+      const repo = join(home, 'repo');
+      mkdirSync(repo);
+      const git = (...a: string[]) => execFileSync('git', ['-C', repo, ...a], { stdio: 'pipe', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+      git('init', '-q');
+      writeFileSync(join(repo, 'README'), 'hi');
+      git('add', '.');
+      git('commit', '-qm', 'init');
+      const wt = s.create({ title: 'wt', assignee: 'a', workspaceKind: 'worktree', workspacePath: repo });
+      const w = resolveWorkspace(claim(s, wt)!, 'default', env);
+      assert.equal(w.path, join(repo, '.worktrees', wt));
+      assert.equal(w.branch, `wt/${wt}`);
+      assert.equal(execFileSync('git', ['-C', w.path, 'branch', '--show-current'], { encoding: 'utf8' }).trim(), `wt/${wt}`);
+      setWorkspace(s, wt, w.path, w.branch);
+      assert.ok(complete(s, wt, { summary: 'ok' }));
+      assert.ok(existsSync(w.path), 'a worktree whose commits are on no remote is kept');
+      assert.throws(() => resolveWorkspace({ ...s.get(wt)!, workspace_path: 'relative/path' }, 'default', env), /relative worktree path/);
+    } finally {
+      s.close();
+    }
+  });
+});

@@ -70,7 +70,7 @@ describe('kanban: a DAG runs to done through the dispatcher', () => {
       for (const id of [a, b, c]) {
         const ws = s.get(id)!.workspace_path!;
         assert.match(ws, new RegExp(`kanban/workspaces/${id}$`));
-        assert.ok(!existsSync(ws), `${ws} removed`);
+        await until(() => !existsSync(ws), 10_000, `${ws} removed`);
       }
     } finally {
       s.close();

@@ -76,7 +76,8 @@ describe('kanban: a DAG runs to done through the dispatcher', () => {
       s.close();
     }
     const ctx = await kb(home, ['context', c]);
-    assert.match(ctx.stdout, /## Parent task results[\s\S]*done:A\(\)[\s\S]*done:B\(A\)/);
+    assert.match(ctx.stdout, new RegExp(`## Parent task results[\\s\\S]*### ${a} \\(completed [^)]*\\)\\ndone:A\\(\\)`));
+    assert.match(ctx.stdout, new RegExp(`### ${b} \\(completed [^)]*\\)\\ndone:B\\(A\\)`));
     const tail = await kb(home, ['show', c]);
     assert.match(tail.stdout, /status:\s+done/);
   });

@@ -65,7 +65,16 @@ export async function terminateWorker(pid: number | null, claimLock: string | nu
     info.terminated = true;
     return info;
   }
-  const kill: SignalFn = o.signal ?? ((p, s) => process.kill(p, s));
+  // Workers lead their own process group (spawned detached): the group goes, with whatever the worker started.
+  const kill: SignalFn =
+    o.signal ??
+    ((p, s) => {
+      try {
+        process.kill(-p, s);
+      } catch {
+        process.kill(p, s);
+      }
+    });
   info.termination_attempted = true;
   try {
     kill(pid, 'SIGTERM');

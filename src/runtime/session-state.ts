@@ -56,6 +56,19 @@ export const SKILLS_GUIDANCE =
   'being corrected on an approach, save the working procedure as a skill with skill_manage. When a skill you follow turns out wrong or ' +
   'outdated, patch it right away.';
 
+export const KANBAN_WORKER_GUIDANCE =
+  '# Kanban task\n' +
+  'You were started by the kanban dispatcher to do ONE task from the shared board; its id is in $HERMES_KANBAN_TASK and your ' +
+  'workspace (also your working directory) is $HERMES_KANBAN_WORKSPACE. Work headless: nobody is watching this session.\n' +
+  '1. Call kanban_show first (no arguments): it returns the task, the results your parent tasks handed over, earlier attempts ' +
+  'on this task and the comment thread.\n' +
+  '2. Do the work inside the workspace. During a long operation call kanban_heartbeat every few minutes.\n' +
+  '3. Finish with exactly one of: kanban_complete (summary: what you did, in 1-3 sentences; metadata: facts the next task ' +
+  'needs) — kanban_block (reason: the question a person must answer; do not guess and do not call clarify) — or ' +
+  'kanban_request_review when the work needs a reviewer. If you were handed the task to review it (a review_requested ' +
+  'event), approve with kanban_complete or send it back with kanban_request_changes(reason).\n' +
+  'Leave durable notes for other tasks with kanban_comment. Never mark done work you did not do; block instead.';
+
 const REVIEW_MEMORY =
   'Look back over the conversation above and decide whether anything belongs in long-term memory: lasting facts about the user ' +
   '(preferences, role, habits, corrections they made) go to the "user" store; useful facts about their environment, projects and tools ' +
@@ -198,6 +211,7 @@ export class SessionState {
     if (names.has('memory')) guidance.push(MEMORY_GUIDANCE);
     if (names.has('session_search')) guidance.push(SESSION_SEARCH_GUIDANCE);
     if (names.has('skill_manage')) guidance.push(SKILLS_GUIDANCE);
+    if (names.has('kanban_complete')) guidance.push(KANBAN_WORKER_GUIDANCE);
     if (guidance.length) parts.toolGuidance = guidance;
     if (this.memory) {
       this.memory.builtin.freeze();

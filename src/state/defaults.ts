@@ -195,6 +195,15 @@ export function defaultConfig() {
       hard_stop_after: { exact_failure: 5, same_tool_failure: 8, idempotent_no_progress: 5 },
     },
     cron: { provider: '', script_timeout_seconds: 120, max_parallel: 4, output_retention: 50 },
+    kanban: {
+      dispatch_in_gateway: true,
+      dispatch_interval_seconds: 60,
+      failure_limit: 2,
+      /** null: one worker per 512 MiB of RAM, between 2 and 8. */
+      max_in_progress: null as number | null,
+      dispatch_stale_timeout_seconds: 14_400,
+      auto_subscribe_on_create: true,
+    },
     session_reset: { mode: 'both', idle_minutes: 1440, at_hour: 4 },
     group_sessions_per_user: true,
     thread_sessions_per_user: false,

@@ -141,6 +141,11 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   redact?: boolean;
   /** Env vars the tool needs (shown by setup/status); the tool is hidden when one is missing. */
   requiresEnv?: string[];
+  /**
+   * The tool joins the session whatever toolsets were asked for when this returns true (it still
+   * passes `check`, and a disabled toolset still removes it): kanban worker tools under the dispatcher.
+   */
+  autoInclude?: (services: ToolServices) => boolean;
   /** Extra availability check; false (or a throw) hides the tool from the model. */
   check?: (services: ToolServices) => boolean;
   /** File tools: absolute paths a call reads and writes (for the parallel planner). */

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { loadContext } from '../cli/context.ts';
 import { CliError } from '../cli/errors.ts';
 import { packageRoot } from '../state/paths.ts';
-import { ALL_PLATFORMS, numberSetting, type PlatformName } from './config.ts';
+import { numberSetting } from './config.ts';
+import { platformNames } from './platforms/registry.ts';
 import { gatewayStatus as readGatewayStatus, GatewayError, runGateway, runningGateway, startBackground, stopGateway } from './daemon.ts';
 import { readJsonObject, writeJson } from './json-file.ts';
 import { PairingStore } from './pairing.ts';
@@ -26,12 +27,12 @@ function spec(home: string, env: NodeJS.ProcessEnv, config: Record<string, unkno
 
 export async function gatewayRun(opts: { platform?: string; quiet?: boolean }): Promise<void> {
   const ctx = loadContext({ strict: true });
-  let platforms: PlatformName[] | undefined;
+  let platforms: string[] | undefined;
   if (opts.platform) {
     const names = opts.platform.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
-    const bad = names.filter((n) => !(ALL_PLATFORMS as readonly string[]).includes(n));
-    if (bad.length) throw new CliError(`Unknown platform(s): ${bad.join(', ')}. Known: ${ALL_PLATFORMS.join(', ')}.`, 2);
-    platforms = names as PlatformName[];
+    const bad = names.filter((n) => !platformNames().includes(n));
+    if (bad.length) throw new CliError(`Unknown platform(s): ${bad.join(', ')}. Known: ${platformNames().join(', ')}.`, 2);
+    platforms = names;
   }
   let gw;
   try {

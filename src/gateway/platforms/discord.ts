@@ -5,6 +5,7 @@
 import type { ChatInfo, InboundHandlers, InboundMessage, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import { platformSettings, truthy } from '../config.ts';
 import { splitList } from '../auth.ts';
+import type { PlatformDefinition } from './registry.ts';
 
 /** The part of a discord.js Client this adapter uses. */
 export interface DiscordClientLike {
@@ -26,6 +27,8 @@ export interface DiscordOptions {
   token: string;
   env: NodeJS.ProcessEnv;
   config: Record<string, unknown>;
+  /** HERMES_HOME: attachments are saved under it. */
+  home?: string;
   log: (line: string) => void;
   deps?: DiscordDeps;
 }
@@ -233,3 +236,28 @@ export function createDiscordSender(env: NodeJS.ProcessEnv, config: Record<strin
   const token = env.DISCORD_BOT_TOKEN || String(platformSettings(config, 'discord').token ?? '');
   return token ? new DiscordRestSender(token, { base: env.DISCORD_API_BASE, fetch: deps?.fetch }) : null;
 }
+
+export const definition: PlatformDefinition = {
+  name: 'discord',
+  label: 'Discord',
+  kind: 'chat',
+  maxMessageLength: 2000,
+  configured: (env, config) => !!(env.DISCORD_BOT_TOKEN || platformSettings(config, 'discord').token),
+  create: async (ctx) => {
+    const token = ctx.env.DISCORD_BOT_TOKEN || String(platformSettings(ctx.config, 'discord').token ?? '');
+    return new DiscordAdapter({ token, env: ctx.env, config: ctx.config, home: ctx.home, log: ctx.log, deps: ctx.deps as DiscordDeps | undefined });
+  },
+  sender: async (ctx) => createDiscordSender(ctx.env, ctx.config, ctx.deps as DiscordDeps | undefined),
+  setup: {
+    intro: 'Developer Portal → your application → Bot: reset the token, and enable the Message Content intent.',
+    fields: [{ key: 'DISCORD_BOT_TOKEN', prompt: 'Discord bot token', secret: true }],
+    allowlistHint: 'user ids',
+  },
+  probe: async (env, config) => {
+    const token = env.DISCORD_BOT_TOKEN || String(platformSettings(config, 'discord').token ?? '');
+    const r = await fetch(`${(env.DISCORD_API_BASE ?? 'https://discord.com/api/v10').replace(/\/+$/, '')}/users/@me`, { headers: { authorization: `Bot ${token}` } });
+    const body = (await r.json().catch(() => ({}))) as { username?: string; message?: string };
+    if (!r.ok) throw new Error(`Discord refused the token: ${body.message ?? `HTTP ${r.status}`}`);
+    return body.username ?? '?';
+  },
+};

@@ -8,6 +8,7 @@ import { basename } from 'node:path';
 import { splitList } from '../auth.ts';
 import { platformSettings, truthy } from '../config.ts';
 import type { ChatInfo, InboundHandlers, InboundMessage, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
+import type { PlatformDefinition } from './registry.ts';
 
 /** The part of a Bolt App this adapter uses. */
 export interface SlackAppLike {
@@ -37,6 +38,8 @@ export interface SlackOptions {
   appToken: string;
   env: NodeJS.ProcessEnv;
   config: Record<string, unknown>;
+  /** HERMES_HOME: attachments are saved under it. */
+  home?: string;
   log: (line: string) => void;
   deps?: SlackDeps;
 }
@@ -251,3 +254,34 @@ export function createSlackSender(env: NodeJS.ProcessEnv, config: Record<string,
   const token = env.SLACK_BOT_TOKEN || String(platformSettings(config, 'slack').bot_token ?? '');
   return token ? new SlackWebSender(token, { base: env.SLACK_API_URL, fetch: deps?.fetch }) : null;
 }
+
+export const definition: PlatformDefinition = {
+  name: 'slack',
+  label: 'Slack',
+  kind: 'chat',
+  maxMessageLength: 39_000,
+  configured: (env, config) => {
+    const s = platformSettings(config, 'slack');
+    return !!((env.SLACK_BOT_TOKEN || s.bot_token) && (env.SLACK_APP_TOKEN || s.app_token));
+  },
+  create: async (ctx) => {
+    const s = platformSettings(ctx.config, 'slack');
+    return new SlackAdapter({ botToken: ctx.env.SLACK_BOT_TOKEN || String(s.bot_token ?? ''), appToken: ctx.env.SLACK_APP_TOKEN || String(s.app_token ?? ''), env: ctx.env, config: ctx.config, home: ctx.home, log: ctx.log, deps: ctx.deps as SlackDeps | undefined });
+  },
+  sender: async (ctx) => createSlackSender(ctx.env, ctx.config, ctx.deps as SlackDeps | undefined),
+  setup: {
+    intro: 'api.slack.com/apps → your app: enable Socket Mode (app-level token with connections:write) and install it to the workspace (bot token).',
+    fields: [
+      { key: 'SLACK_BOT_TOKEN', prompt: 'Slack bot token (xoxb-…)', secret: true, validate: (v) => (v.startsWith('xoxb-') ? undefined : 'A bot token starts with xoxb-') },
+      { key: 'SLACK_APP_TOKEN', prompt: 'Slack app-level token for Socket Mode (xapp-…)', secret: true, validate: (v) => (v.startsWith('xapp-') ? undefined : 'An app token starts with xapp-') },
+    ],
+    allowlistHint: 'member ids like U0123',
+  },
+  probe: async (env, config) => {
+    const token = env.SLACK_BOT_TOKEN || String(platformSettings(config, 'slack').bot_token ?? '');
+    const r = await fetch(`${(env.SLACK_API_URL ?? 'https://slack.com/api').replace(/\/+$/, '')}/auth.test`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    const body = (await r.json().catch(() => ({}))) as { ok?: boolean; user?: string; team?: string; error?: string };
+    if (!body.ok) throw new Error(`Slack refused the token: ${body.error ?? `HTTP ${r.status}`}`);
+    return `${body.user ?? '?'} in ${body.team ?? '?'}`;
+  },
+};

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Bot, Context } from 'grammy';
 import type { ChatInfo, InboundAttachment, InboundHandlers, InboundMessage, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import { platformSettings, truthy } from '../config.ts';
+import type { PlatformDefinition } from './registry.ts';
 
 export interface TelegramDeps {
   /** Builds the grammy Bot (tests pass an apiRoot on loopback). */
@@ -374,3 +375,30 @@ export function createTelegramSender(env: NodeJS.ProcessEnv, config: Record<stri
   if (!token) return null;
   return new TelegramAdapter({ token, env, config, home: env.HERMES_HOME ?? '', log: () => undefined });
 }
+
+export const definition: PlatformDefinition = {
+  name: 'telegram',
+  label: 'Telegram',
+  kind: 'chat',
+  maxMessageLength: 4096,
+  piiSafe: true,
+  configured: (env, config) => !!(env.TELEGRAM_BOT_TOKEN || platformSettings(config, 'telegram').token),
+  create: async (ctx) => {
+    const token = ctx.env.TELEGRAM_BOT_TOKEN || String(platformSettings(ctx.config, 'telegram').token ?? '');
+    return new TelegramAdapter({ token, env: ctx.env, config: ctx.config, home: ctx.home, log: ctx.log, deps: ctx.deps as TelegramDeps | undefined });
+  },
+  sender: async (ctx) => createTelegramSender(ctx.env, ctx.config),
+  setup: {
+    intro: 'Create a bot with @BotFather (/newbot) and paste its token.',
+    fields: [{ key: 'TELEGRAM_BOT_TOKEN', prompt: 'Telegram bot token (from @BotFather)', secret: true, validate: (v) => (/^\d+:[\w-]{20,}$/.test(v.trim()) ? undefined : 'A bot token looks like 123456:ABC-…') }],
+    allowlistHint: 'numeric user ids or @usernames',
+  },
+  probe: async (env, config) => {
+    const token = env.TELEGRAM_BOT_TOKEN || String(platformSettings(config, 'telegram').token ?? '');
+    const root = telegramApiRoot(env, config) ?? 'https://api.telegram.org';
+    const r = await fetch(`${root}/bot${token}/getMe`);
+    const body = (await r.json().catch(() => ({}))) as { ok?: boolean; result?: { username?: string }; description?: string };
+    if (!body.ok) throw new Error(`Telegram refused the token: ${body.description ?? `HTTP ${r.status}`}`);
+    return `@${body.result?.username ?? '?'}`;
+  },
+};

@@ -1,0 +1,12 @@
+// The built-in platforms, in the order `hermes gateway setup` lists them. Adding one: write
+// `src/gateway/platforms/<name>.ts` exporting `definition` and add it here.
+import { definition as apiServer } from './api-server.ts';
+import { definition as discord } from './discord.ts';
+import { definition as email } from './email.ts';
+import { setBuiltins } from './registry.ts';
+import { definition as slack } from './slack.ts';
+import { definition as telegram } from './telegram.ts';
+import { definition as webhook } from './webhook.ts';
+
+// Read lazily: the definitions are only touched once every module has finished loading.
+setBuiltins(() => [telegram, discord, slack, email, apiServer, webhook]);

@@ -37,7 +37,7 @@ export function parseTarget(raw: string): ParsedTarget {
   if (!rest) return { kind: 'home', platform };
   if (def.parseTarget) {
     const parsed = def.parseTarget(rest);
-    if (!parsed) throw new TargetError(`"${rest}" is not a ${def.label} chat (${platform}:<id>).`);
+    if (!parsed) throw new TargetError(`"${rest}" is not ${def.targetHint ?? `a ${def.label} chat id`}.`);
     return { kind: 'chat', platform, ...parsed };
   }
   if (rest.startsWith('#') || rest.startsWith('@')) {

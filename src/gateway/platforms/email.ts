@@ -338,6 +338,7 @@ export const definition: PlatformDefinition = {
   maxMessageLength: 100_000,
   homeEnv: 'EMAIL_HOME_ADDRESS',
   configured: (env) => !!(env.EMAIL_ADDRESS && env.EMAIL_PASSWORD && env.EMAIL_IMAP_HOST && env.EMAIL_SMTP_HOST),
+  targetHint: 'an email address',
   parseTarget: (rest) => (/^[^@\s]+@[^@\s]+$/.test(rest) ? { chatId: rest } : null),
   create: async (ctx) => {
     const settings = emailSettings(ctx.env, ctx.config);

@@ -64,6 +64,8 @@ export interface PlatformDefinition {
   promptHint?: string;
   /** Where a delivery target's rest (`platform:<rest>`) is one opaque chat id (phone numbers, Matrix ids with colons). */
   parseTarget?(rest: string): { chatId: string; threadId?: string } | null;
+  /** What a chat id looks like, for errors (`an email address`). */
+  targetHint?: string;
 }
 
 const platforms = new Map<string, PlatformDefinition>();

@@ -390,7 +390,7 @@ export const definition: PlatformDefinition = {
   sender: async (ctx) => createTelegramSender(ctx.env, ctx.config),
   setup: {
     intro: 'Create a bot with @BotFather (/newbot) and paste its token.',
-    fields: [{ key: 'TELEGRAM_BOT_TOKEN', prompt: 'Telegram bot token (from @BotFather)', secret: true, validate: (v) => (/^\d+:[\w-]{20,}$/.test(v.trim()) ? undefined : 'A bot token looks like 123456:ABC-…') }],
+    fields: [{ key: 'TELEGRAM_BOT_TOKEN', prompt: 'Telegram bot token (from @BotFather)', secret: true, validate: (v) => (/^\d+:[\w-]{10,}$/.test(v.trim()) ? undefined : 'A bot token looks like 123456:ABC-…') }],
     allowlistHint: 'numeric user ids or @usernames',
   },
   probe: async (env, config) => {

@@ -5,9 +5,10 @@ import { definition as discord } from './discord.ts';
 import { definition as email } from './email.ts';
 import { definition as mattermost } from './mattermost.ts';
 import { setBuiltins } from './registry.ts';
+import { definition as signal } from './signal.ts';
 import { definition as slack } from './slack.ts';
 import { definition as telegram } from './telegram.ts';
 import { definition as webhook } from './webhook.ts';
 
 // Read lazily: the definitions are only touched once every module has finished loading.
-setBuiltins(() => [telegram, discord, slack, mattermost, email, apiServer, webhook]);
+setBuiltins(() => [telegram, discord, slack, mattermost, signal, email, apiServer, webhook]);

@@ -3,6 +3,7 @@
 import { definition as apiServer } from './api-server.ts';
 import { definition as discord } from './discord.ts';
 import { definition as email } from './email.ts';
+import { definition as homeassistant } from './homeassistant.ts';
 import { definition as mattermost } from './mattermost.ts';
 import { setBuiltins } from './registry.ts';
 import { definition as signal } from './signal.ts';
@@ -11,4 +12,4 @@ import { definition as telegram } from './telegram.ts';
 import { definition as webhook } from './webhook.ts';
 
 // Read lazily: the definitions are only touched once every module has finished loading.
-setBuiltins(() => [telegram, discord, slack, mattermost, signal, email, apiServer, webhook]);
+setBuiltins(() => [telegram, discord, slack, mattermost, signal, homeassistant, email, apiServer, webhook]);

@@ -49,6 +49,8 @@ export interface PlatformDefinition {
   maxMessageLength: number;
   /** Phone-number-shaped ids: hashed before the model sees them when `privacy.redact_pii` is on. */
   piiSafe?: boolean;
+  /** Messages come from the platform itself, authenticated by its token (Home Assistant events): no allowlist or pairing. */
+  trustedSource?: boolean;
   /** The env variable of the home channel (default `{PLATFORM}_HOME_CHANNEL`). */
   homeEnv?: string;
   /** Whether the platform is configured (credentials present and not `enabled: false`). */

@@ -50,6 +50,8 @@ export interface ConformanceHarness {
   noImages?: string;
   /** Platforms that cannot edit messages skip the streaming-edits part (splitting is still checked). */
   noEdits?: string;
+  /** Platforms whose senders are authenticated by the platform itself: a stranger is answered, not paired. */
+  trustedSenders?: string;
 }
 
 const FENCE = /^ {0,3}```/gm;
@@ -94,7 +96,14 @@ export function runConformance(h: ConformanceHarness): void {
       assert.match(msgs[0].content, new RegExp(`talking on ${h.platform}`), 'the system prompt names the platform');
     });
 
-    test('an unknown person gets a pairing code; approved, they are answered', async () => {
+    test('an unknown person gets a pairing code; approved, they are answered', async (t) => {
+      if (h.trustedSenders) {
+        t.diagnostic(`no pairing on ${h.platform}: ${h.trustedSenders}`);
+        llm.enqueue({ text: 'Answered without pairing.' });
+        await h.send(h.stranger, 'hello?');
+        await waitText(h.stranger, /Answered without pairing\./, 'the answer to a trusted sender');
+        return;
+      }
       await h.send(h.stranger, 'hello?');
       const m = await waitText(h.stranger, /pairing code: ([A-Z0-9]{8})/, 'the pairing code');
       const code = /pairing code: ([A-Z0-9]{8})/.exec(plain(m.text))![1];

@@ -4,6 +4,7 @@ import { definition as apiServer } from './api-server.ts';
 import { definition as discord } from './discord.ts';
 import { definition as email } from './email.ts';
 import { definition as homeassistant } from './homeassistant.ts';
+import { definition as matrix } from './matrix.ts';
 import { definition as mattermost } from './mattermost.ts';
 import { setBuiltins } from './registry.ts';
 import { definition as signal } from './signal.ts';
@@ -12,4 +13,4 @@ import { definition as telegram } from './telegram.ts';
 import { definition as webhook } from './webhook.ts';
 
 // Read lazily: the definitions are only touched once every module has finished loading.
-setBuiltins(() => [telegram, discord, slack, mattermost, signal, homeassistant, email, apiServer, webhook]);
+setBuiltins(() => [telegram, discord, slack, matrix, mattermost, signal, homeassistant, email, apiServer, webhook]);

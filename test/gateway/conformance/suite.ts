@@ -30,7 +30,7 @@ export interface ConformanceHarness {
   owner: string;
   stranger: string;
   /** Starts the fake API; returns the env (and extra config.yaml) that point the gateway at it. */
-  start(): Promise<{ env: Record<string, string>; yaml?: string }>;
+  start(): Promise<{ env: Record<string, string>; yaml?: string; deps?: unknown }>;
   /** Resolves once the adapter receives messages (poller attached, socket open). */
   ready?(gw: RunningGateway): Promise<void>;
   stop(): Promise<void>;
@@ -50,6 +50,10 @@ export interface ConformanceHarness {
   noImages?: string;
   /** Platforms that cannot edit messages skip the streaming-edits part (splitting is still checked). */
   noEdits?: string;
+  /** More cases for this platform, run inside the suite while its gateway is up. */
+  extra?(ctx: () => { gw: RunningGateway; llm: FakeLlm }): void;
+  /** Platforms without a connection of their own (webhooks in) skip the reconnect case. */
+  noConnection?: string;
   /** Platforms whose senders are authenticated by the platform itself: a stranger is answered, not paired. */
   trustedSenders?: string;
 }
@@ -75,7 +79,7 @@ export function runConformance(h: ConformanceHarness): void {
         env: { [`${envPrefix(h.platform)}_ALLOWED_USERS`]: h.owner, ...fake.env },
         yaml: `streaming:\n  enabled: true\n  edit_interval: 0.05\n  buffer_threshold: 20\n${fake.yaml ?? ''}`,
       });
-      gw = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false, kanban: false, backgroundTasks: false, backoff: () => 200, platforms: [h.platform] });
+      gw = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false, kanban: false, backgroundTasks: false, backoff: () => 200, platforms: [h.platform], deps: fake.deps ? { [h.platform]: fake.deps } : undefined });
       await until(() => gw.supervisor.status.get(h.platform)?.state === 'connected', 15_000, `${h.platform} to connect (${JSON.stringify(gw.supervisor.status.get(h.platform))})`);
       await h.ready?.(gw);
     });
@@ -156,7 +160,7 @@ export function runConformance(h: ConformanceHarness): void {
       await waitText(h.owner, /Delivered without the agent\./, 'the delivered message');
     });
 
-    test('after the connection drops, the gateway reconnects and answers again', async () => {
+    test('after the connection drops, the gateway reconnects and answers again', { skip: h.noConnection }, async () => {
       const n = h.connections();
       await h.drop();
       await until(() => h.connections() > n, 20_000, 'a new connection');
@@ -166,5 +170,7 @@ export function runConformance(h: ConformanceHarness): void {
       await h.send(h.owner, 'are you there?');
       await waitText(h.owner, /Still here after the reconnect\./, 'the answer after the reconnect', 20_000);
     });
+
+    h.extra?.(() => ({ gw, llm }));
   });
 }

@@ -25,12 +25,15 @@ export interface FakeBaileys {
   /** The next sockets ask for a QR pairing instead of opening. */
   unpaired: boolean;
   userMessage(o: { from: string; text?: string; name?: string; group?: string; image?: { id: string; mimetype: string; caption?: string }; fromMe?: boolean; jid?: string; mentions?: string[] }): string;
+  /** The phone scans the QR shown by an unpaired socket: it closes with 515 and the next socket opens. */
+  scan(): void;
   /** Closes the live socket like a dropped connection (status 428). */
   drop(code?: number): void;
 }
 
 export function fakeBaileys(me = '15550001111:7@s.whatsapp.net'): FakeBaileys {
   const live = new Set<EventEmitter>();
+  const waitingQr = new Set<EventEmitter>();
   const sent: SentWa[] = [];
   const media = new Map<string, Buffer>();
   const dirs: string[] = [];
@@ -61,7 +64,10 @@ export function fakeBaileys(me = '15550001111:7@s.whatsapp.net'): FakeBaileys {
       };
       (sock as unknown as { __ev: EventEmitter }).__ev = ev;
       setImmediate(() => {
-        if (fb.unpaired) return ev.emit('connection.update', { qr: '2@fakeQRpayload,abc,def' });
+        if (fb.unpaired) {
+          waitingQr.add(ev);
+          return ev.emit('connection.update', { qr: '2@fakeQRpayload,abc,def' });
+        }
         live.add(ev);
         opened++;
         ev.emit('connection.update', { connection: 'open' });
@@ -81,6 +87,13 @@ export function fakeBaileys(me = '15550001111:7@s.whatsapp.net'): FakeBaileys {
       const m: WaMessage = { key: { remoteJid: jid, fromMe: !!o.fromMe, id, participant: o.group ? `${o.from}@s.whatsapp.net` : undefined }, message, pushName: o.name ?? 'Tester', messageTimestamp: Math.floor(Date.now() / 1000) };
       for (const ev of live) ev.emit('messages.upsert', { type: 'notify', messages: [m] });
       return id;
+    },
+    scan() {
+      fb.unpaired = false;
+      for (const ev of [...waitingQr]) {
+        waitingQr.delete(ev);
+        ev.emit('connection.update', { connection: 'close', lastDisconnect: { error: { message: 'restart required', output: { statusCode: 515 } } } });
+      }
     },
     drop(code = 428) {
       for (const ev of [...live]) {

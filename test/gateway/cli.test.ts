@@ -67,6 +67,18 @@ describe('gateway CLI', () => {
     }
   });
 
+  test('status lists every configured platform, running or not', async () => {
+    const home = tempHome();
+    const r = await hermes(['gateway', 'status'], { home, env: { TELEGRAM_BOT_TOKEN: '1:abcdefghijkl', SIGNAL_HTTP_URL: 'http://127.0.0.1:9', SIGNAL_ACCOUNT: '+15550000001', MATTERMOST_URL: 'http://127.0.0.1:9' } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Gateway: not running/);
+    assert.match(r.stdout, /^ {2}telegram +configured +Telegram$/m);
+    assert.match(r.stdout, /^ {2}signal +configured +Signal$/m);
+    assert.doesNotMatch(r.stdout, /mattermost/, 'half-configured platforms (no token) are not listed');
+    const none = await hermes(['gateway', 'status'], { home });
+    assert.match(none.stdout, /Platforms: none configured/);
+  });
+
   test('setup needs a terminal', async () => {
     const home = tempHome();
     const r = await hermes(['gateway', 'setup'], { home });

@@ -208,6 +208,7 @@ export class Session {
       callTool: (name, args, ctx) => callToolFrom(this.tools, name, args, ctx),
       spawnChild: (spec) => this.spawnChild(spec),
       auxiliary: (task) => this.auxiliaryModel(task),
+      canAsk: () => this.broker.interactive,
       ...o.services,
     };
     if (o.store instanceof SessionDB) this.services.sessionDb = o.store;

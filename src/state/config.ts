@@ -145,8 +145,13 @@ const CHECKS: Record<string, Check> = {
   'display.tool_progress': oneOf('off', 'new', 'all', 'verbose'),
   'display.busy_input_mode': oneOf('interrupt', 'queue', 'steer'),
   'display.show_reasoning': bool,
-  'approvals.mode': oneOf('manual', 'smart', 'off'),
+  'approvals.mode': (v) => (v === false ? null : oneOf('manual', 'smart', 'off')(v)),
   'approvals.deny': strList,
+  'approvals.smart_policy': str,
+  'approvals.denial_breaker_threshold': num,
+  'security.website_blocklist.enabled': bool,
+  'security.website_blocklist.domains': strList,
+  'security.website_blocklist.shared_files': strList,
 };
 
 function getPath(obj: unknown, keys: string[]): unknown {

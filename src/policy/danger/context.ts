@@ -3,6 +3,7 @@
 // spelling of a path (`~/…`, `$HOME/…`, `"$HERMES_HOME/…"`, absolute, relative after `cd`) is
 // judged as the same file.
 import { posix } from 'node:path';
+import { hermesControlPath } from '../protected-paths.ts';
 import type { Finding } from './findings.ts';
 
 /** Text standing in for something only known at run time. */
@@ -83,9 +84,11 @@ export function canonPath(t: string, scope: Scope): string | null {
   }
   p = posix.normalize(p);
   if (p.length > 1) p = p.replace(/\/+$/, '');
+  // Under HERMES_HOME (or the default root ~/.hermes): `@H…` for the directory itself and its
+  // control files; anything else there is an ordinary path (HERMES_HOME may even be $HOME).
   for (const h of [hermesHome, hermesRoot]) {
     const rest = under(p, h);
-    if (rest !== null) return `@H${rest}`;
+    if (rest !== null && (rest === '' || hermesControlPath(rest))) return `@H${rest}`;
   }
   const rest = under(p, homeAbs);
   if (rest !== null) return `~${rest}`;

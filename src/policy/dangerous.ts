@@ -61,11 +61,19 @@ function foldWindowsHome(text: string, home: string): string {
 const METADATA = /(?<![\d.])(?:169\.254\.169\.254|100\.100\.100\.200)(?![\d.])|(?<![\w.-])metadata\.google\.internal(?![\w.-])|fd00:ec2::254/i;
 const WINDOWS_SECRETS = /\busers[\\/][^\\/\s]+[\\/]\.ssh\b|\bappdata[\\/](?:local|roaming)[\\/]hermes[^\n]*\.env\b/i;
 
+let lastPaths: { key: string; home: string; hermesHome: string; hermesRoot: string } | null = null;
+
 function pathContext(opts: ClassifyOptions, raw: string): PathContext {
-  const home = (opts.home ?? process.env.HOME ?? homedir()).replace(/\/+$/, '');
-  const hermesRoot = home ? join(home, '.hermes') : '';
-  const hermesHome = (opts.hermesHome ?? process.env.HERMES_HOME ?? hermesRoot).replace(/\/+$/, '');
-  return { home: /^[A-Za-z]:[\\/]/.test(home) ? '' : home, hermesHome, hermesRoot, raw };
+  const homeIn = opts.home ?? process.env.HOME;
+  const hermesIn = opts.hermesHome ?? process.env.HERMES_HOME;
+  const key = `${homeIn}\0${hermesIn}`;
+  if (lastPaths?.key !== key) {
+    const home = (homeIn ?? homedir()).replace(/\/+$/, '');
+    const hermesRoot = home ? join(home, '.hermes') : '';
+    const hermesHome = (hermesIn ?? hermesRoot).replace(/\/+$/, '');
+    lastPaths = { key, home: /^[A-Za-z]:[\\/]/.test(home) ? '' : home, hermesHome, hermesRoot };
+  }
+  return { home: lastPaths.home, hermesHome: lastPaths.hermesHome, hermesRoot: lastPaths.hermesRoot, raw };
 }
 
 /** Analyzes a command line: every finding, and every command it would run. */

@@ -69,7 +69,9 @@ function secretName(name: string, strong: boolean): boolean {
  * A whole `name: value` / `name = value` / `NAME=value` line (YAML, INI, .env, shell exports):
  * the value runs to the end of the line (less a trailing comment), spaces and all.
  */
-const LINE = /^([ \t]*(?:-[ \t]+)?(?:export[ \t]+)?)([A-Za-z_][A-Za-z0-9_.-]{0,80})([ \t]*[:=][ \t]*)(\S[^\n]*?)([ \t]+[#;][^\n]*)?[ \t]*$/gm;
+const LINE = /^([ \t]*(?:-[ \t]+)?(?:export[ \t]+)?)([A-Za-z_][A-Za-z0-9_.-]{0,80})([ \t]*[:=][ \t]*)(\S[^\n]*)$/gm;
+/** A line's value → the value itself, and a trailing comment with the spaces before it. */
+const VALUE_AND_COMMENT = /^(.*?)((?:[ \t]+[#;][^\n]*)?[ \t\r]*)$/s;
 
 const VALUE = `"([^"\\n]*)"|'([^'\\n]*)'|([^\\s"'&,;<>]+)`;
 const ASSIGN = new RegExp(`(^|[^A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,80})([ \\t]*=[ \\t]*)(?:${VALUE})`, 'g');
@@ -111,8 +113,9 @@ export function redactSecrets(text: string): string {
   );
   out = out.replace(BEARER, (m, pre: string, val: string) => (isPlaceholder(val) ? m : `${pre}${maskSecret(val)}`));
   out = out.replace(URL_PASSWORD, (m, pre: string, pw: string, at: string) => (isPlaceholder(pw) ? m : `${pre}***${at}`));
-  out = out.replace(LINE, (m, lead: string, name: string, sep: string, value: string, comment = '') => {
+  out = out.replace(LINE, (m, lead: string, name: string, sep: string, rest: string) => {
     if (!secretName(name, sep.includes(':'))) return m;
+    const [, value, comment] = VALUE_AND_COMMENT.exec(rest)!;
     const q = /^(["'])(.*)\1,?$/.exec(value);
     const inner = q ? q[2] : value;
     // A mapping or list opens on this line (`secret:` then nested keys, `password: {`): not a value.

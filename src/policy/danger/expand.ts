@@ -121,6 +121,11 @@ function braceExpand(chars: Ch[], budget = { n: 64 }): Ch[][] {
 
 /** Expands one word into argv entries (brace expansion, then field splitting of expansions). */
 export function expandWord(w: Word, scope: Scope, braces = true): string[] {
+  // Fast path: only literal text, no brace expansion to do (most words).
+  if (w.segs.every((g) => g.t === 'lit' && (g.q || !braces || !g.v.includes('{')))) {
+    const text = w.segs.map((g) => (g as { v: string }).v).join('');
+    return text || w.segs.some((g) => g.t === 'lit' && g.q) ? [text] : [];
+  }
   const chars = w.segs.flatMap((g) => segChars(g, scope));
   const variants = braces ? braceExpand(chars) : [chars];
   const out: string[] = [];

@@ -26,7 +26,10 @@ const FAMILIES: [RegExp, string, string[], string[]][] = [
   [/^(tclsh|wish)[\d.]*$/, 'tcl', [], []],
 ];
 
+const MAYBE_INTERPRETER = /^(py|node|perl|ruby|php|bun|deno|lua|osascript|Rscript|tclsh|wish)/;
+
 export function interpreterFamily(name: string): { family: string; exec: string[]; withValue: string[] } | null {
+  if (!MAYBE_INTERPRETER.test(name)) return null;
   for (const [re, family, exec, withValue] of FAMILIES) if (re.test(name)) return { family, exec, withValue };
   return null;
 }

@@ -8,6 +8,8 @@ export interface ModelConfig {
   api_key: string;
   api_mode: string;
   context_length: number | null;
+  /** `codex_app_server` hands turns to `codex app-server` (providers openai / openai-codex); `auto` = Hermes's loop. */
+  openai_runtime?: string;
 }
 
 export interface NamedProviderConfig {
@@ -186,6 +188,8 @@ export function defaultConfig() {
       hard_stop_after: { exact_failure: 5, same_tool_failure: 8, idempotent_no_progress: 5 },
     },
     cron: { provider: '', script_timeout_seconds: 120, max_parallel: 4, output_retention: 50 },
+    /** The Codex app-server runtime (model.openai_runtime: codex_app_server): binary, CODEX_HOME, model override, seconds per turn. */
+    codex: { path: '', home: '', model: '', turn_timeout: 600 },
     session_reset: { mode: 'both', idle_minutes: 1440, at_hour: 4 },
     group_sessions_per_user: true,
     thread_sessions_per_user: false,

@@ -18,6 +18,8 @@ export interface FakeToolCall {
    * OpenAI models call grammar tools such as Codex's `apply_patch`.
    */
   custom?: boolean;
+  /** Responses wire only: the namespace of a namespaced tool (Codex serves MCP tools as `mcp__<server>`). */
+  namespace?: string;
 }
 
 export interface FakeReply {
@@ -377,7 +379,7 @@ export async function startFakeLlm(opts: { defaultReply?: FakeReply; requireKey?
     }
     for (const tc of reply.toolCalls ?? []) {
       if (tc.custom) items.push({ type: 'custom_tool_call', id: `ctc_${nextId()}`, call_id: tc.id ?? `call_${nextId()}`, name: tc.name, input: argsString(tc), status: 'completed' });
-      else items.push({ type: 'function_call', id: `fc_${nextId()}`, call_id: tc.id ?? `call_${nextId()}`, name: tc.name, arguments: argsString(tc), status: 'completed' });
+      else items.push({ type: 'function_call', id: `fc_${nextId()}`, call_id: tc.id ?? `call_${nextId()}`, name: tc.name, ...(tc.namespace ? { namespace: tc.namespace } : {}), arguments: argsString(tc), status: 'completed' });
     }
     return items;
   }

@@ -3,8 +3,8 @@
 // ordinary approval requests; Hermes's hardline blocks and approvals.deny rules decline first;
 // --yolo accepts; nobody to ask → the unattended policy (cron_mode / single_query_mode /
 // unattended_mode), else decline. Permission escalations are always declined, MCP elicitations
-// are accepted only for our own hermes-tools server, and codex's own questions become clarify
-// requests.
+// for our own hermes-tools server are accepted (other servers' tool calls are approvals for the
+// person), and codex's own questions become clarify requests.
 import type { AgentRequest, Answered, ApprovalChoice } from '../../agent/types.ts';
 import { classifyCommand } from '../../policy/dangerous.ts';
 import { unattendedPolicy } from '../../tools/approval.ts';
@@ -13,6 +13,7 @@ import type { ServerRequest } from './protocol/ServerRequest.ts';
 import type { CommandExecutionApprovalDecision } from './protocol/v2/CommandExecutionApprovalDecision.ts';
 import type { CommandExecutionRequestApprovalParams } from './protocol/v2/CommandExecutionRequestApprovalParams.ts';
 import type { FileChangeRequestApprovalParams } from './protocol/v2/FileChangeRequestApprovalParams.ts';
+import type { McpServerElicitationRequestParams } from './protocol/v2/McpServerElicitationRequestParams.ts';
 import type { McpServerElicitationRequestResponse } from './protocol/v2/McpServerElicitationRequestResponse.ts';
 import type { PermissionsRequestApprovalResponse } from './protocol/v2/PermissionsRequestApprovalResponse.ts';
 import type { ToolRequestUserInputParams } from './protocol/v2/ToolRequestUserInputParams.ts';
@@ -74,6 +75,25 @@ async function fileChangeApproval(deps: BridgeDeps, p: FileChangeRequestApproval
   return { decision: await decide(deps, `apply_patch: ${detail}`, `Codex wants to change files${why ? ` — ${why}` : ''}`) };
 }
 
+/**
+ * MCP elicitations: codex asks before an MCP tool call. Our own hermes-tools server is accepted
+ * (enabling the runtime opted into it); another server's tool call is an approval for the person
+ * ("session" is remembered by codex). Other elicitations (forms asking for data, URLs) are declined:
+ * Hermes's surfaces cannot render them.
+ */
+async function elicitation(deps: BridgeDeps, p: McpServerElicitationRequestParams): Promise<McpServerElicitationRequestResponse> {
+  if (p.serverName === HERMES_TOOLS_SERVER) return { action: 'accept', content: {}, _meta: null };
+  const meta = (p._meta ?? {}) as { codex_approval_kind?: string; tool_name?: string; tool_params?: unknown };
+  if (meta.codex_approval_kind !== 'mcp_tool_call') {
+    deps.warn(`Declined a request from MCP server ${p.serverName}: ${'message' in p ? p.message : 'it asked for input'} (Hermes cannot show MCP forms).`);
+    return { action: 'decline', content: null, _meta: null };
+  }
+  const args = JSON.stringify(meta.tool_params ?? {});
+  const decision = await decide(deps, `mcp.${p.serverName}.${meta.tool_name ?? '?'}(${args.length > 300 ? `${args.slice(0, 300)}…` : args})`, `Codex wants to call a tool of the MCP server "${p.serverName}"`);
+  if (decision === 'decline') return { action: 'decline', content: null, _meta: null };
+  return { action: 'accept', content: {}, _meta: decision === 'acceptForSession' ? { persist: 'session' } : null };
+}
+
 async function userInput(deps: BridgeDeps, p: ToolRequestUserInputParams): Promise<ToolRequestUserInputResponse> {
   const answers: ToolRequestUserInputResponse['answers'] = {};
   for (const q of p.questions) {
@@ -102,11 +122,8 @@ export function serverRequestHandler(deps: BridgeDeps): (req: ServerRequest) => 
         const none: PermissionsRequestApprovalResponse = { permissions: {}, scope: 'turn' };
         return Promise.resolve(none);
       }
-      case 'mcpServer/elicitation/request': {
-        const ours = req.params.serverName === HERMES_TOOLS_SERVER;
-        const r: McpServerElicitationRequestResponse = { action: ours ? 'accept' : 'decline', content: ours ? {} : null, _meta: null };
-        return Promise.resolve(r);
-      }
+      case 'mcpServer/elicitation/request':
+        return elicitation(deps, req.params);
       case 'item/tool/requestUserInput':
         return userInput(deps, req.params);
       default:

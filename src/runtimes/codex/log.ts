@@ -19,7 +19,7 @@ export function codexLog(home: string): (line: string) => void {
         mkdirSync(join(home, 'logs'), { recursive: true, mode: 0o700 });
         size = existsSync(path) ? statSync(path).size : 0;
       }
-      const text = `${new Date().toISOString()} ${redactSecrets(line)}\n`;
+      const text = `${new Date().toISOString()} ${redactSecrets(line.replace(/\x1b\[[0-9;]*m/g, ''))}\n`;
       if (size + text.length > MAX_BYTES) {
         renameSync(path, `${path}.1`);
         size = 0;

@@ -15,6 +15,7 @@ import type { TurnContext, TurnRunner } from '../types.ts';
 import { HERMES_TOOLS_SERVER, serverRequestHandler } from './approvals.ts';
 import { codexHome, codexStatus } from './binary.ts';
 import { codexLog } from './log.ts';
+import { mcpEnvRefs } from './migrate.ts';
 import { CodexProjector, callIdFor, summarizeChanges, toolArgsOf, toolNameOf, toolResultOf } from './projector.ts';
 import type { ThreadItem } from './protocol/v2/ThreadItem.ts';
 import type { ThreadTokenUsage } from './protocol/v2/ThreadTokenUsage.ts';
@@ -41,7 +42,8 @@ type Item = ThreadItem & { id: string; type: string };
 /** Codex's environment: Hermes's, minus secrets that came only from HERMES_HOME/.env, plus CODEX_HOME / RUST_LOG. */
 export function codexEnv(o: Pick<SessionOptions, 'env' | 'dotenvNames' | 'config'>): NodeJS.ProcessEnv {
   const keep = /^(OPENAI_|CODEX_|AZURE_OPENAI_)/;
-  const drop = new Set((o.dotenvNames ?? []).filter((n) => !keep.test(n)));
+  const needed = new Set(mcpEnvRefs(o.config.mcp_servers, o.env));
+  const drop = new Set((o.dotenvNames ?? []).filter((n) => !keep.test(n) && !needed.has(n)));
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(o.env)) if (v !== undefined && !drop.has(k)) env[k] = v;
   const c = codexSettings(o.config);
@@ -109,6 +111,11 @@ export class CodexRunner implements TurnRunner {
   private threadModel = '';
   private active: ActiveTurn | null = null;
   private readonly fileChanges = new Map<string, string>();
+  /** MCP servers codex is still starting (their tools are not offered to the model until ready). */
+  private readonly mcpStarting = new Set<string>();
+  private readonly mcpWaiters: (() => void)[] = [];
+  /** The first turn of a subprocess waited for its MCP servers. */
+  private mcpChecked = false;
   private readonly log: (line: string) => void;
   /** Requests to the person go through the running turn's broker. */
   private ask: (<R extends AgentRequest>(req: R) => Promise<Answered<R>>) | null = null;
@@ -144,9 +151,40 @@ export class CodexRunner implements TurnRunner {
       { name: 'hermes', title: 'Hermes Agent', version: pkg.version },
     );
     this.log(`started codex ${status.version} (pid ${client.pid}, CODEX_HOME ${info.codexHome})`);
+    this.mcpStarting.clear();
+    this.mcpChecked = false;
+    client.onNotification((n) => {
+      if (n.method !== 'mcpServer/startupStatus/updated') return;
+      const name = String(n.params.name ?? '');
+      if (n.params.status === 'starting') this.mcpStarting.add(name);
+      else {
+        this.mcpStarting.delete(name);
+        if (n.params.status === 'failed' || n.params.error) this.log(`MCP server ${name}: ${n.params.status} ${String(n.params.error ?? n.params.failureReason ?? '')}`);
+      }
+      if (!this.mcpStarting.size) for (const f of this.mcpWaiters.splice(0)) f();
+    });
     this.client = client;
     this.lastClient = client;
     return client;
+  }
+
+  /** Waits (bounded) until codex has started its MCP servers, so the first turn sees their tools. */
+  private async mcpReady(signal: AbortSignal, maxMs = 20_000): Promise<void> {
+    if (!this.mcpStarting.size) {
+      // thread/start reports servers as "starting" just after it returns: give it a moment.
+      await new Promise((r) => setTimeout(r, 50));
+      if (!this.mcpStarting.size) return;
+    }
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, maxMs);
+      t.unref?.();
+      signal.addEventListener('abort', () => resolve(), { once: true });
+      this.mcpWaiters.push(() => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+    if (this.mcpStarting.size) this.log(`MCP servers still starting after ${maxMs / 1000}s: ${[...this.mcpStarting].join(', ')}`);
   }
 
   private get store() {
@@ -244,6 +282,10 @@ export class CodexRunner implements TurnRunner {
       return fail(this.withStderr((e as Error).message));
     }
     const threadId = this.threadId!;
+    if (!this.mcpChecked) {
+      await this.mcpReady(ctx.signal);
+      this.mcpChecked = true;
+    }
 
     const text = messageText(user.content);
     const seed = fresh && prior.length ? seedTranscript(prior) : '';

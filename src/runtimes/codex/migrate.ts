@@ -278,7 +278,7 @@ export function removeManagedBlock(codexHome: string): boolean {
   const original = readFileSync(path, 'utf8');
   const s = splitManaged(original);
   if (s.block === null) return false;
-  writeAtomic(path, (s.before.replace(/\n\n$/, '\n') + s.after.replace(/^\n/, '')));
+  writeAtomic(path, s.after ? s.before + s.after.replace(/^\n/, '') : s.before.replace(/\n+$/, '\n'));
   return true;
 }
 

@@ -355,6 +355,7 @@ export class CodexRunner implements TurnRunner {
       void died;
       for (const m of projector.flush()) append(m);
       const turn = completedTurn as Turn | null;
+      if (turn) this.log(`turn ${turn.id} ${turn.status}`);
       if (!turn) {
         await this.retire();
         if (ctx.signal.aborted) return finish({ completed: false, failed: false, interrupted: true });
@@ -419,6 +420,7 @@ export class CodexRunner implements TurnRunner {
 
   private async interrupt(client: CodexAppServerClient, active: ActiveTurn): Promise<void> {
     if (!active.turnId || !client.alive) return;
+    this.log(`interrupting turn ${active.turnId}`);
     try {
       await client.request('turn/interrupt', { threadId: active.threadId, turnId: active.turnId }, 10_000);
     } catch (e) {

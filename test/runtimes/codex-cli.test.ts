@@ -171,6 +171,15 @@ describe('hermes chat -q on the codex app-server runtime', { skip }, () => {
     assert.match(JSON.stringify(responsesRequests().at(-1)!.body.input), /take your time/);
   });
 
+  it('hermes doctor checks the codex CLI and says why CODEX_HOME must not be under /tmp', async () => {
+    const { home, work } = setup();
+    const ok = await run(['doctor'], home, work);
+    assert.match(ok.stdout, /! Codex runtime\s+codex 0\.\d+\.\d+; .*config\.toml has no Hermes block/);
+    const bad = await run(['doctor'], home, work, { CODEX_HOME: join(home, 'codex') });
+    assert.match(bad.stdout, /✗ Codex runtime\s+CODEX_HOME \(.*\/codex\) is under \S+: .*bwrap: execvp codex-linux-sandbox/);
+    assert.match(bad.stdout, /→ set CODEX_HOME .* outside the temporary directory/);
+  });
+
   it('a missing codex fails the turn with the install hint and how to fall back', async () => {
     const { home, work } = setup();
     writeFileSync(join(home, 'config.yaml'), codexHermesConfig(fake.openaiBaseUrl).replace(/path: .*/, 'path: /nonexistent/codex'));

@@ -10,6 +10,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   cli: () => import('./cli.ts'),
   cron: () => import('./cron.ts'),
   gateway: () => import('./gateway.ts'),
+  codex: () => import('./codex.ts'),
 };
 
 const filter = process.argv[2];

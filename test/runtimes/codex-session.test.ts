@@ -83,7 +83,10 @@ describe('Session on the codex runtime', { skip }, () => {
       await session.close();
       db.close();
     }
-    const pid = Number(/started codex \S+ \(pid (\d+)/.exec(readFileSync(join(home, 'logs', 'codex-app-server.log'), 'utf8'))![1]);
+    const log = readFileSync(join(home, 'logs', 'codex-app-server.log'), 'utf8');
+    assert.equal(log.match(/started thread/g)?.length, 1);
+    assert.doesNotMatch(log, /resumed thread/, 'warm turns reuse the loaded thread (no thread/resume per turn)');
+    const pid = Number(/started codex \S+ \(pid (\d+)/.exec(log)![1]);
     assert.throws(() => process.kill(pid, 0), /ESRCH/, 'the codex subprocess is gone');
   });
 });

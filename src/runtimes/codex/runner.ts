@@ -109,6 +109,8 @@ export class CodexRunner implements TurnRunner {
   private client: CodexAppServerClient | null = null;
   private threadId: string | null = null;
   private threadModel = '';
+  /** The subprocess the thread is loaded in. */
+  private threadClient: CodexAppServerClient | null = null;
   private active: ActiveTurn | null = null;
   private readonly fileChanges = new Map<string, string>();
   /** MCP servers codex is still starting (their tools are not offered to the model until ready). */
@@ -196,6 +198,7 @@ export class CodexRunner implements TurnRunner {
     const o = this.host.options;
     const settings = codexSettings(o.config);
     const home = codexHome(settings.home, o.env);
+    if (this.threadId && this.threadClient === client) return false;
     if (!this.threadId) {
       const stored = this.store?.getModelConfig?.(this.host.id) ?? {};
       const id = typeof stored.codex_thread_id === 'string' ? stored.codex_thread_id : null;
@@ -205,6 +208,7 @@ export class CodexRunner implements TurnRunner {
           const r = await client.request('thread/resume', { threadId: id, cwd: o.cwd, excludeTurns: true });
           this.threadId = r.thread.id;
           this.threadModel = r.model;
+          this.threadClient = client;
           this.log(`resumed thread ${r.thread.id} for session ${this.host.id}`);
           return false;
         } catch (e) {
@@ -216,6 +220,8 @@ export class CodexRunner implements TurnRunner {
       try {
         const r = await client.request('thread/resume', { threadId: this.threadId, cwd: o.cwd, excludeTurns: true });
         this.threadModel = r.model;
+        this.threadClient = client;
+        this.log(`resumed thread ${this.threadId} in a new codex process`);
         return false;
       } catch (e) {
         this.emit({ type: 'warning', message: `Could not resume codex thread ${this.threadId} (${(e as Error).message}); starting a new one with this conversation's history.` });
@@ -229,6 +235,7 @@ export class CodexRunner implements TurnRunner {
     });
     this.threadId = r.thread.id;
     this.threadModel = r.model;
+    this.threadClient = client;
     this.log(`started thread ${r.thread.id} for session ${this.host.id} (model ${r.model}, cwd ${r.cwd})`);
     const threadId = r.thread.id;
     this.host.persist(() => this.store?.patchModelConfig?.(this.host.id, { codex_thread_id: threadId, codex_home: home }));
@@ -467,6 +474,7 @@ export class CodexRunner implements TurnRunner {
 
   switchConversation(): void {
     this.threadId = null;
+    this.threadClient = null;
     this.threadModel = '';
   }
 

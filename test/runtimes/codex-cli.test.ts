@@ -171,6 +171,16 @@ describe('hermes chat -q on the codex app-server runtime', { skip }, () => {
     assert.match(JSON.stringify(responsesRequests().at(-1)!.body.input), /take your time/);
   });
 
+  it('codex.turn_timeout interrupts a turn that does not finish, with how to fall back', async () => {
+    const { home, work } = setup('  turn_timeout: 3');
+    codexReplies.push({ hang: true });
+    const r = await run(['chat', '-q', 'never ends'], home, work);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /Codex app-server turn failed: the turn did not finish within 3s/);
+    assert.match(r.stderr, /\/codex-runtime auto/);
+    assert.match(readFileSync(join(home, 'logs', 'codex-app-server.log'), 'utf8'), /interrupting turn/);
+  });
+
   it('hermes doctor checks the codex CLI and says why CODEX_HOME must not be under /tmp', async () => {
     const { home, work } = setup();
     const ok = await run(['doctor'], home, work);

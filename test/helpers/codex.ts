@@ -2,15 +2,21 @@
 // custom Responses provider, and a Hermes config that hands turns to `codex app-server`.
 // CODEX_HOME lives under the worktree, not /tmp: codex refuses to create its Linux sandbox helper
 // under a temporary directory, and every command then fails with `bwrap: execvp codex-linux-sandbox`.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './cli.ts';
 
 export const CODEX_BIN = join(ROOT, 'node_modules', '.bin', 'codex');
 
-/** Why codex tests cannot run here, or null. */
+let missing: string | null | undefined;
+
+/** Why codex tests cannot run here (no devDependency, or no binary for this platform), or null. */
 export function codexMissing(): string | null {
-  return existsSync(CODEX_BIN) ? null : 'the @openai/codex devDependency is not installed (npm ci)';
+  if (missing !== undefined) return missing;
+  if (!existsSync(CODEX_BIN)) return (missing = 'the @openai/codex devDependency is not installed (npm ci)');
+  const r = spawnSync(CODEX_BIN, ['--version'], { encoding: 'utf8', timeout: 30_000 });
+  return (missing = r.status === 0 ? null : `\`codex --version\` failed here (${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n')[0]})`);
 }
 
 /** A model slug codex knows, so it offers its full tool set (apply_patch included); the fake serves any name. */

@@ -1,6 +1,6 @@
 // The approval bridge (codex's server requests → Hermes's approval flow) and the codex CLI checks.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -8,7 +8,7 @@ import type { AgentRequest, Answered } from '../../src/agent/types.ts';
 import { decisionFor, serverRequestHandler, type BridgeDeps } from '../../src/runtimes/codex/approvals.ts';
 import { codexHome, codexHomeProblem, codexStatus, compareVersions, parseCodexVersion } from '../../src/runtimes/codex/binary.ts';
 import type { ServerRequest } from '../../src/runtimes/codex/protocol/ServerRequest.ts';
-import { parseRuntimeArg } from '../../src/runtimes/codex/switch.ts';
+import { applyCodexRuntime, parseRuntimeArg } from '../../src/runtimes/codex/switch.ts';
 import { defaultConfig } from '../../src/state/defaults.ts';
 import { ROOT } from '../helpers/cli.ts';
 
@@ -145,6 +145,16 @@ describe('codex CLI checks', () => {
     assert.equal(codexHome('', { HOME: '/home/u' }), '/home/u/.codex');
     assert.match(codexHomeProblem('/tmp/x/codex', '/tmp')!, /bwrap: execvp codex-linux-sandbox/);
     assert.equal(codexHomeProblem('/home/u/.codex', '/tmp'), null);
+  });
+
+  it('/codex-runtime on is refused without a usable codex, and nothing changes', () => {
+    const config = defaultConfig();
+    config.codex.path = join(tmp, 'no-such-codex');
+    const r = applyCodexRuntime({ home: tmp, config, env: { PATH: tmp }, provider: 'openai', args: 'on' });
+    assert.equal(r.changed, false);
+    assert.match(r.output, /^Cannot enable the codex app-server runtime: codex\.path \(.*no-such-codex\) does not exist\. Install the Codex CLI with `npm install -g @openai\/codex`/);
+    assert.equal(config.model.openai_runtime, undefined);
+    assert.equal(existsSync(join(tmp, 'config.yaml')), false);
   });
 
   it('parses /codex-runtime arguments', () => {

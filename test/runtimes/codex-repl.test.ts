@@ -68,6 +68,21 @@ describe('codex runtime at a terminal', { skip }, () => {
     assert.equal(existsSync(join(work, 'denied.txt')), false);
   });
 
+  it('the banner says when turns run in codex', async () => {
+    const home = tempHome();
+    writeFileSync(join(home, 'config.yaml'), codexHermesConfig(fake.openaiBaseUrl));
+    const t = startHermes([], { home, env: codex.env });
+    try {
+      const s = await t.waitFor(/❯/, { timeoutMs: 30_000 });
+      assert.match(s, /runtime\s+codex app-server \(shell, file edits and MCP tools run inside codex\)/);
+      t.type('/quit');
+      t.keys('Enter');
+      await t.exitCode(30_000);
+    } finally {
+      t.kill();
+    }
+  });
+
   it('the REPL switches to codex and back with /codex-runtime, and runs real codex turns in between', async () => {
     const home = tempHome();
     // Codex does not know this model's metadata, so it offers MCP tools directly (no tool_search).

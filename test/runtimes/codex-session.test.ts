@@ -69,6 +69,7 @@ describe('Session on the codex runtime', { skip }, () => {
   it('/compress is codex’s native compaction; closing the session ends the codex process', async () => {
     const { session, db, home } = open();
     try {
+      assert.equal(await session.compress(), 'There is no codex thread to compact yet.');
       replies.push({ text: 'First answer.' });
       await session.prompt('first');
       replies.push({ text: 'Second answer.' });

@@ -451,6 +451,7 @@ export class CodexRunner implements TurnRunner {
   }
 
   async compact(signal?: AbortSignal): Promise<string> {
+    if (!this.threadId && typeof this.store?.getModelConfig?.(this.host.id).codex_thread_id !== 'string') return 'There is no codex thread to compact yet.';
     const client = await this.ensureClient();
     await this.ensureThread(client, '');
     const threadId = this.threadId!;

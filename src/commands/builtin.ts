@@ -13,6 +13,7 @@ import { reloadMcpCommand } from '../mcp/commands.ts';
 import { hermesHome } from '../state/paths.ts';
 import { codexRuntimeCommand } from './codex.ts';
 import { cronCommand } from './cron.ts';
+import { kanbanCommand } from './kanban.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
 import { registerSkillCommands, reloadSkillsCommand, stateCommands } from './state.ts';
 
@@ -203,6 +204,12 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
           `Input: ${n(u.input_tokens)} · Output: ${n(u.output_tokens)} · Cache read: ${n(u.cache_read_tokens)} · Cache write: ${n(u.cache_write_tokens)} · Reasoning: ${n(u.reasoning_tokens)}`,
           `Cost: ${t.costUsd === null ? 'unknown (no price for this model)' : `${usd(t.costUsd)} (estimate)`}`,
         ];
+        const sub = t.subagents;
+        if (sub?.runs)
+          lines.push(
+            `Subagents (included above): ${sub.runs} run(s) · API calls: ${sub.apiCalls} · Input: ${n(sub.usage.input_tokens)} · Output: ${n(sub.usage.output_tokens)}` +
+              (sub.costUsd === null ? '' : ` · Cost: ${usd(sub.costUsd)}`),
+          );
         if (last) lines.push(`Context: last request ${n(promptTokens(last))} of ${n(window)} tokens (${Math.round((promptTokens(last) / window) * 100)}%)`);
         return { output: lines.join('\n') };
       },
@@ -477,6 +484,8 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(...stateCommands(), reloadSkillsCommand(() => r));
   r.add(reloadMcpCommand());
   registerSkillCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
-  r.add(cronCommand(), codexRuntimeCommand());
+  r.add(cronCommand());
+  r.add(kanbanCommand());
+  r.add(codexRuntimeCommand());
   return r;
 }

@@ -61,6 +61,7 @@ export class LoopRunner implements TurnRunner {
       prefill: loadPrefill(o.env.HERMES_PREFILL_MESSAGES_FILE || o.config.prefill_messages_file, o.cwd),
       costOf: (model, provider, usage) => estimateCostUsd(model, provider, usage),
       spill: async (callId, content) => spillResult(callId, content),
+      toolCallParser: o.config.model?.tool_call_parser,
     });
     let result = await runTurn(user, loopOptions());
     // The provider says the prompt is too long: compress (summary forced) and carry on, a bounded number of times.

@@ -33,7 +33,7 @@ describe('hermes setup --non-interactive', () => {
     const r = await hermes(['setup', '--non-interactive', '--provider', 'custom', '--base-url', locked.openaiBaseUrl, '--api-key', '-', '--model', 'fake-model'], { home, input: 'the-right-key\n' });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /✓ fake-model via custom answered/);
-    assert.equal(locked.requests.length, n + 1);
+    assert.equal(locked.requests.length, n + 2, 'the test call, then the tool-call check of a local server');
     assert.equal(locked.requests[n].apiKey, 'the-right-key');
     assert.equal(mode(join(home, '.env')), 0o600);
     assert.match(readFileSync(join(home, '.env'), 'utf8'), /^OPENAI_API_KEY=the-right-key$/m);

@@ -11,6 +11,7 @@ import type { SessionPrefs } from '../runtime/session.ts';
 import { knownToolsets } from '../tools/toolsets.ts';
 import { reloadMcpCommand } from '../mcp/commands.ts';
 import { hermesHome } from '../state/paths.ts';
+import { codexRuntimeCommand } from './codex.ts';
 import { cronCommand } from './cron.ts';
 import { kanbanCommand } from './kanban.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
@@ -177,6 +178,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
           `Session:  ${s.id}${s.busy ? ' (working)' : ''}`,
           `Model:    ${rt.model}`,
           `Provider: ${rt.provider} (${rt.apiMode}) ${rt.baseUrl}`,
+          `Runtime:  ${s.runnerKind === 'codex_app_server' ? 'codex app-server (/codex-runtime auto switches back)' : 'Hermes agent loop'}`,
           `Tools:    ${s.tools.length} (${[...new Set(s.tools.map((t) => t.toolset))].join(', ') || 'none'})`,
           `Messages: ${s.history.length}`,
           `Approvals: ${s.services.yolo ? 'off (yolo)' : 'ask before dangerous commands'}`,
@@ -399,20 +401,22 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
     },
     {
       name: 'approvals',
-      args: '[manual|off]',
-      description: 'how dangerous commands are approved',
+      args: '[manual|smart|off]',
+      description: 'how dangerous commands are approved (for this session)',
       category: 'config',
       surfaces: ALL_SURFACES,
       midTurn: true,
-      completions: ['manual', 'off'],
+      completions: ['manual', 'smart', 'off'],
       run(ctx, args) {
         const s = ctx.session.services;
-        if (!args) return { output: `Approvals: ${s.yolo ? 'off' : 'manual'}. Set with /approvals manual|off.` };
-        if (args === 'manual' || args === 'off') {
+        const current = () => (s.yolo ? 'off' : s.config.approvals?.mode === 'smart' ? 'smart' : 'manual');
+        if (!args) return { output: `Approvals: ${current()}. Set with /approvals manual|smart|off.` };
+        if (args === 'manual' || args === 'smart' || args === 'off') {
           s.yolo = args === 'off';
-          return { output: `Approvals: ${args}.` };
+          if (args !== 'off') s.config.approvals = { ...s.config.approvals, mode: args };
+          return { output: `Approvals: ${args}${args === 'smart' ? ' (an auxiliary model reviews flagged commands before you are asked)' : ''}.` };
         }
-        return { output: 'Usage: /approvals [manual|off]' };
+        return { output: 'Usage: /approvals [manual|smart|off]' };
       },
     },
     {
@@ -484,5 +488,6 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   registerSkillCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
   r.add(cronCommand());
   r.add(kanbanCommand());
+  r.add(codexRuntimeCommand());
   return r;
 }

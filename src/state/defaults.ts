@@ -10,6 +10,8 @@ export interface ModelConfig {
   context_length: number | null;
   /** Tool calls written as text: auto | none | hermes | llama3 | pythonic | mistral | deepseek | json. */
   tool_call_parser: string;
+  /** `codex_app_server` hands turns to `codex app-server` (providers openai / openai-codex); `auto` = Hermes's loop. */
+  openai_runtime?: string;
 }
 
 export interface NamedProviderConfig {
@@ -178,10 +180,16 @@ export function defaultConfig() {
       single_query_mode: 'deny',
       unattended_mode: 'deny',
       deny: [] as string[],
+      /** Extra rules for the smart-mode reviewer (its system prompt). */
+      smart_policy: '',
+      /** Consecutive smart denials before the model is told to stop trying (0: never). */
+      denial_breaker_threshold: 3,
     },
     security: {
       redact_secrets: true,
       allow_private_urls: false,
+      /** Domains the web tools refuse (Hermes's `security.website_blocklist`). */
+      website_blocklist: { enabled: false, domains: [] as string[], shared_files: [] as string[] },
     },
     web: {
       backend: '',
@@ -204,6 +212,8 @@ export function defaultConfig() {
       dispatch_stale_timeout_seconds: 14_400,
       auto_subscribe_on_create: true,
     },
+    /** The Codex app-server runtime (model.openai_runtime: codex_app_server): binary, CODEX_HOME, model override, seconds per turn. */
+    codex: { path: '', home: '', model: '', turn_timeout: 600 },
     session_reset: { mode: 'both', idle_minutes: 1440, at_hour: 4 },
     group_sessions_per_user: true,
     thread_sessions_per_user: false,

@@ -21,7 +21,7 @@ export interface FakeMattermost {
   token: string;
   botId: string;
   posts: FakePost[];
-  calls: { method: string; path: string; body: unknown }[];
+  calls: { method: string; path: string; body: any }[];
   files: Map<string, { name: string; mime: string; bytes: Buffer }>;
   /** A person posts (the bot gets a `posted` event). Returns the post id. */
   userPost(o: { user: string; channel: string; text: string; channelType?: 'D' | 'O' | 'P' | 'G'; rootId?: string; fileIds?: string[]; senderName?: string }): string;

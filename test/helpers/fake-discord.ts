@@ -3,8 +3,8 @@
 // bot token, attachment downloads, and the Gateway WebSocket (HELLO → IDENTIFY → READY, heartbeats
 // acknowledged, RESUME → RESUMED after a cut, MESSAGE_CREATE dispatches). Ids are snowflakes.
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { serveLoopback } from './loopback.ts';
 
 export interface DiscordMsg {
   id: string;
@@ -44,7 +44,6 @@ export async function startFakeDiscord(o: { token?: string } = {}): Promise<Fake
   const files = new Map<string, { bytes: Buffer; type: string; name: string }>();
   const users = new Map<string, { id: string; username: string; discriminator: string; global_name: string; avatar: null }>();
   const live = new Map<WebSocket, { seq: number }>();
-  const sockets = new Set<Socket>();
   let opened = 0;
   const sessionId = 'fake-session-1';
   let port = 0;
@@ -149,12 +148,8 @@ export async function startFakeDiscord(o: { token?: string } = {}): Promise<Fake
       ws.on('close', () => live.delete(ws));
     });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  port = (server.address() as AddressInfo).port;
+  const served = await serveLoopback(server);
+  port = served.port;
 
   const dispatch = (t: string, d: unknown) => {
     for (const [ws, st] of live) ws.send(JSON.stringify({ op: 0, t, s: ++st.seq, d }));
@@ -184,12 +179,10 @@ export async function startFakeDiscord(o: { token?: string } = {}): Promise<Fake
     drop() {
       for (const ws of live.keys()) ws.terminate();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const ws of live.keys()) ws.terminate();
-        for (const s of sockets) s.destroy();
-        wss.close();
-        server.close(() => resolve());
-      }),
+    async close() {
+      for (const ws of live.keys()) ws.terminate();
+      wss.close();
+      await served.close();
+    },
   };
 }

@@ -2,7 +2,8 @@
 // media lookup and download, media upload), plus a signer for webhooks as Meta sends them.
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { serveLoopback } from './loopback.ts';
 
 export interface FakeGraph {
   url: string;
@@ -22,7 +23,6 @@ export async function startFakeGraph(): Promise<FakeGraph> {
   const appSecret = '0123456789abcdef0123456789abcdef';
   const sent: FakeGraph['sent'] = [];
   const media = new Map<string, { bytes: Buffer; mime: string }>();
-  const sockets = new Set<Socket>();
   let n = 0;
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
@@ -54,12 +54,8 @@ export async function startFakeGraph(): Promise<FakeGraph> {
     }
     return json(404, { error: { message: `no route ${req.method} ${url.pathname}` } });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as AddressInfo).port;
+  const served = await serveLoopback(server);
+  const port = served.port;
   return {
     url: `http://127.0.0.1:${port}`,
     token,
@@ -76,10 +72,8 @@ export async function startFakeGraph(): Promise<FakeGraph> {
       const r = await fetch(webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': sig }, body });
       return r.status;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    async close() {
+      await served.close();
+    },
   };
 }

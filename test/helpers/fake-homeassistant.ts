@@ -3,8 +3,8 @@
 // adapter and the ha_* tools use (/api/, /api/states, /api/services, service calls, fired events),
 // all behind the long-lived token.
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { serveLoopback } from './loopback.ts';
 
 export interface FakeHass {
   url: string;
@@ -27,7 +27,6 @@ export async function startFakeHass(o: { token?: string } = {}): Promise<FakeHas
   const states: FakeHass['states'] = new Map();
   const calls: FakeHass['calls'] = [];
   const subs = new Map<WebSocket, Map<string, number>>();
-  const sockets = new Set<Socket>();
   let auths = 0;
   let ctx = 1;
 
@@ -94,12 +93,8 @@ export async function startFakeHass(o: { token?: string } = {}): Promise<FakeHas
       ws.on('close', () => subs.delete(ws));
     });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as AddressInfo).port;
+  const served = await serveLoopback(server);
+  const port = served.port;
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -118,12 +113,10 @@ export async function startFakeHass(o: { token?: string } = {}): Promise<FakeHas
     drop() {
       for (const ws of subs.keys()) ws.terminate();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const ws of subs.keys()) ws.terminate();
-        for (const s of sockets) s.destroy();
-        wss.close();
-        server.close(() => resolve());
-      }),
+    async close() {
+      for (const ws of subs.keys()) ws.terminate();
+      wss.close();
+      await served.close();
+    },
   };
 }

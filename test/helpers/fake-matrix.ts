@@ -3,7 +3,7 @@
 // timelines, send/redact/typing, authenticated media upload and download, joins). Tests post as
 // users into rooms and read the events the bot sent, with `m.replace` edits applied.
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { serveLoopback } from './loopback.ts';
 
 export interface MxEvent {
   event_id: string;
@@ -43,7 +43,6 @@ export async function startFakeMatrix(o: { token?: string; botId?: string } = {}
   const media = new Map<string, { bytes: Buffer; type: string }>();
   const rooms = new Map<string, string[]>();
   const waiters = new Set<() => void>();
-  const sockets = new Set<Socket>();
   let n = 0;
   let syncCount = 0;
   let initial = 0;
@@ -163,12 +162,8 @@ export async function startFakeMatrix(o: { token?: string; botId?: string } = {}
     }
     return json(404, { errcode: 'M_UNRECOGNIZED', error: `Unrecognized request ${req.method} ${p}` });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as AddressInfo).port;
+  const served = await serveLoopback(server);
+  const port = served.port;
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -190,11 +185,9 @@ export async function startFakeMatrix(o: { token?: string; botId?: string } = {}
       failSyncs = times;
       wake();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        wake();
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    async close() {
+      wake();
+      await served.close();
+    },
   };
 }

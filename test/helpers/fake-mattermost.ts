@@ -3,8 +3,8 @@
 // (`authentication_challenge` → `hello`, then `posted` events with the post as a JSON string, as the
 // real server sends them). Tests post as users and read the posts the bot made.
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { serveLoopback } from './loopback.ts';
 
 export interface FakePost {
   id: string;
@@ -41,7 +41,6 @@ export async function startFakeMattermost(o: { token?: string } = {}): Promise<F
   const calls: FakeMattermost['calls'] = [];
   const files = new Map<string, { name: string; mime: string; bytes: Buffer }>();
   const live = new Set<WebSocket>();
-  const sockets = new Set<Socket>();
   let n = 0;
   let auths = 0;
   const id = () => `p${(++n).toString().padStart(25, '0')}`;
@@ -111,12 +110,8 @@ export async function startFakeMattermost(o: { token?: string } = {}): Promise<F
       ws.on('close', () => live.delete(ws));
     });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as AddressInfo).port;
+  const served = await serveLoopback(server);
+  const port = served.port;
   let seq = 1;
 
   return {
@@ -137,12 +132,10 @@ export async function startFakeMattermost(o: { token?: string } = {}): Promise<F
     drop() {
       for (const ws of live) ws.terminate();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const ws of live) ws.terminate();
-        for (const s of sockets) s.destroy();
-        wss.close();
-        server.close(() => resolve());
-      }),
+    async close() {
+      for (const ws of live) ws.terminate();
+      wss.close();
+      await served.close();
+    },
   };
 }

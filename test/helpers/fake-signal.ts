@@ -3,7 +3,7 @@
 // at POST /api/v1/rpc (send, sendTyping, sendReaction, getAttachment). Tests push envelopes as
 // people and read what the bot sent.
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { serveLoopback } from './loopback.ts';
 
 export interface SignalRpc {
   method: string;
@@ -32,7 +32,6 @@ export async function startFakeSignal(o: { account?: string } = {}): Promise<Fak
   const rpcs: SignalRpc[] = [];
   const attachments = new Map<string, Buffer>();
   const streams = new Set<http.ServerResponse>();
-  const sockets = new Set<Socket>();
   let opened = 0;
   let ts = 1_700_000_000_000;
 
@@ -79,12 +78,8 @@ export async function startFakeSignal(o: { account?: string } = {}): Promise<Fak
     }
     return json(404, { error: 'not found' });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as AddressInfo).port;
+  const served = await serveLoopback(server);
+  const port = served.port;
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -106,11 +101,9 @@ export async function startFakeSignal(o: { account?: string } = {}): Promise<Fak
       for (const s of streams) s.end();
       streams.clear();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of streams) s.end();
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    async close() {
+      for (const s of streams) s.end();
+      await served.close();
+    },
   };
 }

@@ -4,8 +4,9 @@
 // @slack/web-api sends them, and the Socket Mode WebSocket (hello, `events_api` / `interactive`
 // envelopes acknowledged by envelope_id, server pings, `disconnect` refreshes).
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { serveLoopback } from './loopback.ts';
 
 export interface SlackMsg {
   ts: string;
@@ -42,7 +43,6 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const calls: FakeSlack['calls'] = [];
   const files = new Map<string, { bytes: Buffer; mimetype: string; name: string }>();
   const live = new Set<WebSocket>();
-  const sockets = new Set<Socket>();
   const uploads = new Map<string, Buffer>();
   let opened = 0;
   let ts = 1_700_000_000;
@@ -122,12 +122,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       });
     });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as AddressInfo).port;
+  const served = await serveLoopback(server);
+  const port = served.port;
 
   const envelope = (type: string, payload: Record<string, unknown>) => {
     const e = JSON.stringify({ envelope_id: `env-${++env}`, payload, type, accepts_response_payload: false, retry_attempt: 0, retry_reason: '' });
@@ -174,12 +170,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     drop() {
       for (const ws of live) ws.terminate();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const ws of live) ws.terminate();
-        for (const s of sockets) s.destroy();
-        wss.close();
-        server.close(() => resolve());
-      }),
+    async close() {
+      for (const ws of live) ws.terminate();
+      wss.close();
+      await served.close();
+    },
   };
 }

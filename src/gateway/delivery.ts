@@ -87,20 +87,20 @@ export async function sendText(adapter: PlatformAdapter, chatId: string, text: s
     if (!r.ok) return { ok: false, error: r.error ?? 'send failed', messageIds: ids };
     if (r.messageId) ids.push(r.messageId);
   }
+  const r = await sendAttachments(adapter, chatId, media, o);
+  ids.push(...r.messageIds);
+  if (!r.ok) return { ok: false, error: r.error, messageIds: ids };
+  return { ok: true, messageIds: ids };
+}
+
+/** `MEDIA:` files as attachments (a note where the file is missing or the platform has no attachments). */
+export async function sendAttachments(adapter: PlatformAdapter, chatId: string, media: string[], o: SendTextOptions = {}): Promise<{ ok: boolean; error?: string; messageIds: string[] }> {
+  const ids: string[] = [];
   for (const path of media) {
-    if (!existsSync(path)) {
-      const r = await adapter.send(chatId, `(attachment not found: ${path})`, { threadId: o.threadId, meta: o.meta });
-      if (!r.ok) return { ok: false, error: r.error, messageIds: ids };
-      continue;
-    }
-    if (!adapter.sendMedia) {
-      const r = await adapter.send(chatId, `(attachment: ${path})`, { threadId: o.threadId, meta: o.meta });
-      if (!r.ok) return { ok: false, error: r.error, messageIds: ids };
-      continue;
-    }
-    const r = await adapter.sendMedia(chatId, path, { threadId: o.threadId, kind: mediaKind(path), meta: o.meta });
+    const note = !existsSync(path) ? `(attachment not found: ${path})` : !adapter.sendMedia ? `(attachment: ${path})` : null;
+    const r = note ? await adapter.send(chatId, note, { threadId: o.threadId, meta: o.meta }) : await adapter.sendMedia!(chatId, path, { threadId: o.threadId, kind: mediaKind(path), meta: o.meta });
     if (!r.ok) return { ok: false, error: r.error ?? 'attachment failed', messageIds: ids };
-    if (r.messageId) ids.push(r.messageId);
+    if (r.messageId && !note) ids.push(r.messageId);
   }
   return { ok: true, messageIds: ids };
 }

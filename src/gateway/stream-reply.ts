@@ -8,7 +8,7 @@
 import { redactSecrets } from '../policy/redact.ts';
 import { chunkMessage, isSilent } from './chunk.ts';
 import { platformSettings, truthy } from './config.ts';
-import { extractMedia, mediaKind } from './delivery.ts';
+import { extractMedia, sendAttachments } from './delivery.ts';
 import { getPlatform } from './platforms/registry.ts';
 import type { PlatformAdapter, SessionSource } from './types.ts';
 
@@ -168,10 +168,8 @@ export class StreamingReply {
     if (!this.ids.length || this.broken) return false;
     await this.render(finalText, true);
     const { media } = extractMedia(this.o.redact ? redactSecrets(finalText) : finalText);
-    for (const path of media) {
-      const r = this.adapter.sendMedia ? await this.adapter.sendMedia(this.src.chatId, path, { threadId: this.src.threadId, kind: mediaKind(path), meta: this.o.meta }) : await this.adapter.send(this.src.chatId, `(attachment: ${path})`, { threadId: this.src.threadId });
-      if (!r.ok) this.o.log(`gateway: ${this.adapter.name}: attachment ${path} failed: ${r.error}`);
-    }
+    const r = await sendAttachments(this.adapter, this.src.chatId, media, { threadId: this.src.threadId, meta: this.o.meta });
+    if (!r.ok) this.o.log(`gateway: ${this.adapter.name}: attachment failed: ${r.error}`);
     return true;
   }
 }

@@ -12,6 +12,7 @@ import { knownToolsets } from '../tools/toolsets.ts';
 import { reloadMcpCommand } from '../mcp/commands.ts';
 import { hermesHome } from '../state/paths.ts';
 import { cronCommand } from './cron.ts';
+import { insightsCommand } from './insights.ts';
 import { kanbanCommand } from './kanban.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
 import { registerSkillCommands, reloadSkillsCommand, stateCommands } from './state.ts';
@@ -484,5 +485,6 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   registerSkillCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
   r.add(cronCommand());
   r.add(kanbanCommand());
+  r.add(insightsCommand());
   return r;
 }

@@ -53,7 +53,7 @@ export function configSchema(): ConfigField[] {
       if (k.startsWith('_')) continue;
       const path = [...prefix, k];
       const key = path.join('.');
-      const sec = prefix.length ? section : isPlain(v) ? k : 'general';
+      const sec = prefix.length ? section : isPlain(v) && Object.keys(v).length ? k : 'general';
       if (isPlain(v) && Object.keys(v).length && prefix.length < 3) {
         walk(v, path, sec);
         continue;

@@ -62,7 +62,7 @@ export async function seedCron(home: string): Promise<void> {
 
 export function seedLogs(home: string): void {
   const log = new HermesLog(home, {});
-  log.write('INFO', 'agent.loop', 'turn completed: 2 API call(s)', '20260101_090000_aaaaaa');
+  log.write('INFO', 'agent.loop', 'seeded turn: 2 API call(s)', '20260101_090000_aaaaaa');
   log.write('WARNING', 'tools.terminal', 'terminal failed after 1.2s: exit 1', '20260101_090000_aaaaaa');
   log.write('INFO', 'cron.scheduler', 'ran job morning-digest');
   log.write('ERROR', 'agent.client', 'openrouter: 500 upstream error (retry 1/3 in 2.0s)');

@@ -48,6 +48,17 @@ function marked(snippet: string): ReactNode[] {
   return snippet.split(/(>>>.*?<<<)/).map((part, i) => (part.startsWith('>>>') ? <mark key={i}>{part.slice(3, -3)}</mark> : part));
 }
 
+/** Best hit of each session (in rank order) and how many more it has. */
+function bySession(hits: Hit[]): [Hit, number][] {
+  const seen = new Map<string, [Hit, number]>();
+  for (const h of hits) {
+    const have = seen.get(h.session_id);
+    if (have) have[1]++;
+    else seen.set(h.session_id, [h, 0]);
+  }
+  return [...seen.values()];
+}
+
 function highlight(text: string, q: string): ReactNode {
   const words = q.split(/\s+/).map((w) => w.replace(/["*]/g, '')).filter((w) => w.length > 1);
   if (!words.length) return text;
@@ -129,8 +140,8 @@ export default function Sessions({ id }: { id?: string }) {
             <Empty title={`No message mentions “${query}”.`}>Try fewer or other words; put a phrase in quotes.</Empty>
           ) : (
             <ul className="list hits" data-testid="search-results">
-              {hits.data.hits.map((h, i) => (
-                <li key={`${h.session_id}-${i}`}>
+              {bySession(hits.data.hits).map(([h, more]) => (
+                <li key={h.session_id}>
                   <Link href={`/sessions/${h.session_id}?q=${encodeURIComponent(query)}`} className={h.session_id === id ? 'active' : ''}>
                     <div className="row between">
                       <strong className="ellipsis">{h.title || h.session_id}</strong>
@@ -140,6 +151,7 @@ export default function Sessions({ id }: { id?: string }) {
                     </div>
                     <div className="snippet small">
                       <span className="muted">{h.role}:</span> {marked(h.snippet)}
+                      {more > 0 && <span className="muted"> (+{more} more)</span>}
                     </div>
                   </Link>
                 </li>

@@ -4,7 +4,6 @@
 import type { Hono } from 'hono';
 import { findProvider, ResolveError, resolveRuntime } from '../../llm/index.ts';
 import { maskSecret } from '../../policy/redact.ts';
-import { resolveInputFrom } from '../../runtime/session.ts';
 import { ConfigError, getKey, isSecretKey, setConfigKeys, unsetConfigKey } from '../../state/config.ts';
 import type { HermesConfig } from '../../state/defaults.ts';
 import { isDeniedEnvName, readEnvFile, updateEnvFile } from '../../state/env.ts';
@@ -118,7 +117,8 @@ export function registerConfig(app: Hono, ctx: DashboardContext): void {
 
   // ---- provider and model ------------------------------------------------------------------
 
-  app.get('/api/model', (c) => {
+  app.get('/api/model', async (c) => {
+    const { resolveInputFrom } = await import('../../runtime/session.ts');
     const loaded = ctx.config();
     const env = ctx.env();
     const config = loaded.config;

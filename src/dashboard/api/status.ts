@@ -1,15 +1,14 @@
 // The header and the landing numbers: version, model, gateway, sessions, the slash commands the
 // Chat tab's launcher offers, and the plugin tabs.
 import type { Hono } from 'hono';
-import { createCommandRegistry } from '../../commands/builtin.ts';
 import { gatewayStatus } from '../../gateway/daemon.ts';
-import { resolveRuntime } from '../../llm/index.ts';
-import { resolveInputFrom } from '../../runtime/session.ts';
 import type { DashboardContext } from '../context.ts';
 import type { PluginManifest } from '../plugins.ts';
 
 export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugins: () => PluginManifest[]; problems: () => string[]; chats: () => number }): void {
-  app.get('/api/status', (c) => {
+  app.get('/api/status', async (c) => {
+    // The runtime loads on first use, so the server starts without it.
+    const [{ resolveRuntime }, { resolveInputFrom }] = await Promise.all([import('../../llm/index.ts'), import('../../runtime/session.ts')]);
     let model: { provider: string; model: string } | null = null;
     let modelProblem: string | null = null;
     let configProblem: string | null = null;
@@ -42,7 +41,8 @@ export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugin
     });
   });
 
-  app.get('/api/commands', (c) => {
+  app.get('/api/commands', async (c) => {
+    const { createCommandRegistry } = await import('../../commands/builtin.ts');
     const ext = ctx.config().config.skills?.external_dirs;
     const registry = createCommandRegistry({ home: ctx.home, externalDirs: Array.isArray(ext) ? ext : [] });
     return c.json({

@@ -15,7 +15,7 @@ import type { IPty } from '@lydell/node-pty';
 import type { WebSocket } from 'ws';
 import { sameSecret } from './auth.ts';
 import type { DashboardContext } from './context.ts';
-import type { SidecarEvent, SidecarRequest } from '../runtime/event-link.ts';
+import { onJsonLines, type SidecarEvent, type SidecarRequest } from '../runtime/event-link.ts';
 
 /**
  * What the Chat tab runs: `hermes chat` (the REPL). The single place to switch the tab to the
@@ -159,6 +159,7 @@ export class ChatHub {
   async openEvents(ws: WebSocket, q: URLSearchParams): Promise<void> {
     const id = q.get('channel') ?? '';
     if (!CHANNEL_ID.test(id)) return closeWith(ws, 4400, 'bad channel id');
+    if (!this.channels.has(id) && this.channels.size >= MAX_CHATS * 4) return closeWith(ws, 4429, 'too many open chats');
     const ch = await this.channel(id);
     ch.subscribers.add(ws);
     ws.send(
@@ -172,7 +173,12 @@ export class ChatHub {
         exited: ch.exited,
       }),
     );
-    ws.on('close', () => ch.subscribers.delete(ws));
+    ws.on('close', () => {
+      ch.subscribers.delete(ws);
+      // A channel nobody watches and no chat runs in is let go.
+      const idle = () => !ch.pty && !ch.ptySocket && ch.subscribers.size === 0;
+      if (idle()) setTimeout(() => idle() && this.drop(ch), 5000).unref();
+    });
     ws.on('message', (data) => {
       let m: { type?: string; id?: string; value?: unknown };
       try {
@@ -222,32 +228,18 @@ export class ChatHub {
   }
 
   private accept(ch: Channel, sock: Socket): void {
-    let buf = '';
     let proven = false;
     sock.on('error', () => {});
-    sock.on('data', (d) => {
-      buf += d.toString('utf8');
-      if (buf.length > 4 * 1024 * 1024) return sock.destroy();
-      let i: number;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        let e: SidecarEvent;
-        try {
-          e = JSON.parse(line) as SidecarEvent;
-        } catch {
-          continue;
-        }
-        if (!proven) {
-          if (e.type !== 'hello' || !sameSecret(String(e.secret ?? ''), ch.secret) || ch.child) return sock.destroy();
-          proven = true;
-          ch.child = sock;
-          sock.on('close', () => {
-            if (ch.child === sock) ch.child = null;
-          });
-        }
-        this.apply(ch, e);
+    onJsonLines<SidecarEvent>(sock, (e) => {
+      if (!proven) {
+        if (e.type !== 'hello' || !sameSecret(String(e.secret ?? ''), ch.secret) || ch.child) return 'stop';
+        proven = true;
+        ch.child = sock;
+        sock.on('close', () => {
+          if (ch.child === sock) ch.child = null;
+        });
       }
+      this.apply(ch, e);
     });
   }
 

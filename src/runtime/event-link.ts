@@ -84,6 +84,27 @@ export function sidecarEvent(e: AgentEvent, sessionId: string): SidecarEvent | n
   }
 }
 
+/** Calls `fn` with each JSON object of a newline-delimited stream (both ends of the socket); bad lines are skipped, a runaway line ends the stream. */
+export function onJsonLines<T>(sock: Socket, fn: (msg: T) => void | 'stop', maxBytes = 4 * 1024 * 1024): void {
+  let buf = '';
+  sock.on('data', (d) => {
+    buf += d.toString('utf8');
+    if (buf.length > maxBytes) return void sock.destroy();
+    let i: number;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      let msg: T;
+      try {
+        msg = JSON.parse(line) as T;
+      } catch {
+        continue;
+      }
+      if (fn(msg) === 'stop') return void sock.destroy();
+    }
+  });
+}
+
 /**
  * Connects the session to the dashboard named by HERMES_DASHBOARD_EVENTS (`<socket>#<secret>`).
  * Returns a function that disconnects; a no-op when the variable is unset or the socket is gone.
@@ -111,21 +132,8 @@ export function linkSessionEvents(session: Session, env: NodeJS.ProcessEnv = pro
     for (const r of session.broker.open()) send({ type: 'request', id: r.id, request: requestView(r.request) });
   };
   sock.once('connect', hello);
-  let buf = '';
-  sock.on('data', (d) => {
-    buf += d.toString('utf8');
-    let i: number;
-    while ((i = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      let cmd: SidecarCommand;
-      try {
-        cmd = JSON.parse(line) as SidecarCommand;
-      } catch {
-        continue;
-      }
-      if (cmd?.type === 'answer' && typeof cmd.id === 'string') session.answer(cmd.id, cmd.value);
-    }
+  onJsonLines<SidecarCommand>(sock, (cmd) => {
+    if (cmd?.type === 'answer' && typeof cmd.id === 'string') session.answer(cmd.id, cmd.value);
   });
   const off = session.on((e) => {
     const ev = sidecarEvent(e, session.id);

@@ -7,7 +7,7 @@
 // priced from the model table, and counted as "unknown" when the model has no price. The numbers
 // are a lower bound: auxiliary calls (titles, compression, vision) are not all recorded.
 import type { Usage } from '../llm/types.ts';
-import type { SessionDB } from './db.ts';
+import type { SessionDB, SessionRow } from './db.ts';
 
 /** Prices a session's usage (src/llm/pricing.ts `estimateCostUsd`); null when the model has no price. */
 export type PriceFn = (model: string, provider: string, usage: Usage) => number | null;
@@ -83,23 +83,11 @@ export interface InsightsReport {
   top: { label: string; sessionId: string; value: string; date: string }[];
 }
 
-interface SessionAgg {
-  id: string;
-  source: string;
-  model: string | null;
-  started_at: number;
-  ended_at: number | null;
-  message_count: number;
-  tool_call_count: number;
-  api_call_count: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  reasoning_tokens: number;
-  billing_provider: string | null;
-  estimated_cost_usd: number | null;
-}
+type SessionAgg = Pick<
+  SessionRow,
+  | 'id' | 'source' | 'model' | 'started_at' | 'ended_at' | 'message_count' | 'tool_call_count' | 'api_call_count' | 'input_tokens' | 'output_tokens'
+  | 'cache_read_tokens' | 'cache_write_tokens' | 'reasoning_tokens' | 'billing_provider' | 'estimated_cost_usd'
+>;
 
 const DAY_NAMES = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 

@@ -13,6 +13,7 @@ import { reloadMcpCommand } from '../mcp/commands.ts';
 import { hermesHome } from '../state/paths.ts';
 import { codexRuntimeCommand } from './codex.ts';
 import { cronCommand } from './cron.ts';
+import { insightsCommand } from './insights.ts';
 import { kanbanCommand } from './kanban.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
 import { registerSkillCommands, reloadSkillsCommand, stateCommands } from './state.ts';
@@ -489,5 +490,6 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(cronCommand());
   r.add(kanbanCommand());
   r.add(codexRuntimeCommand());
+  r.add(insightsCommand());
   return r;
 }

@@ -90,6 +90,7 @@ export class TelegramAdapter implements PlatformAdapter {
   readonly name = 'telegram';
   readonly maxMessageLength = 4096;
   readonly supportsButtons = true;
+  readonly editIntervalMs = 1000;
   private bot: Bot | null = null;
   private readonly o: TelegramOptions;
   private webhookServer: import('node:http').Server | null = null;
@@ -315,6 +316,18 @@ export class TelegramAdapter implements PlatformAdapter {
         return { ok: false, error: describeTelegramError(e2) };
       }
     }
+  }
+
+  /** Telegram allows a fixed set of reaction emoji: ✅/❌ become 👍/👎 (TELEGRAM_REACTIONS=true turns them on). */
+  async react(chatId: string, messageId: string, emoji: string): Promise<void> {
+    const bot = await this.getBot();
+    const e = ({ '✅': '👍', '❌': '👎' } as Record<string, string>)[emoji] ?? emoji;
+    await bot.api.setMessageReaction(chatId, Number(messageId), [{ type: 'emoji', emoji: e as never }]);
+  }
+
+  async unreact(chatId: string, messageId: string): Promise<void> {
+    const bot = await this.getBot();
+    await bot.api.setMessageReaction(chatId, Number(messageId), []);
   }
 
   async sendTyping(chatId: string, opts?: { threadId?: string }): Promise<void> {

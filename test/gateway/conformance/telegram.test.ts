@@ -1,5 +1,7 @@
 // Telegram through grammy against the fake Bot API (long polling).
 import { startFakeTelegram, type FakeTelegram } from '../../helpers/fake-telegram.ts';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { runConformance, type BotMessage } from './suite.ts';
 
 let tg: FakeTelegram;
@@ -12,7 +14,7 @@ runConformance({
   stranger: '222',
   async start() {
     tg = await startFakeTelegram();
-    return { env: { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url } };
+    return { env: { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_REACTIONS: 'true' } };
   },
   async ready() {
     const deadline = Date.now() + 10_000;
@@ -54,4 +56,11 @@ runConformance({
     tg.dropPolling();
   },
   connections: () => tg.connections(),
+  extra() {
+    test('telegram: with TELEGRAM_REACTIONS=true the message gets 👀 while working, then 👍', () => {
+      const r = tg.calls.filter((c) => c.method === 'setMessageReaction' && Number(c.params.chat_id) === 111);
+      assert.ok(r.length >= 3, `reactions: ${JSON.stringify(r.map((c) => c.params.reaction))}`);
+      assert.deepEqual(r.slice(0, 3).map((c) => (c.params.reaction as { emoji: string }[]).map((x) => x.emoji)), [['👀'], [], ['👍']]);
+    });
+  },
 });

@@ -20,7 +20,10 @@ export type ParsedTarget =
 
 export class TargetError extends Error {}
 
-const notConfigured = (platform: string) => `${platform} is not configured (no credentials in ~/.hermes/.env) and no gateway connection is up for it.`;
+const notConfigured = (platform: string, env?: NodeJS.ProcessEnv, config?: Record<string, unknown>) =>
+  env && config && platformEnabled(platform, config, env) && !getPlatform(platform)?.sender
+    ? `${platform} can only send through the running gateway (it has no direct API): start it with \`hermes gateway start\`.`
+    : `${platform} is not configured (no credentials in ~/.hermes/.env) and no gateway connection is up for it.`;
 
 export function parseTarget(raw: string): ParsedTarget {
   const t = raw.trim();
@@ -201,7 +204,7 @@ export class DeliveryRouter {
     if ('error' in r) return { ok: false, error: r.error };
     if ('local' in r) return { ok: true };
     const adapter = await this.adapterFor(r.platform);
-    if (!adapter) return { ok: false, error: notConfigured(r.platform) };
+    if (!adapter) return { ok: false, error: notConfigured(r.platform, this.o.env, this.o.config) };
     try {
       const sent = await sendText(adapter, r.chatId, content, { threadId: r.threadId, redact: redactionEnabled(this.o.env, this.o.config as never) });
       if (!sent.ok) return { ok: false, error: redactSecrets(`${r.platform} rejected the message: ${sent.error}`) };

@@ -64,6 +64,9 @@ describe('hermes send', () => {
     const unconfigured = await hermes(['send', '--to', 'matrix:!room:example.org', 'hi'], { home, env });
     assert.equal(unconfigured.code, 1);
     assert.match(unconfigured.stderr, /matrix is not configured/);
+    const wa = await hermes(['send', '--to', 'whatsapp:15551234567', 'hi'], { home, env: { ...env, WHATSAPP_ENABLED: 'true' } });
+    assert.equal(wa.code, 1);
+    assert.match(wa.stderr, /whatsapp can only send through the running gateway .*hermes gateway start/);
     tg.failNext('sendMessage', 2, 403, 'Forbidden: bot was blocked by the user');
     const refused = await hermes(['send', '--to', 'telegram:111', 'hi', '--json'], { home, env });
     assert.equal(refused.code, 1);

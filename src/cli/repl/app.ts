@@ -9,28 +9,26 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { messageText } from '../../agent/repair.ts';
-import type { AgentEvent, AgentRequest, ApprovalChoice, ToolCallContext, TurnResult } from '../../agent/types.ts';
-import { runCommand, type CommandRegistry, type CommandResult, type SurfaceHooks } from '../../commands/registry.ts';
-import { describeError } from '../../llm/index.ts';
+import type { AgentEvent, AgentRequest, ApprovalChoice, TurnResult } from '../../agent/types.ts';
+import type { CommandRegistry, CommandResult, SurfaceHooks } from '../../commands/registry.ts';
 import type { Message } from '../../llm/types.ts';
 import { activityLine, toolDetail, toolEmoji } from '../../runtime/activity.ts';
 import type { Session } from '../../runtime/session.ts';
-import { updateEnvFile } from '../../state/env.ts';
 import { paths } from '../../state/paths.ts';
-import { EditBuffer } from './buffer.ts';
+import { applyEditKey, EditBuffer } from './buffer.ts';
 import { MAX_MENU_ROWS, slashCompletions, type Completions } from './completion.ts';
+import { APPROVAL_KEYS, approvalSummary, ChatDriver, clarifyValue, DOUBLE_PRESS_MS, goodbyeLines, resolvedNote, secretAnswer, timeLeft, turnNotes, type Phase, type Tone } from './driver.ts';
 import type { History } from './history.ts';
 import type { Key } from './keys.ts';
 import { MarkdownStream, type MarkdownMode } from './markdown.ts';
-import { expandPastes, lineCount, PASTE_MIN_LINES, savePaste } from './pastes.ts';
+import { lineCount, PASTE_MIN_LINES, savePaste } from './pastes.ts';
 import { Screen, type Frame } from './screen.ts';
 import type { Style } from './style.ts';
 import type { Terminal } from './term.ts';
 import { graphemes, stringWidth, stripAnsi, truncate, truncateAnsi } from './width.ts';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-const VERBS = ['pondering', 'thinking', 'contemplating', 'musing', 'reasoning', 'deliberating', 'mulling it over', 'considering', 'working it out', 'cogitating'];
-const DOUBLE_PRESS_MS = 2000;
+export const VERBS = ['pondering', 'thinking', 'contemplating', 'musing', 'reasoning', 'deliberating', 'mulling it over', 'considering', 'working it out', 'cogitating'];
 
 export const KEY_HELP = [
   'Keys: Enter send · Alt+Enter / Ctrl+J new line (or end a line with \\) · Tab complete · ↑↓ history',
@@ -52,8 +50,6 @@ interface Menu extends Completions {
   /** The person moved through the menu (Enter then accepts the highlighted item). */
   explicit: boolean;
 }
-
-type Phase = 'idle' | 'turn' | 'shell' | 'command';
 
 export interface ReplOptions {
   session: Session;
@@ -79,9 +75,7 @@ export class Repl {
   private menu: Menu | null = null;
   private menuDismissedFor: string | null = null;
   private requests: OpenRequest[] = [];
-  private phase: Phase = 'idle';
-  private phaseLabel = '';
-  private phaseStarted = 0;
+  private readonly driver: ChatDriver;
   private verb = VERBS[0];
   private verbIndex = 0;
   private tick = 0;
@@ -95,17 +89,8 @@ export class Repl {
   private lastShownTool = '';
   private pending: string[] = [];
   private renderQueued = false;
-  private lastCtrlC = 0;
   private hint: { text: string; until: number } | null = null;
-  /** Input that waits for the current shell command or command to finish. */
-  private waiting: string[] = [];
-  /** Prompts to send once the interrupted turn has ended (busy mode `interrupt`). */
-  private afterInterrupt: string[] = [];
-  /** Queued prompts to echo when their turn starts. */
-  private echoQueue: string[] = [];
   private search: { query: string; index: number; entry: string | null; saved: string } | null = null;
-  private shellAbort: AbortController | null = null;
-  private firstPrefix: string | undefined;
   private quitting = false;
   /** Another program has the terminal (an editor, or the shell after Ctrl+Z): draw nothing. */
   private suspended = false;
@@ -120,7 +105,31 @@ export class Repl {
     this.screen = new Screen(o.term.output);
     this.md = this.newMarkdown(this.markdownMode());
     this.reasoning = this.newMarkdown('raw');
-    this.firstPrefix = o.firstMessagePrefix;
+    this.driver = new ChatDriver({
+      session: o.session,
+      registry: o.registry,
+      home: o.home,
+      hooks: o.hooks,
+      firstMessagePrefix: o.firstMessagePrefix,
+      now: o.now,
+      view: {
+        echo: (text, queued) => this.commit(this.echoLines(text, queued ? this.s.dim(' (queued)') : '')),
+        output: (text, tone) => this.commit(text.split('\n').map((l) => this.tone(l, tone))),
+        phase: (phase) => this.phaseChanged(phase),
+        turnEnded: (result, ms) => this.turnEnded(result, ms),
+        commandDone: (text, r) => this.commandDone(text, r),
+        quit: () => this.quit(),
+      },
+    });
+  }
+
+  private tone(line: string, tone: Tone): string {
+    const s = this.s;
+    return tone === 'dim' ? s.dim(line) : tone === 'ok' ? s.green(line) : tone === 'warn' ? s.yellow(line) : tone === 'error' ? s.red(line) : line;
+  }
+
+  private get phase(): Phase {
+    return this.driver.phase;
   }
 
   private now(): number {
@@ -152,6 +161,7 @@ export class Repl {
 
   /** Stops input and rendering; the terminal is restored by the caller. */
   private finish(lines: string[]): void {
+    this.driver.stop();
     this.stopTimer();
     this.unsubscribe?.();
     this.offResize?.();
@@ -237,10 +247,11 @@ export class Repl {
   private spinnerLine(): string {
     const s = this.s;
     const frame = s.cyan(SPINNER[this.tick % SPINNER.length]);
-    const elapsed = this.phaseStarted ? ((this.now() - this.phaseStarted) / 1000).toFixed(1) + 's' : '';
+    const started = this.driver.phaseStarted;
+    const elapsed = started ? ((this.now() - started) / 1000).toFixed(1) + 's' : '';
     if (this.requests.length && this.phase !== 'shell') return `${s.yellow('◆')} ${s.dim('waiting for your answer')}`;
     let label: string;
-    if (this.phase === 'shell' || this.phase === 'command') label = this.phaseLabel;
+    if (this.phase === 'shell' || this.phase === 'command') label = this.driver.phaseLabel;
     else if (this.tools.size) {
       const list = [...this.tools.values()];
       const t = list[list.length - 1];
@@ -301,10 +312,7 @@ export class Repl {
   }
 
   private remaining(req: OpenRequest): string {
-    const timeout = Number(this.session.options.config.approvals?.timeout ?? 300) * 1000;
-    if (!(timeout > 0)) return '';
-    const left = Math.max(0, Math.ceil((req.at + timeout - this.now()) / 1000));
-    return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')} left`;
+    return timeLeft(this.session, req.at, this.now());
   }
 
   private requestLines(req: OpenRequest, cols: number): { lines: string[]; cursor: { line: number; col: number } } {
@@ -348,10 +356,7 @@ export class Repl {
   // ---------------------------------------------------------------------------------------------
   // Busy state and the spinner
 
-  private setPhase(phase: Phase, label = ''): void {
-    this.phase = phase;
-    this.phaseLabel = label;
-    this.phaseStarted = phase === 'idle' ? 0 : this.now();
+  private phaseChanged(phase: Phase): void {
     if (phase === 'turn') {
       this.writing = false;
       this.verbIndex = (this.verbIndex + 1) % VERBS.length;
@@ -398,14 +403,6 @@ export class Repl {
   private onEvent(e: AgentEvent): void {
     const s = this.s;
     switch (e.type) {
-      case 'turn_start': {
-        const text = e.userMessage ? messageText(e.userMessage.content) : '';
-        if (this.echoQueue.length && text === this.echoQueue[0]) {
-          this.echoQueue.shift();
-          this.commit(this.echoLines(text, s.dim(' (queued)')));
-        }
-        break;
-      }
       case 'api_start':
         this.writing = false;
         if (e.iteration > 1) {
@@ -450,9 +447,8 @@ export class Repl {
         if (i >= 0) {
           const r = this.requests[i];
           this.requests.splice(i, 1);
-          const what = r.request.kind === 'approval' ? 'approval' : r.request.kind === 'clarify' ? 'question' : 'secret prompt';
-          if (e.source === 'timeout') this.commit(s.yellow(`⏱ The ${what} timed out${r.request.kind === 'approval' ? ': denied' : ''}.`));
-          else if (e.source === 'interrupted') this.commit(s.dim(`The ${what} was cancelled.`));
+          const note = resolvedNote(r.request, e.source);
+          if (note) this.commit(this.tone(note.text, note.tone));
           this.updateTimer();
         }
         break;
@@ -551,29 +547,23 @@ export class Repl {
   }
 
   private ctrlC(): void {
-    const now = this.now();
-    const double = now - this.lastCtrlC < DOUBLE_PRESS_MS;
-    this.lastCtrlC = now;
-    if (this.phase === 'turn') {
-      if (double) return this.quit();
-      this.afterInterrupt = [];
-      this.session.interrupt();
-      this.showHint('Interrupting… (Ctrl+C again to quit)');
-      return;
+    switch (this.driver.ctrlC(this.input.empty)) {
+      case 'quit':
+        return this.quit();
+      case 'interrupted':
+        this.showHint('Interrupting… (Ctrl+C again to quit)');
+        return;
+      case 'clear_input':
+        this.input.clear();
+        this.menu = null;
+        this.o.history.reset();
+        return;
+      case 'hint':
+        this.showHint('(Press Ctrl+C again or Ctrl+D to quit)');
+        return;
+      default:
+        return;
     }
-    if (this.phase === 'shell') {
-      if (double) return this.quit();
-      this.shellAbort?.abort();
-      return;
-    }
-    if (!this.input.empty) {
-      this.input.clear();
-      this.menu = null;
-      this.o.history.reset();
-      return;
-    }
-    if (double) return this.quit();
-    this.showHint('(Press Ctrl+C again or Ctrl+D to quit)');
   }
 
   private editKey(k: Key): void {
@@ -581,10 +571,6 @@ export class Repl {
     const hist = this.o.history;
     let edited = false;
     switch (k.name) {
-      case 'text':
-        b.insert(k.text ?? '');
-        edited = true;
-        break;
       case 'paste': {
         const text = k.text ?? '';
         if (lineCount(text) >= PASTE_MIN_LINES) {
@@ -614,10 +600,6 @@ export class Repl {
         this.submit();
         return;
       }
-      case 'newline':
-        b.insert('\n');
-        edited = true;
-        break;
       case 'tab':
         if (this.menu) this.acceptCompletion(false);
         else {
@@ -638,58 +620,21 @@ export class Repl {
         if (b.down()) return;
         this.historyNext();
         return;
-      case 'left':
-        if (k.ctrl || k.meta) b.wordLeft();
-        else b.left();
-        break;
-      case 'right':
-        if (b.atEnd) {
-          this.acceptSuggestion();
-          edited = true;
-          break;
-        }
-        if (k.ctrl || k.meta) b.wordRight();
-        else b.right();
-        break;
-      case 'home':
-        b.home();
-        break;
-      case 'end':
-        if (b.atEnd) {
-          this.acceptSuggestion();
-          edited = true;
-        } else b.end();
-        break;
-      case 'backspace':
-        if (k.meta || k.ctrl) b.deleteWordBack();
-        else b.backspace();
-        edited = true;
-        break;
-      case 'delete':
-        b.deleteForward();
-        edited = true;
-        break;
       case 'escape':
         if (this.menu) {
           this.menu = null;
           this.menuDismissedFor = b.text;
         }
         return;
-      case 'meta':
-        switch (k.text) {
-          case 'b':
-            b.wordLeft();
-            break;
-          case 'f':
-            b.wordRight();
-            break;
-          case 'd':
-            b.deleteWordForward();
-            edited = true;
-            break;
-          default:
-            break;
+      case 'right':
+      case 'end':
+        // At the end of the input, → and End take the dim suggestion from the history.
+        if (b.atEnd) {
+          this.acceptSuggestion();
+          edited = true;
+          break;
         }
+        edited = applyEditKey(b, k).edited;
         break;
       case 'ctrl':
         switch (k.text) {
@@ -701,40 +646,11 @@ export class Repl {
             b.deleteForward();
             edited = true;
             break;
-          case 'a':
-            b.home();
-            break;
           case 'e':
             if (b.atEnd) {
               this.acceptSuggestion();
               edited = true;
             } else b.end();
-            break;
-          case 'b':
-            b.left();
-            break;
-          case 'f':
-            b.right();
-            break;
-          case 'k':
-            b.killToEnd();
-            edited = true;
-            break;
-          case 'u':
-            b.killToStart();
-            edited = true;
-            break;
-          case 'w':
-            b.deleteWordBack();
-            edited = true;
-            break;
-          case 'y':
-            b.yank();
-            edited = true;
-            break;
-          case 't':
-            b.transpose();
-            edited = true;
             break;
           case 'p':
             if (!b.up()) this.historyPrev();
@@ -762,12 +678,18 @@ export class Repl {
               this.render();
             });
             return;
-          default:
-            return;
+          default: {
+            const r = applyEditKey(b, k);
+            if (!r.handled) return;
+            edited = r.edited;
+          }
         }
         break;
-      default:
-        return;
+      default: {
+        const r = applyEditKey(b, k);
+        if (!r.handled) return;
+        edited = r.edited;
+      }
     }
     if (edited) {
       hist.reset();
@@ -899,17 +821,12 @@ export class Repl {
     const r = req.request;
     const cancel = k.name === 'escape' || (k.name === 'ctrl' && k.text === 'c');
     if (r.kind === 'approval') {
-      const map: Record<string, ApprovalChoice> = { o: 'once', s: 'session', a: 'always', d: 'deny' };
       let choice: ApprovalChoice | undefined;
-      if (k.name === 'text') choice = map[(k.text ?? '').trim().toLowerCase()[0] ?? ''];
+      if (k.name === 'text') choice = APPROVAL_KEYS[(k.text ?? '').trim().toLowerCase()[0] ?? ''];
       else if (k.name === 'enter' || cancel) choice = 'deny';
       if (!choice) return;
-      const cmd = truncate(r.command.replace(/\s+/g, ' '), 60);
-      const summary =
-        choice === 'deny'
-          ? s.red(`✗ Denied: ${cmd}`)
-          : s.green(`✓ Approved ${choice === 'once' ? 'once' : choice === 'session' ? 'for this session' : 'always (saved to command_allowlist)'}: ${cmd}`);
-      this.answer(req, choice, summary);
+      const summary = approvalSummary(choice, r.command);
+      this.answer(req, choice, this.tone(summary.text, summary.tone));
       return;
     }
     const b = req.input;
@@ -933,24 +850,15 @@ export class Repl {
         return;
       }
       if (k.name === 'enter') {
-        const typed = b.text.trim();
-        const n = Number(typed);
-        const value = typed ? (Number.isInteger(n) && n >= 1 && n <= choices.length ? choices[n - 1] : typed) : req.selected >= 0 ? choices[req.selected] : '';
+        const value = clarifyValue(choices, b.text, req.selected);
         if (!value) return;
         this.answer(req, value, s.dim(`↳ ${value}`));
         return;
       }
     }
     if (r.kind === 'secret' && k.name === 'enter') {
-      const value = b.text;
-      if (value && r.name !== 'SUDO_PASSWORD') {
-        try {
-          updateEnvFile(paths.env(this.o.home), { [r.name]: value });
-          this.answer(req, value, s.dim(`🔑 ${r.name} entered and saved to ${paths.env(this.o.home)}`));
-        } catch (e) {
-          this.answer(req, value, s.yellow(`🔑 ${r.name} entered (could not save it: ${(e as Error).message})`));
-        }
-      } else this.answer(req, value || null, s.dim(value ? `🔑 ${r.name === 'SUDO_PASSWORD' ? 'sudo password' : r.name} entered` : '(secret not given)'));
+      const a = secretAnswer(this.o.home, r.name, b.text);
+      this.answer(req, a.value, this.tone(a.text, a.tone));
       return;
     }
     switch (k.name) {
@@ -1007,208 +915,39 @@ export class Repl {
     this.o.history.add(raw);
     this.input.clear();
     this.commit(this.echoLines(raw));
-    void this.dispatch(raw);
+    void this.driver.dispatch(raw);
   }
 
-  private async dispatch(raw: string): Promise<void> {
-    const text = raw.trim();
-    if (this.phase === 'shell' || this.phase === 'command') {
-      this.waiting.push(raw);
-      this.commit(this.s.dim(`⏳ waiting for ${this.phaseLabel || 'the running command'} to finish`));
-      return;
-    }
-    if (text.startsWith('/') && this.isCommand(text)) {
-      await this.runSlash(text);
-      return;
-    }
-    if (text.startsWith('!')) {
-      if (this.phase === 'turn') {
-        this.waiting.push(raw);
-        this.commit(this.s.dim('⏳ the shell command runs when the agent is done'));
-        return;
-      }
-      await this.runShell(text.slice(1).trim());
-      return;
-    }
-    if (this.phase === 'turn') {
-      this.busyInput(raw);
-      return;
-    }
-    await this.runTurn(raw);
-  }
-
-  /** A leading `/` that names no command but looks like a path (`/etc/hosts is broken`) is a message. */
-  private isCommand(text: string): boolean {
-    const r = this.o.registry.resolve(text, 'cli');
-    if (!('error' in r)) return true;
-    const first = text.split(/\s/)[0];
-    return !first.slice(1).includes('/');
-  }
-
-  private busyInput(raw: string): void {
-    const s = this.s;
-    const mode = this.session.prefs.busyInputMode;
-    const text = expandPastes(raw, this.o.home);
-    if (mode === 'queue') {
-      this.session.queue(text);
-      this.echoQueue.push(text);
-      this.commit(s.dim(`⏳ queued (${this.session.queuedPrompts.length} waiting) — sent when the agent finishes · /busy to change`));
-    } else if (mode === 'steer') {
-      this.session.steer(text);
-      this.commit(s.dim('↳ steering: the agent sees this after its next tool call · /busy to change'));
-    } else {
-      this.afterInterrupt.push(text);
-      this.session.interrupt();
-      this.commit(s.dim('⏹ interrupting — your message goes next · /busy to change'));
-    }
-  }
-
-  private async runTurn(raw: string): Promise<void> {
-    let text = expandPastes(raw, this.o.home);
-    if (this.firstPrefix) {
-      text = `${this.firstPrefix}\n\nUser instruction: ${text}`;
-      this.firstPrefix = undefined;
-    }
-    this.setPhase('turn');
-    const started = this.now();
-    let result: TurnResult | null = null;
-    try {
-      result = await this.session.prompt(text);
-    } catch (e) {
-      this.commit(this.s.red(`✗ ${(e as Error).message}`));
-    }
+  private turnEnded(result: TurnResult | null, ms: number): void {
     this.flushText();
     this.commit(this.md.end());
     this.md = this.newMarkdown(this.markdownMode());
     this.tools.clear();
-    this.setPhase('idle');
-    if (result) this.reportResult(result, this.now() - started);
+    if (result) {
+      for (const n of turnNotes(this.session, result, ms)) this.commit(this.tone(n.text, n.tone));
+      this.commit('');
+    }
     this.scheduleRender();
-    await this.drain();
   }
 
-  private reportResult(r: TurnResult, ms: number): void {
-    const s = this.s;
-    if ((this.session.options.config.display as Record<string, unknown>)?.show_cost === true && r.apiCalls > 0) {
-      const u = r.usage;
-      const cost = r.costUsd === null ? 'cost unknown' : `$${r.costUsd < 0.01 ? r.costUsd.toFixed(4) : r.costUsd.toFixed(2)}`;
-      this.commit(s.dim(`${(ms / 1000).toFixed(1)}s · ${(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens).toLocaleString('en-US')} in · ${u.output_tokens.toLocaleString('en-US')} out · ${cost}`));
-    }
-    if (r.interrupted) this.commit(s.yellow('⏹ Interrupted.'));
-    else if (r.failed) {
-      const e = r.error;
-      const msg = e && 'provider' in e ? describeError(e, this.session.runtime) : (e?.message ?? 'The turn failed.');
-      this.commit(s.red(`✗ ${msg}`));
-    } else if (!r.finalText && !r.messages.some((m) => m.role === 'assistant' && messageText(m.content))) {
-      this.commit(s.dim('(no answer)'));
-    }
-    this.commit('');
-  }
-
-  /** Sends what waited for the previous turn, shell command or command. */
-  private async drain(): Promise<void> {
-    while (this.phase === 'idle' && !this.quitting) {
-      const next = this.afterInterrupt.shift();
-      if (next !== undefined) {
-        await this.runTurn(next);
-        continue;
-      }
-      const w = this.waiting.shift();
-      if (w === undefined) return;
-      await this.dispatch(w);
-    }
-  }
-
-  private async runSlash(text: string): Promise<void> {
-    const s = this.s;
-    const name = text.split(/\s/)[0];
-    const wasIdle = this.phase === 'idle';
-    let timer: NodeJS.Timeout | null = null;
-    if (wasIdle) timer = setTimeout(() => this.setPhase('command', `${name}…`), 150);
-    let r: CommandResult | null;
-    try {
-      r = await runCommand(this.o.registry, text, { session: this.session, surface: 'cli', hooks: this.o.hooks ?? {} });
-    } finally {
-      if (timer) clearTimeout(timer);
-      if (this.phase === 'command') this.setPhase('idle');
-    }
-    if (!r) return;
+  private commandDone(text: string, r: CommandResult): void {
     if (r.action === 'clear_screen') {
       this.o.term.write('\x1b[H\x1b[2J\x1b[3J');
       this.screen.forget();
       this.pending = [];
     }
     if (r.output) this.commit(r.output);
-    if (/^\/(help|\?)$/i.test(text.trim())) this.commit(KEY_HELP.map((l) => s.dim(l)));
-    switch (r.action) {
-      case 'quit':
-        this.quit();
-        return;
-      case 'new_session':
-        this.md = this.newMarkdown(this.markdownMode());
-        this.lastShownTool = '';
-        this.echoQueue = [];
-        if (this.session.history.length) this.commit(this.recap());
-        break;
-      default:
-        break;
+    if (/^\/(help|\?)$/i.test(text.trim())) this.commit(KEY_HELP.map((l) => this.s.dim(l)));
+    if (r.action === 'new_session') {
+      this.md = this.newMarkdown(this.markdownMode());
+      this.lastShownTool = '';
+      if (this.session.history.length) this.commit(this.recap());
     }
-    if (r.send) {
-      if (this.phase === 'turn') {
-        this.session.queue(r.send);
-        this.commit(s.dim('⏳ queued — sent when the agent finishes'));
-      } else await this.runTurn(r.send);
-      return;
-    }
-    if (wasIdle) await this.drain();
   }
 
   /** The last exchanges of a resumed conversation. */
   recap(): string[] {
     return recapLines(this.session.history, this.s);
-  }
-
-  private async runShell(command: string): Promise<void> {
-    const s = this.s;
-    if (!command) {
-      this.commit(s.dim('Usage: !<command> runs a shell command where the agent’s terminal runs (no model call; approvals apply).'));
-      return;
-    }
-    const def = this.session.registry.get('terminal');
-    if (!def) {
-      this.commit(s.red('✗ The terminal tool is not available in this build.'));
-      return;
-    }
-    const tool = this.session.registry.bind(def, this.session.services);
-    const ac = new AbortController();
-    this.shellAbort = ac;
-    this.setPhase('shell', `$ ${truncate(command, 50)}`);
-    const ctx: ToolCallContext = {
-      callId: `shell_${this.now()}`,
-      signal: ac.signal,
-      ask: (req) => this.session.broker.ask(req, ac.signal),
-      progress: () => {},
-    };
-    try {
-      const out = await tool.execute({ command }, ctx);
-      let parsed: { output?: string; exit_code?: number; error?: string } = {};
-      try {
-        parsed = JSON.parse(out.content) as typeof parsed;
-      } catch {
-        parsed = { output: out.content };
-      }
-      const text = (parsed.output ?? '').replace(/\n+$/, '');
-      if (text) this.commit(text.split('\n'));
-      if (parsed.error) this.commit(s.red(`! ${parsed.error}`));
-      else if (typeof parsed.exit_code === 'number' && parsed.exit_code !== 0) this.commit(s.yellow(`! exited ${parsed.exit_code}`));
-      if (ac.signal.aborted) this.commit(s.yellow('⏹ Stopped.'));
-    } catch (e) {
-      this.commit(s.red(`✗ ${(e as Error).message}`));
-    } finally {
-      this.shellAbort = null;
-      this.setPhase('idle');
-    }
-    await this.drain();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -1218,16 +957,7 @@ export class Repl {
     if (this.quitting) return;
     this.flushText();
     this.commit(this.md.end());
-    const s = this.s;
-    const lines: string[] = [];
-    const t = this.session.totals;
-    if (t.turns > 0) {
-      const tokens = t.usage.input_tokens + t.usage.output_tokens + t.usage.cache_read_tokens + t.usage.cache_write_tokens;
-      const cost = t.costUsd === null ? '' : ` · $${t.costUsd < 0.01 ? t.costUsd.toFixed(4) : t.costUsd.toFixed(2)}`;
-      lines.push(s.dim(`Session ${this.session.id} · ${t.turns} turn(s) · ${tokens.toLocaleString('en-US')} tokens${cost}`));
-      if (this.session.options.store) lines.push(s.dim(`Resume it with: hermes --resume ${this.session.id}`));
-    }
-    lines.push(s.dim('Goodbye. ⚕'));
+    const lines = goodbyeLines(this.session).map((l) => this.s.dim(l));
     this.quitting = true;
     this.finish(lines);
   }

@@ -4,10 +4,6 @@
 // commands from the shared registry, `!cmd` shell escapes, and handles typing while the agent works
 // according to the busy-input mode.
 
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { messageText } from '../../agent/repair.ts';
 import type { AgentEvent, AgentRequest, ApprovalChoice, TurnResult } from '../../agent/types.ts';
 import type { CommandRegistry, CommandResult, SurfaceHooks } from '../../commands/registry.ts';
@@ -15,8 +11,10 @@ import type { Message } from '../../llm/types.ts';
 import { activityLine, toolDetail, toolEmoji } from '../../runtime/activity.ts';
 import type { Session } from '../../runtime/session.ts';
 import { paths } from '../../state/paths.ts';
-import { applyEditKey, EditBuffer } from './buffer.ts';
-import { MAX_MENU_ROWS, slashCompletions, type Completions } from './completion.ts';
+import { EditBuffer } from './buffer.ts';
+import { Composer } from './composer.ts';
+import { MAX_MENU_ROWS } from './completion.ts';
+import { editInEditor } from './editor.ts';
 import { APPROVAL_KEYS, approvalSummary, ChatDriver, clarifyValue, DOUBLE_PRESS_MS, goodbyeLines, resolvedNote, secretAnswer, timeLeft, turnNotes, type Phase, type Tone } from './driver.ts';
 import type { History } from './history.ts';
 import type { Key } from './keys.ts';
@@ -45,12 +43,6 @@ interface OpenRequest {
   selected: number;
 }
 
-interface Menu extends Completions {
-  selected: number;
-  /** The person moved through the menu (Enter then accepts the highlighted item). */
-  explicit: boolean;
-}
-
 export interface ReplOptions {
   session: Session;
   registry: CommandRegistry;
@@ -71,9 +63,7 @@ export class Repl {
   private readonly s: Style;
   private readonly session: Session;
   private readonly screen: Screen;
-  private readonly input = new EditBuffer();
-  private menu: Menu | null = null;
-  private menuDismissedFor: string | null = null;
+  private readonly composer: Composer;
   private requests: OpenRequest[] = [];
   private readonly driver: ChatDriver;
   private verb = VERBS[0];
@@ -90,7 +80,6 @@ export class Repl {
   private pending: string[] = [];
   private renderQueued = false;
   private hint: { text: string; until: number } | null = null;
-  private search: { query: string; index: number; entry: string | null; saved: string } | null = null;
   private quitting = false;
   /** Another program has the terminal (an editor, or the shell after Ctrl+Z): draw nothing. */
   private suspended = false;
@@ -105,6 +94,7 @@ export class Repl {
     this.screen = new Screen(o.term.output);
     this.md = this.newMarkdown(this.markdownMode());
     this.reasoning = this.newMarkdown('raw');
+    this.composer = new Composer({ registry: o.registry, history: o.history, home: o.home });
     this.driver = new ChatDriver({
       session: o.session,
       registry: o.registry,
@@ -217,8 +207,8 @@ export class Repl {
       const r = this.requestLines(req, cols);
       cursor = { line: bottom.length + r.cursor.line, col: r.cursor.col };
       bottom.push(...r.lines);
-    } else if (this.search) {
-      const q = this.search;
+    } else if (this.composer.search) {
+      const q = this.composer.search;
       const label = `(reverse-i-search)'${q.query}': `;
       const shown = q.entry === null ? (q.query ? s.red('no match') : '') : truncate(q.entry.replace(/\n/g, ' ↵ '), cols - stringWidth(label) - 1);
       cursor = { line: bottom.length, col: stringWidth(label) };
@@ -227,7 +217,7 @@ export class Repl {
       const r = this.inputLines(cols, rows);
       cursor = { line: bottom.length + r.cursor.line, col: r.cursor.col };
       bottom.push(...r.lines);
-      if (this.menu) {
+      if (this.composer.menu) {
         const used = bottom.reduce((a, l) => a + Math.max(1, Math.ceil(stringWidth(l) / cols)), 0);
         bottom.push(...this.menuLines(cols).slice(0, Math.max(1, rows - used - 2)));
       }
@@ -267,17 +257,16 @@ export class Repl {
     const prompt = this.promptText();
     const pw = stringWidth(prompt);
     const cont = ' '.repeat(Math.max(0, pw - 2)) + s.dim('┊ ');
-    const text = this.input.text;
+    const b = this.composer.buffer;
+    const text = b.text;
     const logical = text.split('\n');
-    const before = text.slice(0, this.input.cursor).split('\n');
+    const before = text.slice(0, b.cursor).split('\n');
     const cursorLine = before.length - 1;
     const cursorCol = pw + stringWidth(before[cursorLine]);
     let shown = logical.map((l, i) => (i === 0 ? prompt : cont) + l);
     // Dim suggestion from history after the cursor.
-    if (this.input.atEnd && !this.menu && logical.length === 1 && text && !this.o.history.navigating) {
-      const sug = this.o.history.suggest(text);
-      if (sug) shown[0] += s.dim(sug.slice(text.length));
-    }
+    const sug = this.composer.suggestion();
+    if (sug) shown[0] += s.dim(sug);
     // A window around the cursor when the input is taller than the screen allows.
     const maxLines = Math.max(3, rows - 6);
     let first = 0;
@@ -295,7 +284,7 @@ export class Repl {
   }
 
   private menuLines(cols: number): string[] {
-    const m = this.menu!;
+    const m = this.composer.menu!;
     const s = this.s;
     const n = m.items.length;
     const start = Math.max(0, Math.min(m.selected - Math.floor(MAX_MENU_ROWS / 2), n - MAX_MENU_ROWS));
@@ -526,10 +515,6 @@ export class Repl {
       this.requestKey(this.requests[0], k);
       return;
     }
-    if (this.search) {
-      this.searchKey(k);
-      return;
-    }
     this.editKey(k);
   }
 
@@ -547,16 +532,14 @@ export class Repl {
   }
 
   private ctrlC(): void {
-    switch (this.driver.ctrlC(this.input.empty)) {
+    switch (this.driver.ctrlC(this.composer.buffer.empty)) {
       case 'quit':
         return this.quit();
       case 'interrupted':
         this.showHint('Interrupting… (Ctrl+C again to quit)');
         return;
       case 'clear_input':
-        this.input.clear();
-        this.menu = null;
-        this.o.history.reset();
+        this.composer.clear();
         return;
       case 'hint':
         this.showHint('(Press Ctrl+C again or Ctrl+D to quit)');
@@ -567,239 +550,49 @@ export class Repl {
   }
 
   private editKey(k: Key): void {
-    const b = this.input;
-    const hist = this.o.history;
-    let edited = false;
-    switch (k.name) {
-      case 'paste': {
-        const text = k.text ?? '';
-        if (lineCount(text) >= PASTE_MIN_LINES) {
-          try {
-            const { reference } = savePaste(this.o.home, text);
-            b.insert(reference);
-          } catch (e) {
-            b.insert(text);
-            this.commit(this.s.yellow(`⚠ Could not save the paste under ${paths.pastes(this.o.home)}: ${(e as Error).message}`));
-          }
-        } else b.insert(text);
-        edited = true;
-        break;
-      }
-      case 'enter': {
-        if (this.menu && this.menu.explicit) {
-          this.acceptCompletion(true);
-          break;
-        }
-        const line = b.text.slice(b.lineBounds().start, b.cursor);
-        if (b.atEnd && line.endsWith('\\') && !line.endsWith('\\\\')) {
-          b.backspace();
-          b.insert('\n');
-          edited = true;
-          break;
-        }
-        this.submit();
-        return;
-      }
-      case 'tab':
-        if (this.menu) this.acceptCompletion(false);
-        else {
-          this.menuDismissedFor = null;
-          this.refreshMenu(true);
-        }
-        return;
-      case 'backtab':
-        if (this.menu) this.moveMenu(-1);
-        return;
-      case 'up':
-        if (this.menu) return this.moveMenu(-1);
-        if (b.up()) return;
-        this.historyPrev();
-        return;
-      case 'down':
-        if (this.menu) return this.moveMenu(1);
-        if (b.down()) return;
-        this.historyNext();
-        return;
-      case 'escape':
-        if (this.menu) {
-          this.menu = null;
-          this.menuDismissedFor = b.text;
-        }
-        return;
-      case 'right':
-      case 'end':
-        // At the end of the input, → and End take the dim suggestion from the history.
-        if (b.atEnd) {
-          this.acceptSuggestion();
-          edited = true;
-          break;
-        }
-        edited = applyEditKey(b, k).edited;
-        break;
-      case 'ctrl':
-        switch (k.text) {
-          case 'c':
-            this.ctrlC();
-            return;
-          case 'd':
-            if (b.empty) return this.quit();
-            b.deleteForward();
-            edited = true;
-            break;
-          case 'e':
-            if (b.atEnd) {
-              this.acceptSuggestion();
-              edited = true;
-            } else b.end();
-            break;
-          case 'p':
-            if (!b.up()) this.historyPrev();
-            return;
-          case 'n':
-            if (!b.down()) this.historyNext();
-            return;
-          case 'l':
-            this.o.term.write('\x1b[H\x1b[2J');
+    const r = this.composer.onKey(k);
+    if (r.kind === 'submit') {
+      this.commit(this.echoLines(r.text));
+      void this.driver.dispatch(r.text);
+    } else if (r.kind === 'warn') this.commit(this.s.yellow(r.text));
+    else if (r.kind === 'pass' && r.key.name === 'ctrl') {
+      switch (r.key.text) {
+        case 'c':
+          this.ctrlC();
+          return;
+        case 'd':
+          this.quit();
+          return;
+        case 'l':
+          this.o.term.write('\x1b[H\x1b[2J');
+          this.screen.forget();
+          return;
+        case 'g':
+          void this.externalEditor();
+          return;
+        case 'z':
+          this.screen.clear();
+          this.suspended = true;
+          this.o.term.suspend(() => {
+            this.suspended = false;
             this.screen.forget();
-            return;
-          case 'r':
-            this.search = { query: '', index: hist.entries.length, entry: null, saved: b.text };
-            this.menu = null;
-            return;
-          case 'g':
-            void this.externalEditor();
-            return;
-          case 'z':
-            this.screen.clear();
-            this.suspended = true;
-            this.o.term.suspend(() => {
-              this.suspended = false;
-              this.screen.forget();
-              this.render();
-            });
-            return;
-          default: {
-            const r = applyEditKey(b, k);
-            if (!r.handled) return;
-            edited = r.edited;
-          }
-        }
-        break;
-      default: {
-        const r = applyEditKey(b, k);
-        if (!r.handled) return;
-        edited = r.edited;
+            this.render();
+          });
+          return;
+        default:
+          return;
       }
-    }
-    if (edited) {
-      hist.reset();
-      this.refreshMenu(false);
-    }
-  }
-
-  private historyPrev(): void {
-    const e = this.o.history.prev(this.input.text);
-    if (e !== null) this.input.set(e);
-    this.menu = null;
-  }
-
-  private historyNext(): void {
-    const e = this.o.history.next();
-    if (e !== null) this.input.set(e);
-    this.menu = null;
-  }
-
-  private acceptSuggestion(): void {
-    const text = this.input.text;
-    if (this.menu || this.o.history.navigating) return;
-    const sug = this.o.history.suggest(text);
-    if (sug) this.input.set(sug);
-  }
-
-  private refreshMenu(force: boolean): void {
-    const text = this.input.text;
-    if (!force && (this.menuDismissedFor === text || !this.input.atEnd)) {
-      this.menu = null;
-      return;
-    }
-    const c = text.startsWith('/') ? slashCompletions(this.o.registry, 'cli', text) : null;
-    if (!c) {
-      this.menu = null;
-      return;
-    }
-    // Keep the highlighted item when it is still offered.
-    const prev = this.menu?.items[this.menu.selected]?.value;
-    const keep = prev ? c.items.findIndex((i) => i.value === prev) : -1;
-    this.menu = { ...c, selected: keep >= 0 ? keep : 0, explicit: keep >= 0 ? !!this.menu?.explicit : false };
-  }
-
-  private moveMenu(d: number): void {
-    const m = this.menu!;
-    m.selected = (m.selected + d + m.items.length) % m.items.length;
-    m.explicit = true;
-  }
-
-  private acceptCompletion(submitIfComplete: boolean): void {
-    const m = this.menu;
-    if (!m) return;
-    const item = m.items[m.selected] ?? m.items[0];
-    const text = this.input.text.slice(0, m.from) + item.value;
-    this.input.set(text);
-    this.menu = null;
-    this.menuDismissedFor = null;
-    if (submitIfComplete && !text.endsWith(' ')) {
-      this.submit();
-      return;
-    }
-    this.refreshMenu(false);
-  }
-
-  private searchKey(k: Key): void {
-    const q = this.search!;
-    const hist = this.o.history;
-    const find = (before: number) => {
-      const r = hist.search(q.query, before);
-      q.entry = r?.entry ?? null;
-      q.index = r?.index ?? q.index;
-    };
-    if (k.name === 'text' || k.name === 'paste') {
-      q.query += k.text ?? '';
-      find(hist.entries.length);
-    } else if (k.name === 'backspace') {
-      q.query = q.query.slice(0, -1);
-      find(hist.entries.length);
-    } else if (k.name === 'ctrl' && k.text === 'r') {
-      if (q.entry !== null) find(q.index);
-    } else if (k.name === 'escape' || (k.name === 'ctrl' && (k.text === 'g' || k.text === 'c'))) {
-      this.input.set(q.saved);
-      this.search = null;
-    } else if (k.name === 'enter') {
-      this.search = null;
-      if (q.entry !== null) {
-        this.input.set(q.entry);
-        this.submit();
-      }
-    } else {
-      // Any other key takes the match into the editor and acts there.
-      this.search = null;
-      if (q.entry !== null) this.input.set(q.entry);
-      this.editKey(k);
     }
   }
 
   private async externalEditor(): Promise<void> {
-    const editor = process.env.VISUAL || process.env.EDITOR || 'vi';
-    const dir = mkdtempSync(join(tmpdir(), 'hermes-edit-'));
-    const file = join(dir, 'prompt.md');
-    writeFileSync(file, this.input.text, { mode: 0o600 });
     this.screen.clear();
     this.suspended = true;
     try {
-      const r = await this.o.term.cooked(() => spawnSync(`${editor} "${file}"`, { stdio: 'inherit', shell: true }));
-      if (r.status === 0) this.input.set(readFileSync(file, 'utf8').replace(/\n+$/, ''));
-      else this.commit(this.s.yellow(`⚠ The editor (${editor}) exited with status ${r.status}; the input is unchanged.`));
+      const r = await editInEditor(this.composer.text, (fn) => this.o.term.cooked(fn));
+      if ('text' in r) this.composer.set(r.text);
+      else this.commit(this.s.yellow(r.warning));
     } finally {
-      rmSync(dir, { recursive: true, force: true });
       this.suspended = false;
       this.screen.forget();
       this.render();
@@ -902,20 +695,6 @@ export class Repl {
     const prompt = `${this.s.bold(this.s.cyan('❯ '))}`;
     const lines = text.split('\n');
     return lines.map((l, i) => (i === 0 ? prompt : '  ') + l + (i === lines.length - 1 ? suffix : ''));
-  }
-
-  private submit(): void {
-    const raw = this.input.text;
-    this.menu = null;
-    this.menuDismissedFor = null;
-    if (!raw.trim()) {
-      this.input.clear();
-      return;
-    }
-    this.o.history.add(raw);
-    this.input.clear();
-    this.commit(this.echoLines(raw));
-    void this.driver.dispatch(raw);
   }
 
   private turnEnded(result: TurnResult | null, ms: number): void {

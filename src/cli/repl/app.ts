@@ -5,28 +5,26 @@
 // according to the busy-input mode.
 
 import { messageText } from '../../agent/repair.ts';
-import type { AgentEvent, AgentRequest, ApprovalChoice, TurnResult } from '../../agent/types.ts';
+import type { AgentEvent, TurnResult } from '../../agent/types.ts';
 import type { CommandRegistry, CommandResult, SurfaceHooks } from '../../commands/registry.ts';
 import type { Message } from '../../llm/types.ts';
 import { activityLine, toolDetail, toolEmoji } from '../../runtime/activity.ts';
 import type { Session } from '../../runtime/session.ts';
 import { paths } from '../../state/paths.ts';
-import { EditBuffer } from './buffer.ts';
 import { Composer } from './composer.ts';
-import { MAX_MENU_ROWS } from './completion.ts';
+import { menuLines } from './completion.ts';
 import { editInEditor } from './editor.ts';
-import { APPROVAL_KEYS, approvalSummary, ChatDriver, clarifyValue, DOUBLE_PRESS_MS, goodbyeLines, resolvedNote, secretAnswer, timeLeft, turnNotes, type Phase, type Tone } from './driver.ts';
+import { ChatDriver, DOUBLE_PRESS_MS, goodbyeLines, turnNotes, VERBS, type Phase, type Tone } from './driver.ts';
 import type { History } from './history.ts';
 import type { Key } from './keys.ts';
 import { MarkdownStream, type MarkdownMode } from './markdown.ts';
-import { lineCount, PASTE_MIN_LINES, savePaste } from './pastes.ts';
+import { openRequest, requestKey, resolvedNote, timeLeft, type OpenRequest } from './requests.ts';
 import { Screen, type Frame } from './screen.ts';
 import type { Style } from './style.ts';
 import type { Terminal } from './term.ts';
-import { graphemes, stringWidth, stripAnsi, truncate, truncateAnsi } from './width.ts';
+import { fitTail, graphemes, stringWidth, truncate, truncateAnsi } from './width.ts';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-export const VERBS = ['pondering', 'thinking', 'contemplating', 'musing', 'reasoning', 'deliberating', 'mulling it over', 'considering', 'working it out', 'cogitating'];
 
 export const KEY_HELP = [
   'Keys: Enter send · Alt+Enter / Ctrl+J new line (or end a line with \\) · Tab complete · ↑↓ history',
@@ -34,14 +32,6 @@ export const KEY_HELP = [
   '      Ctrl+L clear · Ctrl+Z suspend · !cmd run a shell command · pastes of 5+ lines are saved to pastes/',
 ];
 
-interface OpenRequest {
-  id: string;
-  request: AgentRequest;
-  at: number;
-  input: EditBuffer;
-  /** Highlighted choice (clarify), -1 for none. */
-  selected: number;
-}
 
 export interface ReplOptions {
   session: Session;
@@ -219,7 +209,7 @@ export class Repl {
       bottom.push(...r.lines);
       if (this.composer.menu) {
         const used = bottom.reduce((a, l) => a + Math.max(1, Math.ceil(stringWidth(l) / cols)), 0);
-        bottom.push(...this.menuLines(cols).slice(0, Math.max(1, rows - used - 2)));
+        bottom.push(...menuLines(this.composer.menu, this.s, cols - 1).slice(0, Math.max(1, rows - used - 2)));
       }
     }
     if (this.hint && this.hint.until > this.now()) bottom.push(s.dim(this.hint.text));
@@ -281,23 +271,6 @@ export class Repl {
     }
     void cols;
     return { lines: shown, cursor: { line: cursorLine - first, col: cursorCol } };
-  }
-
-  private menuLines(cols: number): string[] {
-    const m = this.composer.menu!;
-    const s = this.s;
-    const n = m.items.length;
-    const start = Math.max(0, Math.min(m.selected - Math.floor(MAX_MENU_ROWS / 2), n - MAX_MENU_ROWS));
-    const visible = m.items.slice(start, start + MAX_MENU_ROWS);
-    const labelW = Math.min(32, Math.max(...visible.map((i) => stringWidth(i.label))));
-    const out = visible.map((it, k) => {
-      const i = start + k;
-      const label = it.label + ' '.repeat(Math.max(0, labelW - stringWidth(it.label)));
-      const line = `  ${i === m.selected ? s.inverse(` ${label} `) : ` ${label} `}  ${s.dim(it.hint)}`;
-      return truncateAnsi(line, cols - 1);
-    });
-    if (n > MAX_MENU_ROWS) out.push(s.dim(`   ${m.selected + 1}/${n} · ↑↓ move · Tab accept · Esc close`));
-    return out;
   }
 
   private remaining(req: OpenRequest): string {
@@ -427,7 +400,7 @@ export class Repl {
         break;
       case 'request':
         this.flushText();
-        this.requests.push({ id: e.id, request: e.request, at: this.now(), input: new EditBuffer(), selected: -1 });
+        this.requests.push({ ...openRequest(e.id, e.request, this.now()), selected: -1 });
         this.updateTimer();
         this.o.term.write('\x07');
         break;
@@ -610,82 +583,8 @@ export class Repl {
   }
 
   private requestKey(req: OpenRequest, k: Key): void {
-    const s = this.s;
-    const r = req.request;
-    const cancel = k.name === 'escape' || (k.name === 'ctrl' && k.text === 'c');
-    if (r.kind === 'approval') {
-      let choice: ApprovalChoice | undefined;
-      if (k.name === 'text') choice = APPROVAL_KEYS[(k.text ?? '').trim().toLowerCase()[0] ?? ''];
-      else if (k.name === 'enter' || cancel) choice = 'deny';
-      if (!choice) return;
-      const summary = approvalSummary(choice, r.command);
-      this.answer(req, choice, this.tone(summary.text, summary.tone));
-      return;
-    }
-    const b = req.input;
-    if (cancel) {
-      this.answer(req, r.kind === 'clarify' ? '' : null, s.dim(r.kind === 'clarify' ? '(question skipped)' : '(secret not given)'));
-      return;
-    }
-    if (r.kind === 'clarify') {
-      const choices = r.choices ?? [];
-      if (k.name === 'up' && choices.length) {
-        req.selected = req.selected <= 0 ? choices.length - 1 : req.selected - 1;
-        return;
-      }
-      if (k.name === 'down' && choices.length) {
-        req.selected = (req.selected + 1) % choices.length;
-        return;
-      }
-      if (k.name === 'text' && b.empty && choices.length && /^[1-9]$/.test(k.text ?? '') && Number(k.text) <= choices.length) {
-        const c = choices[Number(k.text) - 1];
-        this.answer(req, c, s.dim(`↳ ${c}`));
-        return;
-      }
-      if (k.name === 'enter') {
-        const value = clarifyValue(choices, b.text, req.selected);
-        if (!value) return;
-        this.answer(req, value, s.dim(`↳ ${value}`));
-        return;
-      }
-    }
-    if (r.kind === 'secret' && k.name === 'enter') {
-      const a = secretAnswer(this.o.home, r.name, b.text);
-      this.answer(req, a.value, this.tone(a.text, a.tone));
-      return;
-    }
-    switch (k.name) {
-      case 'text':
-      case 'paste':
-        b.insert((k.text ?? '').replace(/\n/g, r.kind === 'secret' ? '' : ' '));
-        break;
-      case 'backspace':
-        b.backspace();
-        break;
-      case 'delete':
-        b.deleteForward();
-        break;
-      case 'left':
-        b.left();
-        break;
-      case 'right':
-        b.right();
-        break;
-      case 'home':
-        b.home();
-        break;
-      case 'end':
-        b.end();
-        break;
-      case 'ctrl':
-        if (k.text === 'u') b.killToStart();
-        else if (k.text === 'a') b.home();
-        else if (k.text === 'e') b.end();
-        else if (k.text === 'w') b.deleteWordBack();
-        break;
-      default:
-        break;
-    }
+    const a = requestKey(req, k, this.o.home);
+    if (a) this.answer(req, a.value, this.tone(a.text, a.tone));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -754,35 +653,3 @@ export function recapLines(history: readonly Message[], s: Style, max = 4): stri
     return s.dim(`  ${m.role === 'user' ? 'you' : 'hermes'}: ${t.length > 160 ? `${t.slice(0, 157)}…` : t}`);
   });
 }
-
-/** The last lines of `lines` that fit in `maxRows` rows (the first kept line cut from the left). */
-export function fitTail(lines: string[], maxRows: number, cols: number): string[] {
-  const out: string[] = [];
-  let used = 0;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const w = stringWidth(lines[i]);
-    const rows = Math.max(1, Math.ceil(w / cols));
-    if (used + rows <= maxRows) {
-      out.unshift(lines[i]);
-      used += rows;
-      continue;
-    }
-    const room = maxRows - used;
-    if (room > 0) {
-      const plain = stripAnsi(lines[i]);
-      const g = graphemes(plain);
-      let tail = '';
-      let tw = 0;
-      for (let j = g.length - 1; j >= 0; j--) {
-        const gw = stringWidth(g[j]);
-        if (tw + gw > room * cols - 2) break;
-        tail = g[j] + tail;
-        tw += gw;
-      }
-      out.unshift(`…${tail}`);
-    }
-    break;
-  }
-  return out;
-}
-

@@ -5,12 +5,10 @@
 // driver owns this order of events and Ctrl+C's meaning; the surface decides how each thing looks.
 
 import { messageText } from '../../agent/repair.ts';
-import type { AgentEvent, AgentRequest, ApprovalChoice, ToolCallContext, TurnResult } from '../../agent/types.ts';
+import type { AgentEvent, ToolCallContext, TurnResult } from '../../agent/types.ts';
 import { runCommand, type CommandRegistry, type CommandResult, type SurfaceHooks } from '../../commands/registry.ts';
 import { describeError } from '../../llm/index.ts';
 import type { Session } from '../../runtime/session.ts';
-import { updateEnvFile } from '../../state/env.ts';
-import { paths } from '../../state/paths.ts';
 import { expandPastes } from './pastes.ts';
 import { truncate } from './width.ts';
 
@@ -19,6 +17,8 @@ export type Phase = 'idle' | 'turn' | 'shell' | 'command';
 export type Tone = 'plain' | 'dim' | 'ok' | 'warn' | 'error';
 
 export const DOUBLE_PRESS_MS = 2000;
+/** What the spinner says while the model thinks (a different word each turn). */
+export const VERBS = ['pondering', 'thinking', 'contemplating', 'musing', 'reasoning', 'deliberating', 'mulling it over', 'considering', 'working it out', 'cogitating'];
 
 /** What the surface shows; the driver calls these in the order things happen. */
 export interface DriverView {
@@ -341,54 +341,4 @@ export function goodbyeLines(session: Session): string[] {
   }
   lines.push('Goodbye. ⚕');
   return lines;
-}
-
-export const APPROVAL_KEYS: Record<string, ApprovalChoice> = { o: 'once', s: 'session', a: 'always', d: 'deny' };
-
-/** What an approval answer says in the transcript. */
-export function approvalSummary(choice: ApprovalChoice, command: string): { text: string; tone: Tone } {
-  const cmd = truncate(command.replace(/\s+/g, ' '), 60);
-  if (choice === 'deny') return { text: `✗ Denied: ${cmd}`, tone: 'error' };
-  const how = choice === 'once' ? 'once' : choice === 'session' ? 'for this session' : 'always (saved to command_allowlist)';
-  return { text: `✓ Approved ${how}: ${cmd}`, tone: 'ok' };
-}
-
-/**
- * A secret the person typed: a skill's key is saved to HERMES_HOME/.env (0600); the sudo password
- * is used for this session only. Returns the value to answer with and what to show (never the value).
- */
-export function secretAnswer(home: string, name: string, value: string): { value: string | null; text: string; tone: Tone } {
-  if (value && name !== 'SUDO_PASSWORD') {
-    try {
-      updateEnvFile(paths.env(home), { [name]: value });
-      return { value, text: `🔑 ${name} entered and saved to ${paths.env(home)}`, tone: 'dim' };
-    } catch (e) {
-      return { value, text: `🔑 ${name} entered (could not save it: ${(e as Error).message})`, tone: 'warn' };
-    }
-  }
-  return { value: value || null, text: value ? `🔑 ${name === 'SUDO_PASSWORD' ? 'sudo password' : name} entered` : '(secret not given)', tone: 'dim' };
-}
-
-/** A clarify answer from what was typed (a number picks a choice) or the highlighted choice. */
-export function clarifyValue(choices: readonly string[], typed: string, selected: number): string {
-  const t = typed.trim();
-  const n = Number(t);
-  if (t) return Number.isInteger(n) && n >= 1 && n <= choices.length ? choices[n - 1] : t;
-  return selected >= 0 ? (choices[selected] ?? '') : '';
-}
-
-/** What a request that ended without the person's answer says (timeout, interrupted), or ''. */
-export function resolvedNote(request: AgentRequest, source: string): { text: string; tone: Tone } | null {
-  const what = request.kind === 'approval' ? 'approval' : request.kind === 'clarify' ? 'question' : 'secret prompt';
-  if (source === 'timeout') return { text: `⏱ The ${what} timed out${request.kind === 'approval' ? ': denied' : ''}.`, tone: 'warn' };
-  if (source === 'interrupted') return { text: `The ${what} was cancelled.`, tone: 'dim' };
-  return null;
-}
-
-/** "m:ss left" before an open request is settled by `approvals.timeout` (300 s), or ''. */
-export function timeLeft(session: Session, openedAt: number, now: number): string {
-  const timeout = Number(session.options.config.approvals?.timeout ?? 300) * 1000;
-  if (!(timeout > 0)) return '';
-  const left = Math.max(0, Math.ceil((openedAt + timeout - now) / 1000));
-  return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')} left`;
 }

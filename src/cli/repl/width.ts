@@ -218,3 +218,35 @@ export function wrapAnsi(s: string, width: number): string[] {
   if (line) out.push(close(line));
   return out;
 }
+
+/** The last lines of `lines` that fit in `maxRows` rows (the first kept line cut from the left). */
+export function fitTail(lines: string[], maxRows: number, cols: number): string[] {
+  const out: string[] = [];
+  let used = 0;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const w = stringWidth(lines[i]);
+    const rows = Math.max(1, Math.ceil(w / cols));
+    if (used + rows <= maxRows) {
+      out.unshift(lines[i]);
+      used += rows;
+      continue;
+    }
+    const room = maxRows - used;
+    if (room > 0) {
+      const plain = stripAnsi(lines[i]);
+      const g = graphemes(plain);
+      let tail = '';
+      let tw = 0;
+      for (let j = g.length - 1; j >= 0; j--) {
+        const gw = stringWidth(g[j]);
+        if (tw + gw > room * cols - 2) break;
+        tail = g[j] + tail;
+        tw += gw;
+      }
+      out.unshift(`…${tail}`);
+    }
+    break;
+  }
+  return out;
+}
+

@@ -1,0 +1,133 @@
+// `hermes --tui` (or HERMES_TUI=1, or display.interface: tui): the full-screen terminal UI over the
+// same session, command registry and history as the REPL. Ink and React load here only, so
+// `hermes --version`, the one-shot and the REPL never pay for them.
+//
+// Settings: display.tui_alt_screen (default true; `--no-alt-screen` for one run) draws on the
+// alternate screen with the TUI's own scrolling; off, the transcript goes to the terminal's
+// scrollback (copy-friendly). display.mouse_tracking (default on; off|false to leave the mouse to
+// the terminal) scrolls with the wheel. HERMES_TUI_THEME / COLORFGBG pick light or dark colours;
+// NO_COLOR turns colours off.
+
+import { PassThrough } from 'node:stream';
+import type { ChatOptions } from '../cli/commands/chat.ts';
+import type { InteractiveChat } from '../cli/interactive.ts';
+import { banner } from '../cli/repl/banner.ts';
+import { Terminal } from '../cli/repl/term.ts';
+import { readySummary } from '../mcp/session.ts';
+import { MOUSE_OFF, MOUSE_ON } from './commands.ts';
+import { TuiController } from './controller.ts';
+import { makeTheme } from './theme.ts';
+
+/** Whether the TUI draws full screen (alternate screen) or inline; the mouse setting. */
+export function tuiSettings(opts: { altScreen?: boolean }, display: Record<string, unknown> | undefined): { fullscreen: boolean; mouse: boolean } {
+  const fullscreen = opts.altScreen ?? display?.tui_alt_screen !== false;
+  const m = display?.mouse_tracking;
+  const mouse = fullscreen && !(m === false || m === 'off' || m === 'false');
+  return { fullscreen, mouse };
+}
+
+export async function runTui(chat: InteractiveChat, opts: ChatOptions): Promise<void> {
+  const { session } = chat;
+  const display = chat.ctx.loaded.config.display as Record<string, unknown> | undefined;
+  const { fullscreen, mouse } = tuiSettings(opts, display);
+  const theme = makeTheme(process.env, true);
+  const s = theme.style;
+  // React picks its production build from NODE_ENV when it loads; the variable is put back at once
+  // so commands the agent runs (npm, builds) do not inherit it.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  let loaded;
+  try {
+    loaded = await Promise.all([import('ink'), import('react'), import('./components/App.ts')]);
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
+  const [{ render }, { createElement }, { App }] = loaded;
+
+  const intro = banner(session, s, process.stdout.columns || 100);
+  const mcp = chat.mcp;
+  const mcpLines = [...(mcp && readySummary(mcp) ? [`  ${s.dim('mcp     ')} ${readySummary(mcp)}`] : []), ...(mcp?.warnings() ?? []).map((w) => s.yellow(`⚠ ${w}`))];
+  intro.splice(Math.max(0, intro.length - 2), 0, ...mcpLines);
+  for (const w of [...session.warnings, ...chat.quickWarnings]) intro.push(s.yellow(`⚠ ${w}`));
+  const r = chat.restored;
+  if (r) intro.push(`↻ Resuming ${r.title ? `“${r.title}” ` : ''}(${r.sessionId}), ${r.history.length} messages.`);
+
+  const out = process.stdout;
+  const term = new Terminal({ input: process.stdin, output: out });
+  const c = new TuiController({
+    session,
+    registry: chat.registry,
+    history: chat.history,
+    home: chat.ctx.home,
+    db: chat.db,
+    theme,
+    fullscreen,
+    mouse,
+    intro,
+    firstMessagePrefix: chat.firstMessagePrefix,
+    hooks: {
+      statusLines: () => [
+        `Directory: ${session.options.cwd}`,
+        `Input:    busy mode ${session.prefs.busyInputMode} · tool progress ${session.prefs.toolProgress} · history ${chat.historyFile}`,
+        `Screen:   TUI, ${fullscreen ? 'full screen' : 'inline (copy-friendly)'}, mouse ${c.mouse ? 'on' : 'off'}, ${theme.style.color ? `${theme.name} colours` : 'no colours'}`,
+      ],
+    },
+    size: () => ({ cols: Math.max(20, out.columns || 80), rows: Math.max(8, out.rows || 24) }),
+    write: (str) => void out.write(str),
+  });
+  chat.setNotify((line) => c.note(line));
+
+  // Ink draws; the keyboard is ours (the REPL's decoder: pastes, Alt+Enter, mouse reports), so Ink
+  // gets a stdin it never reads.
+  const quietStdin = Object.assign(new PassThrough(), { isTTY: false }) as unknown as NodeJS.ReadStream;
+  term.start((keys) => c.onKeys(keys));
+  if (c.mouse) out.write(MOUSE_ON);
+  const ink = render(createElement(App, { c }), {
+    stdout: out,
+    stdin: quietStdin,
+    stderr: process.stderr,
+    exitOnCtrlC: false,
+    patchConsole: true,
+    alternateScreen: fullscreen,
+    incrementalRendering: fullscreen,
+    maxFps: 60,
+  });
+  // An editor (Ctrl+G) or the shell (Ctrl+Z) gets the terminal as it was before the TUI; Ink then
+  // draws the whole screen again.
+  c.o.cooked = <T>(fn: () => T) =>
+    term.cooked(async () => {
+      if (c.mouse) out.write(MOUSE_OFF);
+      try {
+        if (!c.inkSuspend) return await fn();
+        let result: T | undefined;
+        await c.inkSuspend(async () => void (result = await fn()));
+        return result as T;
+      } finally {
+        if (c.mouse) out.write(MOUSE_ON);
+      }
+    });
+
+  const onResize = () => c.changed();
+  const stop = () => c.quit();
+  const interrupt = () => c.interruptSignal();
+  out.on('resize', onResize);
+  process.on('SIGTERM', stop);
+  process.on('SIGHUP', stop);
+  process.on('SIGINT', interrupt);
+  try {
+    await c.run();
+  } finally {
+    process.off('SIGTERM', stop);
+    process.off('SIGHUP', stop);
+    process.off('SIGINT', interrupt);
+    out.off('resize', onResize);
+    ink.unmount();
+    await ink.waitUntilExit().catch(() => undefined);
+    if (c.mouse) out.write(MOUSE_OFF);
+    term.restore();
+  }
+  out.write(`${c.exitLines.map((l) => s.dim(l)).join('\n')}\n`);
+  await chat.close();
+  process.exit(process.exitCode ?? 0);
+}

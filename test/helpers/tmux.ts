@@ -58,6 +58,16 @@ export class TmuxTerm {
       .replace(/\n+$/, '');
   }
 
+  /** What is visible now with its colours and styles (SGR sequences kept). */
+  styled(): string {
+    return this.tmux('capture-pane', '-p', '-e', '-t', 'main');
+  }
+
+  /** Resizes the terminal, as a person dragging the window would. */
+  resize(cols: number, rows: number): void {
+    this.tmux('resize-window', '-t', 'main', '-x', String(cols), '-y', String(rows));
+  }
+
   /** Only what is visible now. */
   visible(): string {
     return this.tmux('capture-pane', '-p', '-t', 'main')

@@ -16,6 +16,7 @@ function item(s: SessionListItem, currentId: string): PickItem {
     key: s.id,
     label: s.title ?? (s.preview ? `“${s.preview}”` : '(empty)'),
     hint: `${when(s.last_active)} · ${s.message_count} msg${s.message_count === 1 ? '' : 's'} · ${s.source} · ${s.id}`,
+    detail: s.title && s.preview ? `“${s.preview}”` : undefined,
     current: s.id === currentId,
   };
 }

@@ -32,18 +32,18 @@ export async function runTui(chat: InteractiveChat, opts: ChatOptions): Promise<
   const { fullscreen, mouse } = tuiSettings(opts, display);
   const theme = makeTheme(process.env, true);
   const s = theme.style;
-  // React picks its production build from NODE_ENV when it loads; the variable is put back at once
-  // so commands the agent runs (npm, builds) do not inherit it.
-  const nodeEnv = process.env.NODE_ENV;
-  process.env.NODE_ENV = 'production';
-  let loaded;
+  // React picks its production build from NODE_ENV when it loads (the bundle has it built in); the
+  // variable is put back at once so commands the agent runs (npm, builds) do not inherit it.
+  const key = 'NODE_ENV';
+  const nodeEnv = process.env[key];
+  process.env[key] = 'production';
+  let mount: typeof import('./components/App.ts').mount;
   try {
-    loaded = await Promise.all([import('ink'), import('react'), import('./components/App.ts')]);
+    ({ mount } = await import('./components/App.ts'));
   } finally {
-    if (nodeEnv === undefined) delete process.env.NODE_ENV;
-    else process.env.NODE_ENV = nodeEnv;
+    if (nodeEnv === undefined) delete process.env[key];
+    else process.env[key] = nodeEnv;
   }
-  const [{ render }, { createElement }, { App }] = loaded;
 
   const intro = banner(session, s, process.stdout.columns || 100);
   const mcp = chat.mcp;
@@ -83,16 +83,7 @@ export async function runTui(chat: InteractiveChat, opts: ChatOptions): Promise<
   const quietStdin = Object.assign(new PassThrough(), { isTTY: false }) as unknown as NodeJS.ReadStream;
   term.start((keys) => c.onKeys(keys));
   if (c.mouse) out.write(MOUSE_ON);
-  const ink = render(createElement(App, { c }), {
-    stdout: out,
-    stdin: quietStdin,
-    stderr: process.stderr,
-    exitOnCtrlC: false,
-    patchConsole: true,
-    alternateScreen: fullscreen,
-    incrementalRendering: fullscreen,
-    maxFps: 60,
-  });
+  const ink = mount(c, { stdout: out, stdin: quietStdin, stderr: process.stderr });
   // An editor (Ctrl+G) or the shell (Ctrl+Z) gets the terminal as it was before the TUI; Ink then
   // draws the whole screen again.
   c.o.cooked = <T>(fn: () => T) =>

@@ -38,6 +38,11 @@ describe('start-up weight', () => {
     assert.ok(mods.includes('node:http'), 'the recorder sees the imports of the run');
     const heavy = HEAVY.filter((h) => mods.some((m) => m === h || m.startsWith(`${h}/`)));
     assert.deepEqual(heavy, [], `loaded at start-up: ${heavy.join(', ')}`);
+    // Ink and React are bundled into chunks of their own (the build lists them): none of them loads.
+    const tuiFiles = JSON.parse(readFileSync(join(ROOT, 'dist', 'tui-files.json'), 'utf8')) as string[];
+    assert.ok(tuiFiles.length > 0, 'the build names the chunks holding ink and react');
+    const tuiLoaded = mods.filter((m) => tuiFiles.some((f) => m.endsWith(`/${f}`)));
+    assert.deepEqual(tuiLoaded, [], `TUI chunks loaded at start-up: ${tuiLoaded.join(', ')}`);
   });
 
   it('`hermes --version` loads no package at all', async () => {

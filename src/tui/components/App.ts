@@ -4,7 +4,7 @@
 // (the answer still streaming, running tools, the input, the status bar) is redrawn.
 
 import { createElement as h, useSyncExternalStore, type ReactElement } from 'react';
-import { Box, Static, Text, useApp, useCursor } from 'ink';
+import { Box, render, Static, Text, useApp, useCursor, type Instance } from 'ink';
 import { menuLines } from '../../cli/repl/completion.ts';
 import { fitTail } from '../../cli/repl/width.ts';
 import type { TuiController } from '../controller.ts';
@@ -112,4 +112,16 @@ export function App({ c }: { c: TuiController }): ReactElement | null {
   c.inkSuspend = (fn) => app.suspendTerminal(fn);
   if (c.quitting) return null;
   return c.o.fullscreen ? h(FullScreen, { c }) : h(Inline, { c });
+}
+
+/** Draws the app on the terminal (Ink never reads the keyboard: `stdin` is a stream it leaves alone). */
+export function mount(c: TuiController, io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; stdin: NodeJS.ReadStream }): Instance {
+  return render(h(App, { c }), {
+    ...io,
+    exitOnCtrlC: false,
+    patchConsole: true,
+    alternateScreen: c.o.fullscreen,
+    incrementalRendering: c.o.fullscreen,
+    maxFps: 60,
+  });
 }

@@ -84,6 +84,8 @@ export interface ToolCall {
   isError?: boolean;
   content?: string;
   diff?: string;
+  /** From a stored conversation: no timing known. */
+  restored?: boolean;
 }
 
 export type EntryBody =
@@ -258,7 +260,7 @@ function renderTool(c: ToolCall, expanded: boolean, w: number, ctx: RenderContex
     const detail = c.progress ?? toolDetail(c.name, c.args, Math.max(10, w - 30));
     head = `${s.cyan(SPINNER[ctx.tick % SPINNER.length])} ${toolEmoji(c.name, c.emoji)} ${c.name}${detail ? ` ${detail}` : ''} ${s.dim(formatDuration(ctx.now - c.started))}`;
   } else {
-    const line = activityLine(c.name, c.args, c.durationMs ?? 0, { emoji: c.emoji, failed: c.isError });
+    const line = activityLine(c.name, c.args, c.restored ? null : (c.durationMs ?? 0), { emoji: c.emoji, failed: c.isError });
     head = c.isError ? s.red(line) : s.gray(line);
   }
   const first = `${selected ? s.inverse(chevron) : s.dim(chevron)} ${head}`;
@@ -306,7 +308,7 @@ export function entriesFromHistory(history: readonly Message[], newMd: () => MdT
         } catch {
           args = { arguments: tc.function.arguments };
         }
-        const call: ToolCall = { callId: tc.id, name: tc.function.name, args, started: 0, durationMs: 0 };
+        const call: ToolCall = { callId: tc.id, name: tc.function.name, args, started: 0, durationMs: 0, restored: true };
         calls.set(tc.id, call);
         out.push({ kind: 'tool', call, expanded: false });
       }

@@ -43,6 +43,11 @@ export class TmuxTerm {
     this.tmux('send-keys', '-t', 'main', '-l', text);
   }
 
+  /** Bytes as the terminal would send them (mouse reports, unusual keys). */
+  raw(bytes: string): void {
+    this.tmux('send-keys', '-t', 'main', '-H', ...[...Buffer.from(bytes, 'utf8')].map((b) => b.toString(16).padStart(2, '0')));
+  }
+
   /** A paste (bracketed, when the program asked for it). */
   paste(text: string): void {
     this.tmux('set-buffer', '-b', 'p', text);

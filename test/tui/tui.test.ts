@@ -269,6 +269,36 @@ describe('hermes --tui', { skip: skip ?? false }, () => {
     }
   });
 
+  it('scrolls with PgUp/PgDn and the mouse wheel; Alt+↑ picks a block, Enter opens it; Ctrl+T folds reasoning', async () => {
+    const t = await tui(['--tui'], { home: home(), cols: 80, rows: 20 });
+    try {
+      enqueue({ reasoning: 'Step one.\nStep two.\nStep three.', text: Array.from({ length: 40 }, (_, i) => `row ${i + 1}`).join('\n') + '\n' });
+      await say(t, 'count to forty', /row 40/);
+      assert.doesNotMatch(t.visible(), /row 1\n/);
+      t.keys('PageUp', 'PageUp', 'PageUp');
+      let s = await t.waitFor(/↑ scrolled/);
+      assert.match(t.visible(), /❯ count to forty/);
+      // The wheel scrolls back down; at the end the view follows the conversation again.
+      for (let i = 0; i < 20; i++) t.raw('\x1b[<65;10;5M');
+      await t.waitFor(/row 40\n/);
+      s = t.visible();
+      assert.doesNotMatch(s, /↑ scrolled/);
+      // Alt+↑ highlights the reasoning block (the last block); Enter folds it.
+      t.raw('\x1b[1;3A');
+      await t.waitFor(/Enter open\/close · Alt\+↑↓ next · Esc done/);
+      t.keys('Enter');
+      s = await t.waitFor(/▸ 💭 Reasoning · 3 lines/);
+      t.keys('Escape');
+      await t.waitFor(/Enter send · Alt\+Enter new line/);
+      t.keys('C-t');
+      await t.waitFor(/▾ 💭 Reasoning\n\s+Step one\./);
+      t.keys('C-d');
+      assert.equal(await t.exitCode(), 0);
+    } finally {
+      t.kill();
+    }
+  });
+
   it('HERMES_TUI=1 and display.interface: tui open the TUI; --cli opens the REPL; inline mode keeps the transcript in the scrollback', async () => {
     let t = await tui([], { home: home(), env: { HERMES_TUI: '1' } });
     t.keys('C-d');

@@ -260,8 +260,10 @@ export class Composer {
     const item = m.items[m.selected] ?? m.items[0];
     const b = this.buffer;
     const end = m.source === 'mention' ? b.cursor : b.text.length;
-    const text = b.text.slice(0, m.from) + item.value + b.text.slice(end);
-    b.set(text, m.from + item.value.length);
+    const rest = b.text.slice(end);
+    const value = rest.startsWith(' ') ? item.value.replace(/ $/, '') : item.value;
+    const text = b.text.slice(0, m.from) + value + rest;
+    b.set(text, m.from + value.length);
     this.menu = null;
     this.menuDismissedFor = null;
     if (submitIfComplete && m.source === 'slash' && !text.endsWith(' ')) return this.submit();

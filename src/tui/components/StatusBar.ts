@@ -46,19 +46,26 @@ export function statusLine(c: TuiController, width: number): string {
   const tokens = promptTokens(t.usage) + t.usage.output_tokens + promptTokens(c.turnUsage) + c.turnUsage.output_tokens;
   const cost = t.costUsd === null && c.turnCost === null ? null : (t.costUsd ?? 0) + (c.turnCost ?? 0);
   const ctx = `ctx ${pct}%`;
-  const parts = [
-    `${s.gold('⚕')} ${s.bold(rt.model)}`,
-    s.dim(`${rt.provider} · ${rt.apiMode}`),
-    pct >= 80 ? s.red(ctx) : pct >= 50 ? s.yellow(ctx) : s.dim(ctx),
-    s.dim(`${compact(tokens)} tok`),
-    s.dim(cost === null ? '$—' : formatUsd(cost)),
+  // [text, priority]: on a narrow terminal the least important parts go first.
+  const parts: [string, number][] = [
+    [`${s.gold('⚕')} ${s.bold(rt.model)}`, 0],
+    [s.dim(`${rt.provider} · ${rt.apiMode}`), 6],
+    [pct >= 80 ? s.red(ctx) : pct >= 50 ? s.yellow(ctx) : s.dim(ctx), 2],
+    [s.dim(`${compact(tokens)} tok`), 4],
+    [s.dim(cost === null ? '$—' : formatUsd(cost)), 3],
   ];
-  if (ses.services.yolo) parts.push(s.yellow('⚠ YOLO'));
-  if (ses.prefs.busyInputMode !== 'interrupt') parts.push(s.dim(`busy: ${ses.prefs.busyInputMode}`));
-  if (c.scrollTop !== null) parts.push(s.yellow('↑ scrolled (PgDn, Ctrl+End)'));
+  if (ses.services.yolo) parts.push([s.yellow('⚠ YOLO'), 1]);
+  if (ses.prefs.busyInputMode !== 'interrupt') parts.push([s.dim(`busy: ${ses.prefs.busyInputMode}`), 5]);
+  if (c.scrollTop !== null) parts.push([s.yellow('↑ scrolled'), 1]);
   const right = busyLabel(c);
-  const left = parts.join(s.dim(' │ '));
   const room = width - stringWidth(right) - 2;
+  const sep = s.dim(' │ ');
+  let kept = parts;
+  let left = kept.map((p) => p[0]).join(sep);
+  for (let drop = 6; drop > 0 && stringWidth(left) > room; drop--) {
+    kept = kept.filter((p) => p[1] < drop);
+    left = kept.map((p) => p[0]).join(sep);
+  }
   const l = truncateAnsi(left, Math.max(0, room));
   return `${l}${' '.repeat(Math.max(1, width - stringWidth(l) - stringWidth(right)))}${right}`;
 }

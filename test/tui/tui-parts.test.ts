@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { wantsTui } from '../../src/cli/interactive.ts';
 import { Composer } from '../../src/cli/repl/composer.ts';
-import { highlightLine, languageOf } from '../../src/cli/repl/highlight.ts';
+import { highlightLine, languageOf, type HighlightState } from '../../src/cli/repl/highlight.ts';
 import { History } from '../../src/cli/repl/history.ts';
 import { KeyDecoder } from '../../src/cli/repl/keys.ts';
 import { openRequest, requestKey } from '../../src/cli/repl/requests.ts';
@@ -43,7 +43,7 @@ describe('wrapAnsi', () => {
 
 describe('syntax colours', () => {
   it('colours keywords, strings, numbers and comments by language', () => {
-    const st = { open: null };
+    const st: HighlightState = { open: null };
     const ts = highlightLine('const x = "hi"; // note', languageOf('ts'), color, st);
     assert.equal(stripAnsi(ts), 'const x = "hi"; // note');
     assert.match(ts, /\x1b\[35mconst\x1b\[39m/);
@@ -53,14 +53,14 @@ describe('syntax colours', () => {
   });
 
   it('carries a multi-line string or comment to the next lines', () => {
-    const st = { open: null };
+    const st: HighlightState = { open: null };
     const py = languageOf('py');
     highlightLine('s = """start', py, color, st);
     assert.deepEqual(st.open, { close: '"""', kind: 'string' });
     assert.match(highlightLine('still in the string', py, color, st), /^\x1b\[32mstill in the string/);
     highlightLine('end""" + 1', py, color, st);
     assert.equal(st.open, null);
-    const c = { open: null };
+    const c: HighlightState = { open: null };
     highlightLine('/* a block', languageOf('c'), color, c);
     assert.equal(c.open?.kind, 'comment');
   });

@@ -1,7 +1,7 @@
 // The full-screen TUI (`hermes --tui`), driven through tmux as a person would: type, press keys,
 // resize the window, read the rendered screen. The model is the fake LLM on loopback.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { stringWidth, stripAnsi } from '../../src/cli/repl/width.ts';
@@ -294,6 +294,69 @@ describe('hermes --tui', { skip: skip ?? false }, () => {
       await t.waitFor(/▾ 💭 Reasoning\n\s+Step one\./);
       t.keys('C-d');
       assert.equal(await t.exitCode(), 0);
+    } finally {
+      t.kill();
+    }
+  });
+
+  it('the skills browser puts /skill in the input; a sudo password is typed masked; typing while busy queues; /quit leaves', async () => {
+    const h = home('approvals:\n  mode: "off"\n');
+    // A stand-in sudo: -n fails (a password is needed); -S reads it from stdin.
+    const bin = join(h, 'bin');
+    mkdirSync(bin);
+    writeFileSync(
+      join(bin, 'sudo'),
+      '#!/bin/sh\nif [ "$1" = "-n" ]; then exit 1; fi\nif [ "$1" = "-S" ]; then IFS= read -r pw; shift; [ "$1" = "-p" ] && shift 2; if [ "$pw" = "hunter2-secret" ]; then echo "sudo-accepted"; exit 0; fi; echo "Sorry, try again." >&2; exit 1; fi\nexit 1\n',
+    );
+    chmodSync(join(bin, 'sudo'), 0o755);
+    const t = await tui(['--tui'], { home: h, env: { PATH: `${bin}:${process.env.PATH}` } });
+    try {
+      t.type('/skills');
+      t.keys('Enter');
+      let s = await t.waitFor(/⚕ Skills/);
+      assert.match(s, /\/code-review .*software-development/);
+      t.type('log-inv');
+      s = await t.waitFor(/log-investigation [\d.]+ — Find the relevant logs/);
+      assert.match(s, /skills\/devops\/log-investigation\/SKILL\.md/);
+      t.keys('Enter');
+      await t.waitFor(/❯ \/log-investigation$/m);
+      t.keys('C-c');
+      await t.waitFor(/❯ Message Hermes…/);
+
+      let n = main().length;
+      enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'sudo ls /root' } }] }, { text: 'sudo done' });
+      t.type('list root');
+      t.keys('Enter');
+      s = await t.waitFor(/🔑 .*sudo password/);
+      assert.match(s, /hidden input · Enter submit · Esc skip/);
+      t.type('hunter2-secret');
+      await t.waitFor(/│ ❯ •{14}/);
+      t.keys('Enter');
+      s = await t.waitFor(/sudo done/);
+      assert.match(s, /🔑 sudo password entered/);
+      assert.match(bodyText((await requests(n + 2))[n + 1]), /sudo-accepted/);
+      assert.doesNotMatch(s, /hunter2/);
+
+      // /busy queue: a message typed during a turn waits for it.
+      t.type('/busy queue');
+      t.keys('Enter');
+      await t.waitFor(/Busy input mode: queue\./);
+      n = main().length;
+      enqueue({ text: 'finished the first. '.repeat(8), chunkDelayMs: 60 }, { text: 'answer to the queued one' });
+      t.type('question one');
+      t.keys('Enter');
+      await t.waitFor(/finished the first\./);
+      t.type('queued question');
+      t.keys('Enter');
+      await t.waitFor(/queued \(1 waiting\)/);
+      s = await t.waitFor(/answer to the queued one/);
+      assert.match(s, /❯ queued question \(queued\)/);
+      assert.equal(userText((await requests(n + 2))[n + 1]), 'queued question');
+
+      t.type('/quit');
+      t.keys('Enter');
+      assert.equal(await t.exitCode(), 0);
+      assert.doesNotMatch(readFileSync(join(h, '.hermes_history'), 'utf8'), /hunter2/);
     } finally {
       t.kill();
     }

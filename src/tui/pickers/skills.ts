@@ -38,13 +38,13 @@ export class SkillsBrowser {
     return key ? this.skills.find((s) => s.name === key) : undefined;
   }
 
-  /** The selected skill's details: where it lives, what it needs, the start of its instructions. */
-  details(maxLines: number): string[] {
+  /** The selected skill's details (where it lives, what it needs) and its instructions (Markdown). */
+  details(maxLines: number): { head: string[]; body: string[] } {
     const s = this.selected;
-    if (!s) return [];
-    const out = [`${s.name}${s.version ? ` ${s.version}` : ''} — ${s.description}`, `${s.path}`];
-    if (s.tags.length) out.push(`tags: ${s.tags.join(', ')}`);
-    if (s.requiredEnv.length) out.push(`needs: ${s.requiredEnv.map((e) => e.name).join(', ')}`);
+    if (!s) return { head: [], body: [] };
+    const head = [`${s.name}${s.version ? ` ${s.version}` : ''} — ${s.description}`, `${s.path}`];
+    if (s.tags.length) head.push(`tags: ${s.tags.join(', ')}`);
+    if (s.requiredEnv.length) head.push(`needs: ${s.requiredEnv.map((e) => e.name).join(', ')}`);
     let body = this.bodies.get(s.name);
     if (!body) {
       try {
@@ -54,7 +54,6 @@ export class SkillsBrowser {
       }
       this.bodies.set(s.name, body);
     }
-    out.push('', ...body);
-    return out.slice(0, maxLines);
+    return { head, body: body.slice(0, Math.max(0, maxLines - head.length)) };
   }
 }

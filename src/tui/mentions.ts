@@ -1,19 +1,16 @@
-// `@` completion in the TUI's input: the reference kinds Hermes knows (@file:, @folder:, @diff,
-// @staged, @git:, @url:) and paths under the working directory. A bare `@part` searches file and
-// folder names below the directory (hidden folders, node_modules and build output skipped, a bounded
-// walk); `@file:dir/pa` lists that folder. Accepting a path writes Hermes's reference syntax.
+// `@` completion in the TUI's input: paths under the working directory, written in Hermes's
+// reference syntax (`@file:path`, `@folder:path`). A bare `@part` searches file and folder names
+// below the directory (hidden folders, node_modules and build output skipped, a bounded walk);
+// `@file:dir/pa` lists that folder. The runtime does not inline referenced files yet (Python Hermes
+// does): the model sees the reference and reads the file with its tools.
 
 import { readdirSync, type Dirent } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { CompletionItem, Completions } from '../cli/repl/completion.ts';
 
 const KINDS: CompletionItem[] = [
-  { value: '@file:', label: '@file:', hint: 'a file (optionally :start-end lines)' },
-  { value: '@folder:', label: '@folder:', hint: 'a folder’s listing' },
-  { value: '@diff ', label: '@diff', hint: 'unstaged git changes' },
-  { value: '@staged ', label: '@staged', hint: 'staged git changes' },
-  { value: '@git:', label: '@git:N', hint: 'the last N commits' },
-  { value: '@url:', label: '@url:', hint: 'a web page' },
+  { value: '@file:', label: '@file:', hint: 'a file below this directory' },
+  { value: '@folder:', label: '@folder:', hint: 'a folder below this directory' },
 ];
 
 const SKIP = new Set(['node_modules', 'dist', 'build', 'target', '__pycache__', '.git', 'venv', '.venv']);

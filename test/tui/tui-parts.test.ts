@@ -99,7 +99,7 @@ describe('@ references', () => {
     assert.deepEqual(mentionAt('look at @src/ma', 15), { token: '@src/ma', from: 8 });
     assert.equal(mentionAt('mail me@example.com', 19), null);
     const kinds = m.complete('@', 1)!;
-    assert.deepEqual(kinds.items.map((i) => i.label).slice(0, 3), ['@file:', '@folder:', '@diff']);
+    assert.deepEqual(kinds.items.map((i) => i.label), ['@file:', '@folder:']);
     const app = m.complete('see @app', 8)!;
     assert.deepEqual(app.items.map((i) => i.value), ['@file:src/tui/app.ts ']);
     assert.equal(app.from, 4);

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { createCommandRegistry } from '../commands/builtin.ts';
 import { registerQuickCommands } from '../commands/quick.ts';
-import type { CommandRegistry } from '../commands/registry.ts';
+import type { CommandRegistry, SurfaceHooks } from '../commands/registry.ts';
 import type { McpManager } from '../mcp/manager.ts';
 import { startCliMcp } from '../mcp/session.ts';
 import type { Session } from '../runtime/session.ts';
@@ -96,4 +96,27 @@ export function wantsTui(opts: { tui?: boolean; cli?: boolean }, env: NodeJS.Pro
   const flag = env.HERMES_TUI;
   if (flag !== undefined && flag !== '') return ['1', 'true', 'yes', 'on'].includes(flag.toLowerCase());
   return String(config?.display?.interface ?? '').toLowerCase() === 'tui';
+}
+
+/** Status lines only an interactive surface knows, for /status (plus the surface's own). */
+export function interactiveHooks(session: Session, historyFile: string, more: () => string[] = () => []): SurfaceHooks {
+  return {
+    statusLines: () => [
+      `Directory: ${session.options.cwd}`,
+      `Input:    busy mode ${session.prefs.busyInputMode} · tool progress ${session.prefs.toolProgress} · history ${historyFile}`,
+      ...more(),
+    ],
+  };
+}
+
+/** SIGTERM and SIGHUP end the chat; SIGINT (`kill -INT`) does what Ctrl+C does. Returns the undo. */
+export function onSignals(stop: () => void, interrupt: () => void): () => void {
+  process.on('SIGTERM', stop);
+  process.on('SIGHUP', stop);
+  process.on('SIGINT', interrupt);
+  return () => {
+    process.off('SIGTERM', stop);
+    process.off('SIGHUP', stop);
+    process.off('SIGINT', interrupt);
+  };
 }

@@ -3,25 +3,13 @@
 // wires the session, the command registry, history and the terminal together, and hands the
 // terminal back on the way out.
 
-import type { SurfaceHooks } from '../commands/registry.ts';
-import type { Session } from '../runtime/session.ts';
 import { readySummary } from '../mcp/session.ts';
 import type { ChatOptions } from './commands/chat.ts';
-import { openInteractive, wantsTui } from './interactive.ts';
+import { interactiveHooks, onSignals, openInteractive, wantsTui } from './interactive.ts';
 import { recapLines, Repl } from './repl/app.ts';
 import { banner } from './repl/banner.ts';
 import { colorEnabled, makeStyle } from './repl/style.ts';
 import { Terminal } from './repl/term.ts';
-
-/** Status lines only the REPL knows, for /status. */
-function replHooks(session: Session, historyFile: string): SurfaceHooks {
-  return {
-    statusLines: () => [
-      `Directory: ${session.options.cwd}`,
-      `Input:    busy mode ${session.prefs.busyInputMode} · tool progress ${session.prefs.toolProgress} · history ${historyFile}`,
-    ],
-  };
-}
 
 export async function runRepl(opts: ChatOptions): Promise<void> {
   const chat = await openInteractive(opts);
@@ -54,21 +42,18 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
     history: chat.history,
     intro,
     firstMessagePrefix: chat.firstMessagePrefix,
-    hooks: replHooks(session, historyFile),
+    hooks: interactiveHooks(session, historyFile),
   });
 
   chat.setNotify((line) => repl.notice(line));
-  const stop = () => repl.quit();
-  const interrupt = () => repl.interruptSignal();
-  process.on('SIGTERM', stop);
-  process.on('SIGHUP', stop);
-  process.on('SIGINT', interrupt);
+  const offSignals = onSignals(
+    () => repl.quit(),
+    () => repl.interruptSignal(),
+  );
   try {
     await repl.run();
   } finally {
-    process.off('SIGTERM', stop);
-    process.off('SIGHUP', stop);
-    process.off('SIGINT', interrupt);
+    offSignals();
     term.restore();
   }
   await chat.close();

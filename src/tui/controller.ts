@@ -123,12 +123,7 @@ export class TuiController {
       passModifiedKeys: true,
     });
     this.driver = new ChatDriver({
-      session: o.session,
-      registry: o.registry,
-      home: o.home,
-      hooks: o.hooks,
-      firstMessagePrefix: o.firstMessagePrefix,
-      now: o.now,
+      ...o,
       view: {
         echo: (text, queued) => this.add({ kind: 'user', text, queued }),
         output: (text, tone) => this.note(text, tone),
@@ -465,22 +460,9 @@ export class TuiController {
   }
 
   private ctrlC(): void {
-    switch (this.driver.ctrlC(this.composer.buffer.empty)) {
-      case 'quit':
-        return this.quit();
-      case 'interrupted':
-        this.showHint('Interrupting… (Ctrl+C again to quit)');
-        return;
-      case 'clear_input':
-        this.composer.clear();
-        return;
-      case 'hint':
-        this.showHint('(Press Ctrl+C again or Ctrl+D to quit)');
-        return;
-      default:
-        return;
-    }
+    this.driver.handleCtrlC(this.composer.buffer.empty, { quit: () => this.quit(), hint: (t) => this.showHint(t), clearInput: () => this.composer.clear() });
   }
+
 
   /** SIGINT from outside (`kill -INT`): what Ctrl+C does. */
   interruptSignal(): void {

@@ -10,7 +10,7 @@
 
 import { PassThrough } from 'node:stream';
 import type { ChatOptions } from '../cli/commands/chat.ts';
-import type { InteractiveChat } from '../cli/interactive.ts';
+import { interactiveHooks, onSignals, type InteractiveChat } from '../cli/interactive.ts';
 import { banner } from '../cli/repl/banner.ts';
 import { Terminal } from '../cli/repl/term.ts';
 import { readySummary } from '../mcp/session.ts';
@@ -66,13 +66,9 @@ export async function runTui(chat: InteractiveChat, opts: ChatOptions): Promise<
     mouse,
     intro,
     firstMessagePrefix: chat.firstMessagePrefix,
-    hooks: {
-      statusLines: () => [
-        `Directory: ${session.options.cwd}`,
-        `Input:    busy mode ${session.prefs.busyInputMode} · tool progress ${session.prefs.toolProgress} · history ${chat.historyFile}`,
-        `Screen:   TUI, ${fullscreen ? 'full screen' : 'inline (copy-friendly)'}, mouse ${c.mouse ? 'on' : 'off'}, ${theme.style.color ? `${theme.name} colours` : 'no colours'}`,
-      ],
-    },
+    hooks: interactiveHooks(session, chat.historyFile, () => [
+      `Screen:   TUI, ${fullscreen ? 'full screen' : 'inline (copy-friendly)'}, mouse ${c.mouse ? 'on' : 'off'}, ${theme.style.color ? `${theme.name} colours` : 'no colours'}`,
+    ]),
     size: () => ({ cols: Math.max(20, out.columns || 80), rows: Math.max(8, out.rows || 24) }),
     write: (str) => void out.write(str),
   });
@@ -100,18 +96,15 @@ export async function runTui(chat: InteractiveChat, opts: ChatOptions): Promise<
     });
 
   const onResize = () => c.changed();
-  const stop = () => c.quit();
-  const interrupt = () => c.interruptSignal();
   out.on('resize', onResize);
-  process.on('SIGTERM', stop);
-  process.on('SIGHUP', stop);
-  process.on('SIGINT', interrupt);
+  const offSignals = onSignals(
+    () => c.quit(),
+    () => c.interruptSignal(),
+  );
   try {
     await c.run();
   } finally {
-    process.off('SIGTERM', stop);
-    process.off('SIGHUP', stop);
-    process.off('SIGINT', interrupt);
+    offSignals();
     out.off('resize', onResize);
     ink.unmount();
     await ink.waitUntilExit().catch(() => undefined);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createCommandRegistry } from '../../src/commands/builtin.ts';
 import { tempHome } from '../helpers/cli.ts';
+import { fakeSudo } from '../helpers/fake-sudo.ts';
 import { startFakeLlm, type FakeLlm, type FakeReply, type RecordedRequest } from '../helpers/fake-llm.ts';
 import { startHermes, tmuxAvailable, type TmuxTerm } from '../helpers/tmux.ts';
 
@@ -296,14 +297,7 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
 
   it('asks for a sudo password with masked input and never shows it', async () => {
     const h = home('approvals:\n  mode: "off"\n');
-    // A stand-in sudo: -n fails (a password is needed); -S reads it from stdin.
-    const bin = join(h, 'bin');
-    mkdirSync(bin);
-    writeFileSync(
-      join(bin, 'sudo'),
-      '#!/bin/sh\nif [ "$1" = "-n" ]; then exit 1; fi\nif [ "$1" = "-S" ]; then IFS= read -r pw; shift; [ "$1" = "-p" ] && shift 2; if [ "$pw" = "hunter2-secret" ]; then echo "sudo-accepted"; exit 0; fi; echo "Sorry, try again." >&2; exit 1; fi\nexit 1\n',
-    );
-    chmodSync(join(bin, 'sudo'), 0o755);
+    const bin = fakeSudo(h, 'hunter2-secret');
     const n = main().length;
     enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'sudo ls /root' } }] }, { text: 'sudo done' });
     const t = startHermes([], { home: h, env: { PATH: `${bin}:${process.env.PATH}` } });

@@ -1,11 +1,12 @@
 // The full-screen TUI (`hermes --tui`), driven through tmux as a person would: type, press keys,
 // resize the window, read the rendered screen. The model is the fake LLM on loopback.
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { stringWidth, stripAnsi } from '../../src/cli/repl/width.ts';
 import { tempHome } from '../helpers/cli.ts';
+import { fakeSudo } from '../helpers/fake-sudo.ts';
 import { startFakeLlm, type FakeLlm, type FakeReply, type RecordedRequest } from '../helpers/fake-llm.ts';
 import { startHermes, tmuxAvailable, type TmuxOptions, type TmuxTerm } from '../helpers/tmux.ts';
 
@@ -301,14 +302,7 @@ describe('hermes --tui', { skip: skip ?? false }, () => {
 
   it('the skills browser puts /skill in the input; a sudo password is typed masked; typing while busy queues; /quit leaves', async () => {
     const h = home('approvals:\n  mode: "off"\n');
-    // A stand-in sudo: -n fails (a password is needed); -S reads it from stdin.
-    const bin = join(h, 'bin');
-    mkdirSync(bin);
-    writeFileSync(
-      join(bin, 'sudo'),
-      '#!/bin/sh\nif [ "$1" = "-n" ]; then exit 1; fi\nif [ "$1" = "-S" ]; then IFS= read -r pw; shift; [ "$1" = "-p" ] && shift 2; if [ "$pw" = "hunter2-secret" ]; then echo "sudo-accepted"; exit 0; fi; echo "Sorry, try again." >&2; exit 1; fi\nexit 1\n',
-    );
-    chmodSync(join(bin, 'sudo'), 0o755);
+    const bin = fakeSudo(h, 'hunter2-secret');
     const t = await tui(['--tui'], { home: h, env: { PATH: `${bin}:${process.env.PATH}` } });
     try {
       t.type('/skills');

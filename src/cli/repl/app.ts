@@ -86,12 +86,7 @@ export class Repl {
     this.reasoning = this.newMarkdown('raw');
     this.composer = new Composer({ registry: o.registry, history: o.history, home: o.home });
     this.driver = new ChatDriver({
-      session: o.session,
-      registry: o.registry,
-      home: o.home,
-      hooks: o.hooks,
-      firstMessagePrefix: o.firstMessagePrefix,
-      now: o.now,
+      ...o,
       view: {
         echo: (text, queued) => this.commit(this.echoLines(text, queued ? this.s.dim(' (queued)') : '')),
         output: (text, tone) => this.commit(text.split('\n').map((l) => this.tone(l, tone))),
@@ -505,22 +500,9 @@ export class Repl {
   }
 
   private ctrlC(): void {
-    switch (this.driver.ctrlC(this.composer.buffer.empty)) {
-      case 'quit':
-        return this.quit();
-      case 'interrupted':
-        this.showHint('Interrupting… (Ctrl+C again to quit)');
-        return;
-      case 'clear_input':
-        this.composer.clear();
-        return;
-      case 'hint':
-        this.showHint('(Press Ctrl+C again or Ctrl+D to quit)');
-        return;
-      default:
-        return;
-    }
+    this.driver.handleCtrlC(this.composer.buffer.empty, { quit: () => this.quit(), hint: (t) => this.showHint(t), clearInput: () => this.composer.clear() });
   }
+
 
   private editKey(k: Key): void {
     const r = this.composer.onKey(k);

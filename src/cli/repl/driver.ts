@@ -282,6 +282,22 @@ export class ChatDriver {
     await this.drain();
   }
 
+  /** Ctrl+C as both surfaces show it: a hint, a cleared line, or leaving. */
+  handleCtrlC(inputEmpty: boolean, ui: { quit(): void; hint(text: string): void; clearInput(): void }): void {
+    switch (this.ctrlC(inputEmpty)) {
+      case 'quit':
+        return ui.quit();
+      case 'interrupted':
+        return ui.hint('Interrupting… (Ctrl+C again to quit)');
+      case 'clear_input':
+        return ui.clearInput();
+      case 'hint':
+        return ui.hint('(Press Ctrl+C again or Ctrl+D to quit)');
+      default:
+        return;
+    }
+  }
+
   /**
    * Ctrl+C (or SIGINT): interrupts the turn, stops the shell command, or clears the line; pressed
    * twice within 2 s (or on an empty line twice) it quits. Returns what the surface should do.

@@ -3,54 +3,17 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { stringWidth, stripAnsi } from '../../src/cli/repl/width.ts';
-import { tempHome } from '../helpers/cli.ts';
+import { bodyText, chatHarness, userText } from '../helpers/chat-harness.ts';
 import { fakeSudo } from '../helpers/fake-sudo.ts';
-import { startFakeLlm, type FakeLlm, type FakeReply, type RecordedRequest } from '../helpers/fake-llm.ts';
 import { startHermes, tmuxAvailable, type TmuxOptions, type TmuxTerm } from '../helpers/tmux.ts';
 
 const skip = tmuxAvailable();
-let fake: FakeLlm;
-// Replies for the conversation's own requests (they carry tool schemas); side requests (titles, the
-// background review) get a plain answer and do not consume these.
-const queue: FakeReply[] = [];
-const isMain = (r: RecordedRequest) => Array.isArray(r.body.tools) && r.body.tools.length > 0;
-const enqueue = (...r: FakeReply[]) => void queue.push(...r);
-const main = () => fake.requests.filter(isMain);
-before(async () => {
-  fake = await startFakeLlm();
-  fake.models.push('test-model', 'other-model');
-  fake.setHandler((r) => (isMain(r) ? (queue.shift() ?? { text: 'ok' }) : { text: 'A title' }));
-});
-after(async () => {
-  await fake?.close();
-});
-
-function home(extra = ''): string {
-  const h = tempHome();
-  writeFileSync(join(h, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: test-key\n${extra}`);
-  return h;
-}
-
-const bodyText = (r: RecordedRequest) => JSON.stringify(r.body);
-const userText = (r: RecordedRequest): string => {
-  const msgs = (r.body.messages ?? []) as { role: string; content: unknown }[];
-  const c = [...msgs].reverse().find((m) => m.role === 'user')?.content;
-  return typeof c === 'string' ? c : JSON.stringify(c ?? '');
-};
+const { enqueue, main, requests, home } = chatHarness({ models: ['test-model', 'other-model'] });
 
 /** An SGR-styled run as tmux redraws it (it may add resets between the style and the text). */
 const sgr = (code: string, text: string) => new RegExp(`\\x1b\\[${code}m(?:\\x1b\\[[\\d;]*m)*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
-
-async function requests(n: number, timeoutMs = 15_000): Promise<RecordedRequest[]> {
-  const deadline = Date.now() + timeoutMs;
-  while (main().length < n) {
-    if (Date.now() > deadline) throw new Error(`expected ${n} requests, got ${main().length}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return main();
-}
 
 /** Starts the TUI and waits until it is ready for input. */
 async function tui(args: string[], o: TmuxOptions): Promise<TmuxTerm> {

@@ -335,17 +335,19 @@ export class TuiController {
     this.changed();
   }
 
+  /** Empties the transcript (inline: what is in the scrollback stays, new entries print below it). */
+  private clearTranscript(): void {
+    this.transcript.clear();
+    this.scrollTop = null;
+    this.selected = null;
+    this.inline = { entry: 0, lines: 0, chunk: this.inline.chunk };
+  }
+
   private commandDone(text: string, r: CommandResult): void {
-    if (r.action === 'clear_screen') {
-      this.transcript.clear();
-      this.scrollTop = null;
-      this.selected = null;
-    }
+    if (r.action === 'clear_screen') this.clearTranscript();
     if (r.action === 'new_session' && this.session.history.length) {
       // /resume: the conversation it brought back replaces what was on screen.
-      this.transcript.clear();
-      this.scrollTop = null;
-      this.selected = null;
+      this.clearTranscript();
       if (r.output) this.note(r.output, 'plain');
       this.showHistory();
       this.note('─'.repeat(20), 'dim');
@@ -430,7 +432,8 @@ export class TuiController {
           this.openOverlay('sessions');
           return true;
         case 'l':
-          this.o.write('\x1b[2J');
+          // Draw everything again (Ink repaints the whole screen after a hand-over).
+          void this.inkSuspend?.(async () => {});
           return true;
         default:
           return false;

@@ -11,6 +11,7 @@ import { editInEditor } from '../cli/repl/editor.ts';
 import type { History } from '../cli/repl/history.ts';
 import type { Key } from '../cli/repl/keys.ts';
 import type { MarkdownMode } from '../cli/repl/markdown.ts';
+import type { Style } from '../cli/repl/style.ts';
 import { openRequest, requestKey, resolvedNote, type OpenRequest } from '../cli/repl/requests.ts';
 import { promptTokens, emptyUsage, addUsage, type Usage } from '../llm/types.ts';
 import type { Session } from '../runtime/session.ts';
@@ -63,7 +64,7 @@ export interface DrawnLayout {
 export class TuiController {
   readonly o: TuiOptions;
   readonly session: Session;
-  readonly style;
+  readonly style: Style;
   readonly transcript = new Transcript();
   readonly composer: Composer;
   readonly driver: ChatDriver;
@@ -391,6 +392,7 @@ export class TuiController {
   onKey(k: Key): void {
     if (this.quitting || k.name === 'focus' || k.name === 'unknown') return;
     if (k.name === 'mouse') return this.onMouse(k);
+    if (this.requests.length && (k.name === 'pageup' || k.name === 'pagedown')) return void this.globalKey(k);
     if (this.requests.length) {
       const req = this.requests[0];
       const a = requestKey(req, k, this.o.home, { arrows: true });
@@ -415,8 +417,10 @@ export class TuiController {
   /** Keys that mean the same whatever is typed: scrolling, blocks, pickers, Ctrl+C. */
   private globalKey(k: Key): boolean {
     const page = Math.max(1, this.layout.transcriptHeight - 2);
-    if (k.name === 'pageup') return this.scrollBy(-page), true;
-    if (k.name === 'pagedown') return this.scrollBy(page), true;
+    if (k.name === 'pageup' || k.name === 'pagedown') {
+      this.scrollBy(k.name === 'pageup' ? -page : page);
+      return true;
+    }
     if (k.name === 'ctrl') {
       switch (k.text) {
         case 'c':

@@ -36,12 +36,16 @@ export interface InteractiveChat {
   close(): Promise<void>;
 }
 
-/** Sets up an interactive chat, or returns null when the first-run wizard ended the run. */
-export async function openInteractive(opts: ChatOptions): Promise<InteractiveChat | null> {
+/**
+ * Sets up an interactive chat, or returns null when the first-run wizard ended the run. `onContext`
+ * sees the configuration as soon as it is read (the TUI starts loading its UI then).
+ */
+export async function openInteractive(opts: ChatOptions, onContext?: (ctx: CliContext) => void): Promise<InteractiveChat | null> {
   if (!process.stdout.isTTY || !process.stdin.isTTY) {
     throw new CliError('The interactive chat needs a terminal. To ask one question and print the answer, use `hermes chat -q "…"` (or pipe the question on stdin).', 2);
   }
   let ctx = loadContext({ strict: true });
+  onContext?.(ctx);
   const db = openStateDb(ctx.home);
   const restored = findResumeTarget(db, opts);
   const firstMessagePrefix = preloadedSkills(ctx, opts);

@@ -12,7 +12,10 @@ import { colorEnabled, makeStyle } from './repl/style.ts';
 import { Terminal } from './repl/term.ts';
 
 export async function runRepl(opts: ChatOptions): Promise<void> {
-  const chat = await openInteractive(opts);
+  const chat = await openInteractive(opts, (ctx) => {
+    // The TUI's code loads while the session starts.
+    if (wantsTui(opts, process.env, ctx.loaded.config)) void import('../tui/preload.ts').then((m) => m.preloadTui());
+  });
   if (!chat) return;
   if (wantsTui(opts, process.env, chat.ctx.loaded.config)) {
     const { runTui } = await import('../tui/run.ts');

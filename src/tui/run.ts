@@ -12,6 +12,7 @@ import { PassThrough } from 'node:stream';
 import type { ChatOptions } from '../cli/commands/chat.ts';
 import { interactiveHooks, onSignals, type InteractiveChat } from '../cli/interactive.ts';
 import { banner } from '../cli/repl/banner.ts';
+import { goodbyeLines } from '../cli/repl/driver.ts';
 import { Terminal } from '../cli/repl/term.ts';
 import { readySummary } from '../mcp/session.ts';
 import { MOUSE_OFF, MOUSE_ON } from './commands.ts';
@@ -101,8 +102,10 @@ export async function runTui(chat: InteractiveChat, opts: ChatOptions): Promise<
     () => c.quit(),
     () => c.interruptSignal(),
   );
+  // A fault while drawing ends Ink's app: leave with the error instead of waiting forever.
+  let crashed: Error | null = null;
   try {
-    await c.run();
+    await Promise.race([c.run(), ink.waitUntilExit().then(() => c.quit(), (e: unknown) => void (crashed = e instanceof Error ? e : new Error(String(e))))]);
   } finally {
     offSignals();
     out.off('resize', onResize);
@@ -111,7 +114,12 @@ export async function runTui(chat: InteractiveChat, opts: ChatOptions): Promise<
     if (c.mouse) out.write(MOUSE_OFF);
     term.restore();
   }
-  out.write(`${c.exitLines.map((l) => s.dim(l)).join('\n')}\n`);
+  if (crashed) {
+    process.stderr.write(`hermes: the TUI stopped: ${(crashed as Error).message}. \`hermes --cli\` opens the classic REPL.\n`);
+    if (process.env.HERMES_DEBUG) process.stderr.write(`${(crashed as Error).stack}\n`);
+    process.exitCode = 1;
+  }
+  out.write(`${(c.exitLines.length ? c.exitLines : goodbyeLines(session)).map((l) => s.dim(l)).join('\n')}\n`);
   await chat.close();
   process.exit(process.exitCode ?? 0);
 }

@@ -10,7 +10,11 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   cli: () => import('./cli.ts'),
   tui: () => import('./tui.ts'),
   cron: () => import('./cron.ts'),
+  kanban: () => import('./kanban.ts'),
   gateway: () => import('./gateway.ts'),
+  textcalls: () => import('./textcalls.ts'),
+  compat: () => import('./compat.ts'),
+  codex: () => import('./codex.ts'),
 };
 
 const filter = process.argv[2];

@@ -11,6 +11,7 @@ import type { McpManager } from '../mcp/manager.ts';
 import { startCliMcp } from '../mcp/session.ts';
 import type { Session } from '../runtime/session.ts';
 import type { SessionDB } from '../state/db.ts';
+import { flushPending } from '../state/pending.ts';
 import { createCliSession, explicitFrom, findResumeTarget, openStateDb, preloadedSkills, type Restored } from './chat.ts';
 import type { ChatOptions } from './commands/chat.ts';
 import { loadContext, type CliContext } from './context.ts';
@@ -89,6 +90,8 @@ export async function openInteractive(opts: ChatOptions, onContext?: (ctx: CliCo
       await Promise.race([session.idle(), new Promise((r) => setTimeout(r, 15_000).unref())]);
       await session.close('cli_close');
       db.close();
+      // auth.json updates still being written (credential pool status) finish first.
+      await flushPending();
     },
   };
 }

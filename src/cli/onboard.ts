@@ -129,6 +129,53 @@ export async function testCall(rt: ProviderRuntime, timeoutMs = 30_000): Promise
   return { ok: true, reply: messageText(r.message.content).trim(), ms: Date.now() - started };
 }
 
+/** How a server returns a tool call: in the API's field, written as text (in some format), or not at all. */
+export type ToolCallProbe = { kind: 'native' } | { kind: 'text'; format: string } | { kind: 'none' } | { kind: 'error'; message: string };
+
+const PROBE_TOOL = {
+  name: 'get_current_time',
+  description: 'Returns the current date and time in a time zone.',
+  parameters: { type: 'object', properties: { timezone: { type: 'string', description: 'IANA time zone, e.g. UTC or Europe/Paris' } }, required: ['timezone'] },
+};
+
+/** Local and custom endpoints: where tool calls may come back as text. */
+export function mayWriteTextCalls(rt: ProviderRuntime): boolean {
+  return rt.isCustom || rt.quirks.noKeyRequired === true || isLocalUrl(rt.baseUrl);
+}
+
+/** One request offering one harmless tool: how does this server hand back the call? */
+export async function probeToolCalls(rt: ProviderRuntime, timeoutMs = 30_000): Promise<ToolCallProbe> {
+  const llm = createLlmClient({ primary: rt, maxRetries: 0, timeoutMs, staleMs: timeoutMs });
+  const stream = llm.stream({
+    model: rt.model,
+    system: 'You are a helpful assistant. Use the tools you are given.',
+    messages: [{ role: 'user', content: 'What time is it in UTC right now? Call the get_current_time tool to find out.' }],
+    tools: [PROBE_TOOL],
+    maxTokens: 1024,
+  });
+  for await (const ev of stream) void ev;
+  const r = await stream.result();
+  if (r.stopReason === 'error' || r.stopReason === 'aborted') return { kind: 'error', message: r.error ? describeError(r.error, rt) : 'The request did not complete.' };
+  if (r.message.tool_calls?.length) return { kind: 'native' };
+  const { extractTextCalls } = await import('../agent/textcalls/index.ts');
+  const found = extractTextCalls(messageText(r.message.content), 'auto', [PROBE_TOOL]);
+  return found ? { kind: 'text', format: found.format } : { kind: 'none' };
+}
+
+/** vLLM's name for the same format (`--tool-call-parser`). */
+const VLLM_PARSER: Record<string, string> = { hermes: 'hermes', llama3: 'llama3_json', json: 'llama3_json', pythonic: 'pythonic', mistral: 'mistral', deepseek: 'deepseek_v3' };
+
+/** What to do about a server that writes tool calls as text, given the current setting. */
+export function textCallAdvice(format: string, setting: string | undefined): string {
+  const s = String(setting ?? 'auto').trim().toLowerCase() || 'auto';
+  if (s === 'none') return `Hermes does not run them while model.tool_call_parser is none: \`hermes config set model.tool_call_parser ${format}\` (or auto).`;
+  const vllm = VLLM_PARSER[format];
+  const server = `or let the server parse them (${vllm ? `vLLM: --enable-auto-tool-choice --tool-call-parser ${vllm}; ` : ''}llama.cpp: --jinja)`;
+  return s === format
+    ? `Hermes reads them (model.tool_call_parser: ${format}); ${server}.`
+    : `Hermes reads them (model.tool_call_parser: ${s}); to pin the format: \`hermes config set model.tool_call_parser ${format}\`, ${server}.`;
+}
+
 /**
  * Saves a choice: a new key to HERMES_HOME/.env (0600), provider/model/endpoint to config.yaml
  * (other settings untouched). Returns lines saying what was written.

@@ -15,11 +15,14 @@ import {
   fetchModels,
   keyEnvFor,
   keyOptional,
+  mayWriteTextCalls,
   ModelListError,
+  probeToolCalls,
   providerOptions,
   runtimeFor,
   saveChoice,
   testCall,
+  textCallAdvice,
   type EndpointChoice,
 } from './onboard.ts';
 
@@ -104,6 +107,10 @@ export async function runNonInteractive(o: SetupOptions, what: 'setup' | 'model'
     const r = await testCall(rt);
     if (!r.ok) throw new CliError(`The test call failed, nothing was saved: ${r.message}`);
     out(`✓ ${rt.model} via ${rt.provider} answered in ${(r.ms / 1000).toFixed(1)}s`);
+    if (mayWriteTextCalls(rt)) {
+      const p = await probeToolCalls(rt);
+      if (p.kind === 'text') out(`! ${rt.model} writes tool calls as text (${p.format} format). ${textCallAdvice(p.format, config.model?.tool_call_parser)}`);
+    }
   }
   for (const l of saveChoice(ctx.home, choice, model, ctx.loaded.exists ? config : undefined)) out(`Saved ${l}`);
   if (what === 'setup') out('Done. Start chatting with `hermes`.');
@@ -260,6 +267,7 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
       if (r.ok) {
         const reply = r.reply.replace(/\s+/g, ' ').trim();
         sp.stop(`${model} answered in ${(r.ms / 1000).toFixed(1)}s${reply ? `: “${reply.length > 40 ? `${reply.slice(0, 39)}…` : reply}”` : ''}`);
+        if (mayWriteTextCalls(rt)) await wizardToolCallCheck(c, rt, config);
         break;
       }
       sp.error('The test call failed');
@@ -290,6 +298,19 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
     }
     throw e;
   }
+}
+
+/** Local servers: one request offering a tool, to say how the model hands back its calls. */
+async function wizardToolCallCheck(c: Clack, rt: ProviderRuntime, config: HermesConfig): Promise<void> {
+  const sp = c.spinner();
+  sp.start('Checking how the model returns tool calls');
+  const p = await probeToolCalls(rt);
+  if (p.kind === 'text') {
+    sp.stop(`${rt.model} writes tool calls as text (${p.format} format)`);
+    c.log.info(textCallAdvice(p.format, config.model?.tool_call_parser));
+  } else if (p.kind === 'native') sp.stop(`${rt.model} returns tool calls in the API's field`);
+  else if (p.kind === 'none') sp.stop(`${rt.model} did not call the tool it was offered: it may not support tools`);
+  else sp.stop('Could not check tool calls');
 }
 
 export async function runSetup(o: SetupOptions): Promise<void> {

@@ -6,7 +6,7 @@
 
 import { messageText } from '../agent/repair.ts';
 import type { Message } from '../llm/types.ts';
-import type { Tone } from '../cli/repl/driver.ts';
+import { paint, type Tone } from '../cli/repl/driver.ts';
 import { diffLine } from '../cli/repl/highlight.ts';
 import { MarkdownStream, type MarkdownMode } from '../cli/repl/markdown.ts';
 import type { Style } from '../cli/repl/style.ts';
@@ -184,9 +184,6 @@ export class Transcript {
   }
 }
 
-function tone(s: Style, t: Tone, text: string): string {
-  return t === 'dim' ? s.dim(text) : t === 'ok' ? s.green(text) : t === 'warn' ? s.yellow(text) : t === 'error' ? s.red(text) : text;
-}
 
 const wrapAll = (lines: string[], width: number) => lines.flatMap((l) => wrapAnsi(l, width));
 
@@ -214,7 +211,7 @@ export function renderEntry(e: Entry, width: number, ctx: RenderContext, selecte
     case 'tool':
       return renderTool(e.call, e.expanded, w, ctx, selected);
     case 'note':
-      return wrapAll(e.text.split('\n').map((l) => tone(s, e.tone, l)), w);
+      return wrapAll(e.text.split('\n').map((l) => paint(s, e.tone, l)), w);
     default:
       return [];
   }

@@ -1,10 +1,8 @@
 // The fake LLM set up for interactive-chat tests (the REPL and the TUI): replies queued for the
 // conversation's own requests (they carry tool schemas), while side requests (a title, the
 // background review) get a plain answer and do not consume them. Registers before/after hooks.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before } from 'node:test';
-import { tempHome } from './cli.ts';
+import { homeWithModel } from './cli.ts';
 import { startFakeLlm, type FakeLlm, type FakeReply, type RecordedRequest } from './fake-llm.ts';
 
 export interface ChatHarness {
@@ -52,10 +50,6 @@ export function chatHarness(o: { models?: string[] } = {}): ChatHarness {
       }
       return main();
     },
-    home(extra = '') {
-      const h = tempHome();
-      writeFileSync(join(h, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake!.openaiBaseUrl}\n  default: test-model\n  api_key: test-key\n${extra}`);
-      return h;
-    },
+    home: (extra = '') => homeWithModel(fake!.openaiBaseUrl, extra),
   };
 }

@@ -14,7 +14,7 @@ import { paths } from '../../state/paths.ts';
 import { Composer } from './composer.ts';
 import { menuLines } from './completion.ts';
 import { editInEditor } from './editor.ts';
-import { ChatDriver, DOUBLE_PRESS_MS, goodbyeLines, turnNotes, VERBS, type Phase, type Tone } from './driver.ts';
+import { ChatDriver, DOUBLE_PRESS_MS, goodbyeLines, paint, turnNotes, VERBS, type Phase, type Tone } from './driver.ts';
 import type { History } from './history.ts';
 import type { Key } from './keys.ts';
 import { MarkdownStream, type MarkdownMode } from './markdown.ts';
@@ -99,8 +99,7 @@ export class Repl {
   }
 
   private tone(line: string, tone: Tone): string {
-    const s = this.s;
-    return tone === 'dim' ? s.dim(line) : tone === 'ok' ? s.green(line) : tone === 'warn' ? s.yellow(line) : tone === 'error' ? s.red(line) : line;
+    return paint(this.s, tone, line);
   }
 
   private get phase(): Phase {
@@ -489,6 +488,11 @@ export class Repl {
   /** A line of news from outside the conversation (an MCP server connected or failed). */
   notice(text: string): void {
     this.commit(this.s.dim(text));
+  }
+
+  /** Background work reported back: it becomes the next turn when idle. */
+  backgroundNotice(): void {
+    if (!this.quitting) this.driver.backgroundNotice();
   }
 
   /** SIGINT from outside (`kill -INT`): what Ctrl+C does. */

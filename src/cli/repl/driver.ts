@@ -8,15 +8,22 @@ import { messageText } from '../../agent/repair.ts';
 import type { AgentEvent, ToolCallContext, TurnResult } from '../../agent/types.ts';
 import { runCommand, type CommandRegistry, type CommandResult, type SurfaceHooks } from '../../commands/registry.ts';
 import { describeError } from '../../llm/index.ts';
+import { composeNotices } from '../../runtime/inbox.ts';
 import type { Session } from '../../runtime/session.ts';
 import { expandPastes } from './pastes.ts';
+import type { Style } from './style.ts';
 import { truncate } from './width.ts';
 
 export type Phase = 'idle' | 'turn' | 'shell' | 'command';
-/** How a line of output reads: plain, dim (a note), ok, warn, error. */
-export type Tone = 'plain' | 'dim' | 'ok' | 'warn' | 'error';
+/** How a line of output reads: plain, dim (a note), info (background news), ok, warn, error. */
+export type Tone = 'plain' | 'dim' | 'info' | 'ok' | 'warn' | 'error';
 
 export const DOUBLE_PRESS_MS = 2000;
+
+/** A line in a tone's style. */
+export function paint(s: Style, tone: Tone, text: string): string {
+  return tone === 'dim' ? s.dim(text) : tone === 'info' ? s.cyan(text) : tone === 'ok' ? s.green(text) : tone === 'warn' ? s.yellow(text) : tone === 'error' ? s.red(text) : text;
+}
 /** What the spinner says while the model thinks (a different word each turn). */
 export const VERBS = ['pondering', 'thinking', 'contemplating', 'musing', 'reasoning', 'deliberating', 'mulling it over', 'considering', 'working it out', 'cogitating'];
 
@@ -64,12 +71,22 @@ export class ChatDriver {
   private lastCtrlC = 0;
   private stopped = false;
   private readonly off: () => void;
+  private readonly offInbox: () => void;
 
   constructor(o: DriverOptions) {
     this.o = o;
     this.session = o.session;
     this.firstPrefix = o.firstMessagePrefix;
     this.off = this.session.on((e) => this.onEvent(e));
+    // Background processes and subagents report back into the conversation.
+    const inbox = this.session.inbox as Session['inbox'] | undefined;
+    if (inbox) inbox.listening = true;
+    this.offInbox = inbox?.on(() => this.backgroundNotice()) ?? (() => {});
+  }
+
+  /** Background work reported back (a process ended, a subagent finished): it becomes the next turn when idle. */
+  backgroundNotice(): void {
+    if (this._phase === 'idle' && !this.stopped) void this.drain();
   }
 
   private now(): number {
@@ -98,6 +115,7 @@ export class ChatDriver {
   stop(): void {
     this.stopped = true;
     this.off();
+    this.offInbox();
   }
 
   private setPhase(phase: Phase, label = ''): void {
@@ -176,10 +194,10 @@ export class ChatDriver {
     }
   }
 
-  /** Runs one turn with `raw` as the message (paste references expanded). */
-  async runTurn(raw: string): Promise<void> {
-    let text = expandPastes(raw, this.o.home);
-    if (this.firstPrefix) {
+  /** Runs one turn with `raw` as the message (paste references expanded; `notice`: background news, as it is). */
+  async runTurn(raw: string, notice = false): Promise<void> {
+    let text = notice ? raw : expandPastes(raw, this.o.home);
+    if (this.firstPrefix && !notice) {
       text = `${this.firstPrefix}\n\nUser instruction: ${text}`;
       this.firstPrefix = undefined;
     }
@@ -205,8 +223,14 @@ export class ChatDriver {
         continue;
       }
       const w = this.waiting.shift();
-      if (w === undefined) return;
-      await this.dispatch(w);
+      if (w !== undefined) {
+        await this.dispatch(w);
+        continue;
+      }
+      const notes = this.session.inbox?.take() ?? [];
+      if (!notes.length) return;
+      this.o.view.output(notes.map((n) => `🔔 ${n.title}`).join('\n'), 'info');
+      await this.runTurn(composeNotices(notes), true);
     }
   }
 

@@ -49,7 +49,7 @@ export function statusLine(c: TuiController, width: number): string {
   // [text, priority]: on a narrow terminal the least important parts go first.
   const parts: [string, number][] = [
     [`${s.gold('⚕')} ${s.bold(rt.model)}`, 0],
-    [s.dim(`${rt.provider} · ${rt.apiMode}`), 6],
+    [s.dim(`${rt.provider} · ${ses.runnerKind === 'codex_app_server' ? 'codex app-server' : rt.apiMode}`), 6],
     [pct >= 80 ? s.red(ctx) : pct >= 50 ? s.yellow(ctx) : s.dim(ctx), 2],
     [s.dim(`${compact(tokens)} tok`), 4],
     [s.dim(cost === null ? '$—' : formatUsd(cost)), 3],

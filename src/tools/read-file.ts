@@ -1,10 +1,11 @@
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { basename, isAbsolute, posix, resolve } from 'node:path';
 import type { z } from 'zod';
 import type { ToolOutcome } from '../agent/types.ts';
 import type { Zod } from './zod.ts';
 import { expandHome } from '../state/paths.ts';
+import type { FileOps } from './env/files.ts';
 import { recordSeen } from './file-state.ts';
+import { REMOTE_READ_MAX } from './env/files.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
 
@@ -63,20 +64,17 @@ export function looksBinary(buf: Uint8Array): boolean {
   return true;
 }
 
-function similarNames(path: string): string[] {
-  try {
-    const want = basename(path).toLowerCase();
-    const stem = want.replace(/\.[^.]+$/, '');
-    return readdirSync(dirname(path))
-      .filter((n) => {
-        const l = n.toLowerCase();
-        return l.includes(stem) || stem.includes(l.replace(/\.[^.]+$/, ''));
-      })
-      .slice(0, 5)
-      .map((n) => resolve(dirname(path), n));
-  } catch {
-    return [];
-  }
+async function similarNames(path: string, ops: FileOps): Promise<string[]> {
+  const want = basename(path).toLowerCase();
+  const stem = want.replace(/\.[^.]+$/, '');
+  const dir = posix.dirname(path);
+  return (await ops.list(dir))
+    .filter((n) => {
+      const l = n.toLowerCase();
+      return l.includes(stem) || stem.includes(l.replace(/\.[^.]+$/, ''));
+    })
+    .slice(0, 5)
+    .map((n) => posix.join(dir, n));
 }
 
 /**
@@ -131,28 +129,25 @@ export default defineTool({
     limit: z.coerce.number().int().min(1).optional().describe(`Number of lines to read (default ${DEFAULT_LIMIT}, max ${MAX_LINES})`),
   }),
   paths: (a, s) => ({ read: [resolvePath(a.path, s.cwd)], write: [] }),
-  handler(a, ctx) {
+  async handler(a, ctx) {
     const s = ctx.services;
-    const path = resolvePath(a.path, s.cwd);
-    let st;
-    try {
-      st = statSync(path);
-    } catch {
-      const similar = similarNames(path);
-      return fail(`File not found: ${path}`, similar.length ? { similar_files: similar } : {});
+    const { fileOps } = await import('./env/index.ts');
+    const ops = fileOps(s);
+    const path = await ops.resolve(a.path);
+    const st = await ops.stat(path);
+    if (!st) {
+      const similar = await similarNames(path, ops);
+      return fail(`File not found: ${path}${ops.remote ? ` (on ${ops.label})` : ''}`, similar.length ? { similar_files: similar } : {});
     }
-    if (st.isDirectory()) return fail(`${path} is a directory. Use search_files with target "files" to list it.`);
+    if (st.kind === 'dir') return fail(`${path} is a directory. Use search_files with target "files" to list it.`);
     if (IMAGE_EXT.test(path)) return fail(`${path} is an image. Use vision_analyze to look at it.`, { is_image: true });
-    const fd = openSync(path, 'r');
-    try {
-      const head = Buffer.alloc(Math.min(8192, st.size));
-      readSync(fd, head, 0, head.length, 0);
-      if (looksBinary(head)) return fail(`${path} is a binary file (${binaryKind(head)}, ${st.size.toLocaleString('en-US')} bytes) and cannot be read as text.`, { is_binary: true });
-    } finally {
-      closeSync(fd);
-    }
-    const r = readRange(readFileSync(path, 'utf8'), path, a, s.config.file_read_max_chars ?? 100_000);
-    if (typeof r === 'string') recordSeen(s, path); // a successful read (failures are outcomes)
+    const maxChars = s.config.file_read_max_chars ?? 100_000;
+    if (ops.remote && st.size > REMOTE_READ_MAX) return fail(`${path} is ${st.size.toLocaleString('en-US')} bytes, too large to read through ${ops.label}. Use the terminal (head, sed -n) for parts of it.`);
+    const buf = await ops.readFile(path);
+    const head = buf.subarray(0, 8192);
+    if (looksBinary(head)) return fail(`${path} is a binary file (${binaryKind(head)}, ${st.size.toLocaleString('en-US')} bytes) and cannot be read as text.`, { is_binary: true });
+    const r = readRange(buf.toString('utf8'), path, a, maxChars);
+    if (typeof r === 'string') await recordSeen(s, path, ops); // a successful read (failures are outcomes)
     return r;
   },
 });

@@ -1,7 +1,5 @@
 // write_file: create or overwrite a text file (parents created), guarded by the write denylist,
 // HERMES_WRITE_SAFE_ROOT and the file-state guard. Keeps a file's CRLF endings and BOM.
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { z } from 'zod';
 import type { Zod } from './zod.ts';
 import { maskedSecretError, recordSeen, staleError, writeCheck } from './file-state.ts';
@@ -35,21 +33,21 @@ export default defineTool({
   paths: (a, s) => ({ read: [], write: [resolvePath(a.path, s.cwd)] }),
   async handler(a, ctx) {
     const s = ctx.services;
-    const path = resolvePath(a.path, s.cwd);
-    const denied = writeCheck(s, path);
+    const { fileOps } = await import('./env/index.ts');
+    const ops = fileOps(s);
+    const path = await ops.resolve(a.path);
+    const denied = await writeCheck(s, path, ops);
     if (denied) return fail(denied);
-    if (existsSync(path) && statSync(path).isDirectory()) return fail(`${path} is a directory.`);
-    const stale = staleError(s, path);
+    const st = await ops.stat(path);
+    if (st?.kind === 'dir') return fail(`${path} is a directory.`);
+    const stale = await staleError(s, path, ops);
     if (stale) return fail(stale);
-    const existing = existsSync(path) ? readFileSync(path, 'utf8') : null;
+    const existing = st ? (await ops.readFile(path)).toString('utf8') : null;
     const masked = maskedSecretError(existing, a.content, path);
     if (masked) return fail(masked);
     const content = matchConventions(existing, a.content);
-    const dir = dirname(path);
-    const dirsCreated = !existsSync(dir);
-    if (dirsCreated) mkdirSync(dir, { recursive: true });
-    writeFileSync(path, content);
-    recordSeen(s, path);
+    const { dirsCreated } = await ops.writeFile(path, content);
+    await recordSeen(s, path, ops);
     const { unifiedDiff } = await import('./diff.ts');
     const diff = unifiedDiff((existing ?? '').replace(/\r\n/g, '\n'), content.replace(/\r\n/g, '\n'), path);
     return {

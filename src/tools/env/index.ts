@@ -6,11 +6,15 @@ import { expandHome } from '../../state/paths.ts';
 import { onSessionClose } from '../cleanup.ts';
 import type { ToolServices } from '../types.ts';
 import { dockerBackend } from './docker.ts';
+import { LocalFileOps, ShellFileOps, type FileOps } from './files.ts';
 import { LocalBackend } from './local.ts';
+import { localPersistentBackend } from './local-shell.ts';
+import { persistentShell } from './settings.ts';
 import { sshBackend, sshConfigFrom } from './ssh.ts';
 import type { ExecutionBackend } from './types.ts';
 
 export type { ExecutionBackend } from './types.ts';
+export type { FileOps, FileStat } from './files.ts';
 
 const SUPPORTED = ['local', 'ssh', 'docker'];
 
@@ -42,11 +46,14 @@ export function childEnv(services: ToolServices): NodeJS.ProcessEnv {
 function createBackend(services: ToolServices): ExecutionBackend {
   const kind = backendKind(services);
   const t = (services.config.terminal ?? {}) as Record<string, unknown> & typeof services.config.terminal;
-  if (kind === 'local') return new LocalBackend({ cwd: terminalCwd(services), env: childEnv(services) });
+  if (kind === 'local') {
+    const o = { cwd: terminalCwd(services), env: childEnv(services) };
+    return persistentShell(services, 'local') ? localPersistentBackend(o) : new LocalBackend(o);
+  }
   if (kind === 'ssh') {
     const cfg = sshConfigFrom(services.env, t, services.home);
     if ('error' in cfg) throw new BackendConfigError(cfg.error);
-    return sshBackend({ ...cfg, persistent: t.persistent_shell !== false });
+    return sshBackend({ ...cfg, persistent: persistentShell(services, 'ssh') });
   }
   if (kind === 'docker') {
     const task = services.taskId.replace(/[^A-Za-z0-9_.-]/g, '_');
@@ -86,4 +93,28 @@ export function getBackend(services: ToolServices): ExecutionBackend {
     });
   }
   return b;
+}
+
+/**
+ * Where the file tools read and write: this machine's files for the local backend (relative paths
+ * against the terminal's directory once a persistent local shell has moved it, else the session's),
+ * the backend's machine for every other backend.
+ */
+export function fileOps(services: ToolServices): FileOps {
+  let ops = services.state.get('file_ops') as FileOps | undefined;
+  if (ops) return ops;
+  if (backendKind(services) === 'local') {
+    ops = new LocalFileOps(() => {
+      const b = services.state.get('backend') as ExecutionBackend | undefined;
+      return b && b.kind === 'local' && b.label.includes('persistent') ? b.currentCwd() : services.cwd;
+    }, services.env.HOME || undefined);
+  } else {
+    const backend = getBackend(services);
+    ops = new ShellFileOps(backend);
+    onSessionClose(services, async () => {
+      services.state.delete('file_ops');
+    });
+  }
+  services.state.set('file_ops', ops);
+  return ops;
 }

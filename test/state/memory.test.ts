@@ -130,7 +130,9 @@ test('the manager fans out to an external provider and survives its failures', a
     toolSchemas: () => [{ name: 'fake_recall', description: 'recall', parameters: { type: 'object', properties: {} } }],
     handleToolCall: (name) => JSON.stringify({ called: name }),
     prefetch: (q) => `recalled for ${q}`,
-    syncTurn: (u, a) => calls.push(`sync ${u}/${a}`),
+    syncTurn: (u, a) => {
+      calls.push(`sync ${u}/${a}`);
+    },
     onPreCompress: () => {
       throw new Error('boom');
     },

@@ -107,6 +107,7 @@ export class MemoryManager {
   private external: MemoryProvider | null = null;
   private readonly notice: MemoryNotice;
   private readonly warned = new Set<string>();
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(builtin: BuiltinMemoryProvider, warn: MemoryNotice = () => {}) {
     this.builtin = builtin;
@@ -139,8 +140,16 @@ export class MemoryManager {
   private safe<T>(p: MemoryProvider, what: string, fn: () => T): T | undefined {
     try {
       const v = fn();
-      // A hook that returns a promise (sync_turn's background write) reports its own failure.
-      if (v instanceof Promise) v.catch((e: Error) => this.warn(`${p.name}:${what}`, `memory provider ${p.name}: ${what} failed: ${e?.message ?? e}`));
+      // A hook that returns a promise (sync_turn's background write) reports its own failure, and
+      // shutdown waits for it (bounded) so a one-shot run does not exit before the write is out.
+      if (v instanceof Promise) {
+        const tracked: Promise<void> = v.then(
+          () => undefined,
+          (e: Error) => this.warn(`${p.name}:${what}`, `memory provider ${p.name}: ${what} failed: ${e?.message ?? e}`),
+        );
+        this.pending.add(tracked);
+        void tracked.finally(() => this.pending.delete(tracked));
+      }
       return v;
     } catch (e) {
       this.warn(`${p.name}:${what}`, `memory provider ${p.name}: ${what} failed: ${(e as Error).message}`);
@@ -220,7 +229,14 @@ export class MemoryManager {
     for (const p of this.providers) if (p.onDelegation) await this.safeAsync(p, 'onDelegation', () => p.onDelegation!(task, result, childSessionId));
   }
 
+  /** Waits for background writes (turn syncs) to finish, at most `ms`. */
+  async drain(ms = HOOK_TIMEOUT_MS): Promise<void> {
+    if (!this.pending.size) return;
+    await withTimeout(Promise.allSettled([...this.pending]), ms, 'memory writes').catch(() => {});
+  }
+
   async shutdown(): Promise<void> {
+    await this.drain();
     for (const p of [...this.providers].reverse()) if (p.shutdown) await this.safeAsync(p, 'shutdown', () => p.shutdown!());
   }
 }

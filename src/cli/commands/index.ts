@@ -10,6 +10,7 @@ import fallback from './fallback.ts';
 import gateway from './gateway.ts';
 import kanban from './kanban.ts';
 import mcp from './mcp.ts';
+import memory from './memory.ts';
 import onboarding from './onboarding.ts';
 import pairing from './pairing.ts';
 import sessions from './sessions.ts';
@@ -17,4 +18,4 @@ import skills from './skills.ts';
 import version from './version.ts';
 import webhook from './webhook.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, fallback, gateway, kanban, mcp, pairing, sessions, skills, webhook, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, fallback, gateway, kanban, mcp, memory, pairing, sessions, skills, webhook, version];

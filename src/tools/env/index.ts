@@ -9,14 +9,19 @@ import { dockerBackend } from './docker.ts';
 import { LocalFileOps, ShellFileOps, type FileOps } from './files.ts';
 import { LocalBackend } from './local.ts';
 import { localPersistentBackend } from './local-shell.ts';
-import { persistentShell } from './settings.ts';
+import { DaytonaDriver } from './daytona.ts';
+import { ModalManagedDriver } from './modal.ts';
+import { SandboxBackend } from './sandbox.ts';
+import { persistentShell, TerminalSettings } from './settings.ts';
+import { singularityBackend } from './singularity.ts';
+import { VercelDriver } from './vercel.ts';
 import { sshBackend, sshConfigFrom } from './ssh.ts';
 import type { ExecutionBackend } from './types.ts';
 
 export type { ExecutionBackend } from './types.ts';
 export type { FileOps, FileStat } from './files.ts';
 
-const SUPPORTED = ['local', 'ssh', 'docker'];
+const SUPPORTED = ['local', 'ssh', 'docker', 'singularity', 'modal', 'daytona', 'vercel_sandbox'];
 
 export class BackendConfigError extends Error {}
 
@@ -60,12 +65,12 @@ function createBackend(services: ToolServices): ExecutionBackend {
     const forward = (t.docker_forward_env ?? []).filter((n: string) => services.env[n] !== undefined);
     return dockerBackend(
       {
-        image: t.docker_image,
+        image: services.env.TERMINAL_DOCKER_IMAGE?.trim() || t.docker_image,
         name: `hermes-${task.slice(0, 40)}-${createHash('sha1').update(services.home + services.taskId + process.pid).digest('hex').slice(0, 6)}`,
         taskDir: join(services.home, 'sandboxes', 'docker', task),
-        persistent: t.container_persistent !== false,
-        cpu: Number(t.container_cpu) || 1,
-        memoryMb: Number(t.container_memory) || 5120,
+        persistent: new TerminalSettings(services).bool('container_persistent', true),
+        cpu: new TerminalSettings(services).num('container_cpu', 1) || 1,
+        memoryMb: new TerminalSettings(services).num('container_memory', 5120) || 5120,
         shmSize: t.docker_shm_size || '1g',
         network: t.docker_network !== false,
         volumes: t.docker_volumes ?? [],
@@ -75,6 +80,48 @@ function createBackend(services: ToolServices): ExecutionBackend {
       services.env.HERMES_DOCKER_BINARY?.trim() || 'docker',
     );
   }
+  const ts = new TerminalSettings(services);
+  const task = services.taskId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 48);
+  const sandboxDir = expandHome(ts.str('sandbox_dir') || join(services.home, 'sandboxes'));
+  const resources = {
+    cpu: ts.num('container_cpu', 1),
+    memoryMb: ts.num('container_memory', 5120),
+    diskMb: ts.num('container_disk', 51200),
+    persistent: ts.bool('container_persistent', true),
+  };
+  const lifetime = { lifetimeSeconds: ts.num('lifetime_seconds', 300) };
+  if (kind === 'singularity') {
+    return singularityBackend(
+      {
+        image: ts.str('singularity_image'),
+        name: `hermes_${task.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 30)}_${createHash('sha1').update(services.home + services.taskId + process.pid).digest('hex').slice(0, 6)}`,
+        dir: join(sandboxDir, 'singularity'),
+        home: services.home,
+        taskId: task,
+        persistent: resources.persistent,
+        cpu: resources.cpu,
+        memoryMb: resources.memoryMb,
+        binds: (t.docker_volumes ?? []).filter((v: string) => typeof v === 'string' && v.includes(':')),
+      },
+      services.env,
+      persistentShell(services, 'singularity'),
+    );
+  }
+  if (kind === 'daytona')
+    return new SandboxBackend(new DaytonaDriver({ image: ts.str('daytona_image'), taskId: task, ...resources, env: services.env }), lifetime);
+  if (kind === 'vercel_sandbox') {
+    if (resources.diskMb !== 51200 && resources.diskMb !== 0)
+      throw new BackendConfigError('Vercel Sandbox has no configurable disk size: remove terminal.container_disk (or TERMINAL_CONTAINER_DISK) for this backend.');
+    return new SandboxBackend(
+      new VercelDriver({ runtime: ts.str('vercel_runtime', 'node24'), taskId: task, persistent: resources.persistent, cpu: resources.cpu, timeoutS: ts.num('timeout', 180), home: services.home, env: services.env }),
+      lifetime,
+    );
+  }
+  if (kind === 'modal')
+    return new SandboxBackend(
+      new ModalManagedDriver({ image: ts.str('modal_image'), taskId: task, ...resources, timeoutS: ts.num('timeout', 180), mode: ts.str('modal_mode', 'auto'), home: services.home, env: services.env }),
+      lifetime,
+    );
   throw new BackendConfigError(
     `terminal.backend "${kind}" is not available in this build (supported: ${SUPPORTED.join(', ')}). Set terminal.backend (or TERMINAL_ENV) to one of those.`,
   );

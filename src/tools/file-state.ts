@@ -2,7 +2,7 @@
 // else edited it; writing would lose their change). Reads and writes record what the agent saw.
 import { homedir } from 'node:os';
 import { redactSecrets } from '../policy/redact.ts';
-import { writeDenied } from '../policy/write-safety.ts';
+import { writeDenied, writeDeniedRemote } from '../policy/write-safety.ts';
 import type { FileOps } from './env/files.ts';
 import type { ToolServices } from './types.ts';
 
@@ -45,12 +45,14 @@ export async function staleError(services: ToolServices, path: string, ops: File
  * same rules apply to that machine's home (its ~/.ssh, ~/.hermes, …).
  */
 export async function writeCheck(services: ToolServices, path: string, ops?: FileOps): Promise<string | null> {
-  const remoteHome = ops?.remote ? await ops.home() : null;
-  return writeDenied(path, {
-    userHome: remoteHome ?? (services.env.HOME || homedir()),
-    hermesHome: remoteHome ? `${remoteHome.replace(/\/$/, '')}/.hermes` : services.home,
-    safeRoot: services.env.HERMES_WRITE_SAFE_ROOT?.trim() || undefined,
-  });
+  const safeRoot = services.env.HERMES_WRITE_SAFE_ROOT?.trim() || undefined;
+  if (ops?.remote) {
+    // The same deny-list on the remote machine, with its links followed there.
+    const home = (await ops.home()).replace(/\/$/, '') || '/';
+    const [target, st] = await Promise.all([ops.realTarget(path), ops.stat(path).catch(() => null)]);
+    return writeDeniedRemote(path, target, { userHome: home, hermesHome: `${home}/.hermes`, safeRoot }, { hardLinks: st?.links });
+  }
+  return writeDenied(path, { userHome: services.env.HOME || homedir(), hermesHome: services.home, safeRoot });
 }
 
 /**

@@ -1,13 +1,16 @@
-import { basename, isAbsolute, posix, resolve } from 'node:path';
+import { closeSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, posix, resolve } from 'node:path';
 import type { z } from 'zod';
 import type { ToolOutcome } from '../agent/types.ts';
 import type { Zod } from './zod.ts';
 import { expandHome } from '../state/paths.ts';
-import type { FileOps } from './env/files.ts';
+import { REMOTE_READ_MAX, type FileOps } from './env/files.ts';
 import { recordSeen } from './file-state.ts';
-import { REMOTE_READ_MAX } from './env/files.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
+import { decodeText, encodingOf, isSecretProcPath, looksBinary, openRegular, readHead, readLineWindow } from './text-file.ts';
+
+export { looksBinary } from './text-file.ts';
 
 export const MAX_LINES = 2000;
 export const DEFAULT_LIMIT = 500;
@@ -39,65 +42,34 @@ export function binaryKind(head: Uint8Array): string {
   return 'binary data';
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * Binary: a NUL byte in the sample, mostly control characters, or invalid UTF-8 (a read → edit →
- * write round trip would corrupt it). A multibyte character cut at the sample's end is fine.
- */
-export function looksBinary(buf: Uint8Array): boolean {
-  if (buf.length === 0) return false;
-  let odd = 0;
-  for (const b of buf) {
-    if (b === 0) return true;
-    if (b < 7 || (b > 13 && b < 32)) odd++;
+function similarNames(path: string): string[] {
+  try {
+    const want = basename(path).toLowerCase();
+    const stem = want.replace(/\.[^.]+$/, '');
+    return readdirSync(dirname(path))
+      .filter((n) => {
+        const l = n.toLowerCase();
+        return l.includes(stem) || stem.includes(l.replace(/\.[^.]+$/, ''));
+      })
+      .slice(0, 5)
+      .map((n) => resolve(dirname(path), n));
+  } catch {
+    return [];
   }
-  if (odd / buf.length > 0.3) return true;
-  for (let cut = 0; cut <= 3 && cut < buf.length; cut++) {
-    try {
-      utf8.decode(buf.subarray(0, buf.length - cut));
-      return false;
-    } catch {
-      /* try without a possibly cut character at the end */
-    }
-  }
-  return true;
-}
-
-async function similarNames(path: string, ops: FileOps): Promise<string[]> {
-  const want = basename(path).toLowerCase();
-  const stem = want.replace(/\.[^.]+$/, '');
-  const dir = posix.dirname(path);
-  return (await ops.list(dir))
-    .filter((n) => {
-      const l = n.toLowerCase();
-      return l.includes(stem) || stem.includes(l.replace(/\.[^.]+$/, ''));
-    })
-    .slice(0, 5)
-    .map((n) => posix.join(dir, n));
 }
 
 /**
- * The read_file result for a range of a text: `LINE|content` lines, long lines cut, the size cap,
- * and a hint to read on. Shared by the disk tool and editors' buffers (ACP).
+ * The read_file result for a window of lines: `LINE|content` lines, long lines cut, the size cap,
+ * and a hint to read on. `total` is a lower bound when `complete` is false (a huge file).
  */
-export function readRange(text: string, path: string, a: { offset?: number; limit?: number }, maxChars: number): string | ToolOutcome {
-  const lines = text.split(/\r?\n/);
-  if (lines.length && lines[lines.length - 1] === '') lines.pop();
-  const total = lines.length;
-  const offset = a.offset ?? 1;
-  const limit = Math.min(a.limit ?? DEFAULT_LIMIT, MAX_LINES);
-  if (offset > Math.max(total, 1)) return fail(`offset ${offset} is past the end of the file (${total} lines).`, { total_lines: total });
-  const slice = lines.slice(offset - 1, offset - 1 + limit);
+function formatWindow(w: { lines: { text: string; cut: boolean }[]; total: number; complete: boolean }, path: string, offset: number, maxChars: number, extra: Record<string, unknown> = {}): string | ToolOutcome {
+  const { total } = w;
+  if (offset > Math.max(total, 1) && w.complete) return fail(`offset ${offset} is past the end of the file (${total} lines).`, { total_lines: total });
   let truncatedLines = 0;
-  const body = slice
+  const body = w.lines
     .map((l, i) => {
-      let line = l;
-      if (line.length > MAX_LINE_CHARS) {
-        line = line.slice(0, MAX_LINE_CHARS) + ' [line truncated]';
-        truncatedLines++;
-      }
-      return `${offset + i}|${line}`;
+      if (l.cut) truncatedLines++;
+      return `${offset + i}|${l.text}${l.cut ? ' [line truncated]' : ''}`;
     })
     .join('\n');
   if (body.length > maxChars)
@@ -105,12 +77,52 @@ export function readRange(text: string, path: string, a: { offset?: number; limi
       `That range is ${body.length.toLocaleString('en-US')} characters, more than the ${maxChars.toLocaleString('en-US')} a read may return. Read fewer lines with offset and limit.`,
       { total_lines: total },
     );
-  const last = offset + slice.length - 1;
-  const result: Record<string, unknown> = { content: body, path, total_lines: total, lines_shown: slice.length ? `${offset}-${last}` : '0' };
-  if (last < total) result.hint = `File continues: ${total - last} more lines. Use offset=${last + 1} to read on.`;
+  const last = offset + w.lines.length - 1;
+  const result: Record<string, unknown> = { content: body, path, total_lines: w.complete ? total : `more than ${total}`, lines_shown: w.lines.length ? `${offset}-${last}` : '0', ...extra };
+  if (last < total || !w.complete) result.hint = w.complete ? `File continues: ${total - last} more lines. Use offset=${last + 1} to read on.` : `File continues (it is too large to count its lines). Use offset=${last + 1} to read on.`;
   if (truncatedLines) result.long_lines_truncated = truncatedLines;
   return ok(result);
 }
+
+/**
+ * The read_file result for a range of a text (shared by the disk tool and editors' buffers).
+ */
+export function readRange(text: string, path: string, a: { offset?: number; limit?: number }, maxChars: number, extra: Record<string, unknown> = {}): string | ToolOutcome {
+  const all = text.split(/\r?\n/);
+  if (all.length && all[all.length - 1] === '') all.pop();
+  const offset = a.offset ?? 1;
+  const limit = Math.min(a.limit ?? DEFAULT_LIMIT, MAX_LINES);
+  const lines = all.slice(offset - 1, offset - 1 + limit).map((l) => (l.length > MAX_LINE_CHARS ? { text: l.slice(0, MAX_LINE_CHARS), cut: true } : { text: l, cut: false }));
+  return formatWindow({ lines, total: all.length, complete: true }, path, offset, maxChars, extra);
+}
+
+/** read_file on a remote backend: the same checks, the file pulled through the backend's shell. */
+async function readRemote(ops: FileOps, a: { path: string; offset?: number; limit?: number }, maxChars: number): Promise<{ path: string; result: string | ToolOutcome }> {
+  const path = await ops.resolve(a.path);
+  const st = await ops.stat(path);
+  if (!st) {
+    const want = basename(path).toLowerCase().replace(/\.[^.]+$/, '');
+    const dir = posix.dirname(path);
+    const similar = (await ops.list(dir))
+      .filter((n) => n.toLowerCase().includes(want) || want.includes(n.toLowerCase().replace(/\.[^.]+$/, '')))
+      .slice(0, 5)
+      .map((n) => posix.join(dir, n));
+    return { path, result: fail(`File not found: ${path} (on ${ops.label})`, similar.length ? { similar_files: similar } : {}) };
+  }
+  if (st.kind === 'dir') return { path, result: fail(`${path} is a directory. Use search_files with target "files" to list it.`) };
+  if (IMAGE_EXT.test(path)) return { path, result: fail(`${path} is an image. Use vision_analyze to look at it.`, { is_image: true }) };
+  if (st.kind !== 'file') return { path, result: fail(`${path} is not a regular file (a pipe, device or socket); it cannot be read as text.`) };
+  if (isSecretProcPath(await ops.realTarget(path))) return { path, result: fail(`${path} holds a process's environment or memory (secrets); it is not read.`) };
+  if (st.size > REMOTE_READ_MAX) return { path, result: fail(`${path} is ${st.size.toLocaleString('en-US')} bytes, too large to read through ${ops.label}. Use the terminal (head, sed -n) for parts of it.`) };
+  const buf = await ops.readFile(path);
+  const head = buf.subarray(0, 8192);
+  if (looksBinary(head)) return { path, result: fail(`${path} is a binary file (${binaryKind(head)}, ${st.size.toLocaleString('en-US')} bytes) and cannot be read as text.`, { is_binary: true }) };
+  const enc = encodingOf(buf);
+  return { path, result: readRange(decodeText(buf, enc), path, a, maxChars, enc === 'latin-1' ? { encoding: 'latin-1' } : {}) };
+}
+
+/** Bytes read past the wanted lines to count the rest; beyond it the total is a lower bound. */
+const MAX_SCAN_BYTES = 256 * 1024 * 1024;
 
 export default defineTool({
   name: 'read_file',
@@ -133,21 +145,33 @@ export default defineTool({
     const s = ctx.services;
     const { fileOps } = await import('./env/index.ts');
     const ops = fileOps(s);
-    const path = await ops.resolve(a.path);
-    const st = await ops.stat(path);
-    if (!st) {
-      const similar = await similarNames(path, ops);
-      return fail(`File not found: ${path}${ops.remote ? ` (on ${ops.label})` : ''}`, similar.length ? { similar_files: similar } : {});
+    if (ops.remote) {
+      const { path, result } = await readRemote(ops, a, s.config.file_read_max_chars ?? 100_000);
+      if (typeof result === 'string') await recordSeen(s, path, ops); // a successful read (failures are outcomes)
+      return result;
     }
-    if (st.kind === 'dir') return fail(`${path} is a directory. Use search_files with target "files" to list it.`);
+    const path = await ops.resolve(a.path);
+    if (!existsSync(path)) {
+      const similar = similarNames(path);
+      return fail(`File not found: ${path}`, similar.length ? { similar_files: similar } : {});
+    }
+    if (statSync(path).isDirectory()) return fail(`${path} is a directory. Use search_files with target "files" to list it.`);
     if (IMAGE_EXT.test(path)) return fail(`${path} is an image. Use vision_analyze to look at it.`, { is_image: true });
-    const maxChars = s.config.file_read_max_chars ?? 100_000;
-    if (ops.remote && st.size > REMOTE_READ_MAX) return fail(`${path} is ${st.size.toLocaleString('en-US')} bytes, too large to read through ${ops.label}. Use the terminal (head, sed -n) for parts of it.`);
-    const buf = await ops.readFile(path);
-    const head = buf.subarray(0, 8192);
-    if (looksBinary(head)) return fail(`${path} is a binary file (${binaryKind(head)}, ${st.size.toLocaleString('en-US')} bytes) and cannot be read as text.`, { is_binary: true });
-    const r = readRange(buf.toString('utf8'), path, a, maxChars);
-    if (typeof r === 'string') await recordSeen(s, path, ops); // a successful read (failures are outcomes)
-    return r;
+    const opened = openRegular(path);
+    if ('error' in opened) return fail(opened.error);
+    const { fd, st } = opened;
+    try {
+      const head = readHead(fd, 8192);
+      if (looksBinary(head)) return fail(`${path} is a binary file (${binaryKind(head)}, ${st.size.toLocaleString('en-US')} bytes) and cannot be read as text.`, { is_binary: true });
+      const enc = encodingOf(head, st.size > head.length);
+      const offset = a.offset ?? 1;
+      const limit = Math.min(a.limit ?? DEFAULT_LIMIT, MAX_LINES);
+      const w = readLineWindow(fd, enc, { offset, limit, maxLineChars: MAX_LINE_CHARS, maxScanBytes: MAX_SCAN_BYTES });
+      const r = formatWindow(w, path, offset, s.config.file_read_max_chars ?? 100_000, enc === 'latin-1' ? { encoding: 'latin-1' } : {});
+      if (typeof r === 'string') await recordSeen(s, path, ops); // a successful read (failures are outcomes)
+      return r;
+    } finally {
+      closeSync(fd);
+    }
   },
 });

@@ -4,6 +4,8 @@ import type { z } from 'zod';
 import type { Zod } from './zod.ts';
 import { maskedSecretError, recordSeen, staleError, writeCheck } from './file-state.ts';
 import { resolvePath } from './read-file.ts';
+import type { FileOps } from './env/files.ts';
+import { decodeText, encodeText, encodingOf, looksBinary, MAX_EDIT_BYTES, readTextFile, type TextEncoding } from './text-file.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
 
@@ -42,17 +44,36 @@ export default defineTool({
     if (st?.kind === 'dir') return fail(`${path} is a directory.`);
     const stale = await staleError(s, path, ops);
     if (stale) return fail(stale);
-    const existing = st ? (await ops.readFile(path)).toString('utf8') : null;
+    let existing: string | null = null;
+    let encoding: TextEncoding = 'utf-8';
+    if (st) {
+      const r = await existingText(ops, path, st);
+      // Replacing a binary or huge file entirely is allowed; only text files keep their encoding.
+      if (!('error' in r)) ({ text: existing, encoding } = r);
+      else if (/not a regular file|device|pipe|socket|environment/.test(r.error)) return fail(r.error);
+    }
     const masked = maskedSecretError(existing, a.content, path);
     if (masked) return fail(masked);
     const content = matchConventions(existing, a.content);
-    const { dirsCreated } = await ops.writeFile(path, content);
+    const out = encodeText(content, encoding);
+    const { dirsCreated } = await ops.writeFile(path, out.bytes);
     await recordSeen(s, path, ops);
     const { unifiedDiff } = await import('./diff.ts');
     const diff = unifiedDiff((existing ?? '').replace(/\r\n/g, '\n'), content.replace(/\r\n/g, '\n'), path);
     return {
-      content: ok({ bytes_written: Buffer.byteLength(content), dirs_created: dirsCreated, path, ...(existing === null ? { created: true } : {}) }),
+      content: ok({ bytes_written: out.bytes.length, dirs_created: dirsCreated, path, ...(!st ? { created: true } : {}), ...(out.encoding !== 'utf-8' ? { encoding: out.encoding } : encoding !== out.encoding ? { encoding: 'utf-8 (was latin-1: the new text has characters Latin-1 cannot hold)' } : {}) }),
       display: { diff },
     };
   },
 });
+
+/** The current text of a file about to be replaced, in its encoding (locally with the bounded reader). */
+export async function existingText(ops: FileOps, path: string, st: { kind: string; size: number }): Promise<{ text: string; encoding: TextEncoding } | { error: string }> {
+  if (!ops.remote) return readTextFile(path);
+  if (st.kind !== 'file') return { error: `${path} is not a regular file.` };
+  if (st.size > MAX_EDIT_BYTES) return { error: `${path} is ${st.size.toLocaleString('en-US')} bytes, too large to edit as text (limit ${MAX_EDIT_BYTES / 1024 / 1024} MB).` };
+  const buf = await ops.readFile(path);
+  if (looksBinary(buf.subarray(0, 8192))) return { error: `${path} is a binary file; only text files can be edited.` };
+  const encoding = encodingOf(buf);
+  return { text: decodeText(buf, encoding), encoding };
+}

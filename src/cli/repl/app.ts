@@ -453,6 +453,8 @@ export class Repl {
           this.requests.splice(i, 1);
           const what = r.request.kind === 'approval' ? 'approval' : r.request.kind === 'clarify' ? 'question' : 'secret prompt';
           if (e.source === 'timeout') this.commit(s.yellow(`⏱ The ${what} timed out${r.request.kind === 'approval' ? ': denied' : ''}.`));
+          // Answered elsewhere (the dashboard's approval buttons): say so where the question was.
+          else if (e.source === 'person') this.commit(this.answeredElsewhere(r.request, e.answer));
           else if (e.source === 'interrupted') this.commit(s.dim(`The ${what} was cancelled.`));
           this.updateTimer();
         }
@@ -898,6 +900,18 @@ export class Repl {
     this.session.answer(req.id, value);
     if (summary) this.commit(summary);
     this.updateTimer();
+  }
+
+  private answeredElsewhere(r: AgentRequest, answer: unknown): string {
+    const s = this.s;
+    if (r.kind === 'approval') {
+      const cmd = truncate(r.command.replace(/\s+/g, ' '), 60);
+      if (answer === 'deny') return s.red(`✗ Denied from the dashboard: ${cmd}`);
+      const how = answer === 'once' ? 'once' : answer === 'session' ? 'for this session' : 'always (saved to command_allowlist)';
+      return s.green(`✓ Approved ${how} from the dashboard: ${cmd}`);
+    }
+    if (r.kind === 'clarify') return s.dim(`↳ ${String(answer ?? '')} (answered from the dashboard)`);
+    return s.dim('🔑 secret entered from the dashboard');
   }
 
   private requestKey(req: OpenRequest, k: Key): void {

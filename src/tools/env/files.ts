@@ -6,13 +6,17 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, posix, resolve } from 'node:path';
+import { realTarget } from '../../policy/write-safety.ts';
 import { expandHome } from '../../state/paths.ts';
 import { shq, type ExecutionBackend } from './types.ts';
 
 export interface FileStat {
+  /** `other`: a FIFO, device, socket … (never read as text). */
   kind: 'file' | 'dir' | 'other';
   size: number;
   mtimeMs: number;
+  /** Hard-link count. */
+  links?: number;
 }
 
 export interface RunResult {
@@ -33,7 +37,9 @@ export interface FileOps {
   stat(path: string): Promise<FileStat | null>;
   readFile(path: string): Promise<Buffer>;
   /** Writes the file, creating parent directories; says whether any were created. */
-  writeFile(path: string, data: string): Promise<{ dirsCreated: boolean }>;
+  writeFile(path: string, data: string | Uint8Array): Promise<{ dirsCreated: boolean }>;
+  /** Where a write to `path` lands on that machine (symlinks followed, missing parts kept). */
+  realTarget(path: string): Promise<string>;
   remove(path: string): Promise<void>;
   /** Names in a directory (empty when it cannot be read). */
   list(dir: string): Promise<string[]>;
@@ -65,7 +71,7 @@ export class LocalFileOps implements FileOps {
   async stat(path: string): Promise<FileStat | null> {
     try {
       const st = statSync(path);
-      return { kind: st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other', size: st.size, mtimeMs: st.mtimeMs };
+      return { kind: st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other', size: st.size, mtimeMs: st.mtimeMs, links: st.nlink };
     } catch {
       return null;
     }
@@ -75,7 +81,11 @@ export class LocalFileOps implements FileOps {
     return readFileSync(path);
   }
 
-  async writeFile(path: string, data: string): Promise<{ dirsCreated: boolean }> {
+  async realTarget(path: string): Promise<string> {
+    return realTarget(path);
+  }
+
+  async writeFile(path: string, data: string | Uint8Array): Promise<{ dirsCreated: boolean }> {
     const dir = dirname(path);
     const dirsCreated = !existsSync(dir);
     if (dirsCreated) mkdirSync(dir, { recursive: true });
@@ -164,13 +174,13 @@ export class ShellFileOps implements FileOps {
   async stat(path: string): Promise<FileStat | null> {
     // GNU/BusyBox stat first, BSD stat second. %F: "regular file", "directory", …
     const r = await this.sh(
-      `p=${shq(path)}; [ -e "$p" ] || exit 3; s=$(stat -L -c '%F|%s|%Y' -- "$p" 2>/dev/null || stat -L -f '%HT|%z|%m' -- "$p" 2>/dev/null); printf '${STAT_MARK}%s\\n' "$s"`,
+      `p=${shq(path)}; [ -e "$p" ] || exit 3; s=$(stat -L -c '%F|%s|%Y|%h' -- "$p" 2>/dev/null || stat -L -f '%HT|%z|%m|%l' -- "$p" 2>/dev/null); printf '${STAT_MARK}%s\\n' "$s"`,
     );
     if (r.code === 3) return null;
-    const m = new RegExp(`${STAT_MARK}([^|\\n]*)\\|(\\d+)\\|(\\d+)`).exec(r.out);
+    const m = new RegExp(`${STAT_MARK}([^|\\n]*)\\|(\\d+)\\|(\\d+)(?:\\|(\\d+))?`).exec(r.out);
     if (!m) throw new Error(`could not stat ${path} on ${this.label}: ${r.out.trim().slice(0, 200)}`);
     const type = m[1].toLowerCase();
-    return { kind: type.includes('regular') ? 'file' : type.includes('directory') ? 'dir' : 'other', size: Number(m[2]), mtimeMs: Number(m[3]) * 1000 };
+    return { kind: type.includes('regular') ? 'file' : type.includes('directory') ? 'dir' : 'other', size: Number(m[2]), mtimeMs: Number(m[3]) * 1000, links: m[4] ? Number(m[4]) : undefined };
   }
 
   async readFile(path: string): Promise<Buffer> {
@@ -179,9 +189,15 @@ export class ShellFileOps implements FileOps {
     return Buffer.from(r.out.replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
   }
 
-  async writeFile(path: string, data: string): Promise<{ dirsCreated: boolean }> {
+  async realTarget(path: string): Promise<string> {
+    // GNU readlink -m: every link followed, missing components allowed (a write through a dangling link creates its target).
+    const r = await this.sh(`readlink -m -- ${shq(path)} 2>/dev/null || realpath -m -- ${shq(path)} 2>/dev/null || printf '%s\\n' ${shq(path)}`);
+    return r.out.trim().split('\n')[0] || path;
+  }
+
+  async writeFile(path: string, data: string | Uint8Array): Promise<{ dirsCreated: boolean }> {
     const dir = posix.dirname(path);
-    const b64 = Buffer.from(data, 'utf8').toString('base64').replace(/.{76}/g, '$&\n');
+    const b64 = (typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data)).toString('base64').replace(/.{76}/g, '$&\n');
     const r = await this.sh(
       `d=${shq(dir)}; c=0; [ -d "$d" ] || { mkdir -p -- "$d" || exit 5; c=1; }; base64 -d > ${shq(path)} || exit 6; printf 'created=%s\\n' "$c"`,
       { stdin: b64, timeoutMs: 120_000 },

@@ -6,20 +6,30 @@ import type { FileOps } from '../env/files.ts';
 import { maskedSecretError, recordSeen, staleError, writeCheck } from '../file-state.ts';
 import { fuzzyReplace } from '../fuzzy-match.ts';
 import type { PatchArgs } from '../patch.ts';
-import { looksBinary } from '../read-file.ts';
+import { encodeText, type TextEncoding } from '../text-file.ts';
+import { existingText } from '../write-file.ts';
 import { fail, ok } from '../result.ts';
 import type { ToolContext, ToolServices } from '../types.ts';
 import { applyHunks, parseV4A, PatchError } from '../v4a.ts';
 
 const MAX_DIFF = 20_000;
 
+/** Each file's encoding as read, so writes keep it (Latin-1 stays Latin-1). */
+const encodings = new Map<string, TextEncoding>();
+
 async function readText(ops: FileOps, path: string): Promise<string | { error: string }> {
   const st = await ops.stat(path);
   if (!st) return { error: `File not found: ${path}. Use write_file to create a new file.` };
   if (st.kind === 'dir') return { error: `${path} is a directory.` };
-  const buf = await ops.readFile(path);
-  if (looksBinary(buf.subarray(0, 8192))) return { error: `${path} is a binary file; patch edits text files only.` };
-  return buf.toString('utf8');
+  const r = await existingText(ops, path, st);
+  if ('error' in r) return r;
+  encodings.set(path, r.encoding);
+  return r.text;
+}
+
+async function writeText(ops: FileOps, path: string, text: string, encodingFrom = path): Promise<void> {
+  await ops.writeFile(path, encodeText(text, encodings.get(encodingFrom) ?? 'utf-8').bytes);
+  encodings.delete(path);
 }
 
 function clip(diff: string): string {
@@ -41,7 +51,7 @@ async function replaceMode(s: ToolServices, ops: FileOps, a: { path?: string; ol
   const masked = r.content ? maskedSecretError(text, r.content, path) : null;
   if (masked) return fail(masked, { success: false });
   if (r.alreadyApplied) return ok({ success: true, no_change: true, note: 'new_string is already in the file and old_string is not: the edit looks applied already. Nothing was written.' });
-  await ops.writeFile(path, r.content!);
+  await writeText(ops, path, r.content!);
   await recordSeen(s, path, ops);
   const diff = unifiedDiff(text.replace(/\r\n/g, '\n'), r.content!.replace(/\r\n/g, '\n'), path);
   const result: Record<string, unknown> = { success: true, diff: clip(diff), files_modified: [path], replacements: r.count };
@@ -62,6 +72,8 @@ async function patchMode(s: ToolServices, ops: FileOps, patchText: string | unde
   const deletes = new Set<string>();
   const before = new Map<string, string>();
   const created: string[] = [];
+  /** Where a moved file came from (it keeps its encoding). */
+  const movedFrom = new Map<string, string>();
   const current = async (p: string): Promise<string | { error: string }> =>
     writes.has(p) ? writes.get(p)! : deletes.has(p) ? { error: `${p} was deleted earlier in this patch.` } : readText(ops, p);
   const exists = async (p: string) => (await ops.stat(p)) !== null;
@@ -102,6 +114,7 @@ async function patchMode(s: ToolServices, ops: FileOps, patchText: string | unde
           deletes.delete(dest);
           before.set(dest, '');
           created.push(dest);
+          movedFrom.set(dest, path);
         } else {
           writes.set(path, next);
         }
@@ -113,7 +126,7 @@ async function patchMode(s: ToolServices, ops: FileOps, patchText: string | unde
   }
   for (const p of deletes) if (await exists(p)) await ops.remove(p);
   for (const [p, text] of writes) {
-    await ops.writeFile(p, text);
+    await writeText(ops, p, text, movedFrom.get(p) ?? p);
     await recordSeen(s, p, ops);
   }
   const diff = [...new Set([...writes.keys(), ...deletes])]

@@ -88,10 +88,19 @@ describe('file tools over SSH', { skip: skip ?? false }, () => {
     assert.deepEqual(n.json.files, ['notes/a.txt', 'notes/new.txt']);
   });
 
-  it('keeps the write denylist on the remote home', async () => {
+  it('keeps the write denylist on the remote home, follows remote links, refuses secret /proc files', async () => {
     const r = await call(writeFile, { path: '~/.ssh/authorized_keys', content: 'ssh-ed25519 AAAA attacker' }, s);
     assert.equal(r.isError, true);
     assert.match(r.json.error, /\.ssh/);
+    // A link made on the remote side that points at a protected file is refused, naming the link.
+    const home = (await call(terminal, { command: 'printf %s "$HOME"' }, s)).json.output;
+    await call(terminal, { command: `ln -sf ${home}/.ssh/authorized_keys innocent.txt` }, s);
+    const viaLink = await call(writeFile, { path: 'innocent.txt', content: 'x' }, s);
+    assert.equal(viaLink.isError, true, viaLink.raw);
+    assert.match(viaLink.json.error, /is a link to it/);
+    const env = await call(readFile, { path: '/proc/self/environ' }, s);
+    assert.equal(env.isError, true);
+    assert.match(env.json.error, /environment or memory|not a regular file/);
   });
 });
 

@@ -76,6 +76,17 @@ const clamp = (v: number) => Math.max(0, Math.min(1, v));
 export class FactStore {
   readonly db: DatabaseSync;
   readonly defaultTrust: number;
+  private readonly stmts = new Map<string, ReturnType<DatabaseSync['prepare']>>();
+
+  /** A prepared statement, prepared once per store. */
+  private q(sql: string): ReturnType<DatabaseSync['prepare']> {
+    let st = this.stmts.get(sql);
+    if (!st) {
+      st = this.db.prepare(sql);
+      this.stmts.set(sql, st);
+    }
+    return st;
+  }
 
   constructor(path: string, defaultTrust = 0.5) {
     mkdirSync(dirname(path), { recursive: true });
@@ -83,6 +94,7 @@ export class FactStore {
     this.db = new DatabaseSync(path, { timeout: 10_000 } as never);
     try {
       this.db.exec('PRAGMA journal_mode=WAL');
+      this.db.exec('PRAGMA synchronous=NORMAL'); // WAL-safe; no fsync per retrieval-count update
     } catch {
       /* network filesystems: stay in the default journal mode */
     }
@@ -97,9 +109,9 @@ export class FactStore {
   add(content: string, category = 'general', tags = ''): { id: number; duplicate: boolean } {
     const c = content.trim();
     if (!c) throw new Error('content must not be empty');
-    const existing = this.db.prepare('SELECT fact_id FROM facts WHERE content = ?').get(c) as { fact_id: number } | undefined;
+    const existing = this.q('SELECT fact_id FROM facts WHERE content = ?').get(c) as { fact_id: number } | undefined;
     if (existing) return { id: existing.fact_id, duplicate: true };
-    const r = this.db.prepare('INSERT INTO facts (content, category, tags, trust_score) VALUES (?, ?, ?, ?)').run(c, category, tags, this.defaultTrust);
+    const r = this.q('INSERT INTO facts (content, category, tags, trust_score) VALUES (?, ?, ?, ?)').run(c, category, tags, this.defaultTrust);
     const id = Number(r.lastInsertRowid);
     this.link(id, c);
     return { id, duplicate: false };
@@ -107,9 +119,9 @@ export class FactStore {
 
   private link(id: number, content: string): void {
     for (const name of extractEntities(content)) {
-      const e = this.db.prepare('SELECT entity_id FROM entities WHERE lower(name) = lower(?)').get(name) as { entity_id: number } | undefined;
-      const eid = e ? e.entity_id : Number(this.db.prepare('INSERT INTO entities (name) VALUES (?)').run(name).lastInsertRowid);
-      this.db.prepare('INSERT OR IGNORE INTO fact_entities (fact_id, entity_id) VALUES (?, ?)').run(id, eid);
+      const e = this.q('SELECT entity_id FROM entities WHERE lower(name) = lower(?)').get(name) as { entity_id: number } | undefined;
+      const eid = e ? e.entity_id : Number(this.q('INSERT INTO entities (name) VALUES (?)').run(name).lastInsertRowid);
+      this.q('INSERT OR IGNORE INTO fact_entities (fact_id, entity_id) VALUES (?, ?)').run(id, eid);
     }
   }
 
@@ -121,7 +133,7 @@ export class FactStore {
         `SELECT f.* FROM facts f JOIN facts_fts fts ON fts.rowid = f.fact_id WHERE facts_fts MATCH ? AND f.trust_score >= ? ${o.category ? 'AND f.category = ?' : ''} ORDER BY fts.rank, f.trust_score DESC LIMIT ?`,
       )
       .all(...([match, o.minTrust ?? 0.3, ...(o.category ? [o.category] : []), o.limit ?? 10] as (string | number)[])) as unknown as Fact[];
-    if (rows.length) this.db.prepare(`UPDATE facts SET retrieval_count = retrieval_count + 1 WHERE fact_id IN (${rows.map(() => '?').join(',')})`).run(...rows.map((r) => r.fact_id));
+    if (rows.length) this.q(`UPDATE facts SET retrieval_count = retrieval_count + 1 WHERE fact_id IN (${rows.map(() => '?').join(',')})`).run(...rows.map((r) => r.fact_id));
     return rows.map(strip);
   }
 
@@ -181,7 +193,7 @@ export class FactStore {
   }
 
   update(id: number, o: { content?: string; trustDelta?: number; tags?: string; category?: string }): boolean {
-    const row = this.db.prepare('SELECT trust_score FROM facts WHERE fact_id = ?').get(id) as { trust_score: number } | undefined;
+    const row = this.q('SELECT trust_score FROM facts WHERE fact_id = ?').get(id) as { trust_score: number } | undefined;
     if (!row) return false;
     const sets = ['updated_at = CURRENT_TIMESTAMP'];
     const params: (string | number)[] = [];
@@ -189,9 +201,9 @@ export class FactStore {
     if (o.tags !== undefined) sets.push('tags = ?'), params.push(o.tags);
     if (o.category !== undefined) sets.push('category = ?'), params.push(o.category);
     if (o.trustDelta !== undefined) sets.push('trust_score = ?'), params.push(clamp(row.trust_score + o.trustDelta));
-    this.db.prepare(`UPDATE facts SET ${sets.join(', ')} WHERE fact_id = ?`).run(...params, id);
+    this.q(`UPDATE facts SET ${sets.join(', ')} WHERE fact_id = ?`).run(...params, id);
     if (o.content !== undefined) {
-      this.db.prepare('DELETE FROM fact_entities WHERE fact_id = ?').run(id);
+      this.q('DELETE FROM fact_entities WHERE fact_id = ?').run(id);
       this.link(id, o.content);
     }
     return true;
@@ -199,18 +211,18 @@ export class FactStore {
 
   feedback(id: number, helpful: boolean): Fact | null {
     if (!this.update(id, { trustDelta: helpful ? 0.05 : -0.1 })) return null;
-    if (helpful) this.db.prepare('UPDATE facts SET helpful_count = helpful_count + 1 WHERE fact_id = ?').run(id);
+    if (helpful) this.q('UPDATE facts SET helpful_count = helpful_count + 1 WHERE fact_id = ?').run(id);
     return this.get(id);
   }
 
   get(id: number): Fact | null {
-    const r = this.db.prepare('SELECT * FROM facts WHERE fact_id = ?').get(id) as unknown as Fact | undefined;
+    const r = this.q('SELECT * FROM facts WHERE fact_id = ?').get(id) as unknown as Fact | undefined;
     return r ? strip(r) : null;
   }
 
   remove(id: number): boolean {
-    this.db.prepare('DELETE FROM fact_entities WHERE fact_id = ?').run(id);
-    return Number(this.db.prepare('DELETE FROM facts WHERE fact_id = ?').run(id).changes) > 0;
+    this.q('DELETE FROM fact_entities WHERE fact_id = ?').run(id);
+    return Number(this.q('DELETE FROM facts WHERE fact_id = ?').run(id).changes) > 0;
   }
 
   list(o: { category?: string; minTrust?: number; limit?: number } = {}): Fact[] {
@@ -222,7 +234,7 @@ export class FactStore {
   }
 
   count(): number {
-    return Number((this.db.prepare('SELECT count(*) AS n FROM facts').get() as { n: number }).n);
+    return Number((this.q('SELECT count(*) AS n FROM facts').get() as { n: number }).n);
   }
 }
 

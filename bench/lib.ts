@@ -55,3 +55,15 @@ export function nodeBaselineMs(runs = 10): number {
   }
   return median(times);
 }
+
+/** Median wall time (ms) of `fn` over `runs` runs, after one warm-up run. */
+export async function timeIt(runs: number, fn: () => unknown): Promise<number> {
+  await fn();
+  const xs: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = process.hrtime.bigint();
+    await fn();
+    xs.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return median(xs);
+}

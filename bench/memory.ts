@@ -12,18 +12,8 @@ import { BuiltinMemoryProvider, MemoryManager } from '../src/state/memory-provid
 import { LocalBackend } from '../src/tools/env/local.ts';
 import { localPersistentBackend } from '../src/tools/env/local-shell.ts';
 import { startFakeMemory } from '../test/helpers/fake-memory.ts';
-import { median, type Bench, type BenchRow } from './lib.ts';
+import { timeIt, type Bench, type BenchRow } from './lib.ts';
 
-async function timeIt(runs: number, fn: () => Promise<unknown>): Promise<number> {
-  await fn();
-  const xs: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = process.hrtime.bigint();
-    await fn();
-    xs.push(Number(process.hrtime.bigint() - t) / 1e6);
-  }
-  return median(xs);
-}
 
 function manager(home: string): MemoryManager {
   return new MemoryManager(new BuiltinMemoryProvider(new MemoryStore(join(home, 'memories'))));

@@ -1,8 +1,8 @@
 // The small HTTP client the hosted memory providers share: JSON in and out, a timeout on every
 // call, errors that name the provider and the status (never the API key).
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { writeFileAtomic } from '../state/fsutil.ts';
+import { readJsonStore, writeJsonStore } from '../state/json-store.ts';
 export class ProviderHttpError extends Error {
   readonly status: number;
   constructor(message: string, status: number) {
@@ -56,19 +56,12 @@ export async function requestJson<T = unknown>(provider: string, baseUrl: string
 }
 
 /** A JSON config file in HERMES_HOME (absent or unreadable: empty). */
-export function readJsonFile(path: string): Record<string, unknown> {
-  try {
-    const v = JSON.parse(readFileSync(path, 'utf8')) as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
+export const readJsonFile = readJsonStore;
 
 /** Merges `values` into a JSON config file (written 0600: it may sit beside secrets). */
 export function mergeJsonFile(path: string, values: Record<string, unknown>): void {
   mkdirSync(dirname(path), { recursive: true });
-  writeFileAtomic(path, `${JSON.stringify({ ...readJsonFile(path), ...values }, null, 2)}\n`, 0o600);
+  writeJsonStore(path, { ...readJsonFile(path), ...values });
 }
 
 /** First non-empty string among the candidates. */

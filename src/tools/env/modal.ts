@@ -8,7 +8,7 @@
 // (default https, nousresearch.com); token: TOOL_GATEWAY_USER_TOKEN, else the Nous sign-in in auth.json.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { readJsonStore } from './json-store.ts';
+import { readJsonStore } from '../../state/json-store.ts';
 import type { DriverRun, SandboxDriver } from './sandbox.ts';
 import type { BackendKind } from './types.ts';
 

@@ -215,7 +215,8 @@ class PolledChild implements ChildLike {
   private async tick(): Promise<void> {
     if (this.done) return;
     const r = await this.o.poll(
-      `tail -c +${this.offset + 1} ${shq(this.o.log)} 2>/dev/null | base64 | tr -d '\\n'; printf '\\n__HERMES_EXIT__'; cat ${shq(this.o.exit)} 2>/dev/null; ${this.o.pid ? `kill -0 ${this.o.pid} 2>/dev/null && printf ' alive'` : ''}; true`,
+      // Liveness first, exit file second: a process found gone has already written its exit status.
+      `${this.o.pid ? `kill -0 ${this.o.pid} 2>/dev/null && __a=' alive'; ` : ''}tail -c +${this.offset + 1} ${shq(this.o.log)} 2>/dev/null | base64 | tr -d '\\n'; printf '\\n__HERMES_EXIT__'; cat ${shq(this.o.exit)} 2>/dev/null; printf '%s' "$__a"; true`,
     );
     const at = r.output.lastIndexOf('__HERMES_EXIT__');
     if (at >= 0) {
@@ -227,7 +228,16 @@ class PolledChild implements ChildLike {
       }
       const tail = r.output.slice(at + 15).trim();
       const code = /^(\d+)/.exec(tail);
-      if (code || (this.o.pid && !tail.includes('alive') && r.exitCode !== null)) return this.finish(code ? Number(code[1]) : null, code ? null : this.killedWith);
+      if (code || (this.o.pid && !tail.includes('alive') && r.exitCode !== null)) {
+        // Output written between the read above and the exit: one last read.
+        const last = await this.o.poll(`tail -c +${this.offset + 1} ${shq(this.o.log)} 2>/dev/null | base64 | tr -d '\\n'`);
+        const rest = Buffer.from(last.output.trim(), 'base64');
+        if (rest.length) {
+          this.offset += rest.length;
+          for (const cb of this.dataCbs) cb(rest.toString('utf8'));
+        }
+        return this.finish(code ? Number(code[1]) : null, code ? null : this.killedWith);
+      }
     }
     this.schedule(500);
   }

@@ -2,10 +2,11 @@
 // writable overlay directory per task when persistent (kept across sessions), a tmpfs otherwise;
 // commands through `apptainer exec instance://…`. The binary: apptainer, else singularity, on PATH
 // (HERMES_SINGULARITY_BINARY overrides). docker:// images are built once into a cached SIF.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { readJsonStore, writeJsonStore } from './json-store.ts';
+import { readJsonStore, writeJsonStore } from '../../state/json-store.ts';
+import { runProgram } from './child.ts';
 import { RemoteShellBackend, type Transport } from './remote-shell.ts';
 
 export interface SingularityOptions {
@@ -40,23 +41,6 @@ export function instanceStartArgs(o: SingularityOptions, image: string, overlay:
   return a;
 }
 
-function run(bin: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const c = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    c.stdout.on('data', (d) => (out += d));
-    c.stderr.on('data', (d) => (out += d));
-    const t = setTimeout(() => c.kill('SIGKILL'), timeoutMs);
-    c.on('error', (e) => {
-      clearTimeout(t);
-      resolve({ code: 127, out: e.message });
-    });
-    c.on('close', (code) => {
-      clearTimeout(t);
-      resolve({ code, out });
-    });
-  });
-}
 
 export class SingularityTransport implements Transport {
   private readonly o: SingularityOptions;
@@ -77,7 +61,7 @@ export class SingularityTransport implements Transport {
     mkdirSync(cache, { recursive: true });
     const sif = join(cache, `${img.slice(9).replace(/[/:]/g, '-')}.sif`);
     if (existsSync(sif)) return sif;
-    const r = await run(bin, ['build', sif, img], { ...this.env, APPTAINER_CACHEDIR: cache, APPTAINER_TMPDIR: cache }, 600_000);
+    const r = await runProgram(bin, ['build', sif, img], { ...this.env, APPTAINER_CACHEDIR: cache, APPTAINER_TMPDIR: cache }, 600_000);
     return r.code === 0 && existsSync(sif) ? sif : img;
   }
 
@@ -90,7 +74,7 @@ export class SingularityTransport implements Transport {
       overlay = join(this.o.dir, 'hermes-overlays', `overlay-${this.o.taskId}`);
       mkdirSync(overlay, { recursive: true });
     }
-    const r = await run(this.bin, instanceStartArgs(this.o, await this.image(this.bin), overlay), this.env, 120_000);
+    const r = await runProgram(this.bin, instanceStartArgs(this.o, await this.image(this.bin), overlay), this.env, 120_000);
     if (r.code !== 0) throw new Error(`Could not start the Singularity instance from ${this.o.image}: ${r.out.trim().split('\n').slice(-2).join(' ')}`);
     if (overlay) {
       const store = join(this.o.home, 'singularity_snapshots.json');
@@ -103,7 +87,7 @@ export class SingularityTransport implements Transport {
   }
 
   async dispose(): Promise<void> {
-    if (this.bin) await run(this.bin, ['instance', 'stop', this.o.name], this.env, 30_000);
+    if (this.bin) await runProgram(this.bin, ['instance', 'stop', this.o.name], this.env, 30_000);
   }
 }
 

@@ -5,7 +5,7 @@
 // Hermes's store). The SDK has no setting for its API origin, so VERCEL_SANDBOX_API_BASE_URL (for a
 // proxy or a test server) is applied through the SDK's own `fetch` option.
 import { join } from 'node:path';
-import { readJsonStore, writeJsonStore } from './json-store.ts';
+import { readJsonStore, writeJsonStore } from '../../state/json-store.ts';
 import type { DriverRun, SandboxDriver } from './sandbox.ts';
 import type { BackendKind } from './types.ts';
 

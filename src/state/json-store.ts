@@ -1,7 +1,7 @@
-// Small JSON maps in HERMES_HOME that remember cloud sandboxes between sessions (task → snapshot id),
-// in Hermes's files: vercel_sandbox_snapshots.json, modal_snapshots.json, singularity_snapshots.json.
+// Small JSON files in HERMES_HOME read as objects (absent or broken: empty) and written atomically,
+// 0600: sandbox snapshot maps (vercel_sandbox_snapshots.json, …), memory-provider settings (mem0.json, …).
 import { readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../../state/fsutil.ts';
+import { writeFileAtomic } from './fsutil.ts';
 
 export function readJsonStore(path: string): Record<string, unknown> {
   try {

@@ -2,12 +2,12 @@
 // configure it where Hermes keeps its settings (secrets in HERMES_HOME/.env, the rest in the
 // provider's own file or config.yaml), and test the connection.
 import { createInterface } from 'node:readline/promises';
+import { Writable } from 'node:stream';
 import { PROVIDER_NAMES, loadProviderFactory } from '../memory/providers/index.ts';
 import type { MemoryProviderFactory } from '../memory/types.ts';
 import { loadConfig, setConfigKey, writeConfig } from '../state/config.ts';
 import { updateEnvFile } from '../state/env.ts';
 import { paths } from '../state/paths.ts';
-import { askOnTty } from './tty-prompts.ts';
 import { loadContext } from './context.ts';
 import { CliError } from './errors.ts';
 
@@ -56,27 +56,65 @@ export async function status(): Promise<void> {
   if (!r.ok) process.exitCode = 1;
 }
 
-async function pickProvider(): Promise<string> {
-  if (!process.stdin.isTTY) throw new CliError(`Name the provider: hermes memory setup <${PROVIDER_NAMES.join('|')}> [--set key=value …]`);
+/** One line-reader for the whole wizard (several readline interfaces on one TTY lose keystrokes). */
+class Prompter {
+  private muted = false;
+  // Echo goes through a stream that swallows it while a secret is typed.
+  private readonly echo = new Writable({
+    write: (chunk, _enc, done) => {
+      if (!this.muted) process.stdout.write(chunk);
+      done();
+    },
+  });
+  private readonly rl = createInterface({ input: process.stdin, output: this.echo, terminal: true });
+
+  ask(q: string): Promise<string> {
+    return this.rl.question(q).then((a) => a.trim());
+  }
+
+  /** A secret: nothing of it is echoed. */
+  async secret(q: string): Promise<string> {
+    process.stdout.write(q);
+    this.muted = true;
+    try {
+      return (await this.rl.question('')).trim();
+    } finally {
+      this.muted = false;
+      process.stdout.write('\n');
+    }
+  }
+
+  close(): void {
+    this.rl.close();
+  }
+}
+
+async function pickProvider(p: Prompter): Promise<string> {
   out();
   out('  Memory providers (one is active beside the built-in memory):');
   const factories = await Promise.all(PROVIDER_NAMES.map((n) => loadProviderFactory(n)));
   factories.forEach((f, i) => out(`    ${i + 1}. ${f.name.padEnd(12)} ${f.description}`));
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    const a = (await rl.question('  Choose [1-8]: ')).trim();
-    const n = Number(a);
-    const name = Number.isInteger(n) && n >= 1 && n <= factories.length ? factories[n - 1].name : a.toLowerCase();
-    if (!PROVIDER_NAMES.includes(name)) throw new CliError(`"${a}" is not one of the choices (1-${factories.length} or a provider name).`);
-    return name;
-  } finally {
-    rl.close();
-  }
+  const a = await p.ask('  Choose [1-8]: ');
+  const n = Number(a);
+  const name = Number.isInteger(n) && n >= 1 && n <= factories.length ? factories[n - 1].name : a.toLowerCase();
+  if (!PROVIDER_NAMES.includes(name)) throw new CliError(`"${a}" is not one of the choices (1-${factories.length} or a provider name).`);
+  return name;
 }
 
 export async function setup(provider: string | undefined, opts: { set?: string[] }): Promise<void> {
   const cli = loadContext();
-  const name = (provider ?? (await pickProvider())).trim().toLowerCase();
+  const tty = !!process.stdin.isTTY && !opts.set?.length;
+  if (!provider && !process.stdin.isTTY) throw new CliError(`Name the provider: hermes memory setup <${PROVIDER_NAMES.join('|')}> [--set key=value …]`);
+  const prompter = tty ? new Prompter() : null;
+  try {
+    await configure(cli, provider, opts, prompter);
+  } finally {
+    prompter?.close();
+  }
+}
+
+async function configure(cli: ReturnType<typeof loadContext>, provider: string | undefined, opts: { set?: string[] }, prompter: Prompter | null): Promise<void> {
+  const name = (provider ?? (await pickProvider(prompter!))).trim().toLowerCase();
   const f = await loadProviderFactory(name).catch((e: Error) => {
     throw new CliError(e.message);
   });
@@ -88,24 +126,18 @@ export async function setup(provider: string | undefined, opts: { set?: string[]
     if (!f.fields.some((x) => x.key === key)) throw new CliError(`${f.name} has no setting "${key}". Its settings: ${f.fields.map((x) => x.key).join(', ') || 'none'}.`);
     given[key] = kv.slice(at + 1);
   }
-  const interactive = process.stdin.isTTY && !opts.set?.length;
-  if (interactive && f.fields.length) {
+  if (prompter && f.fields.length) {
     out();
     out(`  Configuring ${f.name}:`);
-    const rl = createInterface({ input: process.stdin, output: process.stdout });
-    try {
-      for (const field of f.fields) {
-        if (field.secret) continue;
-        const v = (await rl.question(`  ${field.description}${field.default ? ` [${field.default}]` : ''}: `)).trim();
-        if (v) given[field.key] = v;
-      }
-    } finally {
-      rl.close();
+    for (const field of f.fields) {
+      if (field.secret) continue;
+      const v = await prompter.ask(`  ${field.description}${field.default ? ` [${field.default}]` : ''}: `);
+      if (v) given[field.key] = v;
     }
     for (const field of f.fields.filter((x) => x.secret)) {
       const have = field.env && cli.env[field.env] ? ' (blank keeps the current one)' : '';
-      const v = await askOnTty({ kind: 'secret', name: field.env ?? field.key, prompt: `  ${field.description}${have}` });
-      if (typeof v === 'string' && v) given[field.key] = v;
+      const v = await prompter.secret(`  ${field.description}${have}: `);
+      if (v) given[field.key] = v;
     }
   }
   // Secrets and env-backed settings go to .env; the rest where the provider keeps them.

@@ -10,6 +10,7 @@ import { SessionDB } from '../../src/state/db.ts';
 import { hermes, homeWithModel, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.ts';
 import { startFakeMemory, type FakeMemory } from '../helpers/fake-memory.ts';
+import { startHermes, tmuxAvailable } from '../helpers/tmux.ts';
 
 let llm: FakeLlm;
 let mem: FakeMemory;
@@ -116,5 +117,32 @@ describe('memory providers against local fakes of their APIs', () => {
     assert.match(readFileSync(join(home, 'config.yaml'), 'utf8'), /provider: ""/);
     const st = await hermes(['memory', 'status'], { home });
     assert.match(st.stdout, /External provider: none/);
+  });
+});
+
+describe('hermes memory setup on a terminal', { skip: tmuxAvailable() ?? false }, () => {
+  it('picks a provider from the list, asks its settings and the key (hidden), tests the connection', async () => {
+    const home = tempHome();
+    const t = startHermes(['memory', 'setup'], { home, cols: 120, rows: 40 });
+    try {
+      await t.waitFor(/8\. supermemory[\s\S]*Choose \[1-8\]:/);
+      t.type('8');
+      t.keys('Enter');
+      await t.waitFor(/API endpoint \(blank for https:\/\/api\.supermemory\.ai\):/);
+      t.type(mem.url);
+      t.keys('Enter');
+      await t.waitFor(/Container tag \[hermes\]:/);
+      t.keys('Enter');
+      await t.waitFor(/Supermemory API key/);
+      t.type('sm-secret-typed');
+      t.keys('Enter');
+      const screen = await t.waitFor(/✓ Connection test passed: connected to/);
+      assert.doesNotMatch(screen, /sm-secret-typed/, 'the key is not echoed');
+      assert.equal(await t.exitCode(), 0);
+    } finally {
+      t.kill();
+    }
+    assert.match(readFileSync(join(home, '.env'), 'utf8'), /SUPERMEMORY_API_KEY=sm-secret-typed/);
+    assert.equal(JSON.parse(readFileSync(join(home, 'supermemory.json'), 'utf8')).base_url, mem.url);
   });
 });

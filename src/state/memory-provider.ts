@@ -206,10 +206,12 @@ export class MemoryManager {
   }
 
   async onPreCompress(messages: readonly Message[]): Promise<void> {
+    await this.drain(); // turn writes in flight land first
     for (const p of this.providers) if (p.onPreCompress) await this.safeAsync(p, 'onPreCompress', () => p.onPreCompress!(messages));
   }
 
   async onSessionEnd(messages: readonly Message[]): Promise<void> {
+    await this.drain(); // turn writes in flight land first
     for (const p of this.providers) if (p.onSessionEnd) await this.safeAsync(p, 'onSessionEnd', () => p.onSessionEnd!(messages));
   }
 

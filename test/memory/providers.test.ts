@@ -65,6 +65,8 @@ describe('memory providers against local fakes of their APIs', () => {
       assert.doesNotMatch(systemOf(req), /RECALL-/, 'the system prompt stays byte-stable');
       assert.match(systemOf(req), new RegExp(c.name === 'openviking' ? 'OpenViking' : c.name, 'i'), 'the provider block is in the system prompt');
       assert.ok(mem.requests.some((q) => c.synced(q.path, q.body)), `the turn was synced to ${c.name}: ${mem.requests.map((q) => `${q.method} ${q.path}`).join(', ')}`);
+      if (c.name === 'supermemory') assert.ok(mem.requests.some((q) => q.path === '/v4/conversations' && q.body.messages.length === 2), 'the session end ingests the conversation');
+      if (c.name === 'openviking') assert.ok(mem.requests.some((q) => q.path === '/api/v1/sessions/ov-1/commit'), 'the session end commits');
       const db = SessionDB.open(join(home, 'state.db'));
       const stored = JSON.stringify(db.listSessions({ limit: 5 }).flatMap((s) => db.getMessages(s.id)));
       db.close();

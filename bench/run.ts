@@ -17,6 +17,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   compat: () => import('./compat.ts'),
   codex: () => import('./codex.ts'),
   dashboard: () => import('./dashboard.ts'),
+  memory: () => import('./memory.ts'),
 };
 
 const filter = process.argv[2];

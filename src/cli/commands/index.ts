@@ -13,6 +13,7 @@ import insights from './insights.ts';
 import kanban from './kanban.ts';
 import logs from './logs.ts';
 import mcp from './mcp.ts';
+import memory from './memory.ts';
 import onboarding from './onboarding.ts';
 import pairing from './pairing.ts';
 import send from './send.ts';
@@ -22,4 +23,4 @@ import version from './version.ts';
 import webhook from './webhook.ts';
 import whatsapp from './whatsapp.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, dashboard, fallback, gateway, insights, kanban, logs, mcp, pairing, send, sessions, skills, webhook, whatsapp, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, dashboard, fallback, gateway, insights, kanban, logs, mcp, memory, pairing, send, sessions, skills, webhook, whatsapp, version];

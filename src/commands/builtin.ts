@@ -11,6 +11,7 @@ import type { SessionPrefs } from '../runtime/session.ts';
 import { knownToolsets } from '../tools/toolsets.ts';
 import { reloadMcpCommand } from '../mcp/commands.ts';
 import { hermesHome } from '../state/paths.ts';
+import { browserCommand } from './browser.ts';
 import { codexRuntimeCommand } from './codex.ts';
 import { cronCommand } from './cron.ts';
 import { kanbanCommand } from './kanban.ts';
@@ -489,5 +490,6 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(cronCommand());
   r.add(kanbanCommand());
   r.add(codexRuntimeCommand());
+  r.add(browserCommand());
   return r;
 }

@@ -42,9 +42,17 @@ export function cdpEndpoint(raw: string): string {
 export function redactCdpUrl(raw: string): string {
   try {
     const u = new URL(raw);
-    if (u.password) u.password = '***';
-    for (const k of [...u.searchParams.keys()]) if (/key|token|secret|auth|sig/i.test(k)) u.searchParams.set(k, '***');
-    return u.toString();
+    let changed = false;
+    if (u.password) {
+      u.password = '***';
+      changed = true;
+    }
+    for (const k of [...u.searchParams.keys()])
+      if (/key|token|secret|auth|sig/i.test(k)) {
+        u.searchParams.set(k, '***');
+        changed = true;
+      }
+    return changed ? u.toString() : raw;
   } catch {
     return raw.replace(/([?&][^=]*(?:key|token|secret)[^=]*=)[^&]+/gi, '$1***');
   }

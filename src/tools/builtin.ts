@@ -41,12 +41,13 @@ import browserConsole from './browser-console.ts';
 import browserVision from './browser-vision.ts';
 import browserClose from './browser-close.ts';
 import textToSpeech from './text-to-speech.ts';
+import imageGenerate from './image-generate.ts';
 
 export function builtinRegistry(): ToolRegistry {
   const r = new ToolRegistry();
   for (const def of [readFile, writeFile, patch, searchFiles, terminal, processTool, webSearch, webExtract, vision, todo, clarify, executeCode, delegateTask, cronjob, sendMessage]) r.register(def);
   for (const def of [memory, sessionSearch, skillsList, skillView, skillManage]) r.register(def);
   for (const def of [kanbanShow, kanbanComplete, kanbanBlock, kanbanComment, kanbanHeartbeat, kanbanRequestReview, kanbanRequestChanges, kanbanCreate, kanbanList, kanbanUnblock, kanbanLink]) r.register(def);
-  for (const def of [browserNavigate, browserSnapshot, browserClick, browserType, browserScroll, browserBack, browserPress, browserGetImages, browserVision, browserConsole, browserClose, textToSpeech]) r.register(def);
+  for (const def of [browserNavigate, browserSnapshot, browserClick, browserType, browserScroll, browserBack, browserPress, browserGetImages, browserVision, browserConsole, browserClose, textToSpeech, imageGenerate]) r.register(def);
   return r;
 }

@@ -12,6 +12,7 @@ import { knownToolsets } from '../tools/toolsets.ts';
 import { reloadMcpCommand } from '../mcp/commands.ts';
 import { hermesHome } from '../state/paths.ts';
 import { browserCommand } from './browser.ts';
+import { voiceCommand } from './voice.ts';
 import { codexRuntimeCommand } from './codex.ts';
 import { cronCommand } from './cron.ts';
 import { kanbanCommand } from './kanban.ts';
@@ -491,5 +492,6 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(kanbanCommand());
   r.add(codexRuntimeCommand());
   r.add(browserCommand());
+  r.add(voiceCommand());
   return r;
 }

@@ -27,6 +27,8 @@ import { expandPastes, lineCount, PASTE_MIN_LINES, savePaste } from './pastes.ts
 import { Screen, type Frame } from './screen.ts';
 import type { Style } from './style.ts';
 import type { Terminal } from './term.ts';
+import { cliVoiceState } from '../../media/voice.ts';
+import type { PushToTalk } from './voice.ts';
 import { graphemes, stringWidth, stripAnsi, truncate, truncateAnsi } from './width.ts';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -717,6 +719,11 @@ export class Repl {
             } else b.end();
             break;
           case 'b':
+            // With /voice on, Ctrl+B is push-to-talk (Hermes's voice.record_key); otherwise left.
+            if (cliVoiceState(this.session.services.state).enabled) {
+              void this.pushToTalk().then((p) => p.toggle());
+              return;
+            }
             b.left();
             break;
           case 'f':
@@ -1089,8 +1096,31 @@ export class Repl {
     this.tools.clear();
     this.setPhase('idle');
     if (result) this.reportResult(result, this.now() - started);
+    if (result?.finalText && !result.interrupted && cliVoiceState(this.session.services.state).tts) void this.pushToTalk().then((p) => p.reply(result.finalText));
     this.scheduleRender();
     await this.drain();
+  }
+
+  private ptt: PushToTalk | null = null;
+
+  /** Voice input/output (loaded on first use). */
+  private async pushToTalk(): Promise<PushToTalk> {
+    if (!this.ptt) {
+      const { PushToTalk } = await import('./voice.ts');
+      this.ptt = new PushToTalk({
+        session: this.session,
+        style: this.s,
+        commit: (line) => {
+          this.commit(line);
+          this.scheduleRender();
+        },
+        send: (text) => {
+          this.commit(this.echoLines(text));
+          void this.dispatch(text);
+        },
+      });
+    }
+    return this.ptt;
   }
 
   private reportResult(r: TurnResult, ms: number): void {

@@ -1,8 +1,7 @@
 // browser_console: the page's console messages and uncaught errors, or — with `expression` — the
 // value of a JavaScript expression evaluated in the page.
 import type { Zod } from './zod.ts';
-import { defineTool } from './registry.ts';
-import { browserAvailable, browserUnavailable } from './browser/config.ts';
+import { pageTool } from './browser/define.ts';
 
 const schema = (z: Zod) =>
   z.object({
@@ -24,21 +23,14 @@ function typeName(v: unknown): string {
   return Array.isArray(v) ? 'list' : 'dict';
 }
 
-export default defineTool({
+export default pageTool({
   name: 'browser_console',
-  toolset: 'browser',
   emoji: '🖥️',
   description:
     "Get browser console output and JavaScript errors from the current page. Returns console.log/warn/error/info messages and uncaught JS exceptions. Use this to detect silent JavaScript errors, failed API calls, and application warnings. Requires browser_navigate to be called first. When 'expression' is provided, evaluates JavaScript in the page context and returns the result — use this for DOM inspection, reading page state, or extracting data programmatically.",
   schema,
-  check: browserAvailable,
-  unavailable: browserUnavailable,
-  async handler(a, ctx) {
-    const c = await import('./browser/common.ts');
-    const open = await c.openPage(ctx.services);
-    if (c.isOutcome(open)) return open;
-    const { b, page } = open;
-    if (a.expression !== undefined) {
+  async run(a, ctx, { c, b, page }) {
+        if (a.expression !== undefined) {
       let value: unknown;
       try {
         value = await page.evaluate(a.expression);

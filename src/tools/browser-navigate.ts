@@ -2,8 +2,7 @@
 // the page's compact snapshot. The URL, every redirect hop and every request the page makes pass
 // the SSRF rules and the website blocklist.
 import type { Zod } from './zod.ts';
-import { defineTool } from './registry.ts';
-import { browserAvailable, browserUnavailable } from './browser/config.ts';
+import { browserTool } from './browser/define.ts';
 
 const schema = (z: Zod) =>
   z.object({
@@ -17,17 +16,13 @@ const AUTH_TITLE = ['sign in', 'sign-in', 'log in', 'log-in', 'login', 'authenti
 const AUTH_HINT =
   'This page looks like a sign-in wall. The browser runs in its own profile and does not share cookies with the user’s browser, so logged-in pages redirect to a login screen. Suggest to the user: (1) /browser connect to attach Hermes to their running Chrome (started with --remote-debugging-port=9222) so their logins are used; (2) for GitHub, the `gh` CLI through the terminal tool. Do not type credentials into the form unless the user gave them for that purpose.';
 
-export default defineTool({
+export default browserTool({
   name: 'browser_navigate',
-  toolset: 'browser',
   emoji: '🌐',
   description:
     "Navigate to a URL in the browser. Starts the browser session and loads the page. Must be called before other browser tools. For simple information retrieval, prefer web_search or web_extract (faster, cheaper); for plain-text endpoints (.md, .txt, .json, raw files, APIs) prefer web_extract or curl in the terminal. Use the browser to interact with pages (click, fill forms, JavaScript-rendered content). Returns a compact snapshot of the page with element refs (@e1, @e2, …) — no need to call browser_snapshot right after navigating. If the response has 'auth_wall_warning', the page redirected to a login; relay the suggestions to the user instead of typing credentials.",
   schema,
-  check: browserAvailable,
-  unavailable: browserUnavailable,
-  async handler(a, ctx) {
-    const c = await import('./browser/common.ts');
+  async run(a, ctx, c) {
     const s = ctx.services;
     const b = c.browserSession(s);
     let url = a.url.trim();

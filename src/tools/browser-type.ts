@@ -1,7 +1,6 @@
 // browser_type: clear an input and type text into it, by ref.
 import type { Zod } from './zod.ts';
-import { defineTool } from './registry.ts';
-import { browserAvailable, browserUnavailable } from './browser/config.ts';
+import { pageTool } from './browser/define.ts';
 
 const schema = (z: Zod) =>
   z.object({
@@ -9,22 +8,16 @@ const schema = (z: Zod) =>
     text: z.string().describe('The text to type into the field'),
   });
 
-export default defineTool({
+export default pageTool({
   name: 'browser_type',
-  toolset: 'browser',
   emoji: '⌨️',
   description:
     'Type text into an input field identified by its ref ID. Clears the field first, then types the new text. Requires browser_navigate and browser_snapshot to be called first.',
   schema,
-  check: browserAvailable,
-  unavailable: browserUnavailable,
-  async handler(a, ctx) {
-    const c = await import('./browser/common.ts');
+  async run(a, ctx, { c, b, page }) {
     const { redactSecrets } = await import('../policy/redact.ts');
-    const open = await c.openPage(ctx.services);
-    if (c.isOutcome(open)) return open;
     const ref = a.ref.startsWith('@') ? a.ref : `@${a.ref}`;
-    const el = await c.byRef(open.page, a.ref);
+    const el = await c.byRef(page, a.ref);
     if (typeof el === 'string') return c.failed(el);
     try {
       await el.fill(a.text);

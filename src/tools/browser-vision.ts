@@ -2,8 +2,7 @@
 // MEDIA:<path>), analysed by the auxiliary vision model. `annotate` labels interactive elements with
 // their ref numbers first.
 import type { Zod } from './zod.ts';
-import { defineTool } from './registry.ts';
-import { browserAvailable, browserUnavailable } from './browser/config.ts';
+import { pageTool } from './browser/define.ts';
 
 const schema = (z: Zod) =>
   z.object({
@@ -14,31 +13,24 @@ const schema = (z: Zod) =>
 const PROMPT = (q: string) =>
   `You are analyzing a screenshot of a web browser.\n\nUser's question: ${q}\n\nProvide a detailed and helpful answer based on what you see in the screenshot. If there are interactive elements, describe them. If there are verification challenges or CAPTCHAs, describe what type they are and what action might be needed. Focus on answering the user's specific question.`;
 
-export default defineTool({
+export default pageTool({
   name: 'browser_vision',
-  toolset: 'browser',
   emoji: '👁️',
   description:
     "Take a screenshot of the current page and inspect it visually. Use this when you need to understand what the page looks like — CAPTCHAs, visual verification challenges, complex layouts, or anything the text snapshot misses. Returns the vision model's analysis and a screenshot_path you can share with the user by including MEDIA:<screenshot_path> in your response. Requires browser_navigate to be called first.",
   schema,
-  check: browserAvailable,
-  unavailable: browserUnavailable,
-  async handler(a, ctx) {
-    const c = await import('./browser/common.ts');
+  async run(a, ctx, { c, b, page }) {
     const { hermesDir } = await import('./browser/snapshot.ts');
     const { randomUUID } = await import('node:crypto');
     const { join } = await import('node:path');
     const s = ctx.services;
-    const open = await c.openPage(s);
-    if (c.isOutcome(open)) return open;
-    const { page } = open;
     const path = join(hermesDir(s.home, 'cache/screenshots', 'browser_screenshots'), `browser_screenshot_${randomUUID().replace(/-/g, '')}.png`);
     let annotations: { ref: string; label: string; role: string; name: string }[] = [];
     try {
       if (a.annotate) annotations = await annotatePage(page);
       await page.screenshot({ path, fullPage: true });
     } catch (e) {
-      return c.failed(`Failed to take a screenshot (${open.b.backend} browser): ${(e as Error).message.split('\n')[0]}`);
+      return c.failed(`Failed to take a screenshot (${b.backend} browser): ${(e as Error).message.split('\n')[0]}`);
     } finally {
       if (a.annotate) await page.evaluate(() => document.getElementById('__hermes_annotations')?.remove()).catch(() => undefined);
     }

@@ -2,18 +2,13 @@
 // checks run at start-up.
 import { falImages } from './fal.ts';
 import { openaiImages } from './openai.ts';
+import { Providers } from '../providers.ts';
 import type { ImageGenConfig, ImageProvider } from './types.ts';
 
-const BUILTIN = ['fal', 'openai'];
-const providers = new Map<string, ImageProvider>([
-  [falImages.name, falImages],
-  [openaiImages.name, openaiImages],
-]);
+const providers = new Providers<ImageProvider>('image', [falImages, openaiImages]);
 
-export function registerImageProvider(p: ImageProvider): void {
-  if (BUILTIN.includes(p.name)) throw new Error(`The image provider name "${p.name}" is built in.`);
-  providers.set(p.name, p);
-}
+/** Adds a provider (plugins). Built-in names cannot be replaced. */
+export const registerImageProvider = (p: ImageProvider): void => providers.register(p);
 
 export function imageConfig(config: unknown): ImageGenConfig {
   const c = (config as { image_gen?: unknown } | undefined)?.image_gen;
@@ -33,7 +28,7 @@ export function imageUnavailable(env: NodeJS.ProcessEnv, config: unknown): strin
   const cfg = imageConfig(config);
   const name = imageProviderName(cfg);
   const p = providers.get(name);
-  if (!p) return `image_gen.provider is "${name}", which is not a known provider (${[...providers.keys()].join(', ')})`;
+  if (!p) return `image_gen.provider is "${name}", which is not a known provider (${providers.names().join(', ')})`;
   const why = p.unavailable(env, cfg);
   return why ? `the ${name} image provider ${why}` : null;
 }

@@ -38,7 +38,4 @@ export interface ImageProvider {
   generate(req: ImageRequest): Promise<ImageResult>;
 }
 
-export function imageSection(config: ImageGenConfig, name: string): Record<string, unknown> {
-  const v = config[name];
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-}
+export { configSection as imageSection } from '../providers.ts';

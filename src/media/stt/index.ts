@@ -4,17 +4,15 @@
 import { existsSync } from 'node:fs';
 import { groqStt, openaiStt } from './openai.ts';
 import { localCommandStt, localStt } from './local.ts';
+import { Providers } from '../providers.ts';
 import type { SttConfig, SttProvider } from './types.ts';
 
 export type { SttConfig, SttProvider } from './types.ts';
 
-const BUILTIN = ['local', 'local_command', 'groq', 'openai'];
-const providers = new Map<string, SttProvider>([localStt, localCommandStt, groqStt, openaiStt].map((p) => [p.name, p]));
+const providers = new Providers<SttProvider>('STT', [localStt, localCommandStt, groqStt, openaiStt]);
 
-export function registerSttProvider(p: SttProvider): void {
-  if (BUILTIN.includes(p.name)) throw new Error(`The STT provider name "${p.name}" is built in.`);
-  providers.set(p.name, p);
-}
+/** Adds a provider (plugins). Built-in names cannot be replaced. */
+export const registerSttProvider = (p: SttProvider): void => providers.register(p);
 
 export function sttConfig(config: unknown): SttConfig {
   const s = (config as { stt?: unknown } | undefined)?.stt;
@@ -37,7 +35,7 @@ export function chooseStt(env: NodeJS.ProcessEnv, config: unknown): { provider: 
   const name = String(cfg.provider || 'local').trim().toLowerCase();
   if (name !== 'local') {
     const p = providers.get(name);
-    if (!p) return { error: `stt.provider is "${name}", which is not a known provider (${[...providers.keys()].join(', ')}).` };
+    if (!p) return { error: `stt.provider is "${name}", which is not a known provider (${providers.names().join(', ')}).` };
     const why = p.unavailable(env, cfg);
     return why ? { error: `The ${name} speech-to-text provider ${why}.` } : { provider: p };
   }

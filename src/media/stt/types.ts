@@ -21,7 +21,4 @@ export interface SttProvider {
   transcribe(req: SttRequest): Promise<string>;
 }
 
-export function sttSection(config: SttConfig, name: string): Record<string, unknown> {
-  const v = config[name];
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-}
+export { configSection as sttSection } from '../providers.ts';

@@ -3,24 +3,15 @@
 import { edgeTts } from './edge.ts';
 import { elevenlabsTts } from './elevenlabs.ts';
 import { openaiTts } from './openai.ts';
+import { Providers } from '../providers.ts';
 import type { TtsConfig, TtsProvider } from './types.ts';
 
-const BUILTIN = ['edge', 'openai', 'elevenlabs'];
-const providers = new Map<string, TtsProvider>([
-  [edgeTts.name, edgeTts],
-  [openaiTts.name, openaiTts],
-  [elevenlabsTts.name, elevenlabsTts],
-]);
+const providers = new Providers<TtsProvider>('TTS', [edgeTts, openaiTts, elevenlabsTts]);
 
 /** Adds a provider (plugins). Built-in names cannot be replaced. */
-export function registerTtsProvider(p: TtsProvider): void {
-  if (BUILTIN.includes(p.name)) throw new Error(`The TTS provider name "${p.name}" is built in.`);
-  providers.set(p.name, p);
-}
+export const registerTtsProvider = (p: TtsProvider): void => providers.register(p);
 
-export function ttsProviderNames(): string[] {
-  return [...providers.keys()];
-}
+export const ttsProviderNames = (): string[] => providers.names();
 
 export function ttsConfig(config: unknown): TtsConfig {
   const t = (config as { tts?: unknown } | undefined)?.tts;
@@ -42,7 +33,6 @@ export function ttsUnavailable(env: NodeJS.ProcessEnv, config: unknown, explicit
   const why = p.unavailable(env, cfg);
   return why ? `the ${name} TTS provider ${why}` : null;
 }
-
 
 export function ttsProvider(name: string): TtsProvider | undefined {
   return providers.get(name);

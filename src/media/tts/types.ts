@@ -30,10 +30,6 @@ export interface TtsProvider {
   synthesize(req: TtsRequest): Promise<void>;
 }
 
-/** The provider's own section of the tts config (`tts.<name>`). */
-export function section(config: TtsConfig, name: string): Record<string, unknown> {
-  const v = config[name];
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-}
+export { configSection as section } from '../providers.ts';
 
 export { httpError, readCapped, str } from '../http.ts';

@@ -100,4 +100,4 @@ export function extras(b: BrowserSession, since: number): Record<string, unknown
   return out;
 }
 
-export { browserSession };
+export { browserSession, existingBrowserSession };

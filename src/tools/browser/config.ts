@@ -1,7 +1,7 @@
 // Which browser the browser tools drive, read from config.yaml and the environment. Light on
 // purpose: the tool files import it at start-up (availability checks), playwright loads later.
 import { existsSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { findProgram } from '../../media/ffmpeg.ts';
 import type { ToolServices } from '../types.ts';
 
 export type BrowserBackend = 'local' | 'cdp' | 'browserbase' | 'browser-use';
@@ -35,22 +35,13 @@ type BrowserConfig = {
 
 const CHROMIUM_NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'chrome'];
 
-function onPath(name: string, env: NodeJS.ProcessEnv): string | null {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const p = join(dir, name);
-    if (existsSync(p)) return p;
-  }
-  return null;
-}
-
 /** BROWSER_EXECUTABLE_PATH (or Hermes's AGENT_BROWSER_EXECUTABLE_PATH), /usr/bin/chromium, then PATH. */
 export function findChromium(env: NodeJS.ProcessEnv): string | null {
   const explicit = (env.BROWSER_EXECUTABLE_PATH || env.AGENT_BROWSER_EXECUTABLE_PATH || '').trim();
-  if (explicit) return existsSync(explicit) ? explicit : onPath(explicit, env);
+  if (explicit) return existsSync(explicit) ? explicit : findProgram(explicit, env);
   if (existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
   for (const n of CHROMIUM_NAMES) {
-    const p = onPath(n, env);
+    const p = findProgram(n, env);
     if (p) return p;
   }
   return null;

@@ -8,6 +8,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   state: () => import('./state.ts'),
   tools: () => import('./tools.ts'),
   cli: () => import('./cli.ts'),
+  tui: () => import('./tui.ts'),
   cron: () => import('./cron.ts'),
   kanban: () => import('./kanban.ts'),
   gateway: () => import('./gateway.ts'),
@@ -15,6 +16,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   compat: () => import('./compat.ts'),
   codex: () => import('./codex.ts'),
   media: () => import('./media.ts'),
+  dashboard: () => import('./dashboard.ts'),
 };
 
 const filter = process.argv[2];

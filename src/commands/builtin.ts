@@ -15,6 +15,7 @@ import { browserCommand } from './browser.ts';
 import { voiceCommand } from './voice.ts';
 import { codexRuntimeCommand } from './codex.ts';
 import { cronCommand } from './cron.ts';
+import { insightsCommand } from './insights.ts';
 import { kanbanCommand } from './kanban.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
 import { registerSkillCommands, reloadSkillsCommand, stateCommands } from './state.ts';
@@ -491,6 +492,7 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(cronCommand());
   r.add(kanbanCommand());
   r.add(codexRuntimeCommand());
+  r.add(insightsCommand());
   r.add(browserCommand());
   r.add(voiceCommand());
   return r;

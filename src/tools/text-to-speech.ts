@@ -32,7 +32,7 @@ export default defineTool({
       if (a.output_path.split(/[\\/]/).includes('..')) return fail(`output_path contains a '..' component: ${a.output_path}. Use an absolute path or one relative to the working directory without '..'.`, { success: false });
       out = isAbsolute(a.output_path) ? a.output_path : resolve(s.cwd, a.output_path.replace(/^~(?=\/)/, s.env.HOME ?? '~'));
       const { writeCheck } = await import('./file-state.ts');
-      const denied = writeCheck(s, out);
+      const denied = await writeCheck(s, out);
       if (denied) return fail(denied, { success: false });
     }
     const { speak } = await import('../media/tts/index.ts');

@@ -17,6 +17,11 @@ import { tmp } from '../tools/helpers.ts';
 import { gatewayHome, until, type TestHome } from './helpers.ts';
 
 const OWNER = 111;
+const writeTmp = (bytes: Buffer) => {
+  const file = join(tmp('hermes-voice-out-'), 'reply.ogg');
+  writeFileSync(file, bytes);
+  return file;
+};
 const OTHER = 222;
 
 describe('telegram voice notes through the gateway', { skip: noFfmpeg ?? false }, () => {
@@ -84,9 +89,7 @@ describe('telegram voice notes through the gateway', { skip: noFfmpeg ?? false }
     assert.equal(multipart(stt).model.data.toString(), 'whisper-large-v3-turbo');
     assert.ok(tg.calls.some(textTo(OWNER, /It is <b>sunny<\/b> in Paris/)), 'the text reply is sent too');
     assert.match(edge.requests[edge.requests.length - 1].ssml, />It is sunny in Paris today\.</, 'spoken without the Markdown');
-    const file = join(tmp('hermes-voice-out-'), 'reply.ogg');
-    writeFileSync(file, voice.params.voice.bytes);
-    const p = probe(file);
+    const p = probe(writeTmp(voice.params.voice.bytes));
     assert.match(p.format, /ogg/);
     assert.equal(p.codec, 'opus');
     assert.ok(p.duration > 0.5, String(p.duration));
@@ -117,6 +120,46 @@ describe('telegram voice notes through the gateway', { skip: noFfmpeg ?? false }
       assert.ok(voice.params.voice.size > 100);
     } finally {
       v.auto_tts = false;
+    }
+  });
+
+  test('the agent speaks for itself (text_to_speech): its voice note goes by sendVoice, with no second one', async () => {
+    tg.userMessage({ chatId: OTHER, text: '/voice tts' });
+    await tg.waitFor(textTo(OTHER, /Voice replies: tts/), 10_000, 'the /voice tts reply');
+    const before = voices(OTHER).length;
+    llm.enqueue({ toolCalls: [{ name: 'text_to_speech', arguments: { text: 'A short poem, read aloud.' } }] });
+    llm.setHandler((req) => {
+      const tool = [...req.body.messages].reverse().find((m: { role: string }) => m.role === 'tool');
+      return { text: `Here is your poem.\n${JSON.parse(String(tool.content)).media_tag}` };
+    });
+    try {
+      tg.userMessage({ chatId: OTHER, text: 'read me a poem' });
+      await tg.waitFor(textTo(OTHER, /Here is your poem/), 20_000, 'the reply');
+      await tg.waitForCount((c) => c.method === 'sendVoice' && Number(c.params.chat_id) === OTHER, before + 1, 20_000);
+    } finally {
+      llm.setHandler(null);
+    }
+    await settle(OTHER);
+    // Mode "all" speaks the settling answer too; that voice note must come after its text, i.e. the
+    // poem's turn sent exactly one (the agent's own, from `[[audio_as_voice]]` + MEDIA).
+    const [poem, next] = await tg.waitForCount((c) => c.method === 'sendVoice' && Number(c.params.chat_id) === OTHER, before + 2, 20_000).then((v) => v.slice(before));
+    const settledAt = tg.calls.findIndex(textTo(OTHER, new RegExp(`settled ${n}`)));
+    assert.ok(tg.calls.indexOf(poem) < settledAt && tg.calls.indexOf(next) > settledAt, 'one voice note for the poem, one for the next answer');
+    assert.equal(probe(writeTmp(poem.params.voice.bytes)).codec, 'opus');
+    assert.ok(!tg.calls.some((c) => c.method === 'sendMessage' && /MEDIA:|audio_as_voice/.test(String(c.params.text))), 'the tags are not shown');
+  });
+
+  test('stt.enabled: false: the model gets the file, nobody is told voice is off', async () => {
+    const stt = (gw.runner.config as unknown as { stt: Record<string, unknown> }).stt;
+    stt.enabled = false;
+    try {
+      llm.enqueue({ text: 'I got an audio file.' });
+      const id = voiceNote(OWNER);
+      await tg.waitFor(textTo(OWNER, /I got an audio file/), 15_000, 'the reply');
+      assert.match(lastUser(), new RegExp(`voice message, saved at .*audio_cache/u${id}\\.ogg \\(speech to text is off: stt\\.enabled is false\\)`));
+      assert.ok(!tg.calls.some(textTo(OWNER, /can't listen/)));
+    } finally {
+      stt.enabled = true;
     }
   });
 

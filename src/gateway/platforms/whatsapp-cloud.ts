@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { basename } from 'node:path';
 import { platformSettings } from '../config.ts';
-import { attachmentCapBytes, kindOf, saveAttachment } from '../media.ts';
+import { attachmentCapBytes, kindOf, mimeOf, saveAttachment } from '../media.ts';
 import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import type { PlatformDefinition } from './registry.ts';
 import { markdownToWhatsApp, phoneOf } from './whatsapp-common.ts';
@@ -212,8 +212,7 @@ export class WhatsAppCloudAdapter implements PlatformAdapter {
   /** Uploads then sends; an Ogg/Opus voice reply goes as a voice message (`audio.voice`). */
   async sendMedia(chatId: string, path: string, opts?: SendOptions & { kind?: string; caption?: string; voice?: boolean }): Promise<SendResult> {
     try {
-      const ext = path.split('.').pop()?.toLowerCase() ?? '';
-      const mime = ({ ogg: 'audio/ogg', opus: 'audio/ogg', mp3: 'audio/mpeg', m4a: 'audio/mp4', png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', mp4: 'video/mp4', pdf: 'application/pdf' } as Record<string, string>)[ext] ?? 'application/octet-stream';
+      const mime = mimeOf(path);
       const form = new FormData();
       form.append('messaging_product', 'whatsapp');
       form.append('type', mime);

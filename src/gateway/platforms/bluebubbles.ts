@@ -10,11 +10,11 @@
 // at 4000). Pictures and files are downloaded from the server; `MEDIA:` files go out as attachments.
 import { timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { basename } from 'node:path';
 import { platformSettings, truthy } from '../config.ts';
 import { attachmentCapBytes, downloadAttachment } from '../media.ts';
 import type { ChatInfo, InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult } from '../types.ts';
+import { type InboundServer, listenInbound } from './inbound-http.ts';
 import type { PlatformDefinition } from './registry.ts';
 import { maskPhone } from './signal.ts';
 import { markdownToSms } from './sms.ts';
@@ -110,7 +110,7 @@ export class BlueBubblesAdapter implements PlatformAdapter {
   private readonly home: string;
   private readonly config: Record<string, unknown>;
   private readonly log: (line: string) => void;
-  private server: Server | null = null;
+  private server: InboundServer | null = null;
   port = 0;
   private privateApi = false;
   private helper = false;
@@ -146,37 +146,27 @@ export class BlueBubblesAdapter implements PlatformAdapter {
     const info = await this.api<{ data?: { private_api?: boolean; helper_connected?: boolean } }>('GET', '/api/v1/server/info');
     this.privateApi = !!info.data?.private_api;
     this.helper = !!info.data?.helper_connected;
-    const http = await import('node:http');
-    this.server = http.createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      if (req.method === 'GET' && url.pathname === '/health') return res.writeHead(200).end('ok');
-      if (req.method !== 'POST' || url.pathname !== this.s.path) return res.writeHead(404).end();
-      const got = Buffer.from(url.searchParams.get('password') ?? url.searchParams.get('guid') ?? String(req.headers['x-password'] ?? ''));
-      const want = Buffer.from(this.s.password);
-      if (got.length !== want.length || !timingSafeEqual(got, want)) return res.writeHead(401).end('unauthorized');
-      const parts: Buffer[] = [];
-      let size = 0;
-      req.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > 1024 * 1024) req.destroy();
-        else parts.push(c);
-      });
-      req.on('end', () => {
+    this.server = await listenInbound(
+      this.s.host,
+      this.s.port,
+      (req, url, raw) => {
+        if (req.method === 'GET' && url.pathname === '/health') return { status: 200, body: 'ok', type: 'text/plain' };
+        if (req.method !== 'POST' || url.pathname !== this.s.path) return { status: 404 };
+        const got = Buffer.from(url.searchParams.get('password') ?? url.searchParams.get('guid') ?? String(req.headers['x-password'] ?? ''));
+        const want = Buffer.from(this.s.password);
+        if (got.length !== want.length || !timingSafeEqual(got, want)) return { status: 401, body: '{"error":"unauthorized"}' };
         let ev: { type?: string; data?: BbMessage };
         try {
-          ev = JSON.parse(Buffer.concat(parts).toString('utf8'));
+          ev = JSON.parse(raw.toString('utf8'));
         } catch {
-          return res.writeHead(400).end('bad json');
+          return { status: 400, body: '{"error":"bad json"}' };
         }
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
         if (ev.type === 'new-message' || ev.type === 'message') void this.onMessage(ev.data ?? {}, handlers).catch((e) => this.log(`bluebubbles: could not read a message: ${redact((e as Error).message)}`));
-      });
-    });
-    await new Promise<void>((resolve, reject) => {
-      this.server!.once('error', reject);
-      this.server!.listen(this.s.port, this.s.host, () => resolve());
-    });
-    this.port = (this.server.address() as { port: number }).port;
+        return { status: 200, body: '{"ok":true}' };
+      },
+      { log: (l) => this.log(`bluebubbles: ${l}`) },
+    );
+    this.port = this.server.port;
     await this.register();
     this.log(`bluebubbles: connected to ${this.s.url} (private API ${this.privateApi ? 'on' : 'off'}); webhook on ${this.s.host}:${this.port}${this.s.path}`);
   }
@@ -263,7 +253,7 @@ export class BlueBubblesAdapter implements PlatformAdapter {
   async stopIntake(): Promise<void> {
     const s = this.server;
     this.server = null;
-    if (s) await new Promise<void>((r) => s.close(() => r()));
+    await s?.close();
   }
 
   async disconnect(): Promise<void> {

@@ -7,6 +7,7 @@ import { definition as email } from './email.ts';
 import { definition as googleChat } from './google-chat.ts';
 import { definition as homeassistant } from './homeassistant.ts';
 import { definition as irc } from './irc.ts';
+import { definition as line } from './line.ts';
 import { definition as matrix } from './matrix.ts';
 import { definition as mattermost } from './mattermost.ts';
 import { setBuiltins } from './registry.ts';
@@ -20,4 +21,4 @@ import { definition as whatsapp } from './whatsapp.ts';
 import { definition as whatsappCloud } from './whatsapp-cloud.ts';
 
 // Read lazily: the definitions are only touched once every module has finished loading.
-setBuiltins(() => [telegram, discord, slack, whatsapp, whatsappCloud, matrix, mattermost, signal, homeassistant, sms, bluebubbles, irc, teams, googleChat, email, apiServer, webhook]);
+setBuiltins(() => [telegram, discord, slack, whatsapp, whatsappCloud, matrix, mattermost, signal, homeassistant, sms, bluebubbles, irc, teams, googleChat, line, email, apiServer, webhook]);

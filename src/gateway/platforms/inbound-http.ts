@@ -5,7 +5,7 @@ import type { IncomingMessage, Server } from 'node:http';
 
 export interface InboundReply {
   status: number;
-  body?: string;
+  body?: string | Buffer;
   type?: string;
 }
 

@@ -1,5 +1,8 @@
 // LINE through @line/bot-sdk against a fake Messaging API: signed webhooks in, reply/push out.
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import type { RunningGateway } from '../../../src/gateway/daemon.ts';
 import type { LineAdapter } from '../../../src/gateway/platforms/line.ts';
@@ -22,7 +25,7 @@ runConformance({
   noConnection: 'events arrive as webhooks; there is no connection to drop',
   async start() {
     line = await startFakeLine();
-    return { env: { LINE_CHANNEL_ACCESS_TOKEN: line.token, LINE_CHANNEL_SECRET: line.secret, LINE_HOST: '127.0.0.1', LINE_PORT: '0', LINE_API_BASE: line.url, LINE_DATA_API_BASE: line.url, LINE_ALLOWED_GROUPS: GROUP, LINE_REQUIRE_MENTION_IN_GROUPS: 'true' } };
+    return { env: { LINE_CHANNEL_ACCESS_TOKEN: line.token, LINE_CHANNEL_SECRET: line.secret, LINE_HOST: '127.0.0.1', LINE_PORT: '0', LINE_API_BASE: line.url, LINE_DATA_API_BASE: line.url, LINE_ALLOWED_GROUPS: GROUP, LINE_PUBLIC_URL: 'https://hermes.example.test', LINE_REQUIRE_MENTION_IN_GROUPS: 'true' } };
   },
   async ready(gw: RunningGateway) {
     endpoint = `http://127.0.0.1:${(gw.adapters.find((a) => a.name === 'line') as LineAdapter).port}/line/webhook`;
@@ -78,6 +81,25 @@ runConformance({
       const user = llm.requests.at(-1)!.body.messages.at(-1);
       assert.ok(Array.isArray(user.content));
       assert.equal(user.content.find((p: { type: string }) => p.type === 'image_url').image_url.url, `data:image/png;base64,${png.toString('base64')}`);
+    });
+
+    test('line: an image goes out as a URL on LINE_PUBLIC_URL that we serve, by an unguessable token', async () => {
+      const { gw } = ctx();
+      const a = gw.adapters.find((x) => x.name === 'line') as LineAdapter;
+      const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+      const file = join(mkdtempSync(join(tmpdir(), 'line-')), 'chart.png');
+      writeFileSync(file, png);
+      const r = await a.sendMedia!(OWNER, file);
+      assert.ok(r.ok, JSON.stringify(r));
+      const msg = line.sent.at(-1)!.messages[0];
+      assert.equal(msg.type, 'image');
+      assert.match(msg.originalContentUrl ?? '', /^https:\/\/hermes\.example\.test\/line\/media\/[\w-]{20,}\/chart\.png$/);
+      const local = msg.originalContentUrl!.replace('https://hermes.example.test', `http://127.0.0.1:${a.port}`);
+      const got = await fetch(local);
+      assert.equal(got.status, 200);
+      assert.equal(got.headers.get('content-type'), 'image/png');
+      assert.deepEqual(Buffer.from(await got.arrayBuffer()), png);
+      assert.equal((await fetch(local.replace(/media\/[\w-]+\//, 'media/guessed/'))).status, 404);
     });
   },
 });

@@ -167,10 +167,23 @@ export class IrcAdapter implements PlatformAdapter {
     let registered = false;
     let triedAlt = false;
     await new Promise<void>(async (resolve, reject) => {
+      const timer = setTimeout(() => fail(new Error(`no registration from ${this.s.server}:${this.s.port} within 45 s`)), 45_000);
+      timer.unref();
       const fail = (e: Error) => {
-        if (!registered) reject(e);
+        clearTimeout(timer);
+        if (registered) return;
+        registered = true; // settled: later events are not failures of this attempt
+        this.closing = true;
+        try {
+          client.quit();
+        } catch {
+          /* not connected */
+        }
+        reject(e);
       };
       client.on('registered', () => {
+        if (registered) return;
+        clearTimeout(timer);
         registered = true;
         const cap = client.network.cap;
         const ml = cap.isEnabled('draft/multiline') ? (cap.available.get('draft/multiline') ?? '') : null;

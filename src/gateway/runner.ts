@@ -543,7 +543,7 @@ export class GatewayRunner {
       const mode = warm?.session.prefs.busyInputMode ?? 'interrupt';
       const ack = (platformSettings(this.config as never, src.platform).busy_ack_enabled ?? (this.config.display as { busy_ack_enabled?: boolean }).busy_ack_enabled ?? adapter.prefers?.busyAck) !== false;
       if (mode === 'steer' && warm) {
-        warm.session.steer(speakerText(msg, { config: this.config as never, env: this.env, keyOpts: this.keyOpts, log: this.log }));
+        warm.session.steer(speakerText(msg, { home: this.home, config: this.config as never, env: this.env, keyOpts: this.keyOpts, log: this.log }));
         if (ack) await this.reply(adapter, src, '⏩ Noted — the agent sees this after its current step.');
         done();
         return;

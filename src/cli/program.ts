@@ -13,6 +13,21 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** The first word of argv that is neither an option nor an option's value (the command's name). */
+function commandWord(program: Command, argv: string[]): string | undefined {
+  const chat = program.commands.find((c) => c.name() === 'chat');
+  const options = [...program.options, ...(chat?.options ?? [])];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') return undefined;
+    if (!a.startsWith('-')) return a;
+    if (a.includes('=')) continue;
+    const o = options.find((x) => x.short === a || x.long === a);
+    if (o?.required || (o?.optional && argv[i + 1] !== undefined && !argv[i + 1].startsWith('-'))) i++;
+  }
+  return undefined;
+}
+
 export async function main(argv: string[]): Promise<void> {
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0);
@@ -23,6 +38,9 @@ export async function main(argv: string[]): Promise<void> {
     process.exit(err.exitCode === 0 ? 0 : 2);
   });
   try {
+    // `hermes <word>` where <word> is no built-in command: maybe an enabled plugin's command.
+    const word = commandWord(program, argv);
+    if (word && !program.commands.some((c) => c.name() === word || c.aliases().includes(word))) await (await import('../plugins/cli-commands.ts')).addPluginCliCommands(program, word);
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
     reportAndExit(err);

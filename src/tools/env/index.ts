@@ -9,6 +9,7 @@ import { dockerBackend } from './docker.ts';
 import { LocalBackend } from './local.ts';
 import { sshBackend, sshConfigFrom } from './ssh.ts';
 import type { ExecutionBackend } from './types.ts';
+import { pluginExtension, pluginExtensions, type PluginTerminalBackend } from '../../plugins/extensions.ts';
 
 export type { ExecutionBackend } from './types.ts';
 
@@ -68,8 +69,11 @@ function createBackend(services: ToolServices): ExecutionBackend {
       services.env.HERMES_DOCKER_BINARY?.trim() || 'docker',
     );
   }
+  // A backend a plugin registered (ctx.register_terminal_environment_provider) under this name.
+  const plugin = pluginExtension<PluginTerminalBackend>('terminal_backend', kind);
+  if (plugin) return plugin.value.create(services) as ExecutionBackend;
   throw new BackendConfigError(
-    `terminal.backend "${kind}" is not available in this build (supported: ${SUPPORTED.join(', ')}). Set terminal.backend (or TERMINAL_ENV) to one of those.`,
+    `terminal.backend "${kind}" is not available in this build (supported: ${[...SUPPORTED, ...pluginExtensions('terminal_backend').map((e) => e.name)].join(', ')}). Set terminal.backend (or TERMINAL_ENV) to one of those.`,
   );
 }
 

@@ -9,6 +9,7 @@ import cron from './cron.ts';
 import fallback from './fallback.ts';
 import dashboard from './dashboard.ts';
 import gateway from './gateway.ts';
+import hooks from './hooks.ts';
 import insights from './insights.ts';
 import kanban from './kanban.ts';
 import logs from './logs.ts';
@@ -21,4 +22,4 @@ import skills from './skills.ts';
 import version from './version.ts';
 import webhook from './webhook.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, dashboard, fallback, gateway, insights, kanban, logs, mcp, pairing, plugins, sessions, skills, webhook, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, dashboard, fallback, gateway, hooks, insights, kanban, logs, mcp, pairing, plugins, sessions, skills, webhook, version];

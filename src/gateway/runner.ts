@@ -205,6 +205,7 @@ export class GatewayRunner {
 
   async init(): Promise<void> {
     await this.hooks.load(this.home);
+    await this.loadPlugins();
     this.processes = processRegistry(this.home);
     await this.startMcp();
     this.sweepTimer = setInterval(() => this.sweep(), 60_000);
@@ -277,6 +278,13 @@ export class GatewayRunner {
     }
     await Promise.race([settled, new Promise((r) => setTimeout(r, 5000))]);
     return { interrupted: n };
+  }
+
+  /** The profile's plugins and approved shell hooks (a new shell hook needs consent from the CLI first). */
+  private async loadPlugins(): Promise<void> {
+    const { loadSurfacePlugins } = await import('../plugins/load.ts');
+    const host = await loadSurfacePlugins({ home: this.home, config: this.config, env: this.env, cwd: messagingCwd(this.env), warn: (m) => this.log(`plugins: ${m}`) });
+    for (const def of host?.commands() ?? []) if (!this.commands.list().some((d) => d.name === def.name || d.aliases?.includes(def.name))) this.commands.add(def);
   }
 
   /**

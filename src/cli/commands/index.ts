@@ -17,9 +17,10 @@ import mcp from './mcp.ts';
 import onboarding from './onboarding.ts';
 import pairing from './pairing.ts';
 import plugins from './plugins.ts';
+import profile from './profile.ts';
 import sessions from './sessions.ts';
 import skills from './skills.ts';
 import version from './version.ts';
 import webhook from './webhook.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, dashboard, fallback, gateway, hooks, insights, kanban, logs, mcp, pairing, plugins, sessions, skills, webhook, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, dashboard, fallback, gateway, hooks, insights, kanban, logs, mcp, pairing, plugins, profile, sessions, skills, webhook, version];

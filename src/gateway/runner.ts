@@ -7,6 +7,7 @@
 //     open clarify/approval and mid-turn commands (/status, /queue, /steer…) act at once;
 //  2. anything else follows the busy input mode: `interrupt` (stop the turn, run the new message
 //     next — ⚡), `queue` (run it after — ⏳) or `steer` (hand it to the running turn — ⏩).
+import { localeFrom, setLocale, t } from '../i18n/index.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import type { AgentEvent, AgentRequest, TurnResult } from '../agent/types.ts';
 import { createCommandRegistry } from '../commands/builtin.ts';
@@ -141,6 +142,7 @@ export class GatewayRunner {
     this.o = o;
     this.home = o.home;
     this.config = o.config;
+    setLocale(localeFrom(o.config, o.env));
     this.env = o.env;
     this.now = o.now ?? Date.now;
     this.log = o.log ?? (() => undefined);
@@ -806,7 +808,7 @@ export class GatewayRunner {
     lane.open.push(open);
     this.shortIds.set(short, { key: lane.key, id });
     if (req.kind === 'approval') {
-      const text = `⚠️ Approval needed\n\n\`${req.command.length > 600 ? req.command.slice(0, 600) + '…' : req.command}\`\n\nWhy: ${req.description}\n\nReply /approve (once), /approve session, /approve always, or /deny.`;
+      const text = `${t('gateway.approval_needed')}\n\n\`${req.command.length > 600 ? req.command.slice(0, 600) + '…' : req.command}\`\n\n${t('gateway.approval_why', { description: req.description })}\n\n${t('gateway.approval_reply')}`;
       const buttons = [
         req.choices.filter((c) => c !== 'deny').map((c) => ({ label: APPROVAL_LABELS[c] ?? c, data: `hx:${short}:${c}` })),
         [{ label: APPROVAL_LABELS.deny, data: `hx:${short}:deny` }],

@@ -1,4 +1,5 @@
 // config.yaml: parsed with line numbers, normalized, ${VAR}-expanded, merged over DEFAULT_CONFIG.
+import { LOCALES, normalizeLocale } from '../i18n/index.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { defaultConfig, type HermesConfig } from './defaults.ts';
@@ -161,6 +162,7 @@ const CHECKS: Record<string, Check> = {
   'display.tool_progress': oneOf('off', 'new', 'all', 'verbose'),
   'display.busy_input_mode': oneOf('interrupt', 'queue', 'steer'),
   'display.show_reasoning': bool,
+  'display.language': (v) => (normalizeLocale(v) ? null : `must be one of: ${LOCALES.join(', ')} (or a name such as french, japanese)`),
   'approvals.mode': (v) => (v === false ? null : oneOf('manual', 'smart', 'off')(v)),
   'approvals.deny': strList,
   'approvals.smart_policy': str,

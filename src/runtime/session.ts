@@ -506,6 +506,12 @@ export class Session {
     this.running = ac;
     this.llm.beginTurn();
     const firstTurn = !this.started;
+    // memory.provider joins before the first turn: its tools and prompt block enter the session
+    // before the system prompt is stored (a restored session keeps its frozen prompt).
+    if (await this.state.loadMemoryProvider()) {
+      this.tools = this.buildTools();
+      if (!this.started && !o.systemPrompt) this.system = this.buildSystem();
+    }
     if (!this.started) {
       this.started = true;
       this.persist(() =>
@@ -517,9 +523,11 @@ export class Session {
       const plugins = this.plugins;
       plugins?.activate();
       const hookContext = plugins ? await plugins.beforeTurn(user, firstTurn) : undefined;
+      const recall = await this.state.recall(user);
       const result = await runner.run(user, {
         history: this.history,
         system: this.system,
+        recall,
         hookContext,
         transformFinal: plugins ? (text) => plugins.transformFinal(text) : undefined,
         signal: ac.signal,
@@ -670,6 +678,7 @@ export class Session {
       const spent = child.totals;
       this.addSubagentUsage(spent);
       await this.plugins?.subagentStop({ childSessionId: child.id, role: spec.role ?? 'leaf', summary: r.finalText, status, tools: trace, durationMs: Date.now() - childStarted });
+      if (this.state.memory?.active) void this.state.memory.onDelegation(spec.goal, r.finalText, child.id);
       return {
         status,
         summary: r.finalText,
@@ -705,11 +714,11 @@ export class Session {
     this.interrupt();
     this.broker.cancelAll();
     if (this.started) this.options.store?.endSession?.(this.id, reason);
-    this.state.onClose(this.services);
+    const memoryDone = this.state.onClose(this.services);
     await this.plugins?.finalize(reason);
     const runner = this.runner;
     this.runner = null;
-    await Promise.all([runner?.close(), runSessionCleanup(this.services)]);
+    await Promise.all([runner?.close(), runSessionCleanup(this.services), memoryDone]);
   }
 }
 

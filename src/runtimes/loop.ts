@@ -58,7 +58,7 @@ export class LoopRunner implements TurnRunner {
         sessionId: h.id,
       },
       ephemeralSystem: o.env.HERMES_EPHEMERAL_SYSTEM_PROMPT || undefined,
-      turnContext: ctx.hookContext,
+      turnContext: [ctx.recall, ctx.hookContext].filter(Boolean).join('\n\n') || undefined,
       transformFinal: ctx.transformFinal,
       prefill: loadPrefill(o.env.HERMES_PREFILL_MESSAGES_FILE || o.config.prefill_messages_file, o.cwd),
       costOf: (model, provider, usage) => estimateCostUsd(model, provider, usage),

@@ -26,13 +26,10 @@ export interface PluginTerminalBackend {
 }
 
 /**
- * A memory provider from a plugin: `create` returns a MemoryProvider (src/state/memory-provider.ts)
- * when `memory.provider` names it.
+ * A memory provider from a plugin has the built-in factories' shape (src/memory/types.ts
+ * MemoryProviderFactory: `create(env)` returning the provider; description, fields and saveConfig
+ * optional), and is chosen by `memory.provider: <name>` like a built-in one.
  */
-export interface PluginMemoryProvider {
-  name: string;
-  create(ctx: { home: string; config: unknown; env: NodeJS.ProcessEnv }): import('../state/memory-provider.ts').MemoryProvider | Promise<import('../state/memory-provider.ts').MemoryProvider>;
-}
 
 const entries = new Map<string, ExtensionEntry>();
 const keyOf = (kind: ExtensionKind, name: string) => `${kind}:${name}`;

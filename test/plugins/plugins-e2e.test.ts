@@ -1,6 +1,7 @@
 // Plugins end to end: a plugin folder in a temp HERMES_HOME adds a tool, a slash command and a
 // pre_tool_call hook that blocks one command; the real `hermes` binary runs it against the fake LLM.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -130,6 +131,43 @@ describe('plugins', () => {
     const rm = await hermes(['plugins', 'remove', 'guard', '-y'], { home: h });
     assert.equal(rm.code, 0, rm.stderr);
     assert.ok(!existsSync(join(h, 'plugins', 'guard')));
+  });
+
+  it('install from git (file:// URL), update, pin with --ref', async () => {
+    const h = home();
+    const repo = join(h, 'guard-repo');
+    mkdirSync(repo);
+    const git = (...args: string[]) => {
+      const r = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd: repo, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout.trim();
+    };
+    git('init', '-q');
+    writeFileSync(join(repo, 'plugin.yaml'), MANIFEST);
+    writeFileSync(join(repo, 'index.mjs'), ENTRY);
+    git('add', '.');
+    git('commit', '-qm', 'v1');
+    const v1 = git('rev-parse', 'HEAD');
+    let r = await hermes(['plugins', 'install', `file://${repo}`, '--no-enable'], { home: h });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`installed guard \\(git @ ${v1.slice(0, 8)}\\)`));
+    writeFileSync(join(repo, 'plugin.yaml'), MANIFEST.replace('1.2.0', '1.3.0'));
+    git('commit', '-qam', 'v2');
+    const v2 = git('rev-parse', 'HEAD');
+    r = await hermes(['plugins', 'update', 'guard'], { home: h });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, new RegExp(`guard: updated ${v1.slice(0, 8)} → ${v2.slice(0, 8)}`));
+    assert.match(readFileSync(join(h, 'plugins', 'guard', 'plugin.yaml'), 'utf8'), /1\.3\.0/);
+    r = await hermes(['plugins', 'install', `file://${repo}`, '--ref', v1, '--force', '--no-enable'], { home: h });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(readFileSync(join(h, 'plugins', 'guard', 'plugin.yaml'), 'utf8'), /1\.2\.0/);
+    r = await hermes(['plugins', 'update'], { home: h });
+    assert.match(r.stdout, new RegExp(`guard: pinned at ${v1.slice(0, 8)}`));
+    const l = await hermes(['plugins', 'list'], { home: h });
+    assert.match(l.stdout, new RegExp(`guard\\s+· not enabled\\s+1\\.2\\.0\\s+git pinned@${v1.slice(0, 8)}`));
+    r = await hermes(['plugins', 'install', `file://${repo}`, '--ref', 'main', '--force'], { home: h });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /--ref takes a full 40-character commit SHA/);
   });
 
   it("the plugin's slash command works in the REPL", { skip: tmuxAvailable() ?? false }, async () => {

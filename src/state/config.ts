@@ -155,7 +155,9 @@ const CHECKS: Record<string, Check> = {
   'agent.disabled_toolsets': strList,
   command_allowlist: strList,
   'terminal.timeout': num,
-  'terminal.backend': oneOf('local', 'ssh', 'docker', 'singularity', 'modal', 'daytona', 'vercel_sandbox'),
+  // A built-in backend, or the name a plugin registers (checked when the terminal starts).
+  'terminal.backend': (v) =>
+    typeof v === 'string' && /^[a-z0-9][a-z0-9_.-]{0,63}$/i.test(v) ? null : 'must be one of: local, ssh, docker, singularity, modal, daytona, vercel_sandbox (or a plugin backend name)',
   'compression.threshold': num,
   'compression.enabled': bool,
   'prompt_caching.cache_ttl': oneOf('5m', '1h', 'auto'),

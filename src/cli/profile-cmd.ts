@@ -2,11 +2,11 @@
 // its own under <root>/profiles/<name> (Hermes's layout, so the same folders work with Python Hermes);
 // `default` is the root home. Export writes a credential-free .tar.gz; import checks every member
 // before extracting (no absolute paths, no `..`, no links).
+import { askLine as ask } from './tty-prompts.ts';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import { runningGateway } from '../gateway/daemon.ts';
 import { hermesHome } from '../state/paths.ts';
 import { canonicalProfile, dirExists, profileDir, profileExists, profileNameOf, profilesRoot, RESERVED_PROFILE_NAMES, setStickyProfile, stickyProfile } from '../state/profiles.ts';
@@ -161,15 +161,6 @@ export async function rename(oldName: string, newName: string): Promise<void> {
   renameSync(from.dir, profileDir(to));
   if (stickyProfile() === from.name) setStickyProfile(to);
   out(`✓ Renamed '${from.name}' to '${to}'.`);
-}
-
-async function ask(question: string): Promise<string> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return (await rl.question(question)).trim();
-  } finally {
-    rl.close();
-  }
 }
 
 export async function remove(name: string, o: { yes?: boolean }): Promise<void> {

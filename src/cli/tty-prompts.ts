@@ -31,3 +31,13 @@ export async function askOnTty(req: AgentRequest): Promise<unknown> {
     rl.close();
   }
 }
+
+/** One line typed on the terminal (stdout prompt), trimmed. */
+export async function askLine(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return (await rl.question(question)).trim();
+  } finally {
+    rl.close();
+  }
+}

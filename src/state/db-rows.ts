@@ -310,3 +310,16 @@ export function nextInLineage(base: string, titles: string[]): string {
   }
   return `${base} #${max + 1}`;
 }
+
+/** A window of a session's live messages (session_search's scroll and read). */
+export type MessagePage = { at: number } | { before: number; limit: number } | { after: number; limit: number } | { head: number } | { tail: number };
+
+/** The query for a page (`?`: the session id, then `args`); `reverse` puts a descending read back in order. */
+export function messagePageSql(live: string, p: MessagePage): { sql: string; args: number[]; reverse: boolean } {
+  const base = `SELECT * FROM messages WHERE session_id = ?${live ? ` AND ${live}` : ''}`;
+  if ('at' in p) return { sql: `${base} AND id = ?`, args: [p.at], reverse: false };
+  if ('before' in p) return { sql: `${base} AND id < ? ORDER BY id DESC LIMIT ?`, args: [p.before, p.limit], reverse: true };
+  if ('after' in p) return { sql: `${base} AND id > ? ORDER BY id LIMIT ?`, args: [p.after, p.limit], reverse: false };
+  if ('head' in p) return { sql: `${base} ORDER BY id LIMIT ?`, args: [p.head], reverse: false };
+  return { sql: `${base} ORDER BY id DESC LIMIT ?`, args: [p.tail], reverse: true };
+}

@@ -112,14 +112,14 @@ export function searchFilters(opts: SearchOptions, c: { hasArchived: boolean; vi
 }
 
 /** A hit row and its neighbours → a SearchHit. */
-export function toHit(r: Record<string, unknown>, context: ({ role: unknown; content: unknown } | undefined)[]): SearchHit {
+export function toHit(r: Record<string, unknown>, context: (Record<string, unknown> | undefined)[]): SearchHit {
   return {
     id: Number(r.id),
     session_id: String(r.session_id),
     role: String(r.role),
     timestamp: Number(r.timestamp),
     snippet: String(r.snippet ?? ''),
-    context: context.filter((c): c is { role: unknown; content: unknown } => !!c).map((c) => ({ role: String(c.role), content: String(c.content ?? '') })),
+    context: context.filter((c): c is Record<string, unknown> => !!c).map((c) => ({ role: String(c.role), content: String(c.content ?? '') })),
     source: String(r.source),
     model: (r.model as string | null) ?? null,
     title: (r.title as string | null) ?? null,

@@ -16,6 +16,8 @@ import {
   json,
   likeEscape,
   listSessionsSql,
+  messagePageSql,
+  type MessagePage,
   listWhere,
   MAX_TITLE_LENGTH,
   mergeModelConfig,
@@ -532,6 +534,16 @@ export class SessionDB implements SessionStoreApi {
   /** A session's whole visible transcript, compacted turns included (for showing, not replaying). */
   getTranscript(sessionId: string): Message[] {
     return this.getMessageRows(sessionId, 'shown').map(rowToMessage);
+  }
+
+  messagePage(sessionId: string, page: MessagePage): Record<string, unknown>[] {
+    const q = messagePageSql(this.liveRows, page);
+    const rows = this.stmt(q.sql).all(sessionId, ...q.args) as Record<string, unknown>[];
+    return q.reverse ? rows.reverse() : rows;
+  }
+
+  liveMessageCount(sessionId: string): number {
+    return Number((this.stmt(`SELECT COUNT(*) AS n FROM messages WHERE session_id = ?${this.liveRows ? ` AND ${this.liveRows}` : ''}`).get(sessionId) as { n: number }).n);
   }
 
   /** Number of messages stored for a session. */

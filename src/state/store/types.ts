@@ -9,7 +9,7 @@
 // in the order they were issued by both backends; `flush()` resolves once every write issued so far
 // is committed (SQLite: at once).
 import type { Message } from '../../llm/types.ts';
-import type { CreateSessionMeta, DbStats, SearchHit, SearchOptions, SessionListItem, SessionRow } from '../db-rows.ts';
+import type { CreateSessionMeta, DbStats, MessagePage, SearchHit, SearchOptions, SessionListItem, SessionRow } from '../db-rows.ts';
 
 export type Awaitable<T> = T | Promise<T>;
 
@@ -80,6 +80,9 @@ export interface SessionStoreApi {
   getMessages(sessionId: string): Awaitable<Message[]>;
   getTranscript(sessionId: string): Awaitable<Message[]>;
   messageCount(sessionId: string): Awaitable<number>;
+  /** A window of a session's live rows (the ones a conversation replays), in order. */
+  messagePage(sessionId: string, page: MessagePage): Awaitable<Record<string, unknown>[]>;
+  liveMessageCount(sessionId: string): Awaitable<number>;
 
   /** Full-text search in FTS5 query syntax (words, "phrases", prefix*, AND/OR/NOT); CJK by substring. */
   searchMessages(query: string, opts?: SearchOptions): Awaitable<SearchHit[]>;

@@ -53,7 +53,7 @@ export async function searchPg(q: Queryable, query: string, opts: SearchOptions 
   for (const r of rows) {
     const key: Param[] = [String(r.session_id), Number(r.timestamp), Number(r.id)];
     const [prev, next] = await Promise.all([q.get(NEIGHBOUR_SQL.prev, key), q.get(NEIGHBOUR_SQL.next, key)]);
-    out.push(toHit(r, [prev as { role: unknown; content: unknown } | undefined, next as { role: unknown; content: unknown } | undefined]));
+    out.push(toHit(r, [prev, next]));
   }
   return out;
 }

@@ -8,6 +8,8 @@ import {
   json,
   likeEscape,
   listSessionsSql,
+  messagePageSql,
+  type MessagePage,
   listWhere,
   MAX_TITLE_LENGTH,
   mergeModelConfig,
@@ -346,6 +348,16 @@ export class PgSessionStore implements SessionStoreApi {
 
   async messageCount(sessionId: string): Promise<number> {
     return Number((await this.db.get('SELECT COUNT(*) AS n FROM messages WHERE session_id = ?', [sessionId]))?.n ?? 0);
+  }
+
+  async messagePage(sessionId: string, page: MessagePage): Promise<Row[]> {
+    const q = messagePageSql(LIVE, page);
+    const rows = await this.db.all(q.sql.replace('SELECT *', `SELECT ${MESSAGE_SELECT}`), [sessionId, ...q.args]);
+    return q.reverse ? rows.reverse() : rows;
+  }
+
+  async liveMessageCount(sessionId: string): Promise<number> {
+    return Number((await this.db.get(`SELECT COUNT(*) AS n FROM messages WHERE session_id = ? AND ${LIVE}`, [sessionId]))?.n ?? 0);
   }
 
   async searchMessages(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {

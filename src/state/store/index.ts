@@ -6,7 +6,7 @@ import { SessionDB } from '../db.ts';
 import { paths } from '../paths.ts';
 import type { SessionStoreApi, StoreBackend } from './types.ts';
 
-export type { Awaitable, ClaimStore, DedupeStore, ListOptions, RoutingStore, SessionStoreApi, StoreBackend, UsageRecord } from './types.ts';
+export type { Awaitable, ListOptions, SessionStoreApi, StoreBackend, UsageRecord } from './types.ts';
 
 export interface StoreChoice {
   backend: StoreBackend;

@@ -91,32 +91,3 @@ export interface SessionStoreApi {
   sessionIds(source?: string): Awaitable<string[]>;
   stats(): Awaitable<DbStats>;
 }
-
-/** A lease on a named thing (a cron fire, a kanban task, a platform connection): one holder at a time. */
-export interface ClaimStore {
-  /** Takes `key` for `owner` for `ttlMs` when it is free, expired, or already `owner`'s. */
-  tryClaim(key: string, owner: string, ttlMs: number): Promise<boolean>;
-  /** Extends a held lease; false when it was lost (expired and taken by another). */
-  renew(key: string, owner: string, ttlMs: number): Promise<boolean>;
-  release(key: string, owner: string): Promise<void>;
-  /** The current holder, or null when free or expired. */
-  holder(key: string): Promise<{ owner: string; expiresAt: number } | null>;
-}
-
-/** The gateway's inbound dedupe: every platform message id is taken once, across every gateway. */
-export interface DedupeStore {
-  /** Records the message as taken by `owner`. False when it was seen before (drop it). */
-  claim(platform: string, chatId: string, messageId: string, owner: string, threadId?: string): Promise<boolean>;
-  /** Records that the message was handled (answered, ignored on purpose, or reported). */
-  finish(platform: string, chatId: string, messageId: string): Promise<void>;
-  /** Messages taken by owners that are gone (not in `liveOwners`) and never finished. */
-  unfinished(liveOwners: string[]): Promise<{ key: string; platform: string; chatId: string; threadId?: string; owner: string }[]>;
-  finishKey(key: string): Promise<void>;
-}
-
-/** The gateway's routing index (session key → entry JSON), shared by every gateway. */
-export interface RoutingStore {
-  get(scope: string, sessionKey: string): Promise<Record<string, unknown> | null>;
-  put(scope: string, sessionKey: string, entry: Record<string, unknown>): Promise<void>;
-  all(scope: string): Promise<Record<string, unknown>[]>;
-}

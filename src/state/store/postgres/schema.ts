@@ -3,8 +3,9 @@
 // rows one to one. Search adds two columns to `messages`: `fts` (a tsvector over the same text the
 // SQLite FTS5 table indexes: content, tool name and calls, tokenised here in JavaScript exactly as
 // FTS5's unicode61 tokenizer splits it) and `cjk` (that text for CJK messages, not tool output,
-// behind a pg_trgm GIN index, as the SQLite trigram table). Then what several machines share:
-// leases (`hermes_claims`), the gateway's inbound dedupe, and the distributed batch queue.
+// behind a pg_trgm GIN index, as the SQLite trigram table). What several machines share keeps its
+// own tables, created by its module: the batch queue (src/cli/batch-queue.ts) and the gateway
+// cluster's inbound dedupe (src/gateway/cluster/dedupe.ts).
 //
 // Migrations are numbered and recorded in `hermes_migrations`; they run under an advisory lock, so
 // several gateways starting at once migrate once.
@@ -78,44 +79,6 @@ const MIGRATIONS: Migration[] = [
           [(e as Error).message],
         );
       }
-    },
-  },
-  {
-    id: 3,
-    name: 'leases and gateway inbound dedupe',
-    async up(q) {
-      await q.run(`CREATE TABLE IF NOT EXISTS hermes_claims (
-        key TEXT PRIMARY KEY, owner TEXT NOT NULL, acquired_at TIMESTAMPTZ NOT NULL DEFAULT now(), expires_at TIMESTAMPTZ NOT NULL)`);
-      await q.run(`CREATE TABLE IF NOT EXISTS gateway_inbound (
-        key TEXT PRIMARY KEY, platform TEXT NOT NULL, chat_id TEXT NOT NULL, thread_id TEXT, owner TEXT NOT NULL,
-        state TEXT NOT NULL DEFAULT 'r', taken_at TIMESTAMPTZ NOT NULL DEFAULT now(), done_at TIMESTAMPTZ)`);
-      await q.run(`CREATE INDEX IF NOT EXISTS idx_gateway_inbound_open ON gateway_inbound(owner) WHERE state = 'r'`);
-      await q.run(`CREATE INDEX IF NOT EXISTS idx_gateway_inbound_taken ON gateway_inbound(taken_at)`);
-    },
-  },
-  {
-    id: 4,
-    name: 'distributed batch queue',
-    async up(q) {
-      await q.run(`CREATE TABLE IF NOT EXISTS batch_runs (
-        name TEXT PRIMARY KEY, dataset TEXT NOT NULL, config JSONB NOT NULL, total BIGINT NOT NULL DEFAULT 0,
-        created_at TIMESTAMPTZ NOT NULL DEFAULT now(), updated_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-      await q.run(`CREATE TABLE IF NOT EXISTS batch_jobs (
-        run TEXT NOT NULL REFERENCES batch_runs(name) ON DELETE CASCADE, prompt_index BIGINT NOT NULL,
-        prompt TEXT NOT NULL, cwd TEXT, state TEXT NOT NULL DEFAULT 'queued',
-        attempts INT NOT NULL DEFAULT 0, max_attempts INT NOT NULL DEFAULT 3,
-        available_at TIMESTAMPTZ NOT NULL DEFAULT now(), lease_until TIMESTAMPTZ, lease_token TEXT, worker TEXT,
-        started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, last_error TEXT,
-        PRIMARY KEY (run, prompt_index))`);
-      await q.run(`CREATE INDEX IF NOT EXISTS idx_batch_jobs_ready ON batch_jobs(run, available_at, prompt_index) WHERE state = 'queued'`);
-      await q.run(`CREATE INDEX IF NOT EXISTS idx_batch_jobs_leased ON batch_jobs(run, lease_until) WHERE state = 'running'`);
-      await q.run(`CREATE INDEX IF NOT EXISTS idx_batch_jobs_finished ON batch_jobs(run, finished_at) WHERE finished_at IS NOT NULL`);
-      await q.run(`CREATE TABLE IF NOT EXISTS batch_trajectories (
-        run TEXT NOT NULL, prompt_index BIGINT NOT NULL, entry JSONB NOT NULL, worker TEXT, created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-        PRIMARY KEY (run, prompt_index), FOREIGN KEY (run, prompt_index) REFERENCES batch_jobs(run, prompt_index) ON DELETE CASCADE)`);
-      await q.run(`CREATE TABLE IF NOT EXISTS batch_workers (
-        id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INT NOT NULL, run TEXT, started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-        seen_at TIMESTAMPTZ NOT NULL DEFAULT now(), done BIGINT NOT NULL DEFAULT 0, failed BIGINT NOT NULL DEFAULT 0)`);
     },
   },
 ];

@@ -9,6 +9,7 @@ import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { postgresUnavailable, startPostgres, type PgCluster } from '../helpers/postgres.ts';
 
 const skip = postgresUnavailable();
+const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'hermes-0.18.2-home');
 if (skip) console.log(`# skipped: ${skip}`);
 
 let cluster: PgCluster | null = null;
@@ -58,6 +59,39 @@ describe('runtime on PostgreSQL', { skip: skip ?? false }, () => {
     }
     const { existsSync } = await import('node:fs');
     assert.equal(existsSync(join(h, 'state.db')), false, 'state.db is not created on the postgres backend');
+  });
+
+  it('hermes state migrate --to postgres copies a real Hermes state.db (ids, titles, messages), idempotently; chat resumes from it', async () => {
+    const url = await cluster!.createDatabase('mig');
+    const h = tempHome();
+    const { copyFileSync } = await import('node:fs');
+    copyFileSync(join(FIXTURE, 'state.db'), join(h, 'state.db'));
+    writeFileSync(join(h, 'config.yaml'), `model:\n  default: m\n  provider: custom\n  base_url: ${llm.openaiBaseUrl}\n`);
+    const a = await hermes(['state', 'migrate', '--to', 'postgres', '--url', url], { home: h });
+    assert.equal(a.code, 0, a.stderr);
+    assert.match(a.stdout, /Copied 7 sessions and 34 messages/);
+    const again = await hermes(['state', 'migrate', '--to', 'postgres', '--url', url], { home: h });
+    assert.match(again.stdout, /Copied 0 sessions and 0 messages .*\(7 sessions were there already\)/);
+    const bad = await hermes(['state', 'migrate', '--to', 'mysql'], { home: h });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /Only `--to postgres` is supported/);
+    writeFileSync(join(h, 'config.yaml'), `model:\n  default: m\n  provider: custom\n  base_url: ${llm.openaiBaseUrl}\nstate:\n  backend: postgres\n  url: ${url}\n`);
+    let replayed: string[] = [];
+    llm.setHandler((r) => {
+      replayed = (r.body.messages as { content: unknown }[]).map((m) => String(m.content));
+      return { text: 'ok' };
+    });
+    const c = await hermes(['chat', '-q', 'and now?', '-Q', '--resume', 'Two-turn fixture chat'], { home: h });
+    assert.equal(c.code, 0, c.stderr);
+    const { SessionDB } = await import('../../src/state/db.ts');
+    const src = SessionDB.open(join(FIXTURE, 'state.db'));
+    try {
+      const id = src.resolveSession('Two-turn fixture chat')!;
+      const history = src.getMessages(id).filter((m) => m.role === 'user').map((m) => String(m.content));
+      assert.ok(history.length > 0 && history.every((t) => replayed.some((x) => x.includes(t))), 'the migrated conversation is replayed from PostgreSQL');
+    } finally {
+      src.close();
+    }
   });
 
   it('a wrong backend or URL is one clear message and a non-zero exit', async () => {

@@ -17,7 +17,8 @@ import onboarding from './onboarding.ts';
 import pairing from './pairing.ts';
 import sessions from './sessions.ts';
 import skills from './skills.ts';
+import state from './state.ts';
 import version from './version.ts';
 import webhook from './webhook.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, dashboard, fallback, gateway, insights, kanban, logs, mcp, pairing, sessions, skills, webhook, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, dashboard, fallback, gateway, insights, kanban, logs, mcp, pairing, sessions, skills, state, webhook, version];

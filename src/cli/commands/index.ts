@@ -13,12 +13,15 @@ import insights from './insights.ts';
 import kanban from './kanban.ts';
 import logs from './logs.ts';
 import mcp from './mcp.ts';
+import memory from './memory.ts';
 import onboarding from './onboarding.ts';
 import pairing from './pairing.ts';
+import send from './send.ts';
 import sessions from './sessions.ts';
 import skills from './skills.ts';
 import state from './state.ts';
 import version from './version.ts';
 import webhook from './webhook.ts';
+import whatsapp from './whatsapp.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, dashboard, fallback, gateway, insights, kanban, logs, mcp, pairing, sessions, skills, state, webhook, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, dashboard, fallback, gateway, insights, kanban, logs, mcp, memory, pairing, send, sessions, skills, state, webhook, whatsapp, version];

@@ -45,7 +45,7 @@ export function sampleToolsets(dist: Record<string, number>, random: () => numbe
 
 export const promptKey = (prompt: string): string => createHash('sha256').update(prompt).digest('hex').slice(0, 32);
 
-interface DatasetEntry {
+export interface DatasetEntry {
   index: number;
   prompt: string;
   cwd?: string;
@@ -101,6 +101,96 @@ function readDataset(path: string, max?: number): { entries: DatasetEntry[]; ski
   return { entries, skipped };
 }
 
+/** What every prompt of a run shares: the context, toolsets and model choices (local and queued runs). */
+export interface RunSpec {
+  ctx: ReturnType<typeof loadContext>;
+  env: NodeJS.ProcessEnv;
+  fixed?: string[];
+  distToolsets: Record<string, number>;
+  distName: string;
+  maxTurns: number | ReturnType<typeof parseMaxTurns>;
+  batchSize: number;
+  toolNames: string[];
+  opts: BatchOptions;
+}
+
+/** Checks a run's options against this machine's tools and config (every worker does it too). */
+export function prepareRun(opts: BatchOptions): RunSpec {
+  const batchSize = positive(opts.batchSize, '--batch-size', 10);
+  const maxTurns = opts.maxTurns === undefined ? 10 : parseMaxTurns(positive(opts.maxTurns, '--max-turns', 10));
+  if (opts.toolsets && opts.distribution) throw new CliError('Use either --toolsets or --distribution, not both.', 2);
+  const distName = opts.distribution ?? 'default';
+  const dist = DISTRIBUTIONS[distName];
+  if (!opts.toolsets && !dist) throw new CliError(`Unknown distribution "${distName}". See --list-distributions.`, 2);
+  const ctx = loadContext({ strict: true });
+  const registry = builtinRegistry();
+  const known = new Set(knownToolsets(registry.toolsets(), ctx.loaded.config.custom_toolsets ?? {}));
+  const fixed = opts.toolsets?.split(',').map((t) => t.trim()).filter(Boolean);
+  for (const t of fixed ?? []) if (!known.has(t) && !registry.get(t)) throw new CliError(`Unknown toolset or tool "${t}".`, 2);
+  const distToolsets = dist ? Object.fromEntries(Object.entries(dist.toolsets).filter(([t]) => known.has(t))) : {};
+  const env = { ...ctx.env };
+  if (opts.ephemeralSystemPrompt) env.HERMES_EPHEMERAL_SYSTEM_PROMPT = opts.ephemeralSystemPrompt;
+  return { ctx, env, fixed, distToolsets, distName, maxTurns, batchSize, toolNames: registry.all().map((d) => d.name).sort(), opts };
+}
+
+export type PromptOutcome = { kind: 'done'; entry: BatchEntry } | { kind: 'discarded' } | { kind: 'failed'; error: string };
+
+/** One prompt in its own session: its ShareGPT entry, or why it failed. */
+export async function runPrompt(spec: RunSpec, e: DatasetEntry): Promise<PromptOutcome> {
+  const { ctx, opts } = spec;
+  const toolsets = spec.fixed ?? sampleToolsets(spec.distToolsets);
+  let session: Session;
+  try {
+    session = new Session({
+      home: ctx.home,
+      config: ctx.loaded.config,
+      env: spec.env,
+      cwd: e.cwd ? (isAbsolute(e.cwd) ? e.cwd : resolve(e.cwd)) : process.cwd(),
+      platform: 'batch',
+      source: 'batch',
+      interactive: false,
+      explicit: { provider: opts.provider, model: opts.model, baseUrl: opts.baseUrl, toolsets: toolsets.length ? toolsets : ['todo'], maxTurns: spec.maxTurns },
+      dotenvNames: ctx.dotenvNames,
+      backgroundTasks: false,
+      seedBundledSkills: false,
+    });
+  } catch (err) {
+    if (err instanceof ResolveError) throw new CliError(err.message);
+    throw err;
+  }
+  const stats: Record<string, ToolStat> = Object.fromEntries(spec.toolNames.map((n) => [n, { count: 0, success: 0, failure: 0 }]));
+  session.on((ev) => {
+    if (ev.type !== 'tool_end') return;
+    const s = (stats[ev.name] ??= { count: 0, success: 0, failure: 0 });
+    s.count++;
+    if (ev.isError) s.failure++;
+    else s.success++;
+  });
+  try {
+    const r = await session.prompt(e.prompt);
+    if (r.failed || r.interrupted) return { kind: 'failed', error: r.error && 'provider' in r.error ? describeError(r.error) : (r.error?.message ?? 'interrupted') };
+    const conversations = toShareGpt(session.history, session.tools.map((t) => t.schema));
+    if (opts.discardNoReasoning && !hasReasoning(conversations)) return { kind: 'discarded' };
+    const batchNum = Math.floor(e.index / spec.batchSize);
+    return {
+      kind: 'done',
+      entry: {
+        prompt_index: e.index,
+        conversations,
+        metadata: { batch_num: batchNum, timestamp: new Date().toISOString(), model: session.runtime.model, toolsets },
+        completed: r.completed,
+        partial: r.partial,
+        api_calls: r.apiCalls,
+        toolsets_used: [...new Set(session.tools.map((t) => t.toolset))].sort(),
+        tool_stats: stats,
+        tool_error_counts: Object.fromEntries(Object.entries(stats).map(([k, v]) => [k, v.failure])),
+      },
+    };
+  } finally {
+    await session.close('batch');
+  }
+}
+
 export async function runBatch(opts: BatchOptions): Promise<void> {
   if (opts.listDistributions) {
     for (const [name, d] of Object.entries(DISTRIBUTIONS))
@@ -109,26 +199,19 @@ export async function runBatch(opts: BatchOptions): Promise<void> {
   }
   if (!opts.datasetFile) throw new CliError('--dataset-file is required (a JSONL file with one {"prompt": "…"} per line).', 2);
   if (!opts.runName || !/^[\w.-]+$/.test(opts.runName)) throw new CliError('--run-name is required (letters, digits, ".", "_" or "-").', 2);
-  const batchSize = positive(opts.batchSize, '--batch-size', 10);
   const workers = positive(opts.numWorkers, '--num-workers', 4);
-  const maxTurns = opts.maxTurns === undefined ? 10 : parseMaxTurns(positive(opts.maxTurns, '--max-turns', 10));
   const maxSamples = opts.maxSamples === undefined ? undefined : positive(opts.maxSamples, '--max-samples', 1);
-  if (opts.toolsets && opts.distribution) throw new CliError('Use either --toolsets or --distribution, not both.', 2);
-  const distName = opts.distribution ?? 'default';
-  const dist = DISTRIBUTIONS[distName];
-  if (!opts.toolsets && !dist) throw new CliError(`Unknown distribution "${distName}". See --list-distributions.`, 2);
-
-  const ctx = loadContext({ strict: true });
-  const registry = builtinRegistry();
-  const known = new Set(knownToolsets(registry.toolsets(), ctx.loaded.config.custom_toolsets ?? {}));
-  const fixed = opts.toolsets?.split(',').map((t) => t.trim()).filter(Boolean);
-  for (const t of fixed ?? []) if (!known.has(t) && !registry.get(t)) throw new CliError(`Unknown toolset or tool "${t}".`, 2);
-  const distToolsets = dist ? Object.fromEntries(Object.entries(dist.toolsets).filter(([t]) => known.has(t))) : {};
+  const spec = prepareRun(opts);
+  const { fixed, distName, toolNames } = spec;
 
   const datasetPath = resolve(opts.datasetFile);
   const { entries, skipped } = readDataset(datasetPath, maxSamples);
   for (const s of skipped) process.stderr.write(`⚠ ${opts.datasetFile} ${s}: skipped\n`);
   if (!entries.length) throw new CliError(`${opts.datasetFile} has no usable prompts.`, 2);
+  if (opts.queue) {
+    const { enqueueBatch } = await import('./batch-queue.ts');
+    return enqueueBatch(opts.queue, spec, entries);
+  }
 
   const outDir = join(resolve(opts.outputDir ?? 'data'), opts.runName);
   const ckPath = join(outDir, 'checkpoint.json');
@@ -145,81 +228,30 @@ export async function runBatch(opts: BatchOptions): Promise<void> {
   }
   const todo = entries.filter((e) => ck.completed[promptKey(e.prompt)] === undefined);
   const resumedSkipped = entries.length - todo.length;
-  const toolNames = registry.all().map((d) => d.name).sort();
   const started = Date.now();
   let completed = 0;
   let failed = 0;
   let discarded = 0;
   const failures: string[] = [];
 
-  const env = { ...ctx.env };
-  if (opts.ephemeralSystemPrompt) env.HERMES_EPHEMERAL_SYSTEM_PROMPT = opts.ephemeralSystemPrompt;
-
   const runOne = async (e: DatasetEntry): Promise<void> => {
-    const toolsets = fixed ?? sampleToolsets(distToolsets);
-    let session: Session;
-    try {
-      session = new Session({
-        home: ctx.home,
-        config: ctx.loaded.config,
-        env,
-        cwd: e.cwd ? (isAbsolute(e.cwd) ? e.cwd : resolve(e.cwd)) : process.cwd(),
-        platform: 'batch',
-        source: 'batch',
-        interactive: false,
-        explicit: { provider: opts.provider, model: opts.model, baseUrl: opts.baseUrl, toolsets: toolsets.length ? toolsets : ['todo'], maxTurns },
-        dotenvNames: ctx.dotenvNames,
-        backgroundTasks: false,
-        seedBundledSkills: false,
-      });
-    } catch (err) {
-      if (err instanceof ResolveError) throw new CliError(err.message);
-      throw err;
+    const r = await runPrompt(spec, e);
+    if (r.kind === 'failed') {
+      failed++;
+      failures.push(`#${e.index}: ${r.error}`);
+      if (opts.verbose) process.stderr.write(`✗ #${e.index} ${r.error}\n`);
+      return;
     }
-    const stats: Record<string, ToolStat> = Object.fromEntries(toolNames.map((n) => [n, { count: 0, success: 0, failure: 0 }]));
-    session.on((ev) => {
-      if (ev.type !== 'tool_end') return;
-      const s = (stats[ev.name] ??= { count: 0, success: 0, failure: 0 });
-      s.count++;
-      if (ev.isError) s.failure++;
-      else s.success++;
-    });
-    try {
-      const r = await session.prompt(e.prompt);
-      if (r.failed || r.interrupted) {
-        failed++;
-        const why = r.error && 'provider' in r.error ? describeError(r.error) : (r.error?.message ?? 'interrupted');
-        failures.push(`#${e.index}: ${why}`);
-        if (opts.verbose) process.stderr.write(`✗ #${e.index} ${why}\n`);
-        return;
-      }
-      const conversations = toShareGpt(session.history, session.tools.map((t) => t.schema));
-      if (opts.discardNoReasoning && !hasReasoning(conversations)) {
-        discarded++;
-        ck.completed[promptKey(e.prompt)] = e.index;
-        return;
-      }
-      const batchNum = Math.floor(e.index / batchSize);
-      const entry: BatchEntry = {
-        prompt_index: e.index,
-        conversations,
-        metadata: { batch_num: batchNum, timestamp: new Date().toISOString(), model: session.runtime.model, toolsets },
-        completed: r.completed,
-        partial: r.partial,
-        api_calls: r.apiCalls,
-        toolsets_used: [...new Set(session.tools.map((t) => t.toolset))].sort(),
-        tool_stats: stats,
-        tool_error_counts: Object.fromEntries(Object.entries(stats).map(([k, v]) => [k, v.failure])),
-      };
-      appendFileSync(join(outDir, `batch_${batchNum}.jsonl`), `${JSON.stringify(entry)}\n`);
-      ck.completed[promptKey(e.prompt)] = e.index;
-      ck.updated_at = new Date().toISOString();
-      writeFileAtomic(ckPath, `${JSON.stringify(ck)}\n`);
-      completed++;
-      if (opts.verbose) process.stderr.write(`✓ #${e.index} ${e.prompt.slice(0, 100).replace(/\s+/g, ' ')}\n`);
-    } finally {
-      await session.close('batch');
+    ck.completed[promptKey(e.prompt)] = e.index;
+    if (r.kind === 'discarded') {
+      discarded++;
+      return;
     }
+    appendFileSync(join(outDir, `batch_${r.entry.metadata.batch_num}.jsonl`), `${JSON.stringify(r.entry)}\n`);
+    ck.updated_at = new Date().toISOString();
+    writeFileAtomic(ckPath, `${JSON.stringify(ck)}\n`);
+    completed++;
+    if (opts.verbose) process.stderr.write(`✓ #${e.index} ${e.prompt.slice(0, 100).replace(/\s+/g, ' ')}\n`);
   };
 
   // A fixed pool of workers pulling from the queue.

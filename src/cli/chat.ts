@@ -10,6 +10,7 @@ import { runFollowUps } from '../runtime/inbox.ts';
 import { Session, type ExplicitChoices } from '../runtime/session.ts';
 import { SessionDB } from '../state/db.ts';
 import { paths } from '../state/paths.ts';
+import { openSessionStore, storeChoice, type SessionStoreApi } from '../state/store/index.ts';
 import { flushPending } from '../state/pending.ts';
 import { buildSkillInvocation, discoverSkills, findSkill } from '../state/skills.ts';
 import type { Message } from '../llm/types.ts';
@@ -51,6 +52,22 @@ export function openStateDb(home: string): SessionDB {
   return db;
 }
 
+/** Opens the configured session store (`state.backend`: state.db, or PostgreSQL), or fails with one clear line. */
+export async function openStore(ctx: CliContext): Promise<SessionStoreApi> {
+  let choice;
+  try {
+    choice = storeChoice(ctx.loaded.config, ctx.env);
+  } catch (e) {
+    throw new CliError((e as Error).message, 2);
+  }
+  if (choice.backend === 'sqlite') return openStateDb(ctx.home);
+  try {
+    return await openSessionStore(ctx.home, ctx.loaded.config, ctx.env);
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+}
+
 export interface Restored {
   sessionId: string;
   history: Message[];
@@ -59,7 +76,7 @@ export interface Restored {
 }
 
 /** The session --resume / --continue asks for, or undefined when neither was given. */
-export function findResumeTarget(db: SessionDB, opts: ChatOptions): Restored | undefined {
+export async function findResumeTarget(db: SessionStoreApi, opts: ChatOptions): Promise<Restored | undefined> {
   if (opts.resume === undefined && opts.continue === undefined) return undefined;
   if (opts.resume !== undefined && opts.continue !== undefined) throw new CliError('Use either --resume or --continue, not both.', 2);
   const source = opts.source ?? 'cli';
@@ -67,17 +84,17 @@ export function findResumeTarget(db: SessionDB, opts: ChatOptions): Restored | u
   let asked: string | undefined;
   if (opts.resume !== undefined) {
     asked = opts.resume;
-    id = opts.resume === 'latest' ? db.mostRecentSession(source)?.id : db.resolveSession(opts.resume);
+    id = opts.resume === 'latest' ? (await db.mostRecentSession(source))?.id : await db.resolveSession(opts.resume);
   } else if (typeof opts.continue === 'string') {
     asked = opts.continue;
-    id = db.resolveSession(opts.continue);
-  } else id = db.mostRecentSession(source)?.id;
+    id = await db.resolveSession(opts.continue);
+  } else id = (await db.mostRecentSession(source))?.id;
   if (!id) {
     if (asked === undefined || asked === 'latest') throw new CliError(`There is no earlier ${source} session to continue. Start one with \`hermes chat\`.`);
     throw new CliError(`No session matches "${asked}". List them with \`hermes sessions list\` (an id, a unique id prefix or a title works).`);
   }
-  const row = db.getSession(id)!;
-  return { sessionId: id, history: db.getMessages(id), systemPrompt: row.system_prompt ?? undefined, title: row.title };
+  const row = (await db.getSession(id))!;
+  return { sessionId: id, history: await db.getMessages(id), systemPrompt: row.system_prompt ?? undefined, title: row.title };
 }
 
 /** The -s/--skills skills as the invocation text to put before the first message. */
@@ -98,7 +115,7 @@ export function createCliSession(
   ctx: CliContext,
   opts: ChatOptions,
   interactive: boolean,
-  extra: { store?: SessionDB; restored?: Restored; backgroundTasks?: boolean; mcp?: McpManager | null; onMcpEvent?: (line: string) => void } = {},
+  extra: { store?: SessionStoreApi; restored?: Restored; backgroundTasks?: boolean; mcp?: McpManager | null; onMcpEvent?: (line: string) => void } = {},
 ): Session {
   let session: Session;
   const mcp = extra.mcp;
@@ -182,8 +199,8 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
   const ctx = loadContext({ strict: true });
   const quiet = !!opts.quiet;
   const canAsk = !quiet && !!process.stdin.isTTY && !!process.stderr.isTTY;
-  const db = openStateDb(ctx.home);
-  const restored = findResumeTarget(db, opts);
+  const db = await openStore(ctx);
+  const restored = await findResumeTarget(db, opts);
   const skillText = preloadedSkills(ctx, opts);
   if (skillText) query = `${skillText}\n\nUser instruction: ${query}`;
   const err = (s: string) => process.stderr.write(s + '\n');
@@ -291,6 +308,6 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
   } finally {
     process.off('SIGINT', onSigint);
     await session.close('oneshot');
-    db.close();
+    await db.close();
   }
 }

@@ -10,9 +10,9 @@ import type { CommandRegistry, SurfaceHooks } from '../commands/registry.ts';
 import type { McpManager } from '../mcp/manager.ts';
 import { startCliMcp } from '../mcp/session.ts';
 import type { Session } from '../runtime/session.ts';
-import type { SessionDB } from '../state/db.ts';
+import type { SessionStoreApi } from '../state/store/index.ts';
 import { flushPending } from '../state/pending.ts';
-import { createCliSession, explicitFrom, findResumeTarget, loadCliPlugins, openStateDb, preloadedSkills, type Restored } from './chat.ts';
+import { createCliSession, explicitFrom, findResumeTarget, loadCliPlugins, openStore, preloadedSkills, type Restored } from './chat.ts';
 import type { ChatOptions } from './commands/chat.ts';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
@@ -20,7 +20,7 @@ import { HISTORY_FILE, History } from './repl/history.ts';
 
 export interface InteractiveChat {
   ctx: CliContext;
-  db: SessionDB;
+  db: SessionStoreApi;
   session: Session;
   registry: CommandRegistry;
   /** Problems with `quick_commands` in config.yaml, for the surface to show. */
@@ -47,8 +47,8 @@ export async function openInteractive(opts: ChatOptions, onContext?: (ctx: CliCo
   }
   let ctx = loadContext({ strict: true });
   onContext?.(ctx);
-  const db = openStateDb(ctx.home);
-  const restored = findResumeTarget(db, opts);
+  const db = await openStore(ctx);
+  const restored = await findResumeTarget(db, opts);
   const firstMessagePrefix = preloadedSkills(ctx, opts);
   // MCP servers: slow ones keep connecting in the background and their tools join when ready. Their
   // news goes to the surface once it runs.
@@ -94,7 +94,7 @@ export async function openInteractive(opts: ChatOptions, onContext?: (ctx: CliCo
       // Give a running background review (memory, skills) a moment to finish.
       await Promise.race([session.idle(), new Promise((r) => setTimeout(r, 15_000).unref())]);
       await session.close('cli_close');
-      db.close();
+      await db.close();
       // auth.json updates still being written (credential pool status) finish first.
       await flushPending();
     },

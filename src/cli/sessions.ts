@@ -13,6 +13,9 @@ const out = (s: string): void => {
 
 function withDb<T>(fn: (db: SessionDB) => T | Promise<T>): Promise<T> {
   const ctx = loadContext();
+  // Not yet ported to the store interface: say so rather than show an unrelated state.db.
+  if (ctx.loaded.config.state?.backend && /^(postgres|postgresql|pg)$/i.test(String(ctx.loaded.config.state.backend).trim()))
+    throw new CliError('`hermes sessions` reads state.db and state.backend is postgres; use /sessions and /resume in a chat, or session_search.', 2);
   const db = openStateDb(ctx.home);
   return Promise.resolve(fn(db)).finally(() => db.close());
 }

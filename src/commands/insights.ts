@@ -22,7 +22,9 @@ export function insightsCommand(): CommandDef {
         else source = w;
       }
       if (!(days >= 1 && days <= 3650)) return { output: 'Usage: /insights [days] [source], e.g. /insights 7 or /insights 30 telegram' };
-      const own = ctx.session.services.sessionDb;
+      const store = ctx.session.services.sessionDb;
+      if (store && !(store instanceof SessionDB)) return { output: 'Insights are computed from state.db; with state.backend: postgres they are not available yet.' };
+      const own = store;
       const db = own ?? SessionDB.open(paths.stateDb(ctx.session.options.home));
       try {
         const report = generateInsights(db, { days, source, price: estimateCostUsd });

@@ -1,7 +1,8 @@
 // Slash commands for sessions, memory and skills: /title, /compress, /resume, /sessions, /memory,
 // /skills, /reload-skills, and one /<skill-name> per installed skill.
 import type { Session } from '../runtime/session.ts';
-import { SessionDB, TitleConflictError } from '../state/db.ts';
+import { TitleConflictError } from '../state/db.ts';
+import { isSessionStore, openSessionStore, type SessionStoreApi } from '../state/store/index.ts';
 import { MemoryStore } from '../state/memory.ts';
 import { paths } from '../state/paths.ts';
 import { buildSkillInvocation, discoverSkills, parseSkillStack, skillOnPlatform, type Skill } from '../state/skills.ts';
@@ -13,15 +14,15 @@ const when = (t: number) => {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 };
 
-/** The session's store when it is a SessionDB, else HERMES_HOME/state.db (opened for this call). */
-function withDb<T>(session: Session, fn: (db: SessionDB) => T): T {
+/** The session's store when it has the full session API, else the configured one (opened for this call). */
+async function withDb<T>(session: Session, fn: (db: SessionStoreApi) => T | Promise<T>): Promise<T> {
   const store = session.options.store;
-  if (store instanceof SessionDB) return fn(store);
-  const db = SessionDB.open(paths.stateDb(session.options.home));
+  if (isSessionStore(store)) return fn(store);
+  const db = await openSessionStore(session.options.home, session.options.config, session.options.env);
   try {
-    return fn(db);
+    return await fn(db);
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -42,19 +43,19 @@ export function stateCommands(): CommandDef[] {
       description: 'show or set this session’s title',
       category: 'session',
       surfaces: ALL_SURFACES,
-      run(ctx, args) {
+      async run(ctx, args) {
         const s = ctx.session;
         const store = s.options.store;
-        if (!(store instanceof SessionDB)) return { output: 'This session is not saved, so it has no title.' };
-        if (!args) return { output: `Title: ${store.getSession(s.id)?.title ?? '(none yet: one is generated after the first exchange)'}` };
+        if (!isSessionStore(store)) return { output: 'This session is not saved, so it has no title.' };
+        if (!args) return { output: `Title: ${(await store.getSession(s.id))?.title ?? '(none yet: one is generated after the first exchange)'}` };
         if (!s.persisted) return { output: 'The session is saved from your first message on; set the title after it.' };
         try {
-          store.setTitle(s.id, args);
+          await store.setTitle(s.id, args);
         } catch (e) {
           return { output: e instanceof TitleConflictError ? e.message : `Cannot set the title: ${(e as Error).message}` };
         }
         s.state.markTitled(true);
-        return { output: `Title set: ${store.getSession(s.id)?.title}` };
+        return { output: `Title set: ${(await store.getSession(s.id))?.title}` };
       },
     },
     {
@@ -75,13 +76,13 @@ export function stateCommands(): CommandDef[] {
       surfaces: ALL_SURFACES,
       midTurn: true,
       run(ctx, args) {
-        return withDb(ctx.session, (db) => {
+        return withDb(ctx.session, async (db) => {
           if (args) {
-            const hits = db.searchMessages(args, { limit: 10 });
+            const hits = await db.searchMessages(args, { limit: 10 });
             if (!hits.length) return { output: `No messages match “${args}”.` };
             return { output: hits.map((h) => `${h.session_id}  ${when(h.timestamp)}  ${h.role.padEnd(9)} ${h.snippet.replace(/\s+/g, ' ')}`).join('\n') };
           }
-          return { output: recentSessions(db, ctx.session) };
+          return { output: await recentSessions(db, ctx.session) };
         });
       },
     },
@@ -92,15 +93,15 @@ export function stateCommands(): CommandDef[] {
       category: 'session',
       surfaces: ALL_SURFACES,
       async run(ctx, args) {
-        if (!args) return { output: `Usage: /resume <id or title>. Recent sessions:\n${withDb(ctx.session, (db) => recentSessions(db, ctx.session))}` };
+        if (!args) return { output: `Usage: /resume <id or title>. Recent sessions:\n${await withDb(ctx.session, (db) => recentSessions(db, ctx.session))}` };
         if (ctx.hooks.resume) return { output: await ctx.hooks.resume(args) };
         const s = ctx.session;
-        return withDb(s, (db) => {
-          const id = args === 'latest' ? db.mostRecentSession(s.options.source ?? s.options.platform)?.id ?? null : db.resolveSession(args);
+        return withDb(s, async (db) => {
+          const id = args === 'latest' ? ((await db.mostRecentSession(s.options.source ?? s.options.platform))?.id ?? null) : await db.resolveSession(args);
           if (!id) return { output: `No session matches “${args}”. See /sessions.` };
           if (id === s.id) return { output: 'That is the current session.' };
-          const row = db.getSession(id)!;
-          const history = db.getMessages(id);
+          const row = (await db.getSession(id))!;
+          const history = await db.getMessages(id);
           s.restore({ id, history, systemPrompt: row.system_prompt });
           return { output: `Resumed ${row.title ? `“${row.title}” ` : ''}(${id}): ${history.length} messages.`, action: 'new_session' };
         });
@@ -151,8 +152,8 @@ export function stateCommands(): CommandDef[] {
   ];
 }
 
-function recentSessions(db: SessionDB, current: Session): string {
-  const list = db.listSessions({ limit: 15 });
+async function recentSessions(db: SessionStoreApi, current: Session): Promise<string> {
+  const list = await db.listSessions({ limit: 15 });
   if (!list.length) return 'No saved sessions yet.';
   return `${list.map((x) => `${x.id === current.id ? '▶ ' : '  '}${listLine(x)}`).join('\n')}\nResume one with /resume <id or title>.`;
 }

@@ -4,7 +4,9 @@
 // interrupted), disconnect, remove the PID file.
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { storeChoice } from '../state/store/index.ts';
 import type { LlmClient } from '../llm/index.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { hasAnyAllowlist } from './auth.ts';
@@ -119,7 +121,20 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
   log(`gateway: starting (pid ${process.pid}) with ${names.map((n) => platformLabel(n)).join(', ')}`);
   for (const n of names) if (getPlatform(n)?.kind === 'chat' && !getPlatform(n)?.trustedSource && !hasAnyAllowlist(n, o.env)) log(`auth: ${n}: no allowlist (${n.toUpperCase()}_ALLOWED_USERS / GATEWAY_ALLOWED_USERS); strangers get a pairing code and nobody gets in until you approve one`);
 
-  const runner = new GatewayRunner({ home: o.home, config: o.config, env: o.env, dotenvNames: o.dotenvNames, log, llmFactory: o.llmFactory, backgroundTasks: o.backgroundTasks });
+  // state.backend: postgres → this gateway joins the others on that database (src/gateway/cluster/).
+  let cluster: import('./cluster/index.ts').Cluster | null = null;
+  let choice;
+  try {
+    choice = storeChoice(o.config, o.env);
+  } catch (e) {
+    rmSync(pidPath(o.home), { force: true });
+    throw new GatewayError((e as Error).message);
+  }
+  if (choice.backend === 'postgres') {
+    const { joinCluster } = await import('./cluster/index.ts');
+    cluster = await joinCluster(choice.url!, `${hostname()}:${process.pid}`, { pollMs: numberSetting(o.env.HERMES_GATEWAY_FAILOVER_POLL_MS, 2000) });
+  }
+  const runner = new GatewayRunner({ home: o.home, config: o.config, env: o.env, dotenvNames: o.dotenvNames, log, llmFactory: o.llmFactory, backgroundTasks: o.backgroundTasks, dedupe: cluster?.dedupe });
   let cron: CronTicker | null = null;
   let kanban: KanbanLink | null = null;
   let supervisor: Supervisor;
@@ -135,8 +150,16 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
         log(`${n}: cannot start: ${(e as Error).message}`);
       }
     }
-    await supervisor.start(adapters);
+    if (cluster) {
+      const sup = supervisor;
+      await cluster.lead(
+        adapters.map((a) => a.name),
+        (name) => sup.start(adapters.filter((a) => a.name === name)),
+        log,
+      );
+    } else await supervisor.start(adapters);
   } catch (e) {
+    await cluster?.close();
     rmSync(pidPath(o.home), { force: true });
     throw e;
   }
@@ -165,6 +188,7 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
       if (d.interrupted) log(`gateway: drain timed out; interrupted ${d.interrupted} turn(s)`);
       await supervisor.disconnectAll();
       await runner.close();
+      await cluster?.close().catch(() => undefined);
       const mine = runningGateway(o.home);
       if (mine?.pid === process.pid) rmSync(pidPath(o.home), { force: true });
       supervisor.writeState({ stopped_at: new Date().toISOString() });

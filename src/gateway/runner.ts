@@ -46,7 +46,20 @@ export { TYPING_GRACE_MS, TYPING_INTERVAL_MS } from './turn.ts';
 
 const EVICT_REASON = 'cache_evict';
 
+/** Inbound dedupe: the file in HERMES_HOME, or the cluster's table (several gateways on PostgreSQL). */
+export interface Dedupe {
+  claim(platform: string, chatId: string, messageId: string, threadId?: string, msg?: InboundMessage): boolean | Promise<boolean>;
+  /** Messages of `platform` a gateway that died took and never answered (cluster only): run here. */
+  takeOver?(platform: string): Promise<InboundMessage[]>;
+  finish(platform: string, chatId: string, messageId: string): void;
+  finishKey(key: string): void;
+  unfinished(): import('./dedupe.ts').Unfinished[];
+  close(): void;
+}
+
 export interface RunnerOptions {
+  /** Shared dedupe (a gateway cluster); default: HERMES_HOME/gateway/inbound.jsonl. */
+  dedupe?: Dedupe;
   home: string;
   config: HermesConfig;
   env: NodeJS.ProcessEnv;
@@ -72,7 +85,7 @@ export class GatewayRunner {
   readonly env: NodeJS.ProcessEnv;
   readonly router: DeliveryRouter;
   readonly pairing: PairingStore;
-  readonly dedupe: InboundDedupe;
+  readonly dedupe: Dedupe;
   readonly index: SessionIndex;
   readonly transcripts: TranscriptStore;
   readonly hooks: HookBus;
@@ -110,7 +123,7 @@ export class GatewayRunner {
     this.now = o.now ?? Date.now;
     this.log = o.log ?? (() => undefined);
     this.pairing = new PairingStore(o.home);
-    this.dedupe = new InboundDedupe(`${o.home}/gateway/inbound.jsonl`);
+    this.dedupe = o.dedupe ?? new InboundDedupe(`${o.home}/gateway/inbound.jsonl`);
     this.index = new SessionIndex(o.home, { now: this.now });
     this.transcripts = o.transcripts ?? openTranscriptStore(o.home, this.log);
     this.hooks = new HookBus(this.log);
@@ -191,6 +204,14 @@ export class GatewayRunner {
   attached(adapter: PlatformAdapter): void {
     this.router.attach(adapter);
     void this.reportUnfinished(adapter);
+    if (this.dedupe.takeOver)
+      void this.dedupe.takeOver(adapter.name).then(
+        (msgs) => {
+          if (msgs.length) this.log(`gateway: ${adapter.name}: taking over ${msgs.length} message(s) a stopped gateway left unanswered`);
+          for (const m of msgs) this.onMessage(adapter, m);
+        },
+        (e: unknown) => this.log(`gateway: ${adapter.name}: could not read unfinished messages: ${(e as Error).message}`),
+      );
     if (adapter.setCommands) {
       const cmds = this.commands
         .list('gateway')
@@ -507,7 +528,7 @@ export class GatewayRunner {
   private async handleMessage(adapter: PlatformAdapter, msg: InboundMessage): Promise<void> {
     if (!this.accepting) return;
     const src = msg.source;
-    if (!this.dedupe.claim(src.platform, src.chatId, msg.messageId, src.threadId)) {
+    if (!(await this.dedupe.claim(src.platform, src.chatId, msg.messageId, src.threadId, msg))) {
       this.log(`gateway: duplicate ${src.platform} message ${msg.messageId} in ${src.chatId} ignored`);
       return;
     }

@@ -19,6 +19,7 @@ import { contextLengthFor, DEFAULT_CONTEXT_LENGTH, describeError, listModels, ty
 import { promptTokens, type Message, type StreamFn, type Usage } from '../llm/types.ts';
 import { buildProjectContext, findProjectContext, loadSoul, ruleFileNames } from '../state/context-files.ts';
 import { SessionDB } from '../state/db.ts';
+import { isSessionStore, type SessionStoreApi } from '../state/store/index.ts';
 import { MemoryStore } from '../state/memory.ts';
 import { BuiltinMemoryProvider, MemoryManager } from '../state/memory-provider.ts';
 import { packageRoot, paths } from '../state/paths.ts';
@@ -475,19 +476,19 @@ export class SessionState {
         const newId = this.host.newId();
         const o = this.host.options;
         try {
-          store.createSession({ id: newId, source: o.source ?? o.platform, model: this.host.llm.active.model, systemPrompt: this.host.system, parentId: oldId, cwd: o.cwd });
-          if (store instanceof SessionDB) {
-            const t = store.getSession(oldId)?.title;
+          await store.createSession({ id: newId, source: o.source ?? o.platform, model: this.host.llm.active.model, systemPrompt: this.host.system, parentId: oldId, cwd: o.cwd });
+          if (isSessionStore(store)) {
+            const t = (await store.getSession(oldId))?.title;
             if (t) {
               try {
-                store.setTitle(newId, store.nextTitleInLineage(t));
+                await store.setTitle(newId, await store.nextTitleInLineage(t));
               } catch {
                 /* a racing writer took the title: stay untitled */
               }
             }
           }
           for (const m of history) store.appendMessage(newId, m);
-          store.endSession?.(oldId, 'compression');
+          await store.endSession?.(oldId, 'compression');
           this.host.adoptId(newId);
           where = ` The full transcript stays in session ${oldId}; continuing as ${newId}.`;
         } catch (e) {
@@ -531,7 +532,7 @@ export class SessionState {
     if (o.config.save_trajectories) this.saveTrajectory(result);
     if (this.memory && result.completed) this.memory.syncTurn(messageText(user.content), result.finalText, this.host.id, this.host.history);
     if (!this.backgroundAllowed || result.interrupted) return;
-    if (!this.titled && result.completed && o.store instanceof SessionDB) {
+    if (!this.titled && result.completed && isSessionStore(o.store)) {
       this.titled = true;
       const db = o.store;
       const id = this.host.id;
@@ -548,9 +549,9 @@ export class SessionState {
           maxTokens: 40,
         });
         const t = raw.split('\n')[0].replace(/^["'#*\s]+|["'.*\s]+$/g, '').slice(0, 80);
-        if (!t || db.getSession(id)?.title) return;
-        const title = db.uniqueTitle(t);
-        if (title) db.setTitle(id, title);
+        if (!t || (await db.getSession(id))?.title) return;
+        const title = await db.uniqueTitle(t);
+        if (title) await db.setTitle(id, title);
       });
     }
     // Background self-review: memory every N user turns, skills every ~N tool-calling iterations.
@@ -646,8 +647,8 @@ export class SessionState {
           await memory.shutdown();
         })()
       : Promise.resolve();
-    const db = services.state.get('session_db') as SessionDB | undefined;
-    if (db?.isOpen && db !== this.host.options.store) db.close();
+    const db = services.state.get('session_db') as SessionStoreApi | undefined;
+    if (db?.isOpen && db !== this.host.options.store) void db.close();
     await ending;
   }
 }

@@ -21,7 +21,7 @@ import { addUsage, emptyUsage, type Message, type StreamFn, type Usage } from '.
 import type { HermesConfig } from '../state/defaults.ts';
 import { authResolveInputs } from '../auth/runtime.ts';
 import { hermesHome, paths } from '../state/paths.ts';
-import { SessionDB } from '../state/db.ts';
+import { isSessionStore, type Awaitable } from '../state/store/index.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import { runSessionCleanup } from '../tools/cleanup.ts';
 import { callToolFrom, type ToolRegistry } from '../tools/registry.ts';
@@ -37,15 +37,20 @@ import { CODEX_PROVIDERS, configuredRuntime, requestedProvider, runnerKindFor } 
 import type { RunnerKind, TurnRunner } from '../runtimes/types.ts';
 import { sessionPlugins, type SessionPlugins } from '../plugins/session.ts';
 
-/** Persistence for sessions (the SessionDB implements it). */
+/**
+ * Persistence for sessions (both state stores implement it: SessionDB answers at once, PostgreSQL
+ * with promises). Writes are issued without awaiting, in order; the turn ends after `flush()`.
+ */
 export interface SessionStore {
-  createSession(meta: { id: string; source: string; model: string; systemPrompt: string; parentId?: string; cwd?: string }): void;
-  appendMessage(sessionId: string, message: Message): void;
-  recordUsage(sessionId: string, r: TurnResult, model: string, provider: string): void;
-  endSession?(sessionId: string, reason: string): void;
+  createSession(meta: { id: string; source: string; model: string; systemPrompt: string; parentId?: string; cwd?: string }): Awaitable<void>;
+  appendMessage(sessionId: string, message: Message): Awaitable<unknown>;
+  recordUsage(sessionId: string, r: TurnResult, model: string, provider: string): Awaitable<void>;
+  endSession?(sessionId: string, reason: string): Awaitable<void>;
   /** Per-session runtime settings (state.db sessions.model_config), e.g. the codex thread id. */
-  getModelConfig?(sessionId: string): Record<string, unknown>;
-  patchModelConfig?(sessionId: string, patch: Record<string, unknown>): void;
+  getModelConfig?(sessionId: string): Awaitable<Record<string, unknown>>;
+  patchModelConfig?(sessionId: string, patch: Record<string, unknown>): Awaitable<void>;
+  /** Resolves when every write issued so far is committed. */
+  flush?(): Awaitable<void>;
 }
 
 export interface ExplicitChoices {
@@ -262,7 +267,7 @@ export class Session {
       notifier: this.inbox,
       ...o.services,
     };
-    if (o.store instanceof SessionDB) this.services.sessionDb = o.store;
+    if (isSessionStore(o.store)) this.services.sessionDb = o.store;
     this.state = new SessionState(this);
     if (this.state.memory) this.services.memory = this.state.memory;
     this.listeners.add((e) => this.state.onEvent(e));
@@ -358,7 +363,7 @@ export class Session {
    */
   reset(reason = 'new_session'): void {
     if (this.running) this.interrupt();
-    if (this.started) this.options.store?.endSession?.(this._id, reason);
+    if (this.started) this.persist(() => this.options.store?.endSession?.(this._id, reason));
     this.state.onReset([...this.history]);
     const oldId = this._id;
     this._id = newSessionId();
@@ -383,7 +388,7 @@ export class Session {
    */
   restore(r: { id: string; history: Message[]; systemPrompt?: string | null }): void {
     if (this.running) this.interrupt();
-    if (this.started && r.id !== this._id) this.options.store?.endSession?.(this._id, 'resumed_other');
+    if (this.started && r.id !== this._id) this.persist(() => this.options.store?.endSession?.(this._id, 'resumed_other'));
     this.state.onReset([...this.history]);
     this._id = r.id;
     this.services.sessionId = r.id;
@@ -551,6 +556,8 @@ export class Session {
         this.queued.unshift(this.steerText.join('\n'));
         this.steerText = [];
       }
+      // A turn is over when what it wrote is committed (a reply is sent only after that).
+      await this.flushStore();
       return result;
     } finally {
       outer?.removeEventListener('abort', onOuter);
@@ -598,15 +605,40 @@ export class Session {
   }
 
   private persistWarned = false;
+  /** A write to an asynchronous store (PostgreSQL) was issued since the last flush. */
+  private unflushed = false;
 
-  /** A store write that must not break the conversation: a failure is reported once, then the turn goes on. */
-  persist(write: () => void): void {
+  /**
+   * A store write that must not break the conversation: a failure is reported once, then the turn
+   * goes on. A write that returns a promise (PostgreSQL) is not awaited here; the store applies
+   * writes in order, and the turn awaits them all before it ends (flushStore).
+   */
+  persist(write: () => unknown): void {
     try {
-      write();
+      const r = write();
+      if (r && typeof (r as Promise<unknown>).then === 'function') {
+        this.unflushed = true;
+        (r as Promise<unknown>).then(undefined, (e: unknown) => this.persistFailed(e));
+      }
     } catch (e) {
-      if (this.persistWarned) return;
-      this.persistWarned = true;
-      this.dispatch({ type: 'warning', message: `Could not save to the session store (${(e as Error).message}); the conversation goes on, but it may be incomplete in state.db.` });
+      this.persistFailed(e);
+    }
+  }
+
+  private persistFailed(e: unknown): void {
+    if (this.persistWarned) return;
+    this.persistWarned = true;
+    this.dispatch({ type: 'warning', message: `Could not save to the session store (${(e as Error).message}); the conversation goes on, but it may be incomplete in the store.` });
+  }
+
+  /** Waits until every store write issued so far is committed (nothing to wait for on SQLite). */
+  async flushStore(): Promise<void> {
+    if (!this.unflushed) return;
+    this.unflushed = false;
+    try {
+      await this.options.store?.flush?.();
+    } catch (e) {
+      this.persistFailed(e);
     }
   }
 
@@ -713,12 +745,12 @@ export class Session {
     this.inbox.close();
     this.interrupt();
     this.broker.cancelAll();
-    if (this.started) this.options.store?.endSession?.(this.id, reason);
+    if (this.started) this.persist(() => this.options.store?.endSession?.(this.id, reason));
     const memoryDone = this.state.onClose(this.services);
     await this.plugins?.finalize(reason);
     const runner = this.runner;
     this.runner = null;
-    await Promise.all([runner?.close(), runSessionCleanup(this.services), memoryDone]);
+    await Promise.all([runner?.close(), runSessionCleanup(this.services), memoryDone, this.flushStore()]);
   }
 }
 

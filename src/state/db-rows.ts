@@ -210,3 +210,116 @@ export function normalizeSessionRow(row: Record<string, unknown>, promptByHash?:
   for (const k of NULLABLE) r[k] ??= null;
   return r as unknown as SessionRow;
 }
+
+/** A subagent run is tagged as Hermes tags delegate sessions, so its pickers keep hiding it. */
+export function sessionModelConfig(meta: CreateSessionMeta): Record<string, unknown> | undefined {
+  if (meta.source === 'subagent' && meta.parentId && meta.modelConfig?._delegate_from === undefined) return { ...meta.modelConfig, _delegate_from: meta.parentId };
+  return meta.modelConfig;
+}
+
+/** model_config JSON → an object ({} when unset or unreadable). */
+export function parseModelConfig(text: unknown): Record<string, unknown> {
+  const v = typeof text === 'string' && text ? parseJson<unknown>(text) : {};
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+/** Merges a model_config patch as Hermes does (a null value removes the key); the JSON to store. */
+export function mergeModelConfig(config: Record<string, unknown>, patch: Record<string, unknown>): string | null {
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null || v === undefined) delete config[k];
+    else config[k] = v;
+  }
+  return Object.keys(config).length ? JSON.stringify(config) : null;
+}
+
+/** Which sessions a listing shows (see ListOptions): SQL terms with `?` placeholders. */
+export function listWhere(
+  opts: { source?: string; includeTool?: boolean; archived?: 'hide' | 'include' | 'only'; model?: string; startedAfter?: number; startedBefore?: number },
+  hasArchived: boolean,
+  alias = 's',
+): { where: string[]; args: (string | number)[] } {
+  const where: string[] = [];
+  const args: (string | number)[] = [];
+  if (opts.source) {
+    where.push(`${alias}.source = ?`);
+    args.push(opts.source);
+  } else if (!opts.includeTool) where.push(`${alias}.source <> 'tool'`);
+  if (hasArchived) {
+    if (opts.archived === 'only') where.push(`${alias}.archived = 1`);
+    else if (opts.archived !== 'include') where.push(`${alias}.archived = 0`);
+  }
+  if (opts.model) {
+    where.push(`${alias}.model = ?`);
+    args.push(opts.model);
+  }
+  if (opts.startedAfter !== undefined) {
+    where.push(`${alias}.started_at >= ?`);
+    args.push(opts.startedAfter);
+  }
+  if (opts.startedBefore !== undefined) {
+    where.push(`${alias}.started_at < ?`);
+    args.push(opts.startedBefore);
+  }
+  return { where, args };
+}
+
+// Literal line breaks inside the SQL string: the same text in SQLite and PostgreSQL (no char()/chr()).
+const LF = '\n';
+const CR = '\r';
+
+/** Sessions with a preview of the first user message, most recently active first (`?`: limit, offset). */
+export function listSessionsSql(where: string[]): string {
+  return `
+      SELECT s.*,
+        COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = s.id), s.started_at) AS last_active,
+        COALESCE((SELECT substr(replace(replace(m.content, '
+', ' '), '
+', ' '), 1, 63) FROM messages m
+                  WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1), '') AS preview
+      FROM sessions s ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY last_active DESC, s.started_at DESC
+      LIMIT ? OFFSET ?`;
+}
+
+/** Title lookups for resolveSession (`?`: key, base, `base #%` LIKE pattern). */
+export const TITLE_LOOKUP_SQL = {
+  exact: `SELECT id, title FROM sessions WHERE title = ? OR title = ? OR title LIKE ? ESCAPE '\\' ORDER BY started_at DESC`,
+  folded: `SELECT id, title FROM sessions WHERE lower(title) = lower(?) OR lower(title) = lower(?) OR lower(title) LIKE lower(?) ESCAPE '\\' ORDER BY started_at DESC`,
+};
+
+/**
+ * The session a title names among candidate rows (newest first): an explicit "Title #2" that one,
+ * a bare title the newest of its lineage.
+ */
+export function pickTitled(rows: { id: string; title: string }[], key: string, exact: boolean): string | null {
+  const { base } = splitLineageTitle(key);
+  const fold = (s: string) => (exact ? s : s.toLowerCase());
+  const hits = rows.filter((r) => fold(r.title) === fold(key) || splitLineageTitle(fold(r.title)).base === fold(base));
+  const explicit = hits.find((r) => fold(r.title) === fold(key) && /#\d+$/.test(key));
+  if (explicit) return explicit.id;
+  return hits.length ? hits[0].id : null;
+}
+
+/** The next free title along a lineage, given the titles that share its base. */
+export function nextInLineage(base: string, titles: string[]): string {
+  if (!titles.length) return base;
+  let max = 1;
+  for (const t of titles) {
+    const s = splitLineageTitle(t);
+    if (s.base === base) max = Math.max(max, s.n);
+  }
+  return `${base} #${max + 1}`;
+}
+
+/** A window of a session's live messages (session_search's scroll and read). */
+export type MessagePage = { at: number } | { before: number; limit: number } | { after: number; limit: number } | { head: number } | { tail: number };
+
+/** The query for a page (`?`: the session id, then `args`); `reverse` puts a descending read back in order. */
+export function messagePageSql(live: string, p: MessagePage): { sql: string; args: number[]; reverse: boolean } {
+  const base = `SELECT * FROM messages WHERE session_id = ?${live ? ` AND ${live}` : ''}`;
+  if ('at' in p) return { sql: `${base} AND id = ?`, args: [p.at], reverse: false };
+  if ('before' in p) return { sql: `${base} AND id < ? ORDER BY id DESC LIMIT ?`, args: [p.before, p.limit], reverse: true };
+  if ('after' in p) return { sql: `${base} AND id > ? ORDER BY id LIMIT ?`, args: [p.after, p.limit], reverse: false };
+  if ('head' in p) return { sql: `${base} ORDER BY id LIMIT ?`, args: [p.head], reverse: false };
+  return { sql: `${base} ORDER BY id DESC LIMIT ?`, args: [p.tail], reverse: true };
+}

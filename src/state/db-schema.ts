@@ -26,10 +26,10 @@ export function jitter(attempt: number): number {
   return 250 + Math.random() * 750;
 }
 
-type Columns = [name: string, decl: string][];
+export type Columns = [name: string, decl: string][];
 
 /** sessions, in Hermes 0.18's column order. */
-const SESSION_COLUMNS: Columns = [
+export const SESSION_COLUMNS: Columns = [
   ['id', 'TEXT PRIMARY KEY'],
   ['source', 'TEXT NOT NULL'],
   ['user_id', 'TEXT'],
@@ -76,7 +76,7 @@ const SESSION_COLUMNS: Columns = [
   ['archived', 'INTEGER NOT NULL DEFAULT 0'],
 ];
 
-const MESSAGE_COLUMNS: Columns = [
+export const MESSAGE_COLUMNS: Columns = [
   ['id', 'INTEGER PRIMARY KEY AUTOINCREMENT'],
   ['session_id', 'TEXT NOT NULL REFERENCES sessions(id)'],
   ['role', 'TEXT NOT NULL'],

@@ -24,34 +24,10 @@ export interface SearchContext {
  * the trigram index (or LIKE below 3 characters). Best matches first.
  */
 export function searchMessages(c: SearchContext, query: string, opts: SearchOptions = {}): SearchHit[] {
-  const limit = Math.max(1, Math.min(opts.limit ?? 20, 200));
-  const filters: string[] = [];
-  const args: (string | number)[] = [];
-  const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : v.split(',')).map((x) => x.trim()).filter(Boolean);
-  const sources = list(opts.source);
-  const roles = list(opts.role);
-  if (sources.length) {
-    filters.push(`s.source IN (${sources.map(() => '?').join(',')})`);
-    args.push(...sources);
-  }
-  if (opts.excludeSources?.length) {
-    filters.push(`s.source NOT IN (${opts.excludeSources.map(() => '?').join(',')})`);
-    args.push(...opts.excludeSources);
-  }
-  if (roles.length) {
-    filters.push(`m.role IN (${roles.map(() => '?').join(',')})`);
-    args.push(...roles);
-  }
-  if (opts.sessionId) {
-    filters.push('m.session_id = ?');
-    args.push(opts.sessionId);
-  }
-  // Live rows and rows compression folded away are found; rows undone by a rewind are not. Archived
-  // sessions stay out unless asked for (or named).
-  if (c.visibleMessages) filters.push(c.visibleMessages);
-  if (c.hasArchived && !opts.includeArchived && !opts.sessionId) filters.push('s.archived = 0');
+  const limit = searchLimit(opts);
+  const { filters, args } = searchFilters(opts, c);
   const extra = filters.length ? ` AND ${filters.join(' AND ')}` : '';
-  const cols = 'm.id, m.session_id, m.role, m.timestamp, s.source, s.model, s.title, s.started_at AS session_started';
+  const cols = SEARCH_COLS;
 
   let rows: Record<string, unknown>[];
   const cjk = hasCjk(query);
@@ -90,31 +66,72 @@ export function searchMessages(c: SearchContext, query: string, opts: SearchOpti
     }
   }
   // Neighbours in (timestamp, id) order: an index seek on idx_messages_session, as Hermes does.
-  const prev = c.stmt(
-    'SELECT role, substr(content, 1, 200) AS content FROM messages WHERE session_id = ? AND (timestamp, id) < (?, ?) ORDER BY timestamp DESC, id DESC LIMIT 1',
-  );
-  const next = c.stmt('SELECT role, substr(content, 1, 200) AS content FROM messages WHERE session_id = ? AND (timestamp, id) > (?, ?) ORDER BY timestamp, id LIMIT 1');
+  const prev = c.stmt(NEIGHBOUR_SQL.prev);
+  const next = c.stmt(NEIGHBOUR_SQL.next);
   return rows.map((r) => {
-    const id = Number(r.id);
-    const sid = String(r.session_id);
-    const ts = Number(r.timestamp);
-    const ctx = [prev.get(sid, ts, id), next.get(sid, ts, id)]
-      .filter((c): c is { role: string; content: string | null } => !!c)
-      .map((c) => ({ role: String(c.role), content: String(c.content ?? '') }));
-    return {
-      id,
-      session_id: sid,
-      role: String(r.role),
-      timestamp: Number(r.timestamp),
-      snippet: String(r.snippet ?? ''),
-      context: ctx,
-      source: String(r.source),
-      model: (r.model as string | null) ?? null,
-      title: (r.title as string | null) ?? null,
-      session_started: Number(r.session_started),
-    };
+    const key = [String(r.session_id), Number(r.timestamp), Number(r.id)] as const;
+    return toHit(r, [prev.get(...key) as Record<string, unknown> | undefined, next.get(...key) as Record<string, unknown> | undefined]);
   });
 }
+
+/** Columns of a search hit row (`m` messages, `s` sessions). */
+export const SEARCH_COLS = 'm.id, m.session_id, m.role, m.timestamp, s.source, s.model, s.title, s.started_at AS session_started';
+
+export const searchLimit = (opts: SearchOptions) => Math.max(1, Math.min(opts.limit ?? 20, 200));
+
+/**
+ * The filters of a search as SQL terms on `m`/`s` with `?` placeholders: sources, roles, one
+ * session, the rows a search may find (live and compacted, not rewound) and archived sessions
+ * (hidden unless asked for, or named).
+ */
+export function searchFilters(opts: SearchOptions, c: { hasArchived: boolean; visibleMessages: string }): { filters: string[]; args: (string | number)[] } {
+  const filters: string[] = [];
+  const args: (string | number)[] = [];
+  const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : v.split(',')).map((x) => x.trim()).filter(Boolean);
+  const sources = list(opts.source);
+  const roles = list(opts.role);
+  if (sources.length) {
+    filters.push(`s.source IN (${sources.map(() => '?').join(',')})`);
+    args.push(...sources);
+  }
+  if (opts.excludeSources?.length) {
+    filters.push(`s.source NOT IN (${opts.excludeSources.map(() => '?').join(',')})`);
+    args.push(...opts.excludeSources);
+  }
+  if (roles.length) {
+    filters.push(`m.role IN (${roles.map(() => '?').join(',')})`);
+    args.push(...roles);
+  }
+  if (opts.sessionId) {
+    filters.push('m.session_id = ?');
+    args.push(opts.sessionId);
+  }
+  if (c.visibleMessages) filters.push(c.visibleMessages);
+  if (c.hasArchived && !opts.includeArchived && !opts.sessionId) filters.push('s.archived = 0');
+  return { filters, args };
+}
+
+/** A hit row and its neighbours → a SearchHit. */
+export function toHit(r: Record<string, unknown>, context: (Record<string, unknown> | undefined)[]): SearchHit {
+  return {
+    id: Number(r.id),
+    session_id: String(r.session_id),
+    role: String(r.role),
+    timestamp: Number(r.timestamp),
+    snippet: String(r.snippet ?? ''),
+    context: context.filter((c): c is Record<string, unknown> => !!c).map((c) => ({ role: String(c.role), content: String(c.content ?? '') })),
+    source: String(r.source),
+    model: (r.model as string | null) ?? null,
+    title: (r.title as string | null) ?? null,
+    session_started: Number(r.session_started),
+  };
+}
+
+/** Neighbours of a hit in (timestamp, id) order, 200 characters each (`?`: session, timestamp, id). */
+export const NEIGHBOUR_SQL = {
+  prev: 'SELECT role, substr(content, 1, 200) AS content FROM messages WHERE session_id = ? AND (timestamp, id) < (?, ?) ORDER BY timestamp DESC, id DESC LIMIT 1',
+  next: 'SELECT role, substr(content, 1, 200) AS content FROM messages WHERE session_id = ? AND (timestamp, id) > (?, ?) ORDER BY timestamp, id LIMIT 1',
+};
 
 export interface QueryTerm {
   /** A word, or the words of a quoted phrase separated by single spaces. */
@@ -182,7 +199,7 @@ export function makeSnippet(text: string, terms: QueryTerm[]): string {
 }
 
 /** BM25 over a window of matching rows: term frequency, length (in characters) and IDF. */
-function rankWindow(window: Record<string, unknown>[], terms: QueryTerm[], limit: number, totalDocs: number): Record<string, unknown>[] {
+export function rankWindow(window: Record<string, unknown>[], terms: QueryTerm[], limit: number, totalDocs: number): Record<string, unknown>[] {
   const k1 = 1.2;
   const b = 0.75;
   const lens = window.map((r) => String(r.content ?? '').length || 1);
@@ -213,14 +230,14 @@ function rankWindow(window: Record<string, unknown>[], terms: QueryTerm[], limit
   return scored.slice(0, limit).map(({ r }) => ({ ...r, snippet: makeSnippet(String(r.content ?? ''), terms) }));
 }
 
-function markWords(text: string, words: string[]): string {
+export function markWords(text: string, words: string[]): string {
   let out = text;
   for (const w of words) out = out.split(w).join(`>>>${w}<<<`);
   return out;
 }
 
 /** Trigram MATCH: each whitespace-separated piece as a quoted substring, ANDed. */
-function trigramQuery(q: string): string {
+export function trigramQuery(q: string): string {
   return queryWords(q)
     .filter((w) => [...w].length >= 3)
     .map((w) => `"${w.replace(/"/g, '""')}"`)

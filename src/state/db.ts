@@ -10,13 +10,23 @@
 // back flagged.
 import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Message, Usage } from '../llm/types.ts';
+import type { Message } from '../llm/types.ts';
 import {
   contentToText,
   json,
   likeEscape,
+  listSessionsSql,
+  messagePageSql,
+  type MessagePage,
+  listWhere,
   MAX_TITLE_LENGTH,
+  mergeModelConfig,
+  nextInLineage,
   normalizeSessionRow,
+  parseModelConfig,
+  pickTitled,
+  sessionModelConfig,
+  TITLE_LOOKUP_SQL,
   rowToMessage,
   sanitizeTitle,
   splitLineageTitle,
@@ -31,8 +41,10 @@ import {
 import { jitter, migrate, SCHEMA_VERSION, WRITE_MAX_RETRIES } from './db-schema.ts';
 import { searchMessages, type SearchContext } from './db-search.ts';
 import { isBusyError, sleepSync, sqlite, type DatabaseSync, type StatementSync } from './sqlite.ts';
+import type { ListOptions, SessionStoreApi, UsageRecord } from './store/types.ts';
 
 export * from './db-rows.ts';
+export type { ListOptions, SessionStoreApi, UsageRecord } from './store/types.ts';
 export { CJK_GLOB, SCHEMA_VERSION } from './db-schema.ts';
 export { makeSnippet, queryTerms, RANK_WINDOW } from './db-search.ts';
 
@@ -40,29 +52,10 @@ const CHECKPOINT_EVERY = 50;
 /** Inside a long turn, checkpoint anyway after this many writes (bounds the WAL). */
 const CHECKPOINT_HARD_LIMIT = 1000;
 
-/** What recordUsage needs from a turn result. */
-export interface UsageRecord {
-  usage: Usage;
-  costUsd: number | null;
-  apiCalls: number;
-}
-
 const now = () => Date.now() / 1000;
 
-/** Which sessions a listing shows: source, tool-integration sessions, archived ones. */
-export interface ListOptions {
-  source?: string;
-  includeTool?: boolean;
-  /** Archived sessions: left out (default), listed too, or listed alone. */
-  archived?: 'hide' | 'include' | 'only';
-  /** Only sessions of this model. */
-  model?: string;
-  /** Unix seconds: only sessions started at or after / before this. */
-  startedAfter?: number;
-  startedBefore?: number;
-}
-
-export class SessionDB {
+export class SessionDB implements SessionStoreApi {
+  readonly backend = 'sqlite' as const;
   readonly path: string;
   private readonly db: DatabaseSync;
   private writes = 0;
@@ -145,6 +138,13 @@ export class SessionDB {
   get isOpen(): boolean {
     return !this.closed;
   }
+
+  get location(): string {
+    return this.path;
+  }
+
+  /** Every write is committed when its call returns. */
+  flush(): void {}
 
   // -------------------------------------------------------------------------------------------
   // plumbing
@@ -234,9 +234,7 @@ export class SessionDB {
    */
   createSession(meta: CreateSessionMeta): void {
     const title = sanitizeTitle(meta.title);
-    let modelConfig = meta.modelConfig;
-    // A subagent run is tagged as Hermes tags delegate sessions, so its pickers keep hiding it.
-    if (meta.source === 'subagent' && meta.parentId && modelConfig?._delegate_from === undefined) modelConfig = { ...modelConfig, _delegate_from: meta.parentId };
+    const modelConfig = sessionModelConfig(meta);
     this.write(() => {
       const existing = this.stmt('SELECT id FROM sessions WHERE id = ?').get(meta.id);
       if (existing) {
@@ -284,23 +282,13 @@ export class SessionDB {
   /** The session's model_config JSON (runtime settings such as `codex_thread_id`), {} when unset or unreadable. */
   getModelConfig(sessionId: string): Record<string, unknown> {
     const row = this.stmt('SELECT model_config FROM sessions WHERE id = ?').get(sessionId) as { model_config: string | null } | undefined;
-    try {
-      const v = row?.model_config ? (JSON.parse(row.model_config) as unknown) : {};
-      return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-    } catch {
-      return {};
-    }
+    return parseModelConfig(row?.model_config);
   }
 
   /** Merges `patch` into model_config in one transaction, as Hermes does (a null value removes the key). */
   patchModelConfig(sessionId: string, patch: Record<string, unknown>): void {
     this.write(() => {
-      const config = this.getModelConfig(sessionId);
-      for (const [k, v] of Object.entries(patch)) {
-        if (v === null || v === undefined) delete config[k];
-        else config[k] = v;
-      }
-      this.stmt('UPDATE sessions SET model_config = ? WHERE id = ?').run(Object.keys(config).length ? JSON.stringify(config) : null, sessionId);
+      this.stmt('UPDATE sessions SET model_config = ? WHERE id = ?').run(mergeModelConfig(this.getModelConfig(sessionId), patch), sessionId);
     });
   }
 
@@ -319,43 +307,13 @@ export class SessionDB {
 
   /** The WHERE terms for a session listing: source, tool sessions, archived ones. */
   private listFilter(opts: ListOptions, alias = 's'): { where: string[]; args: (string | number)[] } {
-    const where: string[] = [];
-    const args: (string | number)[] = [];
-    if (opts.source) {
-      where.push(`${alias}.source = ?`);
-      args.push(opts.source);
-    } else if (!opts.includeTool) where.push(`${alias}.source <> 'tool'`);
-    if (this.sessionCols.has('archived')) {
-      if (opts.archived === 'only') where.push(`${alias}.archived = 1`);
-      else if (opts.archived !== 'include') where.push(`${alias}.archived = 0`);
-    }
-    if (opts.model) {
-      where.push(`${alias}.model = ?`);
-      args.push(opts.model);
-    }
-    if (opts.startedAfter !== undefined) {
-      where.push(`${alias}.started_at >= ?`);
-      args.push(opts.startedAfter);
-    }
-    if (opts.startedBefore !== undefined) {
-      where.push(`${alias}.started_at < ?`);
-      args.push(opts.startedBefore);
-    }
-    return { where, args };
+    return listWhere(opts, this.sessionCols.has('archived'), alias);
   }
 
   /** Sessions, most recently active first, with a preview of the first user message. Archived ones are left out unless asked for. */
   listSessions(opts: ListOptions & { limit?: number; offset?: number } = {}): SessionListItem[] {
     const { where, args } = this.listFilter(opts);
-    const sql = `
-      SELECT s.*,
-        COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = s.id), s.started_at) AS last_active,
-        COALESCE((SELECT substr(replace(replace(m.content, char(10), ' '), char(13), ' '), 1, 63) FROM messages m
-                  WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1), '') AS preview
-      FROM sessions s ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY last_active DESC, s.started_at DESC
-      LIMIT ? OFFSET ?`;
-    const rows = this.db.prepare(sql).all(...args, opts.limit ?? 20, opts.offset ?? 0) as Record<string, unknown>[];
+    const rows = this.db.prepare(listSessionsSql(where)).all(...args, opts.limit ?? 20, opts.offset ?? 0) as Record<string, unknown>[];
     return rows.map((r) => ({ ...this.normalizeSession(r), preview: String(r.preview ?? ''), last_active: Number(r.last_active) }));
   }
 
@@ -397,25 +355,10 @@ export class SessionDB {
     if (!key) return null;
     if (this.stmt('SELECT 1 FROM sessions WHERE id = ?').get(key)) return key;
     const { base } = splitLineageTitle(key);
-    const byTitle = (exact: boolean) =>
-      this.db
-        .prepare(
-          exact
-            ? `SELECT id, title FROM sessions WHERE title = ? OR title = ? OR title LIKE ? ESCAPE '\\' ORDER BY started_at DESC`
-            : `SELECT id, title FROM sessions WHERE lower(title) = lower(?) OR lower(title) = lower(?) OR lower(title) LIKE lower(?) ESCAPE '\\' ORDER BY started_at DESC`,
-        )
-        .all(key, base, `${likeEscape(base)} #%`) as { id: string; title: string }[];
     for (const exact of [true, false]) {
-      const rows = byTitle(exact).filter((r) => {
-        const t = exact ? r.title : r.title.toLowerCase();
-        const k = exact ? key : key.toLowerCase();
-        const b = exact ? base : base.toLowerCase();
-        return t === k || splitLineageTitle(t).base === b;
-      });
-      // An explicit "Title #2" asks for that one; a bare title for the newest of the lineage.
-      const explicit = rows.find((r) => (exact ? r.title === key : r.title.toLowerCase() === key.toLowerCase()) && /#\d+$/.test(key));
-      if (explicit) return explicit.id;
-      if (rows.length) return rows[0].id;
+      const rows = this.db.prepare(exact ? TITLE_LOOKUP_SQL.exact : TITLE_LOOKUP_SQL.folded).all(key, base, `${likeEscape(base)} #%`) as { id: string; title: string }[];
+      const hit = pickTitled(rows, key, exact);
+      if (hit) return hit;
     }
     if (key.length >= 4) {
       const rows = this.stmt(`SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' LIMIT 2`).all(`${likeEscape(key)}%`) as { id: string }[];
@@ -441,13 +384,7 @@ export class SessionDB {
   nextTitleInLineage(title: string): string {
     const { base } = splitLineageTitle(title);
     const rows = this.stmt(`SELECT title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'`).all(base, `${likeEscape(base)} #%`) as { title: string }[];
-    if (!rows.length) return base;
-    let max = 1;
-    for (const r of rows) {
-      const s = splitLineageTitle(r.title);
-      if (s.base === base) max = Math.max(max, s.n);
-    }
-    return `${base} #${max + 1}`;
+    return nextInLineage(base, rows.map((r) => r.title));
   }
 
   /** A unique title derived from `wanted` (adds " #n" when taken). */
@@ -597,6 +534,16 @@ export class SessionDB {
   /** A session's whole visible transcript, compacted turns included (for showing, not replaying). */
   getTranscript(sessionId: string): Message[] {
     return this.getMessageRows(sessionId, 'shown').map(rowToMessage);
+  }
+
+  messagePage(sessionId: string, page: MessagePage): Record<string, unknown>[] {
+    const q = messagePageSql(this.liveRows, page);
+    const rows = this.stmt(q.sql).all(sessionId, ...q.args) as Record<string, unknown>[];
+    return q.reverse ? rows.reverse() : rows;
+  }
+
+  liveMessageCount(sessionId: string): number {
+    return Number((this.stmt(`SELECT COUNT(*) AS n FROM messages WHERE session_id = ?${this.liveRows ? ` AND ${this.liveRows}` : ''}`).get(sessionId) as { n: number }).n);
   }
 
   /** Number of messages stored for a session. */

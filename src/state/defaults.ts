@@ -251,6 +251,8 @@ export function defaultConfig() {
     unauthorized_dm_behavior: 'pair',
     logging: { level: 'INFO', max_size_mb: 5, backup_count: 3 },
     save_trajectories: false,
+    /** Where sessions, search, gateway routing and claims live: `sqlite` (HERMES_HOME/state.db) or `postgres` (url, or HERMES_DATABASE_URL). */
+    state: { backend: 'sqlite', url: '' },
   };
 }
 

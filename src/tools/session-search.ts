@@ -2,18 +2,17 @@
 // discovery (`query`: full-text hits, each with the message id to scroll from), scroll (`session_id`
 // + `around_message_id`: ±`window` messages), read (`session_id` alone: the session, or its head and
 // tail when long) and browse (no arguments: recent sessions).
-import { SessionDB } from '../state/db.ts';
-import { paths } from '../state/paths.ts';
+import { openSessionStore, type SessionStoreApi } from '../state/store/index.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
 import type { ToolServices } from './types.ts';
 
-/** The session store: the session's own, or HERMES_HOME/state.db opened once per session. */
-export function sessionDbFor(s: ToolServices): SessionDB {
+/** The session store: the session's own, or the configured one (state.db or PostgreSQL) opened once per session. */
+export async function sessionDbFor(s: ToolServices): Promise<SessionStoreApi> {
   if (s.sessionDb?.isOpen) return s.sessionDb;
-  let db = s.state.get('session_db') as SessionDB | undefined;
+  let db = s.state.get('session_db') as SessionStoreApi | undefined;
   if (!db?.isOpen) {
-    db = SessionDB.open(paths.stateDb(s.home));
+    db = await openSessionStore(s.home, s.config, s.env);
     s.state.set('session_db', db);
   }
   return db;
@@ -33,29 +32,6 @@ interface Row {
   tool_name?: string | null;
   tool_calls?: string | null;
   timestamp: number;
-}
-
-const activeCache = new WeakMap<object, string>();
-
-/** Rows of one session around an id, or its head and tail, without reading the whole session. */
-function rowsOf(db: SessionDB) {
-  const raw = db.raw;
-  let act = activeCache.get(raw);
-  if (act === undefined) {
-    const cols = (raw.prepare('PRAGMA table_info(messages)').all() as { name: string }[]).map((c) => c.name);
-    // Later Hermes keeps compacted and rewound rows with active = 0: they are not part of the conversation.
-    act = cols.includes('active') ? ' AND (active IS NULL OR active = 1)' : '';
-    activeCache.set(raw, act);
-  }
-  const q = (sql: string, ...args: (string | number)[]) => raw.prepare(`SELECT * FROM messages WHERE session_id = ?${act} ${sql}`).all(...args) as unknown as Row[];
-  return {
-    count: (sid: string) => Number((raw.prepare(`SELECT COUNT(*) AS n FROM messages WHERE session_id = ?${act}`).get(sid) as { n: number }).n),
-    at: (sid: string, id: number) => q('AND id = ?', sid, id)[0],
-    before: (sid: string, id: number, n: number) => q('AND id < ? ORDER BY id DESC LIMIT ?', sid, id, n).reverse(),
-    after: (sid: string, id: number, n: number) => q('AND id > ? ORDER BY id LIMIT ?', sid, id, n),
-    head: (sid: string, n: number) => q('ORDER BY id LIMIT ?', sid, n),
-    tail: (sid: string, n: number) => q('ORDER BY id DESC LIMIT ?', sid, n).reverse(),
-  };
 }
 
 function view(r: Row): Record<string, unknown> {
@@ -95,11 +71,11 @@ export default defineTool({
     source: z.string().optional().describe('Only sessions from these sources, comma-separated: cli, telegram, discord, cron, acp…'),
     limit: z.coerce.number().int().min(1).max(20).optional().describe('How many results (default 5, at most 20)'),
   }),
-  handler(a, ctx) {
+  async handler(a, ctx) {
     const s = ctx.services;
-    let db: SessionDB;
+    let db: SessionStoreApi;
     try {
-      db = sessionDbFor(s);
+      db = await sessionDbFor(s);
     } catch (e) {
       return fail(`The session store could not be opened: ${(e as Error).message}`);
     }
@@ -109,22 +85,22 @@ export default defineTool({
       return fail('`around_message_id` needs the `session_id` it belongs to (both come from an earlier session_search result).');
 
     if (a.session_id?.trim() && !a.query?.trim()) {
-      const id = db.resolveSession(a.session_id.trim());
-      const row = id ? db.getSession(id) : null;
+      const id = await db.resolveSession(a.session_id.trim());
+      const row = id ? await db.getSession(id) : null;
       if (!id || !row) return fail(`No session "${a.session_id}". Use session_search without arguments to list recent sessions.`, { status: 'not_found' });
-      const m = rowsOf(db);
-      const total = m.count(id);
+      const page = async (p: Parameters<SessionStoreApi['messagePage']>[1]) => (await db.messagePage(id, p)) as unknown as Row[];
+      const total = await db.liveMessageCount(id);
       const head = { session_id: id, title: row.title, source: row.source, started: iso(row.started_at), total_messages: total };
       if (a.around_message_id !== undefined) {
-        const anchor = m.at(id, a.around_message_id);
+        const anchor = (await page({ at: a.around_message_id }))[0];
         if (!anchor) return fail(`Message ${a.around_message_id} is not in session ${id} (or it was compacted away). Use an id from an earlier result.`, head);
         const w = Math.min(Math.max(a.window ?? 5, 1), 20);
-        const before = m.before(id, a.around_message_id, w);
-        const after = m.after(id, a.around_message_id, w);
+        const before = await page({ before: a.around_message_id, limit: w });
+        const after = await page({ after: a.around_message_id, limit: w });
         return ok({ mode: 'scroll', ...head, anchor_id: a.around_message_id, window: w, messages: [...before, anchor, ...after].map(view), messages_before: before.length, messages_after: after.length });
       }
       const long = total > READ_HEAD + READ_TAIL;
-      const picked = long ? [...m.head(id, READ_HEAD), ...m.tail(id, READ_TAIL)] : m.head(id, READ_HEAD + READ_TAIL);
+      const picked = long ? [...(await page({ head: READ_HEAD })), ...(await page({ tail: READ_TAIL }))] : await page({ head: READ_HEAD + READ_TAIL });
       return ok({
         mode: 'read',
         ...head,
@@ -134,18 +110,15 @@ export default defineTool({
     }
 
     if (!a.query?.trim()) {
-      const recent = db
-        .listSessions({ source: a.source, limit: limit + 1 })
+      const recent = (await db.listSessions({ source: a.source, limit: limit + 1 }))
         .filter((x) => x.id !== s.sessionId)
         .slice(0, limit)
         .map((x) => ({ session_id: x.id, title: x.title, source: x.source, started: iso(x.started_at), last_active: iso(x.last_active), messages: x.message_count, preview: x.preview }));
       return ok({ mode: 'recent', sessions: recent, count: recent.length });
     }
 
-    const within = a.session_id?.trim() ? (db.resolveSession(a.session_id.trim()) ?? a.session_id.trim()) : undefined;
-    let hits = db
-      .searchMessages(a.query, { role: a.role_filter, source: a.source, sessionId: within, limit: (a.sort ? 200 : limit + 10), excludeSources: ['tool'] })
-      .filter((h) => within || h.session_id !== s.sessionId);
+    const within = a.session_id?.trim() ? ((await db.resolveSession(a.session_id.trim())) ?? a.session_id.trim()) : undefined;
+    let hits = (await db.searchMessages(a.query, { role: a.role_filter, source: a.source, sessionId: within, limit: a.sort ? 200 : limit + 10, excludeSources: ['tool'] })).filter((h) => within || h.session_id !== s.sessionId);
     if (a.sort) hits = [...hits].sort((x, y) => (a.sort === 'newest' ? y.timestamp - x.timestamp || y.id - x.id : x.timestamp - y.timestamp || x.id - y.id));
     hits = hits.slice(0, limit);
     return ok({

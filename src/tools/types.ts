@@ -36,8 +36,8 @@ export interface ToolServices {
   auxiliary?: (task: string) => AuxiliaryModel | null;
   /** Built-in memory plus any external memory provider (the memory tool writes through it). */
   memory?: import('../state/memory-provider.ts').MemoryManager;
-  /** The session store; session_search opens HERMES_HOME/state.db itself when absent. */
-  sessionDb?: import('../state/db.ts').SessionDB;
+  /** The session store (either backend); session_search opens the configured one itself when absent. */
+  sessionDb?: import('../state/store/types.ts').SessionStoreApi;
   /** The chat a gateway session serves: cron jobs created there deliver back to it (`deliver: origin`). */
   origin?: DeliveryOrigin;
   /** The gateway's delivery router (send_message); absent outside the gateway. */

@@ -31,7 +31,7 @@ export interface TuiOptions {
   registry: CommandRegistry;
   history: History;
   home: string;
-  db: SessionDB;
+  db: SessionDB | null;
   theme: TuiTheme;
   /** Full screen (alternate screen, own scrolling) or inline (copy-friendly: the transcript goes to the scrollback). */
   fullscreen: boolean;
@@ -578,8 +578,13 @@ export class TuiController {
   }
 
   openOverlay(kind: Overlay['kind']): void {
-    if (kind === 'sessions') this.overlay = new SessionPicker(this.o.db, this.session.id);
-    else if (kind === 'models') this.overlay = new ModelPicker(this.session, () => this.changed());
+    if (kind === 'sessions') {
+      if (!this.o.db) {
+        this.note('The session picker reads state.db; with state.backend: postgres, use /sessions and /resume <id or title>.');
+        return;
+      }
+      this.overlay = new SessionPicker(this.o.db, this.session.id);
+    } else if (kind === 'models') this.overlay = new ModelPicker(this.session, () => this.changed());
     else {
       const ext = this.session.options.config.skills?.external_dirs;
       this.overlay = new SkillsBrowser(this.o.home, Array.isArray(ext) ? ext.map(String) : []);

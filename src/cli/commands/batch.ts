@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { action } from '../errors.ts';
+import { action, CliError } from '../errors.ts';
 
 export interface BatchOptions {
   datasetFile?: string;
@@ -19,6 +19,8 @@ export interface BatchOptions {
   outputDir?: string;
   discardNoReasoning?: boolean;
   verbose?: boolean;
+  /** A PostgreSQL URL: enqueue the dataset there for `hermes batch worker` processes. */
+  queue?: string;
 }
 
 export default function register(program: Command): void {
@@ -41,7 +43,57 @@ export default function register(program: Command): void {
     .option('--ephemeral-system-prompt <text>', 'extra system text used during the run, not saved in trajectories')
     .option('--output-dir <dir>', 'where runs are written (default ./data)')
     .option('--discard-no-reasoning', 'drop samples whose assistant turns carry no reasoning at all')
-    .option('-v, --verbose', 'print a line per prompt');
+    .option('-v, --verbose', 'print a line per prompt')
+    .option('--queue <url>', 'enqueue the dataset in PostgreSQL (postgres://…) for `hermes batch worker` processes on any machine');
+  // The subcommands share the parent's options (--queue, --run-name, --num-workers, --output-dir,
+  // -v): the root program parses options anywhere on the line, so the parent holds them.
+  const shared = (o: object): BatchOptions & Record<string, unknown> => {
+    const all = { ...cmd.opts(), ...o } as BatchOptions & Record<string, unknown>;
+    if (all.run_name !== undefined && all.runName === undefined) all.runName = all.run_name as string;
+    if (all.num_workers !== undefined && all.numWorkers === undefined) all.numWorkers = all.num_workers as string;
+    const url = all.queue || process.env.HERMES_DATABASE_URL || '';
+    if (!url) throw new CliError('--queue postgres://user@host/db is required (or set HERMES_DATABASE_URL).', 2);
+    if (!all.runName) throw new CliError('--run-name is required: the queued run to work on.', 2);
+    all.queue = url;
+    return all;
+  };
+  const usage = '\nAlso takes: --queue <url> (default: HERMES_DATABASE_URL) and --run-name <name> (required).';
+  cmd
+    .command('worker')
+    .description('run prompts of a queued run (hermes batch --queue …) until none are left; start any number, on any machine')
+    .option('--visibility-timeout <s>', 'seconds a claimed prompt stays invisible to others; renewed while it runs (default 300)')
+    .option('--max-attempts <n>', 'tries per prompt before it is marked failed, with exponential backoff (default 3)')
+    .addHelpText('after', `${usage}\n--num-workers <n>: prompts this process runs at the same time (default 4).`)
+    .action(
+      action(async (o: { visibilityTimeout?: string; maxAttempts?: string }) => {
+        const all = shared(o);
+        const { workBatch } = await import('../batch-queue.ts');
+        await workBatch(all.queue!, all);
+      }),
+    );
+  cmd
+    .command('status')
+    .description('progress, throughput and failures of a queued run')
+    .option('--json', 'one JSON object')
+    .addHelpText('after', usage)
+    .action(
+      action(async (o: { json?: boolean }) => {
+        const all = shared(o);
+        const { batchStatus } = await import('../batch-queue.ts');
+        await batchStatus(all.queue!, all);
+      }),
+    );
+  cmd
+    .command('collect')
+    .description("write a queued run's trajectories to <output-dir>/<run-name>/trajectories.jsonl")
+    .addHelpText('after', usage)
+    .action(
+      action(async (o: object) => {
+        const all = shared(o);
+        const { collectBatch } = await import('../batch-queue.ts');
+        await collectBatch(all.queue!, all);
+      }),
+    );
   // Hermes's batch_runner.py spells the flags with underscores; accept those too.
   for (const flag of [
     '--dataset_file <path>',

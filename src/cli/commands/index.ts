@@ -22,8 +22,9 @@ import profile from './profile.ts';
 import send from './send.ts';
 import sessions from './sessions.ts';
 import skills from './skills.ts';
+import state from './state.ts';
 import version from './version.ts';
 import webhook from './webhook.ts';
 import whatsapp from './whatsapp.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, dashboard, fallback, gateway, hooks, insights, kanban, logs, mcp, memory, pairing, plugins, profile, send, sessions, skills, webhook, whatsapp, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, dashboard, fallback, gateway, hooks, insights, kanban, logs, mcp, memory, pairing, plugins, profile, send, sessions, skills, state, webhook, whatsapp, version];

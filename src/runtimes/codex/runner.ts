@@ -34,7 +34,7 @@ export interface CodexHost {
   readonly services: ToolServices;
   /** The model and provider Hermes resolved (usage accounting). */
   readonly runtimeInfo: { model: string; provider: string };
-  persist(write: () => void): void;
+  persist(write: () => unknown): void;
 }
 
 type Item = ThreadItem & { id: string; type: string };
@@ -200,7 +200,7 @@ export class CodexRunner implements TurnRunner {
     const home = codexHome(settings.home, o.env);
     if (this.threadId && this.threadClient === client) return false;
     if (!this.threadId) {
-      const stored = this.store?.getModelConfig?.(this.host.id) ?? {};
+      const stored = (await this.store?.getModelConfig?.(this.host.id)) ?? {};
       const id = typeof stored.codex_thread_id === 'string' ? stored.codex_thread_id : null;
       const sameHome = !stored.codex_home || stored.codex_home === home;
       if (id && sameHome) {
@@ -451,7 +451,7 @@ export class CodexRunner implements TurnRunner {
   }
 
   async compact(signal?: AbortSignal): Promise<string> {
-    if (!this.threadId && typeof this.store?.getModelConfig?.(this.host.id).codex_thread_id !== 'string') return 'There is no codex thread to compact yet.';
+    if (!this.threadId && typeof (await this.store?.getModelConfig?.(this.host.id))?.codex_thread_id !== 'string') return 'There is no codex thread to compact yet.';
     const client = await this.ensureClient();
     await this.ensureThread(client, '');
     const threadId = this.threadId!;

@@ -1,0 +1,70 @@
+// Several gateways on one PostgreSQL (`state.backend: postgres`): every `hermes gateway run` pointed
+// at the same database may start, on any machine. Each platform connection has one owner at a time,
+// elected by a session-level advisory lock held on a dedicated connection: the others stand by and
+// poll the lock, so when the owner dies (its connection closes, which releases the lock) one of them
+// connects that platform and carries on. Inbound dedupe lives in the database too (see dedupe.ts),
+// so a message redelivered after a failover is taken over, not answered twice.
+import { createHash } from 'node:crypto';
+import type { PoolClient } from 'pg';
+import { PgDb } from '../../state/store/postgres/pool.ts';
+import { PgInboundDedupe } from './dedupe.ts';
+
+export interface Cluster {
+  readonly owner: string;
+  readonly dedupe: PgInboundDedupe;
+  /** Calls `start` for each platform once this process owns it (now, or after a failover). */
+  lead(platforms: string[], start: (name: string) => Promise<void>, log: (line: string) => void): Promise<void>;
+  close(): Promise<void>;
+}
+
+const lockId = (name: string): string => {
+  // A signed 64-bit key from the platform name (one database = one set of platform connections).
+  const h = createHash('sha256').update(`hermes-gateway:${name}`).digest();
+  return h.readBigInt64BE(0).toString();
+};
+
+export async function joinCluster(url: string, owner: string, opts: { pollMs?: number } = {}): Promise<Cluster> {
+  const db = await PgDb.connect(url, { max: 4, application: 'hermes-gateway' });
+  const dedupe = await PgInboundDedupe.open(db, owner);
+  let conn: PoolClient | null = await db.connection();
+  let timer: NodeJS.Timeout | null = null;
+  let closed = false;
+  const pollMs = opts.pollMs ?? 2000;
+  return {
+    owner,
+    dedupe,
+    async lead(platforms, start, log) {
+      const waiting = new Set(platforms);
+      const attempt = async () => {
+        for (const name of [...waiting]) {
+          if (closed || !conn) return;
+          const r = await conn.query('SELECT pg_try_advisory_lock($1::bigint) AS ok', [lockId(name)]);
+          if (!r.rows[0]?.ok) continue;
+          waiting.delete(name);
+          log(`cluster: ${name}: this gateway (${owner}) owns it now`);
+          await start(name);
+        }
+      };
+      await attempt();
+      for (const name of waiting) log(`cluster: ${name}: another gateway owns it; standing by to take over`);
+      const tick = () => {
+        timer = setTimeout(() => {
+          if (closed || !waiting.size) return;
+          attempt().then(tick, (e: unknown) => {
+            log(`cluster: lock check failed: ${(e as Error).message}`);
+            tick();
+          });
+        }, pollMs);
+        timer.unref();
+      };
+      if (waiting.size) tick();
+    },
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      conn?.release();
+      conn = null;
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,42 @@
+// Which state store a process uses, and opening it. `state.backend` in config.yaml: `sqlite` (the
+// default: HERMES_HOME/state.db, Hermes's own file) or `postgres` (`state.url`, or the
+// HERMES_DATABASE_URL environment variable, which wins). The PostgreSQL code and the `pg` client
+// load only when that backend is chosen.
+import { SessionDB } from '../db.ts';
+import { paths } from '../paths.ts';
+import type { SessionStoreApi, StoreBackend } from './types.ts';
+
+export type { Awaitable, ListOptions, SessionStoreApi, StoreBackend, UsageRecord } from './types.ts';
+
+export interface StoreChoice {
+  backend: StoreBackend;
+  /** The PostgreSQL URL (postgres backend only). */
+  url?: string;
+}
+
+export class StoreConfigError extends Error {}
+
+/** The backend and URL from config.yaml's `state` section and the environment. */
+export function storeChoice(config: { state?: { backend?: unknown; url?: unknown } } | undefined, env: NodeJS.ProcessEnv = process.env): StoreChoice {
+  const raw = String(config?.state?.backend ?? 'sqlite').trim().toLowerCase() || 'sqlite';
+  const backend = raw === 'postgresql' || raw === 'pg' ? 'postgres' : raw;
+  if (backend !== 'sqlite' && backend !== 'postgres') throw new StoreConfigError(`state.backend is "${raw}"; it must be sqlite or postgres (hermes config set state.backend sqlite).`);
+  if (backend === 'sqlite') return { backend };
+  const url = String(env.HERMES_DATABASE_URL || config?.state?.url || '').trim();
+  if (!url) throw new StoreConfigError('state.backend is postgres but no database is named: set state.url in config.yaml or HERMES_DATABASE_URL (postgres://user:password@host:5432/dbname).');
+  if (!/^postgres(ql)?:\/\//i.test(url)) throw new StoreConfigError(`The state database URL must start with postgres:// or postgresql:// (got "${url.replace(/:[^:@/]*@/, ':***@')}").`);
+  return { backend, url };
+}
+
+/** Opens the configured session store (state.db, or the PostgreSQL database). */
+export async function openSessionStore(home: string, config?: { state?: { backend?: unknown; url?: unknown } }, env: NodeJS.ProcessEnv = process.env): Promise<SessionStoreApi> {
+  const choice = storeChoice(config, env);
+  if (choice.backend === 'sqlite') return SessionDB.open(paths.stateDb(home));
+  const { PgSessionStore } = await import('./postgres/sessions.ts');
+  return PgSessionStore.open(choice.url!);
+}
+
+/** A store of either backend (SessionDB, or the PostgreSQL one): anything with the full session API. */
+export function isSessionStore(v: unknown): v is SessionStoreApi {
+  return !!v && typeof v === 'object' && ((v as { backend?: unknown }).backend === 'sqlite' || (v as { backend?: unknown }).backend === 'postgres') && typeof (v as SessionStoreApi).searchMessages === 'function';
+}

@@ -1,0 +1,59 @@
+// Session search on PostgreSQL, answering exactly as the SQLite search does (db-search.ts): the same
+// sanitizer and FTS5 query language (turned into a tsquery by fts.ts), the same filters, the most
+// recent RANK_WINDOW matches ranked with the same BM25 in JavaScript, the same snippets and
+// neighbours. CJK queries of 3+ characters use the pg_trgm index over the `cjk` column (ILIKE, as
+// FTS5's trigram tokenizer is case-insensitive); shorter ones scan, newest first.
+import type { SearchHit, SearchOptions } from '../../db-rows.ts';
+import { likeEscape } from '../../db-rows.ts';
+import { markWords, NEIGHBOUR_SQL, queryTerms, RANK_WINDOW, rankWindow, SEARCH_COLS, searchFilters, searchLimit, toHit } from '../../db-search.ts';
+import { hasCjk, queryWords, sanitizeFtsQuery } from '../../fts-query.ts';
+import { tsqueryFrom } from './fts.ts';
+import type { Param, Queryable, Row } from './pool.ts';
+
+/** Rows a search may find: live and compacted, not rewound (as on SQLite). */
+const VISIBLE = '(m.active = 1 OR m.active IS NULL OR m.compacted = 1)';
+
+export async function searchPg(q: Queryable, query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
+  const limit = searchLimit(opts);
+  const { filters, args } = searchFilters(opts, { hasArchived: true, visibleMessages: VISIBLE });
+  const extra = filters.length ? ` AND ${filters.join(' AND ')}` : '';
+  const from = 'FROM messages m JOIN sessions s ON s.id = m.session_id';
+  let rows: Row[];
+  const cjk = hasCjk(query);
+  const plain = query.replace(/["*]/g, ' ').trim();
+  if (cjk && [...plain.replace(/\s+/g, '')].length < 3) {
+    const words = queryWords(query);
+    if (!words.length) return [];
+    const likes = words.map(() => `m.content ILIKE ? ESCAPE '\\'`).join(' AND ');
+    rows = await q.all(
+      `SELECT ${SEARCH_COLS}, substr(m.content, greatest(1, strpos(m.content, ?) - 40), 160) AS snippet
+       ${from} WHERE ${likes}${extra} ORDER BY m.id DESC LIMIT ?`,
+      [words[0], ...words.map((w) => `%${likeEscape(w)}%`), ...args, limit],
+    );
+    rows = rows.map((r) => ({ ...r, snippet: markWords(String(r.snippet ?? ''), words) }));
+  } else {
+    let where: string;
+    let params: Param[];
+    if (cjk) {
+      const words = queryWords(query).filter((w) => [...w].length >= 3);
+      if (!words.length) return [];
+      where = words.map(() => `m.cjk ILIKE ? ESCAPE '\\'`).join(' AND ');
+      params = words.map((w) => `%${likeEscape(w)}%`);
+    } else {
+      const tsq = tsqueryFrom(sanitizeFtsQuery(query));
+      if (!tsq) return [];
+      where = 'm.fts @@ ?::tsquery';
+      params = [tsq];
+    }
+    const window = await q.all(`SELECT ${SEARCH_COLS}, m.content AS content ${from} WHERE ${where}${extra} ORDER BY m.id DESC LIMIT ${RANK_WINDOW}`, [...params, ...args]);
+    const total = Number((await q.get('SELECT MAX(id) AS n FROM messages'))?.n ?? 0);
+    rows = rankWindow(window, queryTerms(query), limit, total);
+  }
+  const out: SearchHit[] = [];
+  for (const r of rows) {
+    const key: Param[] = [String(r.session_id), Number(r.timestamp), Number(r.id)];
+    const [prev, next] = await Promise.all([q.get(NEIGHBOUR_SQL.prev, key), q.get(NEIGHBOUR_SQL.next, key)]);
+    out.push(toHit(r, [prev, next]));
+  }
+  return out;
+}

@@ -1,0 +1,406 @@
+// SessionDB on PostgreSQL: the same methods, rules and answers as the SQLite SessionDB (db.ts),
+// over tables with state.db's columns (schema.ts). Writes go through PgDb's ordered queue, so the
+// agent loop's unawaited appends land in order and a later read sees them; each message is
+// committed on its own, as on SQLite, so a killed process loses nothing it already produced.
+import type { Message } from '../../../llm/types.ts';
+import {
+  contentToText,
+  json,
+  likeEscape,
+  listSessionsSql,
+  messagePageSql,
+  type MessagePage,
+  listWhere,
+  MAX_TITLE_LENGTH,
+  mergeModelConfig,
+  nextInLineage,
+  normalizeSessionRow,
+  parseModelConfig,
+  pickTitled,
+  rowToMessage,
+  sanitizeTitle,
+  sessionModelConfig,
+  splitLineageTitle,
+  TitleConflictError,
+  TITLE_LOOKUP_SQL,
+  type CreateSessionMeta,
+  type DbStats,
+  type SearchHit,
+  type SearchOptions,
+  type SessionListItem,
+  type SessionRow,
+} from '../../db-rows.ts';
+import { MESSAGE_COLUMNS, SCHEMA_VERSION } from '../../db-schema.ts';
+import type { ListOptions, SessionStoreApi, UsageRecord } from '../types.ts';
+import { cjkSource, ftsSource, tsvectorLiteral } from './fts.ts';
+import { PgDb, redactUrl, type Param, type Queryable, type Row } from './pool.ts';
+import { migratePg } from './schema.ts';
+import { searchPg } from './search.ts';
+
+const now = () => Date.now() / 1000;
+const LIVE = '(active = 1 OR active IS NULL)';
+const SHOWN = '(active = 1 OR active IS NULL OR compacted = 1)';
+/** The state.db columns of `messages` (not the search columns). */
+const MESSAGE_SELECT = MESSAGE_COLUMNS.map(([n]) => n).join(', ');
+
+function isUniqueViolation(e: unknown, index: string): boolean {
+  const err = e as { code?: string; constraint?: string };
+  return err?.code === '23505' && err.constraint === index;
+}
+
+export class PgSessionStore implements SessionStoreApi {
+  readonly backend = 'postgres' as const;
+  readonly db: PgDb;
+  readonly location: string;
+  readonly compatNote: string | null;
+  private closed = false;
+
+  private constructor(db: PgDb, schemaVersion: number) {
+    this.db = db;
+    this.location = redactUrl(db.url);
+    this.compatNote =
+      schemaVersion > SCHEMA_VERSION
+        ? `${this.location} was written by a newer Hermes (schema v${schemaVersion}; this version knows v${SCHEMA_VERSION}). It is used as it is.`
+        : null;
+  }
+
+  /** Connects, creating or upgrading the tables. */
+  static async open(url: string, opts: { max?: number } = {}): Promise<PgSessionStore> {
+    const db = await PgDb.connect(url, opts);
+    try {
+      const { schemaVersion } = await migratePg(db);
+      return new PgSessionStore(db, schemaVersion);
+    } catch (e) {
+      await db.close();
+      throw e;
+    }
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.db.close();
+  }
+
+  flush(): Promise<void> {
+    return this.db.settled();
+  }
+
+  private w<T>(fn: (q: Queryable) => Promise<T>, tx = false): Promise<T> {
+    return this.db.write(fn, { tx });
+  }
+
+  async getMeta(key: string): Promise<string | null> {
+    const r = await this.db.get('SELECT value FROM state_meta WHERE key = ?', [key]);
+    return (r?.value as string | null | undefined) ?? null;
+  }
+
+  setMeta(key: string, value: string | null): Promise<void> {
+    return this.w(async (q) => {
+      if (value === null) await q.run('DELETE FROM state_meta WHERE key = ?', [key]);
+      else await q.run('INSERT INTO state_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [key, value]);
+    });
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // sessions
+
+  createSession(meta: CreateSessionMeta): Promise<void> {
+    const title = sanitizeTitle(meta.title);
+    const modelConfig = sessionModelConfig(meta);
+    return this.w(async (q) => {
+      await q.run(
+        `INSERT INTO sessions (id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at, cwd, title)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET ended_at = NULL, end_reason = NULL, model = COALESCE(EXCLUDED.model, sessions.model)`,
+        [meta.id, meta.source, meta.userId ?? null, meta.model ?? null, modelConfig ? JSON.stringify(modelConfig) : null, meta.systemPrompt ?? null, meta.parentId ?? null, meta.startedAt ?? now(), meta.cwd ?? null, title],
+      );
+    });
+  }
+
+  endSession(sessionId: string, reason: string): Promise<void> {
+    return this.w(async (q) => void (await q.run('UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL', [now(), reason, sessionId])));
+  }
+
+  reopenSession(sessionId: string): Promise<void> {
+    return this.w(async (q) => void (await q.run('UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = ?', [sessionId])));
+  }
+
+  updateSystemPrompt(sessionId: string, prompt: string): Promise<void> {
+    return this.w(async (q) => void (await q.run('UPDATE sessions SET system_prompt = ? WHERE id = ?', [prompt, sessionId])));
+  }
+
+  async getModelConfig(sessionId: string): Promise<Record<string, unknown>> {
+    return parseModelConfig((await this.db.get('SELECT model_config FROM sessions WHERE id = ?', [sessionId]))?.model_config);
+  }
+
+  patchModelConfig(sessionId: string, patch: Record<string, unknown>): Promise<void> {
+    return this.w(async (q) => {
+      const row = await q.get('SELECT model_config FROM sessions WHERE id = ? FOR UPDATE', [sessionId]);
+      await q.run('UPDATE sessions SET model_config = ? WHERE id = ?', [mergeModelConfig(parseModelConfig(row?.model_config), patch), sessionId]);
+    }, true);
+  }
+
+  async getSession(id: string): Promise<SessionRow | null> {
+    const row = await this.db.get('SELECT * FROM sessions WHERE id = ?', [id]);
+    return row ? normalizeSessionRow(row) : null;
+  }
+
+  async listSessions(opts: ListOptions & { limit?: number; offset?: number } = {}): Promise<SessionListItem[]> {
+    const { where, args } = listWhere(opts, true);
+    const rows = await this.db.all(listSessionsSql(where), [...args, opts.limit ?? 20, opts.offset ?? 0]);
+    return rows.map((r) => ({ ...normalizeSessionRow(r), preview: String(r.preview ?? ''), last_active: Number(r.last_active) }));
+  }
+
+  async countSessions(opts: ListOptions | string = {}): Promise<number> {
+    const o = typeof opts === 'string' ? { source: opts, includeTool: true } : opts;
+    const { where, args } = listWhere(o, true);
+    return Number((await this.db.get(`SELECT COUNT(*) AS n FROM sessions s ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`, args))?.n ?? 0);
+  }
+
+  async facets(): Promise<{ sources: { value: string; count: number }[]; models: { value: string; count: number }[] }> {
+    const q = async (col: 'source' | 'model') =>
+      (await this.db.all(`SELECT ${col} AS value, COUNT(*) AS count FROM sessions WHERE ${col} IS NOT NULL AND ${col} <> '' GROUP BY ${col} ORDER BY count DESC LIMIT 200`)).map((r) => ({
+        value: String(r.value),
+        count: Number(r.count),
+      }));
+    return { sources: await q('source'), models: await q('model') };
+  }
+
+  setArchived(id: string, archived: boolean): Promise<boolean> {
+    return this.w(async (q) => (await q.run('UPDATE sessions SET archived = ? WHERE id = ?', [archived ? 1 : 0, id])) > 0);
+  }
+
+  async mostRecentSession(source?: string): Promise<SessionRow | null> {
+    const item = (await this.listSessions({ source, limit: 1 }))[0];
+    return item ? this.getSession(item.id) : null;
+  }
+
+  async resolveSession(idOrTitle: string): Promise<string | null> {
+    const key = idOrTitle.trim();
+    if (!key) return null;
+    if (await this.db.get('SELECT 1 FROM sessions WHERE id = ?', [key])) return key;
+    const { base } = splitLineageTitle(key);
+    for (const exact of [true, false]) {
+      const rows = (await this.db.all(exact ? TITLE_LOOKUP_SQL.exact : TITLE_LOOKUP_SQL.folded, [key, base, `${likeEscape(base)} #%`])) as { id: string; title: string }[];
+      const hit = pickTitled(rows, key, exact);
+      if (hit) return hit;
+    }
+    if (key.length >= 4) {
+      const rows = await this.db.all(`SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' LIMIT 2`, [`${likeEscape(key)}%`]);
+      if (rows.length === 1) return String(rows[0].id);
+    }
+    return null;
+  }
+
+  setTitle(id: string, title: string | null): Promise<void> {
+    const t = sanitizeTitle(title);
+    return this.w(async (q) => {
+      if (t) {
+        const clash = await q.get('SELECT id FROM sessions WHERE title = ? AND id <> ?', [t, id]);
+        if (clash) throw new TitleConflictError(`The title "${t}" is already used by session ${String(clash.id)}. Pick another one.`);
+      }
+      let changed: number;
+      try {
+        changed = await q.run('UPDATE sessions SET title = ? WHERE id = ?', [t, id]);
+      } catch (e) {
+        // Another process took the title between the check and the update.
+        if (isUniqueViolation(e, 'idx_sessions_title_unique')) throw new TitleConflictError(`The title "${t}" is already used by another session. Pick another one.`);
+        throw e;
+      }
+      if (!changed) throw new Error(`No session ${id}.`);
+    });
+  }
+
+  async nextTitleInLineage(title: string): Promise<string> {
+    const { base } = splitLineageTitle(title);
+    const rows = await this.db.all(`SELECT title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'`, [base, `${likeEscape(base)} #%`]);
+    return nextInLineage(
+      base,
+      rows.map((r) => String(r.title)),
+    );
+  }
+
+  async uniqueTitle(wanted: string): Promise<string | null> {
+    const t = sanitizeTitle(wanted.slice(0, MAX_TITLE_LENGTH));
+    if (!t) return null;
+    if (!(await this.db.get('SELECT 1 FROM sessions WHERE title = ?', [t]))) return t;
+    return this.nextTitleInLineage(t);
+  }
+
+  async descendants(id: string): Promise<SessionRow[]> {
+    const rows = await this.db.all(
+      `WITH RECURSIVE d(id) AS (SELECT id FROM sessions WHERE parent_session_id = ?
+         UNION SELECT s.id FROM sessions s JOIN d ON s.parent_session_id = d.id)
+       SELECT s.* FROM sessions s JOIN d ON s.id = d.id ORDER BY s.started_at`,
+      [id],
+    );
+    return rows.map((r) => normalizeSessionRow(r));
+  }
+
+  async ancestors(id: string): Promise<SessionRow[]> {
+    const rows = await this.db.all(
+      `WITH RECURSIVE a(id, depth) AS (SELECT parent_session_id, 1 FROM sessions WHERE id = ? AND parent_session_id IS NOT NULL
+         UNION SELECT s.parent_session_id, a.depth + 1 FROM sessions s JOIN a ON s.id = a.id WHERE s.parent_session_id IS NOT NULL AND a.depth < 1000)
+       SELECT s.* FROM sessions s JOIN a ON s.id = a.id ORDER BY a.depth`,
+      [id],
+    );
+    return rows.map((r) => normalizeSessionRow(r));
+  }
+
+  private static async deleteOne(q: Queryable, id: string): Promise<number> {
+    await q.run('DELETE FROM messages WHERE session_id = ?', [id]);
+    await q.run('UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?', [id]);
+    return q.run('DELETE FROM sessions WHERE id = ?', [id]);
+  }
+
+  deleteSession(id: string): Promise<boolean> {
+    return this.w(async (q) => (await PgSessionStore.deleteOne(q, id)) > 0, true);
+  }
+
+  async pruneSessions(olderThanDays: number, source?: string): Promise<number> {
+    const cutoff = now() - olderThanDays * 86_400;
+    const rows = await this.db.all(
+      `SELECT id FROM sessions WHERE ended_at IS NOT NULL AND started_at < ?${source ? ' AND source = ?' : ''}`,
+      source ? [cutoff, source] : [cutoff],
+    );
+    if (!rows.length) return 0;
+    await this.w(async (q) => {
+      for (const r of rows) await PgSessionStore.deleteOne(q, String(r.id));
+    }, true);
+    return rows.length;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // messages
+
+  appendMessage(sessionId: string, m: Message): Promise<number> {
+    const calls = m.tool_calls?.length ? m.tool_calls : undefined;
+    const content = contentToText(m.content);
+    const toolCalls = json(calls);
+    const toolName = m.tool_name ?? null;
+    const params: Param[] = [
+      sessionId,
+      m.role,
+      content,
+      m.tool_call_id ?? null,
+      toolCalls,
+      toolName,
+      m.timestamp ?? now(),
+      m.finish_reason ?? null,
+      m.reasoning ?? null,
+      json(m.reasoning_details),
+      json(m.codex_reasoning_items),
+      m.platform_message_id ?? null,
+      m.observed ? 1 : 0,
+      tsvectorLiteral(ftsSource(content, toolName, toolCalls)),
+      cjkSource(m.role, content, toolName, toolCalls),
+      calls?.length ?? 0,
+    ];
+    // One statement: the row and the session's counters commit together, in one round trip.
+    return this.w(async (q) => {
+      const r = await q.get(
+        `WITH ins AS (
+           INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, finish_reason,
+             reasoning, reasoning_details, codex_reasoning_items, platform_message_id, observed, active, fts, cjk)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?::tsvector, ?) RETURNING id, session_id)
+         , upd AS (UPDATE sessions SET message_count = message_count + 1, tool_call_count = tool_call_count + ? FROM ins WHERE sessions.id = ins.session_id)
+         SELECT id FROM ins`,
+        params,
+      );
+      return Number(r?.id);
+    });
+  }
+
+  recordUsage(sessionId: string, r: UsageRecord, model: string, provider: string): Promise<void> {
+    const u = r.usage;
+    return this.w(async (q) => {
+      await q.run(
+        `UPDATE sessions SET
+           input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+           cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?,
+           reasoning_tokens = reasoning_tokens + ?, api_call_count = api_call_count + ?,
+           estimated_cost_usd = CASE WHEN ?::float8 IS NULL THEN estimated_cost_usd ELSE COALESCE(estimated_cost_usd, 0) + ?::float8 END,
+           cost_status = CASE WHEN ?::float8 IS NULL THEN cost_status ELSE 'estimated' END,
+           model = ?, billing_provider = ?
+         WHERE id = ?`,
+        [u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.reasoning_tokens, r.apiCalls, r.costUsd, r.costUsd, r.costUsd, model, provider, sessionId],
+      );
+    });
+  }
+
+  async getMessageRows(sessionId: string, which: 'live' | 'shown' | 'all' = 'live'): Promise<Row[]> {
+    const cond = which === 'all' ? '' : which === 'shown' ? SHOWN : LIVE;
+    return this.db.all(`SELECT ${MESSAGE_SELECT} FROM messages WHERE session_id = ?${cond ? ` AND ${cond}` : ''} ORDER BY id`, [sessionId]);
+  }
+
+  async getMessages(sessionId: string): Promise<Message[]> {
+    return (await this.getMessageRows(sessionId)).map(rowToMessage);
+  }
+
+  async getTranscript(sessionId: string): Promise<Message[]> {
+    return (await this.getMessageRows(sessionId, 'shown')).map(rowToMessage);
+  }
+
+  async messageCount(sessionId: string): Promise<number> {
+    return Number((await this.db.get('SELECT COUNT(*) AS n FROM messages WHERE session_id = ?', [sessionId]))?.n ?? 0);
+  }
+
+  async messagePage(sessionId: string, page: MessagePage): Promise<Row[]> {
+    const q = messagePageSql(LIVE, page);
+    const rows = await this.db.all(q.sql.replace('SELECT *', `SELECT ${MESSAGE_SELECT}`), [sessionId, ...q.args]);
+    return q.reverse ? rows.reverse() : rows;
+  }
+
+  async liveMessageCount(sessionId: string): Promise<number> {
+    return Number((await this.db.get(`SELECT COUNT(*) AS n FROM messages WHERE session_id = ? AND ${LIVE}`, [sessionId]))?.n ?? 0);
+  }
+
+  async searchMessages(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {
+    await this.db.settled();
+    return searchPg(this.db, query, opts);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // export, stats
+
+  async exportSession(id: string): Promise<Record<string, unknown> | null> {
+    const s = await this.getSession(id);
+    if (!s) return null;
+    return { ...s, messages: await this.getMessageRows(id, 'all') };
+  }
+
+  async sessionIds(source?: string): Promise<string[]> {
+    const rows = await this.db.all(`SELECT id FROM sessions${source ? ' WHERE source = ?' : ''} ORDER BY started_at`, source ? [source] : []);
+    return rows.map((r) => String(r.id));
+  }
+
+  async stats(): Promise<DbStats> {
+    const s = (await this.db.get(
+      'SELECT COUNT(*) AS n, COALESCE(SUM(input_tokens),0) AS inp, COALESCE(SUM(output_tokens),0) AS outp, COALESCE(SUM(estimated_cost_usd),0) AS cost, MIN(started_at) AS oldest, MAX(started_at) AS newest, COALESCE(SUM(archived),0) AS archived FROM sessions',
+    ))!;
+    const m = await this.db.get('SELECT COUNT(*) AS n FROM messages');
+    const bySource: Record<string, number> = {};
+    for (const r of await this.db.all('SELECT source, COUNT(*) AS n FROM sessions GROUP BY source ORDER BY n DESC')) bySource[String(r.source)] = Number(r.n);
+    const v = await this.db.get('SELECT version FROM schema_version LIMIT 1');
+    const size = await this.db.get("SELECT pg_total_relation_size('messages') + pg_total_relation_size('sessions') AS n");
+    return {
+      sessions: Number(s.n),
+      archived: Number(s.archived),
+      messages: Number(m?.n ?? 0),
+      bySource,
+      inputTokens: Number(s.inp),
+      outputTokens: Number(s.outp),
+      costUsd: Number(s.cost),
+      oldest: s.oldest === null ? null : Number(s.oldest),
+      newest: s.newest === null ? null : Number(s.newest),
+      dbBytes: Number(size?.n ?? 0),
+      walBytes: 0,
+      schemaVersion: Number(v?.version ?? 0),
+    };
+  }
+}

@@ -1,0 +1,93 @@
+// The state store behind SessionDB, the gateway's routing and dedupe, and cron/kanban claims: one
+// interface, two backends. SQLite (`src/state/db.ts`, HERMES_HOME/state.db in Hermes's exact schema)
+// stays the default; PostgreSQL (`state.backend: postgres`) lets several machines share one state.
+//
+// Sync and async: node:sqlite answers synchronously and PostgreSQL cannot, so every method returns
+// `Awaitable<T>`. SessionDB implements this interface with plain return values (nothing is wrapped,
+// so SQLite callers that hold a SessionDB stay synchronous and pay nothing), while code written for
+// either backend `await`s. Writes issued without awaiting (the agent loop's message sink) are applied
+// in the order they were issued by both backends; `flush()` resolves once every write issued so far
+// is committed (SQLite: at once).
+import type { Message } from '../../llm/types.ts';
+import type { CreateSessionMeta, DbStats, MessagePage, SearchHit, SearchOptions, SessionListItem, SessionRow } from '../db-rows.ts';
+
+export type Awaitable<T> = T | Promise<T>;
+
+/** Which sessions a listing shows: source, tool-integration sessions, archived ones. */
+export interface ListOptions {
+  source?: string;
+  includeTool?: boolean;
+  /** Archived sessions: left out (default), listed too, or listed alone. */
+  archived?: 'hide' | 'include' | 'only';
+  /** Only sessions of this model. */
+  model?: string;
+  /** Unix seconds: only sessions started at or after / before this. */
+  startedAfter?: number;
+  startedBefore?: number;
+}
+
+/** What recordUsage needs from a turn result. */
+export interface UsageRecord {
+  usage: { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_write_tokens: number; reasoning_tokens: number };
+  costUsd: number | null;
+  apiCalls: number;
+}
+
+export type StoreBackend = 'sqlite' | 'postgres';
+
+/** Sessions, messages, search, titles and lineage (Hermes's state.db, whichever backend keeps it). */
+export interface SessionStoreApi {
+  readonly backend: StoreBackend;
+  /** Where it is: the state.db path, or the PostgreSQL URL without its password. */
+  readonly location: string;
+  readonly isOpen: boolean;
+  /** Set when the data belongs to a newer Hermes (used as it is); surfaces show it once. */
+  readonly compatNote: string | null;
+
+  close(): Awaitable<void>;
+  /** Resolves when every write issued so far is committed. */
+  flush(): Awaitable<void>;
+
+  getMeta(key: string): Awaitable<string | null>;
+  setMeta(key: string, value: string | null): Awaitable<void>;
+
+  createSession(meta: CreateSessionMeta): Awaitable<void>;
+  endSession(sessionId: string, reason: string): Awaitable<void>;
+  reopenSession(sessionId: string): Awaitable<void>;
+  updateSystemPrompt(sessionId: string, prompt: string): Awaitable<void>;
+  getModelConfig(sessionId: string): Awaitable<Record<string, unknown>>;
+  patchModelConfig(sessionId: string, patch: Record<string, unknown>): Awaitable<void>;
+  getSession(id: string): Awaitable<SessionRow | null>;
+  listSessions(opts?: ListOptions & { limit?: number; offset?: number }): Awaitable<SessionListItem[]>;
+  countSessions(opts?: ListOptions | string): Awaitable<number>;
+  facets(): Awaitable<{ sources: { value: string; count: number }[]; models: { value: string; count: number }[] }>;
+  setArchived(id: string, archived: boolean): Awaitable<boolean>;
+  mostRecentSession(source?: string): Awaitable<SessionRow | null>;
+  /** By id, unique id prefix (4+ characters) or title (the newest of a title's lineage). */
+  resolveSession(idOrTitle: string): Awaitable<string | null>;
+  /** Titles are unique; a clash throws TitleConflictError. */
+  setTitle(id: string, title: string | null): Awaitable<void>;
+  nextTitleInLineage(title: string): Awaitable<string>;
+  uniqueTitle(wanted: string): Awaitable<string | null>;
+  descendants(id: string): Awaitable<SessionRow[]>;
+  ancestors(id: string): Awaitable<SessionRow[]>;
+  deleteSession(id: string): Awaitable<boolean>;
+  pruneSessions(olderThanDays: number, source?: string): Awaitable<number>;
+
+  appendMessage(sessionId: string, m: Message): Awaitable<number>;
+  recordUsage(sessionId: string, r: UsageRecord, model: string, provider: string): Awaitable<void>;
+  getMessageRows(sessionId: string, which?: 'live' | 'shown' | 'all'): Awaitable<Record<string, unknown>[]>;
+  getMessages(sessionId: string): Awaitable<Message[]>;
+  getTranscript(sessionId: string): Awaitable<Message[]>;
+  messageCount(sessionId: string): Awaitable<number>;
+  /** A window of a session's live rows (the ones a conversation replays), in order. */
+  messagePage(sessionId: string, page: MessagePage): Awaitable<Record<string, unknown>[]>;
+  liveMessageCount(sessionId: string): Awaitable<number>;
+
+  /** Full-text search in FTS5 query syntax (words, "phrases", prefix*, AND/OR/NOT); CJK by substring. */
+  searchMessages(query: string, opts?: SearchOptions): Awaitable<SearchHit[]>;
+
+  exportSession(id: string): Awaitable<Record<string, unknown> | null>;
+  sessionIds(source?: string): Awaitable<string[]>;
+  stats(): Awaitable<DbStats>;
+}

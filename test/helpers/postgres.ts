@@ -1,0 +1,114 @@
+// A throwaway PostgreSQL cluster for tests and benchmarks: Debian's server binaries
+// (/usr/lib/postgresql/<v>/bin), initdb into a temp directory, pg_ctl on a free loopback port with
+// trust auth (loopback only, test data only). PostgreSQL refuses to run as root, so under root the
+// cluster runs as the `postgres` system user (the Debian package creates it) through runuser.
+// `startPostgres()` returns null with a reason when the binaries or that user are missing.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface PgCluster {
+  /** postgres://hermes@127.0.0.1:<port>/hermes */
+  url: string;
+  port: number;
+  /** A fresh, empty database on this cluster; returns its URL. */
+  createDatabase(name: string): Promise<string>;
+  stop(): void;
+}
+
+function binDir(): string | null {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return null;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')) && existsSync(join(root, v, 'bin', 'pg_ctl')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions.length ? join(root, versions[0], 'bin') : null;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function userIds(name: string): { uid: number; gid: number } | null {
+  const r = spawnSync('id', ['-u', name], { encoding: 'utf8' });
+  const g = spawnSync('id', ['-g', name], { encoding: 'utf8' });
+  if (r.status !== 0 || g.status !== 0) return null;
+  return { uid: Number(r.stdout.trim()), gid: Number(g.stdout.trim()) };
+}
+
+/** Why PostgreSQL tests cannot run here, or null when they can. */
+export function postgresUnavailable(): string | null {
+  if (!binDir()) return 'PostgreSQL server binaries not found under /usr/lib/postgresql (apt-get install postgresql)';
+  if (process.getuid?.() === 0 && !userIds('postgres')) return 'running as root and there is no `postgres` user to run the server as';
+  return null;
+}
+
+export async function startPostgres(opts: { settings?: Record<string, string> } = {}): Promise<PgCluster | null> {
+  const why = postgresUnavailable();
+  if (why) return null;
+  const bin = binDir()!;
+  const root = process.getuid?.() === 0;
+  const owner = root ? userIds('postgres')! : null;
+  const dir = mkdtempSync(join(tmpdir(), 'hermes-pg-'));
+  chmodSync(dir, 0o755);
+  const data = join(dir, 'data');
+  if (owner) chownSync(dir, owner.uid, owner.gid);
+  const run = (cmd: string, args: string[]) =>
+    owner ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args], { stdio: 'pipe', cwd: dir }) : execFileSync(join(bin, cmd), args, { stdio: 'pipe', cwd: dir });
+  run('initdb', ['-D', data, '-U', 'hermes', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-sync']);
+  const port = await freePort();
+  const settings: Record<string, string> = {
+    listen_addresses: '127.0.0.1',
+    port: String(port),
+    unix_socket_directories: dir,
+    fsync: 'off',
+    synchronous_commit: 'off',
+    full_page_writes: 'off',
+    max_connections: '200',
+    ...opts.settings,
+  };
+  const o = Object.entries(settings)
+    .map(([k, v]) => `-c ${k}=${v}`)
+    .join(' ');
+  run('pg_ctl', ['-D', data, '-o', o, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    } catch {
+      /* already gone */
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', stop);
+  const url = `postgres://hermes@127.0.0.1:${port}/postgres`;
+  return {
+    url,
+    port,
+    stop,
+    async createDatabase(name: string) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`bad database name ${name}`);
+      const { default: pg } = await import('pg');
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${name}`);
+        await c.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await c.end();
+      }
+      return `postgres://hermes@127.0.0.1:${port}/${name}`;
+    },
+  };
+}

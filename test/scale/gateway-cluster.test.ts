@@ -1,0 +1,82 @@
+// Two `hermes gateway run` processes (two machines: two homes) on one PostgreSQL and one Telegram bot:
+// one owns the bot, the other stands by; the owner is SIGKILLed mid-turn, the other takes the bot
+// over, answers the message the dead one left unanswered, and the chat goes on: no reply twice, none lost.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { BIN, cleanEnv } from '../helpers/cli.ts';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
+import { startFakeTelegram, type FakeTelegram, type SentCall } from '../helpers/fake-telegram.ts';
+import { postgresUnavailable, startPostgres, type PgCluster } from '../helpers/postgres.ts';
+import { gatewayHome, until } from '../gateway/helpers.ts';
+
+const skip = postgresUnavailable();
+if (skip) console.log(`# skipped: ${skip}`);
+const OWNER = 111;
+const isText = (re: RegExp) => (c: SentCall) => c.method === 'sendMessage' && Number(c.params.chat_id) === OWNER && re.test(String(c.params.text));
+
+let cluster: PgCluster | null = null;
+let llm: FakeLlm;
+let tg: FakeTelegram;
+const children: ChildProcess[] = [];
+before(async () => {
+  llm = await startFakeLlm();
+  tg = await startFakeTelegram();
+  if (!skip) cluster = await startPostgres();
+});
+after(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await tg.close();
+  await llm.close();
+  cluster?.stop();
+});
+
+function gateway(url: string): { child: ChildProcess; output: () => string; exited: Promise<unknown> } {
+  const t = gatewayHome({ llmUrl: llm.openaiBaseUrl, yaml: `state:\n  backend: postgres\n  url: ${url}\n` });
+  const env = { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_ALLOWED_USERS: String(OWNER), MESSAGING_CWD: '/tmp', HERMES_GATEWAY_FAILOVER_POLL_MS: '300' };
+  const child = spawn(process.execPath, [BIN, 'gateway', 'run'], { cwd: t.home, env: cleanEnv(t.home, env), stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return { child, output: () => out, exited: new Promise((r) => child.on('exit', r)) };
+}
+
+describe('several gateways on one PostgreSQL', { skip: skip ?? false }, () => {
+  it('one owns the bot, the other takes over when it is SIGKILLed mid-turn; no reply twice, none lost', { timeout: 180_000 }, async () => {
+    const url = await cluster!.createDatabase('gw');
+    llm.setHandler((req) => {
+      const msgs = req.body.messages as { role: string; content: string }[];
+      if (String(msgs[0]?.content).startsWith('You name conversations')) return { text: 'A title' };
+      const last = String(msgs.at(-1)?.content);
+      if (last.includes('question two')) return { text: 'Answer two.', delayMs: 4000 };
+      const m = last.match(/question (\w+)/);
+      return { text: m ? `Answer ${m[1]}.` : 'ok' };
+    });
+    const a = gateway(url);
+    await until(() => /telegram: this gateway .* owns it now/.test(a.output()) && tg.pollers() > 0, 60_000, 'gateway A to own the bot');
+    const b = gateway(url);
+    await until(() => /telegram: another gateway owns it; standing by/.test(b.output()), 60_000, 'gateway B to stand by');
+    assert.equal(tg.pollers(), 1, 'only the owner polls the bot');
+
+    tg.userMessage({ chatId: OWNER, text: 'question one' });
+    await tg.waitFor(isText(/Answer one/), 20_000, 'answer one');
+
+    tg.userMessage({ chatId: OWNER, text: 'question two' });
+    await until(() => llm.requests.some((r) => JSON.stringify(r.body.messages).includes('question two')), 20_000, 'A to start on question two');
+    // Let A confirm the update to Telegram (its next poll), so Telegram will not send it again.
+    await new Promise((r) => setTimeout(r, 500));
+    a.child.kill('SIGKILL');
+    await a.exited;
+
+    await until(() => /telegram: this gateway .* owns it now/.test(b.output()), 30_000, 'B to take the bot over');
+    await tg.waitFor(isText(/Answer two/), 30_000, 'the unanswered question two, answered by B');
+    tg.userMessage({ chatId: OWNER, text: 'question three' });
+    await tg.waitFor(isText(/Answer three/), 20_000, 'answer three');
+    await new Promise((r) => setTimeout(r, 1000));
+    for (const n of ['one', 'two', 'three']) assert.equal(tg.calls.filter(isText(new RegExp(`Answer ${n}`))).length, 1, `answer ${n} sent exactly once`);
+    assert.doesNotMatch(tg.calls.filter((c) => c.method === 'sendMessage').map((c) => String(c.params.text)).join('\n'), /restarted before it finished/);
+    b.child.kill('SIGTERM');
+    await b.exited;
+  });
+});

@@ -1,14 +1,18 @@
 import { Command } from 'commander';
 import pkg from '../../package.json' with { type: 'json' };
 import { COMMAND_MODULES } from './commands/index.ts';
-import { reportAndExit } from './errors.ts';
+import { CliError, reportAndExit } from './errors.ts';
+import { addGlobalOptions, applyProfile, ProfileError } from './global-flags.ts';
 
 export function buildProgram(): Command {
   const program = new Command('hermes')
     .description('Hermes Agent: an AI agent for your terminal, editor and chat apps')
     .version(`hermes ${pkg.version}`, '-V, --version', 'print the version')
     .showSuggestionAfterError(true)
-    .configureOutput({ outputError: (str, write) => write(str.replace(/^error:/, 'hermes:')) });
+    .configureOutput({ outputError: (str, write) => write(str.replace(/^error:/, 'hermes:')) })
+    // Options before a subcommand are hermes's own (`hermes -m x chat`); after it, the subcommand's.
+    .enablePositionalOptions();
+  addGlobalOptions(program);
   for (const register of COMMAND_MODULES) register(program);
   return program;
 }
@@ -23,6 +27,12 @@ export async function main(argv: string[]): Promise<void> {
     process.exit(err.exitCode === 0 ? 0 : 2);
   });
   try {
+    try {
+      argv = applyProfile(argv);
+    } catch (e) {
+      if (e instanceof ProfileError) throw new CliError(e.message);
+      throw e;
+    }
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
     reportAndExit(err);

@@ -16,6 +16,7 @@ import type { ContentPart, Message } from '../llm/types.ts';
 import { redactionEnabled, redactSecrets } from '../policy/redact.ts';
 import { toolDetail, toolEmoji } from '../runtime/activity.ts';
 import { composeNotices } from '../runtime/inbox.ts';
+import { withFooter } from '../runtime/footer.ts';
 import { Session, type ExplicitChoices, type SessionStore } from '../runtime/session.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { updateEnvFile } from '../state/env.ts';
@@ -721,7 +722,7 @@ export class GatewayRunner {
         case 'turn_end':
           if (!e.result.failed && !e.result.interrupted && e.result.finalText) {
             delivered++;
-            void this.deliverReply(lane, src, e.result, replyTo, last.meta, progress);
+            void this.deliverReply(lane, src, withFooter(session, e.result), replyTo, last.meta, progress);
           }
           break;
         default:

@@ -55,6 +55,8 @@ export interface ListOptions {
   includeTool?: boolean;
   /** Archived sessions: left out (default), listed too, or listed alone. */
   archived?: 'hide' | 'include' | 'only';
+  /** Only sessions whose working directory is this folder or inside it (a workspace). */
+  cwdUnder?: string;
 }
 
 export class SessionDB {
@@ -301,6 +303,11 @@ export class SessionDB {
       if (opts.archived === 'only') where.push(`${alias}.archived = 1`);
       else if (opts.archived !== 'include') where.push(`${alias}.archived = 0`);
     }
+    if (opts.cwdUnder) {
+      const root = opts.cwdUnder.replace(/\/+$/, '') || '/';
+      where.push(`(${alias}.cwd = ? OR substr(${alias}.cwd, 1, ?) = ?)`);
+      args.push(root, root.length + 1, `${root}/`);
+    }
     return { where, args };
   }
 
@@ -334,8 +341,8 @@ export class SessionDB {
   }
 
   /** The most recently active session that is not archived (optionally of one source), or null. */
-  mostRecentSession(source?: string): SessionRow | null {
-    const item = this.listSessions({ source, limit: 1 })[0];
+  mostRecentSession(source?: string, cwdUnder?: string): SessionRow | null {
+    const item = this.listSessions({ source, cwdUnder, limit: 1 })[0];
     return item ? this.getSession(item.id) : null;
   }
 

@@ -9,16 +9,17 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { messageText } from '../../agent/repair.ts';
-import type { AgentEvent, AgentRequest, ApprovalChoice, ToolCallContext, TurnResult } from '../../agent/types.ts';
+import type { AgentEvent, ToolCallContext, TurnResult } from '../../agent/types.ts';
 import { runCommand, type CommandRegistry, type CommandResult, type SurfaceHooks } from '../../commands/registry.ts';
-import { describeError } from '../../llm/index.ts';
+import { contextLengthFor, describeError } from '../../llm/index.ts';
 import type { Message } from '../../llm/types.ts';
 import { activityLine, toolDetail, toolEmoji } from '../../runtime/activity.ts';
 import { composeNotices } from '../../runtime/inbox.ts';
 import type { Session } from '../../runtime/session.ts';
-import { updateEnvFile } from '../../state/env.ts';
 import { paths } from '../../state/paths.ts';
 import { EditBuffer } from './buffer.ts';
+import { clipboardImage, copyToClipboard } from './clipboard.ts';
+import { requestKey, requestLines, type OpenRequest } from './requests.ts';
 import { MAX_MENU_ROWS, slashCompletions, type Completions } from './completion.ts';
 import type { History } from './history.ts';
 import type { Key } from './keys.ts';
@@ -38,15 +39,6 @@ export const KEY_HELP = [
   '      Ctrl+C interrupt (twice quits) · Ctrl+D quit · Ctrl+R search history · Ctrl+G edit in $EDITOR',
   '      Ctrl+L clear · Ctrl+Z suspend · !cmd run a shell command · pastes of 5+ lines are saved to pastes/',
 ];
-
-interface OpenRequest {
-  id: string;
-  request: AgentRequest;
-  at: number;
-  input: EditBuffer;
-  /** Highlighted choice (clarify), -1 for none. */
-  selected: number;
-}
 
 interface Menu extends Completions {
   selected: number;
@@ -93,6 +85,8 @@ export class Repl {
   private inReasoning = false;
   /** Answer text is arriving in the current model call. */
   private writing = false;
+  /** The answer of the current model call has started (a timestamp header was shown). */
+  private answering = false;
   private lastShownTool = '';
   private pending: string[] = [];
   private renderQueued = false;
@@ -225,6 +219,7 @@ export class Repl {
     }
     if (this.hint && this.hint.until > this.now()) bottom.push(s.dim(this.hint.text));
     else this.hint = null;
+    if (this.session.prefs.statusBar && !req) bottom.push(truncateAnsi(s.dim(this.statusBarText()), cols - 1));
 
     // Text still arriving: the reasoning and answer lines not yet complete.
     const pend: string[] = [];
@@ -233,6 +228,25 @@ export class Repl {
     const used = bottom.reduce((a, l) => a + Math.max(1, Math.ceil(stringWidth(l) / cols)), 0);
     const top = pend.length ? fitTail(pend, Math.max(1, rows - used - 1), cols) : [];
     return { lines: [...top, ...bottom], cursor: { line: top.length + cursor.line, col: cursor.col } };
+  }
+
+  /** The /statusbar line: model · context used · cost · session. */
+  private statusBarText(): string {
+    const ss = this.session;
+    const rt = ss.runtime;
+    const parts = [`${rt.model}`];
+    const last = ss.lastResult?.usage;
+    if (last) {
+      const used = last.input_tokens + last.cache_read_tokens + last.cache_write_tokens;
+      const window = contextLengthFor(rt.model, rt.contextLength ?? ss.options.config.model.context_length ?? undefined);
+      parts.push(`ctx ${Math.round((used / window) * 100)}%`);
+    }
+    const t = ss.totals;
+    if (t.costUsd !== null) parts.push(`$${t.costUsd < 0.01 ? t.costUsd.toFixed(4) : t.costUsd.toFixed(2)}`);
+    if (ss.prefs.fast && ss.prefs.fast !== 'normal') parts.push(`tier ${ss.prefs.fast}`);
+    if (ss.pendingImages.length) parts.push(`📎 ${ss.pendingImages.length}`);
+    parts.push(ss.id);
+    return `  ${parts.join(' · ')}`;
   }
 
   private spinnerLine(): string {
@@ -309,41 +323,7 @@ export class Repl {
   }
 
   private requestLines(req: OpenRequest, cols: number): { lines: string[]; cursor: { line: number; col: number } } {
-    const s = this.s;
-    const r = req.request;
-    const lines: string[] = [];
-    const more = this.requests.length > 1 ? s.dim(` (+${this.requests.length - 1} more waiting)`) : '';
-    if (r.kind === 'approval') {
-      lines.push(`${s.yellow('⚠️  Dangerous command')} ${s.dim('—')} ${r.description}${more}`);
-      const cmd = r.command.split('\n');
-      for (const l of cmd.slice(0, 6)) lines.push(`    ${s.bold(truncate(l, cols - 6))}`);
-      if (cmd.length > 6) lines.push(s.dim(`    … ${cmd.length - 6} more line(s)`));
-      const choices = `${s.bold('[o]')}nce  ${s.bold('[s]')}ession  ${s.bold('[a]')}lways  ${s.bold('[d]')}eny`;
-      const line = `${s.yellow('❯')} ${choices} ${s.dim(`· Enter = deny · ${this.remaining(req)}`)}`;
-      lines.push(line);
-      return { lines, cursor: { line: lines.length - 1, col: stringWidth(line) } };
-    }
-    if (r.kind === 'clarify') {
-      lines.push(`${s.cyan('❓')} ${r.question.split('\n')[0]}${more}`);
-      for (const l of r.question.split('\n').slice(1)) lines.push(`   ${l}`);
-      (r.choices ?? []).forEach((c, i) => {
-        const label = `${i + 1}. ${c}`;
-        lines.push(`   ${i === req.selected ? s.inverse(` ${label} `) : ` ${label} `}`);
-      });
-      const prompt = `${s.bold(s.cyan('❯ '))}`;
-      lines.push(prompt + req.input.text.replace(/\n/g, ' '));
-      const cursorLine = lines.length - 1;
-      lines.push(s.dim(`   ${r.choices?.length ? '↑↓ or a number to choose · type your own answer · ' : ''}Enter to answer · Esc to skip · ${this.remaining(req)}`));
-      return { lines, cursor: { line: cursorLine, col: 2 + stringWidth(req.input.text.slice(0, req.input.cursor).replace(/\n/g, ' ')) } };
-    }
-    lines.push(`${s.yellow('🔑')} ${r.prompt}${more}`);
-    const masked = '•'.repeat(graphemes(req.input.text).length);
-    const prompt = `${s.bold(s.cyan('❯ '))}`;
-    lines.push(prompt + masked);
-    const cursorLine = lines.length - 1;
-    const saves = r.name !== 'SUDO_PASSWORD' ? ` · saved to ${paths.env(this.o.home)}` : '';
-    lines.push(s.dim(`   hidden input · Enter to submit · Esc to skip${saves} · ${this.remaining(req)}`));
-    return { lines, cursor: { line: cursorLine, col: 2 + stringWidth(masked.slice(0, graphemes(req.input.text.slice(0, req.input.cursor)).length)) } };
+    return requestLines(req, { style: this.s, cols, waiting: this.requests.length - 1, remaining: this.remaining(req), home: this.o.home });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -400,6 +380,7 @@ export class Repl {
     const s = this.s;
     switch (e.type) {
       case 'turn_start': {
+        this.answering = false;
         const text = e.userMessage ? messageText(e.userMessage.content) : '';
         if (this.echoQueue.length && text === this.echoQueue[0]) {
           this.echoQueue.shift();
@@ -415,12 +396,16 @@ export class Repl {
         }
         break;
       case 'text_delta':
+        if (!this.answering) {
+          this.answering = true;
+          if (this.session.prefs.timestamps) this.commit(`${this.stamp()}${s.dim('hermes')}`);
+        }
         this.writing = true;
         this.endReasoning();
         this.commit(this.md.push(e.text));
         break;
       case 'reasoning_delta':
-        if (!this.session.prefs.showReasoning) break;
+        if (!this.session.prefs.showReasoning || this.session.prefs.focus) break;
         if (!this.inReasoning) {
           this.inReasoning = true;
           this.commit(s.dim('💭 Reasoning'));
@@ -488,7 +473,7 @@ export class Repl {
     this.tools.delete(e.callId);
     const args = t?.args ?? {};
     const mode = this.session.prefs.toolProgress;
-    if (mode === 'off') return;
+    if (mode === 'off' || this.session.prefs.focus) return;
     if (mode === 'new' && e.name === this.lastShownTool) return;
     this.lastShownTool = e.name;
     const line = activityLine(e.name, args, e.durationMs, { emoji: t?.emoji, failed: e.isError });
@@ -872,22 +857,8 @@ export class Repl {
   }
 
   private async externalEditor(): Promise<void> {
-    const editor = process.env.VISUAL || process.env.EDITOR || 'vi';
-    const dir = mkdtempSync(join(tmpdir(), 'hermes-edit-'));
-    const file = join(dir, 'prompt.md');
-    writeFileSync(file, this.input.text, { mode: 0o600 });
-    this.screen.clear();
-    this.suspended = true;
-    try {
-      const r = await this.o.term.cooked(() => spawnSync(`${editor} "${file}"`, { stdio: 'inherit', shell: true }));
-      if (r.status === 0) this.input.set(readFileSync(file, 'utf8').replace(/\n+$/, ''));
-      else this.commit(this.s.yellow(`⚠ The editor (${editor}) exited with status ${r.status}; the input is unchanged.`));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-      this.suspended = false;
-      this.screen.forget();
-      this.render();
-    }
+    const text = await this.editText(this.input.text);
+    if (text !== null) this.input.set(text);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -901,103 +872,20 @@ export class Repl {
   }
 
   private requestKey(req: OpenRequest, k: Key): void {
-    const s = this.s;
-    const r = req.request;
-    const cancel = k.name === 'escape' || (k.name === 'ctrl' && k.text === 'c');
-    if (r.kind === 'approval') {
-      const map: Record<string, ApprovalChoice> = { o: 'once', s: 'session', a: 'always', d: 'deny' };
-      let choice: ApprovalChoice | undefined;
-      if (k.name === 'text') choice = map[(k.text ?? '').trim().toLowerCase()[0] ?? ''];
-      else if (k.name === 'enter' || cancel) choice = 'deny';
-      if (!choice) return;
-      const cmd = truncate(r.command.replace(/\s+/g, ' '), 60);
-      const summary =
-        choice === 'deny'
-          ? s.red(`✗ Denied: ${cmd}`)
-          : s.green(`✓ Approved ${choice === 'once' ? 'once' : choice === 'session' ? 'for this session' : 'always (saved to command_allowlist)'}: ${cmd}`);
-      this.answer(req, choice, summary);
-      return;
-    }
-    const b = req.input;
-    if (cancel) {
-      this.answer(req, r.kind === 'clarify' ? '' : null, s.dim(r.kind === 'clarify' ? '(question skipped)' : '(secret not given)'));
-      return;
-    }
-    if (r.kind === 'clarify') {
-      const choices = r.choices ?? [];
-      if (k.name === 'up' && choices.length) {
-        req.selected = req.selected <= 0 ? choices.length - 1 : req.selected - 1;
-        return;
-      }
-      if (k.name === 'down' && choices.length) {
-        req.selected = (req.selected + 1) % choices.length;
-        return;
-      }
-      if (k.name === 'text' && b.empty && choices.length && /^[1-9]$/.test(k.text ?? '') && Number(k.text) <= choices.length) {
-        const c = choices[Number(k.text) - 1];
-        this.answer(req, c, s.dim(`↳ ${c}`));
-        return;
-      }
-      if (k.name === 'enter') {
-        const typed = b.text.trim();
-        const n = Number(typed);
-        const value = typed ? (Number.isInteger(n) && n >= 1 && n <= choices.length ? choices[n - 1] : typed) : req.selected >= 0 ? choices[req.selected] : '';
-        if (!value) return;
-        this.answer(req, value, s.dim(`↳ ${value}`));
-        return;
-      }
-    }
-    if (r.kind === 'secret' && k.name === 'enter') {
-      const value = b.text;
-      if (value && r.name !== 'SUDO_PASSWORD') {
-        try {
-          updateEnvFile(paths.env(this.o.home), { [r.name]: value });
-          this.answer(req, value, s.dim(`🔑 ${r.name} entered and saved to ${paths.env(this.o.home)}`));
-        } catch (e) {
-          this.answer(req, value, s.yellow(`🔑 ${r.name} entered (could not save it: ${(e as Error).message})`));
-        }
-      } else this.answer(req, value || null, s.dim(value ? `🔑 ${r.name === 'SUDO_PASSWORD' ? 'sudo password' : r.name} entered` : '(secret not given)'));
-      return;
-    }
-    switch (k.name) {
-      case 'text':
-      case 'paste':
-        b.insert((k.text ?? '').replace(/\n/g, r.kind === 'secret' ? '' : ' '));
-        break;
-      case 'backspace':
-        b.backspace();
-        break;
-      case 'delete':
-        b.deleteForward();
-        break;
-      case 'left':
-        b.left();
-        break;
-      case 'right':
-        b.right();
-        break;
-      case 'home':
-        b.home();
-        break;
-      case 'end':
-        b.end();
-        break;
-      case 'ctrl':
-        if (k.text === 'u') b.killToStart();
-        else if (k.text === 'a') b.home();
-        else if (k.text === 'e') b.end();
-        else if (k.text === 'w') b.deleteWordBack();
-        break;
-      default:
-        break;
-    }
+    requestKey(req, k, { style: this.s, home: this.o.home, answer: (value, summary) => this.answer(req, value, summary) });
   }
 
   // ---------------------------------------------------------------------------------------------
   // Submitting
 
+  private stamp(): string {
+    if (!this.session.prefs.timestamps) return '';
+    const d = new Date(this.now());
+    return this.s.dim(`[${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}] `);
+  }
+
   private echoLines(text: string, suffix = ''): string[] {
-    const prompt = `${this.s.bold(this.s.cyan('❯ '))}`;
+    const prompt = `${this.stamp()}${this.s.bold(this.s.cyan('❯ '))}`;
     const lines = text.split('\n');
     return lines.map((l, i) => (i === 0 ? prompt : '  ') + l + (i === lines.length - 1 ? suffix : ''));
   }
@@ -1095,7 +983,7 @@ export class Repl {
 
   private reportResult(r: TurnResult, ms: number): void {
     const s = this.s;
-    if ((this.session.options.config.display as Record<string, unknown>)?.show_cost === true && r.apiCalls > 0) {
+    if (((this.session.options.config.display as Record<string, unknown>)?.show_cost === true || this.session.prefs.footer) && r.apiCalls > 0) {
       const u = r.usage;
       const cost = r.costUsd === null ? 'cost unknown' : `$${r.costUsd < 0.01 ? r.costUsd.toFixed(4) : r.costUsd.toFixed(2)}`;
       this.commit(s.dim(`${(ms / 1000).toFixed(1)}s · ${(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens).toLocaleString('en-US')} in · ${u.output_tokens.toLocaleString('en-US')} out · ${cost}`));
@@ -1139,7 +1027,7 @@ export class Repl {
     if (wasIdle) timer = setTimeout(() => this.setPhase('command', `${name}…`), 150);
     let r: CommandResult | null;
     try {
-      r = await runCommand(this.o.registry, text, { session: this.session, surface: 'cli', hooks: this.o.hooks ?? {} });
+      r = await runCommand(this.o.registry, text, { session: this.session, surface: 'cli', hooks: this.surfaceHooks() });
     } finally {
       if (timer) clearTimeout(timer);
       if (this.phase === 'command') this.setPhase('idle');
@@ -1150,7 +1038,12 @@ export class Repl {
       this.screen.forget();
       this.pending = [];
     }
+    if (r.action === 'redraw') {
+      this.o.term.write('\x1b[H\x1b[2J');
+      this.screen.forget();
+    }
     if (r.output) this.commit(r.output);
+    if (r.prefill !== undefined && !this.input.text) this.input.set(r.prefill);
     if (/^\/(help|\?)$/i.test(text.trim())) this.commit(KEY_HELP.map((l) => s.dim(l)));
     switch (r.action) {
       case 'quit':
@@ -1173,6 +1066,37 @@ export class Repl {
       return;
     }
     if (wasIdle) await this.drain();
+  }
+
+  /** What the REPL offers slash commands: the clipboard, $EDITOR, plus the hooks it was given. */
+  private surfaceHooks(): SurfaceHooks {
+    return {
+      ...this.o.hooks,
+      copy: async (text) => copyToClipboard(text, (seq) => this.o.term.write(seq)),
+      compose: (initial) => this.editText(initial),
+      pasteImage: async () => clipboardImage(),
+    };
+  }
+
+  /** Opens $EDITOR on `initial` and returns what was saved (null when the editor failed). */
+  private async editText(initial: string): Promise<string | null> {
+    const editor = process.env.VISUAL || process.env.EDITOR || 'vi';
+    const dir = mkdtempSync(join(tmpdir(), 'hermes-edit-'));
+    const file = join(dir, 'prompt.md');
+    writeFileSync(file, initial, { mode: 0o600 });
+    this.screen.clear();
+    this.suspended = true;
+    try {
+      const r = await this.o.term.cooked(() => spawnSync(`${editor} "${file}"`, { stdio: 'inherit', shell: true }));
+      if (r.status === 0) return readFileSync(file, 'utf8').replace(/\n+$/, '');
+      this.commit(this.s.yellow(`⚠ The editor (${editor}) exited with status ${r.status}.`));
+      return null;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      this.suspended = false;
+      this.screen.forget();
+      this.render();
+    }
   }
 
   /** The last exchanges of a resumed conversation. */

@@ -1,0 +1,138 @@
+// Flags given to `hermes` itself (before any subcommand, or with none), as Python Hermes takes them:
+// `hermes -z "…"`, `hermes -m model --provider p -c`, `hermes -p work chat`, `hermes -w`, …
+// `-p/--profile` is taken out of argv before commander sees it, because it decides HERMES_HOME for
+// everything that follows (and Hermes accepts it anywhere on the line).
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { Command } from 'commander';
+import { defaultHermesRoot, normalizeProfileName } from '../state/paths.ts';
+import { collectList } from './errors.ts';
+
+/** The options `hermes` takes before a subcommand; `chat` takes the same ones after it. */
+export interface GlobalOptions {
+  oneshot?: string;
+  usageFile?: string;
+  model?: string;
+  provider?: string;
+  toolsets?: string;
+  resume?: string;
+  continue?: string | boolean;
+  in?: string;
+  worktree?: boolean;
+  skills?: string[];
+  yolo?: boolean;
+  passSessionId?: boolean;
+  ignoreUserConfig?: boolean;
+  ignoreRules?: boolean;
+  safeMode?: boolean;
+  checkpoints?: boolean;
+}
+
+/** Options of `hermes` that take a value (so the profile scan does not read a value as a flag). */
+const VALUE_FLAGS = new Set(['-z', '--oneshot', '-m', '--model', '--provider', '-t', '--toolsets', '-r', '--resume', '-s', '--skills', '--usage-file', '--in', '-q', '--query', '--query-file', '--source', '--max-turns', '--image', '--base-url']);
+const OPTIONAL_VALUE_FLAGS = new Set(['-c', '--continue']);
+
+export class ProfileError extends Error {}
+
+/**
+ * Applies `-p/--profile <name>` (anywhere before `--`), or else the sticky default in
+ * `<root>/active_profile`: sets HERMES_HOME to the profile's home and returns argv without the flag.
+ * An explicit HERMES_HOME that already points at a profile directory wins over the sticky default.
+ */
+export function applyProfile(argv: string[], env: NodeJS.ProcessEnv = process.env): string[] {
+  let name: string | undefined;
+  let at = -1;
+  let take = 0;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') break;
+    // `hermes mcp add … --args <command…>`: what follows belongs to the child command.
+    if (a === '--args' && argv.slice(0, i).includes('mcp')) break;
+    if ((a === '-p' || a === '--profile') && i + 1 < argv.length) {
+      name = argv[i + 1];
+      at = i;
+      take = 2;
+      break;
+    }
+    if (a.startsWith('--profile=')) {
+      name = a.slice('--profile='.length);
+      at = i;
+      take = 1;
+      break;
+    }
+    if (VALUE_FLAGS.has(a)) i++;
+    else if (OPTIONAL_VALUE_FLAGS.has(a) && i + 1 < argv.length && !argv[i + 1].startsWith('-')) i++;
+  }
+  if (name !== undefined) {
+    let n: string;
+    try {
+      n = normalizeProfileName(name);
+    } catch (e) {
+      throw new ProfileError(`${(e as Error).message}.`);
+    }
+    env.HERMES_HOME = profileDir(n, env);
+    return [...argv.slice(0, at), ...argv.slice(at + take)];
+  }
+  const home = env.HERMES_HOME?.trim();
+  if (home && basename(dirname(home)) === 'profiles') return argv;
+  const sticky = stickyProfile(env);
+  if (sticky && sticky !== 'default') env.HERMES_HOME = profileDir(sticky, env);
+  return argv;
+}
+
+/** The profile `hermes profile use` made the default (Hermes's `<root>/active_profile`), if any. */
+export function stickyProfile(env: NodeJS.ProcessEnv = process.env): string | null {
+  const file = join(defaultHermesRoot(env), 'active_profile');
+  if (!existsSync(file)) return null;
+  try {
+    const raw = readFileSync(file, 'utf8').trim();
+    return raw ? normalizeProfileName(raw) : null;
+  } catch {
+    return null; // unreadable or not a profile name: ignored, as Hermes does
+  }
+}
+
+function profileDir(name: string, env: NodeJS.ProcessEnv): string {
+  const root = defaultHermesRoot(env);
+  if (name === 'default') return root;
+  const dir = join(root, 'profiles', name);
+  if (!existsSync(dir)) throw new ProfileError(`Profile '${name}' does not exist (no ${dir}). Create that folder (a HERMES_HOME of its own), or pick another with -p.`);
+  return dir;
+}
+
+/** The profile HERMES_HOME belongs to: its name under `<root>/profiles/`, else "default". */
+export function activeProfileName(home: string, env: NodeJS.ProcessEnv = process.env): string {
+  return basename(dirname(home)) === 'profiles' && dirname(dirname(home)) === defaultHermesRoot(env) ? basename(home) : 'default';
+}
+
+/** Registers the global options on `hermes` (and, via `chatOnly`, the ones chat adds). */
+export function addGlobalOptions(cmd: Command): Command {
+  return cmd
+    .option('-z, --oneshot <prompt>', 'scripted one-shot: send one prompt, print only the final answer (no banner, tool lines or session line)')
+    .option('--usage-file <path>', 'with -z: write a JSON usage report (tokens, cost, model) to this file, even when the run fails')
+    .option('-m, --model <model>', 'model for this run')
+    .option('--provider <id>', 'provider for this run (openrouter, anthropic, openai, custom, …)')
+    .option('-t, --toolsets <list>', 'comma-separated toolsets to enable for this run')
+    .option('-r, --resume <session>', 'resume a session by id or title ("latest": the most recent)')
+    .option('-c, --continue [name]', 'continue the most recent session, or the latest one titled <name>')
+    .option('--in <dir>', 'change into <dir> first; with -c / --resume latest, pick that workspace’s latest session')
+    .option('-w, --worktree', 'work in an isolated git worktree (kept on exit only if it has commits not pushed, or uncommitted changes)')
+    .option('-s, --skills <name>', 'preload a skill (repeatable or comma-separated)', collectList)
+    .option('--yolo', 'do not ask before dangerous commands (hardline blocks still apply)')
+    .option('--pass-session-id', 'put the session id in the system prompt')
+    .option('--ignore-user-config', 'ignore config.yaml and use the built-in defaults (.env credentials still load)')
+    .option('--ignore-rules', 'skip AGENTS.md, SOUL.md, .cursorrules, memory and preloaded skills')
+    .option('--safe-mode', 'troubleshooting: no user config, rules, memory, MCP servers or hooks (implies --ignore-user-config --ignore-rules)')
+    .option('--checkpoints', 'snapshot the working directory before file edits (restore with /rollback)');
+}
+
+/** Environment switches the isolation flags stand for, inherited by child processes. */
+export function applyIsolationFlags(o: GlobalOptions, env: NodeJS.ProcessEnv = process.env): void {
+  if (o.safeMode) {
+    env.HERMES_SAFE_MODE = '1';
+    o.ignoreUserConfig = true;
+    o.ignoreRules = true;
+  }
+  if (o.ignoreUserConfig) env.HERMES_IGNORE_USER_CONFIG = '1';
+  if (o.ignoreRules) env.HERMES_IGNORE_RULES = '1';
+}

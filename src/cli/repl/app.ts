@@ -859,6 +859,7 @@ export class Repl {
   private async externalEditor(): Promise<void> {
     const text = await this.editText(this.input.text);
     if (text !== null) this.input.set(text);
+    this.render();
   }
 
   // ---------------------------------------------------------------------------------------------

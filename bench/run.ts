@@ -13,6 +13,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   gateway: () => import('./gateway.ts'),
   textcalls: () => import('./textcalls.ts'),
   compat: () => import('./compat.ts'),
+  codex: () => import('./codex.ts'),
 };
 
 const filter = process.argv[2];

@@ -354,8 +354,16 @@ export const toolsCheck: DoctorCheck = {
   },
 };
 
+export const codexCheck: DoctorCheck = {
+  name: 'Codex runtime',
+  async run({ config, env }) {
+    const { checkCodexRuntime } = await import('../runtimes/codex/doctor.ts');
+    return checkCodexRuntime(config, env);
+  },
+};
+
 /** Every check, in order. Other layers push theirs. */
-export const DOCTOR_CHECKS: DoctorCheck[] = [nodeCheck, homeCheck, skeletonCheck, envFileCheck, configCheck, providerCheck, toolCallsCheck, ripgrepCheck, sqliteCheck, terminalCheck, mcpCheck, toolsCheck];
+export const DOCTOR_CHECKS: DoctorCheck[] = [nodeCheck, homeCheck, skeletonCheck, envFileCheck, configCheck, providerCheck, toolCallsCheck, ripgrepCheck, sqliteCheck, terminalCheck, mcpCheck, toolsCheck, codexCheck];
 
 export async function runDoctor(o: { fix?: boolean; timeout?: string }): Promise<void> {
   const home = hermesHome();

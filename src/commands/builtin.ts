@@ -11,6 +11,7 @@ import type { SessionPrefs } from '../runtime/session.ts';
 import { knownToolsets } from '../tools/toolsets.ts';
 import { reloadMcpCommand } from '../mcp/commands.ts';
 import { hermesHome } from '../state/paths.ts';
+import { codexRuntimeCommand } from './codex.ts';
 import { confirmDestructive, skipWord } from './confirm.ts';
 import { cronCommand } from './cron.ts';
 import { displayCommands } from './display.ts';
@@ -211,6 +212,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
           `Session:  ${s.id}${s.busy ? ' (working)' : ''}`,
           `Model:    ${rt.model}`,
           `Provider: ${rt.provider} (${rt.apiMode}) ${rt.baseUrl}`,
+          `Runtime:  ${s.runnerKind === 'codex_app_server' ? 'codex app-server (/codex-runtime auto switches back)' : 'Hermes agent loop'}`,
           `Tools:    ${s.tools.length} (${[...new Set(s.tools.map((t) => t.toolset))].join(', ') || 'none'})`,
           `Messages: ${s.history.length}`,
           `Approvals: ${s.services.yolo ? 'off (yolo)' : 'ask before dangerous commands'}`,
@@ -531,5 +533,6 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   registerSkillCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
   r.add(cronCommand());
   r.add(kanbanCommand());
+  r.add(codexRuntimeCommand());
   return r;
 }

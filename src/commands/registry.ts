@@ -14,7 +14,8 @@ export interface CommandResult {
   /** Text to put back in the input line for editing (/undo re-prompt). */
   prefill?: string;
   /** Surface actions. */
-  action?: 'quit' | 'clear_screen' | 'new_session' | 'stop' | 'redraw';
+  /** runtime_changed: the turn runtime was switched (/codex-runtime); a surface may drop a cached session. */
+  action?: 'quit' | 'clear_screen' | 'new_session' | 'stop' | 'runtime_changed' | 'redraw';
 }
 
 /** Surface-specific abilities a command may use; every member is optional. */

@@ -914,6 +914,15 @@ export class GatewayRunner {
       void this.hooks.emit('session:end', { platform: src.platform, user_id: src.userId ?? null, session_key: lane.key, session_id: before, reason: 'new_session' });
       void this.hooks.emit('session:reset', { platform: src.platform, user_id: src.userId ?? null, session_key: lane.key, old_session_id: before, session_id: warm.session.id, reason: 'new_session' });
     }
+    if (result.action === 'runtime_changed' && !lane.running) {
+      // /codex-runtime: the warm runtime goes; the next message rebuilds it from the store with the new runner.
+      const w = this.cache.delete(lane.key);
+      if (w) {
+        this.restored.delete(w.session.id);
+        this.restoredEnded.delete(w.session.id);
+        void w.session.close(EVICT_REASON);
+      }
+    }
     if (result.output) await this.reply(adapter, src, result.output, { meta: msg.meta });
     if (result.send) {
       lane.waiting.push({ ...msg, text: result.send });

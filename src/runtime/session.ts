@@ -1,12 +1,7 @@
 // The session runtime: everything a surface needs to hold a conversation. Every surface (one-shot
 // CLI, REPL, gateway chat, ACP, API server, cron) builds one of these and drives the same loop.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { IterationBudget, parseMaxTurns } from '../agent/budget.ts';
-import { runTurn, type LoopOptions } from '../agent/loop.ts';
-import { estimateMessagesTokens } from '../agent/tokens.ts';
+import { existsSync, readFileSync } from 'node:fs';
 import { buildSystemPrompt, type PromptParts } from '../agent/prompt.ts';
 import { RequestBroker } from '../agent/requests.ts';
 import { formatsFor, PARSER_SETTINGS } from '../agent/textcalls/index.ts';
@@ -15,7 +10,7 @@ import { systemMessageFor } from './personality.ts';
 import { checkpointConfig, Checkpointer, storeFor, withCheckpoints } from './checkpointing.ts';
 import {
   createLlmClient,
-  estimateCostUsd,
+  ResolveError,
   resolveAuxiliaryRuntime,
   resolveFallbackRuntimes,
   resolveRuntime,
@@ -37,6 +32,9 @@ import { Inbox } from './inbox.ts';
 import { hintNames, SubdirHints, withHints } from './subdir-hints.ts';
 import { ruleFileNames } from '../state/context-files.ts';
 import { SessionState } from './session-state.ts';
+import { LoopRunner } from '../runtimes/loop.ts';
+import { CODEX_PROVIDERS, configuredRuntime, requestedProvider, runnerKindFor } from '../runtimes/select.ts';
+import type { RunnerKind, TurnRunner } from '../runtimes/types.ts';
 
 /** Persistence for sessions (the SessionDB implements it). */
 export interface SessionStore {
@@ -44,6 +42,9 @@ export interface SessionStore {
   appendMessage(sessionId: string, message: Message): void;
   recordUsage(sessionId: string, r: TurnResult, model: string, provider: string): void;
   endSession?(sessionId: string, reason: string): void;
+  /** Per-session runtime settings (state.db sessions.model_config), e.g. the codex thread id. */
+  getModelConfig?(sessionId: string): Record<string, unknown>;
+  patchModelConfig?(sessionId: string, patch: Record<string, unknown>): void;
 }
 
 export interface ExplicitChoices {
@@ -143,6 +144,21 @@ export function createClientFor(config: HermesConfig, env: NodeJS.ProcessEnv, ex
   return { llm, warnings };
 }
 
+/**
+ * The session's client. With the Codex app-server runtime the turns use codex's own login, so a
+ * missing Hermes key for openai / openai-codex is not fatal: only auxiliary tasks need it.
+ */
+function clientForSession(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}, home?: string): { llm: LlmClient; warnings: string[] } {
+  try {
+    return createClientFor(config, env, explicit, home);
+  } catch (e) {
+    if (!(e instanceof ResolveError) || configuredRuntime(config) !== 'codex_app_server' || !CODEX_PROVIDERS.includes(requestedProvider(config, explicit))) throw e;
+    const c = createClientFor(config, env, { ...explicit, apiKey: 'codex-app-server' }, home);
+    c.warnings.push(`Hermes itself has no ${requestedProvider(config, explicit)} credentials (${e.message.split('\n')[0]}): turns run through codex's own login, but titles, compression and memory review need Hermes to reach a model too.`);
+    return c;
+  }
+}
+
 type Listener = (e: AgentEvent) => void;
 
 /** Per-session display and input preferences, initialised from config and changed by slash commands. */
@@ -184,11 +200,6 @@ function displayPrefs(d: Record<string, unknown>, agent: Record<string, unknown>
   };
 }
 
-/** /fast → the request's service tier: fast = priority, auto = auto, cold = flex (cheaper, slower). */
-export function serviceTierFor(fast: SessionPrefs['fast']): string | undefined {
-  return fast === 'fast' ? 'priority' : fast === 'auto' ? 'auto' : fast === 'cold' ? 'flex' : undefined;
-}
-
 function emptyTotals(): SessionTotals {
   return { usage: emptyUsage(), costUsd: null, apiCalls: 0, turns: 0, subagents: { runs: 0, usage: emptyUsage(), costUsd: null, apiCalls: 0 } };
 }
@@ -223,6 +234,7 @@ export class Session {
   /** Sub-directory rule files found while the conversation works (null with --ignore-rules). */
   private hints: SubdirHints | null = null;
   private running: AbortController | null = null;
+  private runner: TurnRunner | null = null;
   private steerText: string[] = [];
   private queued: string[] = [];
   private started = false;
@@ -244,7 +256,7 @@ export class Session {
     });
     if (o.llm) this.llm = o.llm;
     else {
-      const c = createClientFor(o.config, o.env, o.explicit, o.home);
+      const c = clientForSession(o.config, o.env, o.explicit, o.home);
       this.llm = c.llm;
       this.warnings.push(...c.warnings);
     }
@@ -333,6 +345,10 @@ export class Session {
   /** Compresses the conversation now (/compress). Returns what happened, for the person. */
   async compress(focus?: string, opts: { keepLastMessages?: number } = {}): Promise<string> {
     if (this.running) return 'Wait for the current turn to finish, or /stop it first.';
+    if (this.runnerKind === 'codex_app_server') {
+      const runner = await this.turnRunner();
+      if (runner.compact) return runner.compact();
+    }
     if (this.history.length < 4) return 'The conversation is too short to compress.';
     const settings = opts.keepLastMessages !== undefined ? { protectLastN: opts.keepLastMessages, targetRatio: 0 } : undefined;
     return this.state.runCompression(this.history, { force: true, focus: focus || undefined, quiet: true, settings });
@@ -372,6 +388,7 @@ export class Session {
     this.totals = emptyTotals();
     this.lastResult = null;
     this.system = this.buildSystem();
+    this.runner?.switchConversation?.();
   }
 
   /**
@@ -395,6 +412,7 @@ export class Session {
     this.lastResult = null;
     this.system = r.systemPrompt || this.buildSystem();
     this.state.markTitled(true);
+    this.runner?.switchConversation?.();
   }
 
   /** Rebuilds the tool list (after enabling/disabling tools or toolsets). */
@@ -444,6 +462,7 @@ export class Session {
 
   /** Text for the model mid-turn, appended to the next tool result (no new user turn). */
   steer(text: string): void {
+    if (this.running && this.runner?.steer?.(text)) return;
     this.steerText.push(text);
   }
 
@@ -506,57 +525,16 @@ export class Session {
       if (this.pendingTitle) this.state.markTitled(true);
       this.pendingTitle = undefined;
     }
-    const maxTurns = o.explicit?.maxTurns !== undefined ? o.explicit.maxTurns : parseMaxTurns(o.env.HERMES_MAX_ITERATIONS ?? o.config.agent.max_turns, 90);
     try {
-      const loopOptions = (): LoopOptions => ({
+      const runner = await this.turnRunner();
+      const result = await runner.run(user, {
         history: this.history,
         system: this.system,
-        tools: this.tools,
-        stream: (req) => this.llm.stream(req),
-        model: () => this.llm.active.model,
-        broker: this.broker,
-        budget: new IterationBudget(maxTurns),
         signal: ac.signal,
         emit: (e) => this.dispatch(e),
         sink: o.store ? { append: (m) => this.persist(() => o.store!.appendMessage(this.id, m)) } : undefined,
-        beforeRequest: (history) => this.state.beforeRequest(history),
-        now: o.now,
-        takeSteer: () => {
-          if (!this.steerText.length) return undefined;
-          const t = this.steerText.join('\n');
-          this.steerText = [];
-          return t;
-        },
-        guardrails: o.config.tool_loop_guardrails,
-        request: {
-          reasoningEffort: o.config.agent.reasoning_effort || undefined,
-          cacheTtl: cacheTtlFor(o.config.prompt_caching?.cache_ttl, o.platform),
-          sessionId: this.id,
-          serviceTier: serviceTierFor(this.prefs.fast),
-        },
-        ephemeralSystem: o.env.HERMES_EPHEMERAL_SYSTEM_PROMPT || undefined,
-        prefill: loadPrefill(o.env.HERMES_PREFILL_MESSAGES_FILE || o.config.prefill_messages_file, o.cwd),
-        costOf: (model, provider, usage) => estimateCostUsd(model, provider, usage),
-        spill: async (callId, content) => spillResult(callId, content),
-        toolCallParser: o.config.model?.tool_call_parser,
+        broker: this.broker,
       });
-      let result = await runTurn(user, loopOptions());
-      // The provider says the prompt is too long: compress (summary forced) and carry on, a bounded number of times.
-      const maxAttempts = Number(o.config.compression?.max_attempts ?? 3);
-      for (let i = 0; i < maxAttempts && result.failed && result.error?.kind === 'context_length' && o.config.compression?.enabled !== false; i++) {
-        const before = estimateMessagesTokens(this.history);
-        await this.state.runCompression(this.history, { force: true });
-        if (estimateMessagesTokens(this.history) >= before) break;
-        const next = await runTurn(null, loopOptions());
-        result = {
-          ...next,
-          apiCalls: result.apiCalls + next.apiCalls,
-          iterations: result.iterations + next.iterations,
-          usage: addUsage(result.usage, next.usage),
-          costUsd: result.costUsd === null && next.costUsd === null ? null : (result.costUsd ?? 0) + (next.costUsd ?? 0),
-          messages: [...result.messages, ...next.messages],
-        };
-      }
       this.persist(() => o.store?.recordUsage(this.id, result, this.llm.active.model, this.llm.active.provider));
       this.lastResult = result;
       this.state.afterTurn(user, result);
@@ -579,10 +557,49 @@ export class Session {
     }
   }
 
+  /** Which runner the next turn uses: the configured runtime, for the provider in use. */
+  get runnerKind(): RunnerKind {
+    return runnerKindFor(this.options.config, this.llm.active.provider);
+  }
+
+  /** The runner for the next turn; switching runtimes (/codex-runtime) takes effect here. */
+  private async turnRunner(): Promise<TurnRunner> {
+    const kind = this.runnerKind;
+    if (this.runner?.kind === kind) return this.runner;
+    const old = this.runner;
+    this.runner = null;
+    await old?.close();
+    if (kind === 'codex_app_server') {
+      const { CodexRunner } = await import('../runtimes/codex/runner.ts');
+      // eslint-disable-next-line @typescript-eslint/no-this-alias
+      const self = this;
+      this.runner = new CodexRunner({
+        get id() {
+          return self.id;
+        },
+        options: this.options,
+        services: this.services,
+        get runtimeInfo() {
+          return { model: self.llm.active.model, provider: self.llm.active.provider };
+        },
+        persist: (w) => this.persist(w),
+      });
+    } else this.runner = new LoopRunner(this);
+    return this.runner;
+  }
+
+  /** Steering text for the loop runner (appended to the next tool result). */
+  takeSteer(): string | undefined {
+    if (!this.steerText.length) return undefined;
+    const t = this.steerText.join('\n');
+    this.steerText = [];
+    return t;
+  }
+
   private persistWarned = false;
 
   /** A store write that must not break the conversation: a failure is reported once, then the turn goes on. */
-  private persist(write: () => void): void {
+  persist(write: () => void): void {
     try {
       write();
     } catch (e) {
@@ -687,45 +704,18 @@ export class Session {
   }
 
   /** Ends the session; background processes and execution backends of its tools are released. */
-  close(reason = 'closed'): Promise<void> {
+  async close(reason = 'closed'): Promise<void> {
     this.inbox.close();
     this.interrupt();
     this.broker.cancelAll();
     if (this.started) this.options.store?.endSession?.(this.id, reason);
     this.state.onClose(this.services);
-    return runSessionCleanup(this.services);
+    const runner = this.runner;
+    this.runner = null;
+    await Promise.all([runner?.close(), runSessionCleanup(this.services)]);
   }
 }
 
 function isTruthy(v: string | undefined): boolean {
   return !!v && ['1', 'true', 'yes', 'on'].includes(v.toLowerCase());
-}
-
-/** `auto` = 1h for sessions a person paces, 5m for machine-paced ones. */
-function cacheTtlFor(setting: string | undefined, platform: string): '5m' | '1h' {
-  if (setting === '1h') return '1h';
-  if (setting === 'auto') return ['cron', 'webhook', 'api_server', 'batch', 'subagent'].includes(platform) ? '5m' : '1h';
-  return '5m';
-}
-
-function loadPrefill(file: string | undefined, cwd: string): Message[] | undefined {
-  if (!file) return undefined;
-  const path = file.startsWith('/') ? file : join(cwd, file);
-  try {
-    const v = JSON.parse(readFileSync(path, 'utf8')) as unknown;
-    if (!Array.isArray(v)) return undefined;
-    return v.filter(
-      (m): m is Message => !!m && typeof m === 'object' && ['user', 'assistant', 'system'].includes((m as Message).role) && typeof (m as Message).content === 'string',
-    );
-  } catch {
-    return undefined;
-  }
-}
-
-function spillResult(callId: string, content: string): string {
-  const dir = join(tmpdir(), 'hermes-results');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const path = join(dir, `${callId.replace(/[^A-Za-z0-9_-]/g, '_')}.txt`);
-  writeFileSync(path, content, { mode: 0o600 });
-  return path;
 }

@@ -278,6 +278,29 @@ export class SessionDB {
     });
   }
 
+  /** The session's model_config JSON (runtime settings such as `codex_thread_id`), {} when unset or unreadable. */
+  getModelConfig(sessionId: string): Record<string, unknown> {
+    const row = this.stmt('SELECT model_config FROM sessions WHERE id = ?').get(sessionId) as { model_config: string | null } | undefined;
+    try {
+      const v = row?.model_config ? (JSON.parse(row.model_config) as unknown) : {};
+      return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+    } catch {
+      return {};
+    }
+  }
+
+  /** Merges `patch` into model_config in one transaction, as Hermes does (a null value removes the key). */
+  patchModelConfig(sessionId: string, patch: Record<string, unknown>): void {
+    this.write(() => {
+      const config = this.getModelConfig(sessionId);
+      for (const [k, v] of Object.entries(patch)) {
+        if (v === null || v === undefined) delete config[k];
+        else config[k] = v;
+      }
+      this.stmt('UPDATE sessions SET model_config = ? WHERE id = ?').run(Object.keys(config).length ? JSON.stringify(config) : null, sessionId);
+    });
+  }
+
   getSession(id: string): SessionRow | null {
     const row = this.stmt('SELECT * FROM sessions WHERE id = ?').get(id) as Record<string, unknown> | undefined;
     if (!row) return null;

@@ -10,6 +10,8 @@ export interface ModelConfig {
   context_length: number | null;
   /** Tool calls written as text: auto | none | hermes | llama3 | pythonic | mistral | deepseek | json. */
   tool_call_parser: string;
+  /** `codex_app_server` hands turns to `codex app-server` (providers openai / openai-codex); `auto` = Hermes's loop. */
+  openai_runtime?: string;
 }
 
 export interface NamedProviderConfig {
@@ -204,6 +206,8 @@ export function defaultConfig() {
       dispatch_stale_timeout_seconds: 14_400,
       auto_subscribe_on_create: true,
     },
+    /** The Codex app-server runtime (model.openai_runtime: codex_app_server): binary, CODEX_HOME, model override, seconds per turn. */
+    codex: { path: '', home: '', model: '', turn_timeout: 600 },
     session_reset: { mode: 'both', idle_minutes: 1440, at_hour: 4 },
     /** Shadow-git snapshots before destructive edits, for /rollback (off by default, as Hermes). */
     checkpoints: { enabled: false, max_snapshots: 20, max_total_size_mb: 500, max_file_size_mb: 10, auto_prune: true, retention_days: 7 },

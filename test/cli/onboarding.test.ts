@@ -172,7 +172,8 @@ describe('hermes doctor', () => {
     writeFileSync(join(home, '.env'), 'OPENAI_API_KEY=k-1234\n');
     chmodSync(join(home, '.env'), 0o644);
     chmodSync(home, 0o755);
-    const r = await hermes(['doctor'], { home });
+    // --timeout 30: the MCP servers' connect check must not give up on a loaded machine
+    const r = await hermes(['doctor', '--timeout', '30'], { home });
     assert.equal(r.code, 1);
     assert.match(r.stdout, /! HERMES_HOME\s+.* is accessible by others \(mode 755\)\n\s+→ `chmod 700 /);
     assert.match(r.stdout, /✗ \.env\s+.* is readable by others \(mode 644\)\n\s+→ `chmod 600 /);

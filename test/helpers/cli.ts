@@ -53,7 +53,7 @@ export function hermes(
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`hermes ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, opts.timeoutMs ?? 30_000);
+    }, opts.timeoutMs ?? 90_000); // generous: a loaded 2-core CI machine is slow, a hang still fails
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });

@@ -102,7 +102,7 @@ describe('execute_code', () => {
     const bad = await call(executeCode, { code: 'raise ValueError("boom")' }, s);
     assert.equal(bad.json.status, 'error');
     assert.match(bad.json.error, /ValueError: boom/);
-    s.config.code_execution.timeout = 1;
+    s.config.code_execution.timeout = 5; // python3 can take seconds to start on a loaded machine
     const slow = await call(executeCode, { code: 'import time\nprint("before", flush=True)\ntime.sleep(30)' }, s);
     assert.equal(slow.json.status, 'timeout');
     assert.equal(slow.json.output, 'before\n');

@@ -146,20 +146,6 @@ export function remove(key: string, opts: { yes?: boolean }): Promise<void> {
   });
 }
 
-export function prune(opts: { olderThan?: string; source?: string; yes?: boolean }): Promise<void> {
-  const days = positiveInt(opts.olderThan, '--older-than', 90);
-  return withDb(async (db) => {
-    const cutoff = Date.now() / 1000 - days * 86_400;
-    const candidates = db.raw
-      .prepare(`SELECT COUNT(*) AS n FROM sessions WHERE ended_at IS NOT NULL AND started_at < ?${opts.source ? ' AND source = ?' : ''}`)
-      .get(...(opts.source ? [cutoff, opts.source] : [cutoff])) as { n: number };
-    if (!Number(candidates.n)) return out(`No ended sessions older than ${days} days${opts.source ? ` from ${opts.source}` : ''}.`);
-    await confirm(`Delete ${candidates.n} ended session${Number(candidates.n) === 1 ? '' : 's'} older than ${days} days${opts.source ? ` from ${opts.source}` : ''}?`, opts.yes);
-    const n = db.pruneSessions(days, opts.source);
-    out(`Deleted ${n} session${n === 1 ? '' : 's'}.`);
-  });
-}
-
 export function rename(key: string, words: string[]): Promise<void> {
   return withDb((db) => {
     const s = resolveOrFail(db, key);

@@ -473,6 +473,27 @@ export class SessionDB {
   }
 
   /** Deletes ended sessions that started more than `olderThanDays` days ago. Returns how many. */
+  /**
+   * Session ids matching a filter (prune / archive): started before/after a time (unix seconds), source,
+   * a title substring, message counts; ended sessions only unless `anyState`; archived ones only with
+   * `includeArchived`.
+   */
+  findSessions(f: { startedBefore?: number; startedAfter?: number; source?: string; title?: string; minMessages?: number; maxMessages?: number; includeArchived?: boolean; anyState?: boolean }): string[] {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (!f.anyState) where.push('s.ended_at IS NOT NULL');
+    if (f.startedBefore !== undefined) (where.push('s.started_at < ?'), args.push(f.startedBefore));
+    if (f.startedAfter !== undefined) (where.push('s.started_at >= ?'), args.push(f.startedAfter));
+    if (f.source) (where.push('s.source = ?'), args.push(f.source));
+    if (f.title) (where.push("instr(lower(COALESCE(s.title, '')), ?) > 0"), args.push(f.title.toLowerCase()));
+    if (this.sessionCols.has('archived') && !f.includeArchived) where.push('s.archived = 0');
+    const count = '(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id)';
+    if (f.minMessages !== undefined) (where.push(`${count} >= ?`), args.push(f.minMessages));
+    if (f.maxMessages !== undefined) (where.push(`${count} <= ?`), args.push(f.maxMessages));
+    const rows = this.db.prepare(`SELECT s.id FROM sessions s ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY s.started_at`).all(...args) as { id: string }[];
+    return rows.map((r) => r.id);
+  }
+
   pruneSessions(olderThanDays: number, source?: string): number {
     const cutoff = now() - olderThanDays * 86_400;
     const ids = (

@@ -9,6 +9,7 @@ import cron from './cron.ts';
 import fallback from './fallback.ts';
 import gateway from './gateway.ts';
 import kanban from './kanban.ts';
+import maintenance from './maintenance.ts';
 import mcp from './mcp.ts';
 import onboarding from './onboarding.ts';
 import pairing from './pairing.ts';
@@ -17,4 +18,4 @@ import skills from './skills.ts';
 import version from './version.ts';
 import webhook from './webhook.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, fallback, gateway, kanban, mcp, pairing, sessions, skills, webhook, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, fallback, gateway, kanban, maintenance, mcp, pairing, sessions, skills, webhook, version];

@@ -13,7 +13,7 @@ import { writeFileAtomic } from './fsutil.ts';
 export const DEFAULT_EXCLUDES = [
   'node_modules/', 'dist/', 'build/', 'target/', 'out/', '.next/', '.nuxt/',
   '__pycache__/', '*.pyc', '*.pyo', '.cache/', '.pytest_cache/', '.mypy_cache/', '.ruff_cache/', 'coverage/', '.coverage',
-  '.venv/', 'venv/', 'env/', '.git/', '.hg/', '.svn/', '.worktrees/',
+  '.venv/', 'venv/', 'env/', '.git', '.git/', '.hg/', '.svn/', '.worktrees/',
   '*.so', '*.dylib', '*.dll', '*.o', '*.a', '*.jar', '*.class', '*.exe', '*.obj',
   '*.mp4', '*.mov', '*.mkv', '*.webm', '*.zip', '*.tar', '*.tar.gz', '*.tgz', '*.7z', '*.rar', '*.iso',
   '.env', '.env.*', '.env.local', '.env.*.local', '.DS_Store', 'Thumbs.db', '*.log',

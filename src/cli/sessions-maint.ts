@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import type { SessionDB } from '../state/db.ts';
+import { rebuildSearchIndex } from '../state/db-schema.ts';
 import { paths } from '../state/paths.ts';
 import { copyDatabase } from '../state/snapshots.ts';
 import { sqlite } from '../state/sqlite.ts';
@@ -217,12 +218,14 @@ export async function repair(o: { checkOnly?: boolean; backup?: boolean }): Prom
   const db = openStateDb(ctx.home);
   try {
     const raw = db.raw;
+    raw.exec('BEGIN IMMEDIATE');
     let rebuilt = 0;
-    for (const t of ['messages_fts', 'messages_fts_trigram']) {
-      if (raw.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(t)) {
-        raw.exec(`INSERT INTO ${t}(${t}) VALUES('rebuild')`);
-        rebuilt++;
-      }
+    try {
+      rebuilt = rebuildSearchIndex(raw);
+      raw.exec('COMMIT');
+    } catch (e) {
+      raw.exec('ROLLBACK');
+      throw new CliError(`Rebuilding the search index failed: ${(e as Error).message}. Nothing was changed; restore a backup if searches stay broken.`);
     }
     if (problems.length) raw.exec('REINDEX');
     const after = (raw.prepare('PRAGMA integrity_check').all() as { integrity_check: string }[]).map((r) => r.integrity_check).filter((x) => x !== 'ok');

@@ -81,9 +81,11 @@ export function fileCommands(): CommandDef[] {
         const id = s.newId();
         const wanted = args.trim() || `${parentTitle ?? 'Untitled'} (branch)`;
         const title = store.uniqueTitle(wanted) ?? undefined;
-        store.createSession({ id, source: s.options.source ?? s.options.platform, model: s.runtime.model, systemPrompt: s.system, parentId: parent, cwd: s.services.cwd, title });
+        // Tagged as Hermes tags a /branch child, so its session pickers do not take it for a subagent.
+        store.createSession({ id, source: s.options.source ?? s.options.platform, model: s.runtime.model, systemPrompt: s.system, parentId: parent, cwd: s.services.cwd, title, modelConfig: { _branched_from: parent } });
         for (const m of s.history) store.appendMessage(id, m);
         const history = [...s.history];
+        if (s.persisted) store.endSession(parent, 'branched');
         s.restore({ id, history, systemPrompt: s.system });
         return { output: `Branched into ${title ? `“${title}” ` : ''}(${id}); the original ${parent} is unchanged. /resume ${parent} goes back.`, action: 'new_session' };
       },

@@ -1,6 +1,6 @@
 // Slash commands that report: /whoami, /profile, /platforms (/gateway), /debug, /update, and /reload
 // (.env into the running session).
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { buildDebugReport } from '../runtime/diagnostics.ts';
 import { loadEnvFile } from '../state/env.ts';
@@ -57,7 +57,9 @@ export function infoCommands(): CommandDef[] {
       run(ctx) {
         const s = ctx.session;
         const report = buildDebugReport({ home: s.options.home, config: s.options.config, env: s.options.env, lines: 200 });
-        const file = join(paths.logs(s.options.home), `debug-report-${new Date().toISOString().replace(/[:.]/g, '-')}.txt`);
+        const dir = paths.logs(s.options.home);
+        mkdirSync(dir, { recursive: true });
+        const file = join(dir, `debug-report-${new Date().toISOString().replace(/[:.]/g, '-')}.txt`);
         writeFileSync(file, report, { mode: 0o600 });
         return { output: `Debug report written to ${file} (secrets redacted; read it before you share it). To upload it to a paste service: hermes debug share.` };
       },

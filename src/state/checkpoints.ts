@@ -168,6 +168,9 @@ export class CheckpointStore {
     const dir = resolve(workdir);
     if (dir === '/' || dir === resolve(homedir())) return null;
     if (!existsSync(dir) || !statSync(dir).isDirectory()) return null;
+    // The store never snapshots itself (a project that holds HERMES_HOME, or a directory inside the store).
+    const own = relative(dir, dirname(resolve(this.store)));
+    if (own === '' || own.split(/[\\/]/).every((p) => p === '..')) return null;
     if (!this.init(dir)) return null;
     this.touch(dir);
     if (countFiles(dir, MAX_FILES) > MAX_FILES) return null;
@@ -178,6 +181,7 @@ export class CheckpointStore {
     if (tip) this.git(['read-tree', tip], dir, { index });
     else rmSync(index, { force: true });
     if (!this.git(['add', '-A'], dir, { index }).ok) return null;
+    if (!own.startsWith('..') && !isAbsolute(own)) this.git(['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', own], dir, { index });
     this.dropOversize(dir, index);
     if (tip) {
       if (this.git(['diff-index', '--cached', '--quiet', tip], dir, { index }).ok) return null;

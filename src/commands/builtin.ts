@@ -151,7 +151,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
           i = j;
         }
         if (i >= h.length || h[i]?.role !== 'user') return { output: 'Nothing to undo.' };
-        if (!(await confirmDestructive(ctx, `Take back ${n === 1 ? 'your last message' : `your last ${n} messages`} and the answers to ${n === 1 ? 'it' : 'them'}?`, skip))) return { output: 'Nothing was undone.' };
+        if (!(await confirmDestructive(ctx, `Take back ${n === 1 ? 'your last message' : `your last ${n} messages`} and ${n === 1 ? 'the answer to it' : 'the answers to them'}?`, skip))) return { output: 'Nothing was undone.' };
         const text = messageText(h[i].content);
         const removed = h.length - i;
         h.splice(i);

@@ -14,6 +14,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   textcalls: () => import('./textcalls.ts'),
   compat: () => import('./compat.ts'),
   codex: () => import('./codex.ts'),
+  maintenance: () => import('./maintenance.ts'),
 };
 
 const filter = process.argv[2];

@@ -177,15 +177,19 @@ export class CheckpointStore {
     const h = projectHash(dir);
     const index = join(this.store, 'indexes', h);
     mkdirSync(dirname(index), { recursive: true });
-    const tip = this.git(['rev-parse', '--verify', '--quiet', `${refOf(h)}^{commit}`], dir).out;
-    if (tip) this.git(['read-tree', tip], dir, { index });
-    else rmSync(index, { force: true });
+    const tip = this.tipOf(h, dir);
+    // The project's index is kept between checkpoints, so `add -A` only rehashes files whose stat
+    // changed; it is rebuilt from the tip only when missing.
+    if (!tip) rmSync(index, { force: true });
+    else if (!existsSync(index)) this.git(['read-tree', tip], dir, { index });
     if (!this.git(['add', '-A'], dir, { index }).ok) return null;
     if (!own.startsWith('..') && !isAbsolute(own)) this.git(['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', own], dir, { index });
-    this.dropOversize(dir, index);
-    if (tip) {
-      if (this.git(['diff-index', '--cached', '--quiet', tip], dir, { index }).ok) return null;
-    } else if (!this.git(['ls-files', '--cached'], dir, { index }).out) return null;
+    const names = (args: string[]) => this.git(args, dir, { index, raw: true }).out.split('\0').filter(Boolean);
+    const changed = tip ? names(['diff-index', '--cached', '--name-only', '--no-renames', '-z', tip]) : names(['ls-files', '--cached', '-z']);
+    if (!changed.length) return null;
+    if (this.dropOversize(dir, index, changed) === changed.length) {
+      if (!tip || this.git(['diff-index', '--cached', '--quiet', tip], dir, { index }).ok) return null;
+    }
     const tree = this.git(['write-tree'], dir, { index }).out;
     if (!tree) return null;
     const commit = this.git(['commit-tree', tree, ...(tip ? ['-p', tip] : []), '-m', reason, '--no-gpg-sign'], dir).out;
@@ -195,10 +199,10 @@ export class CheckpointStore {
     return commit;
   }
 
-  private dropOversize(dir: string, index: string): void {
+  /** Unstages the files among `files` over the size cap; returns how many. */
+  private dropOversize(dir: string, index: string, files: string[]): number {
     const cap = this.settings.maxFileSizeMb * 1024 * 1024;
-    if (!(cap > 0)) return;
-    const files = this.git(['ls-files', '--cached', '-z'], dir, { index, raw: true }).out.split('\0').filter(Boolean);
+    if (!(cap > 0)) return 0;
     const big = files.filter((f) => {
       try {
         return statSync(join(dir, f)).size > cap;
@@ -207,11 +211,34 @@ export class CheckpointStore {
       }
     });
     if (big.length) this.git(['rm', '--cached', '--quiet', '--', ...big], dir, { index });
+    return big.length;
   }
+
+  /** The project's newest checkpoint: the loose ref file, else packed-refs, else git. */
+  private tipOf(h: string, dir: string): string {
+    try {
+      const loose = readFileSync(join(this.store, refOf(h)), 'utf8').trim();
+      if (/^[0-9a-f]{40,64}$/.test(loose)) return loose;
+    } catch {
+      /* not loose */
+    }
+    return this.git(['rev-parse', '--verify', '--quiet', `${refOf(h)}^{commit}`], dir).out;
+  }
+
+  /** Checkpoints taken per project since the last trim check (the check walks the whole history). */
+  private sinceTrim = new Map<string, number>();
 
   /** Keeps at most `maxSnapshots` commits per project (rewrites the ref's oldest end). */
   private trim(dir: string): void {
     const h = projectHash(dir);
+    const max0 = Math.max(1, this.settings.maxSnapshots);
+    const n = this.sinceTrim.get(h);
+    // Checked on the first checkpoint in this process and then every max/4: at most max × 1.5 kept.
+    if (n !== undefined && n + 1 < Math.max(2, Math.floor(max0 / 4))) {
+      this.sinceTrim.set(h, n + 1);
+      return;
+    }
+    this.sinceTrim.set(h, 0);
     const all = this.git(['rev-list', refOf(h)], dir).out.split('\n').filter(Boolean);
     const max = Math.max(1, this.settings.maxSnapshots);
     // Rewrite only when well past the limit, so a busy session does not rewrite every turn.
@@ -266,7 +293,7 @@ export class CheckpointStore {
     this.git(['add', '-A'], dir, { index });
     const stat = this.git(['diff', '--stat', hash, '--cached'], dir, { index }).out;
     const diff = this.git(['diff', hash, '--cached', '--no-color'], dir, { index, raw: true }).out;
-    this.git(['read-tree', refOf(h)], dir, { index });
+    this.git(['read-tree', '-m', refOf(h)], dir, { index });
     return { stat, diff };
   }
 
@@ -324,7 +351,7 @@ export class CheckpointStore {
       if (Object.keys(ledger).length) {
         this.git(['add', '-A'], dir, { index });
         const changed = this.git(['diff', '--name-only', '-z', hash, '--cached'], dir, { index, raw: true }).out.split('\0').filter(Boolean);
-        this.git(['read-tree', refOf(h)], dir, { index });
+        this.git(['read-tree', '-m', refOf(h)], dir, { index });
         targets = [];
         for (const rel of changed) {
           const abs = join(dir, rel);
@@ -351,7 +378,7 @@ export class CheckpointStore {
       const r = this.git(['checkout', hash, '--', ...paths], dir, { index });
       if (!r.ok) throw new Error(`Restore failed: ${r.err}`);
     }
-    this.git(['read-tree', refOf(h)], dir, { index });
+    this.git(['read-tree', '-m', refOf(h)], dir, { index });
     const reason = this.git(['log', '--format=%s', '-1', hash], dir).out;
     return { restored: o.file ? [o.file] : targets ? [...targets, ...deletes] : ['.'], skipped, reason, full: targets === null };
   }

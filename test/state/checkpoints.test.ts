@@ -94,6 +94,19 @@ describe('checkpoint store', { skip: hasGit ? false : 'git is not installed' }, 
     assert.deepEqual(readdirSync(home).includes('checkpoints'), false);
   });
 
+  it('keeps about max_snapshots per project', () => {
+    const { home, dir } = project();
+    const store = new CheckpointStore(home, { maxSnapshots: 4 });
+    for (let i = 0; i < 12; i++) {
+      writeFileSync(join(dir, 'a.txt'), `v${i}\n`);
+      assert.ok(store.take(dir, `edit ${i}`));
+    }
+    const list = store.list(dir, 100);
+    assert.ok(list.length >= 4 && list.length <= 8, `${list.length} kept`);
+    assert.equal(list[0].reason, 'edit 11');
+    assert.match(store.diff(dir, list.at(-1)!.hash).diff, /\+v11/);
+  });
+
   it('destructive terminal commands', () => {
     for (const c of ['rm -rf build', 'mv a b', 'echo x > f.txt', "sed -i 's/a/b/' f", 'git reset --hard', 'cd x && cp a b', 'git checkout -- .'])
       assert.ok(isDestructiveCommand(c), c);

@@ -435,20 +435,22 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
     },
     {
       name: 'approvals',
-      args: '[manual|off]',
-      description: 'how dangerous commands are approved',
+      args: '[manual|smart|off]',
+      description: 'how dangerous commands are approved (for this session)',
       category: 'config',
       surfaces: ALL_SURFACES,
       midTurn: true,
-      completions: ['manual', 'off'],
+      completions: ['manual', 'smart', 'off'],
       run(ctx, args) {
         const s = ctx.session.services;
-        if (!args) return { output: `Approvals: ${s.yolo ? 'off' : 'manual'}. Set with /approvals manual|off.` };
-        if (args === 'manual' || args === 'off') {
+        const current = () => (s.yolo ? 'off' : s.config.approvals?.mode === 'smart' ? 'smart' : 'manual');
+        if (!args) return { output: `Approvals: ${current()}. Set with /approvals manual|smart|off.` };
+        if (args === 'manual' || args === 'smart' || args === 'off') {
           s.yolo = args === 'off';
-          return { output: `Approvals: ${args}.` };
+          if (args !== 'off') s.config.approvals = { ...s.config.approvals, mode: args };
+          return { output: `Approvals: ${args}${args === 'smart' ? ' (an auxiliary model reviews flagged commands before you are asked)' : ''}.` };
         }
-        return { output: 'Usage: /approvals [manual|off]' };
+        return { output: 'Usage: /approvals [manual|smart|off]' };
       },
     },
     {

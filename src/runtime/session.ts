@@ -281,6 +281,7 @@ export class Session {
       callTool: (name, args, ctx) => callToolFrom(this.tools, name, args, ctx),
       spawnChild: (spec) => this.spawnChild(spec),
       auxiliary: (task) => this.auxiliaryModel(task),
+      canAsk: () => this.broker.interactive,
       notifier: this.inbox,
       ...o.services,
     };

@@ -1,6 +1,6 @@
 // config.yaml: parsed with line numbers, normalized, ${VAR}-expanded, merged over DEFAULT_CONFIG.
 import { existsSync, readFileSync } from 'node:fs';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { defaultConfig, type HermesConfig } from './defaults.ts';
 import { writeFileAtomic } from './fsutil.ts';
 import { paths } from './paths.ts';
@@ -65,6 +65,21 @@ function parseYaml(text: string, file: string): { doc: Document; lines: LineCoun
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
   const err = doc.errors[0];
+  if (!err) {
+    // An alias inside the node it refers to (`a: &x {b: *x}`) would make an endless structure.
+    let loop: number | undefined;
+    visit(doc, {
+      Alias(_key, node, path) {
+        const target = node.resolve(doc);
+        if (target && path.includes(target as never)) {
+          loop = node.range ? lines.linePos(node.range[0]).line : undefined;
+          return visit.BREAK;
+        }
+      },
+    });
+    if (loop !== undefined || doc.errors.length)
+      throw new ConfigError(`${file}${loop ? ` line ${loop}` : ''}: invalid YAML (an alias refers to the mapping or list it is inside, which never ends). Fix the file (\`hermes config edit\`) or move it aside to start from defaults.`, file, loop);
+  }
   if (err) {
     const line = err.linePos?.[0]?.line ?? (err.pos ? lines.linePos(err.pos[0]).line : undefined);
     const reason = err.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
@@ -146,8 +161,13 @@ const CHECKS: Record<string, Check> = {
   'display.tool_progress': oneOf('off', 'new', 'all', 'verbose'),
   'display.busy_input_mode': oneOf('interrupt', 'queue', 'steer'),
   'display.show_reasoning': bool,
-  'approvals.mode': oneOf('manual', 'smart', 'off'),
+  'approvals.mode': (v) => (v === false ? null : oneOf('manual', 'smart', 'off')(v)),
   'approvals.deny': strList,
+  'approvals.smart_policy': str,
+  'approvals.denial_breaker_threshold': num,
+  'security.website_blocklist.enabled': bool,
+  'security.website_blocklist.domains': strList,
+  'security.website_blocklist.shared_files': strList,
 };
 
 function getPath(obj: unknown, keys: string[]): unknown {

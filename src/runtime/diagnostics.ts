@@ -11,6 +11,7 @@ import { redactSecrets } from '../policy/redact.ts';
 import { defaultConfig, type HermesConfig } from '../state/defaults.ts';
 import { readEnvFile } from '../state/env.ts';
 import { defaultHermesRoot, packageRoot, paths } from '../state/paths.ts';
+import { countSkills } from '../state/skills.ts';
 
 const API_KEYS: [string, string][] = [
   ['OPENROUTER_API_KEY', 'openrouter'],
@@ -131,26 +132,6 @@ function cronSummary(home: string): string {
   }
 }
 
-function countSkills(home: string): number {
-  let n = 0;
-  const walk = (d: string, depth: number) => {
-    if (depth > 6) return;
-    let entries;
-    try {
-      entries = readdirSync(d, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (e.name.startsWith('.') || e.name === 'node_modules') continue;
-      if (e.isDirectory()) walk(join(d, e.name), depth + 1);
-      else if (e.name === 'SKILL.md') n++;
-    }
-  };
-  walk(paths.skills(home), 0);
-  return n;
-}
-
 function gatewayLine(home: string): string {
   const p = join(home, 'gateway.pid');
   if (!existsSync(p)) return 'stopped';
@@ -217,7 +198,7 @@ export function buildDump(o: { home: string; config: HermesConfig; env: NodeJS.P
     `  gateway:            ${gatewayLine(home)}`,
     `  platforms:          ${platforms.length ? platforms.join(', ') : 'none'}`,
     `  cron_jobs:          ${cronSummary(home)}`,
-    `  skills:             ${countSkills(home)}`,
+    `  skills:             ${countSkills([paths.skills(home)])}`,
   ];
   if (overrides.length) lines.push('', 'config_overrides:', ...overrides);
   lines.push('--- end dump ---');

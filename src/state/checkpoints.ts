@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { writeFileAtomic } from './fsutil.ts';
+import { walkTree, writeFileAtomic } from './fsutil.ts';
 
 export const DEFAULT_EXCLUDES = [
   'node_modules/', 'dist/', 'build/', 'target/', 'out/', '.next/', '.nuxt/',
@@ -449,45 +449,20 @@ export class CheckpointStore {
 
 function countFiles(dir: string, stopAt: number): number {
   let n = 0;
-  const walk = (d: string) => {
-    let entries;
-    try {
-      entries = readdirSync(d, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (n > stopAt) return;
-      n++;
-      if (e.isDirectory() && !['.git', 'node_modules', '.venv', '__pycache__'].includes(e.name)) walk(join(d, e.name));
-    }
-  };
-  walk(dir);
+  walkTree(dir, (_p, e) => (++n > stopAt ? 'stop' : e.isDirectory() && ['.git', 'node_modules', '.venv', '__pycache__'].includes(e.name) ? 'skip' : undefined));
   return n;
 }
 
 export function dirSize(dir: string): number {
   let total = 0;
-  const walk = (d: string) => {
-    let entries;
+  walkTree(dir, (p, e) => {
+    if (!e.isFile()) return;
     try {
-      entries = readdirSync(d, { withFileTypes: true });
+      total += statSync(p).size;
     } catch {
-      return;
+      /* vanished */
     }
-    for (const e of entries) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) {
-        try {
-          total += statSync(p).size;
-        } catch {
-          /* vanished */
-        }
-      }
-    }
-  };
-  walk(dir);
+  });
   return total;
 }
 

@@ -246,29 +246,10 @@ export function syncBundledSkills(home: string, bundledRoot: string): BundledSyn
 
 /** The installed folder of a skill by name (up to three category levels deep), or null. */
 function findInstalled(root: string, name: string): string | null {
-  const walk = (dir: string, depth: number): string | null => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return null;
-    }
-    for (const e of entries) {
-      if (!e.isDirectory() || e.name.startsWith('.')) continue;
-      const d = join(dir, e.name);
-      if (existsSync(join(d, SKILL_FILE))) {
-        if (skillName(d, e.name) === name) return d;
-      } else if (depth < 3) {
-        const hit = walk(d, depth + 1);
-        if (hit) return hit;
-      }
-    }
-    return null;
-  };
-  return walk(root, 0);
+  return bundledSource(root, name)?.dir ?? null;
 }
 
-/** The package's copy of a bundled skill: its folder and path below skills/, or null. */
+/** A skill's folder by name below a skills root (the package's or HERMES_HOME's) and its path below it, or null. */
 export function bundledSource(bundledRoot: string, name: string): { dir: string; rel: string } | null {
   const walk = (dir: string, rel: string[]): { dir: string; rel: string } | null => {
     let entries;

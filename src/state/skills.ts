@@ -596,4 +596,23 @@ export function unchangedSinceInstall(entry: { content_hash?: string }, dir: str
   return h === skillContentHash(dir) || h === `sha256:${shortDirHash(dir)}`;
 }
 
-
+/** SKILL.md files under the skills directories (hidden folders such as .hub and .archive skipped). */
+export function countSkills(dirs: string[], maxDepth = 4): number {
+  let n = 0;
+  const walk = (dir: string, depth: number) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    if (entries.some((e) => e.isFile() && e.name === 'SKILL.md')) {
+      n++;
+      return;
+    }
+    if (depth >= maxDepth) return;
+    for (const e of entries) if (e.isDirectory() && !e.name.startsWith('.')) walk(join(dir, e.name), depth + 1);
+  };
+  for (const d of dirs) walk(d, 0);
+  return n;
+}

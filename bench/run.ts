@@ -15,6 +15,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   compat: () => import('./compat.ts'),
   codex: () => import('./codex.ts'),
   maintenance: () => import('./maintenance.ts'),
+  dashboard: () => import('./dashboard.ts'),
 };
 
 const filter = process.argv[2];

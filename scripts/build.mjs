@@ -3,7 +3,7 @@
 // that resolve files at run time stay external and load from node_modules.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -51,3 +51,29 @@ await build({
   },
   banner: { js: "import { createRequire as __hermesCreateRequire } from 'node:module'; const require = __hermesCreateRequire(import.meta.url);" },
 });
+
+// The dashboard's web app (web/, React): bundled into dist/web/, served by `hermes dashboard`.
+// Pages load on first visit (code splitting); all CSS goes into one file.
+const webSrc = join(root, 'web');
+if (existsSync(join(webSrc, 'src', 'main.tsx'))) {
+  const webOut = join(root, 'dist', 'web');
+  await build({
+    entryPoints: { app: join(webSrc, 'src', 'main.tsx') },
+    outdir: join(webOut, 'assets'),
+    entryNames: '[name]',
+    chunkNames: 'chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['chrome110', 'firefox115', 'safari16'],
+    jsx: 'automatic',
+    minify: true,
+    sourcemap: false,
+    legalComments: 'none',
+    logLevel: 'warning',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    loader: { '.woff2': 'file', '.svg': 'file' },
+  });
+  copyFileSync(join(webSrc, 'index.html'), join(webOut, 'index.html'));
+}

@@ -78,6 +78,8 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
   notify = (line) => repl.notice(line);
   // Background processes and subagents report back into the conversation.
   session.inbox.listening = true;
+  // The dashboard's Chat tab: report this session's events beside the terminal (src/runtime/event-link.ts).
+  const unlink = process.env.HERMES_DASHBOARD_EVENTS ? (await import('../runtime/event-link.ts')).linkSessionEvents(session) : () => {};
   const offInbox = session.inbox.on(() => repl.backgroundNotice());
   const stop = () => repl.quit();
   const interrupt = () => repl.interruptSignal();
@@ -91,6 +93,7 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
     process.off('SIGHUP', stop);
     process.off('SIGINT', interrupt);
     offInbox();
+    unlink();
     term.restore();
   }
   // Give a running background review (memory, skills) a moment to finish.

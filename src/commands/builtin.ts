@@ -19,6 +19,7 @@ import { fileCommands } from './files.ts';
 import { infoCommands } from './info.ts';
 import { workCommands } from './work.ts';
 import { SessionDB } from '../state/db.ts';
+import { insightsCommand } from './insights.ts';
 import { kanbanCommand } from './kanban.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
 import { registerSkillCommands, reloadSkillsCommand, stateCommands } from './state.ts';
@@ -536,5 +537,6 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(cronCommand());
   r.add(kanbanCommand());
   r.add(codexRuntimeCommand());
+  r.add(insightsCommand());
   return r;
 }

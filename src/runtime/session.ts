@@ -32,6 +32,7 @@ import { Inbox } from './inbox.ts';
 import { hintNames, SubdirHints, withHints } from './subdir-hints.ts';
 import { ruleFileNames } from '../state/context-files.ts';
 import { SessionState } from './session-state.ts';
+import { sessionEventLogger } from './event-log.ts';
 import { LoopRunner } from '../runtimes/loop.ts';
 import { CODEX_PROVIDERS, configuredRuntime, requestedProvider, runnerKindFor } from '../runtimes/select.ts';
 import type { RunnerKind, TurnRunner } from '../runtimes/types.ts';
@@ -289,6 +290,8 @@ export class Session {
     this.state = new SessionState(this);
     if (this.state.memory) this.services.memory = this.state.memory;
     this.listeners.add((e) => this.state.onEvent(e));
+    const logger = (o.depth ?? 0) === 0 ? sessionEventLogger(o.home, o.config, () => this.id) : null;
+    if (logger) this.listeners.add(logger);
     this.hints = this.newHints();
     if (checkpointConfig(o.config).enabled) this.checkpointer = new Checkpointer(storeFor(o.home, o.config));
     this.tools = this.buildTools();

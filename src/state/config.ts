@@ -293,8 +293,21 @@ function readDoc(path: string): Document {
 
 /** Sets a key in config.yaml keeping comments and formatting, writing atomically. */
 export function setConfigKey(home: string, key: string, value: unknown): void {
+  setConfigKeys(home, [[key, value]]);
+}
+
+/** Sets several keys (`undefined` removes one) in one atomic write, keeping comments and formatting. */
+export function setConfigKeys(home: string, entries: [string, unknown][]): void {
   const path = paths.config(home);
   const doc = readDoc(path);
+  for (const [key, value] of entries) {
+    if (value === undefined) doc.deleteIn(splitKey(key));
+    else setIn(doc, key, value);
+  }
+  writeFileAtomic(path, String(doc), 0o600);
+}
+
+function setIn(doc: Document, key: string, value: unknown): void {
   const keys = splitKey(key);
   // `model: "name"` (string form) must become a mapping before setting model.x
   if (keys.length > 1) {
@@ -307,7 +320,6 @@ export function setConfigKey(home: string, key: string, value: unknown): void {
     }
   }
   doc.setIn(keys, doc.createNode(value));
-  writeFileAtomic(path, String(doc), 0o600);
 }
 
 /** Removes a key from config.yaml. Returns false when it was not set. */

@@ -57,6 +57,11 @@ export interface ListOptions {
   archived?: 'hide' | 'include' | 'only';
   /** Only sessions whose working directory is this folder or inside it (a workspace). */
   cwdUnder?: string;
+  /** Only sessions of this model. */
+  model?: string;
+  /** Unix seconds: only sessions started at or after / before this. */
+  startedAfter?: number;
+  startedBefore?: number;
 }
 
 export class SessionDB {
@@ -314,7 +319,7 @@ export class SessionDB {
     );
   }
 
-  /** The WHERE terms for a session listing: source, tool sessions, archived ones. */
+  /** The WHERE terms for a session listing: source, tool sessions, archived ones, workspace, model, start time. */
   private listFilter(opts: ListOptions, alias = 's'): { where: string[]; args: (string | number)[] } {
     const where: string[] = [];
     const args: (string | number)[] = [];
@@ -330,6 +335,18 @@ export class SessionDB {
       const root = opts.cwdUnder.replace(/\/+$/, '') || '/';
       where.push(`(${alias}.cwd = ? OR substr(${alias}.cwd, 1, ?) = ?)`);
       args.push(root, root.length + 1, `${root}/`);
+    }
+    if (opts.model) {
+      where.push(`${alias}.model = ?`);
+      args.push(opts.model);
+    }
+    if (opts.startedAfter !== undefined) {
+      where.push(`${alias}.started_at >= ?`);
+      args.push(opts.startedAfter);
+    }
+    if (opts.startedBefore !== undefined) {
+      where.push(`${alias}.started_at < ?`);
+      args.push(opts.startedBefore);
     }
     return { where, args };
   }
@@ -355,6 +372,15 @@ export class SessionDB {
     const { where, args } = this.listFilter(o);
     const r = this.db.prepare(`SELECT COUNT(*) AS n FROM sessions s ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`).get(...args) as { n: number };
     return Number(r.n);
+  }
+
+  /** The sources and models sessions have, most used first (filters of a session list). */
+  facets(): { sources: { value: string; count: number }[]; models: { value: string; count: number }[] } {
+    const q = (col: 'source' | 'model') =>
+      (this.db.prepare(`SELECT ${col} AS value, COUNT(*) AS count FROM sessions WHERE ${col} IS NOT NULL AND ${col} <> '' GROUP BY ${col} ORDER BY count DESC LIMIT 200`).all() as { value: string; count: number }[]).map(
+        (r) => ({ value: String(r.value), count: Number(r.count) }),
+      );
+    return { sources: q('source'), models: q('model') };
   }
 
   /** Hides a session from lists, search and --continue (or shows it again); nothing is deleted. */
@@ -479,14 +505,9 @@ export class SessionDB {
    * `includeArchived`.
    */
   findSessions(f: { startedBefore?: number; startedAfter?: number; source?: string; title?: string; minMessages?: number; maxMessages?: number; includeArchived?: boolean; anyState?: boolean }): string[] {
-    const where: string[] = [];
-    const args: (string | number)[] = [];
+    const { where, args } = this.listFilter({ source: f.source, includeTool: true, archived: f.includeArchived ? 'include' : 'hide', startedAfter: f.startedAfter, startedBefore: f.startedBefore });
     if (!f.anyState) where.push('s.ended_at IS NOT NULL');
-    if (f.startedBefore !== undefined) (where.push('s.started_at < ?'), args.push(f.startedBefore));
-    if (f.startedAfter !== undefined) (where.push('s.started_at >= ?'), args.push(f.startedAfter));
-    if (f.source) (where.push('s.source = ?'), args.push(f.source));
     if (f.title) (where.push("instr(lower(COALESCE(s.title, '')), ?) > 0"), args.push(f.title.toLowerCase()));
-    if (this.sessionCols.has('archived') && !f.includeArchived) where.push('s.archived = 0');
     const count = '(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id)';
     if (f.minMessages !== undefined) (where.push(`${count} >= ?`), args.push(f.minMessages));
     if (f.maxMessages !== undefined) (where.push(`${count} <= ?`), args.push(f.maxMessages));

@@ -19,7 +19,7 @@ import type { Session } from '../../runtime/session.ts';
 import { paths } from '../../state/paths.ts';
 import { EditBuffer } from './buffer.ts';
 import { clipboardImage, copyToClipboard } from './clipboard.ts';
-import { requestKey, requestLines, type OpenRequest } from './requests.ts';
+import { answeredElsewhere, requestKey, requestLines, type OpenRequest } from './requests.ts';
 import { MAX_MENU_ROWS, slashCompletions, type Completions } from './completion.ts';
 import type { History } from './history.ts';
 import type { Key } from './keys.ts';
@@ -438,6 +438,8 @@ export class Repl {
           this.requests.splice(i, 1);
           const what = r.request.kind === 'approval' ? 'approval' : r.request.kind === 'clarify' ? 'question' : 'secret prompt';
           if (e.source === 'timeout') this.commit(s.yellow(`⏱ The ${what} timed out${r.request.kind === 'approval' ? ': denied' : ''}.`));
+          // Answered elsewhere (the dashboard's approval buttons): say so where the question was.
+          else if (e.source === 'person') this.commit(answeredElsewhere(r.request, e.answer, s));
           else if (e.source === 'interrupted') this.commit(s.dim(`The ${what} was cancelled.`));
           this.updateTimer();
         }

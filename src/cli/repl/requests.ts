@@ -149,3 +149,15 @@ export function requestKey(req: OpenRequest, k: Key, o: { style: Style; home: st
       break;
   }
 }
+
+/** The line left where a request was, when it was answered elsewhere (the dashboard's buttons). */
+export function answeredElsewhere(r: AgentRequest, answer: unknown, s: Style): string {
+  if (r.kind === 'approval') {
+    const cmd = truncate(r.command.replace(/\s+/g, ' '), 60);
+    if (answer === 'deny') return s.red(`✗ Denied from the dashboard: ${cmd}`);
+    const how = answer === 'once' ? 'once' : answer === 'session' ? 'for this session' : 'always (saved to command_allowlist)';
+    return s.green(`✓ Approved ${how} from the dashboard: ${cmd}`);
+  }
+  if (r.kind === 'clarify') return s.dim(`↳ ${String(answer ?? '')} (answered from the dashboard)`);
+  return s.dim('🔑 secret entered from the dashboard');
+}

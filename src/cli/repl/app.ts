@@ -1,4 +1,4 @@
-// The interactive REPL: a line editor at the bottom of the terminal, the conversation scrolling
+// The interactive REPL: the input line (prompt-line.ts) at the bottom of the terminal, the conversation scrolling
 // above it. It renders the session's event stream (streamed Markdown, reasoning, one activity line
 // per tool, retries, warnings), answers requests inline (approval, clarify, secrets), runs slash
 // commands from the shared registry, `!cmd` shell escapes, and handles typing while the agent works
@@ -16,15 +16,14 @@ import type { Message } from '../../llm/types.ts';
 import { activityLine, toolDetail, toolEmoji } from '../../runtime/activity.ts';
 import { composeNotices } from '../../runtime/inbox.ts';
 import type { Session } from '../../runtime/session.ts';
-import { paths } from '../../state/paths.ts';
 import { EditBuffer } from './buffer.ts';
 import { clipboardImage, copyToClipboard } from './clipboard.ts';
 import { answeredElsewhere, requestKey, requestLines, type OpenRequest } from './requests.ts';
-import { MAX_MENU_ROWS, slashCompletions, type Completions } from './completion.ts';
 import type { History } from './history.ts';
 import type { Key } from './keys.ts';
 import { MarkdownStream, type MarkdownMode } from './markdown.ts';
-import { expandPastes, lineCount, PASTE_MIN_LINES, savePaste } from './pastes.ts';
+import { expandPastes } from './pastes.ts';
+import { PromptLine, type LineAction } from './prompt-line.ts';
 import { Screen, type Frame } from './screen.ts';
 import type { Style } from './style.ts';
 import type { Terminal } from './term.ts';
@@ -39,12 +38,6 @@ export const KEY_HELP = [
   '      Ctrl+C interrupt (twice quits) · Ctrl+D quit · Ctrl+R search history · Ctrl+G edit in $EDITOR',
   '      Ctrl+L clear · Ctrl+Z suspend · !cmd run a shell command · pastes of 5+ lines are saved to pastes/',
 ];
-
-interface Menu extends Completions {
-  selected: number;
-  /** The person moved through the menu (Enter then accepts the highlighted item). */
-  explicit: boolean;
-}
 
 type Phase = 'idle' | 'turn' | 'shell' | 'command';
 
@@ -68,9 +61,7 @@ export class Repl {
   private readonly s: Style;
   private readonly session: Session;
   private readonly screen: Screen;
-  private readonly input = new EditBuffer();
-  private menu: Menu | null = null;
-  private menuDismissedFor: string | null = null;
+  private readonly line: PromptLine;
   private requests: OpenRequest[] = [];
   private phase: Phase = 'idle';
   private phaseLabel = '';
@@ -98,7 +89,6 @@ export class Repl {
   private afterInterrupt: string[] = [];
   /** Queued prompts to echo when their turn starts. */
   private echoQueue: string[] = [];
-  private search: { query: string; index: number; entry: string | null; saved: string } | null = null;
   private shellAbort: AbortController | null = null;
   private firstPrefix: string | undefined;
   private quitting = false;
@@ -113,6 +103,7 @@ export class Repl {
     this.s = o.style;
     this.session = o.session;
     this.screen = new Screen(o.term.output);
+    this.line = new PromptLine({ history: o.history, registry: o.registry, home: o.home, style: o.style, warn: (l) => this.commit(this.s.yellow(l)) });
     this.md = this.newMarkdown(this.markdownMode());
     this.reasoning = this.newMarkdown('raw');
     this.firstPrefix = o.firstMessagePrefix;
@@ -202,20 +193,10 @@ export class Repl {
       const r = this.requestLines(req, cols);
       cursor = { line: bottom.length + r.cursor.line, col: r.cursor.col };
       bottom.push(...r.lines);
-    } else if (this.search) {
-      const q = this.search;
-      const label = `(reverse-i-search)'${q.query}': `;
-      const shown = q.entry === null ? (q.query ? s.red('no match') : '') : truncate(q.entry.replace(/\n/g, ' ↵ '), cols - stringWidth(label) - 1);
-      cursor = { line: bottom.length, col: stringWidth(label) };
-      bottom.push(s.dim(label) + shown);
     } else {
-      const r = this.inputLines(cols, rows);
+      const r = this.line.lines(this.promptText(), cols, rows, (own) => rows - [...bottom, ...own].reduce((a, l) => a + Math.max(1, Math.ceil(stringWidth(l) / cols)), 0) - 2);
       cursor = { line: bottom.length + r.cursor.line, col: r.cursor.col };
       bottom.push(...r.lines);
-      if (this.menu) {
-        const used = bottom.reduce((a, l) => a + Math.max(1, Math.ceil(stringWidth(l) / cols)), 0);
-        bottom.push(...this.menuLines(cols).slice(0, Math.max(1, rows - used - 2)));
-      }
     }
     if (this.hint && this.hint.until > this.now()) bottom.push(s.dim(this.hint.text));
     else this.hint = null;
@@ -264,55 +245,6 @@ export class Repl {
     } else label = this.writing ? 'writing…' : `${this.verb}…`;
     const tail = this.phase === 'turn' ? ' · Ctrl+C to interrupt' : this.phase === 'shell' ? ' · Ctrl+C to stop' : '';
     return truncateAnsi(`${frame} ${s.dim(`${label} ${elapsed}${tail}`)}`, this.screen.cols - 1);
-  }
-
-  private inputLines(cols: number, rows: number): { lines: string[]; cursor: { line: number; col: number } } {
-    const s = this.s;
-    const prompt = this.promptText();
-    const pw = stringWidth(prompt);
-    const cont = ' '.repeat(Math.max(0, pw - 2)) + s.dim('┊ ');
-    const text = this.input.text;
-    const logical = text.split('\n');
-    const before = text.slice(0, this.input.cursor).split('\n');
-    const cursorLine = before.length - 1;
-    const cursorCol = pw + stringWidth(before[cursorLine]);
-    let shown = logical.map((l, i) => (i === 0 ? prompt : cont) + l);
-    // Dim suggestion from history after the cursor.
-    if (this.input.atEnd && !this.menu && logical.length === 1 && text && !this.o.history.navigating) {
-      const sug = this.o.history.suggest(text);
-      if (sug) shown[0] += s.dim(sug.slice(text.length));
-    }
-    // A window around the cursor when the input is taller than the screen allows.
-    const maxLines = Math.max(3, rows - 6);
-    let first = 0;
-    if (shown.length > maxLines) {
-      first = Math.max(0, Math.min(cursorLine - Math.floor(maxLines / 2), shown.length - maxLines));
-      const last = first + maxLines;
-      const above = first;
-      const below = shown.length - last;
-      shown = shown.slice(first, last);
-      if (above) shown[0] = `${cont}${s.dim(`… ${above} more line(s) above`)}`;
-      if (below) shown[shown.length - 1] = `${cont}${s.dim(`… ${below} more line(s) below`)}`;
-    }
-    void cols;
-    return { lines: shown, cursor: { line: cursorLine - first, col: cursorCol } };
-  }
-
-  private menuLines(cols: number): string[] {
-    const m = this.menu!;
-    const s = this.s;
-    const n = m.items.length;
-    const start = Math.max(0, Math.min(m.selected - Math.floor(MAX_MENU_ROWS / 2), n - MAX_MENU_ROWS));
-    const visible = m.items.slice(start, start + MAX_MENU_ROWS);
-    const labelW = Math.min(32, Math.max(...visible.map((i) => stringWidth(i.label))));
-    const out = visible.map((it, k) => {
-      const i = start + k;
-      const label = it.label + ' '.repeat(Math.max(0, labelW - stringWidth(it.label)));
-      const line = `  ${i === m.selected ? s.inverse(` ${label} `) : ` ${label} `}  ${s.dim(it.hint)}`;
-      return truncateAnsi(line, cols - 1);
-    });
-    if (n > MAX_MENU_ROWS) out.push(s.dim(`   ${m.selected + 1}/${n} · ↑↓ move · Tab accept · Esc close`));
-    return out;
   }
 
   private remaining(req: OpenRequest): string {
@@ -518,11 +450,36 @@ export class Repl {
       this.requestKey(this.requests[0], k);
       return;
     }
-    if (this.search) {
-      this.searchKey(k);
-      return;
+    this.lineAction(this.line.key(k));
+  }
+
+  /** What a key on the input line asks for beyond editing it. */
+  private lineAction(a: LineAction): void {
+    switch (a) {
+      case 'submit':
+        return this.submit();
+      case 'quit':
+        return this.quit();
+      case 'interrupt':
+        return this.ctrlC();
+      case 'editor':
+        return void this.externalEditor();
+      case 'clear':
+        this.o.term.write('\x1b[H\x1b[2J');
+        this.screen.forget();
+        return;
+      case 'suspend':
+        this.screen.clear();
+        this.suspended = true;
+        this.o.term.suspend(() => {
+          this.suspended = false;
+          this.screen.forget();
+          this.render();
+        });
+        return;
+      default:
+        return;
     }
-    this.editKey(k);
   }
 
   /** A line of news from outside the conversation (an MCP server connected or failed). */
@@ -559,9 +516,8 @@ export class Repl {
       this.shellAbort?.abort();
       return;
     }
-    if (!this.input.empty) {
-      this.input.clear();
-      this.menu = null;
+    if (!this.line.input.empty) {
+      this.line.clear();
       this.o.history.reset();
       return;
     }
@@ -569,298 +525,9 @@ export class Repl {
     this.showHint('(Press Ctrl+C again or Ctrl+D to quit)');
   }
 
-  private editKey(k: Key): void {
-    const b = this.input;
-    const hist = this.o.history;
-    let edited = false;
-    switch (k.name) {
-      case 'text':
-        b.insert(k.text ?? '');
-        edited = true;
-        break;
-      case 'paste': {
-        const text = k.text ?? '';
-        if (lineCount(text) >= PASTE_MIN_LINES) {
-          try {
-            const { reference } = savePaste(this.o.home, text);
-            b.insert(reference);
-          } catch (e) {
-            b.insert(text);
-            this.commit(this.s.yellow(`⚠ Could not save the paste under ${paths.pastes(this.o.home)}: ${(e as Error).message}`));
-          }
-        } else b.insert(text);
-        edited = true;
-        break;
-      }
-      case 'enter': {
-        if (this.menu && this.menu.explicit) {
-          this.acceptCompletion(true);
-          break;
-        }
-        const line = b.text.slice(b.lineBounds().start, b.cursor);
-        if (b.atEnd && line.endsWith('\\') && !line.endsWith('\\\\')) {
-          b.backspace();
-          b.insert('\n');
-          edited = true;
-          break;
-        }
-        this.submit();
-        return;
-      }
-      case 'newline':
-        b.insert('\n');
-        edited = true;
-        break;
-      case 'tab':
-        if (this.menu) this.acceptCompletion(false);
-        else {
-          this.menuDismissedFor = null;
-          this.refreshMenu(true);
-        }
-        return;
-      case 'backtab':
-        if (this.menu) this.moveMenu(-1);
-        return;
-      case 'up':
-        if (this.menu) return this.moveMenu(-1);
-        if (b.up()) return;
-        this.historyPrev();
-        return;
-      case 'down':
-        if (this.menu) return this.moveMenu(1);
-        if (b.down()) return;
-        this.historyNext();
-        return;
-      case 'left':
-        if (k.ctrl || k.meta) b.wordLeft();
-        else b.left();
-        break;
-      case 'right':
-        if (b.atEnd) {
-          this.acceptSuggestion();
-          edited = true;
-          break;
-        }
-        if (k.ctrl || k.meta) b.wordRight();
-        else b.right();
-        break;
-      case 'home':
-        b.home();
-        break;
-      case 'end':
-        if (b.atEnd) {
-          this.acceptSuggestion();
-          edited = true;
-        } else b.end();
-        break;
-      case 'backspace':
-        if (k.meta || k.ctrl) b.deleteWordBack();
-        else b.backspace();
-        edited = true;
-        break;
-      case 'delete':
-        b.deleteForward();
-        edited = true;
-        break;
-      case 'escape':
-        if (this.menu) {
-          this.menu = null;
-          this.menuDismissedFor = b.text;
-        }
-        return;
-      case 'meta':
-        switch (k.text) {
-          case 'b':
-            b.wordLeft();
-            break;
-          case 'f':
-            b.wordRight();
-            break;
-          case 'd':
-            b.deleteWordForward();
-            edited = true;
-            break;
-          default:
-            break;
-        }
-        break;
-      case 'ctrl':
-        switch (k.text) {
-          case 'c':
-            this.ctrlC();
-            return;
-          case 'd':
-            if (b.empty) return this.quit();
-            b.deleteForward();
-            edited = true;
-            break;
-          case 'a':
-            b.home();
-            break;
-          case 'e':
-            if (b.atEnd) {
-              this.acceptSuggestion();
-              edited = true;
-            } else b.end();
-            break;
-          case 'b':
-            b.left();
-            break;
-          case 'f':
-            b.right();
-            break;
-          case 'k':
-            b.killToEnd();
-            edited = true;
-            break;
-          case 'u':
-            b.killToStart();
-            edited = true;
-            break;
-          case 'w':
-            b.deleteWordBack();
-            edited = true;
-            break;
-          case 'y':
-            b.yank();
-            edited = true;
-            break;
-          case 't':
-            b.transpose();
-            edited = true;
-            break;
-          case 'p':
-            if (!b.up()) this.historyPrev();
-            return;
-          case 'n':
-            if (!b.down()) this.historyNext();
-            return;
-          case 'l':
-            this.o.term.write('\x1b[H\x1b[2J');
-            this.screen.forget();
-            return;
-          case 'r':
-            this.search = { query: '', index: hist.entries.length, entry: null, saved: b.text };
-            this.menu = null;
-            return;
-          case 'g':
-            void this.externalEditor();
-            return;
-          case 'z':
-            this.screen.clear();
-            this.suspended = true;
-            this.o.term.suspend(() => {
-              this.suspended = false;
-              this.screen.forget();
-              this.render();
-            });
-            return;
-          default:
-            return;
-        }
-        break;
-      default:
-        return;
-    }
-    if (edited) {
-      hist.reset();
-      this.refreshMenu(false);
-    }
-  }
-
-  private historyPrev(): void {
-    const e = this.o.history.prev(this.input.text);
-    if (e !== null) this.input.set(e);
-    this.menu = null;
-  }
-
-  private historyNext(): void {
-    const e = this.o.history.next();
-    if (e !== null) this.input.set(e);
-    this.menu = null;
-  }
-
-  private acceptSuggestion(): void {
-    const text = this.input.text;
-    if (this.menu || this.o.history.navigating) return;
-    const sug = this.o.history.suggest(text);
-    if (sug) this.input.set(sug);
-  }
-
-  private refreshMenu(force: boolean): void {
-    const text = this.input.text;
-    if (!force && (this.menuDismissedFor === text || !this.input.atEnd)) {
-      this.menu = null;
-      return;
-    }
-    const c = text.startsWith('/') ? slashCompletions(this.o.registry, 'cli', text) : null;
-    if (!c) {
-      this.menu = null;
-      return;
-    }
-    // Keep the highlighted item when it is still offered.
-    const prev = this.menu?.items[this.menu.selected]?.value;
-    const keep = prev ? c.items.findIndex((i) => i.value === prev) : -1;
-    this.menu = { ...c, selected: keep >= 0 ? keep : 0, explicit: keep >= 0 ? !!this.menu?.explicit : false };
-  }
-
-  private moveMenu(d: number): void {
-    const m = this.menu!;
-    m.selected = (m.selected + d + m.items.length) % m.items.length;
-    m.explicit = true;
-  }
-
-  private acceptCompletion(submitIfComplete: boolean): void {
-    const m = this.menu;
-    if (!m) return;
-    const item = m.items[m.selected] ?? m.items[0];
-    const text = this.input.text.slice(0, m.from) + item.value;
-    this.input.set(text);
-    this.menu = null;
-    this.menuDismissedFor = null;
-    if (submitIfComplete && !text.endsWith(' ')) {
-      this.submit();
-      return;
-    }
-    this.refreshMenu(false);
-  }
-
-  private searchKey(k: Key): void {
-    const q = this.search!;
-    const hist = this.o.history;
-    const find = (before: number) => {
-      const r = hist.search(q.query, before);
-      q.entry = r?.entry ?? null;
-      q.index = r?.index ?? q.index;
-    };
-    if (k.name === 'text' || k.name === 'paste') {
-      q.query += k.text ?? '';
-      find(hist.entries.length);
-    } else if (k.name === 'backspace') {
-      q.query = q.query.slice(0, -1);
-      find(hist.entries.length);
-    } else if (k.name === 'ctrl' && k.text === 'r') {
-      if (q.entry !== null) find(q.index);
-    } else if (k.name === 'escape' || (k.name === 'ctrl' && (k.text === 'g' || k.text === 'c'))) {
-      this.input.set(q.saved);
-      this.search = null;
-    } else if (k.name === 'enter') {
-      this.search = null;
-      if (q.entry !== null) {
-        this.input.set(q.entry);
-        this.submit();
-      }
-    } else {
-      // Any other key takes the match into the editor and acts there.
-      this.search = null;
-      if (q.entry !== null) this.input.set(q.entry);
-      this.editKey(k);
-    }
-  }
-
   private async externalEditor(): Promise<void> {
-    const text = await this.editText(this.input.text);
-    if (text !== null) this.input.set(text);
+    const text = await this.editText(this.line.input.text);
+    if (text !== null) this.line.input.set(text);
     this.render();
   }
 
@@ -894,15 +561,10 @@ export class Repl {
   }
 
   private submit(): void {
-    const raw = this.input.text;
-    this.menu = null;
-    this.menuDismissedFor = null;
-    if (!raw.trim()) {
-      this.input.clear();
-      return;
-    }
+    const raw = this.line.input.text;
+    this.line.clear();
+    if (!raw.trim()) return;
     this.o.history.add(raw);
-    this.input.clear();
     this.commit(this.echoLines(raw));
     void this.dispatch(raw);
   }
@@ -1046,7 +708,7 @@ export class Repl {
       this.screen.forget();
     }
     if (r.output) this.commit(r.output);
-    if (r.prefill !== undefined && !this.input.text) this.input.set(r.prefill);
+    if (r.prefill !== undefined && !this.line.input.text) this.line.input.set(r.prefill);
     if (/^\/(help|\?)$/i.test(text.trim())) this.commit(KEY_HELP.map((l) => s.dim(l)));
     switch (r.action) {
       case 'quit':

@@ -8,6 +8,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   state: () => import('./state.ts'),
   tools: () => import('./tools.ts'),
   cli: () => import('./cli.ts'),
+  tui: () => import('./tui.ts'),
   cron: () => import('./cron.ts'),
   kanban: () => import('./kanban.ts'),
   gateway: () => import('./gateway.ts'),

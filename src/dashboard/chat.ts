@@ -18,10 +18,11 @@ import type { DashboardContext } from './context.ts';
 import { onJsonLines, type SidecarEvent, type SidecarRequest } from '../runtime/event-link.ts';
 
 /**
- * What the Chat tab runs: `hermes chat` (the REPL). The single place to switch the tab to the
- * full-screen TUI (`['--tui']`) once every surface that runs it reports events the same way.
+ * What the Chat tab runs: the full-screen TUI (`hermes chat --tui`), which reports its session's
+ * events over the sidecar like the REPL does (src/cli/interactive.ts links both). `['chat']` would
+ * run the classic REPL instead.
  */
-export const CHAT_ARGS: string[] = ['chat'];
+export const CHAT_ARGS: string[] = ['chat', '--tui'];
 
 export const MAX_CHATS = 8;
 

@@ -144,6 +144,8 @@ export function defaultConfig() {
       skin: 'default',
       final_response_markdown: 'render',
       memory_notifications: 'on',
+      /** `cli` (the classic REPL) or `tui` (the full-screen terminal UI). */
+      interface: 'cli',
     },
     memory: {
       memory_enabled: true,

@@ -43,6 +43,11 @@ export class TmuxTerm {
     this.tmux('send-keys', '-t', 'main', '-l', text);
   }
 
+  /** Bytes as the terminal would send them (mouse reports, unusual keys). */
+  raw(bytes: string): void {
+    this.tmux('send-keys', '-t', 'main', '-H', ...[...Buffer.from(bytes, 'utf8')].map((b) => b.toString(16).padStart(2, '0')));
+  }
+
   /** A paste (bracketed, when the program asked for it). */
   paste(text: string): void {
     this.tmux('set-buffer', '-b', 'p', text);
@@ -56,6 +61,16 @@ export class TmuxTerm {
       .map((l) => l.trimEnd())
       .join('\n')
       .replace(/\n+$/, '');
+  }
+
+  /** What is visible now with its colours and styles (SGR sequences kept). */
+  styled(): string {
+    return this.tmux('capture-pane', '-p', '-e', '-t', 'main');
+  }
+
+  /** Resizes the terminal, as a person dragging the window would. */
+  resize(cols: number, rows: number): void {
+    this.tmux('resize-window', '-t', 'main', '-x', String(cols), '-y', String(rows));
   }
 
   /** Only what is visible now. */

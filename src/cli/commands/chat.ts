@@ -14,6 +14,12 @@ export interface ChatOptions extends GlobalOptions {
   image?: string[];
   /** Set by --in: -c / --resume latest only look at sessions in this folder. */
   workspace?: string;
+  /** The full-screen TUI instead of the REPL (src/tui/). */
+  tui?: boolean;
+  /** The classic REPL, whatever HERMES_TUI or display.interface say. */
+  cli?: boolean;
+  /** TUI: false = draw in the normal screen (copy-friendly) instead of the alternate screen. */
+  altScreen?: boolean;
 }
 
 export function addChatOptions(cmd: Command): Command {
@@ -40,7 +46,11 @@ export function addChatOptions(cmd: Command): Command {
     .option('--ignore-user-config', 'ignore config.yaml and use the built-in defaults (.env credentials still load)')
     .option('--safe-mode', 'no user config, rules, memory, MCP servers or hooks')
     .option('--pass-session-id', 'put the session id in the system prompt')
-    .addOption(new Option('--image <path>', 'attach an image to the question').argParser(collectList));
+    .addOption(new Option('--image <path>', 'attach an image to the question').argParser(collectList))
+    .option('--tui', 'open the full-screen terminal UI instead of the classic REPL')
+    .option('--cli', 'open the classic REPL (overrides HERMES_TUI and display.interface: tui)')
+    .addOption(new Option('--alt-screen', 'TUI: draw on the alternate screen (the default)').hideHelp())
+    .option('--no-alt-screen', 'TUI: draw in the normal screen so the transcript stays in the scrollback (copy-friendly)');
 }
 
 /** The options given to `hermes` itself, then the ones given to `chat` (which win). */

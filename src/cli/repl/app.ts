@@ -1,37 +1,31 @@
-// The interactive REPL: the input line (prompt-line.ts) at the bottom of the terminal, the conversation scrolling
+// The interactive REPL: a line editor at the bottom of the terminal, the conversation scrolling
 // above it. It renders the session's event stream (streamed Markdown, reasoning, one activity line
 // per tool, retries, warnings), answers requests inline (approval, clarify, secrets), runs slash
 // commands from the shared registry, `!cmd` shell escapes, and handles typing while the agent works
 // according to the busy-input mode.
 
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { messageText } from '../../agent/repair.ts';
-import type { AgentEvent, ToolCallContext, TurnResult } from '../../agent/types.ts';
-import { runCommand, type CommandRegistry, type CommandResult, type SurfaceHooks } from '../../commands/registry.ts';
-import { contextLengthFor, describeError } from '../../llm/index.ts';
+import type { AgentEvent, TurnResult } from '../../agent/types.ts';
+import type { CommandRegistry, CommandResult, SurfaceHooks } from '../../commands/registry.ts';
+import { contextLengthFor } from '../../llm/index.ts';
 import type { Message } from '../../llm/types.ts';
 import { activityLine, toolDetail, toolEmoji } from '../../runtime/activity.ts';
-import { composeNotices } from '../../runtime/inbox.ts';
 import type { Session } from '../../runtime/session.ts';
-import { EditBuffer } from './buffer.ts';
-import { clipboardImage, copyToClipboard } from './clipboard.ts';
-import { answeredElsewhere, requestKey, requestLines, type OpenRequest } from './requests.ts';
+import { paths } from '../../state/paths.ts';
+import { Composer } from './composer.ts';
+import { menuLines } from './completion.ts';
+import { editInEditor } from './editor.ts';
+import { ChatDriver, DOUBLE_PRESS_MS, formatUsd, goodbyeLines, paint, turnNotes, VERBS, type Phase, type Tone } from './driver.ts';
 import type { History } from './history.ts';
 import type { Key } from './keys.ts';
 import { MarkdownStream, type MarkdownMode } from './markdown.ts';
-import { expandPastes } from './pastes.ts';
-import { PromptLine, type LineAction } from './prompt-line.ts';
+import { openRequest, requestKey, resolvedNote, timeLeft, type OpenRequest } from './requests.ts';
 import { Screen, type Frame } from './screen.ts';
 import type { Style } from './style.ts';
 import type { Terminal } from './term.ts';
-import { graphemes, stringWidth, stripAnsi, truncate, truncateAnsi } from './width.ts';
+import { fitTail, graphemes, stringWidth, truncate, truncateAnsi } from './width.ts';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-const VERBS = ['pondering', 'thinking', 'contemplating', 'musing', 'reasoning', 'deliberating', 'mulling it over', 'considering', 'working it out', 'cogitating'];
-const DOUBLE_PRESS_MS = 2000;
 
 export const KEY_HELP = [
   'Keys: Enter send · Alt+Enter / Ctrl+J new line (or end a line with \\) · Tab complete · ↑↓ history',
@@ -39,7 +33,6 @@ export const KEY_HELP = [
   '      Ctrl+L clear · Ctrl+Z suspend · !cmd run a shell command · pastes of 5+ lines are saved to pastes/',
 ];
 
-type Phase = 'idle' | 'turn' | 'shell' | 'command';
 
 export interface ReplOptions {
   session: Session;
@@ -61,11 +54,9 @@ export class Repl {
   private readonly s: Style;
   private readonly session: Session;
   private readonly screen: Screen;
-  private readonly line: PromptLine;
+  private readonly composer: Composer;
   private requests: OpenRequest[] = [];
-  private phase: Phase = 'idle';
-  private phaseLabel = '';
-  private phaseStarted = 0;
+  private readonly driver: ChatDriver;
   private verb = VERBS[0];
   private verbIndex = 0;
   private tick = 0;
@@ -76,21 +67,12 @@ export class Repl {
   private inReasoning = false;
   /** Answer text is arriving in the current model call. */
   private writing = false;
-  /** The answer of the current model call has started (a timestamp header was shown). */
+  /** The answer of the current turn has started (its timestamp header was shown). */
   private answering = false;
   private lastShownTool = '';
   private pending: string[] = [];
   private renderQueued = false;
-  private lastCtrlC = 0;
   private hint: { text: string; until: number } | null = null;
-  /** Input that waits for the current shell command or command to finish. */
-  private waiting: string[] = [];
-  /** Prompts to send once the interrupted turn has ended (busy mode `interrupt`). */
-  private afterInterrupt: string[] = [];
-  /** Queued prompts to echo when their turn starts. */
-  private echoQueue: string[] = [];
-  private shellAbort: AbortController | null = null;
-  private firstPrefix: string | undefined;
   private quitting = false;
   /** Another program has the terminal (an editor, or the shell after Ctrl+Z): draw nothing. */
   private suspended = false;
@@ -103,10 +85,30 @@ export class Repl {
     this.s = o.style;
     this.session = o.session;
     this.screen = new Screen(o.term.output);
-    this.line = new PromptLine({ history: o.history, registry: o.registry, home: o.home, style: o.style, warn: (l) => this.commit(this.s.yellow(l)) });
     this.md = this.newMarkdown(this.markdownMode());
     this.reasoning = this.newMarkdown('raw');
-    this.firstPrefix = o.firstMessagePrefix;
+    this.composer = new Composer({ registry: o.registry, history: o.history, home: o.home });
+    this.driver = new ChatDriver({
+      ...o,
+      // Slash commands get $EDITOR (/prompt) the REPL's way; the clipboard comes with o.hooks.
+      hooks: { ...o.hooks, compose: (initial) => this.editText(initial) },
+      view: {
+        echo: (text, queued) => this.commit(this.echoLines(text, queued ? this.s.dim(' (queued)') : '')),
+        output: (text, tone) => this.commit(text.split('\n').map((l) => this.tone(l, tone))),
+        phase: (phase) => this.phaseChanged(phase),
+        turnEnded: (result, ms) => this.turnEnded(result, ms),
+        commandDone: (text, r) => this.commandDone(text, r),
+        quit: () => this.quit(),
+      },
+    });
+  }
+
+  private tone(line: string, tone: Tone): string {
+    return paint(this.s, tone, line);
+  }
+
+  private get phase(): Phase {
+    return this.driver.phase;
   }
 
   private now(): number {
@@ -138,6 +140,7 @@ export class Repl {
 
   /** Stops input and rendering; the terminal is restored by the caller. */
   private finish(lines: string[]): void {
+    this.driver.stop();
     this.stopTimer();
     this.unsubscribe?.();
     this.offResize?.();
@@ -193,10 +196,20 @@ export class Repl {
       const r = this.requestLines(req, cols);
       cursor = { line: bottom.length + r.cursor.line, col: r.cursor.col };
       bottom.push(...r.lines);
+    } else if (this.composer.search) {
+      const q = this.composer.search;
+      const label = `(reverse-i-search)'${q.query}': `;
+      const shown = q.entry === null ? (q.query ? s.red('no match') : '') : truncate(q.entry.replace(/\n/g, ' ↵ '), cols - stringWidth(label) - 1);
+      cursor = { line: bottom.length, col: stringWidth(label) };
+      bottom.push(s.dim(label) + shown);
     } else {
-      const r = this.line.lines(this.promptText(), cols, rows, (own) => rows - [...bottom, ...own].reduce((a, l) => a + Math.max(1, Math.ceil(stringWidth(l) / cols)), 0) - 2);
+      const r = this.inputLines(cols, rows);
       cursor = { line: bottom.length + r.cursor.line, col: r.cursor.col };
       bottom.push(...r.lines);
+      if (this.composer.menu) {
+        const used = bottom.reduce((a, l) => a + Math.max(1, Math.ceil(stringWidth(l) / cols)), 0);
+        bottom.push(...menuLines(this.composer.menu, this.s, cols - 1).slice(0, Math.max(1, rows - used - 2)));
+      }
     }
     if (this.hint && this.hint.until > this.now()) bottom.push(s.dim(this.hint.text));
     else this.hint = null;
@@ -211,7 +224,7 @@ export class Repl {
     return { lines: [...top, ...bottom], cursor: { line: top.length + cursor.line, col: cursor.col } };
   }
 
-  /** The /statusbar line: model · context used · cost · session. */
+  /** The /statusbar line: model · context used · cost · service tier · attached images · session. */
   private statusBarText(): string {
     const ss = this.session;
     const rt = ss.runtime;
@@ -222,8 +235,7 @@ export class Repl {
       const window = contextLengthFor(rt.model, rt.contextLength ?? ss.options.config.model.context_length ?? undefined);
       parts.push(`ctx ${Math.round((used / window) * 100)}%`);
     }
-    const t = ss.totals;
-    if (t.costUsd !== null) parts.push(`$${t.costUsd < 0.01 ? t.costUsd.toFixed(4) : t.costUsd.toFixed(2)}`);
+    if (ss.totals.costUsd !== null) parts.push(formatUsd(ss.totals.costUsd));
     if (ss.prefs.fast && ss.prefs.fast !== 'normal') parts.push(`tier ${ss.prefs.fast}`);
     if (ss.pendingImages.length) parts.push(`📎 ${ss.pendingImages.length}`);
     parts.push(ss.id);
@@ -233,10 +245,11 @@ export class Repl {
   private spinnerLine(): string {
     const s = this.s;
     const frame = s.cyan(SPINNER[this.tick % SPINNER.length]);
-    const elapsed = this.phaseStarted ? ((this.now() - this.phaseStarted) / 1000).toFixed(1) + 's' : '';
+    const started = this.driver.phaseStarted;
+    const elapsed = started ? ((this.now() - started) / 1000).toFixed(1) + 's' : '';
     if (this.requests.length && this.phase !== 'shell') return `${s.yellow('◆')} ${s.dim('waiting for your answer')}`;
     let label: string;
-    if (this.phase === 'shell' || this.phase === 'command') label = this.phaseLabel;
+    if (this.phase === 'shell' || this.phase === 'command') label = this.driver.phaseLabel;
     else if (this.tools.size) {
       const list = [...this.tools.values()];
       const t = list[list.length - 1];
@@ -247,24 +260,83 @@ export class Repl {
     return truncateAnsi(`${frame} ${s.dim(`${label} ${elapsed}${tail}`)}`, this.screen.cols - 1);
   }
 
+  private inputLines(cols: number, rows: number): { lines: string[]; cursor: { line: number; col: number } } {
+    const s = this.s;
+    const prompt = this.promptText();
+    const pw = stringWidth(prompt);
+    const cont = ' '.repeat(Math.max(0, pw - 2)) + s.dim('┊ ');
+    const b = this.composer.buffer;
+    const text = b.text;
+    const logical = text.split('\n');
+    const before = text.slice(0, b.cursor).split('\n');
+    const cursorLine = before.length - 1;
+    const cursorCol = pw + stringWidth(before[cursorLine]);
+    let shown = logical.map((l, i) => (i === 0 ? prompt : cont) + l);
+    // Dim suggestion from history after the cursor.
+    const sug = this.composer.suggestion();
+    if (sug) shown[0] += s.dim(sug);
+    // A window around the cursor when the input is taller than the screen allows.
+    const maxLines = Math.max(3, rows - 6);
+    let first = 0;
+    if (shown.length > maxLines) {
+      first = Math.max(0, Math.min(cursorLine - Math.floor(maxLines / 2), shown.length - maxLines));
+      const last = first + maxLines;
+      const above = first;
+      const below = shown.length - last;
+      shown = shown.slice(first, last);
+      if (above) shown[0] = `${cont}${s.dim(`… ${above} more line(s) above`)}`;
+      if (below) shown[shown.length - 1] = `${cont}${s.dim(`… ${below} more line(s) below`)}`;
+    }
+    void cols;
+    return { lines: shown, cursor: { line: cursorLine - first, col: cursorCol } };
+  }
+
   private remaining(req: OpenRequest): string {
-    const timeout = Number(this.session.options.config.approvals?.timeout ?? 300) * 1000;
-    if (!(timeout > 0)) return '';
-    const left = Math.max(0, Math.ceil((req.at + timeout - this.now()) / 1000));
-    return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')} left`;
+    return timeLeft(this.session, req.at, this.now());
   }
 
   private requestLines(req: OpenRequest, cols: number): { lines: string[]; cursor: { line: number; col: number } } {
-    return requestLines(req, { style: this.s, cols, waiting: this.requests.length - 1, remaining: this.remaining(req), home: this.o.home });
+    const s = this.s;
+    const r = req.request;
+    const lines: string[] = [];
+    const more = this.requests.length > 1 ? s.dim(` (+${this.requests.length - 1} more waiting)`) : '';
+    if (r.kind === 'approval') {
+      lines.push(`${s.yellow('⚠️  Dangerous command')} ${s.dim('—')} ${r.description}${more}`);
+      const cmd = r.command.split('\n');
+      for (const l of cmd.slice(0, 6)) lines.push(`    ${s.bold(truncate(l, cols - 6))}`);
+      if (cmd.length > 6) lines.push(s.dim(`    … ${cmd.length - 6} more line(s)`));
+      const choices = `${s.bold('[o]')}nce  ${s.bold('[s]')}ession  ${s.bold('[a]')}lways  ${s.bold('[d]')}eny`;
+      const line = `${s.yellow('❯')} ${choices} ${s.dim(`· Enter = deny · ${this.remaining(req)}`)}`;
+      lines.push(line);
+      return { lines, cursor: { line: lines.length - 1, col: stringWidth(line) } };
+    }
+    if (r.kind === 'clarify') {
+      lines.push(`${s.cyan('❓')} ${r.question.split('\n')[0]}${more}`);
+      for (const l of r.question.split('\n').slice(1)) lines.push(`   ${l}`);
+      (r.choices ?? []).forEach((c, i) => {
+        const label = `${i + 1}. ${c}`;
+        lines.push(`   ${i === req.selected ? s.inverse(` ${label} `) : ` ${label} `}`);
+      });
+      const prompt = `${s.bold(s.cyan('❯ '))}`;
+      lines.push(prompt + req.input.text.replace(/\n/g, ' '));
+      const cursorLine = lines.length - 1;
+      lines.push(s.dim(`   ${r.choices?.length ? '↑↓ or a number to choose · type your own answer · ' : ''}Enter to answer · Esc to skip · ${this.remaining(req)}`));
+      return { lines, cursor: { line: cursorLine, col: 2 + stringWidth(req.input.text.slice(0, req.input.cursor).replace(/\n/g, ' ')) } };
+    }
+    lines.push(`${s.yellow('🔑')} ${r.prompt}${more}`);
+    const masked = '•'.repeat(graphemes(req.input.text).length);
+    const prompt = `${s.bold(s.cyan('❯ '))}`;
+    lines.push(prompt + masked);
+    const cursorLine = lines.length - 1;
+    const saves = r.name !== 'SUDO_PASSWORD' ? ` · saved to ${paths.env(this.o.home)}` : '';
+    lines.push(s.dim(`   hidden input · Enter to submit · Esc to skip${saves} · ${this.remaining(req)}`));
+    return { lines, cursor: { line: cursorLine, col: 2 + stringWidth(masked.slice(0, graphemes(req.input.text.slice(0, req.input.cursor)).length)) } };
   }
 
   // ---------------------------------------------------------------------------------------------
   // Busy state and the spinner
 
-  private setPhase(phase: Phase, label = ''): void {
-    this.phase = phase;
-    this.phaseLabel = label;
-    this.phaseStarted = phase === 'idle' ? 0 : this.now();
+  private phaseChanged(phase: Phase): void {
     if (phase === 'turn') {
       this.writing = false;
       this.verbIndex = (this.verbIndex + 1) % VERBS.length;
@@ -311,15 +383,9 @@ export class Repl {
   private onEvent(e: AgentEvent): void {
     const s = this.s;
     switch (e.type) {
-      case 'turn_start': {
+      case 'turn_start':
         this.answering = false;
-        const text = e.userMessage ? messageText(e.userMessage.content) : '';
-        if (this.echoQueue.length && text === this.echoQueue[0]) {
-          this.echoQueue.shift();
-          this.commit(this.echoLines(text, s.dim(' (queued)')));
-        }
         break;
-      }
       case 'api_start':
         this.writing = false;
         if (e.iteration > 1) {
@@ -337,6 +403,7 @@ export class Repl {
         this.commit(this.md.push(e.text));
         break;
       case 'reasoning_delta':
+        // /focus: only the prompt and the final answer.
         if (!this.session.prefs.showReasoning || this.session.prefs.focus) break;
         if (!this.inReasoning) {
           this.inReasoning = true;
@@ -359,7 +426,7 @@ export class Repl {
         break;
       case 'request':
         this.flushText();
-        this.requests.push({ id: e.id, request: e.request, at: this.now(), input: new EditBuffer(), selected: -1 });
+        this.requests.push({ ...openRequest(e.id, e.request, this.now()), selected: -1 });
         this.updateTimer();
         this.o.term.write('\x07');
         break;
@@ -368,11 +435,8 @@ export class Repl {
         if (i >= 0) {
           const r = this.requests[i];
           this.requests.splice(i, 1);
-          const what = r.request.kind === 'approval' ? 'approval' : r.request.kind === 'clarify' ? 'question' : 'secret prompt';
-          if (e.source === 'timeout') this.commit(s.yellow(`⏱ The ${what} timed out${r.request.kind === 'approval' ? ': denied' : ''}.`));
-          // Answered elsewhere (the dashboard's approval buttons): say so where the question was.
-          else if (e.source === 'person') this.commit(answeredElsewhere(r.request, e.answer, s));
-          else if (e.source === 'interrupted') this.commit(s.dim(`The ${what} was cancelled.`));
+          const note = resolvedNote(r.request, e.source, e.answer);
+          if (note) this.commit(this.tone(note.text, note.tone));
           this.updateTimer();
         }
         break;
@@ -450,36 +514,7 @@ export class Repl {
       this.requestKey(this.requests[0], k);
       return;
     }
-    this.lineAction(this.line.key(k));
-  }
-
-  /** What a key on the input line asks for beyond editing it. */
-  private lineAction(a: LineAction): void {
-    switch (a) {
-      case 'submit':
-        return this.submit();
-      case 'quit':
-        return this.quit();
-      case 'interrupt':
-        return this.ctrlC();
-      case 'editor':
-        return void this.externalEditor();
-      case 'clear':
-        this.o.term.write('\x1b[H\x1b[2J');
-        this.screen.forget();
-        return;
-      case 'suspend':
-        this.screen.clear();
-        this.suspended = true;
-        this.o.term.suspend(() => {
-          this.suspended = false;
-          this.screen.forget();
-          this.render();
-        });
-        return;
-      default:
-        return;
-    }
+    this.editKey(k);
   }
 
   /** A line of news from outside the conversation (an MCP server connected or failed). */
@@ -487,9 +522,9 @@ export class Repl {
     this.commit(this.s.dim(text));
   }
 
-  /** Background work reported back (a process ended, a subagent finished): it becomes the next turn when idle. */
+  /** Background work reported back: it becomes the next turn when idle. */
   backgroundNotice(): void {
-    if (this.phase === 'idle' && !this.quitting) void this.drain();
+    if (!this.quitting) this.driver.backgroundNotice();
   }
 
   /** SIGINT from outside (`kill -INT`): what Ctrl+C does. */
@@ -501,34 +536,65 @@ export class Repl {
   }
 
   private ctrlC(): void {
-    const now = this.now();
-    const double = now - this.lastCtrlC < DOUBLE_PRESS_MS;
-    this.lastCtrlC = now;
-    if (this.phase === 'turn') {
-      if (double) return this.quit();
-      this.afterInterrupt = [];
-      this.session.interrupt();
-      this.showHint('Interrupting… (Ctrl+C again to quit)');
-      return;
+    this.driver.handleCtrlC(this.composer.buffer.empty, { quit: () => this.quit(), hint: (t) => this.showHint(t), clearInput: () => this.composer.clear() });
+  }
+
+
+  private editKey(k: Key): void {
+    const r = this.composer.onKey(k);
+    if (r.kind === 'submit') {
+      this.commit(this.echoLines(r.text));
+      void this.driver.dispatch(r.text);
+    } else if (r.kind === 'warn') this.commit(this.s.yellow(r.text));
+    else if (r.kind === 'pass' && r.key.name === 'ctrl') {
+      switch (r.key.text) {
+        case 'c':
+          this.ctrlC();
+          return;
+        case 'd':
+          this.quit();
+          return;
+        case 'l':
+          this.o.term.write('\x1b[H\x1b[2J');
+          this.screen.forget();
+          return;
+        case 'g':
+          void this.externalEditor();
+          return;
+        case 'z':
+          this.screen.clear();
+          this.suspended = true;
+          this.o.term.suspend(() => {
+            this.suspended = false;
+            this.screen.forget();
+            this.render();
+          });
+          return;
+        default:
+          return;
+      }
     }
-    if (this.phase === 'shell') {
-      if (double) return this.quit();
-      this.shellAbort?.abort();
-      return;
-    }
-    if (!this.line.input.empty) {
-      this.line.clear();
-      this.o.history.reset();
-      return;
-    }
-    if (double) return this.quit();
-    this.showHint('(Press Ctrl+C again or Ctrl+D to quit)');
   }
 
   private async externalEditor(): Promise<void> {
-    const text = await this.editText(this.line.input.text);
-    if (text !== null) this.line.input.set(text);
-    this.render();
+    const text = await this.editText(this.composer.text);
+    if (text !== null) this.composer.set(text);
+  }
+
+  /** $EDITOR on `initial` (Ctrl+G, /prompt): what was saved, or null (a warning is shown). */
+  private async editText(initial: string): Promise<string | null> {
+    this.screen.clear();
+    this.suspended = true;
+    try {
+      const r = await editInEditor(initial, (fn) => this.o.term.cooked(fn));
+      if ('text' in r) return r.text;
+      this.commit(this.s.yellow(r.warning));
+      return null;
+    } finally {
+      this.suspended = false;
+      this.screen.forget();
+      this.render();
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -541,13 +607,16 @@ export class Repl {
     this.updateTimer();
   }
 
+
   private requestKey(req: OpenRequest, k: Key): void {
-    requestKey(req, k, { style: this.s, home: this.o.home, answer: (value, summary) => this.answer(req, value, summary) });
+    const a = requestKey(req, k, this.o.home);
+    if (a) this.answer(req, a.value, this.tone(a.text, a.tone));
   }
 
   // ---------------------------------------------------------------------------------------------
   // Submitting
 
+  /** `[HH:MM] ` before messages while /timestamps is on. */
   private stamp(): string {
     if (!this.session.prefs.timestamps) return '';
     const d = new Date(this.now());
@@ -560,144 +629,19 @@ export class Repl {
     return lines.map((l, i) => (i === 0 ? prompt : '  ') + l + (i === lines.length - 1 ? suffix : ''));
   }
 
-  private submit(): void {
-    const raw = this.line.input.text;
-    this.line.clear();
-    if (!raw.trim()) return;
-    this.o.history.add(raw);
-    this.commit(this.echoLines(raw));
-    void this.dispatch(raw);
-  }
-
-  private async dispatch(raw: string): Promise<void> {
-    const text = raw.trim();
-    if (this.phase === 'shell' || this.phase === 'command') {
-      this.waiting.push(raw);
-      this.commit(this.s.dim(`⏳ waiting for ${this.phaseLabel || 'the running command'} to finish`));
-      return;
-    }
-    if (text.startsWith('/') && this.isCommand(text)) {
-      await this.runSlash(text);
-      return;
-    }
-    if (text.startsWith('!')) {
-      if (this.phase === 'turn') {
-        this.waiting.push(raw);
-        this.commit(this.s.dim('⏳ the shell command runs when the agent is done'));
-        return;
-      }
-      await this.runShell(text.slice(1).trim());
-      return;
-    }
-    if (this.phase === 'turn') {
-      this.busyInput(raw);
-      return;
-    }
-    await this.runTurn(raw);
-  }
-
-  /** A leading `/` that names no command but looks like a path (`/etc/hosts is broken`) is a message. */
-  private isCommand(text: string): boolean {
-    const r = this.o.registry.resolve(text, 'cli');
-    if (!('error' in r)) return true;
-    const first = text.split(/\s/)[0];
-    return !first.slice(1).includes('/');
-  }
-
-  private busyInput(raw: string): void {
-    const s = this.s;
-    const mode = this.session.prefs.busyInputMode;
-    const text = expandPastes(raw, this.o.home);
-    if (mode === 'queue') {
-      this.session.queue(text);
-      this.echoQueue.push(text);
-      this.commit(s.dim(`⏳ queued (${this.session.queuedPrompts.length} waiting) — sent when the agent finishes · /busy to change`));
-    } else if (mode === 'steer') {
-      this.session.steer(text);
-      this.commit(s.dim('↳ steering: the agent sees this after its next tool call · /busy to change'));
-    } else {
-      this.afterInterrupt.push(text);
-      this.session.interrupt();
-      this.commit(s.dim('⏹ interrupting — your message goes next · /busy to change'));
-    }
-  }
-
-  private async runTurn(raw: string, notice = false): Promise<void> {
-    let text = notice ? raw : expandPastes(raw, this.o.home);
-    if (this.firstPrefix && !notice) {
-      text = `${this.firstPrefix}\n\nUser instruction: ${text}`;
-      this.firstPrefix = undefined;
-    }
-    this.setPhase('turn');
-    const started = this.now();
-    let result: TurnResult | null = null;
-    try {
-      result = await this.session.prompt(text);
-    } catch (e) {
-      this.commit(this.s.red(`✗ ${(e as Error).message}`));
-    }
+  private turnEnded(result: TurnResult | null, ms: number): void {
     this.flushText();
     this.commit(this.md.end());
     this.md = this.newMarkdown(this.markdownMode());
     this.tools.clear();
-    this.setPhase('idle');
-    if (result) this.reportResult(result, this.now() - started);
+    if (result) {
+      for (const n of turnNotes(this.session, result, ms)) this.commit(this.tone(n.text, n.tone));
+      this.commit('');
+    }
     this.scheduleRender();
-    await this.drain();
   }
 
-  private reportResult(r: TurnResult, ms: number): void {
-    const s = this.s;
-    if (((this.session.options.config.display as Record<string, unknown>)?.show_cost === true || this.session.prefs.footer) && r.apiCalls > 0) {
-      const u = r.usage;
-      const cost = r.costUsd === null ? 'cost unknown' : `$${r.costUsd < 0.01 ? r.costUsd.toFixed(4) : r.costUsd.toFixed(2)}`;
-      this.commit(s.dim(`${(ms / 1000).toFixed(1)}s · ${(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens).toLocaleString('en-US')} in · ${u.output_tokens.toLocaleString('en-US')} out · ${cost}`));
-    }
-    if (r.interrupted) this.commit(s.yellow('⏹ Interrupted.'));
-    else if (r.failed) {
-      const e = r.error;
-      const msg = e && 'provider' in e ? describeError(e, this.session.runtime) : (e?.message ?? 'The turn failed.');
-      this.commit(s.red(`✗ ${msg}`));
-    } else if (!r.finalText && !r.messages.some((m) => m.role === 'assistant' && messageText(m.content))) {
-      this.commit(s.dim('(no answer)'));
-    }
-    this.commit('');
-  }
-
-  /** Sends what waited for the previous turn, shell command or command. */
-  private async drain(): Promise<void> {
-    while (this.phase === 'idle' && !this.quitting) {
-      const next = this.afterInterrupt.shift();
-      if (next !== undefined) {
-        await this.runTurn(next);
-        continue;
-      }
-      const w = this.waiting.shift();
-      if (w !== undefined) {
-        await this.dispatch(w);
-        continue;
-      }
-      const notes = this.session.inbox.take();
-      if (!notes.length) return;
-      this.commit(this.s.cyan(notes.map((n) => `🔔 ${n.title}`).join('\n')));
-      await this.runTurn(composeNotices(notes), true);
-    }
-  }
-
-  private async runSlash(text: string): Promise<void> {
-    const s = this.s;
-    const name = text.split(/\s/)[0];
-    const wasIdle = this.phase === 'idle';
-    let timer: NodeJS.Timeout | null = null;
-    if (wasIdle) timer = setTimeout(() => this.setPhase('command', `${name}…`), 150);
-    let r: CommandResult | null;
-    try {
-      r = await runCommand(this.o.registry, text, { session: this.session, surface: 'cli', hooks: this.surfaceHooks() });
-    } finally {
-      if (timer) clearTimeout(timer);
-      if (this.phase === 'command') this.setPhase('idle');
-    }
-    if (!r) return;
+  private commandDone(text: string, r: CommandResult): void {
     if (r.action === 'clear_screen') {
       this.o.term.write('\x1b[H\x1b[2J\x1b[3J');
       this.screen.forget();
@@ -708,108 +652,19 @@ export class Repl {
       this.screen.forget();
     }
     if (r.output) this.commit(r.output);
-    if (r.prefill !== undefined && !this.line.input.text) this.line.input.set(r.prefill);
-    if (/^\/(help|\?)$/i.test(text.trim())) this.commit(KEY_HELP.map((l) => s.dim(l)));
-    switch (r.action) {
-      case 'quit':
-        this.quit();
-        return;
-      case 'new_session':
-        this.md = this.newMarkdown(this.markdownMode());
-        this.lastShownTool = '';
-        this.echoQueue = [];
-        if (this.session.history.length) this.commit(this.recap());
-        break;
-      default:
-        break;
-    }
-    if (r.send) {
-      if (this.phase === 'turn') {
-        this.session.queue(r.send);
-        this.commit(s.dim('⏳ queued — sent when the agent finishes'));
-      } else await this.runTurn(r.send);
-      return;
-    }
-    if (wasIdle) await this.drain();
-  }
-
-  /** What the REPL offers slash commands: the clipboard, $EDITOR, plus the hooks it was given. */
-  private surfaceHooks(): SurfaceHooks {
-    return {
-      ...this.o.hooks,
-      copy: async (text) => copyToClipboard(text, (seq) => this.o.term.write(seq)),
-      compose: (initial) => this.editText(initial),
-      pasteImage: async () => clipboardImage(),
-    };
-  }
-
-  /** Opens $EDITOR on `initial` and returns what was saved (null when the editor failed). */
-  private async editText(initial: string): Promise<string | null> {
-    const editor = process.env.VISUAL || process.env.EDITOR || 'vi';
-    const dir = mkdtempSync(join(tmpdir(), 'hermes-edit-'));
-    const file = join(dir, 'prompt.md');
-    writeFileSync(file, initial, { mode: 0o600 });
-    this.screen.clear();
-    this.suspended = true;
-    try {
-      const r = await this.o.term.cooked(() => spawnSync(`${editor} "${file}"`, { stdio: 'inherit', shell: true }));
-      if (r.status === 0) return readFileSync(file, 'utf8').replace(/\n+$/, '');
-      this.commit(this.s.yellow(`⚠ The editor (${editor}) exited with status ${r.status}.`));
-      return null;
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-      this.suspended = false;
-      this.screen.forget();
-      this.render();
+    // /undo: the message taken back comes back into the input, to edit and send again.
+    if (r.prefill !== undefined && !this.composer.text) this.composer.set(r.prefill);
+    if (/^\/(help|\?)$/i.test(text.trim())) this.commit(KEY_HELP.map((l) => this.s.dim(l)));
+    if (r.action === 'new_session') {
+      this.md = this.newMarkdown(this.markdownMode());
+      this.lastShownTool = '';
+      if (this.session.history.length) this.commit(this.recap());
     }
   }
 
   /** The last exchanges of a resumed conversation. */
   recap(): string[] {
     return recapLines(this.session.history, this.s);
-  }
-
-  private async runShell(command: string): Promise<void> {
-    const s = this.s;
-    if (!command) {
-      this.commit(s.dim('Usage: !<command> runs a shell command where the agent’s terminal runs (no model call; approvals apply).'));
-      return;
-    }
-    const def = this.session.registry.get('terminal');
-    if (!def) {
-      this.commit(s.red('✗ The terminal tool is not available in this build.'));
-      return;
-    }
-    const tool = this.session.registry.bind(def, this.session.services);
-    const ac = new AbortController();
-    this.shellAbort = ac;
-    this.setPhase('shell', `$ ${truncate(command, 50)}`);
-    const ctx: ToolCallContext = {
-      callId: `shell_${this.now()}`,
-      signal: ac.signal,
-      ask: (req) => this.session.broker.ask(req, ac.signal),
-      progress: () => {},
-    };
-    try {
-      const out = await tool.execute({ command }, ctx);
-      let parsed: { output?: string; exit_code?: number; error?: string } = {};
-      try {
-        parsed = JSON.parse(out.content) as typeof parsed;
-      } catch {
-        parsed = { output: out.content };
-      }
-      const text = (parsed.output ?? '').replace(/\n+$/, '');
-      if (text) this.commit(text.split('\n'));
-      if (parsed.error) this.commit(s.red(`! ${parsed.error}`));
-      else if (typeof parsed.exit_code === 'number' && parsed.exit_code !== 0) this.commit(s.yellow(`! exited ${parsed.exit_code}`));
-      if (ac.signal.aborted) this.commit(s.yellow('⏹ Stopped.'));
-    } catch (e) {
-      this.commit(s.red(`✗ ${(e as Error).message}`));
-    } finally {
-      this.shellAbort = null;
-      this.setPhase('idle');
-    }
-    await this.drain();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -819,16 +674,7 @@ export class Repl {
     if (this.quitting) return;
     this.flushText();
     this.commit(this.md.end());
-    const s = this.s;
-    const lines: string[] = [];
-    const t = this.session.totals;
-    if (t.turns > 0) {
-      const tokens = t.usage.input_tokens + t.usage.output_tokens + t.usage.cache_read_tokens + t.usage.cache_write_tokens;
-      const cost = t.costUsd === null ? '' : ` · $${t.costUsd < 0.01 ? t.costUsd.toFixed(4) : t.costUsd.toFixed(2)}`;
-      lines.push(s.dim(`Session ${this.session.id} · ${t.turns} turn(s) · ${tokens.toLocaleString('en-US')} tokens${cost}`));
-      if (this.session.options.store) lines.push(s.dim(`Resume it with: hermes --resume ${this.session.id}`));
-    }
-    lines.push(s.dim('Goodbye. ⚕'));
+    const lines = goodbyeLines(this.session).map((l) => this.s.dim(l));
     this.quitting = true;
     this.finish(lines);
   }
@@ -846,35 +692,3 @@ export function recapLines(history: readonly Message[], s: Style, max = 4): stri
     return s.dim(`  ${m.role === 'user' ? 'you' : 'hermes'}: ${t.length > 160 ? `${t.slice(0, 157)}…` : t}`);
   });
 }
-
-/** The last lines of `lines` that fit in `maxRows` rows (the first kept line cut from the left). */
-export function fitTail(lines: string[], maxRows: number, cols: number): string[] {
-  const out: string[] = [];
-  let used = 0;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const w = stringWidth(lines[i]);
-    const rows = Math.max(1, Math.ceil(w / cols));
-    if (used + rows <= maxRows) {
-      out.unshift(lines[i]);
-      used += rows;
-      continue;
-    }
-    const room = maxRows - used;
-    if (room > 0) {
-      const plain = stripAnsi(lines[i]);
-      const g = graphemes(plain);
-      let tail = '';
-      let tw = 0;
-      for (let j = g.length - 1; j >= 0; j--) {
-        const gw = stringWidth(g[j]);
-        if (tw + gw > room * cols - 2) break;
-        tail = g[j] + tail;
-        tw += gw;
-      }
-      out.unshift(`…${tail}`);
-    }
-    break;
-  }
-  return out;
-}
-

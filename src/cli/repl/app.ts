@@ -579,6 +579,7 @@ export class Repl {
   private async externalEditor(): Promise<void> {
     const text = await this.editText(this.composer.text);
     if (text !== null) this.composer.set(text);
+    this.render();
   }
 
   /** $EDITOR on `initial` (Ctrl+G, /prompt): what was saved, or null (a warning is shown). */

@@ -19,6 +19,7 @@ import { splitList } from '../auth.ts';
 import { platformSettings, truthy } from '../config.ts';
 import type { GatewayRunner } from '../runner.ts';
 import type { InboundHandlers, PlatformAdapter, SendResult } from '../types.ts';
+import type { PlatformDefinition } from './registry.ts';
 
 export interface ApiServerSettings {
   host: string;
@@ -612,3 +613,15 @@ function outputItems(messages: Message[]): Json[] {
 export function truthyEnabled(env: NodeJS.ProcessEnv): boolean {
   return truthy(env.API_SERVER_ENABLED);
 }
+
+export const definition: PlatformDefinition = {
+  name: 'api_server',
+  label: 'API server',
+  kind: 'service',
+  maxMessageLength: Number.POSITIVE_INFINITY,
+  configured: (env, config) => truthy(env.API_SERVER_ENABLED) || platformSettings(config, 'api_server').enabled === true,
+  create: async (ctx) => {
+    if (!ctx.runner) throw new Error('the API server runs inside the gateway');
+    return new ApiServer(ctx.runner, apiServerSettings(ctx.env, ctx.config));
+  },
+};

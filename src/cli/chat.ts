@@ -18,7 +18,7 @@ import { builtinRegistry } from '../tools/builtin.ts';
 import type { ChatOptions } from './commands/chat.ts';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
-import { applyIsolationFlags } from './global-flags.ts';
+import { applyIsolationFlags, reasoningLevel } from './global-flags.ts';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -115,6 +115,13 @@ export function createCliSession(
     // MCP servers stay on unless the list says `no_mcp` (the picker only lists built-in toolsets).
     const servers = Object.keys((ctx.loaded.config.mcp_servers ?? {}) as Record<string, unknown>);
     explicit.toolsets = list.includes('no_mcp') ? list.filter((t) => t !== 'no_mcp') : [...list, ...servers.map((n) => `mcp-${n}`).filter((t) => !list.includes(t))];
+  }
+  if (opts.reasoning !== undefined) {
+    try {
+      ctx.loaded.config.agent.reasoning_effort = reasoningLevel(opts.reasoning);
+    } catch (e) {
+      throw new CliError((e as Error).message, 2);
+    }
   }
   if (opts.checkpoints) {
     const c = ctx.loaded.config as { checkpoints?: Record<string, unknown> };

@@ -14,6 +14,7 @@ export interface GlobalOptions {
   usageFile?: string;
   model?: string;
   provider?: string;
+  reasoning?: string;
   toolsets?: string;
   resume?: string;
   continue?: string | boolean;
@@ -29,8 +30,8 @@ export interface GlobalOptions {
 }
 
 /** Options of `hermes` that take a value (so the profile scan does not read a value as a flag). */
-const VALUE_FLAGS = new Set(['-z', '--oneshot', '-m', '--model', '--provider', '-t', '--toolsets', '-r', '--resume', '-s', '--skills', '--usage-file', '--in', '-q', '--query', '--query-file', '--source', '--max-turns', '--image', '--base-url']);
-const OPTIONAL_VALUE_FLAGS = new Set(['-c', '--continue']);
+export const VALUE_FLAGS = new Set(['-z', '--oneshot', '-m', '--model', '--provider', '-t', '--toolsets', '-r', '--resume', '-s', '--skills', '--usage-file', '--in', '-q', '--query', '--query-file', '--source', '--max-turns', '--image', '--base-url', '--reasoning']);
+export const OPTIONAL_VALUE_FLAGS = new Set(['-c', '--continue']);
 
 export class ProfileError extends Error {}
 
@@ -112,6 +113,7 @@ export function addGlobalOptions(cmd: Command): Command {
     .option('--usage-file <path>', 'with -z: write a JSON usage report (tokens, cost, model) to this file, even when the run fails')
     .option('-m, --model <model>', 'model for this run')
     .option('--provider <id>', 'provider for this run (openrouter, anthropic, openai, custom, …)')
+    .option('--reasoning <level>', REASONING_HELP)
     .option('-t, --toolsets <list>', 'comma-separated toolsets to enable for this run')
     .option('-r, --resume <session>', 'resume a session by id or title ("latest": the most recent)')
     .option('-c, --continue [name]', 'continue the most recent session, or the latest one titled <name>')
@@ -126,6 +128,16 @@ export function addGlobalOptions(cmd: Command): Command {
     .option('--checkpoints', 'snapshot the working directory before file edits (restore with /rollback)');
 }
 
+export const REASONING_LEVELS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max', 'ultra'];
+export const REASONING_HELP = `reasoning effort for this run (${REASONING_LEVELS.join(', ')}); overrides agent.reasoning_effort`;
+
+/** --reasoning's level, checked; `none` turns reasoning off for the run. */
+export function reasoningLevel(v: string): string {
+  const l = v.trim().toLowerCase();
+  if (!REASONING_LEVELS.includes(l)) throw new Error(`--reasoning takes one of ${REASONING_LEVELS.join(', ')}; got "${v}".`);
+  return l;
+}
+
 /** Environment switches the isolation flags stand for, inherited by child processes. */
 export function applyIsolationFlags(o: GlobalOptions, env: NodeJS.ProcessEnv = process.env): void {
   if (o.safeMode) {
@@ -135,4 +147,17 @@ export function applyIsolationFlags(o: GlobalOptions, env: NodeJS.ProcessEnv = p
   }
   if (o.ignoreUserConfig) env.HERMES_IGNORE_USER_CONFIG = '1';
   if (o.ignoreRules) env.HERMES_IGNORE_RULES = '1';
+}
+
+/** The first word of argv that is not an option or an option's value: the subcommand hermes would run. */
+export function firstPositional(argv: string[]): string | null {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') return null;
+    if (!a.startsWith('-') || a === '-') return a;
+    if (a.includes('=')) continue;
+    if (VALUE_FLAGS.has(a)) i++;
+    else if (OPTIONAL_VALUE_FLAGS.has(a) && i + 1 < argv.length && !argv[i + 1].startsWith('-')) i++;
+  }
+  return null;
 }

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import pkg from '../../package.json' with { type: 'json' };
 import { COMMAND_MODULES } from './commands/index.ts';
 import { CliError, reportAndExit } from './errors.ts';
-import { addGlobalOptions, applyProfile, ProfileError } from './global-flags.ts';
+import { addGlobalOptions, applyProfile, firstPositional, ProfileError } from './global-flags.ts';
 
 export function buildProgram(): Command {
   const program = new Command('hermes')
@@ -33,8 +33,50 @@ export async function main(argv: string[]): Promise<void> {
       if (e instanceof ProfileError) throw new CliError(e.message);
       throw e;
     }
+    const unknown = unknownCommand(program, argv);
+    if (unknown) throw new CliError(unknown, 2);
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
     reportAndExit(err);
   }
+}
+
+/**
+ * `hermes frobnicate`: chat is the default command and takes no words, so a first word that is no
+ * command's name or alias is a typo (or a prompt typed without -z). One message saying which.
+ */
+export function unknownCommand(program: Command, argv: string[]): string | null {
+  const word = firstPositional(argv);
+  if (word === null) return null;
+  const names = [...program.commands.flatMap((c) => [c.name(), ...c.aliases()]), 'help'];
+  if (names.includes(word)) return null;
+  const near = closest(word, names.filter((n) => n !== 'chat')); // `hermes what is…`: a prompt, not a typo of chat
+  const hint = near ? ` Did you mean \`hermes ${near}\`?` : '';
+  const words = argv.slice(argv.indexOf(word) + 1).filter((a) => !a.startsWith('-'));
+  const ask = /\s/.test(word) || !/^[a-z][a-z0-9-]*$/i.test(word) || (words.length > 0 && !near) ? ` To ask Hermes something, use \`hermes -z "…"\` or \`hermes chat -q "…"\`.` : '';
+  return `'${word}' is not a hermes command.${hint}${ask} Run \`hermes --help\` for the list.`;
+}
+
+/** The name at the smallest edit distance from `word`, if it is close enough to be a typo. */
+function closest(word: string, names: string[]): string | null {
+  let best: string | null = null;
+  let bestD = Infinity;
+  for (const n of names) {
+    const d = editDistance(word.toLowerCase(), n);
+    if (d < bestD) {
+      bestD = d;
+      best = n;
+    }
+  }
+  return best !== null && bestD <= Math.max(1, Math.floor(best.length / 3)) ? best : null;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
 }

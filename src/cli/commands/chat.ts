@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { action, collectList } from '../errors.ts';
-import type { GlobalOptions } from '../global-flags.ts';
+import { REASONING_HELP, type GlobalOptions } from '../global-flags.ts';
 
 export interface ChatOptions extends GlobalOptions {
   query?: string;
@@ -30,6 +30,7 @@ export function addChatOptions(cmd: Command): Command {
     .option('-m, --model <model>', 'model for this run')
     .option('--provider <id>', 'provider for this run (openrouter, anthropic, openai, custom, …)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint for this run')
+    .option('--reasoning <level>', REASONING_HELP)
     .option('-t, --toolsets <list>', 'comma-separated toolsets to enable (e.g. file,terminal,web or all)')
     .option('-s, --skills <name>', 'preload a skill (repeatable)', collectList)
     .option('-Q, --quiet', 'print only the final answer on stdout')

@@ -11,6 +11,7 @@ import { runFollowUps } from '../runtime/inbox.ts';
 import { Session, type ExplicitChoices } from '../runtime/session.ts';
 import { SessionDB } from '../state/db.ts';
 import { expandHome, paths } from '../state/paths.ts';
+import { bumpUse } from '../state/skill-usage.ts';
 import { flushPending } from '../state/pending.ts';
 import { buildSkillInvocation, discoverSkills, findSkill } from '../state/skills.ts';
 import type { Message } from '../llm/types.ts';
@@ -93,6 +94,7 @@ export function preloadedSkills(ctx: CliContext, opts: ChatOptions): string | un
     if (!s) throw new CliError(`No skill named "${n}". See \`hermes skills list\`.`, 2);
     return s;
   });
+  for (const s of chosen) bumpUse(ctx.home, s.name);
   return buildSkillInvocation(chosen, '').replace(/\n\nUser instruction: \(none given[^)]*\)$/, '');
 }
 

@@ -9,19 +9,11 @@ import { checkForUpdate, installInfo } from '../state/install.ts';
 import { defaultHermesRoot, packageRoot } from '../state/paths.ts';
 import { createQuickSnapshot } from '../state/snapshots.ts';
 import { loadContext } from './context.ts';
-import { CliError } from './errors.ts';
+import { CliError, confirmOrRefuse } from './errors.ts';
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
 
-async function confirm(question: string, yes: boolean | undefined, refusal: string): Promise<void> {
-  if (yes) return;
-  if (!process.stdin.isTTY) throw new CliError(refusal, 2);
-  const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  const a = (await rl.question(`${question} [y/N] `)).trim().toLowerCase();
-  rl.close();
-  if (a !== 'y' && a !== 'yes') throw new CliError('Cancelled; nothing was changed.', 1);
-}
+const confirm = (question: string, yes: boolean | undefined, refusal: string) => confirmOrRefuse(question, yes, { refusal });
 
 const fmtMb = (b: number) => `${(b / 1048576).toFixed(1)} MB`;
 

@@ -3,7 +3,6 @@
 // filters (90 days old by default); optimize merges the search index and VACUUMs; repair checks the
 // database and rebuilds the search index, after a backup copy.
 import { existsSync } from 'node:fs';
-import { createInterface } from 'node:readline/promises';
 import type { SessionDB } from '../state/db.ts';
 import { rebuildSearchIndex } from '../state/db-schema.ts';
 import { paths } from '../state/paths.ts';
@@ -11,7 +10,7 @@ import { copyDatabase } from '../state/snapshots.ts';
 import { sqlite } from '../state/sqlite.ts';
 import { openStateDb } from './chat.ts';
 import { loadContext } from './context.ts';
-import { CliError } from './errors.ts';
+import { CliError, confirmOrRefuse } from './errors.ts';
 import { when } from './sessions.ts';
 
 const out = (s: string): void => {
@@ -71,17 +70,7 @@ function filterFrom(o: FilterOpts, defaultOlderThanDays?: number) {
   };
 }
 
-async function confirm(question: string, yes: boolean | undefined, nothing: string): Promise<void> {
-  if (yes) return;
-  if (!process.stdin.isTTY) throw new CliError(`${question.replace(/\?$/, '')}: add --yes to confirm (${nothing}).`, 2);
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const a = (await rl.question(`${question} [y/N] `)).trim().toLowerCase();
-    if (a !== 'y' && a !== 'yes') throw new CliError(`Cancelled; ${nothing}.`, 1);
-  } finally {
-    rl.close();
-  }
-}
+const confirm = (question: string, yes: boolean | undefined, nothing: string) => confirmOrRefuse(question, yes, { nothing });
 
 function describe(db: SessionDB, ids: string[]): void {
   for (const id of ids.slice(0, 20)) {

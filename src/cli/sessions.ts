@@ -1,11 +1,10 @@
 // `hermes sessions …`: the saved conversations in HERMES_HOME/state.db.
 import { createWriteStream } from 'node:fs';
-import { createInterface } from 'node:readline/promises';
 import { messageText } from '../agent/repair.ts';
 import type { ListOptions, SessionDB, SessionRow } from '../state/db.ts';
 import { openStateDb } from './chat.ts';
 import { loadContext } from './context.ts';
-import { CliError } from './errors.ts';
+import { CliError, confirmOrRefuse } from './errors.ts';
 
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
@@ -37,17 +36,7 @@ function resolveOrFail(db: SessionDB, key: string): SessionRow {
   return db.getSession(id)!;
 }
 
-async function confirm(question: string, yes: boolean | undefined): Promise<void> {
-  if (yes) return;
-  if (!process.stdin.isTTY) throw new CliError(`${question.replace(/\?$/, '')}: add --yes to confirm (nothing was deleted).`, 2);
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const a = (await rl.question(`${question} [y/N] `)).trim().toLowerCase();
-    if (a !== 'y' && a !== 'yes') throw new CliError('Cancelled; nothing was deleted.', 1);
-  } finally {
-    rl.close();
-  }
-}
+const confirm = (question: string, yes: boolean | undefined) => confirmOrRefuse(question, yes, { nothing: 'nothing was deleted' });
 
 export function list(opts: { source?: string; limit?: string; json?: boolean; archived?: boolean; includeArchived?: boolean }): Promise<void> {
   const limit = positiveInt(opts.limit, '--limit', 20);

@@ -19,6 +19,7 @@ import { fileCommands } from './files.ts';
 import { infoCommands } from './info.ts';
 import { workCommands } from './work.ts';
 import { SessionDB } from '../state/db.ts';
+import { curatorCommand } from './curator.ts';
 import { insightsCommand } from './insights.ts';
 import { kanbanCommand } from './kanban.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
@@ -538,5 +539,6 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(kanbanCommand());
   r.add(codexRuntimeCommand());
   r.add(insightsCommand());
+  r.add(curatorCommand());
   return r;
 }

@@ -1,5 +1,6 @@
 // Slash commands for sessions, memory and skills: /title, /compress, /resume, /sessions, /memory,
 // /skills, /reload-skills, and one /<skill-name> per installed skill.
+import { bumpUse } from '../state/skill-usage.ts';
 import { findBoundaries } from '../agent/compress.ts';
 import { estimateMessagesTokens } from '../agent/tokens.ts';
 import type { Message } from '../llm/types.ts';
@@ -269,6 +270,7 @@ export function skillCommand(skill: Skill, home: string, externalDirsList: strin
       const all = discoverSkills(home, externalDirsList);
       const stack = parseSkillStack(all, skill.name, args);
       if (!stack) return { output: `The skill ${skill.name} is no longer installed. /reload-skills refreshes the list.` };
+      for (const s of stack.skills) bumpUse(home, s.name);
       return { send: buildSkillInvocation(stack.skills, stack.instruction) };
     },
   };

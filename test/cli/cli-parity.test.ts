@@ -52,7 +52,7 @@ describe('unknown commands', () => {
     assert.equal(z.code, 0, z.stderr);
     assert.equal(z.stdout, 'ok.\n');
     const help2 = await hermes(['--help'], { home });
-    for (const c of ['backup', 'import', 'dump', 'debug', 'tools', 'update', 'uninstall', 'checkpoints', 'prompt-size', 'claw', 'logs', 'insights', 'send'])
+    for (const c of ['backup', 'import', 'dump', 'debug', 'tools', 'update', 'uninstall', 'checkpoints', 'prompt-size', 'claw', 'logs', 'insights', 'send', 'curator'])
       assert.match(help2.stdout, new RegExp(`^  ${c} `, 'm'), `hermes --help lists ${c}`);
     assert.match(help2.stdout, /--reasoning <level>/);
   });

@@ -6,6 +6,7 @@ import batch from './batch.ts';
 import chat from './chat.ts';
 import config from './config.ts';
 import cron from './cron.ts';
+import curator from './curator.ts';
 import fallback from './fallback.ts';
 import dashboard from './dashboard.ts';
 import gateway from './gateway.ts';
@@ -23,4 +24,4 @@ import version from './version.ts';
 import webhook from './webhook.ts';
 import whatsapp from './whatsapp.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, dashboard, fallback, gateway, insights, kanban, logs, maintenance, mcp, pairing, send, sessions, skills, webhook, whatsapp, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, curator, dashboard, fallback, gateway, insights, kanban, logs, maintenance, mcp, pairing, send, sessions, skills, webhook, whatsapp, version];

@@ -2,9 +2,12 @@
 // with one clear line (a typo gets a suggestion, a prompt typed without -z is told how to ask), and
 // `--reasoning <level>` sets the reasoning effort of one run, before or after `chat`.
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { hermes, homeWithModel, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
+import { copyPythonHome } from '../helpers/hermes-home.ts';
 
 let fake: FakeLlm;
 before(async () => {
@@ -84,5 +87,41 @@ describe('--reasoning', () => {
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--reasoning takes one of none, minimal, low, medium, high, xhigh, max, ultra; got "extreme"\./);
     assert.equal(fake.requests.length, n);
+  });
+});
+
+describe('hermes config migrate', () => {
+  it('adds the missing settings with their defaults, keeps values, comments and short forms, never lowers the version', async () => {
+    const home = tempHome();
+    writeFileSync(join(home, 'config.yaml'), '# my settings\nmodel: my/model   # keep this\nagent:\n  max_turns: 42\n');
+    const dry = await hermes(['config', 'migrate', '--dry-run'], { home });
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, /^ {2}\+ agent\.reasoning_effort$/m);
+    assert.doesNotMatch(dry.stdout, /\+ agent\.max_turns|\+ model\./, 'set values and the short model form are left alone');
+    assert.match(dry.stdout, /Would add \d+ setting\(s\) with their defaults; config version unset → \d+\. Nothing was changed\.\n$/);
+    assert.equal(readFileSync(join(home, 'config.yaml'), 'utf8'), '# my settings\nmodel: my/model   # keep this\nagent:\n  max_turns: 42\n');
+    const r = await hermes(['config', 'migrate'], { home });
+    assert.equal(r.code, 0, r.stderr);
+    const text = readFileSync(join(home, 'config.yaml'), 'utf8');
+    assert.match(text, /^# my settings\nmodel: my\/model # keep this\nagent:\n {2}max_turns: 42\n/);
+    assert.match(text, /^_config_version: \d+$/m);
+    assert.match(text, /^ {2}reasoning_effort: ""$/m);
+    assert.equal((await hermes(['config', 'get', 'agent.max_turns'], { home })).stdout.trim(), '42');
+    const again = await hermes(['config', 'migrate'], { home });
+    assert.match(again.stdout, /is up to date/);
+
+    const py = copyPythonHome();
+    const before = readFileSync(join(py, 'config.yaml'), 'utf8');
+    const m = await hermes(['config', 'migrate'], { home: py });
+    assert.equal(m.code, 0, m.stderr);
+    const after = readFileSync(join(py, 'config.yaml'), 'utf8');
+    assert.match(after, /^_config_version: 33$/m, 'a newer Hermes version number is kept');
+    for (const line of before.split('\n').filter((l) => /^\S.*:\s*\S/.test(l))) assert.ok(after.includes(line), `kept: ${line}`);
+
+    const broken = tempHome();
+    writeFileSync(join(broken, 'config.yaml'), 'model: [unclosed\n');
+    const b = await hermes(['config', 'migrate'], { home: broken });
+    assert.notEqual(b.code, 0);
+    assert.equal(readFileSync(join(broken, 'config.yaml'), 'utf8'), 'model: [unclosed\n');
   });
 });

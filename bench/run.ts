@@ -17,7 +17,9 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   compat: () => import('./compat.ts'),
   codex: () => import('./codex.ts'),
   maintenance: () => import('./maintenance.ts'),
+  media: () => import('./media.ts'),
   dashboard: () => import('./dashboard.ts'),
+  memory: () => import('./memory.ts'),
 };
 
 const filter = process.argv[2];

@@ -106,7 +106,7 @@ export class ToolRegistry {
       const missing = (d.requiresEnv ?? []).filter((v) => !services.env[v]);
       if (missing.length) return { name: d.name, toolset: d.toolset, available: false, reason: `needs ${missing.join(', ')}` };
       try {
-        if (d.check && !d.check(services)) return { name: d.name, toolset: d.toolset, available: false, reason: 'requirements not met' };
+        if (d.check && !d.check(services)) return { name: d.name, toolset: d.toolset, available: false, reason: d.unavailable?.(services) ?? 'requirements not met' };
       } catch (e) {
         return { name: d.name, toolset: d.toolset, available: false, reason: (e as Error).message };
       }

@@ -15,6 +15,7 @@ import kanban from './kanban.ts';
 import maintenance from './maintenance.ts';
 import logs from './logs.ts';
 import mcp from './mcp.ts';
+import memory from './memory.ts';
 import onboarding from './onboarding.ts';
 import pairing from './pairing.ts';
 import send from './send.ts';
@@ -24,4 +25,4 @@ import version from './version.ts';
 import webhook from './webhook.ts';
 import whatsapp from './whatsapp.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, curator, dashboard, fallback, gateway, insights, kanban, logs, maintenance, mcp, pairing, send, sessions, skills, webhook, whatsapp, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, curator, dashboard, fallback, gateway, insights, kanban, logs, maintenance, mcp, memory, pairing, send, sessions, skills, webhook, whatsapp, version];

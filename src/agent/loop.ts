@@ -15,6 +15,7 @@ export interface LoopRequestOptions {
   reasoningEffort?: string;
   cacheTtl?: '5m' | '1h';
   sessionId?: string;
+  serviceTier?: string;
 }
 
 export interface LoopOptions {
@@ -177,6 +178,7 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
       reasoningEffort: o.request?.reasoningEffort,
       cacheTtl: o.request?.cacheTtl,
       sessionId: o.request?.sessionId,
+      serviceTier: o.request?.serviceTier,
     });
     // Text that may be a call written as text is held back until the answer is complete (scan.ts).
     const scanner = withTools ? textCallScanner(o.toolCallParser, schemas) : null;

@@ -404,6 +404,39 @@ export async function reset(providerArg: string, target: string | undefined): Pr
   out(`Reset status on ${p.id} credential #${index} (${shown.cred.label})`);
 }
 
+/** `hermes auth refresh <provider> [target]`: renews OAuth credentials now and clears their cooldown. */
+export async function refresh(providerArg: string, target: string | undefined): Promise<void> {
+  const ctx = context();
+  const p = requireProvider(providerArg, ctx.cli);
+  const data = read(ctx.store);
+  const picked = target?.trim()
+    ? [resolveShown(ctx, data, p.id, target)]
+    : shownCredentials(ctx, data, p.id)
+        .map((shown, i) => ({ index: i + 1, shown }))
+        .filter((x) => x.shown.cred.refresh);
+  if (!picked.length) throw new CliError(`${p.id} has no OAuth credential to refresh (API keys do not expire). Sign in with \`hermes auth add ${p.id}\`.`);
+  const failed: string[] = [];
+  for (const { index, shown } of picked) {
+    const c = shown.cred;
+    if (!c.refresh) {
+      failed.push(`#${index} (${c.label}) is an API key, not an OAuth sign-in; there is nothing to refresh`);
+      continue;
+    }
+    let why = 'the provider gave no token';
+    const t = await c.refresh(true).catch((e: unknown) => {
+      why = (e as Error).message;
+      return null;
+    });
+    if (!t?.key) {
+      failed.push(`#${index} (${c.label}): ${why}`);
+      continue;
+    }
+    if (shown.entry) await update(ctx.store, (d) => resetPoolStatus(d, p.id, c.id));
+    out(`Refreshed ${p.id} credential #${index} (${c.label})${t.expiresAt ? `; valid until ${new Date(t.expiresAt).toISOString()}` : ''}`);
+  }
+  if (failed.length) throw new CliError(`Could not refresh ${p.id} credential ${failed.join('; ')}. Sign in again with \`hermes auth add ${p.id}\` if it keeps failing.`);
+}
+
 export async function priority(providerArg: string, target: string, wanted: string): Promise<void> {
   const ctx = context();
   const p = requireProvider(providerArg, ctx.cli);

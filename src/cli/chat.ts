@@ -1,5 +1,6 @@
 // `hermes chat`: one question (-q / --query-file / piped stdin) or the interactive REPL.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { parseMaxTurns } from '../agent/budget.ts';
 import type { AgentEvent, AgentRequest } from '../agent/types.ts';
 import { describeError, ResolveError } from '../llm/index.ts';
@@ -9,7 +10,8 @@ import { attachMcp, startCliMcp } from '../mcp/session.ts';
 import { runFollowUps } from '../runtime/inbox.ts';
 import { Session, type ExplicitChoices } from '../runtime/session.ts';
 import { SessionDB } from '../state/db.ts';
-import { paths } from '../state/paths.ts';
+import { expandHome, paths } from '../state/paths.ts';
+import { bumpUse } from '../state/skill-usage.ts';
 import { openSessionStore, storeChoice, type SessionStoreApi } from '../state/store/index.ts';
 import { flushPending } from '../state/pending.ts';
 import { buildSkillInvocation, discoverSkills, findSkill } from '../state/skills.ts';
@@ -18,6 +20,7 @@ import { builtinRegistry } from '../tools/builtin.ts';
 import type { ChatOptions } from './commands/chat.ts';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
+import { applyIsolationFlags, reasoningLevel } from './global-flags.ts';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -84,13 +87,14 @@ export async function findResumeTarget(db: SessionStoreApi, opts: ChatOptions): 
   let asked: string | undefined;
   if (opts.resume !== undefined) {
     asked = opts.resume;
-    id = opts.resume === 'latest' ? (await db.mostRecentSession(source))?.id : await db.resolveSession(opts.resume);
+    id = opts.resume === 'latest' ? (await db.mostRecentSession(source, opts.workspace))?.id : await db.resolveSession(opts.resume);
   } else if (typeof opts.continue === 'string') {
     asked = opts.continue;
     id = await db.resolveSession(opts.continue);
-  } else id = (await db.mostRecentSession(source))?.id;
+  } else id = (await db.mostRecentSession(source, opts.workspace))?.id;
   if (!id) {
-    if (asked === undefined || asked === 'latest') throw new CliError(`There is no earlier ${source} session to continue. Start one with \`hermes chat\`.`);
+    if (asked === undefined || asked === 'latest')
+      throw new CliError(`There is no earlier ${source} session to continue${opts.workspace ? ` in ${opts.workspace}` : ''}. Start one with \`hermes chat\`.`);
     throw new CliError(`No session matches "${asked}". List them with \`hermes sessions list\` (an id, a unique id prefix or a title works).`);
   }
   const row = (await db.getSession(id))!;
@@ -107,6 +111,7 @@ export function preloadedSkills(ctx: CliContext, opts: ChatOptions): string | un
     if (!s) throw new CliError(`No skill named "${n}". See \`hermes skills list\`.`, 2);
     return s;
   });
+  for (const s of chosen) bumpUse(ctx.home, s.name);
   return buildSkillInvocation(chosen, '').replace(/\n\nUser instruction: \(none given[^)]*\)$/, '');
 }
 
@@ -121,6 +126,26 @@ export function createCliSession(
   const mcp = extra.mcp;
   const registry = mcp ? builtinRegistry() : undefined;
   if (mcp && registry) mcp.syncInto(registry);
+  const explicit = explicitFrom(opts);
+  // `hermes tools` keeps the CLI's toolsets in platform_toolsets.cli, as Hermes does.
+  const cliToolsets = (ctx.loaded.config.platform_toolsets ?? {}).cli;
+  if (!explicit.toolsets && Array.isArray(cliToolsets) && cliToolsets.length) {
+    const list = cliToolsets.map(String);
+    // MCP servers stay on unless the list says `no_mcp` (the picker only lists built-in toolsets).
+    const servers = Object.keys((ctx.loaded.config.mcp_servers ?? {}) as Record<string, unknown>);
+    explicit.toolsets = list.includes('no_mcp') ? list.filter((t) => t !== 'no_mcp') : [...list, ...servers.map((n) => `mcp-${n}`).filter((t) => !list.includes(t))];
+  }
+  if (opts.reasoning !== undefined) {
+    try {
+      ctx.loaded.config.agent.reasoning_effort = reasoningLevel(opts.reasoning);
+    } catch (e) {
+      throw new CliError((e as Error).message, 2);
+    }
+  }
+  if (opts.checkpoints) {
+    const c = ctx.loaded.config as { checkpoints?: Record<string, unknown> };
+    c.checkpoints = { ...(c.checkpoints ?? {}), enabled: true };
+  }
   try {
     session = new Session({
       home: ctx.home,
@@ -130,7 +155,7 @@ export function createCliSession(
       platform: 'cli',
       source: opts.source ?? 'cli',
       interactive,
-      explicit: explicitFrom(opts),
+      explicit,
       dotenvNames: ctx.dotenvNames,
       store: extra.store,
       sessionId: extra.restored?.sessionId,
@@ -165,7 +190,49 @@ export async function loadCliPlugins(ctx: CliContext, opts: ChatOptions, canAsk:
   });
 }
 
+/** `--in <dir>`: works there, and -c / --resume latest look in that workspace only. */
+function enterDir(dir: string): void {
+  const target = resolve(expandHome(dir));
+  if (!existsSync(target) || !statSync(target).isDirectory()) throw new CliError(`--in ${dir}: no such directory.`, 2);
+  process.chdir(target);
+}
+
+/** The workspace a directory belongs to: its git repository's top, else the directory itself. */
+export function workspaceOf(dir: string): string {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    if (existsSync(join(d, '.git'))) return d;
+    if (dirname(d) === d) return resolve(dir);
+  }
+}
+
 export async function runChat(opts: ChatOptions): Promise<void> {
+  applyIsolationFlags(opts);
+  if (opts.in !== undefined) {
+    enterDir(opts.in);
+    opts.workspace = workspaceOf(process.cwd());
+  }
+  if (opts.worktree) {
+    const { createWorktree, finishWorktree, WorktreeError } = await import('../state/worktree.ts');
+    let wt;
+    try {
+      wt = createWorktree(process.cwd());
+    } catch (e) {
+      if (e instanceof WorktreeError) throw new CliError(e.message);
+      throw e;
+    }
+    process.chdir(wt.cwd);
+    process.stderr.write(`Working in the worktree ${wt.path} (branch ${wt.branch}).\n`);
+    // Every way out (the REPL's exit, one-shot's exit, a signal) ends here; git runs synchronously.
+    process.on('exit', () => {
+      const line = finishWorktree(wt);
+      if (line) process.stderr.write(`${line}\n`);
+    });
+  }
+  if (opts.oneshot !== undefined) {
+    const { runScriptedOneShot } = await import('./oneshot-z.ts');
+    process.exitCode = await runScriptedOneShot(opts.oneshot, opts);
+    await flushAndExit();
+  }
   let query = opts.query;
   if (opts.queryFile !== undefined) {
     if (query !== undefined) throw new CliError('Use either -q or --query-file, not both.', 2);

@@ -1,7 +1,7 @@
 // `hermes config …`
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
-import { stringify } from 'yaml';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { parse, stringify } from 'yaml';
 import {
   ConfigError,
   formatProblem,
@@ -11,6 +11,7 @@ import {
   loadConfig,
   parseCliValue,
   setConfigKey,
+  setConfigKeys,
   splitKey,
   unsetConfigKey,
 } from '../state/config.ts';
@@ -101,17 +102,50 @@ export function envPath(): void {
   process.stdout.write(paths.env(hermesHome()) + '\n');
 }
 
+const isPlain = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Default settings config.yaml does not name, as dotted keys (dots inside a name escaped). Only
+ * mappings the user wrote as mappings are looked into: `model: "name"` keeps its short form.
+ */
 function missingKeys(defaults: unknown, user: unknown, prefix = ''): string[] {
-  if (!defaults || typeof defaults !== 'object' || Array.isArray(defaults)) return [];
+  if (!isPlain(defaults)) return [];
   const out: string[] = [];
   for (const [k, v] of Object.entries(defaults)) {
     if (k.startsWith('_')) continue;
-    const u = user && typeof user === 'object' ? (user as Record<string, unknown>)[k] : undefined;
-    const key = prefix ? `${prefix}.${k}` : k;
+    const u = isPlain(user) ? user[k] : undefined;
+    const key = `${prefix}${k.replace(/\./g, '\\.')}`;
     if (u === undefined) out.push(key);
-    else if (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length) out.push(...missingKeys(v, u, key));
+    else if (isPlain(v) && isPlain(u) && Object.keys(v).length) out.push(...missingKeys(v, u, `${key}.`));
   }
   return out;
+}
+
+/** `hermes config migrate`: writes the settings config.yaml lacks (with their defaults) and the current _config_version, keeping comments. */
+export function migrate(opts: { dryRun?: boolean }): void {
+  const ctx = loadContext();
+  const { loaded } = ctx;
+  if (loaded.problems.length) throw new CliError(`${loaded.path} has problems; fix them first (\`hermes config check\` lists them).`);
+  const defaults = defaultConfig() as unknown as Record<string, unknown>;
+  // What the file itself says (the loader turns `model: "name"` into a mapping; the short form is kept).
+  const raw = existsSync(loaded.path) ? (parse(readFileSync(loaded.path, 'utf8')) as unknown) : {};
+  const missing = missingKeys(defaults, isPlain(raw) ? raw : {});
+  const want = Number(defaults._config_version);
+  const have = Number((loaded.user as Record<string, unknown>)?._config_version ?? 0);
+  const entries: [string, unknown][] = missing.map((k) => [k, getKey(defaults, k)]);
+  if (have < want) entries.push(['_config_version', want]);
+  if (!entries.length) {
+    process.stdout.write(`${loaded.path} is up to date (config version ${have}).\n`);
+    return;
+  }
+  for (const k of missing) process.stdout.write(`  + ${k}\n`);
+  const version = have < want ? `; config version ${have || 'unset'} → ${want}` : '';
+  if (opts.dryRun) {
+    process.stdout.write(`Would add ${missing.length} setting(s) with their defaults${version}. Nothing was changed.\n`);
+    return;
+  }
+  setConfigKeys(ctx.home, entries);
+  process.stdout.write(`Added ${missing.length} setting(s) with their defaults to ${loaded.path}${version}. Your values and comments are kept.\n`);
 }
 
 export function check(): void {

@@ -1,6 +1,8 @@
 // What every command starts from: HERMES_HOME, .env loaded, config.yaml parsed and checked.
 import { localeFrom, setLocale } from '../i18n/index.ts';
+import { existsSync } from 'node:fs';
 import { ConfigError, formatProblem, loadConfig, type LoadedConfig } from '../state/config.ts';
+import { defaultConfig } from '../state/defaults.ts';
 import { loadEnvFile, secureEnvFile } from '../state/env.ts';
 import { ensureHome, hermesHome, paths } from '../state/paths.ts';
 import { CliError } from './errors.ts';
@@ -23,6 +25,11 @@ export function loadContext(opts: { strict?: boolean } = {}): CliContext {
   secureEnvFile(envPath);
   const vars = loadEnvFile(envPath, process.env);
   let loaded: LoadedConfig;
+  // --ignore-user-config / --safe-mode: the built-in defaults; .env credentials still count.
+  if (ignoreUserConfig(process.env)) {
+    const path = paths.config(home);
+    return { home, loaded: { config: defaultConfig(), user: {}, path, exists: existsSync(path), problems: [] }, env: process.env, dotenvNames: [...vars.keys()] };
+  }
   try {
     loaded = loadConfig(home, process.env);
   } catch (e) {
@@ -36,4 +43,8 @@ export function loadContext(opts: { strict?: boolean } = {}): CliContext {
   }
   setLocale(localeFrom(loaded.config, process.env));
   return { home, loaded, env: process.env, dotenvNames: [...vars.keys()] };
+}
+
+export function ignoreUserConfig(env: NodeJS.ProcessEnv): boolean {
+  return ['1', 'true', 'yes'].includes((env.HERMES_IGNORE_USER_CONFIG ?? '').toLowerCase()) || ['1', 'true', 'yes'].includes((env.HERMES_SAFE_MODE ?? '').toLowerCase());
 }

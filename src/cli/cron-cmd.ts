@@ -124,6 +124,8 @@ interface EditOpts {
   workdir?: string;
   model?: string;
   provider?: string;
+  /** commander: --no-agent → false, --agent → true. */
+  agent?: boolean;
 }
 
 export async function edit(ref: string, o: EditOpts): Promise<void> {
@@ -141,6 +143,7 @@ export async function edit(ref: string, o: EditOpts): Promise<void> {
   if (o.model !== undefined) u.model = o.model;
   if (o.provider !== undefined) u.provider = o.provider;
   if (o.model !== undefined || o.provider !== undefined) u.snapshot = inferenceSnapshot(ctx.loaded.config, ctx.env);
+  if (o.agent !== undefined) u.no_agent = !o.agent;
   if (o.clearSkills) u.skills = [];
   else if (o.skill) u.skills = o.skill;
   else if (o.addSkill || o.removeSkill) {

@@ -44,3 +44,21 @@ export function lazyActions(load: () => Promise<unknown>) {
 
 /** A repeatable option whose values may also be comma-separated: `--skill a --skill b,c`. */
 export const collectList = (v: string, prev: string[] = []): string[] => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
+
+/**
+ * Asks `question [y/N]` on the terminal unless `yes`; without a terminal, refuses with exit 2 and
+ * says to add --yes. `nothing` ends the refusal and cancel messages ("nothing was changed").
+ */
+export async function confirmOrRefuse(question: string, yes: boolean | undefined, o: { nothing?: string; refusal?: string } = {}): Promise<void> {
+  if (yes) return;
+  const nothing = o.nothing ?? 'nothing was changed';
+  if (!process.stdin.isTTY) throw new CliError(o.refusal ?? `${question.replace(/\?$/, '')}: add --yes to confirm (${nothing}).`, 2);
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const a = (await rl.question(`${question} [y/N] `)).trim().toLowerCase();
+    if (a !== 'y' && a !== 'yes') throw new CliError(`Cancelled; ${nothing}.`, 1);
+  } finally {
+    rl.close();
+  }
+}

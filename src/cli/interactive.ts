@@ -16,6 +16,7 @@ import { createCliSession, explicitFrom, findResumeTarget, loadCliPlugins, openS
 import type { ChatOptions } from './commands/chat.ts';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
+import { clipboardImage, copyToClipboard } from './repl/clipboard.ts';
 import { HISTORY_FILE, History } from './repl/history.ts';
 
 export interface InteractiveChat {
@@ -113,6 +114,10 @@ export function wantsTui(opts: { tui?: boolean; cli?: boolean }, env: NodeJS.Pro
 /** Status lines only an interactive surface knows, for /status (plus the surface's own). */
 export function interactiveHooks(session: Session, historyFile: string, more: () => string[] = () => []): SurfaceHooks {
   return {
+    // /copy: OSC 52 through the terminal (works over SSH), plus a clipboard program when there is one.
+    copy: async (text) => copyToClipboard(text, (seq) => void process.stdout.write(seq)),
+    // /paste: an image on the clipboard (wl-paste, xclip, pngpaste).
+    pasteImage: async () => clipboardImage(),
     statusLines: () => [
       `Directory: ${session.options.cwd}`,
       `Input:    busy mode ${session.prefs.busyInputMode} · tool progress ${session.prefs.toolProgress} · history ${historyFile}`,

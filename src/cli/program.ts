@@ -2,7 +2,8 @@ import { Command } from 'commander';
 import pkg from '../../package.json' with { type: 'json' };
 import { COMMAND_MODULES } from './commands/index.ts';
 import { CliError, reportAndExit } from './errors.ts';
-import { resolveProfileHome } from '../state/profiles.ts';
+import { ProfileError } from '../state/profiles.ts';
+import { addGlobalOptions, applyProfile, firstPositional } from './global-flags.ts';
 
 export function buildProgram(): Command {
   const program = new Command('hermes')
@@ -10,7 +11,10 @@ export function buildProgram(): Command {
     .version(`hermes ${pkg.version}`, '-V, --version', 'print the version')
     .option('-p, --profile <name>', 'run in this profile (its own HERMES_HOME under profiles/<name>)')
     .showSuggestionAfterError(true)
-    .configureOutput({ outputError: (str, write) => write(str.replace(/^error:/, 'hermes:')) });
+    .configureOutput({ outputError: (str, write) => write(str.replace(/^error:/, 'hermes:')) })
+    // Options before a subcommand are hermes's own (`hermes -m x chat`); after it, the subcommand's.
+    .enablePositionalOptions();
+  addGlobalOptions(program);
   for (const register of COMMAND_MODULES) register(program);
   return program;
 }
@@ -30,36 +34,6 @@ function commandWord(program: Command, argv: string[]): string | undefined {
   return undefined;
 }
 
-/**
- * Takes `-p/--profile <name>` out of argv (anywhere before `--`) and points HERMES_HOME at that
- * profile before anything reads it, as Hermes does; without the flag, the sticky default
- * (`hermes profile use`) applies. Returns the remaining arguments.
- */
-function applyProfile(argv: string[]): string[] {
-  let flag: string | undefined;
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--') {
-      rest.push(...argv.slice(i));
-      break;
-    }
-    if (a === '-p' || a === '--profile') {
-      flag = argv[++i];
-      if (flag === undefined || flag.startsWith('-')) throw new CliError(`${a} needs a profile name (see \`hermes profile list\`).`);
-    } else if (a.startsWith('--profile=')) flag = a.slice('--profile='.length);
-    else rest.push(a);
-  }
-  let home: string | undefined;
-  try {
-    home = resolveProfileHome(flag);
-  } catch (e) {
-    throw new CliError((e as Error).message);
-  }
-  if (home) process.env.HERMES_HOME = home;
-  return rest;
-}
-
 export async function main(argv: string[]): Promise<void> {
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0);
@@ -70,12 +44,59 @@ export async function main(argv: string[]): Promise<void> {
     process.exit(err.exitCode === 0 ? 0 : 2);
   });
   try {
-    argv = applyProfile(argv);
+    try {
+      argv = applyProfile(argv);
+    } catch (e) {
+      if (e instanceof ProfileError) throw new CliError(e.message);
+      throw e;
+    }
     // `hermes <word>` where <word> is no built-in command: maybe an enabled plugin's command.
     const word = commandWord(program, argv);
     if (word && !program.commands.some((c) => c.name() === word || c.aliases().includes(word))) await (await import('../plugins/cli-commands.ts')).addPluginCliCommands(program, word);
+    const unknown = unknownCommand(program, argv);
+    if (unknown) throw new CliError(unknown, 2);
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
     reportAndExit(err);
   }
+}
+
+/**
+ * `hermes frobnicate`: chat is the default command and takes no words, so a first word that is no
+ * command's name or alias is a typo (or a prompt typed without -z). One message saying which.
+ */
+export function unknownCommand(program: Command, argv: string[]): string | null {
+  const word = firstPositional(argv);
+  if (word === null) return null;
+  const names = [...program.commands.flatMap((c) => [c.name(), ...c.aliases()]), 'help'];
+  if (names.includes(word)) return null;
+  const near = closest(word, names.filter((n) => n !== 'chat')); // `hermes what is…`: a prompt, not a typo of chat
+  const hint = near ? ` Did you mean \`hermes ${near}\`?` : '';
+  const words = argv.slice(argv.indexOf(word) + 1).filter((a) => !a.startsWith('-'));
+  const ask = /\s/.test(word) || !/^[a-z][a-z0-9-]*$/i.test(word) || (words.length > 0 && !near) ? ` To ask Hermes something, use \`hermes -z "…"\` or \`hermes chat -q "…"\`.` : '';
+  return `'${word}' is not a hermes command.${hint}${ask} Run \`hermes --help\` for the list.`;
+}
+
+/** The name at the smallest edit distance from `word`, if it is close enough to be a typo. */
+function closest(word: string, names: string[]): string | null {
+  let best: string | null = null;
+  let bestD = Infinity;
+  for (const n of names) {
+    const d = editDistance(word.toLowerCase(), n);
+    if (d < bestD) {
+      bestD = d;
+      best = n;
+    }
+  }
+  return best !== null && bestD <= Math.max(1, Math.floor(best.length / 3)) ? best : null;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
 }

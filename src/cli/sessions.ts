@@ -1,11 +1,10 @@
 // `hermes sessions …`: the saved conversations in HERMES_HOME/state.db.
 import { createWriteStream } from 'node:fs';
-import { createInterface } from 'node:readline/promises';
 import { messageText } from '../agent/repair.ts';
 import type { ListOptions, SessionDB, SessionRow } from '../state/db.ts';
 import { openStateDb } from './chat.ts';
 import { loadContext } from './context.ts';
-import { CliError } from './errors.ts';
+import { CliError, confirmOrRefuse } from './errors.ts';
 
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
@@ -40,17 +39,7 @@ function resolveOrFail(db: SessionDB, key: string): SessionRow {
   return db.getSession(id)!;
 }
 
-async function confirm(question: string, yes: boolean | undefined): Promise<void> {
-  if (yes) return;
-  if (!process.stdin.isTTY) throw new CliError(`${question.replace(/\?$/, '')}: add --yes to confirm (nothing was deleted).`, 2);
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const a = (await rl.question(`${question} [y/N] `)).trim().toLowerCase();
-    if (a !== 'y' && a !== 'yes') throw new CliError('Cancelled; nothing was deleted.', 1);
-  } finally {
-    rl.close();
-  }
-}
+const confirm = (question: string, yes: boolean | undefined) => confirmOrRefuse(question, yes, { nothing: 'nothing was deleted' });
 
 export function list(opts: { source?: string; limit?: string; json?: boolean; archived?: boolean; includeArchived?: boolean }): Promise<void> {
   const limit = positiveInt(opts.limit, '--limit', 20);
@@ -146,20 +135,6 @@ export function remove(key: string, opts: { yes?: boolean }): Promise<void> {
     await confirm(`Delete session ${s.id}${s.title ? ` “${s.title}”` : ''} and its ${s.message_count} messages?`, opts.yes);
     db.deleteSession(s.id);
     out(`Deleted ${s.id}.`);
-  });
-}
-
-export function prune(opts: { olderThan?: string; source?: string; yes?: boolean }): Promise<void> {
-  const days = positiveInt(opts.olderThan, '--older-than', 90);
-  return withDb(async (db) => {
-    const cutoff = Date.now() / 1000 - days * 86_400;
-    const candidates = db.raw
-      .prepare(`SELECT COUNT(*) AS n FROM sessions WHERE ended_at IS NOT NULL AND started_at < ?${opts.source ? ' AND source = ?' : ''}`)
-      .get(...(opts.source ? [cutoff, opts.source] : [cutoff])) as { n: number };
-    if (!Number(candidates.n)) return out(`No ended sessions older than ${days} days${opts.source ? ` from ${opts.source}` : ''}.`);
-    await confirm(`Delete ${candidates.n} ended session${Number(candidates.n) === 1 ? '' : 's'} older than ${days} days${opts.source ? ` from ${opts.source}` : ''}?`, opts.yes);
-    const n = db.pruneSessions(days, opts.source);
-    out(`Deleted ${n} session${n === 1 ? '' : 's'}.`);
   });
 }
 

@@ -1,8 +1,9 @@
 // `hermes skills …`
 import { createInterface } from 'node:readline/promises';
-import { readHubLock, discoverSkills, findSkill, linkedFiles, skillContentHash, syncBundledSkills, type SkillProblem } from '../state/skills.ts';
+import { readHubLock, discoverSkills, findSkill, linkedFiles, syncBundledSkills, unchangedSinceInstall, type SkillProblem } from '../state/skills.ts';
 import { auditSkills, describeFindings, installSkill, scanSkillDir, SkillInstallError, uninstallSkill } from '../state/skills-hub.ts';
 import { packageRoot } from '../state/paths.ts';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
@@ -54,12 +55,23 @@ export function inspect(name: string): void {
   if (s.requiredEnv.length) out(`Env vars   ${s.requiredEnv.map((v) => `${v.name}${process.env[v.name] ? ' (set)' : ' (not set)'}`).join(', ')}`);
   const files = linkedFiles(s);
   out(`Files      SKILL.md${files.length ? `, ${files.join(', ')}` : ''}`);
-  if (lock) out(`Installed  ${lock.installed_at ?? '?'} from ${lock.identifier} (${lock.source})${lock.forced ? ' with --force' : ''} · ${lock.content_hash === skillContentHash(s.dir) ? 'unchanged since' : 'changed since install'}`);
+  if (lock) out(`Installed  ${lock.installed_at ?? '?'} from ${lock.identifier} (${lock.source})${lock.forced ? ' with --force' : ''} · ${unchangedSinceInstall(lock, s.dir) ? 'unchanged since' : 'changed since install'}`);
   out(`Guard      ${scan.verdict}${scan.findings.length ? '' : ' (no findings)'}`);
   for (const l of describeFindings(scan.findings)) out(`  ${l}`);
 }
 
+/** Not a folder, URL or git source: a registry identifier (owner/repo/path, or a skill's name in the index). */
+function isRegistryIdentifier(source: string): boolean {
+  if (/^(https?:|git@|ssh:|git:|file:)/.test(source) || /\.git(#.*)?$/.test(source)) return false;
+  if (source.startsWith('.') || source.startsWith('/') || source.startsWith('~') || existsSync(source)) return false;
+  return /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(source);
+}
+
 export async function install(source: string, opts: { category?: string; skill?: string; force?: boolean }): Promise<void> {
+  if (isRegistryIdentifier(source)) {
+    const { installFromRegistry } = await import('./skills-hub-cmd.ts');
+    return installFromRegistry(source, opts);
+  }
   const { ctx, ext } = setup();
   const allow = ctx.loaded.config.security?.allow_private_urls === true || ['1', 'true', 'yes'].includes((process.env.HERMES_ALLOW_PRIVATE_URLS ?? '').toLowerCase());
   try {

@@ -14,7 +14,14 @@ import { hermesHome } from '../state/paths.ts';
 import { browserCommand } from './browser.ts';
 import { voiceCommand } from './voice.ts';
 import { codexRuntimeCommand } from './codex.ts';
+import { confirmDestructive, skipWord } from './confirm.ts';
 import { cronCommand } from './cron.ts';
+import { displayCommands } from './display.ts';
+import { fileCommands } from './files.ts';
+import { infoCommands } from './info.ts';
+import { workCommands } from './work.ts';
+import { SessionDB } from '../state/db.ts';
+import { curatorCommand } from './curator.ts';
 import { insightsCommand } from './insights.ts';
 import { kanbanCommand } from './kanban.ts';
 import { pluginsCommand } from './plugins.ts';
@@ -38,38 +45,54 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
     {
       name: 'help',
       aliases: ['?'],
-      args: '[command]',
-      description: 'list commands, or explain one',
+      args: '[command | skills | text]',
+      description: 'list commands; /help skills lists skill commands, /help <text> filters, /help <command> explains one',
       category: 'info',
       surfaces: ALL_SURFACES,
       midTurn: true,
       run(ctx, args) {
         const defs = registry().list(ctx.surface);
+        const isSkill = (d: CommandDef) => d.description.startsWith('skill: ');
+        if (args.trim().toLowerCase() === 'skills') {
+          const skills = defs.filter(isSkill);
+          return { output: skills.length ? `Skill commands:\n${skills.map((d) => `  /${d.name}  —  ${d.description.slice(7)}`).join('\n')}` : 'No skills installed. See /skills search <words>.' };
+        }
         if (args) {
-          const r = registry().resolve(`/${args.replace(/^\//, '')}`, ctx.surface);
-          if ('error' in r) return { output: r.error };
-          const d = r.def;
+          const want = args.replace(/^\//, '').toLowerCase();
+          const r = registry().resolve(`/${want}`, ctx.surface);
+          const d = 'error' in r ? null : r.def;
+          if (!d || !(d.name === want || d.aliases?.includes(want))) {
+            const hits = defs.filter((x) => x.name.includes(want) || x.description.toLowerCase().includes(want) || x.aliases?.some((a) => a.includes(want)));
+            if (hits.length) return { output: hits.map((x) => `  /${x.name}${x.args ? ` ${x.args}` : ''}  —  ${x.description}`).join('\n') };
+            if (!d) return { output: `No command matches “${args}”. /help lists them all.` };
+          }
           return { output: `/${d.name}${d.args ? ` ${d.args}` : ''} — ${d.description}${d.aliases?.length ? `\naliases: ${d.aliases.map((a) => `/${a}`).join(', ')}` : ''}` };
         }
         const lines: string[] = [];
         for (const cat of Object.keys(CATEGORY_TITLES) as CommandCategory[]) {
-          const group = defs.filter((d) => d.category === cat);
+          const group = defs.filter((d) => d.category === cat && !isSkill(d));
           if (!group.length) continue;
           lines.push(`${CATEGORY_TITLES[cat]}:`);
           for (const d of group) lines.push(`  /${d.name}${d.args ? ` ${d.args}` : ''}  —  ${d.description}`);
         }
+        const skillCount = defs.filter(isSkill).length;
+        if (skillCount) lines.push(`(${skillCount} skill command${skillCount === 1 ? '' : 's'}: /help skills lists them)`);
         return { output: lines.join('\n') };
       },
     },
     {
       name: 'new',
       aliases: ['reset'],
-      description: 'start a new session (the current one stays saved)',
+      args: '[name]',
+      description: 'start a new session (the current one stays saved); a name becomes its title',
       category: 'session',
       surfaces: ALL_SURFACES,
-      run(ctx) {
+      async run(ctx, args) {
+        const { skip, rest } = skipWord(args);
+        if (ctx.session.history.length && !(await confirmDestructive(ctx, 'Start a new session? This one stays saved.', skip))) return { output: 'Kept the current session.' };
         ctx.session.reset('new_session');
-        return { output: `New session ${ctx.session.id}.`, action: 'new_session' };
+        if (rest) ctx.session.pendingTitle = rest;
+        return { output: `New session ${ctx.session.id}${rest ? ` (“${rest}”)` : ''}.`, action: 'new_session' };
       },
     },
     {
@@ -77,7 +100,9 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       description: 'clear the screen and start a new session',
       category: 'session',
       surfaces: ['cli'],
-      run(ctx) {
+      async run(ctx, args) {
+        const { skip } = skipWord(args);
+        if (ctx.session.history.length && !(await confirmDestructive(ctx, 'Clear the screen and start a new session? This one stays saved.', skip))) return { output: 'Kept the current session.' };
         ctx.session.reset('new_session');
         return { action: 'clear_screen', output: `New session ${ctx.session.id}.` };
       },
@@ -116,17 +141,27 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
     },
     {
       name: 'undo',
-      description: 'remove your last message and everything after it',
+      args: '[N]',
+      description: 'back up N of your messages (default 1) and everything after; the last one comes back to edit',
       category: 'session',
       surfaces: ALL_SURFACES,
-      run(ctx) {
+      async run(ctx, args) {
+        const { skip, rest } = skipWord(args);
+        const n = rest ? Number(rest) : 1;
+        if (!Number.isInteger(n) || n < 1) return { output: 'Usage: /undo [N] (how many of your messages to take back, default 1)' };
         const h = ctx.session.history;
-        const i = lastUserIndex(h);
-        if (i < 0) return { output: 'Nothing to undo.' };
+        let i = h.length;
+        for (let k = 0; k < n; k++) {
+          const j = lastUserIndex(h.slice(0, i));
+          if (j < 0) break;
+          i = j;
+        }
+        if (i >= h.length || h[i]?.role !== 'user') return { output: 'Nothing to undo.' };
+        if (!(await confirmDestructive(ctx, `Take back ${n === 1 ? 'your last message' : `your last ${n} messages`} and ${n === 1 ? 'the answer to it' : 'the answers to them'}?`, skip))) return { output: 'Nothing was undone.' };
         const text = messageText(h[i].content);
         const removed = h.length - i;
         h.splice(i);
-        return { output: `Undid your last message (${removed} message(s) removed): "${text.slice(0, 60)}${text.length > 60 ? '…' : ''}"` };
+        return { output: `Undid ${n === 1 ? 'your last message' : `${n} messages`} (${removed} message(s) removed): "${text.slice(0, 60)}${text.length > 60 ? '…' : ''}"`, prefill: ctx.surface === 'cli' ? text : undefined };
       },
     },
     {
@@ -475,11 +510,23 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
     {
       name: 'quit',
       aliases: ['exit'],
-      description: 'leave',
+      args: '[--delete]',
+      description: 'leave (--delete also removes this session from the history)',
       category: 'session',
       surfaces: ['cli'],
       midTurn: true,
-      run: () => ({ action: 'quit' }),
+      completions: ['--delete'],
+      async run(ctx, args) {
+        if (!/(^|\s)--delete(\s|$)/.test(args)) return { action: 'quit' };
+        const s = ctx.session;
+        const store = s.options.store;
+        if (!(store instanceof SessionDB) || !s.persisted) return { action: 'quit', output: 'Nothing saved to delete.' };
+        if (!(await confirmDestructive(ctx, `Leave and delete session ${s.id} and its messages for good?`))) return { output: 'Not deleted; still here.' };
+        const id = s.id;
+        s.interrupt();
+        store.deleteSession(id);
+        return { action: 'quit', output: `Deleted session ${id}.` };
+      },
     },
   ];
 }
@@ -490,11 +537,13 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(...builtinCommands(() => r));
   r.add(...stateCommands(), reloadSkillsCommand(() => r));
   r.add(reloadMcpCommand());
+  r.add(...fileCommands(), ...displayCommands(), ...workCommands(), ...infoCommands());
   registerSkillCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
   r.add(cronCommand());
   r.add(kanbanCommand());
   r.add(codexRuntimeCommand());
   r.add(insightsCommand());
+  r.add(curatorCommand());
   r.add(browserCommand());
   r.add(voiceCommand());
   r.add(pluginsCommand());

@@ -11,9 +11,11 @@ export interface CommandResult {
   output?: string;
   /** Send this as a user message to the agent (e.g. /retry, a skill invocation). */
   send?: string;
+  /** Text to put back in the input line for editing (/undo re-prompt). */
+  prefill?: string;
   /** Surface actions. */
   /** runtime_changed: the turn runtime was switched (/codex-runtime); a surface may drop a cached session. */
-  action?: 'quit' | 'clear_screen' | 'new_session' | 'stop' | 'runtime_changed';
+  action?: 'quit' | 'clear_screen' | 'new_session' | 'stop' | 'runtime_changed' | 'redraw';
 }
 
 /** Surface-specific abilities a command may use; every member is optional. */
@@ -22,6 +24,14 @@ export interface SurfaceHooks {
   resume?(idOrTitle: string): Promise<string>;
   /** Extra status lines only the surface knows (platform, chat id…). */
   statusLines?(): string[];
+  /** Puts text on the person's clipboard; says how (terminal escape, a clipboard program). */
+  copy?(text: string): Promise<string>;
+  /** Opens $EDITOR with `initial`; the text written, or null when nothing was. */
+  compose?(initial: string): Promise<string | null>;
+  /** An image from the clipboard as a data: URL, or null when there is none. */
+  pasteImage?(): Promise<string | null>;
+  /** The person's identity and rights on this surface (gateway: the sender; CLI: the local user). */
+  whoami?(): string;
 }
 
 export interface CommandContext {

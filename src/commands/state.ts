@@ -1,12 +1,18 @@
 // Slash commands for sessions, memory and skills: /title, /compress, /resume, /sessions, /memory,
 // /skills, /reload-skills, and one /<skill-name> per installed skill.
+import { bumpUse } from '../state/skill-usage.ts';
+import { findBoundaries } from '../agent/compress.ts';
+import { estimateMessagesTokens } from '../agent/tokens.ts';
+import type { Message } from '../llm/types.ts';
 import type { Session } from '../runtime/session.ts';
 import { TitleConflictError } from '../state/db.ts';
 import { isSessionStore, openSessionStore, type SessionStoreApi } from '../state/store/index.ts';
 import { MemoryStore } from '../state/memory.ts';
 import { paths } from '../state/paths.ts';
 import { buildSkillInvocation, discoverSkills, parseSkillStack, skillOnPlatform, type Skill } from '../state/skills.ts';
-import { ALL_SURFACES, type CommandDef, type CommandRegistry } from './registry.ts';
+import { join } from 'node:path';
+import { confirmDestructive } from './confirm.ts';
+import { ALL_SURFACES, type CommandContext, type CommandDef, type CommandRegistry, type CommandResult } from './registry.ts';
 
 const when = (t: number) => {
   const d = new Date(t * 1000);
@@ -60,12 +66,23 @@ export function stateCommands(): CommandDef[] {
     },
     {
       name: 'compress',
-      args: '[focus topic]',
-      description: 'compress the conversation now (summary of older turns; full history stays saved)',
+      aliases: ['compact'],
+      args: '[here [N] | focus <topic> | --preview]',
+      description: 'compress the conversation now (here N: keep the last N turns as they are; full history stays saved)',
       category: 'session',
       surfaces: ALL_SURFACES,
+      completions: ['here', 'focus', '--preview'],
       async run(ctx, args) {
-        return { output: await ctx.session.compress(args) };
+        const s = ctx.session;
+        const a = args.trim();
+        if (a === '--preview' || a === '--dry-run') return { output: compressPreview(s) };
+        const here = /^here(?:\s+(\d+))?$/i.exec(a);
+        if (here) {
+          const turns = Math.max(1, Number(here[1] ?? 1));
+          return { output: await s.compress(undefined, { keepLastMessages: messagesInLastTurns(s.history, turns) }) };
+        }
+        const focus = /^focus\s+([\s\S]+)$/i.exec(a)?.[1] ?? a;
+        return { output: await s.compress(focus) };
       },
     },
     {
@@ -129,12 +146,15 @@ export function stateCommands(): CommandDef[] {
     },
     {
       name: 'skills',
-      args: '[filter]',
-      description: 'list installed skills (invoke one with /<skill-name>)',
+      args: '[filter | search <q> | browse | inspect <id> | install <id> | check | update | audit | diff <name>]',
+      description: 'list installed skills, or search, inspect, install and update skills from the registries',
       category: 'tools',
       surfaces: ALL_SURFACES,
       midTurn: true,
-      run(ctx, args) {
+      completions: ['search', 'browse', 'inspect', 'install', 'check', 'update', 'audit', 'diff'],
+      async run(ctx, args) {
+        const [verb, ...rest] = args.split(/\s+/).filter(Boolean);
+        if (verb && SKILLS_VERBS.includes(verb)) return skillsHubCommand(ctx, verb, rest.join(' '));
         const skills = discoverSkills(ctx.session.options.home, externalDirs(ctx.session)).filter(
           (s) => !args || s.name.includes(args.toLowerCase()) || s.description.toLowerCase().includes(args.toLowerCase()),
         );
@@ -150,6 +170,87 @@ export function stateCommands(): CommandDef[] {
       },
     },
   ];
+}
+
+/** How many messages the last `turns` user turns take (from the N-th last user message on). */
+export function messagesInLastTurns(history: Message[], turns: number): number {
+  let seen = 0;
+  for (let i = history.length - 1; i >= 0; i--) {
+    if (history[i].role === 'user' && ++seen === turns) return history.length - i;
+  }
+  return history.length;
+}
+
+function compressPreview(s: Session): string {
+  const settings = s.state.compressionSettings();
+  const { headEnd, tailStart } = findBoundaries(s.history, settings);
+  const total = estimateMessagesTokens(s.history);
+  if (tailStart - headEnd < 1) return `Nothing to compress: ${s.history.length} messages (~${total.toLocaleString('en-US')} tokens) are all in the protected head and tail.`;
+  const middle = estimateMessagesTokens(s.history.slice(headEnd, tailStart));
+  return [
+    `Preview: ${s.history.length} messages, ~${total.toLocaleString('en-US')} tokens.`,
+    `/compress would summarize messages ${headEnd + 1}–${tailStart} (~${middle.toLocaleString('en-US')} tokens) and keep the first ${headEnd} and the last ${s.history.length - tailStart} as they are.`,
+    'Nothing was changed.',
+  ].join('\n');
+}
+
+const SKILLS_VERBS = ['search', 'browse', 'inspect', 'install', 'check', 'update', 'audit', 'diff'];
+
+/** /skills search|browse|inspect|install|check|update|audit|diff: the hub, as `hermes skills …`. */
+async function skillsHubCommand(ctx: CommandContext, verb: string, arg: string): Promise<CommandResult> {
+  const s = ctx.session;
+  const cfg = s.options.config;
+  const allow = cfg.security?.allow_private_urls === true || ['1', 'true', 'yes'].includes((s.options.env.HERMES_ALLOW_PRIVATE_URLS ?? '').toLowerCase());
+  const { hubFor } = await import('../runtime/skills-updates.ts');
+  const hub = hubFor({ home: s.options.home, loaded: { config: cfg } }, allow);
+  const ext = externalDirs(s);
+  const fmt = (m: { name: string; identifier: string; description: string; trust_level: string }) => `${m.trust_level === 'builtin' ? '★' : m.trust_level === 'trusted' ? '✓' : ' '} ${m.name} — ${m.description.slice(0, 80)}\n    ${m.identifier}`;
+  if ((verb === 'install' || verb === 'update') && ctx.surface !== 'cli') return { output: `/skills ${verb} runs in the terminal only (hermes skills ${verb}).` };
+  switch (verb) {
+    case 'search':
+    case 'browse': {
+      if (verb === 'search' && !arg) return { output: 'Usage: /skills search <words>' };
+      const r = await hub.search(arg, { limit: verb === 'browse' ? 30 : 10 });
+      return { output: r.results.length ? `${r.results.map(fmt).join('\n')}\nInstall with /skills install <identifier>.` : `No skills match “${arg}”.${r.errors.length ? ` (${r.errors.join('; ')})` : ''}` };
+    }
+    case 'inspect': {
+      if (!arg) return { output: 'Usage: /skills inspect <identifier>' };
+      const m = await hub.inspect(arg);
+      return { output: m ? `${fmt(m)}\nsource ${m.source} · trust ${m.trust_level}${m.tags?.length ? ` · tags ${m.tags.join(', ')}` : ''}` : `No skill “${arg}” in the registries.` };
+    }
+    case 'install': {
+      if (!arg) return { output: 'Usage: /skills install <identifier>' };
+      const ok = await confirmDestructive(ctx, `Install the skill ${arg} from the registries (scanned by the skills guard first)?`);
+      if (!ok) return { output: 'Not installed.' };
+      const { installFromHub } = await import('../runtime/skills-updates.ts');
+      const r = await installFromHub(hub, arg, { home: s.options.home, allowPrivateUrls: allow, externalDirs: ext });
+      return { output: `Installed ${r.name} (guard: ${r.verdict}). /reload-skills adds /${r.name} to this session.` };
+    }
+    case 'check': {
+      const { checkSkillUpdates } = await import('../runtime/skills-updates.ts');
+      const rows = await checkSkillUpdates(hub, s.options.home, arg || undefined);
+      if (!rows.length) return { output: 'No skills were installed from a registry.' };
+      return { output: rows.map((r) => `${r.status === 'update_available' ? '↑' : r.status === 'up_to_date' ? '✓' : '·'} ${r.name} — ${r.status.replace(/_/g, ' ')}${r.modified ? ' (changed locally)' : ''}`).join('\n') };
+    }
+    case 'update': {
+      const { updateSkills } = await import('../runtime/skills-updates.ts');
+      const done = await updateSkills(hub, s.options.home, { name: arg || undefined, allowPrivateUrls: allow, externalDirs: ext });
+      return { output: done.length ? done.map((d) => `${d.result} ${d.name}${d.reason ? ` — ${d.reason}` : ''}`).join('\n') : 'Everything is up to date.' };
+    }
+    case 'audit': {
+      const { auditSkills, describeFindings } = await import('../state/skills-hub.ts');
+      const rows = auditSkills(s.options.home, arg || undefined, ext);
+      return { output: rows.map((r) => [`${r.verdict === 'safe' ? '✓' : r.verdict === 'caution' ? '!' : '✗'} ${r.name} ${r.verdict}${r.modified ? ' (changed since install)' : ''}`, ...describeFindings(r.findings).map((l) => `    ${l}`)].join('\n')).join('\n') };
+    }
+    case 'diff': {
+      if (!arg) return { output: 'Usage: /skills diff <name>' };
+      const { skillDiff } = await import('../runtime/skills-updates.ts');
+      const { packageRoot } = await import('../state/paths.ts');
+      const r = await skillDiff(s.options.home, arg, { bundledRoot: join(packageRoot(), 'skills'), hub, externalDirs: ext });
+      return { output: r.diff ? `# ${arg}: ${r.against} → your copy\n${r.diff}` : `${arg} is the same as ${r.against}.` };
+    }
+  }
+  return { output: 'Usage: /skills [filter | search | browse | inspect | install | check | update | audit | diff]' };
 }
 
 async function recentSessions(db: SessionStoreApi, current: Session): Promise<string> {
@@ -170,6 +271,7 @@ export function skillCommand(skill: Skill, home: string, externalDirsList: strin
       const all = discoverSkills(home, externalDirsList);
       const stack = parseSkillStack(all, skill.name, args);
       if (!stack) return { output: `The skill ${skill.name} is no longer installed. /reload-skills refreshes the list.` };
+      for (const s of stack.skills) bumpUse(home, s.name);
       return { send: buildSkillInvocation(stack.skills, stack.instruction) };
     },
   };
@@ -190,6 +292,7 @@ export function registerSkillCommands(registry: CommandRegistry, home: string, e
 export function reloadSkillsCommand(registry: () => CommandRegistry): CommandDef {
   return {
     name: 'reload-skills',
+    aliases: ['reload_skills'],
     description: 'pick up skills installed or created since start',
     category: 'tools',
     surfaces: ALL_SURFACES,

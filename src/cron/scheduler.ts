@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import type { Session, SessionOptions, SessionStore } from '../runtime/session.ts';
 import { loadConfig } from '../state/config.ts';
+import { curatorDue, curatorSettings, runCurator } from '../state/curator.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { readEnvFile } from '../state/env.ts';
 import { paths } from '../state/paths.ts';
@@ -406,6 +407,13 @@ export function startCronTicker(opts: { home: string; deliver: Deliver; interval
       r.done.catch((e) => log(`cron: run error: ${(e as Error).message}`));
       store.writeMarker('ticker_last_success', `${Date.now() / 1000}\n`);
       store.clearMarker('ticker_last_error');
+      // The skill curator rides on the same ticker, on its own interval (curator.interval_hours).
+      try {
+        const cs = curatorSettings(ctx.config);
+        if (curatorDue(opts.home, cs)) log(`curator: ${runCurator(opts.home, cs).summary.split('\n')[0]}`);
+      } catch (e) {
+        log(`curator: ${(e as Error).message}`);
+      }
     } catch (e) {
       const msg = (e as Error).message;
       log(`cron: tick failed: ${msg}`);

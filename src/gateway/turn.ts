@@ -7,6 +7,7 @@ import { rmSync } from 'node:fs';
 import type { AgentEvent, TurnResult } from '../agent/types.ts';
 import { describeError } from '../llm/index.ts';
 import { redactionEnabled, redactSecrets } from '../policy/redact.ts';
+import { withFooter } from '../runtime/footer.ts';
 import { envPrefix } from './auth.ts';
 import { isSilent } from './chunk.ts';
 import { platformSettings, truthy } from './config.ts';
@@ -138,7 +139,7 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
       case 'turn_end':
         if (!e.result.failed && !e.result.interrupted && e.result.finalText) {
           delivered++;
-          const result = e.result;
+          const result = withFooter(session, e.result);
           chain = chain.then(() => deliverReply(r, lane, src, result, { replyTo, meta: last.meta, progress, stream, voiceIn, spokeItself }));
         }
         break;

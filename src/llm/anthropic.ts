@@ -233,6 +233,8 @@ export function buildAnthropicBody(runtime: ProviderRuntime, req: StreamRequest)
     if (maxTokens <= budget) maxTokens = budget + 4096;
   } else if (req.temperature !== undefined) body.temperature = req.temperature;
   body.max_tokens = maxTokens;
+  // Anthropic's tiers: `auto` uses priority capacity when there is some; `standard_only` never does.
+  if (req.serviceTier) body.service_tier = req.serviceTier === 'priority' || req.serviceTier === 'auto' ? 'auto' : 'standard_only';
   return body;
 }
 

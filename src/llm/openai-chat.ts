@@ -122,6 +122,7 @@ export function buildChatBody(runtime: ProviderRuntime, req: StreamRequest): Jso
   if (req.maxTokens) body[runtime.quirks.maxTokensField ?? 'max_tokens'] = req.maxTokens;
   if (req.temperature !== undefined) body.temperature = req.temperature;
   Object.assign(body, reasoningParams(runtime, req.reasoningEffort));
+  if (req.serviceTier) body.service_tier = req.serviceTier;
   return body;
 }
 

@@ -76,6 +76,7 @@ export function buildResponsesBody(runtime: ProviderRuntime, req: StreamRequest)
     if (req.temperature !== undefined) body.temperature = req.temperature;
   }
   if (req.sessionId) body.prompt_cache_key = req.sessionId;
+  if (req.serviceTier) body.service_tier = req.serviceTier;
   return body;
 }
 

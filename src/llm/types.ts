@@ -125,6 +125,8 @@ export interface StreamRequest {
   cacheTtl?: '5m' | '1h';
   /** Lets a provider key its prompt cache to the session. */
   sessionId?: string;
+  /** Processing tier (/fast): `priority`, `auto`, `flex` (OpenAI); `auto` / `standard_only` (Anthropic). */
+  serviceTier?: string;
 }
 
 export type StreamEvent =

@@ -20,6 +20,7 @@ export function statusLine(s: McpServerStatus): string {
 export function reloadMcpCommand(): CommandDef {
   return {
     name: 'reload-mcp',
+    aliases: ['reload_mcp'],
     description: 'reconnect the MCP servers in config.yaml and reload their tools',
     category: 'tools',
     surfaces: ALL_SURFACES,

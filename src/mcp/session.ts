@@ -94,6 +94,8 @@ export async function startCliMcp(
   toolsets: string[] | undefined,
   waitMs?: number,
 ): Promise<McpManager | null> {
+  // --safe-mode: no MCP servers at all.
+  if (['1', 'true', 'yes'].includes((ctx.env.HERMES_SAFE_MODE ?? '').toLowerCase())) return null;
   const raw = rawMcpServers(ctx.loaded);
   if (!raw || (typeof raw === 'object' && !Object.keys(raw as object).length)) return null;
   if (typeof raw === 'object' && !toolsetsWantMcp(toolsets, Object.keys(raw as object))) return null;

@@ -211,7 +211,8 @@ export class SessionState {
     const toolsets = new Set(tools.map((t) => t.toolset));
     const parts: Partial<PromptParts> = {};
     const rules = ruleFileNames(o.env);
-    const soul = rules.includes('SOUL.md') ? loadSoul(paths.soul(o.home)) : {};
+    // --ignore-rules (and --safe-mode): no SOUL.md, memory or project rules, as in Hermes.
+    const soul = rules.includes('SOUL.md') && !this.ignoreRules ? loadSoul(paths.soul(o.home)) : {};
     parts.identity = soul.identity;
     if (soul.blocked) this.warn(`SOUL.md was not loaded: it matched ${soul.blocked}. Using the default identity.`);
     const guidance: string[] = [];
@@ -220,7 +221,7 @@ export class SessionState {
     if (names.has('skill_manage')) guidance.push(SKILLS_GUIDANCE);
     if (names.has('kanban_complete')) guidance.push(KANBAN_WORKER_GUIDANCE);
     if (guidance.length) parts.toolGuidance = guidance;
-    if (this.memory) {
+    if (this.memory && !this.ignoreRules) {
       this.memory.builtin.freeze();
       parts.providerBlock = this.memory.systemPromptBlock();
       parts.memory = this.memory.builtin.snapshot.memory;
@@ -450,11 +451,14 @@ export class SessionState {
    * the session is stored, the session rotates: the old one ends ("compression") with every message
    * kept, and a child session (parent_session_id, "Title #2") continues with the compressed history.
    */
-  async runCompression(history: Message[], opts: { force?: boolean; focus?: string; promptTokens?: number; quiet?: boolean } = {}): Promise<string> {
+  async runCompression(
+    history: Message[],
+    opts: { force?: boolean; focus?: string; promptTokens?: number; quiet?: boolean; settings?: Partial<CompressionSettings> } = {},
+  ): Promise<string> {
     if (this.compressing) return 'A compression is already running.';
     this.compressing = true;
     try {
-      this.compressor.settings = this.compressionSettings();
+      this.compressor.settings = { ...this.compressionSettings(), ...opts.settings };
       if (this.memory) {
         const saved = await this.flushMemories(history);
         if (saved && !opts.quiet) this.host.emit({ type: 'notice', message: `💾 Saved ${saved} memor${saved === 1 ? 'y' : 'ies'} before compacting the conversation.` });

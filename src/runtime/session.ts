@@ -7,6 +7,7 @@ import { RequestBroker } from '../agent/requests.ts';
 import { formatsFor, PARSER_SETTINGS } from '../agent/textcalls/index.ts';
 import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
 import { systemMessageFor } from './personality.ts';
+import { checkpointConfig, Checkpointer, storeFor, withCheckpoints } from './checkpointing.ts';
 import {
   createLlmClient,
   ResolveError,
@@ -42,7 +43,7 @@ import { sessionPlugins, type SessionPlugins } from '../plugins/session.ts';
  * with promises). Writes are issued without awaiting, in order; the turn ends after `flush()`.
  */
 export interface SessionStore {
-  createSession(meta: { id: string; source: string; model: string; systemPrompt: string; parentId?: string; cwd?: string }): Awaitable<void>;
+  createSession(meta: { id: string; source: string; model: string; systemPrompt: string; parentId?: string; cwd?: string; title?: string }): Awaitable<void>;
   appendMessage(sessionId: string, message: Message): Awaitable<unknown>;
   recordUsage(sessionId: string, r: TurnResult, model: string, provider: string): Awaitable<void>;
   endSession?(sessionId: string, reason: string): Awaitable<void>;
@@ -172,6 +173,16 @@ export interface SessionPrefs {
   toolProgress: 'off' | 'new' | 'all' | 'verbose';
   showReasoning: boolean;
   busyInputMode: 'interrupt' | 'queue' | 'steer';
+  /** [HH:MM] before messages (/timestamps; display.timestamps). */
+  timestamps?: boolean;
+  /** The model/context/cost line under the input (/statusbar; display.statusbar). */
+  statusBar?: boolean;
+  /** Only the prompt and the final answer: no tool lines or reasoning (/focus). */
+  focus?: boolean;
+  /** A runtime footer (model · tokens · cost) under final replies (/footer; display.runtime_footer). */
+  footer?: boolean;
+  /** Priority processing (/fast): normal | fast | auto | cold. */
+  fast?: 'normal' | 'fast' | 'auto' | 'cold';
 }
 
 export interface SessionTotals {
@@ -182,6 +193,18 @@ export interface SessionTotals {
   turns: number;
   /** The part of the above its subagents (delegate_task) spent. */
   subagents: { runs: number; usage: Usage; costUsd: number | null; apiCalls: number };
+}
+
+/** The display preferences config.yaml can set (display.timestamps, …), for SessionPrefs. */
+function displayPrefs(d: Record<string, unknown>, agent: Record<string, unknown> = {}): Partial<SessionPrefs> {
+  const fast = String(agent.service_tier ?? agent.fast_mode ?? 'normal');
+  return {
+    timestamps: d.timestamps === true,
+    statusBar: d.statusbar === true || d.status_bar === true,
+    focus: d.focus === true,
+    footer: d.runtime_footer === true,
+    fast: (['normal', 'fast', 'auto', 'cold'].includes(fast) ? fast : 'normal') as SessionPrefs['fast'],
+  };
 }
 
 function emptyTotals(): SessionTotals {
@@ -213,6 +236,9 @@ export class Session {
   /** Plugin tools, hooks and prompt sections (null when no plugin host was loaded for this home). */
   readonly plugins: SessionPlugins | null;
 
+  /** Snapshots before destructive edits (checkpoints.enabled / --checkpoints), for /rollback. */
+  checkpointer: Checkpointer | null = null;
+
   private listeners = new Set<Listener>();
   /** Sub-directory rule files found while the conversation works (null with --ignore-rules). */
   private hints: SubdirHints | null = null;
@@ -230,6 +256,7 @@ export class Session {
       toolProgress: (['off', 'new', 'all', 'verbose'].includes(d.tool_progress) ? d.tool_progress : 'all') as SessionPrefs['toolProgress'],
       showReasoning: d.show_reasoning !== false,
       busyInputMode: (['interrupt', 'queue', 'steer'].includes(d.busy_input_mode) ? d.busy_input_mode : 'interrupt') as SessionPrefs['busyInputMode'],
+      ...displayPrefs(d as Record<string, unknown>, o.config.agent as Record<string, unknown>),
     };
     this.history = o.history ? [...o.history] : [];
     this.broker = new RequestBroker((e) => this.dispatch(e), {
@@ -279,6 +306,7 @@ export class Session {
       this.plugins.registerTools(this.registry);
       if (this.plugins.observes) this.listeners.add((e) => this.plugins!.onEvent(e));
     }
+    if (checkpointConfig(o.config).enabled) this.checkpointer = new Checkpointer(storeFor(o.home, o.config));
     this.tools = this.buildTools();
     this.system = o.systemPrompt ?? this.buildSystem();
   }
@@ -291,7 +319,7 @@ export class Session {
 
   private buildTools(): AgentTool[] {
     const o = this.options;
-    const hinted = (tools: AgentTool[]) => tools.map((t) => withHints(this.plugins ? this.plugins.wrapTool(t) : t, () => this.hints));
+    const hinted = (tools: AgentTool[]) => tools.map((t) => withCheckpoints(withHints(this.plugins ? this.plugins.wrapTool(t) : t, () => this.hints), () => this.checkpointer, () => this.services.cwd));
     if (o.toolNames) return hinted(this.registry.build(o.toolNames, this.services, []));
     const requested = o.explicit?.toolsets?.length ? o.explicit.toolsets : (o.config.toolsets ?? ['hermes-cli']);
     return hinted([...this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []), ...this.state.extraTools()]);
@@ -333,14 +361,15 @@ export class Session {
   }
 
   /** Compresses the conversation now (/compress). Returns what happened, for the person. */
-  async compress(focus?: string): Promise<string> {
+  async compress(focus?: string, opts: { keepLastMessages?: number } = {}): Promise<string> {
     if (this.running) return 'Wait for the current turn to finish, or /stop it first.';
     if (this.runnerKind === 'codex_app_server') {
       const runner = await this.turnRunner();
       if (runner.compact) return runner.compact();
     }
     if (this.history.length < 4) return 'The conversation is too short to compress.';
-    return this.state.runCompression(this.history, { force: true, focus: focus || undefined, quiet: true });
+    const settings = opts.keepLastMessages !== undefined ? { protectLastN: opts.keepLastMessages, targetRatio: 0 } : undefined;
+    return this.state.runCompression(this.history, { force: true, focus: focus || undefined, quiet: true, settings });
   }
 
   /** Waits for background work (title generation, self-review) to finish. */
@@ -471,6 +500,12 @@ export class Session {
     this.steerText.push(text);
   }
 
+  /** A title for the session when it is first saved (/new <name>). */
+  pendingTitle: string | undefined;
+
+  /** Images (data: URLs or http(s) URLs) sent with the next prompt (/image, /paste, --image). */
+  readonly pendingImages: string[] = [];
+
   /** A prompt to run after the current turn. */
   queue(text: string): void {
     this.queued.push(text);
@@ -495,7 +530,12 @@ export class Session {
   /** Runs one user turn to completion, then any prompts queued meanwhile. */
   async prompt(input: string | Message, opts: { signal?: AbortSignal } = {}): Promise<TurnResult> {
     if (this.running) throw new Error('A turn is already running: interrupt it, steer it, or queue the prompt.');
-    let result = await this.runOne(typeof input === 'string' ? { role: 'user', content: input } : input, opts.signal);
+    let first: Message = typeof input === 'string' ? { role: 'user', content: input } : input;
+    if (typeof input === 'string' && this.pendingImages.length) {
+      const images = this.pendingImages.splice(0);
+      first = { role: 'user', content: [{ type: 'text', text: input }, ...images.map((url) => ({ type: 'image_url' as const, image_url: { url } }))] };
+    }
+    let result = await this.runOne(first, opts.signal);
     while (this.queued.length && !result.interrupted) {
       const next = this.queued.shift()!;
       result = await this.runOne({ role: 'user', content: next }, opts.signal);
@@ -511,6 +551,7 @@ export class Session {
     this.running = ac;
     this.llm.beginTurn();
     const firstTurn = !this.started;
+    this.checkpointer?.newTurn();
     // memory.provider joins before the first turn: its tools and prompt block enter the session
     // before the system prompt is stored (a restored session keeps its frozen prompt).
     if (await this.state.loadMemoryProvider()) {
@@ -520,8 +561,10 @@ export class Session {
     if (!this.started) {
       this.started = true;
       this.persist(() =>
-        o.store?.createSession({ id: this.id, source: o.source ?? o.platform, model: this.llm.active.model, systemPrompt: this.system, cwd: o.cwd, parentId: o.parentSessionId }),
+        o.store?.createSession({ id: this.id, source: o.source ?? o.platform, model: this.llm.active.model, systemPrompt: this.system, cwd: o.cwd, parentId: o.parentSessionId, title: this.pendingTitle }),
       );
+      if (this.pendingTitle) this.state.markTitled(true);
+      this.pendingTitle = undefined;
     }
     try {
       const runner = await this.turnRunner();

@@ -23,6 +23,13 @@ export interface LoopHost {
   readonly state: SessionState;
   /** Steering text typed since the last tool call, or undefined. */
   takeSteer(): string | undefined;
+  /** The person's processing tier (/fast). */
+  readonly prefs?: { fast?: 'normal' | 'fast' | 'auto' | 'cold' };
+}
+
+/** /fast → the request's service tier: fast = priority, auto = auto, cold = flex (cheaper, slower). */
+export function serviceTierFor(fast: string | undefined): string | undefined {
+  return fast === 'fast' ? 'priority' : fast === 'auto' ? 'auto' : fast === 'cold' ? 'flex' : undefined;
 }
 
 export class LoopRunner implements TurnRunner {
@@ -56,6 +63,7 @@ export class LoopRunner implements TurnRunner {
         reasoningEffort: o.config.agent.reasoning_effort || undefined,
         cacheTtl: cacheTtlFor(o.config.prompt_caching?.cache_ttl, o.platform),
         sessionId: h.id,
+        serviceTier: serviceTierFor(h.prefs?.fast),
       },
       ephemeralSystem: o.env.HERMES_EPHEMERAL_SYSTEM_PROMPT || undefined,
       turnContext: [ctx.recall, ctx.hookContext].filter(Boolean).join('\n\n') || undefined,

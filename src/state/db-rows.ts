@@ -234,7 +234,7 @@ export function mergeModelConfig(config: Record<string, unknown>, patch: Record<
 
 /** Which sessions a listing shows (see ListOptions): SQL terms with `?` placeholders. */
 export function listWhere(
-  opts: { source?: string; includeTool?: boolean; archived?: 'hide' | 'include' | 'only'; model?: string; startedAfter?: number; startedBefore?: number },
+  opts: { source?: string; includeTool?: boolean; archived?: 'hide' | 'include' | 'only'; cwdUnder?: string; model?: string; startedAfter?: number; startedBefore?: number },
   hasArchived: boolean,
   alias = 's',
 ): { where: string[]; args: (string | number)[] } {
@@ -247,6 +247,11 @@ export function listWhere(
   if (hasArchived) {
     if (opts.archived === 'only') where.push(`${alias}.archived = 1`);
     else if (opts.archived !== 'include') where.push(`${alias}.archived = 0`);
+  }
+  if (opts.cwdUnder) {
+    const root = opts.cwdUnder.replace(/\/+$/, '') || '/';
+    where.push(`(${alias}.cwd = ? OR substr(${alias}.cwd, 1, ?) = ?)`);
+    args.push(root, root.length + 1, `${root}/`);
   }
   if (opts.model) {
     where.push(`${alias}.model = ?`);

@@ -305,6 +305,22 @@ function ensureFts(db: DatabaseSync, fresh: boolean, found: number): void {
   }
 }
 
+/** Refills the search indexes from the messages (`hermes sessions repair`): rows lost or damaged come back. */
+export function rebuildSearchIndex(db: DatabaseSync): number {
+  let n = 0;
+  if (objectExists(db, 'messages_fts')) {
+    db.exec('DELETE FROM messages_fts');
+    db.exec(`INSERT INTO messages_fts(rowid, content) SELECT id, ${FTS_ROW_PLAIN} FROM messages`);
+    n++;
+  }
+  if (objectExists(db, 'messages_fts_trigram')) {
+    db.exec('DELETE FROM messages_fts_trigram');
+    db.exec(`INSERT INTO messages_fts_trigram(rowid, content) SELECT id, ${FTS_ROW_PLAIN} FROM messages WHERE ${TRIGRAM_WHEN('new').replace(/new\./g, '')}`);
+    n++;
+  }
+  return n;
+}
+
 // The subagent predicate of Hermes v16: a child that is neither a /branch nor a compression continuation.
 const BRANCH_CHILD = (a: string) =>
   `json_extract(COALESCE(${a}.model_config, '{}'), '$._branched_from') IS NOT NULL OR EXISTS (SELECT 1 FROM sessions p WHERE p.id = ${a}.parent_session_id AND p.end_reason = 'branched' AND ${a}.started_at >= p.ended_at)`;

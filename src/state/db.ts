@@ -305,7 +305,7 @@ export class SessionDB implements SessionStoreApi {
     );
   }
 
-  /** The WHERE terms for a session listing: source, tool sessions, archived ones. */
+  /** The WHERE terms for a session listing: source, tool sessions, archived ones, workspace, model, start time. */
   private listFilter(opts: ListOptions, alias = 's'): { where: string[]; args: (string | number)[] } {
     return listWhere(opts, this.sessionCols.has('archived'), alias);
   }
@@ -341,8 +341,8 @@ export class SessionDB implements SessionStoreApi {
   }
 
   /** The most recently active session that is not archived (optionally of one source), or null. */
-  mostRecentSession(source?: string): SessionRow | null {
-    const item = this.listSessions({ source, limit: 1 })[0];
+  mostRecentSession(source?: string, cwdUnder?: string): SessionRow | null {
+    const item = this.listSessions({ source, cwdUnder, limit: 1 })[0];
     return item ? this.getSession(item.id) : null;
   }
 
@@ -429,6 +429,22 @@ export class SessionDB implements SessionStoreApi {
   }
 
   /** Deletes ended sessions that started more than `olderThanDays` days ago. Returns how many. */
+  /**
+   * Session ids matching a filter (prune / archive): started before/after a time (unix seconds), source,
+   * a title substring, message counts; ended sessions only unless `anyState`; archived ones only with
+   * `includeArchived`.
+   */
+  findSessions(f: { startedBefore?: number; startedAfter?: number; source?: string; title?: string; minMessages?: number; maxMessages?: number; includeArchived?: boolean; anyState?: boolean }): string[] {
+    const { where, args } = this.listFilter({ source: f.source, includeTool: true, archived: f.includeArchived ? 'include' : 'hide', startedAfter: f.startedAfter, startedBefore: f.startedBefore });
+    if (!f.anyState) where.push('s.ended_at IS NOT NULL');
+    if (f.title) (where.push("instr(lower(COALESCE(s.title, '')), ?) > 0"), args.push(f.title.toLowerCase()));
+    const count = '(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id)';
+    if (f.minMessages !== undefined) (where.push(`${count} >= ?`), args.push(f.minMessages));
+    if (f.maxMessages !== undefined) (where.push(`${count} <= ?`), args.push(f.maxMessages));
+    const rows = this.db.prepare(`SELECT s.id FROM sessions s ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY s.started_at`).all(...args) as { id: string }[];
+    return rows.map((r) => r.id);
+  }
+
   pruneSessions(olderThanDays: number, source?: string): number {
     const cutoff = now() - olderThanDays * 86_400;
     const ids = (

@@ -246,6 +246,8 @@ export function defaultConfig() {
     /** The Codex app-server runtime (model.openai_runtime: codex_app_server): binary, CODEX_HOME, model override, seconds per turn. */
     codex: { path: '', home: '', model: '', turn_timeout: 600 },
     session_reset: { mode: 'both', idle_minutes: 1440, at_hour: 4 },
+    /** Shadow-git snapshots before destructive edits, for /rollback (off by default, as Hermes). */
+    checkpoints: { enabled: false, max_snapshots: 20, max_total_size_mb: 500, max_file_size_mb: 10, auto_prune: true, retention_days: 7 },
     group_sessions_per_user: true,
     thread_sessions_per_user: false,
     unauthorized_dm_behavior: 'pair',

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync, type Dirent } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -31,4 +31,29 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
  */
 export function byString(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Visits every entry below `dir`, depth first; unreadable folders are passed over. `visit` returns
+ * 'skip' to stay out of a folder, 'stop' to end the walk.
+ */
+export function walkTree(dir: string, visit: (path: string, entry: Dirent, depth: number) => void | 'skip' | 'stop'): void {
+  let stopped = false;
+  const walk = (d: string, depth: number) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = join(d, e.name);
+      const r = visit(p, e, depth);
+      if (r === 'stop') stopped = true;
+      if (stopped) return;
+      if (r !== 'skip' && e.isDirectory()) walk(p, depth + 1);
+      if (stopped) return;
+    }
+  };
+  walk(dir, 0);
 }

@@ -246,7 +246,12 @@ export function syncBundledSkills(home: string, bundledRoot: string): BundledSyn
 
 /** The installed folder of a skill by name (up to three category levels deep), or null. */
 function findInstalled(root: string, name: string): string | null {
-  const walk = (dir: string, depth: number): string | null => {
+  return bundledSource(root, name)?.dir ?? null;
+}
+
+/** A skill's folder by name below a skills root (the package's or HERMES_HOME's) and its path below it, or null. */
+export function bundledSource(bundledRoot: string, name: string): { dir: string; rel: string } | null {
+  const walk = (dir: string, rel: string[]): { dir: string; rel: string } | null => {
     let entries;
     try {
       entries = readdirSync(dir, { withFileTypes: true });
@@ -257,13 +262,40 @@ function findInstalled(root: string, name: string): string | null {
       if (!e.isDirectory() || e.name.startsWith('.')) continue;
       const d = join(dir, e.name);
       if (existsSync(join(d, SKILL_FILE))) {
-        if (skillName(d, e.name) === name) return d;
-      } else if (depth < 3) {
-        const hit = walk(d, depth + 1);
+        if (skillName(d, e.name) === name) return { dir: d, rel: [...rel, e.name].join('/') };
+      } else if (rel.length < 3) {
+        const hit = walk(d, [...rel, e.name]);
         if (hit) return hit;
       }
     }
     return null;
   };
-  return walk(root, 0);
+  return walk(bundledRoot, []);
+}
+
+/**
+ * `hermes skills reset <name>`: the installed copy becomes the new baseline in the manifest, so the
+ * next sync updates it again instead of treating it as the user's edit. With `restore`, the bundled
+ * version replaces the copy first. Returns what was done, or throws when the skill is not bundled.
+ */
+export function resetBundledSkill(home: string, bundledRoot: string, name: string, restore: boolean): { restored: boolean; path: string } {
+  const src = bundledSource(bundledRoot, name);
+  const manifest = readBundledManifest(home);
+  if (!src && !manifest.has(name)) throw new Error(`${name} is not a bundled skill (see \`hermes skills list\`; hub skills update with \`hermes skills update\`).`);
+  const root = join(home, 'skills');
+  const target = findInstalled(root, name) ?? (src ? join(root, ...src.rel.split('/')) : null);
+  if (!target) throw new Error(`${name} is not installed and has no bundled copy to restore.`);
+  if (restore) {
+    if (!src) throw new Error(`This version of Hermes does not ship ${name}, so there is nothing to restore it from.`);
+    rmSync(target, { recursive: true, force: true });
+    mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
+    cpSync(src.dir, target, { recursive: true });
+    manifest.set(name, bundledSkillHash(src.dir));
+  } else {
+    if (!existsSync(target)) throw new Error(`${name} is not installed (${target}); use --restore to copy the bundled version back.`);
+    manifest.set(name, bundledSkillHash(target));
+  }
+  writeBundledManifest(home, manifest);
+  rmSync(join(root, '.bundled_sync'), { force: true });
+  return { restored: restore, path: target };
 }

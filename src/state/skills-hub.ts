@@ -17,6 +17,7 @@ import {
   readHubLock,
   SKILL_FILE,
   skillContentHash,
+  unchangedSinceInstall,
   SUPPORT_DIRS,
   type HubLock,
   type HubLockEntry,
@@ -240,6 +241,10 @@ export interface InstallOptions {
   force?: boolean;
   allowPrivateUrls?: boolean;
   externalDirs?: string[];
+  /** Where the files really came from, when `source` is a folder they were fetched into (hub installs). */
+  provenance?: { source: string; identifier: string; trust_level: string; metadata?: Record<string, unknown> };
+  /** Replace the installed skill of the same name (hub update); it is only removed once the new one passed the guard. */
+  replace?: boolean;
 }
 
 export interface InstallResult {
@@ -305,7 +310,8 @@ export async function installSkill(o: InstallOptions): Promise<InstallResult> {
       );
     if (!chosen.description) throw new SkillInstallError(`The skill ${chosen.name} has no description in its frontmatter.`);
     const existing = discoverSkills(o.home, o.externalDirs).find((s) => s.name === chosen!.name);
-    if (existing) throw new SkillInstallError(`A skill named ${chosen.name} is already installed (${existing.dir}). Uninstall it first: hermes skills uninstall ${chosen.name}`);
+    if (existing && !(o.replace && existing.source !== 'external'))
+      throw new SkillInstallError(`A skill named ${chosen.name} is already installed (${existing.dir}). Uninstall it first: hermes skills uninstall ${chosen.name}`);
 
     // 3. Scan.
     const report = scanSkillDir(chosen.dir);
@@ -323,14 +329,27 @@ export async function installSkill(o: InstallOptions): Promise<InstallResult> {
 
     // 4. Install and record.
     const category = (o.category ?? chosen.category ?? '').trim().replace(/[^a-z0-9._/-]/gi, '-').toLowerCase();
-    const dest = category ? join(o.home, 'skills', ...category.split('/').filter(Boolean), chosen.name) : join(o.home, 'skills', chosen.name);
-    if (existsSync(dest)) throw new SkillInstallError(`${dest} already exists; remove it or choose another --category.`);
-    mkdirSync(dirname(dest), { recursive: true, mode: 0o700 });
-    renameSync(chosen.dir, dest);
+    const dest = existing && o.replace ? existing.dir : category ? join(o.home, 'skills', ...category.split('/').filter(Boolean), chosen.name) : join(o.home, 'skills', chosen.name);
+    if (existing && o.replace) {
+      // The old copy moves aside first and is deleted only once the new one is in place.
+      const aside = join(quarantine, 'previous');
+      renameSync(dest, aside);
+      try {
+        renameSync(chosen.dir, dest);
+      } catch (e) {
+        renameSync(aside, dest);
+        throw e;
+      }
+    } else {
+      if (existsSync(dest)) throw new SkillInstallError(`${dest} already exists; remove it or choose another --category.`);
+      mkdirSync(dirname(dest), { recursive: true, mode: 0o700 });
+      renameSync(chosen.dir, dest);
+    }
     const entry: HubLockEntry = {
-      source: type === 'dir' ? 'local' : type,
-      identifier: o.source,
-      trust_level: 'community',
+      source: o.provenance?.source ?? (type === 'dir' ? 'local' : type),
+      identifier: o.provenance?.identifier ?? o.source,
+      trust_level: o.provenance?.trust_level ?? 'community',
+      ...(o.provenance?.metadata ? { metadata: o.provenance.metadata } : {}),
       scan_verdict: report.verdict,
       content_hash: skillContentHash(dest),
       install_path: relative(join(o.home, 'skills'), dest),
@@ -343,7 +362,7 @@ export async function installSkill(o: InstallOptions): Promise<InstallResult> {
     writeLock(o.home, (lock) => {
       lock.installed[chosen!.name] = entry;
     });
-    audit(o.home, { action: 'install', name: chosen.name, source: o.source, verdict: report.verdict, forced, findings: report.findings.length });
+    audit(o.home, { action: existing && o.replace ? 'update' : 'install', name: chosen.name, source: o.provenance?.identifier ?? o.source, verdict: report.verdict, forced, findings: report.findings.length });
     return { name: chosen.name, path: dest, verdict: report.verdict, findings: report.findings, forced, missingFiles, description: chosen.description };
   } finally {
     rmSync(quarantine, { recursive: true, force: true });
@@ -383,7 +402,7 @@ export function auditSkills(home: string, name?: string, externalDirs: string[] 
   const rows = skills.map((s) => {
     const r = scanSkillDir(s.dir);
     const entry = lock.installed[s.name];
-    return { name: s.name, source: entry?.identifier ?? s.source, verdict: r.verdict, findings: r.findings, modified: entry ? entry.content_hash !== skillContentHash(s.dir) : undefined };
+    return { name: s.name, source: entry?.identifier ?? s.source, verdict: r.verdict, findings: r.findings, modified: entry ? !unchangedSinceInstall(entry, s.dir) : undefined };
   });
   audit(home, { action: 'audit', skills: rows.length, dangerous: rows.filter((r) => r.verdict === 'dangerous').map((r) => r.name) });
   return rows;

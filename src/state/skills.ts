@@ -2,6 +2,7 @@
 // `platforms`, `required_environment_variables` and `metadata.hermes`). Discovery, the prompt index,
 // viewing with linked files, the agent's own create/edit/patch/delete, slash-command invocation, and
 // seeding the bundled skills that ship with the package.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -540,6 +541,8 @@ export interface HubLockEntry {
   scanner_version?: number;
   findings?: { id: string; category: string; severity: string; file?: string; line?: number }[];
   forced?: boolean;
+  /** Hub installs: source_url, source_revision (the upstream tree it came from). */
+  metadata?: Record<string, unknown>;
 }
 
 /** .hub/lock.json: `installed` by skill name; other keys (written by other tools) are kept. */
@@ -567,9 +570,61 @@ export function readHubLock(home: string): HubLock {
   return { version: 1, installed: {} };
 }
 
-/** The hash recorded for a skill folder: "sha256:" + 16 hex characters. */
+/**
+ * The hash Hermes records for an installed hub skill (`skills_guard.content_hash`): "sha256:" + 16 hex
+ * of a SHA-256 over every file (dot-files too), in POSIX relative-path string order, each as
+ * `path \0 bytes`. The same digest as `bundleContentHash` over the fetched files.
+ */
 export function skillContentHash(dir: string): string {
-  return `sha256:${shortDirHash(dir)}`;
+  const files: Record<string, Buffer> = {};
+  const walk = (d: string, rel: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(join(d, e.name), r);
+      else if (e.isFile()) files[r] = readFileSync(join(d, e.name));
+    }
+  };
+  walk(dir, '');
+  return bundleContentHash(files);
 }
 
+/** Hermes's `bundle_content_hash` over files in memory (relative POSIX path → bytes). */
+export function bundleContentHash(files: Record<string, Buffer | string>): string {
+  const h = createHash('sha256');
+  for (const rel of Object.keys(files).map((k) => k.split('\\').join('/')).sort(byCodeUnit)) {
+    h.update(rel, 'utf8');
+    h.update('\0');
+    const v = files[rel];
+    h.update(typeof v === 'string' ? Buffer.from(v, 'utf8') : v);
+  }
+  return `sha256:${h.digest('hex').slice(0, 16)}`;
+}
 
+const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Whether an installed skill still matches its lock entry (either hash form this project has written). */
+export function unchangedSinceInstall(entry: { content_hash?: string }, dir: string): boolean {
+  const h = entry.content_hash ?? '';
+  return h === skillContentHash(dir) || h === `sha256:${shortDirHash(dir)}`;
+}
+
+/** SKILL.md files under the skills directories (hidden folders such as .hub and .archive skipped). */
+export function countSkills(dirs: string[], maxDepth = 4): number {
+  let n = 0;
+  const walk = (dir: string, depth: number) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    if (entries.some((e) => e.isFile() && e.name === 'SKILL.md')) {
+      n++;
+      return;
+    }
+    if (depth >= maxDepth) return;
+    for (const e of entries) if (e.isDirectory() && !e.name.startsWith('.')) walk(join(dir, e.name), depth + 1);
+  };
+  for (const d of dirs) walk(d, 0);
+  return n;
+}

@@ -1,4 +1,5 @@
 // The skills tools: list, view (with linked files), and the agent's own skill management.
+import { bumpPatch, bumpView, forget as forgetUsage } from '../state/skill-usage.ts';
 import { disabledSkillNames, discoverSkills, findSkill, loadSkill, manageSkill, skillOnPlatform, viewSkill, type Skill } from '../state/skills.ts';
 import { pluginHost } from '../plugins/state.ts';
 import { defineTool } from './registry.ts';
@@ -63,6 +64,7 @@ export const skillView = defineTool({
     } catch (e) {
       return fail((e as Error).message);
     }
+    bumpView(s.home, skill.name);
     if (!a.file_path && skill.requiredEnv.length) {
       const missing: string[] = [];
       for (const v of skill.requiredEnv) {
@@ -103,6 +105,8 @@ export const skillManage = defineTool({
   handler(a, ctx) {
     const r = manageSkill(ctx.services.home, a, externalDirs(ctx.services));
     if (!r.success) return { content: JSON.stringify(r), isError: true };
+    if (a.action === 'delete') forgetUsage(ctx.services.home, a.name);
+    else if (a.action !== 'create') bumpPatch(ctx.services.home, a.name);
     return { content: ok(r), display: { kind: 'skill', action: a.action, name: a.name, message: r.message } };
   },
 });

@@ -91,7 +91,8 @@ export function resolveToolsetNames(
     }
     if (registered.has(`mcp-${n}`)) return registered.get(`mcp-${n}`)!;
     // Known toolsets whose tools are not installed (yet) expand to nothing.
-    if (HERMES_CORE_TOOLSETS.includes(n) || !strict) return [];
+    // An MCP server that did not connect (or is still connecting) contributes no tools yet.
+    if (HERMES_CORE_TOOLSETS.includes(n) || n.startsWith('mcp-') || !strict) return [];
     throw new UnknownToolsetError(
       `Unknown toolset or tool "${name}". Known toolsets: ${knownToolsets(registered, custom).join(', ')}.`,
     );

@@ -125,6 +125,8 @@ export class TuiController {
     });
     this.driver = new ChatDriver({
       ...o,
+      // /prompt opens $EDITOR through the same hand-over as Ctrl+G.
+      hooks: { ...o.hooks, compose: (initial) => this.editText(initial) },
       view: {
         echo: (text, queued) => this.add({ kind: 'user', text, queued }),
         output: (text, tone) => this.note(text, tone),
@@ -346,6 +348,10 @@ export class TuiController {
 
   private commandDone(text: string, r: CommandResult): void {
     if (r.action === 'clear_screen') this.clearTranscript();
+    // /redraw: what Ctrl+L does.
+    if (r.action === 'redraw') void this.inkSuspend?.(async () => {});
+    // /undo: the message taken back comes back into the input.
+    if (r.prefill !== undefined && !this.composer.text) this.composer.set(r.prefill);
     if (r.action === 'new_session' && this.session.history.length) {
       // /resume: the conversation it brought back replaces what was on screen.
       this.clearTranscript();
@@ -626,12 +632,19 @@ export class TuiController {
   // The terminal handed to another program
 
   private async externalEditor(): Promise<void> {
-    const cooked = this.o.cooked;
-    if (!cooked) return;
-    const r = await editInEditor(this.composer.text, cooked);
-    if ('text' in r) this.composer.set(r.text);
-    else this.note(r.warning, 'warn');
+    const text = await this.editText(this.composer.text);
+    if (text !== null) this.composer.set(text);
     this.changed();
+  }
+
+  /** $EDITOR on `initial`: what was saved, or null (a warning is noted). */
+  private async editText(initial: string): Promise<string | null> {
+    const cooked = this.o.cooked;
+    if (!cooked) return null;
+    const r = await editInEditor(initial, cooked);
+    if ('text' in r) return r.text;
+    this.note(r.warning, 'warn');
+    return null;
   }
 
   /** Ctrl+Z: stop the process; on `fg` the app draws again. */

@@ -280,3 +280,34 @@ test('Qwen: device flow with PKCE writes the Qwen CLI’s credential file; an ex
     oauth.ttl = 3600;
   }
 });
+
+test('hermes auth refresh renews a sign-in now (all, or one by number); API keys are refused in one line', async () => {
+  const h = tempHome();
+  writeFileSync(join(h, 'config.yaml'), 'model:\n  provider: nous\n  default: Hermes-4-405B\n');
+  const env = { HERMES_PORTAL_BASE_URL: oauth.url, NOUS_INFERENCE_BASE_URL: llm.openaiBaseUrl };
+  oauth.nousInferenceUrl = llm.openaiBaseUrl;
+  oauth.ttl = 3600;
+  const add = await hermes(['auth', 'add', 'nous', '--no-browser'], { home: h, env });
+  assert.equal(add.code, 0, add.stderr);
+  const before = authJson(h).providers.nous;
+  const n = oauth.requests.length;
+  const r = await hermes(['auth', 'refresh', 'nous'], { home: h, env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^Refreshed nous credential #1 \(.+\); valid until \d{4}-\d\d-\d\dT/);
+  assert.ok(oauth.requests.slice(n).some((q) => q.body.grant_type === 'refresh_token'), 'a refresh_token grant was sent');
+  const after = authJson(h).providers.nous;
+  assert.notEqual(after.access_token, before.access_token);
+  assert.notEqual(after.refresh_token, before.refresh_token, 'the rotated refresh token is saved');
+  for (const t of oauth.issued) assert.ok(!r.stdout.includes(t) && !r.stderr.includes(t), 'tokens never printed');
+  const one = await hermes(['auth', 'refresh', 'nous', '1'], { home: h, env });
+  assert.equal(one.code, 0, one.stderr);
+
+  assert.equal((await hermes(['auth', 'add', 'openrouter', '--api-key', 'sk-or-v1-refreshtest'], { home: h })).code, 0);
+  const keys = await hermes(['auth', 'refresh', 'openrouter'], { home: h });
+  assert.equal(keys.code, 1);
+  assert.match(keys.stderr, /^hermes: openrouter has no OAuth credential to refresh \(API keys do not expire\)/);
+  const key1 = await hermes(['auth', 'refresh', 'openrouter', '1'], { home: h });
+  assert.equal(key1.code, 1);
+  assert.match(key1.stderr, /#1 \(.+\) is an API key, not an OAuth sign-in/);
+  assert.ok(!key1.stderr.includes('sk-or-v1-refreshtest'));
+});

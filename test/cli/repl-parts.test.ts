@@ -176,7 +176,7 @@ describe('slash completion', () => {
     const c = slashCompletions(reg, 'cli', '/re')!;
     assert.ok(c.items.some((i) => i.value === '/retry'));
     assert.ok(c.items.some((i) => i.value === '/reasoning ' && i.label.startsWith('/reasoning [')));
-    assert.ok(c.items.some((i) => i.value === '/new' && /\(\/reset\)/.test(i.hint)), 'alias matches show the command');
+    assert.ok(c.items.some((i) => i.value.trim() === '/new' && /\(\/reset\)/.test(i.hint)), 'alias matches show the command');
     assert.equal(slashCompletions(reg, 'cli', '/help'), null);
     const args = slashCompletions(reg, 'cli', '/verbose a')!;
     assert.deepEqual(args.items.map((i) => i.value), ['all']);

@@ -107,9 +107,11 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       await t.waitFor(/Arr\./);
       assert.match(bodyText((await requests(n + 1))[n]), /Personality \(pirate\)/);
 
-      // /new starts a fresh session.
+      // /new starts a fresh session, after the destructive-command question (Approve once).
       t.type('/new');
       t.keys('Enter');
+      await t.waitFor(/Start a new session\? This one stays saved\. Go ahead\?/);
+      t.type('1');
       await t.waitFor(/New session \d{8}_\d{6}_[0-9a-f]{6}/);
 
       // Multi-line input: Ctrl+J and Alt+Enter insert newlines; Enter sends the whole thing.
@@ -329,7 +331,7 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       t.keys('Enter');
       const s = await t.waitFor(/Session:\s+\d{8}_\d{6}_[0-9a-f]{6}/);
       const first = /Session:\s+(\d{8}_\d{6}_[0-9a-f]{6})/.exec(s)![1];
-      t.type('/new');
+      t.type('/new now');
       t.keys('Enter');
       await t.waitFor(/New session/);
       t.type(`/resume ${first}`);

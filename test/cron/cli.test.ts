@@ -49,6 +49,20 @@ describe('hermes cron', () => {
     assert.match(r.stdout, /Updated job [0-9a-f]{12}\n  Name:      Disks\n  Schedule:  0 9 \* \* \*/);
     assert.match(r.stdout, /Skills:    report, charts/);
 
+    // --no-agent / --agent switch an existing job (no_agent needs a script: refused without one).
+    r = await hermes(['cron', 'edit', 'disks', '--no-agent'], { home });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /no_agent runs a script without the LLM, so it needs `script`/);
+    mkdirSync(join(home, 'scripts'), { recursive: true });
+    writeFileSync(join(home, 'scripts', 'df.sh'), 'df -h\n');
+    r = await hermes(['cron', 'edit', 'disks', '--script', 'df.sh', '--no-agent'], { home });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Mode: {6}no-agent/);
+    assert.equal(readJobs(home).find((j) => j.id === id)!.no_agent, true);
+    r = await hermes(['cron', 'edit', 'disks', '--agent', '--script', ''], { home });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(readJobs(home).find((j) => j.id === id)!.no_agent, false);
+
     r = await hermes(['cron', 'pause', id, '--reason', 'maintenance'], { home });
     assert.equal(r.code, 0);
     assert.match(r.stdout, /Paused job .* \(Disks\)/);

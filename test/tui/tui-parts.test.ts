@@ -178,7 +178,7 @@ describe('keys and input', () => {
     writeFileSync(join(root, 'notes.md'), '');
     const c = new Composer({ registry: createCommandRegistry({ home: root }), history: new History(null), home: root, mentions: new MentionIndex(root), extraCommands: TUI_COMMANDS, passModifiedKeys: true });
     const type = (s: string) => new KeyDecoder().feed(s).forEach((k) => c.onKey(k));
-    type('/de');
+    type('/det');
     assert.deepEqual(c.menu?.items.map((i) => i.label), ['/details [collapsed|expanded]']);
     c.clear();
     type('read @not and more');

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { lazyActions } from '../errors.ts';
 
 export default function register(program: Command): void {
-  const auth = program.command('auth').description('credential pools and sign-ins (auth.json): add, list, remove, reset, priority, status, logout');
+  const auth = program.command('auth').description('credential pools and sign-ins (auth.json): add, list, remove, reset, refresh, priority, status, logout');
   const run = lazyActions(() => import('../auth-cmd.ts'));
   auth.action(run('overview'));
   auth
@@ -22,6 +22,7 @@ export default function register(program: Command): void {
   auth.command('list [provider]').alias('ls').description('the credentials of each pool, in the order they are used (keys never shown)').action(run('list'));
   auth.command('remove <provider> [target]').alias('rm').description('remove a credential: its number in `hermes auth list`, its id or its label').action(run('remove'));
   auth.command('reset <provider> [target]').description('clear cooldowns (rate-limited / exhausted) of a pool or one credential').action(run('reset'));
+  auth.command('refresh <provider> [target]').description('renew OAuth sign-ins now (all of the provider’s, or one) and clear their cooldown').action(run('refresh'));
   auth.command('priority <provider> <target> <priority>').description('move a credential to a position (0 = tried first)').action(run('priority'));
   auth.command('status [provider]').description('whether you are signed in to a provider').action(run('status'));
   auth.command('logout [provider]').description('forget a provider’s sign-in (default: the active one)').action(run('logout'));

@@ -1,25 +1,19 @@
 import { Command, Option } from 'commander';
 import { action, collectList } from '../errors.ts';
+import { REASONING_HELP, type GlobalOptions } from '../global-flags.ts';
 
-export interface ChatOptions {
+export interface ChatOptions extends GlobalOptions {
   query?: string;
   queryFile?: string;
-  oneshot?: boolean;
-  model?: string;
-  provider?: string;
+  oneshotExit?: boolean;
   baseUrl?: string;
-  toolsets?: string;
-  skills?: string[];
   quiet?: boolean;
   verbose?: boolean;
-  yolo?: boolean;
   maxTurns?: string;
-  resume?: string;
-  continue?: string | boolean;
   source?: string;
-  ignoreRules?: boolean;
-  passSessionId?: boolean;
   image?: string[];
+  /** Set by --in: -c / --resume latest only look at sessions in this folder. */
+  workspace?: string;
   /** The full-screen TUI instead of the REPL (src/tui/). */
   tui?: boolean;
   /** The classic REPL, whatever HERMES_TUI or display.interface say. */
@@ -30,7 +24,6 @@ export interface ChatOptions {
   acceptHooks?: boolean;
 }
 
-
 export function addChatOptions(cmd: Command): Command {
   return cmd
     .option('-q, --query <text>', 'ask one question, print the answer and exit')
@@ -39,6 +32,7 @@ export function addChatOptions(cmd: Command): Command {
     .option('-m, --model <model>', 'model for this run')
     .option('--provider <id>', 'provider for this run (openrouter, anthropic, openai, custom, …)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint for this run')
+    .option('--reasoning <level>', REASONING_HELP)
     .option('-t, --toolsets <list>', 'comma-separated toolsets to enable (e.g. file,terminal,web or all)')
     .option('-s, --skills <name>', 'preload a skill (repeatable)', collectList)
     .option('-Q, --quiet', 'print only the final answer on stdout')
@@ -47,8 +41,13 @@ export function addChatOptions(cmd: Command): Command {
     .option('--max-turns <n>', 'maximum tool-calling iterations for each turn')
     .option('-r, --resume <session>', 'resume a session by id or title')
     .option('-c, --continue [name]', 'continue the most recent session')
+    .option('--in <dir>', 'change into <dir> first; with -c / --resume latest, pick that workspace’s latest session')
+    .option('-w, --worktree', 'work in an isolated git worktree')
+    .option('--checkpoints', 'snapshot the working directory before file edits (restore with /rollback)')
     .option('--source <tag>', 'session source tag (default cli)')
-    .option('--ignore-rules', 'do not load AGENTS.md / .hermes.md / CLAUDE.md project rules')
+    .option('--ignore-rules', 'do not load AGENTS.md / .hermes.md / CLAUDE.md project rules, SOUL.md or memory')
+    .option('--ignore-user-config', 'ignore config.yaml and use the built-in defaults (.env credentials still load)')
+    .option('--safe-mode', 'no user config, rules, memory, MCP servers or hooks')
     .option('--pass-session-id', 'put the session id in the system prompt')
     .option('--accept-hooks', 'approve the shell hooks in config.yaml without asking (also HERMES_ACCEPT_HOOKS=1)')
     .addOption(new Option('--image <path>', 'attach an image to the question').argParser(collectList))
@@ -58,11 +57,27 @@ export function addChatOptions(cmd: Command): Command {
     .option('--no-alt-screen', 'TUI: draw in the normal screen so the transcript stays in the scrollback (copy-friendly)');
 }
 
+/** The options given to `hermes` itself, then the ones given to `chat` (which win). */
+export function mergedChatOptions(cmd: Command): ChatOptions {
+  const root = (cmd.parent?.opts() ?? {}) as ChatOptions;
+  const own = { ...(cmd.opts() as ChatOptions) };
+  // `chat --oneshot` is a switch; `hermes -z/--oneshot <prompt>` takes the prompt.
+  if ((own.oneshot as unknown) === true) {
+    own.oneshotExit = true;
+    delete own.oneshot;
+  }
+  const merged: ChatOptions = { ...root };
+  for (const [k, v] of Object.entries(own)) if (v !== undefined) (merged as Record<string, unknown>)[k] = v;
+  if (root.skills?.length && own.skills?.length) merged.skills = [...root.skills, ...own.skills];
+  return merged;
+}
+
 export default function register(program: Command): void {
-  addChatOptions(program.command('chat', { isDefault: true }).description('chat with Hermes (interactive, or one question with -q)')).action(
-    action(async (opts: ChatOptions) => {
+  const chat = addChatOptions(program.command('chat', { isDefault: true }).description('chat with Hermes (interactive, or one question with -q)'));
+  chat.action(
+    action(async () => {
       const { runChat } = await import('../chat.ts');
-      await runChat(opts);
+      await runChat(mergedChatOptions(chat));
     }),
   );
 }

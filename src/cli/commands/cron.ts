@@ -38,6 +38,8 @@ export default function register(program: Command): void {
     .option('--workdir <dir>', 'new working directory ("" clears it)')
     .option('--model <model>', 'model for this job ("" = the configured one)')
     .option('--provider <id>', 'provider for this job ("" = the configured one)')
+    .option('--no-agent', 'no LLM: run the job’s script and deliver its output as it is')
+    .option('--agent', 'back to an LLM-driven job (undoes --no-agent)')
     .action(run('edit'));
   cron.command('pause <job>').description('stop scheduling a job (keep it)').option('--reason <text>', 'why').action(run('pause'));
   cron.command('resume <job>').description('schedule a paused job again from now').action(run('resume'));

@@ -30,13 +30,32 @@ export default function register(program: Command): void {
     .option('--source <source>', 'only sessions of this source')
     .action(run('exportSessions'));
   sessions.command('delete <session>').description('delete a session and its messages').option('-y, --yes', 'do not ask for confirmation').action(run('remove'));
+  const maint = lazyActions(() => import('../sessions-maint.ts'));
+  const filters = (c: Command, verb: string) =>
+    c
+      .option('--older-than <age>', `${verb} sessions started before AGE ago (5h, 2d, 1w, a number of days, or a date)`)
+      .option('--before <time>', 'started before TIME (an age like 5h, or a date like 2026-07-05 14:30)')
+      .option('--after <time>', 'started at or after TIME')
+      .option('--newer-than <age>', 'started within the last AGE')
+      .option('--source <source>', 'only sessions of this source')
+      .option('--title <words>', 'only sessions whose title contains this')
+      .option('--min-messages <n>', 'only sessions with at least N messages')
+      .option('--max-messages <n>', 'only sessions with at most N messages')
+      .option('--dry-run', 'list the matching sessions, change nothing')
+      .option('-y, --yes', 'do not ask for confirmation');
+  filters(sessions.command('prune').description('delete ended sessions (older than 90 days unless filters say otherwise; archived ones stay)'), 'delete')
+    .option('--include-archived', 'archived sessions too')
+    .action(maint('prune'));
+  filters(sessions.command('archive [sessions...]').description('hide sessions (by id or title, or by filters) from lists, search and --continue; nothing is deleted'), 'archive').action(maint('archive'));
+  sessions.command('unarchive <sessions...>').description('show archived sessions again').action(maint('unarchive'));
+  sessions.command('optimize').description('reclaim disk space: merge the search index and VACUUM (no data changes)').option('--force', 'even while the gateway has state.db open').action(maint('optimize'));
   sessions
-    .command('prune')
-    .description('delete ended sessions older than N days')
-    .option('--older-than <days>', 'age in days (default 90)')
-    .option('--source <source>', 'only sessions of this source')
-    .option('-y, --yes', 'do not ask for confirmation')
-    .action(run('prune'));
+    .command('repair')
+    .description('check state.db and rebuild its search index (a backup copy is made first)')
+    .option('--check-only', 'only report whether the database is sound')
+    .option('--no-backup', 'skip the backup copy')
+    .action(maint('repair'));
+  sessions.command('browse').description('pick a session interactively (type to search) and resume it').option('--source <source>', 'only this source').option('--limit <n>', 'how many to load (default 500)').action(maint('browse'));
   sessions.command('rename <session> <title...>').description('set a session’s title').action(run('rename'));
   sessions.command('stats').description('how much is stored: sessions, messages, tokens, size').option('--json', 'print JSON').action(run('stats'));
 }

@@ -8,11 +8,40 @@ export default function register(program: Command): void {
   skills.command('inspect <name>').description('a skill’s details, files, provenance and guard verdict').action(run('inspect'));
   skills
     .command('install <source>')
-    .description('install from a folder, a git URL (url#subdir works) or a SKILL.md URL; scanned in quarantine first')
+    .description('install from a folder, a git URL (url#subdir works), a SKILL.md URL, or a registry identifier (owner/repo/path, or a name from hermes skills search); scanned in quarantine first')
     .option('--category <category>', 'category folder to install under')
     .option('--skill <name>', 'which skill, when the source holds several')
     .option('--force', 'install despite cautionary findings (never despite dangerous ones)')
     .action(run('install'));
   skills.command('uninstall <name>').description('remove an installed skill').option('-y, --yes', 'do not ask for confirmation').action(run('uninstall'));
   skills.command('audit [name]').description('re-scan installed skills with the skills guard').option('--json', 'print JSON').action(run('audit'));
+  const hub = lazyActions(() => import('../skills-hub-cmd.ts'));
+  const sources = 'all, official, hermes-index, github';
+  skills
+    .command('search <query>')
+    .description('search the skill registries (the Hermes skills index and GitHub taps)')
+    .option('--source <source>', `where to look: ${sources} (default all)`)
+    .option('--limit <n>', 'how many results (default 10)')
+    .option('--json', 'print JSON')
+    .action(hub('search'));
+  skills
+    .command('browse')
+    .description('every skill the registries offer, a page at a time')
+    .option('--page <n>', 'page number (default 1)')
+    .option('--size <n>', 'results per page (default 20)')
+    .option('--source <source>', `where to look: ${sources} (default all)`)
+    .action(hub('browse'));
+  skills.command('check [name]').description('check skills installed from a registry for updates').action(hub('check'));
+  skills.command('update [name]').description('update skills installed from a registry (through the guard again)').option('--force', 'replace copies you changed too').action(hub('update'));
+  skills
+    .command('reset <name>')
+    .description('track a bundled skill you changed again (its updates apply again); --restore puts the bundled version back')
+    .option('--restore', 'replace your copy with the bundled version')
+    .option('-y, --yes', 'do not ask before --restore')
+    .action(hub('reset'));
+  skills.command('diff <name>').description('how an installed skill differs from its bundled or registry version').action(hub('diff'));
+  const tap = skills.command('tap').description('GitHub repositories searched for skills (skills/.hub/taps.json)');
+  tap.command('list', { isDefault: true }).description('default and added taps').action(hub('tapList'));
+  tap.command('add <repo>').description('add a GitHub repository (owner/repo) as a skill source').option('--path <path>', 'folder holding the skills (default skills/)').action(hub('tapAdd'));
+  tap.command('remove <repo>').alias('rm').description('remove a tap').action(hub('tapRemove'));
 }

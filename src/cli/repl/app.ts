@@ -8,6 +8,7 @@ import { t } from '../../i18n/index.ts';
 import { messageText } from '../../agent/repair.ts';
 import type { AgentEvent, TurnResult } from '../../agent/types.ts';
 import type { CommandRegistry, CommandResult, SurfaceHooks } from '../../commands/registry.ts';
+import { contextLengthFor } from '../../llm/index.ts';
 import type { Message } from '../../llm/types.ts';
 import { activityLine, toolDetail, toolEmoji } from '../../runtime/activity.ts';
 import type { Session } from '../../runtime/session.ts';
@@ -15,7 +16,7 @@ import { paths } from '../../state/paths.ts';
 import { Composer } from './composer.ts';
 import { menuLines } from './completion.ts';
 import { editInEditor } from './editor.ts';
-import { ChatDriver, DOUBLE_PRESS_MS, goodbyeLines, paint, turnNotes, VERBS, type Phase, type Tone } from './driver.ts';
+import { ChatDriver, DOUBLE_PRESS_MS, formatUsd, goodbyeLines, paint, turnNotes, VERBS, type Phase, type Tone } from './driver.ts';
 import type { History } from './history.ts';
 import type { Key } from './keys.ts';
 import { MarkdownStream, type MarkdownMode } from './markdown.ts';
@@ -69,6 +70,8 @@ export class Repl {
   private inReasoning = false;
   /** Answer text is arriving in the current model call. */
   private writing = false;
+  /** The answer of the current turn has started (its timestamp header was shown). */
+  private answering = false;
   private lastShownTool = '';
   private pending: string[] = [];
   private renderQueued = false;
@@ -90,6 +93,8 @@ export class Repl {
     this.composer = new Composer({ registry: o.registry, history: o.history, home: o.home });
     this.driver = new ChatDriver({
       ...o,
+      // Slash commands get $EDITOR (/prompt) the REPL's way; the clipboard comes with o.hooks.
+      hooks: { ...o.hooks, compose: (initial) => this.editText(initial) },
       view: {
         echo: (text, queued) => this.commit(this.echoLines(text, queued ? this.s.dim(' (queued)') : '')),
         output: (text, tone) => this.commit(text.split('\n').map((l) => this.tone(l, tone))),
@@ -211,6 +216,7 @@ export class Repl {
     }
     if (this.hint && this.hint.until > this.now()) bottom.push(s.dim(this.hint.text));
     else this.hint = null;
+    if (this.session.prefs.statusBar && !req) bottom.push(truncateAnsi(s.dim(this.statusBarText()), cols - 1));
 
     // Text still arriving: the reasoning and answer lines not yet complete.
     const pend: string[] = [];
@@ -219,6 +225,24 @@ export class Repl {
     const used = bottom.reduce((a, l) => a + Math.max(1, Math.ceil(stringWidth(l) / cols)), 0);
     const top = pend.length ? fitTail(pend, Math.max(1, rows - used - 1), cols) : [];
     return { lines: [...top, ...bottom], cursor: { line: top.length + cursor.line, col: cursor.col } };
+  }
+
+  /** The /statusbar line: model · context used · cost · service tier · attached images · session. */
+  private statusBarText(): string {
+    const ss = this.session;
+    const rt = ss.runtime;
+    const parts = [`${rt.model}`];
+    const last = ss.lastResult?.usage;
+    if (last) {
+      const used = last.input_tokens + last.cache_read_tokens + last.cache_write_tokens;
+      const window = contextLengthFor(rt.model, rt.contextLength ?? ss.options.config.model.context_length ?? undefined);
+      parts.push(`ctx ${Math.round((used / window) * 100)}%`);
+    }
+    if (ss.totals.costUsd !== null) parts.push(formatUsd(ss.totals.costUsd));
+    if (ss.prefs.fast && ss.prefs.fast !== 'normal') parts.push(`tier ${ss.prefs.fast}`);
+    if (ss.pendingImages.length) parts.push(`📎 ${ss.pendingImages.length}`);
+    parts.push(ss.id);
+    return `  ${parts.join(' · ')}`;
   }
 
   private spinnerLine(): string {
@@ -362,6 +386,9 @@ export class Repl {
   private onEvent(e: AgentEvent): void {
     const s = this.s;
     switch (e.type) {
+      case 'turn_start':
+        this.answering = false;
+        break;
       case 'api_start':
         this.writing = false;
         if (e.iteration > 1) {
@@ -370,12 +397,17 @@ export class Repl {
         }
         break;
       case 'text_delta':
+        if (!this.answering) {
+          this.answering = true;
+          if (this.session.prefs.timestamps) this.commit(`${this.stamp()}${s.dim('hermes')}`);
+        }
         this.writing = true;
         this.endReasoning();
         this.commit(this.md.push(e.text));
         break;
       case 'reasoning_delta':
-        if (!this.session.prefs.showReasoning) break;
+        // /focus: only the prompt and the final answer.
+        if (!this.session.prefs.showReasoning || this.session.prefs.focus) break;
         if (!this.inReasoning) {
           this.inReasoning = true;
           this.commit(s.dim('💭 Reasoning'));
@@ -442,7 +474,7 @@ export class Repl {
     this.tools.delete(e.callId);
     const args = t?.args ?? {};
     const mode = this.session.prefs.toolProgress;
-    if (mode === 'off') return;
+    if (mode === 'off' || this.session.prefs.focus) return;
     if (mode === 'new' && e.name === this.lastShownTool) return;
     this.lastShownTool = e.name;
     const line = activityLine(e.name, args, e.durationMs, { emoji: t?.emoji, failed: e.isError });
@@ -575,12 +607,20 @@ export class Repl {
   }
 
   private async externalEditor(): Promise<void> {
+    const text = await this.editText(this.composer.text);
+    if (text !== null) this.composer.set(text);
+    this.render();
+  }
+
+  /** $EDITOR on `initial` (Ctrl+G, /prompt): what was saved, or null (a warning is shown). */
+  private async editText(initial: string): Promise<string | null> {
     this.screen.clear();
     this.suspended = true;
     try {
-      const r = await editInEditor(this.composer.text, (fn) => this.o.term.cooked(fn));
-      if ('text' in r) this.composer.set(r.text);
-      else this.commit(this.s.yellow(r.warning));
+      const r = await editInEditor(initial, (fn) => this.o.term.cooked(fn));
+      if ('text' in r) return r.text;
+      this.commit(this.s.yellow(r.warning));
+      return null;
     } finally {
       this.suspended = false;
       this.screen.forget();
@@ -607,8 +647,15 @@ export class Repl {
   // ---------------------------------------------------------------------------------------------
   // Submitting
 
+  /** `[HH:MM] ` before messages while /timestamps is on. */
+  private stamp(): string {
+    if (!this.session.prefs.timestamps) return '';
+    const d = new Date(this.now());
+    return this.s.dim(`[${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}] `);
+  }
+
   private echoLines(text: string, suffix = ''): string[] {
-    const prompt = `${this.s.bold(this.s.cyan('❯ '))}`;
+    const prompt = `${this.stamp()}${this.s.bold(this.s.cyan('❯ '))}`;
     const lines = text.split('\n');
     return lines.map((l, i) => (i === 0 ? prompt : '  ') + l + (i === lines.length - 1 ? suffix : ''));
   }
@@ -632,7 +679,13 @@ export class Repl {
       this.screen.forget();
       this.pending = [];
     }
+    if (r.action === 'redraw') {
+      this.o.term.write('\x1b[H\x1b[2J');
+      this.screen.forget();
+    }
     if (r.output) this.commit(r.output);
+    // /undo: the message taken back comes back into the input, to edit and send again.
+    if (r.prefill !== undefined && !this.composer.text) this.composer.set(r.prefill);
     if (/^\/(help|\?)$/i.test(text.trim())) this.commit(KEY_HELP.map((l) => this.s.dim(l)));
     if (r.action === 'new_session') {
       this.md = this.newMarkdown(this.markdownMode());

@@ -1,33 +1,12 @@
 // The welcome banner: version, model and provider, tools and toolsets, skills, where commands run.
 
-import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, sep } from 'node:path';
+import { sep } from 'node:path';
 import pkg from '../../../package.json' with { type: 'json' };
 import type { Session } from '../../runtime/session.ts';
 import { expandHome, paths } from '../../state/paths.ts';
+import { countSkills } from '../../state/skills.ts';
 import type { Style } from './style.ts';
-
-/** SKILL.md files under the skills directories (hidden folders such as .hub and .archive skipped). */
-export function countSkills(dirs: string[], maxDepth = 4): number {
-  let n = 0;
-  const walk = (dir: string, depth: number) => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    if (entries.some((e) => e.isFile() && e.name === 'SKILL.md')) {
-      n++;
-      return;
-    }
-    if (depth >= maxDepth) return;
-    for (const e of entries) if (e.isDirectory() && !e.name.startsWith('.')) walk(join(dir, e.name), depth + 1);
-  };
-  for (const d of dirs) walk(d, 0);
-  return n;
-}
 
 function toolsLines(count: number, toolsets: string[], label: string, s: Style, width: number): string[] {
   if (!toolsets.length) return [`  ${label} ${count} ${s.dim('(none)')}`];

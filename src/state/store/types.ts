@@ -19,6 +19,8 @@ export interface ListOptions {
   includeTool?: boolean;
   /** Archived sessions: left out (default), listed too, or listed alone. */
   archived?: 'hide' | 'include' | 'only';
+  /** Only sessions whose working directory is this folder or inside it (a workspace). */
+  cwdUnder?: string;
   /** Only sessions of this model. */
   model?: string;
   /** Unix seconds: only sessions started at or after / before this. */
@@ -62,7 +64,8 @@ export interface SessionStoreApi {
   countSessions(opts?: ListOptions | string): Awaitable<number>;
   facets(): Awaitable<{ sources: { value: string; count: number }[]; models: { value: string; count: number }[] }>;
   setArchived(id: string, archived: boolean): Awaitable<boolean>;
-  mostRecentSession(source?: string): Awaitable<SessionRow | null>;
+  /** The newest session (of a source; with `cwdUnder`, of that workspace). */
+  mostRecentSession(source?: string, cwdUnder?: string): Awaitable<SessionRow | null>;
   /** By id, unique id prefix (4+ characters) or title (the newest of a title's lineage). */
   resolveSession(idOrTitle: string): Awaitable<string | null>;
   /** Titles are unique; a clash throws TitleConflictError. */

@@ -175,8 +175,8 @@ export class PgSessionStore implements SessionStoreApi {
     return this.w(async (q) => (await q.run('UPDATE sessions SET archived = ? WHERE id = ?', [archived ? 1 : 0, id])) > 0);
   }
 
-  async mostRecentSession(source?: string): Promise<SessionRow | null> {
-    const item = (await this.listSessions({ source, limit: 1 }))[0];
+  async mostRecentSession(source?: string, cwdUnder?: string): Promise<SessionRow | null> {
+    const item = (await this.listSessions({ source, cwdUnder, limit: 1 }))[0];
     return item ? this.getSession(item.id) : null;
   }
 

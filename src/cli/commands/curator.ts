@@ -1,0 +1,36 @@
+// `hermes curator`: maintenance of the skills the agent wrote (stale → archived by inactivity,
+// pins, archive and restore). Implementations load only when a command runs.
+import type { Command } from 'commander';
+import { lazyActions } from '../errors.ts';
+
+export default function register(program: Command): void {
+  const run = lazyActions(() => import('../curator-cmd.ts'));
+  const cur = program.command('curator').description('skill maintenance: agent-created skills go stale, then to skills/.archive, when unused; status, run, pin');
+  cur.command('status', { isDefault: true }).description('curator state, settings and the agent-created skills by state').action(run('status'));
+  cur
+    .command('run')
+    .description('run a curator pass now: mark unused skills stale, archive long-unused ones, reactivate used ones')
+    .option('--dry-run', 'report what would change; change nothing')
+    .option('--consolidate', 'the LLM merge pass (not supported here)')
+    .action(run('run'));
+  cur.command('pause').description('pause automatic curator runs').action(run('pause'));
+  cur.command('resume').description('resume automatic curator runs').action(run('resume'));
+  cur.command('pin <skill>').description('pin a skill so the curator never stales or archives it').action(run('pin'));
+  cur.command('unpin <skill>').description('unpin a skill').action(run('unpin'));
+  cur.command('archive <skill>').description('move an agent-created skill to skills/.archive (out of the prompt; recoverable)').action(run('archive'));
+  cur.command('restore <skill>').description('bring an archived skill back').action(run('restore'));
+  cur.command('list-archived').description('archived (recoverable) skills').action(run('listArchivedCmd'));
+  cur
+    .command('prune')
+    .description('archive unpinned agent-created skills idle for N days or more (default curator.archive_after_days)')
+    .option('--days <n>', 'idle days (default curator.archive_after_days, 90)')
+    .option('--dry-run', 'list them; change nothing')
+    .option('-y, --yes', 'do not ask')
+    .action(run('prune'));
+  cur
+    .command('usage')
+    .description('use, view and patch counts of the agent-created skills (skills/.usage.json)')
+    .option('--sort <order>', 'activity (default), recent or name')
+    .option('--json', 'print JSON')
+    .action(run('usage'));
+}

@@ -1,0 +1,55 @@
+// /curator [status|run [--dry-run]|pause|resume|pin <skill>|unpin <skill>|restore <skill>|list-archived]:
+// the skill curator from a conversation (state/curator.ts; `hermes curator` is the full command).
+import { curatorSettings, curatorStatusText, runCurator, setPaused } from '../state/curator.ts';
+import { isAgentCreated, listArchived, restoreSkill, setPinned } from '../state/skill-usage.ts';
+import { ALL_SURFACES, type CommandDef } from './registry.ts';
+
+const USAGE = 'Usage: /curator [status|run [--dry-run]|pause|resume|pin <skill>|unpin <skill>|restore <skill>|list-archived]';
+
+export function curatorCommand(): CommandDef {
+  return {
+    name: 'curator',
+    args: '[status|run|pause|resume|pin|unpin|restore|list-archived]',
+    description: 'skill maintenance: stale and archived agent-created skills, pins',
+    category: 'tools',
+    surfaces: ALL_SURFACES,
+    completions: ['status', 'run', 'run --dry-run', 'pause', 'resume', 'pin', 'unpin', 'restore', 'list-archived'],
+    run(ctx, args) {
+      const home = ctx.session.options.home;
+      const s = curatorSettings(ctx.session.options.config);
+      const [sub = 'status', ...rest] = args.trim().split(/\s+/).filter(Boolean);
+      const name = rest[0];
+      switch (sub) {
+        case 'status':
+          return { output: curatorStatusText(home, s) };
+        case 'run': {
+          if (!s.enabled) return { output: 'The curator is disabled (curator.enabled: false in config.yaml).' };
+          const dry = rest.includes('--dry-run');
+          const r = runCurator(home, s, { dryRun: dry });
+          const lines = r.transitions.map((t) => `  ${t.name}: ${t.from} → ${t.to}`);
+          return { output: [`Curator ${dry ? 'dry run' : 'run'}: ${r.summary.split('\n')[0]}.`, ...lines].join('\n') };
+        }
+        case 'pause':
+        case 'resume':
+          setPaused(home, sub === 'pause');
+          return { output: `Curator ${sub === 'pause' ? 'paused' : 'resumed'}.` };
+        case 'pin':
+        case 'unpin':
+          if (!name) return { output: USAGE };
+          if (!isAgentCreated(home, name)) return { output: `${name} is bundled or hub-installed: the curator never touches it.` };
+          return { output: setPinned(home, name, sub === 'pin') ? `${sub === 'pin' ? 'Pinned' : 'Unpinned'} ${name}.` : `Could not update skills/.usage.json.` };
+        case 'restore': {
+          if (!name) return { output: USAGE };
+          const r = restoreSkill(home, name);
+          return { output: r.ok ? `Restored ${name} (${r.message}). /reload-skills makes it a command again.` : `Not restored: ${r.message}.` };
+        }
+        case 'list-archived': {
+          const names = listArchived(home);
+          return { output: names.length ? `Archived skills:\n${names.map((n) => `  ${n}`).join('\n')}` : 'No archived skills.' };
+        }
+        default:
+          return { output: USAGE };
+      }
+    },
+  };
+}

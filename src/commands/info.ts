@@ -1,0 +1,101 @@
+// Slash commands that report: /whoami, /profile, /platforms (/gateway), /debug, /update, and /reload
+// (.env into the running session).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { buildDebugReport } from '../runtime/diagnostics.ts';
+import { loadEnvFile } from '../state/env.ts';
+import { defaultHermesRoot, packageRoot, paths } from '../state/paths.ts';
+import { ALL_SURFACES, type CommandDef } from './registry.ts';
+
+export function infoCommands(): CommandDef[] {
+  return [
+    {
+      name: 'whoami',
+      description: 'who you are to Hermes here, and what you may run',
+      category: 'info',
+      surfaces: ALL_SURFACES,
+      midTurn: true,
+      run(ctx) {
+        if (ctx.hooks.whoami) return { output: ctx.hooks.whoami() };
+        const user = process.env.USER ?? process.env.LOGNAME ?? 'you';
+        return { output: `${user} on this machine (${ctx.surface}): admin — every slash command is available to you.` };
+      },
+    },
+    {
+      name: 'profile',
+      description: 'the active profile and its home directory',
+      category: 'info',
+      surfaces: ALL_SURFACES,
+      midTurn: true,
+      run(ctx) {
+        const home = ctx.session.options.home;
+        const name = basename(dirname(home)) === 'profiles' && dirname(dirname(home)) === defaultHermesRoot(ctx.session.options.env) ? basename(home) : 'default';
+        return { output: `Profile: ${name}\nHome:    ${home}` };
+      },
+    },
+    {
+      name: 'platforms',
+      aliases: ['gateway'],
+      description: 'messaging gateway and platform status',
+      category: 'info',
+      surfaces: ['cli'],
+      midTurn: true,
+      async run(ctx) {
+        const { gatewayStatus } = await import('../gateway/daemon.ts');
+        const st = gatewayStatus(ctx.session.options.home);
+        if (!st.running) return { output: 'The gateway is not running. Start it with `hermes gateway run` (foreground) or `hermes gateway start`.' };
+        const rows = Object.entries(st.platforms).map(([name, p]) => `  ${name.padEnd(12)} ${p.state}${p.last_error ? ` — ${p.last_error}` : ''}${p.next_retry_at ? ` (retry ${p.next_retry_at})` : ''}`);
+        return { output: `Gateway running (pid ${st.pid}${st.startedAt ? `, since ${st.startedAt}` : ''}).\n${rows.length ? rows.join('\n') : '  no platforms configured'}\nLog: ${st.logPath}` };
+      },
+    },
+    {
+      name: 'debug',
+      args: '[local]',
+      description: 'write a debug report (setup summary + recent logs, secrets redacted) to a file',
+      category: 'info',
+      surfaces: ['cli'],
+      run(ctx) {
+        const s = ctx.session;
+        const report = buildDebugReport({ home: s.options.home, config: s.options.config, env: s.options.env, lines: 200 });
+        const dir = paths.logs(s.options.home);
+        mkdirSync(dir, { recursive: true });
+        const file = join(dir, `debug-report-${new Date().toISOString().replace(/[:.]/g, '-')}.txt`);
+        writeFileSync(file, report, { mode: 0o600 });
+        return { output: `Debug report written to ${file} (secrets redacted; read it before you share it). To upload it to a paste service: hermes debug share.` };
+      },
+    },
+    {
+      name: 'update',
+      description: 'check whether a newer Hermes is available',
+      category: 'info',
+      surfaces: ALL_SURFACES,
+      midTurn: true,
+      async run() {
+        const { checkForUpdate, installInfo } = await import('../state/install.ts');
+        const c = checkForUpdate(installInfo(packageRoot()));
+        const head = c.available === null ? `Could not check (${c.method} install, ${c.current}).` : c.available ? `An update is available: ${c.current} → ${c.latest}.` : `Hermes is up to date (${c.current}).`;
+        return { output: `${head}${c.note ? `\n${c.note}` : ''}${c.available ? '\nRun `hermes update` in a terminal to install it.' : ''}` };
+      },
+    },
+    {
+      name: 'reload',
+      description: 'reload HERMES_HOME/.env into this session (new keys take effect now)',
+      category: 'tools',
+      surfaces: ['cli'],
+      run(ctx) {
+        const s = ctx.session;
+        const before = { ...s.options.env };
+        const vars = loadEnvFile(paths.env(s.options.home), s.options.env);
+        if (s.options.env !== process.env) loadEnvFile(paths.env(s.options.home), process.env);
+        const changed = [...vars.keys()].filter((k) => before[k] !== vars.get(k));
+        s.services.state.set('dotenv_names', [...vars.keys()]);
+        try {
+          s.switchModel({});
+        } catch (e) {
+          return { output: `Reloaded ${vars.size} variable(s), but the provider could not be set up again: ${(e as Error).message}` };
+        }
+        return { output: changed.length ? `Reloaded .env: ${changed.length} changed (${changed.join(', ')}).` : `Reloaded .env: ${vars.size} variable(s), none changed.` };
+      },
+    },
+  ];
+}

@@ -1,6 +1,7 @@
 // The built-in platforms, in the order `hermes gateway setup` lists them. Adding one: write
 // `src/gateway/platforms/<name>.ts` exporting `definition` and add it here.
 import { definition as apiServer } from './api-server.ts';
+import { definition as dingtalk } from './dingtalk.ts';
 import { definition as discord } from './discord.ts';
 import { definition as email } from './email.ts';
 import { definition as homeassistant } from './homeassistant.ts';
@@ -16,4 +17,4 @@ import { definition as whatsapp } from './whatsapp.ts';
 import { definition as whatsappCloud } from './whatsapp-cloud.ts';
 
 // Read lazily: the definitions are only touched once every module has finished loading.
-setBuiltins(() => [telegram, discord, slack, whatsapp, whatsappCloud, matrix, mattermost, signal, homeassistant, sms, email, apiServer, webhook]);
+setBuiltins(() => [telegram, discord, slack, whatsapp, whatsappCloud, matrix, mattermost, signal, homeassistant, sms, dingtalk, email, apiServer, webhook]);

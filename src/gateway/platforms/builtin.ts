@@ -4,6 +4,7 @@ import { definition as apiServer } from './api-server.ts';
 import { definition as dingtalk } from './dingtalk.ts';
 import { definition as discord } from './discord.ts';
 import { definition as email } from './email.ts';
+import { definition as feishu } from './feishu.ts';
 import { definition as homeassistant } from './homeassistant.ts';
 import { definition as matrix } from './matrix.ts';
 import { definition as mattermost } from './mattermost.ts';
@@ -17,4 +18,4 @@ import { definition as whatsapp } from './whatsapp.ts';
 import { definition as whatsappCloud } from './whatsapp-cloud.ts';
 
 // Read lazily: the definitions are only touched once every module has finished loading.
-setBuiltins(() => [telegram, discord, slack, whatsapp, whatsappCloud, matrix, mattermost, signal, homeassistant, sms, dingtalk, email, apiServer, webhook]);
+setBuiltins(() => [telegram, discord, slack, whatsapp, whatsappCloud, matrix, mattermost, signal, homeassistant, sms, dingtalk, feishu, email, apiServer, webhook]);

@@ -15,8 +15,9 @@ import { definition as sms } from './sms.ts';
 import { definition as telegram } from './telegram.ts';
 import { definition as webhook } from './webhook.ts';
 import { definition as wecom } from './wecom.ts';
+import { definition as weixin } from './weixin.ts';
 import { definition as whatsapp } from './whatsapp.ts';
 import { definition as whatsappCloud } from './whatsapp-cloud.ts';
 
 // Read lazily: the definitions are only touched once every module has finished loading.
-setBuiltins(() => [telegram, discord, slack, whatsapp, whatsappCloud, matrix, mattermost, signal, homeassistant, sms, dingtalk, feishu, wecom, email, apiServer, webhook]);
+setBuiltins(() => [telegram, discord, slack, whatsapp, whatsappCloud, matrix, mattermost, signal, homeassistant, sms, dingtalk, feishu, wecom, weixin, email, apiServer, webhook]);

@@ -9,6 +9,7 @@ import { definition as homeassistant } from './homeassistant.ts';
 import { definition as matrix } from './matrix.ts';
 import { definition as mattermost } from './mattermost.ts';
 import { setBuiltins } from './registry.ts';
+import { definition as qqbot } from './qqbot.ts';
 import { definition as signal } from './signal.ts';
 import { definition as slack } from './slack.ts';
 import { definition as sms } from './sms.ts';
@@ -20,4 +21,4 @@ import { definition as whatsapp } from './whatsapp.ts';
 import { definition as whatsappCloud } from './whatsapp-cloud.ts';
 
 // Read lazily: the definitions are only touched once every module has finished loading.
-setBuiltins(() => [telegram, discord, slack, whatsapp, whatsappCloud, matrix, mattermost, signal, homeassistant, sms, dingtalk, feishu, wecom, weixin, email, apiServer, webhook]);
+setBuiltins(() => [telegram, discord, slack, whatsapp, whatsappCloud, matrix, mattermost, signal, homeassistant, sms, dingtalk, feishu, wecom, weixin, qqbot, email, apiServer, webhook]);

@@ -2,6 +2,7 @@
 // over its WebSocket, replies through the session webhook, proactive sends through the robot OpenAPI.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { gatewayRecord } from '../../../src/gateway/log.ts';
 import { startFakeDingTalk, type FakeDingTalk } from '../../helpers/fake-dingtalk.ts';
 import { until } from '../helpers.ts';
 import { runConformance } from './suite.ts';
@@ -39,6 +40,10 @@ runConformance({
   },
   connections: () => dt.connections(),
   extra(ctx) {
+    test('dingtalk: its log lines go to the gateway.platforms.dingtalk logger (any registered platform does)', () => {
+      assert.deepEqual(gatewayRecord('dingtalk: stream closed (1006)'), { name: 'gateway.platforms.dingtalk', message: 'stream closed (1006)' });
+      assert.equal(gatewayRecord('cron: tick').name, 'gateway.cron');
+    });
     test('dingtalk: every frame is acknowledged; group messages need the structured @mention when require_mention is on', async () => {
       assert.ok(dt.acks.some((a) => a.startsWith('frame-msg')), 'callback frames are acked');
       const { llm } = ctx();

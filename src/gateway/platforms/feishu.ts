@@ -164,6 +164,13 @@ export class FeishuAdapter implements PlatformAdapter {
         onError: (e: Error) => (ready ? handlers.disconnected?.(e) : reject(e)),
       } as ConstructorParameters<typeof lark.WSClient>[0]);
       this.ws = ws;
+      // The SDK retries a failing first connection by itself; the gateway's supervisor should see it.
+      const timer = setTimeout(() => {
+        if (ready) return;
+        ws.close({ force: true });
+        reject(new Error('Feishu long connection not ready after 30 s (network, or the app is not set to "persistent connection" event mode)'));
+      }, 30_000);
+      timer.unref();
       void ws.start({ eventDispatcher: dispatcher }).catch(reject);
     });
   }

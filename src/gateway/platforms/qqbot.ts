@@ -118,6 +118,12 @@ export class QQBotAdapter implements PlatformAdapter {
     this.ws = ws;
     await new Promise<void>((resolve, reject) => {
       let ready = false;
+      const timer = setTimeout(() => {
+        if (ready) return;
+        reject(new Error('QQ gateway sent no READY within 20 s'));
+        ws.terminate();
+      }, 20_000);
+      timer.unref();
       ws.on('message', (raw) => {
         let f: GatewayFrame;
         try {

@@ -5,7 +5,8 @@ import type { PairingStore } from './pairing.ts';
 import { getPlatform } from './platforms/registry.ts';
 import type { SessionSource } from './types.ts';
 
-export const envPrefix = (platform: string) => platform.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+/** The prefix of a platform's env variables (`TELEGRAM`); a definition may name its own (QQ bot: `QQ`). */
+export const envPrefix = (platform: string) => getPlatform(platform)?.envPrefix ?? platform.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 
 const truthy = (v: string | undefined) => !!v && ['1', 'true', 'yes', 'on'].includes(v.trim().toLowerCase());
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { storeChoice } from '../state/store/index.ts';
 import type { LlmClient } from '../llm/index.ts';
 import type { HermesConfig } from '../state/defaults.ts';
-import { hasAnyAllowlist } from './auth.ts';
+import { envPrefix, hasAnyAllowlist } from './auth.ts';
 import { enabledPlatforms, messagingCwd, numberSetting } from './config.ts';
 import { getPlatform, platformLabel, registerPlatform, type PlatformDefinition } from './platforms/registry.ts';
 import { startCron, type CronTicker } from './cron-link.ts';
@@ -119,7 +119,7 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
   const info: PidInfo = { pid: process.pid, kind: 'hermes-gateway', started_at: new Date().toISOString(), argv: process.argv.slice(1), home: o.home };
   writeJson(pidPath(o.home), info, 0o644);
   log(`gateway: starting (pid ${process.pid}) with ${names.map((n) => platformLabel(n)).join(', ')}`);
-  for (const n of names) if (getPlatform(n)?.kind === 'chat' && !getPlatform(n)?.trustedSource && !hasAnyAllowlist(n, o.env)) log(`auth: ${n}: no allowlist (${n.toUpperCase()}_ALLOWED_USERS / GATEWAY_ALLOWED_USERS); strangers get a pairing code and nobody gets in until you approve one`);
+  for (const n of names) if (getPlatform(n)?.kind === 'chat' && !getPlatform(n)?.trustedSource && !hasAnyAllowlist(n, o.env)) log(`auth: ${n}: no allowlist (${envPrefix(n)}_ALLOWED_USERS / GATEWAY_ALLOWED_USERS); strangers get a pairing code and nobody gets in until you approve one`);
 
   // state.backend: postgres → this gateway joins the others on that database (src/gateway/cluster/).
   let cluster: import('./cluster/index.ts').Cluster | null = null;

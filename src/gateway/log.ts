@@ -4,6 +4,7 @@
 // failure are WARNINGs (so they also reach errors.log), unless the caller gives a level.
 import { formatLogLine, hermesLog, type LogLevel } from '../state/logs.ts';
 import { join } from 'node:path';
+import { getPlatform } from './platforms/registry.ts';
 
 export interface GatewayLog {
   (line: string, level?: LogLevel): void;
@@ -23,7 +24,7 @@ export function gatewayRecord(line: string): { name: string; message: string } {
   if (!m) return { name: 'gateway.run', message: line };
   const [, prefix, rest] = m;
   if (prefix === 'gateway') return { name: 'gateway.run', message: rest };
-  if (PLATFORM_PREFIXES.has(prefix)) return { name: `gateway.platforms.${prefix.replace(/-/g, '_')}`, message: rest };
+  if (PLATFORM_PREFIXES.has(prefix) || getPlatform(prefix)) return { name: `gateway.platforms.${prefix.replace(/-/g, '_')}`, message: rest };
   return { name: `gateway.${prefix.replace(/-/g, '_')}`, message: rest };
 }
 

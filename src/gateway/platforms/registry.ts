@@ -51,6 +51,8 @@ export interface PlatformDefinition {
   piiSafe?: boolean;
   /** Messages come from the platform itself, authenticated by its token (Home Assistant events): no allowlist or pairing. */
   trustedSource?: boolean;
+  /** The prefix of its `{PREFIX}_ALLOWED_USERS`-style variables when not the upper-cased name (Hermes's QQ bot: `QQ`). */
+  envPrefix?: string;
   /** The env variable of the home channel (default `{PLATFORM}_HOME_CHANNEL`). */
   homeEnv?: string;
   /** Whether the platform is configured (credentials present and not `enabled: false`). */

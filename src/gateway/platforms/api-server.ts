@@ -19,6 +19,7 @@ import { splitList } from '../auth.ts';
 import { platformSettings, truthy } from '../config.ts';
 import type { GatewayRunner } from '../runner.ts';
 import type { InboundHandlers, PlatformAdapter, SendResult } from '../types.ts';
+import { PlatformSetupError } from '../types.ts';
 
 export interface ApiServerSettings {
   host: string;
@@ -208,7 +209,7 @@ export class ApiServer implements PlatformAdapter {
   async connect(_handlers: InboundHandlers): Promise<void> {
     const s = this.settings;
     if (!isLoopback(s.host) && !s.key)
-      throw new Error(`API server: refusing to bind ${s.host} without API_SERVER_KEY. Anyone who can reach that address could run the agent (and its tools). Set API_SERVER_KEY in ~/.hermes/.env, or bind 127.0.0.1.`);
+      throw new PlatformSetupError(`API server: refusing to bind ${s.host} without API_SERVER_KEY. Anyone who can reach that address could run the agent (and its tools). Set API_SERVER_KEY in ~/.hermes/.env, or bind 127.0.0.1.`);
     this.store = new ResponseStore(this.runner.home);
     const app = await this.app();
     const { serve } = await import('@hono/node-server');

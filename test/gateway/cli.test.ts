@@ -5,6 +5,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { BIN, cleanEnv, hermes, tempHome } from '../helpers/cli.ts';
+import { gatedSuite } from '../helpers/skip.ts';
+import { startHermes, tmuxAvailable } from '../helpers/tmux.ts';
 
 /** Runs hermes in a PTY; `steps` are [screen pattern, keys to type] in order. */
 async function inPty(args: string[], home: string, steps: [RegExp, string][]): Promise<{ screen: string; code: number }> {
@@ -98,5 +100,36 @@ describe('gateway CLI', () => {
     const stop = await hermes(['gateway', 'stop'], { home });
     assert.equal(stop.code, 0);
     assert.match(stop.stdout, /not running/);
+  });
+});
+
+const term = gatedSuite(tmuxAvailable());
+term.describe('gateway setup in a terminal', () => {
+  term.it('a generated API server key is shown once, with how to see it again', async () => {
+    const home = tempHome();
+    const t = startHermes(['gateway', 'setup'], { home });
+    try {
+      await t.waitFor(/Which platforms/);
+      for (let i = 0; i < 4; i++) t.keys('Down');
+      t.keys('Space');
+      await t.waitFor(/◼ API server/);
+      t.keys('Enter');
+      await t.waitFor(/API server key/);
+      t.keys('Enter');
+      await t.waitFor(/Save \d+ setting/);
+      t.type('y');
+      t.keys('Enter');
+      assert.equal(await t.exitCode(), 0, t.screen());
+      const key = /^API_SERVER_KEY=(.+)$/m.exec(readFileSync(join(home, '.env'), 'utf8'))![1].replace(/^"|"$/g, '');
+      assert.ok(key.length >= 24);
+      const screen = t.screen();
+      assert.match(screen, /Generated API_SERVER_KEY/);
+      assert.ok(screen.includes(key), 'the key is on the screen');
+      assert.match(screen, /hermes config get API_SERVER_KEY --reveal/);
+      const again = await hermes(['config', 'get', 'API_SERVER_KEY', '--reveal'], { home });
+      assert.equal(again.stdout.trim(), key);
+    } finally {
+      t.kill();
+    }
   });
 });

@@ -51,6 +51,37 @@ describe('gateway daemon', () => {
     assert.doesNotMatch(r.stderr, /\n {4}at /);
   });
 
+  test('a configuration that can never serve (public API server without a key, nothing else): exit 1 with the reason', async () => {
+    const t = gatewayHome({ llmUrl: llm.openaiBaseUrl });
+    const r = await hermes(['gateway', 'run'], { home: t.home, env: { API_SERVER_ENABLED: 'true', API_SERVER_HOST: '0.0.0.0', API_SERVER_PORT: '0' } });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /hermes: No platform can start, so the gateway is not running:\n {2}api_server: API server: refusing to bind 0\.0\.0\.0 without API_SERVER_KEY/);
+    assert.doesNotMatch(r.stderr, /gateway: running/);
+    assert.equal(existsSync(join(t.home, 'gateway.pid')), false);
+    const st = await hermes(['gateway', 'status', '--json'], { home: t.home });
+    assert.equal(JSON.parse(st.stdout).running, false);
+  });
+
+  test('a rejected Telegram token is not retried forever either', async () => {
+    const t = gatewayHome({ llmUrl: llm.openaiBaseUrl });
+    const r = await hermes(['gateway', 'run'], { home: t.home, env: { ...envFor(), TELEGRAM_BOT_TOKEN: '999:wrong' } });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /telegram: Telegram rejected TELEGRAM_BOT_TOKEN \(HTTP 401\)/);
+  });
+
+  test('one platform that cannot start does not stop the others; status shows it as failed', async () => {
+    const t = gatewayHome({ llmUrl: llm.openaiBaseUrl });
+    const g = spawnGateway(t.home, { ...envFor(), API_SERVER_ENABLED: 'true', API_SERVER_HOST: '0.0.0.0', API_SERVER_PORT: '0' });
+    children.push(g.child);
+    await until(() => /gateway: running; connected: telegram/.test(g.output()), 15_000, 'the gateway to run');
+    assert.match(g.output(), /api_server: cannot start: API server: refusing to bind/);
+    const st = await hermes(['gateway', 'status'], { home: t.home });
+    assert.match(st.stdout, /api_server\s+failed — API server: refusing to bind/);
+    assert.match(st.stdout, /telegram\s+connected/);
+    g.child.kill('SIGTERM');
+    assert.equal(await g.exited, 0);
+  });
+
   test('a graceful restart mid-turn finishes the turn and never answers twice', async () => {
     const t = gatewayHome({ llmUrl: llm.openaiBaseUrl });
     const env = envFor();

@@ -179,6 +179,7 @@ describe('cron status tells a live ticker from a stopped one', () => {
     const r = await hermes(['cron', 'status'], { home });
     assert.match(r.stdout, /^✗ The cron ticker is not running \(last heartbeat 2 min ago, more than two ticks\)/);
     writeFileSync(join(home, 'cron', 'ticker_heartbeat'), `${Date.now() / 1000 - 100}\n`);
+    writeFileSync(join(home, 'cron', 'ticker_last_success'), `${Date.now() / 1000 - 100}\n`);
     const fresh = await hermes(['cron', 'status'], { home });
     assert.match(fresh.stdout, /^✓ The cron ticker is running/);
   });

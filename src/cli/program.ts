@@ -2,7 +2,7 @@ import { Command, type CommanderError } from 'commander';
 import pkg from '../../package.json' with { type: 'json' };
 import { COMMAND_MODULES } from './commands/index.ts';
 import { CliError, reportAndExit } from './errors.ts';
-import { nearest } from './suggest.ts';
+import { nearest } from '../commands/suggest.ts';
 
 export function buildProgram(): Command {
   const program = new Command('hermes')

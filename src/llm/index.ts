@@ -59,6 +59,8 @@ export { estimateCostUsd, priceFor, normaliseModelId, PRICES, type ModelPrice } 
 export {
   contextLengthFor,
   listModels,
+  servedModels,
+  knownServedModels,
   ModelListError,
   DEFAULT_CONTEXT_LENGTH,
   MODEL_LIST_TIMEOUT_MS,

@@ -23,6 +23,7 @@ import {
 } from '../llm/index.ts';
 import { addUsage, emptyUsage, type Message, type StreamFn, type Usage } from '../llm/types.ts';
 import type { HermesConfig } from '../state/defaults.ts';
+import { resolvableProviders } from '../state/endpoints.ts';
 import { paths } from '../state/paths.ts';
 import { SessionDB } from '../state/db.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
@@ -106,7 +107,7 @@ export function newSessionId(now = new Date()): string {
 export function resolveInputFrom(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}): ResolveInput {
   return {
     model: config.model,
-    providers: config.providers,
+    providers: resolvableProviders(config),
     explicit: { provider: explicit.provider, model: explicit.model, baseUrl: explicit.baseUrl, apiKey: explicit.apiKey, apiMode: explicit.apiMode },
     env,
   };

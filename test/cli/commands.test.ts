@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/program.ts';
-import { editDistance, nearest } from '../../src/cli/suggest.ts';
+import { editDistance, nearest } from '../../src/commands/suggest.ts';
 import { hermes, tempHome } from '../helpers/cli.ts';
 
 describe('unknown commands (the binary)', () => {

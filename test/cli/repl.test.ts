@@ -3,10 +3,11 @@
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before } from 'node:test';
 import { createCommandRegistry } from '../../src/commands/builtin.ts';
 import { tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm, type FakeReply, type RecordedRequest } from '../helpers/fake-llm.ts';
+import { gatedSuite } from '../helpers/skip.ts';
 import { startHermes, tmuxAvailable, type TmuxTerm } from '../helpers/tmux.ts';
 
 const skip = tmuxAvailable();
@@ -49,7 +50,8 @@ async function requests(n: number, timeoutMs = 15_000): Promise<RecordedRequest[
   return main();
 }
 
-describe('hermes REPL', { skip: skip ?? false }, () => {
+const { describe, it } = gatedSuite(skip);
+describe('hermes REPL', () => {
   it('streams Markdown, shows reasoning and tool lines, answers approvals and questions, switches models, completes commands', async () => {
     const h = home();
     const victim = join(h, 'victim');
@@ -116,15 +118,15 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       assert.match(bodyText((await requests(n + 2))[n + 1]), /green/);
 
       // /model switches for the session; the next request uses it.
-      t.type('/model other-model');
+      t.type('/model fake-model-large');
       t.keys('Enter');
-      await t.waitFor(/Now using other-model via custom/);
+      await t.waitFor(/Now using fake-model-large via custom/);
       n = main().length;
       enqueue({ text: 'from the other model' });
       t.type('who are you');
       t.keys('Enter');
       await t.waitFor(/from the other model/);
-      assert.equal((await requests(n + 1))[n].body.model, 'other-model');
+      assert.equal((await requests(n + 1))[n].body.model, 'fake-model-large');
 
       // The autocomplete menu on `/`, Tab accepts, then argument completions.
       mark = t.mark();

@@ -26,11 +26,12 @@ import { expandPastes, lineCount, PASTE_MIN_LINES, savePaste } from './pastes.ts
 import { Screen, type Frame } from './screen.ts';
 import type { Style } from './style.ts';
 import type { Terminal } from './term.ts';
-import { graphemes, stringWidth, stripAnsi, truncate, truncateAnsi } from './width.ts';
+import { graphemes, stringWidth, stripAnsi, truncate, truncateAnsi, wrapWords } from './width.ts';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const VERBS = ['pondering', 'thinking', 'contemplating', 'musing', 'reasoning', 'deliberating', 'mulling it over', 'considering', 'working it out', 'cogitating'];
 const DOUBLE_PRESS_MS = 2000;
+const INTERRUPTING = 'Interrupting… (Ctrl+C again to quit)';
 
 export const KEY_HELP = [
   'Keys: Enter send · Alt+Enter / Ctrl+J new line (or end a line with \\) · Tab complete · ↑↓ history',
@@ -349,6 +350,8 @@ export class Repl {
   // Busy state and the spinner
 
   private setPhase(phase: Phase, label = ''): void {
+    // The interrupt hint is about the running turn: it goes when the turn has stopped.
+    if (phase === 'idle' && this.hint?.text === INTERRUPTING) this.hint = null;
     this.phase = phase;
     this.phaseLabel = label;
     this.phaseStarted = phase === 'idle' ? 0 : this.now();
@@ -558,7 +561,7 @@ export class Repl {
       if (double) return this.quit();
       this.afterInterrupt = [];
       this.session.interrupt();
-      this.showHint('Interrupting… (Ctrl+C again to quit)');
+      this.showHint(INTERRUPTING);
       return;
     }
     if (this.phase === 'shell') {
@@ -600,7 +603,9 @@ export class Repl {
         break;
       }
       case 'enter': {
-        if (this.menu && this.menu.explicit) {
+        // A picker's menu (/model …) takes Enter for its highlighted choice, unless the typed text is one.
+        const pick = this.menu?.pick && !this.menu.items.some((i) => this.input.text.slice(this.menu!.from) === i.value);
+        if (this.menu && (this.menu.explicit || pick)) {
           this.acceptCompletion(true);
           break;
         }
@@ -800,7 +805,7 @@ export class Repl {
       this.menu = null;
       return;
     }
-    const c = text.startsWith('/') ? slashCompletions(this.o.registry, 'cli', text) : null;
+    const c = text.startsWith('/') ? slashCompletions(this.o.registry, 'cli', text, { session: this.session, surface: 'cli', hooks: this.o.hooks ?? {} }) : null;
     if (!c) {
       this.menu = null;
       return;
@@ -1138,8 +1143,13 @@ export class Repl {
       this.screen.forget();
       this.pending = [];
     }
-    if (r.output) this.commit(r.output);
+    if (r.output) this.commit(wrapWords(r.output, this.screen.cols));
     if (/^\/(help|\?)$/i.test(text.trim())) this.commit(KEY_HELP.map((l) => s.dim(l)));
+    if (r.input !== undefined && this.input.empty) {
+      // A picker: the command's choices open as the menu under the input line.
+      this.input.set(r.input);
+      this.refreshMenu(true);
+    }
     switch (r.action) {
       case 'quit':
         this.quit();

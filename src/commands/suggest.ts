@@ -1,5 +1,6 @@
-// "Did you mean …?": the closest of a set of known names to what a person typed (commands, config
-// keys, providers). Optimal string alignment distance (a swap of neighbours costs one), case-folded.
+// "Did you mean …?": the closest of a set of known names to what a person typed (CLI and slash
+// commands, config keys, providers, models). Optimal string alignment distance (a swap of
+// neighbours costs one), case-folded.
 
 /** Edit distance where insert, delete, substitute and swapping two neighbours each cost 1. */
 export function editDistance(a: string, b: string): number {
@@ -27,7 +28,7 @@ export function editDistance(a: string, b: string): number {
 export function nearest(typed: string, known: Iterable<string>, max = 3): string[] {
   const t = typed.toLowerCase();
   if (!t) return [];
-  const limit = Math.max(1, Math.ceil(t.length / 3));
+  const limit = Math.max(1, Math.floor((t.length + 1) / 3));
   const scored: { name: string; score: number }[] = [];
   const seen = new Set<string>();
   for (const name of known) {

@@ -37,6 +37,7 @@ export default defineTool({
     old_text: z.string().optional().describe('A piece of text that appears in exactly one existing entry (replace, remove)'),
   }),
   check: (s) => targetEnabled(s, 'memory') || targetEnabled(s, 'user'),
+  requirement: 'memory is off: memory.memory_enabled and memory.user_profile_enabled are both false in config.yaml',
   handler(a, ctx) {
     const s = ctx.services;
     if (!targetEnabled(s, a.target)) return fail(`The ${a.target === 'user' ? 'user profile' : 'memory'} store is turned off in config.yaml (memory.${a.target === 'user' ? 'user_profile_enabled' : 'memory_enabled'}).`);

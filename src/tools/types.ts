@@ -112,6 +112,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   requiresEnv?: string[];
   /** Extra availability check; false (or a throw) hides the tool from the model. */
   check?: (services: ToolServices) => boolean;
+  /** What `check` wants, said to a person when it fails (`hermes status`, /tools): "needs …". */
+  requirement?: string | ((services: ToolServices) => string);
   /** File tools: absolute paths a call reads and writes (for the parallel planner). */
   paths?: (args: z.infer<S>, services: ToolServices) => PathScope | null;
   /** Returns a JSON string (or an outcome with display data). Throws become `{"error": …}`. */

@@ -139,6 +139,18 @@ describe('hermes model', () => {
 });
 
 describe('hermes status', () => {
+  it('says what an unavailable tool needs, not "requirements not met"', async () => {
+    const home = tempHome();
+    writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: fake-model\n`);
+    const r = await hermes(['status'], { home });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /○ send_message unavailable: needs a messaging platform: TELEGRAM_BOT_TOKEN, DISCORD_BOT_TOKEN, SLACK_BOT_TOKEN or EMAIL_ADDRESS \+ EMAIL_PASSWORD \+ EMAIL_SMTP_HOST \(`hermes gateway setup`\)/);
+    assert.match(r.stdout, /○ web_search unavailable: needs FIRECRAWL_API_KEY/);
+    assert.doesNotMatch(r.stdout, /requirements not met/);
+    const withBot = await hermes(['status'], { home, env: { TELEGRAM_BOT_TOKEN: '1:x' } });
+    assert.doesNotMatch(withBot.stdout, /send_message unavailable/);
+  });
+
   it('names the provider, model and keys that are set, never their values', async () => {
     const home = tempHome();
     writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: fake-model\n`);

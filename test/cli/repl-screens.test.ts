@@ -1,8 +1,9 @@
-// Screens of the REPL a new user sees in the first hour, read from tmux as rendered: /help wraps
-// long descriptions on words within the width, no stale "Interrupting…" under the prompt after the
-// turn stopped, and /model as a picker of what the provider serves (refusing what it does not).
+// Screens a new user sees in the first hour, read from tmux as rendered: /help wraps long
+// descriptions on words within the width, no stale "Interrupting…" under the prompt after the turn
+// stopped, /model as a picker of what the provider serves (refusing what it does not), and a
+// one-shot run's approval taking a single key, its tool line not counting the time spent deciding.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { tempHome } from '../helpers/cli.ts';
@@ -101,6 +102,30 @@ describe('REPL screens', () => {
       t.type('/model');
       t.keys('Enter');
       await t.waitFor(/Model: zeta-model via custom/);
+    } finally {
+      t.kill();
+    }
+  });
+});
+
+describe('one-shot in a terminal', () => {
+  it('an approval takes one key like the REPL; the tool’s time leaves out the wait for it', async () => {
+    const h = home();
+    const victim = join(h, 'victim');
+    mkdirSync(join(victim, 'sub'), { recursive: true });
+    fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: `rm -rf ${victim}/sub` } }] }, { text: 'Deleted.' });
+    const t = startHermes(['chat', '-q', 'delete the sub folder'], { home: h });
+    try {
+      await t.waitFor(/\[o\]nce {2}\[s\]ession {2}\[a\]lways {2}\[d\]eny · Enter = deny:/);
+      // Decide slowly: the 2.5 s of thinking are not the command's.
+      await new Promise((r) => setTimeout(r, 2500));
+      t.type('o'); // no Enter
+      await t.waitFor(/Enter = deny: approved once/);
+      const screen = await t.waitFor(/Deleted\./);
+      const secs = Number(/┊ 💻 \$ rm -rf \S+\s+(\d+\.\d)s/.exec(screen)?.[1]);
+      assert.ok(secs < 2, `the tool line counts the wait: ${secs}s\n${screen}`);
+      assert.equal(await t.exitCode(), 0);
+      assert.equal(existsSync(join(victim, 'sub')), false);
     } finally {
       t.kill();
     }

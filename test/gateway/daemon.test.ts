@@ -62,6 +62,25 @@ describe('gateway daemon', () => {
     assert.equal(JSON.parse(st.stdout).running, false);
   });
 
+  test('the API server answers unknown paths with a JSON 404, as OpenAI clients expect', async () => {
+    const t = gatewayHome({ llmUrl: llm.openaiBaseUrl });
+    const g = spawnGateway(t.home, { API_SERVER_ENABLED: 'true', API_SERVER_PORT: '0', API_SERVER_KEY: 'k-123456' });
+    children.push(g.child);
+    await until(() => /api_server: listening on http:\/\/127\.0\.0\.1:\d+/.test(g.output()), 15_000, 'the API server');
+    const base = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(g.output())![1];
+    for (const [method, path] of [['GET', '/v1/nope'], ['GET', '/v1/chat/completions'], ['POST', '/v2/chat'], ['GET', '/']] as const) {
+      const r = await fetch(base + path, { method, headers: { authorization: 'Bearer k-123456' } });
+      assert.equal(r.status, 404, `${method} ${path}`);
+      assert.match(r.headers.get('content-type') ?? '', /application\/json/);
+      const body = (await r.json()) as { error: { code: string; type: string; message: string } };
+      assert.equal(body.error.code, 'not_found');
+      assert.equal(body.error.type, 'invalid_request_error');
+      assert.ok(body.error.message.startsWith(`No route ${method} ${path}.`), body.error.message);
+    }
+    g.child.kill('SIGTERM');
+    assert.equal(await g.exited, 0);
+  });
+
   test('a rejected Telegram token is not retried forever either', async () => {
     const t = gatewayHome({ llmUrl: llm.openaiBaseUrl });
     const r = await hermes(['gateway', 'run'], { home: t.home, env: { ...envFor(), TELEGRAM_BOT_TOKEN: '999:wrong' } });

@@ -310,6 +310,20 @@ export class ApiServer implements PlatformAdapter {
       if (!this.store!.delete(id)) throw new HttpError(404, `Response ${id} not found.`, 'invalid_request_error', 'not_found');
       return c.json({ id, object: 'response.deleted', deleted: true });
     });
+    // Anything else is an OpenAI-style JSON error too, not a bare text page (clients parse it).
+    app.notFound((c) =>
+      c.json(
+        {
+          error: {
+            message: `No route ${c.req.method} ${new URL(c.req.url).pathname}. This server answers GET /v1/models, POST /v1/chat/completions, POST /v1/responses, GET and DELETE /v1/responses/{id}, GET /v1/capabilities and GET /health.`,
+            type: 'invalid_request_error',
+            code: 'not_found',
+            param: null,
+          },
+        },
+        404,
+      ),
+    );
     return app;
   }
 

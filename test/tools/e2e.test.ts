@@ -256,9 +256,9 @@ describe('approval prompt in a terminal (real PTY)', () => {
       }, 30_000);
       p.onData((d) => {
         screen += d;
-        if (!answered && /Choice \[o\/s\/a\/D\]/.test(screen)) {
+        if (!answered && /\[d\]eny · Enter = deny: /.test(screen)) {
           answered = true;
-          p.write(`${answer}\r`);
+          p.write(answer); // one key, no Enter
         }
       });
       p.onExit(({ exitCode }) => {
@@ -280,6 +280,7 @@ describe('approval prompt in a terminal (real PTY)', () => {
     const once = await inPty(['chat', '-q', 'remove old'], home, work, 'o');
     assert.equal(once.code, 0, once.screen);
     assert.ok(!existsSync(join(work, 'old')), 'approved once: removed');
+    assert.match(once.screen, /Enter = deny: approved once/);
     assert.match(once.screen, /Removed\./);
   });
 });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { gatedSuite } from '../helpers/skip.ts';
 import { isAlive } from '../../src/tools/env/child.ts';
 import { hermes, tempHome } from '../helpers/cli.ts';
 import { noPython } from './helpers.ts';
@@ -198,14 +199,15 @@ describe('tools through hermes chat -q', () => {
 const noSsh = sshdUnavailable();
 if (noSsh) console.log(`# skipping end-to-end SSH tests: ${noSsh}`);
 
-describe('tools over SSH through hermes chat -q', { skip: noSsh ?? false }, () => {
+const ssh = gatedSuite(noSsh);
+ssh.describe('tools over SSH through hermes chat -q', () => {
   let sshd: TestSshd;
-  before(async () => {
+  ssh.before(async () => {
     sshd = await startSshd();
   });
-  after(() => sshd?.stop());
+  ssh.after(() => sshd?.stop());
 
-  it('runs commands and manages a background process on the SSH host', async () => {
+  ssh.it('runs commands and manages a background process on the SSH host', async () => {
     const { home, work } = setup();
     const env = { TERMINAL_ENV: 'ssh', TERMINAL_SSH_HOST: '127.0.0.1', TERMINAL_SSH_PORT: String(sshd.port), TERMINAL_SSH_USER: sshd.user, TERMINAL_SSH_KEY: sshd.key };
     const n = fake.requests.length;

@@ -2,7 +2,7 @@
 import { byString } from '../state/fsutil.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { estimateMessagesTokens, estimateTextTokens, estimateToolsTokens } from '../agent/tokens.ts';
-import { contextLengthFor, findProvider } from '../llm/index.ts';
+import { contextLengthFor } from '../llm/index.ts';
 import { messageText } from '../agent/repair.ts';
 import { promptTokens, type Message } from '../llm/types.ts';
 import { activePersonality, BUILTIN_PERSONALITIES, findPersonality, listPersonalities, NO_PERSONALITY } from '../runtime/personality.ts';

@@ -7,17 +7,22 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { tempHome } from '../helpers/cli.ts';
-import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.ts';
+import { startFakeLlm, type FakeLlm, type FakeReply, type RecordedRequest } from '../helpers/fake-llm.ts';
 import { gatedSuite } from '../helpers/skip.ts';
 import { startHermes } from '../helpers/tmux.ts';
 import { tmuxAvailable } from '../helpers/tmux.ts';
 
 const { describe, it } = gatedSuite(tmuxAvailable());
 let fake: FakeLlm;
+// Replies for the conversations' own requests (they carry tool schemas); requests made on the side
+// (a title after the first turn) get a plain answer and do not take these.
 const isMain = (r: RecordedRequest) => Array.isArray(r.body.tools) && r.body.tools.length > 0;
+const queue: FakeReply[] = [];
+const enqueue = (...r: FakeReply[]) => void queue.push(...r);
 before(async () => {
   fake = await startFakeLlm();
   fake.models = ['fake-model', 'fake-model-large', 'zeta-model'];
+  fake.setHandler((r) => (isMain(r) ? (queue.shift() ?? { text: 'ok' }) : { text: 'A title' }));
 });
 after(async () => {
   await fake?.close();
@@ -59,7 +64,7 @@ describe('REPL screens', () => {
     const t = startHermes([], { home: home() });
     try {
       await t.waitFor(/❯/);
-      fake.enqueue({ text: 'streaming slowly '.repeat(60), chunkDelayMs: 100 });
+      enqueue({ text: 'streaming slowly '.repeat(60), chunkDelayMs: 100 });
       t.type('tell me a long story');
       t.keys('Enter');
       await t.waitFor(/streaming slowly streaming slowly/);
@@ -90,7 +95,7 @@ describe('REPL screens', () => {
       t.keys('Enter');
       await t.waitFor(/Now using zeta-model via custom for this session/);
       const n = fake.requests.filter(isMain).length;
-      fake.enqueue({ text: 'zeta here' });
+      enqueue({ text: 'zeta here' });
       t.type('hello');
       t.keys('Enter');
       await t.waitFor(/zeta here/);
@@ -113,7 +118,7 @@ describe('one-shot in a terminal', () => {
     const h = home();
     const victim = join(h, 'victim');
     mkdirSync(join(victim, 'sub'), { recursive: true });
-    fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: `rm -rf ${victim}/sub` } }] }, { text: 'Deleted.' });
+    enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: `rm -rf ${victim}/sub` } }] }, { text: 'Deleted.' });
     const t = startHermes(['chat', '-q', 'delete the sub folder'], { home: h });
     try {
       await t.waitFor(/\[o\]nce {2}\[s\]ession {2}\[a\]lways {2}\[d\]eny · Enter = deny:/);

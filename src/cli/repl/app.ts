@@ -9,19 +9,19 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { messageText } from '../../agent/repair.ts';
-import type { AgentEvent, AgentRequest, ApprovalChoice, ToolCallContext, TurnResult } from '../../agent/types.ts';
+import type { AgentEvent, ToolCallContext, TurnResult } from '../../agent/types.ts';
 import { runCommand, type CommandRegistry, type CommandResult, type SurfaceHooks } from '../../commands/registry.ts';
 import { describeError } from '../../llm/index.ts';
 import type { Message } from '../../llm/types.ts';
 import { activityLine, toolDetail, toolEmoji } from '../../runtime/activity.ts';
 import type { Session } from '../../runtime/session.ts';
-import { updateEnvFile } from '../../state/env.ts';
 import { paths } from '../../state/paths.ts';
 import { EditBuffer } from './buffer.ts';
 import { MAX_MENU_ROWS, slashCompletions, type Completions } from './completion.ts';
 import type { History } from './history.ts';
 import type { Key } from './keys.ts';
 import { MarkdownStream, type MarkdownMode } from './markdown.ts';
+import { RequestPanel } from './requests.ts';
 import { expandPastes, lineCount, PASTE_MIN_LINES, savePaste } from './pastes.ts';
 import { Screen, type Frame } from './screen.ts';
 import type { Style } from './style.ts';
@@ -39,14 +39,6 @@ export const KEY_HELP = [
   '      Ctrl+L clear · Ctrl+Z suspend · !cmd run a shell command · pastes of 5+ lines are saved to pastes/',
 ];
 
-interface OpenRequest {
-  id: string;
-  request: AgentRequest;
-  at: number;
-  input: EditBuffer;
-  /** Highlighted choice (clarify), -1 for none. */
-  selected: number;
-}
 
 interface Menu extends Completions {
   selected: number;
@@ -79,7 +71,7 @@ export class Repl {
   private readonly input = new EditBuffer();
   private menu: Menu | null = null;
   private menuDismissedFor: string | null = null;
-  private requests: OpenRequest[] = [];
+  private readonly requests: RequestPanel;
   private phase: Phase = 'idle';
   private phaseLabel = '';
   private phaseStarted = 0;
@@ -122,6 +114,15 @@ export class Repl {
     this.md = this.newMarkdown(this.markdownMode());
     this.reasoning = this.newMarkdown('raw');
     this.firstPrefix = o.firstMessagePrefix;
+    this.requests = new RequestPanel({
+      style: o.style,
+      home: o.home,
+      now: () => this.now(),
+      timeoutMs: () => Number(this.session.options.config.approvals?.timeout ?? 300) * 1000,
+      answer: (id, value) => this.session.answer(id, value),
+      commit: (lines) => this.commit(lines),
+      changed: () => this.updateTimer(),
+    });
   }
 
   private now(): number {
@@ -201,11 +202,11 @@ export class Repl {
     // The bottom part first (spinner, request or input, menu, hint); the text still arriving gets the
     // rows left, so the whole region always fits on the screen.
     const bottom: string[] = [];
-    if (this.busy || this.requests.length) bottom.push(this.spinnerLine());
+    if (this.busy || this.requests.size) bottom.push(this.spinnerLine());
     let cursor = { line: 0, col: 0 };
-    const req = this.requests[0];
-    if (req) {
-      const r = this.requestLines(req, cols);
+    const r0 = this.requests.lines(cols);
+    if (r0) {
+      const r = r0;
       cursor = { line: bottom.length + r.cursor.line, col: r.cursor.col };
       bottom.push(...r.lines);
     } else if (this.search) {
@@ -239,7 +240,7 @@ export class Repl {
     const s = this.s;
     const frame = s.cyan(SPINNER[this.tick % SPINNER.length]);
     const elapsed = this.phaseStarted ? ((this.now() - this.phaseStarted) / 1000).toFixed(1) + 's' : '';
-    if (this.requests.length && this.phase !== 'shell') return `${s.yellow('◆')} ${s.dim('waiting for your answer')}`;
+    if (this.requests.size && this.phase !== 'shell') return `${s.yellow('◆')} ${s.dim('waiting for your answer')}`;
     let label: string;
     if (this.phase === 'shell' || this.phase === 'command') label = this.phaseLabel;
     else if (this.tools.size) {
@@ -301,51 +302,6 @@ export class Repl {
     return out;
   }
 
-  private remaining(req: OpenRequest): string {
-    const timeout = Number(this.session.options.config.approvals?.timeout ?? 300) * 1000;
-    if (!(timeout > 0)) return '';
-    const left = Math.max(0, Math.ceil((req.at + timeout - this.now()) / 1000));
-    return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')} left`;
-  }
-
-  private requestLines(req: OpenRequest, cols: number): { lines: string[]; cursor: { line: number; col: number } } {
-    const s = this.s;
-    const r = req.request;
-    const lines: string[] = [];
-    const more = this.requests.length > 1 ? s.dim(` (+${this.requests.length - 1} more waiting)`) : '';
-    if (r.kind === 'approval') {
-      lines.push(`${s.yellow('⚠️  Dangerous command')} ${s.dim('—')} ${r.description}${more}`);
-      const cmd = r.command.split('\n');
-      for (const l of cmd.slice(0, 6)) lines.push(`    ${s.bold(truncate(l, cols - 6))}`);
-      if (cmd.length > 6) lines.push(s.dim(`    … ${cmd.length - 6} more line(s)`));
-      const choices = `${s.bold('[o]')}nce  ${s.bold('[s]')}ession  ${s.bold('[a]')}lways  ${s.bold('[d]')}eny`;
-      const line = `${s.yellow('❯')} ${choices} ${s.dim(`· Enter = deny · ${this.remaining(req)}`)}`;
-      lines.push(line);
-      return { lines, cursor: { line: lines.length - 1, col: stringWidth(line) } };
-    }
-    if (r.kind === 'clarify') {
-      lines.push(`${s.cyan('❓')} ${r.question.split('\n')[0]}${more}`);
-      for (const l of r.question.split('\n').slice(1)) lines.push(`   ${l}`);
-      (r.choices ?? []).forEach((c, i) => {
-        const label = `${i + 1}. ${c}`;
-        lines.push(`   ${i === req.selected ? s.inverse(` ${label} `) : ` ${label} `}`);
-      });
-      const prompt = `${s.bold(s.cyan('❯ '))}`;
-      lines.push(prompt + req.input.text.replace(/\n/g, ' '));
-      const cursorLine = lines.length - 1;
-      lines.push(s.dim(`   ${r.choices?.length ? '↑↓ or a number to choose · type your own answer · ' : ''}Enter to answer · Esc to skip · ${this.remaining(req)}`));
-      return { lines, cursor: { line: cursorLine, col: 2 + stringWidth(req.input.text.slice(0, req.input.cursor).replace(/\n/g, ' ')) } };
-    }
-    lines.push(`${s.yellow('🔑')} ${r.prompt}${more}`);
-    const masked = '•'.repeat(graphemes(req.input.text).length);
-    const prompt = `${s.bold(s.cyan('❯ '))}`;
-    lines.push(prompt + masked);
-    const cursorLine = lines.length - 1;
-    const saves = r.name !== 'SUDO_PASSWORD' ? ` · saved to ${paths.env(this.o.home)}` : '';
-    lines.push(s.dim(`   hidden input · Enter to submit · Esc to skip${saves} · ${this.remaining(req)}`));
-    return { lines, cursor: { line: cursorLine, col: 2 + stringWidth(masked.slice(0, graphemes(req.input.text.slice(0, req.input.cursor)).length)) } };
-  }
-
   // ---------------------------------------------------------------------------------------------
   // Busy state and the spinner
 
@@ -364,7 +320,7 @@ export class Repl {
   }
 
   private updateTimer(): void {
-    const need = this.busy || this.requests.length > 0;
+    const need = this.busy || this.requests.size > 0;
     if (need && !this.timer) {
       this.timer = setInterval(() => {
         this.tick++;
@@ -444,22 +400,12 @@ export class Repl {
         break;
       case 'request':
         this.flushText();
-        this.requests.push({ id: e.id, request: e.request, at: this.now(), input: new EditBuffer(), selected: -1 });
-        this.updateTimer();
+        this.requests.open(e.id, e.request);
         this.o.term.write('\x07');
         break;
-      case 'request_resolved': {
-        const i = this.requests.findIndex((r) => r.id === e.id);
-        if (i >= 0) {
-          const r = this.requests[i];
-          this.requests.splice(i, 1);
-          const what = r.request.kind === 'approval' ? 'approval' : r.request.kind === 'clarify' ? 'question' : 'secret prompt';
-          if (e.source === 'timeout') this.commit(s.yellow(`⏱ The ${what} timed out${r.request.kind === 'approval' ? ': denied' : ''}.`));
-          else if (e.source === 'interrupted') this.commit(s.dim(`The ${what} was cancelled.`));
-          this.updateTimer();
-        }
+      case 'request_resolved':
+        this.requests.resolved(e.id, e.source);
         break;
-      }
       case 'retry':
         this.flushText();
         this.commit(s.yellow(`↻ ${e.error.provider}: ${e.error.message} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})`));
@@ -529,8 +475,8 @@ export class Repl {
   private onKey(k: Key): void {
     if (this.quitting) return;
     if (k.name === 'focus' || k.name === 'unknown') return;
-    if (this.requests.length) {
-      this.requestKey(this.requests[0], k);
+    if (this.requests.size) {
+      this.requests.key(k);
       return;
     }
     if (this.search) {
@@ -548,7 +494,7 @@ export class Repl {
   /** SIGINT from outside (`kill -INT`): what Ctrl+C does. */
   interruptSignal(): void {
     if (this.quitting) return;
-    if (this.requests.length) this.requestKey(this.requests[0], { name: 'ctrl', text: 'c', ctrl: true, seq: '\x03' });
+    if (this.requests.size) this.requests.key({ name: 'ctrl', text: 'c', ctrl: true, seq: '\x03' });
     else this.ctrlC();
     this.render();
   }
@@ -886,109 +832,6 @@ export class Repl {
       this.suspended = false;
       this.screen.forget();
       this.render();
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Requests
-
-  private answer(req: OpenRequest, value: unknown, summary: string): void {
-    this.requests = this.requests.filter((r) => r !== req);
-    this.session.answer(req.id, value);
-    if (summary) this.commit(summary);
-    this.updateTimer();
-  }
-
-  private requestKey(req: OpenRequest, k: Key): void {
-    const s = this.s;
-    const r = req.request;
-    const cancel = k.name === 'escape' || (k.name === 'ctrl' && k.text === 'c');
-    if (r.kind === 'approval') {
-      const map: Record<string, ApprovalChoice> = { o: 'once', s: 'session', a: 'always', d: 'deny' };
-      let choice: ApprovalChoice | undefined;
-      if (k.name === 'text') choice = map[(k.text ?? '').trim().toLowerCase()[0] ?? ''];
-      else if (k.name === 'enter' || cancel) choice = 'deny';
-      if (!choice) return;
-      const cmd = truncate(r.command.replace(/\s+/g, ' '), 60);
-      const summary =
-        choice === 'deny'
-          ? s.red(`✗ Denied: ${cmd}`)
-          : s.green(`✓ Approved ${choice === 'once' ? 'once' : choice === 'session' ? 'for this session' : 'always (saved to command_allowlist)'}: ${cmd}`);
-      this.answer(req, choice, summary);
-      return;
-    }
-    const b = req.input;
-    if (cancel) {
-      this.answer(req, r.kind === 'clarify' ? '' : null, s.dim(r.kind === 'clarify' ? '(question skipped)' : '(secret not given)'));
-      return;
-    }
-    if (r.kind === 'clarify') {
-      const choices = r.choices ?? [];
-      if (k.name === 'up' && choices.length) {
-        req.selected = req.selected <= 0 ? choices.length - 1 : req.selected - 1;
-        return;
-      }
-      if (k.name === 'down' && choices.length) {
-        req.selected = (req.selected + 1) % choices.length;
-        return;
-      }
-      if (k.name === 'text' && b.empty && choices.length && /^[1-9]$/.test(k.text ?? '') && Number(k.text) <= choices.length) {
-        const c = choices[Number(k.text) - 1];
-        this.answer(req, c, s.dim(`↳ ${c}`));
-        return;
-      }
-      if (k.name === 'enter') {
-        const typed = b.text.trim();
-        const n = Number(typed);
-        const value = typed ? (Number.isInteger(n) && n >= 1 && n <= choices.length ? choices[n - 1] : typed) : req.selected >= 0 ? choices[req.selected] : '';
-        if (!value) return;
-        this.answer(req, value, s.dim(`↳ ${value}`));
-        return;
-      }
-    }
-    if (r.kind === 'secret' && k.name === 'enter') {
-      const value = b.text;
-      if (value && r.name !== 'SUDO_PASSWORD') {
-        try {
-          updateEnvFile(paths.env(this.o.home), { [r.name]: value });
-          this.answer(req, value, s.dim(`🔑 ${r.name} entered and saved to ${paths.env(this.o.home)}`));
-        } catch (e) {
-          this.answer(req, value, s.yellow(`🔑 ${r.name} entered (could not save it: ${(e as Error).message})`));
-        }
-      } else this.answer(req, value || null, s.dim(value ? `🔑 ${r.name === 'SUDO_PASSWORD' ? 'sudo password' : r.name} entered` : '(secret not given)'));
-      return;
-    }
-    switch (k.name) {
-      case 'text':
-      case 'paste':
-        b.insert((k.text ?? '').replace(/\n/g, r.kind === 'secret' ? '' : ' '));
-        break;
-      case 'backspace':
-        b.backspace();
-        break;
-      case 'delete':
-        b.deleteForward();
-        break;
-      case 'left':
-        b.left();
-        break;
-      case 'right':
-        b.right();
-        break;
-      case 'home':
-        b.home();
-        break;
-      case 'end':
-        b.end();
-        break;
-      case 'ctrl':
-        if (k.text === 'u') b.killToStart();
-        else if (k.text === 'a') b.home();
-        else if (k.text === 'e') b.end();
-        else if (k.text === 'w') b.deleteWordBack();
-        break;
-      default:
-        break;
     }
   }
 

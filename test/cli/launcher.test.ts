@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { BIN, cleanEnv, tempHome } from '../helpers/cli.ts';
 import { gatedSuite } from '../helpers/skip.ts';
 import { startHermes, tmuxAvailable } from '../helpers/tmux.ts';
+import { freePort, portBusy } from '../helpers/net.ts';
 
 function oldNode(): { path: string } | string {
   for (const p of [process.env.HERMES_TEST_OLD_NODE, '/usr/bin/node', '/usr/local/bin/node'].filter(Boolean) as string[]) {
@@ -24,25 +24,7 @@ const noOldNode = typeof old === 'string' ? old : null;
 if (noOldNode) console.log(`# skipping launcher signal tests: ${noOldNode}`);
 const OLD = typeof old === 'string' ? '' : old.path;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
-/** Whether something accepts connections on the port (a fresh bind would fail). */
-function portBusy(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.once('error', () => resolve(true));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(false)));
-  });
-}
 
 const alive = (pid: number) => {
   try {

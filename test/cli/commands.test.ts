@@ -46,6 +46,9 @@ describe('unknown commands (the binary)', () => {
     const explicit = await hermes(['sessions', 'list', '--json'], { home });
     assert.equal(explicit.code, 0, explicit.stderr);
     assert.deepEqual(JSON.parse(explicit.stdout), []);
+    const help = await hermes(['help', 'status'], { home });
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /^Usage: hermes status/);
     const show = await hermes(['config', 'get', 'agent.max_turns'], { home });
     assert.equal(show.code, 0, show.stderr);
     assert.equal(show.stdout.trim(), '90');

@@ -9,6 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { hermes, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
+import { gatedSuite } from '../helpers/skip.ts';
+import { startHermes, tmuxAvailable } from '../helpers/tmux.ts';
 
 let box: FakeLlm;
 let other: FakeLlm;
@@ -139,5 +141,35 @@ describe('named custom endpoints', () => {
     box.enqueue({ text: 'still works' });
     const chat = await hermes(['chat', '-q', 'hi'], { home });
     assert.equal(chat.stdout, 'still works\n', chat.stderr);
+  });
+});
+
+const term = gatedSuite(tmuxAvailable());
+term.describe('named endpoints in the `hermes model` picker', () => {
+  term.it('lists a remembered server as yours and reuses its key', async () => {
+    const home = tempHome();
+    await hermes(['setup', '--non-interactive', '--provider', 'custom', '--base-url', box.openaiBaseUrl, '--name', 'box', '--api-key', 'box-key-1234', '--model', 'fake-model', '--no-test'], { home });
+    await hermes(['model', 'openrouter:openai/gpt-5'], { home });
+    const t = startHermes(['model'], { home, cols: 110, rows: 40 });
+    try {
+      await t.waitFor(/Which inference provider\?/);
+      t.type('box');
+      await t.waitFor(/● box \(your endpoint\)/);
+      t.keys('Enter');
+      await t.waitFor(/Use the CUSTOM_BOX_API_KEY already set \(box-…1234\)\?/);
+      t.keys('Enter');
+      await t.waitFor(/2 model\(s\) available/);
+      await t.waitFor(/Model \(2 from box; type to filter\)/);
+      t.type('large');
+      await t.waitFor(/● fake-model-large/);
+      t.keys('Enter');
+      await t.waitFor(/fake-model-large answered in/);
+      await t.waitFor(/Now using fake-model-large via box\./);
+      assert.equal(await t.exitCode(), 0);
+    } finally {
+      t.kill();
+    }
+    assert.deepEqual(config(home).model, { provider: 'custom:box', default: 'fake-model-large' });
+    assert.equal(box.requests.at(-1)!.apiKey, 'box-key-1234');
   });
 });

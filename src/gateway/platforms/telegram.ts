@@ -97,6 +97,8 @@ export class TelegramAdapter implements PlatformAdapter {
   private polling: Promise<void> | null = null;
   /** Bumped by every connect/disconnect: a connect that lost the race stops itself. */
   private generation = 0;
+  /** Aborts a connect still in flight (grammy retries getMe on 5xx and network errors forever). */
+  private connecting: AbortController | null = null;
 
   constructor(o: TelegramOptions) {
     this.o = o;
@@ -121,9 +123,13 @@ export class TelegramAdapter implements PlatformAdapter {
     // A fresh Bot per connection: handlers are registered once per Bot.
     const bot = await (this.o.deps?.createBot ?? defaultCreateBot)(this.o.token, this.apiRoot);
     this.bot = bot;
+    const ac = new AbortController();
+    this.connecting = ac;
     try {
-      await bot.init();
+      // grammy types its signal with the abort-controller shim; the platform AbortSignal is the real thing.
+      await bot.init(ac.signal as unknown as Parameters<Bot["init"]>[0]);
     } catch (e) {
+      if (ac.signal.aborted) throw new Error('connect abandoned');
       // 401 (a revoked or mistyped token) never fixes itself; 404 is a token of the wrong shape.
       const code = (e as { error_code?: number }).error_code;
       if (code === 401 || code === 404) throw new PlatformSetupError(`Telegram rejected TELEGRAM_BOT_TOKEN (HTTP ${code}): check the token from @BotFather in ~/.hermes/.env`);
@@ -188,6 +194,8 @@ export class TelegramAdapter implements PlatformAdapter {
 
   async stopIntake(): Promise<void> {
     this.generation++;
+    this.connecting?.abort();
+    this.connecting = null;
     if (this.bot?.isRunning()) await this.bot.stop().catch(() => undefined);
     if (this.webhookServer) {
       const s = this.webhookServer;

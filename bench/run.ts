@@ -9,7 +9,11 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   tools: () => import('./tools.ts'),
   cli: () => import('./cli.ts'),
   cron: () => import('./cron.ts'),
+  kanban: () => import('./kanban.ts'),
   gateway: () => import('./gateway.ts'),
+  textcalls: () => import('./textcalls.ts'),
+  compat: () => import('./compat.ts'),
+  codex: () => import('./codex.ts'),
 };
 
 const filter = process.argv[2];

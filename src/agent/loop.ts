@@ -6,6 +6,7 @@ import { DEFAULT_GUARDRAILS, ToolGuardrails, type GuardrailConfig } from './guar
 import { planSegments, type PlannedCall } from './planner.ts';
 import { fingerprint, messageText, parseToolArgs, repairToolName, sanitizeHistory } from './repair.ts';
 import type { RequestBroker } from './requests.ts';
+import { extractTextCalls, formatsFor, textCallScanner, unreadableMessage, type TextCallScanner } from './textcalls/index.ts';
 import type { AgentEvent, AgentTool, MessageSink, ToolOutcome, TurnResult } from './types.ts';
 
 export interface LoopRequestOptions {
@@ -50,6 +51,11 @@ export interface LoopOptions {
   turnResultChars?: number;
   /** Stores an oversized result and returns where; without it results are truncated in place. */
   spill?: (callId: string, content: string) => Promise<string>;
+  /**
+   * `model.tool_call_parser`: calls the model writes as text (`<tool_call>…`, `[TOOL_CALLS]…`, a bare
+   * JSON call) become tool calls. `auto` (default) | `none` | a format name (see textcalls/index.ts).
+   */
+  toolCallParser?: string;
 }
 
 export const BUDGET_EXHAUSTED_PROMPT =
@@ -87,6 +93,8 @@ function errorJson(message: string): string {
   return JSON.stringify({ error: message });
 }
 
+let textCallSeq = 0;
+
 interface PreparedCall {
   call: ToolCall;
   tool: AgentTool | null;
@@ -111,6 +119,9 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
   let apiCalls = 0;
   let iterations = 0;
   let lastUsage: Usage | null = null;
+  /** Text calls that could not be read, by call id: answered with the parse error instead of running. */
+  const unreadable = new Map<string, string>();
+  let noticedTextCalls = false;
 
   const append = (m: Message) => {
     m.timestamp ??= now() / 1000;
@@ -150,11 +161,15 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
       cacheTtl: o.request?.cacheTtl,
       sessionId: o.request?.sessionId,
     });
+    // Text that may be a call written as text is held back until the answer is complete (scan.ts).
+    const scanner = withTools ? textCallScanner(o.toolCallParser, schemas) : null;
     for await (const ev of stream) {
       switch (ev.type) {
-        case 'text_delta':
-          emit({ type: 'text_delta', text: ev.text });
+        case 'text_delta': {
+          const shown = scanner ? scanner.push(ev.text) : ev.text;
+          if (shown) emit({ type: 'text_delta', text: shown });
           break;
+        }
         case 'reasoning_delta':
           emit({ type: 'reasoning_delta', text: ev.text });
           break;
@@ -188,7 +203,39 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
     if (m.reasoning) msg.reasoning = m.reasoning;
     if (m.reasoning_details?.length) msg.reasoning_details = m.reasoning_details;
     if (m.codex_reasoning_items?.length) msg.codex_reasoning_items = m.codex_reasoning_items;
+    if (withTools) adoptTextCalls(msg, scanner);
     return msg;
+  };
+
+  /** Calls the model wrote as text become the message's tool calls when the API's field has none. */
+  const adoptTextCalls = (msg: Message, scanner: TextCallScanner | null) => {
+    const show = (text: string | undefined) => {
+      if (text) emit({ type: 'text_delta', text });
+    };
+    const text = typeof msg.content === 'string' ? msg.content : messageText(msg.content);
+    if (msg.tool_calls?.length || !text) return show(scanner?.finish(null));
+    if (!scanner) {
+      // Parsing is off: say once per turn that the answer was a call the default would have run.
+      if (!noticedTextCalls && formatsFor(o.toolCallParser)?.length === 0 && extractTextCalls(text, 'auto', schemas)) {
+        noticedTextCalls = true;
+        emit({ type: 'notice', message: 'The model wrote a tool call as text; model.tool_call_parser is none, so it was not run (set it to auto to run such calls).' });
+      }
+      return;
+    }
+    const same = scanner.seen === text;
+    const found = extractTextCalls(text, o.toolCallParser, schemas, same ? scanner : null);
+    // (The streamed text always equals the message; should it not, only a non-call shows the rest.)
+    if (same) show(scanner.finish(found ? { start: found.start, end: found.end } : null));
+    else if (!found) show(scanner.finish(null));
+    if (!found) return;
+    const stamp = now().toString(36);
+    msg.tool_calls = found.calls.map((c, i) => {
+      const id = `call_${stamp}${(++textCallSeq).toString(36)}_${i}`;
+      if (c.error) unreadable.set(id, unreadableMessage(found.format, c.error));
+      return { id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } };
+    });
+    msg.content = found.prose || null;
+    msg.finish_reason = 'tool_calls';
   };
 
   for (;;) {
@@ -216,6 +263,8 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
 
     // Repair names and arguments before the message enters the history.
     const prepared: PreparedCall[] = assistant.tool_calls.map((call) => {
+      const unread = unreadable.get(call.id);
+      if (unread) return { call, tool: null, args: {}, error: unread };
       const name = repairToolName(call.function.name, toolNames);
       if (!name) {
         return {

@@ -6,9 +6,11 @@ import { describeError, ResolveError } from '../llm/index.ts';
 import { activityLine } from '../runtime/activity.ts';
 import type { McpManager } from '../mcp/manager.ts';
 import { attachMcp, startCliMcp } from '../mcp/session.ts';
+import { runFollowUps } from '../runtime/inbox.ts';
 import { Session, type ExplicitChoices } from '../runtime/session.ts';
 import { SessionDB } from '../state/db.ts';
 import { paths } from '../state/paths.ts';
+import { flushPending } from '../state/pending.ts';
 import { buildSkillInvocation, discoverSkills, findSkill } from '../state/skills.ts';
 import type { Message } from '../llm/types.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
@@ -39,11 +41,14 @@ export function explicitFrom(opts: ChatOptions): ExplicitChoices {
 
 /** Opens HERMES_HOME/state.db, or fails with one clear line. */
 export function openStateDb(home: string): SessionDB {
+  let db: SessionDB;
   try {
-    return SessionDB.open(paths.stateDb(home));
+    db = SessionDB.open(paths.stateDb(home));
   } catch (e) {
     throw new CliError(`Cannot open ${paths.stateDb(home)}: ${(e as Error).message}. Check the file's permissions, or move it aside to start a fresh history.`);
   }
+  if (db.compatNote) process.stderr.write(`hermes: note: ${db.compatNote}\n`);
+  return db;
 }
 
 export interface Restored {
@@ -149,6 +154,8 @@ export async function runChat(opts: ChatOptions): Promise<void> {
 }
 
 export async function flushAndExit(code = process.exitCode): Promise<never> {
+  // auth.json status updates from the credential pool (a benched key) finish first.
+  await flushPending();
   await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((r) => (s.writableNeedDrain ? s.once('drain', r) : r()))));
   process.exit(typeof code === 'number' ? code : 0);
 }
@@ -170,6 +177,8 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
   const mcp = await startCliMcp(ctx, explicitFrom(opts).toolsets);
   for (const w of mcp?.warnings() ?? []) err(`⚠ ${w}`);
   const session = createCliSession(ctx, opts, canAsk, { store: db, restored, backgroundTasks: false, mcp });
+  // Background work reports back before the run exits (see the follow-up turns below).
+  session.inbox.listening = true;
   for (const w of session.warnings) err(`⚠ ${w}`);
 
   let streamed = '';
@@ -237,9 +246,34 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
       const msg = e && 'provider' in e ? describeError(e, session.runtime) : (e?.message ?? 'The turn failed.');
       throw new CliError(msg);
     }
-    if (quiet) process.stdout.write(result.finalText.replace(/\n*$/, '\n'));
-    else if (streamed && !streamed.endsWith('\n')) process.stdout.write('\n');
-    else if (!streamed && result.finalText) process.stdout.write(result.finalText.replace(/\n*$/, '\n'));
+    const printAnswer = (r: typeof result) => {
+      if (quiet) process.stdout.write(r.finalText.replace(/\n*$/, '\n'));
+      else if (streamed && !streamed.endsWith('\n')) process.stdout.write('\n');
+      else if (!streamed && r.finalText) process.stdout.write(r.finalText.replace(/\n*$/, '\n'));
+    };
+    printAnswer(result);
+    // Background work that promised to report (notify_on_complete processes, background subagents):
+    // wait for it, bounded, and answer what it reports in follow-up turns, as Hermes does.
+    const waitS = Number(ctx.loaded.config.terminal?.oneshot_completion_wait_seconds ?? 600);
+    if (session.inbox.working || session.inbox.size) {
+      if (!quiet && session.inbox.working) err(`⏳ waiting for ${session.inbox.working} background task(s) to report (at most ${waitS}s; Ctrl+C to stop)`);
+      await runFollowUps(session.inbox, {
+        deadlineMs: Date.now() + Math.max(0, Number.isFinite(waitS) ? waitS : 600) * 1000,
+        signal: ac.signal,
+        run: async (text, notes) => {
+          if (!quiet) err(notes.map((n) => `🔔 ${n.title}`).join('\n'));
+          streamed = '';
+          const r = await session.prompt(text, { signal: ac.signal });
+          if (r.interrupted || r.failed) {
+            if (streamed && !streamed.endsWith('\n')) process.stdout.write('\n');
+            if (r.failed) err(`⚠ the follow-up turn failed: ${r.error && 'provider' in r.error ? describeError(r.error, session.runtime) : (r.error?.message ?? 'unknown error')}`);
+            return { stop: true };
+          }
+          printAnswer(r);
+          return { stop: false };
+        },
+      });
+    }
   } finally {
     process.off('SIGINT', onSigint);
     await session.close('oneshot');

@@ -3,6 +3,7 @@ import { displayState, NO_TICKER_NOTE, repeatDisplay, tickerAlive } from '../cro
 import { AmbiguousJobError, CronError, CronStore, ScheduleError, TICKER_STALE_SECONDS, type CronJob, type UpdateJobInput } from '../cron/jobs.ts';
 import { CronScheduler, type RunReport } from '../cron/scheduler.ts';
 import { resolveTimezone } from '../cron/time.ts';
+import { inferenceSnapshot } from '../cron/snapshot.ts';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
 
@@ -39,8 +40,12 @@ function describe(job: CronJob, store: CronStore): string[] {
   lines.push(`  Deliver:   ${job.deliver}`);
   if (job.skills.length) lines.push(`  Skills:    ${job.skills.join(', ')}`);
   if (job.script) lines.push(`  Script:    ${job.script}`);
+  if (job.no_agent) lines.push('  Mode:      no-agent (script stdout delivered directly)');
+  if (job.context_from?.length) lines.push(`  Context:   output of ${job.context_from.join(', ')}`);
+  if (job.enabled_toolsets?.length) lines.push(`  Toolsets:  ${job.enabled_toolsets.join(', ')}`);
   if (job.workdir) lines.push(`  Workdir:   ${job.workdir}`);
   if (job.model || job.provider) lines.push(`  Model:     ${[job.provider, job.model].filter(Boolean).join(' / ')}`);
+  else if (job.model_snapshot && !job.no_agent) lines.push(`  Model:     ${[job.provider_snapshot, job.model_snapshot].filter(Boolean).join(' / ')} (the default when it was created)`);
   if (job.state === 'paused' && job.paused_reason) lines.push(`  Paused:    ${job.paused_reason}`);
   if (job.last_status) lines.push(`  Last run:  ${job.last_run_at ?? '?'}  ${job.last_status === 'ok' ? 'ok' : `${job.last_status}: ${job.last_error ?? '?'}`}`);
   if (job.last_delivery_error) lines.push(`  ⚠ Delivery failed: ${job.last_delivery_error}`);
@@ -76,6 +81,8 @@ interface CreateOpts {
   model?: string;
   provider?: string;
   paused?: boolean;
+  /** false with --no-agent. */
+  agent?: boolean;
 }
 
 export async function create(schedule: string, prompt: string | undefined, o: CreateOpts): Promise<void> {
@@ -94,6 +101,8 @@ export async function create(schedule: string, prompt: string | undefined, o: Cr
       model: o.model,
       provider: o.provider,
       paused: o.paused,
+      no_agent: o.agent === false,
+      snapshot: inferenceSnapshot(ctx.loaded.config, ctx.env),
     }),
   );
   out(`Created job ${job.id}${job.state === 'paused' ? ' (paused)' : ''}`);
@@ -131,6 +140,7 @@ export async function edit(ref: string, o: EditOpts): Promise<void> {
   if (o.workdir !== undefined) u.workdir = o.workdir;
   if (o.model !== undefined) u.model = o.model;
   if (o.provider !== undefined) u.provider = o.provider;
+  if (o.model !== undefined || o.provider !== undefined) u.snapshot = inferenceSnapshot(ctx.loaded.config, ctx.env);
   if (o.clearSkills) u.skills = [];
   else if (o.skill) u.skills = o.skill;
   else if (o.addSkill || o.removeSkill) {

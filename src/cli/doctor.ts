@@ -165,6 +165,40 @@ export const providerCheck: DoctorCheck = {
   },
 };
 
+/** Local and custom servers: does the model's tool call come back in the API's field or as text? */
+export const toolCallsCheck: DoctorCheck = {
+  name: 'Tool calls',
+  async run({ config, env, timeoutMs }) {
+    if (!config) return { status: 'skip', detail: 'config.yaml unreadable' };
+    const { resolveRuntime } = await import('../llm/index.ts');
+    const { resolveInputFrom } = await import('../runtime/session.ts');
+    const { mayWriteTextCalls, probeToolCalls, textCallAdvice } = await import('./onboard.ts');
+    let rt;
+    try {
+      rt = resolveRuntime(resolveInputFrom(config, env));
+    } catch {
+      return { status: 'skip', detail: 'no provider configured' };
+    }
+    if (!mayWriteTextCalls(rt)) return { status: 'skip', detail: `${rt.provider} returns tool calls in the API's field (not probed)` };
+    const p = await probeToolCalls(rt, timeoutMs);
+    const setting = config.model?.tool_call_parser;
+    switch (p.kind) {
+      case 'native':
+        return { status: 'ok', detail: `${rt.model} returns tool calls in the API's field` };
+      case 'text':
+        return { status: 'warn', detail: `${rt.model} writes tool calls as text (${p.format} format)`, fix: textCallAdvice(p.format, setting) };
+      case 'none':
+        return {
+          status: 'warn',
+          detail: `${rt.model} answered without calling the tool it was offered`,
+          fix: 'use a model trained for tool use (Hermes 3/4, Qwen 2.5/3, Llama 3.1+, Mistral Small), or check the server applies its chat template (llama.cpp: --jinja)',
+        };
+      default:
+        return { status: 'skip', detail: `not probed: ${p.message.split(' — ')[0]}` };
+    }
+  },
+};
+
 export const ripgrepCheck: DoctorCheck = {
   name: 'ripgrep',
   async run() {
@@ -320,8 +354,16 @@ export const toolsCheck: DoctorCheck = {
   },
 };
 
+export const codexCheck: DoctorCheck = {
+  name: 'Codex runtime',
+  async run({ config, env }) {
+    const { checkCodexRuntime } = await import('../runtimes/codex/doctor.ts');
+    return checkCodexRuntime(config, env);
+  },
+};
+
 /** Every check, in order. Other layers push theirs. */
-export const DOCTOR_CHECKS: DoctorCheck[] = [nodeCheck, homeCheck, skeletonCheck, envFileCheck, configCheck, providerCheck, ripgrepCheck, sqliteCheck, terminalCheck, mcpCheck, toolsCheck];
+export const DOCTOR_CHECKS: DoctorCheck[] = [nodeCheck, homeCheck, skeletonCheck, envFileCheck, configCheck, providerCheck, toolCallsCheck, ripgrepCheck, sqliteCheck, terminalCheck, mcpCheck, toolsCheck, codexCheck];
 
 export async function runDoctor(o: { fix?: boolean; timeout?: string }): Promise<void> {
   const home = hermesHome();

@@ -11,6 +11,7 @@ import {
   isLocalUrl,
   listModels,
   ModelListError,
+  poolIdOf,
   PROVIDERS,
   resolveRuntime,
   type ModelInfo,
@@ -18,21 +19,34 @@ import {
   type ProviderSpec,
 } from '../llm/index.ts';
 import { setConfigKey, unsetConfigKey } from '../state/config.ts';
-import type { HermesConfig } from '../state/defaults.ts';
-import { autoEndpointName, endpointKeyEnv, findEndpoint, namedEndpoints, rememberEndpoint, resolvableProviders, type NamedEndpoint } from '../state/endpoints.ts';
+import { authResolveInputs } from '../auth/runtime.ts';
+import { resolveInputFrom } from '../runtime/session.ts';
+import { defaultConfig, type HermesConfig } from '../state/defaults.ts';
+import { autoEndpointName, endpointKeyEnv, findEndpoint, namedEndpoints, rememberEndpoint, type NamedEndpoint } from '../state/endpoints.ts';
 import { updateEnvFile } from '../state/env.ts';
-import { paths } from '../state/paths.ts';
+import { hermesHome, paths } from '../state/paths.ts';
 
 /** Providers shown first in the picker, in this order; the rest follow alphabetically. */
 const FIRST = ['openrouter', 'anthropic', 'openai', 'nous', 'gemini', 'deepseek', 'xai', 'zai', 'kimi-coding', 'minimax', 'mistral', 'groq', 'huggingface'];
 
-/** How a provider signs in, where that is more than pasting an API key. */
-const SIGN_IN: Record<string, { hint: string; disabled?: boolean }> = {
-  'openai-codex': { hint: 'ChatGPT sign-in (OAuth): not available in this wizard yet', disabled: true },
-  nous: { hint: 'NOUS_API_KEY (Portal OAuth sign-in is not available here yet)' },
-  copilot: { hint: 'a GitHub token: COPILOT_GITHUB_TOKEN (OAuth device login not available here yet)' },
+/** How a provider signs in, where that is more than pasting an API key (`hermes auth add` does the OAuth). */
+const SIGN_IN: Record<string, { hint: string; oauthOnly?: boolean }> = {
+  'openai-codex': { hint: 'ChatGPT sign-in (OAuth): run `hermes auth add openai-codex` first', oauthOnly: true },
+  'qwen-oauth': { hint: 'Qwen sign-in (OAuth): run `hermes auth add qwen-oauth` first', oauthOnly: true },
+  nous: { hint: 'NOUS_API_KEY, or sign in with `hermes auth add nous`' },
+  copilot: { hint: 'a GitHub token (COPILOT_GITHUB_TOKEN), or `hermes auth add copilot --type oauth`' },
   anthropic: { hint: 'ANTHROPIC_API_KEY, or a Claude Code OAuth token' },
 };
+
+/** Providers with credentials in auth.json (pools, OAuth sign-ins). */
+export function signedIn(env: NodeJS.ProcessEnv): Set<string> {
+  try {
+    const pools = authResolveInputs(hermesHome(env), env).pools;
+    return new Set(Object.entries(pools).filter(([, creds]) => creds.length).map(([id]) => id));
+  } catch {
+    return new Set();
+  }
+}
 
 export interface ProviderOption {
   /** What goes in model.provider: a catalog id, 'custom', or a named endpoint's id. */
@@ -42,25 +56,30 @@ export interface ProviderOption {
   spec?: ProviderSpec;
   /** One of your named endpoints (custom_providers / providers:). */
   named?: NamedEndpoint;
-  /** Listed but not selectable (OAuth-only providers). */
-  disabled?: boolean;
+  /** Signs in only with OAuth and you have not (`hermes auth add` first). */
+  needsSignIn?: boolean;
   /** Extra words the type-to-filter list matches (aliases, env var). */
   search: string;
 }
 
-/** Every catalog provider (OAuth-only ones marked), your named endpoints, then a new custom endpoint. */
-export function providerOptions(config?: HermesConfig): ProviderOption[] {
+/**
+ * Every catalog provider, your named endpoints, then a new custom endpoint. A provider that only
+ * signs in with OAuth is marked until `hermes auth add` has signed you in.
+ */
+export function providerOptions(config?: HermesConfig, signedInTo: Set<string> = new Set()): ProviderOption[] {
   const listed = PROVIDERS.filter((p) => !p.isCustom);
   const rank = (id: string) => (FIRST.includes(id) ? FIRST.indexOf(id) : FIRST.length);
   const sorted = [...listed].sort((a, b) => rank(a.id) - rank(b.id) || a.name.localeCompare(b.name));
   const out: ProviderOption[] = sorted.map((p) => {
     const signIn = SIGN_IN[p.id];
+    const oauthOnly = !!signIn?.oauthOnly || p.keyEnvs.length === 0;
+    const ready = signedInTo.has(poolIdOf(p)) || signedInTo.has(p.id);
     return {
       value: p.id,
       label: p.name,
-      hint: signIn?.hint ?? (p.quirks.noKeyRequired ? `local server at ${p.baseUrl}` : p.keyEnvs[0]),
+      hint: ready ? 'signed in (auth.json)' : (signIn?.hint ?? (p.quirks.noKeyRequired ? `local server at ${p.baseUrl}` : p.keyEnvs[0])),
       spec: p,
-      disabled: signIn?.disabled || p.keyEnvs.length === 0 || undefined,
+      needsSignIn: (oauthOnly && !ready) || undefined,
       search: [p.id, ...p.aliases, ...p.keyEnvs].join(' '),
     };
   });
@@ -133,10 +152,12 @@ export function existingKey(choice: EndpointChoice, env: NodeJS.ProcessEnv, conf
     if (e && typeof e.entry.api_key === 'string' && e.entry.api_key.trim().length >= 4) return { env: `the key saved with ${e.name}`, value: e.entry.api_key.trim() };
     return undefined;
   }
-  for (const n of findProvider(choice.provider)?.keyEnvs ?? []) {
+  const spec = findProvider(choice.provider);
+  for (const n of spec?.keyEnvs ?? []) {
     const keys = envKeys(env, n);
     if (keys.length) return { env: n, value: keys[0] };
   }
+  if (spec && (signedIn(env).has(poolIdOf(spec)) || signedIn(env).has(spec.id))) return { env: 'the credentials in auth.json', value: '' };
   return undefined;
 }
 
@@ -153,11 +174,11 @@ export function runtimeFor(choice: EndpointChoice, model: string, env: NodeJS.Pr
   const named = !findProvider(choice.provider)?.isCustom ? endpointOf(choice, config) : undefined;
   // A server already remembered by its URL gets its own key.
   const remembered = !named && choice.baseUrl ? existingKey(choice, env, config)?.value : undefined;
+  // auth.json's pools and sign-ins count, as they do when the choice is used.
+  const base = resolveInputFrom(config ?? defaultConfig(), env, { apiKey: choice.apiKey ?? remembered });
   const rt = resolveRuntime({
+    ...base,
     model: { default: model, provider: named?.id ?? choice.provider, base_url: named ? '' : (choice.baseUrl ?? ''), api_key: '', api_mode: choice.apiMode ?? '' },
-    providers: config ? resolvableProviders(config) : undefined,
-    explicit: { apiKey: choice.apiKey ?? remembered },
-    env,
   });
   if (choice.apiKey && choice.keyLabel && rt.source === 'flag:--api-key') rt.source = `given:${choice.keyLabel}`;
   else if (!choice.apiKey && remembered && rt.source === 'flag:--api-key') rt.source = `given:the key saved for ${endpointName(choice, config)}`;
@@ -193,6 +214,53 @@ export async function testCall(rt: ProviderRuntime, timeoutMs = 30_000): Promise
     return { ok: false, message: r.error ? describeError(r.error, rt) : 'The test request did not complete.' };
   }
   return { ok: true, reply: messageText(r.message.content).trim(), ms: Date.now() - started };
+}
+
+/** How a server returns a tool call: in the API's field, written as text (in some format), or not at all. */
+export type ToolCallProbe = { kind: 'native' } | { kind: 'text'; format: string } | { kind: 'none' } | { kind: 'error'; message: string };
+
+const PROBE_TOOL = {
+  name: 'get_current_time',
+  description: 'Returns the current date and time in a time zone.',
+  parameters: { type: 'object', properties: { timezone: { type: 'string', description: 'IANA time zone, e.g. UTC or Europe/Paris' } }, required: ['timezone'] },
+};
+
+/** Local and custom endpoints: where tool calls may come back as text. */
+export function mayWriteTextCalls(rt: ProviderRuntime): boolean {
+  return rt.isCustom || rt.quirks.noKeyRequired === true || isLocalUrl(rt.baseUrl);
+}
+
+/** One request offering one harmless tool: how does this server hand back the call? */
+export async function probeToolCalls(rt: ProviderRuntime, timeoutMs = 30_000): Promise<ToolCallProbe> {
+  const llm = createLlmClient({ primary: rt, maxRetries: 0, timeoutMs, staleMs: timeoutMs });
+  const stream = llm.stream({
+    model: rt.model,
+    system: 'You are a helpful assistant. Use the tools you are given.',
+    messages: [{ role: 'user', content: 'What time is it in UTC right now? Call the get_current_time tool to find out.' }],
+    tools: [PROBE_TOOL],
+    maxTokens: 1024,
+  });
+  for await (const ev of stream) void ev;
+  const r = await stream.result();
+  if (r.stopReason === 'error' || r.stopReason === 'aborted') return { kind: 'error', message: r.error ? describeError(r.error, rt) : 'The request did not complete.' };
+  if (r.message.tool_calls?.length) return { kind: 'native' };
+  const { extractTextCalls } = await import('../agent/textcalls/index.ts');
+  const found = extractTextCalls(messageText(r.message.content), 'auto', [PROBE_TOOL]);
+  return found ? { kind: 'text', format: found.format } : { kind: 'none' };
+}
+
+/** vLLM's name for the same format (`--tool-call-parser`). */
+const VLLM_PARSER: Record<string, string> = { hermes: 'hermes', llama3: 'llama3_json', json: 'llama3_json', pythonic: 'pythonic', mistral: 'mistral', deepseek: 'deepseek_v3' };
+
+/** What to do about a server that writes tool calls as text, given the current setting. */
+export function textCallAdvice(format: string, setting: string | undefined): string {
+  const s = String(setting ?? 'auto').trim().toLowerCase() || 'auto';
+  if (s === 'none') return `Hermes does not run them while model.tool_call_parser is none: \`hermes config set model.tool_call_parser ${format}\` (or auto).`;
+  const vllm = VLLM_PARSER[format];
+  const server = `or let the server parse them (${vllm ? `vLLM: --enable-auto-tool-choice --tool-call-parser ${vllm}; ` : ''}llama.cpp: --jinja)`;
+  return s === format
+    ? `Hermes reads them (model.tool_call_parser: ${format}); ${server}.`
+    : `Hermes reads them (model.tool_call_parser: ${s}); to pin the format: \`hermes config set model.tool_call_parser ${format}\`, ${server}.`;
 }
 
 /**

@@ -17,6 +17,7 @@ import { banner } from './repl/banner.ts';
 import { HISTORY_FILE, History } from './repl/history.ts';
 import { colorEnabled, makeStyle } from './repl/style.ts';
 import { Terminal } from './repl/term.ts';
+import { flushPending } from '../state/pending.ts';
 
 /** Status lines only the REPL knows, for /status. */
 function replHooks(session: Session, historyFile: string): SurfaceHooks {
@@ -75,6 +76,9 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
   const repl = new Repl({ session, registry, term, style, home: ctx.home, history, intro, firstMessagePrefix, hooks: replHooks(session, historyFile) });
 
   notify = (line) => repl.notice(line);
+  // Background processes and subagents report back into the conversation.
+  session.inbox.listening = true;
+  const offInbox = session.inbox.on(() => repl.backgroundNotice());
   const stop = () => repl.quit();
   const interrupt = () => repl.interruptSignal();
   process.on('SIGTERM', stop);
@@ -86,12 +90,14 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
     process.off('SIGTERM', stop);
     process.off('SIGHUP', stop);
     process.off('SIGINT', interrupt);
+    offInbox();
     term.restore();
   }
   // Give a running background review (memory, skills) a moment to finish.
   await Promise.race([session.idle(), new Promise((r) => setTimeout(r, 15_000).unref())]);
   await session.close('cli_close');
   db.close();
+  await flushPending();
   // Whatever else is still open (keep-alive sockets, timers) must not keep the process alive.
   process.exit(process.exitCode ?? 0);
 }

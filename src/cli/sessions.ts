@@ -2,7 +2,7 @@
 import { createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { messageText } from '../agent/repair.ts';
-import type { SessionDB, SessionRow } from '../state/db.ts';
+import type { ListOptions, SessionDB, SessionRow } from '../state/db.ts';
 import { openStateDb } from './chat.ts';
 import { loadContext } from './context.ts';
 import { CliError } from './errors.ts';
@@ -49,28 +49,37 @@ async function confirm(question: string, yes: boolean | undefined): Promise<void
   }
 }
 
-export function list(opts: { source?: string; limit?: string; json?: boolean }): Promise<void> {
+export function list(opts: { source?: string; limit?: string; json?: boolean; archived?: boolean; includeArchived?: boolean }): Promise<void> {
   const limit = positiveInt(opts.limit, '--limit', 20);
+  if (opts.archived && opts.includeArchived) throw new CliError('Use either --archived (only archived sessions) or --include-archived (all), not both.', 2);
+  const filter: ListOptions = { source: opts.source, archived: opts.archived ? 'only' : opts.includeArchived ? 'include' : 'hide' };
   return withDb((db) => {
-    const rows = db.listSessions({ source: opts.source, limit });
+    const rows = db.listSessions({ ...filter, limit });
     if (opts.json) return out(JSON.stringify(rows.map(({ system_prompt: _s, ...r }) => r), null, 2));
-    if (!rows.length) return out(opts.source ? `No ${opts.source} sessions saved.` : 'No sessions saved yet. Start one with `hermes chat`.');
+    const hidden = filter.archived === 'hide' ? db.countSessions({ ...filter, archived: 'only' }) : 0;
+    const hiddenNote = hidden ? ` (${hidden} archived session${hidden === 1 ? ' is' : 's are'} hidden; --archived lists ${hidden === 1 ? 'it' : 'them'})` : '';
+    if (!rows.length) {
+      if (opts.archived) return out(`No archived sessions${opts.source ? ` from ${opts.source}` : ''}.`);
+      return out((opts.source ? `No ${opts.source} sessions saved.` : 'No sessions saved yet. Start one with `hermes chat`.') + hiddenNote);
+    }
     out(`${'ID'.padEnd(22)}  ${'LAST ACTIVE'.padEnd(16)}  ${'MSGS'.padStart(5)}  ${'SOURCE'.padEnd(9)}  TITLE / FIRST MESSAGE`);
     for (const r of rows) {
       const label = r.title ?? (r.preview ? `“${r.preview}${r.preview.length >= 63 ? '…' : ''}”` : '(empty)');
-      out(`${r.id.padEnd(22)}  ${when(r.last_active).padEnd(16)}  ${String(r.message_count).padStart(5)}  ${r.source.padEnd(9)}  ${label}${r.parent_session_id ? `  ↳ continues ${r.parent_session_id}` : ''}`);
+      const flags = `${r.archived && filter.archived === 'include' ? '  [archived]' : ''}${r.parent_session_id ? `  ↳ continues ${r.parent_session_id}` : ''}`;
+      out(`${r.id.padEnd(22)}  ${when(r.last_active).padEnd(16)}  ${String(r.message_count).padStart(5)}  ${r.source.padEnd(9)}  ${label}${flags}`);
     }
-    const total = db.countSessions(opts.source);
+    const total = db.countSessions(filter);
     if (total > rows.length) out(`(${rows.length} of ${total}; --limit shows more)`);
+    if (hiddenNote) out(hiddenNote.trim());
   });
 }
 
 export function show(key: string, opts: { json?: boolean }): Promise<void> {
   return withDb((db) => {
     const s = resolveOrFail(db, key);
-    const msgs = db.getMessages(s.id);
+    const msgs = db.getTranscript(s.id);
     if (opts.json) return out(JSON.stringify({ ...s, messages: msgs }, null, 2));
-    out(`Session   ${s.id}${s.title ? `  “${s.title}”` : ''}`);
+    out(`Session   ${s.id}${s.title ? `  “${s.title}”` : ''}${s.archived ? '  [archived]' : ''}`);
     out(`Source    ${s.source}${s.model ? ` · model ${s.model}` : ''}${s.billing_provider ? ` via ${s.billing_provider}` : ''}`);
     out(`Started   ${when(s.started_at)}${s.ended_at ? ` · ended ${when(s.ended_at)} (${s.end_reason ?? 'ended'})` : ' · active'}`);
     if (s.parent_session_id) out(`Continues ${s.parent_session_id}`);
@@ -91,12 +100,12 @@ export function show(key: string, opts: { json?: boolean }): Promise<void> {
   });
 }
 
-export function search(words: string[], opts: { source?: string; role?: string; limit?: string; json?: boolean }): Promise<void> {
+export function search(words: string[], opts: { source?: string; role?: string; limit?: string; json?: boolean; includeArchived?: boolean }): Promise<void> {
   const query = words.join(' ').trim();
   if (!query) throw new CliError('Give something to search for: hermes sessions search <words>', 2);
   const limit = positiveInt(opts.limit, '--limit', 20);
   return withDb((db) => {
-    const hits = db.searchMessages(query, { source: opts.source, role: opts.role, limit });
+    const hits = db.searchMessages(query, { source: opts.source, role: opts.role, limit, includeArchived: !!opts.includeArchived });
     if (opts.json) return out(JSON.stringify(hits, null, 2));
     if (!hits.length) return out(`No messages match “${query}”.`);
     for (const h of hits) {
@@ -170,7 +179,7 @@ export function stats(opts: { json?: boolean }): Promise<void> {
     if (opts.json) return out(JSON.stringify({ path: db.path, ...st }, null, 2));
     const mb = (b: number) => `${(b / 1_048_576).toFixed(1)} MB`;
     out(`Database   ${db.path} (${mb(st.dbBytes)}${st.walBytes ? ` + ${mb(st.walBytes)} WAL` : ''}, schema v${st.schemaVersion})`);
-    out(`Sessions   ${st.sessions.toLocaleString('en-US')}${Object.keys(st.bySource).length ? ` (${Object.entries(st.bySource).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}`);
+    out(`Sessions   ${st.sessions.toLocaleString('en-US')}${Object.keys(st.bySource).length ? ` (${Object.entries(st.bySource).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}${st.archived ? `, ${st.archived} archived` : ''}`);
     out(`Messages   ${st.messages.toLocaleString('en-US')}`);
     out(`Tokens     ${st.inputTokens.toLocaleString('en-US')} in / ${st.outputTokens.toLocaleString('en-US')} out${st.costUsd ? ` · ~$${st.costUsd.toFixed(2)} estimated` : ''}`);
     if (st.oldest) out(`Span       ${when(st.oldest)} → ${when(st.newest)}`);

@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { ProviderRuntime } from '../llm/index.ts';
-import { ResolveError, findProvider, providerIds } from '../llm/index.ts';
+import { ResolveError, findProvider, poolIdOf, providerIds } from '../llm/index.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { paths } from '../state/paths.ts';
 import { mask } from './config-cmd.ts';
@@ -18,12 +18,16 @@ import {
   fetchModels,
   keyEnvFor,
   keyOptional,
+  mayWriteTextCalls,
   ModelListError,
+  probeToolCalls,
   providerOptions,
   runtimeFor,
   saveChoice,
+  signedIn,
   sortedIds,
   testCall,
+  textCallAdvice,
   type EndpointChoice,
 } from './onboard.ts';
 
@@ -51,7 +55,7 @@ function readKeyFromStdin(): string {
 }
 
 /** A provider id the wizard and `--provider` accept: a catalog id, or one of your named endpoints. */
-function checkProvider(name: string, config: HermesConfig): string {
+function checkProvider(name: string, config: HermesConfig, env: NodeJS.ProcessEnv): string {
   const p = name.trim();
   const spec = findProvider(p);
   const endpoint = spec?.id === p.toLowerCase() ? undefined : findEndpoint(config, p);
@@ -60,7 +64,9 @@ function checkProvider(name: string, config: HermesConfig): string {
     const yours = namedEndpoints(config).map((e) => e.id);
     throw new CliError(`Unknown provider "${p}".${didYouMean(p, [...providerIds(), ...yours])} Use one of: ${providerIds().join(', ')}${yours.length ? `, or one of your endpoints: ${yours.join(', ')}` : ''}.`, 2);
   }
-  if (!spec.isCustom && spec.keyEnvs.length === 0) throw new CliError(`${spec.name} signs in with OAuth, which \`hermes setup\` does not do yet. Pick a provider that takes an API key, or a custom endpoint.`, 2);
+  const ready = signedIn(env);
+  if (!spec.isCustom && spec.keyEnvs.length === 0 && !ready.has(poolIdOf(spec)) && !ready.has(spec.id))
+    throw new CliError(`${spec.name} signs in with OAuth: run \`hermes auth add ${spec.id}\` first, then pick it again.`, 2);
   return spec.id;
 }
 
@@ -81,7 +87,7 @@ export async function runNonInteractive(o: SetupOptions, what: 'setup' | 'model'
   const config = ctx.loaded.config;
   const raw = o.provider ?? (o.baseUrl ? 'custom' : undefined);
   if (!raw) throw new CliError(`--provider is required with --non-interactive (one of ${providerIds().join(', ')}; custom with --base-url).`, 2);
-  const provider = checkProvider(raw, config);
+  const provider = checkProvider(raw, config, ctx.env);
   const spec = findProvider(provider);
   if (spec?.isCustom && !o.baseUrl) throw new CliError('A custom endpoint needs --base-url (e.g. http://localhost:11434/v1).', 2);
   if (o.baseUrl && !/^https?:\/\/\S+$/i.test(o.baseUrl)) throw new CliError(`--base-url must be an http(s) URL (got "${o.baseUrl}").`, 2);
@@ -115,6 +121,10 @@ export async function runNonInteractive(o: SetupOptions, what: 'setup' | 'model'
     const r = await testCall(rt);
     if (!r.ok) throw new CliError(`The test call failed, nothing was saved: ${r.message}`);
     out(`✓ ${rt.model} via ${rt.provider} answered in ${(r.ms / 1000).toFixed(1)}s`);
+    if (mayWriteTextCalls(rt)) {
+      const p = await probeToolCalls(rt);
+      if (p.kind === 'text') out(`! ${rt.model} writes tool calls as text (${p.format} format). ${textCallAdvice(p.format, config.model?.tool_call_parser)}`);
+    }
   }
   for (const l of saveChoice(ctx.home, choice, model, ctx.loaded.exists ? config : undefined, ctx.loaded.user)) out(`Saved ${l}`);
   if (what === 'setup') out('Done. Start chatting with `hermes`.');
@@ -145,27 +155,27 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
       c.note(`Settings go to ${paths.config(ctx.home)}\nAPI keys go to ${paths.env(ctx.home)} (readable only by you)`, 'Where things are saved');
     }
     const current = String(config.model?.provider ?? '');
-    const options = providerOptions(config);
+    const options = providerOptions(config, signedIn(ctx.env));
     const currentValue = findEndpoint(config, current)?.id ?? current;
-    let provider = o.provider ? checkProvider(o.provider, config) : '';
+    let provider = o.provider ? checkProvider(o.provider, config, ctx.env) : '';
     while (!provider) {
       const picked = unwrap(
         c,
         await c.autocomplete({
           message: `Which inference provider? (${options.length}; type to filter)`,
-          // A disabled entry carries its reason in the label: clack shows hints only on the focused entry.
-          options: options.map((p) => ({ value: p.value, label: p.disabled ? `${p.label} — ${p.hint}` : p.label, hint: p.hint, disabled: p.disabled })),
+          // The hint shows only on the highlighted entry, so one that needs a sign-in says so in its label.
+          options: options.map((p) => ({ value: p.value, label: p.needsSignIn ? `${p.label} — ${p.hint}` : p.label, hint: p.needsSignIn ? undefined : p.hint })),
           filter: (search, opt) => {
             const p = options.find((x) => x.value === opt.value)!;
             return `${p.label} ${p.hint} ${p.search}`.toLowerCase().includes(search.trim().toLowerCase());
           },
-          initialValue: options.some((p) => p.value === currentValue && !p.disabled) ? currentValue : options[0].value,
+          initialValue: options.some((p) => p.value === currentValue && !p.needsSignIn) ? currentValue : options[0].value,
           maxItems: 12,
         }),
       );
-      const opt = options.find((p) => p.value === picked && !p.disabled);
-      if (opt) provider = opt.value;
-      else c.log.warn('That provider cannot be set up here: pick one that takes an API key, or a custom endpoint.');
+      const opt = options.find((p) => p.value === picked);
+      if (opt && !opt.needsSignIn) provider = opt.value;
+      else if (opt) c.log.warn(`${opt.label} signs in with OAuth: run \`hermes auth add ${opt.value}\` first (or pick one that takes an API key).`);
     }
     const spec = findProvider(provider);
     const choice: EndpointChoice = { provider, keyLabel: 'the key you entered' };
@@ -203,7 +213,8 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
       const optional = keyOptional(choice, config);
       let useExisting = false;
       if (have && !choice.apiKey) {
-        useExisting = unwrap(c, await c.confirm({ message: `Use ${have.env.startsWith('the ') ? have.env : `the ${have.env} already set`} (${mask(have.value)})?`, initialValue: true }));
+        const what = have.env.startsWith('the ') ? have.env : `the ${have.env} already set`;
+        useExisting = unwrap(c, await c.confirm({ message: `Use ${what}${have.value ? ` (${mask(have.value)})` : ''}?`, initialValue: true }));
       }
       if (!useExisting && !choice.apiKey) {
         const keyEnv = keyEnvFor(choice, config);
@@ -292,6 +303,7 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
       if (r.ok) {
         const reply = r.reply.replace(/\s+/g, ' ').trim();
         sp.stop(`${model} answered in ${(r.ms / 1000).toFixed(1)}s${reply ? `: “${reply.length > 40 ? `${reply.slice(0, 39)}…` : reply}”` : ''}`);
+        if (mayWriteTextCalls(rt)) await wizardToolCallCheck(c, rt, config);
         break;
       }
       sp.error('The test call failed');
@@ -322,6 +334,19 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
     }
     throw e;
   }
+}
+
+/** Local servers: one request offering a tool, to say how the model hands back its calls. */
+async function wizardToolCallCheck(c: Clack, rt: ProviderRuntime, config: HermesConfig): Promise<void> {
+  const sp = c.spinner();
+  sp.start('Checking how the model returns tool calls');
+  const p = await probeToolCalls(rt);
+  if (p.kind === 'text') {
+    sp.stop(`${rt.model} writes tool calls as text (${p.format} format)`);
+    c.log.info(textCallAdvice(p.format, config.model?.tool_call_parser));
+  } else if (p.kind === 'native') sp.stop(`${rt.model} returns tool calls in the API's field`);
+  else if (p.kind === 'none') sp.stop(`${rt.model} did not call the tool it was offered: it may not support tools`);
+  else sp.stop('Could not check tool calls');
 }
 
 export async function runSetup(o: SetupOptions): Promise<void> {

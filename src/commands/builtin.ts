@@ -11,7 +11,9 @@ import type { SessionPrefs } from '../runtime/session.ts';
 import { knownToolsets } from '../tools/toolsets.ts';
 import { reloadMcpCommand } from '../mcp/commands.ts';
 import { hermesHome } from '../state/paths.ts';
+import { codexRuntimeCommand } from './codex.ts';
 import { cronCommand } from './cron.ts';
+import { kanbanCommand } from './kanban.ts';
 import { modelCommand } from './model.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
 import { registerSkillCommands, reloadSkillsCommand, stateCommands } from './state.ts';
@@ -177,6 +179,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
           `Session:  ${s.id}${s.busy ? ' (working)' : ''}`,
           `Model:    ${rt.model}`,
           `Provider: ${rt.provider} (${rt.apiMode}) ${rt.baseUrl}`,
+          `Runtime:  ${s.runnerKind === 'codex_app_server' ? 'codex app-server (/codex-runtime auto switches back)' : 'Hermes agent loop'}`,
           `Tools:    ${s.tools.length} (${[...new Set(s.tools.map((t) => t.toolset))].join(', ') || 'none'})`,
           `Messages: ${s.history.length}`,
           `Approvals: ${s.services.yolo ? 'off (yolo)' : 'ask before dangerous commands'}`,
@@ -202,6 +205,12 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
           `Input: ${n(u.input_tokens)} · Output: ${n(u.output_tokens)} · Cache read: ${n(u.cache_read_tokens)} · Cache write: ${n(u.cache_write_tokens)} · Reasoning: ${n(u.reasoning_tokens)}`,
           `Cost: ${t.costUsd === null ? 'unknown (no price for this model)' : `${usd(t.costUsd)} (estimate)`}`,
         ];
+        const sub = t.subagents;
+        if (sub?.runs)
+          lines.push(
+            `Subagents (included above): ${sub.runs} run(s) · API calls: ${sub.apiCalls} · Input: ${n(sub.usage.input_tokens)} · Output: ${n(sub.usage.output_tokens)}` +
+              (sub.costUsd === null ? '' : ` · Cost: ${usd(sub.costUsd)}`),
+          );
         if (last) lines.push(`Context: last request ${n(promptTokens(last))} of ${n(window)} tokens (${Math.round((promptTokens(last) / window) * 100)}%)`);
         return { output: lines.join('\n') };
       },
@@ -443,5 +452,7 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(reloadMcpCommand());
   registerSkillCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
   r.add(cronCommand());
+  r.add(kanbanCommand());
+  r.add(codexRuntimeCommand());
   return r;
 }

@@ -13,7 +13,8 @@ export interface CommandResult {
   /** Send this as a user message to the agent (e.g. /retry, a skill invocation). */
   send?: string;
   /** Surface actions. */
-  action?: 'quit' | 'clear_screen' | 'new_session' | 'stop';
+  /** runtime_changed: the turn runtime was switched (/codex-runtime); a surface may drop a cached session. */
+  action?: 'quit' | 'clear_screen' | 'new_session' | 'stop' | 'runtime_changed';
   /**
    * Put this text in the input line (a terminal surface): with the command's `complete()` it makes
    * a picker (`/model ` opens the menu of the provider's models).

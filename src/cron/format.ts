@@ -40,6 +40,10 @@ export function formatJob(job: CronJob, store: CronStore): Record<string, unknow
     paused_reason: job.paused_reason,
   };
   if (job.script) out.script = job.script;
+  if (job.no_agent) out.no_agent = true;
+  if (job.context_from?.length) out.context_from = job.context_from;
+  if (job.enabled_toolsets?.length) out.enabled_toolsets = job.enabled_toolsets;
+  if (!job.model && !job.provider && (job.model_snapshot || job.provider_snapshot)) out.runs_on = `${job.provider_snapshot ?? '?'}/${job.model_snapshot ?? '?'} (resolved when the job was made)`;
   if (job.workdir) out.workdir = job.workdir;
   return out;
 }

@@ -2,298 +2,44 @@
 // atomic (temp file + rename, mode 0600). Runs are claimed here: a due job gets `next_run_at`
 // advanced and a `fire_claim` (owner host:pid) in one locked write before anything runs, so two
 // processes never run the same occurrence and a crash mid-run does not re-fire a recurring job.
+// The record itself (fields, normalisation) is in job-record.ts, claim ownership in claims.ts.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { hostname, homedir } from 'node:os';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { writeFileAtomic } from '../state/fsutil.ts';
-import { withLock } from './lock.ts';
+import { claimIsLive } from './claims.ts';
 import {
-  asSchedule,
-  computeNextRun,
-  graceSeconds,
-  ONESHOT_GRACE_SECONDS,
-  parseSchedule,
-  ScheduleError,
-  type Schedule,
-  type TimeContext,
-} from './schedule.ts';
+  AmbiguousJobError,
+  checkLifecycle,
+  CronError,
+  EMPTY_PAYLOAD,
+  JobNotFoundError,
+  normalizeDeliver,
+  normalizeJob,
+  normalizeNameList,
+  normalizeRepeat,
+  normalizeSkills,
+  normalizeWorkdir,
+  normalizeOrigin,
+  optText,
+  SAFE_ID,
+  resolveScriptPath,
+  validateScriptPath,
+  type CronJob,
+  type CronOrigin,
+} from './job-record.ts';
+import { withLock } from './lock.ts';
+import { computeNextRun, graceSeconds, ONESHOT_GRACE_SECONDS, parseSchedule, ScheduleError, type TimeContext } from './schedule.ts';
 import { fileStamp, formatIso, parseIso, systemClock, type Clock } from './time.ts';
 
-/** The chat a job was created from (Hermes's SessionSource dict, snake_case as stored). */
-export interface CronOrigin {
-  platform: string;
-  chat_id: string;
-  thread_id?: string | null;
-  user_id?: string | null;
-  chat_name?: string | null;
-  chat_type?: string | null;
-  user_name?: string | null;
-}
+export * from './job-record.ts';
 
-export interface FireClaim {
-  /** host:pid:token of the process running the job. */
-  by: string;
-  at: string;
-  /** The occurrence being run (next_run_at before the claim advanced it); null for manual runs. */
-  scheduled_at?: string | null;
-}
-
-export interface CronJob {
-  id: string;
-  name: string;
-  prompt: string;
-  skills: string[];
-  /** Legacy mirror of skills[0]. */
-  skill: string | null;
-  model: string | null;
-  provider: string | null;
-  base_url: string | null;
-  script: string | null;
-  schedule: Schedule;
-  schedule_display: string;
-  repeat: { times: number | null; completed: number };
-  enabled: boolean;
-  state: 'scheduled' | 'paused' | 'completed' | string;
-  paused_at: string | null;
-  paused_reason: string | null;
-  created_at: string;
-  next_run_at: string | null;
-  last_run_at: string | null;
-  last_status: 'ok' | 'error' | string | null;
-  last_error: string | null;
-  last_delivery_error: string | null;
-  deliver: string;
-  origin: CronOrigin | null;
-  workdir: string | null;
-  fire_claim?: FireClaim | null;
-  [extra: string]: unknown;
-}
-
-export class CronError extends Error {}
-
-export class AmbiguousJobError extends CronError {
-  readonly matches: CronJob[];
-  constructor(ref: string, matches: CronJob[]) {
-    super(`Job name "${ref}" matches ${matches.length} jobs (${matches.map((m) => m.id).join(', ')}): use the job ID instead.`);
-    this.matches = matches;
-  }
-}
-
-export class JobNotFoundError extends CronError {
-  constructor(ref: string) {
-    super(`No cron job with ID or name "${ref}". List them with \`hermes cron list\`.`);
-  }
-}
-
-const EMPTY_PAYLOAD =
-  'The job has nothing to run: the prompt is empty and no script or skill is set. Give a prompt, a script, or at least one skill.';
-
-/** Prompts or scripts that would stop or restart the gateway running them (a respawn loop). */
-const LIFECYCLE = [
-  /\bhermes\s+gateway\s+(stop|restart|uninstall)\b/i,
-  /\bsystemctl\s+(--user\s+)?(stop|restart|kill)\s+\S*hermes/i,
-  /\b(pkill|killall)\b[^\n]*\bhermes\b/i,
-  /\blaunchctl\s+(unload|stop|kickstart)\b[^\n]*hermes/i,
-];
-
-export function checkLifecycle(text: string | null | undefined): void {
-  if (!text) return;
-  for (const re of LIFECYCLE)
-    if (re.test(text))
-      throw new CronError('A cron job may not stop or restart the Hermes gateway (it would kill the scheduler that runs it). Remove that command from the prompt or script.');
-}
-
-// ---------------------------------------------------------------------------------------------
-// Claims: who is running a job right now.
-
-const HOST = hostname();
+const NO_AGENT_NEEDS_SCRIPT = 'no_agent runs a script without the LLM, so it needs `script` (a file in HERMES_HOME/scripts/). Give one, or drop no_agent.';
+export * from './claims.ts';
 
 let sysTz: string | undefined;
 function systemTz(): string {
   return (sysTz ??= Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
-}
-/** Claim owners ("host:pid:token") of runs in this process that have not finished. */
-const liveInProcess = new Set<string>();
-
-export function newClaimOwner(): string {
-  return `${HOST}:${process.pid}:${randomBytes(4).toString('hex')}`;
-}
-
-/** Marks a claim owner as running in this process (until `endOwner`). */
-export function beginOwner(owner: string): void {
-  liveInProcess.add(owner);
-}
-
-export function endOwner(owner: string): void {
-  liveInProcess.delete(owner);
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** A claim is live while its owner process runs the job; a dead owner's claim is stale. */
-export function claimIsLive(claim: FireClaim | null | undefined, now: number, ttlMs: number): boolean {
-  if (!claim || typeof claim !== 'object' || typeof claim.by !== 'string') return false;
-  const [host, pidText] = claim.by.split(':');
-  const pid = Number(pidText);
-  if (host === HOST && Number.isInteger(pid) && pid > 0) {
-    if (pid === process.pid) return liveInProcess.has(claim.by);
-    return pidAlive(pid);
-  }
-  // Another machine sharing this HERMES_HOME: trust the claim for the TTL.
-  const at = Date.parse(claim.at);
-  return Number.isFinite(at) && now - at >= 0 && now - at < ttlMs;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Field normalisation (shared by create, update and reading hand-edited files).
-
-export function normalizeSkills(skills: unknown, skill?: unknown): string[] {
-  const raw = skills === undefined || skills === null ? (skill ? [skill] : []) : typeof skills === 'string' ? [skills] : Array.isArray(skills) ? skills : [];
-  const out: string[] = [];
-  for (const s of raw) {
-    const t = String(s ?? '').trim();
-    if (t && !out.includes(t)) out.push(t);
-  }
-  return out;
-}
-
-/** 'forever' → null, 'once' → 1, numbers as they are, 0 or less → null (forever). */
-export function normalizeRepeat(v: unknown): number | null {
-  if (v === undefined || v === null) return null;
-  if (typeof v === 'string') {
-    const s = v.trim().toLowerCase();
-    if (['', 'forever', 'infinite', 'inf', 'none'].includes(s)) return null;
-    if (['once', 'one', '1x'].includes(s)) return 1;
-    if (!/^-?\d+$/.test(s)) throw new CronError(`Invalid repeat "${v}": use a number, "forever" or "once".`);
-    v = Number(s);
-  }
-  const n = Number(v);
-  if (!Number.isFinite(n)) throw new CronError(`Invalid repeat "${String(v)}": use a number, "forever" or "once".`);
-  return n <= 0 ? null : Math.floor(n);
-}
-
-function optText(v: unknown, stripSlash = false): string | null {
-  if (typeof v !== 'string') return null;
-  const t = stripSlash ? v.trim().replace(/\/+$/, '') : v.trim();
-  return t || null;
-}
-
-/** An absolute, existing directory (~ expanded); '' or null clears. */
-export function normalizeWorkdir(v: unknown): string | null {
-  if (v === undefined || v === null || v === false) return null;
-  const raw = String(v).trim();
-  if (!raw) return null;
-  const expanded = raw === '~' ? homedir() : raw.startsWith('~/') ? join(homedir(), raw.slice(2)) : raw;
-  if (!isAbsolute(expanded)) throw new CronError(`The workdir must be an absolute path (got "${raw}"): cron jobs run detached from any shell directory.`);
-  const abs = resolve(expanded);
-  if (!existsSync(abs)) throw new CronError(`The workdir does not exist: ${abs}.`);
-  if (!statSync(abs).isDirectory()) throw new CronError(`The workdir is not a directory: ${abs}.`);
-  return abs;
-}
-
-export function scriptsDir(home: string): string {
-  return join(home, 'scripts');
-}
-
-/**
- * A pre-run script: a path under HERMES_HOME/scripts/ (relative to it, or absolute inside it).
- * Returns the stored form (as given, trimmed); throws when it escapes the directory.
- */
-export function validateScriptPath(home: string, script: string): string {
-  const raw = script.trim();
-  const dir = resolve(scriptsDir(home));
-  const expanded = raw.startsWith('~/') ? join(homedir(), raw.slice(2)) : raw;
-  const abs = resolve(dir, expanded);
-  const rel = relative(dir, abs);
-  if (!rel || rel.startsWith('..') || isAbsolute(rel))
-    throw new CronError(`The script must be inside ${dir}/ (got "${raw}"). Put it there and give its file name.`);
-  return raw;
-}
-
-export function resolveScriptPath(home: string, script: string): string {
-  const raw = script.trim();
-  return resolve(scriptsDir(home), raw.startsWith('~/') ? join(homedir(), raw.slice(2)) : raw);
-}
-
-/** Comma-separated delivery targets, trimmed; empty → null. */
-export function normalizeDeliver(v: unknown): string | null {
-  if (v === undefined || v === null) return null;
-  const parts = (Array.isArray(v) ? v.map(String) : String(v).split(',')).map((s) => s.trim()).filter(Boolean);
-  for (const p of parts)
-    if (/\s/.test(p) || !/^[A-Za-z][\w-]*(:.+)?$/.test(p))
-      throw new CronError(`Invalid delivery target "${p}": use origin, local, a platform name (telegram) or platform:chat_id[:thread_id].`);
-  return parts.length ? parts.join(',') : null;
-}
-
-const SAFE_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
-function normalizeOrigin(v: unknown): CronOrigin | null {
-  if (!v || typeof v !== 'object') return null;
-  const o = v as Record<string, unknown>;
-  const platform = o.platform;
-  const chat = o.chat_id ?? o.chatId;
-  if (typeof platform !== 'string' || (typeof chat !== 'string' && typeof chat !== 'number')) return null;
-  return { ...(o as object), platform, chat_id: String(chat) } as CronOrigin;
-}
-
-/** A read-safe job record from whatever is in jobs.json (legacy and hand-edited shapes). */
-export function normalizeJob(raw: Record<string, unknown>): CronJob | null {
-  if (!raw || typeof raw !== 'object') return null;
-  const id = typeof raw.id === 'string' || typeof raw.id === 'number' ? String(raw.id) : '';
-  if (!id) return null;
-  const schedule = asSchedule(raw.schedule);
-  if (!schedule) return null;
-  const skills = normalizeSkills(raw.skills, raw.skill);
-  const prompt = raw.prompt == null ? '' : String(raw.prompt);
-  const script = optText(raw.script);
-  const rep = (raw.repeat && typeof raw.repeat === 'object' ? raw.repeat : {}) as Record<string, unknown>;
-  let times: number | null = null;
-  try {
-    times = normalizeRepeat(rep.times);
-  } catch {
-    times = null;
-  }
-  const name = (typeof raw.name === 'string' && raw.name.trim()) || (prompt || skills[0] || script || id).slice(0, 50).trim() || 'cron job';
-  const enabled = raw.enabled !== false;
-  const stored = typeof raw.state === 'string' ? raw.state : '';
-  const state = stored === 'completed' || stored === 'error' ? stored : !enabled ? 'paused' : 'scheduled';
-  return {
-    ...raw,
-    id,
-    name,
-    prompt,
-    skills,
-    skill: skills[0] ?? null,
-    model: optText(raw.model),
-    provider: optText(raw.provider),
-    base_url: optText(raw.base_url, true),
-    script,
-    schedule,
-    schedule_display: (typeof raw.schedule_display === 'string' && raw.schedule_display) || schedule.display,
-    repeat: { times, completed: Math.max(0, Math.floor(Number(rep.completed) || 0)) },
-    enabled,
-    state,
-    paused_at: optText(raw.paused_at),
-    paused_reason: optText(raw.paused_reason),
-    created_at: typeof raw.created_at === 'string' ? raw.created_at : '',
-    next_run_at: optText(raw.next_run_at),
-    last_run_at: optText(raw.last_run_at),
-    last_status: optText(raw.last_status),
-    last_error: raw.last_error == null ? null : String(raw.last_error),
-    last_delivery_error: raw.last_delivery_error == null ? null : String(raw.last_delivery_error),
-    deliver: optText(raw.deliver) ?? 'local',
-    origin: normalizeOrigin(raw.origin),
-    workdir: optText(raw.workdir),
-    fire_claim: raw.fire_claim && typeof raw.fire_claim === 'object' ? (raw.fire_claim as FireClaim) : null,
-  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -312,6 +58,19 @@ export interface CreateJobInput {
   script?: string | null;
   workdir?: string | null;
   paused?: boolean;
+  /** Job IDs (or exact names) whose latest output this job gets as context. */
+  context_from?: string[] | string | null;
+  /** Toolsets for the job's agent (default: the cron toolsets). */
+  enabled_toolsets?: string[] | string | null;
+  /** Deliver the script's stdout as it is; no LLM. Needs `script`. */
+  no_agent?: boolean;
+  /** The provider and model the default configuration resolves to now (kept for unpinned agent jobs). */
+  snapshot?: InferenceSnapshot | null;
+}
+
+export interface InferenceSnapshot {
+  provider: string | null;
+  model: string | null;
 }
 
 export interface UpdateJobInput {
@@ -326,6 +85,13 @@ export interface UpdateJobInput {
   base_url?: string | null;
   script?: string | null;
   workdir?: string | null;
+  /** [] or null clears. */
+  context_from?: string[] | string | null;
+  /** [] or null clears. */
+  enabled_toolsets?: string[] | string | null;
+  no_agent?: boolean;
+  /** Re-taken when the job's model or provider changes and it stays unpinned. */
+  snapshot?: InferenceSnapshot | null;
 }
 
 export interface RunRecord {
@@ -469,6 +235,14 @@ export class CronStore {
     const skills = normalizeSkills(input.skills);
     const script = optText(input.script) ? validateScriptPath(this.home, input.script!) : null;
     if (!prompt && !script && !skills.length) throw new CronError(EMPTY_PAYLOAD);
+    const noAgent = !!input.no_agent;
+    if (noAgent && !script) throw new CronError(NO_AGENT_NEEDS_SCRIPT);
+    const contextFrom = normalizeNameList(input.context_from);
+    const toolsets = normalizeNameList(input.enabled_toolsets);
+    const model = optText(input.model);
+    const provider = optText(input.provider);
+    // An unpinned agent job keeps running on what the configuration resolves to today.
+    const snap = !noAgent && !model && !provider && input.snapshot ? input.snapshot : null;
     checkLifecycle(prompt);
     checkLifecycle(script ? this.readScriptText(script) : null);
     const workdir = normalizeWorkdir(input.workdir);
@@ -480,16 +254,21 @@ export class CronStore {
     const name = (input.name ?? '').trim() || (prompt || skills[0] || script || 'cron job').slice(0, 50).trim();
     const now = this.iso();
     const paused = !!input.paused;
+    // Keys in the order Python Hermes writes them.
     const job: CronJob = {
       id: randomBytes(6).toString('hex'),
       name,
       prompt,
       skills,
       skill: skills[0] ?? null,
-      model: optText(input.model),
-      provider: optText(input.provider),
+      model,
+      provider,
+      provider_snapshot: snap?.provider ?? null,
+      model_snapshot: snap?.model ?? null,
       base_url: optText(input.base_url, true),
       script,
+      no_agent: noAgent,
+      context_from: contextFrom,
       schedule,
       schedule_display: schedule.display,
       repeat: { times, completed: 0 },
@@ -505,13 +284,29 @@ export class CronStore {
       last_delivery_error: null,
       deliver,
       origin,
+      enabled_toolsets: toolsets,
       workdir,
     };
     await this.mutate((jobs) => {
+      if (job.context_from) job.context_from = this.resolveRefs(jobs, job.context_from);
       jobs.push(job);
       return { result: undefined, changed: true };
     });
     return job;
+  }
+
+  /** context_from references as job IDs (an exact name is accepted); unknown ones are an error. */
+  private resolveRefs(jobs: CronJob[], refs: string[], self?: string): string[] {
+    const ids = refs.map((r) => {
+      try {
+        return this.resolveIn(jobs, r).id;
+      } catch (e) {
+        if (e instanceof JobNotFoundError) throw new CronError(`context_from: no cron job with ID or name "${r}". List the jobs first and use an ID.`);
+        throw e;
+      }
+    });
+    if (self && ids.includes(self)) throw new CronError('context_from names the job itself; a job cannot take its own output as context.');
+    return [...new Set(ids)];
   }
 
   private readScriptText(script: string): string | null {
@@ -531,9 +326,14 @@ export class CronStore {
     const times = u.repeat !== undefined ? normalizeRepeat(u.repeat) : undefined;
     if (u.prompt !== undefined) checkLifecycle(u.prompt);
     if (script) checkLifecycle(this.readScriptText(script));
+    const contextFrom = u.context_from !== undefined ? normalizeNameList(u.context_from) : undefined;
+    const toolsets = u.enabled_toolsets !== undefined ? normalizeNameList(u.enabled_toolsets) : undefined;
     return this.mutate((jobs) => {
       const job = this.resolveIn(jobs, ref);
       const next: CronJob = { ...job };
+      if (contextFrom !== undefined) next.context_from = contextFrom ? this.resolveRefs(jobs, contextFrom, job.id) : null;
+      if (toolsets !== undefined) next.enabled_toolsets = toolsets;
+      if (u.no_agent !== undefined) next.no_agent = !!u.no_agent;
       if (u.prompt !== undefined) next.prompt = u.prompt.trim();
       if (u.name !== undefined && u.name.trim()) next.name = u.name.trim();
       if (deliver !== undefined) next.deliver = deliver ?? (job.origin ? 'origin' : 'local');
@@ -548,6 +348,11 @@ export class CronStore {
       if (workdir !== undefined) next.workdir = workdir;
       if (times !== undefined) next.repeat = { times, completed: job.repeat.completed };
       if (!next.prompt && !next.script && !next.skills.length) throw new CronError(EMPTY_PAYLOAD);
+      if (next.no_agent && !next.script) throw new CronError(NO_AGENT_NEEDS_SCRIPT);
+      if ((u.model !== undefined || u.provider !== undefined) && u.snapshot && !next.model && !next.provider && !next.no_agent) {
+        next.provider_snapshot = u.snapshot.provider;
+        next.model_snapshot = u.snapshot.model;
+      }
       if (parsed) {
         // A one-shot turned recurring loses its single-run budget, and the reverse gains one.
         if (times === undefined && parsed.kind !== job.schedule.kind) {

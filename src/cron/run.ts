@@ -2,15 +2,16 @@
 // isolated session (platform/source `cron`, no history, no cronjob/clarify/messaging tools) driven
 // to completion under an inactivity watchdog, and the Markdown document saved as the run's output.
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { extname } from 'node:path';
+import { extname, join } from 'node:path';
 import type { AgentEvent } from '../agent/types.ts';
-import { describeError } from '../llm/index.ts';
+import { describeError, resolveRuntime } from '../llm/index.ts';
 import { filteredEnv } from '../policy/secrets-env.ts';
 import { redactSecrets } from '../policy/redact.ts';
 import type { McpManager } from '../mcp/manager.ts';
 import { attachMcp, startMcp } from '../mcp/session.ts';
-import { Session, type SessionOptions, type SessionStore } from '../runtime/session.ts';
+import { resolveInputFrom, Session, type SessionOptions, type SessionStore } from '../runtime/session.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { SessionDB } from '../state/db.ts';
@@ -49,6 +50,8 @@ export interface RunOutcome {
   sessionId: string;
   /** The run was stopped by shutdown (not by the job itself). */
   aborted: boolean;
+  /** A no_agent run: the script's stdout is the message, delivered as it is; empty means nothing to send. */
+  verbatim?: boolean;
 }
 
 /** Inactivity limit of a run in seconds (HERMES_CRON_TIMEOUT, default 600; 0 = none). */
@@ -157,8 +160,33 @@ const CRON_GUIDANCE =
   'If there is genuinely nothing new worth reporting, answer with exactly "[SILENT]" and nothing else; that ' +
   'suppresses delivery. Never mix [SILENT] with a report.]';
 
-/** The user message of a run: cron guidance, the script's output, the skills, then the job's prompt. */
-export function buildJobPrompt(job: CronJob, script: ScriptResult | null, loadSkill: (name: string) => string | null): string {
+/** Characters of an earlier job's output given as context (context_from). */
+const CONTEXT_FROM_CHARS = 8_000;
+
+/** The newest output document of a job (cron/output/<id>/*.md), or null. */
+export function latestOutput(home: string, id: string): string | null {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return null;
+  const dir = join(home, 'cron', 'output', id);
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.md'));
+  } catch {
+    return null;
+  }
+  const newest = files.map((f) => ({ f, t: statSync(join(dir, f)).mtimeMs })).sort((a, b) => b.t - a.t || (a.f < b.f ? 1 : -1))[0];
+  if (!newest) return null;
+  try {
+    return readFileSync(join(dir, newest.f), 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The user message of a run: cron guidance, the outputs of the jobs it takes context from, the
+ * script's output, the skills, then the job's prompt.
+ */
+export function buildJobPrompt(job: CronJob, script: ScriptResult | null, loadSkill: (name: string) => string | null, readOutput: (id: string) => string | null = () => null): string {
   let prompt = job.prompt;
   if (script) {
     if (!script.ok)
@@ -166,6 +194,12 @@ export function buildJobPrompt(job: CronJob, script: ScriptResult | null, loadSk
     else if (script.output)
       prompt = `## Script Output\nA pre-run script collected this data. Use it as context for the task.\n\n\`\`\`\n${script.output}\n\`\`\`\n\n${prompt}`;
     else prompt = `[The pre-run script ran and printed nothing.]\n\n${prompt}`;
+  }
+  for (const id of job.context_from ?? []) {
+    let out = readOutput(id);
+    if (!out?.trim()) continue; // that job has not produced anything yet
+    if (out.length > CONTEXT_FROM_CHARS) out = `${out.slice(0, CONTEXT_FROM_CHARS)}\n\n[... output truncated ...]`;
+    prompt = `## Output from job '${id}'\nThe most recent output of an earlier cron job, given to this one as context for its task.\n\n\`\`\`\n${out.trim()}\n\`\`\`\n\n${prompt}`;
   }
   prompt = `${CRON_GUIDANCE}\n\n${prompt}`;
   if (!job.skills.length) return prompt;
@@ -191,10 +225,31 @@ export function buildJobPrompt(job: CronJob, script: ScriptResult | null, loadSk
 
 function outputDoc(job: CronJob, when: string, prompt: string, body: { response?: string; error?: string }): string {
   const head = body.error !== undefined ? `# Cron Job: ${job.name} (FAILED)` : `# Cron Job: ${job.name}`;
-  const lines = [head, '', `**Job ID:** ${job.id}`, `**Run Time:** ${when}`, `**Schedule:** ${job.schedule_display}`, '', '## Prompt', '', prompt, ''];
+  const lines = [head, '', `**Job ID:** ${job.id}`, `**Run Time:** ${when}`, `**Schedule:** ${job.schedule_display}`, ''];
+  if (job.no_agent) lines.push(`**Mode:** no_agent (script ${job.script ?? '?'})`, '');
+  else lines.push('## Prompt', '', prompt, '');
   if (body.error !== undefined) lines.push('## Error', '', '```', body.error, '```', '');
+  else if (job.no_agent) lines.push('## Script Output', '', body.response || '(The script printed nothing; nothing was delivered.)', '');
   else lines.push('## Response', '', body.response || '(No response generated)', '');
   return lines.join('\n');
+}
+
+/**
+ * The provider and model of a run: the job's own when it names them; for an unpinned job the ones
+ * resolved when it was created (provider_snapshot / model_snapshot), so a later change of the
+ * default model does not silently move its spend — unless they no longer resolve, then the default.
+ */
+function inferenceFor(job: CronJob, d: RunDeps, log: (l: string) => void): { provider?: string; model?: string } {
+  if (job.model || job.provider) return { provider: job.provider ?? undefined, model: job.model ?? undefined };
+  if (!job.provider_snapshot && !job.model_snapshot) return {};
+  const want = { provider: job.provider_snapshot ?? undefined, model: job.model_snapshot ?? undefined };
+  try {
+    resolveRuntime(resolveInputFrom(d.config, d.env, want));
+    return want;
+  } catch (e) {
+    log(`cron: job ${job.id} (${job.name}): its model snapshot ${want.provider ?? '?'}/${want.model ?? '?'} no longer resolves (${(e as Error).message}); running on the default model.`);
+    return {};
+  }
 }
 
 /** Runs one job to completion. Never throws: failures come back as `success: false`. */
@@ -228,7 +283,13 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
     if (d.signal?.aborted) return fail('Interrupted by shutdown before the run finished.', true);
     if (!script.ok) log(`cron: job ${job.id} (${job.name}): pre-run script failed: ${script.output.split('\n')[0]}`);
   }
-  prompt = buildJobPrompt(job, script, d.loadSkill ?? ((n) => loadSkillText(d.home, n, d.config.skills?.external_dirs ?? [])));
+  if (job.no_agent) {
+    // The script is the job: its stdout goes out as it is, no model involved.
+    if (!script) return fail('This job is no_agent but has no script to run. Give it one (`script`), or turn no_agent off.');
+    if (!script.ok) return fail(script.output);
+    return { success: true, doc: outputDoc(job, when, prompt, { response: script.output }), finalResponse: script.output, error: null, sessionId, aborted: false, verbatim: true };
+  }
+  prompt = buildJobPrompt(job, script, d.loadSkill ?? ((n) => loadSkillText(d.home, n, d.config.skills?.external_dirs ?? [])), (id) => latestOutput(d.home, id));
 
   // Cron sessions never manage cron jobs, ask questions, or send messages themselves.
   const baseDisabled = (d.config.agent as { disabled_toolsets?: string[] }).disabled_toolsets ?? [];
@@ -237,7 +298,9 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
     agent: { ...d.config.agent, disabled_toolsets: [...new Set([...baseDisabled, 'cronjob', 'clarify', 'messaging'])] } as HermesConfig['agent'],
   };
   const platformToolsets = (d.config.platform_toolsets ?? {}).cron;
-  const toolsets = Array.isArray(platformToolsets) && platformToolsets.length ? platformToolsets : ['hermes-cron'];
+  // The job's own toolsets (enabled_toolsets) when it names them, else the cron platform's.
+  const toolsets = job.enabled_toolsets?.length ? job.enabled_toolsets : Array.isArray(platformToolsets) && platformToolsets.length ? platformToolsets : ['hermes-cron'];
+  const pinned = inferenceFor(job, d, log);
   const env = job.workdir ? { ...d.env, TERMINAL_CWD: job.workdir } : d.env;
   // Runs are sessions like any other (source `cron`): searchable, resumable, costed.
   let ownStore: SessionDB | undefined;
@@ -276,8 +339,8 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
     sessionId,
     explicit: {
       toolsets,
-      model: job.model ?? undefined,
-      provider: job.provider ?? undefined,
+      model: pinned.model,
+      provider: pinned.provider,
       baseUrl: job.base_url ?? undefined,
     },
     store: d.store ?? ownStore,

@@ -265,9 +265,10 @@ export class CronScheduler {
     }
     // Delivery: failures always go out; a successful run may ask for silence.
     const content = outcome.success ? outcome.finalResponse : `⚠️ Cron job '${job.name}' failed:\n${outcome.error ?? 'unknown error'}`;
-    if (outcome.success && content.trim().toUpperCase().includes(SILENT_MARKER)) report.silent = true;
+    // A no_agent script's stdout goes out as it is; empty stdout sends nothing (the watchdog pattern).
+    if (outcome.success && (outcome.verbatim ? !content.trim() : content.trim().toUpperCase().includes(SILENT_MARKER))) report.silent = true;
     else if (content.trim()) {
-      const d = await this.deliverAll(job, wrapResponse(job, content, config));
+      const d = await this.deliverAll(job, outcome.success && outcome.verbatim ? content : wrapResponse(job, content, config));
       report.delivered = d.delivered;
       report.deliveryError = d.error;
     }

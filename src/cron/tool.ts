@@ -7,10 +7,27 @@ import { formatJob, NO_TICKER_NOTE, repeatDisplay, tickerAlive } from './format.
 import { AmbiguousJobError, CronError, CronStore, ScheduleError, type UpdateJobInput } from './jobs.ts';
 import { activeTicker, CronScheduler, fromDeliveryOrigin, type Deliver } from './scheduler.ts';
 import { resolveTimezone } from './time.ts';
+import { inferenceSnapshot } from './snapshot.ts';
+import { builtinRegistry } from '../tools/builtin.ts';
+import { resolveToolsetNames, UnknownToolsetError } from '../tools/toolsets.ts';
 
 function storeFor(ctx: ToolContext): CronStore {
   const s = ctx.services;
   return new CronStore({ home: s.home, tz: resolveTimezone(s.config.timezone, s.env) });
+}
+
+/** Toolsets a job may name: what the session could resolve (built-in, composite, custom, `mcp-…`). */
+function checkToolsets(names: string[] | undefined, ctx: ToolContext): string[] | undefined {
+  if (!names?.length) return names;
+  const mcp = Object.keys((ctx.services.config.mcp_servers ?? {}) as Record<string, unknown>);
+  const own = names.filter((n) => !n.startsWith('mcp-') && !mcp.includes(n));
+  try {
+    resolveToolsetNames(own, [], builtinRegistry().toolsets(), ctx.services.config.custom_toolsets ?? {});
+  } catch (e) {
+    if (e instanceof UnknownToolsetError) throw new CronError(`enabled_toolsets: ${e.message}`);
+    throw e;
+  }
+  return names;
 }
 
 function skillsArg(a: CronjobArgs): string[] | undefined {
@@ -27,6 +44,7 @@ export async function cronjobTool(a: CronjobArgs, ctx: ToolContext): Promise<str
         if (!a.schedule?.trim()) return fail('`schedule` is required for create (e.g. "every 2h", "0 9 * * *", "30m").');
         const skills = skillsArg(a) ?? [];
         if (!a.prompt?.trim() && !skills.length && !a.script?.trim()) return fail('create needs a `prompt` (or at least one skill, or a script).');
+        if (a.no_agent && !a.script?.trim()) return fail('no_agent needs a `script` (a file in HERMES_HOME/scripts/): its stdout is what gets delivered.');
         const job = await store.create({
           prompt: a.prompt ?? '',
           schedule: a.schedule,
@@ -39,6 +57,10 @@ export async function cronjobTool(a: CronjobArgs, ctx: ToolContext): Promise<str
           provider: a.provider,
           script: a.script,
           workdir: a.workdir,
+          no_agent: a.no_agent,
+          context_from: a.context_from,
+          enabled_toolsets: checkToolsets(a.enabled_toolsets, ctx),
+          snapshot: inferenceSnapshot(ctx.services.config, ctx.services.env),
         });
         const result: Record<string, unknown> = {
           success: true,
@@ -79,6 +101,10 @@ export async function cronjobTool(a: CronjobArgs, ctx: ToolContext): Promise<str
         if (a.provider !== undefined) u.provider = a.provider;
         if (a.script !== undefined) u.script = a.script;
         if (a.workdir !== undefined) u.workdir = a.workdir;
+        if (a.no_agent !== undefined) u.no_agent = a.no_agent;
+        if (a.context_from !== undefined) u.context_from = a.context_from;
+        if (a.enabled_toolsets !== undefined) u.enabled_toolsets = checkToolsets(a.enabled_toolsets, ctx);
+        if (a.model !== undefined || a.provider !== undefined) u.snapshot = inferenceSnapshot(ctx.services.config, ctx.services.env);
         if (!Object.keys(u).length) return fail('Nothing to update: pass the fields to change (prompt, schedule, deliver, skills, …).');
         const job = await store.update(ref, u);
         return ok({ success: true, job: formatJob(job, store) });

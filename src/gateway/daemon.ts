@@ -10,6 +10,7 @@ import type { HermesConfig } from '../state/defaults.ts';
 import { hasAnyAllowlist } from './auth.ts';
 import { CHAT_PLATFORMS, enabledPlatforms, numberSetting, PLATFORM_LABELS, type PlatformName } from './config.ts';
 import { startCron, type CronTicker } from './cron-link.ts';
+import { startKanban, type KanbanLink } from './kanban-link.ts';
 import { readJsonObject, writeJson } from './json-file.ts';
 import { createGatewayLog, gatewayLogPath, type GatewayLog } from './log.ts';
 import { createAdapter, type PlatformDeps } from './platforms/index.ts';
@@ -76,6 +77,8 @@ export interface RunOptions {
   signals?: boolean;
   /** Start the cron ticker (default true). */
   cron?: boolean;
+  /** Start the kanban service: dispatcher and task notifications (default true). */
+  kanban?: boolean;
   /** Reconnect delay per attempt (tests; default 5 s doubling to 5 min). */
   backoff?: (attempt: number) => number;
   /** Titles and background self-review after turns (default true). */
@@ -120,6 +123,7 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
 
   const runner = new GatewayRunner({ home: o.home, config: o.config, env: o.env, dotenvNames: o.dotenvNames, log, llmFactory: o.llmFactory, backgroundTasks: o.backgroundTasks });
   let cron: CronTicker | null = null;
+  let kanban: KanbanLink | null = null;
   let supervisor: Supervisor;
   const adapters: PlatformAdapter[] = [];
   try {
@@ -165,6 +169,7 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
       runner.stopAccepting();
       await supervisor.stopIntake();
       await cron?.stop().catch(() => undefined);
+      await kanban?.stop().catch(() => undefined);
       const d = await runner.drain(drainS * 1000);
       if (d.interrupted) log(`gateway: drain timed out; interrupted ${d.interrupted} turn(s)`);
       await supervisor.disconnectAll();
@@ -191,9 +196,16 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
     };
     if (early.length) onSignal(early[0]);
   }
+  // The services that run beside the platforms; a signal during their start-up has already run
+  // shutdown past them, so they are stopped again once started.
+  if (o.kanban !== false && !stopping) {
+    kanban = await startKanban({ home: o.home, env: o.env, send: (t, text) => runner.router.send(t, text, { source: 'kanban' }), hooks: runner.hooks, log }).catch(
+      (e) => (log(`kanban: could not start: ${(e as Error).message}`), null),
+    );
+    if (stopping) await kanban?.stop().catch(() => undefined);
+  }
   if (o.cron !== false && !stopping) {
     cron = await startCron({ home: o.home, deliver: runner.router.deliver, log, env: o.env, store: runner.transcripts.db }).catch((e) => (log(`cron: could not start: ${(e as Error).message}`), null));
-    // A signal during start-up: shutdown already ran past the ticker.
     if (stopping) await cron?.stop().catch(() => undefined);
   }
   return { runner, supervisor, adapters, log, shutdown, closed };

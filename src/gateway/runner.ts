@@ -15,6 +15,7 @@ import { describeError, type LlmClient } from '../llm/index.ts';
 import type { ContentPart, Message } from '../llm/types.ts';
 import { redactionEnabled, redactSecrets } from '../policy/redact.ts';
 import { toolDetail, toolEmoji } from '../runtime/activity.ts';
+import { composeNotices } from '../runtime/inbox.ts';
 import { Session, type ExplicitChoices, type SessionStore } from '../runtime/session.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { updateEnvFile } from '../state/env.ts';
@@ -78,6 +79,8 @@ interface Lane {
   waiting: InboundMessage[];
   /** Open approval / clarify requests of the running turn, oldest first. */
   open: OpenRequest[];
+  /** The adapter data of the last real message (background notices answer with it). */
+  lastMeta?: Record<string, unknown>;
 }
 
 class Warm {
@@ -350,10 +353,28 @@ export class GatewayRunner {
   }
 
   /** Sessions with background processes still running are never reset or evicted. */
+  /** Background work of a conversation reported back: it runs as the next turn once the lane is free. */
+  private onNotice(key: string): void {
+    const lane = this.lanes.get(key);
+    if (!lane || lane.running || !this.accepting) return;
+    if (!this.pullNotices(lane)) return;
+    void this.runLane(lane).catch((e) => this.log(`gateway: background notice for ${key} failed: ${(e as Error).stack ?? e}`));
+  }
+
+  /** Moves a conversation's waiting notices into its lane as one synthetic message. */
+  private pullNotices(lane: Lane): boolean {
+    const warm = this.cache.peek(lane.key);
+    const notes = warm?.session.inbox.take() ?? [];
+    if (!notes.length) return false;
+    this.log(`gateway: ${lane.source.platform}:${lane.source.chatId}: ${notes.map((n) => n.title).join('; ')}`);
+    lane.waiting.push({ source: lane.source, messageId: `notice-${notes[0].id}-${Date.now()}`, text: composeNotices(notes), meta: { notice: true } });
+    return true;
+  }
+
   private hasBackgroundProcesses(session: Session): boolean {
     if (!this.processes) return false;
     const task = session.services.taskId;
-    return this.processes.list().some((p) => p.taskId === task && p.status === 'running');
+    return session.inbox.working > 0 || this.processes.list().some((p) => p.taskId === task && p.status === 'running');
   }
 
   private createSession(source: SessionSource, sessionId: string, restore: boolean, adapter?: PlatformAdapter): Session {
@@ -452,6 +473,8 @@ export class GatewayRunner {
     this.toolsBuiltAt.set(session, this.toolsGeneration);
     const warm = new Warm(session, key, () => this.hasBackgroundProcesses(session));
     this.cache.set(key, warm);
+    session.inbox.listening = true;
+    session.inbox.on(() => this.onNotice(key));
     if (created) void this.hooks.emit('session:start', { platform: source.platform, user_id: source.userId ?? null, session_id: entry.session_id, session_key: key });
     return { warm, created };
   }
@@ -520,6 +543,7 @@ export class GatewayRunner {
     }
     const key = this.sessionKey(src);
     const lane = this.laneFor(key, adapter, src);
+    lane.lastMeta = msg.meta;
     const text = msg.text.trim();
 
     // Answers to an open clarify / approval of this conversation go straight to the running turn.
@@ -592,6 +616,7 @@ export class GatewayRunner {
 
   private promptText(msg: InboundMessage, src: SessionSource): string {
     const t = msg.text.trim();
+    if (msg.meta?.notice) return t;
     return isSharedMultiUserSession(src, this.keyOpts) ? `[${neutralizeInline(src.userName || src.userId || 'someone', 80)}] ${t}` : t;
   }
 
@@ -623,7 +648,7 @@ export class GatewayRunner {
     if (lane.running) return;
     lane.running = true;
     try {
-      while (lane.waiting.length) {
+      while (lane.waiting.length || this.pullNotices(lane)) {
         const warm = this.cache.peek(lane.key);
         const mode = warm?.session.prefs.busyInputMode ?? 'interrupt';
         // Interrupt mode merges everything that arrived meanwhile; queue mode takes one at a time.
@@ -640,7 +665,7 @@ export class GatewayRunner {
     const src = batch[batch.length - 1].source;
     const adapter = lane.adapter;
     const finishAll = () => {
-      for (const m of batch) this.dedupe.finish(m.source.platform, m.source.chatId, m.messageId);
+      for (const m of batch) if (!m.meta?.notice) this.dedupe.finish(m.source.platform, m.source.chatId, m.messageId);
     };
     let warm: Warm;
     try {
@@ -655,8 +680,10 @@ export class GatewayRunner {
     const reset = this.maybeReset(lane.key, warm, src);
     if (reset) await this.reply(adapter, src, reset === 'idle' ? '◐ Starting a fresh conversation (the last one was idle for a while).' : '◐ Starting a fresh conversation (daily reset).');
 
-    const last = batch[batch.length - 1];
-    const replyTo = src.chatType !== 'dm' ? last.messageId : undefined;
+    const lastMsg = batch[batch.length - 1];
+    const notice = !!lastMsg.meta?.notice;
+    const last = notice ? { ...lastMsg, meta: lane.lastMeta } : lastMsg;
+    const replyTo = src.chatType !== 'dm' && !notice ? last.messageId : undefined;
     const typing = () => void adapter.sendTyping?.(src.chatId, { threadId: src.threadId }).catch(() => undefined);
     let typingTimer: NodeJS.Timeout | null = null;
     const typingStart = adapter.sendTyping
@@ -885,6 +912,15 @@ export class GatewayRunner {
       this.index.setSessionId(lane.key, warm.session.id, 'new_session', before);
       void this.hooks.emit('session:end', { platform: src.platform, user_id: src.userId ?? null, session_key: lane.key, session_id: before, reason: 'new_session' });
       void this.hooks.emit('session:reset', { platform: src.platform, user_id: src.userId ?? null, session_key: lane.key, old_session_id: before, session_id: warm.session.id, reason: 'new_session' });
+    }
+    if (result.action === 'runtime_changed' && !lane.running) {
+      // /codex-runtime: the warm runtime goes; the next message rebuilds it from the store with the new runner.
+      const w = this.cache.delete(lane.key);
+      if (w) {
+        this.restored.delete(w.session.id);
+        this.restoredEnded.delete(w.session.id);
+        void w.session.close(EVICT_REASON);
+      }
     }
     if (result.output) await this.reply(adapter, src, result.output, { meta: msg.meta });
     if (result.send) {

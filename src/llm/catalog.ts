@@ -51,7 +51,12 @@ export interface ProviderSpec {
   autoDetect?: boolean;
   /** A user-supplied OpenAI-compatible endpoint. */
   isCustom?: boolean;
+  /** The key of this provider's pool in auth.json, when Hermes names it differently from `id`. */
+  poolId?: string;
 }
+
+/** auth.json `credential_pool` key for a provider (Hermes's provider id). */
+export const poolIdOf = (p: ProviderSpec): string => p.poolId ?? p.id;
 
 const ATTRIBUTION = { 'HTTP-Referer': 'https://hermes-agent.nousresearch.com', 'X-Title': 'Hermes Agent' };
 
@@ -82,6 +87,7 @@ export const PROVIDERS: ProviderSpec[] = [
   }),
   chat('openai', 'OpenAI', 'https://api.openai.com/v1', ['OPENAI_API_KEY'], {
     aliases: ['openai-api'],
+    poolId: 'openai-api',
     baseUrlEnv: 'OPENAI_BASE_URL',
     quirks: { maxTokensField: 'max_completion_tokens', supportsDeveloperRole: true },
     defaultModel: 'gpt-5',
@@ -216,11 +222,18 @@ export const PROVIDERS: ProviderSpec[] = [
     aliases: ['codex'],
     apiMode: 'codex_responses',
     baseUrl: 'https://chatgpt.com/backend-api/codex',
+    baseUrlEnv: 'HERMES_CODEX_BASE_URL',
     keyEnvs: [],
     quirks: { noSamplingParams: true },
     defaultModel: 'gpt-5-codex',
     autoDetect: false,
   },
+  // Qwen OAuth: the Qwen Code sign-in (~/.qwen/oauth_creds.json), see src/auth/oauth/qwen.ts.
+  chat('qwen-oauth', 'Qwen OAuth', 'https://portal.qwen.ai/v1', [], {
+    aliases: ['qwen-code', 'qwen-portal'],
+    baseUrlEnv: 'HERMES_QWEN_BASE_URL',
+    autoDetect: false,
+  }),
   chat('copilot', 'GitHub Copilot', 'https://api.githubcopilot.com', ['COPILOT_GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'], {
     aliases: ['github', 'github-copilot', 'github-models'],
     baseUrlEnv: 'COPILOT_API_BASE_URL',

@@ -8,7 +8,10 @@
 // errors, a stream cut before any content) retry transparently.
 //
 // Per failure kind:
-//   429 / 401 / 403 / 402 with another usable key → rotate key at once (`key_rotated`), no backoff.
+//   401 on an OAuth credential → refresh its token once and try again with the new one.
+//   429 / 401 / 403 / 402 with another usable key → rotate key at once (`key_rotated`), no backoff;
+//     the failed credential is benched as Hermes benches it (see credentials.ts) and the layer that
+//     owns it is told (auth.json keeps the status, so other processes skip it too).
 //   429 / 5xx / connection / timeout / invalid response → backoff retry (`retry`), at most
 //     `maxRetries`; then the fallback.
 //   401 / 403 / 404 / 402 (no other key) → the fallback at once.
@@ -18,7 +21,7 @@
 
 import { defaultTimeoutMs } from './attempt.ts';
 import { createAnthropicStream } from './anthropic.ts';
-import { CredentialPool, type KeyFailure, type KeyStrategy } from './credentials.ts';
+import { CredentialPool, type FailureInfo, type KeyFailure, type KeyStrategy, type SelectedKey } from './credentials.ts';
 import { type EventStream, streamFrom } from './event-stream.ts';
 import { toProviderError } from './errors.ts';
 import { createChatCompletionsStream } from './openai-chat.ts';
@@ -95,6 +98,14 @@ const KEY_FAILURES: Partial<Record<ProviderError['kind'], KeyFailure>> = {
   forbidden: 'forbidden',
 };
 
+function failureInfo(err: ProviderError, now: (() => number) | undefined): FailureInfo {
+  const info: FailureInfo = { message: err.message };
+  if (err.status) info.code = err.status;
+  if (err.kind === 'billing') info.reason = 'billing';
+  if (err.retryAfterMs !== undefined) info.resetAt = (now ?? Date.now)() + err.retryAfterMs;
+  return info;
+}
+
 export function createLlmClient(o: LlmClientOptions): LlmClient {
   let primary = o.primary;
   let active = primary;
@@ -105,12 +116,13 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
   const timeoutMs = o.timeoutMs ?? defaultTimeoutMs();
   const adapterOpts = { fetch: o.fetch, staleMs: o.staleMs, timeoutMs, now: o.now };
   const pools = new WeakMap<ProviderRuntime, CredentialPool>();
-  const adapters = new WeakMap<ProviderRuntime, Map<number, StreamFn>>();
+  const adapters = new WeakMap<ProviderRuntime, Map<string, StreamFn>>();
 
   const poolFor = (rt: ProviderRuntime): CredentialPool => {
     let p = pools.get(rt);
     if (!p) {
-      p = new CredentialPool(rt.keys.length ? rt.keys : [rt.apiKey], { strategy: o.keyStrategy, now: o.now });
+      const creds = rt.credentials?.length ? rt.credentials : rt.keys.length ? rt.keys : [rt.apiKey];
+      p = new CredentialPool(creds, { strategy: rt.keyStrategy ?? o.keyStrategy, now: o.now, random: o.random, hooks: rt.poolHooks });
       pools.set(rt, p);
     }
     return p;
@@ -124,13 +136,17 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
     return (rt) => createChatCompletionsStream(rt, adapterOpts);
   };
 
-  const adapterFor = (rt: ProviderRuntime, index: number, key: string): StreamFn => {
+  const adapterFor = (rt: ProviderRuntime, sel: SelectedKey): StreamFn => {
     let byKey = adapters.get(rt);
     if (!byKey) adapters.set(rt, (byKey = new Map()));
-    let fn = byKey.get(index);
+    const baseUrl = sel.cred.baseUrl ?? rt.baseUrl;
+    const cacheKey = `${sel.index}\u0000${sel.key}\u0000${baseUrl}`;
+    let fn = byKey.get(cacheKey);
     if (!fn) {
-      fn = factoryFor(rt.apiMode)({ ...rt, apiKey: key });
-      byKey.set(index, fn);
+      // A refreshed OAuth token replaces the adapter built for the old one.
+      for (const k of byKey.keys()) if (k.startsWith(`${sel.index}\u0000`)) byKey.delete(k);
+      fn = factoryFor(rt.apiMode)({ ...rt, apiKey: sel.key, baseUrl });
+      byKey.set(cacheKey, fn);
     }
     return fn;
   };
@@ -158,6 +174,8 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
       async (out: EventStream) => {
         let retries = 0;
         let lastError: ProviderError | undefined;
+        // OAuth credentials already refreshed after a 401 in this call (one refresh each).
+        const refreshed = new Set<string>();
 
         const activateFallback = (err: ProviderError): boolean => {
           if (fallbackUsed) return false;
@@ -197,8 +215,14 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
             return out.end(blank(rt, 'error', err));
           }
 
+          if (!(await pool.ensureFresh(sel.index))) {
+            // The grant could not be refreshed: bench it like a 401 and try the next credential.
+            pool.markFailed(sel.index, 'auth', { message: 'the OAuth token could not be refreshed' });
+            continue;
+          }
+          const current: SelectedKey = { ...sel, key: sel.cred.key };
           const model = rt === primary ? req.model || rt.model : rt.model;
-          const inner = adapterFor(rt, sel.index, sel.key)({ ...req, model });
+          const inner = adapterFor(rt, current)({ ...req, model });
           let emitted = false;
           let result: StreamResult | undefined;
           for await (const ev of inner) {
@@ -242,9 +266,13 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
           if (req.signal?.aborted) return out.end({ ...result, stopReason: 'aborted', error: aborted().error });
           if (emitted) return out.end(result);
 
+          if (err.kind === 'auth' && sel.cred.refresh && !refreshed.has(sel.cred.id)) {
+            refreshed.add(sel.cred.id);
+            if (await pool.refresh(sel.index)) continue;
+          }
           const keyFailure = KEY_FAILURES[err.kind];
           if (keyFailure && pool.hasAlternative(sel.index)) {
-            pool.markFailed(sel.index, keyFailure);
+            pool.markFailed(sel.index, keyFailure, failureInfo(err, o.now));
             const next = pool.peek();
             if (next) {
               out.push({

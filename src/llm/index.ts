@@ -8,6 +8,7 @@ export {
   LOCAL_SERVER_DEFAULTS,
   findProvider,
   providerIds,
+  poolIdOf,
   hostOf,
   hostMatches,
   isLocalUrl,
@@ -46,7 +47,7 @@ export { defaultStaleMs, defaultTimeoutMs, type AdapterOptions } from './attempt
 export { createChatCompletionsStream } from './openai-chat.ts';
 export { createAnthropicStream } from './anthropic.ts';
 export { createResponsesStream } from './responses.ts';
-export { CredentialPool, COOLDOWN_MS, type KeyStrategy, type KeyFailure, type SelectedKey } from './credentials.ts';
+export { CredentialPool, exhaustedTtlMs, STRATEGIES, type CredentialStatus, type KeyStrategy, type KeyFailure, type PoolCredential, type PoolHooks, type RefreshedToken, type SelectedKey } from './credentials.ts';
 export {
   createLlmClient,
   BACKOFF_BASE_MS,

@@ -22,9 +22,11 @@ import {
   hostMatches,
   hostOf,
   isLocalUrl,
+  poolIdOf,
   type ProviderQuirks,
   type ProviderSpec,
 } from './catalog.ts';
+import type { KeyStrategy, PoolCredential, PoolHooks } from './credentials.ts';
 import type { ApiMode } from './types.ts';
 
 export interface ProviderRuntime {
@@ -34,8 +36,14 @@ export interface ProviderRuntime {
   baseUrl: string;
   /** The key used first (a placeholder like `no-key` for keyless local servers). */
   apiKey: string;
-  /** The credential pool, `apiKey` first. */
+  /** The credential pool's keys, `apiKey` first. */
   keys: string[];
+  /** The pool as credentials (auth.json entries, env keys, OAuth grants), when it came from one. */
+  credentials?: PoolCredential[];
+  /** config `credential_pool_strategies.<provider>`. */
+  keyStrategy?: KeyStrategy;
+  /** Where the pool reports benched / refreshed credentials (auth.json persistence). */
+  poolHooks?: PoolHooks;
   model: string;
   /** Where the key came from (`env:OPENROUTER_API_KEY`, `config:model.api_key`…); never the key itself. */
   source: string;
@@ -79,6 +87,19 @@ export interface ResolveInput {
    * Used after the provider's env vars.
    */
   storedCredentials?: Record<string, string | string[]>;
+  /**
+   * HERMES_HOME/auth.json's credential pools (and OAuth sign-ins), keyed by pool id (`openrouter`,
+   * `custom:<name>`), in priority order. Used before the provider's env keys, which join the pool
+   * after them (as Hermes seeds them).
+   */
+  pools?: Record<string, PoolCredential[]>;
+  /** Env vars whose keys `hermes auth remove` suppressed, per provider (`env:NAME` sources). */
+  suppressedSources?: Record<string, string[]>;
+  /** config `credential_pool_strategies`. */
+  poolStrategies?: Record<string, string>;
+  poolHooks?: PoolHooks;
+  /** auth.json `active_provider`: the provider of the last sign-in (used when nothing else names one). */
+  activeProvider?: string | null;
 }
 
 export interface FallbackEntry {
@@ -235,6 +256,9 @@ function autoDetect(input: ResolveInput, explicitBaseUrl: string): string {
     if (p.isCustom) continue;
     const stored = input.storedCredentials?.[p.id];
     if (stored && (Array.isArray(stored) ? stored.some(usableSecret) : usableSecret(stored))) return p.id;
+    // A sign-in for a provider that is never picked automatically (Codex, Qwen, Copilot) needs
+    // naming, or auth.json's active_provider.
+    if (p.autoDetect !== false && input.pools?.[poolIdOf(p)]?.some((c) => usableSecret(c.key))) return p.id;
   }
   throw new ResolveError(
     'No LLM provider configured',
@@ -248,6 +272,20 @@ interface KeyChoice {
   keys: string[];
   source: string;
   keyEnv?: string;
+  credentials?: PoolCredential[];
+}
+
+const STRATEGY_NAMES = new Set(['fill_first', 'round_robin', 'least_used', 'random']);
+
+function envCredentials(keys: string[], envName: string): PoolCredential[] {
+  return keys.map((key, i) => ({
+    id: i ? `env:${envName}#${i + 1}` : `env:${envName}`,
+    label: i ? `${envName} #${i + 1}` : envName,
+    source: `env:${envName}`,
+    authType: 'api_key' as const,
+    key,
+    priority: 1000 + i,
+  }));
 }
 
 interface CoreRequest {
@@ -350,18 +388,28 @@ function resolveCore(r: CoreRequest): ProviderRuntime {
         : undefined,
     () => {
       if (scopedOut) return undefined;
+      // The pool: auth.json entries first (priority order), then the env key(s) not already in it.
+      const poolId = sel.namedIsCustom ? label : poolIdOf(spec);
+      const suppressed = new Set(input.suppressedSources?.[poolId] ?? []);
+      const stored = (input.pools?.[poolId] ?? []).filter((c) => usableSecret(c.key) && !suppressed.has(c.source));
+      let seed: { keys: string[]; name: string } | undefined;
       // A named custom endpoint has its own key settings; the generic custom key (OPENAI_API_KEY) still applies.
       for (const k of spec.keyEnvs) {
-        const keys = envKeys(env, k);
-        if (keys.length) return { keys, source: `env:${k}`, keyEnv: k };
+        const keys = envKeys(input.env, k);
+        if (keys.length && !suppressed.has(`env:${k}`)) {
+          seed = { keys, name: k };
+          break;
+        }
       }
-      return undefined;
-    },
-    () => {
       // OPENAI_API_KEY is the documented fallback for OpenRouter too.
-      if (spec.id !== 'openrouter') return undefined;
-      const keys = envKeys(env, 'OPENAI_API_KEY');
-      return keys.length ? { keys, source: 'env:OPENAI_API_KEY', keyEnv: 'OPENAI_API_KEY' } : undefined;
+      if (!seed && spec.id === 'openrouter' && !suppressed.has('env:OPENAI_API_KEY')) {
+        const keys = envKeys(input.env, 'OPENAI_API_KEY');
+        if (keys.length) seed = { keys, name: 'OPENAI_API_KEY' };
+      }
+      if (!stored.length) return seed ? { keys: seed.keys, source: `env:${seed.name}`, keyEnv: seed.name } : undefined;
+      const have = new Set(stored.map((c) => c.key));
+      const credentials = [...stored, ...(seed ? envCredentials(seed.keys, seed.name).filter((c) => !have.has(c.key)) : [])];
+      return { keys: credentials.map((c) => c.key), source: `auth:${poolId}`, credentials };
     },
     () => {
       const stored = input.storedCredentials?.[spec.id];
@@ -413,6 +461,14 @@ function resolveCore(r: CoreRequest): ProviderRuntime {
     isCustom: !!spec.isCustom || sel.namedIsCustom,
   };
   if (choice.keyEnv) runtime.keyEnv = choice.keyEnv;
+  if (choice.credentials) {
+    // An endpoint the user chose wins over one a sign-in carries.
+    const userUrl = !!(explicitBaseUrl || c?.base_url || clean(named?.entry.base_url));
+    runtime.credentials = userUrl ? choice.credentials.map((cr) => ({ ...cr, baseUrl: undefined })) : choice.credentials;
+    const strategy = clean(input.poolStrategies?.[sel.namedIsCustom ? label : poolIdOf(spec)]).toLowerCase();
+    if (STRATEGY_NAMES.has(strategy)) runtime.keyStrategy = strategy as KeyStrategy;
+    if (input.poolHooks) runtime.poolHooks = input.poolHooks;
+  }
   if (contextLength !== undefined) runtime.contextLength = contextLength;
   return runtime;
 }
@@ -427,6 +483,7 @@ export function resolveRuntime(input: ResolveInput): ProviderRuntime {
     (clean(explicit.baseUrl) ? 'auto' : '') ||
     cfgTarget(cfg) ||
     clean(input.env.HERMES_INFERENCE_PROVIDER).toLowerCase() ||
+    (input.activeProvider && findProvider(input.activeProvider) ? clean(input.activeProvider).toLowerCase() : '') ||
     'auto';
   return resolveCore({ requested, cfg, explicit, input });
 }

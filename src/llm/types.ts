@@ -33,6 +33,10 @@ export interface Message {
   finish_reason?: string | null;
   /** Unix seconds. Set when the message is appended to a history. */
   timestamp?: number;
+  /** Gateway: a group-chat message the agent saw without being addressed (state.db `observed`). */
+  observed?: boolean;
+  /** Gateway: the platform's id for this message (state.db `platform_message_id`). */
+  platform_message_id?: string;
 }
 
 export type JsonSchema = { [key: string]: unknown };

@@ -328,7 +328,8 @@ export class McpConnection {
 
   private async ready(signal?: AbortSignal): Promise<Client> {
     if (this._state !== 'ready') {
-      const ok = await this.whenReady(Math.min(this.config.connectTimeoutMs, this.config.timeoutMs), signal);
+      // Waiting for a (re)connect is bounded by the connect timeout; the call timeout starts after.
+      const ok = await this.whenReady(this.config.connectTimeoutMs, signal);
       if (!ok || !this.client) {
         const why = this._state === 'closed' ? 'has been shut down' : this._error ? `is not connected (${this._error})` : 'is not connected';
         throw new McpCallError(`MCP server "${this.name}" ${why}.${this._state === 'closed' ? '' : ' Hermes keeps retrying; /reload-mcp reconnects now, `hermes mcp test ' + this.name + '` shows why it fails.'}`);

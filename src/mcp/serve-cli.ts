@@ -13,13 +13,15 @@ export function protectStdout(): void {
   console.warn = console.error;
 }
 
-export async function runServe(opts: { tools?: boolean; verbose?: boolean }): Promise<void> {
+export async function runServe(opts: { tools?: boolean; toolsOnly?: boolean; verbose?: boolean }): Promise<void> {
   protectStdout();
   const ctx = loadContext();
   const log = (l: string) => process.stderr.write(`hermes mcp serve: ${l}\n`);
   let tools: AgentTool[] = [];
   let session: Session | null = null;
-  if (opts.tools) {
+  const registered = builtinRegistry().toolsets();
+  const toolsets = SERVE_TOOLSETS.filter((t) => registered.has(t));
+  if (opts.tools || opts.toolsOnly) {
     try {
       // A session gives the tools their services (auxiliary vision model, web backends, redaction).
       session = new Session({
@@ -30,7 +32,7 @@ export async function runServe(opts: { tools?: boolean; verbose?: boolean }): Pr
         platform: 'mcp',
         source: 'mcp',
         interactive: false,
-        explicit: { toolsets: SERVE_TOOLSETS },
+        explicit: { toolsets },
         dotenvNames: ctx.dotenvNames,
       });
       tools = session.tools;
@@ -48,8 +50,16 @@ export async function runServe(opts: { tools?: boolean; verbose?: boolean }): Pr
         state: new Map<string, unknown>(),
         yolo: false,
       };
-      tools = builtinRegistry().build(SERVE_TOOLSETS, services, []);
+      tools = builtinRegistry().build(toolsets, services, []);
     }
+  }
+  if (opts.toolsOnly) {
+    try {
+      await serveMcp({ home: ctx.home, env: ctx.env, tools, toolsOnly: true, log: opts.verbose ? log : () => {} });
+    } finally {
+      await session?.close('mcp_serve');
+    }
+    return;
   }
   try {
     // messages_send goes straight to the platforms' APIs (the gateway's send-only router).

@@ -10,8 +10,11 @@ import { toJsonSchema } from '../tools/registry.ts';
 import { getZod } from '../tools/zod.ts';
 import { ConversationStore, storedAttachments } from './conversations.ts';
 
-/** Toolsets `--tools` exposes. Terminal, process, file and code tools are never exposed. */
-export const SERVE_TOOLSETS = ['web', 'vision', 'skills'];
+/**
+ * Toolsets `--tools` exposes, when this build has them. Terminal, process, file and code tools are
+ * never exposed (a client agent such as Codex has its own shell and file tools).
+ */
+export const SERVE_TOOLSETS = ['web', 'vision', 'skills', 'browser', 'image_gen', 'tts', 'kanban'];
 const NEVER = new Set(['terminal', 'process', 'read_file', 'write_file', 'patch', 'search_files', 'execute_code', 'delegate_task']);
 
 interface ServedTool {
@@ -172,6 +175,8 @@ export interface ServeOptions {
   tools?: AgentTool[];
   /** Delivers messages_send (the gateway's send-only router); without it the tool is not offered. */
   send?: SendFn;
+  /** Serve only `tools` (no conversation tools): the `hermes-tools` server the Codex runtime uses. */
+  toolsOnly?: boolean;
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
   log?: (line: string) => void;
@@ -185,17 +190,18 @@ export async function serveMcp(o: ServeOptions): Promise<void> {
     import('@modelcontextprotocol/sdk/types.js'),
   ]);
   const log = o.log ?? ((l: string) => process.stderr.write(`hermes mcp serve: ${l}\n`));
-  const store = new ConversationStore(o.home);
-  store.start();
-  const served = [...conversationTools(store, o.send), ...agentTools(o.tools ?? [])];
+  const store = o.toolsOnly ? null : new ConversationStore(o.home);
+  store?.start();
+  const served = [...(store ? conversationTools(store, o.send) : []), ...agentTools(o.tools ?? [])];
   const byName = new Map(served.map((t) => [t.name, t]));
   const server = new Server(
     { name: 'hermes', version: pkg.version },
     {
       capabilities: { tools: {} },
-      instructions:
-        'Hermes Agent: read Hermes conversations (CLI, editor and messaging sessions) with conversations_list / messages_read, and follow new messages with events_poll / events_wait.' +
-        (o.tools?.length ? ' Hermes web, vision and skills tools are available too.' : ''),
+      instructions: store
+        ? 'Hermes Agent: read Hermes conversations (CLI, editor and messaging sessions) with conversations_list / messages_read, and follow new messages with events_poll / events_wait.' +
+          (o.tools?.length ? ' Hermes web, vision and skills tools are available too.' : '')
+        : 'Hermes Agent tools: web search and extraction, image analysis, and the Hermes skills library (skills_list, skill_view).',
     },
   );
   server.setRequestHandler(types.ListToolsRequestSchema, async () => ({
@@ -222,6 +228,6 @@ export async function serveMcp(o: ServeOptions): Promise<void> {
   server.onclose = () => resolveClosed();
   log(`serving ${served.length} tools on stdio (${served.map((t) => t.name).join(', ')})`);
   await closed;
-  store.stop();
+  store?.stop();
   await server.close().catch(() => {});
 }

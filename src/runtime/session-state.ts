@@ -17,7 +17,7 @@ import { toShareGpt, type TrajectoryEntry } from '../agent/trajectory.ts';
 import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
 import { contextLengthFor, DEFAULT_CONTEXT_LENGTH, describeError, listModels, type LlmClient } from '../llm/index.ts';
 import { promptTokens, type Message, type StreamFn, type Usage } from '../llm/types.ts';
-import { buildProjectContext, findProjectContext, loadSoul } from '../state/context-files.ts';
+import { buildProjectContext, findProjectContext, loadSoul, ruleFileNames } from '../state/context-files.ts';
 import { SessionDB } from '../state/db.ts';
 import { MemoryStore } from '../state/memory.ts';
 import { BuiltinMemoryProvider, MemoryManager } from '../state/memory-provider.ts';
@@ -55,6 +55,19 @@ export const SKILLS_GUIDANCE =
   'Skills are your procedural memory. After finishing a complex task (many tool calls or several attempts), overcoming a tricky error, or ' +
   'being corrected on an approach, save the working procedure as a skill with skill_manage. When a skill you follow turns out wrong or ' +
   'outdated, patch it right away.';
+
+export const KANBAN_WORKER_GUIDANCE =
+  '# Kanban task\n' +
+  'You were started by the kanban dispatcher to do ONE task from the shared board; its id is in $HERMES_KANBAN_TASK and your ' +
+  'workspace (also your working directory) is $HERMES_KANBAN_WORKSPACE. Work headless: nobody is watching this session.\n' +
+  '1. Call kanban_show first (no arguments): it returns the task, the results your parent tasks handed over, earlier attempts ' +
+  'on this task and the comment thread.\n' +
+  '2. Do the work inside the workspace. During a long operation call kanban_heartbeat every few minutes.\n' +
+  '3. Finish with exactly one of: kanban_complete (summary: what you did, in 1-3 sentences; metadata: facts the next task ' +
+  'needs) — kanban_block (reason: the question a person must answer; do not guess and do not call clarify) — or ' +
+  'kanban_request_review when the work needs a reviewer. If you were handed the task to review it (a review_requested ' +
+  'event), approve with kanban_complete or send it back with kanban_request_changes(reason).\n' +
+  'Leave durable notes for other tasks with kanban_comment. Never mark done work you did not do; block instead.';
 
 const REVIEW_MEMORY =
   'Look back over the conversation above and decide whether anything belongs in long-term memory: lasting facts about the user ' +
@@ -190,13 +203,15 @@ export class SessionState {
     const names = new Set(tools.map((t) => t.name));
     const toolsets = new Set(tools.map((t) => t.toolset));
     const parts: Partial<PromptParts> = {};
-    const soul = loadSoul(paths.soul(o.home));
+    const rules = ruleFileNames(o.env);
+    const soul = rules.includes('SOUL.md') ? loadSoul(paths.soul(o.home)) : {};
     parts.identity = soul.identity;
     if (soul.blocked) this.warn(`SOUL.md was not loaded: it matched ${soul.blocked}. Using the default identity.`);
     const guidance: string[] = [];
     if (names.has('memory')) guidance.push(MEMORY_GUIDANCE);
     if (names.has('session_search')) guidance.push(SESSION_SEARCH_GUIDANCE);
     if (names.has('skill_manage')) guidance.push(SKILLS_GUIDANCE);
+    if (names.has('kanban_complete')) guidance.push(KANBAN_WORKER_GUIDANCE);
     if (guidance.length) parts.toolGuidance = guidance;
     if (this.memory) {
       this.memory.builtin.freeze();
@@ -207,7 +222,7 @@ export class SessionState {
     this.skills = discoverSkills(o.home, this.externalDirs);
     if (names.has('skill_view')) parts.skillsIndex = buildSkillsIndex(this.skills.filter((s) => skillApplies(s, { os: process.platform, toolsets, tools: names })));
     if (!this.ignoreRules) {
-      const files = findProjectContext(o.cwd);
+      const files = findProjectContext(o.cwd, rules);
       for (const f of files) if (f.blocked) this.warn(`${f.name} was not loaded: it looks like a prompt injection (${f.blocked}).`);
       parts.projectContext = buildProjectContext(files);
     }
@@ -490,8 +505,8 @@ export class SessionState {
         budget: new IterationBudget(8),
         emit: (e) => {
           if (e.type !== 'tool_end' || e.isError) return;
-          const d = e.display as { kind?: string; action?: string; target?: string; name?: string } | undefined;
-          if (d?.kind === 'memory') changes.push(`${d.target === 'user' ? 'user profile' : 'memory'} ${d.action === 'add' ? '+1 entry' : d.action === 'remove' ? '−1 entry' : 'entry updated'}`);
+          const d = e.display as { kind?: string; action?: string; target?: string; name?: string; message?: string } | undefined;
+          if (d?.kind === 'memory') changes.push(`${d.target === 'user' ? 'user profile' : 'memory'} ${d.action === 'add' ? '+1 entry' : d.action === 'remove' ? '−1 entry' : d.action === 'batch' ? String(d.message ?? 'updated').replace(/\.$/, '').toLowerCase() : 'entry updated'}`);
           else if (d?.kind === 'skill') changes.push(`skill ${d.name} ${d.action === 'create' ? 'created' : d.action === 'delete' ? 'deleted' : 'updated'}`);
         },
       },

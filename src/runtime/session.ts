@@ -1,19 +1,15 @@
 // The session runtime: everything a surface needs to hold a conversation. Every surface (one-shot
 // CLI, REPL, gateway chat, ACP, API server, cron) builds one of these and drives the same loop.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { IterationBudget, parseMaxTurns } from '../agent/budget.ts';
-import { runTurn, type LoopOptions } from '../agent/loop.ts';
-import { estimateMessagesTokens } from '../agent/tokens.ts';
+import { existsSync, readFileSync } from 'node:fs';
 import { buildSystemPrompt, type PromptParts } from '../agent/prompt.ts';
 import { RequestBroker } from '../agent/requests.ts';
+import { formatsFor, PARSER_SETTINGS } from '../agent/textcalls/index.ts';
 import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
 import { systemMessageFor } from './personality.ts';
 import {
   createLlmClient,
-  estimateCostUsd,
+  ResolveError,
   resolveAuxiliaryRuntime,
   resolveFallbackRuntimes,
   resolveRuntime,
@@ -23,15 +19,22 @@ import {
 } from '../llm/index.ts';
 import { addUsage, emptyUsage, type Message, type StreamFn, type Usage } from '../llm/types.ts';
 import type { HermesConfig } from '../state/defaults.ts';
+import { authResolveInputs } from '../auth/runtime.ts';
 import { resolvableProviders } from '../state/endpoints.ts';
-import { paths } from '../state/paths.ts';
+import { hermesHome, paths } from '../state/paths.ts';
 import { SessionDB } from '../state/db.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import { runSessionCleanup } from '../tools/cleanup.ts';
 import { callToolFrom, type ToolRegistry } from '../tools/registry.ts';
 import { resolveToolsetNames } from '../tools/toolsets.ts';
 import type { AuxiliaryModel, ChildResult, ChildSpec, ToolServices } from '../tools/types.ts';
+import { Inbox } from './inbox.ts';
+import { hintNames, SubdirHints, withHints } from './subdir-hints.ts';
+import { ruleFileNames } from '../state/context-files.ts';
 import { SessionState } from './session-state.ts';
+import { LoopRunner } from '../runtimes/loop.ts';
+import { CODEX_PROVIDERS, configuredRuntime, requestedProvider, runnerKindFor } from '../runtimes/select.ts';
+import type { RunnerKind, TurnRunner } from '../runtimes/types.ts';
 
 /** Persistence for sessions (the SessionDB implements it). */
 export interface SessionStore {
@@ -39,6 +42,9 @@ export interface SessionStore {
   appendMessage(sessionId: string, message: Message): void;
   recordUsage(sessionId: string, r: TurnResult, model: string, provider: string): void;
   endSession?(sessionId: string, reason: string): void;
+  /** Per-session runtime settings (state.db sessions.model_config), e.g. the codex thread id. */
+  getModelConfig?(sessionId: string): Record<string, unknown>;
+  patchModelConfig?(sessionId: string, patch: Record<string, unknown>): void;
 }
 
 export interface ExplicitChoices {
@@ -104,18 +110,25 @@ export function newSessionId(now = new Date()): string {
   return `${now.getFullYear()}${p(now.getMonth() + 1)}${p(now.getDate())}_${p(now.getHours())}${p(now.getMinutes())}${p(now.getSeconds())}_${randomBytes(3).toString('hex')}`;
 }
 
-export function resolveInputFrom(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}): ResolveInput {
+export function resolveInputFrom(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}, home = hermesHome(env)): ResolveInput {
+  // auth.json's credential pools and OAuth sign-ins (see src/auth/runtime.ts).
+  const auth = authResolveInputs(home, env);
   return {
     model: config.model,
     providers: resolvableProviders(config),
     explicit: { provider: explicit.provider, model: explicit.model, baseUrl: explicit.baseUrl, apiKey: explicit.apiKey, apiMode: explicit.apiMode },
     env,
+    pools: auth.pools,
+    suppressedSources: auth.suppressedSources,
+    activeProvider: auth.activeProvider,
+    poolHooks: auth.poolHooks,
+    poolStrategies: (config as { credential_pool_strategies?: Record<string, string> }).credential_pool_strategies,
   };
 }
 
 /** Builds the resilient LLM client for a config: primary runtime + fallback chain. */
-export function createClientFor(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}): { llm: LlmClient; warnings: string[] } {
-  const input = resolveInputFrom(config, env, explicit);
+export function createClientFor(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}, home?: string): { llm: LlmClient; warnings: string[] } {
+  const input = resolveInputFrom(config, env, explicit, home);
   const primary = resolveRuntime(input);
   const fb = resolveFallbackRuntimes(config.fallback_providers ?? [], input);
   const timeoutS = Number(env.HERMES_API_TIMEOUT);
@@ -131,6 +144,21 @@ export function createClientFor(config: HermesConfig, env: NodeJS.ProcessEnv, ex
   return { llm, warnings };
 }
 
+/**
+ * The session's client. With the Codex app-server runtime the turns use codex's own login, so a
+ * missing Hermes key for openai / openai-codex is not fatal: only auxiliary tasks need it.
+ */
+function clientForSession(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}, home?: string): { llm: LlmClient; warnings: string[] } {
+  try {
+    return createClientFor(config, env, explicit, home);
+  } catch (e) {
+    if (!(e instanceof ResolveError) || configuredRuntime(config) !== 'codex_app_server' || !CODEX_PROVIDERS.includes(requestedProvider(config, explicit))) throw e;
+    const c = createClientFor(config, env, { ...explicit, apiKey: 'codex-app-server' }, home);
+    c.warnings.push(`Hermes itself has no ${requestedProvider(config, explicit)} credentials (${e.message.split('\n')[0]}): turns run through codex's own login, but titles, compression and memory review need Hermes to reach a model too.`);
+    return c;
+  }
+}
+
 type Listener = (e: AgentEvent) => void;
 
 /** Per-session display and input preferences, initialised from config and changed by slash commands. */
@@ -141,11 +169,20 @@ export interface SessionPrefs {
 }
 
 export interface SessionTotals {
+  /** Everything this session spent, its subagents included. */
   usage: Usage;
   costUsd: number | null;
   apiCalls: number;
   turns: number;
+  /** The part of the above its subagents (delegate_task) spent. */
+  subagents: { runs: number; usage: Usage; costUsd: number | null; apiCalls: number };
 }
+
+function emptyTotals(): SessionTotals {
+  return { usage: emptyUsage(), costUsd: null, apiCalls: 0, turns: 0, subagents: { runs: 0, usage: emptyUsage(), costUsd: null, apiCalls: 0 } };
+}
+
+const addCost = (a: number | null, b: number | null | undefined): number | null => (b === null || b === undefined ? a : (a ?? 0) + b);
 
 export class Session {
   private _id: string;
@@ -160,14 +197,19 @@ export class Session {
   /** Warnings from set-up (skipped fallbacks, …) for the surface to show. */
   readonly warnings: string[] = [];
   prefs: SessionPrefs;
-  totals: SessionTotals = { usage: emptyUsage(), costUsd: null, apiCalls: 0, turns: 0 };
+  totals: SessionTotals = emptyTotals();
+  /** Background work reporting back (processes, subagents): each notice becomes a user turn. */
+  readonly inbox = new Inbox();
   /** The last turn's result. */
   lastResult: TurnResult | null = null;
   /** Memory, skills, compression, titles, self-review. */
   readonly state: SessionState;
 
   private listeners = new Set<Listener>();
+  /** Sub-directory rule files found while the conversation works (null with --ignore-rules). */
+  private hints: SubdirHints | null = null;
   private running: AbortController | null = null;
+  private runner: TurnRunner | null = null;
   private steerText: string[] = [];
   private queued: string[] = [];
   private started = false;
@@ -188,9 +230,13 @@ export class Session {
     });
     if (o.llm) this.llm = o.llm;
     else {
-      const c = createClientFor(o.config, o.env, o.explicit);
+      const c = clientForSession(o.config, o.env, o.explicit, o.home);
       this.llm = c.llm;
       this.warnings.push(...c.warnings);
+    }
+    const parser = o.config.model?.tool_call_parser;
+    if (parser !== undefined && formatsFor(String(parser)) === null) {
+      this.warnings.push(`model.tool_call_parser: unknown parser "${String(parser)}" (use ${PARSER_SETTINGS.join(', ')}); using auto.`);
     }
     this.registry = o.registry ?? builtinRegistry();
     const state = new Map<string, unknown>();
@@ -209,27 +255,37 @@ export class Session {
       callTool: (name, args, ctx) => callToolFrom(this.tools, name, args, ctx),
       spawnChild: (spec) => this.spawnChild(spec),
       auxiliary: (task) => this.auxiliaryModel(task),
+      notifier: this.inbox,
       ...o.services,
     };
     if (o.store instanceof SessionDB) this.services.sessionDb = o.store;
     this.state = new SessionState(this);
     if (this.state.memory) this.services.memory = this.state.memory;
     this.listeners.add((e) => this.state.onEvent(e));
+    this.hints = this.newHints();
     this.tools = this.buildTools();
     this.system = o.systemPrompt ?? this.buildSystem();
   }
 
+  private newHints(): SubdirHints | null {
+    if (this.state.ignoreRules) return null;
+    const own = (this.options.config.agent as { subdirectory_hermes_md?: boolean }).subdirectory_hermes_md;
+    return new SubdirHints(this.options.cwd, hintNames(ruleFileNames(this.options.env), own !== false));
+  }
+
   private buildTools(): AgentTool[] {
     const o = this.options;
-    if (o.toolNames) return this.registry.build(o.toolNames, this.services, []);
+    const hinted = (tools: AgentTool[]) => tools.map((t) => withHints(t, () => this.hints));
+    if (o.toolNames) return hinted(this.registry.build(o.toolNames, this.services, []));
     const requested = o.explicit?.toolsets?.length ? o.explicit.toolsets : (o.config.toolsets ?? ['hermes-cli']);
-    return [...this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []), ...this.state.extraTools()];
+    return hinted([...this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []), ...this.state.extraTools()]);
   }
 
   private buildSystem(): string {
     const o = this.options;
     const soul = paths.soul(o.home);
-    const identity = existsSync(soul) ? readFileSync(soul, 'utf8').slice(0, 20_000) : undefined;
+    // HERMES_MD_NAMES without SOUL.md: the default identity.
+    const identity = ruleFileNames(o.env).includes('SOUL.md') && existsSync(soul) ? readFileSync(soul, 'utf8').slice(0, 20_000) : undefined;
     return buildSystemPrompt({
       identity,
       systemMessage: systemMessageFor(o.config),
@@ -262,6 +318,10 @@ export class Session {
   /** Compresses the conversation now (/compress). Returns what happened, for the person. */
   async compress(focus?: string): Promise<string> {
     if (this.running) return 'Wait for the current turn to finish, or /stop it first.';
+    if (this.runnerKind === 'codex_app_server') {
+      const runner = await this.turnRunner();
+      if (runner.compact) return runner.compact();
+    }
     if (this.history.length < 4) return 'The conversation is too short to compress.';
     return this.state.runCompression(this.history, { force: true, focus: focus || undefined, quiet: true });
   }
@@ -293,12 +353,14 @@ export class Session {
     this.services.taskId = this._id;
     this.services.state.delete('todo');
     this.history.splice(0);
+    this.hints = this.newHints();
     this.started = false;
     this.queued = [];
     this.steerText = [];
-    this.totals = { usage: emptyUsage(), costUsd: null, apiCalls: 0, turns: 0 };
+    this.totals = emptyTotals();
     this.lastResult = null;
     this.system = this.buildSystem();
+    this.runner?.switchConversation?.();
   }
 
   /**
@@ -314,13 +376,15 @@ export class Session {
     this.services.taskId = r.id;
     this.services.state.delete('todo');
     this.history.splice(0, this.history.length, ...r.history);
+    this.hints = this.newHints();
     this.started = false;
     this.queued = [];
     this.steerText = [];
-    this.totals = { usage: emptyUsage(), costUsd: null, apiCalls: 0, turns: 0 };
+    this.totals = emptyTotals();
     this.lastResult = null;
     this.system = r.systemPrompt || this.buildSystem();
     this.state.markTitled(true);
+    this.runner?.switchConversation?.();
   }
 
   /** Rebuilds the tool list (after enabling/disabling tools or toolsets). */
@@ -370,6 +434,7 @@ export class Session {
 
   /** Text for the model mid-turn, appended to the next tool result (no new user turn). */
   steer(text: string): void {
+    if (this.running && this.runner?.steer?.(text)) return;
     this.steerText.push(text);
   }
 
@@ -389,7 +454,7 @@ export class Session {
 
   /** Switches provider/model for the rest of the session. Rebuilds nothing else. */
   switchModel(explicit: ExplicitChoices): void {
-    const c = createClientFor(this.options.config, this.options.env, { ...this.options.explicit, ...explicit });
+    const c = createClientFor(this.options.config, this.options.env, { ...this.options.explicit, ...explicit }, this.options.home);
     this.llm = c.llm;
     this.options.explicit = { ...this.options.explicit, ...explicit };
   }
@@ -418,61 +483,23 @@ export class Session {
         o.store?.createSession({ id: this.id, source: o.source ?? o.platform, model: this.llm.active.model, systemPrompt: this.system, cwd: o.cwd, parentId: o.parentSessionId }),
       );
     }
-    const maxTurns = o.explicit?.maxTurns !== undefined ? o.explicit.maxTurns : parseMaxTurns(o.env.HERMES_MAX_ITERATIONS ?? o.config.agent.max_turns, 90);
     try {
-      const loopOptions = (): LoopOptions => ({
+      const runner = await this.turnRunner();
+      const result = await runner.run(user, {
         history: this.history,
         system: this.system,
-        tools: this.tools,
-        stream: (req) => this.llm.stream(req),
-        model: () => this.llm.active.model,
-        broker: this.broker,
-        budget: new IterationBudget(maxTurns),
         signal: ac.signal,
         emit: (e) => this.dispatch(e),
         sink: o.store ? { append: (m) => this.persist(() => o.store!.appendMessage(this.id, m)) } : undefined,
-        beforeRequest: (history) => this.state.beforeRequest(history),
-        now: o.now,
-        takeSteer: () => {
-          if (!this.steerText.length) return undefined;
-          const t = this.steerText.join('\n');
-          this.steerText = [];
-          return t;
-        },
-        guardrails: o.config.tool_loop_guardrails,
-        request: {
-          reasoningEffort: o.config.agent.reasoning_effort || undefined,
-          cacheTtl: cacheTtlFor(o.config.prompt_caching?.cache_ttl, o.platform),
-          sessionId: this.id,
-        },
-        ephemeralSystem: o.env.HERMES_EPHEMERAL_SYSTEM_PROMPT || undefined,
-        prefill: loadPrefill(o.env.HERMES_PREFILL_MESSAGES_FILE || o.config.prefill_messages_file, o.cwd),
-        costOf: (model, provider, usage) => estimateCostUsd(model, provider, usage),
-        spill: async (callId, content) => spillResult(callId, content),
+        broker: this.broker,
       });
-      let result = await runTurn(user, loopOptions());
-      // The provider says the prompt is too long: compress (summary forced) and carry on, a bounded number of times.
-      const maxAttempts = Number(o.config.compression?.max_attempts ?? 3);
-      for (let i = 0; i < maxAttempts && result.failed && result.error?.kind === 'context_length' && o.config.compression?.enabled !== false; i++) {
-        const before = estimateMessagesTokens(this.history);
-        await this.state.runCompression(this.history, { force: true });
-        if (estimateMessagesTokens(this.history) >= before) break;
-        const next = await runTurn(null, loopOptions());
-        result = {
-          ...next,
-          apiCalls: result.apiCalls + next.apiCalls,
-          iterations: result.iterations + next.iterations,
-          usage: addUsage(result.usage, next.usage),
-          costUsd: result.costUsd === null && next.costUsd === null ? null : (result.costUsd ?? 0) + (next.costUsd ?? 0),
-          messages: [...result.messages, ...next.messages],
-        };
-      }
       this.persist(() => o.store?.recordUsage(this.id, result, this.llm.active.model, this.llm.active.provider));
       this.lastResult = result;
       this.state.afterTurn(user, result);
       this.totals = {
+        ...this.totals,
         usage: addUsage(this.totals.usage, result.usage),
-        costUsd: result.costUsd === null ? this.totals.costUsd : (this.totals.costUsd ?? 0) + result.costUsd,
+        costUsd: addCost(this.totals.costUsd, result.costUsd),
         apiCalls: this.totals.apiCalls + result.apiCalls,
         turns: this.totals.turns + 1,
       };
@@ -488,10 +515,49 @@ export class Session {
     }
   }
 
+  /** Which runner the next turn uses: the configured runtime, for the provider in use. */
+  get runnerKind(): RunnerKind {
+    return runnerKindFor(this.options.config, this.llm.active.provider);
+  }
+
+  /** The runner for the next turn; switching runtimes (/codex-runtime) takes effect here. */
+  private async turnRunner(): Promise<TurnRunner> {
+    const kind = this.runnerKind;
+    if (this.runner?.kind === kind) return this.runner;
+    const old = this.runner;
+    this.runner = null;
+    await old?.close();
+    if (kind === 'codex_app_server') {
+      const { CodexRunner } = await import('../runtimes/codex/runner.ts');
+      // eslint-disable-next-line @typescript-eslint/no-this-alias
+      const self = this;
+      this.runner = new CodexRunner({
+        get id() {
+          return self.id;
+        },
+        options: this.options,
+        services: this.services,
+        get runtimeInfo() {
+          return { model: self.llm.active.model, provider: self.llm.active.provider };
+        },
+        persist: (w) => this.persist(w),
+      });
+    } else this.runner = new LoopRunner(this);
+    return this.runner;
+  }
+
+  /** Steering text for the loop runner (appended to the next tool result). */
+  takeSteer(): string | undefined {
+    if (!this.steerText.length) return undefined;
+    const t = this.steerText.join('\n');
+    this.steerText = [];
+    return t;
+  }
+
   private persistWarned = false;
 
   /** A store write that must not break the conversation: a failure is reported once, then the turn goes on. */
-  private persist(write: () => void): void {
+  persist(write: () => void): void {
     try {
       write();
     } catch (e) {
@@ -507,7 +573,7 @@ export class Session {
     const cfg = (o.config.auxiliary ?? {})[task];
     let rt: ProviderRuntime | null;
     try {
-      rt = resolveAuxiliaryRuntime(task, cfg, this.llm.active, resolveInputFrom(o.config, o.env, o.explicit));
+      rt = resolveAuxiliaryRuntime(task, cfg, this.llm.active, resolveInputFrom(o.config, o.env, o.explicit, o.home));
     } catch {
       return null;
     }
@@ -563,52 +629,51 @@ export class Session {
     try {
       const r = await child.prompt(spec.goal, { signal: spec.signal });
       const status = r.interrupted ? 'interrupted' : r.failed ? 'failed' : r.partial ? 'partial' : 'completed';
-      return { status, summary: r.finalText, apiCalls: r.apiCalls, iterations: r.iterations, error: r.error?.message, toolTrace: trace };
+      // The child's totals include its own subagents: the whole tree adds up in the parent.
+      const spent = child.totals;
+      this.addSubagentUsage(spent);
+      return {
+        status,
+        summary: r.finalText,
+        apiCalls: r.apiCalls,
+        iterations: r.iterations,
+        error: r.error?.message,
+        toolTrace: trace,
+        usage: spent.usage,
+        costUsd: spent.costUsd,
+        model: child.runtime.model,
+      };
     } finally {
       off();
       await child.close('subagent_done');
     }
   }
 
+  /** Adds what a subagent spent (tokens, cost, API calls) to this session's totals. */
+  private addSubagentUsage(t: SessionTotals): void {
+    const sub = this.totals.subagents;
+    this.totals = {
+      ...this.totals,
+      usage: addUsage(this.totals.usage, t.usage),
+      costUsd: addCost(this.totals.costUsd, t.costUsd),
+      apiCalls: this.totals.apiCalls + t.apiCalls,
+      subagents: { runs: sub.runs + 1 + t.subagents.runs, usage: addUsage(sub.usage, t.usage), costUsd: addCost(sub.costUsd, t.costUsd), apiCalls: sub.apiCalls + t.apiCalls },
+    };
+  }
+
   /** Ends the session; background processes and execution backends of its tools are released. */
-  close(reason = 'closed'): Promise<void> {
+  async close(reason = 'closed'): Promise<void> {
+    this.inbox.close();
     this.interrupt();
     this.broker.cancelAll();
     if (this.started) this.options.store?.endSession?.(this.id, reason);
     this.state.onClose(this.services);
-    return runSessionCleanup(this.services);
+    const runner = this.runner;
+    this.runner = null;
+    await Promise.all([runner?.close(), runSessionCleanup(this.services)]);
   }
 }
 
 function isTruthy(v: string | undefined): boolean {
   return !!v && ['1', 'true', 'yes', 'on'].includes(v.toLowerCase());
-}
-
-/** `auto` = 1h for sessions a person paces, 5m for machine-paced ones. */
-function cacheTtlFor(setting: string | undefined, platform: string): '5m' | '1h' {
-  if (setting === '1h') return '1h';
-  if (setting === 'auto') return ['cron', 'webhook', 'api_server', 'batch', 'subagent'].includes(platform) ? '5m' : '1h';
-  return '5m';
-}
-
-function loadPrefill(file: string | undefined, cwd: string): Message[] | undefined {
-  if (!file) return undefined;
-  const path = file.startsWith('/') ? file : join(cwd, file);
-  try {
-    const v = JSON.parse(readFileSync(path, 'utf8')) as unknown;
-    if (!Array.isArray(v)) return undefined;
-    return v.filter(
-      (m): m is Message => !!m && typeof m === 'object' && ['user', 'assistant', 'system'].includes((m as Message).role) && typeof (m as Message).content === 'string',
-    );
-  } catch {
-    return undefined;
-  }
-}
-
-function spillResult(callId: string, content: string): string {
-  const dir = join(tmpdir(), 'hermes-results');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const path = join(dir, `${callId.replace(/[^A-Za-z0-9_-]/g, '_')}.txt`);
-  writeFileSync(path, content, { mode: 0o600 });
-  return path;
 }

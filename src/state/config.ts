@@ -134,6 +134,7 @@ const CHECKS: Record<string, Check> = {
   'model.api_key': str,
   'model.api_mode': (v) => (v === '' ? null : oneOf('chat_completions', 'anthropic_messages', 'codex_responses', 'openai', 'responses', 'anthropic')(v)),
   'model.context_length': numOrNull,
+  'model.tool_call_parser': str,
   toolsets: strList,
   'agent.max_turns': maxTurns,
   'agent.api_max_retries': num,

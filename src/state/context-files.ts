@@ -2,7 +2,8 @@
 // .hermes.md / HERMES.md (from the working directory up to the git root) → AGENTS.md → CLAUDE.md →
 // .cursorrules (or .cursor/rules/*.mdc), the last three in the working directory only. Each file is
 // capped at 20,000 characters (70% head, 20% tail) and scanned; a suspicious file is replaced by a
-// [BLOCKED: …] marker.
+// [BLOCKED: …] marker. HERMES_MD_NAMES (comma-separated) replaces the list of rule files loaded
+// automatically, in priority order; SOUL.md is loaded as the identity only while it is on the list.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parseFrontmatter } from './skills.ts';
@@ -69,8 +70,27 @@ function read(path: string, name: string, stripFrontmatter: boolean): ContextFil
   return { name, path, content: truncateHeadTail(text) };
 }
 
+/** The rule files loaded automatically when HERMES_MD_NAMES is not set (Hermes's default). */
+export const DEFAULT_MD_NAMES = ['AGENTS.md', 'CLAUDE.md', '.cursorrules', 'SOUL.md'];
+
+/** HERMES_MD_NAMES as a list of plain file names (anything with a path separator is ignored). */
+export function ruleFileNames(env: NodeJS.ProcessEnv): string[] {
+  const raw = env.HERMES_MD_NAMES;
+  if (!raw?.trim()) return DEFAULT_MD_NAMES;
+  return raw
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x && !/[\\/]/.test(x) && x !== '.' && x !== '..');
+}
+
+/** The files a rule name stands for in a directory: AGENTS.md and CLAUDE.md also in lower case. */
+function variants(name: string): string[] {
+  const lower = name.toLowerCase();
+  return (lower === 'agents.md' || lower === 'claude.md') && lower !== name ? [name, lower] : [name];
+}
+
 /** The project's context files, by the priority above (empty when none, or when rules are ignored). */
-export function findProjectContext(cwd: string): ContextFile[] {
+export function findProjectContext(cwd: string, names: string[] = DEFAULT_MD_NAMES): ContextFile[] {
   const root = gitRoot(cwd);
   // 1. .hermes.md / HERMES.md, nearest first, up to the git root (only cwd without a repository).
   let d = cwd;
@@ -84,22 +104,46 @@ export function findProjectContext(cwd: string): ContextFile[] {
     if (up === d) break;
     d = up;
   }
-  // 2–4. AGENTS.md, CLAUDE.md, .cursorrules in the working directory.
-  for (const n of ['AGENTS.md', 'agents.md', 'CLAUDE.md', 'claude.md', '.cursorrules']) {
-    const p = join(cwd, n);
-    if (isFile(p)) return [read(p, n, false)];
-  }
-  const rulesDir = join(cwd, '.cursor', 'rules');
-  if (existsSync(rulesDir)) {
-    let names: string[] = [];
-    try {
-      names = readdirSync(rulesDir).filter((f) => f.endsWith('.mdc')).sort();
-    } catch {
-      /* unreadable */
+  // 2–4. AGENTS.md, CLAUDE.md, .cursorrules (or the HERMES_MD_NAMES list) in the working directory.
+  for (const name of names) {
+    if (name === 'SOUL.md') continue; // the identity, not project context
+    for (const n of variants(name)) {
+      const p = join(cwd, n);
+      if (isFile(p)) return [read(p, n, false)];
     }
-    if (names.length) return names.map((n) => read(join(rulesDir, n), `.cursor/rules/${n}`, true));
+    if (name === '.cursorrules') {
+      const mdc = cursorRules(cwd);
+      if (mdc.length) return mdc;
+    }
   }
   return [];
+}
+
+function cursorRules(cwd: string): ContextFile[] {
+  const rulesDir = join(cwd, '.cursor', 'rules');
+  if (!existsSync(rulesDir)) return [];
+  let names: string[] = [];
+  try {
+    names = readdirSync(rulesDir).filter((f) => f.endsWith('.mdc')).sort();
+  } catch {
+    /* unreadable */
+  }
+  return names.map((n) => read(join(rulesDir, n), `.cursor/rules/${n}`, true));
+}
+
+/** Hint files of one directory (sub-directory discovery): the first present, read and scanned. */
+export function readHint(dir: string, names: string[], maxChars: number): ContextFile | null {
+  for (const name of names) {
+    for (const n of variants(name)) {
+      const p = join(dir, n);
+      if (!isFile(p)) continue;
+      const f = read(p, n, n === '.hermes.md' || n === 'HERMES.md');
+      if (!f.content.trim()) continue;
+      if (!f.blocked && f.content.length > maxChars) f.content = `${f.content.slice(0, maxChars)}\n\n[...truncated ${n}: ${f.content.length.toLocaleString('en-US')} characters in all]`;
+      return f;
+    }
+  }
+  return null;
 }
 
 /** The "# Project Context" prompt block, or undefined. */

@@ -8,6 +8,10 @@ export interface ModelConfig {
   api_key: string;
   api_mode: string;
   context_length: number | null;
+  /** Tool calls written as text: auto | none | hermes | llama3 | pythonic | mistral | deepseek | json. */
+  tool_call_parser: string;
+  /** `codex_app_server` hands turns to `codex app-server` (providers openai / openai-codex); `auto` = Hermes's loop. */
+  openai_runtime?: string;
 }
 
 export interface NamedProviderConfig {
@@ -60,6 +64,7 @@ export function defaultConfig() {
       api_key: '',
       api_mode: '',
       context_length: null,
+      tool_call_parser: 'auto',
     } as ModelConfig,
     providers: {} as Record<string, NamedProviderConfig>,
     /** Hermes's list of named custom endpoints (`name`, `base_url`, `key_env`/`api_key`, `model`, …); see state/endpoints.ts. */
@@ -92,6 +97,8 @@ export function defaultConfig() {
       backend: 'local',
       cwd: '.',
       timeout: 180,
+      /** A one-shot run waits this long for notify_on_complete processes before it exits (0: not at all). */
+      oneshot_completion_wait_seconds: 600,
       env_passthrough: [] as string[],
       docker_image: 'nikolaik/python-nodejs:python3.11-nodejs20',
       docker_forward_env: [] as string[],
@@ -163,6 +170,10 @@ export function defaultConfig() {
       max_spawn_depth: 1,
       max_summary_chars: 24_000,
       subagent_auto_approve: false,
+      /** role: orchestrator lets a subagent delegate further (within max_spawn_depth). */
+      orchestrator_enabled: true,
+      /** Background subagents (delegate_task background) running at once. */
+      max_async_children: 3,
     },
     approvals: {
       mode: 'manual',
@@ -188,6 +199,17 @@ export function defaultConfig() {
       hard_stop_after: { exact_failure: 5, same_tool_failure: 8, idempotent_no_progress: 5 },
     },
     cron: { provider: '', script_timeout_seconds: 120, max_parallel: 4, output_retention: 50 },
+    kanban: {
+      dispatch_in_gateway: true,
+      dispatch_interval_seconds: 60,
+      failure_limit: 2,
+      /** null: one worker per 512 MiB of RAM, between 2 and 8. */
+      max_in_progress: null as number | null,
+      dispatch_stale_timeout_seconds: 14_400,
+      auto_subscribe_on_create: true,
+    },
+    /** The Codex app-server runtime (model.openai_runtime: codex_app_server): binary, CODEX_HOME, model override, seconds per turn. */
+    codex: { path: '', home: '', model: '', turn_timeout: 600 },
     session_reset: { mode: 'both', idle_minutes: 1440, at_hour: 4 },
     group_sessions_per_user: true,
     thread_sessions_per_user: false,

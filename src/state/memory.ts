@@ -20,6 +20,12 @@ const HEADERS: Record<MemoryTarget, string> = {
   user: 'USER PROFILE (what you know about the user)',
 };
 
+export interface MemoryOp {
+  action: 'add' | 'replace' | 'remove' | string;
+  content?: string;
+  old_text?: string;
+}
+
 export interface MemoryResult {
   success: boolean;
   [key: string]: unknown;
@@ -103,6 +109,14 @@ export class MemoryStore {
     };
   }
 
+  /** The new entries (duplicates dropped) when they fit the limit, else the over-limit error. */
+  private fit(target: MemoryTarget, entries: string[], next: string[], message: string, tooBig: (total: string) => string): MemoryResult | { entries: string[]; message: string } {
+    const deduped = next.filter((e, i) => next.indexOf(e) === i);
+    const total = this.chars(target, deduped);
+    if (total > this.limits[target]) return this.overLimit(target, entries, tooBig(`${n(total)}/${n(this.limits[target])} characters`));
+    return { entries: deduped, message };
+  }
+
   /** Entries as shown back to the model: anything that fails the scan is replaced by a marker. */
   private displayEntries(entries: string[]): string[] {
     return sanitizeForPrompt(entries, 'entry');
@@ -141,15 +155,7 @@ export class MemoryStore {
       if (typeof idx !== 'number') return idx;
       const next = [...entries];
       next[idx] = text;
-      const deduped = next.filter((e, i) => next.indexOf(e) === i);
-      const total = this.chars(target, deduped);
-      if (total > this.limits[target])
-        return this.overLimit(
-          target,
-          entries,
-          `The replacement would put ${FILES[target]} at ${n(total)}/${n(this.limits[target])} characters. Shorten it or remove other entries first.`,
-        );
-      return { entries: deduped, message: 'Entry replaced.' };
+      return this.fit(target, entries, next, 'Entry replaced.', (total) => `The replacement would put ${FILES[target]} at ${total}. Shorten it or remove other entries first.`);
     });
   }
 
@@ -160,6 +166,49 @@ export class MemoryStore {
       const idx = this.find(entries, old);
       if (typeof idx !== 'number') return idx;
       return { entries: entries.filter((_, i) => i !== idx), message: 'Entry removed.' };
+    });
+  }
+
+  /**
+   * Several add/replace/remove operations on one store, all or nothing: each is applied in order to
+   * a working copy, and the limit is checked on the final result only (so one call can free room and
+   * add). The first invalid operation aborts the batch and nothing is written.
+   */
+  applyBatch(target: MemoryTarget, ops: MemoryOp[]): MemoryResult {
+    if (!ops.length) return { success: false, error: '`operations` is empty: give at least one {action, content?, old_text?}.' };
+    for (const [i, op] of ops.entries()) {
+      if ((op.action === 'add' || op.action === 'replace') && op.content?.trim()) {
+        const threat = firstThreatMessage(op.content.trim(), 'memory');
+        if (threat) return { success: false, error: `Operation ${i + 1}: ${threat}` };
+      }
+    }
+    return this.mutate(target, (entries) => {
+      const work = [...entries];
+      const abort = (msg: string): MemoryResult => this.overLimit(target, entries, `${msg} Nothing was changed: a batch applies all of its operations or none.`);
+      for (const [i, op] of ops.entries()) {
+        const pos = `Operation ${i + 1} (${op.action})`;
+        const content = (op.content ?? '').trim();
+        const old = (op.old_text ?? '').trim();
+        if (op.action === 'add') {
+          if (!content) return abort(`${pos}: \`content\` is empty.`);
+          if (!work.includes(content)) work.push(content);
+          continue;
+        }
+        if (op.action !== 'replace' && op.action !== 'remove') return abort(`${pos}: unknown action; use add, replace or remove.`);
+        if (!old) return abort(`${pos}: \`old_text\` is empty: give a unique piece of the entry.`);
+        if (op.action === 'replace' && !content) return abort(`${pos}: \`content\` is empty (use remove to delete an entry).`);
+        const idx = this.find(work, old);
+        if (typeof idx !== 'number') return abort(`${pos}: ${String(idx.error)}`);
+        if (op.action === 'replace') work[idx] = content;
+        else work.splice(idx, 1);
+      }
+      return this.fit(
+        target,
+        entries,
+        work,
+        `Applied ${ops.length} operation(s).`,
+        (total) => `After all ${ops.length} operations ${FILES[target]} would hold ${total}. Remove or shorten more entries in the same batch, then try again. Nothing was changed.`,
+      );
     });
   }
 

@@ -1,7 +1,7 @@
 // Where Hermes keeps its files: HERMES_HOME (default ~/.hermes), created on first use.
 import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export function hermesHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -61,4 +61,35 @@ export function packageRoot(): string {
     if (up === dir) throw new Error('cannot locate the hermes package root');
     dir = up;
   }
+}
+
+/**
+ * The root Hermes home shared by all profiles: HERMES_HOME, unless it is a profile directory
+ * (`<root>/profiles/<name>`), in which case its grandparent (Hermes's get_default_hermes_root).
+ */
+export function defaultHermesRoot(env: NodeJS.ProcessEnv = process.env): string {
+  const home = hermesHome(env);
+  const parent = dirname(home);
+  return basename(parent) === 'profiles' ? dirname(parent) : home;
+}
+
+const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/** A profile name as Hermes stores it (lower case); throws on a name that cannot be a directory. */
+export function normalizeProfileName(name: string): string {
+  const n = name.trim().toLowerCase();
+  if (!PROFILE_NAME.test(n)) throw new Error(`invalid profile name ${JSON.stringify(name)}: use 1-64 lowercase letters, digits, "-" or "_"`);
+  return n;
+}
+
+/**
+ * The HERMES_HOME a profile runs with: `<root>/profiles/<name>` when that directory exists
+ * (Hermes's profile layout), else the root home itself ("default" is always the root).
+ */
+export function profileHome(name: string, env: NodeJS.ProcessEnv = process.env): string {
+  const root = defaultHermesRoot(env);
+  const n = normalizeProfileName(name);
+  if (n === 'default') return root;
+  const dir = join(root, 'profiles', n);
+  return existsSync(dir) ? dir : root;
 }

@@ -2,13 +2,13 @@
 // `platforms`, `required_environment_variables` and `metadata.hermes`). Discovery, the prompt index,
 // viewing with linked files, the agent's own create/edit/patch/delete, slash-command invocation, and
 // seeding the bundled skills that ship with the package.
-import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { writeFileAtomic, byString } from './fsutil.ts';
-import { expandHome, packageRoot } from './paths.ts';
+import { expandHome } from './paths.ts';
 import { scanForThreats, verdictOf, type ThreatFinding } from './threats.ts';
+import { readBundledManifest, shortDirHash } from './skills-bundled.ts';
 
 export const SKILL_FILE = 'SKILL.md';
 export const SUPPORT_DIRS = ['references', 'templates', 'scripts', 'assets', 'examples'];
@@ -504,140 +504,9 @@ export function manageSkill(home: string, a: ManageArgs, externalDirs: string[] 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Bundled skills: copied from the package's skills/ into HERMES_HOME/skills, never over user edits.
+// Bundled skills live in skills-bundled.ts (Hermes's manifest format and hash).
 
-const MANIFEST = '.bundled_manifest';
-
-function hashDir(dir: string): string {
-  const h = createHash('sha256');
-  const walk = (d: string, rel: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => byString(a.name, b.name))) {
-      if (e.name.startsWith('.')) continue;
-      const p = join(d, e.name);
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(p, r);
-      else if (e.isFile()) {
-        h.update(r);
-        h.update('\0');
-        h.update(readFileSync(p));
-        h.update('\0');
-      }
-    }
-  };
-  walk(dir, '');
-  return h.digest('hex').slice(0, 16);
-}
-
-/** name → hash seeded, from HERMES_HOME/skills/.bundled_manifest ("name:hash" lines). */
-export function readBundledManifest(home: string): Map<string, string> {
-  const m = new Map<string, string>();
-  const p = join(home, 'skills', MANIFEST);
-  if (!existsSync(p)) return m;
-  for (const line of readFileSync(p, 'utf8').split('\n')) {
-    const i = line.lastIndexOf(':');
-    if (i > 0) m.set(line.slice(0, i).trim(), line.slice(i + 1).trim());
-  }
-  return m;
-}
-
-export interface BundledSyncResult {
-  installed: string[];
-  updated: string[];
-  /** Edited by the user since seeding: left alone. */
-  userModified: string[];
-}
-
-/**
- * Seeds bundled skills into HERMES_HOME/skills: new ones are copied, unmodified seeded ones are
- * updated, skills the user edited or deleted are left alone. `skills/.no-bundled-skills` opts out.
- */
-/** Names, sizes and mtimes of the bundled files: unchanged → nothing to sync (no file is read). */
-/** A signature of a bundled-skills tree (paths, sizes, mtimes): changes when the package's skills do. */
-export function bundledSkillsSignature(dir: string): string {
-  const h = createHash('sha256');
-  const walk = (d: string, rel: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => byString(a.name, b.name))) {
-      if (e.name.startsWith('.')) continue;
-      const p = join(d, e.name);
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(p, r);
-      else if (e.isFile()) {
-        const st = statSync(p);
-        h.update(`${r}\0${st.size}\0${st.mtimeMs}\n`);
-      }
-    }
-  };
-  walk(dir, '');
-  return h.digest('hex').slice(0, 16);
-}
-
-declare const __HERMES_BUNDLED_SKILLS_SIGNATURE__: string | undefined;
-
-export function syncBundledSkills(home: string, bundledRoot: string): BundledSyncResult {
-  const res: BundledSyncResult = { installed: [], updated: [], userModified: [] };
-  const root = join(home, 'skills');
-  if (!existsSync(bundledRoot) || existsSync(join(root, '.no-bundled-skills'))) return res;
-  const stampPath = join(root, '.bundled_sync');
-  // The bundle carries the signature of the package's own skills, computed at build time.
-  const signature =
-    typeof __HERMES_BUNDLED_SKILLS_SIGNATURE__ === 'string' && bundledRoot === join(packageRoot(), 'skills')
-      ? __HERMES_BUNDLED_SKILLS_SIGNATURE__
-      : bundledSkillsSignature(bundledRoot);
-  try {
-    if (readFileSync(stampPath, 'utf8').trim() === signature) return res;
-  } catch {
-    /* first sync */
-  }
-  const manifest = readBundledManifest(home);
-  const sources: { name: string; dir: string; rel: string }[] = [];
-  const walk = (dir: string, rel: string[]) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      if (!e.isDirectory() || e.name.startsWith('.')) continue;
-      const d = join(dir, e.name);
-      if (existsSync(join(d, SKILL_FILE))) sources.push({ name: e.name, dir: d, rel: [...rel, e.name].join('/') });
-      else if (rel.length < 3) walk(d, [...rel, e.name]);
-    }
-  };
-  walk(bundledRoot, []);
-  let changed = false;
-  for (const s of sources) {
-    const target = join(root, ...s.rel.split('/'));
-    const srcHash = hashDir(s.dir);
-    const seeded = manifest.get(s.name);
-    if (!existsSync(target)) {
-      if (seeded) continue; // the user deleted it: respect that
-      mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
-      cpSync(s.dir, target, { recursive: true });
-      manifest.set(s.name, srcHash);
-      res.installed.push(s.name);
-      changed = true;
-      continue;
-    }
-    if (seeded === srcHash) continue;
-    const current = hashDir(target);
-    if (seeded && current === seeded) {
-      rmSync(target, { recursive: true, force: true });
-      cpSync(s.dir, target, { recursive: true });
-      manifest.set(s.name, srcHash);
-      res.updated.push(s.name);
-      changed = true;
-    } else if (current === srcHash) {
-      manifest.set(s.name, srcHash);
-      changed = true;
-    } else res.userModified.push(s.name);
-  }
-  if (changed) {
-    mkdirSync(root, { recursive: true, mode: 0o700 });
-    writeFileSync(join(root, MANIFEST), [...manifest.entries()].map(([k, v]) => `${k}:${v}`).join('\n') + '\n');
-  }
-  try {
-    mkdirSync(root, { recursive: true, mode: 0o700 });
-    writeFileSync(stampPath, `${signature}\n`);
-  } catch {
-    /* read-only home: sync again next time */
-  }
-  return res;
-}
+export { bundledSkillHash, bundledSkillsSignature, readBundledManifest, syncBundledSkills, type BundledSyncResult } from './skills-bundled.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Hub provenance (.hub/lock.json), read here so discovery can tell where a skill came from.
@@ -688,7 +557,7 @@ export function readHubLock(home: string): HubLock {
 
 /** The hash recorded for a skill folder: "sha256:" + 16 hex characters. */
 export function skillContentHash(dir: string): string {
-  return `sha256:${hashDir(dir)}`;
+  return `sha256:${shortDirHash(dir)}`;
 }
 
 

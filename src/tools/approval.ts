@@ -20,8 +20,7 @@ function allowlisted(f: Finding, command: string, allowlist: string[]): boolean 
 }
 
 /** What to do when nobody can answer: approvals.cron_mode / single_query_mode / unattended_mode. */
-function unattendedPolicy(ctx: ToolContext): 'approve' | 'deny' {
-  const s = ctx.services;
+export function unattendedPolicy(s: Pick<ToolContext['services'], 'config' | 'platform' | 'depth'>): 'approve' | 'deny' {
   const a = (s.config.approvals ?? {}) as Record<string, unknown>;
   if ((s.depth ?? 0) > 0) return (s.config.delegation as Record<string, unknown>)?.subagent_auto_approve === true ? 'approve' : 'deny';
   const mode = s.platform === 'cron' ? a.cron_mode : s.platform === 'cli' ? a.single_query_mode : a.unattended_mode;
@@ -54,7 +53,7 @@ export async function approveCommand(command: string, ctx: ToolContext, opts: { 
   const description = pending.map((f) => f.description).join('; ');
 
   const { answer, source } = await ctx.ask({ kind: 'approval', command, description, choices: ['once', 'session', 'always', 'deny'] });
-  if (source === 'no_responder' && unattendedPolicy(ctx) === 'approve') return { allowed: true, via: 'policy' };
+  if (source === 'no_responder' && unattendedPolicy(ctx.services) === 'approve') return { allowed: true, via: 'policy' };
   switch (answer) {
     case 'once':
       return { allowed: true, via: 'once' };

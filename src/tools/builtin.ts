@@ -18,10 +18,22 @@ import writeFile from './write-file.ts';
 import memory from './memory.ts';
 import sessionSearch from './session-search.ts';
 import { skillManage, skillsList, skillView } from './skills.ts';
+import kanbanBlock from './kanban-block.ts';
+import kanbanComment from './kanban-comment.ts';
+import kanbanComplete from './kanban-complete.ts';
+import kanbanCreate from './kanban-create.ts';
+import kanbanHeartbeat from './kanban-heartbeat.ts';
+import kanbanLink from './kanban-link.ts';
+import kanbanList from './kanban-list.ts';
+import kanbanRequestChanges from './kanban-request-changes.ts';
+import kanbanRequestReview from './kanban-request-review.ts';
+import kanbanShow from './kanban-show.ts';
+import kanbanUnblock from './kanban-unblock.ts';
 
 export function builtinRegistry(): ToolRegistry {
   const r = new ToolRegistry();
   for (const def of [readFile, writeFile, patch, searchFiles, terminal, processTool, webSearch, webExtract, vision, todo, clarify, executeCode, delegateTask, cronjob, sendMessage]) r.register(def);
   for (const def of [memory, sessionSearch, skillsList, skillView, skillManage]) r.register(def);
+  for (const def of [kanbanShow, kanbanComplete, kanbanBlock, kanbanComment, kanbanHeartbeat, kanbanRequestReview, kanbanRequestChanges, kanbanCreate, kanbanList, kanbanUnblock, kanbanLink]) r.register(def);
   return r;
 }

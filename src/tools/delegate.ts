@@ -1,5 +1,6 @@
 // delegate_task: hand work to subagents — child loops with their own iteration budget, a focused
 // system prompt, and restricted tools. Only each child's final summary returns to the parent.
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
@@ -7,7 +8,7 @@ import type { Zod } from './zod.ts';
 import type { AgentEvent } from '../agent/types.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
-import type { ChildResult, ToolServices } from './types.ts';
+import type { BackgroundNotice, ChildResult, ToolServices } from './types.ts';
 
 /** Tools a subagent never gets (delegate_task too, unless the depth limit allows another level). */
 export const CHILD_BLOCKED_TOOLS = ['clarify', 'memory', 'send_message', 'execute_code'];
@@ -18,6 +19,7 @@ const task = (z: Zod) =>
   goal: z.string().min(1).describe('What the subagent must achieve'),
   context: z.string().optional().describe('Everything it needs to know: paths, constraints, what was tried'),
   toolsets: z.array(z.string()).optional().describe('Toolsets it may use (default: yours, minus the restricted ones)'),
+  role: z.enum(['leaf', 'orchestrator']).optional(),
 });
 
 export function childSystemPrompt(goal: string, context: string | undefined, cwd: string): string {
@@ -41,7 +43,75 @@ function limits(s: ToolServices) {
   const maxConcurrent = Math.max(Number(s.env.DELEGATION_MAX_CONCURRENT_CHILDREN) || Number(d.max_concurrent_children) || 3, 1);
   const maxIterations = Math.max(Number(d.max_iterations) || 50, 1);
   const maxSummary = Number(d.max_summary_chars) || MAX_SUMMARY;
-  return { maxDepth, maxConcurrent, maxIterations, maxSummary };
+  const maxAsync = Math.max(Number(d.max_async_children) || 3, 1);
+  const orchestratorEnabled = d.orchestrator_enabled !== false;
+  return { maxDepth, maxConcurrent, maxIterations, maxSummary, maxAsync, orchestratorEnabled };
+}
+
+/** Background subagents running in a session (delegation id → goal). */
+function running(s: ToolServices): Map<string, string> {
+  let m = s.state.get('async_delegations') as Map<string, string> | undefined;
+  if (!m) {
+    m = new Map();
+    s.state.set('async_delegations', m);
+  }
+  return m;
+}
+
+/** A child's result as the model reads it: summary capped (the rest spilled to a file), usage attached. */
+function resultEntry(s: ToolServices, r: ChildResult, i: number, callId: string, t0: number, role: string, maxSummary: number): Record<string, unknown> {
+  let summary = r.summary;
+  if (summary.length > maxSummary) {
+    let spilled: string | undefined;
+    try {
+      const dir = join(s.home, 'cache', 'delegation');
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      spilled = join(dir, `${callId.replace(/[^A-Za-z0-9_-]/g, '_')}_${i}.txt`);
+      writeFileSync(spilled, summary, { mode: 0o600 });
+    } catch {
+      spilled = undefined;
+    }
+    summary = summary.slice(0, maxSummary) + `\n[… summary truncated${spilled ? `; full text in ${spilled}` : ''} …]`;
+  }
+  const out: Record<string, unknown> = {
+    task_index: i,
+    status: r.status,
+    summary,
+    api_calls: r.apiCalls,
+    iterations: r.iterations,
+    duration_seconds: Math.round((Date.now() - t0) / 100) / 10,
+    tools_used: [...new Set(r.toolTrace)],
+    role,
+  };
+  if (r.model) out.model = r.model;
+  if (r.usage) out.tokens = { input: r.usage.input_tokens + r.usage.cache_read_tokens + r.usage.cache_write_tokens, output: r.usage.output_tokens };
+  if (r.costUsd !== undefined && r.costUsd !== null) out.cost_usd = Math.round(r.costUsd * 1e6) / 1e6;
+  if (r.error) out.error = r.error;
+  return out;
+}
+
+/** The message a finished background subagent sends into the conversation. */
+function delegationNotice(id: string, t: { goal: string; context?: string; toolsets?: string[] }, role: string, e: Record<string, unknown>, started: number): BackgroundNotice {
+  const ok = e.status === 'completed' || e.status === 'partial';
+  const lines = [
+    `[ASYNC DELEGATION COMPLETE — ${id}]`,
+    'A subagent you started in the background earlier has finished. You may have moved on since; the task is repeated below so you can act on the result or start it again.',
+    '',
+    `Dispatched: ${new Date(started).toISOString().replace(/\.\d+Z$/, 'Z')}`,
+    `Original goal: ${t.goal}`,
+    ...(t.context ? [`Context you provided: ${t.context}`] : []),
+    ...(t.toolsets?.length ? [`Toolsets: ${t.toolsets.join(', ')}`] : []),
+    `Role: ${role}   Model: ${String(e.model ?? '?')}`,
+    `Status: ${String(e.status)}   API calls: ${String(e.api_calls ?? 0)}   Duration: ${String(e.duration_seconds ?? '?')}s`,
+    '--- RESULT ---',
+  ];
+  if (ok && e.summary) lines.push(String(e.summary));
+  else {
+    lines.push(e.status === 'interrupted' ? `The subagent was interrupted before it finished${e.error ? `: ${String(e.error)}` : '.'}` : `The subagent did not finish (status ${String(e.status)}).${e.error ? `\n${String(e.error)}` : ''}`);
+    if (e.summary) lines.push('Partial output:', String(e.summary));
+  }
+  const goal = t.goal.replace(/\s+/g, ' ').trim();
+  return { kind: 'delegation', id, title: `Subagent ${ok ? 'finished' : String(e.status)}: ${goal.length > 70 ? `${goal.slice(0, 67)}...` : goal}`, text: lines.join('\n') };
 }
 
 export default defineTool({
@@ -52,13 +122,17 @@ export default defineTool({
     'Delegate work to subagents that run with their own fresh context and return only a summary. Use for self-contained subtasks ' +
     '(research, investigating a module, a batch of independent edits) to keep your own context small. Give a single `goal` (+ `context`), ' +
     'or `tasks` (a list of {goal, context, toolsets}) to run several in parallel. Subagents cannot ask the user anything and cannot use ' +
-    'clarify, memory, send_message or execute_code. Put every detail they need in `context`: they do not see this conversation.',
+    'clarify, memory, send_message or execute_code, nor delegate unless role is orchestrator. Put every detail they need in ' +
+    '`context`: they do not see this conversation. `background: true` (one goal) returns at once; the result comes later as a new ' +
+    'message: keep working, do not poll. Summaries are self-reports: verify side effects that matter.',
   schema: (z) =>
     z.object({
     goal: z.string().optional().describe('The task, for a single subagent'),
     context: z.string().optional().describe('Background for the single subagent'),
     toolsets: z.array(z.string()).optional().describe('Toolsets for the single subagent'),
     tasks: z.array(task(z)).min(1).optional().describe('Several tasks to run in parallel'),
+    role: z.enum(['leaf', 'orchestrator']).optional().describe('orchestrator: may delegate in turn; default leaf'),
+    background: z.boolean().optional().describe('Run the goal in the background'),
     max_iterations: z.coerce.number().int().min(1).optional().describe('Tool-calling iterations per subagent (default delegation.max_iterations, 50)'),
   }),
   check: (s) => !!s.spawnChild,
@@ -66,6 +140,7 @@ export default defineTool({
   async handler(a, ctx) {
     const s = ctx.services;
     if (!s.spawnChild) return fail('delegate_task is not available in this session.');
+    if (a.background && a.tasks?.length) return fail('`background` runs one subagent: give a single `goal`, not `tasks` (or drop background to run the batch now).');
     const tasks = a.tasks ?? (a.goal ? [{ goal: a.goal, context: a.context, toolsets: a.toolsets }] : []);
     if (!tasks.length) return fail('Give a `goal` (and `context`), or a list of `tasks`.');
     const lim = limits(s);
@@ -74,58 +149,62 @@ export default defineTool({
       return fail(`Subagents at this level cannot delegate further (delegation.max_spawn_depth is ${lim.maxDepth}). Do the work yourself.`);
     if (tasks.length > lim.maxConcurrent)
       return fail(`At most ${lim.maxConcurrent} subagents can run at once (delegation.max_concurrent_children); you asked for ${tasks.length}. Split the batch.`);
-    const blocked = [...CHILD_BLOCKED_TOOLS, ...(depth + 1 >= lim.maxDepth ? ['delegate_task'] : [])];
+    // An orchestrator keeps delegate_task while the depth limit allows another level; otherwise it is a leaf.
+    const roleOf = (t: { role?: 'leaf' | 'orchestrator' }) =>
+      (t.role ?? a.role) === 'orchestrator' && lim.orchestratorEnabled && depth + 1 < lim.maxDepth ? 'orchestrator' : 'leaf';
     const maxIterations = Math.min(a.max_iterations ?? lim.maxIterations, lim.maxIterations);
+    const runOne = async (t: (typeof tasks)[number], i: number, signal: AbortSignal, label: string, progress = ctx.progress): Promise<Record<string, unknown>> => {
+      const t0 = Date.now();
+      const role = roleOf(t);
+      progress(`${label}started: ${t.goal.slice(0, 80)}`);
+      let r: ChildResult;
+      try {
+        r = await s.spawnChild!({
+          goal: t.goal,
+          context: t.context,
+          toolsets: t.toolsets,
+          role,
+          blockedTools: [...CHILD_BLOCKED_TOOLS, ...(role === 'orchestrator' ? [] : ['delegate_task'])],
+          maxIterations,
+          systemPrompt: childSystemPrompt(t.goal, t.context, s.cwd),
+          signal,
+          onEvent: (e: AgentEvent) => {
+            if (e.type === 'tool_start') progress(`${label}${e.name}`);
+          },
+        });
+      } catch (e) {
+        r = { status: 'failed', summary: '', apiCalls: 0, iterations: 0, error: (e as Error).message, toolTrace: [] };
+      }
+      progress(`${label}${r.status}`);
+      return resultEntry(s, r, i, ctx.callId, t0, role, lim.maxSummary);
+    };
+
+    if (a.background) {
+      const notifier = s.notifier;
+      if (!notifier?.listening) return fail('Background subagents need a conversation to report back to, and this session has none. Run it without background.');
+      const live = running(s);
+      if (live.size >= lim.maxAsync)
+        return fail(`${live.size} background subagents are already running (delegation.max_async_children is ${lim.maxAsync}). Wait for one to report back, or run this one without background.`);
+      const id = `deleg_${randomBytes(4).toString('hex')}`;
+      const t = tasks[0];
+      const started = Date.now();
+      live.set(id, t.goal);
+      // The call has returned by the time the child works: its progress has no tool line to go to.
+      const work = runOne(t, 0, notifier.signal, '[background subagent] ', () => {})
+        .then((e) => notifier.notify(delegationNotice(id, t, roleOf(t), e, started)))
+        .finally(() => live.delete(id));
+      notifier.expect(work);
+      return ok({
+        status: 'dispatched',
+        delegation_id: id,
+        goal: t.goal,
+        role: roleOf(t),
+        note: 'The subagent runs in the background. Its result will arrive as a new message when it finishes: carry on, and do not wait or poll for it.',
+      });
+    }
+
     const started = Date.now();
-    const results = await Promise.all(
-      tasks.map(async (t, i) => {
-        const t0 = Date.now();
-        const label = tasks.length > 1 ? `[subagent ${i + 1}] ` : '[subagent] ';
-        ctx.progress(`${label}started: ${t.goal.slice(0, 80)}`);
-        let r: ChildResult;
-        try {
-          r = await s.spawnChild!({
-            goal: t.goal,
-            context: t.context,
-            toolsets: t.toolsets,
-            blockedTools: blocked,
-            maxIterations,
-            systemPrompt: childSystemPrompt(t.goal, t.context, s.cwd),
-            signal: ctx.signal,
-            onEvent: (e: AgentEvent) => {
-              if (e.type === 'tool_start') ctx.progress(`${label}${e.name}`);
-            },
-          });
-        } catch (e) {
-          r = { status: 'failed', summary: '', apiCalls: 0, iterations: 0, error: (e as Error).message, toolTrace: [] };
-        }
-        let summary = r.summary;
-        let spilled: string | undefined;
-        if (summary.length > lim.maxSummary) {
-          try {
-            const dir = join(s.home, 'cache', 'delegation');
-            mkdirSync(dir, { recursive: true, mode: 0o700 });
-            spilled = join(dir, `${ctx.callId.replace(/[^A-Za-z0-9_-]/g, '_')}_${i}.txt`);
-            writeFileSync(spilled, summary, { mode: 0o600 });
-          } catch {
-            spilled = undefined;
-          }
-          summary = summary.slice(0, lim.maxSummary) + `\n[… summary truncated${spilled ? `; full text in ${spilled}` : ''} …]`;
-        }
-        ctx.progress(`${label}${r.status}`);
-        const out: Record<string, unknown> = {
-          task_index: i,
-          status: r.status,
-          summary,
-          api_calls: r.apiCalls,
-          iterations: r.iterations,
-          duration_seconds: Math.round((Date.now() - t0) / 100) / 10,
-          tools_used: [...new Set(r.toolTrace)],
-        };
-        if (r.error) out.error = r.error;
-        return out;
-      }),
-    );
+    const results = await Promise.all(tasks.map((t, i) => runOne(t, i, ctx.signal, tasks.length > 1 ? `[subagent ${i + 1}] ` : '[subagent] ')));
     const anyOk = results.some((r) => r.status === 'completed' || r.status === 'partial');
     return { content: ok({ results, total_duration_seconds: Math.round((Date.now() - started) / 100) / 10 }), isError: !anyOk };
   },

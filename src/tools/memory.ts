@@ -27,14 +27,18 @@ export default defineTool({
     'about the user (name, role, time zone, preferences, communication style). Save when the user tells you something lasting, corrects ' +
     'you, or when you learn something that will save time later; do not save task progress or one-off details. Keep entries short and ' +
     'factual. Actions: add (content), replace (old_text = a unique piece of the entry, content = the complete new entry), remove ' +
-    '(old_text). Stores have character limits; when full, merge or remove entries first. Writes are saved at once, but the memory in ' +
-    'your current system prompt is the snapshot from the session start.',
+    '(old_text). For several changes use `operations` (a list of those): all or none, the limit checked on the result. ' +
+    'Writes are saved at once, but the memory in your current system prompt is the snapshot from the session start.',
   schema: (z) =>
     z.object({
-    action: z.enum(['add', 'replace', 'remove']).describe('add | replace | remove'),
+    action: z.enum(['add', 'replace', 'remove']).optional().describe('add | replace | remove (one change)'),
     target: z.enum(['memory', 'user']).default('memory').describe('"memory" (your notes) or "user" (the user profile)'),
     content: z.string().optional().describe('The entry text (add), or the complete new entry (replace)'),
     old_text: z.string().optional().describe('A piece of text that appears in exactly one existing entry (replace, remove)'),
+    operations: z
+      .array(z.object({ action: z.enum(['add', 'replace', 'remove']), content: z.string().optional(), old_text: z.string().optional() }))
+      .optional()
+      .describe('Several changes at once'),
   }),
   check: (s) => targetEnabled(s, 'memory') || targetEnabled(s, 'user'),
   requirement: 'memory is off: memory.memory_enabled and memory.user_profile_enabled are both false in config.yaml',
@@ -42,6 +46,13 @@ export default defineTool({
     const s = ctx.services;
     if (!targetEnabled(s, a.target)) return fail(`The ${a.target === 'user' ? 'user profile' : 'memory'} store is turned off in config.yaml (memory.${a.target === 'user' ? 'user_profile_enabled' : 'memory_enabled'}).`);
     const store = memoryStoreFor(s);
+    if (a.operations?.length) {
+      const r = store.applyBatch(a.target, a.operations);
+      if (!r.success) return { content: JSON.stringify(r), isError: true };
+      for (const op of a.operations) s.memory?.onMemoryWrite(op.action, a.target, op.content ?? op.old_text ?? '');
+      return { content: ok(r), display: { kind: 'memory', action: 'batch', target: a.target, message: r.message } };
+    }
+    if (!a.action) return fail('Give `action` (add, replace or remove) with content/old_text, or a list of `operations`.');
     let r;
     if (a.action === 'add') r = store.add(a.target, a.content ?? '');
     else if (a.action === 'replace') r = store.replace(a.target, a.old_text ?? '', a.content ?? '');

@@ -8,6 +8,8 @@ import { paths } from '../state/paths.ts';
 import { writeFileAtomic } from '../state/fsutil.ts';
 import { isAlive, killGroup } from './env/child.ts';
 import type { BackgroundChild, ExecutionBackend } from './env/types.ts';
+import { completionNotice, Watcher } from './process-notify.ts';
+import type { Notifier } from './types.ts';
 
 export const MAX_OUTPUT_CHARS = 200_000;
 const FINISHED_TTL_MS = 30 * 60_000;
@@ -41,6 +43,25 @@ export interface ProcEntry {
   waiters: (() => void)[];
   /** /proc start time of a local process, to tell a reused pid apart. */
   pidStart?: string;
+  /** Report to the conversation once on exit (terminal's notify_on_complete). */
+  notifyOnComplete: boolean;
+  /** Output matching these reports to the conversation (terminal's watch_patterns). */
+  watcher?: Watcher;
+  /** Where reports go (the spawning session's inbox). */
+  notifier?: Notifier;
+  /** The model saw the exit itself (wait, poll or log after it ended): the exit notice is dropped. */
+  consumed: boolean;
+  /** Settles when the process ends. */
+  ended: Promise<void>;
+}
+
+export interface SpawnOptions {
+  cwd: string;
+  pty: boolean;
+  taskId: string;
+  notifyOnComplete?: boolean;
+  watchPatterns?: string[];
+  notifier?: Notifier;
 }
 
 interface CheckpointEntry {
@@ -69,8 +90,11 @@ export class ProcessRegistry {
   readonly home: string;
   private readonly procs = new Map<string, ProcEntry>();
 
-  constructor(home: string) {
+  private readonly now: () => number;
+
+  constructor(home: string, o: { now?: () => number } = {}) {
     this.home = home;
+    this.now = o.now ?? Date.now;
     this.recover();
   }
 
@@ -112,6 +136,9 @@ export class ProcessRegistry {
         polledTo: 0,
         recovered: true,
         waiters: [],
+        notifyOnComplete: false,
+        consumed: false,
+        ended: Promise.resolve(),
         pidStart: e.pid_start,
         note: local
           ? alive
@@ -162,7 +189,7 @@ export class ProcessRegistry {
     }
   }
 
-  async spawn(backend: ExecutionBackend, command: string, o: { cwd: string; pty: boolean; taskId: string }): Promise<ProcEntry> {
+  async spawn(backend: ExecutionBackend, command: string, o: SpawnOptions): Promise<ProcEntry> {
     this.prune();
     const running = [...this.procs.values()].filter((p) => p.status === 'running').length;
     if (running >= MAX_TRACKED) throw new Error(`Too many background processes (${running}). Kill some with the process tool first.`);
@@ -186,7 +213,16 @@ export class ProcessRegistry {
       recovered: false,
       waiters: [],
       bg,
+      notifyOnComplete: !!o.notifyOnComplete && !!o.notifier,
+      notifier: o.notifier,
+      consumed: false,
+      ended: Promise.resolve(),
     };
+    let markEnded: () => void = () => {};
+    p.ended = new Promise<void>((r) => (markEnded = r));
+    const patterns = (o.watchPatterns ?? []).filter((x) => x.length > 0);
+    if (patterns.length && o.notifier && !p.notifyOnComplete) p.watcher = new Watcher(patterns);
+    if (p.notifyOnComplete) o.notifier!.expect(p.ended);
     if (backend.kind === 'local' && bg.pid) p.pidStart = procStartTime(bg.pid);
     bg.child.onData((t) => {
       p.output += t;
@@ -195,19 +231,33 @@ export class ProcessRegistry {
         p.output = p.output.slice(cut);
         p.dropped += cut;
       }
+      if (p.watcher && p.status === 'running') this.watch(p, t, false);
     });
     bg.child.onExit((code, signal) => {
+      if (p.watcher) this.watch(p, '', true);
       if (p.status === 'running') p.status = 'exited';
       p.exitCode = code ?? (signal ? -1 : null);
       if (signal && p.status === 'exited') p.note = `terminated by ${signal}`;
       p.endedAt = Date.now();
       p.bg = undefined;
       this.checkpoint();
+      if (p.notifyOnComplete && p.notifier) p.notifier.notify(completionNotice(p, () => p.consumed));
       for (const w of p.waiters.splice(0)) w();
+      markEnded();
     });
     this.procs.set(p.id, p);
     this.checkpoint();
     return p;
+  }
+
+  /** Output for a watched process: matches go to the conversation; too many turn watching into one exit notice. */
+  private watch(p: ProcEntry, chunk: string, final: boolean): void {
+    const r = p.watcher!.feed(p, chunk, this.now(), final);
+    for (const n of r.notices) p.notifier?.notify(n);
+    if (r.promote && !p.notifyOnComplete && p.notifier) {
+      p.notifyOnComplete = true;
+      p.notifier.expect(p.ended);
+    }
   }
 
   private announced = false;

@@ -132,6 +132,8 @@ export class ToolRegistry {
    */
   build(requested: string[], services: ToolServices, disabled: string[] = []): AgentTool[] {
     const names = resolveToolsetNames(requested, disabled, this.toolsets(), services.config.custom_toolsets ?? {});
+    const off = new Set(disabled.map((d) => d.trim()));
+    for (const d of this.defs.values()) if (d.autoInclude?.(services) && !off.has(d.toolset) && !off.has(d.name)) names.add(d.name);
     const available = new Set(this.availability(services).filter((a) => a.available).map((a) => a.name));
     return this.all()
       .filter((d) => names.has(d.name) && available.has(d.name))

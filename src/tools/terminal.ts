@@ -12,10 +12,18 @@ export const FOREGROUND_MAX_S = 600;
 const schema = (z: Zod) =>
   z.object({
   command: z.string().min(1).describe('The command to run'),
-  background: z.boolean().optional().describe('Run in the background and return a session_id for the process tool (default false)'),
+  background: z.boolean().optional().describe('Run in the background; returns a session_id for the process tool'),
   timeout: z.coerce.number().int().min(1).optional().describe(`Seconds before a foreground command is killed (default terminal.timeout, 180; at most ${FOREGROUND_MAX_S})`),
   workdir: z.string().optional().describe('Directory to run in (default: the session working directory / the shell\'s current directory)'),
   pty: z.boolean().optional().describe('Run in a pseudo-terminal, for interactive programs (local and SSH)'),
+  notify_on_complete: z
+    .boolean()
+    .optional()
+    .describe('With background: you get one new message when it ends (builds, tests); keep working, do not poll'),
+  watch_patterns: z
+    .array(z.string())
+    .optional()
+    .describe('With background: output lines containing these are reported to you (max 1 per 15 s). For rare signals of servers, e.g. "Listening on"'),
 });
 
 export type TerminalArgs = z.infer<ReturnType<typeof schema>>;

@@ -45,6 +45,12 @@ export const PLATFORM_TOOLSETS: Record<string, string[]> = {
   'hermes-subagent': without(HERMES_CORE_TOOLSETS, ['delegation', 'clarify', 'memory', 'messaging', 'code_execution', 'cronjob']),
 };
 
+/**
+ * Toolsets only ever enabled by name (or by their own tools' `autoInclude`): `all` / `*` and the
+ * platform toolsets leave them out, as Hermes does for kanban.
+ */
+export const OPT_IN_TOOLSETS = ['kanban'];
+
 /** Old names still found in Hermes configs. */
 const LEGACY: Record<string, string> = {
   web_tools: 'web',
@@ -68,11 +74,12 @@ export function resolveToolsetNames(
   custom: Record<string, string[]> = {},
 ): Set<string> {
   const allTools = new Set([...registered.values()].flat());
+  const everything = [...registered].filter(([ts]) => !OPT_IN_TOOLSETS.includes(ts)).flatMap(([, names]) => names);
   const expand = (name: string, seen: Set<string>, strict: boolean): string[] => {
     const n = LEGACY[name] ?? name;
     if (seen.has(n)) return [];
     seen.add(n);
-    if (n === 'all' || n === '*') return [...allTools];
+    if (n === 'all' || n === '*') return everything;
     if (registered.has(n)) return registered.get(n)!;
     if (allTools.has(n)) return [n];
     const group = custom[n] ?? COMPOSITE_TOOLSETS[n] ?? PLATFORM_TOOLSETS[n];

@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import type { Zod } from './zod.ts';
 import type { AgentEvent, PathScope, ToolCallContext, ToolOutcome } from '../agent/types.ts';
-import type { JsonSchema, StreamFn } from '../llm/types.ts';
+import type { JsonSchema, StreamFn, Usage } from '../llm/types.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 
 /**
@@ -40,6 +40,31 @@ export interface ToolServices {
   origin?: DeliveryOrigin;
   /** The gateway's delivery router (send_message); absent outside the gateway. */
   messaging?: MessagingService;
+  /** The session's inbox: background work (processes, subagents) reports back into the conversation. */
+  notifier?: Notifier;
+}
+
+/** A report from background work for the conversation: it becomes the next user turn. */
+export interface BackgroundNotice {
+  kind: 'completion' | 'watch_match' | 'watch_disabled' | 'delegation';
+  /** What the model reads (Hermes's `[IMPORTANT: …]` / `[ASYNC DELEGATION …]` form). */
+  text: string;
+  /** One line for people. */
+  title: string;
+  /** The process or delegation id. */
+  id: string;
+  /** Checked when the notice is taken: true drops it (the model already read the result itself). */
+  superseded?: () => boolean;
+}
+
+export interface Notifier {
+  notify(n: BackgroundNotice): void;
+  /** Background work that will report when it ends; a one-shot run waits for it before exiting. */
+  expect(work: Promise<unknown>): void;
+  /** Aborted when the session closes. */
+  readonly signal: AbortSignal;
+  /** A surface answers notices (REPL, gateway chat, one-shot run); otherwise nobody would read them. */
+  readonly listening: boolean;
 }
 
 /** Where the reply to a chat message or a cron job goes. */
@@ -63,6 +88,8 @@ export interface AuxiliaryModel {
 
 export interface ChildSpec {
   goal: string;
+  /** leaf (default) or orchestrator (may delegate further); recorded for display. */
+  role?: 'leaf' | 'orchestrator';
   context?: string;
   /** Toolsets (or tool names) the child may use; intersected with the parent's tools. */
   toolsets?: string[];
@@ -85,6 +112,10 @@ export interface ChildResult {
   error?: string;
   /** Tool names the child called, in order. */
   toolTrace: string[];
+  /** Tokens and cost of the child (its own subagents included); added to the parent's totals. */
+  usage?: Usage;
+  costUsd?: number | null;
+  model?: string;
 }
 
 export interface ToolContext extends ToolCallContext {
@@ -110,6 +141,11 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   redact?: boolean;
   /** Env vars the tool needs (shown by setup/status); the tool is hidden when one is missing. */
   requiresEnv?: string[];
+  /**
+   * The tool joins the session whatever toolsets were asked for when this returns true (it still
+   * passes `check`, and a disabled toolset still removes it): kanban worker tools under the dispatcher.
+   */
+  autoInclude?: (services: ToolServices) => boolean;
   /** Extra availability check; false (or a throw) hides the tool from the model. */
   check?: (services: ToolServices) => boolean;
   /** What `check` wants, said to a person when it fails (`hermes status`, /tools): "needs …". */

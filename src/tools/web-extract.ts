@@ -17,7 +17,7 @@ export default defineTool({
   emoji: '📄',
   parallelSafe: true,
   description:
-    'Read web pages as clean Markdown (main content only). Give one or more URLs (at most 5). Each page is capped (web.extract_char_limit, 15,000 characters). ' +
+    'Read web pages as clean Markdown (main content only), and PDFs as text by page. Give one or more URLs (at most 5). Each page is capped (web.extract_char_limit, 15,000 characters). ' +
     'Internal, private and cloud-metadata addresses are refused.',
   schema,
   async handler(a, ctx) {

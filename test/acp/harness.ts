@@ -46,10 +46,11 @@ export function writeConfig(home: string, fake: FakeLlm, titles: FakeLlm, extra 
   );
 }
 
-export async function startEditor(fake: FakeLlm, o: { extraConfig?: string; fs?: boolean; env?: Record<string, string>; home?: string } = {}): Promise<Editor> {
+export async function startEditor(fake: FakeLlm, o: { extraConfig?: string; config?: string; fs?: boolean; env?: Record<string, string>; home?: string } = {}): Promise<Editor> {
   const home = o.home ?? tempHome('hermes-acp-');
   const titles = await startFakeLlm({ defaultReply: { text: 'A generated title' } });
-  writeConfig(home, fake, titles, o.extraConfig);
+  if (o.config !== undefined) writeFileSync(join(home, 'config.yaml'), o.config);
+  else writeConfig(home, fake, titles, o.extraConfig);
   const work = realpathSync(join(home));
   mkdirSync(join(work, 'work'), { recursive: true });
   const child = spawn(process.execPath, [BIN, 'acp', '--verbose'], { cwd: join(work, 'work'), env: cleanEnv(home, o.env), stdio: ['pipe', 'pipe', 'pipe'] });

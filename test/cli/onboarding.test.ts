@@ -2,7 +2,7 @@
 // the real binary against the fake provider.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -34,7 +34,7 @@ describe('hermes setup --non-interactive', () => {
     const r = await hermes(['setup', '--non-interactive', '--provider', 'custom', '--base-url', locked.openaiBaseUrl, '--api-key', '-', '--model', 'fake-model'], { home, input: 'the-right-key\n' });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /✓ fake-model via custom answered/);
-    assert.equal(locked.requests.length, n + 1);
+    assert.equal(locked.requests.length, n + 2, 'the test call, then the tool-call check of a local server');
     assert.equal(locked.requests[n].apiKey, 'the-right-key');
     assert.equal(mode(join(home, '.env')), 0o600);
     // The key belongs to this server: its own variable, never OPENAI_API_KEY.
@@ -202,7 +202,8 @@ describe('hermes doctor', () => {
     writeFileSync(join(home, '.env'), 'OPENAI_API_KEY=k-1234\n');
     chmodSync(join(home, '.env'), 0o644);
     chmodSync(home, 0o755);
-    const r = await hermes(['doctor'], { home });
+    // --timeout 30: the MCP servers' connect check must not give up on a loaded machine
+    const r = await hermes(['doctor', '--timeout', '30'], { home });
     assert.equal(r.code, 1);
     assert.match(r.stdout, /! HERMES_HOME\s+.* is accessible by others \(mode 755\)\n\s+→ `chmod 700 /);
     assert.match(r.stdout, /✗ \.env\s+.* is readable by others \(mode 644\)\n\s+→ `chmod 600 /);
@@ -375,15 +376,15 @@ wizard.describe('hermes setup (wizard)', () => {
     }
   });
 
-  wizard.it('providers that sign in with OAuth are marked and cannot be picked by mistake', async () => {
+  wizard.it('providers that sign in with OAuth are marked and cannot be picked before signing in', async () => {
     const home = tempHome();
-    const t = startHermes(['setup'], { home, cols: 110, rows: 40 });
+    const t = startHermes(['setup'], { home, cols: 120, rows: 40 });
     try {
       await t.waitFor(/Which inference provider\?/);
       t.type('codex');
-      await t.waitFor(/○ OpenAI Codex — ChatGPT sign-in \(OAuth\): not available in this wizard yet/);
+      await t.waitFor(/● OpenAI Codex — ChatGPT sign-in \(OAuth\): run `hermes auth add openai-codex` first/);
       t.keys('Enter');
-      await t.waitFor(/That provider cannot be set up here: pick one that takes an API key, or a custom endpoint\./);
+      await t.waitFor(/OpenAI Codex signs in with OAuth: run `hermes auth add openai-codex` first \(or pick one that takes an API key\)\./);
       const mark = t.mark();
       await t.waitFor(/Which inference provider\?/, { after: mark - 16 });
       t.keys('C-c');
@@ -392,6 +393,31 @@ wizard.describe('hermes setup (wizard)', () => {
       t.kill();
     }
     assert.ok(!existsSync(join(home, 'config.yaml')));
+  });
+
+  wizard.it('a provider you signed in to with OAuth is offered and used without a key', async () => {
+    const home = tempHome();
+    // The Qwen CLI's sign-in file (Hermes reads it as the qwen-oauth pool), pointing at the fake server.
+    mkdirSync(join(home, '.qwen'), { recursive: true });
+    writeFileSync(join(home, '.qwen', 'oauth_creds.json'), JSON.stringify({ access_token: 'qwen-token-1234', refresh_token: 'r', expiry_date: Date.now() + 3_600_000, resource_url: 'portal.qwen.ai' }));
+    const t = startHermes(['setup'], { home, cols: 120, rows: 40, env: { HERMES_QWEN_BASE_URL: fake.openaiBaseUrl } });
+    try {
+      await t.waitFor(/Which inference provider\?/);
+      t.type('Qwen OAuth');
+      await t.waitFor(/● Qwen OAuth/);
+      await t.waitFor(/signed in \(auth\.json\)/);
+      t.keys('Enter');
+      await t.waitFor(/Use the credentials in auth\.json\?/);
+      t.keys('Enter');
+      await t.waitFor(/2 model\(s\) available/);
+      t.keys('Enter');
+      await t.waitFor(/Ready\. Start chatting/);
+      assert.equal(await t.exitCode(), 0);
+    } finally {
+      t.kill();
+    }
+    assert.match(readFileSync(join(home, 'config.yaml'), 'utf8'), /provider: qwen-oauth/);
+    assert.equal(fake.requests.at(-1)!.apiKey, 'qwen-token-1234');
   });
 
   wizard.it('a rejected key leads back to the key prompt', async () => {

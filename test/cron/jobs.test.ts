@@ -45,8 +45,12 @@ describe('CronStore: creating jobs', () => {
         skill: 'news',
         model: null,
         provider: null,
+        provider_snapshot: null,
+        model_snapshot: null,
         base_url: null,
         script: null,
+        no_agent: false,
+        context_from: null,
         schedule: { kind: 'interval', minutes: 120, display: 'every 120m' },
         schedule_display: 'every 120m',
         repeat: { times: null, completed: 0 },
@@ -62,9 +66,13 @@ describe('CronStore: creating jobs', () => {
         last_delivery_error: null,
         deliver: 'local',
         origin: null,
+        enabled_toolsets: null,
         workdir: null,
       },
     );
+    // The keys in the order Python Hermes 0.18.2 writes them (its jobs.json in test/fixtures).
+    const fixture = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'hermes-0.18.2-home', 'cron', 'jobs.json'), 'utf8')) as { jobs: Record<string, unknown>[] };
+    assert.deepEqual(Object.keys(j), Object.keys(fixture.jobs[0]));
     assert.equal(statSync(join(t.home, 'cron', 'jobs.json')).mode & 0o777, 0o600);
   });
 

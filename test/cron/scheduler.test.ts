@@ -176,7 +176,7 @@ describe('cron scheduler', () => {
   });
 
   it('runs the pre-run script first and gives its output to the agent; failures and timeouts are reported', async () => {
-    const w = world('cron:\n  script_timeout_seconds: 1\n');
+    const w = world('cron:\n  script_timeout_seconds: 5\n'); // python3 can take seconds to start on a loaded machine
     mkdirSync(join(w.home, 'scripts'));
     writeFileSync(join(w.home, 'scripts', 'collect.sh'), 'echo "disk at 91%"; if [ -n "$OPENAI_API_KEY" ]; then echo "key leaked"; else echo "key hidden"; fi; echo "found ghp_abcdefghijklmnopqrstuvwxyz0123456789"\n');
     writeFileSync(join(w.home, 'scripts', 'broken.py'), 'import sys\nprint("partial")\nsys.exit(3)\n');
@@ -194,7 +194,7 @@ describe('cron scheduler', () => {
     const t2 = texts.find((t) => t.includes('[job-2]'))!;
     assert.match(t2, /## Script Error[\s\S]*(exited with code 3[\s\S]*partial|python3)/);
     const t3 = texts.find((t) => t.includes('[job-3]'))!;
-    assert.match(t3, /## Script Error[\s\S]*Script timed out after 1s: .*slow\.sh/);
+    assert.match(t3, /## Script Error[\s\S]*Script timed out after 5s: .*slow\.sh/);
   });
 
   it('runs tools in the job\'s workdir', async () => {

@@ -1,6 +1,6 @@
 // Runs the real `hermes` binary as a subprocess, in a throwaway HERMES_HOME.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,13 @@ export interface RunResult {
 
 export function tempHome(prefix = 'hermes-home-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** A throwaway HERMES_HOME whose config.yaml points at an OpenAI-compatible endpoint (the fake LLM). */
+export function homeWithModel(baseUrl: string, extraYaml = ''): string {
+  const home = tempHome();
+  writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${baseUrl}\n  default: test-model\n  api_key: test-key\n${extraYaml}`);
+  return home;
 }
 
 /** Environment for a test run: nothing of the developer's keys or HERMES_* leaks in. */
@@ -46,7 +53,7 @@ export function hermes(
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`hermes ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, opts.timeoutMs ?? 30_000);
+    }, opts.timeoutMs ?? 90_000); // generous: a loaded 2-core CI machine is slow, a hang still fails
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });

@@ -13,6 +13,13 @@ export interface FakeToolCall {
   name: string;
   arguments: Record<string, unknown> | string;
   id?: string;
+  /**
+   * Responses wire only: a freeform (custom) tool call whose `input` is the arguments string, as
+   * OpenAI models call grammar tools such as Codex's `apply_patch`.
+   */
+  custom?: boolean;
+  /** Responses wire only: the namespace of a namespaced tool (Codex serves MCP tools as `mcp__<server>`). */
+  namespace?: string;
 }
 
 export interface FakeReply {
@@ -371,7 +378,8 @@ export async function startFakeLlm(opts: { defaultReply?: FakeReply; requireKey?
       items.push({ type: 'message', id: `msg_${nextId()}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: reply.text, annotations: [] }] });
     }
     for (const tc of reply.toolCalls ?? []) {
-      items.push({ type: 'function_call', id: `fc_${nextId()}`, call_id: tc.id ?? `call_${nextId()}`, name: tc.name, arguments: argsString(tc), status: 'completed' });
+      if (tc.custom) items.push({ type: 'custom_tool_call', id: `ctc_${nextId()}`, call_id: tc.id ?? `call_${nextId()}`, name: tc.name, input: argsString(tc), status: 'completed' });
+      else items.push({ type: 'function_call', id: `fc_${nextId()}`, call_id: tc.id ?? `call_${nextId()}`, name: tc.name, ...(tc.namespace ? { namespace: tc.namespace } : {}), arguments: argsString(tc), status: 'completed' });
     }
     return items;
   }
@@ -414,6 +422,10 @@ export async function startFakeLlm(opts: { defaultReply?: FakeReply; requireKey?
         for (const p of pieces(text)) out.push(ev('response.output_text.delta', { item_id, output_index, content_index: 0, delta: p, logprobs: [] }));
         out.push(ev('response.output_text.done', { item_id, output_index, content_index: 0, text, logprobs: [] }));
         out.push(ev('response.content_part.done', { item_id, output_index, content_index: 0, part: { type: 'output_text', text, annotations: [] } }));
+      } else if (item.type === 'custom_tool_call') {
+        out.push(ev('response.output_item.added', { output_index, item: { ...item, input: '', status: 'in_progress' } }));
+        for (const p of thirds(item.input as string)) out.push(ev('response.custom_tool_call_input.delta', { item_id, output_index, delta: p }));
+        out.push(ev('response.custom_tool_call_input.done', { item_id, output_index, input: item.input }));
       } else {
         out.push(ev('response.output_item.added', { output_index, item: { ...item, arguments: '', status: 'in_progress' } }));
         for (const p of thirds(item.arguments as string)) out.push(ev('response.function_call_arguments.delta', { item_id, output_index, delta: p }));

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { SessionDB } from '../../src/state/db.ts';
 import { BIN, cleanEnv, hermes, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.ts';
-import { buildV11Fixture } from '../state/hermes-fixture.ts';
+import { copyPythonHome, dbLayout, PY_SESSIONS } from '../helpers/hermes-home.ts';
 
 let llm: FakeLlm;
 before(async () => {
@@ -175,22 +175,57 @@ test('install a skill and invoke it with -s; --ignore-rules drops AGENTS.md', as
   assert.ok(!existsSync(join(h, 'skills', 'writing', 'release-notes')));
 });
 
-test('a Python-Hermes state.db is listed, searched and resumed', async () => {
-  const h = home();
-  buildV11Fixture(join(h, 'state.db'));
+test('the home Python Hermes 0.18.2 wrote: listed (archived hidden), searched, resumed, and left in its shape', async () => {
+  const h = copyPythonHome();
+  // Its own config.yaml, pointed at this test's fake LLM instead of the one it was made with.
+  const cfg = join(h, 'config.yaml');
+  writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('http://127.0.0.1:40161/v1', llm.openaiBaseUrl));
+  const layoutBefore = dbLayout(join(h, 'state.db'));
   const list = await hermes(['sessions', 'list'], { home: h });
   assert.equal(list.code, 0, list.stderr);
-  assert.match(list.stdout, /20260510_101500_a1b2c3 .* Nginx log size/);
-  assert.match(list.stdout, /20260511_090000_d4e5f6 .* telegram/);
-  const found = await hermes(['sessions', 'search', '数据库迁移'], { home: h });
-  assert.match(found.stdout, /20260511_090000_d4e5f6/);
+  for (const id of Object.values(PY_SESSIONS)) {
+    if (id === PY_SESSIONS.archived) assert.doesNotMatch(list.stdout, new RegExp(id));
+    else assert.match(list.stdout, new RegExp(id));
+  }
+  assert.match(list.stdout, new RegExp(`${PY_SESSIONS.compressed} .* Compressed build-cache chat`));
+  assert.match(list.stdout, /\(1 archived session is hidden; --archived lists it\)/);
+  const archived = await hermes(['sessions', 'list', '--archived'], { home: h });
+  assert.match(archived.stdout, new RegExp(`${PY_SESSIONS.archived} .* Archived interactive scratch`));
+  assert.equal(archived.stdout.trim().split('\n').length, 2);
+  const all = await hermes(['sessions', 'list', '--include-archived', '--json'], { home: h });
+  assert.equal(JSON.parse(all.stdout).length, 7);
+  const found = await hermes(['sessions', 'search', 'lockfile'], { home: h });
+  assert.match(found.stdout, new RegExp(PY_SESSIONS.compressed), 'compacted rows stay searchable');
+  const shown = await hermes(['sessions', 'show', 'Compressed build-cache chat'], { home: h });
+  assert.match(shown.stdout, /you: Turn 3: the cache key includes the lockfile hash\./);
+
   const before = llm.requests.length;
-  const r = await hermes(['chat', '--resume', 'Nginx log size', '-q', 'and the error log?'], { home: h });
+  const r = await hermes(['chat', '--resume', 'Two-turn fixture chat', '-q', 'A third turn, from TypeScript.'], { home: h });
   assert.equal(r.code, 0, r.stderr);
-  const msgs = llm.requests.slice(before).find(isMain)!.body.messages as { role: string; content: string; tool_calls?: unknown[] }[];
-  assert.equal(msgs[0].content, 'You are Hermes Agent.', 'the stored system prompt is reused');
-  assert.equal(msgs.filter((m) => m.tool_calls).length, 1);
-  assert.equal(msgs.at(-1)!.content, 'and the error log?');
+  const msgs = llm.requests.slice(before).find(isMain)!.body.messages as { role: string; content: string }[];
+  assert.match(msgs[0].content, /Hermes/, 'the stored system prompt is reused');
+  assert.deepEqual(msgs.slice(1).map((m) => m.role), ['user', 'assistant', 'user', 'assistant', 'user']);
+  assert.equal(msgs.at(-1)!.content, 'A third turn, from TypeScript.');
+  // A compressed session replays its live rows only.
+  const before2 = llm.requests.length;
+  const c = await hermes(['chat', '--resume', PY_SESSIONS.compressed, '-q', 'and now?'], { home: h });
+  assert.equal(c.code, 0, c.stderr);
+  const sent = llm.requests.slice(before2).find(isMain)!.body.messages as { role: string; content: string }[];
+  assert.equal(sent.length, 1 + 5 + 1);
+  assert.match(sent[1].content, /PRIOR CONTEXT/);
+  // --continue skips an archived session even when it is the newest.
+  const db = SessionDB.open(join(h, 'state.db'));
+  db.setArchived(PY_SESSIONS.compressed, true);
+  db.close();
+  const before3 = llm.requests.length;
+  const k = await hermes(['chat', '--continue', '-q', 'continue please'], { home: h });
+  assert.equal(k.code, 0, k.stderr);
+  const cont = llm.requests.slice(before3).find(isMain)!.body.messages as { role: string; content: string }[];
+  assert.ok(cont.some((m) => m.content === 'A third turn, from TypeScript.'), 'continued the newest unarchived session');
+
+  const after = dbLayout(join(h, 'state.db'));
+  assert.deepEqual({ ...after, meta: undefined }, { ...layoutBefore, meta: undefined }, 'tables, columns, indexes and triggers as Python left them');
+  assert.deepEqual(after.version, [19]);
 });
 
 test('SIGKILL mid-turn: every message produced before the kill is readable and the session resumes', async () => {

@@ -168,7 +168,7 @@ test('delete and prune remove sessions and their index entries', () => {
   db.close();
 });
 
-test('reads and extends a state.db written by Python Hermes (schema v11)', () => {
+test('migrates a schema v11 file (Hermes 0.14, and this project before v19) and continues its sessions', () => {
   const path = join(tmp(), 'state.db');
   buildV11Fixture(path);
   const db = SessionDB.open(path);
@@ -192,7 +192,7 @@ test('reads and extends a state.db written by Python Hermes (schema v11)', () =>
   db.createSession({ id: '20260510_101500_a1b2c3', source: 'cli', model: 'x' });
   db.appendMessage('20260510_101500_a1b2c3', { role: 'user', content: 'and the error log, quokka?' });
   assert.equal(db.searchMessages('quokka')[0].session_id, '20260510_101500_a1b2c3');
-  assert.equal(db.stats().schemaVersion, 11);
+  assert.equal(db.stats().schemaVersion, SCHEMA_VERSION);
   db.close();
 });
 

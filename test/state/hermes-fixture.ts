@@ -1,6 +1,8 @@
-// Builds state.db files the way Python Hermes wrote them (hermes_state.py), for compatibility tests.
-// The DDL follows Hermes's schema as documented (hermes-spec.md §8): v11 = inline FTS over content,
-// tool name and tool calls, plus the trigram table; v6 = the early external-content FTS layout.
+// Builds state.db files in old layouts, for the migration tests only (the compatibility tests use the
+// file real Python Hermes 0.18.2 wrote, test/fixtures/hermes-0.18.2-home). The DDL follows Hermes's
+// schema as documented (hermes-spec.md §8): v11 = inline FTS over content, tool name and tool calls,
+// plus the trigram table (Hermes 0.14, and this project's files before schema v19); v6 = the early
+// external-content FTS layout.
 import { sqlite } from '../../src/state/sqlite.ts';
 
 const V11_SESSIONS = `CREATE TABLE sessions (

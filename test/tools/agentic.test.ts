@@ -102,7 +102,7 @@ describe('execute_code', () => {
     const bad = await call(executeCode, { code: 'raise ValueError("boom")' }, s);
     assert.equal(bad.json.status, 'error');
     assert.match(bad.json.error, /ValueError: boom/);
-    s.config.code_execution.timeout = 1;
+    s.config.code_execution.timeout = 5; // python3 can take seconds to start on a loaded machine
     const slow = await call(executeCode, { code: 'import time\nprint("before", flush=True)\ntime.sleep(30)' }, s);
     assert.equal(slow.json.status, 'timeout');
     assert.equal(slow.json.output, 'before\n');
@@ -166,14 +166,28 @@ describe('delegate_task', () => {
     assert.match(tooMany.json.error, /At most 3 subagents/);
   });
 
-  it('enforces the spawn depth; deeper levels may delegate when configured', async () => {
+  it('enforces the spawn depth; orchestrators may delegate when configured, leaves never', async () => {
     const specs: ChildSpec[] = [];
     const child = makeServices({ spawnChild: fakeChild(specs), depth: 1 });
     assert.match((await call(delegateTask, { goal: 'x' }, child)).json.error, /max_spawn_depth is 1/);
     const parent = makeServices({ spawnChild: fakeChild(specs) });
     parent.config.delegation.max_spawn_depth = 2;
-    await call(delegateTask, { goal: 'y' }, parent);
+    const leaf = await call(delegateTask, { goal: 'y' }, parent);
+    assert.ok(specs.at(-1)!.blockedTools.includes('delegate_task'), 'a leaf (the default) cannot delegate');
+    assert.equal(leaf.json.results[0].role, 'leaf');
+    const orch = await call(delegateTask, { goal: 'y', role: 'orchestrator' }, parent);
     assert.ok(!specs.at(-1)!.blockedTools.includes('delegate_task'));
+    assert.equal(orch.json.results[0].role, 'orchestrator');
+    // Per-task role overrides the top-level one.
+    await call(delegateTask, { role: 'orchestrator', tasks: [{ goal: 'a' }, { goal: 'b', role: 'leaf' }] }, parent);
+    assert.deepEqual(specs.slice(-2).map((x) => x.role), ['orchestrator', 'leaf']);
+    // The kill switch and the depth limit both turn an orchestrator into a leaf.
+    parent.config.delegation.orchestrator_enabled = false;
+    await call(delegateTask, { goal: 'y', role: 'orchestrator' }, parent);
+    assert.ok(specs.at(-1)!.blockedTools.includes('delegate_task'));
+    parent.config.delegation.orchestrator_enabled = true;
+    parent.config.delegation.max_spawn_depth = 1;
+    assert.equal((await call(delegateTask, { goal: 'y', role: 'orchestrator' }, parent)).json.results[0].role, 'leaf');
     parent.config.delegation.max_spawn_depth = 9;
     const deep = makeServices({ spawnChild: fakeChild(specs), depth: 3 });
     deep.config.delegation.max_spawn_depth = 9;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gatedSuite } from '../helpers/skip.ts';
 import { isAlive } from '../../src/tools/env/child.ts';
-import { hermes, tempHome } from '../helpers/cli.ts';
+import { hermes, homeWithModel } from '../helpers/cli.ts';
 import { noPython } from './helpers.ts';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.ts';
 import { sshdUnavailable, startSshd, type TestSshd } from './sshd.ts';
@@ -22,8 +22,7 @@ after(async () => {
 });
 
 function setup(extra = ''): { home: string; work: string } {
-  const home = tempHome();
-  writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: test-key\n${extra}`);
+  const home = homeWithModel(fake.openaiBaseUrl, extra);
   const work = join(home, 'work');
   mkdirSync(work);
   return { home, work };

@@ -19,6 +19,7 @@ export default function register(program: Command): void {
     .option('--workdir <dir>', 'absolute directory the job works in')
     .option('--model <model>', 'model for this job')
     .option('--provider <id>', 'provider for this job')
+    .option('--no-agent', 'no LLM: run --script on schedule and deliver its output as it is')
     .option('--paused', 'create it paused (resume it to schedule)')
     .action(run('create'));
   cron

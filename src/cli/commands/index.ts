@@ -1,11 +1,14 @@
 // Each module registers its own subcommands; their implementations load lazily on use.
 import type { Command } from 'commander';
 import acp from './acp.ts';
+import auth from './auth.ts';
 import batch from './batch.ts';
 import chat from './chat.ts';
 import config from './config.ts';
 import cron from './cron.ts';
+import fallback from './fallback.ts';
 import gateway from './gateway.ts';
+import kanban from './kanban.ts';
 import mcp from './mcp.ts';
 import onboarding from './onboarding.ts';
 import pairing from './pairing.ts';
@@ -14,4 +17,4 @@ import skills from './skills.ts';
 import version from './version.ts';
 import webhook from './webhook.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, batch, config, cron, gateway, mcp, pairing, sessions, skills, webhook, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, fallback, gateway, kanban, mcp, pairing, sessions, skills, webhook, version];

@@ -61,9 +61,10 @@ export default function register(program: Command): void {
     .command('serve')
     .description('run Hermes as an MCP server on stdio (conversations; --tools adds web, vision and skills tools)')
     .option('--tools', "also expose Hermes's web, vision and skills tools (never terminal or file tools)")
+    .option('--tools-only', "expose only those tools, no conversations (the hermes-tools server of the Codex runtime)")
     .option('-v, --verbose', 'log each tool call to stderr')
     .action(
-      action(async (opts: { tools?: boolean; verbose?: boolean }) => {
+      action(async (opts: { tools?: boolean; toolsOnly?: boolean; verbose?: boolean }) => {
         const m = await import('../../mcp/serve-cli.ts');
         await m.runServe(opts);
       }),

@@ -9,6 +9,8 @@ export default function register(program: Command): void {
     .description('recent sessions, most recently active first')
     .option('--source <source>', 'only this source (cli, telegram, discord, cron, acp, …)')
     .option('-n, --limit <n>', 'how many (default 20)')
+    .option('--archived', 'only archived sessions (hidden from the list, search and --continue)')
+    .option('--include-archived', 'archived sessions too')
     .option('--json', 'print JSON')
     .action(run('list'));
   sessions.command('show <session>').description('print a session’s details and transcript (id, id prefix or title)').option('--json', 'print JSON').action(run('show'));
@@ -18,6 +20,7 @@ export default function register(program: Command): void {
     .option('--source <source>', 'only sessions of this source (comma-separated list)')
     .option('--role <role>', 'only messages of this role: user, assistant, tool (comma-separated list)')
     .option('-n, --limit <n>', 'how many results (default 20)')
+    .option('--include-archived', 'search archived sessions too')
     .option('--json', 'print JSON')
     .action(run('search'));
   sessions

@@ -14,6 +14,7 @@ import { runCommand, type CommandRegistry, type CommandResult, type SurfaceHooks
 import { describeError } from '../../llm/index.ts';
 import type { Message } from '../../llm/types.ts';
 import { activityLine, toolDetail, toolEmoji } from '../../runtime/activity.ts';
+import { composeNotices } from '../../runtime/inbox.ts';
 import type { Session } from '../../runtime/session.ts';
 import { paths } from '../../state/paths.ts';
 import { EditBuffer } from './buffer.ts';
@@ -491,6 +492,11 @@ export class Repl {
     this.commit(this.s.dim(text));
   }
 
+  /** Background work reported back (a process ended, a subagent finished): it becomes the next turn when idle. */
+  backgroundNotice(): void {
+    if (this.phase === 'idle' && !this.quitting) void this.drain();
+  }
+
   /** SIGINT from outside (`kill -INT`): what Ctrl+C does. */
   interruptSignal(): void {
     if (this.quitting) return;
@@ -911,9 +917,9 @@ export class Repl {
     }
   }
 
-  private async runTurn(raw: string): Promise<void> {
-    let text = expandPastes(raw, this.o.home);
-    if (this.firstPrefix) {
+  private async runTurn(raw: string, notice = false): Promise<void> {
+    let text = notice ? raw : expandPastes(raw, this.o.home);
+    if (this.firstPrefix && !notice) {
       text = `${this.firstPrefix}\n\nUser instruction: ${text}`;
       this.firstPrefix = undefined;
     }
@@ -962,8 +968,14 @@ export class Repl {
         continue;
       }
       const w = this.waiting.shift();
-      if (w === undefined) return;
-      await this.dispatch(w);
+      if (w !== undefined) {
+        await this.dispatch(w);
+        continue;
+      }
+      const notes = this.session.inbox.take();
+      if (!notes.length) return;
+      this.commit(this.s.cyan(notes.map((n) => `🔔 ${n.title}`).join('\n')));
+      await this.runTurn(composeNotices(notes), true);
     }
   }
 

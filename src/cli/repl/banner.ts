@@ -73,6 +73,7 @@ export function banner(session: Session, style: Style, width = 100): string[] {
     `  ${label('skills')} ${skills} installed`,
     `  ${label('cwd')} ${tilde(session.options.cwd)} ${s.dim(`· terminal: ${cfg.terminal?.backend ?? 'local'}`)}`,
   ];
+  if (session.runnerKind === 'codex_app_server') lines.push(`  ${label('runtime')} ${s.bold('codex app-server')} ${s.dim('(shell, file edits and MCP tools run inside codex)')}`);
   if (session.services.yolo) lines.push(`  ${s.yellow('⚠ YOLO: dangerous commands run without asking (hardline blocks still apply)')}`);
   const hints = ['/help for commands', 'Tab completes', 'Alt+Enter new line', 'Ctrl+C interrupts', 'Ctrl+D quits'];
   let line = '';

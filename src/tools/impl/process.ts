@@ -42,6 +42,7 @@ export async function runProcess(a: ProcessArgs, ctx: ToolContext): Promise<stri
         const from = Math.max(p.polledTo - p.dropped, 0);
         const fresh = p.output.slice(from);
         p.polledTo = total;
+        if (p.status !== 'running') p.consumed = true;
         return ok({ ...summary(p), new_output: cleanOutput(fresh, Math.min(max, 20_000)), output_preview: stripAnsi(p.output.slice(-1000)) });
       }
       case 'log': {
@@ -57,6 +58,7 @@ export async function runProcess(a: ProcessArgs, ctx: ToolContext): Promise<stri
           total_lines: lines.length,
           showing: slice.length ? `lines ${start}-${start + slice.length - 1}` : 'no lines',
         };
+        if (p.status !== 'running') p.consumed = true;
         if (p.dropped) r.note = `The first ${p.dropped.toLocaleString('en-US')} characters of output were dropped (only the last 200,000 are kept).`;
         if (p.recovered) r.note = p.note;
         return ok(r);
@@ -66,12 +68,14 @@ export async function runProcess(a: ProcessArgs, ctx: ToolContext): Promise<stri
         const timeoutS = a.timeout ?? s.config.terminal?.timeout ?? 180;
         const r = await reg.wait(p, timeoutS * 1000, ctx.signal);
         const tail = cleanOutput(p.output.slice(-Math.min(max, 20_000)), max);
+        if (r === 'exited') p.consumed = true;
         if (r === 'exited') return ok({ ...summary(p), status: p.status, exit_code: p.exitCode, output: tail });
         if (r === 'interrupted') return { content: ok({ ...summary(p), status: 'interrupted', output: tail, note: 'Waiting was interrupted; the process is still running.' }), isError: true };
         return ok({ ...summary(p), status: 'timeout', output: tail, note: `Still running after ${timeoutS}s. Wait again, poll later, or kill it.` });
       }
       case 'kill': {
         if (p.status !== 'running' && p.status !== 'orphaned') return ok({ ...summary(p), note: `Already ${p.status}.` });
+        p.consumed = true;
         try {
           await reg.kill(p);
         } catch (e) {

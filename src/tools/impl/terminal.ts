@@ -10,7 +10,8 @@ import { resolvePath } from '../read-file.ts';
 import { fail, ok } from '../result.ts';
 import { FOREGROUND_MAX_S, type TerminalArgs } from '../terminal.ts';
 import type { ToolOutcome } from '../../agent/types.ts';
-import type { ToolContext } from '../types.ts';
+import type { Notifier, ToolContext } from '../types.ts';
+import { redactionEnabled, redactSecrets } from '../../policy/redact.ts';
 
 const usesSudo = (command: string) => analyzeCommand(command).commands.some((c) => c[0] && c[0].replace(/^.*\//, '') === 'sudo');
 
@@ -38,6 +39,14 @@ async function sudoPassword(command: string, ctx: ToolContext, backend: Executio
   return undefined;
 }
 
+/** The session's notifier, with secrets redacted from what the processes report. */
+function redactingNotifier(s: ToolContext['services']): Notifier | undefined {
+  const n = s.notifier;
+  if (!n?.listening) return undefined;
+  if (!redactionEnabled(s.env, s.config)) return n;
+  return { signal: n.signal, listening: true, expect: (w) => n.expect(w), notify: (x) => n.notify({ ...x, text: redactSecrets(x.text) }) };
+}
+
 export async function runTerminal(a: TerminalArgs, ctx: ToolContext): Promise<string | ToolOutcome> {
     const s = ctx.services;
     let backend: ExecutionBackend;
@@ -58,9 +67,19 @@ export async function runTerminal(a: TerminalArgs, ctx: ToolContext): Promise<st
 
     if (a.background) {
       const reg = processRegistry(s.home);
+      const wantsNotice = !!a.notify_on_complete || !!a.watch_patterns?.some((x) => x);
+      // Hermes: notify_on_complete wins when both are set.
+      const watchPatterns = a.notify_on_complete ? [] : (a.watch_patterns ?? []).filter((x) => x);
       let p;
       try {
-        p = await reg.spawn(backend, command, { cwd: cwd ?? (await backend.currentCwd()), pty: !!a.pty, taskId: s.taskId });
+        p = await reg.spawn(backend, command, {
+          cwd: cwd ?? (await backend.currentCwd()),
+          pty: !!a.pty,
+          taskId: s.taskId,
+          notifyOnComplete: !!a.notify_on_complete,
+          watchPatterns,
+          notifier: wantsNotice ? redactingNotifier(s) : undefined,
+        });
       } catch (e) {
         return fail(`Could not start the background process: ${(e as Error).message}`, { output: '', exit_code: -1 });
       }
@@ -77,13 +96,22 @@ export async function runTerminal(a: TerminalArgs, ctx: ToolContext): Promise<st
       }
       tasks.add(s.taskId);
       const orphans = reg.orphanNotice();
+      const reporting = p.notifyOnComplete
+        ? ' You will be told when it ends, as a new message: carry on with other work and do not poll or wait for it.'
+        : p.watcher
+          ? ` Output lines containing ${p.watcher.patterns.map((x) => JSON.stringify(x)).join(', ')} will be reported to you as new messages.`
+          : '';
       return ok({
         ...(orphans ? { notice: orphans } : {}),
-        output: `Background process started on ${backend.label}. Use the process tool with session_id "${p.id}" to poll, read its log, wait, send input or kill it.`,
+        output: `Background process started on ${backend.label}. Use the process tool with session_id "${p.id}" to poll, read its log, wait, send input or kill it.${reporting}`,
         session_id: p.id,
         pid: p.pid,
         exit_code: 0,
         error: null,
+        ...(p.notifyOnComplete ? { notify_on_complete: true } : {}),
+        ...(p.watcher ? { watch_patterns: p.watcher.patterns } : {}),
+        ...(wantsNotice && !s.notifier?.listening ? { note: 'This session has no conversation to report back to; check on the process with the process tool.' } : {}),
+        ...(a.notify_on_complete && a.watch_patterns?.length ? { note: 'watch_patterns was ignored: notify_on_complete already reports the end.' } : {}),
       });
     }
 

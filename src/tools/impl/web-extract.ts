@@ -10,6 +10,7 @@ import { searchBackendName } from '../web-search.ts';
 import { createWebBackend } from '../web/backends.ts';
 import { capChars, htmlToMarkdown } from '../web/extract.ts';
 import { FetchBlockedError, safeFetch } from '../web/fetch.ts';
+import { isPdf, pdfToText } from '../web/pdf.ts';
 import { HAS_EXTRACT } from '../web/select.ts';
 
 interface PageResult {
@@ -27,16 +28,22 @@ export async function fetchAsMarkdown(url: string, s: ToolServices, signal: Abor
     const r = await safeFetch(url, { allowPrivate: privateUrlsAllowed(s.env, s.config), signal, timeoutMs: 30_000, maxBytes: 10 * 1024 * 1024 });
     if (r.status >= 400) return { url, error: `HTTP ${r.status} from ${r.url}` };
     const ct = r.contentType.toLowerCase();
+    if (isPdf(ct, r.body)) {
+      if (r.truncated) return { url: r.url, error: 'The PDF is larger than 10 MB; only whole files can be read. Download it with the terminal and read it there.' };
+      const pdf = await pdfToText(r.body);
+      if (!pdf.content.trim()) return { url: r.url, error: `The PDF (${pdf.pages} page(s)) has no text layer — probably scanned images. Use vision_analyze on its pages instead.` };
+      return { url: r.url, title: pdf.title, content: pdf.content };
+    }
     const text = r.body.toString('utf8');
     if (ct.includes('html') || (!ct && /^\s*<(!doctype|html)/i.test(text))) {
       const md = await htmlToMarkdown(text, r.url);
       return { url: r.url, title: md.title, content: md.content };
     }
     if (ct.startsWith('text/') || ct.includes('json') || ct.includes('xml') || ct.includes('markdown')) return { url: r.url, title: '', content: text };
-    if (ct.includes('pdf')) return { url, error: 'This is a PDF. Reading PDFs needs a web backend with extraction (Firecrawl, Tavily, Exa or Parallel).' };
     return { url, error: `Unsupported content type "${ct || 'unknown'}".` };
   } catch (e) {
     if (e instanceof FetchBlockedError) return { url, error: e.message };
+    if (/PDF/.test((e as Error).message)) return { url, error: (e as Error).message };
     return { url, error: `Could not fetch ${url}: ${(e as Error).message}` };
   }
 }

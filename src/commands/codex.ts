@@ -1,0 +1,19 @@
+// /codex-runtime: every surface (REPL, gateway, ACP) shows or switches the turn runtime.
+import { ALL_SURFACES, type CommandDef } from './registry.ts';
+
+export function codexRuntimeCommand(): CommandDef {
+  return {
+    name: 'codex-runtime',
+    args: '[auto|codex_app_server|on|off]',
+    description: 'show or switch the runtime: Hermes’s loop, or OpenAI Codex over codex app-server',
+    category: 'config',
+    surfaces: ALL_SURFACES,
+    completions: ['auto', 'codex_app_server', 'on', 'off'],
+    async run(ctx, args) {
+      const { applyCodexRuntime } = await import('../runtimes/codex/switch.ts');
+      const s = ctx.session;
+      const r = applyCodexRuntime({ home: s.options.home, config: s.options.config, env: s.options.env, provider: s.runtime.provider, args });
+      return { output: r.output, action: r.changed ? 'runtime_changed' : undefined };
+    },
+  };
+}

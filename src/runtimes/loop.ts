@@ -1,0 +1,116 @@
+// The default runner: Hermes's own agent loop (src/agent/loop.ts) driven with the session's LLM
+// client, tools, compression and steering, plus the bounded compress-and-retry when the provider
+// says the prompt is too long.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { IterationBudget, parseMaxTurns } from '../agent/budget.ts';
+import { runTurn, type LoopOptions } from '../agent/loop.ts';
+import { estimateMessagesTokens } from '../agent/tokens.ts';
+import type { AgentTool, TurnResult } from '../agent/types.ts';
+import { estimateCostUsd, type LlmClient } from '../llm/index.ts';
+import { addUsage, type Message } from '../llm/types.ts';
+import type { SessionState } from '../runtime/session-state.ts';
+import type { SessionOptions } from '../runtime/session.ts';
+import type { TurnContext, TurnRunner } from './types.ts';
+
+/** The parts of a Session the loop runner drives. */
+export interface LoopHost {
+  readonly options: SessionOptions;
+  readonly id: string;
+  readonly llm: LlmClient;
+  readonly tools: AgentTool[];
+  readonly state: SessionState;
+  /** Steering text typed since the last tool call, or undefined. */
+  takeSteer(): string | undefined;
+}
+
+export class LoopRunner implements TurnRunner {
+  readonly kind = 'loop' as const;
+  private readonly host: LoopHost;
+
+  constructor(host: LoopHost) {
+    this.host = host;
+  }
+
+  async run(user: Message, ctx: TurnContext): Promise<TurnResult> {
+    const h = this.host;
+    const o = h.options;
+    const maxTurns = o.explicit?.maxTurns !== undefined ? o.explicit.maxTurns : parseMaxTurns(o.env.HERMES_MAX_ITERATIONS ?? o.config.agent.max_turns, 90);
+    const loopOptions = (): LoopOptions => ({
+      history: ctx.history,
+      system: ctx.system,
+      tools: h.tools,
+      stream: (req) => h.llm.stream(req),
+      model: () => h.llm.active.model,
+      broker: ctx.broker,
+      budget: new IterationBudget(maxTurns),
+      signal: ctx.signal,
+      emit: ctx.emit,
+      sink: ctx.sink,
+      beforeRequest: (history) => h.state.beforeRequest(history),
+      now: o.now,
+      takeSteer: () => h.takeSteer(),
+      guardrails: o.config.tool_loop_guardrails,
+      request: {
+        reasoningEffort: o.config.agent.reasoning_effort || undefined,
+        cacheTtl: cacheTtlFor(o.config.prompt_caching?.cache_ttl, o.platform),
+        sessionId: h.id,
+      },
+      ephemeralSystem: o.env.HERMES_EPHEMERAL_SYSTEM_PROMPT || undefined,
+      prefill: loadPrefill(o.env.HERMES_PREFILL_MESSAGES_FILE || o.config.prefill_messages_file, o.cwd),
+      costOf: (model, provider, usage) => estimateCostUsd(model, provider, usage),
+      spill: async (callId, content) => spillResult(callId, content),
+      toolCallParser: o.config.model?.tool_call_parser,
+    });
+    let result = await runTurn(user, loopOptions());
+    // The provider says the prompt is too long: compress (summary forced) and carry on, a bounded number of times.
+    const maxAttempts = Number(o.config.compression?.max_attempts ?? 3);
+    for (let i = 0; i < maxAttempts && result.failed && result.error?.kind === 'context_length' && o.config.compression?.enabled !== false; i++) {
+      const before = estimateMessagesTokens(ctx.history);
+      await h.state.runCompression(ctx.history, { force: true });
+      if (estimateMessagesTokens(ctx.history) >= before) break;
+      const next = await runTurn(null, loopOptions());
+      result = {
+        ...next,
+        apiCalls: result.apiCalls + next.apiCalls,
+        iterations: result.iterations + next.iterations,
+        usage: addUsage(result.usage, next.usage),
+        costUsd: result.costUsd === null && next.costUsd === null ? null : (result.costUsd ?? 0) + (next.costUsd ?? 0),
+        messages: [...result.messages, ...next.messages],
+      };
+    }
+    return result;
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** `auto` = 1h for sessions a person paces, 5m for machine-paced ones. */
+function cacheTtlFor(setting: string | undefined, platform: string): '5m' | '1h' {
+  if (setting === '1h') return '1h';
+  if (setting === 'auto') return ['cron', 'webhook', 'api_server', 'batch', 'subagent'].includes(platform) ? '5m' : '1h';
+  return '5m';
+}
+
+function loadPrefill(file: string | undefined, cwd: string): Message[] | undefined {
+  if (!file) return undefined;
+  const path = file.startsWith('/') ? file : join(cwd, file);
+  try {
+    const v = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    if (!Array.isArray(v)) return undefined;
+    return v.filter(
+      (m): m is Message => !!m && typeof m === 'object' && ['user', 'assistant', 'system'].includes((m as Message).role) && typeof (m as Message).content === 'string',
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+function spillResult(callId: string, content: string): string {
+  const dir = join(tmpdir(), 'hermes-results');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, `${callId.replace(/[^A-Za-z0-9_-]/g, '_')}.txt`);
+  writeFileSync(path, content, { mode: 0o600 });
+  return path;
+}

@@ -1,0 +1,37 @@
+// The seam between a Session and whatever runs its turns. The Session keeps the conversation,
+// the store, memory, skills and the surfaces; a TurnRunner takes one user message and produces the
+// same AgentEvent stream (turn_start … turn_end) and TurnResult whichever engine ran it: Hermes's own
+// agent loop (`loop`) or OpenAI's Codex agent over `codex app-server` (`codex_app_server`).
+import type { RequestBroker } from '../agent/requests.ts';
+import type { AgentEvent, MessageSink, TurnResult } from '../agent/types.ts';
+import type { Message } from '../llm/types.ts';
+
+export type RunnerKind = 'loop' | 'codex_app_server';
+
+/** What a runner gets for one turn. */
+export interface TurnContext {
+  /** The conversation so far (without the system prompt); the runner appends this turn's messages in place. */
+  history: Message[];
+  /** The session's frozen system prompt. */
+  system: string;
+  signal: AbortSignal;
+  emit(e: AgentEvent): void;
+  /** Where each final message is written (state.db), in order. */
+  sink?: MessageSink;
+  /** Asks the person (approvals, clarify) through whatever surface is attached. */
+  broker: RequestBroker;
+}
+
+export interface TurnRunner {
+  readonly kind: RunnerKind;
+  /** One user turn, to completion. Never throws for a failed turn: the result says so. */
+  run(user: Message, ctx: TurnContext): Promise<TurnResult>;
+  /** Text the person typed mid-turn; true when the running turn took it. */
+  steer?(text: string): boolean;
+  /** Native compaction (`/compress`); absent when the Session compresses the history itself. */
+  compact?(signal?: AbortSignal): Promise<string>;
+  /** The Session moved to another conversation (/new, /resume): forget per-conversation state. */
+  switchConversation?(): void;
+  /** Releases what the runner holds (subprocesses). */
+  close(): Promise<void>;
+}

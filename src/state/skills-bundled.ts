@@ -1,0 +1,269 @@
+// Bundled skills: copied from the package's skills/ into HERMES_HOME/skills, never over user edits.
+// HERMES_HOME/skills/.bundled_manifest records, per skill name, the MD5 of the copy that was seeded
+// ("name:hash" lines, sorted), computed exactly as Python Hermes computes it, so both programs agree
+// on which skills are untouched and which the user edited. Manifests this project wrote before (16
+// hex characters of a SHA-256 over its own layout) are migrated to Hermes's hash on the next sync.
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { byString, writeFileAtomic } from './fsutil.ts';
+import { packageRoot } from './paths.ts';
+
+const MANIFEST = '.bundled_manifest';
+const SKILL_FILE = 'SKILL.md';
+/** Bumped when the sync itself changes (a new manifest format): forces one full sync on old homes. */
+const SYNC_VERSION = 'v2';
+
+const RUNTIME_CACHE_DIRS = new Set(['__pycache__']);
+const RUNTIME_CACHE_SUFFIXES = ['.pyc', '.pyo'];
+
+/** Python's `str` ordering: by code point (JS compares UTF-16 units). */
+function byCodePoint(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = x[i].codePointAt(0)! - y[i].codePointAt(0)!;
+    if (d) return d;
+  }
+  return x.length - y.length;
+}
+
+/** Python's `Path` ordering: component by component. */
+function byPathParts(a: string[], b: string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const d = byCodePoint(a[i], b[i]);
+    if (d) return d;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * Hermes's skill hash: MD5 over every file below `dir` (dot-files too; Python bytecode caches
+ * left out), in Path order, each as its relative path followed by its bytes, with no separators.
+ */
+export function bundledSkillHash(dir: string): string {
+  const files: string[][] = [];
+  const walk = (d: string, rel: string[]) => {
+    let entries;
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const parts = [...rel, e.name];
+      if (e.isDirectory()) {
+        if (!RUNTIME_CACHE_DIRS.has(e.name)) walk(join(d, e.name), parts);
+      } else if (e.isFile() && !RUNTIME_CACHE_SUFFIXES.some((s) => e.name.endsWith(s))) files.push(parts);
+    }
+  };
+  walk(dir, []);
+  files.sort(byPathParts);
+  const h = createHash('md5');
+  for (const parts of files) {
+    h.update(parts.join('/'), 'utf8');
+    h.update(readFileSync(join(dir, ...parts)));
+  }
+  return h.digest('hex');
+}
+
+/** Visible files below `dir` (dot-files and dot-folders left out), in name order, with their relative paths. */
+function visibleFiles(dir: string, fn: (path: string, rel: string) => void): void {
+  const walk = (d: string, rel: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => byString(a.name, b.name))) {
+      if (e.name.startsWith('.')) continue;
+      const p = join(d, e.name);
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(p, r);
+      else if (e.isFile()) fn(p, r);
+    }
+  };
+  walk(dir, '');
+}
+
+/**
+ * 16 hex characters of a SHA-256 over a folder's visible files: the hub lock's content hash, and the
+ * bundled-skills hash this project recorded before it used Hermes's.
+ */
+export function shortDirHash(dir: string): string {
+  const h = createHash('sha256');
+  visibleFiles(dir, (p, r) => {
+    h.update(r);
+    h.update('\0');
+    h.update(readFileSync(p));
+    h.update('\0');
+  });
+  return h.digest('hex').slice(0, 16);
+}
+
+const LEGACY = /^[0-9a-f]{16}$/;
+
+/** name → hash seeded, from HERMES_HOME/skills/.bundled_manifest ("name:hash" lines; a bare name = unknown hash). */
+export function readBundledManifest(home: string): Map<string, string> {
+  const m = new Map<string, string>();
+  const p = join(home, 'skills', MANIFEST);
+  if (!existsSync(p)) return m;
+  for (const raw of readFileSync(p, 'utf8').replace(/^\uFEFF/, '').split('\n')) {
+    const line = raw.trim();
+    if (!line) continue;
+    const i = line.indexOf(':');
+    if (i < 0) m.set(line, '');
+    else m.set(line.slice(0, i).trim(), line.slice(i + 1).trim());
+  }
+  return m;
+}
+
+function writeBundledManifest(home: string, manifest: Map<string, string>): void {
+  const root = join(home, 'skills');
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  const lines = [...manifest.entries()].sort(([a], [b]) => byCodePoint(a, b)).map(([k, v]) => `${k}:${v}\n`);
+  writeFileAtomic(join(root, MANIFEST), lines.join(''), 0o644);
+}
+
+export interface BundledSyncResult {
+  installed: string[];
+  updated: string[];
+  /** Edited by the user since seeding: left alone. */
+  userModified: string[];
+  /** Old-format manifest entries rewritten with Hermes's hash. */
+  migrated?: string[];
+}
+
+/** A signature of a bundled-skills tree (paths, sizes, mtimes): changes when the package's skills do. */
+export function bundledSkillsSignature(dir: string): string {
+  const h = createHash('sha256');
+  visibleFiles(dir, (p, r) => {
+    const st = statSync(p);
+    h.update(`${r}\0${st.size}\0${st.mtimeMs}\n`);
+  });
+  return h.digest('hex').slice(0, 16);
+}
+
+declare const __HERMES_BUNDLED_SKILLS_SIGNATURE__: string | undefined;
+
+/** The skill's name as Hermes keys it: the frontmatter `name`, else the folder name. */
+function skillName(dir: string, folder: string): string {
+  try {
+    const text = readFileSync(join(dir, SKILL_FILE), 'utf8');
+    const m = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text);
+    const name = m && /^name:\s*["']?([a-z0-9][a-z0-9._-]{0,63})["']?\s*$/m.exec(m[1]);
+    if (name) return name[1];
+  } catch {
+    /* unreadable: the folder name */
+  }
+  return folder;
+}
+
+/**
+ * Seeds bundled skills into HERMES_HOME/skills: new ones are copied, unmodified seeded ones are
+ * updated, skills the user edited or deleted are left alone. `skills/.no-bundled-skills` opts out.
+ * Cheap when nothing changed: a stamp of the package's skills is compared and no file is read.
+ */
+export function syncBundledSkills(home: string, bundledRoot: string): BundledSyncResult {
+  const res: BundledSyncResult = { installed: [], updated: [], userModified: [] };
+  const root = join(home, 'skills');
+  if (!existsSync(bundledRoot) || existsSync(join(root, '.no-bundled-skills'))) return res;
+  const stampPath = join(root, '.bundled_sync');
+  // The bundle carries the signature of the package's own skills, computed at build time.
+  const tree =
+    typeof __HERMES_BUNDLED_SKILLS_SIGNATURE__ === 'string' && bundledRoot === join(packageRoot(), 'skills')
+      ? __HERMES_BUNDLED_SKILLS_SIGNATURE__
+      : bundledSkillsSignature(bundledRoot);
+  const signature = `${SYNC_VERSION}:${tree}`;
+  try {
+    if (readFileSync(stampPath, 'utf8').trim() === signature) return res;
+  } catch {
+    /* first sync */
+  }
+  const manifest = readBundledManifest(home);
+  const sources: { name: string; dir: string; rel: string }[] = [];
+  const walk = (dir: string, rel: string[]) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (!e.isDirectory() || e.name.startsWith('.')) continue;
+      const d = join(dir, e.name);
+      if (existsSync(join(d, SKILL_FILE))) sources.push({ name: skillName(d, e.name), dir: d, rel: [...rel, e.name].join('/') });
+      else if (rel.length < 3) walk(d, [...rel, e.name]);
+    }
+  };
+  walk(bundledRoot, []);
+  let changed = false;
+  for (const s of sources) {
+    const target = join(root, ...s.rel.split('/'));
+    const srcHash = bundledSkillHash(s.dir);
+    let seeded = manifest.get(s.name);
+    if (seeded && LEGACY.test(seeded)) {
+      // Written by an older version of this project: translate to Hermes's hash where the origin is provable.
+      const migrated = shortDirHash(s.dir) === seeded ? srcHash : existsSync(target) && shortDirHash(target) === seeded ? bundledSkillHash(target) : null;
+      if (migrated) {
+        manifest.set(s.name, migrated);
+        seeded = migrated;
+        (res.migrated ??= []).push(s.name);
+        changed = true;
+      }
+    }
+    if (!existsSync(target)) {
+      if (seeded !== undefined) continue; // the user deleted it: respect that
+      mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
+      cpSync(s.dir, target, { recursive: true });
+      manifest.set(s.name, srcHash);
+      res.installed.push(s.name);
+      changed = true;
+      continue;
+    }
+    if (seeded === srcHash) continue;
+    const current = bundledSkillHash(target);
+    if (seeded && current === seeded) {
+      rmSync(target, { recursive: true, force: true });
+      cpSync(s.dir, target, { recursive: true });
+      manifest.set(s.name, srcHash);
+      res.updated.push(s.name);
+      changed = true;
+    } else if (current === srcHash) {
+      manifest.set(s.name, srcHash);
+      changed = true;
+    } else res.userModified.push(s.name);
+  }
+  // Entries of skills this package does not ship (seeded by Python Hermes) stay as they are; old-format
+  // ones are translated when the installed copy still matches.
+  for (const [name, h] of manifest) {
+    if (!LEGACY.test(h) || sources.some((s) => s.name === name)) continue;
+    const dir = findInstalled(root, name);
+    if (dir && shortDirHash(dir) === h) {
+      manifest.set(name, bundledSkillHash(dir));
+      (res.migrated ??= []).push(name);
+      changed = true;
+    }
+  }
+  if (changed) writeBundledManifest(home, manifest);
+  try {
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    writeFileAtomic(stampPath, `${signature}\n`, 0o644);
+  } catch {
+    /* read-only home: sync again next time */
+  }
+  return res;
+}
+
+/** The installed folder of a skill by name (up to three category levels deep), or null. */
+function findInstalled(root: string, name: string): string | null {
+  const walk = (dir: string, depth: number): string | null => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return null;
+    }
+    for (const e of entries) {
+      if (!e.isDirectory() || e.name.startsWith('.')) continue;
+      const d = join(dir, e.name);
+      if (existsSync(join(d, SKILL_FILE))) {
+        if (skillName(d, e.name) === name) return d;
+      } else if (depth < 3) {
+        const hit = walk(d, depth + 1);
+        if (hit) return hit;
+      }
+    }
+    return null;
+  };
+  return walk(root, 0);
+}

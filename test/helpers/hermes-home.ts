@@ -1,0 +1,64 @@
+// The HERMES_HOME that real Python Hermes 0.18.2 wrote (test/fixtures/hermes-0.18.2-home, see its
+// README): tests work on a private, writable copy, never on the fixture itself.
+import { chmodSync, cpSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sqlite } from '../../src/state/sqlite.ts';
+import { ROOT } from './cli.ts';
+
+export const PY_HOME = join(ROOT, 'test', 'fixtures', 'hermes-0.18.2-home');
+
+/** The sessions the fixture holds (README), by what they are. */
+export const PY_SESSIONS = {
+  oneShot: '20261125_051535_c0e50d',
+  twoTurns: '20261125_051618_228658',
+  memory: '20261125_051729_08e434',
+  titled: '20261125_051813_cd8d12',
+  archived: '20261125_051923_fc9413',
+  compressed: '20261125_052618_a69064',
+  cronTool: '20261125_052801_ee0c10',
+} as const;
+
+function makeWritable(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    const st = statSync(p);
+    chmodSync(p, st.isDirectory() ? 0o700 : 0o600);
+    if (st.isDirectory()) makeWritable(p);
+  }
+}
+
+/** A fresh writable copy of the Python-made home; returns its path. */
+export function copyPythonHome(prefix = 'hermes-pyhome-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cpSync(PY_HOME, dir, { recursive: true });
+  makeWritable(dir);
+  chmodSync(dir, 0o700);
+  return dir;
+}
+
+type Col = { name: string; type: string; notnull: number; dflt_value: string | null; pk: number };
+
+/** The layout of a state.db as plain data: columns per table, index and trigger definitions, meta. */
+export function dbLayout(path: string) {
+  const { DatabaseSync } = sqlite();
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    const master = db.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all() as { type: string; name: string; sql: string | null }[];
+    const cols = (t: string) => (db.prepare(`PRAGMA table_info(${t})`).all() as Col[]).map((c) => ({ name: c.name, type: c.type, notnull: c.notnull, dflt: c.dflt_value, pk: c.pk }));
+    return {
+      tables: master.filter((m) => m.type === 'table' && !m.name.startsWith('messages_fts')).map((m) => m.name),
+      indexes: master.filter((m) => m.type === 'index').map((m) => m.name),
+      triggers: Object.fromEntries(master.filter((m) => m.type === 'trigger').map((m) => [m.name, m.sql])),
+      sessions: cols('sessions'),
+      messages: cols('messages'),
+      gateway_routing: cols('gateway_routing'),
+      compression_locks: cols('compression_locks'),
+      version: (db.prepare('SELECT version FROM schema_version').all() as { version: number }[]).map((r) => r.version),
+      meta: Object.fromEntries((db.prepare('SELECT key, value FROM state_meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value])),
+    };
+  } finally {
+    db.close();
+  }
+}
+

@@ -1,0 +1,201 @@
+// `hermes chat -q` with model.openai_runtime: codex_app_server, against the real codex binary (the
+// @openai/codex devDependency) talking to the fake LLM: the turn runs inside codex, tools and
+// approvals go through Hermes, and the projected turn lands in state.db.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { SessionDB } from '../../src/state/db.ts';
+import { BIN, cleanEnv, hermes, tempHome } from '../helpers/cli.ts';
+import { codexHermesConfig, codexMissing, makeCodexHome, type CodexHome } from '../helpers/codex.ts';
+import { startFakeLlm, type FakeLlm, type FakeReply } from '../helpers/fake-llm.ts';
+
+const skip = codexMissing() ?? false;
+let fake: FakeLlm;
+let codex: CodexHome;
+/** Replies for codex's Responses requests, in order; anything else (Hermes's own calls) gets a plain answer. */
+const codexReplies: FakeReply[] = [];
+
+before(async () => {
+  if (skip) return;
+  fake = await startFakeLlm();
+  fake.setHandler((req) => (req.wire === 'responses' ? (codexReplies.shift() ?? { text: '(no reply queued)' }) : { text: 'Hermes aux answer' }));
+  codex = makeCodexHome(fake.openaiBaseUrl);
+});
+after(async () => {
+  codex?.cleanup();
+  await fake?.close();
+});
+
+function setup(extra = ''): { home: string; work: string } {
+  const home = tempHome();
+  writeFileSync(join(home, 'config.yaml'), codexHermesConfig(fake.openaiBaseUrl, extra));
+  const work = join(home, 'work');
+  mkdirSync(work);
+  return { home, work };
+}
+
+const run = (args: string[], home: string, work: string, env: Record<string, string> = {}) => hermes(args, { home, cwd: work, env: { ...codex.env, ...env }, timeoutMs: 90_000 });
+
+function stored(home: string) {
+  const db = SessionDB.open(join(home, 'state.db'));
+  try {
+    const [s] = db.listSessions({ limit: 10 }).reverse();
+    const id = db.listSessions({ limit: 10 })[0].id;
+    return { sessions: db.listSessions({ limit: 10 }), messages: db.getMessages(id), modelConfig: db.getModelConfig(id), first: s };
+  } finally {
+    db.close();
+  }
+}
+
+const responsesRequests = () => fake.requests.filter((r) => r.wire === 'responses');
+
+describe('hermes chat -q on the codex app-server runtime', { skip }, () => {
+  it('answers through codex, with Hermes’s system prompt as developer instructions, and stores the turn', async () => {
+    const { home, work } = setup();
+    const n = responsesRequests().length;
+    codexReplies.push({ text: 'Hello from inside codex.' });
+    const r = await run(['chat', '-q', 'say hello'], home, work);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'Hello from inside codex.\n');
+    const reqs = responsesRequests().slice(n);
+    assert.equal(reqs.length, 1, 'one model request, made by codex');
+    assert.equal(reqs[0].apiKey, 'fake-codex-key', 'codex used its own provider config');
+    const dev = JSON.stringify(reqs[0].body.input.filter((i: { role?: string }) => i.role === 'developer'));
+    assert.match(dev, /You are Hermes/);
+    const s = stored(home);
+    assert.deepEqual(s.messages.map((m) => [m.role, m.content]), [
+      ['user', 'say hello'],
+      ['assistant', 'Hello from inside codex.'],
+    ]);
+    assert.match(String(s.modelConfig.codex_thread_id), /^[0-9a-f-]{36}$/);
+    assert.equal(s.modelConfig.codex_home, codex.dir);
+    assert.match(readFileSync(join(home, 'logs', 'codex-app-server.log'), 'utf8'), /started thread /);
+  });
+
+  it('with nobody to ask, a command needing approval is declined; --yolo runs it', async () => {
+    const { home, work } = setup();
+    const call = { name: 'exec_command', arguments: { cmd: 'echo approved > proof.txt', sandbox_permissions: 'require_escalated', justification: 'write proof.txt' } };
+    codexReplies.push({ toolCalls: [call] }, { text: 'It was declined.' });
+    const r = await run(['chat', '-q', 'write proof.txt'], home, work);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /exec_command/);
+    assert.equal(existsSync(join(work, 'proof.txt')), false);
+    const declined = stored(home).messages.find((m) => m.role === 'tool');
+    assert.equal(JSON.parse(String(declined?.content)).status, 'declined');
+
+    codexReplies.push({ toolCalls: [call] }, { text: 'Done.' });
+    const y = await run(['chat', '-q', 'write proof.txt', '--yolo'], home, work);
+    assert.equal(y.code, 0, y.stderr);
+    assert.equal(readFileSync(join(work, 'proof.txt'), 'utf8'), 'approved\n');
+    const s = stored(home);
+    const tool = s.messages.find((m) => m.role === 'tool');
+    assert.deepEqual(JSON.parse(String(tool?.content)), { exit_code: 0, output: '' });
+    const assistant = s.messages.find((m) => m.tool_calls?.length)!;
+    assert.equal(assistant.tool_calls![0].function.name, 'exec_command');
+    assert.equal(assistant.tool_calls![0].id, tool!.tool_call_id);
+  });
+
+  it('a file change (codex apply_patch) lands in the workspace and in state.db as apply_patch', async () => {
+    const { home, work } = setup();
+    codexReplies.push({ toolCalls: [{ name: 'apply_patch', custom: true, arguments: '*** Begin Patch\n*** Add File: hello.txt\n+hello from apply_patch\n*** End Patch\n' }] }, { text: 'Created hello.txt.' });
+    const r = await run(['chat', '-q', 'create hello.txt', '--yolo'], home, work);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(readFileSync(join(work, 'hello.txt'), 'utf8'), 'hello from apply_patch\n');
+    const msgs = stored(home).messages;
+    const call = msgs.find((m) => m.tool_calls?.length)!.tool_calls![0];
+    assert.equal(call.function.name, 'apply_patch');
+    assert.match(String(msgs.find((m) => m.role === 'tool')!.content), /"summary":"1 add: .*\/work\/hello\.txt"/);
+  });
+
+  it('--continue resumes the stored codex thread: the second turn sees the first', async () => {
+    const { home, work } = setup();
+    codexReplies.push({ text: 'Noted: the password is swordfish.' });
+    assert.equal((await run(['chat', '-q', 'remember the password swordfish'], home, work)).code, 0);
+    const thread = stored(home).modelConfig.codex_thread_id;
+    const n = responsesRequests().length;
+    codexReplies.push({ text: 'It was swordfish.' });
+    const r = await run(['chat', '-q', 'what was the password?', '--continue'], home, work);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'It was swordfish.\n');
+    const input = JSON.stringify(responsesRequests()[n].body.input);
+    assert.match(input, /remember the password swordfish/);
+    assert.match(input, /Noted: the password is swordfish\./);
+    const s = stored(home);
+    assert.equal(s.sessions.length, 1, 'the same Hermes session continued');
+    assert.equal(s.modelConfig.codex_thread_id, thread, 'and the same codex thread');
+    assert.match(readFileSync(join(home, 'logs', 'codex-app-server.log'), 'utf8'), new RegExp(`resumed thread ${thread}`));
+    assert.deepEqual(s.messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant']);
+  });
+
+  it('a fresh codex thread in a conversation that began on Hermes’s loop gets the earlier turns', async () => {
+    const { home, work } = setup();
+    writeFileSync(join(home, 'config.yaml'), codexHermesConfig(fake.openaiBaseUrl).replace('openai_runtime: codex_app_server', 'openai_runtime: auto'));
+    assert.equal((await run(['chat', '-q', 'my favourite colour is teal'], home, work)).code, 0);
+    writeFileSync(join(home, 'config.yaml'), codexHermesConfig(fake.openaiBaseUrl));
+    const n = responsesRequests().length;
+    codexReplies.push({ text: 'Teal.' });
+    const r = await run(['chat', '-q', 'what is my favourite colour?', '--continue'], home, work);
+    assert.equal(r.code, 0, r.stderr);
+    const input = JSON.stringify(responsesRequests()[n].body.input);
+    assert.match(input, /Earlier in this conversation/);
+    assert.match(input, /User: my favourite colour is teal/);
+    assert.match(input, /Assistant: Hermes aux answer/);
+  });
+
+  it('Ctrl+C mid-turn interrupts codex (turn/interrupt) and keeps the conversation', async () => {
+    const { home, work } = setup();
+    const n = responsesRequests().length;
+    codexReplies.push({ hang: true });
+    const child = spawn(process.execPath, [BIN, 'chat', '-q', 'take your time'], { cwd: work, env: cleanEnv(home, codex.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const closed = new Promise<number | null>((r) => child.on('close', r));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (responsesRequests().length === n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(responsesRequests().length, n + 1, `codex asked the model\n${err}`);
+      child.kill('SIGINT');
+      assert.equal(await closed, 130, err);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    assert.match(err, /Interrupted\./);
+    assert.match(readFileSync(join(home, 'logs', 'codex-app-server.log'), 'utf8'), /interrupting turn (\S+)\n.*turn \1 interrupted/s);
+    assert.deepEqual(stored(home).messages.map((m) => [m.role, m.content]), [['user', 'take your time']]);
+    // The next turn continues the same thread.
+    codexReplies.push({ text: 'Back again.' });
+    const r = await run(['chat', '-q', 'still there?', '--continue'], home, work);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(JSON.stringify(responsesRequests().at(-1)!.body.input), /take your time/);
+  });
+
+  it('codex.turn_timeout interrupts a turn that does not finish, with how to fall back', async () => {
+    const { home, work } = setup('  turn_timeout: 3');
+    codexReplies.push({ hang: true });
+    const r = await run(['chat', '-q', 'never ends'], home, work);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /Codex app-server turn failed: the turn did not finish within 3s/);
+    assert.match(r.stderr, /\/codex-runtime auto/);
+    assert.match(readFileSync(join(home, 'logs', 'codex-app-server.log'), 'utf8'), /interrupting turn/);
+  });
+
+  it('hermes doctor checks the codex CLI and says why CODEX_HOME must not be under /tmp', async () => {
+    const { home, work } = setup();
+    const ok = await run(['doctor'], home, work);
+    assert.match(ok.stdout, /! Codex runtime\s+codex 0\.\d+\.\d+; .*config\.toml has no Hermes block/);
+    const bad = await run(['doctor'], home, work, { CODEX_HOME: join(home, 'codex') });
+    assert.match(bad.stdout, /✗ Codex runtime\s+CODEX_HOME \(.*\/codex\) is under \S+: .*bwrap: execvp codex-linux-sandbox/);
+    assert.match(bad.stdout, /→ set CODEX_HOME .* outside the temporary directory/);
+  });
+
+  it('a missing codex fails the turn with the install hint and how to fall back', async () => {
+    const { home, work } = setup();
+    writeFileSync(join(home, 'config.yaml'), codexHermesConfig(fake.openaiBaseUrl).replace(/path: .*/, 'path: /nonexistent/codex'));
+    const r = await run(['chat', '-q', 'hello'], home, work);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /Codex app-server turn failed: codex\.path \(\/nonexistent\/codex\) does not exist\. Install the Codex CLI with `npm install -g @openai\/codex`/);
+    assert.match(r.stderr, /\/codex-runtime auto/);
+  });
+});

@@ -1,0 +1,93 @@
+// A Session on the codex runtime, in process, against the real codex binary: /steer reaches the
+// running codex turn, /compress is codex's own compaction, and closing the session ends codex.
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Session } from '../../src/runtime/session.ts';
+import { loadConfig } from '../../src/state/config.ts';
+import { SessionDB } from '../../src/state/db.ts';
+import { cleanEnv, tempHome } from '../helpers/cli.ts';
+import { codexHermesConfig, codexMissing, makeCodexHome, type CodexHome } from '../helpers/codex.ts';
+import { startFakeLlm, type FakeLlm, type FakeReply } from '../helpers/fake-llm.ts';
+
+const skip = codexMissing() ?? false;
+let fake: FakeLlm;
+let codex: CodexHome;
+const replies: FakeReply[] = [];
+
+before(async () => {
+  if (skip) return;
+  fake = await startFakeLlm();
+  fake.setHandler((r) => (r.wire === 'responses' ? (replies.shift() ?? { text: '(none queued)' }) : { text: 'aux' }));
+  codex = makeCodexHome(fake.openaiBaseUrl);
+});
+after(async () => {
+  codex?.cleanup();
+  await fake?.close();
+});
+
+function open(): { session: Session; db: SessionDB; home: string } {
+  const home = tempHome();
+  writeFileSync(join(home, 'config.yaml'), codexHermesConfig(fake.openaiBaseUrl));
+  const work = join(home, 'work');
+  mkdirSync(work);
+  const env = cleanEnv(home, codex.env);
+  const db = SessionDB.open(join(home, 'state.db'));
+  const session = new Session({ home, config: loadConfig(home, env).config, env, cwd: work, platform: 'cli', interactive: false, store: db, backgroundTasks: false });
+  return { session, db, home };
+}
+
+const responses = () => fake.requests.filter((r) => r.wire === 'responses');
+
+describe('Session on the codex runtime', { skip }, () => {
+  it('steering text typed mid-turn reaches codex (turn/steer) and is stored as the user’s message', async () => {
+    const { session, db } = open();
+    try {
+      assert.equal(session.runnerKind, 'codex_app_server');
+      replies.push({ toolCalls: [{ name: 'exec_command', arguments: { cmd: 'sleep 2; echo slept' } }] }, { text: 'Done, with bananas.' });
+      const n = responses().length;
+      const off = session.on((e) => {
+        if (e.type === 'tool_start') session.steer('also mention bananas');
+      });
+      const r = await session.prompt('run the slow command');
+      off();
+      assert.equal(r.completed, true);
+      assert.equal(r.finalText, 'Done, with bananas.');
+      assert.match(JSON.stringify(responses()[n + 1].body.input), /also mention bananas/);
+      assert.deepEqual(
+        db.getMessages(session.id).map((m) => m.role),
+        ['user', 'assistant', 'tool', 'user', 'assistant'],
+      );
+      assert.equal(db.getMessages(session.id)[3].content, 'also mention bananas');
+    } finally {
+      await session.close();
+      db.close();
+    }
+  });
+
+  it('/compress is codex’s native compaction; closing the session ends the codex process', async () => {
+    const { session, db, home } = open();
+    try {
+      assert.equal(await session.compress(), 'There is no codex thread to compact yet.');
+      replies.push({ text: 'First answer.' });
+      await session.prompt('first');
+      replies.push({ text: 'Second answer.' });
+      await session.prompt('second');
+      const n = responses().length;
+      replies.push({ text: 'Summary: the user asked twice.' });
+      assert.match(await session.compress(), /Codex compacted the thread/);
+      assert.ok(responses().length > n, 'codex asked the model for the summary');
+      replies.push({ text: 'Third answer.' });
+      assert.equal((await session.prompt('third')).finalText, 'Third answer.');
+    } finally {
+      await session.close();
+      db.close();
+    }
+    const log = readFileSync(join(home, 'logs', 'codex-app-server.log'), 'utf8');
+    assert.equal(log.match(/started thread/g)?.length, 1);
+    assert.doesNotMatch(log, /resumed thread/, 'warm turns reuse the loaded thread (no thread/resume per turn)');
+    const pid = Number(/started codex \S+ \(pid (\d+)/.exec(log)![1]);
+    assert.throws(() => process.kill(pid, 0), /ESRCH/, 'the codex subprocess is gone');
+  });
+});

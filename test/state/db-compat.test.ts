@@ -1,0 +1,202 @@
+// state.db compatibility with Python Hermes: the file real Hermes 0.18.2 wrote (schema v19), the
+// migration of older layouts (our own v11 files included) to exactly that shape, and files from a
+// newer Hermes, which are used without being changed.
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { SCHEMA_VERSION, SessionDB } from '../../src/state/db.ts';
+import { sqlite } from '../../src/state/sqlite.ts';
+import { copyPythonHome, dbLayout as layout, PY_SESSIONS } from '../helpers/hermes-home.ts';
+import { buildV11Fixture } from './hermes-fixture.ts';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'hermes-dbc-'));
+
+// Read from a copy: even a read-only open leaves -wal/-shm files beside the database.
+const PY_LAYOUT = layout(join(copyPythonHome(), 'state.db'));
+const byName = (cols: { name: string }[]) => [...cols].sort((a, b) => a.name.localeCompare(b.name));
+
+test('the Python 0.18.2 state.db: read as Hermes reads it, archived and compacted rows included', () => {
+  const home = copyPythonHome();
+  const db = SessionDB.open(join(home, 'state.db'));
+  assert.equal(db.foundVersion, 19);
+  assert.equal(db.compatNote, null);
+  // The archived session is left out of the list, --continue and search; shown when asked for.
+  const listed = db.listSessions().map((s) => s.id);
+  assert.equal(listed.length, 6);
+  assert.ok(!listed.includes(PY_SESSIONS.archived));
+  assert.deepEqual(db.listSessions({ archived: 'only' }).map((s) => s.id), [PY_SESSIONS.archived]);
+  assert.equal(db.listSessions({ archived: 'include' }).length, 7);
+  assert.equal(db.countSessions(), 6);
+  assert.equal(db.countSessions({ archived: 'only' }), 1);
+  assert.equal(db.mostRecentSession('cli')!.id, PY_SESSIONS.cronTool);
+  assert.equal(db.getSession(PY_SESSIONS.archived)!.archived, 1);
+  assert.equal(db.getSession(PY_SESSIONS.archived)!.title, 'Archived interactive scratch');
+  assert.equal(db.resolveSession('Two-turn fixture chat'), PY_SESSIONS.twoTurns);
+  // In-place compression: the replay has the 5 live rows, the transcript all 13, search finds both.
+  const live = db.getMessages(PY_SESSIONS.compressed);
+  assert.equal(live.length, 5);
+  assert.match(String(live[0].content), /PRIOR CONTEXT/);
+  assert.equal(live.at(-1)!.content, 'ECHO: After compression, one more turn.');
+  assert.equal(db.getTranscript(PY_SESSIONS.compressed).length, 13);
+  assert.equal(db.searchMessages('lockfile')[0]?.session_id, PY_SESSIONS.compressed, 'a compacted row is still found');
+  // Tool calls as Python stored them.
+  const one = db.getMessages(PY_SESSIONS.oneShot);
+  assert.equal(one[1].tool_calls![0].function.name, 'terminal');
+  assert.equal(one[2].role, 'tool');
+  assert.match(String(one[2].content), /fixture/);
+  const archivedHit = () => db.searchMessages('Scratch').map((h) => h.session_id);
+  assert.ok(!archivedHit().includes(PY_SESSIONS.archived));
+  assert.ok(db.searchMessages('Scratch', { includeArchived: true }).some((h) => h.session_id === PY_SESSIONS.archived));
+  // Archive and unarchive: hidden from --continue too.
+  assert.equal(db.setArchived(PY_SESSIONS.cronTool, true), true);
+  assert.equal(db.mostRecentSession('cli')!.id, PY_SESSIONS.compressed);
+  db.setArchived(PY_SESSIONS.cronTool, false);
+  const stats = db.stats();
+  assert.equal(stats.sessions, 7);
+  assert.equal(stats.archived, 1);
+  assert.equal(stats.schemaVersion, 19);
+  db.close();
+});
+
+test('after our writes the Python file keeps exactly the layout Python 0.18.2 expects', () => {
+  const home = copyPythonHome();
+  const path = join(home, 'state.db');
+  const db = SessionDB.open(path);
+  // Continue a Python session, start a new one, title and archive it, record usage.
+  db.createSession({ id: PY_SESSIONS.twoTurns, source: 'cli', model: 'mock-model' });
+  db.appendMessage(PY_SESSIONS.twoTurns, { role: 'user', content: 'A third turn from TypeScript about quokkas.' });
+  db.appendMessage(PY_SESSIONS.twoTurns, { role: 'assistant', content: 'Quokkas noted.', finish_reason: 'stop' });
+  db.createSession({ id: '20261126_090000_abcdef', source: 'telegram', model: 'm', systemPrompt: 'S' });
+  db.appendMessage('20261126_090000_abcdef', { role: 'user', content: 'group chatter', observed: true, platform_message_id: '4711' });
+  db.setTitle('20261126_090000_abcdef', 'Written by TypeScript');
+  db.setArchived('20261126_090000_abcdef', true);
+  db.recordUsage(PY_SESSIONS.twoTurns, { usage: { input_tokens: 10, output_tokens: 2, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }, costUsd: null, apiCalls: 1 }, 'mock-model', 'custom');
+  db.endSession(PY_SESSIONS.twoTurns, 'cli_close');
+  assert.equal(db.searchMessages('quokkas')[0].session_id, PY_SESSIONS.twoTurns, 'Python’s own triggers index our rows');
+  const tg = db.getMessages('20261126_090000_abcdef')[0];
+  assert.equal(tg.observed, true);
+  assert.equal(tg.platform_message_id, '4711');
+  db.close();
+
+  const after = layout(path);
+  assert.deepEqual(after, PY_LAYOUT, 'same tables, columns, indexes, triggers, version and state_meta');
+  const { DatabaseSync } = sqlite();
+  const raw = new DatabaseSync(path, { readOnly: true });
+  const row = raw.prepare('SELECT active, compacted, observed FROM messages WHERE session_id = ?').get('20261126_090000_abcdef') as Record<string, number>;
+  assert.deepEqual({ ...row }, { active: 1, compacted: 0, observed: 1 });
+  assert.equal((raw.prepare('SELECT archived FROM sessions WHERE id = ?').get('20261126_090000_abcdef') as { archived: number }).archived, 1);
+  raw.close();
+});
+
+test('a new state.db is created in Hermes 0.18.2’s exact layout', () => {
+  const path = join(tmp(), 'state.db');
+  const db = SessionDB.open(path);
+  db.createSession({ id: 'x', source: 'cli' });
+  db.appendMessage('x', { role: 'user', content: 'hello' });
+  db.close();
+  const mine = layout(path);
+  assert.deepEqual(mine.sessions, PY_LAYOUT.sessions, 'sessions columns, in order');
+  assert.deepEqual(mine.messages, PY_LAYOUT.messages, 'messages columns, in order');
+  assert.deepEqual(mine.gateway_routing, PY_LAYOUT.gateway_routing);
+  assert.deepEqual(mine.compression_locks, PY_LAYOUT.compression_locks);
+  assert.deepEqual(mine.tables, PY_LAYOUT.tables);
+  for (const ix of PY_LAYOUT.indexes) assert.ok(mine.indexes.includes(ix), `index ${ix}`);
+  assert.deepEqual(Object.keys(mine.triggers).sort(), Object.keys(PY_LAYOUT.triggers).sort());
+  assert.deepEqual(mine.version, [SCHEMA_VERSION]);
+  assert.deepEqual(mine.meta, PY_LAYOUT.meta);
+});
+
+test('our old v11 files migrate to the v19 columns Python writes; their FTS is kept, not rebuilt', () => {
+  const home = tmp();
+  const path = join(home, 'state.db');
+  buildV11Fixture(path);
+  // Before v18 the gateway's routing metadata lived only in sessions/sessions.json.
+  mkdirSync(join(home, 'sessions'));
+  writeFileSync(
+    join(home, 'sessions', 'sessions.json'),
+    JSON.stringify({
+      'agent:main:telegram:dm:42': { session_key: 'agent:main:telegram:dm:42', session_id: '20260511_090000_d4e5f6', display_name: 'Ana', chat_type: 'dm', origin: { platform: 'telegram', chat_id: '42', thread_id: null }, memory_flushed: true },
+      _meta: { version: 1 },
+    }),
+  );
+  const { DatabaseSync } = sqlite();
+  const pre = new DatabaseSync(path);
+  // A subagent child (v16 tags it) and a compression continuation (left alone).
+  pre.exec(`INSERT INTO sessions (id, source, parent_session_id, started_at) VALUES ('sub1', 'subagent', '20260510_101500_a1b2c3', 1)`);
+  const ftsBefore = (pre.prepare("SELECT sql FROM sqlite_master WHERE name = 'messages_fts_insert'").get() as { sql: string }).sql;
+  pre.close();
+
+  const db = SessionDB.open(path);
+  assert.equal(db.foundVersion, 11);
+  assert.equal(db.stats().schemaVersion, 19);
+  assert.equal(db.getMessages('20260510_101500_a1b2c3').length, 4);
+  assert.equal(db.searchMessages('logrotate')[0].session_id, '20260510_101500_a1b2c3');
+  assert.equal(db.searchMessages('数据库迁移')[0].session_id, '20260511_090000_d4e5f6');
+  const tg = db.getSession('20260511_090000_d4e5f6')!;
+  assert.equal(tg.session_key, 'agent:main:telegram:dm:42');
+  assert.equal(tg.chat_id, '42');
+  assert.equal(tg.display_name, 'Ana');
+  assert.equal(JSON.parse(db.getSession('sub1')!.model_config!)._delegate_from, '20260510_101500_a1b2c3');
+  db.close();
+
+  const after = layout(path);
+  assert.deepEqual(byName(after.sessions), byName(PY_LAYOUT.sessions), 'every v19 sessions column, with Python’s type and default');
+  assert.deepEqual(byName(after.messages), byName(PY_LAYOUT.messages));
+  assert.deepEqual(after.tables, PY_LAYOUT.tables);
+  for (const ix of PY_LAYOUT.indexes) assert.ok(after.indexes.includes(ix), `index ${ix}`);
+  assert.equal(after.triggers.messages_fts_insert, ftsBefore, 'the v11 FTS triggers are kept');
+  assert.deepEqual(after.meta, PY_LAYOUT.meta);
+  // Reopening changes nothing.
+  SessionDB.open(path).close();
+  assert.deepEqual(layout(path), after);
+});
+
+test('a file from a newer Hermes is used as it is, with a note, and never altered', () => {
+  const home = copyPythonHome();
+  const path = join(home, 'state.db');
+  const { DatabaseSync } = sqlite();
+  const raw = new DatabaseSync(path);
+  raw.exec('UPDATE schema_version SET version = 27');
+  raw.exec('ALTER TABLE messages ADD COLUMN display_kind TEXT');
+  raw.exec('CREATE TABLE session_model_usage (session_id TEXT NOT NULL, model TEXT NOT NULL, PRIMARY KEY (session_id, model))');
+  raw.exec('DROP INDEX idx_sessions_handoff_state');
+  raw.close();
+  const before = layout(path);
+
+  const db = SessionDB.open(path);
+  assert.equal(db.foundVersion, 27);
+  assert.match(db.compatNote ?? '', /newer Hermes \(schema v27; this version knows v19\).*no table or column is changed/);
+  assert.equal(db.listSessions().length, 6);
+  assert.equal(db.getMessages(PY_SESSIONS.compressed).length, 5);
+  db.createSession({ id: PY_SESSIONS.titled, source: 'cli' });
+  db.appendMessage(PY_SESSIONS.titled, { role: 'user', content: 'still writable: wombat' });
+  assert.equal(db.searchMessages('wombat')[0].session_id, PY_SESSIONS.titled);
+  db.close();
+  assert.deepEqual(layout(path), before, 'no DDL, no version change, no repair');
+});
+
+test('one-time repairs run once, latched in state_meta as Hermes does', () => {
+  const path = join(tmp(), 'state.db');
+  buildV11Fixture(path);
+  const { DatabaseSync } = sqlite();
+  const raw = new DatabaseSync(path);
+  const old = Date.now() / 1000 - 10 * 86_400;
+  raw.prepare("INSERT INTO sessions (id, source, started_at, ended_at) VALUES ('ghost', 'tui', ?, ?)").run(old, old + 5);
+  raw.prepare("INSERT INTO sessions (id, source, started_at, ended_at, end_reason) VALUES ('parent', 'cli', ?, ?, 'compression')").run(old, old + 5);
+  raw.prepare("INSERT INTO sessions (id, source, started_at, parent_session_id) VALUES ('orphan', 'cli', ?, 'parent')").run(old + 6);
+  raw.prepare("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('orphan', 'user', 'left open', ?)").run(old + 7);
+  raw.close();
+  const db = SessionDB.open(path);
+  assert.equal(db.getSession('ghost'), null);
+  assert.equal(db.getSession('orphan')!.end_reason, 'orphaned_compression');
+  assert.equal(db.getMeta('ghost_session_prune_v1'), '1');
+  assert.equal(db.getMeta('orphaned_compression_finalize_v1'), '1');
+  // Latched: a new ghost is not pruned on the next open.
+  db.raw.prepare("INSERT INTO sessions (id, source, started_at, ended_at) VALUES ('ghost2', 'tui', ?, ?)").run(old, old + 5);
+  db.close();
+  const again = SessionDB.open(path);
+  assert.ok(again.getSession('ghost2'));
+  again.close();
+});

@@ -35,7 +35,8 @@ function unknownCommand(parent: Command, typed: string): never {
  * Every level of the command tree, from the commands registered: a word that names no subcommand is
  * an unknown command with the nearest suggestion, also where a default subcommand (`hermes` →
  * chat, `hermes sessions` → list) would otherwise receive it as a stray argument. A default that
- * takes arguments of its own still gets them, unless the word is a near miss of a command.
+ * takes arguments of its own still gets them, unless the word is a near miss of a command; so does
+ * a command with its own action beside its subcommands (`hermes auth`).
  * Usage errors (unknown option, missing argument) exit 2 with one `hermes:` line, at every level.
  */
 function guardCommands(cmd: Command): void {
@@ -52,6 +53,16 @@ function guardCommands(cmd: Command): void {
     unknownCommand(parent, first);
   });
   cmd.on('command:*', (operands: string[]) => unknownCommand(cmd, operands[0]));
+  // A command with subcommands and an action of its own (`hermes auth` → an overview): a word it
+  // does not take is a mistyped subcommand, not an argument.
+  const own = cmd as unknown as { _actionHandler?: unknown };
+  if (own._actionHandler && !cmd.registeredArguments.length) {
+    cmd.allowExcessArguments(true);
+    cmd.hook('preAction', (self, actionCommand) => {
+      const first = actionCommand === cmd ? cmd.args[0] : undefined;
+      if (first !== undefined && !first.startsWith('-')) unknownCommand(cmd, first);
+    });
+  }
   for (const c of cmd.commands) guardCommands(c);
 }
 

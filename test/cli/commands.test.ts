@@ -72,6 +72,12 @@ describe('every registered command', () => {
         const wrong = typo(sub.name());
         if (cmd.commands.some((c) => c.name() === wrong || c.aliases().includes(wrong))) continue;
         const fresh = buildProgram();
+        // In process: commander's own usage errors throw instead of exiting the test runner.
+        const throwing = (c: Command): void => {
+          c.exitOverride();
+          c.commands.forEach(throwing);
+        };
+        throwing(fresh);
         await assert.rejects(
           fresh.parseAsync([...path, wrong, 'arg'], { from: 'user' }),
           (e: Error & { exitCode?: number }) => {

@@ -1,58 +1,12 @@
 // REPL benchmarks: start-up to a usable prompt (in a real PTY), the first keystroke's echo,
 // keystroke echo latency, idle memory, and the Markdown renderer's throughput.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MarkdownStream } from '../src/cli/repl/markdown.ts';
 import { makeStyle } from '../src/cli/repl/style.ts';
-import { stripAnsi } from '../src/cli/repl/width.ts';
-import { BIN, cleanEnv } from '../test/helpers/cli.ts';
-import { median, percentile, type Bench, type BenchRow } from './lib.ts';
-
-interface Pty {
-  pid: number;
-  write(s: string): void;
-  kill(): void;
-  onData(fn: (d: string) => void): void;
-}
-
-async function spawnRepl(home: string): Promise<{ p: Pty; waitFor: (s: string, from?: number) => Promise<number>; output: () => string }> {
-  const pty = (await import('@lydell/node-pty')).default;
-  const env = { ...cleanEnv(home), TERM: 'xterm-256color' } as Record<string, string>;
-  delete env.HERMES_FROM_SOURCE;
-  const p = pty.spawn(process.execPath, [BIN], { cols: 120, rows: 40, cwd: home, env }) as unknown as Pty;
-  let buf = '';
-  const waiters = new Set<() => void>();
-  p.onData((d) => {
-    buf += d;
-    for (const w of [...waiters]) w();
-  });
-  const waitFor = (s: string, from = 0) =>
-    new Promise<number>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`REPL did not show ${JSON.stringify(s)}: ${stripAnsi(buf).slice(-500)}`)), 15_000);
-      const check = () => {
-        const i = stripAnsi(buf).indexOf(s, from);
-        if (i >= 0) {
-          waiters.delete(check);
-          clearTimeout(t);
-          resolve(i + s.length);
-        }
-      };
-      waiters.add(check);
-      check();
-    });
-  return { p, waitFor, output: () => buf };
-}
-
-function rssMb(pid: number): number | null {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : null;
-  } catch {
-    return null;
-  }
-}
+import { median, percentile, rssMb, spawnPty, type Bench, type BenchRow } from './lib.ts';
 
 const bench: Bench = async () => {
   spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
@@ -66,7 +20,7 @@ const bench: Bench = async () => {
   const rss: number[] = [];
   for (let i = 0; i < 10; i++) {
     const started = performance.now();
-    const r = await spawnRepl(home);
+    const r = await spawnPty(home);
     try {
       const at = await r.waitFor('❯');
       toPrompt.push(performance.now() - started);
@@ -86,7 +40,7 @@ const bench: Bench = async () => {
   if (rss.length) rows.push({ name: 'REPL idle RSS', value: median(rss), unit: 'MB', target: '≤ 100 MB', ok: median(rss) <= 100 });
 
   // Keystroke echo latency on a warm REPL.
-  const r = await spawnRepl(home);
+  const r = await spawnPty(home);
   try {
     let at = await r.waitFor('❯');
     const lat: number[] = [];

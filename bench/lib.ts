@@ -1,6 +1,8 @@
 // Shared helpers for `npm run bench`. Benchmarks measure; they never assert.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { stripAnsi } from '../src/cli/repl/width.ts';
+import { BIN, cleanEnv } from '../test/helpers/cli.ts';
 
 export interface BenchRow {
   name: string;
@@ -54,4 +56,53 @@ export function nodeBaselineMs(runs = 10): number {
     times.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
   return median(times);
+}
+
+export interface Pty {
+  pid: number;
+  write(s: string): void;
+  kill(): void;
+  onData(fn: (d: string) => void): void;
+}
+
+/**
+ * `hermes <args>` (the bundle) in a real PTY, 120×40. `waitFor(s, from)` resolves with the offset
+ * after the first `s` in the output (ANSI stripped) at or after `from`.
+ */
+export async function spawnPty(home: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ p: Pty; waitFor: (s: string, from?: number) => Promise<number>; output: () => string }> {
+  const pty = (await import('@lydell/node-pty')).default;
+  const e = { ...cleanEnv(home, env), TERM: 'xterm-256color' } as Record<string, string>;
+  delete e.HERMES_FROM_SOURCE;
+  const p = pty.spawn(process.execPath, [BIN, ...args], { cols: 120, rows: 40, cwd: home, env: e }) as unknown as Pty;
+  let buf = '';
+  const waiters = new Set<() => void>();
+  p.onData((d) => {
+    buf += d;
+    for (const w of [...waiters]) w();
+  });
+  const waitFor = (s: string, from = 0) =>
+    new Promise<number>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`hermes did not show ${JSON.stringify(s)}: ${stripAnsi(buf).slice(-500)}`)), 15_000);
+      const check = () => {
+        const i = stripAnsi(buf).indexOf(s, from);
+        if (i >= 0) {
+          waiters.delete(check);
+          clearTimeout(t);
+          resolve(i + s.length);
+        }
+      };
+      waiters.add(check);
+      check();
+    });
+  return { p, waitFor, output: () => buf };
+}
+
+/** Resident memory of a process (MB), from /proc. */
+export function rssMb(pid: number): number | null {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
 }

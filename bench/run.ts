@@ -8,12 +8,14 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   state: () => import('./state.ts'),
   tools: () => import('./tools.ts'),
   cli: () => import('./cli.ts'),
+  tui: () => import('./tui.ts'),
   cron: () => import('./cron.ts'),
   kanban: () => import('./kanban.ts'),
   gateway: () => import('./gateway.ts'),
   textcalls: () => import('./textcalls.ts'),
   compat: () => import('./compat.ts'),
   codex: () => import('./codex.ts'),
+  dashboard: () => import('./dashboard.ts'),
 };
 
 const filter = process.argv[2];

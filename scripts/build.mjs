@@ -3,19 +3,40 @@
 // that resolve files at run time stay external and load from node_modules.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A package and everything it depends on, by name (node_modules is flat enough for these). */
+function withDependencies(names) {
+  const out = new Set();
+  const visit = (name) => {
+    if (out.has(name)) return;
+    const pkg = join(root, 'node_modules', name, 'package.json');
+    if (!existsSync(pkg)) return;
+    out.add(name);
+    const p = JSON.parse(readFileSync(pkg, 'utf8'));
+    for (const d of Object.keys(p.dependencies ?? {})) visit(d);
+  };
+  for (const n of names) visit(n);
+  return out;
+}
+
+// The TUI's packages (Ink, React and what they use) are many small modules: bundled, they load in a
+// fraction of the time. They sit in chunks only `hermes --tui` imports.
+const TUI_PACKAGES = withDependencies(['ink', 'react']);
 // zod stays external: it loads lazily (src/tools/zod.ts), and an eager import shows up in the start-up test.
-const BUNDLED = new Set(['openai', '@anthropic-ai/sdk', 'yaml', 'commander']);
+const BUNDLED = new Set(['openai', '@anthropic-ai/sdk', 'yaml', 'commander', ...TUI_PACKAGES]);
 
 const externalize = {
   name: 'externalize-deps',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith('node:')) return { path: args.path, external: true };
+      // A package's own subpath imports (`#ansi-styles` in chalk) resolve inside that package.
+      if (args.path.startsWith('#')) return undefined;
       const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
       return BUNDLED.has(name) ? undefined : { path: args.path, external: true };
     });
@@ -31,7 +52,7 @@ if (data.status !== 0) throw new Error(`build: computing build-time data failed:
 const { toolSchemas, bundledSkillsSignature } = JSON.parse(data.stdout);
 
 rmSync(join(root, 'dist'), { recursive: true, force: true });
-await build({
+const result = await build({
   entryPoints: { hermes: join(root, 'src/cli/main.ts') },
   outdir: join(root, 'dist'),
   outExtension: { '.js': '.mjs' },
@@ -45,9 +66,48 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
   plugins: [externalize],
+  // Ink imports the React devtools only when DEV=true; the package is not installed. Display widths
+  // for Ink's layout are Hermes's own (src/tui/string-width.ts).
+  alias: { 'react-devtools-core': join(root, 'scripts/stubs/react-devtools-core.mjs'), 'string-width': join(root, 'src/tui/string-width.ts') },
+  metafile: true,
   define: {
+    // React's production build (nothing else bundled reads NODE_ENV); the dev builds stay out.
+    'process.env.NODE_ENV': '"production"',
     __HERMES_TOOL_SCHEMAS__: JSON.stringify(toolSchemas),
     __HERMES_BUNDLED_SKILLS_SIGNATURE__: JSON.stringify(bundledSkillsSignature),
   },
   banner: { js: "import { createRequire as __hermesCreateRequire } from 'node:module'; const require = __hermesCreateRequire(import.meta.url);" },
 });
+
+// The dashboard's web app (web/, React): bundled into dist/web/, served by `hermes dashboard`.
+// Pages load on first visit (code splitting); all CSS goes into one file.
+const webSrc = join(root, 'web');
+if (existsSync(join(webSrc, 'src', 'main.tsx'))) {
+  const webOut = join(root, 'dist', 'web');
+  await build({
+    entryPoints: { app: join(webSrc, 'src', 'main.tsx') },
+    outdir: join(webOut, 'assets'),
+    entryNames: '[name]',
+    chunkNames: 'chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['chrome110', 'firefox115', 'safari16'],
+    jsx: 'automatic',
+    minify: true,
+    sourcemap: false,
+    legalComments: 'none',
+    logLevel: 'warning',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    loader: { '.woff2': 'file', '.svg': 'file' },
+  });
+  copyFileSync(join(webSrc, 'index.html'), join(webOut, 'index.html'));
+}
+
+// Which output files carry the TUI's packages, for the start-up test (they must not load on the
+// one-shot path or for `hermes --version`).
+const tuiFiles = Object.entries(result.metafile.outputs)
+  .filter(([, o]) => Object.keys(o.inputs).some((i) => [...TUI_PACKAGES].some((p) => i.includes(`node_modules/${p}/`))))
+  .map(([file]) => file.slice(file.lastIndexOf('/') + 1));
+writeFileSync(join(root, 'dist', 'tui-files.json'), JSON.stringify(tuiFiles, null, 2));

@@ -1,7 +1,7 @@
 // File edits in an editor session: every write_file / patch is proposed as a diff and approved under
 // the session's edit-approval policy before it runs; with an editor that offers file access, reads
 // and writes go through the editor (so unsaved buffers are seen and edits land in them).
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, relative, resolve, sep } from 'node:path';
 import type { ToolOutcome } from '../agent/types.ts';
@@ -9,6 +9,7 @@ import { unifiedDiff } from '../tools/diff.ts';
 import { maskedSecretError, recordSeen, writeCheck } from '../tools/file-state.ts';
 import { fuzzyReplace } from '../tools/fuzzy-match.ts';
 import { binaryKind, looksBinary, readRange, resolvePath } from '../tools/read-file.ts';
+import { openRegular, readHead, readTextFile } from '../tools/text-file.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { fail, ok } from '../tools/result.ts';
 import type { ToolContext, ToolDefinition } from '../tools/types.ts';
@@ -43,8 +44,8 @@ export function diskAccess(): FileAccess {
       try {
         const st = statSync(path);
         if (!st.isFile() || st.size > MAX_SNAPSHOT) return null;
-        const buf = readFileSync(path);
-        return looksBinary(buf.subarray(0, 8192)) ? null : buf.toString('utf8');
+        const r = readTextFile(path);
+        return 'error' in r ? null : r.text;
       } catch {
         return null;
       }
@@ -244,7 +245,14 @@ async function clientReadFile(a: { path: string; offset?: number; limit?: number
     return disk.handler(a, ctx);
   }
   if (!st.isFile() || IMAGE_EXT.test(path)) return disk.handler(a, ctx);
-  const head = readFileSync(path).subarray(0, 8192);
+  const opened = openRegular(path);
+  if ('error' in opened) return disk.handler(a, ctx);
+  let head: Buffer;
+  try {
+    head = readHead(opened.fd, 8192);
+  } finally {
+    closeSync(opened.fd);
+  }
   if (looksBinary(head)) return fail(`${path} is a binary file (${binaryKind(head)}, ${st.size.toLocaleString('en-US')} bytes) and cannot be read as text.`, { is_binary: true });
   let text: string | null;
   try {

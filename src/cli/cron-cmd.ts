@@ -10,7 +10,7 @@ import { CliError } from './errors.ts';
 const out = (s = '') => process.stdout.write(s + '\n');
 const err = (s: string) => process.stderr.write(s + '\n');
 
-function storeOf(ctx: CliContext): CronStore {
+export function storeOf(ctx: Pick<CliContext, 'home' | 'loaded' | 'env'>): CronStore {
   const cron = (ctx.loaded.config.cron ?? {}) as { output_retention?: unknown };
   return new CronStore({
     home: ctx.home,

@@ -13,6 +13,7 @@ import { reloadMcpCommand } from '../mcp/commands.ts';
 import { hermesHome } from '../state/paths.ts';
 import { codexRuntimeCommand } from './codex.ts';
 import { cronCommand } from './cron.ts';
+import { insightsCommand } from './insights.ts';
 import { kanbanCommand } from './kanban.ts';
 import { modelCommand } from './model.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
@@ -368,20 +369,22 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
     },
     {
       name: 'approvals',
-      args: '[manual|off]',
-      description: 'how dangerous commands are approved',
+      args: '[manual|smart|off]',
+      description: 'how dangerous commands are approved (for this session)',
       category: 'config',
       surfaces: ALL_SURFACES,
       midTurn: true,
-      completions: ['manual', 'off'],
+      completions: ['manual', 'smart', 'off'],
       run(ctx, args) {
         const s = ctx.session.services;
-        if (!args) return { output: `Approvals: ${s.yolo ? 'off' : 'manual'}. Set with /approvals manual|off.` };
-        if (args === 'manual' || args === 'off') {
+        const current = () => (s.yolo ? 'off' : s.config.approvals?.mode === 'smart' ? 'smart' : 'manual');
+        if (!args) return { output: `Approvals: ${current()}. Set with /approvals manual|smart|off.` };
+        if (args === 'manual' || args === 'smart' || args === 'off') {
           s.yolo = args === 'off';
-          return { output: `Approvals: ${args}.` };
+          if (args !== 'off') s.config.approvals = { ...s.config.approvals, mode: args };
+          return { output: `Approvals: ${args}${args === 'smart' ? ' (an auxiliary model reviews flagged commands before you are asked)' : ''}.` };
         }
-        return { output: 'Usage: /approvals [manual|off]' };
+        return { output: 'Usage: /approvals [manual|smart|off]' };
       },
     },
     {
@@ -454,5 +457,6 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(cronCommand());
   r.add(kanbanCommand());
   r.add(codexRuntimeCommand());
+  r.add(insightsCommand());
   return r;
 }

@@ -1,11 +1,12 @@
-// HERMES_HOME/logs/gateway.log: timestamped lines, secrets redacted, rotated by size
-// (logging.max_size_mb × logging.backup_count, as Hermes's RotatingFileHandler).
-import { appendFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+// The gateway's log: HERMES_HOME/logs/gateway.log (and agent.log / errors.log), in Hermes's line
+// format (src/state/logs.ts). Gateway code logs plain `component: message` lines; the component
+// becomes the logger name (`telegram: …` → `gateway.platforms.telegram`) and lines that report a
+// failure are WARNINGs (so they also reach errors.log), unless the caller gives a level.
+import { formatLogLine, hermesLog, type LogLevel } from '../state/logs.ts';
 import { join } from 'node:path';
-import { redactSecrets } from '../policy/redact.ts';
 
 export interface GatewayLog {
-  (line: string): void;
+  (line: string, level?: LogLevel): void;
   path: string;
 }
 
@@ -13,32 +14,27 @@ export function gatewayLogPath(home: string): string {
   return join(home, 'logs', 'gateway.log');
 }
 
-export function createGatewayLog(home: string, opts: { maxMb?: number; backups?: number; echo?: (line: string) => void } = {}): GatewayLog {
-  const path = gatewayLogPath(home);
-  mkdirSync(join(home, 'logs'), { recursive: true, mode: 0o700 });
-  const max = Math.max(0.01, opts.maxMb ?? 5) * 1024 * 1024;
-  const backups = Math.max(0, opts.backups ?? 3);
-  let written = existsSync(path) ? statSync(path).size : 0;
-  const rotate = () => {
-    if (backups === 0) rmSync(path, { force: true });
-    else {
-      rmSync(`${path}.${backups}`, { force: true });
-      for (let i = backups - 1; i >= 1; i--) if (existsSync(`${path}.${i}`)) renameSync(`${path}.${i}`, `${path}.${i + 1}`);
-      if (existsSync(path)) renameSync(path, `${path}.1`);
-    }
-    written = 0;
-  };
-  const log = ((line: string) => {
-    const text = `${new Date().toISOString()} ${redactSecrets(line)}\n`;
-    try {
-      if (written + text.length > max) rotate();
-      appendFileSync(path, text, { mode: 0o600 });
-      written += Buffer.byteLength(text);
-    } catch {
-      /* logging must never take the gateway down */
-    }
-    opts.echo?.(text);
+const PLATFORM_PREFIXES = new Set(['telegram', 'discord', 'slack', 'email', 'webhook', 'api_server', 'api-server', 'whatsapp', 'signal', 'matrix', 'mattermost', 'sms', 'homeassistant']);
+const FAILURE = /\b(failed|fails|cannot|could not|can't|error|refused|timed out|crashed|gave up)\b/i;
+
+/** `telegram: update failed: …` → logger name and message. */
+export function gatewayRecord(line: string): { name: string; message: string } {
+  const m = /^([a-z][a-z0-9_-]{1,30}): (.*)$/s.exec(line);
+  if (!m) return { name: 'gateway.run', message: line };
+  const [, prefix, rest] = m;
+  if (prefix === 'gateway') return { name: 'gateway.run', message: rest };
+  if (PLATFORM_PREFIXES.has(prefix)) return { name: `gateway.platforms.${prefix.replace(/-/g, '_')}`, message: rest };
+  return { name: `gateway.${prefix.replace(/-/g, '_')}`, message: rest };
+}
+
+export function createGatewayLog(home: string, opts: { maxMb?: number; backups?: number; level?: string; echo?: (line: string) => void } = {}): GatewayLog {
+  const files = hermesLog(home, { level: opts.level, maxSizeMb: opts.maxMb, backupCount: opts.backups })?.enable('gateway') ?? null;
+  const log = ((line: string, level?: LogLevel) => {
+    const { name, message } = gatewayRecord(line);
+    const lvl: LogLevel = level ?? (FAILURE.test(message) ? 'WARNING' : 'INFO');
+    files?.write(lvl, name, message);
+    opts.echo?.(formatLogLine(lvl, name, message));
   }) as GatewayLog;
-  log.path = path;
+  log.path = gatewayLogPath(home);
   return log;
 }

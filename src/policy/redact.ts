@@ -40,14 +40,42 @@ const AUTH_HEADER = /\b((?:proxy-)?authorization\s*[:=]\s*["']?)(bearer|basic|to
 const BEARER = /\b(bearer\s+)([A-Za-z0-9._~+/=-]{8,})/gi;
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:)([^\s@/]+)(@)/gi;
 
-/** Name shapes of secrets: `API_KEY`, `openai_api_key`, `client.secret`, `password`, `key`, … */
-const SECRET_NAME = /(?:^|[_.-])(?:api[_-]?key|apikey|key|token|secret|secret_?key|client_?secret|password|passwd|pass|pwd|credentials?|auth|auth_?token|access_?token|refresh_?token|id_?token|access_?key|private_?key|session_?token|signature|sig)$/i;
-/** For `name: value` (YAML, headers, prose) only unambiguous names: `key: app` is common YAML. */
-const STRONG_SECRET_NAME = /(?:^|[_.-])(?:api[_-]?key|apikey|token|secret|secret_?key|client_?secret|password|passwd|credentials?|auth_?token|access_?token|refresh_?token|access_?key|private_?key|session_?token)$/i;
+/** Words that make a name a secret's wherever they appear in it (`dbPassword`, `SECRET_KEY_BASE`). */
+const SECRET_WORDS = new Set(['password', 'passwd', 'pass', 'passphrase', 'pwd', 'secret', 'secrets', 'token', 'credential', 'credentials', 'apikey']);
+/** A last word that makes the value something else: a path, URL, name, size, … (`TOKEN_URL`, `password_file`). */
+const NOT_SECRET_LAST = new Set([
+  'url', 'uri', 'file', 'path', 'dir', 'name', 'id', 'type', 'endpoint', 'expiry', 'expires', 'expiration', 'ttl', 'length', 'len', 'count',
+  'limit', 'max', 'min', 'header', 'prefix', 'suffix', 'format', 'method', 'mode', 'enabled', 'required', 'policy', 'size', 'timeout',
+  'hint', 'label', 'env', 'var', 'field', 'param', 'version', 'algorithm', 'alg', 'location', 'host', 'user', 'username', 'rotation',
+]);
+/** `…_key` is a secret's name after these words (`api_key`, `private_key`); a bare `key:` is common YAML. */
+const KEY_OWNERS = new Set(['api', 'access', 'private', 'secret', 'client', 'master', 'encryption', 'signing', 'license', 'service', 'account', 'app', 'auth', 'session', 'webhook']);
+
+/**
+ * Whether `name` names a secret. `strong`: for `name: value` (YAML, headers, prose), where only
+ * unambiguous names count; `name=value` (env, INI) also takes `key`, `auth`, `signature`.
+ */
+function secretName(name: string, strong: boolean): boolean {
+  const parts = name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase().split(/[_.-]+/).filter(Boolean);
+  if (!parts.length || name === 'PWD' || name === 'OLDPWD') return false;
+  const last = parts[parts.length - 1];
+  if (parts.length > 1 && NOT_SECRET_LAST.has(last)) return false;
+  if (parts.some((p) => SECRET_WORDS.has(p))) return !['max', 'min', 'num', 'total'].includes(parts[0]);
+  if (last === 'key' || last === 'apikey') return !strong || last === 'apikey' || (parts.length > 1 && KEY_OWNERS.has(parts[parts.length - 2]));
+  return !strong && ['auth', 'signature', 'sig'].includes(last);
+}
+
+/**
+ * A whole `name: value` / `name = value` / `NAME=value` line (YAML, INI, .env, shell exports):
+ * the value runs to the end of the line (less a trailing comment), spaces and all.
+ */
+const LINE = /^([ \t]*(?:-[ \t]+)?(?:export[ \t]+)?)([A-Za-z_][A-Za-z0-9_.-]{0,80})([ \t]*[:=][ \t]*)(\S[^\n]*)$/gm;
+/** A line's value → the value itself, and a trailing comment with the spaces before it. */
+const VALUE_AND_COMMENT = /^(.*?)((?:[ \t]+[#;][^\n]*)?[ \t\r]*)$/s;
 
 const VALUE = `"([^"\\n]*)"|'([^'\\n]*)'|([^\\s"'&,;<>]+)`;
-const ASSIGN = new RegExp(`(^|[^A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,80})(\\s*=\\s*)(?:${VALUE})`, 'g');
-const COLON = new RegExp(`(^|[\\s{,(])(["']?)([A-Za-z_][A-Za-z0-9_.-]{0,80})\\2(\\s*:\\s*)(?:${VALUE.replace('&,;<>', ',;}<>')})`, 'g');
+const ASSIGN = new RegExp(`(^|[^A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,80})([ \\t]*=[ \\t]*)(?:${VALUE})`, 'g');
+const COLON = new RegExp(`(^|[\\s{,(])(["']?)([A-Za-z_][A-Za-z0-9_.-]{0,80})\\2([ \\t]*:[ \\t]*)(?:${VALUE.replace('&,;<>', ',;}<>')})`, 'g');
 
 /** Rebuilds `value` in the quoting it had, masked. */
 function requote(dq: string | undefined, sq: string | undefined, bare: string | undefined, mask: (v: string) => string): string {
@@ -85,14 +113,26 @@ export function redactSecrets(text: string): string {
   );
   out = out.replace(BEARER, (m, pre: string, val: string) => (isPlaceholder(val) ? m : `${pre}${maskSecret(val)}`));
   out = out.replace(URL_PASSWORD, (m, pre: string, pw: string, at: string) => (isPlaceholder(pw) ? m : `${pre}***${at}`));
+  out = out.replace(LINE, (m, lead: string, name: string, sep: string, rest: string) => {
+    if (!secretName(name, sep.includes(':'))) return m;
+    const [, value, comment] = VALUE_AND_COMMENT.exec(rest)!;
+    const q = /^(["'])(.*)\1,?$/.exec(value);
+    const inner = q ? q[2] : value;
+    // A mapping or list opens on this line (`secret:` then nested keys, `password: {`): not a value.
+    if (!inner || isPlaceholder(inner) || /^[{[|>&*!]/.test(inner)) return m;
+    // A value with spaces is masked whole (a partial mask would read as a new value to the passes below).
+    const mask = (v: string) => (/\s/.test(v) ? '***' : maskSecret(v));
+    const masked = q ? value.replace(q[2], mask(q[2])) : mask(value);
+    return `${lead}${name}${sep}${masked}${comment}`;
+  });
   out = out.replace(ASSIGN, (m, lead: string, name: string, eq: string, dq?: string, sq?: string, bare?: string) => {
     const val = dq ?? sq ?? bare ?? '';
-    if (!SECRET_NAME.test(name) || !val || isPlaceholder(val)) return m;
+    if (!secretName(name, false) || !val || isPlaceholder(val)) return m;
     return `${lead}${name}${eq}${requote(dq, sq, bare, maskSecret)}`;
   });
   out = out.replace(COLON, (m, lead: string, nq: string, name: string, sep: string, dq?: string, sq?: string, bare?: string) => {
     const val = dq ?? sq ?? bare ?? '';
-    if (!STRONG_SECRET_NAME.test(name) || !val || isPlaceholder(val) || /^\d{1,6}$/.test(val)) return m;
+    if (!secretName(name, true) || !val || isPlaceholder(val)) return m;
     return `${lead}${nq}${name}${nq}${sep}${requote(dq, sq, bare, maskSecret)}`;
   });
   return out;

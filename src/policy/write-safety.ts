@@ -1,62 +1,140 @@
-// Where the agent's file tools may write. Pure apart from resolving symlinks of existing parents.
-import { existsSync, realpathSync } from 'node:fs';
+// Where the agent's file tools may write. Pure apart from reading the file system to find where a
+// write really lands: symlinks are followed (dangling ones and chains included) and a file with
+// several hard links is compared, by inode, with the files the deny-list protects.
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { HERMES_DIRS, HERMES_FILES, HOME_AUTOSTART_DIRS, HOME_CREDENTIAL_DIRS, HOME_FILES, hermesControlPath, homeSensitivePath } from './protected-paths.ts';
 
 export interface WriteContext {
   /** The user's home directory (for ~/.ssh and friends). */
   userHome: string;
   /** HERMES_HOME. */
   hermesHome: string;
-  /** HERMES_WRITE_SAFE_ROOT: when set, writes must stay inside it. */
+  /** HERMES_WRITE_SAFE_ROOT: when set, writes must stay inside it (`:`-separated roots allowed). */
   safeRoot?: string;
 }
 
-/** Directories under $HOME whose contents are credentials. */
-const HOME_DIRS = ['.ssh', '.aws', '.gnupg', '.kube', '.docker', '.azure', '.config/gh', '.config/gcloud', '.password-store', '.local/share/keyrings'];
-/** Single files under $HOME: credentials and shell start-up files. */
-const HOME_FILES = ['.netrc', '.pgpass', '.npmrc', '.pypirc', '.git-credentials', '.bashrc', '.bash_profile', '.bash_login', '.profile', '.zshrc', '.zprofile', '.zshenv', '.bash_logout'];
-const SYSTEM_PREFIXES = ['/etc/', '/boot/', '/usr/bin/', '/usr/sbin/', '/bin/', '/sbin/', '/usr/lib/systemd/', '/lib/systemd/', '/var/spool/cron/'];
-/** HERMES_HOME files an agent could use to raise its own privileges or read secrets. */
-const HERMES_FILES = ['.env', 'auth.json', 'config.yaml', 'processes.json'];
+const SYSTEM_PREFIXES = ['/etc/', '/boot/', '/usr/bin/', '/usr/sbin/', '/usr/lib/', '/bin/', '/sbin/', '/lib/', '/lib64/', '/usr/lib/systemd/', '/lib/systemd/', '/var/spool/cron/', '/private/etc/', '/private/var/'];
 const ENV_TEMPLATES = /^\.env\.(example|sample|template|dist|defaults)$/i;
 
 const inside = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 
-/** The path with symlinks of its nearest existing ancestor resolved (so links cannot dodge the list). */
-export function realTarget(path: string): string {
-  let dir = resolve(path);
+/** The real path of the nearest existing ancestor of `p`, with the missing rest appended. */
+function realDir(p: string): string {
+  let dir = p;
   const rest: string[] = [];
-  while (!existsSync(dir)) {
-    rest.unshift(basename(dir));
-    const up = dirname(dir);
-    if (up === dir) break;
-    dir = up;
+  for (;;) {
+    try {
+      return join(realpathSync(dir), ...rest);
+    } catch {
+      const up = dirname(dir);
+      if (up === dir) return p;
+      rest.unshift(basename(dir));
+      dir = up;
+    }
   }
-  try {
-    return join(realpathSync(dir), ...rest);
-  } catch {
-    return resolve(path);
+}
+
+/**
+ * Where a write to `path` lands: directories resolved, then the file itself followed while it is
+ * a symlink, dangling or not (writing through a dangling link creates its target).
+ */
+export function realTarget(path: string): string {
+  let p = resolve(path);
+  for (let hops = 0; hops < 40; hops++) {
+    const full = join(realDir(dirname(p)), basename(p));
+    let st: Stats;
+    try {
+      st = lstatSync(full);
+    } catch {
+      return full;
+    }
+    if (!st.isSymbolicLink()) return full;
+    p = resolve(dirname(full), readlinkSync(full));
   }
+  return resolve(path);
+}
+
+/** Every concrete file the deny-list protects (for comparing inodes with a hard-linked target). */
+function protectedFiles(ctx: WriteContext): string[] {
+  const out: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const n of names.slice(0, 200)) {
+      const p = join(dir, n);
+      out.push(p);
+      if (depth > 0) walk(p, depth - 1);
+    }
+  };
+  for (const f of HOME_FILES) out.push(join(ctx.userHome, f));
+  for (const d of [...HOME_CREDENTIAL_DIRS, ...HOME_AUTOSTART_DIRS]) walk(join(ctx.userHome, d), 2);
+  for (const root of new Set([ctx.hermesHome, join(ctx.userHome, '.hermes')])) {
+    for (const f of HERMES_FILES) out.push(join(root, f));
+    for (const d of HERMES_DIRS) walk(join(root, d), 2);
+  }
+  for (const f of ['passwd', 'shadow', 'group', 'sudoers', 'hosts', 'crontab', 'profile', 'bash.bashrc', 'environment']) out.push(join('/etc', f));
+  return out;
+}
+
+/** The protected file `target` is a hard link of, if any. */
+function hardLinkOf(st: Stats, target: string, ctx: WriteContext): string | null {
+  for (const p of protectedFiles(ctx)) {
+    if (p === target) continue;
+    try {
+      const o = statSync(p);
+      if (o.ino === st.ino && o.dev === st.dev) return p;
+    } catch {
+      /* not there */
+    }
+  }
+  return null;
+}
+
+/** Why `p` (an absolute, resolved path) is on the deny-list, or null. */
+function deniedPath(p: string, ctx: WriteContext): string | null {
+  const name = basename(p);
+  if (name === '.env' || name === '.envrc' || (/^\.env\./i.test(name) && !ENV_TEMPLATES.test(name)))
+    return `Writing ${p} is not allowed: .env files hold secrets. Ask the user to edit it, or write a .env.example instead.`;
+  for (const root of new Set([ctx.hermesHome, join(ctx.userHome, '.hermes')])) {
+    if (!inside(p, root)) continue;
+    const what = hermesControlPath(relative(root, p).split(sep).join('/'));
+    if (what) return `Writing ${p} is not allowed: it is Hermes's own ${what === '.env' ? 'secrets file' : what.endsWith('/') ? `${what} (code or credentials Hermes loads)` : 'configuration, keys or persona'}. Ask the user, or use \`hermes config\`.`;
+  }
+  if (inside(p, ctx.userHome)) {
+    const what = homeSensitivePath(relative(ctx.userHome, p).split(sep).join('/'));
+    if (what) return `Writing ${p} is not allowed: ~/${what} is a credential, login or autostart file.`;
+  }
+  for (const s of SYSTEM_PREFIXES) if (inside(p, s.slice(0, -1))) return `Writing ${p} is not allowed: ${s} is a system directory.`;
+  return null;
 }
 
 /** Why a write to `path` is refused, or null when it may proceed. */
 export function writeDenied(path: string, ctx: WriteContext): string | null {
-  const candidates = [...new Set([resolve(path), realTarget(path)])];
-  for (const p of candidates) {
-    const name = basename(p);
-    if (name === '.env' || (/^\.env\./i.test(name) && !ENV_TEMPLATES.test(name)))
-      return `Writing ${p} is not allowed: .env files hold secrets. Ask the user to edit it, or write a .env.example instead.`;
-    for (const d of HOME_DIRS) if (inside(p, join(ctx.userHome, d))) return `Writing ${p} is not allowed: ~/${d} holds credentials.`;
-    for (const f of HOME_FILES) if (p === join(ctx.userHome, f)) return `Writing ${p} is not allowed: it is a credential or shell start-up file.`;
-    for (const f of HERMES_FILES)
-      if (p === join(ctx.hermesHome, f)) return `Writing ${p} is not allowed: it is Hermes's own ${f === '.env' ? 'secrets file' : 'configuration or state'}. Use \`hermes config\` instead.`;
-    for (const s of SYSTEM_PREFIXES) if (inside(p, s.slice(0, -1))) return `Writing ${p} is not allowed: ${s} is a system directory.`;
+  const target = realTarget(path);
+  for (const p of new Set([resolve(path), target])) {
+    const why = deniedPath(p, ctx);
+    if (why) return p === target && p !== resolve(path) ? `${why} (${resolve(path)} is a link to it)` : why;
+  }
+  let st: Stats | null = null;
+  try {
+    st = statSync(target);
+  } catch {
+    st = null;
+  }
+  if (st?.isFile() && st.nlink > 1) {
+    const other = hardLinkOf(st, target, ctx);
+    if (other) return `Writing ${resolve(path)} is not allowed: it is a hard link to ${other}. ${deniedPath(other, ctx) ?? 'That file is protected.'}`;
   }
   if (ctx.safeRoot) {
-    const root = realTarget(ctx.safeRoot);
-    const target = realTarget(path);
-    if (!inside(target, root) && !inside(resolve(path), resolve(ctx.safeRoot)))
-      return `Writing ${target} is not allowed: writes are limited to ${root} (HERMES_WRITE_SAFE_ROOT). Relative path from there: ${relative(root, target)}.`;
+    const roots = ctx.safeRoot.split(':').filter(Boolean);
+    const ok = roots.some((r) => inside(target, realTarget(r)));
+    if (!ok) return `Writing ${target} is not allowed: writes are limited to ${roots.join(', ')} (HERMES_WRITE_SAFE_ROOT).`;
+    if (st?.isFile() && st.nlink > 1) return `Writing ${target} is not allowed: it has ${st.nlink} hard links, so it may also be a file outside ${roots.join(', ')} (HERMES_WRITE_SAFE_ROOT).`;
   }
   return null;
 }

@@ -90,8 +90,9 @@ export function formatDuration(ms: number): string {
   return ms < 60_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.floor(ms / 60_000)}m${Math.round((ms % 60_000) / 1000)}s`;
 }
 
-export function activityLine(name: string, args: Record<string, unknown>, durationMs: number, opts: { emoji?: string; failed?: boolean } = {}): string {
+/** `durationMs` null: no duration (a call from a stored conversation). */
+export function activityLine(name: string, args: Record<string, unknown>, durationMs: number | null, opts: { emoji?: string; failed?: boolean } = {}): string {
   const verb = VERBS[name] ?? name;
   const detail = toolDetail(name, args);
-  return `┊ ${toolEmoji(name, opts.emoji)} ${verb}${detail ? ` ${detail}` : ''}  ${formatDuration(durationMs)}${opts.failed ? '  ✗' : ''}`;
+  return `┊ ${toolEmoji(name, opts.emoji)} ${verb}${detail ? ` ${detail}` : ''}${durationMs === null ? '' : `  ${formatDuration(durationMs)}`}${opts.failed ? '  ✗' : ''}`;
 }

@@ -22,7 +22,7 @@ import { SessionDB } from '../state/db.ts';
 import { MemoryStore } from '../state/memory.ts';
 import { BuiltinMemoryProvider, MemoryManager } from '../state/memory-provider.ts';
 import { packageRoot, paths } from '../state/paths.ts';
-import { buildSkillsIndex, discoverSkills, skillApplies, syncBundledSkills, type Skill } from '../state/skills.ts';
+import { buildSkillsIndex, disabledSkillNames, discoverSkills, skillApplies, syncBundledSkills, type Skill } from '../state/skills.ts';
 
 /** What SessionState needs from the Session that owns it. */
 export interface StateHost {
@@ -219,7 +219,8 @@ export class SessionState {
       parts.memory = this.memory.builtin.snapshot.memory;
       parts.userProfile = this.memory.builtin.snapshot.user;
     }
-    this.skills = discoverSkills(o.home, this.externalDirs);
+    const off = disabledSkillNames(o.config, o.platform);
+    this.skills = discoverSkills(o.home, this.externalDirs).filter((s) => !off.has(s.name));
     if (names.has('skill_view')) parts.skillsIndex = buildSkillsIndex(this.skills.filter((s) => skillApplies(s, { os: process.platform, toolsets, tools: names })));
     if (!this.ignoreRules) {
       const files = findProjectContext(o.cwd, rules);

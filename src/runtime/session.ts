@@ -32,6 +32,7 @@ import { Inbox } from './inbox.ts';
 import { hintNames, SubdirHints, withHints } from './subdir-hints.ts';
 import { ruleFileNames } from '../state/context-files.ts';
 import { SessionState } from './session-state.ts';
+import { sessionEventLogger } from './event-log.ts';
 import { LoopRunner } from '../runtimes/loop.ts';
 import { CODEX_PROVIDERS, configuredRuntime, requestedProvider, runnerKindFor } from '../runtimes/select.ts';
 import type { RunnerKind, TurnRunner } from '../runtimes/types.ts';
@@ -255,6 +256,7 @@ export class Session {
       callTool: (name, args, ctx) => callToolFrom(this.tools, name, args, ctx),
       spawnChild: (spec) => this.spawnChild(spec),
       auxiliary: (task) => this.auxiliaryModel(task),
+      canAsk: () => this.broker.interactive,
       notifier: this.inbox,
       ...o.services,
     };
@@ -262,6 +264,8 @@ export class Session {
     this.state = new SessionState(this);
     if (this.state.memory) this.services.memory = this.state.memory;
     this.listeners.add((e) => this.state.onEvent(e));
+    const logger = (o.depth ?? 0) === 0 ? sessionEventLogger(o.home, o.config, () => this.id) : null;
+    if (logger) this.listeners.add(logger);
     this.hints = this.newHints();
     this.tools = this.buildTools();
     this.system = o.systemPrompt ?? this.buildSystem();

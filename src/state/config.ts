@@ -1,6 +1,6 @@
 // config.yaml: parsed with line numbers, normalized, ${VAR}-expanded, merged over DEFAULT_CONFIG.
 import { existsSync, readFileSync } from 'node:fs';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { defaultConfig, type HermesConfig } from './defaults.ts';
 import { writeFileAtomic } from './fsutil.ts';
 import { paths } from './paths.ts';
@@ -67,6 +67,21 @@ function parseYaml(text: string, file: string): { doc: Document; lines: LineCoun
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
   const err = doc.errors[0];
+  if (!err) {
+    // An alias inside the node it refers to (`a: &x {b: *x}`) would make an endless structure.
+    let loop: number | undefined;
+    visit(doc, {
+      Alias(_key, node, path) {
+        const target = node.resolve(doc);
+        if (target && path.includes(target as never)) {
+          loop = node.range ? lines.linePos(node.range[0]).line : undefined;
+          return visit.BREAK;
+        }
+      },
+    });
+    if (loop !== undefined || doc.errors.length)
+      throw new ConfigError(`${file}${loop ? ` line ${loop}` : ''}: invalid YAML (an alias refers to the mapping or list it is inside, which never ends). Fix the file (\`hermes config edit\`) or move it aside to start from defaults.`, file, loop);
+  }
   if (err) {
     const line = err.linePos?.[0]?.line ?? (err.pos ? lines.linePos(err.pos[0]).line : undefined);
     const reason = err.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
@@ -148,8 +163,13 @@ const CHECKS: Record<string, Check> = {
   'display.tool_progress': oneOf('off', 'new', 'all', 'verbose'),
   'display.busy_input_mode': oneOf('interrupt', 'queue', 'steer'),
   'display.show_reasoning': bool,
-  'approvals.mode': oneOf('manual', 'smart', 'off'),
+  'approvals.mode': (v) => (v === false ? null : oneOf('manual', 'smart', 'off')(v)),
   'approvals.deny': strList,
+  'approvals.smart_policy': str,
+  'approvals.denial_breaker_threshold': num,
+  'security.website_blocklist.enabled': bool,
+  'security.website_blocklist.domains': strList,
+  'security.website_blocklist.shared_files': strList,
 };
 
 function getPath(obj: unknown, keys: string[]): unknown {
@@ -275,8 +295,21 @@ function readDoc(path: string): Document {
 
 /** Sets a key in config.yaml keeping comments and formatting, writing atomically. */
 export function setConfigKey(home: string, key: string, value: unknown): void {
+  setConfigKeys(home, [[key, value]]);
+}
+
+/** Sets several keys (`undefined` removes one) in one atomic write, keeping comments and formatting. */
+export function setConfigKeys(home: string, entries: [string, unknown][]): void {
   const path = paths.config(home);
   const doc = readDoc(path);
+  for (const [key, value] of entries) {
+    if (value === undefined) doc.deleteIn(splitKey(key));
+    else setIn(doc, key, value);
+  }
+  writeFileAtomic(path, String(doc), 0o600);
+}
+
+function setIn(doc: Document, key: string, value: unknown): void {
   const keys = splitKey(key);
   // `model: "name"` (string form) must become a mapping before setting model.x
   if (keys.length > 1) {
@@ -289,7 +322,6 @@ export function setConfigKey(home: string, key: string, value: unknown): void {
     }
   }
   doc.setIn(keys, doc.createNode(value));
-  writeFileAtomic(path, String(doc), 0o600);
 }
 
 /** Removes a key from config.yaml. Returns false when it was not set. */

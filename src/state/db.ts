@@ -55,6 +55,11 @@ export interface ListOptions {
   includeTool?: boolean;
   /** Archived sessions: left out (default), listed too, or listed alone. */
   archived?: 'hide' | 'include' | 'only';
+  /** Only sessions of this model. */
+  model?: string;
+  /** Unix seconds: only sessions started at or after / before this. */
+  startedAfter?: number;
+  startedBefore?: number;
 }
 
 export class SessionDB {
@@ -324,6 +329,18 @@ export class SessionDB {
       if (opts.archived === 'only') where.push(`${alias}.archived = 1`);
       else if (opts.archived !== 'include') where.push(`${alias}.archived = 0`);
     }
+    if (opts.model) {
+      where.push(`${alias}.model = ?`);
+      args.push(opts.model);
+    }
+    if (opts.startedAfter !== undefined) {
+      where.push(`${alias}.started_at >= ?`);
+      args.push(opts.startedAfter);
+    }
+    if (opts.startedBefore !== undefined) {
+      where.push(`${alias}.started_at < ?`);
+      args.push(opts.startedBefore);
+    }
     return { where, args };
   }
 
@@ -348,6 +365,15 @@ export class SessionDB {
     const { where, args } = this.listFilter(o);
     const r = this.db.prepare(`SELECT COUNT(*) AS n FROM sessions s ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`).get(...args) as { n: number };
     return Number(r.n);
+  }
+
+  /** The sources and models sessions have, most used first (filters of a session list). */
+  facets(): { sources: { value: string; count: number }[]; models: { value: string; count: number }[] } {
+    const q = (col: 'source' | 'model') =>
+      (this.db.prepare(`SELECT ${col} AS value, COUNT(*) AS count FROM sessions WHERE ${col} IS NOT NULL AND ${col} <> '' GROUP BY ${col} ORDER BY count DESC LIMIT 200`).all() as { value: string; count: number }[]).map(
+        (r) => ({ value: String(r.value), count: Number(r.count) }),
+      );
+    return { sources: q('source'), models: q('model') };
   }
 
   /** Hides a session from lists, search and --continue (or shows it again); nothing is deleted. */

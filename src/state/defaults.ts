@@ -146,6 +146,8 @@ export function defaultConfig() {
       skin: 'default',
       final_response_markdown: 'render',
       memory_notifications: 'on',
+      /** `cli` (the classic REPL) or `tui` (the full-screen terminal UI). */
+      interface: 'cli',
     },
     memory: {
       memory_enabled: true,
@@ -182,10 +184,16 @@ export function defaultConfig() {
       single_query_mode: 'deny',
       unattended_mode: 'deny',
       deny: [] as string[],
+      /** Extra rules for the smart-mode reviewer (its system prompt). */
+      smart_policy: '',
+      /** Consecutive smart denials before the model is told to stop trying (0: never). */
+      denial_breaker_threshold: 3,
     },
     security: {
       redact_secrets: true,
       allow_private_urls: false,
+      /** Domains the web tools refuse (Hermes's `security.website_blocklist`). */
+      website_blocklist: { enabled: false, domains: [] as string[], shared_files: [] as string[] },
     },
     web: {
       backend: '',

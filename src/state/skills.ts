@@ -198,6 +198,18 @@ export function discoverSkills(home: string, externalDirs: string[] = [], proble
   return [...out.values()].sort((a, b) => byString(a.category ?? '', b.category ?? '') || byString(a.name, b.name));
 }
 
+/**
+ * Skills turned off in config.yaml (Hermes's keys): `skills.disabled` everywhere and
+ * `skills.platform_disabled.<platform>` on one platform. The model neither sees nor loads them.
+ */
+export function disabledSkillNames(config: unknown, platform?: string): Set<string> {
+  const sk = ((config as { skills?: Record<string, unknown> } | null)?.skills ?? {}) as Record<string, unknown>;
+  const names = Array.isArray(sk.disabled) ? sk.disabled.map(String) : [];
+  const per = sk.platform_disabled as Record<string, unknown> | undefined;
+  if (platform && per && Array.isArray(per[platform])) names.push(...(per[platform] as unknown[]).map(String));
+  return new Set(names);
+}
+
 export function findSkill(skills: Skill[], name: string): Skill | undefined {
   const n = name.trim().replace(/^\//, '').toLowerCase();
   return skills.find((s) => s.name === n);

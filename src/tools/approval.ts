@@ -1,6 +1,9 @@
-// Asking before dangerous commands: policy verdict → deny rules → allowlists → the person.
+// Asking before dangerous commands: policy verdict → deny rules → allowlists → (smart mode: the
+// reviewer model) → the person.
+import { homedir } from 'node:os';
 import { globToRegExp, classifyCommand, type Finding } from '../policy/dangerous.ts';
 import { setConfigKey } from '../state/config.ts';
+import { approvalMode, recordSmartDenial, resetSmartDenials, smartVerdict } from './approval-smart.ts';
 import type { ToolContext } from './types.ts';
 
 export type ApprovalOutcome = { allowed: true; via?: string } | { allowed: false; reason: string; hardline: boolean };
@@ -14,9 +17,18 @@ function sessionApprovals(state: Map<string, unknown>): Set<string> {
   return s;
 }
 
-/** `command_allowlist` entries are finding keys (what "always" stores), exact commands or globs. */
+/**
+ * `command_allowlist` entries are finding keys (what "always" stores), Python Hermes's names for
+ * the same classes (what it stores), exact commands or globs.
+ */
 function allowlisted(f: Finding, command: string, allowlist: string[]): boolean {
-  return allowlist.some((a) => a === f.key || a === f.description || a === command.trim() || (/[*?[]/.test(a) && globToRegExp(a).test(command.trim())));
+  return allowlist.some((a) => a === f.key || a === f.description || (f.hermes !== undefined && a === f.hermes) || a === command.trim() || (/[*?[]/.test(a) && globToRegExp(a).test(command.trim())));
+}
+
+/** The approvals.* key that decides for this unattended run. */
+function unattendedKey(ctx: ToolContext): string {
+  const p = ctx.services.platform;
+  return p === 'cron' ? 'cron_mode' : p === 'cli' ? 'single_query_mode' : 'unattended_mode';
 }
 
 /** What to do when nobody can answer: approvals.cron_mode / single_query_mode / unattended_mode. */
@@ -32,10 +44,10 @@ export function unattendedPolicy(s: Pick<ToolContext['services'], 'config' | 'pl
  * skip the dangerous-pattern prompt (the container is the boundary); hardline blocks and
  * `approvals.deny` rules apply everywhere, even with --yolo.
  */
-export async function approveCommand(command: string, ctx: ToolContext, opts: { container?: boolean } = {}): Promise<ApprovalOutcome> {
+export async function approveCommand(command: string, ctx: ToolContext, opts: { container?: boolean; cwd?: string } = {}): Promise<ApprovalOutcome> {
   const s = ctx.services;
   const deny = (s.config.approvals?.deny ?? []) as string[];
-  const verdict = classifyCommand(command, { deny });
+  const verdict = classifyCommand(command, { deny, home: s.env.HOME || homedir(), hermesHome: s.home, cwd: opts.cwd });
   if (verdict.action === 'allow') return { allowed: true };
   if (verdict.action === 'block') {
     const why = verdict.rule
@@ -52,7 +64,26 @@ export async function approveCommand(command: string, ctx: ToolContext, opts: { 
   if (!pending.length) return { allowed: true, via: 'allowlist' };
   const description = pending.map((f) => f.description).join('; ');
 
-  const { answer, source } = await ctx.ask({ kind: 'approval', command, description, choices: ['once', 'session', 'always', 'deny'] });
+  // Smart mode: the reviewer model first, when a person could be asked at all (unattended runs
+  // follow their *_mode setting, as in manual mode).
+  let reviewed = '';
+  if (approvalMode(s.config.approvals?.mode) === 'smart' && (s.canAsk?.() ?? true)) {
+    const v = await smartVerdict(command, description, ctx);
+    if (v === 'approve') {
+      resetSmartDenials(s.state);
+      return { allowed: true, via: 'smart' };
+    }
+    if (v === 'deny') {
+      const breaker = recordSmartDenial(s.state, Number(s.config.approvals?.denial_breaker_threshold ?? 3));
+      // The person may still allow this one command (nothing is remembered).
+      const r = await ctx.ask({ kind: 'approval', command, description: `${description} — the security reviewer judged it dangerous`, choices: ['once', 'deny'] });
+      if (r.answer === 'once' && r.source === 'person') return { allowed: true, via: 'once' };
+      return { allowed: false, reason: `BLOCKED by smart approval: ${description}. The reviewer judged this command genuinely dangerous. Do not retry it or try the same thing another way.${breaker}`, hardline: false };
+    }
+    reviewed = ' (the security reviewer was unsure)';
+  }
+
+  const { answer, source } = await ctx.ask({ kind: 'approval', command, description: description + reviewed, choices: ['once', 'session', 'always', 'deny'] });
   if (source === 'no_responder' && unattendedPolicy(ctx.services) === 'approve') return { allowed: true, via: 'policy' };
   switch (answer) {
     case 'once':
@@ -76,7 +107,7 @@ export async function approveCommand(command: string, ctx: ToolContext, opts: { 
   }
   const why =
     source === 'no_responder'
-      ? 'nobody is here to approve it (non-interactive run), so it was denied. Tell the user what you wanted to run and why; they can run it themselves, or rerun Hermes with --yolo'
+      ? `nobody is here to approve it (non-interactive run), so it was denied. Find another way that avoids it, or tell the user what you wanted to run and why; they can run it themselves, rerun Hermes with --yolo, or set approvals.${unattendedKey(ctx)}: approve in config.yaml`
       : source === 'timeout'
         ? 'the approval request timed out, so it was denied'
         : source === 'interrupted'

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import type { ToolOutcome } from '../agent/types.ts';
@@ -7,6 +7,9 @@ import { expandHome } from '../state/paths.ts';
 import { recordSeen } from './file-state.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
+import { encodingOf, looksBinary, openRegular, readHead, readLineWindow } from './text-file.ts';
+
+export { looksBinary } from './text-file.ts';
 
 export const MAX_LINES = 2000;
 export const DEFAULT_LIMIT = 500;
@@ -38,31 +41,6 @@ export function binaryKind(head: Uint8Array): string {
   return 'binary data';
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * Binary: a NUL byte in the sample, mostly control characters, or invalid UTF-8 (a read → edit →
- * write round trip would corrupt it). A multibyte character cut at the sample's end is fine.
- */
-export function looksBinary(buf: Uint8Array): boolean {
-  if (buf.length === 0) return false;
-  let odd = 0;
-  for (const b of buf) {
-    if (b === 0) return true;
-    if (b < 7 || (b > 13 && b < 32)) odd++;
-  }
-  if (odd / buf.length > 0.3) return true;
-  for (let cut = 0; cut <= 3 && cut < buf.length; cut++) {
-    try {
-      utf8.decode(buf.subarray(0, buf.length - cut));
-      return false;
-    } catch {
-      /* try without a possibly cut character at the end */
-    }
-  }
-  return true;
-}
-
 function similarNames(path: string): string[] {
   try {
     const want = basename(path).toLowerCase();
@@ -80,26 +58,17 @@ function similarNames(path: string): string[] {
 }
 
 /**
- * The read_file result for a range of a text: `LINE|content` lines, long lines cut, the size cap,
- * and a hint to read on. Shared by the disk tool and editors' buffers (ACP).
+ * The read_file result for a window of lines: `LINE|content` lines, long lines cut, the size cap,
+ * and a hint to read on. `total` is a lower bound when `complete` is false (a huge file).
  */
-export function readRange(text: string, path: string, a: { offset?: number; limit?: number }, maxChars: number): string | ToolOutcome {
-  const lines = text.split(/\r?\n/);
-  if (lines.length && lines[lines.length - 1] === '') lines.pop();
-  const total = lines.length;
-  const offset = a.offset ?? 1;
-  const limit = Math.min(a.limit ?? DEFAULT_LIMIT, MAX_LINES);
-  if (offset > Math.max(total, 1)) return fail(`offset ${offset} is past the end of the file (${total} lines).`, { total_lines: total });
-  const slice = lines.slice(offset - 1, offset - 1 + limit);
+function formatWindow(w: { lines: { text: string; cut: boolean }[]; total: number; complete: boolean }, path: string, offset: number, maxChars: number, extra: Record<string, unknown> = {}): string | ToolOutcome {
+  const { total } = w;
+  if (offset > Math.max(total, 1) && w.complete) return fail(`offset ${offset} is past the end of the file (${total} lines).`, { total_lines: total });
   let truncatedLines = 0;
-  const body = slice
+  const body = w.lines
     .map((l, i) => {
-      let line = l;
-      if (line.length > MAX_LINE_CHARS) {
-        line = line.slice(0, MAX_LINE_CHARS) + ' [line truncated]';
-        truncatedLines++;
-      }
-      return `${offset + i}|${line}`;
+      if (l.cut) truncatedLines++;
+      return `${offset + i}|${l.text}${l.cut ? ' [line truncated]' : ''}`;
     })
     .join('\n');
   if (body.length > maxChars)
@@ -107,12 +76,27 @@ export function readRange(text: string, path: string, a: { offset?: number; limi
       `That range is ${body.length.toLocaleString('en-US')} characters, more than the ${maxChars.toLocaleString('en-US')} a read may return. Read fewer lines with offset and limit.`,
       { total_lines: total },
     );
-  const last = offset + slice.length - 1;
-  const result: Record<string, unknown> = { content: body, path, total_lines: total, lines_shown: slice.length ? `${offset}-${last}` : '0' };
-  if (last < total) result.hint = `File continues: ${total - last} more lines. Use offset=${last + 1} to read on.`;
+  const last = offset + w.lines.length - 1;
+  const result: Record<string, unknown> = { content: body, path, total_lines: w.complete ? total : `more than ${total}`, lines_shown: w.lines.length ? `${offset}-${last}` : '0', ...extra };
+  if (last < total || !w.complete) result.hint = w.complete ? `File continues: ${total - last} more lines. Use offset=${last + 1} to read on.` : `File continues (it is too large to count its lines). Use offset=${last + 1} to read on.`;
   if (truncatedLines) result.long_lines_truncated = truncatedLines;
   return ok(result);
 }
+
+/**
+ * The read_file result for a range of a text (shared by the disk tool and editors' buffers).
+ */
+export function readRange(text: string, path: string, a: { offset?: number; limit?: number }, maxChars: number): string | ToolOutcome {
+  const all = text.split(/\r?\n/);
+  if (all.length && all[all.length - 1] === '') all.pop();
+  const offset = a.offset ?? 1;
+  const limit = Math.min(a.limit ?? DEFAULT_LIMIT, MAX_LINES);
+  const lines = all.slice(offset - 1, offset - 1 + limit).map((l) => (l.length > MAX_LINE_CHARS ? { text: l.slice(0, MAX_LINE_CHARS), cut: true } : { text: l, cut: false }));
+  return formatWindow({ lines, total: all.length, complete: true }, path, offset, maxChars);
+}
+
+/** Bytes read past the wanted lines to count the rest; beyond it the total is a lower bound. */
+const MAX_SCAN_BYTES = 256 * 1024 * 1024;
 
 export default defineTool({
   name: 'read_file',
@@ -134,25 +118,27 @@ export default defineTool({
   handler(a, ctx) {
     const s = ctx.services;
     const path = resolvePath(a.path, s.cwd);
-    let st;
-    try {
-      st = statSync(path);
-    } catch {
+    if (!existsSync(path)) {
       const similar = similarNames(path);
       return fail(`File not found: ${path}`, similar.length ? { similar_files: similar } : {});
     }
-    if (st.isDirectory()) return fail(`${path} is a directory. Use search_files with target "files" to list it.`);
+    if (statSync(path).isDirectory()) return fail(`${path} is a directory. Use search_files with target "files" to list it.`);
     if (IMAGE_EXT.test(path)) return fail(`${path} is an image. Use vision_analyze to look at it.`, { is_image: true });
-    const fd = openSync(path, 'r');
+    const opened = openRegular(path);
+    if ('error' in opened) return fail(opened.error);
+    const { fd, st } = opened;
     try {
-      const head = Buffer.alloc(Math.min(8192, st.size));
-      readSync(fd, head, 0, head.length, 0);
+      const head = readHead(fd, 8192);
       if (looksBinary(head)) return fail(`${path} is a binary file (${binaryKind(head)}, ${st.size.toLocaleString('en-US')} bytes) and cannot be read as text.`, { is_binary: true });
+      const enc = encodingOf(head, st.size > head.length);
+      const offset = a.offset ?? 1;
+      const limit = Math.min(a.limit ?? DEFAULT_LIMIT, MAX_LINES);
+      const w = readLineWindow(fd, enc, { offset, limit, maxLineChars: MAX_LINE_CHARS, maxScanBytes: MAX_SCAN_BYTES });
+      const r = formatWindow(w, path, offset, s.config.file_read_max_chars ?? 100_000, enc === 'latin-1' ? { encoding: 'latin-1' } : {});
+      if (typeof r === 'string') recordSeen(s, path); // a successful read (failures are outcomes)
+      return r;
     } finally {
       closeSync(fd);
     }
-    const r = readRange(readFileSync(path, 'utf8'), path, a, s.config.file_read_max_chars ?? 100_000);
-    if (typeof r === 'string') recordSeen(s, path); // a successful read (failures are outcomes)
-    return r;
   },
 });

@@ -1,5 +1,5 @@
 // The skills tools: list, view (with linked files), and the agent's own skill management.
-import { discoverSkills, findSkill, manageSkill, skillOnPlatform, viewSkill } from '../state/skills.ts';
+import { disabledSkillNames, discoverSkills, findSkill, manageSkill, skillOnPlatform, viewSkill } from '../state/skills.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
 import type { ToolServices } from './types.ts';
@@ -15,7 +15,8 @@ export const skillsList = defineTool({
   schema: (z) =>
     z.object({ category: z.string().optional().describe('Only this category') }),
   handler(a, ctx) {
-    const all = discoverSkills(ctx.services.home, externalDirs(ctx.services)).filter((s) => skillOnPlatform(s, process.platform));
+    const off = disabledSkillNames(ctx.services.config, ctx.services.platform);
+    const all = discoverSkills(ctx.services.home, externalDirs(ctx.services)).filter((s) => skillOnPlatform(s, process.platform) && !off.has(s.name));
     const list = all.filter((s) => !a.category || (s.category ?? 'general') === a.category);
     const categories = [...new Set(all.map((s) => s.category ?? 'general'))].sort();
     return ok({ skills: list.map((s) => ({ name: s.name, description: s.description, category: s.category ?? 'general' })), count: list.length, categories });
@@ -36,7 +37,8 @@ export const skillView = defineTool({
   }),
   async handler(a, ctx) {
     const s = ctx.services;
-    const skills = discoverSkills(s.home, externalDirs(s));
+    const off = disabledSkillNames(s.config, s.platform);
+    const skills = discoverSkills(s.home, externalDirs(s)).filter((x) => !off.has(x.name));
     const skill = findSkill(skills, a.name);
     if (!skill) {
       const near = skills.filter((x) => x.name.includes(a.name.toLowerCase()) || a.name.toLowerCase().includes(x.name)).map((x) => x.name);

@@ -24,6 +24,8 @@ export interface ToolServices {
   state: Map<string, unknown>;
   /** Approvals skipped (--yolo / HERMES_YOLO_MODE). Hardline blocks still apply. */
   yolo: boolean;
+  /** Whether a person can answer requests right now (false in one-shot and unattended runs). */
+  canAsk?: () => boolean;
   /** Subagent depth: 0 for a top-level session, 1 for its children, … */
   depth?: number;
   /** Runs another tool of this session by name (execute_code's RPC). Absent: execute_code is unavailable. */

@@ -1,11 +1,12 @@
 // write_file: create or overwrite a text file (parents created), guarded by the write denylist,
 // HERMES_WRITE_SAFE_ROOT and the file-state guard. Keeps a file's CRLF endings and BOM.
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { z } from 'zod';
 import type { Zod } from './zod.ts';
 import { maskedSecretError, recordSeen, staleError, writeCheck } from './file-state.ts';
 import { resolvePath } from './read-file.ts';
+import { encodeText, readTextFile, type TextEncoding } from './text-file.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
 
@@ -41,19 +42,28 @@ export default defineTool({
     if (existsSync(path) && statSync(path).isDirectory()) return fail(`${path} is a directory.`);
     const stale = staleError(s, path);
     if (stale) return fail(stale);
-    const existing = existsSync(path) ? readFileSync(path, 'utf8') : null;
+    let existing: string | null = null;
+    let encoding: TextEncoding = 'utf-8';
+    const existed = existsSync(path);
+    if (existed) {
+      const r = readTextFile(path);
+      // Replacing a binary or huge file entirely is allowed; only text files keep their encoding.
+      if (!('error' in r)) ({ text: existing, encoding } = r);
+      else if (/not a regular file|device|pipe|socket|environment/.test(r.error)) return fail(r.error);
+    }
     const masked = maskedSecretError(existing, a.content, path);
     if (masked) return fail(masked);
     const content = matchConventions(existing, a.content);
     const dir = dirname(path);
     const dirsCreated = !existsSync(dir);
     if (dirsCreated) mkdirSync(dir, { recursive: true });
-    writeFileSync(path, content);
+    const out = encodeText(content, encoding);
+    writeFileSync(path, out.bytes);
     recordSeen(s, path);
     const { unifiedDiff } = await import('./diff.ts');
     const diff = unifiedDiff((existing ?? '').replace(/\r\n/g, '\n'), content.replace(/\r\n/g, '\n'), path);
     return {
-      content: ok({ bytes_written: Buffer.byteLength(content), dirs_created: dirsCreated, path, ...(existing === null ? { created: true } : {}) }),
+      content: ok({ bytes_written: out.bytes.length, dirs_created: dirsCreated, path, ...(!existed ? { created: true } : {}), ...(out.encoding !== 'utf-8' ? { encoding: out.encoding } : encoding !== out.encoding ? { encoding: 'utf-8 (was latin-1: the new text has characters Latin-1 cannot hold)' } : {}) }),
       display: { diff },
     };
   },

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fitTail } from '../../src/cli/repl/app.ts';
+import { fitTail } from '../../src/cli/repl/width.ts';
 import { EditBuffer } from '../../src/cli/repl/buffer.ts';
 import { slashCompletions } from '../../src/cli/repl/completion.ts';
 import { formatEntry, History, parseHistory } from '../../src/cli/repl/history.ts';

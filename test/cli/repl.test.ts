@@ -3,52 +3,14 @@
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before } from 'node:test';
 import { createCommandRegistry } from '../../src/commands/builtin.ts';
-import { tempHome } from '../helpers/cli.ts';
-import { startFakeLlm, type FakeLlm, type FakeReply, type RecordedRequest } from '../helpers/fake-llm.ts';
+import { bodyText, chatHarness, userText } from '../helpers/chat-harness.ts';
+import { fakeSudo } from '../helpers/fake-sudo.ts';
 import { gatedSuite } from '../helpers/skip.ts';
 import { startHermes, tmuxAvailable, type TmuxTerm } from '../helpers/tmux.ts';
 
 const skip = tmuxAvailable();
-let fake: FakeLlm;
-// Replies for the conversation's own requests (they carry tool schemas). Other requests a session
-// may make on the side (a title, a background review) get a plain answer and do not consume these.
-const queue: FakeReply[] = [];
-const isMain = (r: RecordedRequest) => Array.isArray(r.body.tools) && r.body.tools.length > 0;
-const enqueue = (...r: FakeReply[]) => void queue.push(...r);
-const main = () => fake.requests.filter(isMain);
-before(async () => {
-  fake = await startFakeLlm();
-  fake.setHandler((r) => (isMain(r) ? (queue.shift() ?? { text: 'ok' }) : { text: 'A title' }));
-});
-after(async () => {
-  await fake?.close();
-});
-
-function home(extra = ''): string {
-  const h = tempHome();
-  writeFileSync(join(h, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: test-key\n${extra}`);
-  return h;
-}
-
-const userText = (r: RecordedRequest): string => {
-  const msgs = (r.body.messages ?? []) as { role: string; content: unknown }[];
-  const last = [...msgs].reverse().find((m) => m.role === 'user');
-  const c = last?.content;
-  return typeof c === 'string' ? c : JSON.stringify(c ?? '');
-};
-const bodyText = (r: RecordedRequest) => JSON.stringify(r.body);
-
-/** Waits until the fake has seen `n` conversation requests in total; returns them. */
-async function requests(n: number, timeoutMs = 15_000): Promise<RecordedRequest[]> {
-  const deadline = Date.now() + timeoutMs;
-  while (main().length < n) {
-    if (Date.now() > deadline) throw new Error(`expected ${n} requests, got ${main().length}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return main();
-}
+const { enqueue, main, requests, home } = chatHarness();
 
 const { describe, it } = gatedSuite(skip);
 describe('hermes REPL', () => {
@@ -298,14 +260,7 @@ describe('hermes REPL', () => {
 
   it('asks for a sudo password with masked input and never shows it', async () => {
     const h = home('approvals:\n  mode: "off"\n');
-    // A stand-in sudo: -n fails (a password is needed); -S reads it from stdin.
-    const bin = join(h, 'bin');
-    mkdirSync(bin);
-    writeFileSync(
-      join(bin, 'sudo'),
-      '#!/bin/sh\nif [ "$1" = "-n" ]; then exit 1; fi\nif [ "$1" = "-S" ]; then IFS= read -r pw; shift; [ "$1" = "-p" ] && shift 2; if [ "$pw" = "hunter2-secret" ]; then echo "sudo-accepted"; exit 0; fi; echo "Sorry, try again." >&2; exit 1; fi\nexit 1\n',
-    );
-    chmodSync(join(bin, 'sudo'), 0o755);
+    const bin = fakeSudo(h, 'hunter2-secret');
     const n = main().length;
     enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'sudo ls /root' } }] }, { text: 'sudo done' });
     const t = startHermes([], { home: h, env: { PATH: `${bin}:${process.env.PATH}` } });

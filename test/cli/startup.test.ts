@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { hermes, ROOT, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 
-const HEAVY = ['zod', '@modelcontextprotocol/sdk', '@agentclientprotocol/sdk', 'discord.js', '@slack/bolt', 'grammy', 'imapflow', 'nodemailer', 'linkedom', 'turndown', '@mozilla/readability', '@lydell/node-pty', '@anthropic-ai/sdk', 'hono', 'croner'];
+const HEAVY = ['zod', 'ink', 'react', 'react-reconciler', 'yoga-layout', '@modelcontextprotocol/sdk', '@agentclientprotocol/sdk', 'discord.js', '@slack/bolt', 'grammy', 'imapflow', 'nodemailer', 'linkedom', 'turndown', '@mozilla/readability', '@lydell/node-pty', '@anthropic-ai/sdk', 'hono', 'croner'];
 
 let fake: FakeLlm;
 before(async () => {
@@ -38,6 +38,11 @@ describe('start-up weight', () => {
     assert.ok(mods.includes('node:http'), 'the recorder sees the imports of the run');
     const heavy = HEAVY.filter((h) => mods.some((m) => m === h || m.startsWith(`${h}/`)));
     assert.deepEqual(heavy, [], `loaded at start-up: ${heavy.join(', ')}`);
+    // Ink and React are bundled into chunks of their own (the build lists them): none of them loads.
+    const tuiFiles = JSON.parse(readFileSync(join(ROOT, 'dist', 'tui-files.json'), 'utf8')) as string[];
+    assert.ok(tuiFiles.length > 0, 'the build names the chunks holding ink and react');
+    const tuiLoaded = mods.filter((m) => tuiFiles.some((f) => m.endsWith(`/${f}`)));
+    assert.deepEqual(tuiLoaded, [], `TUI chunks loaded at start-up: ${tuiLoaded.join(', ')}`);
   });
 
   it('`hermes --version` loads no package at all', async () => {

@@ -45,6 +45,11 @@ export class TmuxTerm {
     this.tmux('send-keys', '-t', 'main', '-l', text);
   }
 
+  /** Bytes as the terminal would send them (mouse reports, unusual keys). */
+  raw(bytes: string): void {
+    this.tmux('send-keys', '-t', 'main', '-H', ...[...Buffer.from(bytes, 'utf8')].map((b) => b.toString(16).padStart(2, '0')));
+  }
+
   /** A paste (bracketed, when the program asked for it). */
   paste(text: string): void {
     this.tmux('set-buffer', '-b', 'p', text);
@@ -58,6 +63,16 @@ export class TmuxTerm {
       .map((l) => l.trimEnd())
       .join('\n')
       .replace(/\n+$/, '');
+  }
+
+  /** What is visible now with its colours and styles (SGR sequences kept). */
+  styled(): string {
+    return this.tmux('capture-pane', '-p', '-e', '-t', 'main');
+  }
+
+  /** Resizes the terminal, as a person dragging the window would. */
+  resize(cols: number, rows: number): void {
+    this.tmux('resize-window', '-t', 'main', '-x', String(cols), '-y', String(rows));
   }
 
   /** Only what is visible now. */
@@ -76,6 +91,17 @@ export class TmuxTerm {
       const part = opts.after ? s.split('\n').slice(opts.after).join('\n') : s;
       if (re.test(part)) return s;
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${re}; screen:\n${s.slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 40));
+    }
+  }
+
+  /** Waits until what is visible, with its styles (see styled), matches; returns it. */
+  async waitForStyled(re: RegExp, timeoutMs = 15_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const s = this.styled();
+      if (re.test(s)) return s;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${re} (styled); screen:\n${s.slice(-3000)}`);
       await new Promise((r) => setTimeout(r, 40));
     }
   }

@@ -110,7 +110,8 @@ describe('createLlmClient: retries', () => {
 
   test('a hung request hits the stale timeout, then the retry succeeds', async () => {
     fake.enqueue({ hang: true }, { text: 'awake' });
-    const events = await collect(client({ primary: chatRt(), staleMs: 100 }).stream(request()));
+    // 1.5 s: long enough that the answering retry is never itself stale on a loaded machine
+    const events = await collect(client({ primary: chatRt(), staleMs: 1500 }).stream(request()));
     assert.equal(ofType(events, 'retry')[0]?.error.kind, 'timeout');
     assert.equal(doneOf(events).message.content, 'awake');
   });

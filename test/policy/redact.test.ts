@@ -102,3 +102,54 @@ describe('redactSecrets', () => {
     assert.equal(redactResult('plain password=hunter2'), 'plain password=***');
   });
 });
+
+describe('secrets named like password/secret/token in YAML, INI and env text', () => {
+  const YAML = [
+    'database:',
+    '  host: db.internal',
+    '  password: hunter2hunter2',
+    '  db_password: "s3cr3t value"',
+    '  dbPassword: camelCaseSecret',
+    '  admin-pass: pa55word',
+    '  api_token: tok_live_123456',
+    "  client_secret: 'c1i3nt-s3cr3t'",
+    '  token: 123456',
+    '  signing_key: abcdefabcdef',
+    '  password: my long pass phrase  # rotated monthly',
+    '- secret: listed-secret-value',
+  ].join('\n');
+  const INI = ['[database]', 'password = hunter2', 'Password=Hunter2', 'passwd: x1y2z3', 'secret = my secret with spaces', 'auth_token = abcdef ; from vault'].join('\n');
+  const ENV = ['export DB_PASSWORD=hunter2', 'MYSQL_ROOT_PASSWORD="root pass"', "SESSION_SECRET='abc def ghi'", 'PASS=x', 'SECRET_KEY_BASE=0123456789abcdef0123456789abcdef', 'DEPLOY_KEY=k-123'].join('\n');
+  const SECRETS_IN = ['hunter2hunter2', 's3cr3t value', 'camelCaseSecret', 'pa55word', 'tok_live_123456', 'c1i3nt-s3cr3t', '123456', 'abcdefabcdef', 'my long pass phrase', 'listed-secret-value', 'hunter2', 'Hunter2', 'x1y2z3', 'my secret with spaces', 'root pass', 'abc def ghi', '0123456789abcdef0123456789abcdef', 'k-123'];
+
+  it('masks every such value, whole, whatever the format', () => {
+    const out = redactSecrets([YAML, INI, ENV].join('\n'));
+    for (const s of SECRETS_IN) assert.ok(!out.includes(s), `${s} survived:\n${out}`);
+    // Names, structure and comments stay.
+    assert.match(out, /^ {2}password: \*\*\* {2}# rotated monthly$/m);
+    assert.match(out, /^auth_token = \*\*\* ; from vault$/m);
+    assert.match(out, /^export DB_PASSWORD=\*\*\*$/m);
+    assert.match(out, /^ {2}host: db\.internal$/m);
+  });
+
+  it('is idempotent and leaves look-alikes alone', () => {
+    const text = [YAML, INI, ENV].join('\n');
+    assert.equal(redactSecrets(redactSecrets(text)), redactSecrets(text));
+    const plain = [
+      'max_tokens: 4096',
+      'token_count: 12',
+      'TOKEN_URL=https://auth.example.com/token',
+      'password_file: /run/secrets/db',
+      'SECRET_NAME=prod-db-credentials',
+      'key: app',
+      'secret:',
+      '  rotation: 30d',
+      'PWD=/home/me/project',
+      'password_required: true',
+      'token: ${GITHUB_TOKEN}',
+      'password: <set me>',
+      'bypass: false',
+    ].join('\n');
+    assert.equal(redactSecrets(plain), plain);
+  });
+});

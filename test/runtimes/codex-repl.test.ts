@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before } from 'node:test';
+import { gatedSuite } from '../helpers/skip.ts';
 import { SessionDB } from '../../src/state/db.ts';
 import { tempHome } from '../helpers/cli.ts';
 import { codexHermesConfig, codexMissing, makeCodexHome, type CodexHome } from '../helpers/codex.ts';
@@ -40,7 +41,8 @@ async function nextRequest(count: () => number, n: number, timeoutMs = 60_000): 
 }
 const escalated = (file: string) => ({ toolCalls: [{ name: 'exec_command', arguments: { cmd: `echo yes > ${file}`, sandbox_permissions: 'require_escalated', justification: `write ${file}` } }] });
 
-describe('codex runtime at a terminal', { skip }, () => {
+const { describe, it } = gatedSuite(skip || null);
+describe('codex runtime at a terminal', () => {
   it('hermes chat -q asks on the terminal: approved once runs the command, denied does not', async () => {
     const home = tempHome();
     writeFileSync(join(home, 'config.yaml'), codexHermesConfig(fake.openaiBaseUrl));

@@ -38,6 +38,20 @@ describe('config.yaml', () => {
     );
   });
 
+  it('reports a self-referencing YAML anchor in one clear error (not a stack overflow)', () => {
+    const h = home();
+    for (const text of ['model:\n  default: x\nloop: &a\n  inner: *a\n', 'list: &l\n  - 1\n  - *l\n', 'deep: &d\n  a:\n    b:\n      c: *d\n']) {
+      writeFileSync(join(h, 'config.yaml'), text);
+      assert.throws(
+        () => loadConfig(h, {}),
+        (e: unknown) => e instanceof ConfigError && /config\.yaml line \d+: invalid YAML \(an alias refers to the mapping or list it is inside/.test(e.message) && !/call stack/.test(e.message),
+      );
+    }
+    // Ordinary anchors still work.
+    writeFileSync(join(h, 'config.yaml'), 'base: &b\n  x: 1\nother: *b\n');
+    assert.deepEqual((loadConfig(h, {}).user as Record<string, unknown>).other, { x: 1 });
+  });
+
   it('reports wrongly typed values with their line', () => {
     const h = home();
     writeFileSync(join(h, 'config.yaml'), 'agent:\n  max_turns: lots\ndisplay:\n  tool_progress: loud\n');

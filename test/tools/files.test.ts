@@ -20,7 +20,7 @@ describe('read_file', () => {
     assert.match(r.json.hint, /offset=13/);
   });
 
-  it('refuses binaries and images, and suggests similar names for missing files', async () => {
+  it('refuses binaries and images (Latin-1 is text), and suggests similar names for missing files', async () => {
     const s = makeServices();
     writeFileSync(join(s.cwd, 'x.bin'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3]));
     writeFileSync(join(s.cwd, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x6f, 0x6b])); // "café ok" in Latin-1
@@ -29,7 +29,9 @@ describe('read_file', () => {
     const bin = await call(readFile, { path: 'x.bin' }, s);
     assert.equal(bin.json.is_binary, true);
     assert.match(bin.json.error, /ELF executable/);
-    assert.equal((await call(readFile, { path: 'latin1.txt' }, s)).json.is_binary, true);
+    const latin = await call(readFile, { path: 'latin1.txt' }, s);
+    assert.equal(latin.json.content, '1|café ok', 'Latin-1 is text');
+    assert.equal(latin.json.encoding, 'latin-1');
     assert.equal((await call(readFile, { path: 'pic.png' }, s)).json.is_image, true);
     const missing = await call(readFile, { path: 'config.yml' }, s);
     assert.match(missing.json.error, /File not found/);

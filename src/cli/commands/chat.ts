@@ -20,6 +20,12 @@ export interface ChatOptions {
   ignoreRules?: boolean;
   passSessionId?: boolean;
   image?: string[];
+  /** The full-screen TUI instead of the REPL (src/tui/). */
+  tui?: boolean;
+  /** The classic REPL, whatever HERMES_TUI or display.interface say. */
+  cli?: boolean;
+  /** TUI: false = draw in the normal screen (copy-friendly) instead of the alternate screen. */
+  altScreen?: boolean;
 }
 
 
@@ -42,7 +48,11 @@ export function addChatOptions(cmd: Command): Command {
     .option('--source <tag>', 'session source tag (default cli)')
     .option('--ignore-rules', 'do not load AGENTS.md / .hermes.md / CLAUDE.md project rules')
     .option('--pass-session-id', 'put the session id in the system prompt')
-    .addOption(new Option('--image <path>', 'attach an image to the question').argParser(collectList));
+    .addOption(new Option('--image <path>', 'attach an image to the question').argParser(collectList))
+    .option('--tui', 'open the full-screen terminal UI instead of the classic REPL')
+    .option('--cli', 'open the classic REPL (overrides HERMES_TUI and display.interface: tui)')
+    .addOption(new Option('--alt-screen', 'TUI: draw on the alternate screen (the default)').hideHelp())
+    .option('--no-alt-screen', 'TUI: draw in the normal screen so the transcript stays in the scrollback (copy-friendly)');
 }
 
 export default function register(program: Command): void {

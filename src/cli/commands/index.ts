@@ -7,8 +7,11 @@ import chat from './chat.ts';
 import config from './config.ts';
 import cron from './cron.ts';
 import fallback from './fallback.ts';
+import dashboard from './dashboard.ts';
 import gateway from './gateway.ts';
+import insights from './insights.ts';
 import kanban from './kanban.ts';
+import logs from './logs.ts';
 import mcp from './mcp.ts';
 import onboarding from './onboarding.ts';
 import pairing from './pairing.ts';
@@ -17,4 +20,4 @@ import skills from './skills.ts';
 import version from './version.ts';
 import webhook from './webhook.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, fallback, gateway, kanban, mcp, pairing, sessions, skills, webhook, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, dashboard, fallback, gateway, insights, kanban, logs, mcp, pairing, sessions, skills, webhook, version];

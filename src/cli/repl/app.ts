@@ -4,35 +4,27 @@
 // commands from the shared registry, `!cmd` shell escapes, and handles typing while the agent works
 // according to the busy-input mode.
 
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { messageText } from '../../agent/repair.ts';
-import type { AgentEvent, ToolCallContext, TurnResult } from '../../agent/types.ts';
-import { runCommand, type CommandRegistry, type CommandResult, type SurfaceHooks } from '../../commands/registry.ts';
-import { describeError } from '../../llm/index.ts';
+import type { AgentEvent, TurnResult } from '../../agent/types.ts';
+import type { CommandRegistry, CommandResult, SurfaceHooks } from '../../commands/registry.ts';
 import type { Message } from '../../llm/types.ts';
 import { activityLine, toolDetail, toolEmoji } from '../../runtime/activity.ts';
-import { composeNotices } from '../../runtime/inbox.ts';
 import type { Session } from '../../runtime/session.ts';
 import { paths } from '../../state/paths.ts';
-import { EditBuffer } from './buffer.ts';
-import { MAX_MENU_ROWS, slashCompletions, type Completions } from './completion.ts';
+import { Composer } from './composer.ts';
+import { menuLines } from './completion.ts';
+import { editInEditor } from './editor.ts';
+import { ChatDriver, DOUBLE_PRESS_MS, goodbyeLines, INTERRUPTING, paint, turnNotes, VERBS, type Phase, type Tone } from './driver.ts';
 import type { History } from './history.ts';
 import type { Key } from './keys.ts';
 import { MarkdownStream, type MarkdownMode } from './markdown.ts';
-import { RequestPanel } from './requests.ts';
-import { expandPastes, lineCount, PASTE_MIN_LINES, savePaste } from './pastes.ts';
+import { openRequest, requestKey, resolvedNote, timeLeft, type OpenRequest } from './requests.ts';
 import { Screen, type Frame } from './screen.ts';
 import type { Style } from './style.ts';
 import type { Terminal } from './term.ts';
-import { graphemes, stringWidth, stripAnsi, truncate, truncateAnsi, wrapWords } from './width.ts';
+import { fitTail, graphemes, stringWidth, truncate, truncateAnsi, wrapWords } from './width.ts';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-const VERBS = ['pondering', 'thinking', 'contemplating', 'musing', 'reasoning', 'deliberating', 'mulling it over', 'considering', 'working it out', 'cogitating'];
-const DOUBLE_PRESS_MS = 2000;
-const INTERRUPTING = 'Interrupting… (Ctrl+C again to quit)';
 
 export const KEY_HELP = [
   'Keys: Enter send · Alt+Enter / Ctrl+J new line (or end a line with \\) · Tab complete · ↑↓ history',
@@ -40,14 +32,6 @@ export const KEY_HELP = [
   '      Ctrl+L clear · Ctrl+Z suspend · !cmd run a shell command · pastes of 5+ lines are saved to pastes/',
 ];
 
-
-interface Menu extends Completions {
-  selected: number;
-  /** The person moved through the menu (Enter then accepts the highlighted item). */
-  explicit: boolean;
-}
-
-type Phase = 'idle' | 'turn' | 'shell' | 'command';
 
 export interface ReplOptions {
   session: Session;
@@ -69,13 +53,9 @@ export class Repl {
   private readonly s: Style;
   private readonly session: Session;
   private readonly screen: Screen;
-  private readonly input = new EditBuffer();
-  private menu: Menu | null = null;
-  private menuDismissedFor: string | null = null;
-  private readonly requests: RequestPanel;
-  private phase: Phase = 'idle';
-  private phaseLabel = '';
-  private phaseStarted = 0;
+  private readonly composer: Composer;
+  private requests: OpenRequest[] = [];
+  private readonly driver: ChatDriver;
   private verb = VERBS[0];
   private verbIndex = 0;
   private tick = 0;
@@ -89,17 +69,7 @@ export class Repl {
   private lastShownTool = '';
   private pending: string[] = [];
   private renderQueued = false;
-  private lastCtrlC = 0;
   private hint: { text: string; until: number } | null = null;
-  /** Input that waits for the current shell command or command to finish. */
-  private waiting: string[] = [];
-  /** Prompts to send once the interrupted turn has ended (busy mode `interrupt`). */
-  private afterInterrupt: string[] = [];
-  /** Queued prompts to echo when their turn starts. */
-  private echoQueue: string[] = [];
-  private search: { query: string; index: number; entry: string | null; saved: string } | null = null;
-  private shellAbort: AbortController | null = null;
-  private firstPrefix: string | undefined;
   private quitting = false;
   /** Another program has the terminal (an editor, or the shell after Ctrl+Z): draw nothing. */
   private suspended = false;
@@ -114,16 +84,31 @@ export class Repl {
     this.screen = new Screen(o.term.output);
     this.md = this.newMarkdown(this.markdownMode());
     this.reasoning = this.newMarkdown('raw');
-    this.firstPrefix = o.firstMessagePrefix;
-    this.requests = new RequestPanel({
-      style: o.style,
+    this.composer = new Composer({
+      registry: o.registry,
+      history: o.history,
       home: o.home,
-      now: () => this.now(),
-      timeoutMs: () => Number(this.session.options.config.approvals?.timeout ?? 300) * 1000,
-      answer: (id, value) => this.session.answer(id, value),
-      commit: (lines) => this.commit(lines),
-      changed: () => this.updateTimer(),
+      context: () => ({ session: this.session, surface: 'cli', hooks: o.hooks ?? {} }),
     });
+    this.driver = new ChatDriver({
+      ...o,
+      view: {
+        echo: (text, queued) => this.commit(this.echoLines(text, queued ? this.s.dim(' (queued)') : '')),
+        output: (text, tone) => this.commit(text.split('\n').map((l) => this.tone(l, tone))),
+        phase: (phase) => this.phaseChanged(phase),
+        turnEnded: (result, ms) => this.turnEnded(result, ms),
+        commandDone: (text, r) => this.commandDone(text, r),
+        quit: () => this.quit(),
+      },
+    });
+  }
+
+  private tone(line: string, tone: Tone): string {
+    return paint(this.s, tone, line);
+  }
+
+  private get phase(): Phase {
+    return this.driver.phase;
   }
 
   private now(): number {
@@ -155,6 +140,7 @@ export class Repl {
 
   /** Stops input and rendering; the terminal is restored by the caller. */
   private finish(lines: string[]): void {
+    this.driver.stop();
     this.stopTimer();
     this.unsubscribe?.();
     this.offResize?.();
@@ -203,15 +189,15 @@ export class Repl {
     // The bottom part first (spinner, request or input, menu, hint); the text still arriving gets the
     // rows left, so the whole region always fits on the screen.
     const bottom: string[] = [];
-    if (this.busy || this.requests.size) bottom.push(this.spinnerLine());
+    if (this.busy || this.requests.length) bottom.push(this.spinnerLine());
     let cursor = { line: 0, col: 0 };
-    const r0 = this.requests.lines(cols);
-    if (r0) {
-      const r = r0;
+    const req = this.requests[0];
+    if (req) {
+      const r = this.requestLines(req, cols);
       cursor = { line: bottom.length + r.cursor.line, col: r.cursor.col };
       bottom.push(...r.lines);
-    } else if (this.search) {
-      const q = this.search;
+    } else if (this.composer.search) {
+      const q = this.composer.search;
       const label = `(reverse-i-search)'${q.query}': `;
       const shown = q.entry === null ? (q.query ? s.red('no match') : '') : truncate(q.entry.replace(/\n/g, ' ↵ '), cols - stringWidth(label) - 1);
       cursor = { line: bottom.length, col: stringWidth(label) };
@@ -220,9 +206,9 @@ export class Repl {
       const r = this.inputLines(cols, rows);
       cursor = { line: bottom.length + r.cursor.line, col: r.cursor.col };
       bottom.push(...r.lines);
-      if (this.menu) {
+      if (this.composer.menu) {
         const used = bottom.reduce((a, l) => a + Math.max(1, Math.ceil(stringWidth(l) / cols)), 0);
-        bottom.push(...this.menuLines(cols).slice(0, Math.max(1, rows - used - 2)));
+        bottom.push(...menuLines(this.composer.menu, this.s, cols - 1).slice(0, Math.max(1, rows - used - 2)));
       }
     }
     if (this.hint && this.hint.until > this.now()) bottom.push(s.dim(this.hint.text));
@@ -240,10 +226,11 @@ export class Repl {
   private spinnerLine(): string {
     const s = this.s;
     const frame = s.cyan(SPINNER[this.tick % SPINNER.length]);
-    const elapsed = this.phaseStarted ? ((this.now() - this.phaseStarted) / 1000).toFixed(1) + 's' : '';
-    if (this.requests.size && this.phase !== 'shell') return `${s.yellow('◆')} ${s.dim('waiting for your answer')}`;
+    const started = this.driver.phaseStarted;
+    const elapsed = started ? ((this.now() - started) / 1000).toFixed(1) + 's' : '';
+    if (this.requests.length && this.phase !== 'shell') return `${s.yellow('◆')} ${s.dim('waiting for your answer')}`;
     let label: string;
-    if (this.phase === 'shell' || this.phase === 'command') label = this.phaseLabel;
+    if (this.phase === 'shell' || this.phase === 'command') label = this.driver.phaseLabel;
     else if (this.tools.size) {
       const list = [...this.tools.values()];
       const t = list[list.length - 1];
@@ -259,17 +246,16 @@ export class Repl {
     const prompt = this.promptText();
     const pw = stringWidth(prompt);
     const cont = ' '.repeat(Math.max(0, pw - 2)) + s.dim('┊ ');
-    const text = this.input.text;
+    const b = this.composer.buffer;
+    const text = b.text;
     const logical = text.split('\n');
-    const before = text.slice(0, this.input.cursor).split('\n');
+    const before = text.slice(0, b.cursor).split('\n');
     const cursorLine = before.length - 1;
     const cursorCol = pw + stringWidth(before[cursorLine]);
     let shown = logical.map((l, i) => (i === 0 ? prompt : cont) + l);
     // Dim suggestion from history after the cursor.
-    if (this.input.atEnd && !this.menu && logical.length === 1 && text && !this.o.history.navigating) {
-      const sug = this.o.history.suggest(text);
-      if (sug) shown[0] += s.dim(sug.slice(text.length));
-    }
+    const sug = this.composer.suggestion();
+    if (sug) shown[0] += s.dim(sug);
     // A window around the cursor when the input is taller than the screen allows.
     const maxLines = Math.max(3, rows - 6);
     let first = 0;
@@ -286,32 +272,54 @@ export class Repl {
     return { lines: shown, cursor: { line: cursorLine - first, col: cursorCol } };
   }
 
-  private menuLines(cols: number): string[] {
-    const m = this.menu!;
+  private remaining(req: OpenRequest): string {
+    return timeLeft(this.session, req.at, this.now());
+  }
+
+  private requestLines(req: OpenRequest, cols: number): { lines: string[]; cursor: { line: number; col: number } } {
     const s = this.s;
-    const n = m.items.length;
-    const start = Math.max(0, Math.min(m.selected - Math.floor(MAX_MENU_ROWS / 2), n - MAX_MENU_ROWS));
-    const visible = m.items.slice(start, start + MAX_MENU_ROWS);
-    const labelW = Math.min(32, Math.max(...visible.map((i) => stringWidth(i.label))));
-    const out = visible.map((it, k) => {
-      const i = start + k;
-      const label = it.label + ' '.repeat(Math.max(0, labelW - stringWidth(it.label)));
-      const line = `  ${i === m.selected ? s.inverse(` ${label} `) : ` ${label} `}  ${s.dim(it.hint)}`;
-      return truncateAnsi(line, cols - 1);
-    });
-    if (n > MAX_MENU_ROWS) out.push(s.dim(`   ${m.selected + 1}/${n} · ↑↓ move · Tab accept · Esc close`));
-    return out;
+    const r = req.request;
+    const lines: string[] = [];
+    const more = this.requests.length > 1 ? s.dim(` (+${this.requests.length - 1} more waiting)`) : '';
+    if (r.kind === 'approval') {
+      lines.push(`${s.yellow('⚠️  Dangerous command')} ${s.dim('—')} ${r.description}${more}`);
+      const cmd = r.command.split('\n');
+      for (const l of cmd.slice(0, 6)) lines.push(`    ${s.bold(truncate(l, cols - 6))}`);
+      if (cmd.length > 6) lines.push(s.dim(`    … ${cmd.length - 6} more line(s)`));
+      const choices = `${s.bold('[o]')}nce  ${s.bold('[s]')}ession  ${s.bold('[a]')}lways  ${s.bold('[d]')}eny`;
+      const line = `${s.yellow('❯')} ${choices} ${s.dim(`· Enter = deny · ${this.remaining(req)}`)}`;
+      lines.push(line);
+      return { lines, cursor: { line: lines.length - 1, col: stringWidth(line) } };
+    }
+    if (r.kind === 'clarify') {
+      lines.push(`${s.cyan('❓')} ${r.question.split('\n')[0]}${more}`);
+      for (const l of r.question.split('\n').slice(1)) lines.push(`   ${l}`);
+      (r.choices ?? []).forEach((c, i) => {
+        const label = `${i + 1}. ${c}`;
+        lines.push(`   ${i === req.selected ? s.inverse(` ${label} `) : ` ${label} `}`);
+      });
+      const prompt = `${s.bold(s.cyan('❯ '))}`;
+      lines.push(prompt + req.input.text.replace(/\n/g, ' '));
+      const cursorLine = lines.length - 1;
+      lines.push(s.dim(`   ${r.choices?.length ? '↑↓ or a number to choose · type your own answer · ' : ''}Enter to answer · Esc to skip · ${this.remaining(req)}`));
+      return { lines, cursor: { line: cursorLine, col: 2 + stringWidth(req.input.text.slice(0, req.input.cursor).replace(/\n/g, ' ')) } };
+    }
+    lines.push(`${s.yellow('🔑')} ${r.prompt}${more}`);
+    const masked = '•'.repeat(graphemes(req.input.text).length);
+    const prompt = `${s.bold(s.cyan('❯ '))}`;
+    lines.push(prompt + masked);
+    const cursorLine = lines.length - 1;
+    const saves = r.name !== 'SUDO_PASSWORD' ? ` · saved to ${paths.env(this.o.home)}` : '';
+    lines.push(s.dim(`   hidden input · Enter to submit · Esc to skip${saves} · ${this.remaining(req)}`));
+    return { lines, cursor: { line: cursorLine, col: 2 + stringWidth(masked.slice(0, graphemes(req.input.text.slice(0, req.input.cursor)).length)) } };
   }
 
   // ---------------------------------------------------------------------------------------------
   // Busy state and the spinner
 
-  private setPhase(phase: Phase, label = ''): void {
+  private phaseChanged(phase: Phase): void {
     // The interrupt hint is about the running turn: it goes when the turn has stopped.
     if (phase === 'idle' && this.hint?.text === INTERRUPTING) this.hint = null;
-    this.phase = phase;
-    this.phaseLabel = label;
-    this.phaseStarted = phase === 'idle' ? 0 : this.now();
     if (phase === 'turn') {
       this.writing = false;
       this.verbIndex = (this.verbIndex + 1) % VERBS.length;
@@ -321,7 +329,7 @@ export class Repl {
   }
 
   private updateTimer(): void {
-    const need = this.busy || this.requests.size > 0;
+    const need = this.busy || this.requests.length > 0;
     if (need && !this.timer) {
       this.timer = setInterval(() => {
         this.tick++;
@@ -358,14 +366,6 @@ export class Repl {
   private onEvent(e: AgentEvent): void {
     const s = this.s;
     switch (e.type) {
-      case 'turn_start': {
-        const text = e.userMessage ? messageText(e.userMessage.content) : '';
-        if (this.echoQueue.length && text === this.echoQueue[0]) {
-          this.echoQueue.shift();
-          this.commit(this.echoLines(text, s.dim(' (queued)')));
-        }
-        break;
-      }
       case 'api_start':
         this.writing = false;
         if (e.iteration > 1) {
@@ -401,12 +401,21 @@ export class Repl {
         break;
       case 'request':
         this.flushText();
-        this.requests.open(e.id, e.request);
+        this.requests.push({ ...openRequest(e.id, e.request, this.now()), selected: -1 });
+        this.updateTimer();
         this.o.term.write('\x07');
         break;
-      case 'request_resolved':
-        this.requests.resolved(e.id, e.source);
+      case 'request_resolved': {
+        const i = this.requests.findIndex((r) => r.id === e.id);
+        if (i >= 0) {
+          const r = this.requests[i];
+          this.requests.splice(i, 1);
+          const note = resolvedNote(r.request, e.source, e.answer);
+          if (note) this.commit(this.tone(note.text, note.tone));
+          this.updateTimer();
+        }
         break;
+      }
       case 'retry':
         this.flushText();
         this.commit(s.yellow(`↻ ${e.error.provider}: ${e.error.message} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})`));
@@ -476,12 +485,8 @@ export class Repl {
   private onKey(k: Key): void {
     if (this.quitting) return;
     if (k.name === 'focus' || k.name === 'unknown') return;
-    if (this.requests.size) {
-      this.requests.key(k);
-      return;
-    }
-    if (this.search) {
-      this.searchKey(k);
+    if (this.requests.length) {
+      this.requestKey(this.requests[0], k);
       return;
     }
     this.editKey(k);
@@ -492,353 +497,88 @@ export class Repl {
     this.commit(this.s.dim(text));
   }
 
-  /** Background work reported back (a process ended, a subagent finished): it becomes the next turn when idle. */
+  /** Background work reported back: it becomes the next turn when idle. */
   backgroundNotice(): void {
-    if (this.phase === 'idle' && !this.quitting) void this.drain();
+    if (!this.quitting) this.driver.backgroundNotice();
   }
 
   /** SIGINT from outside (`kill -INT`): what Ctrl+C does. */
   interruptSignal(): void {
     if (this.quitting) return;
-    if (this.requests.size) this.requests.key({ name: 'ctrl', text: 'c', ctrl: true, seq: '\x03' });
+    if (this.requests.length) this.requestKey(this.requests[0], { name: 'ctrl', text: 'c', ctrl: true, seq: '\x03' });
     else this.ctrlC();
     this.render();
   }
 
   private ctrlC(): void {
-    const now = this.now();
-    const double = now - this.lastCtrlC < DOUBLE_PRESS_MS;
-    this.lastCtrlC = now;
-    if (this.phase === 'turn') {
-      if (double) return this.quit();
-      this.afterInterrupt = [];
-      this.session.interrupt();
-      this.showHint(INTERRUPTING);
-      return;
-    }
-    if (this.phase === 'shell') {
-      if (double) return this.quit();
-      this.shellAbort?.abort();
-      return;
-    }
-    if (!this.input.empty) {
-      this.input.clear();
-      this.menu = null;
-      this.o.history.reset();
-      return;
-    }
-    if (double) return this.quit();
-    this.showHint('(Press Ctrl+C again or Ctrl+D to quit)');
+    this.driver.handleCtrlC(this.composer.buffer.empty, { quit: () => this.quit(), hint: (t) => this.showHint(t), clearInput: () => this.composer.clear() });
   }
+
 
   private editKey(k: Key): void {
-    const b = this.input;
-    const hist = this.o.history;
-    let edited = false;
-    switch (k.name) {
-      case 'text':
-        b.insert(k.text ?? '');
-        edited = true;
-        break;
-      case 'paste': {
-        const text = k.text ?? '';
-        if (lineCount(text) >= PASTE_MIN_LINES) {
-          try {
-            const { reference } = savePaste(this.o.home, text);
-            b.insert(reference);
-          } catch (e) {
-            b.insert(text);
-            this.commit(this.s.yellow(`⚠ Could not save the paste under ${paths.pastes(this.o.home)}: ${(e as Error).message}`));
-          }
-        } else b.insert(text);
-        edited = true;
-        break;
-      }
-      case 'enter': {
-        // A picker's menu (/model …) takes Enter for its highlighted choice, unless the typed text is one.
-        const pick = this.menu?.pick && !this.menu.items.some((i) => this.input.text.slice(this.menu!.from) === i.value);
-        if (this.menu && (this.menu.explicit || pick)) {
-          this.acceptCompletion(true);
-          break;
-        }
-        const line = b.text.slice(b.lineBounds().start, b.cursor);
-        if (b.atEnd && line.endsWith('\\') && !line.endsWith('\\\\')) {
-          b.backspace();
-          b.insert('\n');
-          edited = true;
-          break;
-        }
-        this.submit();
-        return;
-      }
-      case 'newline':
-        b.insert('\n');
-        edited = true;
-        break;
-      case 'tab':
-        if (this.menu) this.acceptCompletion(false);
-        else {
-          this.menuDismissedFor = null;
-          this.refreshMenu(true);
-        }
-        return;
-      case 'backtab':
-        if (this.menu) this.moveMenu(-1);
-        return;
-      case 'up':
-        if (this.menu) return this.moveMenu(-1);
-        if (b.up()) return;
-        this.historyPrev();
-        return;
-      case 'down':
-        if (this.menu) return this.moveMenu(1);
-        if (b.down()) return;
-        this.historyNext();
-        return;
-      case 'left':
-        if (k.ctrl || k.meta) b.wordLeft();
-        else b.left();
-        break;
-      case 'right':
-        if (b.atEnd) {
-          this.acceptSuggestion();
-          edited = true;
-          break;
-        }
-        if (k.ctrl || k.meta) b.wordRight();
-        else b.right();
-        break;
-      case 'home':
-        b.home();
-        break;
-      case 'end':
-        if (b.atEnd) {
-          this.acceptSuggestion();
-          edited = true;
-        } else b.end();
-        break;
-      case 'backspace':
-        if (k.meta || k.ctrl) b.deleteWordBack();
-        else b.backspace();
-        edited = true;
-        break;
-      case 'delete':
-        b.deleteForward();
-        edited = true;
-        break;
-      case 'escape':
-        if (this.menu) {
-          this.menu = null;
-          this.menuDismissedFor = b.text;
-        }
-        return;
-      case 'meta':
-        switch (k.text) {
-          case 'b':
-            b.wordLeft();
-            break;
-          case 'f':
-            b.wordRight();
-            break;
-          case 'd':
-            b.deleteWordForward();
-            edited = true;
-            break;
-          default:
-            break;
-        }
-        break;
-      case 'ctrl':
-        switch (k.text) {
-          case 'c':
-            this.ctrlC();
-            return;
-          case 'd':
-            if (b.empty) return this.quit();
-            b.deleteForward();
-            edited = true;
-            break;
-          case 'a':
-            b.home();
-            break;
-          case 'e':
-            if (b.atEnd) {
-              this.acceptSuggestion();
-              edited = true;
-            } else b.end();
-            break;
-          case 'b':
-            b.left();
-            break;
-          case 'f':
-            b.right();
-            break;
-          case 'k':
-            b.killToEnd();
-            edited = true;
-            break;
-          case 'u':
-            b.killToStart();
-            edited = true;
-            break;
-          case 'w':
-            b.deleteWordBack();
-            edited = true;
-            break;
-          case 'y':
-            b.yank();
-            edited = true;
-            break;
-          case 't':
-            b.transpose();
-            edited = true;
-            break;
-          case 'p':
-            if (!b.up()) this.historyPrev();
-            return;
-          case 'n':
-            if (!b.down()) this.historyNext();
-            return;
-          case 'l':
-            this.o.term.write('\x1b[H\x1b[2J');
+    const r = this.composer.onKey(k);
+    if (r.kind === 'submit') {
+      this.commit(this.echoLines(r.text));
+      void this.driver.dispatch(r.text);
+    } else if (r.kind === 'warn') this.commit(this.s.yellow(r.text));
+    else if (r.kind === 'pass' && r.key.name === 'ctrl') {
+      switch (r.key.text) {
+        case 'c':
+          this.ctrlC();
+          return;
+        case 'd':
+          this.quit();
+          return;
+        case 'l':
+          this.o.term.write('\x1b[H\x1b[2J');
+          this.screen.forget();
+          return;
+        case 'g':
+          void this.externalEditor();
+          return;
+        case 'z':
+          this.screen.clear();
+          this.suspended = true;
+          this.o.term.suspend(() => {
+            this.suspended = false;
             this.screen.forget();
-            return;
-          case 'r':
-            this.search = { query: '', index: hist.entries.length, entry: null, saved: b.text };
-            this.menu = null;
-            return;
-          case 'g':
-            void this.externalEditor();
-            return;
-          case 'z':
-            this.screen.clear();
-            this.suspended = true;
-            this.o.term.suspend(() => {
-              this.suspended = false;
-              this.screen.forget();
-              this.render();
-            });
-            return;
-          default:
-            return;
-        }
-        break;
-      default:
-        return;
-    }
-    if (edited) {
-      hist.reset();
-      this.refreshMenu(false);
-    }
-  }
-
-  private historyPrev(): void {
-    const e = this.o.history.prev(this.input.text);
-    if (e !== null) this.input.set(e);
-    this.menu = null;
-  }
-
-  private historyNext(): void {
-    const e = this.o.history.next();
-    if (e !== null) this.input.set(e);
-    this.menu = null;
-  }
-
-  private acceptSuggestion(): void {
-    const text = this.input.text;
-    if (this.menu || this.o.history.navigating) return;
-    const sug = this.o.history.suggest(text);
-    if (sug) this.input.set(sug);
-  }
-
-  private refreshMenu(force: boolean): void {
-    const text = this.input.text;
-    if (!force && (this.menuDismissedFor === text || !this.input.atEnd)) {
-      this.menu = null;
-      return;
-    }
-    const c = text.startsWith('/') ? slashCompletions(this.o.registry, 'cli', text, { session: this.session, surface: 'cli', hooks: this.o.hooks ?? {} }) : null;
-    if (!c) {
-      this.menu = null;
-      return;
-    }
-    // Keep the highlighted item when it is still offered.
-    const prev = this.menu?.items[this.menu.selected]?.value;
-    const keep = prev ? c.items.findIndex((i) => i.value === prev) : -1;
-    this.menu = { ...c, selected: keep >= 0 ? keep : 0, explicit: keep >= 0 ? !!this.menu?.explicit : false };
-  }
-
-  private moveMenu(d: number): void {
-    const m = this.menu!;
-    m.selected = (m.selected + d + m.items.length) % m.items.length;
-    m.explicit = true;
-  }
-
-  private acceptCompletion(submitIfComplete: boolean): void {
-    const m = this.menu;
-    if (!m) return;
-    const item = m.items[m.selected] ?? m.items[0];
-    const text = this.input.text.slice(0, m.from) + item.value;
-    this.input.set(text);
-    this.menu = null;
-    this.menuDismissedFor = null;
-    if (submitIfComplete && !text.endsWith(' ')) {
-      this.submit();
-      return;
-    }
-    this.refreshMenu(false);
-  }
-
-  private searchKey(k: Key): void {
-    const q = this.search!;
-    const hist = this.o.history;
-    const find = (before: number) => {
-      const r = hist.search(q.query, before);
-      q.entry = r?.entry ?? null;
-      q.index = r?.index ?? q.index;
-    };
-    if (k.name === 'text' || k.name === 'paste') {
-      q.query += k.text ?? '';
-      find(hist.entries.length);
-    } else if (k.name === 'backspace') {
-      q.query = q.query.slice(0, -1);
-      find(hist.entries.length);
-    } else if (k.name === 'ctrl' && k.text === 'r') {
-      if (q.entry !== null) find(q.index);
-    } else if (k.name === 'escape' || (k.name === 'ctrl' && (k.text === 'g' || k.text === 'c'))) {
-      this.input.set(q.saved);
-      this.search = null;
-    } else if (k.name === 'enter') {
-      this.search = null;
-      if (q.entry !== null) {
-        this.input.set(q.entry);
-        this.submit();
+            this.render();
+          });
+          return;
+        default:
+          return;
       }
-    } else {
-      // Any other key takes the match into the editor and acts there.
-      this.search = null;
-      if (q.entry !== null) this.input.set(q.entry);
-      this.editKey(k);
     }
   }
 
   private async externalEditor(): Promise<void> {
-    const editor = process.env.VISUAL || process.env.EDITOR || 'vi';
-    const dir = mkdtempSync(join(tmpdir(), 'hermes-edit-'));
-    const file = join(dir, 'prompt.md');
-    writeFileSync(file, this.input.text, { mode: 0o600 });
     this.screen.clear();
     this.suspended = true;
     try {
-      const r = await this.o.term.cooked(() => spawnSync(`${editor} "${file}"`, { stdio: 'inherit', shell: true }));
-      if (r.status === 0) this.input.set(readFileSync(file, 'utf8').replace(/\n+$/, ''));
-      else this.commit(this.s.yellow(`⚠ The editor (${editor}) exited with status ${r.status}; the input is unchanged.`));
+      const r = await editInEditor(this.composer.text, (fn) => this.o.term.cooked(fn));
+      if ('text' in r) this.composer.set(r.text);
+      else this.commit(this.s.yellow(r.warning));
     } finally {
-      rmSync(dir, { recursive: true, force: true });
       this.suspended = false;
       this.screen.forget();
       this.render();
     }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Requests
+
+  private answer(req: OpenRequest, value: unknown, summary: string): void {
+    this.requests = this.requests.filter((r) => r !== req);
+    this.session.answer(req.id, value);
+    if (summary) this.commit(summary);
+    this.updateTimer();
+  }
+
+
+  private requestKey(req: OpenRequest, k: Key): void {
+    const a = requestKey(req, k, this.o.home);
+    if (a) this.answer(req, a.value, this.tone(a.text, a.tone));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -850,230 +590,38 @@ export class Repl {
     return lines.map((l, i) => (i === 0 ? prompt : '  ') + l + (i === lines.length - 1 ? suffix : ''));
   }
 
-  private submit(): void {
-    const raw = this.input.text;
-    this.menu = null;
-    this.menuDismissedFor = null;
-    if (!raw.trim()) {
-      this.input.clear();
-      return;
-    }
-    this.o.history.add(raw);
-    this.input.clear();
-    this.commit(this.echoLines(raw));
-    void this.dispatch(raw);
-  }
-
-  private async dispatch(raw: string): Promise<void> {
-    const text = raw.trim();
-    if (this.phase === 'shell' || this.phase === 'command') {
-      this.waiting.push(raw);
-      this.commit(this.s.dim(`⏳ waiting for ${this.phaseLabel || 'the running command'} to finish`));
-      return;
-    }
-    if (text.startsWith('/') && this.isCommand(text)) {
-      await this.runSlash(text);
-      return;
-    }
-    if (text.startsWith('!')) {
-      if (this.phase === 'turn') {
-        this.waiting.push(raw);
-        this.commit(this.s.dim('⏳ the shell command runs when the agent is done'));
-        return;
-      }
-      await this.runShell(text.slice(1).trim());
-      return;
-    }
-    if (this.phase === 'turn') {
-      this.busyInput(raw);
-      return;
-    }
-    await this.runTurn(raw);
-  }
-
-  /** A leading `/` that names no command but looks like a path (`/etc/hosts is broken`) is a message. */
-  private isCommand(text: string): boolean {
-    const r = this.o.registry.resolve(text, 'cli');
-    if (!('error' in r)) return true;
-    const first = text.split(/\s/)[0];
-    return !first.slice(1).includes('/');
-  }
-
-  private busyInput(raw: string): void {
-    const s = this.s;
-    const mode = this.session.prefs.busyInputMode;
-    const text = expandPastes(raw, this.o.home);
-    if (mode === 'queue') {
-      this.session.queue(text);
-      this.echoQueue.push(text);
-      this.commit(s.dim(`⏳ queued (${this.session.queuedPrompts.length} waiting) — sent when the agent finishes · /busy to change`));
-    } else if (mode === 'steer') {
-      this.session.steer(text);
-      this.commit(s.dim('↳ steering: the agent sees this after its next tool call · /busy to change'));
-    } else {
-      this.afterInterrupt.push(text);
-      this.session.interrupt();
-      this.commit(s.dim('⏹ interrupting — your message goes next · /busy to change'));
-    }
-  }
-
-  private async runTurn(raw: string, notice = false): Promise<void> {
-    let text = notice ? raw : expandPastes(raw, this.o.home);
-    if (this.firstPrefix && !notice) {
-      text = `${this.firstPrefix}\n\nUser instruction: ${text}`;
-      this.firstPrefix = undefined;
-    }
-    this.setPhase('turn');
-    const started = this.now();
-    let result: TurnResult | null = null;
-    try {
-      result = await this.session.prompt(text);
-    } catch (e) {
-      this.commit(this.s.red(`✗ ${(e as Error).message}`));
-    }
+  private turnEnded(result: TurnResult | null, ms: number): void {
     this.flushText();
     this.commit(this.md.end());
     this.md = this.newMarkdown(this.markdownMode());
     this.tools.clear();
-    this.setPhase('idle');
-    if (result) this.reportResult(result, this.now() - started);
+    if (result) {
+      for (const n of turnNotes(this.session, result, ms)) this.commit(this.tone(n.text, n.tone));
+      this.commit('');
+    }
     this.scheduleRender();
-    await this.drain();
   }
 
-  private reportResult(r: TurnResult, ms: number): void {
-    const s = this.s;
-    if ((this.session.options.config.display as Record<string, unknown>)?.show_cost === true && r.apiCalls > 0) {
-      const u = r.usage;
-      const cost = r.costUsd === null ? 'cost unknown' : `$${r.costUsd < 0.01 ? r.costUsd.toFixed(4) : r.costUsd.toFixed(2)}`;
-      this.commit(s.dim(`${(ms / 1000).toFixed(1)}s · ${(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens).toLocaleString('en-US')} in · ${u.output_tokens.toLocaleString('en-US')} out · ${cost}`));
-    }
-    if (r.interrupted) this.commit(s.yellow('⏹ Interrupted.'));
-    else if (r.failed) {
-      const e = r.error;
-      const msg = e && 'provider' in e ? describeError(e, this.session.runtime) : (e?.message ?? 'The turn failed.');
-      this.commit(s.red(`✗ ${msg}`));
-    } else if (!r.finalText && !r.messages.some((m) => m.role === 'assistant' && messageText(m.content))) {
-      this.commit(s.dim('(no answer)'));
-    }
-    this.commit('');
-  }
-
-  /** Sends what waited for the previous turn, shell command or command. */
-  private async drain(): Promise<void> {
-    while (this.phase === 'idle' && !this.quitting) {
-      const next = this.afterInterrupt.shift();
-      if (next !== undefined) {
-        await this.runTurn(next);
-        continue;
-      }
-      const w = this.waiting.shift();
-      if (w !== undefined) {
-        await this.dispatch(w);
-        continue;
-      }
-      const notes = this.session.inbox.take();
-      if (!notes.length) return;
-      this.commit(this.s.cyan(notes.map((n) => `🔔 ${n.title}`).join('\n')));
-      await this.runTurn(composeNotices(notes), true);
-    }
-  }
-
-  private async runSlash(text: string): Promise<void> {
-    const s = this.s;
-    const name = text.split(/\s/)[0];
-    const wasIdle = this.phase === 'idle';
-    let timer: NodeJS.Timeout | null = null;
-    if (wasIdle) timer = setTimeout(() => this.setPhase('command', `${name}…`), 150);
-    let r: CommandResult | null;
-    try {
-      r = await runCommand(this.o.registry, text, { session: this.session, surface: 'cli', hooks: this.o.hooks ?? {} });
-    } finally {
-      if (timer) clearTimeout(timer);
-      if (this.phase === 'command') this.setPhase('idle');
-    }
-    if (!r) return;
+  private commandDone(text: string, r: CommandResult): void {
     if (r.action === 'clear_screen') {
       this.o.term.write('\x1b[H\x1b[2J\x1b[3J');
       this.screen.forget();
       this.pending = [];
     }
     if (r.output) this.commit(wrapWords(r.output, this.screen.cols));
-    if (/^\/(help|\?)$/i.test(text.trim())) this.commit(KEY_HELP.map((l) => s.dim(l)));
-    if (r.input !== undefined && this.input.empty) {
-      // A picker: the command's choices open as the menu under the input line.
-      this.input.set(r.input);
-      this.refreshMenu(true);
+    if (/^\/(help|\?)$/i.test(text.trim())) this.commit(KEY_HELP.map((l) => this.s.dim(l)));
+    // A picker: the command's choices open as the menu under the input line.
+    if (r.input !== undefined && this.composer.buffer.empty) this.composer.openPicker(r.input);
+    if (r.action === 'new_session') {
+      this.md = this.newMarkdown(this.markdownMode());
+      this.lastShownTool = '';
+      if (this.session.history.length) this.commit(this.recap());
     }
-    switch (r.action) {
-      case 'quit':
-        this.quit();
-        return;
-      case 'new_session':
-        this.md = this.newMarkdown(this.markdownMode());
-        this.lastShownTool = '';
-        this.echoQueue = [];
-        if (this.session.history.length) this.commit(this.recap());
-        break;
-      default:
-        break;
-    }
-    if (r.send) {
-      if (this.phase === 'turn') {
-        this.session.queue(r.send);
-        this.commit(s.dim('⏳ queued — sent when the agent finishes'));
-      } else await this.runTurn(r.send);
-      return;
-    }
-    if (wasIdle) await this.drain();
   }
 
   /** The last exchanges of a resumed conversation. */
   recap(): string[] {
     return recapLines(this.session.history, this.s);
-  }
-
-  private async runShell(command: string): Promise<void> {
-    const s = this.s;
-    if (!command) {
-      this.commit(s.dim('Usage: !<command> runs a shell command where the agent’s terminal runs (no model call; approvals apply).'));
-      return;
-    }
-    const def = this.session.registry.get('terminal');
-    if (!def) {
-      this.commit(s.red('✗ The terminal tool is not available in this build.'));
-      return;
-    }
-    const tool = this.session.registry.bind(def, this.session.services);
-    const ac = new AbortController();
-    this.shellAbort = ac;
-    this.setPhase('shell', `$ ${truncate(command, 50)}`);
-    const ctx: ToolCallContext = {
-      callId: `shell_${this.now()}`,
-      signal: ac.signal,
-      ask: (req) => this.session.broker.ask(req, ac.signal),
-      progress: () => {},
-    };
-    try {
-      const out = await tool.execute({ command }, ctx);
-      let parsed: { output?: string; exit_code?: number; error?: string } = {};
-      try {
-        parsed = JSON.parse(out.content) as typeof parsed;
-      } catch {
-        parsed = { output: out.content };
-      }
-      const text = (parsed.output ?? '').replace(/\n+$/, '');
-      if (text) this.commit(text.split('\n'));
-      if (parsed.error) this.commit(s.red(`! ${parsed.error}`));
-      else if (typeof parsed.exit_code === 'number' && parsed.exit_code !== 0) this.commit(s.yellow(`! exited ${parsed.exit_code}`));
-      if (ac.signal.aborted) this.commit(s.yellow('⏹ Stopped.'));
-    } catch (e) {
-      this.commit(s.red(`✗ ${(e as Error).message}`));
-    } finally {
-      this.shellAbort = null;
-      this.setPhase('idle');
-    }
-    await this.drain();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -1083,16 +631,7 @@ export class Repl {
     if (this.quitting) return;
     this.flushText();
     this.commit(this.md.end());
-    const s = this.s;
-    const lines: string[] = [];
-    const t = this.session.totals;
-    if (t.turns > 0) {
-      const tokens = t.usage.input_tokens + t.usage.output_tokens + t.usage.cache_read_tokens + t.usage.cache_write_tokens;
-      const cost = t.costUsd === null ? '' : ` · $${t.costUsd < 0.01 ? t.costUsd.toFixed(4) : t.costUsd.toFixed(2)}`;
-      lines.push(s.dim(`Session ${this.session.id} · ${t.turns} turn(s) · ${tokens.toLocaleString('en-US')} tokens${cost}`));
-      if (this.session.options.store) lines.push(s.dim(`Resume it with: hermes --resume ${this.session.id}`));
-    }
-    lines.push(s.dim('Goodbye. ⚕'));
+    const lines = goodbyeLines(this.session).map((l) => this.s.dim(l));
     this.quitting = true;
     this.finish(lines);
   }
@@ -1110,35 +649,3 @@ export function recapLines(history: readonly Message[], s: Style, max = 4): stri
     return s.dim(`  ${m.role === 'user' ? 'you' : 'hermes'}: ${t.length > 160 ? `${t.slice(0, 157)}…` : t}`);
   });
 }
-
-/** The last lines of `lines` that fit in `maxRows` rows (the first kept line cut from the left). */
-export function fitTail(lines: string[], maxRows: number, cols: number): string[] {
-  const out: string[] = [];
-  let used = 0;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const w = stringWidth(lines[i]);
-    const rows = Math.max(1, Math.ceil(w / cols));
-    if (used + rows <= maxRows) {
-      out.unshift(lines[i]);
-      used += rows;
-      continue;
-    }
-    const room = maxRows - used;
-    if (room > 0) {
-      const plain = stripAnsi(lines[i]);
-      const g = graphemes(plain);
-      let tail = '';
-      let tw = 0;
-      for (let j = g.length - 1; j >= 0; j--) {
-        const gw = stringWidth(g[j]);
-        if (tw + gw > room * cols - 2) break;
-        tail = g[j] + tail;
-        tw += gw;
-      }
-      out.unshift(`…${tail}`);
-    }
-    break;
-  }
-  return out;
-}
-

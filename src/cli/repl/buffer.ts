@@ -1,6 +1,7 @@
 // The text being edited: a string (lines separated by \n) and a cursor on a grapheme boundary.
 // Pure: the editor maps keys to these operations and renders the result.
 
+import type { Key } from './keys.ts';
 import { graphemes } from './width.ts';
 
 const WORD = /[\p{L}\p{N}_]/u;
@@ -209,5 +210,67 @@ export class EditBuffer {
     this.text = this.text.slice(0, a) + second + first + this.text.slice(b);
     this.cursor = b;
     this.goalColumn = null;
+  }
+}
+
+/**
+ * The line-editing keys both interactive surfaces share (readline/Emacs style): typing, deleting,
+ * moving by character, word and line, kill and yank. History, menus, submitting and pastes are the
+ * surface's. `handled`: the key was one of these; `edited`: the text changed.
+ */
+export function applyEditKey(b: EditBuffer, k: Key): { handled: boolean; edited: boolean } {
+  const done = (edited: boolean) => ({ handled: true, edited });
+  switch (k.name) {
+    case 'text':
+      b.insert(k.text ?? '');
+      return done(true);
+    case 'newline':
+      b.insert('\n');
+      return done(true);
+    case 'left':
+      if (k.ctrl || k.meta) b.wordLeft();
+      else b.left();
+      return done(false);
+    case 'right':
+      if (k.ctrl || k.meta) b.wordRight();
+      else b.right();
+      return done(false);
+    case 'home':
+      b.home();
+      return done(false);
+    case 'end':
+      b.end();
+      return done(false);
+    case 'backspace':
+      if (k.meta || k.ctrl) b.deleteWordBack();
+      else b.backspace();
+      return done(true);
+    case 'delete':
+      b.deleteForward();
+      return done(true);
+    case 'meta':
+      if (k.text === 'b') b.wordLeft();
+      else if (k.text === 'f') b.wordRight();
+      else if (k.text === 'd') {
+        b.deleteWordForward();
+        return done(true);
+      } else return { handled: false, edited: false };
+      return done(false);
+    case 'ctrl': {
+      const moves: Record<string, () => void> = { a: () => b.home(), e: () => b.end(), b: () => b.left(), f: () => b.right() };
+      const edits: Record<string, () => void> = { k: () => b.killToEnd(), u: () => b.killToStart(), w: () => b.deleteWordBack(), y: () => b.yank(), t: () => b.transpose() };
+      const key = k.text ?? '';
+      if (moves[key]) {
+        moves[key]();
+        return done(false);
+      }
+      if (edits[key]) {
+        edits[key]();
+        return done(true);
+      }
+      return { handled: false, edited: false };
+    }
+    default:
+      return { handled: false, edited: false };
   }
 }

@@ -2,6 +2,8 @@
 // own argument completions. Whatever the registry holds shows up, skills and quick commands included.
 
 import type { CommandContext, CommandRegistry, Surface } from '../../commands/registry.ts';
+import type { Style } from './style.ts';
+import { stringWidth, truncateAnsi } from './width.ts';
 
 export interface CompletionItem {
   /** The text that replaces the input from `from` on. */
@@ -61,4 +63,23 @@ export function slashCompletions(registry: CommandRegistry, surface: Surface, te
     .filter((c) => c.startsWith(rest.toLowerCase()) && c !== rest)
     .map((c) => ({ value: c, label: c, hint: '' }));
   return items.length ? { items, from: space + 1 } : null;
+}
+
+/**
+ * The menu as lines: at most `maxItems` items around the highlighted one (inverse), hints dim, and a
+ * position line when there are more.
+ */
+export function menuLines(m: Completions & { selected: number }, s: Style, width: number, maxItems = MAX_MENU_ROWS): string[] {
+  const n = m.items.length;
+  const rows = Math.max(1, Math.min(maxItems, n));
+  const start = Math.max(0, Math.min(m.selected - Math.floor(rows / 2), n - rows));
+  const visible = m.items.slice(start, start + rows);
+  const labelW = Math.min(32, Math.max(...visible.map((i) => stringWidth(i.label))));
+  const out = visible.map((it, k) => {
+    const label = it.label + ' '.repeat(Math.max(0, labelW - stringWidth(it.label)));
+    const line = `  ${start + k === m.selected ? s.inverse(` ${label} `) : ` ${label} `}  ${s.dim(it.hint)}`;
+    return truncateAnsi(line, width);
+  });
+  if (n > rows) out.push(s.dim(`   ${m.selected + 1}/${n} · ↑↓ move · Tab accept · Esc close`));
+  return out;
 }

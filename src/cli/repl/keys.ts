@@ -1,5 +1,6 @@
 // Decodes what a terminal sends in raw mode into keys: printable text, control keys, escape
-// sequences (arrows, Home/End, modifiers, kitty/modifyOtherKeys Enter variants) and bracketed pastes.
+// sequences (arrows, Home/End, modifiers, kitty/modifyOtherKeys Enter variants), bracketed pastes
+// and SGR mouse reports (wheel and clicks, when a full-screen surface asked for them).
 
 export type KeyName =
   | 'text'
@@ -23,7 +24,18 @@ export type KeyName =
   | 'ctrl'
   | 'meta'
   | 'focus'
+  | 'mouse'
   | 'unknown';
+
+export interface MouseEvent {
+  /** 'wheelup' / 'wheeldown', or a button press / release. */
+  action: 'wheelup' | 'wheeldown' | 'press' | 'release' | 'drag';
+  /** 0 left, 1 middle, 2 right (presses). */
+  button: number;
+  /** 1-based column and row. */
+  x: number;
+  y: number;
+}
 
 export interface Key {
   name: KeyName;
@@ -32,6 +44,7 @@ export interface Key {
   ctrl?: boolean;
   meta?: boolean;
   shift?: boolean;
+  mouse?: MouseEvent;
   /** The raw sequence. */
   seq: string;
 }
@@ -60,7 +73,19 @@ function codepointKey(cp: number, mod: number, seq: string): Key {
   return { name: 'text', text: ch, seq };
 }
 
+function mouseKey(body: string, final: string, seq: string): Key {
+  const [b, x, y] = body.slice(1).split(';').map(Number);
+  if (![b, x, y].every(Number.isFinite)) return { name: 'unknown', seq };
+  const m = modifiers(((b >> 2) & 7) + 1);
+  let action: MouseEvent['action'];
+  if (b & 64) action = (b & 1) === 0 ? 'wheelup' : 'wheeldown';
+  else if (b & 32) action = 'drag';
+  else action = final === 'm' ? 'release' : 'press';
+  return { name: 'mouse', mouse: { action, button: b & 3, x, y }, seq, ...m };
+}
+
 function csiKey(body: string, final: string, seq: string): Key {
+  if (body.startsWith('<') && (final === 'M' || final === 'm')) return mouseKey(body, final, seq);
   if (final === '~') {
     const parts = body.split(';');
     if (parts[0] === '27' && parts.length >= 3) return codepointKey(Number(parts[2]), Number(parts[1]), seq);

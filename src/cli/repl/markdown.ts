@@ -5,6 +5,7 @@
 //   strip  — the same layout as plain text (no markers, no colour)
 //   raw    — exactly what the model wrote
 
+import { highlightLine, languageOf, type HighlightState } from './highlight.ts';
 import { makeStyle, type Style } from './style.ts';
 import { stringWidth } from './width.ts';
 
@@ -15,6 +16,8 @@ export interface MarkdownOptions {
   style: Style;
   /** Terminal width, for rules and tables. */
   width: () => number;
+  /** Syntax colours in fenced code with a known language (else the plain code colour). */
+  highlight?: boolean;
 }
 
 const FENCE = /^(\s*)(`{3,}|~{3,})\s*([^`\s]*)[^`]*$/;
@@ -75,7 +78,7 @@ function splitRow(line: string): string[] {
 export class MarkdownStream {
   private readonly opts: MarkdownOptions;
   private buf = '';
-  private fence: { char: string; len: number } | null = null;
+  private fence: { char: string; len: number; lang: string | null; state: HighlightState } | null = null;
   private table: string[] = [];
 
   constructor(opts: MarkdownOptions) {
@@ -116,7 +119,7 @@ export class MarkdownStream {
     const out = this.table.map((l) => s.dim(l));
     if (this.buf) {
       if (this.opts.mode === 'raw') out.push(this.buf);
-      else if (this.fence) out.push(s.cyan(this.buf));
+      else if (this.fence) out.push(this.code(this.buf, { open: this.fence.state.open }));
       else out.push(renderInline(this.buf, s));
     }
     return out;
@@ -161,10 +164,10 @@ export class MarkdownStream {
         this.fence = null;
         return strip ? [] : [s.dim('───')];
       }
-      return [s.cyan(line)];
+      return [this.code(line, this.fence.state)];
     }
     if (f) {
-      this.fence = { char: f[2][0], len: f[2].length };
+      this.fence = { char: f[2][0], len: f[2].length, lang: this.opts.highlight ? languageOf(f[3]) : null, state: { open: null } };
       return strip ? [] : [s.dim(`─── ${f[3] || 'code'}`)];
     }
     if (RULE.test(line)) return [s.dim('─'.repeat(Math.max(3, Math.min(this.opts.width() - 1, 60))))];
@@ -183,6 +186,10 @@ export class MarkdownStream {
     const o = ORDERED.exec(line);
     if (o) return [`${o[1]}${o[2]} ${renderInline(o[3], s)}`];
     return [renderInline(line, s)];
+  }
+
+  private code(line: string, state: HighlightState): string {
+    return highlightLine(line, this.fence?.lang ?? null, this.opts.style, state);
   }
 
   private flushTable(): string[] {

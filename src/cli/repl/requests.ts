@@ -1,218 +1,187 @@
-// Requests from the agent, answered inline under the conversation: a dangerous command's approval
-// (one key: o, s, a, d), a clarifying question (a number, ↑↓, or your own words) and a secret
-// (masked; a skill's key is saved to .env). One at a time, the others wait their turn.
-import type { AgentRequest, AnswerSource, ApprovalChoice } from '../../agent/types.ts';
+// Answering the agent's requests from the keyboard, the same way on both interactive surfaces:
+// approvals (o once · s session · a always · d deny; Enter or Esc deny), clarify questions (a digit
+// or ↑↓ picks a choice, or type your own answer; Esc skips) and secrets (typed masked; a skill's key
+// is saved to HERMES_HOME/.env 0600, the sudo password only used). What each answer says is shared.
+
+import type { AgentRequest, ApprovalChoice } from '../../agent/types.ts';
+import type { Session } from '../../runtime/session.ts';
 import { updateEnvFile } from '../../state/env.ts';
 import { paths } from '../../state/paths.ts';
 import { EditBuffer } from './buffer.ts';
+import type { Tone } from './driver.ts';
 import type { Key } from './keys.ts';
-import type { Style } from './style.ts';
-import { graphemes, stringWidth, truncate } from './width.ts';
+import { truncate } from './width.ts';
 
-interface OpenRequest {
+export interface OpenRequest {
   id: string;
   request: AgentRequest;
+  /** When it opened (for the time left). */
   at: number;
+  /** What is typed (clarify, secret). */
   input: EditBuffer;
-  /** Highlighted choice (clarify), -1 for none. */
+  /** Highlighted choice: an approval choice (surfaces that show them as a list) or a clarify choice; -1 for none. */
   selected: number;
 }
 
-export interface RequestPanelDeps {
-  style: Style;
-  home: string;
-  now: () => number;
-  /** How long a request waits for an answer (approvals.timeout), for the countdown. */
-  timeoutMs: () => number;
-  /** Gives the session the person's answer. */
-  answer: (id: string, value: unknown) => void;
-  /** Adds lines to the conversation (what was answered). */
-  commit: (lines: string | string[]) => void;
-  /** Requests were opened or closed (the spinner timer follows). */
-  changed: () => void;
+export const APPROVAL_ORDER: ApprovalChoice[] = ['once', 'session', 'always', 'deny'];
+export const APPROVAL_KEYS: Record<string, ApprovalChoice> = { o: 'once', s: 'session', a: 'always', d: 'deny' };
+
+/** The approval choices a request offers, in display order (all four when it names none). */
+export function approvalChoices(r: Extract<AgentRequest, { kind: 'approval' }>): ApprovalChoice[] {
+  const offered = APPROVAL_ORDER.filter((c) => r.choices?.includes(c));
+  return offered.length ? offered : APPROVAL_ORDER;
 }
 
-export class RequestPanel {
-  private list: OpenRequest[] = [];
-  private readonly d: RequestPanelDeps;
+export function openRequest(id: string, request: AgentRequest, at: number): OpenRequest {
+  const selected = request.kind === 'approval' ? approvalChoices(request).indexOf('deny') : -1;
+  return { id, request, at, input: new EditBuffer(), selected };
+}
 
-  constructor(d: RequestPanelDeps) {
-    this.d = d;
-  }
+/** An answer for the session and the line the transcript keeps about it (never a secret's value). */
+export interface RequestAnswer {
+  value: unknown;
+  text: string;
+  tone: Tone;
+}
 
-  get size(): number {
-    return this.list.length;
-  }
+/** What an approval answer says in the transcript. */
+export function approvalSummary(choice: ApprovalChoice, command: string): { text: string; tone: Tone } {
+  const cmd = truncate(command.replace(/\s+/g, ' '), 60);
+  if (choice === 'deny') return { text: `✗ Denied: ${cmd}`, tone: 'error' };
+  const how = choice === 'once' ? 'once' : choice === 'session' ? 'for this session' : 'always (saved to command_allowlist)';
+  return { text: `✓ Approved ${how}: ${cmd}`, tone: 'ok' };
+}
 
-  open(id: string, request: AgentRequest): void {
-    this.list.push({ id, request, at: this.d.now(), input: new EditBuffer(), selected: -1 });
-    this.d.changed();
-  }
-
-  /** The session settled a request itself (timeout, interrupt, or another surface answered). */
-  resolved(id: string, source: AnswerSource): void {
-    const i = this.list.findIndex((r) => r.id === id);
-    if (i < 0) return;
-    const r = this.list[i];
-    this.list.splice(i, 1);
-    const s = this.d.style;
-    const what = r.request.kind === 'approval' ? 'approval' : r.request.kind === 'clarify' ? 'question' : 'secret prompt';
-    if (source === 'timeout') this.d.commit(s.yellow(`⏱ The ${what} timed out${r.request.kind === 'approval' ? ': denied' : ''}.`));
-    else if (source === 'interrupted') this.d.commit(s.dim(`The ${what} was cancelled.`));
-    this.d.changed();
-  }
-
-  /** The first open request as lines for the bottom of the screen, with the cursor; null when none. */
-  lines(cols: number): { lines: string[]; cursor: { line: number; col: number } } | null {
-    const req = this.list[0];
-    return req ? this.linesFor(req, cols) : null;
-  }
-
-  private remaining(req: OpenRequest): string {
-    const timeout = this.d.timeoutMs();
-    if (!(timeout > 0)) return '';
-    const left = Math.max(0, Math.ceil((req.at + timeout - this.d.now()) / 1000));
-    return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')} left`;
-  }
-
-  private linesFor(req: OpenRequest, cols: number): { lines: string[]; cursor: { line: number; col: number } } {
-    const s = this.d.style;
-    const r = req.request;
-    const lines: string[] = [];
-    const more = this.list.length > 1 ? s.dim(` (+${this.list.length - 1} more waiting)`) : '';
-    if (r.kind === 'approval') {
-      lines.push(`${s.yellow('⚠️  Dangerous command')} ${s.dim('—')} ${r.description}${more}`);
-      const cmd = r.command.split('\n');
-      for (const l of cmd.slice(0, 6)) lines.push(`    ${s.bold(truncate(l, cols - 6))}`);
-      if (cmd.length > 6) lines.push(s.dim(`    … ${cmd.length - 6} more line(s)`));
-      const choices = `${s.bold('[o]')}nce  ${s.bold('[s]')}ession  ${s.bold('[a]')}lways  ${s.bold('[d]')}eny`;
-      const line = `${s.yellow('❯')} ${choices} ${s.dim(`· Enter = deny · ${this.remaining(req)}`)}`;
-      lines.push(line);
-      return { lines, cursor: { line: lines.length - 1, col: stringWidth(line) } };
-    }
-    if (r.kind === 'clarify') {
-      lines.push(`${s.cyan('❓')} ${r.question.split('\n')[0]}${more}`);
-      for (const l of r.question.split('\n').slice(1)) lines.push(`   ${l}`);
-      (r.choices ?? []).forEach((c, i) => {
-        const label = `${i + 1}. ${c}`;
-        lines.push(`   ${i === req.selected ? s.inverse(` ${label} `) : ` ${label} `}`);
-      });
-      const prompt = `${s.bold(s.cyan('❯ '))}`;
-      lines.push(prompt + req.input.text.replace(/\n/g, ' '));
-      const cursorLine = lines.length - 1;
-      lines.push(s.dim(`   ${r.choices?.length ? '↑↓ or a number to choose · type your own answer · ' : ''}Enter to answer · Esc to skip · ${this.remaining(req)}`));
-      return { lines, cursor: { line: cursorLine, col: 2 + stringWidth(req.input.text.slice(0, req.input.cursor).replace(/\n/g, ' ')) } };
-    }
-    lines.push(`${s.yellow('🔑')} ${r.prompt}${more}`);
-    const masked = '•'.repeat(graphemes(req.input.text).length);
-    const prompt = `${s.bold(s.cyan('❯ '))}`;
-    lines.push(prompt + masked);
-    const cursorLine = lines.length - 1;
-    const saves = r.name !== 'SUDO_PASSWORD' ? ` · saved to ${paths.env(this.d.home)}` : '';
-    lines.push(s.dim(`   hidden input · Enter to submit · Esc to skip${saves} · ${this.remaining(req)}`));
-    return { lines, cursor: { line: cursorLine, col: 2 + stringWidth(masked.slice(0, graphemes(req.input.text.slice(0, req.input.cursor)).length)) } };
-  }
-
-  private answer(req: OpenRequest, value: unknown, summary: string): void {
-    this.list = this.list.filter((r) => r !== req);
-    this.d.answer(req.id, value);
-    if (summary) this.d.commit(summary);
-    this.d.changed();
-  }
-
-  /** A key press goes to the first open request. */
-  key(k: Key): void {
-    const req = this.list[0];
-    if (!req) return;
-    const s = this.d.style;
-    const r = req.request;
-    const cancel = k.name === 'escape' || (k.name === 'ctrl' && k.text === 'c');
-    if (r.kind === 'approval') {
-      const map: Record<string, ApprovalChoice> = { o: 'once', s: 'session', a: 'always', d: 'deny' };
-      let choice: ApprovalChoice | undefined;
-      if (k.name === 'text') choice = map[(k.text ?? '').trim().toLowerCase()[0] ?? ''];
-      else if (k.name === 'enter' || cancel) choice = 'deny';
-      if (!choice) return;
-      const cmd = truncate(r.command.replace(/\s+/g, ' '), 60);
-      const summary =
-        choice === 'deny'
-          ? s.red(`✗ Denied: ${cmd}`)
-          : s.green(`✓ Approved ${choice === 'once' ? 'once' : choice === 'session' ? 'for this session' : 'always (saved to command_allowlist)'}: ${cmd}`);
-      this.answer(req, choice, summary);
-      return;
-    }
-    const b = req.input;
-    if (cancel) {
-      this.answer(req, r.kind === 'clarify' ? '' : null, s.dim(r.kind === 'clarify' ? '(question skipped)' : '(secret not given)'));
-      return;
-    }
-    if (r.kind === 'clarify') {
-      const choices = r.choices ?? [];
-      if (k.name === 'up' && choices.length) {
-        req.selected = req.selected <= 0 ? choices.length - 1 : req.selected - 1;
-        return;
-      }
-      if (k.name === 'down' && choices.length) {
-        req.selected = (req.selected + 1) % choices.length;
-        return;
-      }
-      if (k.name === 'text' && b.empty && choices.length && /^[1-9]$/.test(k.text ?? '') && Number(k.text) <= choices.length) {
-        const c = choices[Number(k.text) - 1];
-        this.answer(req, c, s.dim(`↳ ${c}`));
-        return;
-      }
-      if (k.name === 'enter') {
-        const typed = b.text.trim();
-        const n = Number(typed);
-        const value = typed ? (Number.isInteger(n) && n >= 1 && n <= choices.length ? choices[n - 1] : typed) : req.selected >= 0 ? choices[req.selected] : '';
-        if (!value) return;
-        this.answer(req, value, s.dim(`↳ ${value}`));
-        return;
-      }
-    }
-    if (r.kind === 'secret' && k.name === 'enter') {
-      const value = b.text;
-      if (value && r.name !== 'SUDO_PASSWORD') {
-        try {
-          updateEnvFile(paths.env(this.d.home), { [r.name]: value });
-          this.answer(req, value, s.dim(`🔑 ${r.name} entered and saved to ${paths.env(this.d.home)}`));
-        } catch (e) {
-          this.answer(req, value, s.yellow(`🔑 ${r.name} entered (could not save it: ${(e as Error).message})`));
-        }
-      } else this.answer(req, value || null, s.dim(value ? `🔑 ${r.name === 'SUDO_PASSWORD' ? 'sudo password' : r.name} entered` : '(secret not given)'));
-      return;
-    }
-    switch (k.name) {
-      case 'text':
-      case 'paste':
-        b.insert((k.text ?? '').replace(/\n/g, r.kind === 'secret' ? '' : ' '));
-        break;
-      case 'backspace':
-        b.backspace();
-        break;
-      case 'delete':
-        b.deleteForward();
-        break;
-      case 'left':
-        b.left();
-        break;
-      case 'right':
-        b.right();
-        break;
-      case 'home':
-        b.home();
-        break;
-      case 'end':
-        b.end();
-        break;
-      case 'ctrl':
-        if (k.text === 'u') b.killToStart();
-        else if (k.text === 'a') b.home();
-        else if (k.text === 'e') b.end();
-        else if (k.text === 'w') b.deleteWordBack();
-        break;
-      default:
-        break;
+/**
+ * A secret the person typed: a skill's key is saved to HERMES_HOME/.env (0600); the sudo password
+ * is used for this session only. Returns the value to answer with and what to show (never the value).
+ */
+export function secretAnswer(home: string, name: string, value: string): RequestAnswer {
+  if (value && name !== 'SUDO_PASSWORD') {
+    try {
+      updateEnvFile(paths.env(home), { [name]: value });
+      return { value, text: `🔑 ${name} entered and saved to ${paths.env(home)}`, tone: 'dim' };
+    } catch (e) {
+      return { value, text: `🔑 ${name} entered (could not save it: ${(e as Error).message})`, tone: 'warn' };
     }
   }
+  return { value: value || null, text: value ? `🔑 ${name === 'SUDO_PASSWORD' ? 'sudo password' : name} entered` : '(secret not given)', tone: 'dim' };
+}
+
+/** A clarify answer from what was typed (a number picks a choice) or the highlighted choice. */
+export function clarifyValue(choices: readonly string[], typed: string, selected: number): string {
+  const t = typed.trim();
+  const n = Number(t);
+  if (t) return Number.isInteger(n) && n >= 1 && n <= choices.length ? choices[n - 1] : t;
+  return selected >= 0 ? (choices[selected] ?? '') : '';
+}
+
+/** What a request that ended without the person's answer says (timeout, interrupted), or null. */
+export function resolvedNote(request: AgentRequest, source: string, answer?: unknown): { text: string; tone: Tone } | null {
+  const what = request.kind === 'approval' ? 'approval' : request.kind === 'clarify' ? 'question' : 'secret prompt';
+  if (source === 'timeout') return { text: `⏱ The ${what} timed out${request.kind === 'approval' ? ': denied' : ''}.`, tone: 'warn' };
+  if (source === 'interrupted') return { text: `The ${what} was cancelled.`, tone: 'dim' };
+  // Still open here but answered by a person: answered elsewhere (the dashboard's buttons).
+  if (source === 'person') return answeredElsewhere(request, answer);
+  return null;
+}
+
+function answeredElsewhere(r: AgentRequest, answer: unknown): { text: string; tone: Tone } {
+  if (r.kind === 'approval') {
+    const cmd = truncate(r.command.replace(/\s+/g, ' '), 60);
+    if (answer === 'deny') return { text: `✗ Denied from the dashboard: ${cmd}`, tone: 'error' };
+    const how = answer === 'once' ? 'once' : answer === 'session' ? 'for this session' : 'always (saved to command_allowlist)';
+    return { text: `✓ Approved ${how} from the dashboard: ${cmd}`, tone: 'ok' };
+  }
+  if (r.kind === 'clarify') return { text: `↳ ${String(answer ?? '')} (answered from the dashboard)`, tone: 'dim' };
+  return { text: '🔑 secret entered from the dashboard', tone: 'dim' };
+}
+
+/** "m:ss left" before an open request is settled by `approvals.timeout` (300 s), or ''. */
+export function timeLeft(session: Session, openedAt: number, now: number): string {
+  const timeout = Number(session.options.config.approvals?.timeout ?? 300) * 1000;
+  if (!(timeout > 0)) return '';
+  const left = Math.max(0, Math.ceil((openedAt + timeout - now) / 1000));
+  return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')} left`;
+}
+
+/**
+ * One key for an open request. Returns the answer when the key settles it, else null (the request
+ * stays open; its input or highlight may have changed). `arrows`: ↑↓←→ move the highlighted approval
+ * choice and Enter takes it (surfaces that draw the choices as a list); without, Enter denies.
+ */
+export function requestKey(req: OpenRequest, k: Key, home: string, o: { arrows?: boolean } = {}): RequestAnswer | null {
+  const r = req.request;
+  const cancel = k.name === 'escape' || (k.name === 'ctrl' && k.text === 'c');
+  if (r.kind === 'approval') {
+    const choices = approvalChoices(r);
+    let choice: ApprovalChoice | undefined;
+    if (o.arrows && (k.name === 'up' || k.name === 'left' || k.name === 'down' || k.name === 'right' || k.name === 'tab')) {
+      const d = k.name === 'up' || k.name === 'left' ? -1 : 1;
+      req.selected = (Math.max(0, req.selected) + d + choices.length) % choices.length;
+      return null;
+    }
+    if (k.name === 'text') {
+      const c = APPROVAL_KEYS[(k.text ?? '').trim().toLowerCase()[0] ?? ''];
+      choice = c && choices.includes(c) ? c : undefined;
+    } else if (k.name === 'enter') choice = o.arrows ? (choices[req.selected] ?? 'deny') : 'deny';
+    else if (cancel) choice = 'deny';
+    if (!choice) return null;
+    return { value: choice, ...approvalSummary(choice, r.command) };
+  }
+  const b = req.input;
+  if (cancel) return { value: r.kind === 'clarify' ? '' : null, text: r.kind === 'clarify' ? '(question skipped)' : '(secret not given)', tone: 'dim' };
+  if (r.kind === 'clarify') {
+    const choices = r.choices ?? [];
+    if (k.name === 'up' && choices.length) {
+      req.selected = req.selected <= 0 ? choices.length - 1 : req.selected - 1;
+      return null;
+    }
+    if (k.name === 'down' && choices.length) {
+      req.selected = (req.selected + 1) % choices.length;
+      return null;
+    }
+    if (k.name === 'text' && b.empty && choices.length && /^[1-9]$/.test(k.text ?? '') && Number(k.text) <= choices.length) {
+      const c = choices[Number(k.text) - 1];
+      return { value: c, text: `↳ ${c}`, tone: 'dim' };
+    }
+    if (k.name === 'enter') {
+      const value = clarifyValue(choices, b.text, req.selected);
+      return value ? { value, text: `↳ ${value}`, tone: 'dim' } : null;
+    }
+  }
+  if (r.kind === 'secret' && k.name === 'enter') return secretAnswer(home, r.name, b.text);
+  switch (k.name) {
+    case 'text':
+    case 'paste':
+      b.insert((k.text ?? '').replace(/\n/g, r.kind === 'secret' ? '' : ' '));
+      break;
+    case 'backspace':
+      b.backspace();
+      break;
+    case 'delete':
+      b.deleteForward();
+      break;
+    case 'left':
+      b.left();
+      break;
+    case 'right':
+      b.right();
+      break;
+    case 'home':
+      b.home();
+      break;
+    case 'end':
+      b.end();
+      break;
+    case 'ctrl':
+      if (k.text === 'u') b.killToStart();
+      else if (k.text === 'a') b.home();
+      else if (k.text === 'e') b.end();
+      else if (k.text === 'w') b.deleteWordBack();
+      break;
+    default:
+      break;
+  }
+  return null;
 }

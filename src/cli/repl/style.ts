@@ -28,7 +28,10 @@ export function colorEnabled(env: NodeJS.ProcessEnv, isTty: boolean): boolean {
   return isTty;
 }
 
-export function makeStyle(color: boolean): Style {
+/** Terminal background the colours are chosen for. */
+export type Theme = 'dark' | 'light';
+
+export function makeStyle(color: boolean, theme: Theme = 'dark'): Style {
   if (!color) {
     return {
       color: false,
@@ -48,6 +51,8 @@ export function makeStyle(color: boolean): Style {
       gold: plain,
     };
   }
+  // On a light background the bright colours wash out: darker shades of the same hues.
+  const light = theme === 'light';
   return {
     color: true,
     bold: sgr('1', '22'),
@@ -56,13 +61,13 @@ export function makeStyle(color: boolean): Style {
     underline: sgr('4', '24'),
     strike: sgr('9', '29'),
     inverse: sgr('7', '27'),
-    red: sgr('31', '39'),
-    green: sgr('32', '39'),
-    yellow: sgr('33', '39'),
-    blue: sgr('34', '39'),
-    magenta: sgr('35', '39'),
-    cyan: sgr('36', '39'),
-    gray: sgr('90', '39'),
-    gold: sgr('38;5;178', '39'),
+    red: sgr(light ? '38;5;160' : '31', '39'),
+    green: sgr(light ? '38;5;28' : '32', '39'),
+    yellow: sgr(light ? '38;5;136' : '33', '39'),
+    blue: sgr(light ? '38;5;25' : '34', '39'),
+    magenta: sgr(light ? '38;5;127' : '35', '39'),
+    cyan: sgr(light ? '38;5;30' : '36', '39'),
+    gray: sgr(light ? '38;5;243' : '90', '39'),
+    gold: sgr(light ? '38;5;130' : '38;5;178', '39'),
   };
 }

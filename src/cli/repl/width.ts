@@ -179,3 +179,138 @@ export function wrapWords(text: string, cols: number): string[] {
   }
   return out;
 }
+
+const SGR = /^\x1b\[([0-9;:]*)m$/;
+
+/** Which attribute an SGR parameter sets or clears (so the styles in force stay a short list). */
+function sgrSlot(p: string): { slot: string; clear: boolean } | null {
+  const n = Number(p.split(':')[0]);
+  if (n === 1 || n === 2) return { slot: 'weight', clear: false };
+  if (n === 22) return { slot: 'weight', clear: true };
+  if (n >= 3 && n <= 9) return { slot: `a${n}`, clear: false };
+  if (n >= 23 && n <= 29) return { slot: `a${n - 20}`, clear: true };
+  if ((n >= 30 && n <= 38) || (n >= 90 && n <= 97)) return { slot: 'fg', clear: false };
+  if (n === 39) return { slot: 'fg', clear: true };
+  if ((n >= 40 && n <= 48) || (n >= 100 && n <= 107)) return { slot: 'bg', clear: false };
+  if (n === 49) return { slot: 'bg', clear: true };
+  return null;
+}
+
+/** The SGR state after `seq`, as slot → sequence (an empty map after a reset). */
+function applySgr(state: Map<string, string>, params: string): void {
+  if (params === '' || params === '0') {
+    state.clear();
+    return;
+  }
+  const ps = params.split(';');
+  for (let i = 0; i < ps.length; i++) {
+    let p = ps[i];
+    // 38;5;n / 38;2;r;g;b (and 48 for the background) take their arguments along.
+    if ((p === '38' || p === '48') && (ps[i + 1] === '5' || ps[i + 1] === '2')) {
+      const take = ps[i + 1] === '5' ? 2 : 4;
+      p = ps.slice(i, i + 1 + take).join(';');
+      i += take;
+    }
+    if (p === '0') {
+      state.clear();
+      continue;
+    }
+    const slot = sgrSlot(p);
+    if (!slot) continue;
+    if (slot.clear) state.delete(slot.slot);
+    else state.set(slot.slot, `\x1b[${p}m`);
+  }
+}
+
+/**
+ * Wraps styled text to lines of at most `width` columns: at the last space when there is one on the
+ * line, else mid-word. Styles carry over: a cut line ends with a reset and the next one opens with
+ * the styles in force at the cut. Other escape sequences (hyperlinks) pass through.
+ */
+export function wrapAnsi(s: string, width: number): string[] {
+  const w = Math.max(1, width);
+  if (stringWidth(s) <= w) return [s];
+  const out: string[] = [];
+  const state = new Map<string, string>();
+  const active = () => [...state.values()].join('');
+  let line = '';
+  let lineW = 0;
+  /** The last space on the line: where it can be cut, and the styles in force there. */
+  let cut: { at: number; w: number; active: string } | null = null;
+  const close = (text: string) => (text.includes('\x1b[') ? `${text}\x1b[0m` : text);
+  let i = 0;
+  while (i < s.length) {
+    ANSI.lastIndex = i;
+    const m = ANSI.exec(s);
+    if (m && m.index === i) {
+      const seq = m[0];
+      const sgr = SGR.exec(seq);
+      if (sgr) applySgr(state, sgr[1]);
+      line += seq;
+      i += seq.length;
+      continue;
+    }
+    const end = m ? m.index : s.length;
+    for (const g of graphemes(s.slice(i, end))) {
+      const gw = graphemeWidth(g);
+      if (lineW + gw > w && lineW > 0) {
+        if (g === ' ') {
+          // A space at the cut is dropped.
+          out.push(close(line));
+          line = active();
+          lineW = 0;
+          cut = null;
+          continue;
+        }
+        if (cut && cut.w > 0) {
+          out.push(close(line.slice(0, cut.at)));
+          line = cut.active + line.slice(cut.at + 1);
+          lineW = lineW - cut.w - 1;
+        } else {
+          out.push(close(line));
+          line = active();
+          lineW = 0;
+        }
+        cut = null;
+      }
+      if (g === ' ') cut = { at: line.length, w: lineW, active: active() };
+      line += g;
+      lineW += gw;
+    }
+    i = end;
+  }
+  if (line) out.push(close(line));
+  return out;
+}
+
+/** The last lines of `lines` that fit in `maxRows` rows (the first kept line cut from the left). */
+export function fitTail(lines: string[], maxRows: number, cols: number): string[] {
+  const out: string[] = [];
+  let used = 0;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const w = stringWidth(lines[i]);
+    const rows = Math.max(1, Math.ceil(w / cols));
+    if (used + rows <= maxRows) {
+      out.unshift(lines[i]);
+      used += rows;
+      continue;
+    }
+    const room = maxRows - used;
+    if (room > 0) {
+      const plain = stripAnsi(lines[i]);
+      const g = graphemes(plain);
+      let tail = '';
+      let tw = 0;
+      for (let j = g.length - 1; j >= 0; j--) {
+        const gw = stringWidth(g[j]);
+        if (tw + gw > room * cols - 2) break;
+        tail = g[j] + tail;
+        tw += gw;
+      }
+      out.unshift(`…${tail}`);
+    }
+    break;
+  }
+  return out;
+}
+

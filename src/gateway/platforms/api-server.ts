@@ -28,7 +28,13 @@ export interface ApiServerSettings {
   corsOrigins: string[];
   modelName: string;
   showReasoning: boolean;
+  /** Largest request body accepted (bytes); larger ones get 413 before they are read. */
+  maxBodyBytes: number;
+  /** A request (headers and body) must arrive within this many ms, or it gets 408. */
+  requestTimeoutMs: number;
 }
+
+const num = (v: unknown, fallback: number) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) && Number(v) > 0 ? Number(v) : fallback);
 
 export function apiServerSettings(env: NodeJS.ProcessEnv, config: Record<string, unknown>): ApiServerSettings {
   const s = platformSettings(config, 'api_server');
@@ -40,6 +46,8 @@ export function apiServerSettings(env: NodeJS.ProcessEnv, config: Record<string,
     corsOrigins: splitList(env.API_SERVER_CORS_ORIGINS ?? (Array.isArray(s.cors_origins) ? s.cors_origins.join(',') : String(s.cors_origins ?? ''))),
     modelName: env.API_SERVER_MODEL_NAME || String(s.model_name ?? 'hermes-agent'),
     showReasoning: display?.show_reasoning === true,
+    maxBodyBytes: num(env.API_SERVER_MAX_BODY_BYTES ?? s.max_body_bytes, 20 * 1024 * 1024),
+    requestTimeoutMs: num(env.API_SERVER_REQUEST_TIMEOUT ?? s.request_timeout, 60) * 1000,
   };
 }
 
@@ -61,6 +69,17 @@ class HttpError extends Error {
 }
 
 const rid = (prefix: string) => `${prefix}${randomBytes(12).toString('hex')}`;
+
+function tooLarge(max: number) {
+  return {
+    error: {
+      message: `The request body is larger than ${max.toLocaleString('en-US')} bytes (platforms.api_server.max_body_bytes / API_SERVER_MAX_BODY_BYTES).`,
+      type: 'invalid_request_error',
+      code: 'request_too_large',
+      param: null,
+    },
+  };
+}
 const nowS = () => Math.floor(Date.now() / 1000);
 
 interface StoredResponse {
@@ -214,7 +233,9 @@ export class ApiServer implements PlatformAdapter {
     const app = await this.app();
     const { serve } = await import('@hono/node-server');
     await new Promise<void>((resolve, reject) => {
-      const srv = serve({ fetch: app.fetch, port: s.port, hostname: s.host }, (info) => {
+      // A request that never finishes arriving (slow or partial bodies) is cut off with 408.
+      const serverOptions = { requestTimeout: s.requestTimeoutMs, headersTimeout: Math.min(s.requestTimeoutMs, 60_000), connectionsCheckingInterval: Math.min(5000, Math.max(250, s.requestTimeoutMs / 4)) };
+      const srv = serve({ fetch: app.fetch, port: s.port, hostname: s.host, serverOptions }, (info) => {
         this.port = info.port;
         resolve();
       }) as import('node:http').Server;
@@ -281,10 +302,13 @@ export class ApiServer implements PlatformAdapter {
     app.get('/health', (c) => c.json({ status: 'ok', platform: 'api_server' }));
     app.use('/v1/*', async (c, next) => {
       if (!this.authorized(c.req.header('authorization'))) return c.json({ error: { message: 'Invalid or missing API key (Authorization: Bearer <API_SERVER_KEY>).', type: 'invalid_request_error', code: 'invalid_api_key' } }, 401);
+      // Too large by its own declaration: refused before a byte of it is read.
+      const declared = Number(c.req.header('content-length') ?? 0);
+      if (declared > s.maxBodyBytes) return c.json(tooLarge(s.maxBodyBytes), 413, { connection: 'close' });
       await next();
     });
     app.onError((e, c) => {
-      if (e instanceof HttpError) return c.json({ error: { message: e.message, type: e.type, code: e.code, param: null } }, e.status as 400);
+      if (e instanceof HttpError) return c.json({ error: { message: e.message, type: e.type, code: e.code, param: null } }, e.status as 400, e.status === 413 ? { connection: 'close' } : undefined);
       this.runner.log(`api_server: ${(e as Error).stack ?? e}`);
       return c.json({ error: { message: redactSecrets((e as Error).message), type: 'server_error', code: null, param: null } }, 500);
     });
@@ -328,9 +352,25 @@ export class ApiServer implements PlatformAdapter {
   }
 
   private async body(req: Request): Promise<Json> {
+    // Read with a cap: a chunked body has no length to check up front.
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    if (req.body) {
+      const reader = req.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+        if (size > this.settings.maxBodyBytes) {
+          await reader.cancel().catch(() => {});
+          throw new HttpError(413, tooLarge(this.settings.maxBodyBytes).error.message, 'invalid_request_error', 'request_too_large');
+        }
+        chunks.push(value);
+      }
+    }
     let v: unknown;
     try {
-      v = await req.json();
+      v = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     } catch {
       throw new HttpError(400, 'The request body is not valid JSON.');
     }

@@ -57,7 +57,7 @@ async function commandApproval(deps: BridgeDeps, p: CommandExecutionRequestAppro
   const command = p.command || inner.join(' && ') || '(codex did not say which command)';
   const deny = (deps.services.config.approvals?.deny ?? []) as string[];
   for (const c of [command, ...inner]) {
-    const v = classifyCommand(c, { deny });
+    const v = classifyCommand(c, { deny, cwd: p.cwd || deps.cwd || undefined });
     if (v.action === 'block') {
       deps.warn(`Declined codex's request to run \`${command.slice(0, 200)}\`: ${v.description}.`);
       return { decision: 'decline' };

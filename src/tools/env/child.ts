@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
+import { releaseGroup, trackGroup } from './groups.ts';
 
 export interface ChildLike {
   readonly pid: number | undefined;
@@ -48,6 +49,7 @@ export function isAlive(pid: number): boolean {
 /** Spawns on pipes, in its own process group (so the group can be killed), stderr merged. */
 export function spawnPipes(file: string, args: string[], o: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: boolean }): ChildLike {
   const child = spawn(file, args, { cwd: o.cwd, env: o.env, detached: true, stdio: [o.stdin === false ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  trackGroup(child.pid);
   let exited = false;
   const dataCbs: ((t: string) => void)[] = [];
   const exitCbs: ((c: number | null, s: string | null) => void)[] = [];
@@ -73,6 +75,7 @@ export function spawnPipes(file: string, args: string[], o: { cwd?: string; env?
   const finish = (code: number | null, signal: string | null) => {
     if (exited) return;
     exited = true;
+    releaseGroup(child.pid);
     exitInfo = [code, signal];
     for (const cb of exitCbs) cb(code, signal);
   };
@@ -126,6 +129,7 @@ export async function spawnPty(file: string, args: string[], o: { cwd?: string; 
   for (const [k, v] of Object.entries(o.env ?? process.env)) if (v !== undefined) env[k] = v;
   env.TERM ??= 'xterm-256color';
   const p = pty.spawn(file, args, { name: env.TERM, cols: o.cols ?? 120, rows: o.rows ?? 30, cwd: o.cwd, env });
+  trackGroup(p.pid);
   let exited = false;
   let exitInfo: [number | null, string | null] | null = null;
   const exitCbs: ((c: number | null, s: string | null) => void)[] = [];
@@ -137,6 +141,7 @@ export async function spawnPty(file: string, args: string[], o: { cwd?: string; 
   });
   p.onExit(({ exitCode, signal }) => {
     exited = true;
+    releaseGroup(p.pid);
     const sig = signal ? (Object.entries(constants.signals).find(([, n]) => n === signal)?.[0] ?? String(signal)) : null;
     exitInfo = [signal ? null : exitCode, sig];
     // node-pty may deliver the last output after exit; give it a tick.

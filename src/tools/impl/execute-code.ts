@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { ToolOutcome } from '../../agent/types.ts';
 import { codeExecEnv } from '../../policy/secrets-env.ts';
 import { terminalCwd } from '../env/index.ts';
+import { releaseGroup, trackGroup } from '../env/groups.ts';
 import { SANDBOX_TOOLS, type ExecuteCodeArgs } from '../execute-code.ts';
 import { capOutput } from '../output.ts';
 import { fail, ok } from '../result.ts';
@@ -226,6 +227,7 @@ export async function runExecuteCode(a: ExecuteCodeArgs, ctx: ToolContext): Prom
     env.HERMES_RPC_SOCKET = rpc.path;
     const r = await new Promise<{ stdout: string; stderr: string; code: number | null; timedOut: boolean; interrupted: boolean; spawnError?: string }>((resolve) => {
       const child = spawn(file, args, { cwd: terminalCwd(s), env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      trackGroup(child.pid);
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout = stdout.length > 8 * MAX_STDOUT ? stdout.slice(0, 4 * MAX_STDOUT) + stdout.slice(-4 * MAX_STDOUT) + d : stdout + d));
@@ -261,6 +263,7 @@ export async function runExecuteCode(a: ExecuteCodeArgs, ctx: ToolContext): Prom
         resolve({ stdout, stderr, code: null, timedOut, interrupted, spawnError: e.message });
       });
       child.on('close', (code) => {
+        releaseGroup(child.pid);
         clearTimeout(timer);
         if (killer) clearTimeout(killer);
         ctx.signal.removeEventListener('abort', onAbort);

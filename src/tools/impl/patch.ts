@@ -1,24 +1,34 @@
 // patch's implementation (fuzzy replace, V4A), loaded on the first call.
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ToolOutcome } from '../../agent/types.ts';
 import { unifiedDiff } from '../diff.ts';
 import { maskedSecretError, recordSeen, staleError, writeCheck } from '../file-state.ts';
 import { fuzzyReplace } from '../fuzzy-match.ts';
 import type { PatchArgs } from '../patch.ts';
-import { looksBinary, resolvePath } from '../read-file.ts';
+import { resolvePath } from '../read-file.ts';
+import { encodeText, readTextFile, type TextEncoding } from '../text-file.ts';
 import { fail, ok } from '../result.ts';
 import type { ToolContext, ToolServices } from '../types.ts';
 import { applyHunks, parseV4A, PatchError } from '../v4a.ts';
 
 const MAX_DIFF = 20_000;
 
+/** Each file's encoding as read, so writes keep it (Latin-1 stays Latin-1). */
+const encodings = new Map<string, TextEncoding>();
+
 function readText(path: string): string | { error: string } {
   if (!existsSync(path)) return { error: `File not found: ${path}. Use write_file to create a new file.` };
   if (statSync(path).isDirectory()) return { error: `${path} is a directory.` };
-  const buf = readFileSync(path);
-  if (looksBinary(buf.subarray(0, 8192))) return { error: `${path} is a binary file; patch edits text files only.` };
-  return buf.toString('utf8');
+  const r = readTextFile(path);
+  if ('error' in r) return r;
+  encodings.set(path, r.encoding);
+  return r.text;
+}
+
+function writeText(path: string, text: string, encodingFrom = path): void {
+  writeFileSync(path, encodeText(text, encodings.get(encodingFrom) ?? 'utf-8').bytes);
+  encodings.delete(path);
 }
 
 function clip(diff: string): string {
@@ -40,7 +50,7 @@ function replaceMode(s: ToolServices, a: { path?: string; old_string?: string; n
   const masked = r.content ? maskedSecretError(text, r.content, path) : null;
   if (masked) return fail(masked, { success: false });
   if (r.alreadyApplied) return ok({ success: true, no_change: true, note: 'new_string is already in the file and old_string is not: the edit looks applied already. Nothing was written.' });
-  writeFileSync(path, r.content!);
+  writeText(path, r.content!);
   recordSeen(s, path);
   const diff = unifiedDiff(text.replace(/\r\n/g, '\n'), r.content!.replace(/\r\n/g, '\n'), path);
   const result: Record<string, unknown> = { success: true, diff: clip(diff), files_modified: [path], replacements: r.count };
@@ -61,6 +71,8 @@ function patchMode(s: ToolServices, patchText: string | undefined) {
   const deletes = new Set<string>();
   const before = new Map<string, string>();
   const created: string[] = [];
+  /** Where a moved file came from (it keeps its encoding). */
+  const movedFrom = new Map<string, string>();
   const current = (p: string): string | { error: string } => (writes.has(p) ? writes.get(p)! : deletes.has(p) ? { error: `${p} was deleted earlier in this patch.` } : readText(p));
   try {
     for (const op of ops) {
@@ -99,6 +111,7 @@ function patchMode(s: ToolServices, patchText: string | undefined) {
           deletes.delete(dest);
           before.set(dest, '');
           created.push(dest);
+          movedFrom.set(dest, path);
         } else {
           writes.set(path, next);
         }
@@ -111,7 +124,7 @@ function patchMode(s: ToolServices, patchText: string | undefined) {
   for (const p of deletes) if (existsSync(p)) rmSync(p);
   for (const [p, text] of writes) {
     mkdirSync(dirname(p), { recursive: true });
-    writeFileSync(p, text);
+    writeText(p, text, movedFrom.get(p) ?? p);
     recordSeen(s, p);
   }
   const diff = [...new Set([...writes.keys(), ...deletes])]

@@ -58,7 +58,7 @@ export async function runTerminal(a: TerminalArgs, ctx: ToolContext): Promise<st
     }
     const cwd = a.workdir ? (backend.kind === 'local' ? resolvePath(a.workdir, await backend.currentCwd()) : a.workdir) : undefined;
 
-    const approval = await approveCommand(a.command, ctx, { container: backend.isContainer });
+    const approval = await approveCommand(a.command, ctx, { container: backend.isContainer, cwd: backend.kind === 'local' ? (cwd ?? (await backend.currentCwd())) : undefined });
     if (!approval.allowed) return fail(approval.reason, { output: '', exit_code: -1, status: approval.hardline ? 'blocked' : 'denied' });
 
     const password = await sudoPassword(a.command, ctx, backend);

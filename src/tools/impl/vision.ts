@@ -7,6 +7,7 @@ import { fail, ok } from '../result.ts';
 import type { ToolContext } from '../types.ts';
 import type { VisionArgs } from '../vision.ts';
 import { FetchBlockedError, safeFetch } from '../web/fetch.ts';
+import { websiteBlocked } from '../web/website-policy.ts';
 
 const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 
@@ -37,7 +38,7 @@ export async function runVision(a: VisionArgs, ctx: ToolContext): Promise<string
   } else if (/^https?:\/\//i.test(src)) {
     const timeout = Number((s.config.auxiliary?.vision as { download_timeout?: number } | undefined)?.download_timeout) || 30;
     try {
-      const r = await safeFetch(src, { allowPrivate: privateUrlsAllowed(s.env, s.config), signal: ctx.signal, timeoutMs: timeout * 1000, maxBytes: MAX_IMAGE_BYTES, headers: { accept: 'image/*' } });
+      const r = await safeFetch(src, { allowPrivate: privateUrlsAllowed(s.env, s.config), signal: ctx.signal, timeoutMs: timeout * 1000, maxBytes: MAX_IMAGE_BYTES, headers: { accept: 'image/*' }, blocked: (u) => websiteBlocked(s, u) });
       if (r.status >= 400) return fail(`Could not download the image: HTTP ${r.status}.`);
       if (r.truncated) return fail(`The image is larger than ${MAX_IMAGE_BYTES / 1024 / 1024} MB.`);
       bytes = r.body;

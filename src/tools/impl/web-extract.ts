@@ -9,8 +9,9 @@ import type { WebExtractArgs } from '../web-extract.ts';
 import { searchBackendName } from '../web-search.ts';
 import { createWebBackend } from '../web/backends.ts';
 import { capChars, htmlToMarkdown } from '../web/extract.ts';
-import { FetchBlockedError, safeFetch } from '../web/fetch.ts';
+import { FetchBlockedError, safeFetch, WebsitePolicyError } from '../web/fetch.ts';
 import { isPdf, pdfToText } from '../web/pdf.ts';
+import { websiteBlocked } from '../web/website-policy.ts';
 import { HAS_EXTRACT } from '../web/select.ts';
 
 interface PageResult {
@@ -19,13 +20,20 @@ interface PageResult {
   content?: string;
   truncated?: boolean;
   error?: string;
+  blocked_by_policy?: { host: string; rule: string; source: string };
+}
+
+/** The result entry for a URL the website blocklist refuses (Hermes's shape). */
+function policyBlocked(s: ToolServices, url: string): PageResult | null {
+  const b = websiteBlocked(s, url);
+  return b ? { url, title: '', content: '', error: b.message, blocked_by_policy: { host: b.host, rule: b.rule, source: b.source } } : null;
 }
 
 const resolveAll = async (h: string) => (await lookup(h, { all: true })).map((a) => a.address);
 
 export async function fetchAsMarkdown(url: string, s: ToolServices, signal: AbortSignal): Promise<PageResult> {
   try {
-    const r = await safeFetch(url, { allowPrivate: privateUrlsAllowed(s.env, s.config), signal, timeoutMs: 30_000, maxBytes: 10 * 1024 * 1024 });
+    const r = await safeFetch(url, { allowPrivate: privateUrlsAllowed(s.env, s.config), signal, timeoutMs: 30_000, maxBytes: 10 * 1024 * 1024, blocked: (u) => websiteBlocked(s, u) });
     if (r.status >= 400) return { url, error: `HTTP ${r.status} from ${r.url}` };
     const ct = r.contentType.toLowerCase();
     if (isPdf(ct, r.body)) {
@@ -42,6 +50,7 @@ export async function fetchAsMarkdown(url: string, s: ToolServices, signal: Abor
     if (ct.startsWith('text/') || ct.includes('json') || ct.includes('xml') || ct.includes('markdown')) return { url: r.url, title: '', content: text };
     return { url, error: `Unsupported content type "${ct || 'unknown'}".` };
   } catch (e) {
+    if (e instanceof WebsitePolicyError) return { url, title: '', content: '', error: e.message, blocked_by_policy: e.block };
     if (e instanceof FetchBlockedError) return { url, error: e.message };
     if (/PDF/.test((e as Error).message)) return { url, error: (e as Error).message };
     return { url, error: `Could not fetch ${url}: ${(e as Error).message}` };
@@ -57,6 +66,11 @@ export async function runWebExtract(a: WebExtractArgs, ctx: ToolContext): Promis
   const name = searchBackendName(s);
   const backend = typeof name === 'string' && HAS_EXTRACT.has(name) ? createWebBackend(name, s.env) : null;
   for (const u of a.urls) {
+    const blocked = policyBlocked(s, u);
+    if (blocked) {
+      results.push(blocked);
+      continue;
+    }
     // A remote extract API fetches from its own network: a name we cannot resolve here is fine.
     const v = await checkUrl(u, { allowPrivate, lookup: resolveAll, allowUnresolved: !!backend });
     if (v.ok) allowed.push(v.url.toString());
@@ -72,6 +86,12 @@ export async function runWebExtract(a: WebExtractArgs, ctx: ToolContext): Promis
       }
     } else pages = await Promise.all(allowed.map((u) => fetchAsMarkdown(u, s, ctx.signal)));
     for (const p of pages) {
+      // A backend may have followed a redirect onto a blocked host.
+      const blocked = p.url ? policyBlocked(s, p.url) : null;
+      if (blocked) {
+        results.push(blocked);
+        continue;
+      }
       if (p.error || !p.content) {
         results.push({ url: p.url, error: p.error ?? 'No content could be extracted from this page.' });
         continue;

@@ -4,6 +4,7 @@ import { fail, ok } from '../result.ts';
 import type { ToolContext } from '../types.ts';
 import { searchBackendName, type WebSearchArgs } from '../web-search.ts';
 import { createWebBackend, type SearchHit } from '../web/backends.ts';
+import { websiteBlocked } from '../web/website-policy.ts';
 
 const TTL_MS = 20 * 60_000;
 const cache = new Map<string, { at: number; hits: SearchHit[] }>();
@@ -27,5 +28,8 @@ export async function runWebSearch(a: WebSearchArgs, ctx: ToolContext): Promise<
     cache.set(key, { at: Date.now(), hits });
     if (cache.size > 200) cache.delete(cache.keys().next().value!);
   }
-  return ok({ success: true, backend: b.name, data: { web: hits.map((h, i) => ({ ...h, position: i + 1 })) } });
+  // Results on hosts the website blocklist refuses are left out (reading them would fail anyway).
+  const shown = hits.filter((h) => !websiteBlocked(ctx.services, h.url));
+  const left = hits.length - shown.length;
+  return ok({ success: true, backend: b.name, data: { web: shown.map((h, i) => ({ ...h, position: i + 1 })) }, ...(left ? { blocked_by_policy: left } : {}) });
 }

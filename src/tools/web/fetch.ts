@@ -13,6 +13,8 @@ export interface FetchOptions {
   maxBytes?: number;
   maxRedirects?: number;
   headers?: Record<string, string>;
+  /** The website blocklist: why a URL (each redirect hop too) is refused, or null. */
+  blocked?: (url: string) => { message: string } | null;
   /** Test seams: name resolution and address rules. */
   resolve?: (host: string) => Promise<string[]>;
   classify?: (ip: string) => AddressVerdict;
@@ -28,6 +30,15 @@ export interface FetchResult {
 }
 
 export class FetchBlockedError extends Error {}
+
+/** Refused by the website blocklist (not by the address rules). */
+export class WebsitePolicyError extends FetchBlockedError {
+  readonly block: { host: string; rule: string; source: string };
+  constructor(b: { message: string; host: string; rule: string; source: string }) {
+    super(b.message);
+    this.block = { host: b.host, rule: b.rule, source: b.source };
+  }
+}
 
 export const USER_AGENT = 'Mozilla/5.0 (compatible; HermesAgent/0.1; +https://github.com/NousResearch/hermes-agent)';
 
@@ -101,6 +112,8 @@ export async function safeFetch(raw: string, o: FetchOptions): Promise<FetchResu
   const resolve = o.resolve ?? systemResolve;
   const classify = o.classify ?? classifyAddress;
   for (let hop = 0; hop <= (o.maxRedirects ?? 5); hop++) {
+    const b = o.blocked?.(current);
+    if (b) throw 'host' in b ? new WebsitePolicyError(b as { message: string; host: string; rule: string; source: string }) : new FetchBlockedError(b.message);
     const v = await checkUrl(current, { allowPrivate: o.allowPrivate, lookup: resolve, classify });
     if (!v.ok) throw new FetchBlockedError(v.reason);
     const r = await once(v.url, o);

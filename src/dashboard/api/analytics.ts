@@ -1,0 +1,13 @@
+// Analytics tab: the `hermes insights` report (src/state/insights.ts) as JSON for the charts.
+import type { Hono } from 'hono';
+import { estimateCostUsd } from '../../llm/pricing.ts';
+import { generateInsights } from '../../state/insights.ts';
+import { fail, type DashboardContext } from '../context.ts';
+
+export function registerAnalytics(app: Hono, ctx: DashboardContext): void {
+  app.get('/api/analytics', (c) => {
+    const days = Number(c.req.query('days') ?? 30);
+    if (!Number.isInteger(days) || days < 1 || days > 3650) return fail(c, 400, 'days must be a whole number from 1 to 3650.');
+    return c.json(generateInsights(ctx.db(), { days, source: c.req.query('source') || null, price: estimateCostUsd }));
+  });
+}

@@ -1,0 +1,54 @@
+// The header and the landing numbers: version, model, gateway, sessions, the slash commands the
+// Chat tab's launcher offers, and the plugin tabs.
+import type { Hono } from 'hono';
+import { gatewayStatus } from '../../gateway/daemon.ts';
+import type { DashboardContext } from '../context.ts';
+import type { PluginManifest } from '../plugins.ts';
+
+export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugins: () => PluginManifest[]; problems: () => string[]; chats: () => number }): void {
+  app.get('/api/status', async (c) => {
+    // The runtime loads on first use, so the server starts without it.
+    const [{ resolveRuntime }, { resolveInputFrom }] = await Promise.all([import('../../llm/index.ts'), import('../../runtime/session.ts')]);
+    let model: { provider: string; model: string } | null = null;
+    let modelProblem: string | null = null;
+    let configProblem: string | null = null;
+    try {
+      const loaded = ctx.config();
+      if (loaded.problems.length) configProblem = `${loaded.problems.length} problem(s) in ${loaded.path}: see Config.`;
+      const rt = resolveRuntime(resolveInputFrom(loaded.config, ctx.env(), {}, ctx.home));
+      model = { provider: rt.provider, model: rt.model };
+    } catch (e) {
+      if (!configProblem) modelProblem = (e as Error).message;
+    }
+    const db = ctx.db();
+    const gw = gatewayStatus(ctx.home);
+    const active = Number(
+      (db.raw.prepare('SELECT COUNT(DISTINCT session_id) AS n FROM messages WHERE timestamp >= ?').get(Date.now() / 1000 - 300) as { n: number }).n,
+    );
+    return c.json({
+      version: ctx.version,
+      home: ctx.home,
+      startedAt: ctx.startedAt,
+      model,
+      modelProblem,
+      configProblem,
+      sessions: db.countSessions({ archived: 'include', includeTool: true }),
+      activeSessions: active,
+      gateway: { running: gw.running, pid: gw.pid ?? null, platforms: Object.fromEntries(Object.entries(gw.platforms).map(([k, v]) => [k, v.state])) },
+      chat: { args: ctx.chatArgs, open: extra.chats() },
+      plugins: extra.plugins().map((p) => ({ name: p.name, label: p.label, icon: p.icon, tab: p.tab, entry: `/plugins/${p.name}/${p.entry}`, css: p.css ? `/plugins/${p.name}/${p.css}` : null })),
+      problems: extra.problems(),
+    });
+  });
+
+  app.get('/api/commands', async (c) => {
+    const { createCommandRegistry } = await import('../../commands/builtin.ts');
+    const ext = ctx.config().config.skills?.external_dirs;
+    const registry = createCommandRegistry({ home: ctx.home, externalDirs: Array.isArray(ext) ? ext : [] });
+    return c.json({
+      commands: registry
+        .list('cli')
+        .map((d) => ({ name: d.name, args: d.args ?? '', description: d.description, category: d.category, aliases: d.aliases ?? [] })),
+    });
+  });
+}

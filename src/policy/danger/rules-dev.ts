@@ -1,0 +1,256 @@
+// Rules for developer and service tools: git that discards work, package managers that uninstall,
+// docker/podman lifecycle and daemon redirects, Hermes's own gateway and service, read tools that
+// run a program, and Windows deletes reached from WSL or Git Bash (cmd /c, PowerShell).
+import { type Scope } from './context.ts';
+import { addFinding, F, type Finding } from './findings.ts';
+import { globToRegExp, hasGlob } from './glob.ts';
+import { analyzeScript } from './walk.ts';
+
+const add = (scope: Scope, f: Finding) => addFinding(scope.findings, f);
+
+/** Skips a tool's global options (and the values of those that take one); returns the rest. */
+function afterGlobalOptions(args: string[], withValue: Set<string>): string[] {
+  let i = 0;
+  while (i < args.length && args[i].startsWith('-') && args[i] !== '-') {
+    const a = args[i];
+    if (a === '--') return args.slice(i + 1);
+    i += withValue.has(a) ? 2 : 1;
+  }
+  return args.slice(i);
+}
+
+const GIT_VALUE_OPTS = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path', '--list-cmds']);
+const WHOLE_TREE = new Set(['.', './', ':/', '*', ':(top)', ':/*']);
+
+function git(args: string[], scope: Scope): void {
+  const rest = afterGlobalOptions(args, GIT_VALUE_OPTS);
+  const sub = rest[0];
+  const a = rest.slice(1);
+  const shortHas = (letter: string) => a.some((x) => /^-[A-Za-z]+$/.test(x) && x.includes(letter));
+  switch (sub) {
+    case 'reset':
+      if (a.some((x) => x.length >= 3 && '--hard'.startsWith(x))) add(scope, F.gitDiscard('reset --hard (discards uncommitted changes)'));
+      return;
+    case 'push':
+      if (a.some((x) => /^--forc/.test(x) || (x.length >= 4 && '--force'.startsWith(x))) || shortHas('f') || a.some((x) => /^\+[^+]/.test(x)))
+        add(scope, F.gitDiscard('push --force (rewrites remote history)'));
+      return;
+    case 'clean':
+      if (shortHas('f') || a.some((x) => x.startsWith('--force'))) add(scope, F.gitDiscard('clean -f (deletes untracked files)'));
+      return;
+    case 'branch': {
+      const del = a.includes('-D') || ((shortHas('d') || a.includes('--delete')) && (shortHas('f') || a.includes('--force')));
+      if (del) add(scope, F.gitDiscard('branch -D (deletes an unmerged branch)'));
+      return;
+    }
+    case 'checkout': {
+      const dd = a.indexOf('--');
+      const paths = dd >= 0 ? a.slice(dd + 1) : a.filter((x) => !x.startsWith('-'));
+      if (a.includes('-f') || a.includes('--force') || paths.some((p) => WHOLE_TREE.has(p))) add(scope, F.gitDiscard('checkout that discards local changes'));
+      return;
+    }
+    case 'restore': {
+      const stagedOnly = (a.includes('--staged') || a.includes('-S')) && !a.includes('--worktree') && !a.includes('-W');
+      if (!stagedOnly && a.filter((x) => !x.startsWith('-')).some((p) => WHOLE_TREE.has(p))) add(scope, F.gitDiscard('restore that discards local changes'));
+      return;
+    }
+    case 'stash':
+      if (a[0] === 'clear') add(scope, F.gitDiscard('stash clear (drops every stash)'));
+      return;
+    default:
+      return;
+  }
+}
+
+const UNINSTALL: Record<string, Set<string>> = {
+  npm: new Set(['uninstall', 'unlink', 'remove', 'rm', 'r', 'un']),
+  pnpm: new Set(['uninstall', 'remove', 'rm', 'un']),
+  yarn: new Set(['uninstall', 'remove']),
+  pip: new Set(['uninstall']),
+  brew: new Set(['uninstall', 'remove', 'rm']),
+};
+
+function packageManager(name: string, args: string[], scope: Scope): void {
+  const verbs = UNINSTALL[name];
+  let prevOption = false;
+  for (const a of args) {
+    if (a.startsWith('-')) {
+      prevOption = !a.includes('=');
+      continue;
+    }
+    if (verbs.has(a)) return add(scope, F.pkgUninstall);
+    if (name === 'yarn' && a === 'global') continue;
+    if (prevOption) {
+      prevOption = false; // the option's value (`--prefix ./app`)
+      continue;
+    }
+    return;
+  }
+}
+
+const DOCKER_VALUE_OPTS = new Set(['-H', '--host', '-c', '--context', '--config', '-l', '--log-level', '--tlscacert', '--tlscert', '--tlskey']);
+
+function docker(name: string, args: string[], scope: Scope): void {
+  let i = 0;
+  while (i < args.length && args[i].startsWith('-')) {
+    const a = args[i];
+    const opt = a.split('=')[0];
+    if (name === 'podman' ? ['--url', '--connection', '--identity', '-r', '--remote'].includes(opt) : ['-H', '--host', '-c', '--context'].includes(opt)) add(scope, F.dockerRemote);
+    i += DOCKER_VALUE_OPTS.has(a) || (name === 'podman' && ['--url', '--connection', '--identity'].includes(a)) ? 2 : 1;
+  }
+  const verbs = args.slice(i).filter((a) => !a.startsWith('-'));
+  if (verbs[0] === 'context' && verbs[1] === 'use') add(scope, F.dockerRemote);
+  const v = verbs[0] === 'compose' || verbs[0] === 'container' ? verbs[1] : verbs[0];
+  if (['stop', 'kill', 'restart', 'down', 'rm', 'rmi'].includes(v ?? '') || (verbs.includes('prune') && ['system', 'volume', 'image', 'container', 'network', 'builder'].includes(verbs[0] ?? '')))
+    add(scope, F.docker);
+}
+
+function hermes(args: string[], scope: Scope): void {
+  const rest = afterGlobalOptions(args, new Set(['-p', '--profile', '-m', '--model', '--provider', '-t', '--toolsets', '-r', '--resume']));
+  if (rest[0] === 'gateway' && ['stop', 'restart'].includes(rest[1] ?? '')) add(scope, F.hermesGateway);
+  if (rest[0] === 'update') add(scope, F.hermesUpdate);
+}
+
+const READ_TOOL_FLAGS: Record<string, string[]> = {
+  rg: ['--pre', '--hostname-bin'],
+  sort: ['--compress-program'],
+  ag: ['--pager'],
+  man: ['--pager', '--html', '-P', '-H'],
+};
+
+function readTool(name: string, args: string[], scope: Scope): void {
+  const flags = READ_TOOL_FLAGS[name];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') return;
+    const opt = a.split('=')[0];
+    let hit = flags.find((f) => f === opt || (f.length === 2 && a.startsWith(f) && a.length > 2 && !a.startsWith('--')));
+    if (!hit && a.startsWith('--') && hasGlob(opt)) hit = flags.find((f) => f.startsWith('--') && globToRegExp(opt).test(f));
+    if (!hit) continue;
+    add(scope, F.programFlag(name, hit));
+    const program = a.includes('=') ? a.slice(a.indexOf('=') + 1) : a.length > hit.length && !a.startsWith('--') ? a.slice(hit.length) : args[i + 1];
+    if (program) analyzeScript(program, scope);
+    return;
+  }
+}
+
+/** PowerShell/cmd text (case-insensitive): the Windows classes Hermes asks about. */
+const WINDOWS_RULES: [RegExp, string][] = [
+  [/\bremove-item\b[^\n;|&]*\s-(recurse|force)\b/i, 'deleting files recursively (Remove-Item)'],
+  [/\b(iwr|invoke-webrequest|invoke-restmethod|irm|curl|wget)\b[^\n]*\|\s*(iex|invoke-expression)\b/i, 'piping a download into PowerShell (iwr | iex)'],
+  [/\b(iex|invoke-expression)\s*\(\s*(iwr|invoke-webrequest|invoke-restmethod|irm)\b/i, 'running downloaded content (Invoke-Expression)'],
+  [/\btaskkill\b[^\n]*\s\/f\b/i, 'force-killing processes (taskkill /F)'],
+  [/\bstop-process\b[^\n]*\s-force\b/i, 'force-killing processes (Stop-Process -Force)'],
+  [/\bformat-volume\b/i, 'formatting a volume (Format-Volume)'],
+  [/\bclear-disk\b/i, 'wiping a disk (Clear-Disk)'],
+  [/\bdiskpart\b/i, 'partitioning disks (diskpart)'],
+  [/\bformat(\.com)?\s+[a-z]:/i, 'formatting a drive (format)'],
+  [/\bcipher\s+\/w\b/i, 'wiping free space (cipher /w)'],
+  [/\bicacls\b[^\n]*\s\/grant\b[^\n]*\b(everyone|todos|jeder|tout\s+le\s+monde|\*s-1-1-0)\b/i, 'granting Everyone access (icacls)'],
+  [/\bicacls\b[^\n]*\s\/reset\b/i, 'resetting ACLs (icacls /reset)'],
+  [/\bvssadmin\b[^\n]*\bdelete\s+shadows\b/i, 'deleting shadow copies (vssadmin)'],
+  [/\bwbadmin\b[^\n]*\bdelete\b/i, 'deleting backups (wbadmin)'],
+  [/\bbcdedit\b[^\n]*\s\/set\b/i, 'changing the boot configuration (bcdedit /set)'],
+  [/\breg(\.exe)?\s+delete\b/i, 'deleting registry keys (reg delete)'],
+  [/\bremove-itemproperty\b[^\n]*\s-force\b/i, 'deleting registry values (Remove-ItemProperty -Force)'],
+  [/\bstop-service\b[^\n]*\s-force\b/i, 'force-stopping a service (Stop-Service -Force)'],
+  [/\bsc(\.exe)?\s+(stop|delete)\b/i, 'stopping or deleting a service (sc)'],
+  [/\b(del|erase|rd|rmdir)\s+(\/[a-z]\s+)*\/[sq]\b/i, 'deleting files recursively or quietly (del/rd /s /q)'],
+];
+
+function windowsText(text: string, scope: Scope): void {
+  for (const [re, what] of WINDOWS_RULES) if (re.test(text)) add(scope, F.windows(what));
+}
+
+const PS_EXEC = new Set(['-command', '-c', '-file', '-f']);
+const PS_VALUE = new Set(['-executionpolicy', '-ep', '-inputformat', '-outputformat', '-windowstyle', '-workingdirectory', '-configurationname', '-settingsfile', '-version', '-custompipename']);
+
+function powershell(args: string[], raw: string[], scope: Scope): void {
+  let i = 0;
+  while (i < args.length && args[i].startsWith('-')) {
+    const a = args[i].toLowerCase();
+    if (/^-(e|ec|en|enc|enco\w*)$/.test(a)) {
+      add(scope, F.powershellEncoded);
+      const payload = args[i + 1];
+      if (payload) {
+        try {
+          windowsText(Buffer.from(payload, 'base64').toString('utf16le'), scope);
+        } catch {
+          /* not base64 */
+        }
+      }
+      return;
+    }
+    if (PS_EXEC.has(a)) {
+      add(scope, F.scriptExec('PowerShell'));
+      i++;
+      break;
+    }
+    i += PS_VALUE.has(a) ? 2 : 1;
+  }
+  const text = raw.slice(i).join(' ');
+  if (/^["']?(remove-item|rmdir|erase|del|rd|ri|rm)\b/i.test(text)) add(scope, F.windowsDelete);
+  windowsText(text, scope);
+}
+
+/** Windows commands reachable by name from Git Bash / WSL (case-insensitive, `.exe` optional). */
+const WINDOWS_NAMES = new Set(['taskkill', 'reg', 'sc', 'diskpart', 'format', 'cipher', 'icacls', 'vssadmin', 'wbadmin', 'bcdedit', 'del', 'erase', 'rd', 'rmdir', 'remove-item', 'stop-process', 'stop-service', 'format-volume', 'clear-disk', 'remove-itemproperty', 'iex', 'invoke-expression']);
+
+/**
+ * Runs the rules for `name`. `raw` is argv as written (backslashes kept), for Windows paths.
+ * Returns true when `name` was one of these tools.
+ */
+export function devRules(name: string, args: string[], raw: string[], scope: Scope): boolean {
+  const lname = name.toLowerCase().replace(/\.exe$/, '');
+  switch (lname) {
+    case 'git':
+      git(args, scope);
+      return true;
+    case 'npm':
+    case 'pnpm':
+    case 'yarn':
+    case 'brew':
+      packageManager(lname, args, scope);
+      return true;
+    case 'docker':
+    case 'podman':
+    case 'nerdctl':
+    case 'docker-compose':
+      docker(lname, args, scope);
+      return true;
+    case 'hermes':
+      hermes(args, scope);
+      return true;
+    case 'launchctl':
+      if (/^(stop|kickstart|bootout|unload|kill|disable|remove)$/.test(args.find((a) => !a.startsWith('-')) ?? '') && /\bhermes\b/i.test(scope.ctx.raw) && /gateway/i.test(scope.ctx.raw)) add(scope, F.launchd);
+      return true;
+    case 'rg':
+    case 'sort':
+    case 'ag':
+    case 'man':
+      readTool(lname, args, scope);
+      return true;
+    case 'cmd': {
+      const ci = args.findIndex((a) => /^\/{1,2}[ck]$/i.test(a));
+      if (ci < 0) return true;
+      const text = raw.slice(ci + 1).join(' ');
+      if (/\b(del|erase|rd|rmdir)\b/i.test(text)) add(scope, F.windowsDelete);
+      windowsText(text, scope);
+      return true;
+    }
+    case 'powershell':
+    case 'pwsh':
+      powershell(args, raw.length === args.length ? raw : args, scope);
+      return true;
+    default:
+      if (/^pip\d*(\.\d+)?$/.test(lname)) {
+        packageManager('pip', args, scope);
+        return true;
+      }
+      if (WINDOWS_NAMES.has(lname)) {
+        windowsText([lname, ...raw].join(' '), scope);
+        return lname !== 'rmdir';
+      }
+      return false;
+  }
+}

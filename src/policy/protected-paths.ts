@@ -1,0 +1,35 @@
+// The files an agent must not change without a person saying yes: one list for the terminal
+// classifier (danger/targets.ts) and the file tools' deny-list (write-safety.ts). Paths are
+// relative to the user's home or to HERMES_HOME.
+
+/** Directories under $HOME whose contents are credentials. */
+export const HOME_CREDENTIAL_DIRS = ['.ssh', '.aws', '.gnupg', '.kube', '.docker', '.azure', '.config/gh', '.config/gcloud', '.password-store', '.local/share/keyrings'];
+/** Directories under $HOME whose contents run at login. */
+export const HOME_AUTOSTART_DIRS = ['.config/autostart'];
+/** Single files under $HOME: credentials and files a shell or git reads and runs. */
+export const HOME_FILES = [
+  '.netrc', '.pgpass', '.npmrc', '.pypirc', '.git-credentials', '.gitconfig',
+  '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.bash_aliases', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin',
+];
+/** HERMES_HOME files: its policy, keys, persona and credentials. */
+export const HERMES_FILES = ['config.yaml', '.env', 'auth.json', 'SOUL.md', '.anthropic_oauth.json', 'processes.json'];
+/** HERMES_HOME directories: code Hermes runs (hooks, plugins) and credential stores. */
+export const HERMES_DIRS = ['hooks', 'plugins', 'mcp-tokens', 'pairing'];
+
+/** `rel` (a path relative to HERMES_HOME, `/`-separated) is one of its control files. */
+export function hermesControlPath(rel: string): string | null {
+  const r = rel.replace(/^\/+/, '');
+  if (HERMES_FILES.includes(r)) return r;
+  for (const d of HERMES_DIRS) if (r === d || r.startsWith(`${d}/`)) return `${d}/`;
+  // A profile under the root: profiles/<name>/<control file>.
+  const m = /^profiles\/[^/]+\/(.+)$/.exec(r);
+  return m ? hermesControlPath(m[1]) : null;
+}
+
+/** `rel` (relative to $HOME) is a credential, login or autostart path. */
+export function homeSensitivePath(rel: string): string | null {
+  const r = rel.replace(/^\/+/, '');
+  if (HOME_FILES.includes(r)) return r;
+  for (const d of [...HOME_CREDENTIAL_DIRS, ...HOME_AUTOSTART_DIRS]) if (r === d || r.startsWith(`${d}/`)) return `${d}/`;
+  return null;
+}

@@ -1,0 +1,84 @@
+// Status: what is set up and what is running, with the next step when something is missing.
+import { useQuery } from '@tanstack/react-query';
+import { Link } from 'wouter';
+import { ago, api, type Status } from '../api.ts';
+import { Badge, Empty, Loading } from '../ui.tsx';
+
+interface ListItem {
+  id: string;
+  title: string | null;
+  preview: string;
+  source: string;
+  model: string | null;
+  last_active: number;
+  message_count: number;
+}
+
+export function Overview({ status, loading }: { status: Status | undefined; loading: boolean }) {
+  const recent = useQuery({ queryKey: ['sessions', 'recent'], queryFn: () => api<{ sessions: ListItem[] }>('/api/sessions?limit=8') });
+  if (loading || !status) return <Loading what="status" />;
+  return (
+    <div className="stack">
+      <h1>Status</h1>
+      {status.modelProblem && (
+        <div className="state warn">
+          <strong>No model is ready.</strong>
+          <div className="fix">
+            {status.modelProblem} <Link href="/config">Set up a provider and key →</Link>
+          </div>
+        </div>
+      )}
+      {status.configProblem && <div className="state warn">{status.configProblem}</div>}
+      {status.problems.map((p) => (
+        <div key={p} className="state warn">
+          {p}
+        </div>
+      ))}
+      <div className="cards">
+        <div className="card stat">
+          <div className="label">Model</div>
+          <div className="value">{status.model ? status.model.model : '—'}</div>
+          <div className="muted small">{status.model ? status.model.provider : 'not set up'}</div>
+        </div>
+        <div className="card stat">
+          <div className="label">Sessions</div>
+          <div className="value">{status.sessions.toLocaleString()}</div>
+          <div className="muted small">{status.activeSessions} active in the last 5 min</div>
+        </div>
+        <div className="card stat">
+          <div className="label">Gateway</div>
+          <div className="value">{status.gateway.running ? 'running' : 'stopped'}</div>
+          <div className="muted small">
+            {status.gateway.running ? `pid ${status.gateway.pid}` : <Link href="/gateway">start it from the Gateway tab</Link>}
+          </div>
+        </div>
+        <div className="card stat">
+          <div className="label">Home</div>
+          <div className="value small mono">{status.home}</div>
+          <div className="muted small">Hermes {status.version}</div>
+        </div>
+      </div>
+      <h2>Recent sessions</h2>
+      {recent.isLoading ? (
+        <Loading what="sessions" />
+      ) : !recent.data?.sessions.length ? (
+        <Empty title="No conversations yet.">
+          Start one in <Link href="/chat">Chat</Link>, or run <code>hermes</code> in a terminal.
+        </Empty>
+      ) : (
+        <ul className="list">
+          {recent.data.sessions.map((s) => (
+            <li key={s.id}>
+              <Link href={`/sessions/${s.id}`} className="row between">
+                <span className="ellipsis">{s.title || s.preview || s.id}</span>
+                <span className="muted small">
+                  <Badge>{s.source}</Badge> {s.message_count} msgs · {ago(s.last_active)}
+                </span>
+              </Link>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

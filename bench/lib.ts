@@ -106,3 +106,15 @@ export function rssMb(pid: number): number | null {
     return null;
   }
 }
+
+/** Median wall time (ms) of `fn` over `runs` runs, after one warm-up run. */
+export async function timeIt(runs: number, fn: () => unknown): Promise<number> {
+  await fn();
+  const xs: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = process.hrtime.bigint();
+    await fn();
+    xs.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return median(xs);
+}

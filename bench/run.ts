@@ -12,10 +12,12 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   cron: () => import('./cron.ts'),
   kanban: () => import('./kanban.ts'),
   gateway: () => import('./gateway.ts'),
+  platforms: () => import('./platforms.ts'),
   textcalls: () => import('./textcalls.ts'),
   compat: () => import('./compat.ts'),
   codex: () => import('./codex.ts'),
   dashboard: () => import('./dashboard.ts'),
+  memory: () => import('./memory.ts'),
 };
 
 const filter = process.argv[2];

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, relative, resolve, sep } from 'node:path';
 import type { ToolOutcome } from '../agent/types.ts';
 import { unifiedDiff } from '../tools/diff.ts';
+import { LocalFileOps } from '../tools/env/files.ts';
 import { maskedSecretError, recordSeen, writeCheck } from '../tools/file-state.ts';
 import { fuzzyReplace } from '../tools/fuzzy-match.ts';
 import { binaryKind, looksBinary, readRange, resolvePath } from '../tools/read-file.ts';
@@ -195,7 +196,7 @@ export function installEditTools(registry: ToolRegistry, es: EditSession): void 
 async function clientWriteFile(a: Record<string, unknown>, ctx: ToolContext, es: EditSession): Promise<ToolOutcome> {
   const s = ctx.services;
   const path = resolvePath(String(a.path), s.cwd);
-  const why = writeCheck(s, path);
+  const why = await writeCheck(s, path);
   if (why) return fail(why);
   if (existsSync(path) && statSync(path).isDirectory()) return fail(`${path} is a directory.`);
   const existing = existsSync(path) ? await es.files.read(path) : null;
@@ -206,7 +207,7 @@ async function clientWriteFile(a: Record<string, unknown>, ctx: ToolContext, es:
   const dirsCreated = !existsSync(dir);
   if (dirsCreated) mkdirSync(dir, { recursive: true });
   await es.files.write!(path, content);
-  recordSeen(s, path);
+  await recordSeen(s, path, new LocalFileOps(() => s.cwd));
   const diff = unifiedDiff((existing ?? '').replace(/\r\n/g, '\n'), content.replace(/\r\n/g, '\n'), path);
   return { content: ok({ bytes_written: Buffer.byteLength(content), dirs_created: dirsCreated, path, ...(existing === null ? { created: true } : {}) }), display: { diff } };
 }
@@ -215,7 +216,7 @@ async function clientPatch(a: Record<string, unknown>, ctx: ToolContext, es: Edi
   const s = ctx.services;
   if (!a.path || a.old_string === undefined || a.new_string === undefined) return fail('replace mode needs `path`, `old_string` and `new_string`.');
   const path = resolvePath(String(a.path), s.cwd);
-  const why = writeCheck(s, path);
+  const why = await writeCheck(s, path);
   if (why) return fail(why);
   const text = existsSync(path) ? await es.files.read(path) : null;
   if (text === null) return fail(`File not found: ${path}. Use write_file to create a new file.`);
@@ -225,7 +226,7 @@ async function clientPatch(a: Record<string, unknown>, ctx: ToolContext, es: Edi
   const masked = maskedSecretError(text, r.content!, path);
   if (masked) return fail(masked, { success: false });
   await es.files.write!(path, r.content!);
-  recordSeen(s, path);
+  await recordSeen(s, path, new LocalFileOps(() => s.cwd));
   const diff = unifiedDiff(text.replace(/\r\n/g, '\n'), r.content!.replace(/\r\n/g, '\n'), path);
   const result: Record<string, unknown> = { success: true, diff: diff.length > 20_000 ? diff.slice(0, 20_000) + '\n[… diff truncated …]\n' : diff, files_modified: [path], replacements: r.count };
   if (r.strategy !== 'exact') result.match_strategy = r.strategy;
@@ -262,6 +263,6 @@ async function clientReadFile(a: { path: string; offset?: number; limit?: number
   }
   if (text === null) return disk.handler(a, ctx);
   const r = readRange(text, path, a, s.config.file_read_max_chars ?? 100_000);
-  if (typeof r === 'string') recordSeen(s, path);
+  if (typeof r === 'string') await recordSeen(s, path, new LocalFileOps(() => s.cwd));
   return r;
 }

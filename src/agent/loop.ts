@@ -42,6 +42,12 @@ export interface LoopOptions {
   ephemeralSystem?: string;
   /** Inserted before the history at call time only; never persisted. */
   prefill?: Message[];
+  /**
+   * Recalled memory for this turn (a `<memory-context>` block): appended to the turn's user message
+   * in every request of the turn, at call time only. Never persisted, never in the system prompt
+   * (which stays byte-stable for the prompt cache).
+   */
+  turnContext?: string;
   /** Called before each model request (context compression hooks in here). */
   beforeRequest?: (history: Message[], lastUsage: Usage | null) => Promise<void>;
   costOf?: (model: string, provider: string, usage: Usage) => number | null;
@@ -95,6 +101,12 @@ function errorJson(message: string): string {
 
 let textCallSeq = 0;
 
+/** A copy of the user message with the recalled context after its text. */
+function withContext(m: Message, context: string): Message {
+  if (typeof m.content === 'string') return { ...m, content: `${m.content}\n\n${context}` };
+  return { ...m, content: [...(m.content ?? []), { type: 'text', text: context }] };
+}
+
 interface PreparedCall {
   call: ToolCall;
   tool: AgentTool | null;
@@ -139,12 +151,15 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
   const interrupted = () => finish({ finalText: '', completed: false, partial: false, failed: false, interrupted: true });
 
   if (userMessage) append({ ...userMessage });
+  /** The message this turn's recalled context rides on. */
+  const turnUser = userMessage ? o.history[o.history.length - 1] : [...o.history].reverse().find((m) => m.role === 'user');
   emit({ type: 'turn_start', userMessage });
 
   /** One model call. Returns the assistant message, or a finished TurnResult on failure. */
   const callModel = async (withTools: boolean, extraUser?: string): Promise<Message | TurnResult> => {
     if (o.beforeRequest) await o.beforeRequest(o.history, lastUsage);
-    const messages = sanitizeHistory(o.history);
+    const ctxText = o.turnContext;
+    const messages = sanitizeHistory(ctxText && turnUser ? o.history.map((m) => (m === turnUser ? withContext(m, ctxText) : m)) : o.history);
     if (o.prefill?.length) messages.unshift(...o.prefill.map((m) => ({ ...m })));
     if (extraUser) messages.push({ role: 'user', content: extraUser });
     const system = o.ephemeralSystem ? `${o.system}\n\n${o.ephemeralSystem}` : o.system;

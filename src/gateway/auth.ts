@@ -2,6 +2,7 @@
 // {PLATFORM}_ALLOW_ALL_USERS → paired users → {PLATFORM}_ALLOWED_USERS → GATEWAY_ALLOWED_USERS
 // → GATEWAY_ALLOW_ALL_USERS → deny.
 import type { PairingStore } from './pairing.ts';
+import { getPlatform } from './platforms/registry.ts';
 import type { SessionSource } from './types.ts';
 
 export const envPrefix = (platform: string) => platform.toUpperCase().replace(/[^A-Z0-9]/g, '_');
@@ -30,6 +31,7 @@ export type AuthVerdict = { ok: true; via: string } | { ok: false };
 
 export function authorize(source: SessionSource, env: NodeJS.ProcessEnv, pairing: PairingStore | null): AuthVerdict {
   const P = envPrefix(source.platform);
+  if (getPlatform(source.platform)?.trustedSource) return { ok: true, via: 'platform_source' };
   if (truthy(env[`${P}_ALLOW_ALL_USERS`])) return { ok: true, via: 'platform_allow_all' };
   if (source.userId && pairing?.isApproved(source.platform, source.userId)) return { ok: true, via: 'pairing' };
   if (listMatches(splitList(env[`${P}_ALLOWED_USERS`]), source)) return { ok: true, via: 'platform_allowlist' };

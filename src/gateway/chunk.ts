@@ -2,15 +2,6 @@
 // last third of the chunk, else a line break, else a space; a code fence open at a split is closed
 // and reopened (same language) in the next chunk so every chunk renders on its own.
 
-export const PLATFORM_LIMITS: Record<string, number> = {
-  telegram: 4096,
-  discord: 2000,
-  slack: 39_000,
-  email: 100_000,
-  api_server: Number.POSITIVE_INFINITY,
-  webhook: Number.POSITIVE_INFINITY,
-};
-
 function splitPoint(text: string, limit: number): number {
   const window = text.slice(0, limit);
   const min = Math.floor(limit / 3);

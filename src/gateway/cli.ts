@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { loadContext } from '../cli/context.ts';
 import { CliError } from '../cli/errors.ts';
 import { packageRoot } from '../state/paths.ts';
-import { ALL_PLATFORMS, numberSetting, type PlatformName } from './config.ts';
+import { numberSetting } from './config.ts';
+import { enabledPlatforms, platformLabel, platformNames } from './platforms/registry.ts';
 import { gatewayStatus as readGatewayStatus, GatewayError, runGateway, runningGateway, startBackground, stopGateway } from './daemon.ts';
 import { readJsonObject, writeJson } from './json-file.ts';
 import { PairingStore } from './pairing.ts';
@@ -26,12 +27,12 @@ function spec(home: string, env: NodeJS.ProcessEnv, config: Record<string, unkno
 
 export async function gatewayRun(opts: { platform?: string; quiet?: boolean }): Promise<void> {
   const ctx = loadContext({ strict: true });
-  let platforms: PlatformName[] | undefined;
+  let platforms: string[] | undefined;
   if (opts.platform) {
     const names = opts.platform.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
-    const bad = names.filter((n) => !(ALL_PLATFORMS as readonly string[]).includes(n));
-    if (bad.length) throw new CliError(`Unknown platform(s): ${bad.join(', ')}. Known: ${ALL_PLATFORMS.join(', ')}.`, 2);
-    platforms = names as PlatformName[];
+    const bad = names.filter((n) => !platformNames().includes(n));
+    if (bad.length) throw new CliError(`Unknown platform(s): ${bad.join(', ')}. Known: ${platformNames().join(', ')}.`, 2);
+    platforms = names;
   }
   let gw;
   try {
@@ -92,14 +93,26 @@ export async function gatewayStatus(opts: { json?: boolean }): Promise<void> {
   const st = readGatewayStatus(ctx.home);
   const unit = installedServiceFile(spec(ctx.home, ctx.env, ctx.loaded.config as never));
   if (json) {
-    out(JSON.stringify({ ...st, service: unit ? { kind: unit.kind, name: unit.name, path: unit.path } : null }, null, 2));
+    const configured = enabledPlatforms(ctx.loaded.config as unknown as Record<string, unknown>, ctx.env);
+    out(JSON.stringify({ ...st, configured, service: unit ? { kind: unit.kind, name: unit.name, path: unit.path } : null }, null, 2));
     return;
   }
   if (!st.running) out('Gateway: not running');
   else out(`Gateway: running (pid ${st.pid}, since ${st.startedAt})`);
-  for (const [name, p] of Object.entries(st.platforms)) {
-    const extra = p.state === 'connected' ? '' : `${p.last_error ? ` — ${p.last_error}` : ''}${p.next_retry_at ? ` (next try ${p.next_retry_at})` : ''}`;
-    out(`  ${name.padEnd(11)} ${p.state}${extra}`);
+  const config = ctx.loaded.config as unknown as Record<string, unknown>;
+  const configured = enabledPlatforms(config, ctx.env);
+  const names = [...new Set([...configured, ...Object.keys(st.platforms)])];
+  if (!names.length) out('Platforms: none configured (`hermes gateway setup`)');
+  else out('Platforms:');
+  for (const name of names) {
+    const p = st.platforms[name];
+    const label = platformLabel(name);
+    if (!p) {
+      out(`  ${name.padEnd(15)} ${st.running ? 'not started (configured after the gateway started? restart it)' : 'configured'}  ${label}`);
+      continue;
+    }
+    const extra = p.state === 'connected' ? ` since ${p.since}` : `${p.last_error ? ` — ${p.last_error}` : ''}${p.next_retry_at ? ` (next try ${p.next_retry_at})` : ''}`;
+    out(`  ${name.padEnd(15)} ${p.state}${extra}`);
   }
   out(unit ? `Service: ${unit.kind} ${unit.name} (${unit.path})${serviceActive(spec(ctx.home, ctx.env, ctx.loaded.config as never)) ? ', active' : ''}` : 'Service: not installed (`hermes gateway install`)');
   out(`Log: ${st.logPath}`);

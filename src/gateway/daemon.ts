@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import type { LlmClient } from '../llm/index.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { hasAnyAllowlist } from './auth.ts';
-import { CHAT_PLATFORMS, enabledPlatforms, numberSetting, PLATFORM_LABELS, type PlatformName } from './config.ts';
+import { enabledPlatforms, numberSetting } from './config.ts';
+import { getPlatform, platformLabel } from './platforms/registry.ts';
 import { startCron, type CronTicker } from './cron-link.ts';
 import { startKanban, type KanbanLink } from './kanban-link.ts';
 import { readJsonObject, writeJson } from './json-file.ts';
@@ -70,7 +71,7 @@ export interface RunOptions {
   /** Echo log lines to stderr (foreground). */
   echo?: boolean;
   /** Only these platforms (default: every configured one). */
-  platforms?: PlatformName[];
+  platforms?: string[];
   deps?: PlatformDeps;
   llmFactory?: () => LlmClient;
   /** Install SIGTERM/SIGINT handlers (the CLI does; in-process tests do not). */
@@ -105,8 +106,8 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
     throw new GatewayError('No messaging platform is configured. Run `hermes gateway setup`, or set e.g. TELEGRAM_BOT_TOKEN (Telegram) or API_SERVER_ENABLED=true (OpenAI-compatible API) in ~/.hermes/.env.');
   const info: PidInfo = { pid: process.pid, kind: 'hermes-gateway', started_at: new Date().toISOString(), argv: process.argv.slice(1), home: o.home };
   writeJson(pidPath(o.home), info, 0o644);
-  log(`gateway: starting (pid ${process.pid}) with ${names.map((n) => PLATFORM_LABELS[n]).join(', ')}`);
-  for (const n of names) if ((CHAT_PLATFORMS as readonly string[]).includes(n) && !hasAnyAllowlist(n, o.env)) log(`auth: ${n}: no allowlist (${n.toUpperCase()}_ALLOWED_USERS / GATEWAY_ALLOWED_USERS); strangers get a pairing code and nobody gets in until you approve one`);
+  log(`gateway: starting (pid ${process.pid}) with ${names.map((n) => platformLabel(n)).join(', ')}`);
+  for (const n of names) if (getPlatform(n)?.kind === 'chat' && !getPlatform(n)?.trustedSource && !hasAnyAllowlist(n, o.env)) log(`auth: ${n}: no allowlist (${n.toUpperCase()}_ALLOWED_USERS / GATEWAY_ALLOWED_USERS); strangers get a pairing code and nobody gets in until you approve one`);
 
   // Signals that arrive while the platforms connect are held until shutdown can run.
   let onSignal: ((sig: NodeJS.Signals) => void) | null = null;

@@ -6,8 +6,9 @@
 // attachments; secrets are redacted.
 import { existsSync } from 'node:fs';
 import { redactionEnabled, redactSecrets } from '../policy/redact.ts';
-import { chunkMessage, PLATFORM_LIMITS } from './chunk.ts';
-import { ALL_PLATFORMS, CHAT_PLATFORMS, homeChannel, platformEnabled, splitChatThread, type PlatformName } from './config.ts';
+import { chunkMessage } from './chunk.ts';
+import { homeChannel, platformEnabled, splitChatThread } from './config.ts';
+import { getPlatform, platformNames } from './platforms/registry.ts';
 import type { Deliver, DeliverResult, DeliveryOrigin, PlatformAdapter } from './types.ts';
 
 export type ParsedTarget =
@@ -19,9 +20,10 @@ export type ParsedTarget =
 
 export class TargetError extends Error {}
 
-const notConfigured = (platform: string) => `${platform} is not configured (no credentials in ~/.hermes/.env) and no gateway connection is up for it.`;
-
-const KNOWN = new Set<string>([...ALL_PLATFORMS]);
+const notConfigured = (platform: string, env?: NodeJS.ProcessEnv, config?: Record<string, unknown>) =>
+  env && config && platformEnabled(platform, config, env) && !getPlatform(platform)?.sender
+    ? `${platform} can only send through the running gateway (it has no direct API): start it with \`hermes gateway start\`.`
+    : `${platform} is not configured (no credentials in ~/.hermes/.env) and no gateway connection is up for it.`;
 
 export function parseTarget(raw: string): ParsedTarget {
   const t = raw.trim();
@@ -31,13 +33,15 @@ export function parseTarget(raw: string): ParsedTarget {
   if (lower === 'local' || lower === 'log') return { kind: 'local' };
   const colon = t.indexOf(':');
   const platform = (colon < 0 ? t : t.slice(0, colon)).toLowerCase();
-  if (!KNOWN.has(platform)) throw new TargetError(`Unknown delivery platform "${platform}". Use one of: origin, local, ${CHAT_PLATFORMS.join(', ')}.`);
+  const def = getPlatform(platform);
+  if (!def) throw new TargetError(`Unknown delivery platform "${platform}". Use one of: origin, local, ${platformNames('chat').join(', ')}.`);
   if (colon < 0) return { kind: 'home', platform };
   const rest = t.slice(colon + 1).trim();
   if (!rest) return { kind: 'home', platform };
-  if (platform === 'email') {
-    if (!/^[^@\s]+@[^@\s]+$/.test(rest)) throw new TargetError(`"${rest}" is not an email address.`);
-    return { kind: 'chat', platform, chatId: rest };
+  if (def.parseTarget) {
+    const parsed = def.parseTarget(rest);
+    if (!parsed) throw new TargetError(`"${rest}" is not ${def.targetHint ?? `a ${def.label} chat id`}.`);
+    return { kind: 'chat', platform, ...parsed };
   }
   if (rest.startsWith('#') || rest.startsWith('@')) {
     const [name, thread] = splitChatThread(rest);
@@ -79,32 +83,32 @@ export interface SendTextOptions {
 export async function sendText(adapter: PlatformAdapter, chatId: string, text: string, o: SendTextOptions & { redact?: boolean } = {}): Promise<{ ok: boolean; error?: string; messageIds: string[] }> {
   const { text: body, media } = extractMedia(o.redact === false ? text : redactSecrets(text));
   const ids: string[] = [];
-  const limit = Math.min(adapter.maxMessageLength, PLATFORM_LIMITS[adapter.name] ?? adapter.maxMessageLength);
+  const limit = Math.min(adapter.maxMessageLength, getPlatform(adapter.name)?.maxMessageLength ?? adapter.maxMessageLength);
   const chunks = chunkMessage(body, limit);
   for (let i = 0; i < chunks.length; i++) {
     const r = await adapter.send(chatId, chunks[i], { threadId: o.threadId, replyTo: i === 0 ? o.replyTo : undefined, meta: o.meta });
     if (!r.ok) return { ok: false, error: r.error ?? 'send failed', messageIds: ids };
     if (r.messageId) ids.push(r.messageId);
   }
+  const r = await sendAttachments(adapter, chatId, media, o);
+  ids.push(...r.messageIds);
+  if (!r.ok) return { ok: false, error: r.error, messageIds: ids };
+  return { ok: true, messageIds: ids };
+}
+
+/** `MEDIA:` files as attachments (a note where the file is missing or the platform has no attachments). */
+export async function sendAttachments(adapter: PlatformAdapter, chatId: string, media: string[], o: SendTextOptions = {}): Promise<{ ok: boolean; error?: string; messageIds: string[] }> {
+  const ids: string[] = [];
   for (const path of media) {
-    if (!existsSync(path)) {
-      const r = await adapter.send(chatId, `(attachment not found: ${path})`, { threadId: o.threadId, meta: o.meta });
-      if (!r.ok) return { ok: false, error: r.error, messageIds: ids };
-      continue;
-    }
-    if (!adapter.sendMedia) {
-      const r = await adapter.send(chatId, `(attachment: ${path})`, { threadId: o.threadId, meta: o.meta });
-      if (!r.ok) return { ok: false, error: r.error, messageIds: ids };
-      continue;
-    }
-    const r = await adapter.sendMedia(chatId, path, { threadId: o.threadId, kind: mediaKind(path), meta: o.meta });
+    const note = !existsSync(path) ? `(attachment not found: ${path})` : !adapter.sendMedia ? `(attachment: ${path})` : null;
+    const r = note ? await adapter.send(chatId, note, { threadId: o.threadId, meta: o.meta }) : await adapter.sendMedia!(chatId, path, { threadId: o.threadId, kind: mediaKind(path), meta: o.meta });
     if (!r.ok) return { ok: false, error: r.error ?? 'attachment failed', messageIds: ids };
-    if (r.messageId) ids.push(r.messageId);
+    if (r.messageId && !note) ids.push(r.messageId);
   }
   return { ok: true, messageIds: ids };
 }
 
-export type SenderFactory = (platform: PlatformName) => Promise<PlatformAdapter | null>;
+export type SenderFactory = (platform: string) => Promise<PlatformAdapter | null>;
 
 export interface RouterOptions {
   env: NodeJS.ProcessEnv;
@@ -149,11 +153,11 @@ export class DeliveryRouter {
   private async adapterFor(platform: string): Promise<PlatformAdapter | null> {
     const live = this.live.get(platform);
     if (live) return live;
-    if (!(CHAT_PLATFORMS as readonly string[]).includes(platform)) return null;
+    if (getPlatform(platform)?.kind !== 'chat') return null;
     let p = this.senders.get(platform);
     if (!p) {
-      const factory = this.o.senderFactory ?? defaultSenderFactory(this.o.env, this.o.config);
-      p = factory(platform as PlatformName).catch((e) => {
+      const factory = this.o.senderFactory ?? defaultSenderFactory(this.o.env, this.o.config, this.o.log);
+      p = factory(platform).catch((e) => {
         this.o.log?.(`delivery: ${platform}: ${(e as Error).message}`);
         return null;
       });
@@ -178,7 +182,7 @@ export class DeliveryRouter {
         return { platform: origin.platform, chatId: origin.chatId, threadId: origin.threadId };
       case 'home': {
         const h = homeChannel(t.platform, this.o.env, this.o.config);
-        if (!h) return { error: `No home channel for ${t.platform}. Send /sethome in the chat that should receive deliveries, or set ${t.platform === 'email' ? 'EMAIL_HOME_ADDRESS' : `${t.platform.toUpperCase()}_HOME_CHANNEL`}.` };
+        if (!h) return { error: `No home channel for ${t.platform}. Send /sethome in the chat that should receive deliveries, or set ${getPlatform(t.platform)?.homeEnv ?? `${t.platform.toUpperCase()}_HOME_CHANNEL`}.` };
         return { platform: t.platform, ...h };
       }
       case 'chat':
@@ -200,7 +204,7 @@ export class DeliveryRouter {
     if ('error' in r) return { ok: false, error: r.error };
     if ('local' in r) return { ok: true };
     const adapter = await this.adapterFor(r.platform);
-    if (!adapter) return { ok: false, error: notConfigured(r.platform) };
+    if (!adapter) return { ok: false, error: notConfigured(r.platform, this.o.env, this.o.config) };
     try {
       const sent = await sendText(adapter, r.chatId, content, { threadId: r.threadId, redact: redactionEnabled(this.o.env, this.o.config as never) });
       if (!sent.ok) return { ok: false, error: redactSecrets(`${r.platform} rejected the message: ${sent.error}`) };
@@ -219,7 +223,7 @@ export class DeliveryRouter {
 
   /** What `send_message action=list` shows. */
   listTargets(): { platforms: { name: string; connected: boolean; home: string | null }[]; chats: KnownChat[] } {
-    const platforms = CHAT_PLATFORMS.filter((p) => this.live.has(p) || platformEnabled(p, this.o.config, this.o.env)).map((p) => {
+    const platforms = platformNames('chat').filter((p) => this.live.has(p) || platformEnabled(p, this.o.config, this.o.env)).map((p) => {
       const h = homeChannel(p, this.o.env, this.o.config);
       return { name: p, connected: this.live.has(p), home: h ? `${p}:${h.chatId}${h.threadId ? `:${h.threadId}` : ''}` : null };
     });
@@ -235,22 +239,12 @@ export class DeliveryRouter {
   }
 }
 
-/** Send-only clients over each platform's own API, loaded on first use. */
-export function defaultSenderFactory(env: NodeJS.ProcessEnv, config: Record<string, unknown>): SenderFactory {
+/** Send-only clients over each platform's own API (the registry's `sender`), loaded on first use. */
+export function defaultSenderFactory(env: NodeJS.ProcessEnv, config: Record<string, unknown>, log?: (line: string) => void): SenderFactory {
   return async (platform) => {
-    if (!platformEnabled(platform, config, env)) return null;
-    switch (platform) {
-      case 'telegram':
-        return (await import('./platforms/telegram.ts')).createTelegramSender(env, config);
-      case 'discord':
-        return (await import('./platforms/discord.ts')).createDiscordSender(env, config);
-      case 'slack':
-        return (await import('./platforms/slack.ts')).createSlackSender(env, config);
-      case 'email':
-        return (await import('./platforms/email.ts')).createEmailSender(env, config);
-      default:
-        return null;
-    }
+    const def = getPlatform(platform);
+    if (!def?.sender || !platformEnabled(platform, config, env)) return null;
+    return def.sender({ env, config, home: env.HERMES_HOME ?? '', log: log ?? (() => undefined) });
   };
 }
 

@@ -7,14 +7,12 @@
 //     open clarify/approval and mid-turn commands (/status, /queue, /steer…) act at once;
 //  2. anything else follows the busy input mode: `interrupt` (stop the turn, run the new message
 //     next — ⚡), `queue` (run it after — ⏳) or `steer` (hand it to the running turn — ⏩).
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import type { AgentEvent, AgentRequest, TurnResult } from '../agent/types.ts';
+import type { AgentRequest } from '../agent/types.ts';
 import { createCommandRegistry } from '../commands/builtin.ts';
 import type { CommandRegistry } from '../commands/registry.ts';
-import { describeError, type LlmClient } from '../llm/index.ts';
-import type { ContentPart, Message } from '../llm/types.ts';
-import { redactionEnabled, redactSecrets } from '../policy/redact.ts';
-import { toolDetail, toolEmoji } from '../runtime/activity.ts';
+import type { LlmClient } from '../llm/index.ts';
+import type { Message } from '../llm/types.ts';
+import { redactionEnabled } from '../policy/redact.ts';
 import { composeNotices } from '../runtime/inbox.ts';
 import { Session, type ExplicitChoices, type SessionStore } from '../runtime/session.ts';
 import type { HermesConfig } from '../state/defaults.ts';
@@ -27,21 +25,24 @@ import type { McpManager } from '../mcp/manager.ts';
 import { PLATFORM_TOOLSETS } from '../tools/toolsets.ts';
 import { authorize, envPrefix, unauthorizedDmBehavior } from './auth.ts';
 import { WarmCache } from './cache.ts';
-import { isSilent } from './chunk.ts';
+import { ChatRequests } from './chat-requests.ts';
 import { gatewayCommands, type GatewayCommandHooks } from './commands.ts';
 import { homeChannel, messagingCwd, numberSetting, platformSettings } from './config.ts';
 import { InboundDedupe } from './dedupe.ts';
 import { DeliveryRouter, sendText, type SenderFactory } from './delivery.ts';
 import { HookBus } from './hooks.ts';
+import { modelView, speakerText } from './inbound.ts';
+import { Warm, type Lane } from './lanes.ts';
 import { PairingStore } from './pairing.ts';
+import { getPlatform } from './platforms/registry.ts';
 import { buildSessionKey, isSharedMultiUserSession, neutralizeInline, type KeyOptions } from './session-key.ts';
 import { resetPolicyFrom, resetReason, SessionIndex, sourceFromDict } from './session-store.ts';
 import { openTranscriptStore, type StoredSession, type TranscriptStore } from './transcripts.ts';
-import type { DeliveryOrigin, InboundAction, InboundHandlers, InboundMessage, PlatformAdapter, SessionSource } from './types.ts';
+import { runTurn } from './turn.ts';
+import type { DeliveryOrigin, InboundHandlers, InboundMessage, PlatformAdapter, SessionSource } from './types.ts';
 
-export const TYPING_INTERVAL_MS = 4000;
-/** Typing starts this far into a turn: an answer that is already there needs no indicator. */
-export const TYPING_GRACE_MS = 250;
+export { TYPING_GRACE_MS, TYPING_INTERVAL_MS } from './turn.ts';
+
 const EVICT_REASON = 'cache_evict';
 
 export interface RunnerOptions {
@@ -61,44 +62,6 @@ export interface RunnerOptions {
   backgroundTasks?: boolean;
 }
 
-interface OpenRequest {
-  id: string;
-  short: string;
-  kind: AgentRequest['kind'];
-  request: AgentRequest;
-  /** The message that shows it (edited once it is answered). */
-  messageId?: string;
-}
-
-interface Lane {
-  key: string;
-  adapter: PlatformAdapter;
-  source: SessionSource;
-  running: boolean;
-  /** Messages waiting for the running turn to end. */
-  waiting: InboundMessage[];
-  /** Open approval / clarify requests of the running turn, oldest first. */
-  open: OpenRequest[];
-  /** The adapter data of the last real message (background notices answer with it). */
-  lastMeta?: Record<string, unknown>;
-}
-
-class Warm {
-  readonly session: Session;
-  readonly key: string;
-  lane: Lane | null = null;
-  private readonly hasProcesses: () => boolean;
-  constructor(session: Session, key: string, hasProcesses: () => boolean) {
-    this.session = session;
-    this.key = key;
-    this.hasProcesses = hasProcesses;
-  }
-  get busy(): boolean {
-    return this.session.busy || !!this.lane?.running || this.hasProcesses();
-  }
-}
-
-const APPROVAL_LABELS: Record<string, string> = { once: '✅ Allow once', session: '🔓 Allow for this session', always: '📌 Always allow', deny: '❌ Deny' };
 const YES = /^(y|yes|ok|okay|approve|allow|sure|go|go ahead)[.!]?$/i;
 const NO = /^(n|no|nope|deny|stop|cancel|don'?t)[.!]?$/i;
 
@@ -116,13 +79,13 @@ export class GatewayRunner {
   readonly commands: CommandRegistry;
   readonly log: (line: string) => void;
   private readonly o: RunnerOptions;
-  private readonly lanes = new Map<string, Lane>();
+  readonly lanes = new Map<string, Lane>();
+  readonly requests: ChatRequests;
   private readonly adapters = new Map<string, PlatformAdapter>();
-  private readonly shortIds = new Map<string, { key: string; id: string }>();
   private readonly idle = new Set<() => void>();
   private sweepTimer: NodeJS.Timeout | null = null;
   private accepting = true;
-  private readonly keyOpts: KeyOptions;
+  readonly keyOpts: KeyOptions;
   private readonly store: SessionStore;
   private readonly now: () => number;
   private processes: ProcessRegistry | null = null;
@@ -198,6 +161,7 @@ export class GatewayRunner {
     this.registry = o.registry ?? builtinRegistry();
     this.commands = createCommandRegistry({ home: o.home, externalDirs: ((o.config.skills as { external_dirs?: string[] } | undefined)?.external_dirs ?? []) as string[] });
     for (const def of gatewayCommands()) this.commands.replace(def);
+    this.requests = new ChatRequests(this);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -216,7 +180,7 @@ export class GatewayRunner {
     this.adapters.set(adapter.name, adapter);
     return {
       message: (m) => this.onMessage(adapter, m),
-      action: (a) => this.onAction(adapter, a),
+      action: (a) => this.requests.onAction(adapter, a),
     };
   }
 
@@ -331,7 +295,8 @@ export class GatewayRunner {
     return PLATFORM_TOOLSETS[`hermes-${platform}`] ? [`hermes-${platform}`] : ['hermes-gateway'];
   }
 
-  private sessionContext(source: SessionSource): string {
+  private sessionContext(real: SessionSource): string {
+    const source = modelView(real, this.config as never);
     const who = neutralizeInline(source.userName || source.userId || 'user');
     const where =
       source.chatType === 'dm'
@@ -348,6 +313,8 @@ export class GatewayRunner {
       homes.length ? `Home channels: ${homes.join(', ')}.` : 'No home channels are set (/sethome sets one).',
       'Your final reply is sent to this chat automatically; use send_message only to reach other chats.',
     ];
+    const hint = getPlatform(source.platform)?.promptHint;
+    if (hint) lines.push(hint);
     if (isSharedMultiUserSession(source, this.keyOpts)) lines.push('Several people share this conversation. Each message starts with [speaker name]; address people by name and do not save one person’s details as facts about "the user".');
     return lines.join('\n');
   }
@@ -459,7 +426,7 @@ export class GatewayRunner {
   }
 
   /** The warm runtime for a conversation, created (or restored from the store) when needed. */
-  private warmFor(key: string, source: SessionSource, adapter?: PlatformAdapter): { warm: Warm; created: boolean } {
+  warmFor(key: string, source: SessionSource, adapter?: PlatformAdapter): { warm: Warm; created: boolean } {
     const hit = this.cache.get(key);
     if (hit) {
       if ((this.toolsBuiltAt.get(hit.session) ?? 0) !== this.toolsGeneration && !hit.session.busy) {
@@ -480,7 +447,7 @@ export class GatewayRunner {
   }
 
   /** Applies the reset policy before a turn. Returns the reason when the conversation was reset. */
-  private maybeReset(key: string, warm: Warm, source: SessionSource): string | null {
+  maybeReset(key: string, warm: Warm, source: SessionSource): string | null {
     const last = this.index.lastActive(key);
     if (last === null) return null;
     const reason = resetReason(resetPolicyFrom(this.config as never, this.env), last, this.now());
@@ -516,7 +483,7 @@ export class GatewayRunner {
     void this.handleMessage(adapter, msg).catch((e) => this.log(`gateway: message from ${msg.source.platform}:${msg.source.chatId} failed: ${(e as Error).stack ?? e}`));
   }
 
-  private async reply(adapter: PlatformAdapter, source: SessionSource, text: string, opts: { replyTo?: string; meta?: Record<string, unknown>; buttons?: { label: string; data: string }[][] } = {}): Promise<string | undefined> {
+  async reply(adapter: PlatformAdapter, source: SessionSource, text: string, opts: { replyTo?: string; meta?: Record<string, unknown>; buttons?: { label: string; data: string }[][] } = {}): Promise<string | undefined> {
     if (opts.buttons && adapter.supportsButtons) {
       const r = await adapter.send(source.chatId, text, { threadId: source.threadId, buttons: opts.buttons, meta: opts.meta });
       if (!r.ok) this.log(`gateway: ${adapter.name}: send failed: ${r.error}`);
@@ -576,7 +543,7 @@ export class GatewayRunner {
       const mode = warm?.session.prefs.busyInputMode ?? 'interrupt';
       const ack = (platformSettings(this.config as never, src.platform).busy_ack_enabled ?? (this.config.display as { busy_ack_enabled?: boolean }).busy_ack_enabled ?? adapter.prefers?.busyAck) !== false;
       if (mode === 'steer' && warm) {
-        warm.session.steer(this.promptText(msg, src));
+        warm.session.steer(speakerText(msg, { config: this.config as never, env: this.env, keyOpts: this.keyOpts, log: this.log }));
         if (ack) await this.reply(adapter, src, '⏩ Noted — the agent sees this after its current step.');
         done();
         return;
@@ -614,33 +581,6 @@ export class GatewayRunner {
     );
   }
 
-  private promptText(msg: InboundMessage, src: SessionSource): string {
-    const t = msg.text.trim();
-    if (msg.meta?.notice) return t;
-    return isSharedMultiUserSession(src, this.keyOpts) ? `[${neutralizeInline(src.userName || src.userId || 'someone', 80)}] ${t}` : t;
-  }
-
-  /** A user turn from one or more messages (text, images as parts, other files as notes). */
-  private promptFor(msgs: InboundMessage[], src: SessionSource): string | Message {
-    const texts: string[] = [];
-    const images: ContentPart[] = [];
-    for (const m of msgs) {
-      const t = this.promptText(m, m.source);
-      if (m.text.trim()) texts.push(t);
-      for (const a of m.attachments ?? []) {
-        if (a.kind === 'image' && a.path && existsSync(a.path) && statSync(a.path).size <= 5 * 1024 * 1024) {
-          images.push({ type: 'image_url', image_url: { url: `data:${a.mimeType ?? 'image/jpeg'};base64,${readFileSync(a.path).toString('base64')}` } });
-          texts.push(`[The user sent an image, saved at ${a.path}]`);
-        } else if (a.kind === 'audio') texts.push(`[The user sent a voice message, saved at ${a.path}; it was not transcribed]`);
-        else texts.push(`[The user sent a file${a.fileName ? ` "${neutralizeInline(a.fileName, 120)}"` : ''}, saved at ${a.path}]`);
-      }
-    }
-    void src;
-    const text = texts.join('\n\n');
-    if (!images.length) return text;
-    return { role: 'user', content: [{ type: 'text', text }, ...images] };
-  }
-
   // ------------------------------------------------------------------------------------------
   // Turns
 
@@ -653,218 +593,12 @@ export class GatewayRunner {
         const mode = warm?.session.prefs.busyInputMode ?? 'interrupt';
         // Interrupt mode merges everything that arrived meanwhile; queue mode takes one at a time.
         const batch = mode === 'queue' ? lane.waiting.splice(0, 1) : lane.waiting.splice(0);
-        await this.turn(lane, batch);
+        await runTurn(this, lane, batch);
       }
     } finally {
       lane.running = false;
       for (const f of [...this.idle]) f();
     }
-  }
-
-  private async turn(lane: Lane, batch: InboundMessage[]): Promise<void> {
-    const src = batch[batch.length - 1].source;
-    const adapter = lane.adapter;
-    const finishAll = () => {
-      for (const m of batch) if (!m.meta?.notice) this.dedupe.finish(m.source.platform, m.source.chatId, m.messageId);
-    };
-    let warm: Warm;
-    try {
-      warm = this.warmFor(lane.key, src, adapter).warm;
-    } catch (e) {
-      await this.reply(adapter, src, `⚠️ Hermes could not start a session: ${(e as Error).message}`);
-      finishAll();
-      return;
-    }
-    warm.lane = lane;
-    const session = warm.session;
-    const reset = this.maybeReset(lane.key, warm, src);
-    if (reset) await this.reply(adapter, src, reset === 'idle' ? '◐ Starting a fresh conversation (the last one was idle for a while).' : '◐ Starting a fresh conversation (daily reset).');
-
-    const lastMsg = batch[batch.length - 1];
-    const notice = !!lastMsg.meta?.notice;
-    const last = notice ? { ...lastMsg, meta: lane.lastMeta } : lastMsg;
-    const replyTo = src.chatType !== 'dm' && !notice ? last.messageId : undefined;
-    const typing = () => void adapter.sendTyping?.(src.chatId, { threadId: src.threadId }).catch(() => undefined);
-    let typingTimer: NodeJS.Timeout | null = null;
-    const typingStart = adapter.sendTyping
-      ? setTimeout(() => {
-          typing();
-          typingTimer = setInterval(typing, TYPING_INTERVAL_MS);
-          typingTimer.unref?.();
-        }, TYPING_GRACE_MS)
-      : null;
-    typingStart?.unref?.();
-
-    const progress = new ProgressReporter(adapter, src, session.prefs.toolProgress, this.log);
-    let delivered = 0;
-    let iteration = 0;
-    const off = session.on((e: AgentEvent) => {
-      switch (e.type) {
-        case 'tool_start':
-          progress.start(e.name, e.args, e.emoji);
-          break;
-        case 'tool_end':
-          progress.end(e.name, e.content, e.isError);
-          break;
-        case 'message':
-          if (e.message.role === 'assistant' && e.message.tool_calls?.length) {
-            iteration++;
-            void this.hooks.emit('agent:step', { platform: src.platform, session_id: session.id, iteration, tool_names: e.message.tool_calls.map((c) => c.function.name) });
-          }
-          break;
-        case 'request':
-          void this.openRequest(lane, warm, e.id, e.request, last.meta);
-          break;
-        case 'request_resolved':
-          void this.closeRequest(lane, e.id, e.answer, e.source);
-          break;
-        case 'turn_end':
-          if (!e.result.failed && !e.result.interrupted && e.result.finalText) {
-            delivered++;
-            void this.deliverReply(lane, src, e.result, replyTo, last.meta, progress);
-          }
-          break;
-        default:
-          break;
-      }
-    });
-    const message = msgPreview(batch.map((m) => m.text).join('\n'));
-    void this.hooks.emit('agent:start', { platform: src.platform, user_id: src.userId ?? null, chat_id: src.chatId, thread_id: src.threadId ?? null, chat_type: src.chatType, session_id: session.id, message });
-    let result: TurnResult | null = null;
-    try {
-      result = await session.prompt(this.promptFor(batch, src));
-    } catch (e) {
-      await this.reply(adapter, src, `⚠️ ${(e as Error).message}`);
-    } finally {
-      off();
-      if (typingStart) clearTimeout(typingStart);
-      if (typingTimer) clearInterval(typingTimer);
-      warm.lane = null;
-    }
-    await progress.flush();
-    await this.pendingSends.get(lane.key);
-    if (result) {
-      if (result.failed && !result.interrupted) {
-        const err = result.error;
-        const text = err && 'provider' in err ? describeError(err, session.runtime) : (err?.message ?? 'The turn failed.');
-        await this.reply(adapter, src, `⚠️ ${redactSecrets(text)}`);
-      } else if (!result.interrupted && !delivered && !result.finalText && result.completed) {
-        this.log(`gateway: ${src.platform}:${src.chatId}: the model gave an empty answer`);
-      }
-      this.index.touch(lane.key, src, { input: result.usage.input_tokens, output: result.usage.output_tokens });
-      // Compression continues the conversation under a new session id (lineage in state.db).
-      const routed = this.index.get(lane.key)?.session_id;
-      if (routed && routed !== session.id) {
-        this.index.setSessionId(lane.key, session.id, 'compression', routed);
-        void this.hooks.emit('session:compress', { platform: src.platform, session_key: lane.key, old_session_id: routed, session_id: session.id, in_place: false });
-      }
-      void this.hooks.emit('agent:end', { platform: src.platform, user_id: src.userId ?? null, chat_id: src.chatId, session_id: session.id, message, response: msgPreview(result.finalText) });
-    }
-    finishAll();
-  }
-
-  private readonly pendingSends = new Map<string, Promise<void>>();
-
-  private deliverReply(lane: Lane, src: SessionSource, result: TurnResult, replyTo: string | undefined, meta: Record<string, unknown> | undefined, progress: ProgressReporter): Promise<void> {
-    const prev = this.pendingSends.get(lane.key) ?? Promise.resolve();
-    const next = prev.then(async () => {
-      await progress.flush();
-      const text = result.finalText;
-      if (isSilent(text)) {
-        this.log(`gateway: ${src.platform}:${src.chatId}: [SILENT] reply not delivered`);
-        return;
-      }
-      await this.reply(lane.adapter, src, text, { replyTo, meta });
-    });
-    const tracked = next.finally(() => {
-      if (this.pendingSends.get(lane.key) === tracked) this.pendingSends.delete(lane.key);
-    });
-    this.pendingSends.set(lane.key, tracked);
-    return tracked;
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Approvals and clarify in chat
-
-  private async openRequest(lane: Lane, warm: Warm, id: string, req: AgentRequest, meta?: Record<string, unknown>): Promise<void> {
-    const src = lane.source;
-    if (req.kind === 'secret') {
-      warm.session.answer(id, null);
-      await this.reply(lane.adapter, src, `🔒 The agent needs ${req.name}. Secrets are not collected in chat: add ${req.name}=… to ~/.hermes/.env on the gateway host, then ask again.`);
-      return;
-    }
-    const short = id.replace(/-/g, '').slice(0, 8);
-    const open: OpenRequest = { id, short, kind: req.kind, request: req };
-    lane.open.push(open);
-    this.shortIds.set(short, { key: lane.key, id });
-    if (req.kind === 'approval') {
-      const text = `⚠️ Approval needed\n\n\`${req.command.length > 600 ? req.command.slice(0, 600) + '…' : req.command}\`\n\nWhy: ${req.description}\n\nReply /approve (once), /approve session, /approve always, or /deny.`;
-      const buttons = [
-        req.choices.filter((c) => c !== 'deny').map((c) => ({ label: APPROVAL_LABELS[c] ?? c, data: `hx:${short}:${c}` })),
-        [{ label: APPROVAL_LABELS.deny, data: `hx:${short}:deny` }],
-      ];
-      open.messageId = await this.reply(lane.adapter, src, redactSecrets(text), { buttons, meta });
-    } else {
-      const choices = req.choices ?? [];
-      const text = `❓ ${req.question}${choices.length ? '\n\n' + choices.map((c, i) => `${i + 1}. ${c}`).join('\n') + '\n\nReply with a number or your own answer.' : ''}`;
-      const buttons = choices.length ? choices.map((c, i) => [{ label: c.slice(0, 60), data: `hx:${short}:c${i}` }]) : undefined;
-      open.messageId = await this.reply(lane.adapter, src, text, { buttons, meta });
-    }
-  }
-
-  private async closeRequest(lane: Lane, id: string, answer: unknown, source: string): Promise<void> {
-    const i = lane.open.findIndex((r) => r.id === id);
-    if (i < 0) return;
-    const [r] = lane.open.splice(i, 1);
-    this.shortIds.delete(r.short);
-    if (!r.messageId || !lane.adapter.edit || !lane.adapter.supportsButtons) return;
-    let status: string;
-    if (r.kind === 'approval') status = answer === 'deny' ? (source === 'timeout' ? '⏱ Timed out — denied.' : source === 'interrupted' ? '⏹ Interrupted.' : '❌ Denied.') : `✅ Approved (${String(answer)}).`;
-    else status = source === 'person' ? `✅ Answered: ${String(answer).slice(0, 200)}` : source === 'timeout' ? '⏱ No answer in time.' : '⏹ Interrupted.';
-    const head = r.kind === 'approval' ? `Approval: \`${(r.request as { command: string }).command.slice(0, 300)}\`` : `❓ ${(r.request as { question: string }).question}`;
-    await lane.adapter.edit(lane.source.chatId, r.messageId, redactSecrets(`${head}\n\n${status}`)).catch(() => undefined);
-  }
-
-  /** Answers the oldest open approval of a conversation (from /approve, /deny or a button). */
-  answerApproval(key: string, choice: 'once' | 'session' | 'always' | 'deny'): boolean {
-    const lane = this.lanes.get(key);
-    const r = lane?.open.find((x) => x.kind === 'approval');
-    const warm = this.cache.peek(key);
-    if (!r || !warm) return false;
-    return warm.session.answer(r.id, choice);
-  }
-
-  onAction(adapter: PlatformAdapter, act: InboundAction): void {
-    void this.handleAction(adapter, act).catch((e) => this.log(`gateway: button press failed: ${(e as Error).message}`));
-  }
-
-  private async handleAction(adapter: PlatformAdapter, act: InboundAction): Promise<void> {
-    const m = /^hx:([0-9a-f]{8}):(once|session|always|deny|c\d+)$/.exec(act.data);
-    if (!m) {
-      await act.ack?.();
-      return;
-    }
-    if (!authorize(act.source, this.env, this.pairing).ok) {
-      await act.ack?.('You are not allowed to answer this.');
-      return;
-    }
-    const ref = this.shortIds.get(m[1]);
-    if (!ref || ref.key !== this.sessionKey(act.source)) {
-      await act.ack?.(ref ? 'Only the person who asked can answer this.' : 'This request is no longer open.');
-      return;
-    }
-    const lane = this.lanes.get(ref.key);
-    const r = lane?.open.find((x) => x.id === ref.id);
-    const warm = this.cache.peek(ref.key);
-    if (!r || !warm) {
-      await act.ack?.('This request is no longer open.');
-      return;
-    }
-    let value: string = m[2];
-    if (m[2].startsWith('c')) value = (r.request as { choices?: string[] }).choices?.[Number(m[2].slice(1))] ?? '';
-    warm.session.answer(r.id, value);
-    await act.ack?.(r.kind === 'approval' ? (value === 'deny' ? 'Denied' : 'Approved') : 'Answered');
-    void adapter;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -892,7 +626,7 @@ export class GatewayRunner {
         source: src,
         running: lane.running,
         stop: () => this.stopLane(lane),
-        approve: (choice) => this.answerApproval(lane.key, choice),
+        approve: (choice) => this.requests.answerApproval(lane.key, choice),
         setHome: () => this.setHome(src),
         queue: (t) => {
           lane.waiting.push({ ...msg, text: t, messageId: `${msg.messageId}:q` });
@@ -1015,72 +749,4 @@ function sessionConfig(c: HermesConfig): HermesConfig {
   return { ...c, agent: { ...c.agent } };
 }
 
-function msgPreview(s: string): string {
-  return s.length > 500 ? s.slice(0, 500) : s;
-}
 
-/**
- * Tool progress in the chat, per display.tool_progress: `off`, `new` (only when the tool
- * changes), `all` (every call), `verbose` (with arguments and a result preview). Where the platform
- * can edit messages the lines accumulate in one message; elsewhere each is its own message.
- */
-class ProgressReporter {
-  private lines: string[] = [];
-  private messageId: string | undefined;
-  private lastTool = '';
-  private chain: Promise<void> = Promise.resolve();
-  private readonly adapter: PlatformAdapter;
-  private readonly src: SessionSource;
-  private readonly mode: string;
-  private readonly log: (l: string) => void;
-
-  constructor(adapter: PlatformAdapter, src: SessionSource, mode: string, log: (l: string) => void) {
-    this.adapter = adapter;
-    this.src = src;
-    this.mode = mode;
-    this.log = log;
-  }
-
-  start(name: string, args: Record<string, unknown>, emoji?: string): void {
-    if (this.mode === 'off') return;
-    if (this.mode === 'new' && name === this.lastTool) return;
-    this.lastTool = name;
-    const detail = toolDetail(name, args, this.mode === 'verbose' ? 200 : 60);
-    let line = `${toolEmoji(name, emoji)} ${name}${detail ? `: ${detail}` : '…'}`;
-    if (this.mode === 'verbose') {
-      const a = JSON.stringify(args);
-      line += `\n   args: ${a.length > 300 ? a.slice(0, 300) + '…' : a}`;
-    }
-    this.push(redactSecrets(line));
-  }
-
-  end(name: string, content: string, isError: boolean): void {
-    if (this.mode !== 'verbose') return;
-    const flat = content.replace(/\s+/g, ' ');
-    this.push(redactSecrets(`   ${isError ? '✗' : '↳'} ${name}: ${flat.length > 200 ? flat.slice(0, 200) + '…' : flat}`));
-  }
-
-  private push(line: string): void {
-    this.lines.push(line);
-    this.chain = this.chain.then(() => this.render(line)).catch((e) => this.log(`gateway: progress message failed: ${(e as Error).message}`));
-  }
-
-  private async render(line: string): Promise<void> {
-    const max = Math.min(this.adapter.maxMessageLength, 3500);
-    if (this.adapter.edit && this.messageId) {
-      const text = this.lines.join('\n');
-      if (text.length <= max) {
-        const r = await this.adapter.edit(this.src.chatId, this.messageId, text);
-        if (r.ok) return;
-      }
-      this.lines = [line];
-    }
-    const r = await this.adapter.send(this.src.chatId, line, { threadId: this.src.threadId });
-    this.messageId = r.ok ? r.messageId : undefined;
-    if (!this.adapter.edit) this.lines = [];
-  }
-
-  flush(): Promise<void> {
-    return this.chain;
-  }
-}

@@ -1,16 +1,19 @@
-// `hermes gateway setup`: an interactive wizard per platform. Secrets (tokens, passwords, keys) go
+// `hermes gateway setup`: an interactive wizard per platform, driven by each platform's registry
+// entry (its questions, a connection test, the allowlist). Secrets (tokens, passwords, keys) go
 // to HERMES_HOME/.env (0600), everything else to config.yaml. Nothing is written until the end, and
 // a cancelled wizard writes nothing.
 import { randomBytes } from 'node:crypto';
 import { updateEnvFile } from '../state/env.ts';
 import { setConfigKey } from '../state/config.ts';
 import { paths } from '../state/paths.ts';
-import { PLATFORM_LABELS, platformEnabled, type PlatformName } from './config.ts';
+import { envPrefix } from './auth.ts';
+import { platformEnabled } from './config.ts';
+import { getPlatform, listPlatforms } from './platforms/registry.ts';
 
 export interface SetupPlan {
   env: Record<string, string | null>;
   config: Record<string, unknown>;
-  platforms: PlatformName[];
+  platforms: string[];
 }
 
 export function applySetup(home: string, plan: SetupPlan): void {
@@ -19,6 +22,8 @@ export function applySetup(home: string, plan: SetupPlan): void {
 }
 
 class Cancelled extends Error {}
+
+const mask = (v: string) => (v.length <= 4 ? '••••' : `••••${v.slice(-4)}`);
 
 export async function runSetupWizard(home: string, env: NodeJS.ProcessEnv, config: Record<string, unknown>): Promise<SetupPlan | null> {
   const p = await import('@clack/prompts');
@@ -32,63 +37,77 @@ export async function runSetupWizard(home: string, env: NodeJS.ProcessEnv, confi
   const generated: string[] = [];
   try {
     p.intro('Hermes gateway setup');
-    const all: PlatformName[] = ['telegram', 'discord', 'slack', 'email', 'api_server', 'webhook'];
+    const all = listPlatforms();
     const chosen = await ask(
-      p.multiselect<PlatformName>({
+      p.multiselect<string>({
         message: 'Which platforms should Hermes answer on? (space to select, enter to continue)',
-        options: all.map((n) => ({ value: n, label: PLATFORM_LABELS[n], hint: platformEnabled(n, config, env) ? 'configured' : undefined })),
+        options: all.map((d) => ({ value: d.name, label: d.label, hint: platformEnabled(d.name, config, env) ? 'configured' : undefined })),
         required: true,
       }),
     );
     plan.platforms = chosen;
-    const allowlist = async (platform: string, what: string) => {
-      const v = await ask(p.text({ message: `${PLATFORM_LABELS[platform as PlatformName]}: who may talk to Hermes? (${what}, comma-separated; empty = pairing codes only)`, defaultValue: env[`${platform.toUpperCase()}_ALLOWED_USERS`] ?? '', placeholder: env[`${platform.toUpperCase()}_ALLOWED_USERS`] ?? '' }));
-      if (v.trim()) plan.env[`${platform.toUpperCase()}_ALLOWED_USERS`] = v.trim();
-    };
-    const required = (label: string) => (v: string | undefined) => (v && v.trim() ? undefined : `${label} is required`);
-    for (const n of chosen) {
-      switch (n) {
-        case 'telegram': {
-          plan.env.TELEGRAM_BOT_TOKEN = await ask(p.password({ message: 'Telegram bot token (from @BotFather)', validate: required('The token') }));
-          await allowlist('telegram', 'numeric user ids or @usernames');
-          break;
+    for (const name of chosen) {
+      const def = getPlatform(name)!;
+      if (name === 'api_server') {
+        plan.env.API_SERVER_ENABLED = 'true';
+        const key = await ask(p.text({ message: 'API server key (clients send it as a bearer token; empty = generate one)', defaultValue: '' }));
+        plan.env.API_SERVER_KEY = key.trim() || randomBytes(24).toString('base64url');
+        if (!key.trim()) generated.push('API_SERVER_KEY');
+        continue;
+      }
+      if (name === 'webhook') {
+        plan.env.WEBHOOK_ENABLED = 'true';
+        const secret = await ask(p.text({ message: 'Global webhook secret (empty = generate one)', defaultValue: '' }));
+        plan.env.WEBHOOK_SECRET = secret.trim() || randomBytes(24).toString('base64url');
+        if (!secret.trim()) generated.push('WEBHOOK_SECRET');
+        continue;
+      }
+      if (!def.setup) {
+        p.note(`${def.label} has no setup questions; configure it in ~/.hermes/.env (see its documentation).`, def.label);
+        continue;
+      }
+      if (def.setup.intro) p.note(def.setup.intro, def.label);
+      for (;;) {
+        for (const f of def.setup.fields) {
+          const current = f.config ? undefined : (plan.env[f.key] ?? env[f.key]) || undefined;
+          const validate = (v: string | undefined) => {
+            const t = (v ?? '').trim();
+            if (!t) return current || f.optional ? undefined : `${f.prompt} is required`;
+            return f.validate?.(t);
+          };
+          const message = current ? `${f.prompt} (enter keeps ${f.secret ? mask(current) : current})` : f.prompt;
+          const v = f.secret ? await ask(p.password({ message, validate })) : await ask(p.text({ message, placeholder: f.placeholder, validate }));
+          const value = (v ?? '').trim();
+          if (!value) continue;
+          if (f.config) plan.config[f.key] = value;
+          else plan.env[f.key] = value;
         }
-        case 'discord': {
-          plan.env.DISCORD_BOT_TOKEN = await ask(p.password({ message: 'Discord bot token (Developer Portal → Bot; enable the Message Content intent)', validate: required('The token') }));
-          await allowlist('discord', 'user ids');
+        if (!def.probe) break;
+        const spin = p.spinner();
+        spin.start(`Testing the ${def.label} connection`);
+        try {
+          const who = await def.probe({ ...env, ...nonNull(plan.env) }, config);
+          spin.stop(`${def.label}: connected (${who})`);
           break;
-        }
-        case 'slack': {
-          plan.env.SLACK_BOT_TOKEN = await ask(p.password({ message: 'Slack bot token (xoxb-…)', validate: (v) => (v?.startsWith('xoxb-') ? undefined : 'A bot token starts with xoxb-') }));
-          plan.env.SLACK_APP_TOKEN = await ask(p.password({ message: 'Slack app-level token for Socket Mode (xapp-…)', validate: (v) => (v?.startsWith('xapp-') ? undefined : 'An app token starts with xapp-') }));
-          await allowlist('slack', 'member ids like U0123');
-          break;
-        }
-        case 'email': {
-          plan.env.EMAIL_ADDRESS = await ask(p.text({ message: "The agent's email address", validate: (v) => (/^[^@\s]+@[^@\s]+$/.test(v ?? '') ? undefined : 'Enter an email address') }));
-          plan.env.EMAIL_PASSWORD = await ask(p.password({ message: 'Password (an app password with 2FA)', validate: required('The password') }));
-          plan.env.EMAIL_IMAP_HOST = await ask(p.text({ message: 'IMAP host', placeholder: 'imap.gmail.com', validate: required('The IMAP host') }));
-          plan.env.EMAIL_SMTP_HOST = await ask(p.text({ message: 'SMTP host', placeholder: 'smtp.gmail.com', validate: required('The SMTP host') }));
-          await allowlist('email', 'sender addresses');
-          break;
-        }
-        case 'api_server': {
-          plan.env.API_SERVER_ENABLED = 'true';
-          const key = await ask(p.text({ message: 'API server key (clients send it as a bearer token; empty = generate one)', defaultValue: '' }));
-          plan.env.API_SERVER_KEY = key.trim() || randomBytes(24).toString('base64url');
-          if (!key.trim()) generated.push('API_SERVER_KEY');
-          break;
-        }
-        case 'webhook': {
-          plan.env.WEBHOOK_ENABLED = 'true';
-          const secret = await ask(p.text({ message: 'Global webhook secret (empty = generate one)', defaultValue: '' }));
-          plan.env.WEBHOOK_SECRET = secret.trim() || randomBytes(24).toString('base64url');
-          if (!secret.trim()) generated.push('WEBHOOK_SECRET');
-          break;
+        } catch (e) {
+          spin.error(`${def.label}: the connection test failed: ${(e as Error).message}`);
+          const next = await ask(p.select({ message: 'What now?', options: [{ value: 'retry', label: 'Enter the credentials again' }, { value: 'keep', label: 'Save them anyway' }, { value: 'skip', label: `Skip ${def.label}` }] }));
+          if (next === 'keep') break;
+          if (next === 'skip') {
+            for (const f of def.setup.fields) delete plan.env[f.key];
+            plan.platforms = plan.platforms.filter((x) => x !== name);
+            break;
+          }
         }
       }
+      if (def.setup.allowlistHint && plan.platforms.includes(name)) {
+        const key = `${envPrefix(name)}_ALLOWED_USERS`;
+        const v = await ask(p.text({ message: `${def.label}: who may talk to Hermes? (${def.setup.allowlistHint}, comma-separated; empty = pairing codes only)`, defaultValue: env[key] ?? '', placeholder: env[key] ?? '' }));
+        if (v.trim()) plan.env[key] = v.trim();
+      }
     }
-    const ok = await ask(p.confirm({ message: `Save ${Object.keys(plan.env).length} setting(s) to ${paths.env(home)}?` }));
+    const n = Object.keys(plan.env).length + Object.keys(plan.config).length;
+    const ok = await ask(p.confirm({ message: `Save ${n} setting(s) (secrets to ${paths.env(home)})?` }));
     if (!ok) throw new Cancelled();
     applySetup(home, plan);
     for (const name of generated) {
@@ -104,4 +123,8 @@ export async function runSetupWizard(home: string, env: NodeJS.ProcessEnv, confi
     }
     throw e;
   }
+}
+
+function nonNull(o: Record<string, string | null>): Record<string, string> {
+  return Object.fromEntries(Object.entries(o).filter((e): e is [string, string] => e[1] !== null));
 }

@@ -26,6 +26,10 @@ export interface InboundAttachment {
   path?: string;
   mimeType?: string;
   fileName?: string;
+  /** A voice note (push-to-talk), as opposed to an audio file. */
+  voice?: boolean;
+  /** Not downloaded: bigger than the cap (bytes it had). */
+  tooLarge?: number;
 }
 
 /** One message from a person, as every adapter hands it to the runner. */
@@ -86,6 +90,8 @@ export interface PlatformPrefs {
   toolProgress?: 'off' | 'new' | 'all' | 'verbose';
   busyInputMode?: 'interrupt' | 'queue' | 'steer';
   busyAck?: boolean;
+  /** React to the person's message while working (👀, then ✅/❌) unless switched off. */
+  reactions?: boolean;
 }
 
 /**
@@ -108,6 +114,10 @@ export interface PlatformAdapter {
   /** The platform renders buttons (inline keyboards, components, blocks). */
   readonly supportsButtons: boolean;
   readonly prefers?: PlatformPrefs;
+  /** The platform's rate-limit-safe pause between edits of one message (streaming), in ms. */
+  readonly editIntervalMs?: number;
+  /** False when edits exist but must not be used for streaming. */
+  readonly streaming?: boolean;
   connect(handlers: InboundHandlers): Promise<void>;
   /** Stop receiving (sending still works): the first step of a graceful drain. */
   stopIntake?(): Promise<void>;
@@ -115,7 +125,11 @@ export interface PlatformAdapter {
   send(chatId: string, text: string, opts?: SendOptions): Promise<SendResult>;
   edit?(chatId: string, messageId: string, text: string, opts?: SendOptions): Promise<SendResult>;
   sendTyping?(chatId: string, opts?: { threadId?: string }): Promise<void>;
-  sendMedia?(chatId: string, path: string, opts?: SendOptions & { kind?: 'image' | 'document' | 'audio' | 'video'; caption?: string }): Promise<SendResult>;
+  /** Adds a reaction (acknowledgements: 👀 while working, ✅/❌ when done). */
+  react?(chatId: string, messageId: string, emoji: string, opts?: { threadId?: string }): Promise<void>;
+  /** Removes the bot's own reaction. */
+  unreact?(chatId: string, messageId: string, emoji: string, opts?: { threadId?: string }): Promise<void>;
+  sendMedia?(chatId: string, path: string, opts?: SendOptions & { kind?: 'image' | 'document' | 'audio' | 'video'; caption?: string; voice?: boolean }): Promise<SendResult>;
   chatInfo?(chatId: string): Promise<ChatInfo | null>;
   /** `#channel` / `@user` names → chat id (the channel directory). */
   resolveTarget?(name: string): Promise<string | null>;

@@ -138,3 +138,23 @@ export function writeDenied(path: string, ctx: WriteContext): string | null {
   }
   return null;
 }
+
+/**
+ * The same rules for a file on another machine (an SSH host, a container, a cloud sandbox): `target`
+ * is where the write lands there, with links followed on that side, and `hardLinks` its link count.
+ * Hard links to protected files cannot be matched by inode from here, so under HERMES_WRITE_SAFE_ROOT
+ * a multiply-linked file is refused outright.
+ */
+export function writeDeniedRemote(path: string, target: string, ctx: WriteContext, o: { hardLinks?: number } = {}): string | null {
+  const given = resolve(path);
+  for (const p of new Set([given, target])) {
+    const why = deniedPath(p, ctx);
+    if (why) return p === target && p !== given ? `${why} (${given} is a link to it)` : why;
+  }
+  if (ctx.safeRoot) {
+    const roots = ctx.safeRoot.split(':').filter(Boolean);
+    if (!roots.some((r) => inside(target, resolve(r)))) return `Writing ${target} is not allowed: writes are limited to ${roots.join(', ')} (HERMES_WRITE_SAFE_ROOT).`;
+    if ((o.hardLinks ?? 1) > 1) return `Writing ${target} is not allowed: it has ${o.hardLinks} hard links, so it may also be a file outside ${roots.join(', ')} (HERMES_WRITE_SAFE_ROOT).`;
+  }
+  return null;
+}

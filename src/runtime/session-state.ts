@@ -10,7 +10,7 @@ import { IterationBudget } from '../agent/budget.ts';
 import { ContextCompressor, DEFAULT_COMPRESSION, type CompressionSettings, type SummaryRequest } from '../agent/compress.ts';
 import { runTurn } from '../agent/loop.ts';
 import type { PromptParts } from '../agent/prompt.ts';
-import { messageText } from '../agent/repair.ts';
+import { messageText, sanitizeHistory } from '../agent/repair.ts';
 import { RequestBroker } from '../agent/requests.ts';
 import { estimateMessagesTokens, estimateTextTokens, estimateToolsTokens } from '../agent/tokens.ts';
 import { toShareGpt, type TrajectoryEntry } from '../agent/trajectory.ts';
@@ -68,6 +68,12 @@ export const KANBAN_WORKER_GUIDANCE =
   'kanban_request_review when the work needs a reviewer. If you were handed the task to review it (a review_requested ' +
   'event), approve with kanban_complete or send it back with kanban_request_changes(reason).\n' +
   'Leave durable notes for other tasks with kanban_comment. Never mark done work you did not do; block instead.';
+
+/** Hermes's pre-compression flush: one request with only the memory tool, before turns are summarised. */
+export const FLUSH_PROMPT =
+  '[System: The middle of this conversation is about to be compacted into a summary. Before that happens, save anything worth keeping ' +
+  'with the memory tool: user preferences, corrections and recurring patterns first, task details last. Only call the memory tool; ' +
+  'do not reply to the user.]';
 
 const REVIEW_MEMORY =
   'Look back over the conversation above and decide whether anything belongs in long-term memory: lasting facts about the user ' +
@@ -232,6 +238,81 @@ export class SessionState {
     return parts;
   }
 
+  private providerLoaded = false;
+
+  /**
+   * Activates `memory.provider` (once, before the first turn): loads its module, checks it is
+   * configured, initializes it. True when a provider joined (tools and prompt need a rebuild). A
+   * provider that is missing, unconfigured or down is reported and the session goes on without it.
+   */
+  async loadMemoryProvider(): Promise<boolean> {
+    if (this.providerLoaded) return false;
+    this.providerLoaded = true;
+    const o = this.host.options;
+    const name = String(o.config.memory?.provider ?? '').trim();
+    if (!name || !this.memory || (o.depth ?? 0) > 0 || o.platform === 'subagent') return false;
+    try {
+      const { loadProviderFactory } = await import('../memory/providers/index.ts');
+      const factory = await loadProviderFactory(name);
+      const provider = factory.create({ home: o.home, env: o.env, config: o.config });
+      if (!provider.isAvailable()) {
+        this.warn(`Memory provider ${name} is not configured (run hermes memory setup); continuing with built-in memory only.`);
+        return false;
+      }
+      this.memory.addProvider(provider);
+      await this.memory.initialize({ sessionId: this.host.id, home: o.home, platform: o.platform, cwd: o.cwd, env: o.env });
+      return true;
+    } catch (e) {
+      this.warn(`Memory provider ${name} could not start (${(e as Error).message}); continuing with built-in memory only.`);
+      return false;
+    }
+  }
+
+  /** Recalled memory for this turn (fenced), or undefined. Never throws, never waits past the prefetch timeout. */
+  async recall(user: Message): Promise<string | undefined> {
+    if (!this.memory?.active) return undefined;
+    return this.memory.recall(messageText(user.content), this.host.id);
+  }
+
+  /**
+   * The model's one chance to save what matters before compression summarises the middle of the
+   * conversation: the same system prompt (cache-friendly) and conversation, a flush instruction, only
+   * the memory tool; the memory calls it makes are run, nothing of the exchange is kept.
+   */
+  async flushMemories(history: Message[]): Promise<number> {
+    const tool = this.host.tools.find((t) => t.name === 'memory');
+    if (!tool || !this.memory || history.filter((m) => m.role === 'user').length < 1 || history.length < 3) return 0;
+    let saved = 0;
+    try {
+      const s = this.host.llm.stream({
+        model: this.host.llm.active.model,
+        system: this.host.system,
+        messages: [...sanitizeHistory(history), { role: 'user', content: FLUSH_PROMPT }],
+        tools: [tool.schema],
+        maxTokens: 2048,
+      });
+      for await (const _ of s) {
+        /* drain */
+      }
+      const r = await s.result();
+      if (r.stopReason === 'error' || r.stopReason === 'aborted') return 0;
+      for (const call of r.message.tool_calls ?? []) {
+        if (call.function.name !== 'memory') continue;
+        let args: Record<string, unknown>;
+        try {
+          args = JSON.parse(call.function.arguments || '{}') as Record<string, unknown>;
+        } catch {
+          continue;
+        }
+        const out = await tool.execute(args, { callId: call.id, signal: new AbortController().signal, ask: async () => ({ answer: null as never, source: 'no_responder' as const }), progress: () => {} } as never);
+        if (!out.isError) saved++;
+      }
+    } catch {
+      /* a failed flush never blocks compression */
+    }
+    return saved;
+  }
+
   /** Tools an external memory provider adds. */
   extraTools(): AgentTool[] {
     if (!this.memory) return [];
@@ -373,7 +454,11 @@ export class SessionState {
     this.compressing = true;
     try {
       this.compressor.settings = this.compressionSettings();
-      if (this.memory) await this.memory.onPreCompress(history);
+      if (this.memory) {
+        const saved = await this.flushMemories(history);
+        if (saved && !opts.quiet) this.host.emit({ type: 'notice', message: `💾 Saved ${saved} memor${saved === 1 ? 'y' : 'ies'} before compacting the conversation.` });
+        await this.memory.onPreCompress(history);
+      }
       const out = await this.compressor.compress(history, opts);
       if (out.status === 'skipped') return `Nothing to compress: ${out.reason}.`;
       if (out.status === 'failed') {
@@ -553,12 +638,16 @@ export class SessionState {
     this.titled = false;
   }
 
-  onClose(services: import('../tools/types.ts').ToolServices): void {
-    if (this.memory) {
-      if (this.host.history.length) void this.memory.onSessionEnd(this.host.history);
-      void this.memory.shutdown();
-    }
+  async onClose(services: import('../tools/types.ts').ToolServices): Promise<void> {
+    const memory = this.memory;
+    const ending = memory
+      ? (async () => {
+          if (this.host.history.length) await memory.onSessionEnd(this.host.history);
+          await memory.shutdown();
+        })()
+      : Promise.resolve();
     const db = services.state.get('session_db') as SessionDB | undefined;
     if (db?.isOpen && db !== this.host.options.store) db.close();
+    await ending;
   }
 }

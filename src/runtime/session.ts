@@ -481,6 +481,12 @@ export class Session {
     outer?.addEventListener('abort', onOuter, { once: true });
     this.running = ac;
     this.llm.beginTurn();
+    // memory.provider joins before the first turn: its tools and prompt block enter the session
+    // before the system prompt is stored (a restored session keeps its frozen prompt).
+    if (await this.state.loadMemoryProvider()) {
+      this.tools = this.buildTools();
+      if (!this.started && !o.systemPrompt) this.system = this.buildSystem();
+    }
     if (!this.started) {
       this.started = true;
       this.persist(() =>
@@ -489,9 +495,11 @@ export class Session {
     }
     try {
       const runner = await this.turnRunner();
+      const recall = await this.state.recall(user);
       const result = await runner.run(user, {
         history: this.history,
         system: this.system,
+        recall,
         signal: ac.signal,
         emit: (e) => this.dispatch(e),
         sink: o.store ? { append: (m) => this.persist(() => o.store!.appendMessage(this.id, m)) } : undefined,
@@ -636,6 +644,7 @@ export class Session {
       // The child's totals include its own subagents: the whole tree adds up in the parent.
       const spent = child.totals;
       this.addSubagentUsage(spent);
+      if (this.state.memory?.active) void this.state.memory.onDelegation(spec.goal, r.finalText, child.id);
       return {
         status,
         summary: r.finalText,
@@ -671,10 +680,10 @@ export class Session {
     this.interrupt();
     this.broker.cancelAll();
     if (this.started) this.options.store?.endSession?.(this.id, reason);
-    this.state.onClose(this.services);
+    const memoryDone = this.state.onClose(this.services);
     const runner = this.runner;
     this.runner = null;
-    await Promise.all([runner?.close(), runSessionCleanup(this.services)]);
+    await Promise.all([runner?.close(), runSessionCleanup(this.services), memoryDone]);
   }
 }
 

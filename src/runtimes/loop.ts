@@ -58,6 +58,7 @@ export class LoopRunner implements TurnRunner {
         sessionId: h.id,
       },
       ephemeralSystem: o.env.HERMES_EPHEMERAL_SYSTEM_PROMPT || undefined,
+      turnContext: ctx.recall,
       prefill: loadPrefill(o.env.HERMES_PREFILL_MESSAGES_FILE || o.config.prefill_messages_file, o.cwd),
       costOf: (model, provider, usage) => estimateCostUsd(model, provider, usage),
       spill: async (callId, content) => spillResult(callId, content),

@@ -20,6 +20,8 @@ export interface TurnContext {
   sink?: MessageSink;
   /** Asks the person (approvals, clarify) through whatever surface is attached. */
   broker: RequestBroker;
+  /** Recalled memory for this turn (a fenced block), sent with the user message and never stored. */
+  recall?: string;
 }
 
 export interface TurnRunner {

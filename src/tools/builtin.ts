@@ -29,11 +29,16 @@ import kanbanRequestChanges from './kanban-request-changes.ts';
 import kanbanRequestReview from './kanban-request-review.ts';
 import kanbanShow from './kanban-show.ts';
 import kanbanUnblock from './kanban-unblock.ts';
+import haCallService from './ha-call-service.ts';
+import haGetState from './ha-get-state.ts';
+import haListEntities from './ha-list-entities.ts';
+import haListServices from './ha-list-services.ts';
 
 export function builtinRegistry(): ToolRegistry {
   const r = new ToolRegistry();
   for (const def of [readFile, writeFile, patch, searchFiles, terminal, processTool, webSearch, webExtract, vision, todo, clarify, executeCode, delegateTask, cronjob, sendMessage]) r.register(def);
   for (const def of [memory, sessionSearch, skillsList, skillView, skillManage]) r.register(def);
   for (const def of [kanbanShow, kanbanComplete, kanbanBlock, kanbanComment, kanbanHeartbeat, kanbanRequestReview, kanbanRequestChanges, kanbanCreate, kanbanList, kanbanUnblock, kanbanLink]) r.register(def);
+  for (const def of [haListEntities, haGetState, haListServices, haCallService]) r.register(def);
   return r;
 }

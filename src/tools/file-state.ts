@@ -1,9 +1,9 @@
 // The file-state guard: the agent may not overwrite a file that changed since it read it (someone
 // else edited it; writing would lose their change). Reads and writes record what the agent saw.
-import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { redactSecrets } from '../policy/redact.ts';
-import { writeDenied } from '../policy/write-safety.ts';
+import { writeDenied, writeDeniedRemote } from '../policy/write-safety.ts';
+import type { FileOps } from './env/files.ts';
 import type { ToolServices } from './types.ts';
 
 interface Seen {
@@ -20,38 +20,39 @@ function table(state: Map<string, unknown>): Map<string, Seen> {
   return t;
 }
 
+const key = (ops: FileOps, path: string) => (ops.remote ? `${ops.label}\u0000${path}` : path);
+
 /** Records the file as the agent now knows it (after a read or its own write). */
-export function recordSeen(services: ToolServices, path: string): void {
-  try {
-    const st = statSync(path);
-    table(services.state).set(path, { mtimeMs: st.mtimeMs, size: st.size });
-  } catch {
-    table(services.state).delete(path);
-  }
+export async function recordSeen(services: ToolServices, path: string, ops: FileOps): Promise<void> {
+  const st = await ops.stat(path).catch(() => null);
+  if (st) table(services.state).set(key(ops, path), { mtimeMs: st.mtimeMs, size: st.size });
+  else table(services.state).delete(key(ops, path));
 }
 
 /** An error message when `path` changed on disk since the agent last read or wrote it. */
-export function staleError(services: ToolServices, path: string): string | null {
+export async function staleError(services: ToolServices, path: string, ops: FileOps): Promise<string | null> {
   if (['1', 'true', 'yes'].includes((services.env.HERMES_DISABLE_FILE_STATE_GUARD ?? '').toLowerCase())) return null;
-  const seen = table(services.state).get(path);
+  const seen = table(services.state).get(key(ops, path));
   if (!seen) return null;
-  let st;
-  try {
-    st = statSync(path);
-  } catch {
-    return null; // deleted since: writing recreates it
-  }
+  const st = await ops.stat(path).catch(() => null);
+  if (!st) return null; // deleted since: writing recreates it
   if (st.mtimeMs === seen.mtimeMs && st.size === seen.size) return null;
   return `${path} was modified since you last read it (by the user or another program). Read it again with read_file before writing, so their changes are not lost.`;
 }
 
-/** Write-safety for the session: the denylist and HERMES_WRITE_SAFE_ROOT. */
-export function writeCheck(services: ToolServices, path: string): string | null {
-  return writeDenied(path, {
-    userHome: services.env.HOME || homedir(),
-    hermesHome: services.home,
-    safeRoot: services.env.HERMES_WRITE_SAFE_ROOT?.trim() || undefined,
-  });
+/**
+ * Write-safety for the session: the denylist and HERMES_WRITE_SAFE_ROOT. On a remote backend the
+ * same rules apply to that machine's home (its ~/.ssh, ~/.hermes, …).
+ */
+export async function writeCheck(services: ToolServices, path: string, ops?: FileOps): Promise<string | null> {
+  const safeRoot = services.env.HERMES_WRITE_SAFE_ROOT?.trim() || undefined;
+  if (ops?.remote) {
+    // The same deny-list on the remote machine, with its links followed there.
+    const home = (await ops.home()).replace(/\/$/, '') || '/';
+    const [target, st] = await Promise.all([ops.realTarget(path), ops.stat(path).catch(() => null)]);
+    return writeDeniedRemote(path, target, { userHome: home, hermesHome: `${home}/.hermes`, safeRoot }, { hardLinks: st?.links });
+  }
+  return writeDenied(path, { userHome: services.env.HOME || homedir(), hermesHome: services.home, safeRoot });
 }
 
 /**

@@ -1,13 +1,14 @@
 import { closeSync, existsSync, readdirSync, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, posix, resolve } from 'node:path';
 import type { z } from 'zod';
 import type { ToolOutcome } from '../agent/types.ts';
 import type { Zod } from './zod.ts';
 import { expandHome } from '../state/paths.ts';
+import { REMOTE_READ_MAX, type FileOps } from './env/files.ts';
 import { recordSeen } from './file-state.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
-import { encodingOf, looksBinary, openRegular, readHead, readLineWindow } from './text-file.ts';
+import { decodeText, encodingOf, isSecretProcPath, looksBinary, openRegular, readHead, readLineWindow } from './text-file.ts';
 
 export { looksBinary } from './text-file.ts';
 
@@ -86,13 +87,38 @@ function formatWindow(w: { lines: { text: string; cut: boolean }[]; total: numbe
 /**
  * The read_file result for a range of a text (shared by the disk tool and editors' buffers).
  */
-export function readRange(text: string, path: string, a: { offset?: number; limit?: number }, maxChars: number): string | ToolOutcome {
+export function readRange(text: string, path: string, a: { offset?: number; limit?: number }, maxChars: number, extra: Record<string, unknown> = {}): string | ToolOutcome {
   const all = text.split(/\r?\n/);
   if (all.length && all[all.length - 1] === '') all.pop();
   const offset = a.offset ?? 1;
   const limit = Math.min(a.limit ?? DEFAULT_LIMIT, MAX_LINES);
   const lines = all.slice(offset - 1, offset - 1 + limit).map((l) => (l.length > MAX_LINE_CHARS ? { text: l.slice(0, MAX_LINE_CHARS), cut: true } : { text: l, cut: false }));
-  return formatWindow({ lines, total: all.length, complete: true }, path, offset, maxChars);
+  return formatWindow({ lines, total: all.length, complete: true }, path, offset, maxChars, extra);
+}
+
+/** read_file on a remote backend: the same checks, the file pulled through the backend's shell. */
+async function readRemote(ops: FileOps, a: { path: string; offset?: number; limit?: number }, maxChars: number): Promise<{ path: string; result: string | ToolOutcome }> {
+  const path = await ops.resolve(a.path);
+  const st = await ops.stat(path);
+  if (!st) {
+    const want = basename(path).toLowerCase().replace(/\.[^.]+$/, '');
+    const dir = posix.dirname(path);
+    const similar = (await ops.list(dir))
+      .filter((n) => n.toLowerCase().includes(want) || want.includes(n.toLowerCase().replace(/\.[^.]+$/, '')))
+      .slice(0, 5)
+      .map((n) => posix.join(dir, n));
+    return { path, result: fail(`File not found: ${path} (on ${ops.label})`, similar.length ? { similar_files: similar } : {}) };
+  }
+  if (st.kind === 'dir') return { path, result: fail(`${path} is a directory. Use search_files with target "files" to list it.`) };
+  if (IMAGE_EXT.test(path)) return { path, result: fail(`${path} is an image. Use vision_analyze to look at it.`, { is_image: true }) };
+  if (st.kind !== 'file') return { path, result: fail(`${path} is not a regular file (a pipe, device or socket); it cannot be read as text.`) };
+  if (isSecretProcPath(await ops.realTarget(path))) return { path, result: fail(`${path} holds a process's environment or memory (secrets); it is not read.`) };
+  if (st.size > REMOTE_READ_MAX) return { path, result: fail(`${path} is ${st.size.toLocaleString('en-US')} bytes, too large to read through ${ops.label}. Use the terminal (head, sed -n) for parts of it.`) };
+  const buf = await ops.readFile(path);
+  const head = buf.subarray(0, 8192);
+  if (looksBinary(head)) return { path, result: fail(`${path} is a binary file (${binaryKind(head)}, ${st.size.toLocaleString('en-US')} bytes) and cannot be read as text.`, { is_binary: true }) };
+  const enc = encodingOf(buf);
+  return { path, result: readRange(decodeText(buf, enc), path, a, maxChars, enc === 'latin-1' ? { encoding: 'latin-1' } : {}) };
 }
 
 /** Bytes read past the wanted lines to count the rest; beyond it the total is a lower bound. */
@@ -115,9 +141,16 @@ export default defineTool({
     limit: z.coerce.number().int().min(1).optional().describe(`Number of lines to read (default ${DEFAULT_LIMIT}, max ${MAX_LINES})`),
   }),
   paths: (a, s) => ({ read: [resolvePath(a.path, s.cwd)], write: [] }),
-  handler(a, ctx) {
+  async handler(a, ctx) {
     const s = ctx.services;
-    const path = resolvePath(a.path, s.cwd);
+    const { fileOps } = await import('./env/index.ts');
+    const ops = fileOps(s);
+    if (ops.remote) {
+      const { path, result } = await readRemote(ops, a, s.config.file_read_max_chars ?? 100_000);
+      if (typeof result === 'string') await recordSeen(s, path, ops); // a successful read (failures are outcomes)
+      return result;
+    }
+    const path = await ops.resolve(a.path);
     if (!existsSync(path)) {
       const similar = similarNames(path);
       return fail(`File not found: ${path}`, similar.length ? { similar_files: similar } : {});
@@ -135,7 +168,7 @@ export default defineTool({
       const limit = Math.min(a.limit ?? DEFAULT_LIMIT, MAX_LINES);
       const w = readLineWindow(fd, enc, { offset, limit, maxLineChars: MAX_LINE_CHARS, maxScanBytes: MAX_SCAN_BYTES });
       const r = formatWindow(w, path, offset, s.config.file_read_max_chars ?? 100_000, enc === 'latin-1' ? { encoding: 'latin-1' } : {});
-      if (typeof r === 'string') recordSeen(s, path); // a successful read (failures are outcomes)
+      if (typeof r === 'string') await recordSeen(s, path, ops); // a successful read (failures are outcomes)
       return r;
     } finally {
       closeSync(fd);

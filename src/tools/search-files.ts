@@ -1,10 +1,12 @@
 // search_files: ripgrep-backed content search (regex, context lines, globs) and file-name search.
 import { spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative } from 'node:path';
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, posix, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { z } from 'zod';
 import type { Zod } from './zod.ts';
+import type { FileOps } from './env/files.ts';
+import { shq } from './env/types.ts';
 import { resolvePath } from './read-file.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
@@ -48,6 +50,36 @@ async function rg(args: string[], cwd: string, signal: AbortSignal): Promise<RgR
   return { lines, done, stop: () => child.kill('SIGKILL') };
 }
 
+/**
+ * ripgrep where the files are. Locally the output is streamed (and can be stopped early); on a
+ * remote backend rg runs there, or — when that machine has no rg — `fallback` (grep/find producing
+ * the same line format).
+ */
+async function search(ops: FileOps, args: string[], cwd: string, signal: AbortSignal, fallback: string): Promise<RgRun> {
+  if (!ops.remote) return rg(args, cwd, signal);
+  const r = await ops.run(['rg', ...args], cwd, signal, fallback);
+  const lines = r.stdout.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return {
+    lines: (async function* () {
+      yield* lines;
+    })(),
+    done: Promise.resolve({ code: r.code, stderr: r.stderr }),
+    stop: () => {},
+  };
+}
+
+/** grep/find equivalents of the rg calls below, for machines without ripgrep. */
+function grepFallback(kind: 'files' | 'files_only' | 'count' | 'content', a: { pattern: string; file_glob?: string; context?: number }, target: string): string {
+  const include = a.file_glob ? ` --include=${shq(a.file_glob)}` : '';
+  const t = shq(target);
+  if (kind === 'files') return `find ${t} -type f -not -path '*/.git/*' -name ${shq(a.pattern)}${a.file_glob ? ` -name ${shq(a.file_glob)}` : ''}`;
+  const base = `grep -rIE --exclude-dir=.git${include}`;
+  if (kind === 'files_only') return `${base} -lZ -e ${shq(a.pattern)} ${t} | tr '\\000' '\\n'`;
+  if (kind === 'count') return `${base} -cZ -e ${shq(a.pattern)} ${t}`;
+  return `${base} -nHZ${a.context ? ` -C ${Number(a.context)}` : ''} -e ${shq(a.pattern)} ${t}`;
+}
+
 const clipLine = (s: string) => (s.length > MAX_LINE ? s.slice(0, MAX_LINE) + '… [truncated]' : s);
 
 export default defineTool({
@@ -74,23 +106,27 @@ export default defineTool({
   paths: (a, s) => ({ read: [resolvePath(a.path ?? '.', s.cwd)], write: [] }),
   async handler(a, ctx) {
     const s = ctx.services;
-    const root = resolvePath(a.path ?? '.', s.cwd);
-    if (!existsSync(root)) return fail(`Path not found: ${root}.`);
-    const isFile = statSync(root).isFile();
-    const cwd = isFile ? join(root, '..') : root;
-    const target = isFile ? root.slice(cwd.length + 1) : '.';
+    const { fileOps } = await import('./env/index.ts');
+    const ops = fileOps(s);
+    const root = await ops.resolve(a.path ?? '.');
+    const st = await ops.stat(root);
+    if (!st) return fail(`Path not found: ${root}${ops.remote ? ` (on ${ops.label})` : ''}.`);
+    const isFile = st.kind === 'file';
+    const cwd = isFile ? posix.dirname(root) : root;
+    const target = isFile ? posix.basename(root) : '.';
+    const base0 = ops.remote ? await ops.resolve('.') : s.cwd;
     const limit = a.limit ?? 50;
     const offset = a.offset ?? 0;
     const show = (p: string) => {
       const abs = join(cwd, p.replace(/^\.\//, ''));
-      const rel = relative(s.cwd, abs);
+      const rel = relative(base0, abs);
       return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : abs;
     };
     const base = ['--hidden', '--glob', '!.git', '--no-messages', '--color', 'never'];
     if (a.file_glob) base.push('--glob', a.file_glob);
 
     if (a.target === 'files') {
-      const run = await rg([...base, '--files', '--glob', a.pattern, target], cwd, ctx.signal);
+      const run = await search(ops, [...base, '--files', '--glob', a.pattern, target], cwd, ctx.signal, grepFallback('files', a, target));
       const files: string[] = [];
       for await (const l of run.lines) if (l) files.push(l);
       const { code, stderr } = await run.done;
@@ -108,12 +144,15 @@ export default defineTool({
 
     const mode = a.output_mode ?? 'content';
     if (mode === 'files_only' || mode === 'count') {
-      const run = await rg([...base, ...(mode === 'count' ? ['--count-matches', '--null'] : ['--files-with-matches']), '-e', a.pattern, target], cwd, ctx.signal);
+      const run = await search(ops, [...base, ...(mode === 'count' ? ['--count-matches', '--null'] : ['--files-with-matches']), '-e', a.pattern, target], cwd, ctx.signal, grepFallback(mode, a, target));
       const rows: [string, number][] = [];
       for await (const l of run.lines) {
         if (!l) continue;
         const z0 = l.indexOf('\0');
-        if (mode === 'count') rows.push([z0 >= 0 ? l.slice(0, z0) : l.slice(0, l.lastIndexOf(':')), Number(l.slice((z0 >= 0 ? z0 : l.lastIndexOf(':')) + 1))]);
+        if (mode === 'count') {
+          const n = Number(l.slice((z0 >= 0 ? z0 : l.lastIndexOf(':')) + 1));
+          if (n > 0) rows.push([z0 >= 0 ? l.slice(0, z0) : l.slice(0, l.lastIndexOf(':')), n]);
+        }
         else rows.push([z0 >= 0 ? l.slice(0, z0) : l, 0]);
       }
       const { code, stderr } = await run.done;
@@ -133,7 +172,7 @@ export default defineTool({
     const args = [...base, '--line-number', '--with-filename', '--no-heading', '--null', '--max-columns', '2000', '--max-columns-preview'];
     if (a.context) args.push('--context', String(a.context));
     args.push('-e', a.pattern, target);
-    const run = await rg(args, cwd, ctx.signal);
+    const run = await search(ops, args, cwd, ctx.signal, grepFallback('content', a, target));
     const matches: Record<string, unknown>[] = [];
     let count = 0;
     let capped = false;

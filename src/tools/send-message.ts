@@ -23,9 +23,9 @@ export default defineTool({
   toolset: 'messaging',
   emoji: '📨',
   description:
-    'Send a message to a chat on a messaging platform (Telegram, Discord, Slack, email). ' +
+    'Send a message to a chat on a messaging platform (Telegram, Discord, Slack, WhatsApp, Signal, Matrix, Mattermost, SMS, email, …). ' +
     'Targets: a platform name alone (its home channel, e.g. "telegram"), "platform:chat_id", "platform:chat_id:thread_id", ' +
-    '"discord:#channel" / "slack:#channel", "email:someone@example.com", or "origin" (the chat this conversation came from). ' +
+    '"discord:#channel" / "slack:#channel", "email:someone@example.com", "signal:+15551234567", "matrix:!room:server", or "origin" (the chat this conversation came from). ' +
     'When the user names a specific channel or person, call with action="list" first to see the chats you can reach. ' +
     'Your normal reply already goes to the current chat; use this only to reach somewhere else. `MEDIA:/abs/path` on its own line attaches a file.',
   schema: (z: Zod) =>

@@ -47,6 +47,11 @@ export function encodeText(text: string, enc: TextEncoding): { bytes: Buffer; en
   return { bytes: Buffer.from(text, 'utf8'), encoding: 'utf-8' };
 }
 
+/** A process's environment or memory (secrets), by its real path. */
+export function isSecretProcPath(real: string): boolean {
+  return /^\/proc\/(\d+|self|thread-self)(\/task\/\d+)?\/(environ|mem|pagemap)$/.test(real) || real === '/proc/kcore';
+}
+
 /** Why `path` is not a file the tools may read, or null. Never opens it (a FIFO would block). */
 export function unreadable(path: string, st: Stats): string | null {
   if (st.isFIFO()) return `${path} is a named pipe (FIFO); reading it would wait for a writer. Use the terminal if you really mean it.`;
@@ -59,7 +64,7 @@ export function unreadable(path: string, st: Stats): string | null {
   } catch {
     /* keep the given path */
   }
-  if (/^\/proc\/(\d+|self|thread-self)(\/task\/\d+)?\/(environ|mem|pagemap)$/.test(real) || real === '/proc/kcore')
+  if (isSecretProcPath(real))
     return `${path} holds a process's environment or memory (secrets); it is not read.`;
   return null;
 }

@@ -5,14 +5,16 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { BIN, cleanEnv, hermes, tempHome } from '../helpers/cli.ts';
+import { startFakeTelegram } from '../helpers/fake-telegram.ts';
+import { listPlatforms } from '../../src/gateway/platforms/registry.ts';
 import { gatedSuite } from '../helpers/skip.ts';
 import { startHermes, tmuxAvailable } from '../helpers/tmux.ts';
 
 /** Runs hermes in a PTY; `steps` are [screen pattern, keys to type] in order. */
-async function inPty(args: string[], home: string, steps: [RegExp, string][]): Promise<{ screen: string; code: number }> {
+async function inPty(args: string[], home: string, steps: [RegExp, string][], extraEnv: Record<string, string> = {}): Promise<{ screen: string; code: number }> {
   const pty = await import('@lydell/node-pty');
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(cleanEnv(home))) if (v !== undefined) env[k] = v;
+  for (const [k, v] of Object.entries({ ...cleanEnv(home), ...extraEnv })) if (v !== undefined) env[k] = v;
   const p = pty.spawn(process.execPath, [BIN, ...args], { cwd: home, env, cols: 120, rows: 40 });
   let screen = '';
   let step = 0;
@@ -39,21 +41,45 @@ async function inPty(args: string[], home: string, steps: [RegExp, string][]): P
 }
 
 describe('gateway CLI', () => {
-  test('setup wizard writes the chosen platforms to .env (0600)', async () => {
+  test('setup wizard tests the connection and writes the chosen platforms to .env (0600)', async () => {
     const home = tempHome();
-    const r = await inPty(['gateway', 'setup'], home, [
-      [/Which platforms/, ' '], // Telegram is first: select it
-      [/[◼■◉] Telegram/, '\r'],
-      [/Telegram bot token/, '123456:ABC-secret-token\r'],
-      [/who may talk to Hermes/, '111,@alice\r'],
-      [/Save \d+ setting/, 'y\r'],
-    ]);
-    assert.equal(r.code, 0, r.screen);
-    const env = readFileSync(join(home, '.env'), 'utf8');
-    assert.match(env, /TELEGRAM_BOT_TOKEN=123456:ABC-secret-token/);
-    assert.match(env, /TELEGRAM_ALLOWED_USERS="?111,@alice"?/);
-    assert.equal(statSync(join(home, '.env')).mode & 0o777, 0o600);
-    assert.doesNotMatch(r.screen, /123456:ABC-secret-token/, 'the token is not echoed');
+    const tg = await startFakeTelegram();
+    try {
+      const r = await inPty(
+        ['gateway', 'setup'],
+        home,
+        [
+          [/Which platforms/, ' '], // Telegram is first: select it
+          [/[◼■◉] Telegram/, '\r'],
+          [/Telegram bot token/, '123456:ABC-wrong-token-xxxxxxxxxxxx\r'],
+          [/connection test failed: Telegram refused the token: Unauthorized[\s\S]*What now/, '\r'], // enter the credentials again
+          [/Telegram bot token/, `${tg.token}\r`],
+          [/Telegram: connected \(@hermes_test_bot\)[\s\S]*who may talk to Hermes/, '111,@alice\r'],
+          [/Save \d+ setting/, 'y\r'],
+        ],
+        { TELEGRAM_API_ROOT: tg.url },
+      );
+      assert.equal(r.code, 0, r.screen);
+      const env = readFileSync(join(home, '.env'), 'utf8');
+      assert.match(env, new RegExp(`TELEGRAM_BOT_TOKEN=${tg.token}`));
+      assert.match(env, /TELEGRAM_ALLOWED_USERS="?111,@alice"?/);
+      assert.equal(statSync(join(home, '.env')).mode & 0o777, 0o600);
+      assert.doesNotMatch(r.screen, /ABC-wrong-token|TEST-token_abc/, 'the token is not echoed');
+    } finally {
+      await tg.close();
+    }
+  });
+
+  test('status lists every configured platform, running or not', async () => {
+    const home = tempHome();
+    const r = await hermes(['gateway', 'status'], { home, env: { TELEGRAM_BOT_TOKEN: '1:abcdefghijkl', SIGNAL_HTTP_URL: 'http://127.0.0.1:9', SIGNAL_ACCOUNT: '+15550000001', MATTERMOST_URL: 'http://127.0.0.1:9' } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Gateway: not running/);
+    assert.match(r.stdout, /^ {2}telegram +configured +Telegram$/m);
+    assert.match(r.stdout, /^ {2}signal +configured +Signal$/m);
+    assert.doesNotMatch(r.stdout, /mattermost/, 'half-configured platforms (no token) are not listed');
+    const none = await hermes(['gateway', 'status'], { home });
+    assert.match(none.stdout, /Platforms: none configured/);
   });
 
   test('setup needs a terminal', async () => {
@@ -88,7 +114,7 @@ describe('gateway CLI', () => {
     const home = tempHome();
     const p = await hermes(['gateway', 'run', '--platform', 'myspace'], { home });
     assert.equal(p.code, 2);
-    assert.match(p.stderr, /^hermes: Unknown platform\(s\): myspace\. Known: telegram, discord, slack, email, api_server, webhook\.\n$/);
+    assert.match(p.stderr, /^hermes: Unknown platform\(s\): myspace\. Known: telegram, discord, slack, whatsapp, whatsapp_cloud, matrix, mattermost, signal, homeassistant, sms, email, api_server, webhook\.\n$/);
     const a = await hermes(['pairing', 'approve', 'telegram', 'ABCDEFGH'], { home });
     assert.equal(a.code, 1);
     const w = await hermes(['webhook', 'subscribe', 'bad name!'], { home });
@@ -110,7 +136,8 @@ term.describe('gateway setup in a terminal', () => {
     const t = startHermes(['gateway', 'setup'], { home });
     try {
       await t.waitFor(/Which platforms/);
-      for (let i = 0; i < 4; i++) t.keys('Down');
+      const at = listPlatforms().findIndex((d) => d.name === 'api_server');
+      for (let i = 0; i < at; i++) t.keys('Down');
       t.keys('Space');
       await t.waitFor(/◼ API server/);
       t.keys('Enter');

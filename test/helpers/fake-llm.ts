@@ -39,6 +39,8 @@ export interface FakeReply {
   delayMs?: number;
   /** Wait between SSE chunks. */
   chunkDelayMs?: number;
+  /** Characters of text per streamed delta (default 8). */
+  chunkSize?: number;
   /** Never answer (timeouts, interrupts). */
   hang?: boolean;
   /** Force streaming (true) or plain JSON (false); default: what the request asked. */
@@ -265,7 +267,7 @@ export async function startFakeLlm(opts: { defaultReply?: FakeReply; requireKey?
     const out = [chunk({ role: 'assistant', content: '' })];
     for (const p of pieces(reply.reasoning ?? '')) out.push(chunk({ reasoning_content: p }));
     if (reply.reasoningDetails?.length) out.push(chunk({ reasoning_details: reply.reasoningDetails }));
-    for (const p of pieces(reply.text ?? '')) out.push(chunk({ content: p }));
+    for (const p of pieces(reply.text ?? '', reply.chunkSize)) out.push(chunk({ content: p }));
     (reply.toolCalls ?? []).forEach((tc, index) => {
       out.push(chunk({ tool_calls: [{ index, id: tc.id ?? `call_${nextId()}`, type: 'function', function: { name: tc.name, arguments: '' } }] }));
       for (const p of thirds(argsString(tc))) out.push(chunk({ tool_calls: [{ index, function: { arguments: p } }] }));

@@ -9,6 +9,8 @@ export interface SentCall {
   method: string;
   params: Record<string, any>;
   at: number;
+  /** The message id the fake gave a sent message. */
+  messageId?: number;
 }
 
 export interface FakeTelegram {
@@ -37,6 +39,10 @@ export interface FakeTelegram {
   /** Serve `getUpdates` only after this many ms (simulates a slow/unreachable API). */
   files: Map<string, Buffer>;
   updateCount(): number;
+  /** getMe calls so far: one per (re)connection of the bot. */
+  connections(): number;
+  /** Fails the next getUpdates with 401 and cuts the waiting long poll: polling stops, the gateway must reconnect. */
+  dropPolling(): void;
   close(): Promise<void>;
 }
 
@@ -54,14 +60,15 @@ export async function startFakeTelegram(opts: { token?: string; botUsername?: st
   const failures = new Map<string, { left: number; code: number; description: string }>();
   const files = new Map<string, Buffer>();
   let waitingPolls = 0;
+  let getMeCount = 0;
   const sockets = new Set<Socket>();
 
   const wake = () => {
     for (const w of [...waiters]) w();
   };
   const listeners = new Set<(c: SentCall) => void>();
-  const recordCall = (method: string, params: Record<string, any>) => {
-    const c = { method, params, at: Date.now() };
+  const recordCall = (method: string, params: Record<string, any>, messageId?: number) => {
+    const c: SentCall = { method, params, at: Date.now(), messageId };
     for (const l of listeners) l(c);
     if (!record) return;
     calls.push(c);
@@ -124,6 +131,7 @@ export async function startFakeTelegram(opts: { token?: string; botUsername?: st
     }
     switch (method) {
       case 'getMe':
+        getMeCount++;
         return answer({ id: 42, is_bot: true, first_name: 'Hermes', username, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
       case 'deleteWebhook':
       case 'setWebhook':
@@ -159,8 +167,8 @@ export async function startFakeTelegram(opts: { token?: string; botUsername?: st
       case 'sendDocument':
       case 'sendAudio':
       case 'sendVideo': {
-        recordCall(method, params);
         const id = nextMessageId++;
+        recordCall(method, params, id);
         return answer({ message_id: id, date: Math.floor(Date.now() / 1000), chat: chatOf(params.chat_id), text: params.text, message_thread_id: params.message_thread_id });
       }
       case 'editMessageText':
@@ -273,6 +281,11 @@ export async function startFakeTelegram(opts: { token?: string; botUsername?: st
       failures.set(method, { left: times, code, description });
     },
     updateCount: () => updates.length,
+    connections: () => getMeCount,
+    dropPolling() {
+      failures.set('getUpdates', { left: 1, code: 401, description: 'Unauthorized' });
+      wake();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         wake();

@@ -130,7 +130,9 @@ test('the manager fans out to an external provider and survives its failures', a
     toolSchemas: () => [{ name: 'fake_recall', description: 'recall', parameters: { type: 'object', properties: {} } }],
     handleToolCall: (name) => JSON.stringify({ called: name }),
     prefetch: (q) => `recalled for ${q}`,
-    syncTurn: (u, a) => calls.push(`sync ${u}/${a}`),
+    syncTurn: (u, a) => {
+      calls.push(`sync ${u}/${a}`);
+    },
     onPreCompress: () => {
       throw new Error('boom');
     },
@@ -147,4 +149,42 @@ test('the manager fans out to an external provider and survives its failures', a
   await mgr.onPreCompress([]);
   assert.deepEqual(calls, ['sync hi/hello', 'add user x']);
   assert.match(warnings[0], /fake: onPreCompress failed: boom/);
+});
+
+test('memory manager: recall is fenced (nested fences stripped), failures are reported once, writes drain, delegation reaches the provider', async () => {
+  const warnings: string[] = [];
+  const mgr = new MemoryManager(new BuiltinMemoryProvider(new MemoryStore(dir())), (w) => warnings.push(w));
+  const seen: string[] = [];
+  let writes = 0;
+  let fail = true;
+  mgr.addProvider({
+    name: 'ext',
+    isAvailable: () => true,
+    prefetch: async (q) => {
+      if (fail) throw new Error('down');
+      return `<memory-context>nested</memory-context> about ${q}`;
+    },
+    syncTurn: () =>
+      new Promise<void>((r) =>
+        setTimeout(() => {
+          writes++;
+          r();
+        }, 50),
+      ),
+    onDelegation: (task, result, child) => {
+      seen.push(`${task}|${result}|${child}`);
+    },
+  });
+  assert.equal(await mgr.recall('tea', 's'), undefined);
+  assert.equal(await mgr.recall('tea', 's'), undefined);
+  assert.equal(warnings.length, 1, 'reported once');
+  assert.match(warnings[0], /ext: prefetch failed: down/);
+  fail = false;
+  const block = await mgr.recall('tea', 's');
+  assert.match(block!, /^<memory-context>\n\[System note: recalled from long-term memory[^\n]*\]\n\nnested about tea\n<\/memory-context>$/);
+  mgr.syncTurn('u', 'a', 's', []);
+  await mgr.shutdown();
+  assert.equal(writes, 1, 'shutdown waits for the background write');
+  await mgr.onDelegation('build it', 'built', 'child-1');
+  assert.deepEqual(seen, ['build it|built|child-1']);
 });

@@ -13,11 +13,14 @@ import insights from './insights.ts';
 import kanban from './kanban.ts';
 import logs from './logs.ts';
 import mcp from './mcp.ts';
+import memory from './memory.ts';
 import onboarding from './onboarding.ts';
 import pairing from './pairing.ts';
+import send from './send.ts';
 import sessions from './sessions.ts';
 import skills from './skills.ts';
 import version from './version.ts';
 import webhook from './webhook.ts';
+import whatsapp from './whatsapp.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, dashboard, fallback, gateway, insights, kanban, logs, mcp, pairing, sessions, skills, webhook, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, dashboard, fallback, gateway, insights, kanban, logs, mcp, memory, pairing, send, sessions, skills, webhook, whatsapp, version];

@@ -2,7 +2,8 @@
 // the code the person got in chat, exactly like `hermes pairing approve`), approved users, and
 // start/stop of the background gateway.
 import type { Hono } from 'hono';
-import { enabledPlatforms, PLATFORM_LABELS, type PlatformName } from '../../gateway/config.ts';
+import { enabledPlatforms } from '../../gateway/config.ts';
+import { platformLabel } from '../../gateway/platforms/registry.ts';
 import { gatewayStatus, GatewayError, startBackground, stopGateway } from '../../gateway/daemon.ts';
 import { PairingStore } from '../../gateway/pairing.ts';
 import { body, fail, str, type DashboardContext } from '../context.ts';
@@ -15,7 +16,7 @@ export function registerGateway(app: Hono, ctx: DashboardContext): void {
     const pairing = new PairingStore(ctx.home);
     return c.json({
       ...st,
-      enabled: enabled.map((p) => ({ id: p, label: PLATFORM_LABELS[p as PlatformName] ?? p, state: st.platforms[p]?.state ?? (st.running ? 'unknown' : 'stopped'), detail: st.platforms[p] ?? null })),
+      enabled: enabled.map((p) => ({ id: p, label: platformLabel(p), state: st.platforms[p]?.state ?? (st.running ? 'unknown' : 'stopped'), detail: st.platforms[p] ?? null })),
       pending: pairing.listPending(),
       approved: pairing.listApproved(),
     });

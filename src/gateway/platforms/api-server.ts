@@ -20,6 +20,7 @@ import { platformSettings, truthy } from '../config.ts';
 import type { GatewayRunner } from '../runner.ts';
 import type { InboundHandlers, PlatformAdapter, SendResult } from '../types.ts';
 import { PlatformSetupError } from '../types.ts';
+import type { PlatformDefinition } from './registry.ts';
 
 export interface ApiServerSettings {
   host: string;
@@ -627,3 +628,15 @@ function outputItems(messages: Message[]): Json[] {
 export function truthyEnabled(env: NodeJS.ProcessEnv): boolean {
   return truthy(env.API_SERVER_ENABLED);
 }
+
+export const definition: PlatformDefinition = {
+  name: 'api_server',
+  label: 'API server',
+  kind: 'service',
+  maxMessageLength: Number.POSITIVE_INFINITY,
+  configured: (env, config) => truthy(env.API_SERVER_ENABLED) || platformSettings(config, 'api_server').enabled === true,
+  create: async (ctx) => {
+    if (!ctx.runner) throw new Error('the API server runs inside the gateway');
+    return new ApiServer(ctx.runner, apiServerSettings(ctx.env, ctx.config));
+  },
+};

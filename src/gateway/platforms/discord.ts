@@ -2,9 +2,11 @@
 // (discord.require_mention, default true; discord.free_response_channels are exempt). Threads are
 // shared sessions (chat = parent channel, thread = the thread's id). Approval and clarify choices
 // are buttons. The client is built through `deps.createClient` so tests swap in a fake.
-import type { ChatInfo, InboundHandlers, InboundMessage, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
+import { attachmentCapBytes, downloadAttachment, kindOf } from '../media.ts';
+import type { ChatInfo, InboundAttachment, InboundHandlers, InboundMessage, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import { platformSettings, truthy } from '../config.ts';
 import { splitList } from '../auth.ts';
+import type { PlatformDefinition } from './registry.ts';
 
 /** The part of a discord.js Client this adapter uses. */
 export interface DiscordClientLike {
@@ -17,7 +19,7 @@ export interface DiscordClientLike {
 }
 
 export interface DiscordDeps {
-  createClient?: () => Promise<DiscordClientLike>;
+  createClient?: (o: { apiBase?: string }) => Promise<DiscordClientLike>;
   /** REST for the send-only client (deliveries without a gateway). */
   fetch?: typeof fetch;
 }
@@ -26,15 +28,21 @@ export interface DiscordOptions {
   token: string;
   env: NodeJS.ProcessEnv;
   config: Record<string, unknown>;
+  /** HERMES_HOME: attachments are saved under it. */
+  home?: string;
   log: (line: string) => void;
   deps?: DiscordDeps;
 }
 
-async function defaultClient(): Promise<DiscordClientLike> {
+async function defaultClient(o: { apiBase?: string }): Promise<DiscordClientLike> {
   const d = await import('discord.js');
+  // DISCORD_API_BASE (`https://discord.com/api/v10` form) points REST, and through /gateway/bot the
+  // gateway, at another host (a proxy, tests).
+  const api = o.apiBase?.replace(/\/+$/, '').replace(/\/v\d+$/, '');
   return new d.Client({
     intents: [d.GatewayIntentBits.Guilds, d.GatewayIntentBits.GuildMessages, d.GatewayIntentBits.MessageContent, d.GatewayIntentBits.DirectMessages],
     partials: [d.Partials.Channel],
+    ...(api ? { rest: { api } } : {}),
   }) as unknown as DiscordClientLike;
 }
 
@@ -52,6 +60,8 @@ export class DiscordAdapter implements PlatformAdapter {
   readonly name = 'discord';
   readonly maxMessageLength = 2000;
   readonly supportsButtons = true;
+  readonly editIntervalMs = 1000;
+  readonly prefers = { reactions: true };
   private client: DiscordClientLike | null = null;
   private readonly o: DiscordOptions;
 
@@ -60,12 +70,12 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 
   async connect(handlers: InboundHandlers): Promise<void> {
-    const client = await (this.o.deps?.createClient ?? defaultClient)();
+    const client = await (this.o.deps?.createClient ?? defaultClient)({ apiBase: this.o.env.DISCORD_API_BASE });
     this.client = client;
     client.on('messageCreate', (m: any) => {
       try {
         const msg = this.normalize(m);
-        if (msg) handlers.message(msg);
+        if (msg) void this.withFiles(msg, m).then((x) => handlers.message(x), (e: Error) => this.o.log(`discord: attachments: ${e.message}`));
       } catch (e) {
         this.o.log(`discord: could not read a message: ${(e as Error).message}`);
       }
@@ -126,10 +136,22 @@ export class DiscordAdapter implements PlatformAdapter {
       threadId: thread ? String(thread.id) : undefined,
       scopeId: m.guildId ?? undefined,
     };
-    const attachments = [...(m.attachments?.values?.() ?? [])].map((a: any) => ({ kind: String(a.contentType ?? '').startsWith('image/') ? ('image' as const) : ('document' as const), fileName: a.name, mimeType: a.contentType }));
-    if (!text && !attachments.length) return null;
-    if (attachments.length) text = `${text}\n\n${attachments.map((a) => `[Attachment: ${a.fileName ?? 'file'} (${a.mimeType ?? 'unknown type'}) — not downloaded]`).join('\n')}`.trim();
+    const hasFiles = (m.attachments?.size ?? 0) > 0;
+    if (!text && !hasFiles) return null;
     return { source, messageId: String(m.id), text, replyTo: m.reference?.messageId, receivedAt: Date.now() };
+  }
+
+  /** Downloads the message's attachments (Discord's CDN URLs, with the size cap). */
+  private async withFiles(msg: InboundMessage, m: any): Promise<InboundMessage> {
+    const list = [...(m.attachments?.values?.() ?? [])] as { id: string; url: string; name?: string; contentType?: string | null; size?: number }[];
+    if (!list.length) return msg;
+    const attachments: InboundAttachment[] = [];
+    for (const a of list) {
+      const mimeType = a.contentType ?? undefined;
+      if ((a.size ?? 0) > attachmentCapBytes(this.o.config) || !this.o.home) attachments.push({ kind: kindOf(mimeType, a.name), fileName: a.name, mimeType, tooLarge: this.o.home ? a.size : undefined });
+      else attachments.push(await downloadAttachment(this.o.home, this.o.config, { url: a.url, mimeType, fileName: a.name, id: a.id, fetch: this.o.deps?.fetch }));
+    }
+    return { ...msg, attachments };
   }
 
   async disconnect(): Promise<void> {
@@ -171,6 +193,20 @@ export class DiscordAdapter implements PlatformAdapter {
     } catch {
       /* typing is best effort */
     }
+  }
+
+  private async reaction(method: 'put' | 'delete', chatId: string, messageId: string, emoji: string, threadId?: string): Promise<void> {
+    const c = this.client as unknown as { rest?: { put(r: string): Promise<unknown>; delete(r: string): Promise<unknown> } } | null;
+    if (!c?.rest) return;
+    await c.rest[method](`/channels/${threadId ?? chatId}/messages/${messageId}/reactions/${encodeURIComponent(emoji)}/@me`);
+  }
+
+  react(chatId: string, messageId: string, emoji: string, opts?: { threadId?: string }): Promise<void> {
+    return this.reaction('put', chatId, messageId, emoji, opts?.threadId);
+  }
+
+  unreact(chatId: string, messageId: string, emoji: string, opts?: { threadId?: string }): Promise<void> {
+    return this.reaction('delete', chatId, messageId, emoji, opts?.threadId);
   }
 
   async sendMedia(chatId: string, path: string, opts?: SendOptions & { caption?: string }): Promise<SendResult> {
@@ -233,3 +269,28 @@ export function createDiscordSender(env: NodeJS.ProcessEnv, config: Record<strin
   const token = env.DISCORD_BOT_TOKEN || String(platformSettings(config, 'discord').token ?? '');
   return token ? new DiscordRestSender(token, { base: env.DISCORD_API_BASE, fetch: deps?.fetch }) : null;
 }
+
+export const definition: PlatformDefinition = {
+  name: 'discord',
+  label: 'Discord',
+  kind: 'chat',
+  maxMessageLength: 2000,
+  configured: (env, config) => !!(env.DISCORD_BOT_TOKEN || platformSettings(config, 'discord').token),
+  create: async (ctx) => {
+    const token = ctx.env.DISCORD_BOT_TOKEN || String(platformSettings(ctx.config, 'discord').token ?? '');
+    return new DiscordAdapter({ token, env: ctx.env, config: ctx.config, home: ctx.home, log: ctx.log, deps: ctx.deps as DiscordDeps | undefined });
+  },
+  sender: async (ctx) => createDiscordSender(ctx.env, ctx.config, ctx.deps as DiscordDeps | undefined),
+  setup: {
+    intro: 'Developer Portal → your application → Bot: reset the token, and enable the Message Content intent.',
+    fields: [{ key: 'DISCORD_BOT_TOKEN', prompt: 'Discord bot token', secret: true }],
+    allowlistHint: 'user ids',
+  },
+  probe: async (env, config) => {
+    const token = env.DISCORD_BOT_TOKEN || String(platformSettings(config, 'discord').token ?? '');
+    const r = await fetch(`${(env.DISCORD_API_BASE ?? 'https://discord.com/api/v10').replace(/\/+$/, '')}/users/@me`, { headers: { authorization: `Bot ${token}` } });
+    const body = (await r.json().catch(() => ({}))) as { username?: string; message?: string };
+    if (!r.ok) throw new Error(`Discord refused the token: ${body.message ?? `HTTP ${r.status}`}`);
+    return body.username ?? '?';
+  },
+};

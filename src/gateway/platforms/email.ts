@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { platformSettings, truthy } from '../config.ts';
 import type { InboundAttachment, InboundHandlers, InboundMessage, PlatformAdapter, SendOptions, SendResult } from '../types.ts';
+import type { PlatformDefinition } from './registry.ts';
 
 export interface EmailSettings {
   address: string;
@@ -329,3 +330,29 @@ export function createEmailSender(env: NodeJS.ProcessEnv, config: Record<string,
   const s = emailSettings(env, config);
   return s ? new EmailAdapter({ settings: s, home: env.HERMES_HOME ?? '', log: () => undefined, deps }) : null;
 }
+
+export const definition: PlatformDefinition = {
+  name: 'email',
+  label: 'Email',
+  kind: 'chat',
+  maxMessageLength: 100_000,
+  homeEnv: 'EMAIL_HOME_ADDRESS',
+  configured: (env) => !!(env.EMAIL_ADDRESS && env.EMAIL_PASSWORD && env.EMAIL_IMAP_HOST && env.EMAIL_SMTP_HOST),
+  targetHint: 'an email address',
+  parseTarget: (rest) => (/^[^@\s]+@[^@\s]+$/.test(rest) ? { chatId: rest } : null),
+  create: async (ctx) => {
+    const settings = emailSettings(ctx.env, ctx.config);
+    if (!settings) throw new Error('email needs EMAIL_ADDRESS, EMAIL_PASSWORD, EMAIL_IMAP_HOST and EMAIL_SMTP_HOST');
+    return new EmailAdapter({ settings, home: ctx.home, log: ctx.log, deps: ctx.deps as EmailDeps | undefined });
+  },
+  sender: async (ctx) => createEmailSender(ctx.env, ctx.config, ctx.deps as EmailDeps | undefined),
+  setup: {
+    fields: [
+      { key: 'EMAIL_ADDRESS', prompt: "The agent's email address", validate: (v) => (/^[^@\s]+@[^@\s]+$/.test(v) ? undefined : 'Enter an email address') },
+      { key: 'EMAIL_PASSWORD', prompt: 'Password (an app password with 2FA)', secret: true },
+      { key: 'EMAIL_IMAP_HOST', prompt: 'IMAP host', placeholder: 'imap.gmail.com' },
+      { key: 'EMAIL_SMTP_HOST', prompt: 'SMTP host', placeholder: 'smtp.gmail.com' },
+    ],
+    allowlistHint: 'sender addresses',
+  },
+};

@@ -7,7 +7,9 @@ import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { splitList } from '../auth.ts';
 import { platformSettings, truthy } from '../config.ts';
-import type { ChatInfo, InboundHandlers, InboundMessage, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
+import { attachmentCapBytes, downloadAttachment, kindOf } from '../media.ts';
+import type { ChatInfo, InboundAttachment, InboundHandlers, InboundMessage, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
+import type { PlatformDefinition } from './registry.ts';
 
 /** The part of a Bolt App this adapter uses. */
 export interface SlackAppLike {
@@ -19,6 +21,7 @@ export interface SlackAppLike {
     };
     conversations: { info(a: { channel: string }): Promise<{ channel?: { name?: string; is_im?: boolean } }>; list?(a: Record<string, unknown>): Promise<{ channels?: { id: string; name?: string }[] }> };
     files?: { uploadV2(a: Record<string, unknown>): Promise<unknown> };
+    reactions?: { add(a: Record<string, unknown>): Promise<unknown>; remove(a: Record<string, unknown>): Promise<unknown> };
   };
   event(name: string, fn: (a: { event: any; body?: any }) => Promise<void> | void): unknown;
   action(pattern: RegExp, fn: (a: { ack: () => Promise<void>; body: any; action: any; respond?: (m: unknown) => Promise<unknown> }) => Promise<void> | void): unknown;
@@ -28,7 +31,7 @@ export interface SlackAppLike {
 }
 
 export interface SlackDeps {
-  createApp?: (o: { token: string; appToken: string }) => Promise<SlackAppLike>;
+  createApp?: (o: { token: string; appToken: string; apiUrl?: string; log?: (line: string) => void }) => Promise<SlackAppLike>;
   fetch?: typeof fetch;
 }
 
@@ -37,15 +40,24 @@ export interface SlackOptions {
   appToken: string;
   env: NodeJS.ProcessEnv;
   config: Record<string, unknown>;
+  /** HERMES_HOME: attachments are saved under it. */
+  home?: string;
   log: (line: string) => void;
   deps?: SlackDeps;
 }
 
-async function defaultApp(o: { token: string; appToken: string }): Promise<SlackAppLike> {
+async function defaultApp(o: { token: string; appToken: string; apiUrl?: string; log?: (line: string) => void }): Promise<SlackAppLike> {
   const bolt = await import('@slack/bolt');
   const App = (bolt as unknown as { App: new (o: Record<string, unknown>) => SlackAppLike }).App ?? (bolt as unknown as { default: { App: new (o: Record<string, unknown>) => SlackAppLike } }).default.App;
-  return new App({ token: o.token, appToken: o.appToken, socketMode: true, logLevel: 'error' });
+  // SLACK_API_URL (a proxy, Slack's GovSlack host, tests) reaches both the Web API and the Socket Mode client.
+  const clientOptions = o.apiUrl ? { slackApiUrl: o.apiUrl } : undefined;
+  // Bolt's own console logger would write to the terminal; its errors go to the gateway log instead.
+  const quiet = () => undefined;
+  const logger = { debug: quiet, info: quiet, warn: quiet, error: (...m: unknown[]) => o.log?.(`slack: ${m.map(String).join(' ').slice(0, 300)}`), setLevel: quiet, getLevel: () => 'error', setName: quiet };
+  return new App({ token: o.token, appToken: o.appToken, socketMode: true, logger, logLevel: 'error', clientOptions, installerOptions: clientOptions ? { clientOptions: { ...clientOptions } } : undefined });
 }
+
+const SLACK_EMOJI: Record<string, string> = { '👀': 'eyes', '✅': 'white_check_mark', '❌': 'x' };
 
 function blocks(text: string, opts?: SendOptions) {
   if (!opts?.buttons?.length) return undefined;
@@ -77,18 +89,21 @@ export class SlackAdapter implements PlatformAdapter {
   readonly name = 'slack';
   readonly maxMessageLength = 39_000;
   readonly supportsButtons = true;
+  readonly editIntervalMs = 1200;
   private app: SlackAppLike | null = null;
   private botUserId = '';
   private teamId = '';
   private readonly o: SlackOptions;
   private readonly names = new Map<string, string>();
+  /** client_msg_id → ts (reactions name a message by its ts). */
+  private readonly tsOf = new Map<string, string>();
 
   constructor(o: SlackOptions) {
     this.o = o;
   }
 
   async connect(handlers: InboundHandlers): Promise<void> {
-    const app = await (this.o.deps?.createApp ?? defaultApp)({ token: this.o.botToken, appToken: this.o.appToken });
+    const app = await (this.o.deps?.createApp ?? defaultApp)({ token: this.o.botToken, appToken: this.o.appToken, apiUrl: this.o.env.SLACK_API_URL, log: this.o.log });
     this.app = app;
     const me = await app.client.auth.test();
     this.botUserId = me.user_id ?? '';
@@ -96,7 +111,7 @@ export class SlackAdapter implements PlatformAdapter {
     const onMessage = async ({ event, body }: { event: any; body?: any }) => {
       try {
         const msg = this.normalize(event, body?.team_id);
-        if (msg) handlers.message(msg);
+        if (msg) handlers.message(await this.withFiles(msg, event));
       } catch (e) {
         this.o.log(`slack: could not read a message: ${(e as Error).message}`);
       }
@@ -120,7 +135,7 @@ export class SlackAdapter implements PlatformAdapter {
   }
 
   private normalize(ev: any, team?: string): InboundMessage | null {
-    if (!ev || ev.bot_id || ev.subtype || ev.user === this.botUserId || !ev.user) return null;
+    if (!ev || ev.bot_id || (ev.subtype && ev.subtype !== 'file_share' && ev.subtype !== 'thread_broadcast') || ev.user === this.botUserId || !ev.user) return null;
     const isDm = ev.channel_type === 'im' || String(ev.channel).startsWith('D');
     const s = platformSettings(this.o.config, 'slack');
     let text = String(ev.text ?? '');
@@ -148,8 +163,35 @@ export class SlackAdapter implements PlatformAdapter {
       scopeId: ev.team ?? team ?? (this.teamId || undefined),
     };
     if (!text && !ev.files?.length) return null;
-    if (ev.files?.length) text = `${text}\n\n${ev.files.map((f: any) => `[Attachment: ${f.name ?? 'file'} (${f.mimetype ?? 'unknown type'}) — not downloaded]`).join('\n')}`.trim();
+    if (ev.client_msg_id) {
+      this.tsOf.set(String(ev.client_msg_id), String(ev.ts));
+      if (this.tsOf.size > 2000) this.tsOf.delete(this.tsOf.keys().next().value as string);
+    }
     return { source, messageId: String(ev.client_msg_id ?? ev.ts), text, receivedAt: Date.now() };
+  }
+
+  /** Downloads the message's files (private URLs, with the bot token and the size cap). */
+  private async withFiles(msg: InboundMessage, ev: any): Promise<InboundMessage> {
+    const files = (ev.files ?? []) as { id: string; name?: string; mimetype?: string; size?: number; url_private_download?: string; url_private?: string }[];
+    if (!files.length) return msg;
+    const attachments: InboundAttachment[] = [];
+    for (const f of files) {
+      const url = f.url_private_download ?? f.url_private;
+      if ((f.size ?? 0) > attachmentCapBytes(this.o.config)) attachments.push({ kind: kindOf(f.mimetype, f.name), fileName: f.name, mimeType: f.mimetype, tooLarge: f.size });
+      else if (url && this.o.home)
+        attachments.push(await downloadAttachment(this.o.home, this.o.config, { url, mimeType: f.mimetype, fileName: f.name, id: f.id, headers: { authorization: `Bearer ${this.o.botToken}` } }).catch((e: Error) => (this.o.log(`slack: file ${f.id}: ${e.message}`), { kind: kindOf(f.mimetype, f.name), fileName: f.name } as InboundAttachment)));
+    }
+    return { ...msg, attachments };
+  }
+
+  async react(chatId: string, messageId: string, emoji: string): Promise<void> {
+    const ts = this.tsOf.get(messageId) ?? messageId;
+    await this.client.reactions?.add({ channel: chatId, timestamp: ts, name: SLACK_EMOJI[emoji] ?? emoji });
+  }
+
+  async unreact(chatId: string, messageId: string, emoji: string): Promise<void> {
+    const ts = this.tsOf.get(messageId) ?? messageId;
+    await this.client.reactions?.remove({ channel: chatId, timestamp: ts, name: SLACK_EMOJI[emoji] ?? emoji });
   }
 
   async disconnect(): Promise<void> {
@@ -251,3 +293,34 @@ export function createSlackSender(env: NodeJS.ProcessEnv, config: Record<string,
   const token = env.SLACK_BOT_TOKEN || String(platformSettings(config, 'slack').bot_token ?? '');
   return token ? new SlackWebSender(token, { base: env.SLACK_API_URL, fetch: deps?.fetch }) : null;
 }
+
+export const definition: PlatformDefinition = {
+  name: 'slack',
+  label: 'Slack',
+  kind: 'chat',
+  maxMessageLength: 39_000,
+  configured: (env, config) => {
+    const s = platformSettings(config, 'slack');
+    return !!((env.SLACK_BOT_TOKEN || s.bot_token) && (env.SLACK_APP_TOKEN || s.app_token));
+  },
+  create: async (ctx) => {
+    const s = platformSettings(ctx.config, 'slack');
+    return new SlackAdapter({ botToken: ctx.env.SLACK_BOT_TOKEN || String(s.bot_token ?? ''), appToken: ctx.env.SLACK_APP_TOKEN || String(s.app_token ?? ''), env: ctx.env, config: ctx.config, home: ctx.home, log: ctx.log, deps: ctx.deps as SlackDeps | undefined });
+  },
+  sender: async (ctx) => createSlackSender(ctx.env, ctx.config, ctx.deps as SlackDeps | undefined),
+  setup: {
+    intro: 'api.slack.com/apps → your app: enable Socket Mode (app-level token with connections:write) and install it to the workspace (bot token).',
+    fields: [
+      { key: 'SLACK_BOT_TOKEN', prompt: 'Slack bot token (xoxb-…)', secret: true, validate: (v) => (v.startsWith('xoxb-') ? undefined : 'A bot token starts with xoxb-') },
+      { key: 'SLACK_APP_TOKEN', prompt: 'Slack app-level token for Socket Mode (xapp-…)', secret: true, validate: (v) => (v.startsWith('xapp-') ? undefined : 'An app token starts with xapp-') },
+    ],
+    allowlistHint: 'member ids like U0123',
+  },
+  probe: async (env, config) => {
+    const token = env.SLACK_BOT_TOKEN || String(platformSettings(config, 'slack').bot_token ?? '');
+    const r = await fetch(`${(env.SLACK_API_URL ?? 'https://slack.com/api').replace(/\/+$/, '')}/auth.test`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    const body = (await r.json().catch(() => ({}))) as { ok?: boolean; user?: string; team?: string; error?: string };
+    if (!body.ok) throw new Error(`Slack refused the token: ${body.error ?? `HTTP ${r.status}`}`);
+    return `${body.user ?? '?'} in ${body.team ?? '?'}`;
+  },
+};

@@ -9,6 +9,7 @@ import type { Bot, Context } from 'grammy';
 import type { ChatInfo, InboundAttachment, InboundHandlers, InboundMessage, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import { PlatformSetupError } from '../types.ts';
 import { platformSettings, truthy } from '../config.ts';
+import type { PlatformDefinition } from './registry.ts';
 
 export interface TelegramDeps {
   /** Builds the grammy Bot (tests pass an apiRoot on loopback). */
@@ -90,6 +91,7 @@ export class TelegramAdapter implements PlatformAdapter {
   readonly name = 'telegram';
   readonly maxMessageLength = 4096;
   readonly supportsButtons = true;
+  readonly editIntervalMs = 1000;
   private bot: Bot | null = null;
   private readonly o: TelegramOptions;
   private webhookServer: import('node:http').Server | null = null;
@@ -332,6 +334,18 @@ export class TelegramAdapter implements PlatformAdapter {
     }
   }
 
+  /** Telegram allows a fixed set of reaction emoji: ✅/❌ become 👍/👎 (TELEGRAM_REACTIONS=true turns them on). */
+  async react(chatId: string, messageId: string, emoji: string): Promise<void> {
+    const bot = await this.getBot();
+    const e = ({ '✅': '👍', '❌': '👎' } as Record<string, string>)[emoji] ?? emoji;
+    await bot.api.setMessageReaction(chatId, Number(messageId), [{ type: 'emoji', emoji: e as never }]);
+  }
+
+  async unreact(chatId: string, messageId: string): Promise<void> {
+    const bot = await this.getBot();
+    await bot.api.setMessageReaction(chatId, Number(messageId), []);
+  }
+
   async sendTyping(chatId: string, opts?: { threadId?: string }): Promise<void> {
     const bot = await this.getBot();
     await bot.api.sendChatAction(chatId, 'typing', { message_thread_id: opts?.threadId ? Number(opts.threadId) : undefined }).catch(() => undefined);
@@ -390,3 +404,30 @@ export function createTelegramSender(env: NodeJS.ProcessEnv, config: Record<stri
   if (!token) return null;
   return new TelegramAdapter({ token, env, config, home: env.HERMES_HOME ?? '', log: () => undefined });
 }
+
+export const definition: PlatformDefinition = {
+  name: 'telegram',
+  label: 'Telegram',
+  kind: 'chat',
+  maxMessageLength: 4096,
+  piiSafe: true,
+  configured: (env, config) => !!(env.TELEGRAM_BOT_TOKEN || platformSettings(config, 'telegram').token),
+  create: async (ctx) => {
+    const token = ctx.env.TELEGRAM_BOT_TOKEN || String(platformSettings(ctx.config, 'telegram').token ?? '');
+    return new TelegramAdapter({ token, env: ctx.env, config: ctx.config, home: ctx.home, log: ctx.log, deps: ctx.deps as TelegramDeps | undefined });
+  },
+  sender: async (ctx) => createTelegramSender(ctx.env, ctx.config),
+  setup: {
+    intro: 'Create a bot with @BotFather (/newbot) and paste its token.',
+    fields: [{ key: 'TELEGRAM_BOT_TOKEN', prompt: 'Telegram bot token (from @BotFather)', secret: true, validate: (v) => (/^\d+:[\w-]{10,}$/.test(v.trim()) ? undefined : 'A bot token looks like 123456:ABC-…') }],
+    allowlistHint: 'numeric user ids or @usernames',
+  },
+  probe: async (env, config) => {
+    const token = env.TELEGRAM_BOT_TOKEN || String(platformSettings(config, 'telegram').token ?? '');
+    const root = telegramApiRoot(env, config) ?? 'https://api.telegram.org';
+    const r = await fetch(`${root}/bot${token}/getMe`);
+    const body = (await r.json().catch(() => ({}))) as { ok?: boolean; result?: { username?: string }; description?: string };
+    if (!body.ok) throw new Error(`Telegram refused the token: ${body.description ?? `HTTP ${r.status}`}`);
+    return `@${body.result?.username ?? '?'}`;
+  },
+};

@@ -246,3 +246,22 @@ export function runChild(
     });
   });
 }
+
+/** Runs a program to completion (stdout and stderr together), killed after `timeoutMs`; never throws. */
+export function runProgram(bin: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const c = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    c.stdout.on('data', (d) => (out += d));
+    c.stderr.on('data', (d) => (out += d));
+    const t = setTimeout(() => c.kill('SIGKILL'), timeoutMs);
+    c.on('error', (e) => {
+      clearTimeout(t);
+      resolve({ code: 127, out: e.message });
+    });
+    c.on('close', (code) => {
+      clearTimeout(t);
+      resolve({ code, out });
+    });
+  });
+}

@@ -1,9 +1,9 @@
 // The Docker backend: one hardened, long-lived container per session (`sleep infinity`), commands
 // through `docker exec`, /workspace and /root bind-mounted from HERMES_HOME/sandboxes so work
 // survives the container. HERMES_DOCKER_BINARY picks docker or podman.
-import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { runProgram } from './child.ts';
 import { RemoteShellBackend, type Transport } from './remote-shell.ts';
 
 export interface DockerOptions {
@@ -48,23 +48,6 @@ export function dockerRunArgs(o: DockerOptions): string[] {
   return args;
 }
 
-function run(bin: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const c = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    c.stdout.on('data', (d) => (out += d));
-    c.stderr.on('data', (d) => (out += d));
-    const t = setTimeout(() => c.kill('SIGKILL'), timeoutMs);
-    c.on('error', (e) => {
-      clearTimeout(t);
-      resolve({ code: 127, out: e.message });
-    });
-    c.on('close', (code) => {
-      clearTimeout(t);
-      resolve({ code, out });
-    });
-  });
-}
 
 export class DockerTransport implements Transport {
   private readonly o: DockerOptions;
@@ -79,7 +62,7 @@ export class DockerTransport implements Transport {
 
   async prepare(): Promise<void> {
     if (this.o.persistent) for (const d of ['workspace', 'home']) mkdirSync(join(this.o.taskDir, d), { recursive: true, mode: 0o700 });
-    const r = await run(this.bin, dockerRunArgs(this.o), this.env, 120_000);
+    const r = await runProgram(this.bin, dockerRunArgs(this.o), this.env, 120_000);
     if (r.code !== 0) {
       const why = r.out.trim().split('\n').slice(-2).join(' ');
       if (/Cannot connect to the Docker daemon|docker daemon/i.test(why) || r.code === 127)
@@ -93,7 +76,7 @@ export class DockerTransport implements Transport {
   }
 
   async dispose(): Promise<void> {
-    await run(this.bin, ['rm', '-f', this.o.name], this.env, 30_000);
+    await runProgram(this.bin, ['rm', '-f', this.o.name], this.env, 30_000);
   }
 }
 

@@ -6,13 +6,22 @@ import { expandHome } from '../../state/paths.ts';
 import { onSessionClose } from '../cleanup.ts';
 import type { ToolServices } from '../types.ts';
 import { dockerBackend } from './docker.ts';
+import { LocalFileOps, ShellFileOps, type FileOps } from './files.ts';
 import { LocalBackend } from './local.ts';
+import { localPersistentBackend } from './local-shell.ts';
+import { DaytonaDriver } from './daytona.ts';
+import { ModalManagedDriver } from './modal.ts';
+import { SandboxBackend } from './sandbox.ts';
+import { persistentShell, TerminalSettings } from './settings.ts';
+import { singularityBackend } from './singularity.ts';
+import { VercelDriver } from './vercel.ts';
 import { sshBackend, sshConfigFrom } from './ssh.ts';
 import type { ExecutionBackend } from './types.ts';
 
 export type { ExecutionBackend } from './types.ts';
+export type { FileOps, FileStat } from './files.ts';
 
-const SUPPORTED = ['local', 'ssh', 'docker'];
+const SUPPORTED = ['local', 'ssh', 'docker', 'singularity', 'modal', 'daytona', 'vercel_sandbox'];
 
 export class BackendConfigError extends Error {}
 
@@ -42,23 +51,26 @@ export function childEnv(services: ToolServices): NodeJS.ProcessEnv {
 function createBackend(services: ToolServices): ExecutionBackend {
   const kind = backendKind(services);
   const t = (services.config.terminal ?? {}) as Record<string, unknown> & typeof services.config.terminal;
-  if (kind === 'local') return new LocalBackend({ cwd: terminalCwd(services), env: childEnv(services) });
+  if (kind === 'local') {
+    const o = { cwd: terminalCwd(services), env: childEnv(services) };
+    return persistentShell(services, 'local') ? localPersistentBackend(o) : new LocalBackend(o);
+  }
   if (kind === 'ssh') {
     const cfg = sshConfigFrom(services.env, t, services.home);
     if ('error' in cfg) throw new BackendConfigError(cfg.error);
-    return sshBackend({ ...cfg, persistent: t.persistent_shell !== false });
+    return sshBackend({ ...cfg, persistent: persistentShell(services, 'ssh') });
   }
   if (kind === 'docker') {
     const task = services.taskId.replace(/[^A-Za-z0-9_.-]/g, '_');
     const forward = (t.docker_forward_env ?? []).filter((n: string) => services.env[n] !== undefined);
     return dockerBackend(
       {
-        image: t.docker_image,
+        image: services.env.TERMINAL_DOCKER_IMAGE?.trim() || t.docker_image,
         name: `hermes-${task.slice(0, 40)}-${createHash('sha1').update(services.home + services.taskId + process.pid).digest('hex').slice(0, 6)}`,
         taskDir: join(services.home, 'sandboxes', 'docker', task),
-        persistent: t.container_persistent !== false,
-        cpu: Number(t.container_cpu) || 1,
-        memoryMb: Number(t.container_memory) || 5120,
+        persistent: new TerminalSettings(services).bool('container_persistent', true),
+        cpu: new TerminalSettings(services).num('container_cpu', 1) || 1,
+        memoryMb: new TerminalSettings(services).num('container_memory', 5120) || 5120,
         shmSize: t.docker_shm_size || '1g',
         network: t.docker_network !== false,
         volumes: t.docker_volumes ?? [],
@@ -68,6 +80,48 @@ function createBackend(services: ToolServices): ExecutionBackend {
       services.env.HERMES_DOCKER_BINARY?.trim() || 'docker',
     );
   }
+  const ts = new TerminalSettings(services);
+  const task = services.taskId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 48);
+  const sandboxDir = expandHome(ts.str('sandbox_dir') || join(services.home, 'sandboxes'));
+  const resources = {
+    cpu: ts.num('container_cpu', 1),
+    memoryMb: ts.num('container_memory', 5120),
+    diskMb: ts.num('container_disk', 51200),
+    persistent: ts.bool('container_persistent', true),
+  };
+  const lifetime = { lifetimeSeconds: ts.num('lifetime_seconds', 300) };
+  if (kind === 'singularity') {
+    return singularityBackend(
+      {
+        image: ts.str('singularity_image'),
+        name: `hermes_${task.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 30)}_${createHash('sha1').update(services.home + services.taskId + process.pid).digest('hex').slice(0, 6)}`,
+        dir: join(sandboxDir, 'singularity'),
+        home: services.home,
+        taskId: task,
+        persistent: resources.persistent,
+        cpu: resources.cpu,
+        memoryMb: resources.memoryMb,
+        binds: (t.docker_volumes ?? []).filter((v: string) => typeof v === 'string' && v.includes(':')),
+      },
+      services.env,
+      persistentShell(services, 'singularity'),
+    );
+  }
+  if (kind === 'daytona')
+    return new SandboxBackend(new DaytonaDriver({ image: ts.str('daytona_image'), taskId: task, ...resources, env: services.env }), lifetime);
+  if (kind === 'vercel_sandbox') {
+    if (resources.diskMb !== 51200 && resources.diskMb !== 0)
+      throw new BackendConfigError('Vercel Sandbox has no configurable disk size: remove terminal.container_disk (or TERMINAL_CONTAINER_DISK) for this backend.');
+    return new SandboxBackend(
+      new VercelDriver({ runtime: ts.str('vercel_runtime', 'node24'), taskId: task, persistent: resources.persistent, cpu: resources.cpu, timeoutS: ts.num('timeout', 180), home: services.home, env: services.env }),
+      lifetime,
+    );
+  }
+  if (kind === 'modal')
+    return new SandboxBackend(
+      new ModalManagedDriver({ image: ts.str('modal_image'), taskId: task, ...resources, timeoutS: ts.num('timeout', 180), mode: ts.str('modal_mode', 'auto'), home: services.home, env: services.env }),
+      lifetime,
+    );
   throw new BackendConfigError(
     `terminal.backend "${kind}" is not available in this build (supported: ${SUPPORTED.join(', ')}). Set terminal.backend (or TERMINAL_ENV) to one of those.`,
   );
@@ -86,4 +140,28 @@ export function getBackend(services: ToolServices): ExecutionBackend {
     });
   }
   return b;
+}
+
+/**
+ * Where the file tools read and write: this machine's files for the local backend (relative paths
+ * against the terminal's directory once a persistent local shell has moved it, else the session's),
+ * the backend's machine for every other backend.
+ */
+export function fileOps(services: ToolServices): FileOps {
+  let ops = services.state.get('file_ops') as FileOps | undefined;
+  if (ops) return ops;
+  if (backendKind(services) === 'local') {
+    ops = new LocalFileOps(() => {
+      const b = services.state.get('backend') as ExecutionBackend | undefined;
+      return b && b.kind === 'local' && b.label.includes('persistent') ? b.currentCwd() : services.cwd;
+    }, services.env.HOME || undefined);
+  } else {
+    const backend = getBackend(services);
+    ops = new ShellFileOps(backend);
+    onSessionClose(services, async () => {
+      services.state.delete('file_ops');
+    });
+  }
+  services.state.set('file_ops', ops);
+  return ops;
 }

@@ -4,11 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import { runChild, spawnPipes, spawnPty, type ChildLike } from './child.ts';
 import { stopChild } from './local.ts';
-import { shq, type BackgroundChild, type ExecOptions, type ExecResult, type ExecutionBackend, type SpawnOptions } from './types.ts';
+import { shq, type BackendKind, type BackgroundChild, type ExecOptions, type ExecResult, type ExecutionBackend, type SpawnOptions } from './types.ts';
 
 export interface Transport {
   /** The local program and arguments that run `script` (a shell string) on the target. */
-  command(script: string, o: { tty: boolean }): { file: string; args: string[]; env?: NodeJS.ProcessEnv };
+  command(script: string, o: { tty: boolean }): { file: string; args: string[]; env?: NodeJS.ProcessEnv; cwd?: string };
+  /** The shell the persistent session runs (default: a login bash). */
+  readonly shell?: string;
   /** Called once before the first command (e.g. start the container). */
   prepare?(): Promise<void>;
   /** Releases what prepare() made (e.g. the ssh control master, the container). */
@@ -47,8 +49,8 @@ class PersistentShell {
 
   async start(): Promise<void> {
     const nonce = randomBytes(6).toString('hex');
-    const { file, args, env } = this.transport.command('exec bash -l 2>&1', { tty: false });
-    const child = spawnPipes(file, args, { env, stdin: true });
+    const { file, args, env, cwd } = this.transport.command(`exec ${this.transport.shell ?? 'bash -l'} 2>&1`, { tty: false });
+    const child = spawnPipes(file, args, { env, cwd, stdin: true });
     this.child = child;
     this.dead = false;
     this.buf = '';
@@ -172,7 +174,7 @@ class PersistentShell {
 
 /** A backend over a transport. `kind` and `label` come from the concrete backend. */
 export class RemoteShellBackend implements ExecutionBackend {
-  readonly kind: 'ssh' | 'docker';
+  readonly kind: BackendKind;
   readonly isContainer: boolean;
   readonly label: string;
   private readonly transport: Transport;
@@ -184,7 +186,7 @@ export class RemoteShellBackend implements ExecutionBackend {
   private readonly defaultCwd?: string;
   private readonly children = new Set<BackgroundChild>();
 
-  constructor(o: { kind: 'ssh' | 'docker'; label: string; transport: Transport; isContainer: boolean; persistent?: boolean; defaultCwd?: string }) {
+  constructor(o: { kind: BackendKind; label: string; transport: Transport; isContainer: boolean; persistent?: boolean; defaultCwd?: string }) {
     this.kind = o.kind;
     this.label = o.label;
     this.transport = o.transport;
@@ -219,8 +221,8 @@ export class RemoteShellBackend implements ExecutionBackend {
 
   /** Runs a short control script through a fresh transport call. */
   private async control(script: string): Promise<void> {
-    const { file, args, env } = this.transport.command(script, { tty: false });
-    const c = spawnPipes(file, args, { env, stdin: false });
+    const { file, args, env, cwd } = this.transport.command(script, { tty: false });
+    const c = spawnPipes(file, args, { env, cwd, stdin: false });
     await runChild(c, { timeoutMs: 15_000, signal: new AbortController().signal });
   }
 
@@ -262,8 +264,8 @@ export class RemoteShellBackend implements ExecutionBackend {
   /** Starts `command` through the transport, reporting the remote pid from the first output line. */
   private async startRemote(command: string, cwd: string | undefined, tty: boolean): Promise<{ child: ChildLike; pid: Promise<number | null> }> {
     const script = `${cwd ? `cd -- ${shq(cwd)} || exit 1; ` : ''}exec 2>&1; printf '__HERMES_PID__%s\\n' "$$"; exec bash -c ${shq(command)}`;
-    const { file, args, env } = this.transport.command(script, { tty });
-    const raw = tty ? await spawnPty(file, args, { env }) : spawnPipes(file, args, { env, stdin: true });
+    const { file, args, env, cwd: localCwd } = this.transport.command(script, { tty });
+    const raw = tty ? await spawnPty(file, args, { env, cwd: localCwd }) : spawnPipes(file, args, { env, cwd: localCwd, stdin: true });
     // Strip the pid line from what readers see.
     let seen = '';
     let pidResolved = false;

@@ -35,8 +35,10 @@ export interface BackgroundChild {
   stop(): Promise<void>;
 }
 
+export type BackendKind = 'local' | 'ssh' | 'docker' | 'singularity' | 'modal' | 'daytona' | 'vercel_sandbox';
+
 export interface ExecutionBackend {
-  readonly kind: 'local' | 'ssh' | 'docker';
+  readonly kind: BackendKind;
   /** Containers skip dangerous-pattern approvals (hardline and deny rules still apply). */
   readonly isContainer: boolean;
   /** e.g. "local", "ssh deploy@host:22", "docker hermes-…". */

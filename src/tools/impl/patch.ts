@@ -1,13 +1,13 @@
 // patch's implementation (fuzzy replace, V4A), loaded on the first call.
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { ToolOutcome } from '../../agent/types.ts';
 import { unifiedDiff } from '../diff.ts';
+import { fileOps } from '../env/index.ts';
+import type { FileOps } from '../env/files.ts';
 import { maskedSecretError, recordSeen, staleError, writeCheck } from '../file-state.ts';
 import { fuzzyReplace } from '../fuzzy-match.ts';
 import type { PatchArgs } from '../patch.ts';
-import { resolvePath } from '../read-file.ts';
-import { encodeText, readTextFile, type TextEncoding } from '../text-file.ts';
+import { encodeText, type TextEncoding } from '../text-file.ts';
+import { existingText } from '../write-file.ts';
 import { fail, ok } from '../result.ts';
 import type { ToolContext, ToolServices } from '../types.ts';
 import { applyHunks, parseV4A, PatchError } from '../v4a.ts';
@@ -17,17 +17,18 @@ const MAX_DIFF = 20_000;
 /** Each file's encoding as read, so writes keep it (Latin-1 stays Latin-1). */
 const encodings = new Map<string, TextEncoding>();
 
-function readText(path: string): string | { error: string } {
-  if (!existsSync(path)) return { error: `File not found: ${path}. Use write_file to create a new file.` };
-  if (statSync(path).isDirectory()) return { error: `${path} is a directory.` };
-  const r = readTextFile(path);
+async function readText(ops: FileOps, path: string): Promise<string | { error: string }> {
+  const st = await ops.stat(path);
+  if (!st) return { error: `File not found: ${path}. Use write_file to create a new file.` };
+  if (st.kind === 'dir') return { error: `${path} is a directory.` };
+  const r = await existingText(ops, path, st);
   if ('error' in r) return r;
   encodings.set(path, r.encoding);
   return r.text;
 }
 
-function writeText(path: string, text: string, encodingFrom = path): void {
-  writeFileSync(path, encodeText(text, encodings.get(encodingFrom) ?? 'utf-8').bytes);
+async function writeText(ops: FileOps, path: string, text: string, encodingFrom = path): Promise<void> {
+  await ops.writeFile(path, encodeText(text, encodings.get(encodingFrom) ?? 'utf-8').bytes);
   encodings.delete(path);
 }
 
@@ -35,34 +36,34 @@ function clip(diff: string): string {
   return diff.length > MAX_DIFF ? diff.slice(0, MAX_DIFF) + `\n[… diff truncated, ${diff.length - MAX_DIFF} more characters …]\n` : diff;
 }
 
-function replaceMode(s: ToolServices, a: { path?: string; old_string?: string; new_string?: string; replace_all?: boolean }) {
+async function replaceMode(s: ToolServices, ops: FileOps, a: { path?: string; old_string?: string; new_string?: string; replace_all?: boolean }) {
   if (!a.path) return fail('replace mode needs `path`, `old_string` and `new_string`.');
   if (a.old_string === undefined || a.new_string === undefined) return fail('replace mode needs `old_string` and `new_string`.');
-  const path = resolvePath(a.path, s.cwd);
-  const denied = writeCheck(s, path);
+  const path = await ops.resolve(a.path);
+  const denied = await writeCheck(s, path, ops);
   if (denied) return fail(denied);
-  const text = readText(path);
+  const text = await readText(ops, path);
   if (typeof text !== 'string') return fail(text.error);
-  const stale = staleError(s, path);
+  const stale = await staleError(s, path, ops);
   if (stale) return fail(stale);
   const r = fuzzyReplace(text, a.old_string, a.new_string, !!a.replace_all);
   if (r.error) return fail(r.error, { success: false });
   const masked = r.content ? maskedSecretError(text, r.content, path) : null;
   if (masked) return fail(masked, { success: false });
   if (r.alreadyApplied) return ok({ success: true, no_change: true, note: 'new_string is already in the file and old_string is not: the edit looks applied already. Nothing was written.' });
-  writeText(path, r.content!);
-  recordSeen(s, path);
+  await writeText(ops, path, r.content!);
+  await recordSeen(s, path, ops);
   const diff = unifiedDiff(text.replace(/\r\n/g, '\n'), r.content!.replace(/\r\n/g, '\n'), path);
   const result: Record<string, unknown> = { success: true, diff: clip(diff), files_modified: [path], replacements: r.count };
   if (r.strategy !== 'exact') result.match_strategy = r.strategy;
   return { content: ok(result), display: { diff } };
 }
 
-function patchMode(s: ToolServices, patchText: string | undefined) {
+async function patchMode(s: ToolServices, ops: FileOps, patchText: string | undefined) {
   if (!patchText) return fail('patch mode needs `patch`: a V4A patch starting with "*** Begin Patch".');
-  let ops;
+  let parsed;
   try {
-    ops = parseV4A(patchText);
+    parsed = parseV4A(patchText);
   } catch (e) {
     return fail((e as Error).message, { success: false });
   }
@@ -73,38 +74,40 @@ function patchMode(s: ToolServices, patchText: string | undefined) {
   const created: string[] = [];
   /** Where a moved file came from (it keeps its encoding). */
   const movedFrom = new Map<string, string>();
-  const current = (p: string): string | { error: string } => (writes.has(p) ? writes.get(p)! : deletes.has(p) ? { error: `${p} was deleted earlier in this patch.` } : readText(p));
+  const current = async (p: string): Promise<string | { error: string }> =>
+    writes.has(p) ? writes.get(p)! : deletes.has(p) ? { error: `${p} was deleted earlier in this patch.` } : readText(ops, p);
+  const exists = async (p: string) => (await ops.stat(p)) !== null;
   try {
-    for (const op of ops) {
-      const path = resolvePath(op.path, s.cwd);
-      const guard = (p: string) => {
-        const d = writeCheck(s, p) ?? staleError(s, p);
+    for (const op of parsed) {
+      const path = await ops.resolve(op.path);
+      const guard = async (p: string) => {
+        const d = (await writeCheck(s, p, ops)) ?? (await staleError(s, p, ops));
         if (d) throw new PatchError(d);
       };
-      guard(path);
+      await guard(path);
       if (op.kind === 'add') {
-        if (existsSync(path) && !deletes.has(path)) throw new PatchError(`Add File ${op.path}: the file already exists. Use Update File to change it.`);
+        if ((await exists(path)) && !deletes.has(path)) throw new PatchError(`Add File ${op.path}: the file already exists. Use Update File to change it.`);
         writes.set(path, op.content);
         deletes.delete(path);
         before.set(path, '');
         created.push(path);
       } else if (op.kind === 'delete') {
-        const t = current(path);
+        const t = await current(path);
         if (typeof t !== 'string') throw new PatchError(`Delete File ${op.path}: ${t.error}`);
         if (!before.has(path)) before.set(path, t);
         writes.delete(path);
         deletes.add(path);
       } else {
-        const t = current(path);
+        const t = await current(path);
         if (typeof t !== 'string') throw new PatchError(`${op.kind === 'move' ? 'Move' : 'Update'} File ${op.path}: ${t.error}`);
         if (!before.has(path)) before.set(path, t);
         const next = op.kind === 'update' ? applyHunks(t, op.hunks, op.path) : t;
         const masked = maskedSecretError(t, next, path);
         if (masked) throw new PatchError(masked);
-        const dest = op.kind === 'move' ? resolvePath(op.to, s.cwd) : op.moveTo ? resolvePath(op.moveTo, s.cwd) : path;
+        const dest = op.kind === 'move' ? await ops.resolve(op.to) : op.moveTo ? await ops.resolve(op.moveTo) : path;
         if (dest !== path) {
-          guard(dest);
-          if (existsSync(dest) && !deletes.has(dest)) throw new PatchError(`Cannot move ${op.path} to ${dest}: the destination exists.`);
+          await guard(dest);
+          if ((await exists(dest)) && !deletes.has(dest)) throw new PatchError(`Cannot move ${op.path} to ${dest}: the destination exists.`);
           deletes.add(path);
           writes.delete(path);
             writes.set(dest, next);
@@ -121,11 +124,10 @@ function patchMode(s: ToolServices, patchText: string | undefined) {
     if (e instanceof PatchError) return fail(`${e.message} Nothing was changed.`, { success: false });
     throw e;
   }
-  for (const p of deletes) if (existsSync(p)) rmSync(p);
+  for (const p of deletes) if (await exists(p)) await ops.remove(p);
   for (const [p, text] of writes) {
-    mkdirSync(dirname(p), { recursive: true });
-    writeText(p, text, movedFrom.get(p) ?? p);
-    recordSeen(s, p);
+    await writeText(ops, p, text, movedFrom.get(p) ?? p);
+    await recordSeen(s, p, ops);
   }
   const diff = [...new Set([...writes.keys(), ...deletes])]
     .map((p) => unifiedDiff((before.get(p) ?? '').replace(/\r\n/g, '\n'), (writes.get(p) ?? '').replace(/\r\n/g, '\n'), p))
@@ -140,8 +142,9 @@ function patchMode(s: ToolServices, patchText: string | undefined) {
   return { content: ok(result), display: { diff } };
 }
 
-export function runPatch(a: PatchArgs, ctx: ToolContext): string | ToolOutcome {
+export async function runPatch(a: PatchArgs, ctx: ToolContext): Promise<string | ToolOutcome> {
   const s = ctx.services;
+  const ops = fileOps(s);
   const mode = a.mode ?? (a.patch && !a.path ? 'patch' : 'replace');
-  return mode === 'patch' ? patchMode(s, a.patch) : replaceMode(s, a);
+  return mode === 'patch' ? patchMode(s, ops, a.patch) : replaceMode(s, ops, a);
 }

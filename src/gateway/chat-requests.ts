@@ -1,0 +1,102 @@
+// Approvals and clarify questions in chat: the request is shown (buttons where the platform has
+// them, else numbered text), answered by a button press, /approve · /deny, yes/no or a number,
+// and the message is edited to show the outcome.
+import type { AgentRequest } from '../agent/types.ts';
+import { redactSecrets } from '../policy/redact.ts';
+import { authorize } from './auth.ts';
+import type { Lane, OpenRequest, Warm } from './lanes.ts';
+import type { GatewayRunner } from './runner.ts';
+import type { InboundAction, PlatformAdapter } from './types.ts';
+
+const APPROVAL_LABELS: Record<string, string> = { once: '✅ Allow once', session: '🔓 Allow for this session', always: '📌 Always allow', deny: '❌ Deny' };
+
+export class ChatRequests {
+  private readonly shortIds = new Map<string, { key: string; id: string }>();
+  private readonly r: GatewayRunner;
+
+  constructor(r: GatewayRunner) {
+    this.r = r;
+  }
+
+  async open(lane: Lane, warm: Warm, id: string, req: AgentRequest, meta?: Record<string, unknown>): Promise<void> {
+    const src = lane.source;
+    if (req.kind === 'secret') {
+      warm.session.answer(id, null);
+      await this.r.reply(lane.adapter, src, `🔒 The agent needs ${req.name}. Secrets are not collected in chat: add ${req.name}=… to ~/.hermes/.env on the gateway host, then ask again.`);
+      return;
+    }
+    const short = id.replace(/-/g, '').slice(0, 8);
+    const open: OpenRequest = { id, short, kind: req.kind, request: req };
+    lane.open.push(open);
+    this.shortIds.set(short, { key: lane.key, id });
+    if (req.kind === 'approval') {
+      const text = `⚠️ Approval needed\n\n\`${req.command.length > 600 ? req.command.slice(0, 600) + '…' : req.command}\`\n\nWhy: ${req.description}\n\nReply /approve (once), /approve session, /approve always, or /deny.`;
+      const buttons = [
+        req.choices.filter((c) => c !== 'deny').map((c) => ({ label: APPROVAL_LABELS[c] ?? c, data: `hx:${short}:${c}` })),
+        [{ label: APPROVAL_LABELS.deny, data: `hx:${short}:deny` }],
+      ];
+      open.messageId = await this.r.reply(lane.adapter, src, redactSecrets(text), { buttons, meta });
+    } else {
+      const choices = req.choices ?? [];
+      const text = `❓ ${req.question}${choices.length ? '\n\n' + choices.map((c, i) => `${i + 1}. ${c}`).join('\n') + '\n\nReply with a number or your own answer.' : ''}`;
+      const buttons = choices.length ? choices.map((c, i) => [{ label: c.slice(0, 60), data: `hx:${short}:c${i}` }]) : undefined;
+      open.messageId = await this.r.reply(lane.adapter, src, text, { buttons, meta });
+    }
+  }
+
+  async close(lane: Lane, id: string, answer: unknown, source: string): Promise<void> {
+    const i = lane.open.findIndex((r) => r.id === id);
+    if (i < 0) return;
+    const [r] = lane.open.splice(i, 1);
+    this.shortIds.delete(r.short);
+    if (!r.messageId || !lane.adapter.edit || !lane.adapter.supportsButtons) return;
+    let status: string;
+    if (r.kind === 'approval') status = answer === 'deny' ? (source === 'timeout' ? '⏱ Timed out — denied.' : source === 'interrupted' ? '⏹ Interrupted.' : '❌ Denied.') : `✅ Approved (${String(answer)}).`;
+    else status = source === 'person' ? `✅ Answered: ${String(answer).slice(0, 200)}` : source === 'timeout' ? '⏱ No answer in time.' : '⏹ Interrupted.';
+    const head = r.kind === 'approval' ? `Approval: \`${(r.request as { command: string }).command.slice(0, 300)}\`` : `❓ ${(r.request as { question: string }).question}`;
+    await lane.adapter.edit(lane.source.chatId, r.messageId, redactSecrets(`${head}\n\n${status}`)).catch(() => undefined);
+  }
+
+  /** Answers the oldest open approval of a conversation (from /approve, /deny or a button). */
+  answerApproval(key: string, choice: 'once' | 'session' | 'always' | 'deny'): boolean {
+    const lane = this.r.lanes.get(key);
+    const r = lane?.open.find((x) => x.kind === 'approval');
+    const warm = this.r.cache.peek(key);
+    if (!r || !warm) return false;
+    return warm.session.answer(r.id, choice);
+  }
+
+  onAction(adapter: PlatformAdapter, act: InboundAction): void {
+    void this.handleAction(adapter, act).catch((e) => this.r.log(`gateway: button press failed: ${(e as Error).message}`));
+  }
+
+  private async handleAction(adapter: PlatformAdapter, act: InboundAction): Promise<void> {
+    const m = /^hx:([0-9a-f]{8}):(once|session|always|deny|c\d+)$/.exec(act.data);
+    if (!m) {
+      await act.ack?.();
+      return;
+    }
+    if (!authorize(act.source, this.r.env, this.r.pairing).ok) {
+      await act.ack?.('You are not allowed to answer this.');
+      return;
+    }
+    const ref = this.shortIds.get(m[1]);
+    if (!ref || ref.key !== this.r.sessionKey(act.source)) {
+      await act.ack?.(ref ? 'Only the person who asked can answer this.' : 'This request is no longer open.');
+      return;
+    }
+    const lane = this.r.lanes.get(ref.key);
+    const r = lane?.open.find((x) => x.id === ref.id);
+    const warm = this.r.cache.peek(ref.key);
+    if (!r || !warm) {
+      await act.ack?.('This request is no longer open.');
+      return;
+    }
+    let value: string = m[2];
+    if (m[2].startsWith('c')) value = (r.request as { choices?: string[] }).choices?.[Number(m[2].slice(1))] ?? '';
+    warm.session.answer(r.id, value);
+    await act.ack?.(r.kind === 'approval' ? (value === 'deny' ? 'Denied' : 'Approved') : 'Answered');
+    void adapter;
+  }
+
+}

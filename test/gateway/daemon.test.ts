@@ -92,7 +92,7 @@ describe('gateway daemon', () => {
     const t = gatewayHome({ llmUrl: llm.openaiBaseUrl });
     const g = spawnGateway(t.home, { ...envFor(), API_SERVER_ENABLED: 'true', API_SERVER_HOST: '0.0.0.0', API_SERVER_PORT: '0' });
     children.push(g.child);
-    await until(() => /gateway: running; connected: telegram/.test(g.output()), 15_000, 'the gateway to run');
+    await until(() => /gateway(\.run)?: running; connected: telegram/.test(g.output()), 15_000, 'the gateway to run');
     assert.match(g.output(), /api_server: cannot start: API server: refusing to bind/);
     const st = await hermes(['gateway', 'status'], { home: t.home });
     assert.match(st.stdout, /api_server\s+failed — API server: refusing to bind/);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { BIN, cleanEnv, hermes, tempHome } from '../helpers/cli.ts';
 import { startFakeTelegram } from '../helpers/fake-telegram.ts';
+import '../../src/gateway/platforms/builtin.ts';
 import { listPlatforms } from '../../src/gateway/platforms/registry.ts';
 import { gatedSuite } from '../helpers/skip.ts';
 import { startHermes, tmuxAvailable } from '../helpers/tmux.ts';

@@ -242,6 +242,27 @@ describe('hermes --tui', () => {
     }
   });
 
+  it('/help wraps a long skill description on words within a narrow window', async () => {
+    const h = home();
+    const words = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango';
+    mkdirSync(join(h, 'skills', 'notes', 'phonetic'), { recursive: true });
+    writeFileSync(join(h, 'skills', 'notes', 'phonetic', 'SKILL.md'), `---\nname: phonetic\ndescription: ${words}\n---\nSpell things.\n`);
+    const t = await tui(['--tui'], { home: h, cols: 60, rows: 60 });
+    try {
+      await say(t, '/help', /\/phonetic/);
+      const lines = stripAnsi(t.visible()).split('\n');
+      const start = lines.findIndex((l) => l.includes('/phonetic'));
+      const block = lines.slice(start, start + 4);
+      // A cut at the window's edge would split a word; every word arrives whole, on lines that fit.
+      // (/help shortens a description to its first ~100 characters: the first 15 words.)
+      for (const w of words.split(' ').slice(0, 15)) assert.ok(block.some((l) => new RegExp(`(^|\\s)${w}(\\s|$)`).test(l)), `"${w}" split or missing:\n${block.join('\n')}`);
+      assert.ok(block.every((l) => stringWidth(l) <= 60));
+      assert.match(block[1], /^\s{10,}\S/, 'continuation lines hang under the description');
+    } finally {
+      t.kill();
+    }
+  });
+
   it('scrolls with PgUp/PgDn and the mouse wheel; Alt+↑ picks a block, Enter opens it; Ctrl+T folds reasoning', async () => {
     const t = await tui(['--tui'], { home: home(), cols: 80, rows: 20 });
     try {

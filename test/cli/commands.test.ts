@@ -9,7 +9,9 @@ import { hermes, tempHome } from '../helpers/cli.ts';
 
 describe('unknown commands (the binary)', () => {
   const cases: [string[], RegExp][] = [
-    [['dashboard'], /^hermes: unknown command 'dashboard'\. \(`hermes --help` lists the commands\.\)$/],
+    // (`hermes dashboard` was the issue's example; it is a real command now.)
+    [['frobnicate'], /^hermes: unknown command 'frobnicate'\. \(`hermes --help` lists the commands\.\)$/],
+    [['dashbaord'], /^hermes: unknown command 'dashbaord'\. Did you mean `hermes dashboard`\?/],
     [['stauts'], /^hermes: unknown command 'stauts'\. Did you mean `hermes status`\?/],
     [['sessions', 'lst'], /^hermes: unknown command 'sessions lst'\. Did you mean `hermes sessions list`\? \(`hermes sessions --help` lists the commands\.\)$/],
     [['config', 'sett', 'x', 'y'], /^hermes: unknown command 'config sett'\. Did you mean `hermes config set`\?/],
@@ -99,7 +101,7 @@ describe('nearest names', () => {
     assert.equal(editDistance('stauts', 'status'), 1);
     assert.equal(editDistance('max_turn', 'max_turns'), 1);
     assert.deepEqual(nearest('stauts', ['status', 'setup', 'stats']), ['status', 'stats']);
-    assert.deepEqual(nearest('dashboard', ['status', 'setup', 'chat']), []);
+    assert.deepEqual(nearest('frobnicate', ['status', 'setup', 'chat']), []);
     assert.deepEqual(nearest('sess', ['sessions', 'setup']), ['sessions']);
   });
 });

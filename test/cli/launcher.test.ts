@@ -84,8 +84,8 @@ gated('the Node 24 launcher under an old Node', () => {
       process.kill(g.launcher.pid!, sig);
       const r = await g.exited;
       assert.deepEqual(r, { code: 0, signal: null }, g.output());
-      assert.match(g.output(), new RegExp(`gateway: ${sig}: draining`));
-      assert.match(g.output(), /gateway: stopped/);
+      assert.match(g.output(), new RegExp(`gateway(?:\\.run)?: ${sig}: draining`));
+      assert.match(g.output(), /gateway(?:\.run)?: stopped/);
       assert.doesNotMatch(g.output(), /second interrupt/, 'the signal arrived once');
       assert.equal(alive(g.childPid), false);
       assert.equal(await portBusy(g.port), false, 'the port is free again');
@@ -106,7 +106,7 @@ gated('the Node 24 launcher under an old Node', () => {
     process.kill(g.launcher.pid!, 'SIGKILL');
     await g.exited;
     await until('the orphaned gateway to stop', async () => !alive(g.childPid) && !(await portBusy(g.port)));
-    assert.match(readFileSync(join(g.home, 'logs', 'gateway.log'), 'utf8'), /gateway: SIGTERM: draining/);
+    assert.match(readFileSync(join(g.home, 'logs', 'gateway.log'), 'utf8'), /gateway(?:\.run)?: SIGTERM: draining/);
   });
 
   git('exit codes pass through', async () => {
@@ -129,7 +129,7 @@ term.describe('Ctrl+C at a terminal, through the launcher', () => {
       await t.waitFor(/api_server: connected/, { timeoutMs: 30_000 });
       t.keys('C-c');
       assert.equal(await t.exitCode(30_000), 0, t.screen());
-      assert.match(t.screen(), /gateway: SIGINT: draining/);
+      assert.match(t.screen(), /gateway(?:\.run)?: SIGINT: draining/);
       assert.doesNotMatch(t.screen(), /second interrupt/);
       assert.equal(await portBusy(port), false);
     } finally {

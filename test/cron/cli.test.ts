@@ -158,7 +158,7 @@ describe('hermes cron', () => {
     writeFileSync(join(home, 'cron', 'ticker_heartbeat'), `${Date.now() / 1000 - 5}\n`);
     writeFileSync(join(home, 'cron', 'ticker_last_success'), `${Date.now() / 1000 - 5}\n`);
     r = await hermes(['cron', 'status'], { home, env: { HERMES_TIMEZONE: 'Europe/Paris' } });
-    assert.match(r.stdout, /^✓ The cron ticker is running \(heartbeat \ds ago\)/);
+    assert.match(r.stdout, /^✓ The cron ticker is running \(heartbeat \d+s ago\)/);
     assert.match(r.stdout, /Timezone: Europe\/Paris\n  1 active job\(s\)\n  Next run: \S+\+0\d:00 \(x \[fail\], [0-9a-f]{12}\)\n  ⚠ x \[fail\] \([0-9a-f]{12}\) failed its last run: .*no such model/);
     // With a live ticker, `cron run` hands the job to it instead of running here.
     const before = fake.requests.length;

@@ -16,6 +16,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   textcalls: () => import('./textcalls.ts'),
   compat: () => import('./compat.ts'),
   codex: () => import('./codex.ts'),
+  media: () => import('./media.ts'),
   dashboard: () => import('./dashboard.ts'),
   memory: () => import('./memory.ts'),
 };

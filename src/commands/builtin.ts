@@ -11,6 +11,8 @@ import type { SessionPrefs } from '../runtime/session.ts';
 import { knownToolsets } from '../tools/toolsets.ts';
 import { reloadMcpCommand } from '../mcp/commands.ts';
 import { hermesHome } from '../state/paths.ts';
+import { browserCommand } from './browser.ts';
+import { voiceCommand } from './voice.ts';
 import { codexRuntimeCommand } from './codex.ts';
 import { cronCommand } from './cron.ts';
 import { insightsCommand } from './insights.ts';
@@ -458,5 +460,7 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(kanbanCommand());
   r.add(codexRuntimeCommand());
   r.add(insightsCommand());
+  r.add(browserCommand());
+  r.add(voiceCommand());
   return r;
 }

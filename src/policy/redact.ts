@@ -102,6 +102,16 @@ export function maskSecret(value: string): string {
   return `${value.slice(0, 6)}...${value.slice(-4)}`;
 }
 
+/** Whether `text` contains a known API-key/token shape (sk-…, ghp_…, AKIA…, a JWT…). */
+export function hasKnownToken(text: string): boolean {
+  return TOKEN_PATTERNS.some((re) => {
+    re.lastIndex = 0;
+    const hit = re.test(text);
+    re.lastIndex = 0;
+    return hit;
+  });
+}
+
 /** Redacts secrets in `text`. Pure and idempotent. */
 export function redactSecrets(text: string): string {
   if (!text) return text;

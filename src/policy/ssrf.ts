@@ -10,7 +10,7 @@ export interface AddressVerdict {
 }
 
 const METADATA_HOSTS = new Set(['metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal', 'metadata.azure.com']);
-const METADATA_IPS = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200', '192.0.0.192', 'fd00:ec2::254']);
+const METADATA_IPS = new Set(['169.254.169.254', '169.254.170.2', '169.254.169.253', '100.100.100.200', '192.0.0.192', 'fd00:ec2::254']);
 
 function v4ToInt(ip: string): number {
   return ip.split('.').reduce((n, o) => n * 256 + Number(o), 0);
@@ -145,11 +145,17 @@ export async function checkUrl(
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: `Only http and https URLs can be fetched (got ${url.protocol}).` };
   if (url.username || url.password) return { ok: false, reason: 'URLs with embedded credentials are not fetched.' };
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
-  if (opts.allowPrivate) return { ok: true, url, addresses: [] };
   const deny = (kind: string, what = host) => ({
     ok: false as const,
     reason: `Blocked: ${what} is a ${kind} address. Fetching internal addresses is not allowed (set HERMES_ALLOW_PRIVATE_URLS=1 to permit it).`,
   });
+  if (opts.allowPrivate) {
+    // The cloud-metadata floor holds even when private addresses are allowed (as in Hermes).
+    const literal = isIP(host) ? host : normalizeIPv4(host);
+    if (alwaysBlockedHost(host) || (literal && alwaysBlockedAddress(literal)))
+      return { ok: false, reason: `Blocked: ${literal ?? host} is a cloud metadata address; it is never fetched, whatever allow_private_urls says.` };
+    return { ok: true, url, addresses: [] };
+  }
   if (METADATA_HOSTS.has(host)) return deny('metadata', host);
   if (host === 'localhost' || host.endsWith('.localhost')) return deny('loopback', host);
   const literal = isIP(host) ? host : normalizeIPv4(host);
@@ -172,9 +178,32 @@ export async function checkUrl(
   return { ok: true, url, addresses };
 }
 
-/** HERMES_ALLOW_PRIVATE_URLS (truthy) or `security.allow_private_urls: true`. */
-export function privateUrlsAllowed(env: NodeJS.ProcessEnv, config?: { security?: { allow_private_urls?: boolean } }): boolean {
+/**
+ * The floor no setting lifts (Hermes's always-blocked set): cloud metadata names and addresses and
+ * the whole IPv4 link-local range, also in IPv4-mapped IPv6 form.
+ */
+export function alwaysBlockedAddress(ip: string): boolean {
+  const bare = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  if (METADATA_IPS.has(bare)) return true;
+  let v4: string | null = isIP(bare) === 4 ? bare : null;
+  if (!v4 && isIP(bare) === 6) {
+    const h = parseV6(bare);
+    if (!h) return false;
+    if (h[0] === 0xfd00 && h[1] === 0x0ec2 && h.slice(2, 7).every((x) => x === 0) && h[7] === 0x254) return true;
+    if (h.slice(0, 5).every((x) => x === 0) && h[5] === 0xffff) v4 = `${h[6] >> 8}.${h[6] & 255}.${h[7] >> 8}.${h[7] & 255}`;
+  }
+  if (!v4) return false;
+  return METADATA_IPS.has(v4) || v4.startsWith('169.254.');
+}
+
+export function alwaysBlockedHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/\.$/, '');
+  return METADATA_HOSTS.has(h);
+}
+
+/** HERMES_ALLOW_PRIVATE_URLS (truthy), `security.allow_private_urls: true` or Hermes's legacy `browser.allow_private_urls`. */
+export function privateUrlsAllowed(env: NodeJS.ProcessEnv, config?: { security?: { allow_private_urls?: boolean }; browser?: unknown }): boolean {
   const v = env.HERMES_ALLOW_PRIVATE_URLS?.trim().toLowerCase();
   if (v) return ['1', 'true', 'yes', 'on'].includes(v);
-  return config?.security?.allow_private_urls === true;
+  return config?.security?.allow_private_urls === true || (config?.browser as { allow_private_urls?: unknown } | undefined)?.allow_private_urls === true;
 }

@@ -199,6 +199,33 @@ export function defaultConfig() {
       backend: '',
       extract_char_limit: 15_000,
     },
+    /** The browser tools (Hermes's keys; `cloud_provider`: local | browserbase | browser-use). */
+    browser: {
+      cloud_provider: '',
+      cdp_url: '',
+      inactivity_timeout: 120,
+      command_timeout: 30,
+      snapshot_threshold: 15_000,
+      headed: false,
+      allow_private_urls: false,
+      /** A named profile shared by every session (empty: one profile per session). */
+      profile: '',
+    },
+    image_gen: { provider: 'fal', model: '' },
+    tts: {
+      provider: 'edge',
+      edge: { voice: 'en-US-AriaNeural' },
+      openai: { model: 'gpt-4o-mini-tts', voice: 'alloy' },
+      elevenlabs: { voice_id: 'pNInz6obpgDQGcFmaJgB', model_id: 'eleven_multilingual_v2' },
+    },
+    stt: {
+      enabled: true,
+      provider: 'local',
+      local: { model: 'base' },
+      openai: { model: 'whisper-1' },
+      groq: { model: 'whisper-large-v3-turbo' },
+    },
+    voice: { record_key: 'ctrl+b', max_recording_seconds: 120, auto_tts: false, silence_threshold: 200, silence_duration: 3.0 },
     code_execution: { timeout: 300, max_tool_calls: 50 },
     tool_loop_guardrails: {
       warnings_enabled: true,

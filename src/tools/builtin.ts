@@ -33,6 +33,19 @@ import haCallService from './ha-call-service.ts';
 import haGetState from './ha-get-state.ts';
 import haListEntities from './ha-list-entities.ts';
 import haListServices from './ha-list-services.ts';
+import browserNavigate from './browser-navigate.ts';
+import browserSnapshot from './browser-snapshot.ts';
+import browserClick from './browser-click.ts';
+import browserType from './browser-type.ts';
+import browserPress from './browser-press.ts';
+import browserScroll from './browser-scroll.ts';
+import browserBack from './browser-back.ts';
+import browserGetImages from './browser-get-images.ts';
+import browserConsole from './browser-console.ts';
+import browserVision from './browser-vision.ts';
+import browserClose from './browser-close.ts';
+import textToSpeech from './text-to-speech.ts';
+import imageGenerate from './image-generate.ts';
 
 export function builtinRegistry(): ToolRegistry {
   const r = new ToolRegistry();
@@ -40,5 +53,6 @@ export function builtinRegistry(): ToolRegistry {
   for (const def of [memory, sessionSearch, skillsList, skillView, skillManage]) r.register(def);
   for (const def of [kanbanShow, kanbanComplete, kanbanBlock, kanbanComment, kanbanHeartbeat, kanbanRequestReview, kanbanRequestChanges, kanbanCreate, kanbanList, kanbanUnblock, kanbanLink]) r.register(def);
   for (const def of [haListEntities, haGetState, haListServices, haCallService]) r.register(def);
+  for (const def of [browserNavigate, browserSnapshot, browserClick, browserType, browserScroll, browserBack, browserPress, browserGetImages, browserVision, browserConsole, browserClose, textToSpeech, imageGenerate]) r.register(def);
   return r;
 }

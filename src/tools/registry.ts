@@ -107,8 +107,8 @@ export class ToolRegistry {
       if (missing.length) return { name: d.name, toolset: d.toolset, available: false, reason: `needs ${missing.join(', ')}` };
       try {
         if (d.check && !d.check(services)) {
-          const reason = typeof d.requirement === 'function' ? d.requirement(services) : (d.requirement ?? 'requirements not met');
-          return { name: d.name, toolset: d.toolset, available: false, reason };
+          const reason = typeof d.requirement === 'function' ? d.requirement(services) : d.requirement;
+          return { name: d.name, toolset: d.toolset, available: false, reason: reason ?? 'requirements not met' };
         }
       } catch (e) {
         return { name: d.name, toolset: d.toolset, available: false, reason: (e as Error).message };

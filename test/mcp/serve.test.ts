@@ -181,16 +181,17 @@ describe('hermes mcp serve --tools', () => {
 });
 
 describe('hermes mcp serve --tools-only (the Codex runtime’s hermes-tools)', () => {
-  it('serves only Hermes’s web, vision, skills and kanban tools: no conversations, no terminal or file tools', async () => {
+  it('serves only Hermes’s web, vision, browser, speech, image, skills and kanban tools: no conversations, no terminal or file tools', async () => {
     const home = tempHome('hermes-serve-');
     const { client } = await connect(home, ['--tools-only']);
     try {
       const names = (await client.listTools()).tools.map((t) => t.name).sort();
-      // Tools whose keys or model are missing here (web_search, vision_analyze) are left out, as in any session.
-      const allowed = ['skill_manage', 'skill_view', 'skills_list', 'vision_analyze', 'web_extract', 'web_search'];
+      // Tools whose keys or model are missing here (web_search, vision_analyze, image_generate) are left out, as in any session.
+      const allowed = ['skill_manage', 'skill_view', 'skills_list', 'vision_analyze', 'web_extract', 'web_search', 'text_to_speech', 'image_generate'];
+      assert.ok(names.includes('text_to_speech'), 'Edge TTS needs no key');
       assert.ok(names.includes('skills_list') && names.includes('web_extract'), names.join(','));
       // Kanban tools are served too (a kanban worker on the codex runtime reports back through them).
-      assert.deepEqual(names.filter((n) => !allowed.includes(n) && !n.startsWith('kanban_')), [], 'nothing else: no conversations, terminal or file tools');
+      assert.deepEqual(names.filter((n) => !allowed.includes(n) && !n.startsWith('kanban_') && !n.startsWith('browser_')), [], 'nothing else: no conversations, terminal or file tools');
       const r = await client.callTool({ name: 'skills_list', arguments: {} });
       assert.match((r.content as { text: string }[])[0].text, /"skills"/);
     } finally {

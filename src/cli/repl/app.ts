@@ -22,6 +22,8 @@ import { openRequest, requestKey, resolvedNote, timeLeft, type OpenRequest } fro
 import { Screen, type Frame } from './screen.ts';
 import type { Style } from './style.ts';
 import type { Terminal } from './term.ts';
+import { cliVoiceState } from '../../media/voice.ts';
+import type { PushToTalk } from './voice.ts';
 import { fitTail, graphemes, stringWidth, truncate, truncateAnsi, wrapWords } from './width.ts';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -489,7 +491,34 @@ export class Repl {
       this.requestKey(this.requests[0], k);
       return;
     }
+    // With /voice on, Ctrl+B (Hermes's voice.record_key) is push-to-talk instead of cursor-left.
+    if (k.name === 'ctrl' && k.text === 'b' && cliVoiceState(this.session.services.state).enabled) {
+      void this.pushToTalk().then((p) => p.toggle());
+      return;
+    }
     this.editKey(k);
+  }
+
+  private ptt: PushToTalk | null = null;
+
+  /** Voice input and spoken replies (loaded on first use). */
+  private async pushToTalk(): Promise<PushToTalk> {
+    if (!this.ptt) {
+      const { PushToTalk } = await import('./voice.ts');
+      this.ptt = new PushToTalk({
+        session: this.session,
+        style: this.s,
+        commit: (line) => {
+          this.commit(line);
+          this.scheduleRender();
+        },
+        send: (text) => {
+          this.commit(this.echoLines(text));
+          void this.driver.dispatch(text);
+        },
+      });
+    }
+    return this.ptt;
   }
 
   /** A line of news from outside the conversation (an MCP server connected or failed). */
@@ -598,6 +627,7 @@ export class Repl {
     if (result) {
       for (const n of turnNotes(this.session, result, ms)) this.commit(this.tone(n.text, n.tone));
       this.commit('');
+      if (result.finalText && !result.interrupted && cliVoiceState(this.session.services.state).tts) void this.pushToTalk().then((p) => p.reply(result.finalText));
     }
     this.scheduleRender();
   }

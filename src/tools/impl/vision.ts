@@ -1,15 +1,17 @@
 // vision_analyze's implementation, loaded on the first call.
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { ToolOutcome } from '../../agent/types.ts';
 import { privateUrlsAllowed } from '../../policy/ssrf.ts';
 import { resolvePath } from '../read-file.ts';
 import { fail, ok } from '../result.ts';
-import type { ToolContext } from '../types.ts';
+import type { AuxiliaryModel, ToolContext } from '../types.ts';
+import { fitForVision } from '../../media/image-fit.ts';
 import type { VisionArgs } from '../vision.ts';
 import { FetchBlockedError, safeFetch } from '../web/fetch.ts';
 import { websiteBlocked } from '../web/website-policy.ts';
 
-const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 
 /** The image type from its first bytes. */
 export function sniffImage(b: Uint8Array): string | null {
@@ -47,35 +49,50 @@ export async function runVision(a: VisionArgs, ctx: ToolContext): Promise<string
       return fail(e instanceof FetchBlockedError ? e.message : `Could not download the image: ${(e as Error).message}`);
     }
   } else {
-    const path = resolvePath(src, s.cwd);
+    const path = src.startsWith('file://') ? fileURLToPath(src) : resolvePath(src, s.cwd);
     if (!existsSync(path)) return fail(`File not found: ${path}`);
     if (statSync(path).size > MAX_IMAGE_BYTES) return fail(`${path} is larger than ${MAX_IMAGE_BYTES / 1024 / 1024} MB.`);
     bytes = readFileSync(path);
     mime = sniffImage(bytes);
   }
   if (!mime) return fail('That is not an image format the vision model can read (PNG, JPEG, GIF, WebP, BMP).');
+  let fitted;
+  try {
+    fitted = await fitForVision(bytes, mime, s.env, ctx.signal);
+  } catch (e) {
+    return fail((e as Error).message);
+  }
+  const r = await askVision(aux, fitted.bytes, fitted.mime, a.question, ctx.signal);
+  if ('error' in r) return fail(`The vision model failed: ${r.error}`);
+  return ok({ success: true, analysis: r.text, model: aux.model, ...(fitted.note ? { image_note: fitted.note } : {}) });
+}
+
+const VISION_SYSTEM = 'You analyze images precisely. Answer the question about the image; describe what you actually see, transcribe visible text exactly, and say when something is unclear.';
+
+/** One question about one image to the auxiliary vision model. */
+export async function askVision(aux: AuxiliaryModel, bytes: Buffer, mime: string, question: string, signal: AbortSignal, system = VISION_SYSTEM): Promise<{ text: string } | { error: string }> {
   const stream = aux.stream({
     model: aux.model,
-    system: 'You analyze images precisely. Answer the question about the image; describe what you actually see, transcribe visible text exactly, and say when something is unclear.',
+    system,
     messages: [
       {
         role: 'user',
         content: [
-          { type: 'text', text: a.question },
+          { type: 'text', text: question },
           { type: 'image_url', image_url: { url: `data:${mime};base64,${bytes.toString('base64')}` } },
         ],
       },
     ],
     tools: [],
-    signal: ctx.signal,
+    signal,
     maxTokens: 2000,
   });
   for await (const _ of stream) {
     /* the answer is read from the result */
   }
   const res = await stream.result();
-  if (res.stopReason === 'error' || res.stopReason === 'aborted') return fail(`The vision model failed: ${res.error?.message ?? res.stopReason}`);
+  if (res.stopReason === 'error' || res.stopReason === 'aborted') return { error: res.error?.message ?? res.stopReason };
   const content = res.message.content;
   const text = typeof content === 'string' ? content : (content ?? []).map((p) => (p.type === 'text' ? p.text : '')).join('');
-  return ok({ success: true, analysis: text.trim(), model: aux.model });
+  return { text: text.trim() };
 }

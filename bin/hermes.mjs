@@ -1,14 +1,76 @@
 #!/usr/bin/env node
 // Launcher for the `hermes` command. Must stay parsable by Node 20: when the node on PATH is
-// older than 22 it re-executes itself under the Node 24 that `npm install` provisioned.
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+// older than 22 it runs itself again under the Node 24 that `npm install` provisioned, as a child
+// that stands in for this process: signals sent to the launcher reach the child, and the child's
+// exit (code or signal) becomes the launcher's. Node before 22.15 cannot exec in place.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const major = Number(process.versions.node.split('.')[0]);
+
+// Signals forwarded to the child. SIGUSR1 stays Node's (it starts the inspector).
+const FORWARDED = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT', 'SIGUSR2', 'SIGWINCH'];
+// Signals a terminal sends to its whole foreground process group (which holds the child too).
+const FROM_TERMINAL = new Set(['SIGINT', 'SIGQUIT', 'SIGWINCH']);
+
+/** Linux: whether this process group is the foreground group of a controlling terminal. */
+function inTerminalForeground() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(f[2]) > 0 && Number(f[5]) === Number(f[2]); // pgrp === tpgid
+  } catch {
+    return !!process.stdin.isTTY;
+  }
+}
+
+function relaunch(node24) {
+  const child = spawn(node24, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, HERMES_LAUNCHER_PID: String(process.pid) },
+  });
+  const handlers = new Map();
+  for (const sig of FORWARDED) {
+    const h = () => {
+      // A key typed at the terminal (Ctrl+C, Ctrl+\) already reached the child, which shares our
+      // process group; forwarding it would deliver it twice.
+      if (FROM_TERMINAL.has(sig) && inTerminalForeground()) return;
+      try {
+        child.kill(sig);
+      } catch {
+        /* already gone */
+      }
+    };
+    handlers.set(sig, h);
+    process.on(sig, h);
+  }
+  child.on('error', (e) => {
+    process.stderr.write(`hermes: could not start ${node24}: ${e.message}\n`);
+    process.exit(1);
+  });
+  child.on('exit', (code, signal) => {
+    for (const [sig, h] of handlers) process.off(sig, h);
+    if (signal) {
+      // Die of the same signal, so a supervisor sees what happened to the real process.
+      try {
+        process.kill(process.pid, signal);
+      } catch {
+        /* fall through to an exit code */
+      }
+      setTimeout(() => process.exit(128 + (osSignal(signal) ?? 1)), 100).unref();
+      return;
+    }
+    process.exit(code ?? 1);
+  });
+}
+
+function osSignal(name) {
+  return { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGUSR2: 12, SIGTERM: 15 }[name];
+}
 
 if (major < 22) {
   let node24;
@@ -24,9 +86,16 @@ if (major < 22) {
     );
     process.exit(1);
   }
-  const r = spawnSync(node24, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
-  process.exit(r.status === null ? 1 : r.status);
+  relaunch(node24);
 } else {
+  const launcher = Number(process.env.HERMES_LAUNCHER_PID);
+  if (launcher) {
+    // Started by the launcher above: if it is killed outright (SIGKILL), do not live on as an orphan.
+    delete process.env.HERMES_LAUNCHER_PID;
+    setInterval(() => {
+      if (process.ppid !== launcher) process.kill(process.pid, 'SIGTERM');
+    }, 1000).unref();
+  }
   const mod = await import('node:module');
   if (mod.enableCompileCache && !process.env.NODE_DISABLE_COMPILE_CACHE) {
     try { mod.enableCompileCache(); } catch { /* read-only cache dir: run without it */ }

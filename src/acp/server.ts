@@ -21,14 +21,16 @@ import pkg from '../../package.json' with { type: 'json' };
 import { messageText } from '../agent/repair.ts';
 import type { AgentEvent, AgentRequest, ApprovalChoice, TurnResult } from '../agent/types.ts';
 import { createCommandRegistry } from '../commands/builtin.ts';
+import { parseModelArg } from '../commands/model.ts';
 import { runCommand } from '../commands/registry.ts';
-import { describeError, findProvider, ResolveError, resolveRuntime } from '../llm/index.ts';
+import { describeError, ResolveError, resolveRuntime, servedModels } from '../llm/index.ts';
 import type { Message } from '../llm/types.ts';
 import { parseServer, type McpServerConfig } from '../mcp/config.ts';
 import { McpManager } from '../mcp/manager.ts';
 import { attachMcp } from '../mcp/session.ts';
 import { newSessionId, resolveInputFrom, Session } from '../runtime/session.ts';
 import type { HermesConfig } from '../state/defaults.ts';
+import { namedEndpoints } from '../state/endpoints.ts';
 import { paths } from '../state/paths.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import { diskAccess, EDIT_POLICIES, installEditTools, type EditPolicy, type EditSession, type FileAccess } from './edits.ts';
@@ -66,6 +68,8 @@ interface LiveSession {
 }
 
 /** The slash commands editors are offered (each must exist in the shared registry). */
+/** Models of the provider offered in the model option (OpenRouter lists hundreds). */
+const MODEL_OPTIONS_MAX = 300;
 const ADVERTISED = ['help', 'model', 'tools', 'context', 'reset', 'compress', 'steer', 'queue', 'version', 'reload-mcp'];
 
 const OPTION_TO_CHOICE: Record<string, ApprovalChoice> = { allow_once: 'once', allow_session: 'session', allow_always: 'always', reject: 'deny' };
@@ -100,26 +104,26 @@ export class HermesAcpServer {
         this.client ??= client;
         const live = await this.open({ cwd: params.cwd, mcpServers: params.mcpServers });
         this.afterOpen(live);
-        return { sessionId: live.id, configOptions: this.configOptions(live) };
+        return { sessionId: live.id, configOptions: await this.configOptions(live) };
       })
       .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
         this.client ??= client;
         const live = await this.restore(params.sessionId, params.cwd, params.mcpServers);
         await this.replay(live);
         this.afterOpen(live);
-        return { configOptions: this.configOptions(live) };
+        return { configOptions: await this.configOptions(live) };
       })
       .onRequest(acp.methods.agent.session.resume, async ({ params, client }) => {
         this.client ??= client;
         const live = await this.restore(params.sessionId, params.cwd, params.mcpServers);
         this.afterOpen(live);
-        return { configOptions: this.configOptions(live) };
+        return { configOptions: await this.configOptions(live) };
       })
       .onRequest(acp.methods.agent.session.fork, async ({ params, client }) => {
         this.client ??= client;
         const live = await this.fork(params.sessionId, params.cwd, params.mcpServers);
         this.afterOpen(live);
-        return { sessionId: live.id, configOptions: this.configOptions(live) };
+        return { sessionId: live.id, configOptions: await this.configOptions(live) };
       })
       .onRequest(acp.methods.agent.session.list, ({ params }) => this.list(params.cwd ?? undefined))
       .onRequest(acp.methods.agent.session.close, async ({ params }) => {
@@ -132,7 +136,7 @@ export class HermesAcpServer {
       .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
         const live = this.live(params.sessionId);
         this.setOption(live, params.configId, params.value);
-        return { configOptions: this.configOptions(live) };
+        return { configOptions: await this.configOptions(live) };
       })
       .onRequest(acp.methods.agent.session.prompt, ({ params }) => this.prompt(this.live(params.sessionId), params.prompt))
       .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
@@ -422,7 +426,7 @@ export class HermesAcpServer {
   // -------------------------------------------------------------------------------------------
   // config options: model and edit approval
 
-  private configOptions(live: LiveSession): SessionConfigOption[] {
+  private async configOptions(live: LiveSession): Promise<SessionConfigOption[]> {
     const rt = live.session.runtime;
     const current = `${rt.provider}:${rt.model}`;
     const values = new Map<string, string>([[current, `${rt.model} (${rt.provider})`]]);
@@ -431,8 +435,10 @@ export class HermesAcpServer {
       const p = c.model.provider && c.model.provider !== 'auto' ? c.model.provider : rt.provider;
       values.set(`${p}:${c.model.default}`, `${c.model.default} (${p})`);
     }
+    // What the provider serves (its /models list, remembered for a while), then the other choices.
+    for (const id of ((await servedModels(rt).catch(() => null)) ?? []).slice(0, MODEL_OPTIONS_MAX)) values.set(`${rt.provider}:${id}`, `${id} (${rt.provider})`);
     for (const f of c.fallback_providers ?? []) if (f.provider && f.model) values.set(`${f.provider}:${f.model}`, `${f.model} (${f.provider})`);
-    for (const [name, p] of Object.entries(c.providers ?? {})) if (p?.model) values.set(`${name}:${p.model}`, `${p.model} (${name})`);
+    for (const e of namedEndpoints(c)) if (e.entry.model) values.set(`${e.id}:${e.entry.model}`, `${e.entry.model} (${e.name})`);
     return [
       {
         id: 'model',
@@ -463,18 +469,10 @@ export class HermesAcpServer {
     if (id !== 'model') throw acp.RequestError.invalidParams({ configId: id }, `unknown option "${id}"; Hermes has "model" and "edit_approval"`);
     if (typeof value !== 'string' || !value.trim()) throw acp.RequestError.invalidParams({ value }, 'the model must be a non-empty string (model or provider:model)');
     if (live.session.busy) throw acp.RequestError.invalidRequest(undefined, 'the model cannot change while a turn is running');
-    let provider: string | undefined;
-    let model = value.trim();
-    const colon = model.indexOf(':');
-    if (colon > 0) {
-      const head = model.slice(0, colon);
-      if (findProvider(head) || this.o.config.providers?.[head] || head === 'custom') {
-        provider = head;
-        model = model.slice(colon + 1);
-      }
-    }
+    const { change, error } = parseModelArg(value, live.session);
+    if (!change) throw acp.RequestError.invalidParams({ value }, error ?? 'not a model');
     try {
-      live.session.switchModel(provider ? { provider, model } : { model });
+      live.session.switchModel(change);
     } catch (e) {
       throw acp.RequestError.invalidParams({ value }, (e as Error).message);
     }

@@ -327,6 +327,7 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
     const runOne = async (i: number) => {
       const p = prepared[i];
       const started = now();
+      let waited = 0;
       const name = p.call.function.name;
       emit({ type: 'tool_start', callId: p.call.id, name, args: p.args, emoji: p.tool?.emoji });
       let out: ToolOutcome;
@@ -337,7 +338,15 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
           out = await p.tool.execute(p.args, {
             callId: p.call.id,
             signal,
-            ask: (req) => o.broker.ask(req, signal),
+            // Time spent waiting for a person (approval, clarify) is not the tool's running time.
+            ask: async (req) => {
+              const asked = now();
+              try {
+                return await o.broker.ask(req, signal);
+              } finally {
+                waited += now() - asked;
+              }
+            },
             progress: (text) => emit({ type: 'tool_progress', callId: p.call.id, name, text }),
           });
         } catch (e) {
@@ -345,7 +354,7 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
         }
       }
       const content = await limitResult(out.content, p.call.id, p.tool?.maxResultChars ?? maxResult, o.spill);
-      const durationMs = now() - started;
+      const durationMs = Math.max(0, now() - started - waited);
       outcomes[i] = { ...out, content, durationMs };
       emit({ type: 'tool_end', callId: p.call.id, name, content, isError: !!out.isError, durationMs, display: out.display });
     };

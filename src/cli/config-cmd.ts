@@ -2,8 +2,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
+import { nearest } from '../commands/suggest.ts';
+import { findProvider, PROVIDERS } from '../llm/index.ts';
+import { providerRefs, unknownKeys } from '../state/config-schema.ts';
+import { findEndpoint, namedEndpoints } from '../state/endpoints.ts';
 import {
   ConfigError,
+  type ConfigProblem,
+  type LoadedConfig,
   formatProblem,
   getKey,
   isEnvKey,
@@ -68,6 +74,8 @@ export function set(key: string, raw: string): void {
   const value = parseCliValue(raw);
   // Check the change before writing it.
   const before = loadContext();
+  const typo = unknownKeys(setAt(splitKey(key), value), (typed, known) => nearest(typed, known, 2)).find((u) => u.near.length);
+  if (typo) throw new CliError(`Not saved: \`${typo.key}\` is not a setting. Did you mean ${typo.near.map((n) => `\`${n}\``).join(' or ')}?`, 2);
   setConfigKey(home, key, value);
   const after = loadConfig(home, process.env);
   const introduced = after.problems.filter((p) => !before.loaded.problems.some((b) => b.key === p.key));
@@ -79,6 +87,13 @@ export function set(key: string, raw: string): void {
     throw new CliError(`Not saved: \`${introduced[0].key}\` ${introduced[0].message} (got ${JSON.stringify(value)}).`);
   }
   process.stdout.write(`Set ${key} = ${isSecretKey(key) ? mask(String(value)) : JSON.stringify(value)} in ${paths.config(home)}\n`);
+}
+
+/** `{a: {b: value}}` for the key path a.b (to check one key against the schema). */
+function setAt(keys: string[], value: unknown): Record<string, unknown> {
+  let out: unknown = value;
+  for (const k of [...keys].reverse()) out = { [k]: out };
+  return out as Record<string, unknown>;
 }
 
 export function unset(key: string): void {
@@ -148,13 +163,37 @@ export function migrate(opts: { dryRun?: boolean }): void {
   process.stdout.write(`Added ${missing.length} setting(s) with their defaults to ${loaded.path}${version}. Your values and comments are kept.\n`);
 }
 
+/** Keys nothing reads, each with the nearest real key, and values naming providers that do not exist. */
+export function schemaProblems(loaded: LoadedConfig): ConfigProblem[] {
+  const out: ConfigProblem[] = [];
+  for (const u of unknownKeys(loaded.user, (typed, known) => nearest(typed, known, 2))) {
+    out.push({ key: u.key, message: `is not a setting${u.near.length ? ` (did you mean ${u.near.map((n) => `\`${n}\``).join(' or ')}?)` : ''}`, line: loaded.lineOf(u.keys) });
+  }
+  const endpoints = namedEndpoints(loaded.config).map((e) => e.id);
+  for (const ref of providerRefs(loaded.user)) {
+    const v = ref.value.toLowerCase();
+    if (v === 'auto' || (ref.allowMain && v === 'main') || findProvider(v) || findEndpoint(loaded.config, v)) continue;
+    const custom = v.startsWith('custom:');
+    const known = [...PROVIDERS.flatMap((p) => [p.id, ...p.aliases]), ...endpoints];
+    const near = nearest(ref.value, known, 2);
+    out.push({
+      key: ref.key,
+      message: custom
+        ? `names "${ref.value}", but no custom_providers entry or providers: key has that name${endpoints.length ? ` (yours: ${endpoints.join(', ')})` : ''}`
+        : `names "${ref.value}", which is not a provider${near.length ? ` (did you mean ${near.map((n) => `\`${n}\``).join(' or ')}?)` : ' (`hermes model` lists them)'}`,
+      line: loaded.lineOf(ref.keys),
+    });
+  }
+  return out;
+}
+
 export function check(): void {
   const ctx = loadContext();
   const { loaded } = ctx;
   let bad = 0;
   if (!loaded.exists) process.stdout.write(`· ${loaded.path} does not exist yet: defaults apply (run \`hermes setup\`).\n`);
   else process.stdout.write(`✓ ${loaded.path} parses\n`);
-  for (const p of loaded.problems) {
+  for (const p of [...loaded.problems, ...schemaProblems(loaded)].sort((a, b) => (a.line ?? 0) - (b.line ?? 0))) {
     bad++;
     process.stdout.write(`✗ ${formatProblem(p, loaded.path)}\n`);
   }

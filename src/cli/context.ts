@@ -28,7 +28,7 @@ export function loadContext(opts: { strict?: boolean } = {}): CliContext {
   // --ignore-user-config / --safe-mode: the built-in defaults; .env credentials still count.
   if (ignoreUserConfig(process.env)) {
     const path = paths.config(home);
-    return { home, loaded: { config: defaultConfig(), user: {}, path, exists: existsSync(path), problems: [] }, env: process.env, dotenvNames: [...vars.keys()] };
+    return { home, loaded: { config: defaultConfig(), user: {}, path, exists: existsSync(path), problems: [], lineOf: () => undefined }, env: process.env, dotenvNames: [...vars.keys()] };
   }
   try {
     loaded = loadConfig(home, process.env);

@@ -1,6 +1,6 @@
 // `hermes cron …`
 import { displayState, NO_TICKER_NOTE, repeatDisplay, tickerAlive } from '../cron/format.ts';
-import { AmbiguousJobError, CronError, CronStore, ScheduleError, type CronJob, type UpdateJobInput } from '../cron/jobs.ts';
+import { AmbiguousJobError, CronError, CronStore, ScheduleError, TICKER_STALE_SECONDS, type CronJob, type UpdateJobInput } from '../cron/jobs.ts';
 import { CronScheduler, type RunReport } from '../cron/scheduler.ts';
 import { resolveTimezone } from '../cron/time.ts';
 import { inferenceSnapshot } from '../cron/snapshot.ts';
@@ -272,15 +272,18 @@ export async function tick(): Promise<void> {
   if (reports.some((x) => !x.success)) process.exitCode = 1;
 }
 
+const ago = (s: number) => (s < 120 ? `${Math.round(s)}s ago` : s < 7200 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`);
+
 export function status(): void {
   const ctx = loadContext();
   const store = storeOf(ctx);
   const hb = store.markerAge('ticker_heartbeat');
   const okAge = store.markerAge('ticker_last_success');
   const lastErr = store.lastTickError();
-  if (hb === null) out('✗ No cron ticker has run for this Hermes home: jobs will not fire on their own. Start one with `hermes gateway run`.');
-  else if (!tickerAlive(store)) out(`✗ The cron ticker is not running (last heartbeat ${Math.round(hb)}s ago): jobs will not fire on their own. Start it with \`hermes gateway run\`.`);
-  else if (okAge !== null && okAge > 200) out(`⚠ The cron ticker is running (heartbeat ${Math.round(hb)}s ago) but no tick has succeeded for ${Math.round(okAge)}s.`);
+  if (hb === null && okAge === null) out('✗ No cron ticker has run for this Hermes home: jobs will not fire on their own. Start one with `hermes gateway run`.');
+  else if (hb === null) out(`✗ The cron ticker is not running (it stopped; its last tick was ${ago(okAge!)}): jobs will not fire on their own. Start it with \`hermes gateway run\`.`);
+  else if (!tickerAlive(store)) out(`✗ The cron ticker is not running (last heartbeat ${ago(hb)}, more than two ticks): jobs will not fire on their own. Start it with \`hermes gateway run\`.`);
+  else if (okAge !== null && okAge > TICKER_STALE_SECONDS) out(`⚠ The cron ticker is running (heartbeat ${Math.round(hb)}s ago) but no tick has succeeded for ${Math.round(okAge)}s.`);
   else out(`✓ The cron ticker is running (heartbeat ${Math.round(hb)}s ago): jobs fire automatically.`);
   if (lastErr) out(`  Last tick error: ${lastErr}`);
   out(`  Timezone: ${store.tz}`);

@@ -78,8 +78,7 @@ export function toolReport(home: string, config: HermesConfig, env: NodeJS.Proce
     const requested = resolveToolsetNames(toolsets, disabled, reg.toolsets(), config.custom_toolsets ?? {});
     const unavailable = reg
       .availability(services)
-      .filter((a) => !a.available && requested.has(a.name))
-      .map((a) => (a.name === 'web_search' && a.reason === 'requirements not met' ? { ...a, reason: 'needs FIRECRAWL_API_KEY, TAVILY_API_KEY, EXA_API_KEY, PARALLEL_API_KEY or SEARXNG_URL' } : a));
+      .filter((a) => !a.available && requested.has(a.name));
     return { toolsets, enabled, unavailable };
   } catch (e) {
     return { toolsets, enabled: [], unavailable: [], error: (e as Error).message };

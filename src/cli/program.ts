@@ -1,37 +1,80 @@
-import { Command } from 'commander';
+import { Command, type CommanderError } from 'commander';
 import pkg from '../../package.json' with { type: 'json' };
 import { COMMAND_MODULES } from './commands/index.ts';
 import { CliError, reportAndExit } from './errors.ts';
 import { ProfileError } from '../state/profiles.ts';
 import { addGlobalOptions, applyProfile, firstPositional } from './global-flags.ts';
+import { nearest } from '../commands/suggest.ts';
 
 export function buildProgram(): Command {
   const program = new Command('hermes')
     .description('Hermes Agent: an AI agent for your terminal, editor and chat apps')
     .version(`hermes ${pkg.version}`, '-V, --version', 'print the version')
     .option('-p, --profile <name>', 'run in this profile (its own HERMES_HOME under profiles/<name>)')
-    .showSuggestionAfterError(true)
-    .configureOutput({ outputError: (str, write) => write(str.replace(/^error:/, 'hermes:')) })
     // Options before a subcommand are hermes's own (`hermes -m x chat`); after it, the subcommand's.
     .enablePositionalOptions();
   addGlobalOptions(program);
   for (const register of COMMAND_MODULES) register(program);
+  guardCommands(program);
   return program;
 }
 
-/** The first word of argv that is neither an option nor an option's value (the command's name). */
-function commandWord(program: Command, argv: string[]): string | undefined {
-  const chat = program.commands.find((c) => c.name() === 'chat');
-  const options = [...program.options, ...(chat?.options ?? [])];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--') return undefined;
-    if (!a.startsWith('-')) return a;
-    if (a.includes('=')) continue;
-    const o = options.find((x) => x.short === a || x.long === a);
-    if (o?.required || (o?.optional && argv[i + 1] !== undefined && !argv[i + 1].startsWith('-'))) i++;
+const commandPath = (c: Command): string => (c.parent ? `${commandPath(c.parent)} ${c.name()}` : c.name());
+
+function subcommandNames(parent: Command): string[] {
+  return parent.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden).flatMap((c) => [c.name(), ...c.aliases()]);
+}
+
+function findSubcommand(parent: Command, name: string): Command | undefined {
+  return parent.commands.find((c) => c.name() === name || c.aliases().includes(name));
+}
+
+function unknownSubcommand(parent: Command, typed: string): never {
+  const path = commandPath(parent);
+  // An alias and its command are one suggestion, under the command's name.
+  const near = [...new Set(nearest(typed, subcommandNames(parent)).map((n) => findSubcommand(parent, n)!.name()))].slice(0, 2);
+  const hint = near.length ? ` Did you mean ${near.map((n) => `\`${path} ${n}\``).join(' or ')}?` : '';
+  throw new CliError(`unknown command '${parent.parent ? `${parent.name()} ` : ''}${typed}'.${hint} (\`${path} --help\` lists the commands.)`, 2);
+}
+
+/**
+ * Every level of the command tree, from the commands registered: a word that names no subcommand is
+ * an unknown command with the nearest suggestion, also where a default subcommand (`hermes` →
+ * chat, `hermes sessions` → list) would otherwise receive it as a stray argument. A default that
+ * takes arguments of its own still gets them, unless the word is a near miss of a command; so does
+ * a command with its own action beside its subcommands (`hermes auth`).
+ * Usage errors (unknown option, missing argument) exit 2 with one `hermes:` line, at every level.
+ */
+function guardCommands(cmd: Command): void {
+  cmd
+    .showSuggestionAfterError(true)
+    .configureOutput({ outputError: (str, write) => write(str.replace(/^error:/, 'hermes:').replace(/\n\(Did you mean (\S+)\?\)/, '. Did you mean `$1`?')) })
+    .exitOverride(exitOnCommanderError);
+  if (!cmd.commands.length) return;
+  cmd.hook('preSubcommand', (parent, sub) => {
+    const first = parent.args[0];
+    if (first === undefined || first.startsWith('-') || findSubcommand(parent, first)) return;
+    // Reached by default dispatch with a word that names no subcommand.
+    if (sub.registeredArguments.length && !nearest(first, subcommandNames(parent)).length) return;
+    unknownSubcommand(parent, first);
+  });
+  cmd.on('command:*', (operands: string[]) => unknownSubcommand(cmd, operands[0]));
+  // A command with subcommands and an action of its own (`hermes auth` → an overview): a word it
+  // does not take is a mistyped subcommand, not an argument.
+  const own = cmd as unknown as { _actionHandler?: unknown };
+  if (own._actionHandler && !cmd.registeredArguments.length) {
+    cmd.allowExcessArguments(true);
+    cmd.hook('preAction', (self, actionCommand) => {
+      const first = actionCommand === cmd ? cmd.args[0] : undefined;
+      if (first !== undefined && !first.startsWith('-')) unknownSubcommand(cmd, first);
+    });
   }
-  return undefined;
+  for (const c of cmd.commands) guardCommands(c);
+}
+
+function exitOnCommanderError(err: CommanderError): never {
+  if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') process.exit(0);
+  process.exit(err.exitCode === 0 ? 0 : 2);
 }
 
 export async function main(argv: string[]): Promise<void> {
@@ -39,10 +82,6 @@ export async function main(argv: string[]): Promise<void> {
     if (e.code === 'EPIPE') process.exit(0);
   });
   const program = buildProgram();
-  program.exitOverride((err) => {
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') process.exit(0);
-    process.exit(err.exitCode === 0 ? 0 : 2);
-  });
   try {
     try {
       argv = applyProfile(argv);
@@ -51,7 +90,7 @@ export async function main(argv: string[]): Promise<void> {
       throw e;
     }
     // `hermes <word>` where <word> is no built-in command: maybe an enabled plugin's command.
-    const word = commandWord(program, argv);
+    const word = firstPositional(argv);
     if (word && !program.commands.some((c) => c.name() === word || c.aliases().includes(word))) await (await import('../plugins/cli-commands.ts')).addPluginCliCommands(program, word);
     const unknown = unknownCommand(program, argv);
     if (unknown) throw new CliError(unknown, 2);
@@ -70,33 +109,9 @@ export function unknownCommand(program: Command, argv: string[]): string | null 
   if (word === null) return null;
   const names = [...program.commands.flatMap((c) => [c.name(), ...c.aliases()]), 'help'];
   if (names.includes(word)) return null;
-  const near = closest(word, names.filter((n) => n !== 'chat')); // `hermes what is…`: a prompt, not a typo of chat
+  const near = nearest(word, names.filter((n) => n !== 'chat'))[0]; // `hermes what is…`: a prompt, not a typo of chat
   const hint = near ? ` Did you mean \`hermes ${near}\`?` : '';
   const words = argv.slice(argv.indexOf(word) + 1).filter((a) => !a.startsWith('-'));
   const ask = /\s/.test(word) || !/^[a-z][a-z0-9-]*$/i.test(word) || (words.length > 0 && !near) ? ` To ask Hermes something, use \`hermes -z "…"\` or \`hermes chat -q "…"\`.` : '';
   return `'${word}' is not a hermes command.${hint}${ask} Run \`hermes --help\` for the list.`;
-}
-
-/** The name at the smallest edit distance from `word`, if it is close enough to be a typo. */
-function closest(word: string, names: string[]): string | null {
-  let best: string | null = null;
-  let bestD = Infinity;
-  for (const n of names) {
-    const d = editDistance(word.toLowerCase(), n);
-    if (d < bestD) {
-      bestD = d;
-      best = n;
-    }
-  }
-  return best !== null && bestD <= Math.max(1, Math.floor(best.length / 3)) ? best : null;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length];
 }

@@ -4,13 +4,16 @@
 
 import { readFileSync } from 'node:fs';
 import type { ProviderRuntime } from '../llm/index.ts';
-import { ResolveError, findProvider, providerIds } from '../llm/index.ts';
+import { ResolveError, findProvider, poolIdOf, providerIds } from '../llm/index.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { paths } from '../state/paths.ts';
 import { mask } from './config-cmd.ts';
 import { loadContext } from './context.ts';
 import { CliError } from './errors.ts';
+import { autoEndpointName, findEndpoint, namedEndpoints } from '../state/endpoints.ts';
+import { didYouMean } from '../commands/suggest.ts';
 import {
+  endpointOf,
   existingKey,
   fetchModels,
   keyEnvFor,
@@ -21,6 +24,8 @@ import {
   providerOptions,
   runtimeFor,
   saveChoice,
+  signedIn,
+  sortedIds,
   testCall,
   textCallAdvice,
   type EndpointChoice,
@@ -33,6 +38,8 @@ export interface SetupOptions {
   model?: string;
   baseUrl?: string;
   apiMode?: string;
+  /** The name a custom endpoint is remembered by. */
+  name?: string;
   /** commander's --no-test */
   test?: boolean;
 }
@@ -47,12 +54,19 @@ function readKeyFromStdin(): string {
   }
 }
 
-function checkProvider(name: string, config: HermesConfig): string {
+/** A provider id the wizard and `--provider` accept: a catalog id, or one of your named endpoints. */
+function checkProvider(name: string, config: HermesConfig, env: NodeJS.ProcessEnv): string {
   const p = name.trim();
-  if (config.providers?.[p]) return p;
   const spec = findProvider(p);
-  if (!spec) throw new CliError(`Unknown provider "${p}". Use one of: ${providerIds().join(', ')}${Object.keys(config.providers ?? {}).length ? `, or one of your providers: ${Object.keys(config.providers).join(', ')}` : ''}.`, 2);
-  if (!spec.isCustom && spec.keyEnvs.length === 0) throw new CliError(`${spec.name} signs in with OAuth, which \`hermes setup\` does not do yet. Pick a provider that takes an API key, or a custom endpoint.`, 2);
+  const endpoint = spec?.id === p.toLowerCase() ? undefined : findEndpoint(config, p);
+  if (endpoint) return endpoint.id;
+  if (!spec) {
+    const yours = namedEndpoints(config).map((e) => e.id);
+    throw new CliError(`Unknown provider "${p}".${didYouMean(p, [...providerIds(), ...yours])} Use one of: ${providerIds().join(', ')}${yours.length ? `, or one of your endpoints: ${yours.join(', ')}` : ''}.`, 2);
+  }
+  const ready = signedIn(env);
+  if (!spec.isCustom && spec.keyEnvs.length === 0 && !ready.has(poolIdOf(spec)) && !ready.has(spec.id))
+    throw new CliError(`${spec.name} signs in with OAuth: run \`hermes auth add ${spec.id}\` first, then pick it again.`, 2);
   return spec.id;
 }
 
@@ -73,17 +87,17 @@ export async function runNonInteractive(o: SetupOptions, what: 'setup' | 'model'
   const config = ctx.loaded.config;
   const raw = o.provider ?? (o.baseUrl ? 'custom' : undefined);
   if (!raw) throw new CliError(`--provider is required with --non-interactive (one of ${providerIds().join(', ')}; custom with --base-url).`, 2);
-  const provider = checkProvider(raw, config);
+  const provider = checkProvider(raw, config, ctx.env);
   const spec = findProvider(provider);
-  if (spec?.isCustom && !o.baseUrl && !config.providers?.[provider]) throw new CliError('A custom endpoint needs --base-url (e.g. http://localhost:11434/v1).', 2);
+  if (spec?.isCustom && !o.baseUrl) throw new CliError('A custom endpoint needs --base-url (e.g. http://localhost:11434/v1).', 2);
   if (o.baseUrl && !/^https?:\/\/\S+$/i.test(o.baseUrl)) throw new CliError(`--base-url must be an http(s) URL (got "${o.baseUrl}").`, 2);
 
   let apiKey = o.apiKey === '-' ? readKeyFromStdin() : o.apiKey;
   if (apiKey !== undefined && !apiKey.trim()) throw new CliError('--api-key is empty.', 2);
   apiKey = apiKey?.trim();
-  const choice: EndpointChoice = { provider, baseUrl: spec?.isCustom ? o.baseUrl : undefined, apiMode: o.apiMode, apiKey };
-  if (!apiKey && !existingKey(provider, ctx.env, config) && !keyOptional(choice) && !config.providers?.[provider]) {
-    const env = keyEnvFor(provider, config);
+  const choice: EndpointChoice = { provider, baseUrl: spec?.isCustom ? o.baseUrl : undefined, name: o.name, apiMode: o.apiMode, apiKey };
+  if (!apiKey && !existingKey(choice, ctx.env, config) && !keyOptional(choice, config)) {
+    const env = keyEnvFor(choice, config);
     throw new CliError(`No API key for ${spec?.name ?? provider}: pass --api-key <key> (or --api-key - to read it from stdin), or set ${env} in the environment.`, 2);
   }
 
@@ -112,7 +126,7 @@ export async function runNonInteractive(o: SetupOptions, what: 'setup' | 'model'
       if (p.kind === 'text') out(`! ${rt.model} writes tool calls as text (${p.format} format). ${textCallAdvice(p.format, config.model?.tool_call_parser)}`);
     }
   }
-  for (const l of saveChoice(ctx.home, choice, model, ctx.loaded.exists ? config : undefined)) out(`Saved ${l}`);
+  for (const l of saveChoice(ctx.home, choice, model, ctx.loaded.exists ? config : undefined, ctx.loaded.user)) out(`Saved ${l}`);
   if (what === 'setup') out('Done. Start chatting with `hermes`.');
 }
 
@@ -141,23 +155,33 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
       c.note(`Settings go to ${paths.config(ctx.home)}\nAPI keys go to ${paths.env(ctx.home)} (readable only by you)`, 'Where things are saved');
     }
     const current = String(config.model?.provider ?? '');
-    const options = providerOptions(config);
-    const provider = o.provider
-      ? checkProvider(o.provider, config)
-      : unwrap(
-          c,
-          await c.select({
-            message: 'Which inference provider?',
-            options: options.map((p) => ({ value: p.value, label: p.label, hint: p.hint })),
-            initialValue: options.some((p) => p.value === current) ? current : options[0].value,
-            maxItems: 12,
-          }),
-        );
+    const options = providerOptions(config, signedIn(ctx.env));
+    const currentValue = findEndpoint(config, current)?.id ?? current;
+    let provider = o.provider ? checkProvider(o.provider, config, ctx.env) : '';
+    while (!provider) {
+      const picked = unwrap(
+        c,
+        await c.autocomplete({
+          message: `Which inference provider? (${options.length}; type to filter)`,
+          // The hint shows only on the highlighted entry, so one that needs a sign-in says so in its label.
+          options: options.map((p) => ({ value: p.value, label: p.needsSignIn ? `${p.label} — ${p.hint}` : p.label, hint: p.needsSignIn ? undefined : p.hint })),
+          filter: (search, opt) => {
+            const p = options.find((x) => x.value === opt.value)!;
+            return `${p.label} ${p.hint} ${p.search}`.toLowerCase().includes(search.trim().toLowerCase());
+          },
+          initialValue: options.some((p) => p.value === currentValue && !p.needsSignIn) ? currentValue : options[0].value,
+          maxItems: 12,
+        }),
+      );
+      const opt = options.find((p) => p.value === picked);
+      if (opt && !opt.needsSignIn) provider = opt.value;
+      else if (opt) c.log.warn(`${opt.label} signs in with OAuth: run \`hermes auth add ${opt.value}\` first (or pick one that takes an API key).`);
+    }
     const spec = findProvider(provider);
-    const named = !!config.providers?.[provider] && spec?.id !== provider;
-    const choice: EndpointChoice = { provider };
+    const choice: EndpointChoice = { provider, keyLabel: 'the key you entered' };
+    const named = endpointOf(choice, config);
 
-    if (spec?.isCustom && !named) {
+    if (spec?.isCustom) {
       const initial = o.baseUrl ?? (current === 'custom' ? String(config.model?.base_url ?? '') : '');
       choice.baseUrl = unwrap(
         c,
@@ -168,24 +192,36 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
           validate: (v) => (/^https?:\/\/\S+$/i.test((v ?? '').trim()) ? undefined : 'Enter an http(s) URL, e.g. http://localhost:11434/v1'),
         }),
       ).trim();
+      const known = endpointOf(choice, config);
+      choice.name = o.name?.trim() || unwrap(
+        c,
+        await c.text({
+          message: 'A name for this endpoint (switch back to it later with `hermes model custom:<name>`)',
+          initialValue: known?.name ?? autoEndpointName(choice.baseUrl),
+          validate: (v) => ((v ?? '').trim() ? undefined : 'Enter a name'),
+        }),
+      ).trim();
     }
     if (o.apiMode) choice.apiMode = o.apiMode;
+    const label = named?.name ?? choice.name ?? spec?.name ?? provider;
 
     // Key, then the model list (which also proves the key), repeated until the list loads or the person moves on.
     let models: string[] = [];
+    let ignoreExisting = false;
     for (;;) {
-      const have = existingKey(provider, ctx.env, config);
-      const optional = keyOptional(choice) || named;
+      const have = ignoreExisting ? undefined : existingKey(choice, ctx.env, config);
+      const optional = keyOptional(choice, config);
       let useExisting = false;
       if (have && !choice.apiKey) {
-        useExisting = unwrap(c, await c.confirm({ message: `Use the ${have.env} already set (${mask(have.value)})?`, initialValue: true }));
+        const what = have.env.startsWith('the ') ? have.env : `the ${have.env} already set`;
+        useExisting = unwrap(c, await c.confirm({ message: `Use ${what}${have.value ? ` (${mask(have.value)})` : ''}?`, initialValue: true }));
       }
       if (!useExisting && !choice.apiKey) {
-        const keyEnv = keyEnvFor(provider, config) ?? 'OPENAI_API_KEY';
+        const keyEnv = keyEnvFor(choice, config);
         const key = unwrap(
           c,
           await c.password({
-            message: `API key for ${spec?.name ?? provider}${optional ? ' (leave empty if the server needs none)' : ''} — saved as ${keyEnv}`,
+            message: `API key for ${label}${optional ? ' (leave empty if the server needs none)' : ''} — saved as ${keyEnv}`,
             mask: '•',
             validate: (v) => (optional || (v ?? '').trim() ? undefined : 'The key is required (Ctrl+C to cancel).'),
           }),
@@ -195,7 +231,7 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
       const sp = c.spinner();
       sp.start('Fetching the model list');
       try {
-        models = (await fetchModels(choice, ctx.env, config)).map((m) => m.id);
+        models = sortedIds(await fetchModels(choice, ctx.env, config));
         sp.stop(`${models.length} model(s) available`);
         break;
       } catch (e) {
@@ -216,7 +252,7 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
         );
         if (next === 'key') {
           choice.apiKey = undefined;
-          if (have) ctx.env[have.env] = '';
+          ignoreExisting = true;
           continue;
         }
         if (next === 'retry') continue;
@@ -225,7 +261,7 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
       }
     }
 
-    const suggested = o.model ?? (current === provider ? String(config.model?.default ?? '') : '') ?? '';
+    const suggested = o.model ?? (named?.entry.model ? String(named.entry.model) : currentValue === provider ? String(config.model?.default ?? '') : '');
     let model = '';
     for (;;) {
       if (!model) {
@@ -234,7 +270,7 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
           const picked = unwrap(
             c,
             await c.autocomplete({
-              message: `Model (${models.length} from ${spec?.name ?? provider}; type to filter)`,
+              message: `Model (${models.length} from ${label}; type to filter)`,
               options: [...models.map((m) => ({ value: m, label: m })), { value: OTHER, label: 'Other… (type a model name)' }],
               initialValue: models.includes(suggested) ? suggested : spec?.defaultModel && models.includes(spec.defaultModel) ? spec.defaultModel : undefined,
               maxItems: 10,
@@ -287,9 +323,9 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
       if (next === 'save') break;
     }
 
-    const written = saveChoice(ctx.home, choice, model, ctx.loaded.exists ? config : undefined);
+    const written = saveChoice(ctx.home, choice, model, ctx.loaded.exists ? config : undefined, ctx.loaded.user);
     c.log.success(written.map((l) => `Saved ${l}`).join('\n'));
-    c.outro(what === 'setup' ? 'Ready. Start chatting with `hermes` (type /help inside for commands).' : `Now using ${model} via ${provider}.`);
+    c.outro(what === 'setup' ? 'Ready. Start chatting with `hermes` (type /help inside for commands).' : `Now using ${model} via ${label}.`);
   } catch (e) {
     if (e instanceof Cancelled) {
       c.cancel('Cancelled: nothing was changed.');

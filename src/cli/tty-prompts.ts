@@ -3,16 +3,39 @@ import { t } from '../i18n/index.ts';
 import { createInterface } from 'node:readline/promises';
 import type { AgentRequest, ApprovalChoice } from '../agent/types.ts';
 
+const APPROVAL_KEYS: Record<string, ApprovalChoice> = { o: 'once', s: 'session', a: 'always', d: 'deny' };
+const APPROVAL_SAID: Record<ApprovalChoice, string> = { once: 'approved once', session: 'approved for this session', always: 'approved always (saved to command_allowlist)', deny: 'denied' };
+
+/** One key press, as the REPL takes it: o, s, a or d; Enter, Esc or Ctrl+C deny. Other keys are ignored. */
+function approvalKey(): Promise<ApprovalChoice> {
+  const stdin = process.stdin;
+  const wasRaw = stdin.isRaw;
+  stdin.setRawMode(true);
+  stdin.resume();
+  return new Promise((resolve) => {
+    const onData = (buf: Buffer) => {
+      const text = buf.toString('utf8');
+      const choice = text === '\r' || text === '\n' || text === '\x1b' || text === '\x03' ? 'deny' : APPROVAL_KEYS[text.toLowerCase()[0] ?? ''];
+      if (!choice) return;
+      stdin.off('data', onData);
+      stdin.setRawMode(wasRaw);
+      stdin.pause();
+      resolve(choice);
+    };
+    stdin.on('data', onData);
+  });
+}
+
 export async function askOnTty(req: AgentRequest): Promise<unknown> {
+  if (req.kind === 'approval') {
+    process.stderr.write(`\n⚠️  ${t('approval.header')} (${req.description}):\n    ${req.command}\n`);
+    process.stderr.write(`${(['once', 'session', 'always', 'deny'] as const).map((c) => t(`approval.${c}`)).join('  ')} · ${t('approval.enter_denies')}: `);
+    const choice = await approvalKey();
+    process.stderr.write(`${APPROVAL_SAID[choice]}\n`);
+    return choice;
+  }
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   try {
-    if (req.kind === 'approval') {
-      process.stderr.write(`\n⚠️  ${t('approval.header')} (${req.description}):\n    ${req.command}\n`);
-      const labels = (['once', 'session', 'always', 'deny'] as const).map((c) => t(`approval.${c}`)).join(' | ');
-      const a = (await rl.question(`${labels}  ${t('approval.tty_choice')}`)).trim().toLowerCase();
-      const map: Record<string, ApprovalChoice> = { o: 'once', once: 'once', s: 'session', session: 'session', a: 'always', always: 'always' };
-      return map[a] ?? 'deny';
-    }
     if (req.kind === 'clarify') {
       process.stderr.write(`\n❓ ${req.question}\n`);
       req.choices?.forEach((c, i) => process.stderr.write(`   ${i + 1}. ${c}\n`));

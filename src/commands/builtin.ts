@@ -2,7 +2,7 @@
 import { byString } from '../state/fsutil.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { estimateMessagesTokens, estimateTextTokens, estimateToolsTokens } from '../agent/tokens.ts';
-import { contextLengthFor, findProvider } from '../llm/index.ts';
+import { contextLengthFor } from '../llm/index.ts';
 import { messageText } from '../agent/repair.ts';
 import { promptTokens, type Message } from '../llm/types.ts';
 import { activePersonality, BUILTIN_PERSONALITIES, findPersonality, listPersonalities, NO_PERSONALITY } from '../runtime/personality.ts';
@@ -26,6 +26,7 @@ import { insightsCommand } from './insights.ts';
 import { kanbanCommand } from './kanban.ts';
 import { pluginsCommand } from './plugins.ts';
 import { currentPluginHost, pluginHost } from '../plugins/state.ts';
+import { modelCommand } from './model.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
 import { registerSkillCommands, reloadSkillsCommand, stateCommands } from './state.ts';
 
@@ -280,41 +281,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         return { output: lines.join('\n') };
       },
     },
-    {
-      name: 'model',
-      args: '[model | provider:model]',
-      description: 'show or switch the model for this session',
-      category: 'config',
-      surfaces: ALL_SURFACES,
-      run(ctx, args) {
-        const s = ctx.session;
-        if (!args) {
-          const rt = s.runtime;
-          const fb = s.options.config.fallback_providers ?? [];
-          return {
-            output: [
-              `Model: ${rt.model} via ${rt.provider} (${rt.apiMode})`,
-              fb.length ? `Fallbacks: ${fb.map((f) => `${f.provider}:${f.model}`).join(', ')}` : 'Fallbacks: none',
-              'Switch with /model <name> or /model <provider>:<model>.',
-            ].join('\n'),
-          };
-        }
-        // `provider:model` when the prefix names a provider; model ids may themselves contain ':' or '/'.
-        let provider: string | undefined;
-        let model = args.trim();
-        const colon = model.indexOf(':');
-        if (colon > 0) {
-          const head = model.slice(0, colon);
-          if (findProvider(head) || s.options.config.providers?.[head] || head === 'custom') {
-            provider = head;
-            model = model.slice(colon + 1);
-          }
-        }
-        s.switchModel(provider ? { provider, model } : { model });
-        const rt = s.runtime;
-        return { output: `Now using ${rt.model} via ${rt.provider} for this session. (The provider's prompt cache starts cold.)` };
-      },
-    },
+    modelCommand(),
     {
       name: 'personality',
       args: '[name | none]',

@@ -1,6 +1,7 @@
 // One slash-command registry for every surface: the CLI REPL, the gateway and ACP read the same
 // definitions (name, aliases, args, help, where they apply, whether allowed mid-turn).
 import type { Session } from '../runtime/session.ts';
+import { nearest } from './suggest.ts';
 
 export type Surface = 'cli' | 'gateway' | 'acp';
 export type CommandCategory = 'session' | 'config' | 'tools' | 'info';
@@ -16,6 +17,11 @@ export interface CommandResult {
   /** Surface actions. */
   /** runtime_changed: the turn runtime was switched (/codex-runtime); a surface may drop a cached session. */
   action?: 'quit' | 'clear_screen' | 'new_session' | 'stop' | 'runtime_changed' | 'redraw';
+  /**
+   * Put this text in the input line (a terminal surface): with the command's `complete()` it makes
+   * a picker (`/model ` opens the menu of the provider's models).
+   */
+  input?: string;
 }
 
 /** Surface-specific abilities a command may use; every member is optional. */
@@ -52,6 +58,8 @@ export interface CommandDef {
   midTurn?: boolean;
   /** Subcommand / argument completions for the autocomplete menu. */
   completions?: string[];
+  /** Completions that depend on the session (e.g. the models the provider serves); no I/O. */
+  complete?(ctx: CommandContext, partial: string): { value: string; hint?: string }[] | null;
   run(ctx: CommandContext, args: string): Promise<CommandResult> | CommandResult;
 }
 
@@ -94,7 +102,8 @@ export class CommandRegistry {
     if (exact) return { def: exact, args };
     const prefixed = defs.filter((d) => d.name.startsWith(name) || d.aliases?.some((a) => a.startsWith(name)));
     if (prefixed.length) return { def: prefixed[0], args };
-    return { error: `Unknown command /${name}. Type /help for the list.` };
+    const near = nearest(name, defs.flatMap((d) => [d.name, ...(d.aliases ?? [])]), 2);
+    return { error: `Unknown command /${name}.${near.length ? ` Did you mean ${near.map((x) => `/${x}`).join(' or ')}?` : ''} Type /help for the list.` };
   }
 
   /** Completions for the autocomplete menu: commands whose name starts with the typed prefix. */

@@ -585,7 +585,7 @@ export class CronStore {
     }
   }
 
-  clearMarker(name: 'ticker_last_error'): void {
+  clearMarker(name: 'ticker_heartbeat' | 'ticker_last_error'): void {
     rmSync(join(this.dir, name), { force: true });
   }
 
@@ -611,8 +611,8 @@ export class CronStore {
   }
 }
 
-/** Seconds of staleness after which the ticker is considered stopped (3 missed ticks + slack). */
+/** Seconds of staleness after which the ticker is considered stopped: two missed ticks. */
 export const TICKER_INTERVAL_SECONDS = 60;
-export const TICKER_STALE_SECONDS = TICKER_INTERVAL_SECONDS * 3 + 20;
+export const TICKER_STALE_SECONDS = TICKER_INTERVAL_SECONDS * 2;
 
 export { ScheduleError };

@@ -386,7 +386,7 @@ export function activeTicker(home: string): CronTicker | undefined {
 /**
  * Starts the cron ticker (the gateway calls this in `hermes gateway run`): a tick at once, then
  * every `intervalMs`. Heartbeat files in cron/ let `hermes cron status` tell a live ticker from a
- * dead one.
+ * dead one; a clean stop removes the heartbeat.
  */
 export function startCronTicker(opts: { home: string; deliver: Deliver; intervalMs?: number; log?: (line: string) => void } & Partial<CronTickerOptions>): { stop(): Promise<void> } & CronTicker {
   const scheduler = new CronScheduler(opts);
@@ -447,6 +447,12 @@ export function startCronTicker(opts: { home: string; deliver: Deliver; interval
       clearTimeout(timer);
       if (active.get(opts.home) === ticker) active.delete(opts.home);
       if (ticking) await ticking;
+      // A clean stop: nothing ticks this home any more, so no heartbeat may say otherwise.
+      try {
+        scheduler.context().store.clearMarker('ticker_heartbeat');
+      } catch {
+        /* no store: nothing was written */
+      }
       let drainMs = opts.drainMs;
       if (drainMs === undefined) {
         try {

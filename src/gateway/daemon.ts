@@ -121,6 +121,19 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
   log(`gateway: starting (pid ${process.pid}) with ${names.map((n) => platformLabel(n)).join(', ')}`);
   for (const n of names) if (getPlatform(n)?.kind === 'chat' && !getPlatform(n)?.trustedSource && !hasAnyAllowlist(n, o.env)) log(`auth: ${n}: no allowlist (${envPrefix(n)}_ALLOWED_USERS / GATEWAY_ALLOWED_USERS); strangers get a pairing code and nobody gets in until you approve one`);
 
+  // Signals that arrive while the platforms connect are held until shutdown can run.
+  let onSignal: ((sig: NodeJS.Signals) => void) | null = null;
+  const early: NodeJS.Signals[] = [];
+  const signalHandler = (sig: NodeJS.Signals) => (onSignal ? onSignal(sig) : early.push(sig));
+  const removeSignals = () => {
+    process.off('SIGTERM', signalHandler);
+    process.off('SIGINT', signalHandler);
+  };
+  if (o.signals) {
+    process.on('SIGTERM', signalHandler);
+    process.on('SIGINT', signalHandler);
+  }
+
   // state.backend: postgres → this gateway joins the others on that database (src/gateway/cluster/).
   let cluster: import('./cluster/index.ts').Cluster | null = null;
   let choice;
@@ -128,6 +141,7 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
     choice = storeChoice(o.config, o.env);
   } catch (e) {
     rmSync(pidPath(o.home), { force: true });
+    removeSignals();
     throw new GatewayError((e as Error).message);
   }
   if (choice.backend === 'postgres') {
@@ -147,7 +161,7 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
       try {
         adapters.push(await createAdapter(n, runner, o.deps));
       } catch (e) {
-        log(`${n}: cannot start: ${(e as Error).message}`);
+        supervisor.fail(n, (e as Error).message);
       }
     }
     if (cluster) {
@@ -157,20 +171,29 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
         (name) => sup.start(adapters.filter((a) => a.name === name)),
         log,
       );
-    } else await supervisor.start(adapters);
+    } else {
+      await supervisor.start(adapters);
+      // Nothing that can ever serve: say why and stop, instead of "running" with nothing to run.
+      const failed = supervisor.failed();
+      if (failed.length === names.length) {
+        await supervisor.disconnectAll();
+        await runner.close();
+        supervisor.writeState({ stopped_at: new Date().toISOString() });
+        throw new GatewayError(
+          `No platform can start, so the gateway is not running:\n${failed.map((f) => `  ${f.name}: ${f.reason}`).join('\n')}\nFix the settings (\`hermes gateway setup\`, or ~/.hermes/.env) and start it again.`,
+        );
+      }
+    }
   } catch (e) {
     await cluster?.close();
     rmSync(pidPath(o.home), { force: true });
+    removeSignals();
+    if (e instanceof GatewayError) log(`gateway: ${e.message.split('\n')[0]}`);
     throw e;
   }
   const up = supervisor.connected().map((a) => a.name);
   log(`gateway: running; connected: ${up.join(', ') || 'none yet (retrying in the background)'}`);
   void runner.hooks.emit('gateway:startup', { platforms: up });
-  if (o.kanban !== false)
-    kanban = await startKanban({ home: o.home, env: o.env, send: (t, text) => runner.router.send(t, text, { source: 'kanban' }), hooks: runner.hooks, log }).catch(
-      (e) => (log(`kanban: could not start: ${(e as Error).message}`), null),
-    );
-  if (o.cron !== false) cron = await startCron({ home: o.home, deliver: runner.router.deliver, log, env: o.env, store: runner.transcripts.db }).catch((e) => (log(`cron: could not start: ${(e as Error).message}`), null));
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
@@ -192,6 +215,7 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
       const mine = runningGateway(o.home);
       if (mine?.pid === process.pid) rmSync(pidPath(o.home), { force: true });
       supervisor.writeState({ stopped_at: new Date().toISOString() });
+      removeSignals();
       log('gateway: stopped');
       resolveClosed();
     })();
@@ -199,7 +223,7 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
   };
   if (o.signals) {
     let signals = 0;
-    const onSignal = (sig: NodeJS.Signals) => {
+    onSignal = (sig: NodeJS.Signals) => {
       signals++;
       if (signals > 1 && sig === 'SIGINT') {
         log('gateway: second interrupt, exiting now');
@@ -208,8 +232,19 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
       }
       void shutdown(sig);
     };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+    if (early.length) onSignal(early[0]);
+  }
+  // The services that run beside the platforms; a signal during their start-up has already run
+  // shutdown past them, so they are stopped again once started.
+  if (o.kanban !== false && !stopping) {
+    kanban = await startKanban({ home: o.home, env: o.env, send: (t, text) => runner.router.send(t, text, { source: 'kanban' }), hooks: runner.hooks, log }).catch(
+      (e) => (log(`kanban: could not start: ${(e as Error).message}`), null),
+    );
+    if (stopping) await kanban?.stop().catch(() => undefined);
+  }
+  if (o.cron !== false && !stopping) {
+    cron = await startCron({ home: o.home, deliver: runner.router.deliver, log, env: o.env, store: runner.transcripts.db }).catch((e) => (log(`cron: could not start: ${(e as Error).message}`), null));
+    if (stopping) await cron?.stop().catch(() => undefined);
   }
   return { runner, supervisor, adapters, log, shutdown, closed };
 }

@@ -33,6 +33,8 @@ export async function runSetupWizard(home: string, env: NodeJS.ProcessEnv, confi
     return r as Exclude<T, symbol>;
   };
   const plan: SetupPlan = { env: {}, config: {}, platforms: [] };
+  /** Secrets Hermes made up here: shown once at the end, since nobody typed them. */
+  const generated: string[] = [];
   try {
     p.intro('Hermes gateway setup');
     const all = listPlatforms();
@@ -50,12 +52,14 @@ export async function runSetupWizard(home: string, env: NodeJS.ProcessEnv, confi
         plan.env.API_SERVER_ENABLED = 'true';
         const key = await ask(p.text({ message: 'API server key (clients send it as a bearer token; empty = generate one)', defaultValue: '' }));
         plan.env.API_SERVER_KEY = key.trim() || randomBytes(24).toString('base64url');
+        if (!key.trim()) generated.push('API_SERVER_KEY');
         continue;
       }
       if (name === 'webhook') {
         plan.env.WEBHOOK_ENABLED = 'true';
         const secret = await ask(p.text({ message: 'Global webhook secret (empty = generate one)', defaultValue: '' }));
         plan.env.WEBHOOK_SECRET = secret.trim() || randomBytes(24).toString('base64url');
+        if (!secret.trim()) generated.push('WEBHOOK_SECRET');
         continue;
       }
       if (!def.setup) {
@@ -106,6 +110,10 @@ export async function runSetupWizard(home: string, env: NodeJS.ProcessEnv, confi
     const ok = await ask(p.confirm({ message: `Save ${n} setting(s) (secrets to ${paths.env(home)})?` }));
     if (!ok) throw new Cancelled();
     applySetup(home, plan);
+    for (const name of generated) {
+      const use = name === 'API_SERVER_KEY' ? 'Clients send it as `Authorization: Bearer <key>`.' : 'Senders sign or authenticate webhooks with it.';
+      p.note(`${plan.env[name]}\n\n${use} It is shown only now; see it again with\n\`hermes config get ${name} --reveal\`.`, `Generated ${name}`);
+    }
     p.outro('Saved. Start the gateway with `hermes gateway run` (foreground) or `hermes gateway install` (as a service).');
     return plan;
   } catch (e) {

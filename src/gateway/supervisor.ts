@@ -1,13 +1,15 @@
 // Keeps each platform connected: a per-platform connect timeout, and a platform that fails (at
 // start or later) reconnects in the background with exponential backoff (5 s doubling to 5 min,
 // with jitter) while the others keep serving. Status goes to HERMES_HOME/gateway_state.json for
-// `hermes gateway status`; a platform failing for 2 hours is marked `needs_attention`.
+// `hermes gateway status`; a platform failing for 2 hours is marked `needs_attention`. A platform
+// whose configuration cannot work (PlatformSetupError) is marked `failed` and not retried.
 import { join } from 'node:path';
 import { writeJson } from './json-file.ts';
 import type { GatewayRunner } from './runner.ts';
-import type { PlatformAdapter } from './types.ts';
+import { PlatformSetupError, type PlatformAdapter } from './types.ts';
 
-export type PlatformState = 'connecting' | 'connected' | 'reconnecting' | 'needs_attention' | 'stopped';
+/** `failed`: the platform's configuration can never work (PlatformSetupError); it is not retried. */
+export type PlatformState = 'connecting' | 'connected' | 'reconnecting' | 'needs_attention' | 'failed' | 'stopped';
 
 export interface PlatformStatus {
   state: PlatformState;
@@ -101,6 +103,10 @@ export class Supervisor {
     } catch (e) {
       if (timer) clearTimeout(timer);
       await adapter.disconnect().catch(() => undefined);
+      if (e instanceof PlatformSetupError) {
+        this.fail(name, e.message);
+        return;
+      }
       this.runner.log(`${name}: could not connect: ${(e as Error).message}`);
       this.retry(adapter, attempt + 1, e as Error);
     }
@@ -119,6 +125,17 @@ export class Supervisor {
     }, delay);
     t.unref?.();
     this.timers.set(name, t);
+  }
+
+  /** A platform that cannot start as configured (not retried). */
+  fail(name: string, reason: string): void {
+    this.runner.log(`${name}: cannot start: ${reason}`);
+    this.set(name, { state: 'failed', last_error: reason, next_retry_at: undefined });
+  }
+
+  /** Platforms that failed for good, with the reason. */
+  failed(): { name: string; reason: string }[] {
+    return [...this.status].filter(([, s]) => s.state === 'failed').map(([name, s]) => ({ name, reason: s.last_error ?? 'cannot start' }));
   }
 
   connected(): PlatformAdapter[] {

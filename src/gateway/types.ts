@@ -95,6 +95,15 @@ export interface PlatformPrefs {
 }
 
 /**
+ * Thrown by `connect` when the platform's configuration can never work as it stands (a public bind
+ * without a key, a token the platform rejects): the gateway does not retry it, and exits when no
+ * platform can start. Anything else (network, a busy port, the platform down) is retried.
+ */
+export class PlatformSetupError extends Error {
+  override name = 'PlatformSetupError';
+}
+
+/**
  * One platform. `connect` starts receiving (calling the handlers) and resolves once connected;
  * everything optional degrades gracefully (no typing, no edits, buttons become text).
  */

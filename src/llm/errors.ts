@@ -315,7 +315,10 @@ export function describeError(e: ProviderError, runtime?: Partial<ProviderRuntim
   let fix: string;
   switch (e.kind) {
     case 'auth':
-      fix = `check ${keyWhere} or run \`hermes setup\``;
+      fix =
+        runtime?.source === 'none'
+          ? `it wants an API key and none is set for it: run \`hermes setup\` (or give it a key_env in config.yaml)`
+          : `check ${keyWhere} or run \`hermes setup\``;
       break;
     case 'billing':
       fix = `add credits or check billing for your ${who} account, or switch provider with \`hermes model\``;
@@ -363,6 +366,7 @@ function keyLocation(runtime?: Partial<ProviderRuntime> | null): string {
   if (src.startsWith('config:')) return `${src.slice(7)} in ~/.hermes/config.yaml`;
   if (src.startsWith('providers.')) return `${src} in ~/.hermes/config.yaml`;
   if (src.startsWith('flag:')) return `the key passed with ${src.slice(5)}`;
+  if (src.startsWith('given:')) return src.slice(6);
   if (src.startsWith('auth:')) return `the stored ${src.slice(5)} sign-in (\`hermes model\`)`;
   const spec = runtime.provider ? findProvider(runtime.provider) : undefined;
   if (spec?.keyEnvs.length) return `${spec.keyEnvs[0]} in ~/.hermes/.env`;

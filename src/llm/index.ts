@@ -8,6 +8,7 @@ export {
   LOCAL_SERVER_DEFAULTS,
   findProvider,
   providerIds,
+  poolIdOf,
   hostOf,
   hostMatches,
   isLocalUrl,
@@ -59,6 +60,8 @@ export { estimateCostUsd, priceFor, normaliseModelId, PRICES, type ModelPrice } 
 export {
   contextLengthFor,
   listModels,
+  servedModels,
+  knownServedModels,
   ModelListError,
   DEFAULT_CONTEXT_LENGTH,
   MODEL_LIST_TIMEOUT_MS,

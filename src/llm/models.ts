@@ -147,3 +147,30 @@ export async function listModels(runtime: ProviderRuntime, fetchFn: typeof fetch
   }
   return out;
 }
+
+const SERVED_TTL_MS = 10 * 60_000;
+const served = new Map<string, { at: number; ids: string[] }>();
+const servedKey = (rt: ProviderRuntime) => `${rt.provider}\n${rt.apiMode}\n${rt.baseUrl}`;
+
+/**
+ * The model ids a runtime's endpoint serves, in its order, remembered for 10 minutes per endpoint;
+ * null when the endpoint cannot list them (no /models, offline, rejected).
+ */
+export async function servedModels(runtime: ProviderRuntime, fetchFn: typeof fetch = fetch): Promise<string[] | null> {
+  const hit = served.get(servedKey(runtime));
+  if (hit && Date.now() - hit.at < SERVED_TTL_MS) return hit.ids;
+  try {
+    const ids = (await listModels(runtime, fetchFn)).map((m) => m.id);
+    served.set(servedKey(runtime), { at: Date.now(), ids });
+    return ids;
+  } catch (e) {
+    if (e instanceof ModelListError) return null;
+    throw e;
+  }
+}
+
+/** What servedModels() last fetched for this endpoint (no request), or null. */
+export function knownServedModels(runtime: ProviderRuntime): string[] | null {
+  const hit = served.get(servedKey(runtime));
+  return hit && Date.now() - hit.at < SERVED_TTL_MS ? hit.ids : null;
+}

@@ -1,6 +1,7 @@
 // Cost estimates from a small per-million-token price table (USD, list prices at the time of
 // writing). Estimates only: providers' own billing is authoritative. Unknown model → null.
 
+import { findProvider } from './catalog.ts';
 import type { Usage } from './types.ts';
 
 export interface ModelPrice {
@@ -82,11 +83,15 @@ export function priceFor(model: string): ModelPrice | undefined {
 }
 
 /**
- * Estimated USD cost of one call, or null when the model's price is unknown. Reasoning tokens are
- * part of output tokens on every wire, so they are not added again.
+ * Estimated USD cost of one call, or null when the price is unknown (the model is not in the table,
+ * or the provider is your own endpoint). Reasoning tokens are part of output tokens on every wire,
+ * so they are not added again.
  */
 export function estimateCostUsd(model: string, provider: string, usage: Usage): number | null {
-  void provider; // prices are per model; kept for provider-specific pricing later
+  // Your own server (custom, a named endpoint, a local one) bills nothing we know of, whatever the
+  // model is called: a local "gpt-4.1" is not OpenAI's price list.
+  const spec = findProvider(provider.startsWith('custom:') ? 'custom' : provider);
+  if (!spec || spec.isCustom || spec.quirks.noKeyRequired) return null;
   const p = priceFor(model);
   if (!p) return null;
   const cacheRead = p.cacheRead ?? p.input * 0.1;

@@ -21,6 +21,7 @@ import {
 import { addUsage, emptyUsage, type Message, type StreamFn, type Usage } from '../llm/types.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { authResolveInputs } from '../auth/runtime.ts';
+import { resolvableProviders } from '../state/endpoints.ts';
 import { hermesHome, paths } from '../state/paths.ts';
 import { isSessionStore, type Awaitable } from '../state/store/index.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
@@ -122,7 +123,7 @@ export function resolveInputFrom(config: HermesConfig, env: NodeJS.ProcessEnv, e
   const auth = authResolveInputs(home, env);
   return {
     model: config.model,
-    providers: config.providers,
+    providers: resolvableProviders(config),
     explicit: { provider: explicit.provider, model: explicit.model, baseUrl: explicit.baseUrl, apiKey: explicit.apiKey, apiMode: explicit.apiMode },
     env,
     pools: auth.pools,

@@ -30,6 +30,8 @@ export interface LoadedConfig {
   path: string;
   exists: boolean;
   problems: ConfigProblem[];
+  /** The line of a key in config.yaml (for messages), when it is there. */
+  lineOf(keys: (string | number)[]): number | undefined;
 }
 
 type Obj = Record<string, unknown>;
@@ -219,7 +221,7 @@ function validate(user: Obj, doc?: Document, lines?: LineCounter): ConfigProblem
 export function loadConfig(home: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const path = paths.config(home);
   const defaults = defaultConfig();
-  if (!existsSync(path)) return { config: defaults, user: {}, path, exists: false, problems: [] };
+  if (!existsSync(path)) return { config: defaults, user: {}, path, exists: false, problems: [], lineOf: () => undefined };
   const text = readFileSync(path, 'utf8');
   const { doc, lines } = parseYaml(text, path);
   const raw = doc.toJS() as unknown;
@@ -228,7 +230,7 @@ export function loadConfig(home: string, env: NodeJS.ProcessEnv = process.env): 
   const user = normalize(isObj(raw) ? raw : {});
   const problems = validate(user, doc, lines);
   const config = deepMerge(defaults, expandEnvRefs(user, env));
-  return { config, user, path, exists: true, problems };
+  return { config, user, path, exists: true, problems, lineOf: (keys) => lineOf(doc, lines, keys) };
 }
 
 export function formatProblem(p: ConfigProblem, file: string): string {

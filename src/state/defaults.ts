@@ -67,6 +67,8 @@ export function defaultConfig() {
       tool_call_parser: 'auto',
     } as ModelConfig,
     providers: {} as Record<string, NamedProviderConfig>,
+    /** Hermes's list of named custom endpoints (`name`, `base_url`, `key_env`/`api_key`, `model`, …); see state/endpoints.ts. */
+    custom_providers: [] as Record<string, unknown>[],
     fallback_providers: [] as FallbackProviderConfig[],
     credential_pool_strategies: {} as Record<string, string>,
     toolsets: ['hermes-cli'] as string[],

@@ -49,6 +49,7 @@ export default defineTool({
   schema,
   // Cron runs never schedule more cron jobs, and subagents do not manage them either.
   check: (s) => s.platform !== 'cron' && (s.depth ?? 0) === 0,
+  requirement: (s) => (s.platform === 'cron' ? 'not offered to scheduled runs' : 'not offered to subagents'),
   async handler(a, ctx) {
     const { cronjobTool } = await import('../cron/tool.ts');
     return cronjobTool(a, ctx);

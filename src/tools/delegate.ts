@@ -136,6 +136,7 @@ export default defineTool({
     max_iterations: z.coerce.number().int().min(1).optional().describe('Tool-calling iterations per subagent (default delegation.max_iterations, 50)'),
   }),
   check: (s) => !!s.spawnChild,
+  requirement: 'needs a session that can start subagents (not offered to subagents past delegation.max_spawn_depth)',
   async handler(a, ctx) {
     const s = ctx.services;
     if (!s.spawnChild) return fail('delegate_task is not available in this session.');

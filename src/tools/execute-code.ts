@@ -38,6 +38,7 @@ export default defineTool({
     'Each returns the tool\'s result as a dict/object. terminal is foreground only. Limits: 300 s, 50 tool calls, 50 KB of printed output.',
   schema,
   check: (s) => !!s.callTool,
+  requirement: 'needs a session that can call tools from scripts (not offered to subagents)',
   async handler(a, ctx) {
     const { runExecuteCode } = await import('./impl/execute-code.ts');
     return runExecuteCode(a, ctx);

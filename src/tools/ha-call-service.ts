@@ -1,7 +1,7 @@
 // ha_call_service: control a device through a Home Assistant service. Domains that run code or
 // make requests from the Home Assistant host (shell_command, python_script, hassio…) are refused.
 import type { Zod } from './zod.ts';
-import { BLOCKED_DOMAINS, ENTITY_ID, hass, hassConfigured } from './homeassistant/client.ts';
+import { BLOCKED_DOMAINS, ENTITY_ID, hass, HASS_REQUIREMENT, hassConfigured } from './homeassistant/client.ts';
 import { defineTool } from './registry.ts';
 
 const schema = (z: Zod) =>
@@ -19,6 +19,7 @@ export default defineTool({
   description: 'Call a Home Assistant service to control a device (turn lights on, set the thermostat…).',
   schema,
   check: (s) => hassConfigured(s.env),
+  requirement: HASS_REQUIREMENT,
   async handler(a, ctx) {
     if (BLOCKED_DOMAINS.includes(a.domain)) return JSON.stringify({ error: `The ${a.domain} domain is blocked: it runs code or makes requests on the Home Assistant host.` });
     if (!/^[a-z_][a-z0-9_]*$/.test(a.domain) || !/^[a-z_][a-z0-9_]*$/.test(a.service)) return JSON.stringify({ error: 'domain and service are lower-case names like light and turn_on' });

@@ -1,6 +1,6 @@
 // ha_list_entities: Home Assistant entities with their state, by domain or area (friendly name).
 import type { Zod } from './zod.ts';
-import { hass, hassConfigured } from './homeassistant/client.ts';
+import { hass, HASS_REQUIREMENT, hassConfigured } from './homeassistant/client.ts';
 import { defineTool } from './registry.ts';
 
 const schema = (z: Zod) =>
@@ -17,6 +17,7 @@ export default defineTool({
   description: 'List Home Assistant entities (id, state, friendly name), optionally filtered by domain or area.',
   schema,
   check: (s) => hassConfigured(s.env),
+  requirement: HASS_REQUIREMENT,
   async handler(a, ctx) {
     const states = (await hass(ctx.services.env, 'GET', '/states')) as { entity_id: string; state: string; attributes?: { friendly_name?: string } }[];
     const area = a.area?.toLowerCase();

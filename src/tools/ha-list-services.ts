@@ -1,6 +1,6 @@
 // ha_list_services: the Home Assistant services (actions) per domain, with their fields.
 import type { Zod } from './zod.ts';
-import { hass, hassConfigured } from './homeassistant/client.ts';
+import { hass, HASS_REQUIREMENT, hassConfigured } from './homeassistant/client.ts';
 import { defineTool } from './registry.ts';
 
 const schema = (z: Zod) => z.object({ domain: z.string().optional().describe('Only this domain, e.g. light or climate') });
@@ -13,6 +13,7 @@ export default defineTool({
   description: 'List Home Assistant services (what can be done to each kind of device) and the fields they take.',
   schema,
   check: (s) => hassConfigured(s.env),
+  requirement: HASS_REQUIREMENT,
   async handler(a, ctx) {
     const all = (await hass(ctx.services.env, 'GET', '/services')) as { domain: string; services: Record<string, { description?: string; fields?: Record<string, unknown> }> }[];
     const out = all

@@ -21,7 +21,7 @@ export default defineTool({
     'Generate images from text prompts (text-to-image), or edit an existing image (image-to-image) when the configured model can: pass `image_url` to edit it, `reference_image_urls` for references. The backend (FAL, OpenAI, …) and model are user-configured, not chosen by you. The result\'s `image` is the saved file; to show it to the user put its `media_tag` (MEDIA:<path>) on its own line in your reply.',
   schema,
   check: (s) => imageUnavailable(s.env, s.config) === null,
-  unavailable: (s) => {
+  requirement: (s) => {
     const why = imageUnavailable(s.env, s.config);
     return why ? `${why}; set it in ~/.hermes/.env, or pick another image_gen.provider (fal, openai)` : null;
   },

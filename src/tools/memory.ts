@@ -41,6 +41,7 @@ export default defineTool({
       .describe('Several changes at once'),
   }),
   check: (s) => targetEnabled(s, 'memory') || targetEnabled(s, 'user'),
+  requirement: 'memory is off: memory.memory_enabled and memory.user_profile_enabled are both false in config.yaml',
   handler(a, ctx) {
     const s = ctx.services;
     if (!targetEnabled(s, a.target)) return fail(`The ${a.target === 'user' ? 'user profile' : 'memory'} store is turned off in config.yaml (memory.${a.target === 'user' ? 'user_profile_enabled' : 'memory_enabled'}).`);

@@ -106,7 +106,10 @@ export class ToolRegistry {
       const missing = (d.requiresEnv ?? []).filter((v) => !services.env[v]);
       if (missing.length) return { name: d.name, toolset: d.toolset, available: false, reason: `needs ${missing.join(', ')}` };
       try {
-        if (d.check && !d.check(services)) return { name: d.name, toolset: d.toolset, available: false, reason: d.unavailable?.(services) ?? 'requirements not met' };
+        if (d.check && !d.check(services)) {
+          const reason = typeof d.requirement === 'function' ? d.requirement(services) : d.requirement;
+          return { name: d.name, toolset: d.toolset, available: false, reason: reason ?? 'requirements not met' };
+        }
       } catch (e) {
         return { name: d.name, toolset: d.toolset, available: false, reason: (e as Error).message };
       }

@@ -35,6 +35,12 @@ export default defineTool({
     message: z.string().optional().describe('The message text'),
   }),
   check: (s) => s.platform !== 'api_server' && s.platform !== 'webhook' && (s.depth ?? 0) === 0 && (!!s.messaging || anyPlatformConfigured(s.env)),
+  requirement: (s) =>
+    s.platform === 'api_server' || s.platform === 'webhook'
+      ? `not offered to ${s.platform === 'api_server' ? 'API server' : 'webhook'} runs`
+      : (s.depth ?? 0) > 0
+        ? 'not offered to subagents'
+        : 'needs a messaging platform: TELEGRAM_BOT_TOKEN, DISCORD_BOT_TOKEN, SLACK_BOT_TOKEN or EMAIL_ADDRESS + EMAIL_PASSWORD + EMAIL_SMTP_HOST (`hermes gateway setup`)',
   async handler(a, ctx) {
     const m = await messagingFor(ctx.services);
     if ((a.action ?? 'send') === 'list') return ok(m.list() as unknown as Record<string, unknown>);

@@ -22,7 +22,7 @@ export default defineTool({
     'Convert text to speech audio. Returns a MEDIA: tag that the platform delivers as native audio: a voice bubble on Telegram (and other voice-note platforms), an audio attachment elsewhere. Include the media_tag in your response to send it. Voice and provider are user-configured (tts.provider), not chosen by you.',
   schema,
   check: (s) => ttsUnavailable(s.env, s.config) === null,
-  unavailable: (s) => ttsUnavailable(s.env, s.config),
+  requirement: (s) => ttsUnavailable(s.env, s.config),
   async handler(a, ctx) {
     const s = ctx.services;
     const { fail } = await import('./result.ts');

@@ -150,8 +150,11 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   autoInclude?: (services: ToolServices) => boolean;
   /** Extra availability check; false (or a throw) hides the tool from the model. */
   check?: (services: ToolServices) => boolean;
-  /** Why the tool is unavailable and how to enable it (shown by `hermes status`), or null when it is available. */
-  unavailable?: (services: ToolServices) => string | null;
+  /**
+   * What `check` wants, said to a person when it fails (`hermes status`, /tools): "needs …" and how
+   * to get it. A function may look at the services; null falls back to "requirements not met".
+   */
+  requirement?: string | ((services: ToolServices) => string | null);
   /** File tools: absolute paths a call reads and writes (for the parallel planner). */
   paths?: (args: z.infer<S>, services: ToolServices) => PathScope | null;
   /** Returns a JSON string (or an outcome with display data). Throws become `{"error": …}`. */

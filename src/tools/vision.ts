@@ -20,6 +20,7 @@ export default defineTool({
   description: 'Look at an image and answer a question about it (describe it, read text in it, find details). `image_url` is an http(s) URL, a local file path (chat attachments included) or a data: URL; large images are resized before they are sent.',
   schema,
   check: (s) => !!s.auxiliary,
+  requirement: 'needs an auxiliary model (auxiliary.vision in config.yaml, or the main model)',
   async handler(a, ctx) {
     const { runVision } = await import('./impl/vision.ts');
     return runVision(a, ctx);

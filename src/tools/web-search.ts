@@ -28,6 +28,7 @@ export default defineTool({
     'Search the web. Returns up to `limit` results (title, url, description). Use web_extract to read a page in full.',
   schema,
   check: (s) => typeof searchBackendName(s) === 'string',
+  requirement: 'needs FIRECRAWL_API_KEY, TAVILY_API_KEY, EXA_API_KEY, PARALLEL_API_KEY or SEARXNG_URL',
   async handler(a, ctx) {
     const { runWebSearch } = await import('./impl/web-search.ts');
     return runWebSearch(a, ctx);

@@ -6,7 +6,7 @@
 import type { AgentEvent, TurnResult } from '../agent/types.ts';
 import type { CommandRegistry, CommandResult, SurfaceHooks } from '../commands/registry.ts';
 import { Composer } from '../cli/repl/composer.ts';
-import { ChatDriver, goodbyeLines, turnNotes, VERBS, type Phase, type Tone } from '../cli/repl/driver.ts';
+import { ChatDriver, goodbyeLines, INTERRUPTING, turnNotes, VERBS, type Phase, type Tone } from '../cli/repl/driver.ts';
 import { editInEditor } from '../cli/repl/editor.ts';
 import type { History } from '../cli/repl/history.ts';
 import type { Key } from '../cli/repl/keys.ts';
@@ -122,6 +122,7 @@ export class TuiController {
       mentions: new MentionIndex(this.session.options.cwd),
       extraCommands: TUI_COMMANDS,
       passModifiedKeys: true,
+      context: () => ({ session: this.session, surface: 'cli', hooks: o.hooks ?? {} }),
     });
     this.driver = new ChatDriver({
       ...o,
@@ -312,6 +313,8 @@ export class TuiController {
   // What the driver reports
 
   private phaseChanged(p: Phase): void {
+    // The interrupt hint is about the running turn: it goes when the turn has stopped.
+    if (p === 'idle' && this.hint?.text === INTERRUPTING) this.hint = null;
     if (p === 'turn') {
       this.writing = false;
       this.verb = VERBS[(VERBS.indexOf(this.verb) + 1) % VERBS.length];
@@ -362,6 +365,8 @@ export class TuiController {
     }
     if (r.output) this.note(r.output, 'plain');
     if (/^\/(help|\?)$/i.test(text.trim())) this.note(KEY_HELP.join('\n'), 'dim');
+    // A picker: the command's choices open as the menu under the input.
+    if (r.input !== undefined && this.composer.buffer.empty) this.composer.openPicker(r.input);
   }
 
   // -----------------------------------------------------------------------------------------------
@@ -607,7 +612,9 @@ export class TuiController {
       return;
     }
     if (r === 'query') ov.refresh();
-    if (r !== 'pick') return;
+    // The model picker takes Enter on a typed name that matches nothing (refused, or used as typed).
+    const typedModel = ov.kind === 'models' && r === 'none' && k.name === 'enter';
+    if (r !== 'pick' && !typedModel) return;
     const key = ov.list.current?.key;
     if (ov.kind === 'sessions') {
       this.overlay = null;

@@ -10,7 +10,7 @@ import { paint, type Tone } from '../cli/repl/driver.ts';
 import { diffLine } from '../cli/repl/highlight.ts';
 import { MarkdownStream, type MarkdownMode } from '../cli/repl/markdown.ts';
 import type { Style } from '../cli/repl/style.ts';
-import { wrapAnsi } from '../cli/repl/width.ts';
+import { wrapAnsi, wrapWords } from '../cli/repl/width.ts';
 import { activityLine, formatDuration, toolDetail, toolEmoji } from '../runtime/activity.ts';
 
 export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -211,7 +211,8 @@ export function renderEntry(e: Entry, width: number, ctx: RenderContext, selecte
     case 'tool':
       return renderTool(e.call, e.expanded, w, ctx, selected);
     case 'note':
-      return wrapAll(e.text.split('\n').map((l) => paint(s, e.tone, l)), w);
+      // Plain text wraps on words, a list's descriptions hanging under themselves (/help).
+      return wrapAll(e.text.split('\n').flatMap((l) => wrapWords(l, w)).map((l) => paint(s, e.tone, l)), w);
     default:
       return [];
   }

@@ -46,6 +46,9 @@ describe('hermes acp', () => {
     assert.match(s.sessionId, /^\d{8}_\d{6}_[0-9a-f]{6}$/);
     const model = s.configOptions?.find((o) => o.id === 'model');
     assert.equal(model?.type === 'select' && model.currentValue, 'custom:test-model');
+    // The option lists what the provider serves (its /models), not only what config.yaml names.
+    const values = model?.type === 'select' ? (model.options as { value: string }[]).map((o) => o.value) : [];
+    assert.deepEqual(values, ['custom:test-model', ...fake.models.map((m) => `custom:${m}`)]);
     const cmds = (await e.waitUpdate(s.sessionId, (u) => u.sessionUpdate === 'available_commands_update')) as Extract<Update, { sessionUpdate: 'available_commands_update' }>;
     const names = cmds.availableCommands.map((c) => c.name);
     for (const n of ['help', 'model', 'tools', 'context', 'reset', 'steer', 'queue', 'version', 'reload-mcp']) assert.ok(names.includes(n), `missing /${n} in ${names}`);

@@ -2,12 +2,13 @@
 // the real binary against the fake provider.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { hermes, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
+import { gatedSuite } from '../helpers/skip.ts';
 import { startHermes, tmuxAvailable } from '../helpers/tmux.ts';
 import { FILESYSTEM } from '../mcp/servers.ts';
 
@@ -36,17 +37,35 @@ describe('hermes setup --non-interactive', () => {
     assert.equal(locked.requests.length, n + 2, 'the test call, then the tool-call check of a local server');
     assert.equal(locked.requests[n].apiKey, 'the-right-key');
     assert.equal(mode(join(home, '.env')), 0o600);
-    assert.match(readFileSync(join(home, '.env'), 'utf8'), /^OPENAI_API_KEY=the-right-key$/m);
+    // The key belongs to this server: its own variable, never OPENAI_API_KEY.
+    assert.match(readFileSync(join(home, '.env'), 'utf8'), /^CUSTOM_LOCAL_127_0_0_1_\d+_API_KEY=the-right-key$/m);
+    assert.doesNotMatch(readFileSync(join(home, '.env'), 'utf8'), /OPENAI_API_KEY/);
     const cfg = readFileSync(join(home, 'config.yaml'), 'utf8');
     assert.match(cfg, /# my settings/);
     assert.match(cfg, /max_turns: 25/);
-    assert.match(cfg, /model:\n  provider: custom\n  default: fake-model\n  base_url: http:\/\/127\.0\.0\.1:\d+\/v1/);
+    assert.match(cfg, /custom_providers:\n  - name: Local \(127\.0\.0\.1:\d+\)\n    base_url: http:\/\/127\.0\.0\.1:\d+\/v1\n    model: fake-model\n    key_env: CUSTOM_LOCAL_127_0_0_1_\d+_API_KEY/);
+    assert.match(cfg, /model:\n  provider: custom:local-\(127\.0\.0\.1:\d+\)\n  default: fake-model\n/);
     assert.doesNotMatch(cfg, /the-right-key/);
     // The saved setup works end to end.
     locked.enqueue({ text: 'configured and working' });
     const chat = await hermes(['chat', '-q', 'hi'], { home });
     assert.equal(chat.code, 0, chat.stderr);
     assert.equal(chat.stdout, 'configured and working\n');
+  });
+
+  it('"the first of N served" is the server’s first, not the alphabetical first', async () => {
+    const unsorted = await startFakeLlm();
+    unsorted.models = ['zeta-large', 'alpha-small', 'mid-model'];
+    try {
+      const home = tempHome();
+      const r = await hermes(['setup', '--non-interactive', '--provider', 'custom', '--base-url', unsorted.openaiBaseUrl, '--no-test'], { home });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /Model: zeta-large \(the first of 3 served/);
+      const list = await hermes(['model', '--list'], { home });
+      assert.equal(list.stdout, 'alpha-small\nmid-model\nzeta-large\n', 'a list to read is sorted');
+    } finally {
+      await unsorted.close();
+    }
   });
 
   it('picks the first served model when none is given, and skips the test with --no-test', async () => {
@@ -110,17 +129,28 @@ describe('hermes model', () => {
     assert.equal(sw.code, 0, sw.stderr);
     assert.match(readFileSync(join(home, 'config.yaml'), 'utf8'), /default: fake-model-large/);
     const show = await hermes(['model'], { home });
-    assert.match(show.stdout, /^fake-model-large via custom \(chat_completions\)/);
+    assert.match(show.stdout, /^fake-model-large via custom:local-\(127\.0\.0\.1:\d+\) \(chat_completions\)/);
     const other = await hermes(['model', 'openrouter:openai/gpt-5'], { home });
     assert.equal(other.code, 0, other.stderr);
     assert.match(other.stdout, /no API key is set for OpenRouter: `hermes config set OPENROUTER_API_KEY <key>`/);
     const cfg = readFileSync(join(home, 'config.yaml'), 'utf8');
-    assert.match(cfg, /provider: openrouter\n  default: openai\/gpt-5/);
-    assert.doesNotMatch(cfg, /base_url/);
+    assert.match(cfg, /^model:\n  provider: openrouter\n  default: openai\/gpt-5\ncustom_providers:\n  - name: Local/, 'the custom server is remembered, not in the model block');
   });
 });
 
 describe('hermes status', () => {
+  it('says what an unavailable tool needs, not "requirements not met"', async () => {
+    const home = tempHome();
+    writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: fake-model\n`);
+    const r = await hermes(['status'], { home });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /○ send_message unavailable: needs a messaging platform: TELEGRAM_BOT_TOKEN, DISCORD_BOT_TOKEN, SLACK_BOT_TOKEN or EMAIL_ADDRESS \+ EMAIL_PASSWORD \+ EMAIL_SMTP_HOST \(`hermes gateway setup`\)/);
+    assert.match(r.stdout, /○ web_search unavailable: needs FIRECRAWL_API_KEY/);
+    assert.doesNotMatch(r.stdout, /requirements not met/);
+    const withBot = await hermes(['status'], { home, env: { TELEGRAM_BOT_TOKEN: '1:x' } });
+    assert.doesNotMatch(withBot.stdout, /send_message unavailable/);
+  });
+
   it('names the provider, model and keys that are set, never their values', async () => {
     const home = tempHome();
     writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: fake-model\n`);
@@ -278,19 +308,23 @@ describe('hermes config edit', () => {
   });
 });
 
-describe('hermes setup (wizard)', { skip: tmuxAvailable() ?? false }, () => {
-  it('goes from nothing to a working provider: pick, URL, masked key, model from /models, test call, saved', async () => {
+const wizard = gatedSuite(tmuxAvailable());
+wizard.describe('hermes setup (wizard)', () => {
+  wizard.it('goes from nothing to a working provider: pick, URL, masked key, model from /models, test call, saved', async () => {
     const home = tempHome();
     const t = startHermes(['setup'], { home, cols: 110, rows: 40 });
     try {
-      await t.waitFor(/Which inference provider\?/);
-      t.keys('Up'); // the list wraps to its last entry: Custom endpoint
-      await t.waitFor(/● Custom endpoint/);
+      await t.waitFor(/Which inference provider\? \(\d+; type to filter\)/);
+      t.type('custom'); // the list filters as you type
+      await t.waitFor(/Search: custom.*\(1 match\)\n│  ● Custom endpoint/);
       t.keys('Enter');
       await t.waitFor(/Base URL of the OpenAI-compatible endpoint/);
       t.type(locked.openaiBaseUrl);
       t.keys('Enter');
-      await t.waitFor(/API key for Custom endpoint/);
+      await t.waitFor(/A name for this endpoint/);
+      await t.waitFor(/Local \(127\.0\.0\.1:\d+\)/);
+      t.keys('Enter');
+      await t.waitFor(/API key for Local \(127\.0\.0\.1:\d+\) \(leave empty if the server needs none\) — saved as\s+CUSTOM_LOCAL_127_0_0_1_\d+_API_KEY/);
       t.type('the-right-key');
       await t.waitFor(/•{13}/);
       assert.doesNotMatch(t.screen(), /the-right-key/);
@@ -306,29 +340,31 @@ describe('hermes setup (wizard)', { skip: tmuxAvailable() ?? false }, () => {
     } finally {
       t.kill();
     }
-    assert.match(readFileSync(join(home, '.env'), 'utf8'), /^OPENAI_API_KEY=the-right-key$/m);
+    assert.match(readFileSync(join(home, '.env'), 'utf8'), /^CUSTOM_LOCAL_127_0_0_1_\d+_API_KEY=the-right-key$/m);
     assert.equal(mode(join(home, '.env')), 0o600);
-    assert.match(readFileSync(join(home, 'config.yaml'), 'utf8'), /provider: custom\n  default: fake-model-large\n  base_url: http:\/\/127\.0\.0\.1:\d+\/v1/);
+    assert.match(readFileSync(join(home, 'config.yaml'), 'utf8'), /model:\n  provider: custom:local-\(127\.0\.0\.1:\d+\)\n  default: fake-model-large\n/);
   });
 
-  it('the first `hermes` with nothing configured runs the wizard, then the chat', async () => {
+  wizard.it('the first `hermes` with nothing configured runs the wizard, then the chat', async () => {
     const home = tempHome();
     const t = startHermes([], { home, cols: 110, rows: 40 });
     try {
       await t.waitFor(/No provider is set up yet: starting `hermes setup`\./);
       await t.waitFor(/Which inference provider\?/);
-      t.keys('Up');
-      await t.waitFor(/● Custom endpoint/);
+      t.type('vllm'); // an alias finds it too
+      await t.waitFor(/\(1 match\)\n│  ● Custom endpoint/);
       t.keys('Enter');
       await t.waitFor(/Base URL/);
       t.type(fake.openaiBaseUrl);
       t.keys('Enter');
-      await t.waitFor(/API key for Custom endpoint/);
+      await t.waitFor(/A name for this endpoint/);
+      t.keys('Enter');
+      await t.waitFor(/API key for Local/);
       t.keys('Enter'); // a local server needs none
       await t.waitFor(/2 model\(s\) available/);
       t.keys('Enter');
       await t.waitFor(/Ready\. Start chatting/);
-      await t.waitFor(/fake-model via custom/);
+      await t.waitFor(/fake-model via custom:local/);
       fake.enqueue({ text: 'first conversation works' });
       t.type('hello');
       t.keys('Enter');
@@ -340,22 +376,68 @@ describe('hermes setup (wizard)', { skip: tmuxAvailable() ?? false }, () => {
     }
   });
 
-  it('a rejected key leads back to the key prompt', async () => {
+  wizard.it('providers that sign in with OAuth are marked and cannot be picked before signing in', async () => {
+    const home = tempHome();
+    const t = startHermes(['setup'], { home, cols: 120, rows: 40 });
+    try {
+      await t.waitFor(/Which inference provider\?/);
+      t.type('codex');
+      await t.waitFor(/● OpenAI Codex — ChatGPT sign-in \(OAuth\): run `hermes auth add openai-codex` first/);
+      t.keys('Enter');
+      await t.waitFor(/OpenAI Codex signs in with OAuth: run `hermes auth add openai-codex` first \(or pick one that takes an API key\)\./);
+      const mark = t.mark();
+      await t.waitFor(/Which inference provider\?/, { after: mark - 16 });
+      t.keys('C-c');
+      assert.equal(await t.exitCode(), 1);
+    } finally {
+      t.kill();
+    }
+    assert.ok(!existsSync(join(home, 'config.yaml')));
+  });
+
+  wizard.it('a provider you signed in to with OAuth is offered and used without a key', async () => {
+    const home = tempHome();
+    // The Qwen CLI's sign-in file (Hermes reads it as the qwen-oauth pool), pointing at the fake server.
+    mkdirSync(join(home, '.qwen'), { recursive: true });
+    writeFileSync(join(home, '.qwen', 'oauth_creds.json'), JSON.stringify({ access_token: 'qwen-token-1234', refresh_token: 'r', expiry_date: Date.now() + 3_600_000, resource_url: 'portal.qwen.ai' }));
+    const t = startHermes(['setup'], { home, cols: 120, rows: 40, env: { HERMES_QWEN_BASE_URL: fake.openaiBaseUrl } });
+    try {
+      await t.waitFor(/Which inference provider\?/);
+      t.type('Qwen OAuth');
+      await t.waitFor(/● Qwen OAuth/);
+      await t.waitFor(/signed in \(auth\.json\)/);
+      t.keys('Enter');
+      await t.waitFor(/Use the credentials in auth\.json\?/);
+      t.keys('Enter');
+      await t.waitFor(/2 model\(s\) available/);
+      t.keys('Enter');
+      await t.waitFor(/Ready\. Start chatting/);
+      assert.equal(await t.exitCode(), 0);
+    } finally {
+      t.kill();
+    }
+    assert.match(readFileSync(join(home, 'config.yaml'), 'utf8'), /provider: qwen-oauth/);
+    assert.equal(fake.requests.at(-1)!.apiKey, 'qwen-token-1234');
+  });
+
+  wizard.it('a rejected key leads back to the key prompt', async () => {
     const home = tempHome();
     const t = startHermes(['setup', '--provider', 'custom'], { home, cols: 110, rows: 40 });
     try {
       await t.waitFor(/Base URL/);
       t.type(locked.openaiBaseUrl);
       t.keys('Enter');
-      await t.waitFor(/API key for Custom endpoint/);
+      await t.waitFor(/A name for this endpoint/);
+      t.keys('Enter');
+      await t.waitFor(/API key for Local/);
       t.type('wrong-key');
       t.keys('Enter');
       await t.waitFor(/Could not list models/);
-      await t.waitFor(/401/);
+      await t.waitFor(/401\): Invalid API key — check the key you entered/);
       await t.waitFor(/Enter the key again/);
       t.keys('Enter');
       const mark = t.mark();
-      await t.waitFor(/API key for Custom endpoint/, { after: mark - 2 });
+      await t.waitFor(/API key for Local/, { after: mark - 4 });
       t.type('the-right-key');
       t.keys('Enter');
       await t.waitFor(/2 model\(s\) available/);

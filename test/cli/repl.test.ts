@@ -3,16 +3,17 @@
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
 import { createCommandRegistry } from '../../src/commands/builtin.ts';
 import { bodyText, chatHarness, userText } from '../helpers/chat-harness.ts';
 import { fakeSudo } from '../helpers/fake-sudo.ts';
+import { gatedSuite } from '../helpers/skip.ts';
 import { startHermes, tmuxAvailable, type TmuxTerm } from '../helpers/tmux.ts';
 
 const skip = tmuxAvailable();
 const { enqueue, main, requests, home } = chatHarness();
 
-describe('hermes REPL', { skip: skip ?? false }, () => {
+const { describe, it } = gatedSuite(skip);
+describe('hermes REPL', () => {
   it('streams Markdown, shows reasoning and tool lines, answers approvals and questions, switches models, completes commands', async () => {
     const h = home();
     const victim = join(h, 'victim');
@@ -79,15 +80,15 @@ describe('hermes REPL', { skip: skip ?? false }, () => {
       assert.match(bodyText((await requests(n + 2))[n + 1]), /green/);
 
       // /model switches for the session; the next request uses it.
-      t.type('/model other-model');
+      t.type('/model fake-model-large');
       t.keys('Enter');
-      await t.waitFor(/Now using other-model via custom/);
+      await t.waitFor(/Now using fake-model-large via custom/);
       n = main().length;
       enqueue({ text: 'from the other model' });
       t.type('who are you');
       t.keys('Enter');
       await t.waitFor(/from the other model/);
-      assert.equal((await requests(n + 1))[n].body.model, 'other-model');
+      assert.equal((await requests(n + 1))[n].body.model, 'fake-model-large');
 
       // The autocomplete menu on `/`, Tab accepts, then argument completions.
       mark = t.mark();

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { hermes } from '../helpers/cli.ts';
+import { spawn } from 'node:child_process';
+import { BIN, cleanEnv, hermes } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { cronHome, outputFiles, readJobs, userText } from './helpers.ts';
 
@@ -171,7 +172,7 @@ describe('hermes cron', () => {
     writeFileSync(join(home, 'cron', 'ticker_heartbeat'), `${Date.now() / 1000 - 5}\n`);
     writeFileSync(join(home, 'cron', 'ticker_last_success'), `${Date.now() / 1000 - 5}\n`);
     r = await hermes(['cron', 'status'], { home, env: { HERMES_TIMEZONE: 'Europe/Paris' } });
-    assert.match(r.stdout, /^✓ The cron ticker is running \(heartbeat \ds ago\)/);
+    assert.match(r.stdout, /^✓ The cron ticker is running \(heartbeat \d+s ago\)/);
     assert.match(r.stdout, /Timezone: Europe\/Paris\n  1 active job\(s\)\n  Next run: \S+\+0\d:00 \(x \[fail\], [0-9a-f]{12}\)\n  ⚠ x \[fail\] \([0-9a-f]{12}\) failed its last run: .*no such model/);
     // With a live ticker, `cron run` hands the job to it instead of running here.
     const before = fake.requests.length;
@@ -180,6 +181,42 @@ describe('hermes cron', () => {
     assert.match(r.stdout, /^Triggered job [0-9a-f]{12} \(x \[fail\]\): the running gateway will run it within a minute/);
     assert.equal(fake.requests.length, before);
     assert.ok(Date.parse(readJobs(home)[0].next_run_at!) <= Date.now());
+  });
+});
+
+describe('cron status tells a live ticker from a stopped one', () => {
+  it('a heartbeat older than two ticks reads "not running"', async () => {
+    const home = cronHome(fake);
+    mkdirSync(join(home, 'cron'), { recursive: true });
+    writeFileSync(join(home, 'cron', 'ticker_heartbeat'), `${Date.now() / 1000 - 130}\n`);
+    writeFileSync(join(home, 'cron', 'ticker_last_success'), `${Date.now() / 1000 - 130}\n`);
+    const r = await hermes(['cron', 'status'], { home });
+    assert.match(r.stdout, /^✗ The cron ticker is not running \(last heartbeat 2 min ago, more than two ticks\)/);
+    writeFileSync(join(home, 'cron', 'ticker_heartbeat'), `${Date.now() / 1000 - 100}\n`);
+    writeFileSync(join(home, 'cron', 'ticker_last_success'), `${Date.now() / 1000 - 100}\n`);
+    const fresh = await hermes(['cron', 'status'], { home });
+    assert.match(fresh.stdout, /^✓ The cron ticker is running/);
+  });
+
+  it('a gateway that stops cleanly takes its heartbeat with it', async () => {
+    const home = cronHome(fake);
+    const gw = spawn(process.execPath, [BIN, 'gateway', 'run'], { cwd: home, env: cleanEnv(home, { API_SERVER_ENABLED: 'true', API_SERVER_PORT: '0' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    gw.stderr.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((r) => gw.on('exit', (c) => r(c)));
+    const hb = join(home, 'cron', 'ticker_heartbeat');
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(hb)) {
+      if (Date.now() > deadline) throw new Error(`no heartbeat; gateway log:\n${out}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    let r = await hermes(['cron', 'status'], { home });
+    assert.match(r.stdout, /^✓ The cron ticker is running/);
+    gw.kill('SIGTERM');
+    assert.equal(await exited, 0, out);
+    assert.equal(existsSync(hb), false, 'the heartbeat is gone');
+    r = await hermes(['cron', 'status'], { home });
+    assert.match(r.stdout, /^✗ The cron ticker is not running \(it stopped; its last tick was \d+s ago\)/);
   });
 });
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { gatedSuite } from '../helpers/skip.ts';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { homeWithModel } from '../helpers/cli.ts';
 import { chromiumMissing, launchChromium, screenshotDir, seedCron, seedHome, seedLogs, startDashboardProcess, type RunningDash } from '../helpers/dashboard.ts';
@@ -15,7 +15,8 @@ import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 const missing = chromiumMissing();
 if (missing) console.log(`# skipping the dashboard browser tests: ${missing}`);
 
-describe('hermes dashboard in a browser', { skip: missing ?? false, timeout: 300_000 }, () => {
+const { describe, it, before, after } = gatedSuite(missing);
+describe('hermes dashboard in a browser', { timeout: 300_000 }, () => {
   let fake: FakeLlm;
   let home: string;
   let dash: RunningDash;

@@ -6,6 +6,10 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { BIN, cleanEnv, hermes, tempHome } from '../helpers/cli.ts';
 import { startFakeTelegram } from '../helpers/fake-telegram.ts';
+import '../../src/gateway/platforms/builtin.ts';
+import { listPlatforms } from '../../src/gateway/platforms/registry.ts';
+import { gatedSuite } from '../helpers/skip.ts';
+import { startHermes, tmuxAvailable } from '../helpers/tmux.ts';
 
 /** Runs hermes in a PTY; `steps` are [screen pattern, keys to type] in order. */
 async function inPty(args: string[], home: string, steps: [RegExp, string][], extraEnv: Record<string, string> = {}): Promise<{ screen: string; code: number }> {
@@ -123,5 +127,37 @@ describe('gateway CLI', () => {
     const stop = await hermes(['gateway', 'stop'], { home });
     assert.equal(stop.code, 0);
     assert.match(stop.stdout, /not running/);
+  });
+});
+
+const term = gatedSuite(tmuxAvailable());
+term.describe('gateway setup in a terminal', () => {
+  term.it('a generated API server key is shown once, with how to see it again', async () => {
+    const home = tempHome();
+    const t = startHermes(['gateway', 'setup'], { home });
+    try {
+      await t.waitFor(/Which platforms/);
+      const at = listPlatforms().findIndex((d) => d.name === 'api_server');
+      for (let i = 0; i < at; i++) t.keys('Down');
+      t.keys('Space');
+      await t.waitFor(/◼ API server/);
+      t.keys('Enter');
+      await t.waitFor(/API server key/);
+      t.keys('Enter');
+      await t.waitFor(/Save \d+ setting/);
+      t.type('y');
+      t.keys('Enter');
+      assert.equal(await t.exitCode(), 0, t.screen());
+      const key = /^API_SERVER_KEY=(.+)$/m.exec(readFileSync(join(home, '.env'), 'utf8'))![1].replace(/^"|"$/g, '');
+      assert.ok(key.length >= 24);
+      const screen = t.screen();
+      assert.match(screen, /Generated API_SERVER_KEY/);
+      assert.ok(screen.includes(key), 'the key is on the screen');
+      assert.match(screen, /hermes config get API_SERVER_KEY --reveal/);
+      const again = await hermes(['config', 'get', 'API_SERVER_KEY', '--reveal'], { home });
+      assert.equal(again.stdout.trim(), key);
+    } finally {
+      t.kill();
+    }
   });
 });

@@ -51,6 +51,56 @@ describe('gateway daemon', () => {
     assert.doesNotMatch(r.stderr, /\n {4}at /);
   });
 
+  test('a configuration that can never serve (public API server without a key, nothing else): exit 1 with the reason', async () => {
+    const t = gatewayHome({ llmUrl: llm.openaiBaseUrl });
+    const r = await hermes(['gateway', 'run'], { home: t.home, env: { API_SERVER_ENABLED: 'true', API_SERVER_HOST: '0.0.0.0', API_SERVER_PORT: '0' } });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /hermes: No platform can start, so the gateway is not running:\n {2}api_server: API server: refusing to bind 0\.0\.0\.0 without API_SERVER_KEY/);
+    assert.doesNotMatch(r.stderr, /gateway: running/);
+    assert.equal(existsSync(join(t.home, 'gateway.pid')), false);
+    const st = await hermes(['gateway', 'status', '--json'], { home: t.home });
+    assert.equal(JSON.parse(st.stdout).running, false);
+  });
+
+  test('the API server answers unknown paths with a JSON 404, as OpenAI clients expect', async () => {
+    const t = gatewayHome({ llmUrl: llm.openaiBaseUrl });
+    const g = spawnGateway(t.home, { API_SERVER_ENABLED: 'true', API_SERVER_PORT: '0', API_SERVER_KEY: 'k-123456' });
+    children.push(g.child);
+    await until(() => /api_server: listening on http:\/\/127\.0\.0\.1:\d+/.test(g.output()), 15_000, 'the API server');
+    const base = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(g.output())![1];
+    for (const [method, path] of [['GET', '/v1/nope'], ['GET', '/v1/chat/completions'], ['POST', '/v2/chat'], ['GET', '/']] as const) {
+      const r = await fetch(base + path, { method, headers: { authorization: 'Bearer k-123456' } });
+      assert.equal(r.status, 404, `${method} ${path}`);
+      assert.match(r.headers.get('content-type') ?? '', /application\/json/);
+      const body = (await r.json()) as { error: { code: string; type: string; message: string } };
+      assert.equal(body.error.code, 'not_found');
+      assert.equal(body.error.type, 'invalid_request_error');
+      assert.ok(body.error.message.startsWith(`No route ${method} ${path}.`), body.error.message);
+    }
+    g.child.kill('SIGTERM');
+    assert.equal(await g.exited, 0);
+  });
+
+  test('a rejected Telegram token is not retried forever either', async () => {
+    const t = gatewayHome({ llmUrl: llm.openaiBaseUrl });
+    const r = await hermes(['gateway', 'run'], { home: t.home, env: { ...envFor(), TELEGRAM_BOT_TOKEN: '999:wrong' } });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /telegram: Telegram rejected TELEGRAM_BOT_TOKEN \(HTTP 401\)/);
+  });
+
+  test('one platform that cannot start does not stop the others; status shows it as failed', async () => {
+    const t = gatewayHome({ llmUrl: llm.openaiBaseUrl });
+    const g = spawnGateway(t.home, { ...envFor(), API_SERVER_ENABLED: 'true', API_SERVER_HOST: '0.0.0.0', API_SERVER_PORT: '0' });
+    children.push(g.child);
+    await until(() => /gateway(\.run)?: running; connected: telegram/.test(g.output()), 15_000, 'the gateway to run');
+    assert.match(g.output(), /api_server: cannot start: API server: refusing to bind/);
+    const st = await hermes(['gateway', 'status'], { home: t.home });
+    assert.match(st.stdout, /api_server\s+failed — API server: refusing to bind/);
+    assert.match(st.stdout, /telegram\s+connected/);
+    g.child.kill('SIGTERM');
+    assert.equal(await g.exited, 0);
+  });
+
   test('a graceful restart mid-turn finishes the turn and never answers twice', async () => {
     const t = gatewayHome({ llmUrl: llm.openaiBaseUrl });
     const env = envFor();
@@ -137,7 +187,9 @@ describe('gateway daemon', () => {
 
   test('a platform that fails keeps reconnecting in the background while the others serve', async () => {
     const t = gatewayHome({ llmUrl: llm.openaiBaseUrl, env: { ...envFor(), API_SERVER_ENABLED: 'true', API_SERVER_PORT: '0', HERMES_GATEWAY_CONNECT_TIMEOUT: '2' } });
-    tg.failNext('getMe', 2, 401, 'Unauthorized');
+    // Telegram down (5xx) is worth retrying, unlike a rejected token (above). grammy retries 5xx
+    // itself with doubling delays, so six failures outlast the 2 s connect timeout of the first try.
+    tg.failNext('getMe', 6, 502, 'Bad Gateway');
     const gw = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false, backgroundTasks: false, backoff: () => 1500 });
     try {
       const api = gw.adapters.find((a) => a.name === 'api_server') as unknown as { port: number };
@@ -149,7 +201,7 @@ describe('gateway daemon', () => {
       await until(() => gw.supervisor.status.get('telegram')?.state === 'connected', 10_000, 'telegram to reconnect');
       const state = JSON.parse(readFileSync(join(t.home, 'gateway_state.json'), 'utf8'));
       assert.equal(state.platforms.telegram.state, 'connected');
-      assert.match(readFileSync(join(t.home, 'logs', 'gateway.log'), 'utf8'), /telegram: could not connect: .*Unauthorized/);
+      assert.match(readFileSync(join(t.home, 'logs', 'gateway.log'), 'utf8'), /telegram: could not connect: no connection within 2s/);
     } finally {
       await gw.shutdown();
     }

@@ -1,17 +1,21 @@
 // Email against real servers on loopback: Dovecot for IMAP, smtp-server for SMTP. Mail is put in
 // the agent's inbox over IMAP (APPEND), the gateway polls, and its replies arrive over SMTP.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
 import { ImapFlow } from 'imapflow';
 import { runGateway, type RunningGateway } from '../../src/gateway/daemon.ts';
 import type { EmailAdapter } from '../../src/gateway/platforms/email.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { DOVECOT, startDovecot, startSmtp, type Imapd, type Smtpd } from '../helpers/mail-servers.ts';
+import { gatedSuite } from '../helpers/skip.ts';
 import { gatewayHome, until } from './helpers.ts';
 
 const AGENT = 'agent@test.local';
 
-describe('email gateway', { skip: DOVECOT ? false : 'dovecot is not installed (apt-get install dovecot-imapd); .ci/run installs it' }, () => {
+const noDovecot = DOVECOT ? null : 'dovecot is not installed (apt-get install dovecot-imapd); .ci/run installs it';
+if (noDovecot) console.log(`# skipping email gateway tests: ${noDovecot}`);
+const { describe, it: test, before, after } = gatedSuite(noDovecot);
+
+describe('email gateway', () => {
   let llm: FakeLlm;
   let imapd: Imapd;
   let smtpd: Smtpd;

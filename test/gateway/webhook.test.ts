@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runGateway, type RunningGateway } from '../../src/gateway/daemon.ts';
@@ -12,18 +11,10 @@ import { hermes } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { startFakeTelegram, type FakeTelegram, type SentCall } from '../helpers/fake-telegram.ts';
 import { gatewayHome, until, type TestHome } from './helpers.ts';
+import { freePort } from '../helpers/net.ts';
 
 const isText = (chat: number, re: RegExp) => (c: SentCall) => c.method === 'sendMessage' && Number(c.params.chat_id) === chat && re.test(String(c.params.text));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 describe('webhooks', () => {
   let llm: FakeLlm;

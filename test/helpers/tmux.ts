@@ -19,6 +19,8 @@ export interface TmuxOptions {
   env?: Record<string, string>;
   cols?: number;
   rows?: number;
+  /** The node that runs bin/hermes.mjs (default: this one). */
+  node?: string;
 }
 
 export class TmuxTerm {
@@ -93,6 +95,17 @@ export class TmuxTerm {
     }
   }
 
+  /** Waits until what is visible, with its styles (see styled), matches; returns it. */
+  async waitForStyled(re: RegExp, timeoutMs = 15_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const s = this.styled();
+      if (re.test(s)) return s;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${re} (styled); screen:\n${s.slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 40));
+    }
+  }
+
   /**
    * A line index to pass as `after`: the last line on screen now (usually the input line, redrawn in
    * place) and everything below it count; what scrolled above it does not.
@@ -122,7 +135,7 @@ export function startHermes(args: string[], o: TmuxOptions): TmuxTerm {
   const env = { ...cleanEnv(o.home, o.env), TERM: 'xterm-256color' } as Record<string, string>;
   delete env.TMUX;
   const envArgs = Object.entries(env).map(([k, v]) => quote(`${k}=${v}`));
-  const cmd = `env -i ${envArgs.join(' ')} ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}; echo "[exited $?]"; sleep 600`;
+  const cmd = `env -i ${envArgs.join(' ')} ${quote(o.node ?? process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}; echo "[exited $?]"; sleep 600`;
   execFileSync('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(o.cols ?? 120), '-y', String(o.rows ?? 40), '-c', o.cwd ?? o.home, cmd]);
   execFileSync('tmux', ['-L', socket, 'set-option', '-g', 'history-limit', '5000']);
   return new TmuxTerm(socket);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { gatedSuite } from '../helpers/skip.ts';
 import * as acp from '@agentclientprotocol/sdk/unstable';
 import { agentText, initialize, startEditor, type Editor } from '../acp/harness.ts';
 import { codexHermesConfig, codexMissing, makeCodexHome, type CodexHome } from '../helpers/codex.ts';
@@ -11,7 +11,8 @@ import { startFakeLlm, type FakeLlm, type FakeReply } from '../helpers/fake-llm.
 
 const skip = codexMissing() ?? false;
 
-describe('ACP on the codex runtime', { skip }, () => {
+const { describe, it, before, after } = gatedSuite(skip || null);
+describe('ACP on the codex runtime', () => {
   let fake: FakeLlm;
   let codex: CodexHome;
   let e: Editor;

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before } from 'node:test';
+import { gatedSuite } from '../helpers/skip.ts';
 import { SessionDB } from '../../src/state/db.ts';
 import { BIN, cleanEnv, hermes, tempHome } from '../helpers/cli.ts';
 import { codexHermesConfig, codexMissing, makeCodexHome, type CodexHome } from '../helpers/codex.ts';
@@ -51,7 +52,8 @@ function stored(home: string) {
 
 const responsesRequests = () => fake.requests.filter((r) => r.wire === 'responses');
 
-describe('hermes chat -q on the codex app-server runtime', { skip }, () => {
+const { describe, it } = gatedSuite(skip || null);
+describe('hermes chat -q on the codex app-server runtime', () => {
   it('answers through codex, with Hermes’s system prompt as developer instructions, and stores the turn', async () => {
     const { home, work } = setup();
     const n = responsesRequests().length;

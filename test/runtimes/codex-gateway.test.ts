@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { gatedSuite } from '../helpers/skip.ts';
 import { runGateway, type RunningGateway } from '../../src/gateway/daemon.ts';
 import { loadConfig } from '../../src/state/config.ts';
 import { codexHermesConfig, codexMissing, makeCodexHome, type CodexHome } from '../helpers/codex.ts';
@@ -16,7 +16,8 @@ const OWNER = 4242;
 const isText = (re: RegExp) => (c: SentCall) => c.method === 'sendMessage' && Number(c.params.chat_id) === OWNER && re.test(String(c.params.text));
 const skip = codexMissing() ?? false;
 
-describe('a gateway chat on the codex app-server runtime', { skip }, () => {
+const { describe, it: test, before, after } = gatedSuite(skip || null);
+describe('a gateway chat on the codex app-server runtime', () => {
   let llm: FakeLlm;
   let tg: FakeTelegram;
   let t: TestHome;

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before } from 'node:test';
+import { gatedSuite } from '../helpers/skip.ts';
 import { Session } from '../../src/runtime/session.ts';
 import { loadConfig } from '../../src/state/config.ts';
 import { SessionDB } from '../../src/state/db.ts';
@@ -40,7 +41,8 @@ function open(): { session: Session; db: SessionDB; home: string } {
 
 const responses = () => fake.requests.filter((r) => r.wire === 'responses');
 
-describe('Session on the codex runtime', { skip }, () => {
+const { describe, it } = gatedSuite(skip || null);
+describe('Session on the codex runtime', () => {
   it('steering text typed mid-turn reaches codex (turn/steer) and is stored as the user’s message', async () => {
     const { session, db } = open();
     try {

@@ -69,6 +69,19 @@ test('chat, leave, --continue: the conversation comes back', async () => {
   }
 });
 
+test('sessions stats does not price a local endpoint by its model’s name', async () => {
+  const h = tempHome();
+  // A local server that happens to call its model gpt-4.1: no OpenAI prices apply.
+  writeFileSync(join(h, 'config.yaml'), `model:\n  default: gpt-4.1\n  provider: custom\n  base_url: ${llm.openaiBaseUrl}\n`);
+  llm.enqueue({ text: 'local answer', usage: { input: 2_000_000, output: 500_000 } });
+  const a = await hermes(['chat', '-q', 'hello local'], { home: h });
+  assert.equal(a.code, 0, a.stderr);
+  const st = await hermes(['sessions', 'stats'], { home: h });
+  assert.match(st.stdout, /Tokens\s+2,000,000 in \/ 500,000 out\n/);
+  assert.doesNotMatch(st.stdout, /\$/);
+  assert.equal(JSON.parse((await hermes(['sessions', 'stats', '--json'], { home: h })).stdout).costUsd, 0);
+});
+
 test('sessions export, stats, prune and delete', async () => {
   const h = home();
   const a = await hermes(['chat', '-q', 'hello export'], { home: h });

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { gatedSuite } from '../helpers/skip.ts';
 import { dockerRunArgs, type DockerOptions } from '../../src/tools/env/docker.ts';
 import processTool from '../../src/tools/process.ts';
 import terminal from '../../src/tools/terminal.ts';
@@ -123,8 +124,9 @@ const noImage = !noEngine && spawnSync('docker', ['image', 'inspect', image], { 
 const skipReason = noEngine ?? noImage;
 if (skipReason) console.log(`# skipping Docker end-to-end tests: ${skipReason}`);
 
-describe('docker backend end to end (real engine)', { skip: skipReason ?? false }, () => {
-  it('runs commands in a hardened container with a persistent workspace', async () => {
+const real = gatedSuite(skipReason);
+real.describe('docker backend end to end (real engine)', () => {
+  real.it('runs commands in a hardened container with a persistent workspace', async () => {
     const s = makeServices();
     s.env.TERMINAL_ENV = 'docker';
     s.config.terminal.docker_image = image;

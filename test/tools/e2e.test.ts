@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { gatedSuite } from '../helpers/skip.ts';
 import { isAlive } from '../../src/tools/env/child.ts';
 import { hermes, homeWithModel } from '../helpers/cli.ts';
 import { noPython } from './helpers.ts';
@@ -197,14 +198,15 @@ describe('tools through hermes chat -q', () => {
 const noSsh = sshdUnavailable();
 if (noSsh) console.log(`# skipping end-to-end SSH tests: ${noSsh}`);
 
-describe('tools over SSH through hermes chat -q', { skip: noSsh ?? false }, () => {
+const ssh = gatedSuite(noSsh);
+ssh.describe('tools over SSH through hermes chat -q', () => {
   let sshd: TestSshd;
-  before(async () => {
+  ssh.before(async () => {
     sshd = await startSshd();
   });
-  after(() => sshd?.stop());
+  ssh.after(() => sshd?.stop());
 
-  it('runs commands and manages a background process on the SSH host', async () => {
+  ssh.it('runs commands and manages a background process on the SSH host', async () => {
     const { home, work } = setup();
     const env = { TERMINAL_ENV: 'ssh', TERMINAL_SSH_HOST: '127.0.0.1', TERMINAL_SSH_PORT: String(sshd.port), TERMINAL_SSH_USER: sshd.user, TERMINAL_SSH_KEY: sshd.key };
     const n = fake.requests.length;
@@ -255,9 +257,9 @@ describe('approval prompt in a terminal (real PTY)', () => {
       }, 30_000);
       p.onData((d) => {
         screen += d;
-        if (!answered && /Choice \[o\/s\/a\/D\]/.test(screen)) {
+        if (!answered && /\[d\]eny · Enter = deny: /.test(screen)) {
           answered = true;
-          p.write(`${answer}\r`);
+          p.write(answer); // one key, no Enter
         }
       });
       p.onExit(({ exitCode }) => {
@@ -273,12 +275,13 @@ describe('approval prompt in a terminal (real PTY)', () => {
     fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'rm -r old' } }] }, { text: 'Refused, as you wished.' });
     const denied = await inPty(['chat', '-q', 'remove old'], home, work, 'd');
     assert.equal(denied.code, 0, denied.screen);
-    assert.match(denied.screen, /Potentially dangerous command \(recursive delete\):\s+rm -r old/);
+    assert.match(denied.screen, /Dangerous command \(recursive delete\):\s+rm -r old/);
     assert.ok(existsSync(join(work, 'old')), 'denied: still there');
     fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'rm -r old' } }] }, { text: 'Removed.' });
     const once = await inPty(['chat', '-q', 'remove old'], home, work, 'o');
     assert.equal(once.code, 0, once.screen);
     assert.ok(!existsSync(join(work, 'old')), 'approved once: removed');
+    assert.match(once.screen, /Enter = deny: approved once/);
     assert.match(once.screen, /Removed\./);
   });
 });

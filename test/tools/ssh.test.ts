@@ -1,16 +1,17 @@
 // The SSH backend against a real sshd on loopback (started here with throwaway keys).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
 import processTool from '../../src/tools/process.ts';
 import terminal from '../../src/tools/terminal.ts';
 import type { ToolServices } from '../../src/tools/types.ts';
 import { call, closeServices, makeCtx, makeServices } from './helpers.ts';
+import { gatedSuite } from '../helpers/skip.ts';
 import { sshdUnavailable, startSshd, type TestSshd } from './sshd.ts';
 
 const skip = sshdUnavailable();
 if (skip) console.log(`# skipping SSH backend tests: ${skip}`);
+const { describe, it, before, after } = gatedSuite(skip);
 
-describe('terminal over SSH', { skip: skip ?? false }, () => {
+describe('terminal over SSH', () => {
   let sshd: TestSshd;
   let s: ToolServices;
   const sshEnv = () => ({

@@ -2,10 +2,10 @@
 // Returns null (with the reason) where sshd or ssh-keygen is not installed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { tmp } from './helpers.ts';
+import { freePort } from '../helpers/net.ts';
 
 export interface TestSshd {
   port: number;
@@ -24,16 +24,6 @@ export function sshdUnavailable(): string | null {
   return null;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export async function startSshd(): Promise<TestSshd> {
   const dir = tmp('hermes-sshd-');

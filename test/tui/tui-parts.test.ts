@@ -127,6 +127,13 @@ describe('transcript', () => {
     assert.deepEqual(t.render(w, 60, ctx, false).slice(1), ['    --- a', '    +++ b', '    @@ -1 +1 @@', '    -old', '    +new']);
   });
 
+  it('a long line of command output wraps on words, a list description hanging under itself (/help)', () => {
+    const t = new Transcript();
+    const words = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike';
+    const e = t.add({ kind: 'note', text: `Skills:\n  /phonetic  —  ${words}`, tone: 'plain' });
+    assert.deepEqual(t.render(e, 40, ctx, false), ['Skills:', '  /phonetic  —  alpha bravo charlie', '                delta echo foxtrot golf', '                hotel india juliet kilo', '                lima mike']);
+  });
+
   it('a stored conversation becomes entries: messages, tool calls with their results, no timings', () => {
     const newMd = mdFactory('render', plain, () => 80);
     const bodies = entriesFromHistory(

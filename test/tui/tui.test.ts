@@ -3,13 +3,14 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
 import { stringWidth, stripAnsi } from '../../src/cli/repl/width.ts';
 import { bodyText, chatHarness, userText } from '../helpers/chat-harness.ts';
 import { fakeSudo } from '../helpers/fake-sudo.ts';
+import { gatedSuite } from '../helpers/skip.ts';
 import { startHermes, tmuxAvailable, type TmuxOptions, type TmuxTerm } from '../helpers/tmux.ts';
 
 const skip = tmuxAvailable();
+const { describe, it } = gatedSuite(skip);
 const { enqueue, main, requests, home } = chatHarness({ models: ['test-model', 'other-model'] });
 
 /** An SGR-styled run as tmux redraws it (it may add resets between the style and the text). */
@@ -30,7 +31,7 @@ async function say(t: TmuxTerm, text: string, done: RegExp): Promise<string> {
   return t.waitFor(done);
 }
 
-describe('hermes --tui', { skip: skip ?? false }, () => {
+describe('hermes --tui', () => {
   it('streams a Markdown answer with colours, opens a tool call, answers approvals both ways', async () => {
     const h = home();
     const victim = join(h, 'victim');
@@ -91,8 +92,7 @@ describe('hermes --tui', { skip: skip ?? false }, () => {
       t.keys('Enter');
       await t.waitFor(/\[d\]eny\s+←→ Enter/);
       t.keys('Left', 'Left', 'Left');
-      await t.waitFor(/./);
-      assert.match(t.styled(), sgr('7', ' [o]nce '));
+      await t.waitForStyled(sgr('7', ' [o]nce '));
       t.keys('Enter');
       s = await t.waitFor(/Deleted it\./);
       assert.match(s, /✓ Approved once: rm -rf/);
@@ -165,6 +165,14 @@ describe('hermes --tui', { skip: skip ?? false }, () => {
       let s = await t.waitFor(/other-model/);
       assert.match(s, /Model · custom/);
       assert.match(s, /● test-model/);
+      // A name the provider does not serve is refused, with the nearest; the picker stays open.
+      t.type('other-modle');
+      await t.waitFor(/nothing matches/);
+      t.keys('Enter');
+      await t.waitFor(/✗ other-modle is not served by custom\. Did you mean `other-model`\?/);
+      assert.match(t.visible(), /Model · custom/);
+      t.keys(...Array<string>(11).fill('BSpace'));
+      await t.waitFor(/● test-model/);
       t.type('other');
       await t.waitFor(/🔎 other/);
       t.keys('Enter');
@@ -220,14 +228,36 @@ describe('hermes --tui', { skip: skip ?? false }, () => {
       await t.waitFor(/Ctrl\+C stop/);
       t.keys('C-c');
       let s = await t.waitFor(/⏹ Interrupted\./);
-      assert.match(s, /Interrupting… \(Ctrl\+C again to quit\)/);
       await t.waitFor(/● ready/);
+      // The interrupt hint goes with the turn it was about.
+      assert.doesNotMatch(t.visible(), /Interrupting…/);
       const n = main().length;
       enqueue({ text: 'back to normal' });
       s = await say(t, 'are you there', /back to normal/);
       await requests(n + 1);
       t.keys('C-d');
       assert.equal(await t.exitCode(), 0);
+    } finally {
+      t.kill();
+    }
+  });
+
+  it('/help wraps a long skill description on words within a narrow window', async () => {
+    const h = home();
+    const words = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango';
+    mkdirSync(join(h, 'skills', 'notes', 'phonetic'), { recursive: true });
+    writeFileSync(join(h, 'skills', 'notes', 'phonetic', 'SKILL.md'), `---\nname: phonetic\ndescription: ${words}\n---\nSpell things.\n`);
+    const t = await tui(['--tui'], { home: h, cols: 60, rows: 60 });
+    try {
+      await say(t, '/help', /\/phonetic/);
+      const lines = stripAnsi(t.visible()).split('\n');
+      const start = lines.findIndex((l) => l.includes('/phonetic'));
+      const block = lines.slice(start, start + 4);
+      // A cut at the window's edge would split a word; every word arrives whole, on lines that fit.
+      // (/help shortens a description to its first ~100 characters: the first 15 words.)
+      for (const w of words.split(' ').slice(0, 15)) assert.ok(block.some((l) => new RegExp(`(^|\\s)${w}(\\s|$)`).test(l)), `"${w}" split or missing:\n${block.join('\n')}`);
+      assert.ok(block.every((l) => stringWidth(l) <= 60));
+      assert.match(block[1], /^\s{10,}\S/, 'continuation lines hang under the description');
     } finally {
       t.kill();
     }

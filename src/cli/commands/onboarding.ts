@@ -12,6 +12,7 @@ export default function register(program: Command): void {
     .option('--api-key <key>', 'API key, saved to ~/.hermes/.env (- reads it from stdin)')
     .option('-m, --model <model>', 'model name (default: the provider’s default, or the first it serves)')
     .option('--base-url <url>', 'endpoint of an OpenAI-compatible server (custom provider)')
+    .option('--name <name>', 'the name a custom endpoint is remembered by (`hermes model custom:<name>`)')
     .addOption(new Option('--api-mode <mode>', 'wire format, when the URL does not tell').choices(['chat_completions', 'anthropic_messages', 'codex_responses']))
     .option('--no-test', 'skip the test call')
     .action(
@@ -26,6 +27,7 @@ export default function register(program: Command): void {
     .description('choose the default provider and model (a picker, or `hermes model provider:model`)')
     .option('--provider <id>', 'provider for the model')
     .option('--base-url <url>', 'endpoint of an OpenAI-compatible server (custom provider)')
+    .option('--name <name>', 'the name a custom endpoint is remembered by (`hermes model custom:<name>`)')
     .addOption(new Option('--api-mode <mode>', 'wire format, when the URL does not tell').choices(['chat_completions', 'anthropic_messages', 'codex_responses']))
     .option('--list', 'print the models the provider serves')
     .option('--test', 'make a test call before saving')

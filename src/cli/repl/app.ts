@@ -16,7 +16,7 @@ import { paths } from '../../state/paths.ts';
 import { Composer } from './composer.ts';
 import { menuLines } from './completion.ts';
 import { editInEditor } from './editor.ts';
-import { ChatDriver, DOUBLE_PRESS_MS, formatUsd, goodbyeLines, paint, turnNotes, VERBS, type Phase, type Tone } from './driver.ts';
+import { ChatDriver, DOUBLE_PRESS_MS, formatUsd, goodbyeLines, INTERRUPTING, paint, turnNotes, VERBS, type Phase, type Tone } from './driver.ts';
 import type { History } from './history.ts';
 import type { Key } from './keys.ts';
 import { MarkdownStream, type MarkdownMode } from './markdown.ts';
@@ -26,7 +26,7 @@ import type { Style } from './style.ts';
 import type { Terminal } from './term.ts';
 import { cliVoiceState } from '../../media/voice.ts';
 import type { PushToTalk } from './voice.ts';
-import { fitTail, graphemes, stringWidth, truncate, truncateAnsi } from './width.ts';
+import { fitTail, graphemes, stringWidth, truncate, truncateAnsi, wrapWords } from './width.ts';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -90,7 +90,12 @@ export class Repl {
     this.screen = new Screen(o.term.output);
     this.md = this.newMarkdown(this.markdownMode());
     this.reasoning = this.newMarkdown('raw');
-    this.composer = new Composer({ registry: o.registry, history: o.history, home: o.home });
+    this.composer = new Composer({
+      registry: o.registry,
+      history: o.history,
+      home: o.home,
+      context: () => ({ session: this.session, surface: 'cli', hooks: o.hooks ?? {} }),
+    });
     this.driver = new ChatDriver({
       ...o,
       // Slash commands get $EDITOR (/prompt) the REPL's way; the clipboard comes with o.hooks.
@@ -340,6 +345,8 @@ export class Repl {
   // Busy state and the spinner
 
   private phaseChanged(phase: Phase): void {
+    // The interrupt hint is about the running turn: it goes when the turn has stopped.
+    if (phase === 'idle' && this.hint?.text === INTERRUPTING) this.hint = null;
     if (phase === 'turn') {
       this.writing = false;
       this.verbIndex = (this.verbIndex + 1) % VERBS.length;
@@ -683,10 +690,12 @@ export class Repl {
       this.o.term.write('\x1b[H\x1b[2J');
       this.screen.forget();
     }
-    if (r.output) this.commit(r.output);
+    if (r.output) this.commit(wrapWords(r.output, this.screen.cols));
     // /undo: the message taken back comes back into the input, to edit and send again.
     if (r.prefill !== undefined && !this.composer.text) this.composer.set(r.prefill);
     if (/^\/(help|\?)$/i.test(text.trim())) this.commit(KEY_HELP.map((l) => this.s.dim(l)));
+    // A picker: the command's choices open as the menu under the input line.
+    if (r.input !== undefined && this.composer.buffer.empty) this.composer.openPicker(r.input);
     if (r.action === 'new_session') {
       this.md = this.newMarkdown(this.markdownMode());
       this.lastShownTool = '';

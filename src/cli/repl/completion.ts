@@ -1,7 +1,7 @@
 // The autocomplete menu for slash commands: command names (and aliases) by prefix, then a command's
 // own argument completions. Whatever the registry holds shows up, skills and quick commands included.
 
-import type { CommandRegistry, Surface } from '../../commands/registry.ts';
+import type { CommandContext, CommandRegistry, Surface } from '../../commands/registry.ts';
 import type { Style } from './style.ts';
 import { stringWidth, truncateAnsi } from './width.ts';
 
@@ -16,12 +16,17 @@ export interface Completions {
   items: CompletionItem[];
   /** Offset in the input where the completed token starts. */
   from: number;
+  /** Choices of a picker (a command's own `complete()`): Enter takes the highlighted one. */
+  pick?: boolean;
 }
 
 export const MAX_MENU_ROWS = 8;
 
-/** Completions for the input `text` with the cursor at its end, or null when there are none. */
-export function slashCompletions(registry: CommandRegistry, surface: Surface, text: string): Completions | null {
+/**
+ * Completions for the input `text` with the cursor at its end, or null when there are none. With a
+ * command context, a command's own `complete()` (e.g. /model's served models) is asked too.
+ */
+export function slashCompletions(registry: CommandRegistry, surface: Surface, text: string, ctx?: CommandContext): Completions | null {
   if (!text.startsWith('/') || text.includes('\n')) return null;
   const space = text.indexOf(' ');
   if (space < 0) {
@@ -45,9 +50,15 @@ export function slashCompletions(registry: CommandRegistry, surface: Surface, te
     return { items, from: 0 };
   }
   const r = registry.resolve(text.slice(0, space), surface);
-  if ('error' in r || !r.def.completions?.length) return null;
+  if ('error' in r) return null;
   const rest = text.slice(space + 1);
   if (rest.includes(' ')) return null;
+  const dynamic = ctx && r.def.complete ? r.def.complete(ctx, rest) : null;
+  if (dynamic) {
+    const items = dynamic.filter((c) => c.value !== rest).map((c) => ({ value: c.value, label: c.value, hint: c.hint ?? '' }));
+    return items.length ? { items, from: space + 1, pick: true } : null;
+  }
+  if (!r.def.completions?.length) return null;
   const items = r.def.completions
     .filter((c) => c.startsWith(rest.toLowerCase()) && c !== rest)
     .map((c) => ({ value: c, label: c, hint: '' }));

@@ -3,7 +3,7 @@
 // the `/` command menu from the shared registry, `@` references (when the surface gives a source),
 // and long pastes saved under pastes/. Keys it does not use go back to the caller.
 
-import type { CommandRegistry } from '../../commands/registry.ts';
+import type { CommandContext, CommandRegistry } from '../../commands/registry.ts';
 import { paths } from '../../state/paths.ts';
 import { applyEditKey, EditBuffer } from './buffer.ts';
 import { slashCompletions, type CompletionItem, type Completions } from './completion.ts';
@@ -39,6 +39,8 @@ export interface ComposerOptions {
   extraCommands?: CompletionItem[];
   /** Shift/Ctrl/Alt+↑↓ and Ctrl+Home/End go to the caller (the TUI scrolls with them). */
   passModifiedKeys?: boolean;
+  /** The command context, so a command's own `complete()` can offer choices (/model's served models). */
+  context?: () => CommandContext;
 }
 
 const NONE: ComposerResult = { kind: 'none' };
@@ -82,6 +84,13 @@ export class Composer {
     this.refreshMenu(false);
   }
 
+  /** A picker: `text` (e.g. `/model `) goes in the input with the command's choices open under it. */
+  openPicker(text: string): void {
+    this.buffer.set(text);
+    this.menuDismissedFor = null;
+    this.refreshMenu(true);
+  }
+
   onKey(k: Key): ComposerResult {
     if (this.search) return this.searchKey(k);
     const b = this.buffer;
@@ -104,7 +113,10 @@ export class Composer {
         return warn;
       }
       case 'enter': {
-        if (this.menu && this.menu.explicit) return this.accept(true);
+        // A picker's menu (/model …) takes Enter for its highlighted choice, unless the typed text is one.
+        const m = this.menu;
+        const pick = m?.pick && !m.items.some((i) => b.text.slice(m.from) === i.value);
+        if (m && (m.explicit || pick)) return this.accept(true);
         const line = b.text.slice(b.lineBounds().start, b.cursor);
         if (b.atEnd && line.endsWith('\\') && !line.endsWith('\\\\')) {
           b.backspace();
@@ -231,7 +243,7 @@ export class Composer {
     let c: Completions | null = null;
     let source: Menu['source'] = 'slash';
     if (text.startsWith('/') && b.atEnd) {
-      c = slashCompletions(this.o.registry, 'cli', text);
+      c = slashCompletions(this.o.registry, 'cli', text, this.o.context?.());
       const extra = !text.includes(' ') ? (this.o.extraCommands ?? []).filter((x) => x.value.startsWith(text.toLowerCase()) && x.value.trim() !== text) : [];
       if (extra.length) c = { items: [...(c?.items ?? []), ...extra], from: 0 };
     } else if (this.o.mentions) {

@@ -19,6 +19,8 @@ export type Phase = 'idle' | 'turn' | 'shell' | 'command';
 export type Tone = 'plain' | 'dim' | 'info' | 'ok' | 'warn' | 'error';
 
 export const DOUBLE_PRESS_MS = 2000;
+/** The hint after Ctrl+C stops a turn; a surface drops it once the turn has stopped (phase idle). */
+export const INTERRUPTING = 'Interrupting… (Ctrl+C again to quit)';
 
 /** A line in a tone's style. */
 export function paint(s: Style, tone: Tone, text: string): string {
@@ -312,7 +314,7 @@ export class ChatDriver {
       case 'quit':
         return ui.quit();
       case 'interrupted':
-        return ui.hint('Interrupting… (Ctrl+C again to quit)');
+        return ui.hint(INTERRUPTING);
       case 'clear_input':
         return ui.clearInput();
       case 'hint':

@@ -116,6 +116,70 @@ export function truncateAnsi(s: string, max: number): string {
   return out;
 }
 
+/**
+ * Wraps plain text to `cols` columns on word boundaries (a word longer than a line is cut). A
+ * wrapped line continues under its text: after a `  —  ` separator when it has one (command lists:
+ * `  /name  —  what it does`), else under its own indent. Styled lines are left as they are.
+ */
+export function wrapWords(text: string, cols: number): string[] {
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    if (cols < 20 || line.includes('\x1b') || stringWidth(line) <= cols) {
+      out.push(line);
+      continue;
+    }
+    const dash = line.indexOf(' —  ');
+    const lead = /^\s*/.exec(line)![0].length;
+    let hang = dash >= 0 ? stringWidth(line.slice(0, dash + 4)) : lead + 2;
+    if (hang > cols / 2) hang = lead + 2;
+    const pad = ' '.repeat(hang);
+    let cur = '';
+    let width = 0;
+    const flush = () => {
+      out.push(cur.trimEnd());
+      cur = pad;
+      width = hang;
+    };
+    for (const token of line.split(/(\s+)/)) {
+      if (!token) continue;
+      const w = stringWidth(token);
+      if (/^\s+$/.test(token)) {
+        if (width + w <= cols) {
+          cur += token;
+          width += w;
+        }
+        continue;
+      }
+      if (width + w > cols && width > hang) flush();
+      if (w > cols - hang) {
+        // A word longer than the room: cut it.
+        let rest = token;
+        while (stringWidth(rest) > cols - width) {
+          const gs = graphemes(rest);
+          let take = '';
+          let tw = 0;
+          for (const g of gs) {
+            const gw = graphemeWidth(g);
+            if (width + tw + gw > cols) break;
+            take += g;
+            tw += gw;
+          }
+          cur += take;
+          rest = rest.slice(take.length);
+          flush();
+        }
+        cur += rest;
+        width += stringWidth(rest);
+        continue;
+      }
+      cur += token;
+      width += w;
+    }
+    if (cur.trim()) out.push(cur.trimEnd());
+  }
+  return out;
+}
+
 const SGR = /^\x1b\[([0-9;:]*)m$/;
 
 /** Which attribute an SGR parameter sets or clears (so the styles in force stay a short list). */

@@ -8,7 +8,8 @@ import { ConfigError, getKey, isSecretKey, setConfigKeys, unsetConfigKey } from 
 import type { HermesConfig } from '../../state/defaults.ts';
 import { isDeniedEnvName, readEnvFile, updateEnvFile } from '../../state/env.ts';
 import { paths } from '../../state/paths.ts';
-import { existingKey, fetchModels, keyEnvFor, keyOptional, ModelListError, providerOptions, runtimeFor, saveChoice, testCall } from '../../cli/onboard.ts';
+import { findEndpoint } from '../../state/endpoints.ts';
+import { existingKey, fetchModels, keyEnvFor, keyOptional, ModelListError, providerOptions, runtimeFor, saveChoice, signedIn, testCall } from '../../cli/onboard.ts';
 import { body, fail, str, type DashboardContext } from '../context.ts';
 import { coerceField, configSchema, FieldError, type ConfigField } from '../config-schema.ts';
 
@@ -131,15 +132,16 @@ export function registerConfig(app: Hono, ctx: DashboardContext): void {
       if (e instanceof ResolveError) problem = e.message;
       else throw e;
     }
-    const providers = providerOptions(config).map((o) => ({
+    // Providers that sign in only with OAuth are listed once `hermes auth add` has signed you in.
+    const providers = providerOptions(config, signedIn(env)).filter((o) => !o.needsSignIn).map((o) => ({
       value: o.value,
       label: o.label,
       hint: o.hint,
       named: !!o.named,
       custom: !!o.spec?.isCustom,
-      keyEnv: keyEnvFor(o.value, config) ?? null,
-      hasKey: !!existingKey(o.value, env, config),
-      keyOptional: keyOptional({ provider: o.value }),
+      keyEnv: keyEnvFor({ provider: o.value }, config) ?? null,
+      hasKey: !!existingKey({ provider: o.value }, env, config),
+      keyOptional: keyOptional({ provider: o.value }, config),
       defaultModel: o.spec?.defaultModel ?? null,
     }));
     return c.json({ current, problem, providers });
@@ -150,7 +152,7 @@ export function registerConfig(app: Hono, ctx: DashboardContext): void {
     const baseUrl = c.req.query('base_url') || undefined;
     if (!provider) return fail(c, 400, 'Pick a provider first.');
     const config = ctx.config().config;
-    if (!findProvider(provider) && !config.providers?.[provider]) return fail(c, 404, `Unknown provider "${provider}".`);
+    if (!findProvider(provider) && !findEndpoint(config, provider)) return fail(c, 404, `Unknown provider "${provider}".`);
     if (findProvider(provider)?.isCustom && !baseUrl) return fail(c, 400, 'A custom endpoint needs its base URL (e.g. http://localhost:11434/v1).');
     try {
       const models = await fetchModels({ provider, baseUrl, apiMode: c.req.query('api_mode') || undefined }, ctx.env(), config);
@@ -170,8 +172,10 @@ export function registerConfig(app: Hono, ctx: DashboardContext): void {
     const loaded = ctx.config();
     const config = loaded.config;
     const spec = findProvider(provider);
-    if (!spec && !config.providers?.[provider]) return fail(c, 404, `Unknown provider "${provider}".`);
-    const id = config.providers?.[provider] ? provider : spec!.id;
+    // One of your named endpoints (a providers: key, or custom:<name> from custom_providers).
+    const endpoint = config.providers?.[provider] || !spec ? findEndpoint(config, provider) : undefined;
+    if (!spec && !endpoint) return fail(c, 404, `Unknown provider "${provider}".`);
+    const id = endpoint?.id ?? spec!.id;
     const baseUrl = str(b?.base_url).trim() || undefined;
     if (spec?.isCustom && !baseUrl) return fail(c, 400, 'A custom endpoint needs its base URL (e.g. http://localhost:11434/v1).');
     const choice = { provider: id, baseUrl, apiMode: str(b?.api_mode) || undefined, apiKey: str(b?.api_key) || undefined };
@@ -188,8 +192,8 @@ export function registerConfig(app: Hono, ctx: DashboardContext): void {
     }
     const saved = saveChoice(ctx.home, choice, model, loaded.exists ? config : undefined).map((l) => l.replace(choice.apiKey ?? '\u0000', '…'));
     ctx.log?.write('INFO', 'dashboard.config', `model: ${id}:${model}`);
-    const missingKey = !choice.apiKey && !existingKey(id, ctx.env(), config) && !keyOptional(choice) && !config.providers?.[id];
-    return c.json({ ok: true, saved, warning: missingKey ? `No API key is set for ${spec?.name ?? id}: add ${keyEnvFor(id, config)} under Keys.` : null });
+    const missingKey = !choice.apiKey && !existingKey(choice, ctx.env(), config) && !keyOptional(choice, config) && !endpoint;
+    return c.json({ ok: true, saved, warning: missingKey ? `No API key is set for ${spec?.name ?? id}: add ${keyEnvFor(choice, config)} under Keys.` : null });
   });
 
   // ---- .env keys (write-only) --------------------------------------------------------------

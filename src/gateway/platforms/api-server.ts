@@ -19,6 +19,7 @@ import { splitList } from '../auth.ts';
 import { platformSettings, truthy } from '../config.ts';
 import type { GatewayRunner } from '../runner.ts';
 import type { InboundHandlers, PlatformAdapter, SendResult } from '../types.ts';
+import { PlatformSetupError } from '../types.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 export interface ApiServerSettings {
@@ -228,7 +229,7 @@ export class ApiServer implements PlatformAdapter {
   async connect(_handlers: InboundHandlers): Promise<void> {
     const s = this.settings;
     if (!isLoopback(s.host) && !s.key)
-      throw new Error(`API server: refusing to bind ${s.host} without API_SERVER_KEY. Anyone who can reach that address could run the agent (and its tools). Set API_SERVER_KEY in ~/.hermes/.env, or bind 127.0.0.1.`);
+      throw new PlatformSetupError(`API server: refusing to bind ${s.host} without API_SERVER_KEY. Anyone who can reach that address could run the agent (and its tools). Set API_SERVER_KEY in ~/.hermes/.env, or bind 127.0.0.1.`);
     this.store = new ResponseStore(this.runner.home);
     const app = await this.app();
     const { serve } = await import('@hono/node-server');
@@ -334,6 +335,20 @@ export class ApiServer implements PlatformAdapter {
       if (!this.store!.delete(id)) throw new HttpError(404, `Response ${id} not found.`, 'invalid_request_error', 'not_found');
       return c.json({ id, object: 'response.deleted', deleted: true });
     });
+    // Anything else is an OpenAI-style JSON error too, not a bare text page (clients parse it).
+    app.notFound((c) =>
+      c.json(
+        {
+          error: {
+            message: `No route ${c.req.method} ${new URL(c.req.url).pathname}. This server answers GET /v1/models, POST /v1/chat/completions, POST /v1/responses, GET and DELETE /v1/responses/{id}, GET /v1/capabilities and GET /health.`,
+            type: 'invalid_request_error',
+            code: 'not_found',
+            param: null,
+          },
+        },
+        404,
+      ),
+    );
     return app;
   }
 

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Bot, Context } from 'grammy';
 import type { ChatInfo, InboundAttachment, InboundHandlers, InboundMessage, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
+import { PlatformSetupError } from '../types.ts';
 import { platformSettings, truthy } from '../config.ts';
 import type { PlatformDefinition } from './registry.ts';
 
@@ -98,6 +99,8 @@ export class TelegramAdapter implements PlatformAdapter {
   private polling: Promise<void> | null = null;
   /** Bumped by every connect/disconnect: a connect that lost the race stops itself. */
   private generation = 0;
+  /** Aborts a connect still in flight (grammy retries getMe on 5xx and network errors forever). */
+  private connecting: AbortController | null = null;
 
   constructor(o: TelegramOptions) {
     this.o = o;
@@ -117,12 +120,23 @@ export class TelegramAdapter implements PlatformAdapter {
     const webhookUrl = env.TELEGRAM_WEBHOOK_URL?.trim();
     const secret = env.TELEGRAM_WEBHOOK_SECRET?.trim();
     if (webhookUrl && !secret)
-      throw new Error('TELEGRAM_WEBHOOK_URL is set but TELEGRAM_WEBHOOK_SECRET is not. Set a long random TELEGRAM_WEBHOOK_SECRET in ~/.hermes/.env (Telegram sends it with every update, so nobody else can post fake updates), or unset TELEGRAM_WEBHOOK_URL to use polling.');
+      throw new PlatformSetupError('TELEGRAM_WEBHOOK_URL is set but TELEGRAM_WEBHOOK_SECRET is not. Set a long random TELEGRAM_WEBHOOK_SECRET in ~/.hermes/.env (Telegram sends it with every update, so nobody else can post fake updates), or unset TELEGRAM_WEBHOOK_URL to use polling.');
     const gen = ++this.generation;
     // A fresh Bot per connection: handlers are registered once per Bot.
     const bot = await (this.o.deps?.createBot ?? defaultCreateBot)(this.o.token, this.apiRoot);
     this.bot = bot;
-    await bot.init();
+    const ac = new AbortController();
+    this.connecting = ac;
+    try {
+      // grammy types its signal with the abort-controller shim; the platform AbortSignal is the real thing.
+      await bot.init(ac.signal as unknown as Parameters<Bot["init"]>[0]);
+    } catch (e) {
+      if (ac.signal.aborted) throw new Error('connect abandoned');
+      // 401 (a revoked or mistyped token) never fixes itself; 404 is a token of the wrong shape.
+      const code = (e as { error_code?: number }).error_code;
+      if (code === 401 || code === 404) throw new PlatformSetupError(`Telegram rejected TELEGRAM_BOT_TOKEN (HTTP ${code}): check the token from @BotFather in ~/.hermes/.env`);
+      throw e;
+    }
     if (gen !== this.generation) throw new Error('connect superseded');
     this.botUsername = bot.botInfo.username ?? '';
     bot.on('message', (ctx) => {
@@ -182,6 +196,8 @@ export class TelegramAdapter implements PlatformAdapter {
 
   async stopIntake(): Promise<void> {
     this.generation++;
+    this.connecting?.abort();
+    this.connecting = null;
     if (this.bot?.isRunning()) await this.bot.stop().catch(() => undefined);
     if (this.webhookServer) {
       const s = this.webhookServer;

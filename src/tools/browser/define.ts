@@ -29,7 +29,7 @@ export function browserTool<S extends z.ZodType>(def: Base<S> & { run(a: z.infer
     description: def.description,
     schema: def.schema,
     check: browserAvailable,
-    unavailable: browserUnavailable,
+    requirement: browserUnavailable,
     async handler(a, ctx) {
       return def.run(a, ctx, await import('./common.ts'));
     },

@@ -4,6 +4,9 @@
 export const BLOCKED_DOMAINS = ['shell_command', 'command_line', 'python_script', 'pyscript', 'hassio', 'rest_command'];
 export const ENTITY_ID = /^[a-z_][a-z0-9_]*\.[a-z0-9_]+$/;
 
+/** What the Home Assistant tools need, said where they are unavailable (`hermes status`, `hermes tools`). */
+export const HASS_REQUIREMENT = 'needs HASS_TOKEN (a long-lived access token) and HASS_URL (default http://homeassistant.local:8123) in ~/.hermes/.env';
+
 export function hassConfigured(env: NodeJS.ProcessEnv): boolean {
   return !!env.HASS_TOKEN;
 }

@@ -1,10 +1,12 @@
 // The model picker (/model without a name): the models the current provider serves (its `/models`
 // list, the same lookup `hermes model` uses), and on Tab the providers you have a key for. Picking a
-// model switches this session, as `/model provider:model` does; typing a name that is not listed and
-// pressing Enter uses it as typed.
+// model switches this session, as `/model provider:model` does. A typed name the provider does not
+// serve is refused with the nearest names, as `/model <name>` does; when the provider cannot list its
+// models, the typed name is used as it is.
 
 import { findProvider } from '../../llm/index.ts';
-import { existingKey, fetchModels, keyOptional, providerOptions, type EndpointChoice } from '../../cli/onboard.ts';
+import { existingKey, fetchModels, keyOptional, providerOptions, signedIn, type EndpointChoice } from '../../cli/onboard.ts';
+import { didYouMean } from '../../commands/suggest.ts';
 import type { Session } from '../../runtime/session.ts';
 import { ListState, type PickItem } from './list.ts';
 
@@ -25,7 +27,10 @@ export class ModelPicker {
   stage: 'models' | 'providers' = 'models';
   provider: EndpointChoice;
   loading = false;
-  error = '';
+  /** Why the list could not be loaded. */
+  private loadError = '';
+  /** Why the typed name was refused (until the next keystroke). */
+  private refused = '';
   private models: { id: string; contextLength?: number }[] = [];
   private readonly session: Session;
   private readonly onChange: () => void;
@@ -37,6 +42,10 @@ export class ModelPicker {
     const rt = session.runtime;
     this.provider = { provider: configProvider(rt.provider), baseUrl: rt.isCustom ? rt.baseUrl : undefined, apiMode: rt.isCustom ? rt.apiMode : undefined };
     void this.load();
+  }
+
+  get error(): string {
+    return this.refused || this.loadError;
   }
 
   get title(): string {
@@ -53,7 +62,7 @@ export class ModelPicker {
   async load(): Promise<void> {
     const id = ++this.request;
     this.loading = true;
-    this.error = '';
+    this.loadError = '';
     this.models = [];
     this.refresh();
     try {
@@ -62,7 +71,7 @@ export class ModelPicker {
       this.models = list;
     } catch (e) {
       if (id !== this.request) return;
-      this.error = `${(e as Error).message} Type a model name and press Enter to use it anyway.`;
+      this.loadError = `${(e as Error).message} Type a model name and press Enter to use it anyway.`;
     }
     this.loading = false;
     this.refresh();
@@ -70,6 +79,7 @@ export class ModelPicker {
   }
 
   refresh(): void {
+    this.refused = '';
     const q = this.list.query.text.trim().toLowerCase();
     if (this.stage === 'models') {
       const current = this.session.runtime.model;
@@ -83,11 +93,11 @@ export class ModelPicker {
     const cfg = this.session.options.config;
     const env = this.session.options.env;
     const items: PickItem[] = [];
-    for (const p of providerOptions(cfg)) {
+    for (const p of providerOptions(cfg, signedIn(env))) {
       if (p.value === 'custom') continue;
-      const usable = p.named || existingKey(p.value, env, cfg) || keyOptional({ provider: p.value });
+      const usable = p.named || existingKey({ provider: p.value }, env, cfg) || keyOptional({ provider: p.value }, cfg);
       if (!usable) continue;
-      if (q && !p.label.toLowerCase().includes(q) && !p.value.includes(q)) continue;
+      if (q && !p.label.toLowerCase().includes(q) && !`${p.value} ${p.search}`.toLowerCase().includes(q)) continue;
       items.push({ key: p.value, label: p.label, hint: p.hint, current: p.value === this.provider.provider });
     }
     const rt = this.session.runtime;
@@ -117,6 +127,16 @@ export class ModelPicker {
     const typed = this.list.query.text.trim();
     const model = this.list.current?.key ?? typed;
     if (!model) return null;
+    if (!this.list.current && this.loading) {
+      this.refused = 'The model list is still loading…';
+      return null;
+    }
+    if (!this.list.current && !this.loadError) {
+      // The list loaded and nothing in it matches: the provider does not serve that model.
+      const ids = this.models.map((m) => m.id);
+      this.refused = `✗ ${typed} is not served by ${this.provider.provider}.${didYouMean(typed, ids)}`;
+      return null;
+    }
     return { provider: this.provider.provider, model, baseUrl: this.provider.baseUrl };
   }
 

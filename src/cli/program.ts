@@ -4,7 +4,7 @@ import { COMMAND_MODULES } from './commands/index.ts';
 import { CliError, reportAndExit } from './errors.ts';
 import { ProfileError } from '../state/profiles.ts';
 import { addGlobalOptions, applyProfile, firstPositional } from './global-flags.ts';
-import { nearest } from '../commands/suggest.ts';
+import { editDistance, nearest } from '../commands/suggest.ts';
 
 export function buildProgram(): Command {
   const program = new Command('hermes')
@@ -111,7 +111,9 @@ export function unknownCommand(program: Command, argv: string[]): string | null 
   if (names.includes(word)) return null;
   const near = nearest(word, names.filter((n) => n !== 'chat'))[0]; // `hermes what is…`: a prompt, not a typo of chat
   const hint = near ? ` Did you mean \`hermes ${near}\`?` : '';
+  // A prefix match (`what` → whatsapp) is offered, but only a close misspelling is taken for a typo.
+  const typo = !!near && editDistance(word.toLowerCase(), near) <= Math.max(1, Math.floor((word.length + 1) / 3));
   const words = argv.slice(argv.indexOf(word) + 1).filter((a) => !a.startsWith('-'));
-  const ask = /\s/.test(word) || !/^[a-z][a-z0-9-]*$/i.test(word) || (words.length > 0 && !near) ? ` To ask Hermes something, use \`hermes -z "…"\` or \`hermes chat -q "…"\`.` : '';
-  return `'${word}' is not a hermes command.${hint}${ask} Run \`hermes --help\` for the list.`;
+  const ask = /\s/.test(word) || !/^[a-z][a-z0-9-]*$/i.test(word) || (words.length > 0 && !typo) ? ` To ask Hermes something, use \`hermes -z "…"\` or \`hermes chat -q "…"\`.` : '';
+  return `unknown command '${word}'.${hint}${ask} (\`hermes --help\` lists the commands.)`;
 }

@@ -23,22 +23,22 @@ describe('unknown commands', () => {
     const typo = await hermes(['sesions', 'list'], { home });
     assert.equal(typo.code, 2);
     assert.equal(typo.stdout, '');
-    assert.equal(typo.stderr, "hermes: 'sesions' is not a hermes command. Did you mean `hermes sessions`? Run `hermes --help` for the list.\n");
+    assert.equal(typo.stderr, "hermes: unknown command 'sesions'. Did you mean `hermes sessions`? (`hermes --help` lists the commands.)\n");
 
     const flagsFirst = await hermes(['-m', 'some/model', '--in', home, 'skils'], { home });
     assert.equal(flagsFirst.code, 2);
-    assert.match(flagsFirst.stderr, /^hermes: 'skils' is not a hermes command\. Did you mean `hermes skills`\?/);
+    assert.match(flagsFirst.stderr, /^hermes: unknown command 'skils'\. Did you mean `hermes skills`\?/);
 
     const none = await hermes(['frobnicate'], { home });
     assert.equal(none.code, 2);
-    assert.equal(none.stderr, "hermes: 'frobnicate' is not a hermes command. Run `hermes --help` for the list.\n");
+    assert.equal(none.stderr, "hermes: unknown command 'frobnicate'. (`hermes --help` lists the commands.)\n");
 
     const prompt = await hermes(['what is 2+2'], { home });
     assert.equal(prompt.code, 2);
-    assert.match(prompt.stderr, /'what is 2\+2' is not a hermes command\. To ask Hermes something, use `hermes -z "…"` or `hermes chat -q "…"`\./);
+    assert.match(prompt.stderr, /unknown command 'what is 2\+2'\. To ask Hermes something, use `hermes -z "…"` or `hermes chat -q "…"`\./);
     const words = await hermes(['what', 'is', 'this'], { home });
     assert.equal(words.code, 2);
-    assert.match(words.stderr, /'what' is not a hermes command\. To ask Hermes something/);
+    assert.match(words.stderr, /unknown command 'what'\. Did you mean `hermes whatsapp`\? To ask Hermes something/);
     assert.equal(fake.requests.length, 0, 'nothing reached a model');
   });
 

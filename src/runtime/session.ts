@@ -25,7 +25,9 @@ import { SessionDB } from '../state/db.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import { runSessionCleanup } from '../tools/cleanup.ts';
 import { callToolFrom, type ToolRegistry } from '../tools/registry.ts';
-import { resolveToolsetNames } from '../tools/toolsets.ts';
+import { toolSearchTool } from '../tools/tool-search.ts';
+import { deferredToolsets, resolveToolsetNames } from '../tools/toolsets.ts';
+import { ToolLoader } from './tool-loader.ts';
 import type { AuxiliaryModel, ChildResult, ChildSpec, ToolServices } from '../tools/types.ts';
 import { Inbox } from './inbox.ts';
 import { hintNames, SubdirHints, withHints } from './subdir-hints.ts';
@@ -208,6 +210,8 @@ export class Session {
   private listeners = new Set<Listener>();
   /** Sub-directory rule files found while the conversation works (null with --ignore-rules). */
   private hints: SubdirHints | null = null;
+  /** Deferred toolsets, loaded on demand by tool_search. */
+  private readonly loader = new ToolLoader(() => this.tools);
   private running: AbortController | null = null;
   private runner: TurnRunner | null = null;
   private steerText: string[] = [];
@@ -252,7 +256,8 @@ export class Session {
       state,
       yolo: !!o.explicit?.yolo || isTruthy(o.env.HERMES_YOLO_MODE) || o.config.approvals?.mode === 'off',
       depth: o.depth ?? 0,
-      callTool: (name, args, ctx) => callToolFrom(this.tools, name, args, ctx),
+      callTool: (name, args, ctx) => callToolFrom([...this.tools, ...this.loader.deferred], name, args, ctx),
+      toolCatalog: this.loader,
       spawnChild: (spec) => this.spawnChild(spec),
       auxiliary: (task) => this.auxiliaryModel(task),
       canAsk: () => this.broker.interactive,
@@ -281,7 +286,15 @@ export class Session {
     const hinted = (tools: AgentTool[]) => tools.map((t) => withHints(t, () => this.hints));
     if (o.toolNames) return hinted(this.registry.build(o.toolNames, this.services, []));
     const requested = o.explicit?.toolsets?.length ? o.explicit.toolsets : (o.config.toolsets ?? ['hermes-cli']);
-    return hinted([...this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []), ...this.state.extraTools()]);
+    const built = hinted([...this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []), ...this.state.extraTools()]);
+    const search = (o.config as { tool_search?: { enabled?: boolean } }).tool_search;
+    const lazy = search?.enabled === false ? new Set<string>() : deferredToolsets(requested, this.registry.toolsets(), o.config.custom_toolsets ?? {});
+    return this.loader.arrange(built, lazy, (entries) => this.registry.bind(toolSearchTool(entries), this.services));
+  }
+
+  /** Loads a deferred tool the model called by name (the loop asks before reporting an unknown tool). */
+  loadTool(name: string): boolean {
+    return this.loader.load([name]).length > 0;
   }
 
   private buildSystem(): string {
@@ -298,7 +311,7 @@ export class Session {
       platform: o.platform,
       model: this.llm.active.model,
       provider: this.llm.active.provider,
-      ...this.state.promptParts(this.tools),
+      ...this.state.promptParts([...this.tools, ...this.loader.deferred]),
       ...o.promptParts,
     });
   }
@@ -599,7 +612,7 @@ export class Session {
    */
   private async spawnChild(spec: ChildSpec): Promise<ChildResult> {
     const o = this.options;
-    const parentNames = new Set(this.tools.map((t) => t.name));
+    const parentNames = new Set([...this.tools, ...this.loader.deferred].map((t) => t.name));
     let wanted: Set<string> = parentNames;
     if (spec.toolsets?.length) {
       try {

@@ -20,6 +20,8 @@ export interface LoopHost {
   readonly id: string;
   readonly llm: LlmClient;
   readonly tools: AgentTool[];
+  /** Loads a deferred tool by name (tool_search's catalog); true when it did. */
+  loadTool?(name: string): boolean;
   readonly state: SessionState;
   /** Steering text typed since the last tool call, or undefined. */
   takeSteer(): string | undefined;
@@ -41,6 +43,7 @@ export class LoopRunner implements TurnRunner {
       history: ctx.history,
       system: ctx.system,
       tools: h.tools,
+      loadTool: (name) => h.loadTool?.(name) ?? false,
       stream: (req) => h.llm.stream(req),
       model: () => h.llm.active.model,
       broker: ctx.broker,

@@ -27,8 +27,8 @@ export interface LoopOptions {
    * tools into it); the loop picks new tools up before its next request.
    */
   tools: AgentTool[];
-  /** Loads a deferred tool the model called by name without searching first; true when it did. */
-  loadTool?: (name: string) => boolean;
+  /** A deferred tool the model called by name (loaded for the session), or undefined. */
+  loadTool?: (name: string) => AgentTool | undefined;
   stream: StreamFn;
   /** Current model name (the stream function may answer with a fallback). */
   model: () => string;
@@ -297,7 +297,11 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
     const prepared: PreparedCall[] = assistant.tool_calls.map((call) => {
       const unread = unreadable.get(call.id);
       if (unread) return { call, tool: null, args: {}, error: unread };
-      if (!toolsByName.has(call.function.name) && o.loadTool?.(call.function.name)) syncTools();
+      if (!toolsByName.has(call.function.name)) {
+        const loaded = o.loadTool?.(call.function.name);
+        if (loaded && !o.tools.includes(loaded)) o.tools.push(loaded);
+        syncTools();
+      }
       const name = repairToolName(call.function.name, toolNames);
       if (!name) {
         return {

@@ -288,13 +288,13 @@ export class Session {
     const requested = o.explicit?.toolsets?.length ? o.explicit.toolsets : (o.config.toolsets ?? ['hermes-cli']);
     const built = hinted([...this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []), ...this.state.extraTools()]);
     const search = (o.config as { tool_search?: { enabled?: boolean } }).tool_search;
-    const lazy = search?.enabled === false ? new Set<string>() : deferredToolsets(requested, this.registry.toolsets(), o.config.custom_toolsets ?? {});
+    const lazy = search?.enabled === false ? new Set<string>() : deferredToolsets(requested, this.registry.toolsets(), o.config.custom_toolsets ?? {}, o.platform);
     return this.loader.arrange(built, lazy, (entries) => this.registry.bind(toolSearchTool(entries), this.services));
   }
 
-  /** Loads a deferred tool the model called by name (the loop asks before reporting an unknown tool). */
-  loadTool(name: string): boolean {
-    return this.loader.load([name]).length > 0;
+  /** A deferred tool the model called by name, loaded (the loop asks before reporting an unknown tool). */
+  loadTool(name: string): AgentTool | undefined {
+    return this.loader.get(name);
   }
 
   private buildSystem(): string {

@@ -38,6 +38,15 @@ export class ToolLoader implements ToolCatalog {
     return this.pending;
   }
 
+  /**
+   * A deferred tool by name, loaded first when it is still pending (a turn whose tool list was
+   * rebuilt meanwhile adds it to its own list).
+   */
+  get(name: string): AgentTool | undefined {
+    this.load([name]);
+    return this.loaded.includes(name) ? this.byName.get(name) : undefined;
+  }
+
   entries(): CatalogEntry[] {
     return this.pending.map(entry);
   }

@@ -20,8 +20,8 @@ export interface LoopHost {
   readonly id: string;
   readonly llm: LlmClient;
   readonly tools: AgentTool[];
-  /** Loads a deferred tool by name (tool_search's catalog); true when it did. */
-  loadTool?(name: string): boolean;
+  /** A deferred tool by name, loaded for the session (tool_search's catalog), or undefined. */
+  loadTool?(name: string): AgentTool | undefined;
   readonly state: SessionState;
   /** Steering text typed since the last tool call, or undefined. */
   takeSteer(): string | undefined;
@@ -43,7 +43,7 @@ export class LoopRunner implements TurnRunner {
       history: ctx.history,
       system: ctx.system,
       tools: h.tools,
-      loadTool: (name) => h.loadTool?.(name) ?? false,
+      loadTool: (name) => h.loadTool?.(name),
       stream: (req) => h.llm.stream(req),
       model: () => h.llm.active.model,
       broker: ctx.broker,

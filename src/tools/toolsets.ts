@@ -142,8 +142,9 @@ export const EAGER_TOOLSETS = [
 export const MCP_EAGER_MAX_TOOLS = 5;
 
 /** The toolsets of `registered` to keep out of the request until the model asks for them. */
-export function deferredToolsets(requested: string[], registered: Map<string, string[]>, custom: Record<string, string[]> = {}): Set<string> {
-  const named = new Set<string>();
+export function deferredToolsets(requested: string[], registered: Map<string, string[]>, custom: Record<string, string[]> = {}, platform?: string): Set<string> {
+  // A platform's own toolset (Home Assistant's ha_* tools in its gateway chats) is always sent.
+  const named = new Set<string>(platform ? [platform] : []);
   for (const r of requested) {
     const n = LEGACY[r.trim()] ?? r.trim();
     if (custom[n]) for (const x of custom[n]) named.add(x);

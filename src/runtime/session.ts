@@ -42,6 +42,8 @@ import type { RunnerKind, TurnRunner } from '../runtimes/types.ts';
 export interface SessionStore {
   createSession(meta: { id: string; source: string; model: string; systemPrompt: string; parentId?: string; cwd?: string }): void;
   appendMessage(sessionId: string, message: Message): void;
+  /** Several messages in one transaction (the loop's appends of one event-loop tick). */
+  appendMessages?(sessionId: string, messages: Message[]): void;
   recordUsage(sessionId: string, r: TurnResult, model: string, provider: string): void;
   endSession?(sessionId: string, reason: string): void;
   /** Per-session runtime settings (state.db sessions.model_config), e.g. the codex thread id. */
@@ -514,9 +516,10 @@ export class Session {
         recall,
         signal: ac.signal,
         emit: (e) => this.dispatch(e),
-        sink: o.store ? { append: (m) => this.persist(() => o.store!.appendMessage(this.id, m)) } : undefined,
+        sink: o.store ? { append: (m) => this.queueAppend(m) } : undefined,
         broker: this.broker,
       });
+      this.flushAppends();
       this.persist(() => o.store?.recordUsage(this.id, result, this.llm.active.model, this.llm.active.provider));
       this.lastResult = result;
       this.state.afterTurn(user, result);
@@ -534,6 +537,7 @@ export class Session {
       }
       return result;
     } finally {
+      this.flushAppends();
       outer?.removeEventListener('abort', onOuter);
       this.running = null;
     }
@@ -579,6 +583,30 @@ export class Session {
   }
 
   private persistWarned = false;
+  /** Messages the loop appended this tick, with the session id they belong to. */
+  private appends: [string, Message][] = [];
+
+  /**
+   * Queues a message for the store; the messages of one event-loop tick (a step's assistant message
+   * and its quick tool results) are committed together. Flushed at the turn's end at the latest.
+   */
+  private queueAppend(m: Message): void {
+    this.appends.push([this.id, m]);
+    if (this.appends.length === 1) setImmediate(() => this.flushAppends());
+  }
+
+  flushAppends(): void {
+    const store = this.options.store;
+    const queued = this.appends;
+    this.appends = [];
+    if (!store || !queued.length) return;
+    for (let i = 0; i < queued.length; ) {
+      const id = queued[i][0];
+      const ms: Message[] = [];
+      for (; i < queued.length && queued[i][0] === id; i++) ms.push(queued[i][1]);
+      this.persist(() => (store.appendMessages ? store.appendMessages(id, ms) : ms.forEach((m) => store.appendMessage(id, m))));
+    }
+  }
 
   /** A store write that must not break the conversation: a failure is reported once, then the turn goes on. */
   persist(write: () => void): void {
@@ -688,6 +716,7 @@ export class Session {
 
   /** Ends the session; background processes and execution backends of its tools are released. */
   async close(reason = 'closed'): Promise<void> {
+    this.flushAppends();
     this.inbox.close();
     this.interrupt();
     this.broker.cancelAll();

@@ -22,6 +22,8 @@ export interface LoopHost {
   readonly tools: AgentTool[];
   /** A deferred tool by name, loaded for the session (tool_search's catalog), or undefined. */
   loadTool?(name: string): AgentTool | undefined;
+  /** Commits the messages queued for the store (before compression may rewrite the session). */
+  flushAppends?(): void;
   readonly state: SessionState;
   /** Steering text typed since the last tool call, or undefined. */
   takeSteer(): string | undefined;
@@ -51,7 +53,10 @@ export class LoopRunner implements TurnRunner {
       signal: ctx.signal,
       emit: ctx.emit,
       sink: ctx.sink,
-      beforeRequest: (history) => h.state.beforeRequest(history),
+      beforeRequest: (history) => {
+        h.flushAppends?.();
+        return h.state.beforeRequest(history);
+      },
       now: o.now,
       takeSteer: () => h.takeSteer(),
       guardrails: o.config.tool_loop_guardrails,

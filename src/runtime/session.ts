@@ -640,7 +640,8 @@ export class Session {
    */
   private async spawnChild(spec: ChildSpec): Promise<ChildResult> {
     const o = this.options;
-    const parentNames = new Set([...this.tools, ...this.loader.deferred].map((t) => t.name));
+    // The child is built from tool names (deferred ones included; tool_search is the parent's own).
+    const parentNames = new Set([...this.tools, ...this.loader.deferred].map((t) => t.name).filter((n) => n !== 'tool_search'));
     let wanted: Set<string> = parentNames;
     if (spec.toolsets?.length) {
       try {

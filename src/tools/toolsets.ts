@@ -121,22 +121,7 @@ export function knownToolsets(registered: Map<string, string[]>, custom: Record<
  * every toolset added later) is deferred behind `tool_search`, which loads its schemas on demand.
  * Toolsets the user names directly are always sent in full.
  */
-export const EAGER_TOOLSETS = [
-  'terminal',
-  'file',
-  'web',
-  'vision',
-  'skills',
-  'memory',
-  'todo',
-  'session_search',
-  'clarify',
-  'code_execution',
-  'delegation',
-  'cronjob',
-  'messaging',
-  'kanban',
-];
+export const EAGER_TOOLSETS = [...without(HERMES_CORE_TOOLSETS, ['browser', 'image_gen', 'tts', 'homeassistant']), 'kanban'];
 
 /** MCP servers with at most this many tools stay in the request; larger ones are deferred. */
 export const MCP_EAGER_MAX_TOOLS = 5;

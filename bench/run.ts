@@ -20,6 +20,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   media: () => import('./media.ts'),
   dashboard: () => import('./dashboard.ts'),
   memory: () => import('./memory.ts'),
+  prompt: () => import('./prompt.ts'),
 };
 
 const filter = process.argv[2];

@@ -23,7 +23,13 @@ export interface LoopOptions {
   history: Message[];
   /** The frozen system prompt of the session. */
   system: string;
+  /**
+   * The tools offered to the model. The array may grow during the turn (tool_search loads deferred
+   * tools into it); the loop picks new tools up before its next request.
+   */
   tools: AgentTool[];
+  /** A deferred tool the model called by name (loaded for the session), or undefined. */
+  loadTool?: (name: string) => AgentTool | undefined;
   stream: StreamFn;
   /** Current model name (the stream function may answer with a fallback). */
   model: () => string;
@@ -123,9 +129,19 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
   const now = o.now ?? Date.now;
   const signal = o.signal ?? new AbortController().signal;
   const appended: Message[] = [];
-  const toolsByName = new Map(o.tools.map((t) => [t.name, t]));
-  const toolNames = [...toolsByName.keys()];
-  const schemas = o.tools.map((t) => t.schema);
+  let toolsByName = new Map<string, AgentTool>();
+  let toolNames: string[] = [];
+  let schemas: AgentTool['schema'][] = [];
+  let toolCount = -1;
+  /** Re-reads the tool list when tools were loaded into it (appended: the request prefix stays stable). */
+  const syncTools = () => {
+    if (o.tools.length === toolCount) return;
+    toolCount = o.tools.length;
+    toolsByName = new Map(o.tools.map((t) => [t.name, t]));
+    toolNames = [...toolsByName.keys()];
+    schemas = o.tools.map((t) => t.schema);
+  };
+  syncTools();
   const guard = new ToolGuardrails(o.guardrails ?? DEFAULT_GUARDRAILS);
   const maxResult = o.maxResultChars ?? 100_000;
   const turnChars = o.turnResultChars ?? 200_000;
@@ -161,6 +177,7 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
   /** One model call. Returns the assistant message, or a finished TurnResult on failure. */
   const callModel = async (withTools: boolean, extraUser?: string): Promise<Message | TurnResult> => {
     if (o.beforeRequest) await o.beforeRequest(o.history, lastUsage);
+    syncTools();
     const ctxText = o.turnContext;
     const messages = sanitizeHistory(ctxText && turnUser ? o.history.map((m) => (m === turnUser ? withContext(m, ctxText) : m)) : o.history);
     if (o.prefill?.length) messages.unshift(...o.prefill.map((m) => ({ ...m })));
@@ -292,6 +309,11 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
     const prepared: PreparedCall[] = assistant.tool_calls.map((call) => {
       const unread = unreadable.get(call.id);
       if (unread) return { call, tool: null, args: {}, error: unread };
+      if (!toolsByName.has(call.function.name)) {
+        const loaded = o.loadTool?.(call.function.name);
+        if (loaded && !o.tools.includes(loaded)) o.tools.push(loaded);
+        syncTools();
+      }
       const name = repairToolName(call.function.name, toolNames);
       if (!name) {
         return {

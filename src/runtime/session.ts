@@ -27,7 +27,9 @@ import { isSessionStore, type Awaitable } from '../state/store/index.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import { runSessionCleanup } from '../tools/cleanup.ts';
 import { callToolFrom, type ToolRegistry } from '../tools/registry.ts';
-import { resolveToolsetNames } from '../tools/toolsets.ts';
+import { toolSearchTool } from '../tools/tool-search.ts';
+import { deferredToolsets, resolveToolsetNames } from '../tools/toolsets.ts';
+import { ToolLoader } from './tool-loader.ts';
 import type { AuxiliaryModel, ChildResult, ChildSpec, ToolServices } from '../tools/types.ts';
 import { Inbox } from './inbox.ts';
 import { hintNames, SubdirHints, withHints } from './subdir-hints.ts';
@@ -46,6 +48,8 @@ import { sessionPlugins, type SessionPlugins } from '../plugins/session.ts';
 export interface SessionStore {
   createSession(meta: { id: string; source: string; model: string; systemPrompt: string; parentId?: string; cwd?: string; title?: string }): Awaitable<void>;
   appendMessage(sessionId: string, message: Message): Awaitable<unknown>;
+  /** Several messages in one transaction (the loop's appends of one event-loop tick). */
+  appendMessages?(sessionId: string, messages: Message[]): Awaitable<unknown>;
   recordUsage(sessionId: string, r: TurnResult, model: string, provider: string): Awaitable<void>;
   endSession?(sessionId: string, reason: string): Awaitable<void>;
   /** Per-session runtime settings (state.db sessions.model_config), e.g. the codex thread id. */
@@ -243,6 +247,8 @@ export class Session {
   private listeners = new Set<Listener>();
   /** Sub-directory rule files found while the conversation works (null with --ignore-rules). */
   private hints: SubdirHints | null = null;
+  /** Deferred toolsets, loaded on demand by tool_search. */
+  private readonly loader = new ToolLoader(() => this.tools);
   private running: AbortController | null = null;
   private runner: TurnRunner | null = null;
   private steerText: string[] = [];
@@ -288,7 +294,8 @@ export class Session {
       state,
       yolo: !!o.explicit?.yolo || isTruthy(o.env.HERMES_YOLO_MODE) || o.config.approvals?.mode === 'off',
       depth: o.depth ?? 0,
-      callTool: (name, args, ctx) => callToolFrom(this.tools, name, args, ctx),
+      callTool: (name, args, ctx) => callToolFrom([...this.tools, ...this.loader.deferred], name, args, ctx),
+      toolCatalog: this.loader,
       spawnChild: (spec) => this.spawnChild(spec),
       auxiliary: (task) => this.auxiliaryModel(task),
       canAsk: () => this.broker.interactive,
@@ -323,7 +330,15 @@ export class Session {
     const hinted = (tools: AgentTool[]) => tools.map((t) => withCheckpoints(withHints(this.plugins ? this.plugins.wrapTool(t) : t, () => this.hints), () => this.checkpointer, () => this.services.cwd));
     if (o.toolNames) return hinted(this.registry.build(o.toolNames, this.services, []));
     const requested = o.explicit?.toolsets?.length ? o.explicit.toolsets : (o.config.toolsets ?? ['hermes-cli']);
-    return hinted([...this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []), ...this.state.extraTools()]);
+    const built = hinted([...this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []), ...this.state.extraTools()]);
+    const search = (o.config as { tool_search?: { enabled?: boolean } }).tool_search;
+    const lazy = search?.enabled === false ? new Set<string>() : deferredToolsets(requested, this.registry.toolsets(), o.config.custom_toolsets ?? {}, o.platform);
+    return this.loader.arrange(built, lazy, (entries) => this.registry.bind(toolSearchTool(entries), this.services));
+  }
+
+  /** A deferred tool the model called by name, loaded (the loop asks before reporting an unknown tool). */
+  loadTool(name: string): AgentTool | undefined {
+    return this.loader.get(name);
   }
 
   private buildSystem(): string {
@@ -340,7 +355,7 @@ export class Session {
       platform: o.platform,
       model: this.llm.active.model,
       provider: this.llm.active.provider,
-      ...this.state.promptParts(this.tools),
+      ...this.state.promptParts([...this.tools, ...this.loader.deferred]),
       ...o.promptParts,
       pluginSections: this.plugins?.sections({ session_id: this.id, model: this.llm.active.model, provider: this.llm.active.provider, platform: o.platform, cwd: o.cwd }),
     });
@@ -581,9 +596,10 @@ export class Session {
         transformFinal: plugins ? (text) => plugins.transformFinal(text) : undefined,
         signal: ac.signal,
         emit: (e) => this.dispatch(e),
-        sink: o.store ? { append: (m) => this.persist(() => o.store!.appendMessage(this.id, m)) } : undefined,
+        sink: o.store ? { append: (m) => this.queueAppend(m) } : undefined,
         broker: this.broker,
       });
+      this.flushAppends();
       this.persist(() => o.store?.recordUsage(this.id, result, this.llm.active.model, this.llm.active.provider));
       this.lastResult = result;
       this.state.afterTurn(user, result);
@@ -604,6 +620,7 @@ export class Session {
       await this.flushStore();
       return result;
     } finally {
+      this.flushAppends();
       outer?.removeEventListener('abort', onOuter);
       this.running = null;
     }
@@ -651,6 +668,31 @@ export class Session {
   private persistWarned = false;
   /** A write to an asynchronous store (PostgreSQL) was issued since the last flush. */
   private unflushed = false;
+
+  /** Messages the loop appended this tick, with the session id they belong to. */
+  private appends: [string, Message][] = [];
+
+  /**
+   * Queues a message for the store; the messages of one event-loop tick (a step's assistant message
+   * and its quick tool results) are committed together. Flushed at the turn's end at the latest.
+   */
+  private queueAppend(m: Message): void {
+    this.appends.push([this.id, m]);
+    if (this.appends.length === 1) setImmediate(() => this.flushAppends());
+  }
+
+  flushAppends(): void {
+    const store = this.options.store;
+    const queued = this.appends;
+    this.appends = [];
+    if (!store || !queued.length) return;
+    for (let i = 0; i < queued.length; ) {
+      const id = queued[i][0];
+      const ms: Message[] = [];
+      for (; i < queued.length && queued[i][0] === id; i++) ms.push(queued[i][1]);
+      this.persist(() => (store.appendMessages ? store.appendMessages(id, ms) : Promise.all(ms.map((m) => store.appendMessage(id, m)))));
+    }
+  }
 
   /**
    * A store write that must not break the conversation: a failure is reported once, then the turn
@@ -707,7 +749,8 @@ export class Session {
    */
   private async spawnChild(spec: ChildSpec): Promise<ChildResult> {
     const o = this.options;
-    const parentNames = new Set(this.tools.map((t) => t.name));
+    // The child is built from tool names (deferred ones included; tool_search is the parent's own).
+    const parentNames = new Set([...this.tools, ...this.loader.deferred].map((t) => t.name).filter((n) => n !== 'tool_search'));
     let wanted: Set<string> = parentNames;
     if (spec.toolsets?.length) {
       try {
@@ -786,6 +829,7 @@ export class Session {
 
   /** Ends the session; background processes and execution backends of its tools are released. */
   async close(reason = 'closed'): Promise<void> {
+    this.flushAppends();
     this.inbox.close();
     this.interrupt();
     this.broker.cancelAll();

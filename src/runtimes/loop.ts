@@ -20,6 +20,10 @@ export interface LoopHost {
   readonly id: string;
   readonly llm: LlmClient;
   readonly tools: AgentTool[];
+  /** A deferred tool by name, loaded for the session (tool_search's catalog), or undefined. */
+  loadTool?(name: string): AgentTool | undefined;
+  /** Commits the messages queued for the store (before compression may rewrite the session). */
+  flushAppends?(): void;
   readonly state: SessionState;
   /** Steering text typed since the last tool call, or undefined. */
   takeSteer(): string | undefined;
@@ -48,6 +52,7 @@ export class LoopRunner implements TurnRunner {
       history: ctx.history,
       system: ctx.system,
       tools: h.tools,
+      loadTool: (name) => h.loadTool?.(name),
       stream: (req) => h.llm.stream(req),
       model: () => h.llm.active.model,
       broker: ctx.broker,
@@ -55,7 +60,10 @@ export class LoopRunner implements TurnRunner {
       signal: ctx.signal,
       emit: ctx.emit,
       sink: ctx.sink,
-      beforeRequest: (history) => h.state.beforeRequest(history),
+      beforeRequest: (history) => {
+        h.flushAppends?.();
+        return h.state.beforeRequest(history);
+      },
       now: o.now,
       takeSteer: () => h.takeSteer(),
       guardrails: o.config.tool_loop_guardrails,

@@ -468,10 +468,19 @@ export class SessionDB implements SessionStoreApi {
 
   /** Appends one message, committed at once. */
   appendMessage(sessionId: string, m: Message): number {
+    return this.write(() => this.insertMessage(sessionId, m));
+  }
+
+  /** Appends messages in one transaction (one commit for the messages of a loop step). */
+  appendMessages(sessionId: string, ms: Message[]): number[] {
+    return this.write(() => ms.map((m) => this.insertMessage(sessionId, m)));
+  }
+
+  private insertMessage(sessionId: string, m: Message): number {
     const calls = m.tool_calls?.length ? m.tool_calls : undefined;
     // Hermes v19 files: the row is written live (active = 1) explicitly, with the gateway's flags.
     const v19 = this.messageCols.has('active') && this.messageCols.has('observed') && this.messageCols.has('platform_message_id');
-    return this.write(() => {
+    {
       const r = this.stmt(
         v19
           ? `INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, finish_reason,
@@ -498,7 +507,7 @@ export class SessionDB implements SessionStoreApi {
       );
       this.stmt('UPDATE sessions SET message_count = message_count + 1, tool_call_count = tool_call_count + ? WHERE id = ?').run(calls?.length ?? 0, sessionId);
       return Number(r.lastInsertRowid);
-    });
+    }
   }
 
   /** Adds a turn's tokens, API calls and estimated cost to the session. */

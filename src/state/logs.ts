@@ -51,11 +51,20 @@ export function formatLogLine(level: LogLevel, name: string, message: string, se
 }
 
 /** An append-only file that rotates by size (`path` → `path.1` → … → `path.N`). */
+/** Log files with queued lines. */
+const dirty = new Set<RotatingFile>();
+let exitHooked = false;
+
+function flushAllLogs(): void {
+  for (const f of [...dirty]) f.flush();
+}
+
 export class RotatingFile {
   readonly path: string;
   private readonly max: number;
   private readonly backups: number;
   private size: number;
+  private pending: string[] = [];
 
   constructor(path: string, maxBytes: number, backups: number) {
     this.path = path;
@@ -64,7 +73,27 @@ export class RotatingFile {
     this.size = existsSync(path) ? statSync(path).size : 0;
   }
 
+  /**
+   * Queues a line; the lines of one event-loop tick are appended together (one write instead of
+   * one per event on the agent loop's hot path). Pending lines are written before the process exits.
+   */
   write(text: string): void {
+    this.pending.push(text);
+    if (this.pending.length > 1) return;
+    if (!exitHooked) {
+      exitHooked = true;
+      process.on('exit', flushAllLogs);
+    }
+    dirty.add(this);
+    setImmediate(() => this.flush());
+  }
+
+  /** Appends the queued lines now. */
+  flush(): void {
+    dirty.delete(this);
+    if (!this.pending.length) return;
+    const text = this.pending.join('');
+    this.pending = [];
     try {
       // Another process may have rotated the file meanwhile: take the size on disk when it shrank.
       if (this.size + text.length > this.max) {
@@ -121,6 +150,11 @@ export class HermesLog {
   }
 
   /** This process also writes gateway.log (the gateway) or gui.log (the dashboard). */
+  /** Writes the queued lines of every file now. */
+  flush(): void {
+    for (const f of [this.agent, this.errors, ...this.modes.values()]) f.flush();
+  }
+
   enable(mode: LogMode): this {
     if (!this.modes.has(mode)) {
       const [mb, n] = mode === 'gateway' ? [5, 3] : [10, 5];

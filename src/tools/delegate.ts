@@ -119,12 +119,10 @@ export default defineTool({
   toolset: 'delegation',
   emoji: '🧭',
   description:
-    'Delegate work to subagents that run with their own fresh context and return only a summary. Use for self-contained subtasks ' +
-    '(research, investigating a module, a batch of independent edits) to keep your own context small. Give a single `goal` (+ `context`), ' +
-    'or `tasks` (a list of {goal, context, toolsets}) to run several in parallel. Subagents cannot ask the user anything and cannot use ' +
-    'clarify, memory, send_message or execute_code, nor delegate unless role is orchestrator. Put every detail they need in ' +
-    '`context`: they do not see this conversation. `background: true` (one goal) returns at once; the result comes later as a new ' +
-    'message: keep working, do not poll. Summaries are self-reports: verify side effects that matter.',
+    'Run self-contained subtasks (research, a module, independent edits) in subagents with fresh context; you get their summaries. ' +
+    '`goal` (+ `context`), or `tasks` to run several in parallel. They do not see this chat: put every detail in `context`. They cannot ' +
+    'ask the user, use clarify/memory/send_message/execute_code, or delegate (unless orchestrator). `background: true` returns at once; ' +
+    'the result arrives later as a message (do not poll). Verify side effects that matter.',
   schema: (z) =>
     z.object({
     goal: z.string().optional().describe('The task, for a single subagent'),

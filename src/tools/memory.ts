@@ -22,13 +22,9 @@ export default defineTool({
   toolset: 'memory',
   emoji: '💾',
   description:
-    'Your persistent memory across sessions. Two stores, both loaded into your system prompt at the start of every future session: ' +
-    '"memory" for your own notes (environment facts, project conventions, tool quirks, lessons learned) and "user" for what you know ' +
-    'about the user (name, role, time zone, preferences, communication style). Save when the user tells you something lasting, corrects ' +
-    'you, or when you learn something that will save time later; do not save task progress or one-off details. Keep entries short and ' +
-    'factual. Actions: add (content), replace (old_text = a unique piece of the entry, content = the complete new entry), remove ' +
-    '(old_text). For several changes use `operations` (a list of those): all or none, the limit checked on the result. ' +
-    'Writes are saved at once, but the memory in your current system prompt is the snapshot from the session start.',
+    'Persistent memory, loaded into every future session: "memory" for your notes (environment, conventions, tool quirks, lessons), ' +
+    '"user" for the user (name, role, time zone, preferences). Short facts only. add (content), replace (old_text = unique piece of ' +
+    'the entry, content = the new entry), remove (old_text); `operations` applies several, all or none. Your current prompt keeps the snapshot from session start.',
   schema: (z) =>
     z.object({
     action: z.enum(['add', 'replace', 'remove']).optional().describe('add | replace | remove (one change)'),

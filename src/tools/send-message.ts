@@ -23,11 +23,9 @@ export default defineTool({
   toolset: 'messaging',
   emoji: '📨',
   description:
-    'Send a message to a chat on a messaging platform (Telegram, Discord, Slack, WhatsApp, Signal, Matrix, Mattermost, SMS, email, …). ' +
-    'Targets: a platform name alone (its home channel, e.g. "telegram"), "platform:chat_id", "platform:chat_id:thread_id", ' +
-    '"discord:#channel" / "slack:#channel", "email:someone@example.com", "signal:+15551234567", "matrix:!room:server", or "origin" (the chat this conversation came from). ' +
-    'When the user names a specific channel or person, call with action="list" first to see the chats you can reach. ' +
-    'Your normal reply already goes to the current chat; use this only to reach somewhere else. `MEDIA:/abs/path` on its own line attaches a file.',
+    'Send a message to another chat (your reply already reaches this one). Targets: "telegram" (home channel), "platform:chat_id[:thread_id]", ' +
+    '"slack:#channel", "email:a@b.c", "signal:+1555…", or "origin". action="list" shows the chats you can reach: use it when the user names one. ' +
+    '`MEDIA:/abs/path` on its own line attaches a file.',
   schema: (z: Zod) =>
     z.object({
     action: z.enum(['send', 'list']).optional().describe('send (default) or list the reachable chats'),

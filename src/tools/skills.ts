@@ -84,12 +84,9 @@ export const skillManage = defineTool({
   toolset: 'skills',
   emoji: '🛠️',
   description:
-    'Create and maintain your own skills: reusable procedures saved to ~/.hermes/skills. Create one after a complex task succeeded ' +
-    '(many tool calls or several attempts), after the user corrected your approach, or when asked to remember how to do something. ' +
-    'Patch a skill as soon as you find it wrong or stale. SKILL.md starts with YAML frontmatter (name, description = when to use it) ' +
-    'and has sections: When to use, Procedure (exact commands), Pitfalls, Verification. Never put secrets in a skill. Actions: ' +
-    'create (name, content, category), edit (name, content), patch (name, old_string, new_string, replace_all, file_path), delete (name), ' +
-    'write_file / remove_file (name, file_path under references/, templates/, scripts/ or assets/, file_content).',
+    'Maintain your skills (~/.hermes/skills). SKILL.md: YAML frontmatter (name, description = when to use it), then When to use, ' +
+    'Procedure (exact commands), Pitfalls, Verification; no secrets. create (content, category), edit (content), patch (old_string, ' +
+    'new_string), delete, write_file/remove_file (file_path under references/, templates/, scripts/ or assets/).',
   schema: (z) =>
     z.object({
     action: z.enum(['create', 'edit', 'patch', 'delete', 'write_file', 'remove_file']),

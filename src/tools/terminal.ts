@@ -33,11 +33,9 @@ export default defineTool({
   toolset: 'terminal',
   emoji: '💻',
   description:
-    'Run a shell command (bash) and get its combined output and exit code. The terminal backend may be local, SSH or a container; ' +
-    'on SSH and container backends one shell persists between calls (cd and exports carry over). ' +
-    'Use `background: true` for servers and long jobs (then the process tool to poll, read logs, wait, write input or kill), and `pty: true` for programs that need a terminal. ' +
-    'Do not use cat/head/tail/grep/find to read or search files: use read_file and search_files. ' +
-    'Dangerous commands (recursive deletes, disk writes, piping downloads into a shell, …) need the user\'s approval and some are never allowed.',
+    'Run a bash command; returns combined output and exit code. On SSH/container backends the shell persists (cd, exports). ' +
+    '`background: true` for servers and long jobs (then the process tool), `pty: true` for interactive programs. ' +
+    'Read and search files with read_file/search_files, not cat/grep/find. Dangerous commands need the user\'s approval.',
   schema,
   async handler(a, ctx) {
     const { runTerminal } = await import('./impl/terminal.ts');

@@ -115,3 +115,33 @@ export function knownToolsets(registered: Map<string, string[]>, custom: Record<
     ]),
   ].sort();
 }
+
+/**
+ * Toolsets whose schemas go into every request. Any other toolset reached through a platform
+ * toolset, a composite or `all` (browser, media, Home Assistant, plugins, large MCP servers, and
+ * every toolset added later) is deferred behind `tool_search`, which loads its schemas on demand.
+ * Toolsets the user names directly are always sent in full.
+ */
+export const EAGER_TOOLSETS = [...without(HERMES_CORE_TOOLSETS, ['browser', 'image_gen', 'tts', 'homeassistant']), 'kanban'];
+
+/** MCP servers with at most this many tools stay in the request; larger ones are deferred. */
+export const MCP_EAGER_MAX_TOOLS = 5;
+
+/** The toolsets of `registered` to keep out of the request until the model asks for them. */
+export function deferredToolsets(requested: string[], registered: Map<string, string[]>, custom: Record<string, string[]> = {}, platform?: string): Set<string> {
+  // A platform's own toolset (Home Assistant's ha_* tools in its gateway chats) is always sent.
+  const named = new Set<string>(platform ? [platform] : []);
+  for (const r of requested) {
+    const n = LEGACY[r.trim()] ?? r.trim();
+    if (custom[n]) for (const x of custom[n]) named.add(x);
+    named.add(n);
+    named.add(`mcp-${n}`);
+  }
+  const out = new Set<string>();
+  for (const [ts, names] of registered) {
+    if (EAGER_TOOLSETS.includes(ts) || named.has(ts) || names.some((t) => named.has(t))) continue;
+    if (ts.startsWith('mcp-') && names.length <= MCP_EAGER_MAX_TOOLS) continue;
+    out.add(ts);
+  }
+  return out;
+}

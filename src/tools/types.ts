@@ -30,6 +30,8 @@ export interface ToolServices {
   depth?: number;
   /** Runs another tool of this session by name (execute_code's RPC). Absent: execute_code is unavailable. */
   callTool?: (name: string, args: Record<string, unknown>, ctx: ToolCallContext) => Promise<ToolOutcome>;
+  /** The session's deferred tools, loaded on demand by tool_search. */
+  toolCatalog?: import('./tool-search.ts').ToolCatalog;
   /** Runs a subagent: a child loop with its own budget and restricted tools (delegate_task). */
   spawnChild?: (spec: ChildSpec) => Promise<ChildResult>;
   /** The model for an auxiliary task (vision, web_extract, …), or null when none is configured. */

@@ -312,8 +312,8 @@ describe('hermes acp with an editor that offers file access and MCP servers', ()
     const n = fake.requests.length;
     fake.enqueue({ toolCalls: [{ name: 'mcp_ev_echo', arguments: { message: 'from the editor' } }] }, { text: 'echoed' });
     await e.agent.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'echo it' }] });
-    const names = (fake.requests[n].body.tools as { function: { name: string } }[]).map((t) => t.function.name);
-    assert.ok(names.includes('mcp_ev_echo'));
+    // A server with many tools is offered through tool_search (its tools listed there) and loaded when called.
+    assert.ok(JSON.stringify(fake.requests[n].body.tools).includes('mcp_ev_echo'));
     assert.equal(toolMessages(fake.requests[n + 1])[0], JSON.stringify({ result: 'Echo: from the editor' }));
     // The failed server is reported to the person (first message) and the model (system prompt).
     assert.match(agentText(e, s.sessionId), /⚠ MCP server "down" failed to connect: cannot start/);

@@ -70,11 +70,13 @@ describe('hermes logs', () => {
     const h = tempHome();
     const log = new HermesLog(h, {});
     for (let i = 0; i < 3000; i++) log.write('INFO', 'agent.loop', `line ${i}`);
+    log.flush(); // lines of one event-loop tick are written together
     const path = join(h, 'logs', 'agent.log');
     const tail = readTail(path, 5);
     assert.deepEqual(tail.map((l) => l.split(': ')[1]), ['line 2995', 'line 2996', 'line 2997', 'line 2998', 'line 2999']);
     const size = readFrom(path, 0).size;
     log.write('WARNING', 'tools.x', 'new one');
+    log.flush();
     const r = readFrom(path, size);
     assert.equal(r.lines.length, 1);
     assert.match(r.lines[0], /WARNING tools\.x: new one$/);

@@ -39,7 +39,8 @@ describe('gateway and MCP', () => {
     tg.userMessage({ chatId: OWNER, text: 'echo through mcp' });
     await tg.waitFor((c) => c.method === 'sendMessage' && /The server answered/.test(String(c.params.text)), 15_000, 'the reply');
     const reqs = llm.requests.slice(before);
-    assert.ok((reqs[0].body.tools as { function: { name: string } }[]).some((x) => x.function.name === 'mcp_everything_echo'), 'the MCP tool is offered');
+    // A server with many tools is offered through tool_search (its tools listed there) and loaded when called.
+    assert.ok(JSON.stringify(reqs[0].body.tools).includes('mcp_everything_echo'), 'the MCP tool is offered');
     assert.match(JSON.stringify(reqs[1].body), /Echo: gatewaypong/);
   });
 });

@@ -27,9 +27,11 @@ export interface FakeYuanbao {
   sent: YuanbaoSent[];
   /** Tokens signed, auth-binds accepted, push acks received, reply heartbeats seen. */
   counts: { signs: number; binds: number; acks: number; heartbeats: number; badSignatures: number };
+  /** Reply heartbeats as (chat, 1 = RUNNING / 2 = FINISH). */
+  heartbeats: { chat: string; hb: number }[];
   /** Serves `bytes`; returns the URL a TIMImageElem carries. */
   image(bytes: Buffer): string;
-  userMessage(o: { user: string; text: string; group?: string; mentionBot?: boolean; imageUrl?: string; nickname?: string }): string;
+  userMessage(o: { user: string; text: string; group?: string; mentionBot?: boolean; imageUrl?: string; nickname?: string; msgId?: string }): string;
   connections(): number;
   sockets(): number;
   drop(): void;
@@ -43,6 +45,7 @@ export async function startFakeYuanbao(): Promise<FakeYuanbao> {
   const sent: YuanbaoSent[] = [];
   const counts = { signs: 0, binds: 0, acks: 0, heartbeats: 0, badSignatures: 0 };
   const files = new Map<string, Buffer>();
+  const heartbeats: { chat: string; hb: number }[] = [];
   const tokens = new Set<string>();
   const live = new Set<WebSocket>();
   let conns = 0;
@@ -95,6 +98,9 @@ export async function startFakeYuanbao(): Promise<FakeYuanbao> {
       if (head.cmd === 'ping') return respond();
       if (head.cmd === 'send_private_heartbeat' || head.cmd === 'send_group_heartbeat') {
         counts.heartbeats++;
+        const f = pb.parseFields(data);
+        if (head.cmd === 'send_private_heartbeat') heartbeats.push({ chat: `direct:${pb.getStr(f, 2)}`, hb: pb.getUint(f, 3) });
+        else heartbeats.push({ chat: `group:${pb.getStr(f, 3)}`, hb: pb.getUint(f, 5) });
         return respond();
       }
       const text = (body: pb.MsgElem[]) => body.filter((e) => e.msgType === 'TIMTextElem').map((e) => e.content.text ?? '').join('');
@@ -122,13 +128,15 @@ export async function startFakeYuanbao(): Promise<FakeYuanbao> {
     botId,
     sent,
     counts,
+    heartbeats,
     image(bytes) {
       const id = `img${++n}`;
       files.set(id, bytes);
       return `${base}/media/${id}?resourceId=${id}`;
     },
     userMessage(o) {
-      const msgId = `msg${++n}`;
+      const msgId = o.msgId ?? `msg${++n}`;
+      n++;
       const body: pb.MsgElem[] = [];
       if (o.mentionBot) body.push({ msgType: 'TIMCustomElem', content: { data: JSON.stringify({ elem_type: 1002, text: '@Hermes', user_id: botId }) } });
       if (o.text) body.push({ msgType: 'TIMTextElem', content: { text: o.text } });

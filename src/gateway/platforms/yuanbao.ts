@@ -159,6 +159,8 @@ export class YuanbaoAdapter implements PlatformAdapter {
   private botId: string;
   private readonly pending = new Map<string, { resolve: (f: { head: pb.Head; data: Buffer }) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private readonly seen = new Set<string>();
+  /** Chats with a RUNNING reply heartbeat out: the next delivered message there ends it with FINISH. */
+  private readonly typing = new Set<string>();
 
   constructor(o: { settings: YuanbaoSettings; env: NodeJS.ProcessEnv; config: Record<string, unknown>; home: string; log: (line: string) => void; fetch?: typeof fetch }) {
     this.s = o.settings;
@@ -357,19 +359,25 @@ export class YuanbaoAdapter implements PlatformAdapter {
         : pb.encodeSendC2C({ msgId, to: chatId.replace(/^direct:/i, ''), from: this.botId, random: randomBytes(4).readUInt32BE() >>> 1, body });
       const r = await this.request(group ? 'send_group_message' : 'send_c2c_message', pb.BIZ_MODULE, data, msgId);
       if (r.head.status) return { ok: false, error: `Yuanbao send failed with status ${r.head.status}` };
+      if (this.typing.delete(chatId)) this.heartbeat(chatId, pb.HEARTBEAT.finish);
       return { ok: true, messageId: msgId };
     } catch (e) {
       return { ok: false, error: (e as Error).message };
     }
   }
 
-  /** "Typing": the reply heartbeat (RUNNING), fire and forget. */
+  /** "Typing": the reply heartbeat (RUNNING now, FINISH once the reply is delivered), fire and forget. */
   async sendTyping(chatId: string): Promise<void> {
+    if (this.heartbeat(chatId, pb.HEARTBEAT.running)) this.typing.add(chatId);
+  }
+
+  private heartbeat(chatId: string, hb: number): boolean {
     const ws = this.ws;
-    if (!ws || ws.readyState !== 1 || !this.botId) return;
+    if (!ws || ws.readyState !== 1 || !this.botId) return false;
     const group = /^group:/i.test(chatId) ? chatId.slice(6) : '';
-    const data = group ? pb.encodeGroupHeartbeat(this.botId, group, pb.HEARTBEAT.running) : pb.encodePrivateHeartbeat(this.botId, chatId.replace(/^direct:/i, ''), pb.HEARTBEAT.running);
+    const data = group ? pb.encodeGroupHeartbeat(this.botId, group, hb) : pb.encodePrivateHeartbeat(this.botId, chatId.replace(/^direct:/i, ''), hb);
     ws.send(pb.encodeConnMsg({ cmdType: pb.CMD_TYPE.request, cmd: group ? 'send_group_heartbeat' : 'send_private_heartbeat', seqNo: this.nextSeq(), msgId: `hb_${randomUUID().replace(/-/g, '')}`, module: pb.BIZ_MODULE }, data));
+    return true;
   }
 }
 

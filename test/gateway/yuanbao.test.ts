@@ -5,6 +5,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import '../../src/gateway/platforms/builtin.ts';
+import { getPlatform } from '../../src/gateway/platforms/registry.ts';
 import { YuanbaoAdapter, yuanbaoSettings } from '../../src/gateway/platforms/yuanbao.ts';
 import type { InboundMessage } from '../../src/gateway/types.ts';
 import { startFakeYuanbao, type FakeYuanbao } from '../helpers/fake-yuanbao.ts';
@@ -70,5 +72,16 @@ describe('yuanbao adapter', () => {
       await a.disconnect();
     }
     assert.equal((await a.send('direct:carol', 'late')).ok, false, 'no send after disconnect');
+  });
+
+  test('registry: `hermes gateway setup` asks for the app id and secret and its connection test binds the bot; targets parse', async () => {
+    const def = getPlatform('yuanbao')!;
+    assert.deepEqual(def.setup!.fields.map((f) => [f.key, !!f.secret]), [['YUANBAO_APP_ID', false], ['YUANBAO_APP_SECRET', true]]);
+    assert.equal(await def.probe!(baseEnv(), {}), `bot ${yb.botId}`);
+    await assert.rejects(def.probe!({ ...baseEnv(), YUANBAO_APP_SECRET: 'nope' }, {}), (e: Error) => /refused the app credentials/.test(e.message) && !e.message.includes('nope'));
+    assert.deepEqual(def.parseTarget!('alice'), { chatId: 'direct:alice' });
+    assert.deepEqual(def.parseTarget!('group:G1'), { chatId: 'group:G1' });
+    assert.ok(def.configured(baseEnv(), {}));
+    assert.ok(!def.configured({ YUANBAO_APP_ID: 'x' }, {}));
   });
 });

@@ -157,6 +157,10 @@ export class YuanbaoAdapter implements PlatformAdapter {
   private seq = 0;
   private token: SignedToken | null = null;
   private botId: string;
+  /** The bot id the sign-token answer named (or YUANBAO_BOT_ID). */
+  get boundBotId(): string {
+    return this.botId;
+  }
   private readonly pending = new Map<string, { resolve: (f: { head: pb.Head; data: Buffer }) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private readonly seen = new Set<string>();
   /** Chats with a RUNNING reply heartbeat out: the next delivered message there ends it with FINISH. */
@@ -410,8 +414,11 @@ export const definition: PlatformDefinition = {
   probe: async (env, config) => {
     const s = yuanbaoSettings(env, config);
     if (!s) throw new Error('YUANBAO_APP_ID and YUANBAO_APP_SECRET are needed');
-    const t = await signToken(s);
-    return `bot ${t.botId || s.botId || s.appId}`;
+    // Sign a token and bind it over the socket: what the gateway does at start.
+    const a = new YuanbaoAdapter({ settings: s, env, config, home: '', log: () => undefined });
+    await a.connect({ message: () => undefined });
+    await a.disconnect();
+    return `bot ${a.boundBotId || s.appId}`;
   },
   promptHint: 'Yuanbao shows plain text with light Markdown; keep tables and long code blocks out.',
 };

@@ -8,6 +8,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import * as pb from '../../src/gateway/platforms/yuanbao-proto.ts';
+import { getStr, getUint, parseFields } from '../../src/gateway/protobuf.ts';
 import { serveLoopback } from './loopback.ts';
 
 export interface YuanbaoSent {
@@ -98,9 +99,9 @@ export async function startFakeYuanbao(): Promise<FakeYuanbao> {
       if (head.cmd === 'ping') return respond();
       if (head.cmd === 'send_private_heartbeat' || head.cmd === 'send_group_heartbeat') {
         counts.heartbeats++;
-        const f = pb.parseFields(data);
-        if (head.cmd === 'send_private_heartbeat') heartbeats.push({ chat: `direct:${pb.getStr(f, 2)}`, hb: pb.getUint(f, 3) });
-        else heartbeats.push({ chat: `group:${pb.getStr(f, 3)}`, hb: pb.getUint(f, 5) });
+        const f = parseFields(data);
+        if (head.cmd === 'send_private_heartbeat') heartbeats.push({ chat: `direct:${getStr(f, 2)}`, hb: getUint(f, 3) });
+        else heartbeats.push({ chat: `group:${getStr(f, 3)}`, hb: getUint(f, 5) });
         return respond();
       }
       const text = (body: pb.MsgElem[]) => body.filter((e) => e.msgType === 'TIMTextElem').map((e) => e.content.text ?? '').join('');

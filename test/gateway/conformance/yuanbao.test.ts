@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as pb from '../../../src/gateway/platforms/yuanbao-proto.ts';
+import { parseFields } from '../../../src/gateway/protobuf.ts';
 import { startFakeYuanbao, type FakeYuanbao } from '../../helpers/fake-yuanbao.ts';
 import { until } from '../helpers.ts';
 import { runConformance } from './suite.ts';
@@ -21,7 +22,7 @@ test('yuanbao wire format: ConnMsg and push bytes are standard protobuf', () => 
   const p = pb.decodeInboundPush(raw);
   assert.equal(p.fromAccount, 'a');
   assert.deepEqual(p.msgBody, [{ msgType: 'TIMTextElem', content: { text: 'hi' } }]);
-  assert.throws(() => pb.parseFields(Buffer.from([0x12, 0x05, 0x61])), /truncated/);
+  assert.throws(() => parseFields(Buffer.from([0x12, 0x05, 0x61])), /truncated/);
 });
 
 runConformance({

@@ -1,7 +1,7 @@
 // The Yuanbao adapter on its own against the fake Yuanbao gateway: bad credentials, Hermes's
 // dm/group intake policies, reply heartbeats, duplicate pushes, the full-width command slash.
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -83,5 +83,22 @@ describe('yuanbao adapter', () => {
     assert.deepEqual(def.parseTarget!('group:G1'), { chatId: 'group:G1' });
     assert.ok(def.configured(baseEnv(), {}));
     assert.ok(!def.configured({ YUANBAO_APP_ID: 'x' }, {}));
+  });
+
+  test('files arrive as documents: the placeholder URL is exchanged at the resource API, the name kept', async () => {
+    const { a, got } = await start(baseEnv());
+    try {
+      const before = yb.counts.resources;
+      yb.userMessage({ user: 'alice', text: 'see attached', file: { url: yb.file(Buffer.from('hello,csv\n1,2\n'), 'text/csv'), name: 'data.csv' } });
+      await until(() => got.some((m) => m.text === 'see attached'), 5000, 'the message with the file');
+      const att = got.find((m) => m.text === 'see attached')!.attachments!;
+      assert.equal(att.length, 1);
+      assert.equal(att[0].kind, 'document');
+      assert.equal(att[0].fileName, 'data.csv');
+      assert.equal(readFileSync(att[0].path!, 'utf8'), 'hello,csv\n1,2\n');
+      assert.equal(yb.counts.resources, before + 1);
+    } finally {
+      await a.disconnect();
+    }
   });
 });

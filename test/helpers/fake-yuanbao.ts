@@ -1,6 +1,7 @@
 // A fake Yuanbao bot gateway on loopback. HTTP: `POST /api/v5/robotLogic/sign-token` checks the
 // HMAC-SHA256 signature (key = app secret, over nonce+timestamp+app_key+secret) and hands out a
-// token; `/media/<id>` serves images. WebSocket (`/wss/connection`): binary protobuf ConnMsg
+// token; media URLs in pushes are placeholders (`/api/resource/download?resourceId=…` answers 401),
+// exchanged at `/api/resource/v1/download` (X-ID / X-Token of a signed token) for `/media/<id>`. WebSocket (`/wss/connection`): binary protobuf ConnMsg
 // frames — `auth-bind` must carry a token it signed (answered by AuthBindRsp with a connect id),
 // `ping` is answered, `send_c2c_message` / `send_group_message` are recorded and answered by
 // msg_id, and people's messages are pushed as InboundMessagePush with need_ack set (acks counted).
@@ -27,12 +28,13 @@ export interface FakeYuanbao {
   botId: string;
   sent: YuanbaoSent[];
   /** Tokens signed, auth-binds accepted, push acks received, reply heartbeats seen. */
-  counts: { signs: number; binds: number; acks: number; heartbeats: number; badSignatures: number };
+  counts: { signs: number; binds: number; acks: number; heartbeats: number; badSignatures: number; resources: number };
   /** Reply heartbeats as (chat, 1 = RUNNING / 2 = FINISH). */
   heartbeats: { chat: string; hb: number }[];
-  /** Serves `bytes`; returns the URL a TIMImageElem carries. */
+  /** Serves `bytes`; returns the placeholder URL a TIMImageElem / TIMFileElem carries. */
   image(bytes: Buffer): string;
-  userMessage(o: { user: string; text: string; group?: string; mentionBot?: boolean; imageUrl?: string; nickname?: string; msgId?: string }): string;
+  file(bytes: Buffer, type: string): string;
+  userMessage(o: { user: string; text: string; group?: string; mentionBot?: boolean; imageUrl?: string; file?: { url: string; name: string }; nickname?: string; msgId?: string }): string;
   connections(): number;
   sockets(): number;
   drop(): void;
@@ -44,8 +46,8 @@ export async function startFakeYuanbao(): Promise<FakeYuanbao> {
   const appSecret = 'yuanbao-app-secret';
   const botId = 'yb_bot_42';
   const sent: YuanbaoSent[] = [];
-  const counts = { signs: 0, binds: 0, acks: 0, heartbeats: 0, badSignatures: 0 };
-  const files = new Map<string, Buffer>();
+  const counts = { signs: 0, binds: 0, acks: 0, heartbeats: 0, badSignatures: 0, resources: 0 };
+  const files = new Map<string, { bytes: Buffer; type: string }>();
   const heartbeats: { chat: string; hb: number }[] = [];
   const tokens = new Set<string>();
   const live = new Set<WebSocket>();
@@ -72,10 +74,19 @@ export async function startFakeYuanbao(): Promise<FakeYuanbao> {
       });
       return;
     }
-    const m = /^\/media\/([^?]+)/.exec(req.url ?? '');
-    const f = m ? files.get(m[1]) : undefined;
+    const u = new URL(req.url ?? '/', 'http://x');
+    if (u.pathname === '/api/resource/v1/download') {
+      res.setHeader('content-type', 'application/json');
+      const id = u.searchParams.get('resourceId') ?? '';
+      if (!tokens.has(String(req.headers['x-token'])) || req.headers['x-id'] !== botId) return res.writeHead(401).end(JSON.stringify({ code: 401, msg: 'bad token' }));
+      if (!files.has(id)) return res.end(JSON.stringify({ code: 404, msg: 'no such resource' }));
+      counts.resources++;
+      return res.end(JSON.stringify({ code: 0, data: { realUrl: `${base}/media/${id}` } }));
+    }
+    if (u.pathname === '/api/resource/download') return res.writeHead(401).end();
+    const f = u.pathname.startsWith('/media/') ? files.get(u.pathname.slice(7)) : undefined;
     if (!f) return res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'image/png' }).end(f);
+    res.writeHead(200, { 'content-type': f.type }).end(f.bytes);
   });
   const wss = new WebSocketServer({ server, path: '/wss/connection' });
   wss.on('connection', (ws) => {
@@ -132,8 +143,13 @@ export async function startFakeYuanbao(): Promise<FakeYuanbao> {
     heartbeats,
     image(bytes) {
       const id = `img${++n}`;
-      files.set(id, bytes);
-      return `${base}/media/${id}?resourceId=${id}`;
+      files.set(id, { bytes, type: 'image/png' });
+      return `${base}/api/resource/download?resourceId=${id}`;
+    },
+    file(bytes, type) {
+      const id = `file${++n}`;
+      files.set(id, { bytes, type });
+      return `${base}/api/resource/download?resourceId=${id}`;
     },
     userMessage(o) {
       const msgId = o.msgId ?? `msg${++n}`;
@@ -141,6 +157,7 @@ export async function startFakeYuanbao(): Promise<FakeYuanbao> {
       const body: pb.MsgElem[] = [];
       if (o.mentionBot) body.push({ msgType: 'TIMCustomElem', content: { data: JSON.stringify({ elem_type: 1002, text: '@Hermes', user_id: botId }) } });
       if (o.text) body.push({ msgType: 'TIMTextElem', content: { text: o.text } });
+      if (o.file) body.push({ msgType: 'TIMFileElem', content: { url: o.file.url, fileName: o.file.name, fileSize: 10 } });
       if (o.imageUrl) body.push({ msgType: 'TIMImageElem', content: { imageFormat: 1, imageInfoArray: [{ type: 1, url: o.imageUrl }, { type: 2, url: o.imageUrl }] } });
       const push = pb.encodeInboundPush({ callbackCommand: o.group ? 'Group.CallbackAfterSendMsg' : 'C2C.CallbackAfterSendMsg', fromAccount: o.user, toAccount: botId, senderNickname: o.nickname ?? o.user, groupCode: o.group, groupName: o.group ? `Group ${o.group}` : undefined, msgSeq: n, msgRandom: n * 7, msgTime: Math.floor(Date.now() / 1000), msgId, msgBody: body });
       for (const ws of live) ws.send(pb.encodeConnMsg({ cmdType: pb.CMD_TYPE.push, cmd: 'inbound_message', seqNo: ++seq, msgId: `push-${msgId}`, module: pb.BIZ_MODULE, needAck: true }, push));

@@ -10,18 +10,19 @@
 //   3. People's messages arrive as pushes (InboundMessagePush, acked when the head asks for it);
 //      replies go out as `send_c2c_message` (chat `direct:<account>`) or `send_group_message`
 //      (chat `group:<code>`), 4000 characters a message, plain text (no edits: Yuanbao cannot edit).
-// Images (TIMImageElem) are downloaded from the URL in the push. Hermes's intake policies are kept:
+// Images (TIMImageElem) and files (TIMFileElem) are downloaded: a URL carrying a `resourceId` is a
+// placeholder, exchanged first for the real one at {api}/api/resource/v1/download (token headers). Hermes's intake policies are kept:
 // YUANBAO_DM_POLICY / YUANBAO_GROUP_POLICY (`open`/`pairing`, `allowlist`, `disabled`) with
 // YUANBAO_DM_ALLOW_FROM / YUANBAO_GROUP_ALLOW_FROM narrow what the gateway's allowlist and pairing
 // allow; in groups the bot answers when @-mentioned (YUANBAO_REQUIRE_MENTION, shared gating).
-// Not done (Hermes has them): outbound media (needs the COS upload credentials API), files/voice
+// Not done (Hermes has them): outbound media (needs the COS upload credentials API), voice/video
 // inbound (shown as placeholders), quoted-message context, recalls, group member @-resolution,
 // forwarded WeChat chat records, stickers, the slow-response notice.
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type WebSocket from 'ws';
 import pkg from '../../../package.json' with { type: 'json' };
 import { platformSettings } from '../config.ts';
-import { attachmentCapBytes, fetchCapped, saveAttachment } from '../media.ts';
+import { attachmentCapBytes, fetchCapped, kindOf, saveAttachment } from '../media.ts';
 import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult } from '../types.ts';
 import { listSetting } from './chat-common.ts';
 import { channelAdmits, channelRules } from './gating.ts';
@@ -126,7 +127,9 @@ function bodyText(body: pb.MsgElem[], botId: string): string {
       if (m) {
         if (m.userId !== botId) parts.push(m.text || '@someone');
       } else parts.push('[unsupported message type]');
-    } else if (e.msgType === 'TIMFileElem') parts.push(c.fileName ? `[file: ${c.fileName}]` : '[file]');
+    } else if (e.msgType === 'TIMFileElem') {
+      if (!c.url) parts.push(c.fileName ? `[file: ${c.fileName}]` : '[file]');
+    }
     else if (e.msgType === 'TIMSoundElem') parts.push('[voice]');
     else if (e.msgType === 'TIMVideoFileElem') parts.push('[video]');
     else if (e.msgType === 'TIMFaceElem') parts.push('[emoji]');
@@ -315,19 +318,16 @@ export class YuanbaoAdapter implements PlatformAdapter {
     // "@Bot /approve" typed as plain text in a group is the command "/approve".
     if (isGroup) text = text.replace(/^@\S+\s*/, '').trim();
     const attachments: InboundAttachment[] = [];
-    for (const [i, e] of p.msgBody.filter((x) => x.msgType === 'TIMImageElem').entries()) {
-      const url = imageUrl(e.content);
+    for (const [i, e] of p.msgBody.filter((x) => x.msgType === 'TIMImageElem' || x.msgType === 'TIMFileElem').entries()) {
+      const isImage = e.msgType === 'TIMImageElem';
+      const url = isImage ? imageUrl(e.content) : (e.content.url ?? '').trim();
       if (!url) continue;
       try {
-        const got = await fetchCapped(url, attachmentCapBytes(this.config), {}, this.fetchFn);
-        if ('tooLarge' in got) {
-          attachments.push({ kind: 'image', tooLarge: got.tooLarge });
-          continue;
-        }
-        const mimeType = got.mimeType?.startsWith('image/') ? got.mimeType : got.bytes[0] === 0x89 ? 'image/png' : got.bytes[0] === 0x47 ? 'image/gif' : 'image/jpeg';
-        attachments.push({ kind: 'image', mimeType, path: saveAttachment(this.home, { kind: 'image', bytes: got.bytes, mimeType, id: `${msgId}-${i}` }) });
+        const a = await this.download(url, isImage, e.content.fileName, `${msgId}-${i}`);
+        if (a) attachments.push(a);
       } catch (err) {
-        this.log(`yuanbao: image ${i} of ${msgId}: ${(err as Error).message}`);
+        this.log(`yuanbao: attachment ${i} of ${msgId}: ${(err as Error).message}`);
+        if (!isImage) text = `${text} [file: ${e.content.fileName ?? 'unreadable'}]`.trim();
       }
     }
     if (!text && !attachments.length) return;
@@ -338,6 +338,49 @@ export class YuanbaoAdapter implements PlatformAdapter {
       attachments: attachments.length ? attachments : undefined,
       receivedAt: Date.now(),
     });
+  }
+
+  /** A `…?resourceId=…` URL is a placeholder (401 on a direct GET): the resource API names the real one. */
+  private async resolveUrl(url: string): Promise<string> {
+    let rid = '';
+    try {
+      const u = new URL(url);
+      rid = (u.searchParams.get('resourceId') ?? u.searchParams.get('resourceid') ?? '').trim();
+    } catch {
+      return url;
+    }
+    if (!rid) return url;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const t = await this.freshToken();
+      const r = await this.fetchFn(`${this.s.apiDomain}/api/resource/v1/download?resourceId=${encodeURIComponent(rid)}`, {
+        headers: { 'content-type': 'application/json', 'X-ID': t.botId || this.botId || this.s.appId, 'X-Token': t.token, 'X-Source': t.source || 'web' },
+        signal: AbortSignal.timeout(15_000),
+      });
+      if (r.status === 401 && attempt === 0) {
+        this.token = null;
+        continue;
+      }
+      if (!r.ok) throw new Error(`resource download API answered HTTP ${r.status}`);
+      const body = (await r.json()) as { code?: number; msg?: string; data?: { url?: string; realUrl?: string }; url?: string; realUrl?: string };
+      if (body.code !== undefined && body.code !== 0) throw new Error(`resource download API: code ${body.code} ${body.msg ?? ''}`.trim());
+      const d = body.data && typeof body.data === 'object' ? body.data : body;
+      const real = String(d.url || d.realUrl || '').trim();
+      if (!real) throw new Error('resource download API gave no URL');
+      return real;
+    }
+    throw new Error('resource download API refused the token');
+  }
+
+  private async download(url: string, isImage: boolean, fileName: string | undefined, id: string): Promise<InboundAttachment | null> {
+    const got = await fetchCapped(await this.resolveUrl(url), attachmentCapBytes(this.config), {}, this.fetchFn);
+    if ('tooLarge' in got) return { kind: isImage ? 'image' : 'document', fileName, tooLarge: got.tooLarge };
+    if (isImage) {
+      const mimeType = got.mimeType?.startsWith('image/') ? got.mimeType : got.bytes[0] === 0x89 ? 'image/png' : got.bytes[0] === 0x47 ? 'image/gif' : 'image/jpeg';
+      return { kind: 'image', mimeType, path: saveAttachment(this.home, { kind: 'image', bytes: got.bytes, mimeType, id }) };
+    }
+    const mimeType = got.mimeType && got.mimeType !== 'application/octet-stream' ? got.mimeType : undefined;
+    const kind = kindOf(mimeType, fileName);
+    return { kind, mimeType, fileName, path: saveAttachment(this.home, { kind, bytes: got.bytes, mimeType, fileName, id }) };
   }
 
   async stopIntake(): Promise<void> {

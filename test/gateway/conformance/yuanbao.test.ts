@@ -1,5 +1,5 @@
 // Tencent Yuanbao against a fake Yuanbao bot gateway: signed token, auth-bind over the WebSocket,
-// protobuf pushes in (acked), send_c2c_message / send_group_message out, images from push URLs.
+// protobuf pushes in (acked), send_c2c_message / send_group_message out, images through the resource API.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as pb from '../../../src/gateway/platforms/yuanbao-proto.ts';
@@ -54,6 +54,7 @@ runConformance({
       assert.ok(yb.counts.signs >= 2, `re-signed for the reconnect (${yb.counts.signs} signs)`);
       assert.ok(yb.counts.binds >= 2, `bound twice (${yb.counts.binds})`);
       assert.ok(yb.counts.acks >= 5, `pushes acked (${yb.counts.acks})`);
+      assert.ok(yb.counts.resources >= 1, 'the image URL was exchanged at the resource API');
       assert.ok(yb.sent.every((s) => s.from === yb.botId), 'from_account is the bot id the sign-token returned');
     });
     test('yuanbao: `hermes send` targets direct:<account>, a bare account and group:<code>', async () => {

@@ -48,6 +48,8 @@ export interface LoopOptions {
    * (which stays byte-stable for the prompt cache).
    */
   turnContext?: string;
+  /** Rewrites the final answer before it is stored and returned (plugins' transform_llm_output). */
+  transformFinal?: (text: string) => Promise<string | undefined>;
   /** Called before each model request (context compression hooks in here). */
   beforeRequest?: (history: Message[], lastUsage: Usage | null) => Promise<void>;
   costOf?: (model: string, provider: string, usage: Usage) => number | null;
@@ -272,6 +274,14 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
     const assistant = r;
 
     if (!assistant.tool_calls?.length) {
+      if (o.transformFinal) {
+        const before = messageText(assistant.content);
+        const after = await o.transformFinal(before);
+        if (after !== undefined && after !== before) {
+          assistant.content = after;
+          emit({ type: 'notice', message: `(rewritten by a plugin after streaming)\n${after}` });
+        }
+      }
       append(assistant);
       return finish({ finalText: messageText(assistant.content), completed: true, partial: false, failed: false, interrupted: false });
     }

@@ -33,6 +33,8 @@ export interface PromptParts {
   userProfile?: string;
   /** The skills index block. */
   skillsIndex?: string;
+  /** Plugins' system prompt sections (after memory and the user profile), each already headed. */
+  pluginSections?: string[];
   /** The project context block (AGENTS.md etc.). */
   projectContext?: string;
   /** Set-up facts the model must know, e.g. configured MCP servers that failed to connect. */
@@ -89,6 +91,7 @@ export function buildSystemPrompt(p: PromptParts): string {
   if (p.systemMessage?.trim()) sections.push(p.systemMessage.trim());
   if (p.memory) sections.push(p.memory);
   if (p.userProfile) sections.push(p.userProfile);
+  if (p.pluginSections?.length) sections.push(...p.pluginSections);
   if (p.skillsIndex) sections.push(p.skillsIndex);
   if (p.projectContext) sections.push(p.projectContext);
   const meta = [`Current time: ${formatNow(p.now, p.timezone, p.localZoneName)}`];

@@ -135,6 +135,19 @@ export function createCliSession(
   return session;
 }
 
+/** Plugins and shell hooks for a CLI run (before its session is built); problems go to stderr. */
+export async function loadCliPlugins(ctx: CliContext, opts: ChatOptions, canAsk: boolean): Promise<void> {
+  const { loadSurfacePlugins } = await import('../plugins/load.ts');
+  await loadSurfacePlugins({
+    home: ctx.home,
+    config: ctx.loaded.config,
+    env: ctx.env,
+    acceptHooks: !!opts.acceptHooks,
+    canAsk: canAsk && !!process.stdin.isTTY,
+    warn: opts.quiet ? undefined : (m) => process.stderr.write(`⚠ ${m}\n`),
+  });
+}
+
 export async function runChat(opts: ChatOptions): Promise<void> {
   let query = opts.query;
   if (opts.queryFile !== undefined) {
@@ -174,6 +187,7 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
   const skillText = preloadedSkills(ctx, opts);
   if (skillText) query = `${skillText}\n\nUser instruction: ${query}`;
   const err = (s: string) => process.stderr.write(s + '\n');
+  await loadCliPlugins(ctx, opts, canAsk);
   const mcp = await startCliMcp(ctx, explicitFrom(opts).toolsets);
   for (const w of mcp?.warnings() ?? []) err(`⚠ ${w}`);
   const session = createCliSession(ctx, opts, canAsk, { store: db, restored, backgroundTasks: false, mcp });

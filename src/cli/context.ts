@@ -1,4 +1,5 @@
 // What every command starts from: HERMES_HOME, .env loaded, config.yaml parsed and checked.
+import { localeFrom, setLocale } from '../i18n/index.ts';
 import { ConfigError, formatProblem, loadConfig, type LoadedConfig } from '../state/config.ts';
 import { loadEnvFile, secureEnvFile } from '../state/env.ts';
 import { ensureHome, hermesHome, paths } from '../state/paths.ts';
@@ -33,5 +34,6 @@ export function loadContext(opts: { strict?: boolean } = {}): CliContext {
     const more = loaded.problems.length > 1 ? ` (${loaded.problems.length - 1} more problem(s): run \`hermes config check\`)` : '';
     throw new CliError(`${formatProblem(p, loaded.path)} Fix it with \`hermes config edit\`${more}.`);
   }
+  setLocale(localeFrom(loaded.config, process.env));
   return { home, loaded, env: process.env, dotenvNames: [...vars.keys()] };
 }

@@ -2,7 +2,7 @@
 // the primary fails), with Hermes's subcommands and output (hermes_cli/fallback_cmd.py): list (default),
 // add, remove, clear. Hermes picks with its model picker; here `add` prompts for provider and model on
 // a terminal, or takes --provider/--model (scripts), and `remove` takes the entry's number.
-import { createInterface } from 'node:readline/promises';
+import { askLine as ask } from './tty-prompts.ts';
 import { findProvider } from '../llm/catalog.ts';
 import { ResolveError, resolveFallbackRuntimes } from '../llm/resolve.ts';
 import { resolveInputFrom } from '../runtime/session.ts';
@@ -82,15 +82,6 @@ export function list(): void {
   out('  Tried in order when the primary fails (rate limits, overload, auth or connection errors).');
   out('  Change it with: hermes fallback add | remove | clear');
   out();
-}
-
-async function ask(question: string): Promise<string> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return (await rl.question(question)).trim();
-  } finally {
-    rl.close();
-  }
 }
 
 const sameTarget = (a: Entry, b: Entry) =>

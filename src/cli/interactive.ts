@@ -12,7 +12,7 @@ import { startCliMcp } from '../mcp/session.ts';
 import type { Session } from '../runtime/session.ts';
 import type { SessionDB } from '../state/db.ts';
 import { flushPending } from '../state/pending.ts';
-import { createCliSession, explicitFrom, findResumeTarget, openStateDb, preloadedSkills, type Restored } from './chat.ts';
+import { createCliSession, explicitFrom, findResumeTarget, loadCliPlugins, openStateDb, preloadedSkills, type Restored } from './chat.ts';
 import type { ChatOptions } from './commands/chat.ts';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
@@ -53,6 +53,8 @@ export async function openInteractive(opts: ChatOptions, onContext?: (ctx: CliCo
   // MCP servers: slow ones keep connecting in the background and their tools join when ready. Their
   // news goes to the surface once it runs.
   let notify: (line: string) => void = (line) => void process.stdout.write(`${line}\n`);
+  // Plugins and shell hooks load before the screen takes the terminal (new hooks ask for consent here).
+  await loadCliPlugins(ctx, opts, true);
   const mcp = await startCliMcp(ctx, explicitFrom(opts).toolsets, 5000);
   const extra = { store: db, restored, mcp, onMcpEvent: (line: string) => notify(line) };
   let session: Session;

@@ -1,4 +1,5 @@
 // Answers to requests typed on the terminal (used by one-shot runs that have a TTY).
+import { t } from '../i18n/index.ts';
 import { createInterface } from 'node:readline/promises';
 import type { AgentRequest, ApprovalChoice } from '../agent/types.ts';
 
@@ -6,8 +7,9 @@ export async function askOnTty(req: AgentRequest): Promise<unknown> {
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   try {
     if (req.kind === 'approval') {
-      process.stderr.write(`\n⚠️  Potentially dangerous command (${req.description}):\n    ${req.command}\n`);
-      const a = (await rl.question('[o]nce | [s]ession | [a]lways | [d]eny  Choice [o/s/a/D]: ')).trim().toLowerCase();
+      process.stderr.write(`\n⚠️  ${t('approval.header')} (${req.description}):\n    ${req.command}\n`);
+      const labels = (['once', 'session', 'always', 'deny'] as const).map((c) => t(`approval.${c}`)).join(' | ');
+      const a = (await rl.question(`${labels}  ${t('approval.tty_choice')}`)).trim().toLowerCase();
       const map: Record<string, ApprovalChoice> = { o: 'once', once: 'once', s: 'session', session: 'session', a: 'always', always: 'always' };
       return map[a] ?? 'deny';
     }
@@ -25,6 +27,16 @@ export async function askOnTty(req: AgentRequest): Promise<unknown> {
     const v = await rl.question('');
     process.stderr.write('\n');
     return v || null;
+  } finally {
+    rl.close();
+  }
+}
+
+/** One line typed on the terminal (stdout prompt), trimmed. */
+export async function askLine(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return (await rl.question(question)).trim();
   } finally {
     rl.close();
   }

@@ -17,6 +17,8 @@ import { codexRuntimeCommand } from './codex.ts';
 import { cronCommand } from './cron.ts';
 import { insightsCommand } from './insights.ts';
 import { kanbanCommand } from './kanban.ts';
+import { pluginsCommand } from './plugins.ts';
+import { currentPluginHost, pluginHost } from '../plugins/state.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
 import { registerSkillCommands, reloadSkillsCommand, stateCommands } from './state.ts';
 
@@ -495,5 +497,9 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(insightsCommand());
   r.add(browserCommand());
   r.add(voiceCommand());
+  r.add(pluginsCommand());
+  // Plugins' slash commands (ctx.register_command); a built-in name is never taken over.
+  const host = opts.home ? pluginHost(opts.home) : currentPluginHost();
+  for (const def of host?.commands() ?? []) if (!r.list().some((d) => d.name === def.name || d.aliases?.includes(def.name))) r.add(def);
   return r;
 }

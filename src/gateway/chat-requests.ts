@@ -1,6 +1,7 @@
 // Approvals and clarify questions in chat: the request is shown (buttons where the platform has
 // them, else numbered text), answered by a button press, /approve · /deny, yes/no or a number,
 // and the message is edited to show the outcome.
+import { t } from '../i18n/index.ts';
 import type { AgentRequest } from '../agent/types.ts';
 import { redactSecrets } from '../policy/redact.ts';
 import { authorize } from './auth.ts';
@@ -30,7 +31,7 @@ export class ChatRequests {
     lane.open.push(open);
     this.shortIds.set(short, { key: lane.key, id });
     if (req.kind === 'approval') {
-      const text = `⚠️ Approval needed\n\n\`${req.command.length > 600 ? req.command.slice(0, 600) + '…' : req.command}\`\n\nWhy: ${req.description}\n\nReply /approve (once), /approve session, /approve always, or /deny.`;
+      const text = `${t('gateway.approval_needed')}\n\n\`${req.command.length > 600 ? req.command.slice(0, 600) + '…' : req.command}\`\n\n${t('gateway.approval_why', { description: req.description })}\n\n${t('gateway.approval_reply')}`;
       const buttons = [
         req.choices.filter((c) => c !== 'deny').map((c) => ({ label: APPROVAL_LABELS[c] ?? c, data: `hx:${short}:${c}` })),
         [{ label: APPROVAL_LABELS.deny, data: `hx:${short}:deny` }],

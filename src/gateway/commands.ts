@@ -1,6 +1,7 @@
 // Messaging-only slash commands (surface `gateway`), added to the one command registry by the
 // gateway: /approve, /deny, /sethome, /start, and the gateway's own /stop and /queue (which act on
 // the chat's queue of waiting messages, not only on the session).
+import { t } from '../i18n/index.ts';
 import type { CommandContext, CommandDef, SurfaceHooks } from '../commands/registry.ts';
 import type { SessionSource } from './types.ts';
 
@@ -31,8 +32,8 @@ export function gatewayCommands(): CommandDef[] {
       run(ctx, args) {
         const a = args.trim().toLowerCase();
         const choice = a === 'session' || a === 'always' ? a : a === '' || a === 'once' ? 'once' : null;
-        if (!choice) return { output: 'Usage: /approve [session|always]' };
-        return { output: gw(ctx).approve(choice) ? (choice === 'once' ? '✅ Approved once.' : choice === 'session' ? '✅ Approved for this session.' : '✅ Approved, and remembered for the future.') : 'Nothing is waiting for approval.' };
+        if (!choice) return { output: t('gateway.approve_usage') };
+        return { output: gw(ctx).approve(choice) ? t(`gateway.approved_${choice}`) : t('gateway.nothing_pending') };
       },
     },
     {
@@ -42,7 +43,7 @@ export function gatewayCommands(): CommandDef[] {
       surfaces: ['gateway'],
       midTurn: true,
       run(ctx) {
-        return { output: gw(ctx).approve('deny') ? '❌ Denied.' : 'Nothing is waiting for approval.' };
+        return { output: gw(ctx).approve('deny') ? t('gateway.denied') : t('gateway.nothing_pending') };
       },
     },
     {

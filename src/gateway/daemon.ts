@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import type { LlmClient } from '../llm/index.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { hasAnyAllowlist } from './auth.ts';
-import { enabledPlatforms, numberSetting } from './config.ts';
-import { getPlatform, platformLabel } from './platforms/registry.ts';
+import { enabledPlatforms, messagingCwd, numberSetting } from './config.ts';
+import { getPlatform, platformLabel, registerPlatform, type PlatformDefinition } from './platforms/registry.ts';
 import { startCron, type CronTicker } from './cron-link.ts';
 import { startKanban, type KanbanLink } from './kanban-link.ts';
 import { readJsonObject, writeJson } from './json-file.ts';
@@ -101,6 +101,16 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
   if (other && other.pid !== process.pid) throw new GatewayError(`The gateway is already running for ${o.home} (pid ${other.pid}). Stop it with \`hermes gateway stop\`, or see \`hermes gateway status\`.`);
   const loggingCfg = (o.config as { logging?: { max_size_mb?: number; backup_count?: number } }).logging ?? {};
   const log = createGatewayLog(o.home, { maxMb: loggingCfg.max_size_mb, backups: loggingCfg.backup_count, echo: o.echo ? (l) => process.stderr.write(l) : undefined });
+  // The profile's plugins load first, so platforms they register (ctx.register_platform, a
+  // PlatformDefinition) are in the registry when the enabled platforms are chosen.
+  const { loadSurfacePlugins } = await import('../plugins/load.ts');
+  await loadSurfacePlugins({ home: o.home, config: o.config, env: o.env, cwd: messagingCwd(o.env), warn: (m) => log(`plugins: ${m}`) });
+  const { pluginExtensions } = await import('../plugins/extensions.ts');
+  for (const e of pluginExtensions<Partial<PlatformDefinition>>('platform')) {
+    if (getPlatform(e.name)) log(`plugins: ${e.owner}: platform "${e.name}" is built in; the plugin's is ignored`);
+    else if (typeof e.value.create !== 'function' || typeof e.value.configured !== 'function') log(`plugins: ${e.owner}: platform "${e.name}" needs create() and configured(); ignored`);
+    else registerPlatform({ ...e.value, label: e.value.label ?? e.name, kind: e.value.kind ?? 'chat', maxMessageLength: e.value.maxMessageLength ?? 4000, name: e.name } as PlatformDefinition);
+  }
   const names = o.platforms ?? enabledPlatforms(o.config as never, o.env);
   if (!names.length)
     throw new GatewayError('No messaging platform is configured. Run `hermes gateway setup`, or set e.g. TELEGRAM_BOT_TOKEN (Telegram) or API_SERVER_ENABLED=true (OpenAI-compatible API) in ~/.hermes/.env.');

@@ -51,10 +51,18 @@ export function parseTarget(raw: string): ParsedTarget {
   return { kind: 'chat', platform, chatId, threadId };
 }
 
-/** `MEDIA:<path>` lines (Hermes's attachment convention) split from the text. */
-export function extractMedia(text: string): { text: string; media: string[] } {
+/**
+ * `MEDIA:<path>` lines (Hermes's attachment convention) split from the text; `[[audio_as_voice]]`
+ * (from text_to_speech) asks for its audio as a voice note (`voice: true`).
+ */
+export function extractMedia(text: string): { text: string; media: string[]; voice?: true } {
   const media: string[] = [];
+  let voice = false;
   const kept = text.split('\n').filter((line) => {
+    if (line.trim() === '[[audio_as_voice]]') {
+      voice = true;
+      return false;
+    }
     const m = /^\s*MEDIA:\s*(\S.*?)\s*$/.exec(line);
     if (m && m[1].startsWith('/')) {
       media.push(m[1]);
@@ -62,7 +70,7 @@ export function extractMedia(text: string): { text: string; media: string[] } {
     }
     return true;
   });
-  return { text: kept.join('\n').replace(/\n{3,}/g, '\n\n').trim(), media };
+  return { text: kept.join('\n').replace(/\n{3,}/g, '\n\n').trim(), media, ...(voice ? { voice: true as const } : {}) };
 }
 
 export function mediaKind(path: string): 'image' | 'audio' | 'video' | 'document' {
@@ -81,7 +89,7 @@ export interface SendTextOptions {
 
 /** Sends text (chunked, with MEDIA attachments) through one adapter. */
 export async function sendText(adapter: PlatformAdapter, chatId: string, text: string, o: SendTextOptions & { redact?: boolean } = {}): Promise<{ ok: boolean; error?: string; messageIds: string[] }> {
-  const { text: body, media } = extractMedia(o.redact === false ? text : redactSecrets(text));
+  const { text: body, media, voice } = extractMedia(o.redact === false ? text : redactSecrets(text));
   const ids: string[] = [];
   const limit = Math.min(adapter.maxMessageLength, getPlatform(adapter.name)?.maxMessageLength ?? adapter.maxMessageLength);
   const chunks = chunkMessage(body, limit);
@@ -90,18 +98,18 @@ export async function sendText(adapter: PlatformAdapter, chatId: string, text: s
     if (!r.ok) return { ok: false, error: r.error ?? 'send failed', messageIds: ids };
     if (r.messageId) ids.push(r.messageId);
   }
-  const r = await sendAttachments(adapter, chatId, media, o);
+  const r = await sendAttachments(adapter, chatId, media, { ...o, voice });
   ids.push(...r.messageIds);
   if (!r.ok) return { ok: false, error: r.error, messageIds: ids };
   return { ok: true, messageIds: ids };
 }
 
 /** `MEDIA:` files as attachments (a note where the file is missing or the platform has no attachments). */
-export async function sendAttachments(adapter: PlatformAdapter, chatId: string, media: string[], o: SendTextOptions = {}): Promise<{ ok: boolean; error?: string; messageIds: string[] }> {
+export async function sendAttachments(adapter: PlatformAdapter, chatId: string, media: string[], o: SendTextOptions & { voice?: boolean } = {}): Promise<{ ok: boolean; error?: string; messageIds: string[] }> {
   const ids: string[] = [];
   for (const path of media) {
     const note = !existsSync(path) ? `(attachment not found: ${path})` : !adapter.sendMedia ? `(attachment: ${path})` : null;
-    const r = note ? await adapter.send(chatId, note, { threadId: o.threadId, meta: o.meta }) : await adapter.sendMedia!(chatId, path, { threadId: o.threadId, kind: mediaKind(path), meta: o.meta });
+    const r = note ? await adapter.send(chatId, note, { threadId: o.threadId, meta: o.meta }) : await adapter.sendMedia!(chatId, path, { threadId: o.threadId, kind: mediaKind(path), meta: o.meta, ...(o.voice && mediaKind(path) === 'audio' ? { voice: true } : {}) });
     if (!r.ok) return { ok: false, error: r.error ?? 'attachment failed', messageIds: ids };
     if (r.messageId && !note) ids.push(r.messageId);
   }

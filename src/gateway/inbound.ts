@@ -1,14 +1,15 @@
 // What the model sees of inbound messages: the text (with `[speaker]` in shared conversations),
-// images as vision parts, other files as notes with their saved path, voice notes transcribed when
-// a speech-to-text provider is configured, and phone-number ids hashed when `privacy.redact_pii`
-// is on for a platform whose ids are phone numbers (Hermes's PII-safe platforms).
+// images as vision parts, other files as notes with their saved path, voice notes transcribed by the
+// media speech-to-text providers (voice.ts; `stt.enabled: false` hands the model the file instead),
+// and phone-number ids hashed when `privacy.redact_pii` is on for a platform whose ids are phone
+// numbers (Hermes's PII-safe platforms).
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import type { ContentPart, Message } from '../llm/types.ts';
 import { getPlatform } from './platforms/registry.ts';
 import { isSharedMultiUserSession, neutralizeInline, type KeyOptions } from './session-key.ts';
 import type { InboundAttachment, InboundMessage, SessionSource } from './types.ts';
-import { speechToText, sttUnavailableReason } from './voice.ts';
+import { sttDisabled, sttUnavailableReason, transcribeVoice } from './voice.ts';
 
 /** Images above this are not inlined for vision (the model would refuse or the request be huge). */
 export const VISION_MAX_BYTES = 5 * 1024 * 1024;
@@ -42,6 +43,7 @@ export function modelView(src: SessionSource, config: Obj): SessionSource {
 }
 
 export interface PromptContext {
+  home: string;
   config: Obj;
   env: NodeJS.ProcessEnv;
   keyOpts: KeyOptions;
@@ -55,33 +57,34 @@ export function speakerText(msg: InboundMessage, c: PromptContext): string {
   return isSharedMultiUserSession(msg.source, c.keyOpts) ? `[${neutralizeInline(src.userName || src.userId || 'someone', 80)}] ${t}` : t;
 }
 
-/** Voice notes in a batch that nobody can transcribe (no STT provider). */
-export function untranscribable(msgs: InboundMessage[], c: PromptContext): InboundAttachment[] {
-  if (speechToText(c.config, c.env)) return [];
-  return msgs.flatMap((m) => (m.attachments ?? []).filter((a) => a.kind === 'audio' && a.voice));
+const isVoiceNote = (a: InboundAttachment) => a.kind === 'audio' && !!a.voice && !!a.path;
+
+/** Why the voice notes in a batch cannot be heard (with the fix), or null (none, or a provider is ready). */
+export async function unheardVoiceReason(msgs: InboundMessage[], c: PromptContext): Promise<string | null> {
+  if (!msgs.some((m) => (m.attachments ?? []).some(isVoiceNote))) return null;
+  return sttUnavailableReason(c);
 }
 
-export function voiceNotConfiguredReply(c: PromptContext): string {
-  return `🎤 I can't listen to voice messages here: ${sttUnavailableReason(c.config)}. Please type your message instead.`;
+export function voiceNotConfiguredReply(reason: string): string {
+  return `🎤 I can't listen to voice messages here. ${reason} Until then, please type your message.`;
+}
+
+async function audioNote(a: InboundAttachment & { path: string }, c: PromptContext): Promise<string> {
+  const what = a.voice ? 'voice message' : 'recording';
+  if (await sttDisabled(c.config)) return `[The user sent a ${what}, saved at ${a.path} (speech to text is off: stt.enabled is false)]`;
+  const r = await transcribeVoice(a.path, c);
+  if ('error' in r) {
+    c.log(`gateway: transcription of ${a.path} failed: ${r.error}`);
+    return `[The user sent a ${what}, saved at ${a.path}; it could not be transcribed: ${r.error}]`;
+  }
+  return r.text ? `[The user sent a ${what}; transcript: ${r.text}]` : `[The user sent a ${what} with no recognisable speech, saved at ${a.path}]`;
 }
 
 async function attachmentNote(a: InboundAttachment, c: PromptContext): Promise<string> {
   const name = a.fileName ? ` "${neutralizeInline(a.fileName, 120)}"` : '';
   if (a.tooLarge) return `[The user sent a file${name} of ${(a.tooLarge / 1048576).toFixed(1)} MB; it is over the attachment size limit (gateway.max_attachment_mb) and was not downloaded]`;
   if (!a.path) return `[The user sent a file${name} that could not be downloaded]`;
-  if (a.kind === 'audio') {
-    const stt = speechToText(c.config, c.env);
-    if (stt) {
-      try {
-        const words = (await stt.transcribe(a.path, { mimeType: a.mimeType })).trim();
-        return words ? `[The user sent a ${a.voice ? 'voice message' : 'recording'}; transcript: ${words}]` : `[The user sent a ${a.voice ? 'voice message' : 'recording'} with no recognisable speech, saved at ${a.path}]`;
-      } catch (e) {
-        c.log(`gateway: transcription failed: ${(e as Error).message}`);
-        return `[The user sent a voice message, saved at ${a.path}; transcription failed: ${(e as Error).message}]`;
-      }
-    }
-    return `[The user sent a ${a.voice ? 'voice message' : 'audio file'}, saved at ${a.path}; it was not transcribed: ${sttUnavailableReason(c.config)}]`;
-  }
+  if (a.kind === 'audio') return audioNote({ ...a, path: a.path }, c);
   if (a.kind === 'video') return `[The user sent a video${name}, saved at ${a.path}]`;
   return `[The user sent a file${name}, saved at ${a.path}]`;
 }

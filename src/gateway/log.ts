@@ -14,7 +14,7 @@ export function gatewayLogPath(home: string): string {
   return join(home, 'logs', 'gateway.log');
 }
 
-const PLATFORM_PREFIXES = new Set(['telegram', 'discord', 'slack', 'email', 'webhook', 'api_server', 'api-server', 'whatsapp', 'signal', 'matrix', 'mattermost', 'sms', 'homeassistant']);
+const PLATFORM_PREFIXES = new Set(['telegram', 'discord', 'slack', 'email', 'webhook', 'api_server', 'api-server', 'whatsapp', 'signal', 'matrix', 'mattermost', 'sms', 'homeassistant', 'irc', 'bluebubbles', 'teams', 'google_chat', 'line']);
 const FAILURE = /\b(failed|fails|cannot|could not|can't|error|refused|timed out|crashed|gave up)\b/i;
 
 /** `telegram: update failed: …` → logger name and message. */

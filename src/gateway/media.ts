@@ -28,6 +28,13 @@ export function kindOf(mimeType: string | undefined, fileName?: string): Inbound
 
 const EXT: Record<string, string> = { 'image/jpeg': '.jpg', 'image/png': '.png', 'image/gif': '.gif', 'image/webp': '.webp', 'audio/ogg': '.ogg', 'audio/mpeg': '.mp3', 'audio/mp4': '.m4a', 'video/mp4': '.mp4', 'application/pdf': '.pdf' };
 
+const MIME: Record<string, string> = { jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp', ogg: 'audio/ogg', oga: 'audio/ogg', opus: 'audio/ogg', mp3: 'audio/mpeg', m4a: 'audio/mp4', wav: 'audio/wav', mp4: 'video/mp4', pdf: 'application/pdf' };
+
+/** The MIME type of a file we send, from its extension (application/octet-stream when unknown). */
+export function mimeOf(path: string): string {
+  return MIME[extname(path).slice(1).toLowerCase()] ?? 'application/octet-stream';
+}
+
 /** Writes bytes into the cache for their kind; the name is made safe and unique. */
 export function saveAttachment(home: string, a: { kind: InboundAttachment['kind']; bytes: Buffer; mimeType?: string; fileName?: string; id?: string }): string {
   const dir = join(home, DIRS[a.kind]);

@@ -7,6 +7,7 @@
 //     open clarify/approval and mid-turn commands (/status, /queue, /steer…) act at once;
 //  2. anything else follows the busy input mode: `interrupt` (stop the turn, run the new message
 //     next — ⚡), `queue` (run it after — ⏳) or `steer` (hand it to the running turn — ⏩).
+import { localeFrom, setLocale } from '../i18n/index.ts';
 import type { AgentRequest } from '../agent/types.ts';
 import { createCommandRegistry } from '../commands/builtin.ts';
 import type { CommandRegistry } from '../commands/registry.ts';
@@ -104,6 +105,7 @@ export class GatewayRunner {
     this.o = o;
     this.home = o.home;
     this.config = o.config;
+    setLocale(localeFrom(o.config, o.env));
     this.env = o.env;
     this.now = o.now ?? Date.now;
     this.log = o.log ?? (() => undefined);
@@ -169,6 +171,7 @@ export class GatewayRunner {
 
   async init(): Promise<void> {
     await this.hooks.load(this.home);
+    await this.loadPlugins();
     this.processes = processRegistry(this.home);
     await this.startMcp();
     this.sweepTimer = setInterval(() => this.sweep(), 60_000);
@@ -241,6 +244,13 @@ export class GatewayRunner {
     }
     await Promise.race([settled, new Promise((r) => setTimeout(r, 5000))]);
     return { interrupted: n };
+  }
+
+  /** The profile's plugins and approved shell hooks (a new shell hook needs consent from the CLI first). */
+  private async loadPlugins(): Promise<void> {
+    const { loadSurfacePlugins } = await import('../plugins/load.ts');
+    const host = await loadSurfacePlugins({ home: this.home, config: this.config, env: this.env, cwd: messagingCwd(this.env), warn: (m) => this.log(`plugins: ${m}`) });
+    for (const def of host?.commands() ?? []) if (!this.commands.list().some((d) => d.name === def.name || d.aliases?.includes(def.name))) this.commands.add(def);
   }
 
   /**
@@ -543,7 +553,7 @@ export class GatewayRunner {
       const mode = warm?.session.prefs.busyInputMode ?? 'interrupt';
       const ack = (platformSettings(this.config as never, src.platform).busy_ack_enabled ?? (this.config.display as { busy_ack_enabled?: boolean }).busy_ack_enabled ?? adapter.prefers?.busyAck) !== false;
       if (mode === 'steer' && warm) {
-        warm.session.steer(speakerText(msg, { config: this.config as never, env: this.env, keyOpts: this.keyOpts, log: this.log }));
+        warm.session.steer(speakerText(msg, { home: this.home, config: this.config as never, env: this.env, keyOpts: this.keyOpts, log: this.log }));
         if (ack) await this.reply(adapter, src, '⏩ Noted — the agent sees this after its current step.');
         done();
         return;

@@ -167,8 +167,8 @@ export class StreamingReply {
     await this.settle();
     if (!this.ids.length || this.broken) return false;
     await this.render(finalText, true);
-    const { media } = extractMedia(this.o.redact ? redactSecrets(finalText) : finalText);
-    const r = await sendAttachments(this.adapter, this.src.chatId, media, { threadId: this.src.threadId, meta: this.o.meta });
+    const { media, voice } = extractMedia(this.o.redact ? redactSecrets(finalText) : finalText);
+    const r = await sendAttachments(this.adapter, this.src.chatId, media, { threadId: this.src.threadId, meta: this.o.meta, voice });
     if (!r.ok) this.o.log(`gateway: ${this.adapter.name}: attachment failed: ${r.error}`);
     return true;
   }

@@ -3,19 +3,20 @@
 // `{PLATFORM}_REACTIONS` or `platforms.<p>.reactions`), tool progress, approvals, the reply
 // streamed by edits where enabled (stream-reply.ts) or sent when done, voice replies when a TTS
 // provider is configured, and the bookkeeping after (usage, compression lineage, hooks).
+import { rmSync } from 'node:fs';
 import type { AgentEvent, TurnResult } from '../agent/types.ts';
 import { describeError } from '../llm/index.ts';
 import { redactionEnabled, redactSecrets } from '../policy/redact.ts';
 import { envPrefix } from './auth.ts';
 import { isSilent } from './chunk.ts';
 import { platformSettings, truthy } from './config.ts';
-import { buildPrompt, untranscribable, voiceNotConfiguredReply, type PromptContext } from './inbound.ts';
+import { buildPrompt, unheardVoiceReason, voiceNotConfiguredReply, type PromptContext } from './inbound.ts';
 import type { Lane, Warm } from './lanes.ts';
 import { ProgressReporter } from './progress.ts';
 import type { GatewayRunner } from './runner.ts';
 import { StreamingReply, streamSettings } from './stream-reply.ts';
 import type { InboundMessage, PlatformAdapter, SessionSource } from './types.ts';
-import { textToSpeech, wantsVoiceReply } from './voice.ts';
+import { speakReply, voiceReplyWanted } from './voice.ts';
 
 export const TYPING_INTERVAL_MS = 4000;
 /** Typing starts this far into a turn: an answer that is already there needs no indicator. */
@@ -63,12 +64,12 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
   const finishAll = () => {
     for (const m of batch) if (!m.meta?.notice) r.dedupe.finish(m.source.platform, m.source.chatId, m.messageId);
   };
-  const pc: PromptContext = { config, env: r.env, keyOpts: r.keyOpts, log: r.log };
+  const pc: PromptContext = { home: r.home, config, env: r.env, keyOpts: r.keyOpts, log: r.log };
 
-  // Voice notes with nobody to transcribe them: say so plainly instead of a turn about nothing.
-  const deaf = untranscribable(batch, pc);
-  if (deaf.length) {
-    await r.reply(adapter, src, voiceNotConfiguredReply(pc), { meta: batch[batch.length - 1].meta });
+  // Voice notes with nobody to transcribe them: say so plainly (and how to fix it) instead of a turn about nothing.
+  const deaf = await unheardVoiceReason(batch, pc);
+  if (deaf) {
+    await r.reply(adapter, src, voiceNotConfiguredReply(deaf), { meta: batch[batch.length - 1].meta });
     if (batch.every((m) => !m.text.trim() && (m.attachments ?? []).every((a) => a.kind === 'audio' && a.voice))) {
       finishAll();
       return;
@@ -103,6 +104,8 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
   const voiceIn = batch.some((m) => (m.attachments ?? []).some((a) => a.kind === 'audio' && a.voice));
   let delivered = 0;
   let iteration = 0;
+  // The agent spoke for itself (text_to_speech): no second voice note for the same turn (as Hermes).
+  let spokeItself = false;
   let chain: Promise<void> = Promise.resolve();
   const off = session.on((e: AgentEvent) => {
     switch (e.type) {
@@ -113,6 +116,7 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
         stream?.restart();
         break;
       case 'tool_start':
+        if (e.name === 'text_to_speech') spokeItself = true;
         progress.start(e.name, e.args, e.emoji);
         break;
       case 'tool_end':
@@ -135,7 +139,7 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
         if (!e.result.failed && !e.result.interrupted && e.result.finalText) {
           delivered++;
           const result = e.result;
-          chain = chain.then(() => deliverReply(r, lane, src, result, { replyTo, meta: last.meta, progress, stream, voiceIn }));
+          chain = chain.then(() => deliverReply(r, lane, src, result, { replyTo, meta: last.meta, progress, stream, voiceIn, spokeItself }));
         }
         break;
       default:
@@ -187,7 +191,7 @@ async function deliverReply(
   lane: Lane,
   src: SessionSource,
   result: TurnResult,
-  o: { replyTo?: string; meta?: Record<string, unknown>; progress: ProgressReporter; stream: StreamingReply | null; voiceIn: boolean },
+  o: { replyTo?: string; meta?: Record<string, unknown>; progress: ProgressReporter; stream: StreamingReply | null; voiceIn: boolean; spokeItself: boolean },
 ): Promise<void> {
   await o.progress.flush();
   const text = result.finalText;
@@ -197,22 +201,26 @@ async function deliverReply(
   }
   const streamed = o.stream ? await o.stream.finish(text) : false;
   if (!streamed) await r.reply(lane.adapter, src, text, { replyTo: o.replyTo, meta: o.meta });
-  await voiceReply(r, lane.adapter, src, text, o.voiceIn, o.meta);
+  if (!o.spokeItself) await voiceReply(r, lane.adapter, src, text, o.voiceIn, o.meta);
 }
 
-/** Speaks the reply as a voice note when a TTS provider is configured and wanted. */
+/**
+ * Speaks the reply when the chat's /voice mode (or `voice.auto_tts`) asks: a voice note (Ogg/Opus)
+ * on platforms that have them, an audio file elsewhere. A failure is logged; the text reply stands.
+ */
 async function voiceReply(r: GatewayRunner, adapter: PlatformAdapter, src: SessionSource, text: string, voiceIn: boolean, meta?: Record<string, unknown>): Promise<void> {
-  const config = r.config as unknown as Record<string, unknown>;
-  if (!adapter.sendMedia || !wantsVoiceReply(config, voiceIn)) return;
-  const tts = textToSpeech(config, r.env);
-  if (!tts) return;
+  const vc = { home: r.home, env: r.env, config: r.config as unknown as Record<string, unknown> };
+  if (!adapter.sendMedia || !(await voiceReplyWanted(vc, src.platform, src.chatId, voiceIn))) return;
+  const spoken = text.replace(/^\s*MEDIA:.*$/gm, '').trim();
+  if (!spoken) return;
   try {
-    const spoken = text.replace(/^\s*MEDIA:.*$/gm, '').replace(/```[\s\S]*?```/g, ' (code in the text reply) ').trim();
-    if (!spoken) return;
-    const audio = await tts.synthesize(spoken.slice(0, 4000));
-    const res = await adapter.sendMedia(src.chatId, audio.path, { threadId: src.threadId, kind: 'audio', voice: true, meta });
-    if (!res.ok) r.log(`gateway: ${adapter.name}: voice reply failed: ${res.error}`);
+    const audio = await speakReply(spoken, { ...vc, platform: src.platform });
+    for (const path of audio.paths) {
+      const res = await adapter.sendMedia(src.chatId, path, { threadId: src.threadId, kind: 'audio', voice: audio.voice, meta });
+      if (!res.ok) r.log(`gateway: ${adapter.name}: voice reply failed: ${res.error}`);
+      rmSync(path, { force: true });
+    }
   } catch (e) {
-    r.log(`gateway: text-to-speech (${tts.name}) failed: ${(e as Error).message}`);
+    r.log(`gateway: ${src.platform}:${src.chatId}: voice reply not made: ${(e as Error).message}`);
   }
 }

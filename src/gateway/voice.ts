@@ -1,65 +1,55 @@
-// The voice seam: speech-to-text for voice messages in, text-to-speech for voice replies out.
-// Providers register here (issue 18 adds them: local Whisper, OpenAI, Groq, Edge TTS…); the
-// gateway only asks `speechToText(config)` / `textToSpeech(config)`. Config is Hermes's:
-// `stt: {enabled, provider}` and `tts: {provider}`, `voice: {auto_tts}`. With no provider the
-// gateway tells the person that voice is not configured instead of guessing.
-
-export interface SpeechToText {
-  readonly name: string;
-  /** The words spoken in an audio file. */
-  transcribe(path: string, o?: { mimeType?: string; language?: string }): Promise<string>;
-}
-
-export interface TextToSpeech {
-  readonly name: string;
-  /** Writes speech for `text` to a file and returns it (ogg/opus is what chat apps play as voice notes). */
-  synthesize(text: string, o?: { voice?: string }): Promise<{ path: string; mimeType: string }>;
-}
+// The gateway's voice: voice notes in are transcribed with the media speech-to-text providers
+// (src/media/stt: local engines, Groq, OpenAI; Hermes's choice from `stt.enabled` / `stt.provider`),
+// and replies are spoken with the media text-to-speech providers (src/media/tts: Edge, OpenAI,
+// ElevenLabs) when the chat's /voice mode asks (gateway_voice_mode.json; `voice.auto_tts` is the
+// default for chats never set). Platforms that play voice bubbles get Ogg/Opus sent as a voice note;
+// the rest get an audio file. The media modules load on first use (not with the gateway).
 
 type Obj = Record<string, unknown>;
-type Factory<T> = (settings: Obj, env: NodeJS.ProcessEnv) => T | null;
 
-const sttProviders = new Map<string, Factory<SpeechToText>>();
-const ttsProviders = new Map<string, Factory<TextToSpeech>>();
-
-export function registerSpeechToText(name: string, factory: Factory<SpeechToText>): void {
-  sttProviders.set(name, factory);
+export interface VoiceContext {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  config: Obj;
 }
 
-export function registerTextToSpeech(name: string, factory: Factory<TextToSpeech>): void {
-  ttsProviders.set(name, factory);
+/** `stt.enabled: false` (Hermes then hands the model the file instead of a transcript, and says nothing). */
+export async function sttDisabled(config: Obj): Promise<boolean> {
+  const { sttConfig, sttEnabled } = await import('../media/stt/index.ts');
+  return !sttEnabled(sttConfig(config));
 }
 
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
-
-function pick<T>(section: unknown, providers: Map<string, Factory<T>>, env: NodeJS.ProcessEnv): T | null {
-  const s = isObj(section) ? section : {};
-  if (s.enabled === false) return null;
-  const name = typeof s.provider === 'string' ? s.provider : '';
-  const factory = name ? providers.get(name) : undefined;
-  if (!factory) return null;
-  return factory(isObj(s[name]) ? (s[name] as Obj) : s, env);
+/**
+ * Why nothing can transcribe a voice note here (with the fix), or null when a provider is ready.
+ * Null too when STT is switched off on purpose: that is not a problem to report to the person.
+ */
+export async function sttUnavailableReason(c: VoiceContext): Promise<string | null> {
+  const { chooseStt, sttConfig, sttEnabled } = await import('../media/stt/index.ts');
+  if (!sttEnabled(sttConfig(c.config))) return null;
+  const choice = chooseStt(c.env, c.config);
+  return 'error' in choice ? choice.error : null;
 }
 
-export function speechToText(config: Obj, env: NodeJS.ProcessEnv): SpeechToText | null {
-  return pick(config.stt, sttProviders, env);
+/** The words of an audio file, or why there are none. */
+export async function transcribeVoice(path: string, c: VoiceContext, signal?: AbortSignal): Promise<{ text: string; provider: string } | { error: string }> {
+  const { transcribe } = await import('../media/stt/index.ts');
+  const r = await transcribe(path, { env: c.env, config: c.config, signal });
+  if (!r.success) return { error: r.error ?? 'transcription failed' };
+  return { text: r.transcript.trim(), provider: r.provider };
 }
 
-export function textToSpeech(config: Obj, env: NodeJS.ProcessEnv): TextToSpeech | null {
-  return pick(config.tts, ttsProviders, env);
+/** Whether this chat's reply should also be spoken (its /voice mode, else `voice.auto_tts`). */
+export async function voiceReplyWanted(c: VoiceContext, platform: string, chatId: string, inboundWasVoice: boolean): Promise<boolean> {
+  const { chatKey, voiceModeFor, wantsVoiceReply } = await import('../media/voice.ts');
+  return wantsVoiceReply(voiceModeFor(c.home, chatKey(platform, chatId), c.config), inboundWasVoice);
 }
 
-/** Why voice in does not work, in words for the person who sent one. */
-export function sttUnavailableReason(config: Obj): string {
-  const s = isObj(config.stt) ? config.stt : {};
-  if (s.enabled === false) return 'speech-to-text is switched off (stt.enabled: false in config.yaml)';
-  const name = typeof s.provider === 'string' ? s.provider : '';
-  if (name && !sttProviders.has(name)) return `the speech-to-text provider "${name}" (stt.provider) is not available in this version`;
-  return 'speech-to-text is not configured (set stt.provider in ~/.hermes/config.yaml)';
-}
-
-/** Reply with a voice note: `voice.auto_tts: true`, or the person spoke to us and TTS is configured. */
-export function wantsVoiceReply(config: Obj, inboundWasVoice: boolean): boolean {
-  const v = isObj(config.voice) ? config.voice : {};
-  return v.auto_tts === true || (inboundWasVoice && v.reply_in_kind !== false);
+/**
+ * The reply spoken into a file for `platform`: Ogg/Opus (`voice: true`) where the platform plays
+ * voice notes and the audio could be made so, else an audio file (MP3). Throws with what to do.
+ */
+export async function speakReply(text: string, c: VoiceContext & { platform: string; signal?: AbortSignal }): Promise<{ paths: string[]; voice: boolean; provider: string }> {
+  const { speak } = await import('../media/tts/index.ts');
+  const r = await speak({ text: text.slice(0, 4000), home: c.home, env: c.env, config: c.config, platform: c.platform, signal: c.signal });
+  return { paths: r.file_paths, voice: r.voice_compatible, provider: r.provider };
 }

@@ -68,16 +68,21 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
   if (body !== undefined) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   const mod = url.protocol === 'https:' ? httpsLib() : http;
 
-  return new Promise<Response>((resolve, reject) => {
+  // A kept-alive socket the server closed while idle fails at once with ECONNRESET, before the
+  // request reached anyone: send it again once on a fresh socket (what Node's docs advise).
+  const send = (retried: boolean): Promise<Response> => new Promise<Response>((resolve, reject) => {
     const req = mod.request(url, { method: init.method ?? 'GET', headers, agent: agentFor(url.protocol) });
     const onAbort = () => req.destroy(abortError(signal!));
     signal?.addEventListener('abort', onAbort, { once: true });
+    let responded = false;
     req.on('error', (err) => {
       signal?.removeEventListener('abort', onAbort);
       if (signal?.aborted) reject(abortError(signal));
+      else if (!retried && !responded && req.reusedSocket && (err as NodeJS.ErrnoException).code === 'ECONNRESET') resolve(send(true));
       else reject(Object.assign(new TypeError('fetch failed'), { cause: err }));
     });
     req.on('response', (res) => {
+      responded = true;
       const h = new Headers();
       for (let i = 0; i < res.rawHeaders.length; i += 2) h.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
       const status = res.statusCode ?? 0;
@@ -96,6 +101,7 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
     if (body !== undefined) req.end(body);
     else req.end();
   });
+  return send(false);
 }
 
 /** The fetch the SDK clients use: node:http unless HERMES_HTTP_CLIENT=fetch. */

@@ -35,6 +35,7 @@ import { sessionEventLogger } from './event-log.ts';
 import { LoopRunner } from '../runtimes/loop.ts';
 import { CODEX_PROVIDERS, configuredRuntime, requestedProvider, runnerKindFor } from '../runtimes/select.ts';
 import type { RunnerKind, TurnRunner } from '../runtimes/types.ts';
+import { sessionPlugins, type SessionPlugins } from '../plugins/session.ts';
 
 /** Persistence for sessions (the SessionDB implements it). */
 export interface SessionStore {
@@ -204,6 +205,8 @@ export class Session {
   lastResult: TurnResult | null = null;
   /** Memory, skills, compression, titles, self-review. */
   readonly state: SessionState;
+  /** Plugin tools, hooks and prompt sections (null when no plugin host was loaded for this home). */
+  readonly plugins: SessionPlugins | null;
 
   private listeners = new Set<Listener>();
   /** Sub-directory rule files found while the conversation works (null with --ignore-rules). */
@@ -266,6 +269,11 @@ export class Session {
     const logger = (o.depth ?? 0) === 0 ? sessionEventLogger(o.home, o.config, () => this.id) : null;
     if (logger) this.listeners.add(logger);
     this.hints = this.newHints();
+    this.plugins = sessionPlugins(this);
+    if (this.plugins) {
+      this.plugins.registerTools(this.registry);
+      if (this.plugins.observes) this.listeners.add((e) => this.plugins!.onEvent(e));
+    }
     this.tools = this.buildTools();
     this.system = o.systemPrompt ?? this.buildSystem();
   }
@@ -278,7 +286,7 @@ export class Session {
 
   private buildTools(): AgentTool[] {
     const o = this.options;
-    const hinted = (tools: AgentTool[]) => tools.map((t) => withHints(t, () => this.hints));
+    const hinted = (tools: AgentTool[]) => tools.map((t) => withHints(this.plugins ? this.plugins.wrapTool(t) : t, () => this.hints));
     if (o.toolNames) return hinted(this.registry.build(o.toolNames, this.services, []));
     const requested = o.explicit?.toolsets?.length ? o.explicit.toolsets : (o.config.toolsets ?? ['hermes-cli']);
     return hinted([...this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []), ...this.state.extraTools()]);
@@ -300,6 +308,7 @@ export class Session {
       provider: this.llm.active.provider,
       ...this.state.promptParts(this.tools),
       ...o.promptParts,
+      pluginSections: this.plugins?.sections({ session_id: this.id, model: this.llm.active.model, provider: this.llm.active.provider, platform: o.platform, cwd: o.cwd }),
     });
   }
 
@@ -351,7 +360,9 @@ export class Session {
     if (this.running) this.interrupt();
     if (this.started) this.options.store?.endSession?.(this._id, reason);
     this.state.onReset([...this.history]);
+    const oldId = this._id;
     this._id = newSessionId();
+    this.plugins?.reset(reason, oldId, this._id);
     this.services.sessionId = this._id;
     this.services.taskId = this._id;
     this.services.state.delete('todo');
@@ -432,7 +443,21 @@ export class Session {
 
   /** Stops the running turn: the request is aborted and running tools are cancelled. */
   interrupt(): void {
+    if (this.running && !this.running.signal.aborted) this.plugins?.interrupted('user_stop');
     this.running?.abort();
+  }
+
+  /** Runs one of this session's tools outside a turn (a plugin's dispatch_tool). */
+  callTool(name: string, args: Record<string, unknown>): Promise<import('../agent/types.ts').ToolOutcome> {
+    const signal = this.running?.signal ?? new AbortController().signal;
+    return callToolFrom(this.tools, name, args, { callId: `plugin_${randomBytes(4).toString('hex')}`, signal, ask: (req) => this.broker.ask(req, signal), progress: () => {} });
+  }
+
+  /** Text from outside the conversation (a plugin's inject_message): the next user turn. */
+  inject(text: string): boolean {
+    if (!this.inbox.listening) return false;
+    this.inbox.notify({ kind: 'plugin', text, title: 'message from a plugin', id: `inject_${randomBytes(3).toString('hex')}` });
+    return true;
   }
 
   /** Text for the model mid-turn, appended to the next tool result (no new user turn). */
@@ -480,6 +505,7 @@ export class Session {
     outer?.addEventListener('abort', onOuter, { once: true });
     this.running = ac;
     this.llm.beginTurn();
+    const firstTurn = !this.started;
     // memory.provider joins before the first turn: its tools and prompt block enter the session
     // before the system prompt is stored (a restored session keeps its frozen prompt).
     if (await this.state.loadMemoryProvider()) {
@@ -494,11 +520,16 @@ export class Session {
     }
     try {
       const runner = await this.turnRunner();
+      const plugins = this.plugins;
+      plugins?.activate();
+      const hookContext = plugins ? await plugins.beforeTurn(user, firstTurn) : undefined;
       const recall = await this.state.recall(user);
       const result = await runner.run(user, {
         history: this.history,
         system: this.system,
         recall,
+        hookContext,
+        transformFinal: plugins ? (text) => plugins.transformFinal(text) : undefined,
         signal: ac.signal,
         emit: (e) => this.dispatch(e),
         sink: o.store ? { append: (m) => this.persist(() => o.store!.appendMessage(this.id, m)) } : undefined,
@@ -507,6 +538,7 @@ export class Session {
       this.persist(() => o.store?.recordUsage(this.id, result, this.llm.active.model, this.llm.active.provider));
       this.lastResult = result;
       this.state.afterTurn(user, result);
+      await plugins?.afterTurn(user, result);
       this.totals = {
         ...this.totals,
         usage: addUsage(this.totals.usage, result.usage),
@@ -633,6 +665,8 @@ export class Session {
       parentSessionId: this.id,
     });
     const trace: string[] = [];
+    const childStarted = Date.now();
+    this.plugins?.subagentStart(spec.goal, spec.role ?? 'leaf');
     const off = child.on((e) => {
       if (e.type === 'tool_start') trace.push(e.name);
       spec.onEvent?.(e);
@@ -643,6 +677,7 @@ export class Session {
       // The child's totals include its own subagents: the whole tree adds up in the parent.
       const spent = child.totals;
       this.addSubagentUsage(spent);
+      await this.plugins?.subagentStop({ childSessionId: child.id, role: spec.role ?? 'leaf', summary: r.finalText, status, tools: trace, durationMs: Date.now() - childStarted });
       if (this.state.memory?.active) void this.state.memory.onDelegation(spec.goal, r.finalText, child.id);
       return {
         status,
@@ -680,6 +715,7 @@ export class Session {
     this.broker.cancelAll();
     if (this.started) this.options.store?.endSession?.(this.id, reason);
     const memoryDone = this.state.onClose(this.services);
+    await this.plugins?.finalize(reason);
     const runner = this.runner;
     this.runner = null;
     await Promise.all([runner?.close(), runSessionCleanup(this.services), memoryDone]);

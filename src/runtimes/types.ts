@@ -14,6 +14,10 @@ export interface TurnContext {
   history: Message[];
   /** The session's frozen system prompt. */
   system: string;
+  /** Context plugins' pre_llm_call hooks gave this turn: rides on the user message at call time only. */
+  hookContext?: string;
+  /** transform_llm_output: a plugin's rewrite of the final answer (undefined keeps it). */
+  transformFinal?: (text: string) => Promise<string | undefined>;
   signal: AbortSignal;
   emit(e: AgentEvent): void;
   /** Where each final message is written (state.db), in order. */

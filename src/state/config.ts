@@ -1,4 +1,5 @@
 // config.yaml: parsed with line numbers, normalized, ${VAR}-expanded, merged over DEFAULT_CONFIG.
+import { LOCALES, normalizeLocale } from '../i18n/index.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { defaultConfig, type HermesConfig } from './defaults.ts';
@@ -154,13 +155,16 @@ const CHECKS: Record<string, Check> = {
   'agent.disabled_toolsets': strList,
   command_allowlist: strList,
   'terminal.timeout': num,
-  'terminal.backend': oneOf('local', 'ssh', 'docker', 'singularity', 'modal', 'daytona', 'vercel_sandbox'),
+  // A built-in backend, or the name a plugin registers (checked when the terminal starts).
+  'terminal.backend': (v) =>
+    typeof v === 'string' && /^[a-z0-9][a-z0-9_.-]{0,63}$/i.test(v) ? null : 'must be one of: local, ssh, docker, singularity, modal, daytona, vercel_sandbox (or a plugin backend name)',
   'compression.threshold': num,
   'compression.enabled': bool,
   'prompt_caching.cache_ttl': oneOf('5m', '1h', 'auto'),
   'display.tool_progress': oneOf('off', 'new', 'all', 'verbose'),
   'display.busy_input_mode': oneOf('interrupt', 'queue', 'steer'),
   'display.show_reasoning': bool,
+  'display.language': (v) => (normalizeLocale(v) ? null : `must be one of: ${LOCALES.join(', ')} (or a name such as french, japanese)`),
   'approvals.mode': (v) => (v === false ? null : oneOf('manual', 'smart', 'off')(v)),
   'approvals.deny': strList,
   'approvals.smart_policy': str,

@@ -146,6 +146,8 @@ export function defaultConfig() {
       memory_notifications: 'on',
       /** `cli` (the classic REPL) or `tui` (the full-screen terminal UI). */
       interface: 'cli',
+      /** Language of approval prompts, notices and gateway replies (HERMES_LANGUAGE overrides). */
+      language: 'en',
     },
     memory: {
       memory_enabled: true,

@@ -1,5 +1,6 @@
 // The skills tools: list, view (with linked files), and the agent's own skill management.
-import { disabledSkillNames, discoverSkills, findSkill, manageSkill, skillOnPlatform, viewSkill } from '../state/skills.ts';
+import { disabledSkillNames, discoverSkills, findSkill, loadSkill, manageSkill, skillOnPlatform, viewSkill, type Skill } from '../state/skills.ts';
+import { pluginHost } from '../plugins/state.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
 import type { ToolServices } from './types.ts';
@@ -23,6 +24,18 @@ export const skillsList = defineTool({
   },
 });
 
+/** A skill a plugin ships (`ctx.register_skill`), loaded by its namespaced name `plugin:skill`. */
+function pluginSkill(s: ToolServices, name: string): Skill | undefined {
+  if (!name.includes(':')) return undefined;
+  const path = pluginHost(s.home)?.skills().get(name.trim());
+  if (!path) return undefined;
+  try {
+    return { ...loadSkill(path, 'external', null), name: name.trim() };
+  } catch {
+    return undefined;
+  }
+}
+
 export const skillView = defineTool({
   name: 'skill_view',
   toolset: 'skills',
@@ -39,7 +52,7 @@ export const skillView = defineTool({
     const s = ctx.services;
     const off = disabledSkillNames(s.config, s.platform);
     const skills = discoverSkills(s.home, externalDirs(s)).filter((x) => !off.has(x.name));
-    const skill = findSkill(skills, a.name);
+    const skill = findSkill(skills, a.name) ?? pluginSkill(s, a.name);
     if (!skill) {
       const near = skills.filter((x) => x.name.includes(a.name.toLowerCase()) || a.name.toLowerCase().includes(x.name)).map((x) => x.name);
       return fail(`No skill named "${a.name}".${near.length ? ` Did you mean: ${near.join(', ')}?` : ' See skills_list.'}`);

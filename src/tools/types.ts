@@ -48,7 +48,7 @@ export interface ToolServices {
 
 /** A report from background work for the conversation: it becomes the next user turn. */
 export interface BackgroundNotice {
-  kind: 'completion' | 'watch_match' | 'watch_disabled' | 'delegation';
+  kind: 'completion' | 'watch_match' | 'watch_disabled' | 'delegation' | 'plugin';
   /** What the model reads (Hermes's `[IMPORTANT: …]` / `[ASYNC DELEGATION …]` form). */
   text: string;
   /** One line for people. */

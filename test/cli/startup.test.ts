@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { hermes, ROOT, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 
-const HEAVY = ['zod', 'playwright-core', 'ws', 'ink', 'react', 'react-reconciler', 'yoga-layout', 'baileys', 'matrix-js-sdk', 'qrcode-terminal', 'supermemory', '@modelcontextprotocol/sdk', '@agentclientprotocol/sdk', 'discord.js', '@slack/bolt', 'grammy', 'imapflow', 'nodemailer', 'linkedom', 'turndown', '@mozilla/readability', '@lydell/node-pty', '@anthropic-ai/sdk', 'hono', 'croner'];
+const HEAVY = ['zod', 'playwright-core', 'ws', 'ink', 'react', 'react-reconciler', 'yoga-layout', 'baileys', 'matrix-js-sdk', 'qrcode-terminal', 'supermemory', '@modelcontextprotocol/sdk', '@agentclientprotocol/sdk', 'discord.js', '@slack/bolt', 'grammy', 'imapflow', 'nodemailer', 'linkedom', 'turndown', '@mozilla/readability', '@lydell/node-pty', '@anthropic-ai/sdk', 'hono', 'croner', 'irc-framework', '@line/bot-sdk'];
 
 let fake: FakeLlm;
 before(async () => {

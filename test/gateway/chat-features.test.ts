@@ -1,15 +1,16 @@
 // Chat features across adapters, end to end through the gateway: reactions as acknowledgements,
-// voice notes without and with a speech-to-text provider, the attachment size cap, PII hashing of
-// phone-number ids, and a platform registered the way a plugin registers one.
+// voice notes without and with a speech-to-text provider (a local command, Hermes's
+// HERMES_LOCAL_STT_COMMAND) and a voice-note reply (Signal's voiceNote), the attachment size cap,
+// PII hashing of phone-number ids, and a platform registered the way a plugin registers one.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { runGateway, type RunningGateway } from '../../src/gateway/daemon.ts';
 import { registerPlatform, unregisterPlatform } from '../../src/gateway/platforms/registry.ts';
 import type { InboundHandlers, PlatformAdapter, SendResult } from '../../src/gateway/types.ts';
-import { registerSpeechToText } from '../../src/gateway/voice.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { startFakeMattermost, type FakeMattermost } from '../helpers/fake-mattermost.ts';
 import { startFakeSignal, type FakeSignal } from '../helpers/fake-signal.ts';
+import { startFakeSpeechApis } from '../helpers/fake-tts.ts';
 import { gatewayHome, until } from './helpers.ts';
 
 const OWNER = 'owneruserid000000000000000';
@@ -80,26 +81,44 @@ describe('voice notes and PII on Signal', () => {
 
   const sentTo = (n: string) => sg.rpcs.filter((r) => r.method === 'send' && r.params.recipient?.[0] === n).map((r) => String(r.params.message));
 
-  test('a voice note with no speech-to-text configured gets a clear answer and no turn', async () => {
-    sg.attachments.set('voice1', Buffer.from('OggS fake opus'));
-    const before = llm.requests.length;
-    sg.userMessage({ from: OWNER_NUM, name: OWNER_NUM, text: '', attachments: [{ id: 'voice1', contentType: 'audio/ogg', filename: 'voice.ogg', size: 14, voiceNote: true }] });
-    await until(() => sentTo(OWNER_NUM).find((m) => /voice messages/.test(m)), 10_000, 'the reply');
-    assert.match(sentTo(OWNER_NUM)[0], /I can't listen to voice messages here: speech-to-text is not configured \(set stt\.provider in ~\/\.hermes\/config\.yaml\)/);
-    assert.equal(llm.requests.length, before, 'no turn for a message nobody can read');
+  const cfg = () => gw.runner.config as unknown as Record<string, Record<string, unknown>>;
+
+  test('a voice note with no speech-to-text provider able to run gets a clear answer (with the fix) and no turn', async () => {
+    cfg().stt.provider = 'groq';
+    try {
+      sg.attachments.set('voice1', Buffer.from('OggS fake opus'));
+      const before = llm.requests.length;
+      sg.userMessage({ from: OWNER_NUM, name: OWNER_NUM, text: '', attachments: [{ id: 'voice1', contentType: 'audio/ogg', filename: 'voice.ogg', size: 14, voiceNote: true }] });
+      await until(() => sentTo(OWNER_NUM).find((m) => /voice messages/.test(m)), 10_000, 'the reply');
+      assert.match(sentTo(OWNER_NUM)[0], /I can't listen to voice messages here\. The groq speech-to-text provider needs GROQ_API_KEY/);
+      assert.equal(llm.requests.length, before, 'no turn for a message nobody can read');
+    } finally {
+      cfg().stt.provider = 'local';
+    }
   });
 
-  test('with a speech-to-text provider the transcript reaches the model', async () => {
-    registerSpeechToText('test-stt', () => ({ name: 'test-stt', transcribe: async (path: string) => `turn on the lights (from ${path.split('/').pop()})` }));
-    (gw.runner.config as unknown as Record<string, unknown>).stt = { provider: 'test-stt' };
+  test('with a local speech-to-text command the transcript reaches the model; /voice on answers with a Signal voice note', async () => {
+    gw.runner.env.HERMES_LOCAL_STT_COMMAND = 'printf "turn on the lights (from %s)" "$(basename {input_path})" > {output_dir}/out.txt';
+    const opus = Buffer.concat([Buffer.from('OggS'), Buffer.alloc(400, 7)]);
+    const apis = await startFakeSpeechApis({ mp3: Buffer.alloc(10), ogg: opus });
+    cfg().tts = { provider: 'openai', openai: { base_url: `${apis.url}/openai/v1`, api_key: 'sk-voice-good', voice: 'nova' } };
     try {
+      sg.userMessage({ from: OWNER_NUM, name: OWNER_NUM, text: '/voice on' });
+      await until(() => sentTo(OWNER_NUM).find((m) => /Voice replies: on/.test(m)), 10_000, 'the /voice reply');
       llm.enqueue({ text: 'Lights on.' });
       sg.attachments.set('voice2', Buffer.from('OggS fake opus 2'));
       sg.userMessage({ from: OWNER_NUM, name: OWNER_NUM, text: '', attachments: [{ id: 'voice2', contentType: 'audio/ogg', filename: 'v2.ogg', size: 16, voiceNote: true }] });
       await until(() => sentTo(OWNER_NUM).find((m) => /Lights on/.test(m)), 10_000, 'the reply');
       assert.match(String(lastUser(llm).content), /voice message; transcript: turn on the lights \(from voice2-v2\.ogg\)/);
+      const voice = await until(() => sg.rpcs.find((r) => r.method === 'send' && r.params.voiceNote === true), 10_000, 'the voice note');
+      assert.match(String(voice.params.attachments[0]), /^data:audio\/ogg;filename=tts_[\w]+\.ogg;base64,/);
+      assert.deepEqual(Buffer.from(String(voice.params.attachments[0]).split('base64,')[1], 'base64'), opus, 'the Ogg/Opus the TTS API made, sent as a voice note');
+      const speech = apis.calls.find((c) => c.path === '/openai/v1/audio/speech');
+      assert.equal(speech?.json.response_format, 'opus');
+      assert.equal(speech?.json.input, 'Lights on.');
     } finally {
-      delete (gw.runner.config as unknown as Record<string, unknown>).stt;
+      delete gw.runner.env.HERMES_LOCAL_STT_COMMAND;
+      await apis.close();
     }
   });
 

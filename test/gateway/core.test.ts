@@ -122,6 +122,7 @@ describe('chunking and [SILENT]', () => {
   });
   test('MEDIA lines become attachments', () => {
     assert.deepEqual(extractMedia('Here it is\nMEDIA: /tmp/a.png\nbye'), { text: 'Here it is\nbye', media: ['/tmp/a.png'] });
+    assert.deepEqual(extractMedia('Listen:\n[[audio_as_voice]]\nMEDIA:/tmp/tts.ogg'), { text: 'Listen:', media: ['/tmp/tts.ogg'], voice: true }, 'text_to_speech asks for a voice note');
   });
 });
 

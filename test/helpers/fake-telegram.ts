@@ -17,7 +17,7 @@ export interface FakeTelegram {
   url: string;
   token: string;
   calls: SentCall[];
-  /** Messages the bot sent (sendMessage/sendPhoto/sendDocument), in order. */
+  /** Messages the bot sent (sendMessage/sendPhoto/sendDocument/sendAudio/sendVoice…), in order; uploads as {filename, size, bytes}. */
   sent(): SentCall[];
   userMessage(o: { chatId: number; userId?: number; text: string; username?: string; firstName?: string; chatType?: 'private' | 'group' | 'supergroup'; threadId?: number; replyTo?: number }): number;
   pressButton(o: { chatId: number; userId?: number; messageId: number; data: string; username?: string }): number;
@@ -96,7 +96,15 @@ export async function startFakeTelegram(opts: { token?: string; botUsername?: st
       for (const part of raw.toString('latin1').split(`--${boundary}`)) {
         const m = /name="([^"]+)"(?:; filename="([^"]*)")?[\s\S]*?\r\n\r\n([\s\S]*)\r\n$/.exec(part);
         if (!m) continue;
-        out[m[1]] = m[2] !== undefined ? { filename: m[2], size: m[3].length } : m[3];
+        out[m[1]] = m[2] !== undefined ? { filename: m[2], size: m[3].length, bytes: Buffer.from(m[3], 'latin1') } : m[3];
+      }
+      // grammy names uploads `attach://<part>`: the field gets the part as a file.
+      for (const [k, v] of Object.entries(out)) {
+        const ref = typeof v === 'string' ? /^attach:\/\/(.+)$/.exec(v)?.[1] : undefined;
+        if (!ref || out[ref] === undefined) continue;
+        const part = out[ref];
+        out[k] = typeof part === 'string' ? { filename: ref, size: part.length, bytes: Buffer.from(part, 'latin1') } : part;
+        delete out[ref];
       }
       return out;
     }
@@ -166,6 +174,7 @@ export async function startFakeTelegram(opts: { token?: string; botUsername?: st
       case 'sendPhoto':
       case 'sendDocument':
       case 'sendAudio':
+      case 'sendVoice':
       case 'sendVideo': {
         const id = nextMessageId++;
         recordCall(method, params, id);
@@ -220,7 +229,7 @@ export async function startFakeTelegram(opts: { token?: string; botUsername?: st
     token,
     calls,
     files,
-    sent: () => calls.filter((c) => /^send(Message|Photo|Document|Audio|Video)$/.test(c.method)),
+    sent: () => calls.filter((c) => /^send(Message|Photo|Document|Audio|Voice|Video)$/.test(c.method)),
     userMessage(o) {
       const userId = o.userId ?? o.chatId;
       const chatType = o.chatType ?? (o.chatId < 0 ? 'supergroup' : 'private');

@@ -99,4 +99,27 @@ describe('nodeFetch', () => {
   it('rejects like fetch (TypeError with a cause) when nothing listens', async () => {
     await assert.rejects(nodeFetch('http://127.0.0.1:9/x'), (e: unknown) => e instanceof TypeError && (e as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED');
   });
+
+  it('sends again once on a fresh socket when a kept-alive socket was closed by the server (ECONNRESET)', async () => {
+    // The server answers the first request on each connection and resets the connection on the second,
+    // as a server does whose idle timeout fires just as the client reuses the socket.
+    const seen = new WeakMap<object, number>();
+    let served = 0;
+    const srv = http.createServer((req, res) => {
+      const n = (seen.get(req.socket) ?? 0) + 1;
+      seen.set(req.socket, n);
+      if (n > 1) return req.socket.resetAndDestroy();
+      served++;
+      res.end(`hello ${served}`);
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/`;
+    try {
+      assert.equal(await (await nodeFetch(url, { method: 'POST', body: 'a' })).text(), 'hello 1');
+      assert.equal(await (await nodeFetch(url, { method: 'POST', body: 'b' })).text(), 'hello 2', 'retried on a new socket');
+    } finally {
+      srv.closeAllConnections();
+      await new Promise<void>((r) => srv.close(() => r()));
+    }
+  });
 });

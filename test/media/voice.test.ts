@@ -48,23 +48,3 @@ describe('/voice', () => {
     assert.deepEqual(cliVoiceState(s.state), { enabled: false, tts: false });
   });
 });
-
-describe('gateway voice helpers', () => {
-  it('transcribes a voice message, and makes a voice reply only when the chat asks for one', async () => {
-    const { voiceMessageText, voiceReplyFile } = await import('../../src/media/gateway-voice.ts');
-    const { setVoiceMode } = await import('../../src/media/voice.ts');
-    const s = makeServices();
-    const ctx = { home: s.home, env: { PATH: process.env.PATH, HERMES_LOCAL_STT_COMMAND: 'printf "what time is it"' }, config: s.config };
-    const clip = join(s.cwd, 'note.ogg');
-    (await import('node:fs')).writeFileSync(clip, 'OggS');
-    assert.deepEqual(await voiceMessageText(clip, ctx), { text: 'what time is it' });
-    assert.deepEqual(await voiceMessageText(join(s.cwd, 'missing.ogg'), ctx), { error: `Audio file not found: ${join(s.cwd, 'missing.ogg')}` });
-    const base = { ...ctx, platform: 'telegram', chatId: '42' };
-    assert.equal(await voiceReplyFile('hi', { ...base, inboundWasVoice: true }), null, 'off by default');
-    setVoiceMode(s.home, 'telegram:42', 'voice_only');
-    assert.equal(await voiceReplyFile('hi', { ...base, inboundWasVoice: false }), null, 'voice_only: text gets text');
-    (s.config as { tts: Record<string, unknown> }).tts = { provider: 'openai' };
-    const r = await voiceReplyFile('hi', { ...base, config: s.config, inboundWasVoice: true });
-    assert.match((r as { error: string }).error, /openai TTS provider needs VOICE_TOOLS_OPENAI_KEY/);
-  });
-});

@@ -26,6 +26,8 @@ export interface ChatOptions {
   cli?: boolean;
   /** TUI: false = draw in the normal screen (copy-friendly) instead of the alternate screen. */
   altScreen?: boolean;
+  /** Approve new shell hooks (config.yaml `hooks:`) without asking. */
+  acceptHooks?: boolean;
 }
 
 
@@ -48,6 +50,7 @@ export function addChatOptions(cmd: Command): Command {
     .option('--source <tag>', 'session source tag (default cli)')
     .option('--ignore-rules', 'do not load AGENTS.md / .hermes.md / CLAUDE.md project rules')
     .option('--pass-session-id', 'put the session id in the system prompt')
+    .option('--accept-hooks', 'approve the shell hooks in config.yaml without asking (also HERMES_ACCEPT_HOOKS=1)')
     .addOption(new Option('--image <path>', 'attach an image to the question').argParser(collectList))
     .option('--tui', 'open the full-screen terminal UI instead of the classic REPL')
     .option('--cli', 'open the classic REPL (overrides HERMES_TUI and display.interface: tui)')

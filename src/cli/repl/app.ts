@@ -4,6 +4,7 @@
 // commands from the shared registry, `!cmd` shell escapes, and handles typing while the agent works
 // according to the busy-input mode.
 
+import { t } from '../../i18n/index.ts';
 import { messageText } from '../../agent/repair.ts';
 import type { AgentEvent, TurnResult } from '../../agent/types.ts';
 import type { CommandRegistry, CommandResult, SurfaceHooks } from '../../commands/registry.ts';
@@ -279,12 +280,12 @@ export class Repl {
     const lines: string[] = [];
     const more = this.requests.length > 1 ? s.dim(` (+${this.requests.length - 1} more waiting)`) : '';
     if (r.kind === 'approval') {
-      lines.push(`${s.yellow('⚠️  Dangerous command')} ${s.dim('—')} ${r.description}${more}`);
+      lines.push(`${s.yellow(`⚠️  ${t('approval.header')}`)} ${s.dim('—')} ${r.description}${more}`);
       const cmd = r.command.split('\n');
       for (const l of cmd.slice(0, 6)) lines.push(`    ${s.bold(truncate(l, cols - 6))}`);
       if (cmd.length > 6) lines.push(s.dim(`    … ${cmd.length - 6} more line(s)`));
-      const choices = `${s.bold('[o]')}nce  ${s.bold('[s]')}ession  ${s.bold('[a]')}lways  ${s.bold('[d]')}eny`;
-      const line = `${s.yellow('❯')} ${choices} ${s.dim(`· Enter = deny · ${this.remaining(req)}`)}`;
+      const choices = (['once', 'session', 'always', 'deny'] as const).map((c) => t(`approval.${c}`).replace(/\[.\]/, (k) => s.bold(k))).join('  ');
+      const line = `${s.yellow('❯')} ${choices} ${s.dim(`· ${t('approval.enter_denies')} · ${this.remaining(req)}`)}`;
       lines.push(line);
       return { lines, cursor: { line: lines.length - 1, col: stringWidth(line) } };
     }

@@ -3,6 +3,7 @@
 // or ↑↓ picks a choice, or type your own answer; Esc skips) and secrets (typed masked; a skill's key
 // is saved to HERMES_HOME/.env 0600, the sudo password only used). What each answer says is shared.
 
+import { t } from '../../i18n/index.ts';
 import type { AgentRequest, ApprovalChoice } from '../../agent/types.ts';
 import type { Session } from '../../runtime/session.ts';
 import { updateEnvFile } from '../../state/env.ts';
@@ -47,9 +48,8 @@ export interface RequestAnswer {
 /** What an approval answer says in the transcript. */
 export function approvalSummary(choice: ApprovalChoice, command: string): { text: string; tone: Tone } {
   const cmd = truncate(command.replace(/\s+/g, ' '), 60);
-  if (choice === 'deny') return { text: `✗ Denied: ${cmd}`, tone: 'error' };
-  const how = choice === 'once' ? 'once' : choice === 'session' ? 'for this session' : 'always (saved to command_allowlist)';
-  return { text: `✓ Approved ${how}: ${cmd}`, tone: 'ok' };
+  if (choice === 'deny') return { text: `✗ ${t('approval.denied', { command: cmd })}`, tone: 'error' };
+  return { text: `✓ ${t(`approval.approved_${choice}`, { command: cmd })}`, tone: 'ok' };
 }
 
 /**

@@ -146,10 +146,12 @@ export class DiscordAdapter implements PlatformAdapter {
     const list = [...(m.attachments?.values?.() ?? [])] as { id: string; url: string; name?: string; contentType?: string | null; size?: number }[];
     if (!list.length) return msg;
     const attachments: InboundAttachment[] = [];
+    // Discord's voice messages carry the IS_VOICE_MESSAGE flag (1 << 13) and one Ogg/Opus attachment.
+    const voice = !!m.flags?.has?.(1 << 13);
     for (const a of list) {
       const mimeType = a.contentType ?? undefined;
       if ((a.size ?? 0) > attachmentCapBytes(this.o.config) || !this.o.home) attachments.push({ kind: kindOf(mimeType, a.name), fileName: a.name, mimeType, tooLarge: this.o.home ? a.size : undefined });
-      else attachments.push(await downloadAttachment(this.o.home, this.o.config, { url: a.url, mimeType, fileName: a.name, id: a.id, fetch: this.o.deps?.fetch }));
+      else attachments.push(await downloadAttachment(this.o.home, this.o.config, { url: a.url, mimeType, fileName: a.name, id: a.id, fetch: this.o.deps?.fetch, voice: voice && kindOf(mimeType, a.name) === 'audio' }));
     }
     return { ...msg, attachments };
   }

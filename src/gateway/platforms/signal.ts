@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { splitList } from '../auth.ts';
 import { platformSettings, truthy } from '../config.ts';
-import { attachmentCapBytes, kindOf, saveAttachment } from '../media.ts';
+import { attachmentCapBytes, kindOf, mimeOf, saveAttachment } from '../media.ts';
 import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import type { PlatformDefinition } from './registry.ts';
 
@@ -227,7 +227,7 @@ export class SignalAdapter implements PlatformAdapter {
   async sendMedia(chatId: string, path: string, opts?: SendOptions & { caption?: string; voice?: boolean; kind?: string }): Promise<SendResult> {
     try {
       const bytes = readFileSync(path);
-      const mime = opts?.kind === 'image' ? `image/${path.split('.').pop()?.replace('jpg', 'jpeg') ?? 'png'}` : 'application/octet-stream';
+      const mime = mimeOf(path);
       const r = await this.rpc<{ timestamp?: number }>('send', { ...recipient(chatId), message: opts?.caption ?? '', attachments: [`data:${mime};filename=${basename(path)};base64,${bytes.toString('base64')}`], ...(opts?.voice ? { voiceNote: true } : {}) });
       this.remember(r?.timestamp);
       return { ok: true, messageId: r?.timestamp ? String(r.timestamp) : undefined };

@@ -234,10 +234,13 @@ export class TelegramAdapter implements PlatformAdapter {
       } else if (m.document) {
         const path = await this.download(m.document.file_id, join('cache', 'documents'), `${m.document.file_unique_id}-${(m.document.file_name ?? 'file').replace(/[^\w.-]/g, '_')}`);
         if (path) attachments.push({ kind: m.document.mime_type?.startsWith('image/') ? 'image' : 'document', path, mimeType: m.document.mime_type, fileName: m.document.file_name });
-      } else if (m.voice || m.audio) {
-        const a = (m.voice ?? m.audio)!;
-        const path = await this.download(a.file_id, 'audio_cache', `${a.file_unique_id}.ogg`);
-        if (path) attachments.push({ kind: 'audio', path, mimeType: a.mime_type });
+      } else if (m.voice) {
+        const path = await this.download(m.voice.file_id, 'audio_cache', `${m.voice.file_unique_id}.ogg`);
+        if (path) attachments.push({ kind: 'audio', path, mimeType: m.voice.mime_type ?? 'audio/ogg', voice: true });
+      } else if (m.audio) {
+        const ext = /\.(\w{1,5})$/.exec(m.audio.file_name ?? '')?.[1] ?? (m.audio.mime_type === 'audio/mpeg' ? 'mp3' : 'ogg');
+        const path = await this.download(m.audio.file_id, 'audio_cache', `${m.audio.file_unique_id}.${ext}`);
+        if (path) attachments.push({ kind: 'audio', path, mimeType: m.audio.mime_type, fileName: m.audio.file_name });
       }
     } catch (e) {
       this.o.log(`telegram: attachment download failed: ${(e as Error).message}`);
@@ -335,7 +338,8 @@ export class TelegramAdapter implements PlatformAdapter {
     await bot.api.sendChatAction(chatId, 'typing', { message_thread_id: opts?.threadId ? Number(opts.threadId) : undefined }).catch(() => undefined);
   }
 
-  async sendMedia(chatId: string, path: string, opts?: SendOptions & { kind?: 'image' | 'document' | 'audio' | 'video'; caption?: string }): Promise<SendResult> {
+  /** Files by kind; a voice note (Ogg/Opus only: Telegram shows anything else as a plain file) goes by sendVoice. */
+  async sendMedia(chatId: string, path: string, opts?: SendOptions & { kind?: 'image' | 'document' | 'audio' | 'video'; caption?: string; voice?: boolean }): Promise<SendResult> {
     const bot = await this.getBot();
     const { InputFile } = await import('grammy');
     const file = new InputFile(path);
@@ -344,11 +348,13 @@ export class TelegramAdapter implements PlatformAdapter {
       const m =
         opts?.kind === 'image'
           ? await bot.api.sendPhoto(chatId, file, extra)
-          : opts?.kind === 'audio'
-            ? await bot.api.sendAudio(chatId, file, extra)
-            : opts?.kind === 'video'
-              ? await bot.api.sendVideo(chatId, file, extra)
-              : await bot.api.sendDocument(chatId, file, extra);
+          : opts?.kind === 'audio' && opts.voice && /\.(ogg|oga|opus)$/i.test(path)
+            ? await bot.api.sendVoice(chatId, file, extra)
+            : opts?.kind === 'audio'
+              ? await bot.api.sendAudio(chatId, file, extra)
+              : opts?.kind === 'video'
+                ? await bot.api.sendVideo(chatId, file, extra)
+                : await bot.api.sendDocument(chatId, file, extra);
       return { ok: true, messageId: String(m.message_id) };
     } catch (e) {
       return { ok: false, error: describeTelegramError(e) };

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { basename } from 'node:path';
 import { platformSettings } from '../config.ts';
-import { attachmentCapBytes, kindOf, saveAttachment } from '../media.ts';
+import { attachmentCapBytes, kindOf, mimeOf, saveAttachment } from '../media.ts';
 import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import type { PlatformDefinition } from './registry.ts';
 import { markdownToWhatsApp, phoneOf } from './whatsapp-common.ts';
@@ -209,16 +209,19 @@ export class WhatsAppCloudAdapter implements PlatformAdapter {
     await this.message(chatId, { type: 'reaction', reaction: { message_id: messageId, emoji: '' } });
   }
 
-  async sendMedia(chatId: string, path: string, opts?: SendOptions & { kind?: string; caption?: string }): Promise<SendResult> {
+  /** Uploads then sends; an Ogg/Opus voice reply goes as a voice message (`audio.voice`). */
+  async sendMedia(chatId: string, path: string, opts?: SendOptions & { kind?: string; caption?: string; voice?: boolean }): Promise<SendResult> {
     try {
+      const mime = mimeOf(path);
       const form = new FormData();
       form.append('messaging_product', 'whatsapp');
-      form.append('file', new Blob([readFileSync(path)]), basename(path));
+      form.append('type', mime);
+      form.append('file', new Blob([readFileSync(path)], { type: mime }), basename(path));
       const r = await fetch(`${this.s.graph}/${this.s.phoneNumberId}/media`, { method: 'POST', headers: { authorization: `Bearer ${this.s.token}` }, body: form });
       const up = (await r.json().catch(() => ({}))) as { id?: string; error?: { message?: string } };
       if (!r.ok || !up.id) return { ok: false, error: `upload failed: ${up.error?.message ?? `HTTP ${r.status}`}` };
       const type = opts?.kind === 'image' ? 'image' : opts?.kind === 'audio' ? 'audio' : opts?.kind === 'video' ? 'video' : 'document';
-      return this.message(chatId, { type, [type]: { id: up.id, ...(type === 'document' ? { filename: basename(path) } : {}), ...(opts?.caption && type !== 'audio' ? { caption: opts.caption } : {}) } });
+      return this.message(chatId, { type, [type]: { id: up.id, ...(type === 'document' ? { filename: basename(path) } : {}), ...(opts?.caption && type !== 'audio' ? { caption: opts.caption } : {}), ...(type === 'audio' && opts?.voice && mime === 'audio/ogg' ? { voice: true } : {}) } });
     } catch (e) {
       return { ok: false, error: (e as Error).message };
     }

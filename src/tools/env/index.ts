@@ -17,6 +17,7 @@ import { singularityBackend } from './singularity.ts';
 import { VercelDriver } from './vercel.ts';
 import { sshBackend, sshConfigFrom } from './ssh.ts';
 import type { ExecutionBackend } from './types.ts';
+import { pluginExtension, pluginExtensions, type PluginTerminalBackend } from '../../plugins/extensions.ts';
 
 export type { ExecutionBackend } from './types.ts';
 export type { FileOps, FileStat } from './files.ts';
@@ -122,8 +123,11 @@ function createBackend(services: ToolServices): ExecutionBackend {
       new ModalManagedDriver({ image: ts.str('modal_image'), taskId: task, ...resources, timeoutS: ts.num('timeout', 180), mode: ts.str('modal_mode', 'auto'), home: services.home, env: services.env }),
       lifetime,
     );
+  // A backend a plugin registered (ctx.register_terminal_environment_provider) under this name.
+  const plugin = pluginExtension<PluginTerminalBackend>('terminal_backend', kind);
+  if (plugin) return plugin.value.create(services) as ExecutionBackend;
   throw new BackendConfigError(
-    `terminal.backend "${kind}" is not available in this build (supported: ${SUPPORTED.join(', ')}). Set terminal.backend (or TERMINAL_ENV) to one of those.`,
+    `terminal.backend "${kind}" is not available in this build (supported: ${[...SUPPORTED, ...pluginExtensions('terminal_backend').map((e) => e.name)].join(', ')}). Set terminal.backend (or TERMINAL_ENV) to one of those.`,
   );
 }
 

@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import { lazyActions } from '../errors.ts';
+
+export default function register(program: Command): void {
+  const profile = program
+    .command('profile')
+    .description('profiles: separate Hermes homes (config, keys, sessions, memory, skills, gateway) under HERMES_HOME/profiles/<name>')
+    .addHelpText('after', '\nRun any command in a profile with `hermes -p <name> …`; `hermes profile use <name>` makes one the default.');
+  const run = lazyActions(() => import('../profile-cmd.ts'));
+  profile.command('list', { isDefault: true }).alias('ls').description('all profiles, with their model and gateway; * marks the one in use').option('--json', 'print JSON').action(run('list'));
+  profile.command('use <name>').description('make a profile the sticky default (`default` goes back to the root home)').action(run('use'));
+  profile
+    .command('create <name>')
+    .description('create a profile (empty, or cloned from the current one)')
+    .option('--clone', 'copy config.yaml, .env, SOUL.md and memories from the current profile')
+    .option('--clone-all', 'copy the whole current profile except its session history and cron jobs')
+    .option('--clone-from <profile>', 'clone from this profile instead of the current one (implies --clone unless --clone-all)')
+    .action(run('create'));
+  profile.command('show [name]').alias('info').description('a profile’s path, model, keys file, sessions and gateway').action(run('show'));
+  profile.command('rename <old> <new>').description('rename a profile (its gateway must be stopped)').action(run('rename'));
+  profile.command('delete <name>').alias('rm').description('delete a profile and everything in it').option('-y, --yes', 'do not ask for confirmation').action(run('remove'));
+  profile
+    .command('export <name>')
+    .description('write a profile to a .tar.gz (without .env, auth.json, state.db and logs: no secrets, no history)')
+    .option('-o, --output <file>', 'archive path (default ./<name>.tar.gz)')
+    .action(run('exportProfile'));
+  profile.command('import <archive>').description('create a profile from an exported .tar.gz').option('--name <name>', 'profile name (default: the archive’s)').action(run('importProfile'));
+}

@@ -1,0 +1,63 @@
+// The plugin host of each HERMES_HOME loaded in this process, and what the core reads from it. Tiny
+// on purpose: the Session and the registries import this, so start-up pays nothing when no plugin
+// was loaded (every getter answers "none").
+import type { CommandDef } from '../commands/registry.ts';
+import type { ToolDefinition } from '../tools/types.ts';
+import type { HookManager } from './hooks.ts';
+
+export interface PromptSection {
+  id: string;
+  owner: string;
+  position: 'after_memory';
+  maxChars: number;
+  content: string | ((info: SectionInfo) => unknown);
+}
+
+export interface SectionInfo {
+  session_id: string;
+  model: string;
+  provider: string;
+  platform: string;
+  profile_name: string;
+  cwd: string;
+}
+
+/** What a session needs to interact with (dispatch_tool, inject_message). */
+export interface ActiveSession {
+  id: string;
+  platform: string;
+  callTool(name: string, args: Record<string, unknown>): Promise<{ content: string; isError?: boolean }>;
+  inject(content: string): boolean;
+}
+
+/** The read side of a loaded plugin host. */
+export interface PluginContributions {
+  readonly home: string;
+  readonly hooks: HookManager;
+  tools(): { def: ToolDefinition; owner: string; override: boolean }[];
+  commands(): CommandDef[];
+  sections(): PromptSection[];
+  /** `plugin:skill` → the SKILL.md path. */
+  skills(): Map<string, string>;
+  /** The profile name HERMES_HOME belongs to (`default` outside profiles). */
+  readonly profile: string;
+  /** Sessions of this process register here so plugins can reach the one in use. */
+  setActive(s: ActiveSession | null): void;
+}
+
+const hosts = new Map<string, PluginContributions>();
+
+export function setPluginHost(home: string, host: PluginContributions | null): void {
+  if (host) hosts.set(home, host);
+  else hosts.delete(home);
+}
+
+/** The host loaded for this home, or undefined when plugins were never loaded for it. */
+export function pluginHost(home: string): PluginContributions | undefined {
+  return hosts.get(home);
+}
+
+/** The only host of this process (surfaces that do not know the home, e.g. ACP commands). */
+export function currentPluginHost(): PluginContributions | undefined {
+  return hosts.size === 1 ? hosts.values().next().value : undefined;
+}

@@ -90,7 +90,9 @@ describe('yuanbao adapter', () => {
     try {
       const before = yb.counts.resources;
       yb.userMessage({ user: 'alice', text: 'see attached', file: { url: yb.file(Buffer.from('hello,csv\n1,2\n'), 'text/csv'), name: 'data.csv' } });
-      await until(() => got.some((m) => m.text === 'see attached'), 5000, 'the message with the file');
+      yb.userMessage({ user: 'alice', text: 'and one more thing' });
+      await until(() => got.some((m) => m.text === 'and one more thing'), 5000, 'the messages');
+      assert.deepEqual(got.map((m) => m.text), ['see attached', 'and one more thing'], 'in order, though the first waited on a download');
       const att = got.find((m) => m.text === 'see attached')!.attachments!;
       assert.equal(att.length, 1);
       assert.equal(att[0].kind, 'document');

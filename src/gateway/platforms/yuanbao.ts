@@ -166,6 +166,7 @@ export class YuanbaoAdapter implements PlatformAdapter {
   }
   private readonly pending = new Map<string, { resolve: (f: { head: pb.Head; data: Buffer }) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private readonly seen = new Set<string>();
+  private readonly chains = new Map<string, Promise<void>>();
   /** Chats with a RUNNING reply heartbeat out: the next delivered message there ends it with FINISH. */
   private readonly typing = new Set<string>();
 
@@ -241,7 +242,23 @@ export class YuanbaoAdapter implements PlatformAdapter {
         this.log('yuanbao: kicked out by the server (another connection took over)');
         return;
       }
-      if (f.data.length) void this.onPush(f.data, handlers).catch((e) => this.log(`yuanbao: could not read a message: ${(e as Error).message}`));
+      if (!f.data.length) return;
+      let push: pb.InboundPush;
+      try {
+        push = pb.decodeInboundPush(f.data);
+      } catch (e) {
+        this.log(`yuanbao: could not read a message: ${(e as Error).message}`);
+        return;
+      }
+      // One chat's messages in order, even when an earlier one waits on a download.
+      const key = push.groupCode ? `group:${push.groupCode}` : `direct:${push.fromAccount}`;
+      const next = (this.chains.get(key) ?? Promise.resolve())
+        .then(() => this.onPush(push, handlers))
+        .catch((e) => this.log(`yuanbao: could not read a message: ${(e as Error).message}`));
+      this.chains.set(key, next);
+      void next.then(() => {
+        if (this.chains.get(key) === next) this.chains.delete(key);
+      });
     });
     ws.on('error', (e) => this.log(`yuanbao: websocket: ${e.message}`));
     ws.on('close', (code) => {
@@ -299,8 +316,7 @@ export class YuanbaoAdapter implements PlatformAdapter {
     return p.mode !== 'allowlist' || matches(p.allow, id);
   }
 
-  private async onPush(data: Buffer, handlers: InboundHandlers): Promise<void> {
-    const p = pb.decodeInboundPush(data);
+  private async onPush(p: pb.InboundPush, handlers: InboundHandlers): Promise<void> {
     const msgId = p.msgId || p.msgKey || `${p.fromAccount}-${p.msgSeq}-${p.msgRandom}`;
     if (this.seen.has(msgId)) return;
     this.seen.add(msgId);

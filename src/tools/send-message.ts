@@ -1,27 +1,13 @@
-// send_message: deliver a message to another chat (any registered platform: Telegram, Signal, email…)
-// through the gateway's delivery router, or, outside the gateway, straight through the platform's API.
-import '../gateway/platforms/builtin.ts';
-import { listPlatforms, platformEnabled, type PlatformDefinition } from '../gateway/platforms/registry.ts';
+// send_message: deliver a message to another chat (Telegram, Discord, Slack, email) through the
+// gateway's delivery router, or, outside the gateway, straight through the platform's API.
 import type { Zod } from './zod.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
 import type { MessagingService, ToolServices } from './types.ts';
 
-/** Chat platforms that can deliver without a running gateway: configured and with a send-only client. */
-function senders(s: ToolServices): PlatformDefinition[] {
-  return listPlatforms('chat').filter((d) => d.sender && platformEnabled(d.name, (s.config ?? {}) as Record<string, unknown>, s.env));
-}
-
-/** "TELEGRAM_BOT_TOKEN (Telegram), EMAIL_ADDRESS + EMAIL_PASSWORD + … (Email), …" from each platform's setup questions. */
-function platformEnvHint(): string {
-  const parts = listPlatforms('chat')
-    .filter((d) => d.sender)
-    .map((d) => {
-      const keys = (d.setup?.fields ?? []).filter((f) => !f.config && !f.optional).map((f) => f.key);
-      return keys.length ? `${keys.join(' + ')} (${d.label})` : '';
-    })
-    .filter(Boolean);
-  return parts.join(', ');
+/** A chat platform has credentials in the environment. */
+function anyPlatformConfigured(env: NodeJS.ProcessEnv): boolean {
+  return !!(env.TELEGRAM_BOT_TOKEN || env.DISCORD_BOT_TOKEN || env.SLACK_BOT_TOKEN || (env.EMAIL_ADDRESS && env.EMAIL_PASSWORD && env.EMAIL_SMTP_HOST));
 }
 
 async function messagingFor(s: ToolServices): Promise<MessagingService> {
@@ -46,13 +32,13 @@ export default defineTool({
     target: z.string().optional().describe('Where to send (see description)'),
     message: z.string().optional().describe('The message text'),
   }),
-  check: (s) => s.platform !== 'api_server' && s.platform !== 'webhook' && (s.depth ?? 0) === 0 && (!!s.messaging || senders(s).length > 0),
+  check: (s) => s.platform !== 'api_server' && s.platform !== 'webhook' && (s.depth ?? 0) === 0 && (!!s.messaging || anyPlatformConfigured(s.env)),
   requirement: (s) =>
     s.platform === 'api_server' || s.platform === 'webhook'
       ? `not offered to ${s.platform === 'api_server' ? 'API server' : 'webhook'} runs`
       : (s.depth ?? 0) > 0
         ? 'not offered to subagents'
-        : `needs a messaging platform (\`hermes gateway setup\`): ${platformEnvHint()}`,
+        : 'needs a messaging platform: TELEGRAM_BOT_TOKEN, DISCORD_BOT_TOKEN, SLACK_BOT_TOKEN or EMAIL_ADDRESS + EMAIL_PASSWORD + EMAIL_SMTP_HOST (`hermes gateway setup`)',
   async handler(a, ctx) {
     const m = await messagingFor(ctx.services);
     if ((a.action ?? 'send') === 'list') return ok(m.list() as unknown as Record<string, unknown>);

@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parse } from 'yaml';
 
 export interface LoadedHook {
   name: string;
@@ -85,7 +86,6 @@ export class HookBus {
   async load(home: string): Promise<void> {
     const dir = join(home, 'hooks');
     if (!existsSync(dir)) return;
-    const { parse } = await import('yaml');
     for (const h of scanGatewayHooks(home, (t) => parse(t))) {
       if (h.problem) {
         // A Python hook is reported loudly (WARNING, so it reaches errors.log and the console), never skipped silently.

@@ -8,10 +8,10 @@ import { loadPlugins, unloadPlugins } from './host.ts';
 import { installPlugin, InstallError, readMetadata, removePlugin, updatePlugin } from './install.ts';
 import type { PluginManifest } from './manifest.ts';
 import { pluginSummary, unfiredHooks } from './report.ts';
+import { parse } from 'yaml';
 
 async function found(): Promise<{ home: string; config: unknown; manifests: PluginManifest[] }> {
   const ctx = loadContext();
-  const { parse } = await import('yaml');
   return { home: ctx.home, config: ctx.loaded.config, manifests: discoverPlugins({ home: ctx.home, env: ctx.env, cwd: process.cwd() }, (t) => parse(t)) };
 }
 
@@ -81,7 +81,6 @@ async function askYesNo(question: string): Promise<boolean> {
 
 export async function install(source: string, opts: { ref?: string; enable?: boolean; force?: boolean }): Promise<void> {
   const ctx = loadContext();
-  const { parse } = await import('yaml');
   let r;
   try {
     r = installPlugin(ctx.home, source, { ref: opts.ref, force: opts.force, parse: (t) => parse(t) });

@@ -11,6 +11,7 @@ import { profileNameOf } from '../state/profiles.ts';
 import { allowlistEntry, commandScript, revokeCommand, scriptMtimeIso, type Approval } from './allowlist.ts';
 import { closest, FIRED_HOOKS, VALID_HOOKS } from './hooks.ts';
 import { evaluate, matchesTool, parseHooksBlock, payloadJson, spawnHook, type ShellHookSpec, type SpawnResult } from './shell-hooks.ts';
+import { parse } from 'yaml';
 
 const out = (s = ""): void => void process.stdout.write(`${s}\n`);
 
@@ -46,7 +47,6 @@ const matcherPart = (s: ShellHookSpec) => (s.matcher ? ` matcher=${JSON.stringif
 
 export async function list(opts: { json?: boolean }): Promise<void> {
   const { home, specs, warnings } = configured();
-  const { parse } = await import('yaml');
   const gateway = scanGatewayHooks(home, (t) => parse(t));
   if (opts.json) {
     const rows = specs.map((s) => ({ event: s.event, command: s.command, matcher: s.matcher ?? null, timeout: s.timeoutS, fail_closed: s.failClosed, approved: !!allowlistEntry(home, s.event, s.command), fired: FIRED_HOOKS.includes(s.event) }));
@@ -156,7 +156,6 @@ export async function doctor(): Promise<void> {
     problems++;
     out(`✗ ${w}`);
   }
-  const { parse } = await import('yaml');
   const gateway = scanGatewayHooks(home, (t) => parse(t));
   for (const g of gateway) {
     if (!g.problem) continue;

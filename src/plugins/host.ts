@@ -15,6 +15,7 @@ import { errText, HookManager, hookTimeoutMs } from './hooks.ts';
 import type { PluginManifest } from './manifest.ts';
 import { parseHooksBlock, shellCallback, type ShellHookSpec } from './shell-hooks.ts';
 import { pluginHost, setPluginHost, type ActiveSession, type PluginContributions, type PromptSection } from './state.ts';
+import { parse } from 'yaml';
 
 export interface LoadedPlugin {
   manifest: PluginManifest;
@@ -220,7 +221,6 @@ export async function loadPlugins(o: LoadOptions): Promise<PluginHost> {
     return host;
   }
   if (anyPluginDirs(o)) {
-    const { parse } = await import('yaml');
     const settings = pluginSettings(o.config);
     for (const m of discoverPlugins(o, (t) => parse(t))) {
       const p = await host.loadOne(m, pluginState(m, settings));

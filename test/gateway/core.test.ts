@@ -15,6 +15,8 @@ import { CODE_TTL_S, PairingStore } from '../../src/gateway/pairing.ts';
 import { buildSessionKey, isSharedMultiUserSession, neutralizeInline } from '../../src/gateway/session-key.ts';
 import { resetReason } from '../../src/gateway/session-store.ts';
 import { backoffMs } from '../../src/gateway/supervisor.ts';
+import { JsonlTranscripts, SessionDbTranscripts } from '../../src/gateway/transcripts.ts';
+import { SessionDB } from '../../src/state/db.ts';
 import type { SessionSource } from '../../src/gateway/types.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'hermes-gwcore-'));
@@ -143,6 +145,35 @@ describe('inbound dedupe', () => {
     d2.finishKey(d2.unfinished()[0].key);
     assert.deepEqual(new InboundDedupe(path).unfinished(), []);
     assert.equal(statSync(path).mode & 0o777, 0o600);
+  });
+});
+
+describe('transcript stores', () => {
+  test("a loop step's messages go in as one batch and read back in order (state.db and JSONL)", () => {
+    const dir = tmp();
+    const db = SessionDB.open(join(dir, 'state.db'));
+    const stores = [new SessionDbTranscripts(db), new JsonlTranscripts(dir)];
+    for (const s of stores) {
+      s.createSession({ id: 's1', source: 'telegram', model: 'm', systemPrompt: 'sys' });
+      s.appendMessage('s1', { role: 'user', content: 'hi' });
+      s.appendMessages!('s1', [
+        { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'x', arguments: '{}' } }] },
+        { role: 'tool', content: 'r', tool_call_id: 'c1' },
+        { role: 'assistant', content: 'done' },
+      ]);
+      s.appendMessages!('s1', []);
+      assert.deepEqual(
+        s.getMessages('s1').map((m) => [m.role, m.content, m.tool_call_id ?? null]),
+        [
+          ['user', 'hi', null],
+          ['assistant', '', null],
+          ['tool', 'r', 'c1'],
+          ['assistant', 'done', null],
+        ],
+        s.kind,
+      );
+      s.close();
+    }
   });
 });
 

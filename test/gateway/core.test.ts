@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { authorize } from '../../src/gateway/auth.ts';
-import { WarmCache } from '../../src/gateway/cache.ts';
+import { defaultCacheSize, WarmCache } from '../../src/gateway/cache.ts';
 import { chunkMessage, isSilent } from '../../src/gateway/chunk.ts';
 import { InboundDedupe } from '../../src/gateway/dedupe.ts';
 import { extractMedia, parseTarget } from '../../src/gateway/delivery.ts';
@@ -192,6 +192,15 @@ describe('reset policy', () => {
 });
 
 describe('warm cache', () => {
+  test('default size from memory: never under 128, never over 1024', () => {
+    const GB = 1024 ** 3;
+    assert.equal(defaultCacheSize(2 * GB), 128);
+    assert.equal(defaultCacheSize(4 * GB), 128);
+    assert.equal(defaultCacheSize(8 * GB), 256);
+    assert.equal(defaultCacheSize(16 * GB), 512);
+    assert.equal(defaultCacheSize(256 * GB), 1024);
+    assert.ok(defaultCacheSize() >= 128);
+  });
   test('LRU beyond max size, idle TTL, busy entries stay', () => {
     let now = 0;
     const evicted: string[] = [];

@@ -2,7 +2,7 @@
 import { displayState, NO_TICKER_NOTE, repeatDisplay, tickerAlive } from '../cron/format.ts';
 import { AmbiguousJobError, CronError, CronStore, ScheduleError, TICKER_STALE_SECONDS, type CronJob, type UpdateJobInput } from '../cron/jobs.ts';
 import { CronScheduler, type RunReport } from '../cron/scheduler.ts';
-import { resolveTimezone } from '../cron/time.ts';
+import { formatIso, resolveTimezone } from '../cron/time.ts';
 import { inferenceSnapshot } from '../cron/snapshot.ts';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
@@ -34,9 +34,15 @@ function warnIfNoTicker(store: CronStore): void {
   if (!tickerAlive(store)) err(`⚠ ${NO_TICKER_NOTE}`);
 }
 
+/** A stored run time shown in the configured timezone with its real offset (jobs.json may hold another zone's). */
+function whenIn(iso: string | null, tz: string): string {
+  const ms = iso ? Date.parse(iso) : NaN;
+  return Number.isFinite(ms) ? formatIso(ms, tz) : (iso ?? '—');
+}
+
 function describe(job: CronJob, store: CronStore): string[] {
   const lines = [`  Name:      ${job.name}`, `  Schedule:  ${job.schedule_display}`, `  Repeat:    ${repeatDisplay(job)}`];
-  lines.push(`  Next run:  ${job.next_run_at ?? '—'}`);
+  lines.push(`  Next run:  ${whenIn(job.next_run_at, store.tz)}`);
   lines.push(`  Deliver:   ${job.deliver}`);
   if (job.skills.length) lines.push(`  Skills:    ${job.skills.join(', ')}`);
   if (job.script) lines.push(`  Script:    ${job.script}`);
@@ -167,7 +173,7 @@ export async function pause(ref: string, o: { reason?: string }): Promise<void> 
 export async function resume(ref: string): Promise<void> {
   const store = storeOf(loadContext());
   const job = await guard(() => store.resume(ref));
-  out(`Resumed job ${job.id} (${job.name}). Next run: ${job.next_run_at}`);
+  out(`Resumed job ${job.id} (${job.name}). Next run: ${whenIn(job.next_run_at, store.tz)}`);
   warnIfNoTicker(store);
 }
 
@@ -293,7 +299,7 @@ export function status(): void {
   else {
     out(`  ${jobs.length} active job(s)`);
     const next = jobs.filter((j) => j.next_run_at).sort((a, b) => (Date.parse(a.next_run_at!) || 0) - (Date.parse(b.next_run_at!) || 0))[0];
-    if (next) out(`  Next run: ${next.next_run_at} (${next.name}, ${next.id})`);
+    if (next) out(`  Next run: ${whenIn(next.next_run_at, store.tz)} (${next.name}, ${next.id})`);
   }
   for (const j of running) out(`  Running now: ${j.name} (${j.id})`);
   const failing = jobs.filter((j) => j.last_status === 'error');

@@ -18,7 +18,6 @@ import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
 import { contextLengthFor, DEFAULT_CONTEXT_LENGTH, describeError, listModels, type LlmClient } from '../llm/index.ts';
 import { promptTokens, type Message, type StreamFn, type Usage } from '../llm/types.ts';
 import { buildProjectContext, findProjectContext, loadSoul, ruleFileNames } from '../state/context-files.ts';
-import { SessionDB } from '../state/db.ts';
 import { isSessionStore, type SessionStoreApi } from '../state/store/index.ts';
 import { MemoryStore } from '../state/memory.ts';
 import { BuiltinMemoryProvider, MemoryManager } from '../state/memory-provider.ts';
@@ -180,8 +179,9 @@ export class SessionState {
       }
     }
     this.compressor = new ContextCompressor({ settings: this.compressionSettings(), summarize: (req) => this.summarize(req) });
-    const existingTitle = o.store instanceof SessionDB && o.sessionId ? o.store.getSession(o.sessionId)?.title : null;
-    this.titled = !!existingTitle || !!o.history?.length;
+    // A stored session that already has a title is looked up (through the store interface, so on
+    // either backend) before a title is generated: see afterTurn.
+    this.titled = !!o.history?.length;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -543,6 +543,7 @@ export class SessionState {
       const first = messageText(user.content).slice(0, 2000);
       const answer = result.finalText.slice(0, 2000);
       this.spawn(async () => {
+        if ((await db.getSession(id))?.title) return;
         const aux = this.aux('title_generation');
         if (!aux) return;
         const raw = await collectText(aux.stream, {

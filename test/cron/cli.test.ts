@@ -184,6 +184,27 @@ describe('hermes cron', () => {
   });
 });
 
+describe('cron shows run times in the configured timezone', () => {
+  it('a next run stored in UTC is shown in Europe/Paris with its real offset (+01:00 in November, +02:00 in July)', async () => {
+    const home = cronHome(fake);
+    let r = await hermes(['cron', 'create', 'every 1h', 'tz check [later]'], { home, env: { HERMES_TIMEZONE: 'UTC' } });
+    assert.equal(r.code, 0, r.stderr);
+    const file = join(home, 'cron', 'jobs.json');
+    const data = JSON.parse(readFileSync(file, 'utf8'));
+    data.jobs[0].next_run_at = '2099-11-26T08:00:00+00:00';
+    writeFileSync(file, JSON.stringify(data));
+    r = await hermes(['cron', 'status'], { home, env: { HERMES_TIMEZONE: 'Europe/Paris' } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Timezone: Europe\/Paris\n  1 active job\(s\)\n  Next run: 2099-11-26T09:00:00\+01:00 \(tz check \[later\]/, r.stdout);
+    data.jobs[0].next_run_at = '2099-07-01T08:00:00Z';
+    writeFileSync(file, JSON.stringify(data));
+    r = await hermes(['cron', 'status'], { home, env: { HERMES_TIMEZONE: 'Europe/Paris' } });
+    assert.match(r.stdout, /Next run: 2099-07-01T10:00:00\+02:00 /, r.stdout);
+    r = await hermes(['cron', 'status'], { home, env: { HERMES_TIMEZONE: 'America/New_York' } });
+    assert.match(r.stdout, /Next run: 2099-07-01T04:00:00-04:00 /, r.stdout);
+  });
+});
+
 describe('cron status tells a live ticker from a stopped one', () => {
   it('a heartbeat older than two ticks reads "not running"', async () => {
     const home = cronHome(fake);

@@ -8,22 +8,8 @@
 import { createCipheriv, createHash, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { getAll, getBytes, getStr, getUint, parseFields, Writer } from '../../src/gateway/protobuf.ts';
 import { serveLoopback } from './loopback.ts';
-
-// --- the few protobuf bits pbbp2.Frame needs (varints and length-delimited fields) ---
-function varint(n: number | bigint): Buffer {
-  let v = BigInt(n);
-  const out: number[] = [];
-  do {
-    let b = Number(v & 0x7fn);
-    v >>= 7n;
-    if (v) b |= 0x80;
-    out.push(b);
-  } while (v);
-  return Buffer.from(out);
-}
-const field = (no: number, wire: number) => varint((no << 3) | wire);
-const bytesField = (no: number, b: Buffer) => Buffer.concat([field(no, 2), varint(b.length), b]);
 
 export interface Frame {
   SeqID: number;
@@ -35,59 +21,18 @@ export interface Frame {
 }
 
 export function encodeFrame(f: Frame): Buffer {
-  const parts = [field(1, 0), varint(f.SeqID), field(2, 0), varint(f.LogID), field(3, 0), varint(f.service), field(4, 0), varint(f.method)];
-  for (const [k, v] of Object.entries(f.headers)) parts.push(bytesField(5, Buffer.concat([bytesField(1, Buffer.from(k)), bytesField(2, Buffer.from(v))])));
-  if (f.payload) parts.push(bytesField(8, f.payload));
-  return Buffer.concat(parts);
+  const w = new Writer().uint(1, f.SeqID, true).uint(2, f.LogID, true).uint(3, f.service, true).uint(4, f.method, true);
+  for (const [k, v] of Object.entries(f.headers)) w.msg(5, new Writer().str(1, k, true).str(2, v, true));
+  if (f.payload) w.bytes(8, f.payload, true);
+  return w.finish();
 }
 
 export function decodeFrame(buf: Buffer): Frame {
-  let pos = 0;
-  const readVarint = (): bigint => {
-    let r = 0n;
-    let shift = 0n;
-    for (;;) {
-      const b = buf[pos++];
-      r |= BigInt(b & 0x7f) << shift;
-      if (!(b & 0x80)) return r;
-      shift += 7n;
-    }
-  };
-  const f: Frame = { SeqID: 0, LogID: 0, service: 0, method: 0, headers: {} };
-  while (pos < buf.length) {
-    const tag = Number(readVarint());
-    const no = tag >> 3;
-    if ((tag & 7) === 0) {
-      const v = Number(readVarint());
-      if (no === 1) f.SeqID = v;
-      else if (no === 2) f.LogID = v;
-      else if (no === 3) f.service = v;
-      else if (no === 4) f.method = v;
-      continue;
-    }
-    const len = Number(readVarint());
-    const b = buf.subarray(pos, pos + len);
-    pos += len;
-    if (no === 5) {
-      // a Header is {1: key, 2: value}
-      let p = 0;
-      const kv: string[] = [];
-      while (p < b.length) {
-        p++; // tag
-        let l = 0;
-        let s = 0;
-        for (;;) {
-          const x = b[p++];
-          l |= (x & 0x7f) << s;
-          if (!(x & 0x80)) break;
-          s += 7;
-        }
-        kv.push(b.subarray(p, p + l).toString('utf8'));
-        p += l;
-      }
-      f.headers[kv[0]] = kv[1];
-    } else if (no === 8) f.payload = Buffer.from(b);
-  }
+  const m = parseFields(buf);
+  const f: Frame = { SeqID: getUint(m, 1), LogID: getUint(m, 2), service: getUint(m, 3), method: getUint(m, 4), headers: {} };
+  // a Header is {1: key, 2: value}
+  for (const h of getAll(m, 5).map(parseFields)) f.headers[getStr(h, 1)] = getStr(h, 2);
+  if (m.has(8)) f.payload = Buffer.from(getBytes(m, 8));
   return f;
 }
 

@@ -1,7 +1,7 @@
 // A plugin adds the other kinds of things the ctx API names: a `hermes <name>` CLI command, a
 // namespaced skill the model can load, and a terminal backend chosen with terminal.backend.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { bodyText, chatHarness } from '../helpers/chat-harness.ts';
@@ -67,5 +67,59 @@ describe('plugin kinds', () => {
     const reqs = (await requests(n + 3)).slice(n);
     assert.match(bodyText(reqs[1]), /water the plants on Tuesdays/);
     assert.match(bodyText(reqs[2]), /ECHOENV ran: uname -a/);
+  });
+});
+
+// A plugin's image provider (ctx.register_image_gen_provider) is what image_generate uses when
+// image_gen.provider names it: the bytes it returns are saved under HERMES_HOME like FAL's or OpenAI's.
+const PNG_B64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+const IMAGE_ENTRY = `
+import { appendFileSync } from 'node:fs';
+export function register(ctx) {
+  ctx.register_image_gen_provider({
+    name: 'pixelpainter',
+    unavailable: (env) => (env.PIXEL_KEY ? null : 'needs PIXEL_KEY'),
+    generate: async (req) => {
+      appendFileSync(ctx.hermes_home + '/pixel-calls.txt', req.prompt + ' | ' + req.aspect + '\\n');
+      return { images: [{ data: '${PNG_B64}' }], model: 'pixel-1' };
+    },
+  });
+}
+`;
+
+function imageHome(): string {
+  const h = home('plugins:\n  enabled: [pixel]\nimage_gen:\n  provider: pixelpainter\n');
+  const dir = join(h, 'plugins', 'pixel');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'plugin.yaml'), 'name: pixel\nversion: 0.1.0\n');
+  writeFileSync(join(dir, 'index.mjs'), IMAGE_ENTRY);
+  return h;
+}
+
+describe('plugin image provider', () => {
+  it('image_generate uses the provider image_gen.provider names, and its availability check', async () => {
+    const h = imageHome();
+    const n = main().length;
+    enqueue({ toolCalls: [{ name: 'image_generate', arguments: { prompt: 'a red fox', aspect_ratio: 'square' } }] }, { text: 'painted' });
+    const r = await hermes(['chat', '-q', 'paint a fox'], { home: h, env: { PIXEL_KEY: 'k' } });
+    assert.equal(r.code, 0, r.stderr);
+    const reqs = (await requests(n + 2)).slice(n);
+    const tool = (JSON.parse(bodyText(reqs[1])) as { messages: { role: string; content: string }[] }).messages.find((m) => m.role === 'tool')!;
+    const result = JSON.parse(tool.content) as { success: boolean; provider: string; model: string; image: string; media_tag: string };
+    assert.equal(result.success, true, tool.content);
+    assert.equal(result.provider, 'pixelpainter');
+    assert.equal(result.model, 'pixel-1');
+    const file = result.image;
+    assert.ok(file.startsWith(h) && result.media_tag === `MEDIA:${file}`, `the image is saved under HERMES_HOME: ${tool.content}`);
+    assert.deepEqual(readFileSync(file), Buffer.from(PNG_B64, 'base64'));
+    assert.equal(readFileSync(join(h, 'pixel-calls.txt'), 'utf8'), 'a red fox | square\n');
+    assert.match(bodyText(reqs[0]), /image_generate/, 'offered while the plugin says it is available');
+    // Without its key the plugin's own check takes the tool away.
+    const m = main().length;
+    enqueue({ text: 'no paint' });
+    const off = await hermes(['chat', '-q', 'paint a fox'], { home: h, env: { PIXEL_KEY: '' } });
+    assert.equal(off.code, 0, off.stderr);
+    const [req] = (await requests(m + 1)).slice(m);
+    assert.doesNotMatch(bodyText(req), /image_generate/);
   });
 });

@@ -170,17 +170,13 @@ test('automatic compression kicks in at the threshold and the turn goes on', asy
 });
 
 test('a context-length error from the provider triggers compression and a retry', async () => {
-  let first = true;
+  // Compression starts with Hermes's memory flush: one main-model request offering only the memory
+  // tool; then the summary (auxiliary model), then the failed turn is retried on the compacted history.
   const h = harness({
     steps: [
       ...bigConversationSteps(6),
-      () => {
-        if (first) {
-          first = false;
-          return { error: { kind: 'context_length', status: 400, message: 'prompt is too long' } };
-        }
-        return { text: 'fine now' };
-      },
+      { error: { kind: 'context_length', status: 400, message: 'prompt is too long' } },
+      { toolCalls: [{ name: 'memory', arguments: { action: 'add', target: 'memory', content: 'Overflow recovery was tested' } }] },
       { text: 'fine now' },
     ],
     aux: { compression: [{ text: '## Goal\nRecovered.' }] },
@@ -194,6 +190,13 @@ test('a context-length error from the provider triggers compression and a retry'
   assert.equal(r.completed, true);
   assert.equal(r.finalText, 'fine now');
   assert.equal(h.aux.compression.length, 1);
+  assert.equal(h.requests.length, 9, 'six turns, the failed request, the flush, the retry');
+  const [failed, flush, retry] = h.requests.slice(6);
+  assert.deepEqual(flush.tools.map((t) => t.name), ['memory'], 'the flush offers only the memory tool');
+  assert.match(String(flush.messages.at(-1)!.content), /about to be compacted/);
+  assert.ok(retry.messages.length < failed.messages.length, 'the retry sends the compacted history');
+  assert.equal(retry.messages.at(-1)!.content, 'one more');
+  assert.deepEqual(new MemoryStore(join(h.home, 'memories')).entries('memory'), ['Overflow recovery was tested']);
 });
 
 test('background review saves a memory after nudge_interval turns and tells the user', async () => {

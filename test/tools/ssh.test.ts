@@ -105,6 +105,18 @@ describe('terminal over SSH', () => {
     assert.match(w.json.output, /done/);
   });
 
+  it('starts background commands without re-running the rc file first', async () => {
+    // sshd's shell sources ~/.bashrc once; a second sourcing in the command's own bash held its first
+    // output back for as long as the rc file took (seconds with pyenv hooks).
+    const bg = await call(terminal, { command: 'echo "rc=$HERMES_RC_SOURCED"; echo "home=$HOME"', background: true }, s);
+    const w = await call(processTool, { action: 'wait', session_id: bg.json.session_id, timeout: 20 }, s);
+    assert.equal(w.json.exit_code, 0, w.raw);
+    assert.match(w.json.output, new RegExp(`home=${sshd.home}`));
+    assert.match(w.json.output, /rc=1\n/, 'the rc file ran once, in the shell sshd started');
+    const log = await call(processTool, { action: 'log', session_id: bg.json.session_id }, s);
+    assert.match(log.raw, /rc=1\b/);
+  });
+
   it('interrupts a running remote command', async () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 300);

@@ -12,6 +12,8 @@ export interface TestSshd {
   user: string;
   key: string;
   dir: string;
+  /** The HOME sessions get (sshd SetEnv), with a .bashrc that counts how often it was sourced. */
+  home: string;
   stop(): void;
 }
 
@@ -35,6 +37,11 @@ export async function startSshd(): Promise<TestSshd> {
   keygen(join(dir, 'host_key'));
   keygen(join(dir, 'user_key'));
   writeFileSync(join(dir, 'authorized_keys'), spawnSync('cat', [join(dir, 'user_key.pub')], { encoding: 'utf8' }).stdout, { mode: 0o600 });
+  // Sessions get a HOME of their own, so the machine's real ~/.bashrc (pyenv, nvm, ...) does not run
+  // in tests; this .bashrc bumps an exported counter each time a shell sources it.
+  const home = join(dir, 'home');
+  mkdirSync(home, { mode: 0o700 });
+  writeFileSync(join(home, '.bashrc'), 'export HERMES_RC_SOURCED=$((HERMES_RC_SOURCED+1))\n');
   const port = await freePort();
   const user = userInfo().username;
   writeFileSync(
@@ -54,6 +61,7 @@ export async function startSshd(): Promise<TestSshd> {
       'LogLevel INFO',
       'MaxSessions 50',
       'MaxStartups 50',
+      `SetEnv HOME=${home}`,
     ].join('\n') + '\n',
   );
   if (process.getuid?.() === 0) mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
@@ -79,6 +87,7 @@ export async function startSshd(): Promise<TestSshd> {
     user,
     key: join(dir, 'user_key'),
     dir,
+    home,
     stop: () => child.kill('SIGTERM'),
   };
 }

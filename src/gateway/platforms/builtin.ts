@@ -24,6 +24,7 @@ import { definition as wecom } from './wecom.ts';
 import { definition as weixin } from './weixin.ts';
 import { definition as whatsapp } from './whatsapp.ts';
 import { definition as whatsappCloud } from './whatsapp-cloud.ts';
+import { definition as yuanbao } from './yuanbao.ts';
 
 // Read lazily: the definitions are only touched once every module has finished loading.
-setBuiltins(() => [telegram, discord, slack, whatsapp, whatsappCloud, matrix, mattermost, signal, homeassistant, sms, bluebubbles, irc, teams, googleChat, line, dingtalk, feishu, wecom, weixin, qqbot, email, apiServer, webhook]);
+setBuiltins(() => [telegram, discord, slack, whatsapp, whatsappCloud, matrix, mattermost, signal, homeassistant, sms, bluebubbles, irc, teams, googleChat, line, dingtalk, feishu, wecom, weixin, qqbot, yuanbao, email, apiServer, webhook]);

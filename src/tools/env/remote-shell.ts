@@ -261,9 +261,15 @@ export class RemoteShellBackend implements ExecutionBackend {
     return { ...r, output: r.output.replace(PID_LINE, '') };
   }
 
-  /** Starts `command` through the transport, reporting the remote pid from the first output line. */
+  /**
+   * Starts `command` through the transport, reporting the remote pid from the first output line.
+   * The inner bash gets --norc: sshd's `$SHELL -c` has already sourced ~/.bashrc (bash does that
+   * for commands run by sshd), and a second top-level bash under sshd would source it again before
+   * the command's first line, holding back its output for as long as the rc file takes (seconds
+   * with pyenv/nvm/conda hooks). Exported variables from the first sourcing are inherited.
+   */
   private async startRemote(command: string, cwd: string | undefined, tty: boolean): Promise<{ child: ChildLike; pid: Promise<number | null> }> {
-    const script = `${cwd ? `cd -- ${shq(cwd)} || exit 1; ` : ''}exec 2>&1; printf '__HERMES_PID__%s\\n' "$$"; exec bash -c ${shq(command)}`;
+    const script = `${cwd ? `cd -- ${shq(cwd)} || exit 1; ` : ''}exec 2>&1; printf '__HERMES_PID__%s\\n' "$$"; exec bash --norc -c ${shq(command)}`;
     const { file, args, env, cwd: localCwd } = this.transport.command(script, { tty });
     const raw = tty ? await spawnPty(file, args, { env, cwd: localCwd }) : spawnPipes(file, args, { env, cwd: localCwd, stdin: true });
     // Strip the pid line from what readers see.

@@ -7,8 +7,8 @@
 //     gateway (and the fake servers) add;
 //  3. the gateway's RSS every 1,000 messages over all 10,000, and its CPU time per message.
 // The gateway runs with the Node flags Hermes gives its daemon (GATEWAY_NODE_FLAGS).
-// The warm cache is sized for the 200 chats (agent.agent_cache.max_size: 256; Hermes's default of
-// 128 would rebuild a session from state.db for most messages); BENCH_GATEWAY_CACHE overrides.
+// The warm cache is the gateway's default (sized from the machine's memory, 128 at least);
+// BENCH_GATEWAY_CACHE sets agent.agent_cache.max_size instead.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,7 +54,7 @@ const bench: Bench = async () => {
   const llm = await startFakeLlm({ defaultReply: { text: 'ok, noted.' } });
   const tg = await startFakeTelegram({ record: false, retain: false });
   const home = mkdtempSync(join(tmpdir(), 'hermes-bench-gw-'));
-  const cache = process.env.BENCH_GATEWAY_CACHE ?? '256';
+  const cache = process.env.BENCH_GATEWAY_CACHE ?? '';
   writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${llm.openaiBaseUrl}\n  default: bench-model\n  api_key: k\nagent:\n  api_max_retries: 0\n${cache ? `  agent_cache:\n    max_size: ${cache}\n` : ''}${process.env.BENCH_GATEWAY_YAML ?? ''}`);
   const env = cleanEnv(home, { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_ALLOW_ALL_USERS: 'true', MESSAGING_CWD: home });
   delete env.HERMES_FROM_SOURCE;

@@ -3,6 +3,20 @@
 // longer than `idleTtlMs` out on the next sweep. A busy runtime is never evicted. Evicting releases
 // resources only: the conversation stays in the store and comes back on the next message.
 
+import { totalmem } from 'node:os';
+
+/** A warm runtime's memory, generously (its Session, tools, history): a generous upper estimate. */
+const WARM_BYTES = 32 * 1024 * 1024;
+/**
+ * The default warm-cache size when agent.agent_cache.max_size is not set: what 1/32 of the machine's
+ * memory holds at WARM_BYTES a runtime's worth, never under Hermes's 128 and never over 1024 (a 4 GB
+ * machine keeps 128, 8 GB 256, 24 GB about 750). A runtime rebuilt from state.db costs a turn far more than
+ * a warm hit, so a gateway with the memory to spare keeps every active chat warm.
+ */
+export function defaultCacheSize(memBytes: number = totalmem()): number {
+  return Math.max(128, Math.min(1024, Math.floor(memBytes / WARM_BYTES)));
+}
+
 export interface Evictable {
   readonly busy: boolean;
 }

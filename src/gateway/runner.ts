@@ -25,7 +25,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import type { McpManager } from '../mcp/manager.ts';
 import { PLATFORM_TOOLSETS } from '../tools/toolsets.ts';
 import { authorize, envPrefix, unauthorizedDmBehavior } from './auth.ts';
-import { WarmCache } from './cache.ts';
+import { defaultCacheSize, WarmCache } from './cache.ts';
 import { ChatRequests } from './chat-requests.ts';
 import { gatewayCommands, type GatewayCommandHooks } from './commands.ts';
 import { homeChannel, messagingCwd, numberSetting, platformSettings } from './config.ts';
@@ -131,7 +131,7 @@ export class GatewayRunner {
     this.router.knownChats = () => this.knownChats();
     const c = (o.config.agent as { agent_cache?: { max_size?: number; idle_ttl_secs?: number } }).agent_cache ?? {};
     this.cache = new WarmCache<Warm>({
-      maxSize: numberSetting(c.max_size, 128),
+      maxSize: numberSetting(c.max_size, defaultCacheSize()),
       idleTtlMs: numberSetting(c.idle_ttl_secs, 3600) * 1000,
       onEvict: (_k, w, why) => {
         this.restored.delete(w.session.id);

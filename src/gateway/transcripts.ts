@@ -49,6 +49,11 @@ export class SessionDbTranscripts implements TranscriptStore {
     this.db.appendMessage(sessionId, message);
   }
 
+  /** A loop step's messages in one transaction (one commit, not one per message). */
+  appendMessages(sessionId: string, messages: Message[]): void {
+    this.db.appendMessages(sessionId, messages);
+  }
+
   recordUsage(sessionId: string, r: TurnResult, model: string, provider: string): void {
     this.db.recordUsage(sessionId, r, model, provider);
   }
@@ -103,6 +108,10 @@ export class JsonlTranscripts implements TranscriptStore {
   }
 
   private line(id: string, obj: unknown): void {
+    this.lines(id, [obj]);
+  }
+
+  private lines(id: string, objs: unknown[]): void {
     let fd = this.fds.get(id);
     if (fd === undefined) {
       fd = openSync(this.file(id), 'a', 0o600);
@@ -113,7 +122,7 @@ export class JsonlTranscripts implements TranscriptStore {
       }
     } else this.fds.delete(id);
     this.fds.set(id, fd);
-    writeSync(fd, JSON.stringify(obj) + '\n');
+    writeSync(fd, objs.map((o) => JSON.stringify(o) + '\n').join(''));
   }
 
   createSession(meta: { id: string; source: string; model: string; systemPrompt: string; parentId?: string; cwd?: string }): void {
@@ -127,6 +136,13 @@ export class JsonlTranscripts implements TranscriptStore {
 
   appendMessage(sessionId: string, message: Message): void {
     this.line(sessionId, { ...message, timestamp: message.timestamp ?? Date.now() / 1000 });
+  }
+
+  /** A loop step's messages in one write. */
+  appendMessages(sessionId: string, messages: Message[]): void {
+    if (!messages.length) return;
+    const now = Date.now() / 1000;
+    this.lines(sessionId, messages.map((m) => ({ ...m, timestamp: m.timestamp ?? now })));
   }
 
   recordUsage(_sessionId: string, _r: TurnResult, _model: string, _provider: string): void {

@@ -91,7 +91,8 @@ export function defaultConfig() {
       tool_use_enforcement: 'auto',
       clarify_timeout: 3600,
       gateway_timeout: 1800,
-      agent_cache: { max_size: 128, idle_ttl_secs: 3600 },
+      // max_size unset: sized from memory (src/gateway/cache.ts defaultCacheSize; 128 at least).
+      agent_cache: { idle_ttl_secs: 3600 } as { max_size?: number; idle_ttl_secs: number },
     },
     terminal: {
       backend: 'local',

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { authorize } from '../../src/gateway/auth.ts';
-import { WarmCache } from '../../src/gateway/cache.ts';
+import { defaultCacheSize, WarmCache } from '../../src/gateway/cache.ts';
 import { chunkMessage, isSilent } from '../../src/gateway/chunk.ts';
 import { InboundDedupe } from '../../src/gateway/dedupe.ts';
 import { extractMedia, parseTarget } from '../../src/gateway/delivery.ts';
@@ -15,6 +15,8 @@ import { CODE_TTL_S, PairingStore } from '../../src/gateway/pairing.ts';
 import { buildSessionKey, isSharedMultiUserSession, neutralizeInline } from '../../src/gateway/session-key.ts';
 import { resetReason } from '../../src/gateway/session-store.ts';
 import { backoffMs } from '../../src/gateway/supervisor.ts';
+import { JsonlTranscripts, SessionDbTranscripts } from '../../src/gateway/transcripts.ts';
+import { SessionDB } from '../../src/state/db.ts';
 import type { SessionSource } from '../../src/gateway/types.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'hermes-gwcore-'));
@@ -146,6 +148,35 @@ describe('inbound dedupe', () => {
   });
 });
 
+describe('transcript stores', () => {
+  test("a loop step's messages go in as one batch and read back in order (state.db and JSONL)", () => {
+    const dir = tmp();
+    const db = SessionDB.open(join(dir, 'state.db'));
+    const stores = [new SessionDbTranscripts(db), new JsonlTranscripts(dir)];
+    for (const s of stores) {
+      s.createSession({ id: 's1', source: 'telegram', model: 'm', systemPrompt: 'sys' });
+      s.appendMessage('s1', { role: 'user', content: 'hi' });
+      s.appendMessages!('s1', [
+        { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'x', arguments: '{}' } }] },
+        { role: 'tool', content: 'r', tool_call_id: 'c1' },
+        { role: 'assistant', content: 'done' },
+      ]);
+      s.appendMessages!('s1', []);
+      assert.deepEqual(
+        s.getMessages('s1').map((m) => [m.role, m.content, m.tool_call_id ?? null]),
+        [
+          ['user', 'hi', null],
+          ['assistant', '', null],
+          ['tool', 'r', 'c1'],
+          ['assistant', 'done', null],
+        ],
+        s.kind,
+      );
+      s.close();
+    }
+  });
+});
+
 describe('reset policy', () => {
   test('idle minutes and the daily hour', () => {
     const at = (h: number, m = 0, day = 10) => new Date(2026, 5, day, h, m).getTime();
@@ -161,6 +192,15 @@ describe('reset policy', () => {
 });
 
 describe('warm cache', () => {
+  test('default size from memory: never under 128, never over 1024', () => {
+    const GB = 1024 ** 3;
+    assert.equal(defaultCacheSize(2 * GB), 128);
+    assert.equal(defaultCacheSize(4 * GB), 128);
+    assert.equal(defaultCacheSize(8 * GB), 256);
+    assert.equal(defaultCacheSize(16 * GB), 512);
+    assert.equal(defaultCacheSize(256 * GB), 1024);
+    assert.ok(defaultCacheSize() >= 128);
+  });
   test('LRU beyond max size, idle TTL, busy entries stay', () => {
     let now = 0;
     const evicted: string[] = [];

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { defaultCacheSize } from '../../src/gateway/cache.ts';
 import { GatewayRunner } from '../../src/gateway/runner.ts';
 import type { InboundHandlers, InboundMessage, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../../src/gateway/types.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
@@ -201,11 +202,19 @@ describe('gateway runner', () => {
     a.say('beta', { chatId: '2', userId: '2' });
     await until(() => a.texts('2').includes('B1'), 5000);
     assert.equal(runner.cache.size, 1);
+    assert.equal(runner.cache.maxSize, 1, 'agent.agent_cache.max_size wins over the memory-sized default');
     llm.enqueue({ text: 'A2' });
     a.say('and again', { chatId: '1', userId: '1' });
     await until(() => a.texts('1').includes('A2'), 5000);
     assert.match(JSON.stringify(llm.requests[llm.requests.length - 1].body.messages), /alpha fact/);
     assert.equal(lastUser(), 'and again');
+    await runner.close();
+  });
+
+  test('without agent.agent_cache.max_size the warm cache is sized from memory', async () => {
+    const { runner } = await setup();
+    assert.equal(runner.cache.maxSize, defaultCacheSize());
+    assert.ok(runner.cache.maxSize >= 128);
     await runner.close();
   });
 

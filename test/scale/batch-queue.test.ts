@@ -72,6 +72,8 @@ describe('hermes batch on a PostgreSQL queue', { skip: skip ?? false }, () => {
       for (;;) {
         const n = (await client.query("SELECT COUNT(*)::int AS n FROM hermes_batch_jobs WHERE status = 'done'")).rows[0].n as number;
         if (n >= PROMPTS / 4) break;
+        // Workers that all stopped before doing a quarter would leave this loop polling forever.
+        if (ws.every((w) => w.child.exitCode !== null)) assert.fail(`the workers stopped early: ${(await ws[0].done).err}`);
         await new Promise((r) => setTimeout(r, 100));
       }
       const held = (await client.query("SELECT COUNT(*)::int AS n FROM hermes_batch_jobs WHERE status = 'running'")).rows[0].n as number;

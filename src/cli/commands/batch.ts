@@ -46,7 +46,15 @@ export default function register(program: Command): void {
     .option('-v, --verbose', 'print a line per prompt')
     .option('--queue <url>', 'enqueue the dataset in PostgreSQL (postgres://…) for `hermes batch worker` processes on any machine');
   // The subcommands share the parent's options (--queue, --run-name, --num-workers, --output-dir,
-  // -v): the root program parses options anywhere on the line, so the parent holds them.
+  // -v), before the subcommand's name (the parent holds them) or after it (each subcommand takes
+  // them too: options are positional, `hermes batch worker --queue …` reaches the worker).
+  const withShared = (c: Command): Command =>
+    c
+      .option('--queue <url>', 'the PostgreSQL queue (default: HERMES_DATABASE_URL)')
+      .option('--run-name <name>', 'the queued run')
+      .option('--num-workers <n>', 'prompts this process runs at the same time (default 4)')
+      .option('--output-dir <dir>', 'where runs are written (default ./data)')
+      .option('-v, --verbose', 'print a line per prompt');
   const shared = (o: object): BatchOptions & Record<string, unknown> => {
     const all = { ...cmd.opts(), ...o } as BatchOptions & Record<string, unknown>;
     if (all.run_name !== undefined && all.runName === undefined) all.runName = all.run_name as string;
@@ -57,13 +65,10 @@ export default function register(program: Command): void {
     all.queue = url;
     return all;
   };
-  const usage = '\nAlso takes: --queue <url> (default: HERMES_DATABASE_URL) and --run-name <name> (required).';
-  cmd
-    .command('worker')
+  withShared(cmd.command('worker'))
     .description('run prompts of a queued run (hermes batch --queue …) until none are left; start any number, on any machine')
     .option('--visibility-timeout <s>', 'seconds a claimed prompt stays invisible to others; renewed while it runs (default 300)')
     .option('--max-attempts <n>', 'tries per prompt before it is marked failed, with exponential backoff (default 3)')
-    .addHelpText('after', `${usage}\n--num-workers <n>: prompts this process runs at the same time (default 4).`)
     .action(
       action(async (o: { visibilityTimeout?: string; maxAttempts?: string }) => {
         const all = shared(o);
@@ -71,11 +76,9 @@ export default function register(program: Command): void {
         await workBatch(all.queue!, all);
       }),
     );
-  cmd
-    .command('status')
+  withShared(cmd.command('status'))
     .description('progress, throughput and failures of a queued run')
     .option('--json', 'one JSON object')
-    .addHelpText('after', usage)
     .action(
       action(async (o: { json?: boolean }) => {
         const all = shared(o);
@@ -83,10 +86,8 @@ export default function register(program: Command): void {
         await batchStatus(all.queue!, all);
       }),
     );
-  cmd
-    .command('collect')
+  withShared(cmd.command('collect'))
     .description("write a queued run's trajectories to <output-dir>/<run-name>/trajectories.jsonl")
-    .addHelpText('after', usage)
     .action(
       action(async (o: object) => {
         const all = shared(o);

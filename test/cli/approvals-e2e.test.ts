@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BIN, cleanEnv, hermes, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.ts';
@@ -115,7 +115,9 @@ describe('dangerous commands end to end (hermes chat -q, no TTY)', () => {
     fake.enqueue({ toolCalls: calls }, { text: 'All refused.' });
     // Read-only root, private /tmp and /run, own pid namespace (kill -1 reaches nothing outside),
     // no capabilities; only the throwaway home is writable. The network stays (the fake LLM).
-    const jail = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/run', '--bind', home, home,
+    // The checkout itself (hermes and its Node) stays visible when it lives under /tmp (a CI clone).
+    const root = dirname(dirname(BIN));
+    const jail = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/run', '--ro-bind', root, root, '--bind', home, home,
       '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--chdir', work];
     const env = cleanEnv(home, { HOME: user, TMPDIR: '/tmp' });
     const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {

@@ -81,7 +81,8 @@ describe('plugins', () => {
     assert.match(r.stdout, /Rolled a 5; the delete was refused\./);
     const reqs = (await requests(n + 3)).slice(n);
     const first = reqs[0].body;
-    assert.ok(first.tools.some((t: { function?: { name: string } }) => t.function?.name === 'dice_roll'), 'dice_roll offered to the model');
+    // Plugin toolsets stay behind tool_search (listed there by name) and load when called (issue 22's budget).
+    assert.ok(JSON.stringify(first.tools).includes('dice_roll'), 'dice_roll offered to the model');
     assert.match(JSON.stringify(first.messages[0]), /Always roll dice with dice_roll/);
     assert.match(bodyText(reqs[1]), /\\"rolled\\":5,\\"by\\":\\"guard-plugin\\"/);
     assert.match(bodyText(reqs[2]), /guard plugin: rm -rf is not allowed here/);

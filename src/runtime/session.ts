@@ -19,6 +19,7 @@ import {
   type ResolveInput,
 } from '../llm/index.ts';
 import { addUsage, emptyUsage, type Message, type StreamFn, type Usage } from '../llm/types.ts';
+import { StoreWrites } from './store-writes.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { authResolveInputs } from '../auth/runtime.ts';
 import { resolvableProviders } from '../state/endpoints.ts';
@@ -665,67 +666,28 @@ export class Session {
     return t;
   }
 
-  private persistWarned = false;
-  /** A write to an asynchronous store (PostgreSQL) was issued since the last flush. */
-  private unflushed = false;
+  /** The session's store writes: never fatal to the conversation, batched per tick, awaited at turn end. */
+  private readonly writes = new StoreWrites(
+    () => this.options.store,
+    (message) => this.dispatch({ type: 'warning', message }),
+  );
 
-  /** Messages the loop appended this tick, with the session id they belong to. */
-  private appends: [string, Message][] = [];
-
-  /**
-   * Queues a message for the store; the messages of one event-loop tick (a step's assistant message
-   * and its quick tool results) are committed together. Flushed at the turn's end at the latest.
-   */
   private queueAppend(m: Message): void {
-    this.appends.push([this.id, m]);
-    if (this.appends.length === 1) setImmediate(() => this.flushAppends());
+    this.writes.queueAppend(this.id, m);
   }
 
   flushAppends(): void {
-    const store = this.options.store;
-    const queued = this.appends;
-    this.appends = [];
-    if (!store || !queued.length) return;
-    for (let i = 0; i < queued.length; ) {
-      const id = queued[i][0];
-      const ms: Message[] = [];
-      for (; i < queued.length && queued[i][0] === id; i++) ms.push(queued[i][1]);
-      this.persist(() => (store.appendMessages ? store.appendMessages(id, ms) : Promise.all(ms.map((m) => store.appendMessage(id, m)))));
-    }
+    this.writes.flushAppends();
   }
 
-  /**
-   * A store write that must not break the conversation: a failure is reported once, then the turn
-   * goes on. A write that returns a promise (PostgreSQL) is not awaited here; the store applies
-   * writes in order, and the turn awaits them all before it ends (flushStore).
-   */
+  /** A store write that must not break the conversation (see StoreWrites.persist). */
   persist(write: () => unknown): void {
-    try {
-      const r = write();
-      if (r && typeof (r as Promise<unknown>).then === 'function') {
-        this.unflushed = true;
-        (r as Promise<unknown>).then(undefined, (e: unknown) => this.persistFailed(e));
-      }
-    } catch (e) {
-      this.persistFailed(e);
-    }
-  }
-
-  private persistFailed(e: unknown): void {
-    if (this.persistWarned) return;
-    this.persistWarned = true;
-    this.dispatch({ type: 'warning', message: `Could not save to the session store (${(e as Error).message}); the conversation goes on, but it may be incomplete in the store.` });
+    this.writes.persist(write);
   }
 
   /** Waits until every store write issued so far is committed (nothing to wait for on SQLite). */
-  async flushStore(): Promise<void> {
-    if (!this.unflushed) return;
-    this.unflushed = false;
-    try {
-      await this.options.store?.flush?.();
-    } catch (e) {
-      this.persistFailed(e);
-    }
+  flushStore(): Promise<void> {
+    return this.writes.flushStore();
   }
 
   /** The model for an auxiliary task (`auxiliary.<task>` in config; default: the main model). */

@@ -1,0 +1,69 @@
+// How a session writes to its store without the store ever breaking the conversation: a failure is
+// reported once and the turn goes on; the loop's appends of one event-loop tick (a step's assistant
+// message and its quick tool results) are committed together; writes that return a promise
+// (PostgreSQL) are not awaited one by one — the store applies them in order — and a turn awaits them
+// all before it ends (flushStore).
+import type { Message } from '../llm/types.ts';
+import type { SessionStore } from './session.ts';
+
+export class StoreWrites {
+  private warned = false;
+  /** A write to an asynchronous store was issued since the last flush. */
+  private unflushed = false;
+  /** Messages appended this tick, with the session id they belong to. */
+  private appends: [string, Message][] = [];
+  private readonly store: () => SessionStore | undefined;
+  private readonly warn: (message: string) => void;
+
+  constructor(store: () => SessionStore | undefined, warn: (message: string) => void) {
+    this.store = store;
+    this.warn = warn;
+  }
+
+  /** Queues a message; this tick's messages are committed together, at the turn's end at the latest. */
+  queueAppend(sessionId: string, m: Message): void {
+    this.appends.push([sessionId, m]);
+    if (this.appends.length === 1) setImmediate(() => this.flushAppends());
+  }
+
+  flushAppends(): void {
+    const store = this.store();
+    const queued = this.appends;
+    this.appends = [];
+    if (!store || !queued.length) return;
+    for (let i = 0; i < queued.length; ) {
+      const id = queued[i][0];
+      const ms: Message[] = [];
+      for (; i < queued.length && queued[i][0] === id; i++) ms.push(queued[i][1]);
+      this.persist(() => (store.appendMessages ? store.appendMessages(id, ms) : Promise.all(ms.map((m) => store.appendMessage(id, m)))));
+    }
+  }
+
+  persist(write: () => unknown): void {
+    try {
+      const r = write();
+      if (r && typeof (r as Promise<unknown>).then === 'function') {
+        this.unflushed = true;
+        (r as Promise<unknown>).then(undefined, (e: unknown) => this.failed(e));
+      }
+    } catch (e) {
+      this.failed(e);
+    }
+  }
+
+  async flushStore(): Promise<void> {
+    if (!this.unflushed) return;
+    this.unflushed = false;
+    try {
+      await this.store()?.flush?.();
+    } catch (e) {
+      this.failed(e);
+    }
+  }
+
+  private failed(e: unknown): void {
+    if (this.warned) return;
+    this.warned = true;
+    this.warn(`Could not save to the session store (${(e as Error).message}); the conversation goes on, but it may be incomplete in the store.`);
+  }
+}

@@ -16,17 +16,7 @@ import { ToolRegistry } from '../src/tools/registry.ts';
 import sessionSearch from '../src/tools/session-search.ts';
 import { pdfToText } from '../src/tools/web/pdf.ts';
 import { makePdf } from '../test/helpers/pdf.ts';
-import { median, type Bench, type BenchRow } from './lib.ts';
-
-async function timeIt(runs: number, fn: () => unknown): Promise<number> {
-  const xs: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = process.hrtime.bigint();
-    await fn();
-    xs.push(Number(process.hrtime.bigint() - t) / 1e6);
-  }
-  return median(xs);
-}
+import { timeIt, type Bench, type BenchRow } from './lib.ts';
 
 const ctx: ToolCallContext = { callId: 'b', signal: new AbortController().signal, ask: async () => ({ answer: null, source: 'no_responder' }) as never, progress: () => {} };
 

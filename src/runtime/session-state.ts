@@ -19,6 +19,7 @@ import { contextLengthFor, DEFAULT_CONTEXT_LENGTH, describeError, listModels, ty
 import { promptTokens, type Message, type StreamFn, type Usage } from '../llm/types.ts';
 import { buildProjectContext, findProjectContext, loadSoul, ruleFileNames } from '../state/context-files.ts';
 import { isSessionStore, type SessionStoreApi } from '../state/store/index.ts';
+import { dropLease, inPlaceWanted, rotateSession, takeLease } from './compaction-store.ts';
 import { MemoryStore } from '../state/memory.ts';
 import { BuiltinMemoryProvider, MemoryManager } from '../state/memory-provider.ts';
 import { packageRoot, paths } from '../state/paths.ts';
@@ -37,6 +38,9 @@ export interface StateHost {
   readonly llm: LlmClient;
   readonly persisted: boolean;
   emit(e: AgentEvent): void;
+  /** Commit the store writes queued so far (before a compression archives the live rows). */
+  flushAppends(): void;
+  flushStore(): Promise<void>;
   /** Continue under a new session id (compression rotation); the task id stays. */
   adoptId(id: string): void;
   newId(): string;
@@ -159,6 +163,8 @@ export class SessionState {
   private readonly discovered = new Map<string, number>();
   private readonly discovering = new Set<string>();
   private compressing = false;
+  /** Compressions that summarized turns in this session (Hermes's compression_count). */
+  compressions = 0;
 
   constructor(host: StateHost) {
     this.host = host;
@@ -448,8 +454,8 @@ export class SessionState {
 
   /**
    * One compression pass over the live history. On success the history is replaced in place and, when
-   * the session is stored, the session rotates: the old one ends ("compression") with every message
-   * kept, and a child session (parent_session_id, "Title #2") continues with the compressed history.
+   * the session is stored, saved the way compaction-store.ts describes (in place under the session's
+   * compression lease, or the old way in a child session).
    */
   async runCompression(
     history: Message[],
@@ -457,7 +463,18 @@ export class SessionState {
   ): Promise<string> {
     if (this.compressing) return 'A compression is already running.';
     this.compressing = true;
+    const store = this.host.persisted ? this.host.options.store : undefined;
+    const inPlace = inPlaceWanted(store, this.host.options.config);
+    const leaseId = this.host.id;
+    let lease: string | null = null;
     try {
+      if (store && inPlace) {
+        // What the loop queued is committed first: the archive must cover every row of `history`.
+        this.host.flushAppends();
+        await this.host.flushStore();
+        lease = await takeLease(store, leaseId);
+        if (!lease) return 'Another process is compressing this session right now; the conversation is kept as it is.';
+      }
       this.compressor.settings = { ...this.compressionSettings(), ...opts.settings };
       if (this.memory) {
         const saved = await this.flushMemories(history);
@@ -471,35 +488,31 @@ export class SessionState {
         this.host.emit({ type: 'warning', message: msg });
         return msg;
       }
+      let where = '';
+      if (out.summarized > 0 && store && inPlace) {
+        try {
+          await store.archiveAndCompact!(leaseId, out.messages, { lockHolder: lease ?? undefined });
+        } catch (e) {
+          const msg = `Context compression was not saved (${(e as Error).message}); the conversation is kept whole.`;
+          this.host.emit({ type: 'warning', message: msg });
+          return msg;
+        }
+      }
       history.splice(0, history.length, ...out.messages);
       this.lastUsage = null;
-      let where = '';
-      const store = this.host.options.store;
-      if (out.summarized > 0 && store && this.host.persisted) {
+      if (out.summarized > 0 && store && !inPlace) {
         const oldId = this.host.id;
-        const newId = this.host.newId();
         const o = this.host.options;
         try {
-          await store.createSession({ id: newId, source: o.source ?? o.platform, model: this.host.llm.active.model, systemPrompt: this.host.system, parentId: oldId, cwd: o.cwd });
-          if (isSessionStore(store)) {
-            const t = (await store.getSession(oldId))?.title;
-            if (t) {
-              try {
-                await store.setTitle(newId, await store.nextTitleInLineage(t));
-              } catch {
-                /* a racing writer took the title: stay untitled */
-              }
-            }
-          }
-          for (const m of history) store.appendMessage(newId, m);
-          await store.endSession?.(oldId, 'compression');
-          this.host.adoptId(newId);
+          const meta = { source: o.source ?? o.platform, model: this.host.llm.active.model, systemPrompt: this.host.system, cwd: o.cwd };
+          const newId = await rotateSession(store, { id: oldId, newId: () => this.host.newId(), adoptId: (id) => this.host.adoptId(id), createMeta: meta }, history);
           where = ` The full transcript stays in session ${oldId}; continuing as ${newId}.`;
         } catch (e) {
           // The old session keeps everything and new messages keep going to it.
           this.host.emit({ type: 'warning', message: `Could not start the continuation session in state.db (${(e as Error).message}); continuing in ${oldId}.` });
         }
       }
+      if (out.summarized > 0) this.compressions++;
       const msg =
         out.summarized > 0
           ? `🗜 Context compressed: ~${out.beforeTokens.toLocaleString('en-US')} → ~${out.afterTokens.toLocaleString('en-US')} tokens (${out.summarized} messages summarized).${where}`
@@ -507,6 +520,7 @@ export class SessionState {
       if (!opts.quiet) this.host.emit({ type: 'notice', message: msg });
       return msg;
     } finally {
+      if (store && lease) await dropLease(store, leaseId, lease);
       this.compressing = false;
     }
   }

@@ -58,6 +58,11 @@ export interface SessionStore {
   patchModelConfig?(sessionId: string, patch: Record<string, unknown>): Awaitable<void>;
   /** Resolves when every write issued so far is committed. */
   flush?(): Awaitable<void>;
+  /** Compression in place (Hermes's compression_locks lease + archive_and_compact); without it compression continues in a child session. */
+  readonly canCompactInPlace?: boolean;
+  tryAcquireCompressionLock?(sessionId: string, holder: string, ttlSeconds?: number): Awaitable<boolean>;
+  releaseCompressionLock?(sessionId: string, holder: string): Awaitable<boolean>;
+  archiveAndCompact?(sessionId: string, messages: Message[], opts?: { lockHolder?: string }): Awaitable<number>;
 }
 
 export interface ExplicitChoices {

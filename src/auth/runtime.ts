@@ -8,6 +8,7 @@
 // a Copilot API token. Plain env keys join in resolve.ts, after these.
 import type { CredentialStatus, PoolCredential, PoolHooks, RefreshedToken } from '../llm/credentials.ts';
 import { jwtExpiryMs, labelFromToken, s } from './oauth/common.ts';
+import { HERMES_PKCE_SOURCE, readAnthropicOAuthFile, refreshAnthropic, updateAnthropicOAuthFile } from './oauth/anthropic.ts';
 import { codexState, refreshCodex } from './oauth/codex.ts';
 import { exchangeCopilotToken } from './oauth/copilot.ts';
 import { nousExpiresAt, nousInferenceUrl, refreshNous } from './oauth/nous.ts';
@@ -87,13 +88,14 @@ function entryCredential(provider: string, e: PoolEntry): PoolCredential | null 
     status: entryStatus(e),
     requestCount: typeof e.request_count === 'number' ? e.request_count : 0,
   };
-  const exp = jwtExpiryMs(key);
+  const exp = jwtExpiryMs(key) ?? (typeof e.expires_at_ms === 'number' && e.expires_at_ms > 0 ? e.expires_at_ms : undefined);
   if (exp) cred.expiresAt = exp;
   return cred;
 }
 
-/** A pool entry holding its own OAuth grant (a second Codex account): refreshed in place. */
+/** A pool entry holding its own OAuth grant (a second Codex account, a Claude sign-in): refreshed in place. */
 function entryRefresh(store: AuthStore, provider: string, entryId: string, env: NodeJS.ProcessEnv): PoolCredential['refresh'] | undefined {
+  if (provider === 'anthropic') return anthropicEntryRefresh(store, entryId, env);
   if (provider !== 'openai-codex') return undefined;
   return async () => {
     const e = poolArray(store.read(), provider).find((x) => x.id === entryId);
@@ -105,6 +107,48 @@ function entryRefresh(store: AuthStore, provider: string, entryId: string, env: 
     });
     return { key: next.access_token, expiresAt: jwtExpiryMs(next.access_token) };
   };
+}
+
+/**
+ * A Claude sign-in (`credential_pool.anthropic` oauth entry): its single-use refresh token is
+ * redeemed under the auth.json lock, reusing what another process renewed meanwhile, and the new pair
+ * is saved at once (and into Python Hermes's .anthropic_oauth.json when that file held the grant).
+ */
+function anthropicEntryRefresh(store: AuthStore, entryId: string, env: NodeJS.ProcessEnv): PoolCredential['refresh'] {
+  return async (force) => {
+    const e = poolArray(store.read(), 'anthropic').find((x) => x.id === entryId);
+    if (!e || !s(e.refresh_token)) return null;
+    const exp = typeof e.expires_at_ms === 'number' ? e.expires_at_ms : 0;
+    if (!force && exp > Date.now() + 120_000) return { key: s(e.access_token), expiresAt: exp };
+    const oldRefresh = s(e.refresh_token);
+    const next = await refreshAnthropic(oldRefresh, env);
+    await store.update((data) => {
+      const x = poolArray(data, 'anthropic').find((y) => y.id === entryId);
+      if (x) Object.assign(x, { access_token: next.access_token, refresh_token: next.refresh_token, expires_at_ms: next.expires_at_ms });
+    });
+    updateAnthropicOAuthFile(store.home, oldRefresh, next);
+    return { key: next.access_token, expiresAt: next.expires_at_ms };
+  };
+}
+
+/** Python Hermes's `.anthropic_oauth.json` grant as a credential (when no pool entry already holds it). */
+function anthropicFileCredential(home: string, env: NodeJS.ProcessEnv, known: PoolCredential[]): PoolCredential | null {
+  const t = readAnthropicOAuthFile(home);
+  if (!t || known.some((c) => c.key === t.access_token)) return null;
+  let current = t;
+  const cred: PoolCredential = { id: `anthropic:${HERMES_PKCE_SOURCE}`, label: 'claude-oauth', source: HERMES_PKCE_SOURCE, authType: 'oauth', key: t.access_token, priority: -1, expiresAt: t.expires_at_ms || undefined };
+  cred.refresh = async (force) => {
+    const onDisk = readAnthropicOAuthFile(home) ?? current;
+    if (onDisk.access_token !== cred.key && onDisk.expires_at_ms > Date.now() + 120_000) current = onDisk;
+    else if (!force && onDisk.expires_at_ms > Date.now() + 120_000) current = onDisk;
+    else {
+      const next = await refreshAnthropic(onDisk.refresh_token, env);
+      updateAnthropicOAuthFile(home, onDisk.refresh_token, next);
+      current = next;
+    }
+    return { key: current.access_token, expiresAt: current.expires_at_ms };
+  };
+  return cred;
 }
 
 function copilotCredential(token: string, base: Omit<PoolCredential, 'key' | 'refresh'>, env: NodeJS.ProcessEnv): PoolCredential {
@@ -211,6 +255,8 @@ export function authResolveInputs(home: string, env: NodeJS.ProcessEnv): AuthRes
     cred.refresh = (force) => refreshSingleton(store, 'openai-codex', force, env, cred.key);
     out.pools['openai-codex'] = [cred, ...(out.pools['openai-codex'] ?? [])];
   }
+  const claudeFile = anthropicFileCredential(home, env, out.pools.anthropic ?? []);
+  if (claudeFile) out.pools.anthropic = [...(out.pools.anthropic ?? []), claudeFile];
   const qwen = readQwenCreds(env);
   if (qwen) {
     let current = qwen;

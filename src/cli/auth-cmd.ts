@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { createInterface } from 'node:readline/promises';
 import { authResolveInputs } from '../auth/runtime.ts';
+import { ANTHROPIC_API_BASE_URL, anthropicLogin, HERMES_PKCE_SOURCE } from '../auth/oauth/anthropic.ts';
 import { codexDeviceLogin, codexState, DEFAULT_CODEX_BASE_URL } from '../auth/oauth/codex.ts';
 import { OAuthError, labelFromToken, type LoginIo } from '../auth/oauth/common.ts';
 import { copilotDeviceLogin, copilotTokenProblem } from '../auth/oauth/copilot.ts';
@@ -36,7 +37,7 @@ const out = (line = ''): void => {
 /** Providers Hermes signs in to with OAuth (and makes OAuth the default type for). */
 const OAUTH_DEFAULT = new Set(['nous', 'openai-codex', 'qwen-oauth']);
 /** OAuth sign-ins this project adds beyond Hermes's `auth add` (Hermes does Copilot in `hermes model`). */
-const OAUTH_CAPABLE = new Set([...OAUTH_DEFAULT, 'copilot']);
+const OAUTH_CAPABLE = new Set([...OAUTH_DEFAULT, 'copilot', 'anthropic']);
 const ALIASES: Record<string, string> = { or: 'openrouter', 'open-router': 'openrouter', openai: 'openai-api', codex: 'openai-codex', qwen: 'qwen-oauth' };
 
 interface Ctx {
@@ -211,7 +212,13 @@ export interface AddOptions {
 
 function loginIo(ctx: Ctx, o: AddOptions): LoginIo {
   const t = Number(o.timeout);
-  return { print: (l) => process.stderr.write(`${l}\n`), openBrowser: o.browser !== false, env: ctx.cli.env, ...(Number.isFinite(t) && t > 0 ? { timeoutMs: t * 1000 } : {}) };
+  return {
+    print: (l) => process.stderr.write(`${l}\n`),
+    openBrowser: o.browser !== false,
+    env: ctx.cli.env,
+    readLine: async (prompt) => (process.stdin.isTTY ? askLine(prompt) : (process.stderr.write(prompt), readSecretLine(prompt))),
+    ...(Number.isFinite(t) && t > 0 ? { timeoutMs: t * 1000 } : {}),
+  };
 }
 
 function unsuppress(data: AuthData, provider: string): void {
@@ -270,6 +277,27 @@ async function addOAuth(ctx: Ctx, p: { id: string; name: string }, o: AddOptions
       });
       out(`Saved nous OAuth device-code credentials: "${label}"`);
       out(`  Inference endpoint: ${nousInferenceUrl(state, ctx.cli.env)} (client ${String(state.client_id ?? DEFAULT_NOUS_CLIENT_ID)}, scope ${String(state.scope ?? DEFAULT_NOUS_SCOPE)})`);
+      return;
+    }
+    if (p.id === 'anthropic') {
+      // Hermes's Claude Pro/Max PKCE sign-in: a pool entry of its own (source manual:hermes_pkce).
+      const tokens = await anthropicLogin(io);
+      const { n, entry } = await update(ctx.store, (d) => {
+        unsuppress(d, 'anthropic');
+        const count = poolArray(d, 'anthropic').length;
+        const e = addPoolEntry(d, 'anthropic', {
+          label: (o.label ?? '').trim() || labelFromToken(tokens.access_token, `anthropic-oauth-${count + 1}`),
+          auth_type: 'oauth',
+          source: `manual:${HERMES_PKCE_SOURCE}`,
+          access_token: tokens.access_token,
+          refresh_token: tokens.refresh_token,
+          expires_at_ms: tokens.expires_at_ms,
+          base_url: ANTHROPIC_API_BASE_URL,
+        });
+        return { n: count + 1, entry: e };
+      });
+      out(`Added anthropic OAuth credential #${n}: "${String(entry.label)}"`);
+      await placePriority(ctx, 'anthropic', String(entry.id), o.priority);
       return;
     }
     if (p.id === 'openai-codex') {

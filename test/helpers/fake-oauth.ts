@@ -4,6 +4,8 @@
 //                 POST /oauth/token (authorization_code with PKCE, refresh_token)
 //   GitHub        POST /login/device/code, POST /login/oauth/access_token, GET /copilot_internal/v2/token
 //   Qwen          POST /api/v1/oauth2/device/code (PKCE), POST /api/v1/oauth2/token
+//   Anthropic     GET /oauth/authorize (the person approving: the callback page's `code#state`),
+//                 POST /v1/oauth/token (JSON; authorization_code with PKCE, refresh_token; single-use refresh tokens)
 // Every device code is approved after one "pending" poll. Tokens are JWT-shaped (unsigned) with
 // `exp`, `scope` and `email`, so expiry and labels work as with the real ones.
 import { createHash, randomBytes } from 'node:crypto';
@@ -41,6 +43,7 @@ export async function startFakeOAuth(): Promise<FakeOAuth> {
   const polls = new Map<string, number>();
   const qwenChallenges = new Map<string, string>();
   const codexVerifiers = new Map<string, string>();
+  const claudeCodes = new Map<string, { challenge: string; state: string; redirect: string }>();
   const refreshTokens = new Set<string>();
   const state: FakeOAuth = {
     url: '',
@@ -128,6 +131,36 @@ export async function startFakeOAuth(): Promise<FakeOAuth> {
         const t = `tid=copilot;exp=${Date.now()};${randomBytes(6).toString('hex')}`;
         state.issued.push(t);
         return send(200, { token: t, expires_at: Math.floor(Date.now() / 1000) + state.ttl, ...(state.copilotApi ? { endpoints: { api: state.copilotApi } } : {}) });
+      }
+      // --- Anthropic (Claude Pro/Max PKCE)
+      if (path === '/oauth/authorize') {
+        const q = new URL(req.url ?? '/', 'http://x').searchParams;
+        if (q.get('response_type') !== 'code' || q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge') || !q.get('state')) return send(400, { error: 'invalid_request' });
+        const code = `claude-ac-${randomBytes(4).toString('hex')}`;
+        claudeCodes.set(code, { challenge: q.get('code_challenge')!, state: q.get('state')!, redirect: q.get('redirect_uri') ?? '' });
+        // What the console's callback page shows the person to paste.
+        return send(200, { paste: `${code}#${q.get('state')}` });
+      }
+      if (path === '/v1/oauth/token') {
+        const sk = (kind: 'oat' | 'ort') => `sk-ant-${kind}01-${randomBytes(12).toString('hex')}`;
+        if (body.grant_type === 'refresh_token') {
+          if (state.refuseRefresh || !refreshTokens.has(body.refresh_token)) return send(400, { error: 'invalid_grant', error_description: 'refresh token revoked' });
+          refreshTokens.delete(body.refresh_token);
+          const at = sk('oat');
+          state.issued.push(at);
+          const rt = sk('ort');
+          refreshTokens.add(rt);
+          return send(200, { access_token: at, refresh_token: rt, expires_in: state.ttl, token_type: 'Bearer' });
+        }
+        const grant = claudeCodes.get(body.code);
+        claudeCodes.delete(body.code);
+        if (body.grant_type !== 'authorization_code' || !grant || grant.state !== body.state || grant.redirect !== body.redirect_uri) return send(400, { error: 'invalid_grant' });
+        if (createHash('sha256').update(body.code_verifier ?? '').digest('base64url') !== grant.challenge) return send(400, { error: 'invalid_grant', error_description: 'PKCE verification failed' });
+        const at = sk('oat');
+        state.issued.push(at);
+        const rt = sk('ort');
+        refreshTokens.add(rt);
+        return send(200, { access_token: at, refresh_token: rt, expires_in: state.ttl, token_type: 'Bearer', scope: 'user:inference user:profile' });
       }
       // --- Qwen
       if (path === '/api/v1/oauth2/device/code') {

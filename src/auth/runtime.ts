@@ -11,7 +11,9 @@ import { jwtExpiryMs, labelFromToken, s } from './oauth/common.ts';
 import { HERMES_PKCE_SOURCE, readAnthropicOAuthFile, refreshAnthropic, updateAnthropicOAuthFile } from './oauth/anthropic.ts';
 import { codexState, refreshCodex } from './oauth/codex.ts';
 import { exchangeCopilotToken } from './oauth/copilot.ts';
-import { nousExpiresAt, nousInferenceUrl, refreshNous } from './oauth/nous.ts';
+import { OAuthError } from './oauth/common.ts';
+import { nousInferenceUrl, nousKey, nousMintsKeys, renewNous } from './oauth/nous.ts';
+import { clearSharedNous, mergeSharedNous, writeSharedNous } from './oauth/nous-shared.ts';
 import { readQwenCreds, refreshQwen } from './oauth/qwen.ts';
 import { entryStatus, poolArray, poolEntries, poolProviders, setPoolStatus, type PoolEntry } from './pool.ts';
 import { AuthStore, isObject, providerState, type AuthData, type JsonObject } from './store.ts';
@@ -47,18 +49,34 @@ async function refreshSingleton(
   const current = providerState(store.read(), id);
   if (!current) return null;
   if (id === 'nous') {
-    const key = s(current.agent_key) || s(current.access_token);
-    const exp = nousExpiresAt(current);
-    if (key && key !== staleKey && (!exp || exp > Date.now() + 120_000)) return { key, expiresAt: exp, baseUrl: nousInferenceUrl(current, env) };
-    if (!force && key && exp && exp > Date.now() + 120_000) return { key, expiresAt: exp, baseUrl: nousInferenceUrl(current, env) };
-    const next = await refreshNous(current, env);
+    const fresh = (st: JsonObject): RefreshedToken | null => {
+      const k = nousKey(st);
+      return k.key && (!k.renewAt || k.renewAt > Date.now() + 120_000) ? { key: k.key, expiresAt: k.renewAt, baseUrl: nousInferenceUrl(st, env) } : null;
+    };
+    const now = fresh(current);
+    if (now && (now.key !== staleKey || !force)) return now;
+    // Another profile may have rotated the single-use refresh token: take the newer pair first.
+    const merged = { ...current };
+    if (mergeSharedNous(merged, env) && !nousMintsKeys(merged)) Object.assign(merged, { agent_key: merged.access_token, agent_key_expires_at: merged.expires_at });
+    const adopted = fresh(merged);
+    let next: JsonObject;
+    if (adopted && adopted.key !== staleKey) next = merged;
+    else {
+      try {
+        next = await renewNous(merged, env);
+      } catch (e) {
+        if (e instanceof OAuthError && e.relogin) await clearSharedNous(env, s(merged.refresh_token));
+        throw e;
+      }
+      await writeSharedNous(next, env);
+    }
     await store.update((data) => {
       const st = providerState(data, 'nous', true)!;
       Object.assign(st, next);
       for (const e of poolArray(data, 'nous'))
         if (e.source === 'device_code') Object.assign(e, { access_token: next.access_token, refresh_token: next.refresh_token, agent_key: next.agent_key, agent_key_expires_at: next.agent_key_expires_at, expires_at: next.expires_at, inference_base_url: next.inference_base_url });
     });
-    return { key: s(next.agent_key) || s(next.access_token), expiresAt: nousExpiresAt(next), baseUrl: nousInferenceUrl(next, env) };
+    return fresh(next) ?? { key: nousKey(next).key, expiresAt: nousKey(next).renewAt, baseUrl: nousInferenceUrl(next, env) };
   }
   const tokens = isObject(current.tokens) ? current.tokens : {};
   const access = s(tokens.access_token);
@@ -219,17 +237,17 @@ export function authResolveInputs(home: string, env: NodeJS.ProcessEnv): AuthRes
 
   // OAuth sign-ins kept as provider state.
   const nous = providerState(data, 'nous');
-  const nousKey = nous ? s(nous.agent_key) || s(nous.access_token) : '';
-  if (nous && nousKey) {
+  const nk = nous ? nousKey(nous) : { key: '' };
+  if (nous && nk.key) {
     const entryId = s(poolArray(data, 'nous').find((e) => e.source === 'device_code')?.id);
     const cred: PoolCredential = {
       id: entryId || 'nous:device_code',
-      label: s(nous.label) || labelFromToken(nousKey, 'nous-oauth'),
+      label: s(nous.label) || labelFromToken(s(nous.access_token), 'nous-oauth'),
       source: 'device_code',
       authType: 'oauth',
-      key: nousKey,
+      key: nk.key,
       priority: -1,
-      expiresAt: nousExpiresAt(nous),
+      expiresAt: nk.renewAt,
       baseUrl: nousInferenceUrl(nous, env),
     };
     if (entryId) {

@@ -8,7 +8,8 @@ import { ANTHROPIC_API_BASE_URL, anthropicLogin, HERMES_PKCE_SOURCE } from '../a
 import { codexDeviceLogin, codexState, DEFAULT_CODEX_BASE_URL } from '../auth/oauth/codex.ts';
 import { OAuthError, labelFromToken, type LoginIo } from '../auth/oauth/common.ts';
 import { copilotDeviceLogin, copilotTokenProblem } from '../auth/oauth/copilot.ts';
-import { DEFAULT_NOUS_CLIENT_ID, DEFAULT_NOUS_SCOPE, nousDeviceLogin, nousInferenceUrl } from '../auth/oauth/nous.ts';
+import { DEFAULT_NOUS_CLIENT_ID, DEFAULT_NOUS_SCOPE, nousDeviceLogin, nousInferenceUrl, refreshNous } from '../auth/oauth/nous.ts';
+import { clearSharedNous, readSharedNous, sharedNousPath, sharedShape, writeSharedNous } from '../auth/oauth/nous-shared.ts';
 import { qwenCredsPath, qwenDeviceLogin, readQwenCreds } from '../auth/oauth/qwen.ts';
 import {
   addPoolEntry,
@@ -268,7 +269,8 @@ async function addOAuth(ctx: Ctx, p: { id: string; name: string }, o: AddOptions
   const io = loginIo(ctx, o);
   try {
     if (p.id === 'nous') {
-      const state = await nousDeviceLogin({ portalUrl: o.portalUrl, inferenceUrl: o.inferenceUrl, clientId: o.clientId, scope: o.scope, label: o.label?.trim() || undefined }, io);
+      const state = (await importSharedNous(ctx, io)) ?? (await nousDeviceLogin({ portalUrl: o.portalUrl, inferenceUrl: o.inferenceUrl, clientId: o.clientId, scope: o.scope, label: o.label?.trim() || undefined }, io));
+      await writeSharedNous(state, ctx.cli.env);
       const label = (o.label ?? '').trim() || labelFromToken(state.access_token, 'nous-oauth-1');
       await update(ctx.store, (d) => {
         unsuppress(d, 'nous');
@@ -349,6 +351,28 @@ async function addOAuth(ctx: Ctx, p: { id: string; name: string }, o: AddOptions
   } catch (e) {
     if (e instanceof OAuthError) throw new CliError(e.message);
     throw e;
+  }
+}
+
+/**
+ * Hermes's one-tap import: a Nous sign-in another profile left in shared/nous_auth.json is renewed
+ * (its refresh token is single-use, so this profile gets its own fresh pair) instead of a new
+ * device-code sign-in. Null when there is none, the person declines, or it no longer works.
+ */
+async function importSharedNous(ctx: Ctx, io: LoginIo): Promise<JsonObject | null> {
+  const shared = readSharedNous(ctx.cli.env);
+  if (!shared) return null;
+  io.print(`Found existing Nous OAuth credentials at ${sharedNousPath(ctx.cli.env)}`);
+  const answer = (await io.readLine!('Import them instead of signing in again? [Y/n] ')).trim().toLowerCase();
+  if (answer && !['y', 'yes'].includes(answer)) return null;
+  try {
+    const state = await refreshNous({ ...sharedShape(shared), agent_key: null, agent_key_expires_at: null, tls: { insecure: false, ca_bundle: null } }, ctx.cli.env);
+    io.print('Imported nous OAuth credentials');
+    return state;
+  } catch (e) {
+    if (e instanceof OAuthError && e.relogin) await clearSharedNous(ctx.cli.env, String(shared.refresh_token));
+    io.print(`The shared sign-in no longer works (${(e as Error).message}); signing in again.`);
+    return null;
   }
 }
 

@@ -1,5 +1,6 @@
 // Fake OAuth servers on loopback for the sign-ins Hermes does, speaking their real wire shapes:
-//   Nous Portal   POST /api/oauth/device/code, POST /api/oauth/token (device_code + refresh_token grants)
+//   Nous Portal   POST /api/oauth/device/code, POST /api/oauth/token (device_code + refresh_token grants),
+//                 POST /api/oauth/agent-key (Bearer access token → a minted inference key)
 //   OpenAI        POST /api/accounts/deviceauth/usercode, POST /api/accounts/deviceauth/token,
 //                 POST /oauth/token (authorization_code with PKCE, refresh_token)
 //   GitHub        POST /login/device/code, POST /login/oauth/access_token, GET /copilot_internal/v2/token
@@ -28,6 +29,12 @@ export interface FakeOAuth {
   nousInferenceUrl: string;
   /** Copilot exchange: the API host returned in `endpoints.api` ('' = none). */
   copilotApi: string;
+  /** The scope Nous tokens carry (set `inference:mint_agent_key` for the minting Portal). */
+  nousScope: string;
+  /** Seconds minted Nous agent keys live. */
+  agentKeyTtl: number;
+  /** Minted Nous agent keys, in order. */
+  agentKeys: string[];
   /** Refresh grants fail with invalid_grant while true. */
   refuseRefresh: boolean;
   issued: string[];
@@ -50,6 +57,9 @@ export async function startFakeOAuth(): Promise<FakeOAuth> {
     requests: [],
     ttl: 3600,
     nousInferenceUrl: '',
+    nousScope: 'inference:invoke',
+    agentKeyTtl: 3600,
+    agentKeys: [],
     copilotApi: '',
     refuseRefresh: false,
     issued: [],
@@ -101,9 +111,18 @@ export async function startFakeOAuth(): Promise<FakeOAuth> {
       }
       if (path === '/api/oauth/token') {
         const extra = state.nousInferenceUrl ? { inference_base_url: state.nousInferenceUrl } : {};
-        if (body.grant_type === 'refresh_token') return refreshGrant('inference:invoke', 'ana@nous.test', extra);
+        if (body.grant_type === 'refresh_token') return refreshGrant(state.nousScope, 'ana@nous.test', extra);
         if (pendingOnce(body.device_code)) return send(400, { error: 'authorization_pending' });
-        return send(200, { access_token: token('inference:invoke', 'ana@nous.test'), refresh_token: refreshToken(), token_type: 'Bearer', expires_in: state.ttl, scope: 'inference:invoke', ...extra });
+        return send(200, { access_token: token(state.nousScope, 'ana@nous.test'), refresh_token: refreshToken(), token_type: 'Bearer', expires_in: state.ttl, scope: state.nousScope, ...extra });
+      }
+      if (path === '/api/oauth/agent-key') {
+        const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1] ?? '';
+        const claims = bearer.split('.').length === 3 ? (JSON.parse(Buffer.from(bearer.split('.')[1], 'base64url').toString()) as { exp?: number; scope?: string }) : {};
+        if (!state.issued.includes(bearer) || (claims.exp ?? 0) * 1000 <= Date.now()) return send(401, { error: 'invalid_token', error_description: 'access token expired' });
+        if (!String(claims.scope).includes('inference:mint_agent_key')) return send(403, { error: 'insufficient_scope' });
+        const key = `nous-agent-${randomBytes(8).toString('hex')}`;
+        state.agentKeys.push(key);
+        return send(200, { api_key: key, key_id: `key-${state.agentKeys.length}`, expires_in: state.agentKeyTtl, reused: false, ...(state.nousInferenceUrl ? { inference_base_url: state.nousInferenceUrl } : {}) });
       }
       // --- OpenAI (Codex)
       if (path === '/api/accounts/deviceauth/usercode') return send(200, { user_code: 'CODX-5678', device_auth_id: `dai-${randomBytes(4).toString('hex')}`, interval: '1' });

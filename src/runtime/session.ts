@@ -305,7 +305,7 @@ export class Session {
       spawnChild: (spec) => this.spawnChild(spec),
       auxiliary: (task) => this.auxiliaryModel(task),
       canAsk: () => this.broker.interactive,
-      notifier: this.inbox,
+      notifier: this.inbox.channel(),
       ...o.services,
     };
     if (isSessionStore(o.store)) this.services.sessionDb = o.store;
@@ -419,6 +419,7 @@ export class Session {
     const oldId = this._id;
     this._id = newSessionId();
     this.plugins?.reset(reason, oldId, this._id);
+    this.services.notifier = this.inbox.newConversation();
     this.services.sessionId = this._id;
     this.services.taskId = this._id;
     this.services.state.delete('todo');
@@ -442,6 +443,7 @@ export class Session {
     if (this.started && r.id !== this._id) this.persist(() => this.options.store?.endSession?.(this._id, 'resumed_other'));
     this.state.onReset([...this.history]);
     this._id = r.id;
+    this.services.notifier = this.inbox.newConversation();
     this.services.sessionId = r.id;
     this.services.taskId = r.id;
     this.services.state.delete('todo');

@@ -164,12 +164,43 @@ export async function list(provider: string | undefined): Promise<void> {
   if (!any) out(provider ? `No credentials for ${ids[0]}. Add one with \`hermes auth add ${ids[0]}\`.` : 'No credentials yet. Add one with `hermes auth add <provider>` (for example `hermes auth add openrouter --api-key …`).');
 }
 
-/** `hermes auth` with no subcommand: the pool status (Hermes opens a menu after it; use the subcommands here). */
+/**
+ * `hermes auth` with no subcommand: the pool status, then Hermes's menu (add, remove, reset
+ * cooldowns, rotation strategy) in a terminal; elsewhere, the commands to run instead.
+ */
 export async function overview(): Promise<void> {
   out('Credential Pool Status');
   out('='.repeat(50));
   await list(undefined);
-  out('Manage them with: hermes auth add | remove | reset | priority | status | logout');
+  out();
+  if (process.stdin.isTTY && process.stdout.isTTY) return (await import('./auth-menu.ts')).authMenu();
+  out('Not a terminal, so no menu. Manage credentials with:');
+  out('  hermes auth add <provider> [--api-key KEY | --type oauth] [--label NAME]');
+  out('  hermes auth remove <provider> <#|id|label>');
+  out('  hermes auth reset <provider>              (clear cooldowns)');
+  out('  hermes auth priority <provider> <#|id|label> <position>');
+  out('  hermes config set credential_pool_strategies.<provider> fill_first|round_robin|least_used|random');
+}
+
+/** For the menu: providers that have credentials, and all a credential can be added for. */
+export function menuProviders(): { withCredentials: string[]; known: { id: string; name: string; oauth: boolean }[] } {
+  const ctx = context();
+  const data = read(ctx.store);
+  const withCredentials = allProviders(ctx, data).filter((id) => shownCredentials(ctx, data, id).length);
+  const known = new Map<string, { id: string; name: string; oauth: boolean }>();
+  for (const p of PROVIDERS) if (!p.isCustom) known.set(poolIdOf(p), { id: poolIdOf(p), name: p.name, oauth: OAUTH_CAPABLE.has(poolIdOf(p)) });
+  return { withCredentials, known: [...known.values()].sort((a, b) => a.id.localeCompare(b.id)) };
+}
+
+/** For the menu: a provider's credentials as `hermes auth list` numbers them. */
+export function menuCredentials(provider: string): { n: number; label: string }[] {
+  const ctx = context();
+  return shownCredentials(ctx, read(ctx.store), provider).map((x, i) => ({ n: i + 1, label: `${x.cred.label} · ${x.cred.authType} · ${displaySource(x.cred.source)}` }));
+}
+
+/** For the menu: the rotation strategy in use for a provider. */
+export function menuStrategy(provider: string): KeyStrategy {
+  return strategyOf(context().cli, provider);
 }
 
 async function readSecretLine(prompt: string): Promise<string> {

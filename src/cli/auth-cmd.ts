@@ -219,14 +219,32 @@ async function readSecretLine(prompt: string): Promise<string> {
   return '';
 }
 
-async function askLine(prompt: string): Promise<string> {
+async function askLine(prompt: string, signal?: AbortSignal): Promise<string> {
   if (!process.stdin.isTTY) return '';
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    return (await rl.question(prompt)).trim();
+    return (await rl.question(prompt, { signal: signal ?? new AbortController().signal })).trim();
+  } catch (e) {
+    if (signal?.aborted) return '';
+    throw e;
   } finally {
     rl.close();
   }
+}
+
+/** The first line of piped stdin ('' at its end, or once `signal` aborts). */
+function pipedLine(signal?: AbortSignal): Promise<string> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: process.stdin });
+    const done = (v: string) => {
+      resolve(v); // before close(): its 'close' event would settle the promise with ''
+      rl.close();
+      process.stdin.pause();
+    };
+    rl.once('line', (l) => done(l.trim()));
+    rl.once('close', () => resolve(''));
+    signal?.addEventListener('abort', () => done(''), { once: true });
+  });
 }
 
 export interface AddOptions {
@@ -248,7 +266,7 @@ function loginIo(ctx: Ctx, o: AddOptions): LoginIo {
     print: (l) => process.stderr.write(`${l}\n`),
     openBrowser: o.browser !== false,
     env: ctx.cli.env,
-    readLine: async (prompt) => (process.stdin.isTTY ? askLine(prompt) : (process.stderr.write(prompt), readSecretLine(prompt))),
+    readLine: async (prompt, signal) => (process.stdin.isTTY ? askLine(prompt, signal) : (process.stderr.write(prompt), pipedLine(signal))),
     ...(Number.isFinite(t) && t > 0 ? { timeoutMs: t * 1000 } : {}),
   };
 }

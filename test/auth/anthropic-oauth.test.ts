@@ -5,7 +5,7 @@
 // and by `hermes auth refresh anthropic`; Python Hermes's own .anthropic_oauth.json is used too.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { BIN, cleanEnv, hermes, tempHome } from '../helpers/cli.ts';
@@ -152,4 +152,25 @@ test('Python Hermes’s .anthropic_oauth.json grant is used, and kept current wh
   } finally {
     llm.setHandler(null);
   }
+});
+
+test('with a browser on the machine, approving there completes the sign-in by itself (loopback callback)', async () => {
+  const h = tempHome();
+  // The "browser": follows the authorize link and its redirect, as a real one does after approval.
+  const bin = join(h, 'fake-bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} -e "fetch(process.argv[1]).then((r) => r.text()).then((t) => require('fs').writeFileSync(process.argv[2], t))" "$1" ${JSON.stringify(join(h, 'browser.html'))}\n`);
+  chmodSync(join(bin, 'xdg-open'), 0o755);
+  const env = { HERMES_ANTHROPIC_OAUTH_URL: oauth.url, DISPLAY: ':99', PATH: `${bin}:${process.env.PATH}` };
+  const add = await hermes(['auth', 'add', 'anthropic', '--type', 'oauth'], { home: h, env });
+  assert.equal(add.code, 0, add.stderr);
+  assert.match(add.stderr, /Opened your browser: approve there and this continues by itself/);
+  assert.match(add.stderr, /Approved in the browser\./);
+  assert.equal(add.stdout, 'Added anthropic OAuth credential #1: "anthropic-oauth-1"\n');
+  const exchange = oauth.requests.filter((r) => r.path === '/v1/oauth/token').at(-1)!;
+  assert.match(exchange.body.redirect_uri, /^http:\/\/localhost:\d+\/callback$/, 'the code is exchanged with the redirect it was issued for');
+  // The browser shows the callback's page (written by the detached fake browser once it has it).
+  for (let i = 0; i < 200 && !existsSync(join(h, 'browser.html')); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.match(readFileSync(join(h, 'browser.html'), 'utf8'), /Hermes is signed in to Claude/);
+  assert.match(String(pool(h)[0].access_token), /^sk-ant-oat01-/);
 });

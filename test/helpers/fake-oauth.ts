@@ -156,7 +156,13 @@ export async function startFakeOAuth(): Promise<FakeOAuth> {
         const q = new URL(req.url ?? '/', 'http://x').searchParams;
         if (q.get('response_type') !== 'code' || q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge') || !q.get('state')) return send(400, { error: 'invalid_request' });
         const code = `claude-ac-${randomBytes(4).toString('hex')}`;
-        claudeCodes.set(code, { challenge: q.get('code_challenge')!, state: q.get('state')!, redirect: q.get('redirect_uri') ?? '' });
+        const redirect = q.get('redirect_uri') ?? '';
+        claudeCodes.set(code, { challenge: q.get('code_challenge')!, state: q.get('state')!, redirect });
+        // A loopback redirect (Claude Code's automatic flow): the browser is sent back with the code.
+        if (/^http:\/\/(localhost|127\.0\.0\.1):\d+\//.test(redirect)) {
+          res.writeHead(302, { location: `${redirect}?${new URLSearchParams({ code, state: q.get('state')! })}` });
+          return res.end();
+        }
         // What the console's callback page shows the person to paste.
         return send(200, { paste: `${code}#${q.get('state')}` });
       }

@@ -1,7 +1,9 @@
 // Claude Pro/Max sign-in, as Hermes does it (agent/anthropic_adapter.py run_hermes_oauth_login_pure):
 // Claude Code's public PKCE client. The person opens the authorize link, approves, and the console's
-// callback page shows `code#state`, which they paste back; the code is exchanged (JSON body, a plain
-// HTTP-client user agent) for an `sk-ant-oat…` access token and a single-use refresh token.
+// callback page shows `code#state`, which they paste back (with a browser on this machine, the
+// approval also comes straight back to a loopback callback, as Claude Code's own sign-in does). The
+// code is exchanged (JSON body, a plain HTTP-client user agent) for an `sk-ant-oat…` access token and
+// a single-use refresh token.
 //
 // Where it lives is Hermes's too: a `credential_pool.anthropic` entry (auth_type oauth, source
 // `manual:hermes_pkce`, access_token, refresh_token, expires_at_ms). Python Hermes also keeps a
@@ -77,38 +79,86 @@ export function parsePastedCode(raw: string): { code: string; state: string } {
   return { code: code.trim(), state: state.trim() };
 }
 
-/** The PKCE sign-in; `io.readLine` asks for the pasted code. */
-export async function anthropicLogin(io: LoginIo): Promise<AnthropicTokens> {
-  if (!io.readLine) throw new OAuthError('Signing in to Claude needs the code from the browser pasted back; run this in a terminal.', 'no_input');
-  const { verifier, challenge } = pkcePair();
-  // The state is its own random value: reusing the verifier would leak it through the URL.
-  const state = randomBytes(32).toString('base64url');
+/**
+ * A loopback listener for the browser's redirect (`http://localhost:<port>/callback?code=…&state=…`):
+ * resolves with the code once a request carries the expected state. Bound to 127.0.0.1 only.
+ */
+async function startCallback(state: string): Promise<{ redirectUri: string; code: Promise<string>; close: () => void }> {
+  const http = await import('node:http');
+  let resolve!: (code: string) => void;
+  const code = new Promise<string>((r) => (resolve = r));
+  const server = http.createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://localhost');
+    const ok = u.pathname === '/callback' && !!u.searchParams.get('code') && u.searchParams.get('state') === state;
+    res.writeHead(ok ? 200 : 400, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(ok ? '<p>Hermes is signed in to Claude. You can close this tab.</p>' : '<p>This sign-in link is not the one Hermes is waiting for.</p>');
+    if (ok) resolve(u.searchParams.get('code')!);
+  });
+  await new Promise<void>((r, reject) => server.once('error', reject).listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as import('node:net').AddressInfo).port;
+  return { redirectUri: `http://localhost:${port}/callback`, code, close: () => server.close() };
+}
+
+function authorizeUrl(env: NodeJS.ProcessEnv, redirectUri: string, challenge: string, state: string, manual: boolean): string {
   const params = new URLSearchParams({
-    code: 'true',
+    ...(manual ? { code: 'true' } : {}),
     client_id: ANTHROPIC_OAUTH_CLIENT_ID,
     response_type: 'code',
-    redirect_uri: ANTHROPIC_REDIRECT_URI,
+    redirect_uri: redirectUri,
     scope: ANTHROPIC_SCOPES,
     code_challenge: challenge,
     code_challenge_method: 'S256',
     state,
   });
-  const url = `${endpoints(io.env).authorize}?${params}`;
+  return `${endpoints(env).authorize}?${params}`;
+}
+
+/**
+ * The PKCE sign-in. With a browser to open, the approval comes back by itself to a loopback
+ * callback; the printed link (Anthropic's console callback page, which shows `code#state`) works
+ * anywhere, and `io.readLine` takes the pasted code. Whichever arrives first is used.
+ */
+export async function anthropicLogin(io: LoginIo): Promise<AnthropicTokens> {
+  if (!io.readLine) throw new OAuthError('Signing in to Claude needs the code from the browser pasted back; run this in a terminal.', 'no_input');
+  const { verifier, challenge } = pkcePair();
+  // The state is its own random value: reusing the verifier would leak it through the URL.
+  const state = randomBytes(32).toString('base64url');
+  const url = authorizeUrl(io.env, ANTHROPIC_REDIRECT_URI, challenge, state, true);
   io.print('');
   io.print('Authorize Hermes with your Claude Pro/Max subscription.');
   io.print('');
   io.print('  Open this link in your browser:');
   io.print(`  ${url}`);
   io.print('');
-  if (maybeOpenBrowser(url, io)) io.print('  (Opened browser)');
-  io.print('After authorizing you will see a code. Paste it below.');
-  const pasted = await io.readLine('Authorization code: ');
-  if (!pasted.trim()) throw new OAuthError('No code entered; nothing was added. Run the command again to sign in.', 'no_code');
-  const got = parsePastedCode(pasted);
+  const callback = io.openBrowser ? await startCallback(state).catch(() => null) : null;
+  const opened = !!callback && maybeOpenBrowser(authorizeUrl(io.env, callback.redirectUri, challenge, state, false), io);
+  if (!opened) callback?.close();
+  io.print(opened ? 'Opened your browser: approve there and this continues by itself, or paste the code the link above shows.' : 'After authorizing you will see a code. Paste it below.');
+  const ac = new AbortController();
+  let got: { code: string; state: string; redirect: string };
+  try {
+    // With the browser open, an empty paste (or stdin at its end) just leaves the callback to come.
+    type Got = { code: string } | { text: string };
+    const viaBrowser: Promise<Got> | null = opened ? callback!.code.then((code) => ({ code })) : null;
+    const pasted: Promise<Got> = io.readLine('Authorization code: ', ac.signal).then((text): Got | Promise<Got> => (viaBrowser && !text.trim() ? viaBrowser : { text }));
+    const first: Got = viaBrowser ? await Promise.race([pasted, viaBrowser]) : await pasted;
+    if ('code' in first) {
+      io.print('');
+      io.print('Approved in the browser.');
+      got = { code: first.code, state, redirect: callback!.redirectUri };
+    } else {
+      if (!first.text.trim()) throw new OAuthError('No code entered; nothing was added. Run the command again to sign in.', 'no_code');
+      const p = parsePastedCode(first.text);
+      got = { ...p, redirect: ANTHROPIC_REDIRECT_URI };
+    }
+  } finally {
+    ac.abort();
+    callback?.close();
+  }
   if (got.state !== state) throw new OAuthError('The pasted code belongs to another sign-in (state mismatch); nothing was added. Run the command again and paste the code it shows.', 'state_mismatch');
   const r = await tokenRequest(
     io.env,
-    { grant_type: 'authorization_code', client_id: ANTHROPIC_OAUTH_CLIENT_ID, code: got.code, state: got.state, redirect_uri: ANTHROPIC_REDIRECT_URI, code_verifier: verifier },
+    { grant_type: 'authorization_code', client_id: ANTHROPIC_OAUTH_CLIENT_ID, code: got.code, state: got.state, redirect_uri: got.redirect, code_verifier: verifier },
     'Exchanging the Claude authorization code',
   );
   const tokens = tokensFrom(r);

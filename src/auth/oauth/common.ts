@@ -14,7 +14,7 @@ export interface LoginIo {
   sleep?: (ms: number) => Promise<void>;
   env: NodeJS.ProcessEnv;
   /** Asks the person for one line (a pasted authorization code); absent where nobody can answer. */
-  readLine?: (prompt: string) => Promise<string>;
+  readLine?: (prompt: string, signal?: AbortSignal) => Promise<string>;
 }
 
 export class OAuthError extends Error {

@@ -41,6 +41,8 @@ export interface StateHost {
   /** Commit the store writes queued so far (before a compression archives the live rows). */
   flushAppends(): void;
   flushStore(): Promise<void>;
+  /** A store write that must not break the conversation. */
+  persist(write: () => unknown): void;
   /** Continue under a new session id (compression rotation); the task id stays. */
   adoptId(id: string): void;
   newId(): string;
@@ -165,6 +167,8 @@ export class SessionState {
   private compressing = false;
   /** Compressions that summarized turns in this session (Hermes's compression_count). */
   compressions = 0;
+  /** The session id whose stored compression cooldown was read. */
+  private cooldownFor = '';
 
   constructor(host: StateHost) {
     this.host = host;
@@ -441,10 +445,27 @@ export class SessionState {
     if (e.type === 'usage') this.lastUsage = e.usage;
   }
 
+  /**
+   * A stored session's summary-failure cooldown (another run, or Python Hermes, failed to summarize
+   * it recently) holds here too: read once per session id.
+   */
+  private async loadCooldown(): Promise<void> {
+    const store = this.host.options.store;
+    if (this.cooldownFor === this.host.id || !store?.getCompressionCooldown) return;
+    this.cooldownFor = this.host.id;
+    try {
+      const c = await store.getCompressionCooldown(this.host.id);
+      if (c && c.untilS * 1000 > this.compressor.cooldownUntil) this.compressor.cooldownUntil = c.untilS * 1000;
+    } catch {
+      /* the cooldown is an optimisation; never fatal */
+    }
+  }
+
   /** The loop's hook before every model request. */
   async beforeRequest(history: Message[]): Promise<void> {
     const c = this.host.options.config.compression;
     if (c?.enabled !== false && !this.compressing) {
+      await this.loadCooldown();
       this.compressor.settings = this.compressionSettings();
       const tokens = this.estimatePromptTokens(history);
       if (this.compressor.shouldCompress(tokens)) await this.runCompression(history, { promptTokens: tokens });
@@ -485,6 +506,7 @@ export class SessionState {
       if (out.status === 'skipped') return `Nothing to compress: ${out.reason}.`;
       if (out.status === 'failed') {
         const msg = `Context compression failed (${out.error}). The conversation is kept whole; compression will be retried in ${Math.round(out.retryInMs / 60_000)} min.`;
+        if (store?.setCompressionCooldown) this.host.persist(() => store.setCompressionCooldown!(leaseId, (Date.now() + out.retryInMs) / 1000, out.error));
         this.host.emit({ type: 'warning', message: msg });
         return msg;
       }
@@ -512,7 +534,10 @@ export class SessionState {
           this.host.emit({ type: 'warning', message: `Could not start the continuation session in state.db (${(e as Error).message}); continuing in ${oldId}.` });
         }
       }
-      if (out.summarized > 0) this.compressions++;
+      if (out.summarized > 0) {
+        this.compressions++;
+        if (store?.setCompressionCooldown) this.host.persist(() => store.setCompressionCooldown!(this.host.id, null, null));
+      }
       const msg =
         out.summarized > 0
           ? `🗜 Context compressed: ~${out.beforeTokens.toLocaleString('en-US')} → ~${out.afterTokens.toLocaleString('en-US')} tokens (${out.summarized} messages summarized).${where}`

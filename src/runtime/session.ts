@@ -63,6 +63,9 @@ export interface SessionStore {
   tryAcquireCompressionLock?(sessionId: string, holder: string, ttlSeconds?: number): Awaitable<boolean>;
   releaseCompressionLock?(sessionId: string, holder: string): Awaitable<boolean>;
   archiveAndCompact?(sessionId: string, messages: Message[], opts?: { lockHolder?: string }): Awaitable<number>;
+  /** The summary-failure cooldown kept in state.db (compression_failure_cooldown_until / _error). */
+  setCompressionCooldown?(sessionId: string, untilS: number | null, error: string | null): Awaitable<void>;
+  getCompressionCooldown?(sessionId: string): Awaitable<{ untilS: number; error: string | null } | null>;
 }
 
 export interface ExplicitChoices {

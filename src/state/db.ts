@@ -567,6 +567,18 @@ export class SessionDB implements SessionStoreApi {
     });
   }
 
+  /** Hermes's persisted summary-failure cooldown (unix seconds; null clears it). Older files without the columns: ignored. */
+  setCompressionCooldown(sessionId: string, untilS: number | null, error: string | null): void {
+    if (!this.sessionCols.has('compression_failure_cooldown_until')) return;
+    this.write(() => this.stmt('UPDATE sessions SET compression_failure_cooldown_until = ?, compression_failure_error = ? WHERE id = ?').run(untilS, error, sessionId));
+  }
+
+  getCompressionCooldown(sessionId: string): { untilS: number; error: string | null } | null {
+    if (!this.sessionCols.has('compression_failure_cooldown_until')) return null;
+    const r = this.stmt('SELECT compression_failure_cooldown_until AS u, compression_failure_error AS e FROM sessions WHERE id = ?').get(sessionId) as { u: number | null; e: string | null } | undefined;
+    return r && typeof r.u === 'number' ? { untilS: r.u, error: r.e } : null;
+  }
+
   /** Adds a turn's tokens, API calls and estimated cost to the session. */
   recordUsage(sessionId: string, r: UsageRecord, model: string, provider: string): void {
     const u = r.usage;

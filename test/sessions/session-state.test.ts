@@ -209,6 +209,42 @@ test('in-place compression holds the compression_locks lease; a session another 
   assert.deepEqual(h.db.getMessages(s.id).map((m) => m.content), s.history.map((m) => m.content));
 });
 
+test('a failed summary’s cooldown is kept in state.db (as Hermes does) and holds for the next process that resumes the session', async () => {
+  const h = harness({
+    steps: bigConversationSteps(12),
+    aux: { compression: () => ({ error: { kind: 'server', status: 529, message: 'overloaded' } }) },
+    session: { contextLength: 12_000 },
+    config: (c) => {
+      c.compression.protect_last_n = 4;
+    },
+  });
+  for (let i = 0; i < 10; i++) await h.session.prompt(`question ${i}: ${long(200, 'q')}`);
+  assert.equal(h.aux.compression.length, 1);
+  await h.session.flushStore();
+  const cd = h.db.getCompressionCooldown(h.session.id)!;
+  assert.ok(cd.untilS * 1000 > Date.now() + 30_000, 'a cooldown in the future');
+  assert.match(String(cd.error), /overloaded/);
+  // Another process resumes the session: it does not retry the summary during the cooldown.
+  const h2 = harness({
+    home: h.home,
+    db: h.db,
+    steps: bigConversationSteps(2),
+    aux: { compression: () => ({ text: '## Goal\nFine now.' }) },
+    session: { contextLength: 12_000 },
+    config: (c) => {
+      c.compression.protect_last_n = 4;
+    },
+  });
+  h2.session.restore({ id: h.session.id, history: h.db.getMessages(h.session.id) });
+  await h2.session.prompt(`question 10: ${long(200, 'q')}`);
+  assert.equal(h2.aux.compression.length, 0, 'still cooling down');
+  // /compress forces it; success clears the stored cooldown.
+  const out = await runCommand(createCommandRegistry({ home: h.home }), '/compress', { session: h2.session, surface: 'cli', hooks: {} });
+  assert.match(out!.output!, /Context compressed/);
+  await h2.session.flushStore();
+  assert.equal(h.db.getCompressionCooldown(h.session.id), null);
+});
+
 test('a context-length error from the provider triggers compression and a retry', async () => {
   // Compression starts with Hermes's memory flush: one main-model request offering only the memory
   // tool; then the summary (auxiliary model), then the failed turn is retried on the compacted history.

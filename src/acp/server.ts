@@ -35,6 +35,7 @@ import { paths } from '../state/paths.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import { diskAccess, EDIT_POLICIES, installEditTools, type EditPolicy, type EditSession, type FileAccess } from './edits.ts';
 import { promptToMessage } from './prompt.ts';
+import { composeNotices } from '../runtime/inbox.ts';
 import { diffContent, resultContent, textContent, toolKind, toolLocations, toolTitle } from './render.ts';
 import type { AcpStore } from './store.ts';
 
@@ -65,6 +66,8 @@ interface LiveSession {
   running: Map<string, { name: string; args: Record<string, unknown> }>;
   permissions: Map<string, AbortController>;
   notices: string[];
+  /** A background-notice turn is being run (onNotice). */
+  draining?: boolean;
 }
 
 /** The slash commands editors are offered (each must exist in the shared registry). */
@@ -346,6 +349,9 @@ export class HermesAcpServer {
     };
     liveRef = live;
     session.on((e) => this.onEvent(live, e));
+    // Background work reports back into the conversation (see onNotice).
+    session.inbox.listening = true;
+    session.inbox.on(() => void this.onNotice(live));
     this.sessions.set(id, live);
     this.o.log(`session ${id}: ${o.history ? `restored (${o.history.length} messages)` : 'new'} in ${o.cwd} · ${session.tools.length} tools · ${session.runtime.model}`);
     return live;
@@ -501,7 +507,8 @@ export class HermesAcpServer {
       }
       // An unknown /command goes to the model as it was typed.
     }
-    await this.idle(live);
+    // Waited for inline: nothing may run between the last check and taking the turn (a notice turn could start).
+    while (live.turn) await live.turn.catch(() => undefined);
     if (!live.title && text.trim()) live.title = text.trim().replace(/\s+/g, ' ').slice(0, 60);
     if (live.notices.length) {
       this.send(live, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: live.notices.map((n) => `⚠ ${n}`).join('\n') + '\n\n' } });
@@ -537,6 +544,40 @@ export class HermesAcpServer {
     }
     const stopReason: StopReason = result.partial ? 'max_turn_requests' : 'end_turn';
     return { stopReason, usage };
+  }
+
+  /**
+   * A background process or subagent reported (notify_on_complete, watch_patterns, delegate
+   * background): once the session is idle the notices run as a turn of their own, streamed to the
+   * editor with session/update like any turn (a 🔔 line first says what arrived). A prompt that comes
+   * in meanwhile waits for it, and notices that arrive during a prompt run after it.
+   */
+  private async onNotice(live: LiveSession): Promise<void> {
+    if (live.draining) return;
+    live.draining = true;
+    try {
+      for (;;) {
+        while (live.turn) await live.turn.catch(() => undefined);
+        if (this.sessions.get(live.id) !== live) return;
+        const notes = live.session.inbox.take();
+        if (!notes.length) return;
+        this.send(live, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `${notes.map((n) => `🔔 ${n.title}`).join('\n')}\n\n` } });
+        const turn = live.session.prompt(composeNotices(notes));
+        live.turn = turn;
+        try {
+          const r = await turn;
+          if (r.failed) this.o.log(`session ${live.id}: background notice turn failed: ${r.error?.message ?? 'unknown error'}`);
+        } catch (e) {
+          this.o.log(`session ${live.id}: background notice turn failed: ${(e as Error).message}`);
+        } finally {
+          live.turn = null;
+          live.updatedAt = Date.now();
+        }
+        await live.out;
+      }
+    } finally {
+      live.draining = false;
+    }
   }
 
   private async idle(live: LiveSession): Promise<void> {

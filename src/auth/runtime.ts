@@ -8,9 +8,12 @@
 // a Copilot API token. Plain env keys join in resolve.ts, after these.
 import type { CredentialStatus, PoolCredential, PoolHooks, RefreshedToken } from '../llm/credentials.ts';
 import { jwtExpiryMs, labelFromToken, s } from './oauth/common.ts';
+import { HERMES_PKCE_SOURCE, readAnthropicOAuthFile, refreshAnthropic, updateAnthropicOAuthFile } from './oauth/anthropic.ts';
 import { codexState, refreshCodex } from './oauth/codex.ts';
 import { exchangeCopilotToken } from './oauth/copilot.ts';
-import { nousExpiresAt, nousInferenceUrl, refreshNous } from './oauth/nous.ts';
+import { OAuthError } from './oauth/common.ts';
+import { nousInferenceUrl, nousKey, nousMintsKeys, renewNous } from './oauth/nous.ts';
+import { clearSharedNous, mergeSharedNous, writeSharedNous } from './oauth/nous-shared.ts';
 import { readQwenCreds, refreshQwen } from './oauth/qwen.ts';
 import { entryStatus, poolArray, poolEntries, poolProviders, setPoolStatus, type PoolEntry } from './pool.ts';
 import { AuthStore, isObject, providerState, type AuthData, type JsonObject } from './store.ts';
@@ -46,18 +49,34 @@ async function refreshSingleton(
   const current = providerState(store.read(), id);
   if (!current) return null;
   if (id === 'nous') {
-    const key = s(current.agent_key) || s(current.access_token);
-    const exp = nousExpiresAt(current);
-    if (key && key !== staleKey && (!exp || exp > Date.now() + 120_000)) return { key, expiresAt: exp, baseUrl: nousInferenceUrl(current, env) };
-    if (!force && key && exp && exp > Date.now() + 120_000) return { key, expiresAt: exp, baseUrl: nousInferenceUrl(current, env) };
-    const next = await refreshNous(current, env);
+    const fresh = (st: JsonObject): RefreshedToken | null => {
+      const k = nousKey(st);
+      return k.key && (!k.renewAt || k.renewAt > Date.now() + 120_000) ? { key: k.key, expiresAt: k.renewAt, baseUrl: nousInferenceUrl(st, env) } : null;
+    };
+    const now = fresh(current);
+    if (now && (now.key !== staleKey || !force)) return now;
+    // Another profile may have rotated the single-use refresh token: take the newer pair first.
+    const merged = { ...current };
+    if (mergeSharedNous(merged, env) && !nousMintsKeys(merged)) Object.assign(merged, { agent_key: merged.access_token, agent_key_expires_at: merged.expires_at });
+    const adopted = fresh(merged);
+    let next: JsonObject;
+    if (adopted && adopted.key !== staleKey) next = merged;
+    else {
+      try {
+        next = await renewNous(merged, env);
+      } catch (e) {
+        if (e instanceof OAuthError && e.relogin) await clearSharedNous(env, s(merged.refresh_token));
+        throw e;
+      }
+      await writeSharedNous(next, env);
+    }
     await store.update((data) => {
       const st = providerState(data, 'nous', true)!;
       Object.assign(st, next);
       for (const e of poolArray(data, 'nous'))
         if (e.source === 'device_code') Object.assign(e, { access_token: next.access_token, refresh_token: next.refresh_token, agent_key: next.agent_key, agent_key_expires_at: next.agent_key_expires_at, expires_at: next.expires_at, inference_base_url: next.inference_base_url });
     });
-    return { key: s(next.agent_key) || s(next.access_token), expiresAt: nousExpiresAt(next), baseUrl: nousInferenceUrl(next, env) };
+    return fresh(next) ?? { key: nousKey(next).key, expiresAt: nousKey(next).renewAt, baseUrl: nousInferenceUrl(next, env) };
   }
   const tokens = isObject(current.tokens) ? current.tokens : {};
   const access = s(tokens.access_token);
@@ -87,13 +106,14 @@ function entryCredential(provider: string, e: PoolEntry): PoolCredential | null 
     status: entryStatus(e),
     requestCount: typeof e.request_count === 'number' ? e.request_count : 0,
   };
-  const exp = jwtExpiryMs(key);
+  const exp = jwtExpiryMs(key) ?? (typeof e.expires_at_ms === 'number' && e.expires_at_ms > 0 ? e.expires_at_ms : undefined);
   if (exp) cred.expiresAt = exp;
   return cred;
 }
 
-/** A pool entry holding its own OAuth grant (a second Codex account): refreshed in place. */
+/** A pool entry holding its own OAuth grant (a second Codex account, a Claude sign-in): refreshed in place. */
 function entryRefresh(store: AuthStore, provider: string, entryId: string, env: NodeJS.ProcessEnv): PoolCredential['refresh'] | undefined {
+  if (provider === 'anthropic') return anthropicEntryRefresh(store, entryId, env);
   if (provider !== 'openai-codex') return undefined;
   return async () => {
     const e = poolArray(store.read(), provider).find((x) => x.id === entryId);
@@ -105,6 +125,48 @@ function entryRefresh(store: AuthStore, provider: string, entryId: string, env: 
     });
     return { key: next.access_token, expiresAt: jwtExpiryMs(next.access_token) };
   };
+}
+
+/**
+ * A Claude sign-in (`credential_pool.anthropic` oauth entry): its single-use refresh token is
+ * redeemed under the auth.json lock, reusing what another process renewed meanwhile, and the new pair
+ * is saved at once (and into Python Hermes's .anthropic_oauth.json when that file held the grant).
+ */
+function anthropicEntryRefresh(store: AuthStore, entryId: string, env: NodeJS.ProcessEnv): PoolCredential['refresh'] {
+  return async (force) => {
+    const e = poolArray(store.read(), 'anthropic').find((x) => x.id === entryId);
+    if (!e || !s(e.refresh_token)) return null;
+    const exp = typeof e.expires_at_ms === 'number' ? e.expires_at_ms : 0;
+    if (!force && exp > Date.now() + 120_000) return { key: s(e.access_token), expiresAt: exp };
+    const oldRefresh = s(e.refresh_token);
+    const next = await refreshAnthropic(oldRefresh, env);
+    await store.update((data) => {
+      const x = poolArray(data, 'anthropic').find((y) => y.id === entryId);
+      if (x) Object.assign(x, { access_token: next.access_token, refresh_token: next.refresh_token, expires_at_ms: next.expires_at_ms });
+    });
+    updateAnthropicOAuthFile(store.home, oldRefresh, next);
+    return { key: next.access_token, expiresAt: next.expires_at_ms };
+  };
+}
+
+/** Python Hermes's `.anthropic_oauth.json` grant as a credential (when no pool entry already holds it). */
+function anthropicFileCredential(home: string, env: NodeJS.ProcessEnv, known: PoolCredential[]): PoolCredential | null {
+  const t = readAnthropicOAuthFile(home);
+  if (!t || known.some((c) => c.key === t.access_token)) return null;
+  let current = t;
+  const cred: PoolCredential = { id: `anthropic:${HERMES_PKCE_SOURCE}`, label: 'claude-oauth', source: HERMES_PKCE_SOURCE, authType: 'oauth', key: t.access_token, priority: -1, expiresAt: t.expires_at_ms || undefined };
+  cred.refresh = async (force) => {
+    const onDisk = readAnthropicOAuthFile(home) ?? current;
+    if (onDisk.access_token !== cred.key && onDisk.expires_at_ms > Date.now() + 120_000) current = onDisk;
+    else if (!force && onDisk.expires_at_ms > Date.now() + 120_000) current = onDisk;
+    else {
+      const next = await refreshAnthropic(onDisk.refresh_token, env);
+      updateAnthropicOAuthFile(home, onDisk.refresh_token, next);
+      current = next;
+    }
+    return { key: current.access_token, expiresAt: current.expires_at_ms };
+  };
+  return cred;
 }
 
 function copilotCredential(token: string, base: Omit<PoolCredential, 'key' | 'refresh'>, env: NodeJS.ProcessEnv): PoolCredential {
@@ -175,17 +237,17 @@ export function authResolveInputs(home: string, env: NodeJS.ProcessEnv): AuthRes
 
   // OAuth sign-ins kept as provider state.
   const nous = providerState(data, 'nous');
-  const nousKey = nous ? s(nous.agent_key) || s(nous.access_token) : '';
-  if (nous && nousKey) {
+  const nk = nous ? nousKey(nous) : { key: '' };
+  if (nous && nk.key) {
     const entryId = s(poolArray(data, 'nous').find((e) => e.source === 'device_code')?.id);
     const cred: PoolCredential = {
       id: entryId || 'nous:device_code',
-      label: s(nous.label) || labelFromToken(nousKey, 'nous-oauth'),
+      label: s(nous.label) || labelFromToken(s(nous.access_token), 'nous-oauth'),
       source: 'device_code',
       authType: 'oauth',
-      key: nousKey,
+      key: nk.key,
       priority: -1,
-      expiresAt: nousExpiresAt(nous),
+      expiresAt: nk.renewAt,
       baseUrl: nousInferenceUrl(nous, env),
     };
     if (entryId) {
@@ -211,6 +273,8 @@ export function authResolveInputs(home: string, env: NodeJS.ProcessEnv): AuthRes
     cred.refresh = (force) => refreshSingleton(store, 'openai-codex', force, env, cred.key);
     out.pools['openai-codex'] = [cred, ...(out.pools['openai-codex'] ?? [])];
   }
+  const claudeFile = anthropicFileCredential(home, env, out.pools.anthropic ?? []);
+  if (claudeFile) out.pools.anthropic = [...(out.pools.anthropic ?? []), claudeFile];
   const qwen = readQwenCreds(env);
   if (qwen) {
     let current = qwen;

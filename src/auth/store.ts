@@ -34,8 +34,8 @@ export const isObject = (v: unknown): v is JsonObject => !!v && typeof v === 'ob
 
 let flockMissing = false;
 
-/** Takes HERMES_HOME/auth.lock with flock(2); resolves to the release function. */
-function acquireLock(lockPath: string): Promise<() => Promise<void>> {
+/** Takes a lock file (HERMES_HOME/auth.lock, shared/nous_auth.lock) with flock(2); resolves to the release function. */
+export function acquireLock(lockPath: string): Promise<() => Promise<void>> {
   if (!existsSync(lockPath)) closeSync(openSync(lockPath, 'a', 0o600));
   if (flockMissing) return Promise.resolve(async () => undefined);
   return new Promise((resolve, reject) => {

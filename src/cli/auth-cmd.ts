@@ -4,10 +4,12 @@
 import { createHash } from 'node:crypto';
 import { createInterface } from 'node:readline/promises';
 import { authResolveInputs } from '../auth/runtime.ts';
+import { ANTHROPIC_API_BASE_URL, anthropicLogin, HERMES_PKCE_SOURCE } from '../auth/oauth/anthropic.ts';
 import { codexDeviceLogin, codexState, DEFAULT_CODEX_BASE_URL } from '../auth/oauth/codex.ts';
 import { OAuthError, labelFromToken, type LoginIo } from '../auth/oauth/common.ts';
 import { copilotDeviceLogin, copilotTokenProblem } from '../auth/oauth/copilot.ts';
-import { DEFAULT_NOUS_CLIENT_ID, DEFAULT_NOUS_SCOPE, nousDeviceLogin, nousInferenceUrl } from '../auth/oauth/nous.ts';
+import { DEFAULT_NOUS_CLIENT_ID, DEFAULT_NOUS_SCOPE, nousDeviceLogin, nousInferenceUrl, refreshNous } from '../auth/oauth/nous.ts';
+import { clearSharedNous, readSharedNous, sharedNousPath, sharedShape, writeSharedNous } from '../auth/oauth/nous-shared.ts';
 import { qwenCredsPath, qwenDeviceLogin, readQwenCreds } from '../auth/oauth/qwen.ts';
 import {
   addPoolEntry,
@@ -36,7 +38,7 @@ const out = (line = ''): void => {
 /** Providers Hermes signs in to with OAuth (and makes OAuth the default type for). */
 const OAUTH_DEFAULT = new Set(['nous', 'openai-codex', 'qwen-oauth']);
 /** OAuth sign-ins this project adds beyond Hermes's `auth add` (Hermes does Copilot in `hermes model`). */
-const OAUTH_CAPABLE = new Set([...OAUTH_DEFAULT, 'copilot']);
+const OAUTH_CAPABLE = new Set([...OAUTH_DEFAULT, 'copilot', 'anthropic']);
 const ALIASES: Record<string, string> = { or: 'openrouter', 'open-router': 'openrouter', openai: 'openai-api', codex: 'openai-codex', qwen: 'qwen-oauth' };
 
 interface Ctx {
@@ -162,12 +164,43 @@ export async function list(provider: string | undefined): Promise<void> {
   if (!any) out(provider ? `No credentials for ${ids[0]}. Add one with \`hermes auth add ${ids[0]}\`.` : 'No credentials yet. Add one with `hermes auth add <provider>` (for example `hermes auth add openrouter --api-key …`).');
 }
 
-/** `hermes auth` with no subcommand: the pool status (Hermes opens a menu after it; use the subcommands here). */
+/**
+ * `hermes auth` with no subcommand: the pool status, then Hermes's menu (add, remove, reset
+ * cooldowns, rotation strategy) in a terminal; elsewhere, the commands to run instead.
+ */
 export async function overview(): Promise<void> {
   out('Credential Pool Status');
   out('='.repeat(50));
   await list(undefined);
-  out('Manage them with: hermes auth add | remove | reset | priority | status | logout');
+  out();
+  if (process.stdin.isTTY && process.stdout.isTTY) return (await import('./auth-menu.ts')).authMenu();
+  out('Not a terminal, so no menu. Manage credentials with:');
+  out('  hermes auth add <provider> [--api-key KEY | --type oauth] [--label NAME]');
+  out('  hermes auth remove <provider> <#|id|label>');
+  out('  hermes auth reset <provider>              (clear cooldowns)');
+  out('  hermes auth priority <provider> <#|id|label> <position>');
+  out('  hermes config set credential_pool_strategies.<provider> fill_first|round_robin|least_used|random');
+}
+
+/** For the menu: providers that have credentials, and all a credential can be added for. */
+export function menuProviders(): { withCredentials: string[]; known: { id: string; name: string; oauth: boolean }[] } {
+  const ctx = context();
+  const data = read(ctx.store);
+  const withCredentials = allProviders(ctx, data).filter((id) => shownCredentials(ctx, data, id).length);
+  const known = new Map<string, { id: string; name: string; oauth: boolean }>();
+  for (const p of PROVIDERS) if (!p.isCustom) known.set(poolIdOf(p), { id: poolIdOf(p), name: p.name, oauth: OAUTH_CAPABLE.has(poolIdOf(p)) });
+  return { withCredentials, known: [...known.values()].sort((a, b) => a.id.localeCompare(b.id)) };
+}
+
+/** For the menu: a provider's credentials as `hermes auth list` numbers them. */
+export function menuCredentials(provider: string): { n: number; label: string }[] {
+  const ctx = context();
+  return shownCredentials(ctx, read(ctx.store), provider).map((x, i) => ({ n: i + 1, label: `${x.cred.label} · ${x.cred.authType} · ${displaySource(x.cred.source)}` }));
+}
+
+/** For the menu: the rotation strategy in use for a provider. */
+export function menuStrategy(provider: string): KeyStrategy {
+  return strategyOf(context().cli, provider);
 }
 
 async function readSecretLine(prompt: string): Promise<string> {
@@ -186,14 +219,32 @@ async function readSecretLine(prompt: string): Promise<string> {
   return '';
 }
 
-async function askLine(prompt: string): Promise<string> {
+async function askLine(prompt: string, signal?: AbortSignal): Promise<string> {
   if (!process.stdin.isTTY) return '';
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    return (await rl.question(prompt)).trim();
+    return (await rl.question(prompt, { signal: signal ?? new AbortController().signal })).trim();
+  } catch (e) {
+    if (signal?.aborted) return '';
+    throw e;
   } finally {
     rl.close();
   }
+}
+
+/** The first line of piped stdin ('' at its end, or once `signal` aborts). */
+function pipedLine(signal?: AbortSignal): Promise<string> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: process.stdin });
+    const done = (v: string) => {
+      resolve(v); // before close(): its 'close' event would settle the promise with ''
+      rl.close();
+      process.stdin.pause();
+    };
+    rl.once('line', (l) => done(l.trim()));
+    rl.once('close', () => resolve(''));
+    signal?.addEventListener('abort', () => done(''), { once: true });
+  });
 }
 
 export interface AddOptions {
@@ -211,7 +262,13 @@ export interface AddOptions {
 
 function loginIo(ctx: Ctx, o: AddOptions): LoginIo {
   const t = Number(o.timeout);
-  return { print: (l) => process.stderr.write(`${l}\n`), openBrowser: o.browser !== false, env: ctx.cli.env, ...(Number.isFinite(t) && t > 0 ? { timeoutMs: t * 1000 } : {}) };
+  return {
+    print: (l) => process.stderr.write(`${l}\n`),
+    openBrowser: o.browser !== false,
+    env: ctx.cli.env,
+    readLine: async (prompt, signal) => (process.stdin.isTTY ? askLine(prompt, signal) : (process.stderr.write(prompt), pipedLine(signal))),
+    ...(Number.isFinite(t) && t > 0 ? { timeoutMs: t * 1000 } : {}),
+  };
 }
 
 function unsuppress(data: AuthData, provider: string): void {
@@ -261,7 +318,8 @@ async function addOAuth(ctx: Ctx, p: { id: string; name: string }, o: AddOptions
   const io = loginIo(ctx, o);
   try {
     if (p.id === 'nous') {
-      const state = await nousDeviceLogin({ portalUrl: o.portalUrl, inferenceUrl: o.inferenceUrl, clientId: o.clientId, scope: o.scope, label: o.label?.trim() || undefined }, io);
+      const state = (await importSharedNous(ctx, io)) ?? (await nousDeviceLogin({ portalUrl: o.portalUrl, inferenceUrl: o.inferenceUrl, clientId: o.clientId, scope: o.scope, label: o.label?.trim() || undefined }, io));
+      await writeSharedNous(state, ctx.cli.env);
       const label = (o.label ?? '').trim() || labelFromToken(state.access_token, 'nous-oauth-1');
       await update(ctx.store, (d) => {
         unsuppress(d, 'nous');
@@ -270,6 +328,27 @@ async function addOAuth(ctx: Ctx, p: { id: string; name: string }, o: AddOptions
       });
       out(`Saved nous OAuth device-code credentials: "${label}"`);
       out(`  Inference endpoint: ${nousInferenceUrl(state, ctx.cli.env)} (client ${String(state.client_id ?? DEFAULT_NOUS_CLIENT_ID)}, scope ${String(state.scope ?? DEFAULT_NOUS_SCOPE)})`);
+      return;
+    }
+    if (p.id === 'anthropic') {
+      // Hermes's Claude Pro/Max PKCE sign-in: a pool entry of its own (source manual:hermes_pkce).
+      const tokens = await anthropicLogin(io);
+      const { n, entry } = await update(ctx.store, (d) => {
+        unsuppress(d, 'anthropic');
+        const count = poolArray(d, 'anthropic').length;
+        const e = addPoolEntry(d, 'anthropic', {
+          label: (o.label ?? '').trim() || labelFromToken(tokens.access_token, `anthropic-oauth-${count + 1}`),
+          auth_type: 'oauth',
+          source: `manual:${HERMES_PKCE_SOURCE}`,
+          access_token: tokens.access_token,
+          refresh_token: tokens.refresh_token,
+          expires_at_ms: tokens.expires_at_ms,
+          base_url: ANTHROPIC_API_BASE_URL,
+        });
+        return { n: count + 1, entry: e };
+      });
+      out(`Added anthropic OAuth credential #${n}: "${String(entry.label)}"`);
+      await placePriority(ctx, 'anthropic', String(entry.id), o.priority);
       return;
     }
     if (p.id === 'openai-codex') {
@@ -321,6 +400,28 @@ async function addOAuth(ctx: Ctx, p: { id: string; name: string }, o: AddOptions
   } catch (e) {
     if (e instanceof OAuthError) throw new CliError(e.message);
     throw e;
+  }
+}
+
+/**
+ * Hermes's one-tap import: a Nous sign-in another profile left in shared/nous_auth.json is renewed
+ * (its refresh token is single-use, so this profile gets its own fresh pair) instead of a new
+ * device-code sign-in. Null when there is none, the person declines, or it no longer works.
+ */
+async function importSharedNous(ctx: Ctx, io: LoginIo): Promise<JsonObject | null> {
+  const shared = readSharedNous(ctx.cli.env);
+  if (!shared) return null;
+  io.print(`Found existing Nous OAuth credentials at ${sharedNousPath(ctx.cli.env)}`);
+  const answer = (await io.readLine!('Import them instead of signing in again? [Y/n] ')).trim().toLowerCase();
+  if (answer && !['y', 'yes'].includes(answer)) return null;
+  try {
+    const state = await refreshNous({ ...sharedShape(shared), agent_key: null, agent_key_expires_at: null, tls: { insecure: false, ca_bundle: null } }, ctx.cli.env);
+    io.print('Imported nous OAuth credentials');
+    return state;
+  } catch (e) {
+    if (e instanceof OAuthError && e.relogin) await clearSharedNous(ctx.cli.env, String(shared.refresh_token));
+    io.print(`The shared sign-in no longer works (${(e as Error).message}); signing in again.`);
+    return null;
   }
 }
 

@@ -150,6 +150,7 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
   const message = preview(batch.map((m) => m.text).join('\n'));
   void r.hooks.emit('agent:start', { platform: src.platform, user_id: src.userId ?? null, chat_id: src.chatId, thread_id: src.threadId ?? null, chat_type: src.chatType, session_id: session.id, message });
   let result: TurnResult | null = null;
+  const compressedBefore = session.state.compressions;
   try {
     result = await session.prompt(await buildPrompt(batch, pc));
   } catch (e) {
@@ -176,11 +177,14 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
       r.log(`gateway: ${src.platform}:${src.chatId}: the model gave an empty answer`);
     }
     r.index.touch(lane.key, src, { input: result.usage.input_tokens, output: result.usage.output_tokens });
-    // Compression continues the conversation under a new session id (lineage in state.db).
+    // Compression with in_place: false continues the conversation under a new session id (lineage in state.db).
     const routed = r.index.get(lane.key)?.session_id;
     if (routed && routed !== session.id) {
       r.index.setSessionId(lane.key, session.id, 'compression', routed);
       void r.hooks.emit('session:compress', { platform: src.platform, session_key: lane.key, old_session_id: routed, session_id: session.id, in_place: false });
+    } else if (session.state.compressions > compressedBefore) {
+      // Compressed in place (Hermes 0.18's default): same session id.
+      void r.hooks.emit('session:compress', { platform: src.platform, session_key: lane.key, old_session_id: session.id, session_id: session.id, in_place: true, compression_count: session.state.compressions });
     }
     void r.hooks.emit('agent:end', { platform: src.platform, user_id: src.userId ?? null, chat_id: src.chatId, session_id: session.id, message, response: preview(result.finalText) });
   }

@@ -47,6 +47,8 @@ export class SessionRoutines {
       this.session.emit({ type: 'notice', message: `🎯 Goal paused: the budget of ${g.budget} turns is used up. /goal resume continues, /goal clear drops it.` });
       return;
     }
+    // This conversation's channel: after /new the verdict reports into nothing.
+    const channel = this.session.services.notifier ?? this.session.inbox;
     const judged = this.judge(g, result.finalText).then((verdict) => {
       if (this.goal !== g || g.status !== 'active') return;
       g.last = verdict;
@@ -56,14 +58,14 @@ export class SessionRoutines {
         return;
       }
       const step = verdict.replace(/^CONTINUE:?\s*/i, '') || 'keep going';
-      this.session.inbox.notify({
+      channel.notify({
         kind: 'goal',
         id: 'goal',
         title: `🎯 goal: continuing (${g.turns}/${g.budget}) — ${step.slice(0, 80)}`,
         text: `[Standing goal — keep working until it is achieved: ${g.text}${g.subgoals.length ? `\nAlso required: ${g.subgoals.join('; ')}` : ''}]\nNext step: ${step}`,
       });
     });
-    this.session.inbox.expect(judged);
+    channel.expect(judged);
   }
 
   private async judge(g: Goal, reply: string): Promise<string> {

@@ -1,7 +1,13 @@
 // A session's inbox for background work: a process started with notify_on_complete finished, one
 // with watch_patterns printed a match, a background subagent is done. Each notice becomes the next
-// user turn of the conversation, as in Hermes; the surface decides when (the REPL when idle, the
-// gateway after the running turn, a one-shot run before it exits).
+// user turn of the conversation, as in Hermes; the surface decides when (the REPL and TUI when idle,
+// the gateway and ACP after the running turn, a one-shot run and an API request before they end).
+//
+// Tools hold a conversation's channel (`channel()`), not the inbox: after /new (or /resume) the
+// session opens a new channel, and whatever the old conversation's processes and subagents report
+// later is dropped instead of arriving in the new conversation.
+import type { TurnResult } from '../agent/types.ts';
+import { addUsage, type Message } from '../llm/types.ts';
 import type { BackgroundNotice, Notifier } from '../tools/types.ts';
 
 export class Inbox implements Notifier {
@@ -12,6 +18,37 @@ export class Inbox implements Notifier {
   private readonly listeners = new Set<() => void>();
   private readonly wakers = new Set<() => void>();
   private readonly ac = new AbortController();
+  /** Which conversation's channel is current. */
+  private generation = 0;
+
+  /** The notifier tools of the current conversation report through. */
+  channel(): Notifier {
+    const gen = this.generation;
+    const inbox = this;
+    return {
+      notify: (n) => {
+        if (inbox.generation === gen) inbox.notify(n);
+      },
+      expect: (work) => {
+        if (inbox.generation === gen) inbox.expect(work);
+      },
+      get signal() {
+        return inbox.signal;
+      },
+      get listening() {
+        return inbox.listening;
+      },
+    };
+  }
+
+  /** A new conversation starts (/new, /resume): waiting notices are dropped, old channels go quiet. Returns the new channel. */
+  newConversation(): Notifier {
+    this.generation++;
+    this.items = [];
+    this.work.clear();
+    this.wake();
+    return this.channel();
+  }
 
   /** Aborted when the session closes: background work stops with it. */
   get signal(): AbortSignal {
@@ -126,4 +163,37 @@ export async function runFollowUps(
     if (r.stop) break;
   }
   return rounds;
+}
+
+/**
+ * A request-shaped surface (the API server): runs the prompt, then, like a one-shot run, waits
+ * (bounded) for the background work that promised to report and answers it in follow-up turns of
+ * the same request. The result is the last turn's, with text, messages and usage of all of them.
+ */
+export async function promptWithFollowUps(
+  session: { inbox: Inbox; prompt(m: string | Message): Promise<TurnResult> },
+  message: string | Message,
+  waitMs: number,
+): Promise<TurnResult> {
+  session.inbox.listening = true;
+  let acc = await session.prompt(message);
+  if (acc.failed || acc.interrupted || !(session.inbox.working || session.inbox.size)) return acc;
+  await runFollowUps(session.inbox, {
+    deadlineMs: Date.now() + Math.max(0, waitMs),
+    run: async (text) => {
+      const r = await session.prompt(text);
+      const u = acc.usage;
+      acc = {
+        ...r,
+        finalText: [acc.finalText, r.finalText].filter(Boolean).join('\n\n'),
+        messages: [...acc.messages, ...r.messages],
+        apiCalls: acc.apiCalls + r.apiCalls,
+        iterations: acc.iterations + r.iterations,
+        costUsd: acc.costUsd === null || r.costUsd === null ? (acc.costUsd ?? r.costUsd) : acc.costUsd + r.costUsd,
+        usage: addUsage(u, r.usage),
+      };
+      return { stop: r.failed || r.interrupted };
+    },
+  });
+  return acc;
 }

@@ -19,6 +19,7 @@ import { contextLengthFor, DEFAULT_CONTEXT_LENGTH, describeError, listModels, ty
 import { promptTokens, type Message, type StreamFn, type Usage } from '../llm/types.ts';
 import { buildProjectContext, findProjectContext, loadSoul, ruleFileNames } from '../state/context-files.ts';
 import { isSessionStore, type SessionStoreApi } from '../state/store/index.ts';
+import { dropLease, inPlaceWanted, rotateSession, takeLease } from './compaction-store.ts';
 import { MemoryStore } from '../state/memory.ts';
 import { BuiltinMemoryProvider, MemoryManager } from '../state/memory-provider.ts';
 import { packageRoot, paths } from '../state/paths.ts';
@@ -37,6 +38,11 @@ export interface StateHost {
   readonly llm: LlmClient;
   readonly persisted: boolean;
   emit(e: AgentEvent): void;
+  /** Commit the store writes queued so far (before a compression archives the live rows). */
+  flushAppends(): void;
+  flushStore(): Promise<void>;
+  /** A store write that must not break the conversation. */
+  persist(write: () => unknown): void;
   /** Continue under a new session id (compression rotation); the task id stays. */
   adoptId(id: string): void;
   newId(): string;
@@ -159,6 +165,10 @@ export class SessionState {
   private readonly discovered = new Map<string, number>();
   private readonly discovering = new Set<string>();
   private compressing = false;
+  /** Compressions that summarized turns in this session (Hermes's compression_count). */
+  compressions = 0;
+  /** The session id whose stored compression cooldown was read. */
+  private cooldownFor = '';
 
   constructor(host: StateHost) {
     this.host = host;
@@ -435,10 +445,27 @@ export class SessionState {
     if (e.type === 'usage') this.lastUsage = e.usage;
   }
 
+  /**
+   * A stored session's summary-failure cooldown (another run, or Python Hermes, failed to summarize
+   * it recently) holds here too: read once per session id.
+   */
+  private async loadCooldown(): Promise<void> {
+    const store = this.host.options.store;
+    if (this.cooldownFor === this.host.id || !store?.getCompressionCooldown) return;
+    this.cooldownFor = this.host.id;
+    try {
+      const c = await store.getCompressionCooldown(this.host.id);
+      if (c && c.untilS * 1000 > this.compressor.cooldownUntil) this.compressor.cooldownUntil = c.untilS * 1000;
+    } catch {
+      /* the cooldown is an optimisation; never fatal */
+    }
+  }
+
   /** The loop's hook before every model request. */
   async beforeRequest(history: Message[]): Promise<void> {
     const c = this.host.options.config.compression;
     if (c?.enabled !== false && !this.compressing) {
+      await this.loadCooldown();
       this.compressor.settings = this.compressionSettings();
       const tokens = this.estimatePromptTokens(history);
       if (this.compressor.shouldCompress(tokens)) await this.runCompression(history, { promptTokens: tokens });
@@ -448,8 +475,8 @@ export class SessionState {
 
   /**
    * One compression pass over the live history. On success the history is replaced in place and, when
-   * the session is stored, the session rotates: the old one ends ("compression") with every message
-   * kept, and a child session (parent_session_id, "Title #2") continues with the compressed history.
+   * the session is stored, saved the way compaction-store.ts describes (in place under the session's
+   * compression lease, or the old way in a child session).
    */
   async runCompression(
     history: Message[],
@@ -457,7 +484,18 @@ export class SessionState {
   ): Promise<string> {
     if (this.compressing) return 'A compression is already running.';
     this.compressing = true;
+    const store = this.host.persisted ? this.host.options.store : undefined;
+    const inPlace = inPlaceWanted(store, this.host.options.config);
+    const leaseId = this.host.id;
+    let lease: string | null = null;
     try {
+      if (store && inPlace) {
+        // What the loop queued is committed first: the archive must cover every row of `history`.
+        this.host.flushAppends();
+        await this.host.flushStore();
+        lease = await takeLease(store, leaseId);
+        if (!lease) return 'Another process is compressing this session right now; the conversation is kept as it is.';
+      }
       this.compressor.settings = { ...this.compressionSettings(), ...opts.settings };
       if (this.memory) {
         const saved = await this.flushMemories(history);
@@ -468,37 +506,37 @@ export class SessionState {
       if (out.status === 'skipped') return `Nothing to compress: ${out.reason}.`;
       if (out.status === 'failed') {
         const msg = `Context compression failed (${out.error}). The conversation is kept whole; compression will be retried in ${Math.round(out.retryInMs / 60_000)} min.`;
+        if (store?.setCompressionCooldown) this.host.persist(() => store.setCompressionCooldown!(leaseId, (Date.now() + out.retryInMs) / 1000, out.error));
         this.host.emit({ type: 'warning', message: msg });
         return msg;
       }
+      let where = '';
+      if (out.summarized > 0 && store && inPlace) {
+        try {
+          await store.archiveAndCompact!(leaseId, out.messages, { lockHolder: lease ?? undefined });
+        } catch (e) {
+          const msg = `Context compression was not saved (${(e as Error).message}); the conversation is kept whole.`;
+          this.host.emit({ type: 'warning', message: msg });
+          return msg;
+        }
+      }
       history.splice(0, history.length, ...out.messages);
       this.lastUsage = null;
-      let where = '';
-      const store = this.host.options.store;
-      if (out.summarized > 0 && store && this.host.persisted) {
+      if (out.summarized > 0 && store && !inPlace) {
         const oldId = this.host.id;
-        const newId = this.host.newId();
         const o = this.host.options;
         try {
-          await store.createSession({ id: newId, source: o.source ?? o.platform, model: this.host.llm.active.model, systemPrompt: this.host.system, parentId: oldId, cwd: o.cwd });
-          if (isSessionStore(store)) {
-            const t = (await store.getSession(oldId))?.title;
-            if (t) {
-              try {
-                await store.setTitle(newId, await store.nextTitleInLineage(t));
-              } catch {
-                /* a racing writer took the title: stay untitled */
-              }
-            }
-          }
-          for (const m of history) store.appendMessage(newId, m);
-          await store.endSession?.(oldId, 'compression');
-          this.host.adoptId(newId);
+          const meta = { source: o.source ?? o.platform, model: this.host.llm.active.model, systemPrompt: this.host.system, cwd: o.cwd };
+          const newId = await rotateSession(store, { id: oldId, newId: () => this.host.newId(), adoptId: (id) => this.host.adoptId(id), createMeta: meta }, history);
           where = ` The full transcript stays in session ${oldId}; continuing as ${newId}.`;
         } catch (e) {
           // The old session keeps everything and new messages keep going to it.
           this.host.emit({ type: 'warning', message: `Could not start the continuation session in state.db (${(e as Error).message}); continuing in ${oldId}.` });
         }
+      }
+      if (out.summarized > 0) {
+        this.compressions++;
+        if (store?.setCompressionCooldown) this.host.persist(() => store.setCompressionCooldown!(this.host.id, null, null));
       }
       const msg =
         out.summarized > 0
@@ -507,6 +545,7 @@ export class SessionState {
       if (!opts.quiet) this.host.emit({ type: 'notice', message: msg });
       return msg;
     } finally {
+      if (store && lease) await dropLease(store, leaseId, lease);
       this.compressing = false;
     }
   }

@@ -58,6 +58,14 @@ export interface SessionStore {
   patchModelConfig?(sessionId: string, patch: Record<string, unknown>): Awaitable<void>;
   /** Resolves when every write issued so far is committed. */
   flush?(): Awaitable<void>;
+  /** Compression in place (Hermes's compression_locks lease + archive_and_compact); without it compression continues in a child session. */
+  readonly canCompactInPlace?: boolean;
+  tryAcquireCompressionLock?(sessionId: string, holder: string, ttlSeconds?: number): Awaitable<boolean>;
+  releaseCompressionLock?(sessionId: string, holder: string): Awaitable<boolean>;
+  archiveAndCompact?(sessionId: string, messages: Message[], opts?: { lockHolder?: string }): Awaitable<number>;
+  /** The summary-failure cooldown kept in state.db (compression_failure_cooldown_until / _error). */
+  setCompressionCooldown?(sessionId: string, untilS: number | null, error: string | null): Awaitable<void>;
+  getCompressionCooldown?(sessionId: string): Awaitable<{ untilS: number; error: string | null } | null>;
 }
 
 export interface ExplicitChoices {
@@ -300,7 +308,7 @@ export class Session {
       spawnChild: (spec) => this.spawnChild(spec),
       auxiliary: (task) => this.auxiliaryModel(task),
       canAsk: () => this.broker.interactive,
-      notifier: this.inbox,
+      notifier: this.inbox.channel(),
       ...o.services,
     };
     if (isSessionStore(o.store)) this.services.sessionDb = o.store;
@@ -414,6 +422,7 @@ export class Session {
     const oldId = this._id;
     this._id = newSessionId();
     this.plugins?.reset(reason, oldId, this._id);
+    this.services.notifier = this.inbox.newConversation();
     this.services.sessionId = this._id;
     this.services.taskId = this._id;
     this.services.state.delete('todo');
@@ -437,6 +446,7 @@ export class Session {
     if (this.started && r.id !== this._id) this.persist(() => this.options.store?.endSession?.(this._id, 'resumed_other'));
     this.state.onReset([...this.history]);
     this._id = r.id;
+    this.services.notifier = this.inbox.newConversation();
     this.services.sessionId = r.id;
     this.services.taskId = r.id;
     this.services.state.delete('todo');

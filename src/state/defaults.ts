@@ -123,6 +123,7 @@ export function defaultConfig() {
       protect_last_n: 20,
       protect_first_n: 3,
       max_attempts: 3,
+      in_place: true,
     },
     prompt_caching: { cache_ttl: '5m' },
     auxiliary: {

@@ -44,3 +44,18 @@ it('a finished background process becomes a turn when the REPL is idle', { skip:
     t.kill();
   }
 });
+
+it('the full-screen TUI answers the notice the same way', { skip: skip ?? false }, async () => {
+  const h = homeWithModel(fake.openaiBaseUrl);
+  const t = startHermes(['--tui'], { home: h });
+  try {
+    await t.waitFor(/● ready/, { timeoutMs: 30_000 });
+    t.type('run the tests');
+    t.keys('Enter');
+    await t.waitFor(/Tests are running in the background\./);
+    const s = await t.waitFor(/All 5 tests passed\./, { timeoutMs: 20_000 });
+    assert.match(s, /🔔 Background process Finished: sleep 1; echo 5 passed/);
+  } finally {
+    t.kill();
+  }
+});

@@ -1,9 +1,12 @@
 // Fake OAuth servers on loopback for the sign-ins Hermes does, speaking their real wire shapes:
-//   Nous Portal   POST /api/oauth/device/code, POST /api/oauth/token (device_code + refresh_token grants)
+//   Nous Portal   POST /api/oauth/device/code, POST /api/oauth/token (device_code + refresh_token grants),
+//                 POST /api/oauth/agent-key (Bearer access token → a minted inference key)
 //   OpenAI        POST /api/accounts/deviceauth/usercode, POST /api/accounts/deviceauth/token,
 //                 POST /oauth/token (authorization_code with PKCE, refresh_token)
 //   GitHub        POST /login/device/code, POST /login/oauth/access_token, GET /copilot_internal/v2/token
 //   Qwen          POST /api/v1/oauth2/device/code (PKCE), POST /api/v1/oauth2/token
+//   Anthropic     GET /oauth/authorize (the person approving: the callback page's `code#state`),
+//                 POST /v1/oauth/token (JSON; authorization_code with PKCE, refresh_token; single-use refresh tokens)
 // Every device code is approved after one "pending" poll. Tokens are JWT-shaped (unsigned) with
 // `exp`, `scope` and `email`, so expiry and labels work as with the real ones.
 import { createHash, randomBytes } from 'node:crypto';
@@ -26,6 +29,12 @@ export interface FakeOAuth {
   nousInferenceUrl: string;
   /** Copilot exchange: the API host returned in `endpoints.api` ('' = none). */
   copilotApi: string;
+  /** The scope Nous tokens carry (set `inference:mint_agent_key` for the minting Portal). */
+  nousScope: string;
+  /** Seconds minted Nous agent keys live. */
+  agentKeyTtl: number;
+  /** Minted Nous agent keys, in order. */
+  agentKeys: string[];
   /** Refresh grants fail with invalid_grant while true. */
   refuseRefresh: boolean;
   issued: string[];
@@ -41,12 +50,16 @@ export async function startFakeOAuth(): Promise<FakeOAuth> {
   const polls = new Map<string, number>();
   const qwenChallenges = new Map<string, string>();
   const codexVerifiers = new Map<string, string>();
+  const claudeCodes = new Map<string, { challenge: string; state: string; redirect: string }>();
   const refreshTokens = new Set<string>();
   const state: FakeOAuth = {
     url: '',
     requests: [],
     ttl: 3600,
     nousInferenceUrl: '',
+    nousScope: 'inference:invoke',
+    agentKeyTtl: 3600,
+    agentKeys: [],
     copilotApi: '',
     refuseRefresh: false,
     issued: [],
@@ -98,9 +111,18 @@ export async function startFakeOAuth(): Promise<FakeOAuth> {
       }
       if (path === '/api/oauth/token') {
         const extra = state.nousInferenceUrl ? { inference_base_url: state.nousInferenceUrl } : {};
-        if (body.grant_type === 'refresh_token') return refreshGrant('inference:invoke', 'ana@nous.test', extra);
+        if (body.grant_type === 'refresh_token') return refreshGrant(state.nousScope, 'ana@nous.test', extra);
         if (pendingOnce(body.device_code)) return send(400, { error: 'authorization_pending' });
-        return send(200, { access_token: token('inference:invoke', 'ana@nous.test'), refresh_token: refreshToken(), token_type: 'Bearer', expires_in: state.ttl, scope: 'inference:invoke', ...extra });
+        return send(200, { access_token: token(state.nousScope, 'ana@nous.test'), refresh_token: refreshToken(), token_type: 'Bearer', expires_in: state.ttl, scope: state.nousScope, ...extra });
+      }
+      if (path === '/api/oauth/agent-key') {
+        const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1] ?? '';
+        const claims = bearer.split('.').length === 3 ? (JSON.parse(Buffer.from(bearer.split('.')[1], 'base64url').toString()) as { exp?: number; scope?: string }) : {};
+        if (!state.issued.includes(bearer) || (claims.exp ?? 0) * 1000 <= Date.now()) return send(401, { error: 'invalid_token', error_description: 'access token expired' });
+        if (!String(claims.scope).includes('inference:mint_agent_key')) return send(403, { error: 'insufficient_scope' });
+        const key = `nous-agent-${randomBytes(8).toString('hex')}`;
+        state.agentKeys.push(key);
+        return send(200, { api_key: key, key_id: `key-${state.agentKeys.length}`, expires_in: state.agentKeyTtl, reused: false, ...(state.nousInferenceUrl ? { inference_base_url: state.nousInferenceUrl } : {}) });
       }
       // --- OpenAI (Codex)
       if (path === '/api/accounts/deviceauth/usercode') return send(200, { user_code: 'CODX-5678', device_auth_id: `dai-${randomBytes(4).toString('hex')}`, interval: '1' });
@@ -128,6 +150,42 @@ export async function startFakeOAuth(): Promise<FakeOAuth> {
         const t = `tid=copilot;exp=${Date.now()};${randomBytes(6).toString('hex')}`;
         state.issued.push(t);
         return send(200, { token: t, expires_at: Math.floor(Date.now() / 1000) + state.ttl, ...(state.copilotApi ? { endpoints: { api: state.copilotApi } } : {}) });
+      }
+      // --- Anthropic (Claude Pro/Max PKCE)
+      if (path === '/oauth/authorize') {
+        const q = new URL(req.url ?? '/', 'http://x').searchParams;
+        if (q.get('response_type') !== 'code' || q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge') || !q.get('state')) return send(400, { error: 'invalid_request' });
+        const code = `claude-ac-${randomBytes(4).toString('hex')}`;
+        const redirect = q.get('redirect_uri') ?? '';
+        claudeCodes.set(code, { challenge: q.get('code_challenge')!, state: q.get('state')!, redirect });
+        // A loopback redirect (Claude Code's automatic flow): the browser is sent back with the code.
+        if (/^http:\/\/(localhost|127\.0\.0\.1):\d+\//.test(redirect)) {
+          res.writeHead(302, { location: `${redirect}?${new URLSearchParams({ code, state: q.get('state')! })}` });
+          return res.end();
+        }
+        // What the console's callback page shows the person to paste.
+        return send(200, { paste: `${code}#${q.get('state')}` });
+      }
+      if (path === '/v1/oauth/token') {
+        const sk = (kind: 'oat' | 'ort') => `sk-ant-${kind}01-${randomBytes(12).toString('hex')}`;
+        if (body.grant_type === 'refresh_token') {
+          if (state.refuseRefresh || !refreshTokens.has(body.refresh_token)) return send(400, { error: 'invalid_grant', error_description: 'refresh token revoked' });
+          refreshTokens.delete(body.refresh_token);
+          const at = sk('oat');
+          state.issued.push(at);
+          const rt = sk('ort');
+          refreshTokens.add(rt);
+          return send(200, { access_token: at, refresh_token: rt, expires_in: state.ttl, token_type: 'Bearer' });
+        }
+        const grant = claudeCodes.get(body.code);
+        claudeCodes.delete(body.code);
+        if (body.grant_type !== 'authorization_code' || !grant || grant.state !== body.state || grant.redirect !== body.redirect_uri) return send(400, { error: 'invalid_grant' });
+        if (createHash('sha256').update(body.code_verifier ?? '').digest('base64url') !== grant.challenge) return send(400, { error: 'invalid_grant', error_description: 'PKCE verification failed' });
+        const at = sk('oat');
+        state.issued.push(at);
+        const rt = sk('ort');
+        refreshTokens.add(rt);
+        return send(200, { access_token: at, refresh_token: rt, expires_in: state.ttl, token_type: 'Bearer', scope: 'user:inference user:profile' });
       }
       // --- Qwen
       if (path === '/api/v1/oauth2/device/code') {

@@ -9,6 +9,7 @@ import { SessionDB } from '../../src/state/db.ts';
 import { BIN, cleanEnv, hermes, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.ts';
 import { copyPythonHome, dbLayout, PY_SESSIONS } from '../helpers/hermes-home.ts';
+import { pyRows, pyScalar } from '../helpers/py-sqlite.ts';
 
 let llm: FakeLlm;
 before(async () => {
@@ -302,13 +303,26 @@ test('a conversation past the context limit is compressed (by the auxiliary mode
     assert.match(JSON.stringify(last.body.messages), /Discuss the essays/);
     const db = SessionDB.open(join(h, 'state.db'));
     const sessions = db.listSessions({ limit: 50 });
-    assert.equal(sessions.length, 1 + compressed, 'one linked child per compression');
-    const root = sessions.find((s) => !s.parent_session_id)!;
-    assert.equal(db.descendants(root.id).length, compressed);
+    assert.equal(sessions.length, 1, 'compressed in place: one session for the whole conversation');
     for (let i = 0; i < 9; i++) assert.ok(db.searchMessages(`essay${i}token`).length >= 1, `essay ${i} is still in state.db`);
-    const stored = sessions.reduce((n, s) => n + db.messageCount(s.id), 0);
-    assert.ok(stored >= 18, `${stored} messages stored`);
+    assert.ok(db.messageCount(sessions[0].id) >= 18, 'every message is kept');
     db.close();
+    // As Hermes reads it: the live rows are what --continue replayed (the last resume sent them all).
+    const rows = pyRows(join(h, 'state.db'), sessions[0].id);
+    const live = rows.filter((r) => r.active === 1);
+    assert.ok(rows.some((r) => r.active === 0 && r.compacted === 1), 'replaced turns are marked compacted');
+    assert.ok(rows.every((r) => r.active === 1 ? r.compacted === 0 : r.compacted === 1), 'nothing is rewound, nothing live is compacted');
+    assert.equal(pyScalar(join(h, 'state.db'), `SELECT message_count FROM sessions WHERE id = '${sessions[0].id}'`), live.length);
+    assert.equal(pyScalar(join(h, 'state.db'), 'SELECT COUNT(*) FROM compression_locks'), 0, 'the lease is released');
+    assert.ok(live.some((r) => String(r.content).startsWith('[CONTEXT COMPACTION]')), 'the summary is a live row');
+    // Resuming replays the live rows only: the newest reply is there, the compacted first essay is not.
+    const r = await hermes(['chat', '--continue', '-q', 'final'], { home: h });
+    assert.equal(r.code, 0, r.stderr);
+    const sent = JSON.stringify(llm.requests.filter(isMain).at(-1)!.body.messages);
+    assert.ok(sent.includes(JSON.stringify(String(live.at(-1)!.content)).slice(1, -1)), 'the last live reply is replayed');
+    const gone = rows.find((x) => x.compacted === 1 && x.role === 'user' && !live.some((l) => l.content === x.content))!;
+    const token = /essay\d+token/.exec(String(gone.content))![0];
+    assert.ok(!sent.includes(token), `compacted turns are not replayed (${token})`);
   } finally {
     llm.setHandler(null);
     await aux.close();

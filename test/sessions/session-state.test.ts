@@ -103,7 +103,7 @@ function bigConversationSteps(n: number) {
   return Array.from({ length: n }, (_, i) => ({ text: `answer ${i}: ${long(200, 'ans')}` }));
 }
 
-test('a failing compression summary keeps the whole conversation and says so; /compress later succeeds', async () => {
+test('a failing compression summary keeps the whole conversation and says so; /compress later succeeds (in_place: false continues in a child)', async () => {
   let auxFails = true;
   const h = harness({
     steps: bigConversationSteps(12),
@@ -113,6 +113,7 @@ test('a failing compression summary keeps the whole conversation and says so; /c
     session: { contextLength: 12_000 },
     config: (c) => {
       c.compression.protect_last_n = 4;
+      c.compression.in_place = false;
     },
   });
   const s = h.session;
@@ -162,11 +163,86 @@ test('automatic compression kicks in at the threshold and the turn goes on', asy
   assert.ok(last.messages.some((m) => String(m.content).includes('Summarized.')));
   // Every request stayed under the window.
   for (const r of h.requests) assert.ok(JSON.stringify(r).length / 4 < 12_000);
+  // In place: one session; its live rows are the history, the replaced ones stay as compacted rows.
   const all = h.db.listSessions({ limit: 10 });
-  assert.equal(all.length, 1 + h.aux.compression.length, 'one child session per compression');
-  const first = h.db.getMessages(all.at(-1)!.id);
-  assert.ok(first.length >= 15, 'the first session keeps the whole transcript up to the rotation');
-  first.forEach((m, i) => assert.match(String(m.content), new RegExp(`^${i % 2 ? 'answer' : 'question'} ${Math.floor(i / 2)}:`)));
+  assert.equal(all.length, 1, 'the session keeps its id');
+  assert.equal(all[0].id, h.session.id);
+  assert.deepEqual(h.db.getMessages(h.session.id).map((m) => m.content), h.session.history.map((m) => m.content));
+  const compacted = h.db.getMessageRows(h.session.id, 'all').filter((r) => r.compacted === 1);
+  assert.ok(compacted.length >= 15 && compacted.every((r) => r.active === 0));
+  const originals = compacted.filter((r) => !String(r.content).startsWith('[CONTEXT COMPACTION]')).slice(0, 15);
+  originals.forEach((r, i) => assert.match(String(r.content), new RegExp(`^${i % 2 ? 'answer' : 'question'} ${Math.floor(i / 2)}:`)));
+  assert.equal(h.db.getSession(h.session.id)!.message_count, h.session.history.length);
+  assert.equal(h.db.getTranscript(h.session.id).length, h.db.messageCount(h.session.id), 'compacted rows still show in the transcript');
+});
+
+test('in-place compression holds the compression_locks lease; a session another process is compressing is left alone', async () => {
+  const h = harness({
+    steps: bigConversationSteps(6),
+    aux: { compression: () => ({ text: '## Goal\nLeased.' }) },
+    session: { contextLength: 1_000_000 },
+    config: (c) => {
+      c.compression.protect_last_n = 2;
+    },
+  });
+  const s = h.session;
+  for (let i = 0; i < 5; i++) await s.prompt(`question ${i}: ${long(50, 'q')}`);
+  const reg = createCommandRegistry({ home: h.home });
+  // Another process holds the lease: nothing is compressed, nothing is written.
+  assert.ok(h.db.tryAcquireCompressionLock(s.id, 'host=elsewhere:pid=1:token=x'));
+  const held = await runCommand(reg, '/compress', { session: s, surface: 'cli', hooks: {} });
+  assert.match(held!.output!, /Another process is compressing this session/);
+  assert.equal(h.aux.compression.length, 0);
+  assert.equal(h.db.getMessageRows(s.id, 'all').filter((r) => r.compacted === 1).length, 0);
+  assert.ok(h.db.releaseCompressionLock(s.id, 'host=elsewhere:pid=1:token=x'));
+  // An expired lease is reclaimed.
+  assert.ok(h.db.tryAcquireCompressionLock(s.id, 'host=crashed:pid=2:token=y', -1), 'a lease that has already expired');
+  const out = await runCommand(reg, '/compress', { session: s, surface: 'cli', hooks: {} });
+  assert.match(out!.output!, /Context compressed/);
+  assert.equal(h.db.getSession(s.id)!.id, s.id);
+  assert.equal(h.db.listSessions({ limit: 5 }).length, 1);
+  assert.equal(h.db.getMessageRows(s.id, 'all').filter((r) => r.compacted === 1).length, 10);
+  // The lease is released after the commit.
+  assert.ok(h.db.tryAcquireCompressionLock(s.id, 'probe'));
+  // A lost lease refuses the commit (nothing changes).
+  assert.throws(() => h.db.archiveAndCompact(s.id, [], { lockHolder: 'not-the-holder' }), /lease .* was lost/);
+  assert.deepEqual(h.db.getMessages(s.id).map((m) => m.content), s.history.map((m) => m.content));
+});
+
+test('a failed summary’s cooldown is kept in state.db (as Hermes does) and holds for the next process that resumes the session', async () => {
+  const h = harness({
+    steps: bigConversationSteps(12),
+    aux: { compression: () => ({ error: { kind: 'server', status: 529, message: 'overloaded' } }) },
+    session: { contextLength: 12_000 },
+    config: (c) => {
+      c.compression.protect_last_n = 4;
+    },
+  });
+  for (let i = 0; i < 10; i++) await h.session.prompt(`question ${i}: ${long(200, 'q')}`);
+  assert.equal(h.aux.compression.length, 1);
+  await h.session.flushStore();
+  const cd = h.db.getCompressionCooldown(h.session.id)!;
+  assert.ok(cd.untilS * 1000 > Date.now() + 30_000, 'a cooldown in the future');
+  assert.match(String(cd.error), /overloaded/);
+  // Another process resumes the session: it does not retry the summary during the cooldown.
+  const h2 = harness({
+    home: h.home,
+    db: h.db,
+    steps: bigConversationSteps(2),
+    aux: { compression: () => ({ text: '## Goal\nFine now.' }) },
+    session: { contextLength: 12_000 },
+    config: (c) => {
+      c.compression.protect_last_n = 4;
+    },
+  });
+  h2.session.restore({ id: h.session.id, history: h.db.getMessages(h.session.id) });
+  await h2.session.prompt(`question 10: ${long(200, 'q')}`);
+  assert.equal(h2.aux.compression.length, 0, 'still cooling down');
+  // /compress forces it; success clears the stored cooldown.
+  const out = await runCommand(createCommandRegistry({ home: h.home }), '/compress', { session: h2.session, surface: 'cli', hooks: {} });
+  assert.match(out!.output!, /Context compressed/);
+  await h2.session.flushStore();
+  assert.equal(h.db.getCompressionCooldown(h.session.id), null);
 });
 
 test('a context-length error from the provider triggers compression and a retry', async () => {

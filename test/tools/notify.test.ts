@@ -8,7 +8,7 @@ import delegateTask from '../../src/tools/delegate.ts';
 import processTool from '../../src/tools/process.ts';
 import { Watcher, WATCH_LIFETIME_MAX_HITS, WATCH_MIN_INTERVAL_MS } from '../../src/tools/process-notify.ts';
 import terminal from '../../src/tools/terminal.ts';
-import type { ChildResult, ChildSpec } from '../../src/tools/types.ts';
+import type { ChildResult, ChildSpec, Notifier } from '../../src/tools/types.ts';
 import { until } from '../gateway/helpers.ts';
 import { call, closeServices, makeServices } from './helpers.ts';
 
@@ -186,5 +186,44 @@ describe('delegate_task background', () => {
     assert.deepEqual(r.json.results[0].tokens, { input: 100, output: 20 });
     assert.equal(r.json.results[0].cost_usd, 0.0012);
     assert.equal(r.json.results[0].model, 'child-model');
+  });
+});
+
+describe('a new conversation (/new, /resume)', () => {
+  it('drops what the old conversation’s background processes report later; the new one hears its own', async () => {
+    const inbox = listeningInbox();
+    // The old conversation's channel, counting what its process tries to report.
+    const channel = inbox.channel();
+    let reported = 0;
+    const old: Notifier = {
+      notify: (n) => {
+        reported++;
+        channel.notify(n);
+      },
+      expect: (w) => channel.expect(w),
+      get signal() {
+        return channel.signal;
+      },
+      get listening() {
+        return channel.listening;
+      },
+    };
+    const s = makeServices({ notifier: old });
+    try {
+      await call(terminal, { command: 'sleep 0.3; echo old build done', background: true, notify_on_complete: true }, s);
+      assert.equal(inbox.working, 1);
+      // /new: the session takes a new channel; the old one goes quiet.
+      s.notifier = inbox.newConversation();
+      assert.equal(inbox.working, 0, 'the new conversation waits for nothing of the old one');
+      await until(() => reported === 1, 15_000, 'the old process to report');
+      assert.equal(inbox.size, 0, 'nothing of the old conversation arrives');
+      const mine = await call(terminal, { command: 'echo new build done', background: true, notify_on_complete: true }, s);
+      assert.equal(await inbox.settle(15_000), true);
+      const notes = inbox.take();
+      assert.equal(notes.length, 1);
+      assert.match(notes[0].text, new RegExp(mine.json.session_id));
+    } finally {
+      await closeServices(s);
+    }
   });
 });

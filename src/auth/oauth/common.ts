@@ -13,6 +13,8 @@ export interface LoginIo {
   timeoutMs?: number;
   sleep?: (ms: number) => Promise<void>;
   env: NodeJS.ProcessEnv;
+  /** Asks the person for one line (a pasted authorization code); absent where nobody can answer. */
+  readLine?: (prompt: string, signal?: AbortSignal) => Promise<string>;
 }
 
 export class OAuthError extends Error {

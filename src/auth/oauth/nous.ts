@@ -3,17 +3,25 @@
 // `inference:invoke`. The access token is the inference JWT (kept as `agent_key` too, Hermes's field
 // for the runtime credential); `refresh_token` renews it two minutes before it expires.
 //
+// A grant with the older `inference:mint_agent_key` scope (no `inference:invoke`) is used the way
+// Hermes did before the Portal moved to invoke JWTs: the access token mints a short-lived inference
+// key at `<portal>/api/oauth/agent-key` (Bearer, {min_ttl_seconds: 1800}), kept in the `agent_key*`
+// fields and minted again once less than 30 minutes of it remain (a 401 on the mint refreshes first).
+//
 // State lives in auth.json `providers.nous` with Hermes's fields. The portal comes from `--portal-url`,
 // HERMES_PORTAL_BASE_URL / NOUS_PORTAL_BASE_URL, or the saved state; an inference URL the portal
 // sends is only accepted on Nous's own hosts (or the one NOUS_INFERENCE_BASE_URL names), so a
 // tampered reply cannot send the token elsewhere.
 import { pythonUtcNow, type JsonObject } from '../store.ts';
-import { envUrl, jwtExpiryMs, OAuthError, pollDeviceToken, post, printDeviceInstructions, s, type LoginIo } from './common.ts';
+import { envUrl, jwtClaims, jwtExpiryMs, OAuthError, pollDeviceToken, post, printDeviceInstructions, request, s, type LoginIo } from './common.ts';
 
 export const DEFAULT_NOUS_PORTAL_URL = 'https://portal.nousresearch.com';
 export const DEFAULT_NOUS_INFERENCE_URL = 'https://inference-api.nousresearch.com/v1';
 export const DEFAULT_NOUS_CLIENT_ID = 'hermes-cli';
 export const DEFAULT_NOUS_SCOPE = 'inference:invoke';
+export const NOUS_MINT_SCOPE = 'inference:mint_agent_key';
+/** A minted key is replaced once less than this remains (Hermes's min_key_ttl_seconds). */
+export const NOUS_AGENT_KEY_MIN_TTL_S = 1800;
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const INFERENCE_HOSTS = new Set(['inference-api.nousresearch.com', 'welcome-api.nousresearch.com']);
 const PORTAL_HOSTS = new Set(['portal.nousresearch.com']);
@@ -64,6 +72,80 @@ export function nousExpiresAt(state: JsonObject): number | undefined {
   return jwtExpiryMs(state.access_token) ?? (s(state.expires_at) ? Date.parse(s(state.expires_at)) || undefined : undefined);
 }
 
+function scopesOf(state: JsonObject): Set<string> {
+  const out = new Set<string>();
+  const c = jwtClaims(state.access_token);
+  for (const v of [state.scope, c.scope, c.scp]) {
+    const items = typeof v === 'string' ? v.replace(/,/g, ' ').split(/\s+/) : Array.isArray(v) ? v : [];
+    for (const x of items) if (typeof x === 'string' && x) out.add(x);
+  }
+  return out;
+}
+
+/** The grant mints inference keys (older Portal scope) instead of being one (invoke JWT). */
+export function nousMintsKeys(state: JsonObject): boolean {
+  const sc = scopesOf(state);
+  return sc.has(NOUS_MINT_SCOPE) && !sc.has(DEFAULT_NOUS_SCOPE);
+}
+
+/** The inference key and when it must be renewed (for a minted key: when its minimum TTL is reached). */
+export function nousKey(state: JsonObject): { key: string; renewAt?: number } {
+  if (nousMintsKeys(state)) {
+    const exp = Date.parse(s(state.agent_key_expires_at));
+    return { key: s(state.agent_key), renewAt: Number.isFinite(exp) ? exp - NOUS_AGENT_KEY_MIN_TTL_S * 1000 : 0 };
+  }
+  return { key: s(state.agent_key) || s(state.access_token), renewAt: nousExpiresAt(state) };
+}
+
+/** Mints (or has the Portal reuse) an inference key with the access token. */
+export async function mintNousAgentKey(state: JsonObject, env: NodeJS.ProcessEnv): Promise<JsonObject> {
+  const access = s(state.access_token);
+  if (!access) throw new OAuthError('The Nous Portal sign-in has no access token. Sign in again with `hermes auth add nous`.', 'not_authenticated', true);
+  const portal = nousPortalUrl(env, state);
+  const r = await request(
+    `${portal}/api/oauth/agent-key`,
+    { method: 'POST', headers: { Accept: 'application/json', 'Content-Type': 'application/json', Authorization: `Bearer ${access}` }, body: JSON.stringify({ min_ttl_seconds: NOUS_AGENT_KEY_MIN_TTL_S }) },
+    { what: 'Minting a Nous inference key' },
+  );
+  const key = s(r.json?.api_key);
+  if (r.status !== 200 || !key) {
+    const code = s(r.json?.error) || (r.status === 401 ? 'invalid_token' : 'server_error');
+    const detail = s(r.json?.error_description) || code;
+    const hint = /subscription/i.test(detail) ? ` Check your subscription at ${portal}.` : '';
+    throw new OAuthError(`Nous Portal did not mint an inference key (${detail}).${hint}`, code, code === 'invalid_grant');
+  }
+  const now = Date.now();
+  const ttl = Number(r.json?.expires_in);
+  const expMs = Date.parse(s(r.json?.expires_at)) || (Number.isFinite(ttl) && ttl > 0 ? now + ttl * 1000 : now + 3600_000);
+  const inference = acceptedInferenceUrl(r.json?.inference_base_url, env);
+  return {
+    ...state,
+    ...(inference ? { inference_base_url: inference } : {}),
+    agent_key: key,
+    agent_key_id: s(r.json?.key_id) || null,
+    agent_key_expires_at: pythonUtcNow(expMs),
+    agent_key_expires_in: Math.max(0, Math.floor((expMs - now) / 1000)),
+    agent_key_reused: r.json?.reused === true,
+    agent_key_obtained_at: pythonUtcNow(now),
+  };
+}
+
+/**
+ * Makes the state's inference key usable again: a minted key is minted anew (the access token is
+ * refreshed first when it is expiring, or when the Portal refuses it); an invoke JWT is refreshed.
+ */
+export async function renewNous(state: JsonObject, env: NodeJS.ProcessEnv): Promise<JsonObject> {
+  if (!nousMintsKeys(state)) return refreshNous(state, env);
+  const exp = nousExpiresAt(state);
+  if (!s(state.access_token) || (exp && exp <= Date.now() + 120_000)) return refreshNous(state, env);
+  try {
+    return await mintNousAgentKey(state, env);
+  } catch (e) {
+    if (e instanceof OAuthError && e.code === 'invalid_token') return refreshNous(state, env);
+    throw e;
+  }
+}
+
 /** Merges a token reply into a `providers.nous` state with Hermes's fields. */
 function applyTokens(state: JsonObject, reply: Record<string, unknown>, env: NodeJS.ProcessEnv): JsonObject {
   const now = Date.now();
@@ -74,7 +156,7 @@ function applyTokens(state: JsonObject, reply: Record<string, unknown>, env: Nod
   const expiresAt = expMs ? pythonUtcNow(expMs) : null;
   const remaining = expMs ? Math.max(0, Math.floor((expMs - now) / 1000)) : ttl ?? null;
   const inference = acceptedInferenceUrl(reply.inference_base_url, env) ?? acceptedInferenceUrl(state.inference_base_url, env) ?? DEFAULT_NOUS_INFERENCE_URL;
-  return {
+  const next: JsonObject = {
     ...state,
     access_token: access,
     refresh_token: s(reply.refresh_token) || s(state.refresh_token) || null,
@@ -84,6 +166,11 @@ function applyTokens(state: JsonObject, reply: Record<string, unknown>, env: Nod
     obtained_at: pythonUtcNow(now),
     expires_in: remaining,
     expires_at: expiresAt,
+  };
+  // A minting grant keeps its minted key (renewed separately); an invoke JWT is its own key.
+  if (nousMintsKeys(next)) return next;
+  return {
+    ...next,
     // Hermes keeps the runtime credential in `agent_key`: the inference JWT itself.
     agent_key: access,
     agent_key_id: null,
@@ -118,7 +205,8 @@ export async function nousDeviceLogin(o: NousLoginOptions, io: LoginIo): Promise
     tls: { insecure: false, ca_bundle: null },
   };
   if (o.label) base.label = o.label;
-  return applyTokens(base, tokens, io.env);
+  const state = applyTokens(base, tokens, io.env);
+  return nousMintsKeys(state) ? mintNousAgentKey(state, io.env) : state;
 }
 
 /** Renews a `providers.nous` state with its refresh token. */
@@ -132,5 +220,6 @@ export async function refreshNous(state: JsonObject, env: NodeJS.ProcessEnv): Pr
     const relogin = ['invalid_grant', 'invalid_token', 'unauthorized_client', 'refresh_token_reused'].includes(code) || r.status === 401;
     throw new OAuthError(`Refreshing the Nous Portal token failed (${code}).${relogin ? ' Sign in again with `hermes auth add nous`.' : ''}`, code, relogin);
   }
-  return applyTokens(state, r.json!, env);
+  const next = applyTokens(state, r.json!, env);
+  return nousMintsKeys(next) ? mintNousAgentKey(next, env) : next;
 }

@@ -7,7 +7,7 @@ export default function register(program: Command): void {
   auth.action(run('overview'));
   auth
     .command('add <provider>')
-    .description('add an API key or sign in with OAuth (nous, openai-codex, qwen-oauth; copilot with --type oauth)')
+    .description('add an API key or sign in with OAuth (nous, openai-codex, qwen-oauth; anthropic (Claude Pro/Max) and copilot with --type oauth)')
     .addOption(new Option('--type <type>', 'api-key or oauth (default: oauth for nous, openai-codex, qwen-oauth)').choices(['api-key', 'api_key', 'oauth']))
     .option('--api-key <key>', 'the key (without it: prompted, or read from stdin)')
     .option('--label <label>', 'a name for the credential in `hermes auth list`')

@@ -379,6 +379,17 @@ export class ApiServer implements PlatformAdapter {
     return v as Json;
   }
 
+  /**
+   * One request's turn; background work it started with notify_on_complete (or a background
+   * subagent) is waited for, bounded by terminal.oneshot_completion_wait_seconds, and answered in
+   * follow-up turns of the same response, as a one-shot run does.
+   */
+  private async prompt(session: Session, message: Message): Promise<TurnResult> {
+    const { promptWithFollowUps } = await import('../../runtime/inbox.ts');
+    const waitS = Number(this.runner.config.terminal?.oneshot_completion_wait_seconds ?? 600);
+    return promptWithFollowUps(session, message, (Number.isFinite(waitS) ? waitS : 600) * 1000);
+  }
+
   private progressPayload(e: Extract<AgentEvent, { type: 'tool_start' }>) {
     return { object: 'hermes.tool.progress', choices: [], tool: e.name, emoji: toolEmoji(e.name, e.emoji), label: redactSecrets(toolDetail(e.name, e.args) || e.name), toolCallId: e.callId, status: 'running' };
   }
@@ -417,7 +428,7 @@ export class ApiServer implements PlatformAdapter {
           });
           this.active.add(session);
           try {
-            const r = await session.prompt({ role: 'user', content: last.content });
+            const r = await this.prompt(session, { role: 'user', content: last.content });
             if (r.failed && !r.interrupted) send(JSON.stringify({ error: { message: redactSecrets(r.error?.message ?? 'The agent failed.'), type: 'server_error', code: null, param: null } }));
             else {
               chunk({}, r.partial ? 'length' : 'stop');
@@ -438,7 +449,7 @@ export class ApiServer implements PlatformAdapter {
     }
     this.active.add(session);
     try {
-      const r = await session.prompt({ role: 'user', content: last.content });
+      const r = await this.prompt(session, { role: 'user', content: last.content });
       if (r.failed) throw new HttpError(502, redactSecrets(r.error?.message ?? 'The agent failed.'), 'server_error');
       const u = usageOf(r);
       return Response.json(
@@ -542,7 +553,7 @@ export class ApiServer implements PlatformAdapter {
     if (body.stream !== true) {
       this.active.add(session);
       try {
-        const r = await session.prompt(last);
+        const r = await this.prompt(session, last);
         return Response.json(finish(r, outputItems(r.messages)), { headers });
       } finally {
         this.active.delete(session);
@@ -595,7 +606,7 @@ export class ApiServer implements PlatformAdapter {
         });
         this.active.add(session);
         try {
-          const r = await session.prompt(last);
+          const r = await this.prompt(session, last);
           closeText();
           const final = output.filter((o) => Object.keys(o).length);
           if (!final.some((o) => o.type === 'message') && r.finalText) final.push({ type: 'message', id: rid('msg_'), status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: r.finalText, annotations: [] }] });

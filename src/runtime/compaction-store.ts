@@ -1,0 +1,67 @@
+// Where a compressed conversation goes in the session store. Hermes 0.18 compresses in place
+// (`compression.in_place`, default true): the session keeps its id, the replaced rows stay on disk as
+// `active = 0, compacted = 1` (searchable, shown in transcripts, never replayed) and the compressed
+// history becomes the live rows — all under the session's `compression_locks` lease, so two
+// processes never compress one session at once. `in_place: false`, or a store without the lease
+// (PostgreSQL for now), continues the old way: the session ends ("compression") and a child session
+// (parent_session_id, "Title #2") carries the compressed history. Sessions written either way read
+// back the same.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Message } from '../llm/types.ts';
+import { isSessionStore } from '../state/store/index.ts';
+import type { SessionStore } from './session.ts';
+
+/** Hermes's lease length for one compression. */
+export const COMPRESSION_LOCK_TTL_S = 300;
+
+/** A holder string naming this process (Hermes's structured `host=…:pid=…` form, plus a nonce). */
+export function compressionHolder(): string {
+  return `host=${hostname()}:pid=${process.pid}:token=${randomBytes(4).toString('hex')}`;
+}
+
+export function inPlaceWanted(store: SessionStore | undefined, config: { compression?: { in_place?: boolean } }): boolean {
+  return !!store?.canCompactInPlace && !!store.archiveAndCompact && config.compression?.in_place !== false;
+}
+
+/** Takes the lease; null when another process holds it (then nothing is compressed). */
+export async function takeLease(store: SessionStore, sessionId: string): Promise<string | null> {
+  const holder = compressionHolder();
+  return (await store.tryAcquireCompressionLock?.(sessionId, holder, COMPRESSION_LOCK_TTL_S)) ? holder : null;
+}
+
+export async function dropLease(store: SessionStore, sessionId: string, holder: string): Promise<void> {
+  try {
+    await store.releaseCompressionLock?.(sessionId, holder);
+  } catch {
+    /* the lease expires on its own */
+  }
+}
+
+export interface RotateHost {
+  id: string;
+  newId(): string;
+  adoptId(id: string): void;
+  createMeta: { source: string; model: string; systemPrompt: string; cwd?: string };
+}
+
+/** The old way: a child session carries the compressed history; returns the new id. */
+export async function rotateSession(store: SessionStore, host: RotateHost, history: Message[]): Promise<string> {
+  const oldId = host.id;
+  const newId = host.newId();
+  await store.createSession({ id: newId, ...host.createMeta, parentId: oldId });
+  if (isSessionStore(store)) {
+    const t = (await store.getSession(oldId))?.title;
+    if (t) {
+      try {
+        await store.setTitle(newId, await store.nextTitleInLineage(t));
+      } catch {
+        /* a racing writer took the title: stay untitled */
+      }
+    }
+  }
+  for (const m of history) store.appendMessage(newId, m);
+  await store.endSession?.(oldId, 'compression');
+  host.adoptId(newId);
+  return newId;
+}

@@ -84,7 +84,7 @@ describe('runtime on PostgreSQL', { skip: skip ?? false }, () => {
     const c = await hermes(['chat', '-q', 'and now?', '-Q', '--resume', 'Two-turn fixture chat'], { home: h });
     assert.equal(c.code, 0, c.stderr);
     const { SessionDB } = await import('../../src/state/db.ts');
-    const src = SessionDB.open(join(FIXTURE, 'state.db'));
+    const src = SessionDB.open(join(h, 'state.db')) // the copy: the fixture itself is never opened in place;
     try {
       const id = src.resolveSession('Two-turn fixture chat')!;
       const history = src.getMessages(id).filter((m) => m.role === 'user').map((m) => String(m.content));

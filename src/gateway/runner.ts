@@ -7,7 +7,7 @@
 //     open clarify/approval and mid-turn commands (/status, /queue, /steer…) act at once;
 //  2. anything else follows the busy input mode: `interrupt` (stop the turn, run the new message
 //     next — ⚡), `queue` (run it after — ⏳) or `steer` (hand it to the running turn — ⏩).
-import { localeFrom, setLocale } from '../i18n/index.ts';
+import { localeFrom, setLocale, t } from '../i18n/index.ts';
 import type { AgentRequest } from '../agent/types.ts';
 import { createCommandRegistry } from '../commands/builtin.ts';
 import type { CommandRegistry } from '../commands/registry.ts';
@@ -575,15 +575,15 @@ export class GatewayRunner {
       const ack = (platformSettings(this.config as never, src.platform).busy_ack_enabled ?? (this.config.display as { busy_ack_enabled?: boolean }).busy_ack_enabled ?? adapter.prefers?.busyAck) !== false;
       if (mode === 'steer' && warm) {
         warm.session.steer(speakerText(msg, { home: this.home, config: this.config as never, env: this.env, keyOpts: this.keyOpts, log: this.log }));
-        if (ack) await this.reply(adapter, src, '⏩ Noted — the agent sees this after its current step.');
+        if (ack) await this.reply(adapter, src, t('gateway.busy_steer'));
         done();
         return;
       }
       lane.waiting.push(msg);
       if (mode === 'interrupt' && warm) {
-        if (ack) await this.reply(adapter, src, '⚡ Interrupting the current task to handle your new message.');
+        if (ack) await this.reply(adapter, src, t('gateway.busy_interrupt'));
         warm.session.interrupt();
-      } else if (ack) await this.reply(adapter, src, `⏳ Queued — I'll get to it when the current task is done (${lane.waiting.length} waiting).`);
+      } else if (ack) await this.reply(adapter, src, t('gateway.busy_queued', { count: lane.waiting.length }));
       return;
     }
     lane.waiting.push(msg);
@@ -607,7 +607,7 @@ export class GatewayRunner {
     await this.reply(
       adapter,
       src,
-      `Hi! I don't know you yet, so I can't help until my owner approves you.\n\nYour pairing code: ${r.code}\n\nAsk the owner to run:\nhermes pairing approve ${src.platform} ${r.code}\n\nThe code expires in 1 hour.`,
+      t('gateway.pairing', { code: r.code, platform: src.platform }),
       { meta: msg.meta },
     );
   }
@@ -648,7 +648,7 @@ export class GatewayRunner {
     const { def, args } = resolved;
     void this.hooks.emit(`command:${def.name}`, { command: def.name, args, platform: src.platform, user_id: src.userId ?? null, chat_id: src.chatId, session_key: lane.key });
     if (lane.running && !def.midTurn) {
-      await this.reply(adapter, src, `⏳ The agent is working — /${def.name} can't run mid-turn. Wait for it, or /stop first.`);
+      await this.reply(adapter, src, t('gateway.not_mid_turn', { command: def.name }));
       return;
     }
     const hooks: GatewayCommandHooks = {
@@ -671,7 +671,7 @@ export class GatewayRunner {
     try {
       result = await def.run({ session: warm.session, surface: 'gateway', hooks }, args);
     } catch (e) {
-      result = { output: `/${def.name} failed: ${(e as Error).message}` };
+      result = { output: t('gateway.command_failed', { command: def.name, error: (e as Error).message }) };
     }
     if (warm.session.id !== before) {
       this.index.setSessionId(lane.key, warm.session.id, 'new_session', before);
@@ -765,7 +765,7 @@ export class GatewayRunner {
         for (const k of c.keys) this.dedupe.finishKey(k);
         continue;
       }
-      const r = await adapter.send(c.chatId, '⚠️ Hermes restarted before it finished answering your last message. Please send it again if you still need an answer.', { threadId: c.threadId });
+      const r = await adapter.send(c.chatId, t('gateway.restarted'), { threadId: c.threadId });
       if (r.ok) for (const k of c.keys) this.dedupe.finishKey(k);
       else this.log(`gateway: could not tell ${adapter.name}:${c.chatId} about an unfinished message: ${r.error}`);
     }

@@ -8,6 +8,7 @@
 //  2. anything else follows the busy input mode: `interrupt` (stop the turn, run the new message
 //     next — ⚡), `queue` (run it after — ⏳) or `steer` (hand it to the running turn — ⏩).
 import { localeFrom, setLocale, t } from '../i18n/index.ts';
+import { preGatewayDispatch, wantsDispatchHook } from '../plugins/gateway-dispatch.ts';
 import type { AgentRequest } from '../agent/types.ts';
 import { createCommandRegistry } from '../commands/builtin.ts';
 import type { CommandRegistry } from '../commands/registry.ts';
@@ -533,6 +534,10 @@ export class GatewayRunner {
       return;
     }
     const done = () => this.dedupe.finish(src.platform, src.chatId, msg.messageId);
+    // Plugins' pre_gateway_dispatch sees the message before authorization: it may drop or rewrite it.
+    const d = wantsDispatchHook(this.home) ? await preGatewayDispatch(this.home, msg, { sessionKey: this.sessionKey(src), reply: (t) => this.reply(adapter, src, t) }) : null;
+    if (d?.action === 'skip') return void (this.log(`plugins: pre_gateway_dispatch skipped a ${src.platform} message${d.reason ? ` (${d.reason})` : ''}`), done());
+    if (d?.action === 'rewrite') msg = { ...msg, text: d.text };
     const auth = authorize(src, this.env, this.pairing);
     if (!auth.ok) {
       await this.stranger(adapter, msg);

@@ -84,6 +84,21 @@ export const FIRED_HOOKS: readonly string[] = [
   'pre_approval_request',
   'post_approval_response',
   'pre_command',
+  'on_interim_message',
+  'pre_auxiliary_call',
+  'post_auxiliary_call',
+  'on_skill_lifecycle',
+  'pre_gateway_dispatch',
+  'pre_transcription',
+  'pre_tts_synthesis',
+  'kanban_task_claimed',
+  'kanban_task_completed',
+  'kanban_task_blocked',
+  'on_kanban_worker_spawned',
+  'on_kanban_worker_exited',
+  'on_kanban_worker_stale_claim',
+  'on_kanban_task_updated',
+  'on_kanban_dispatch_tick',
 ];
 
 export type HookPayload = Record<string, unknown>;
@@ -222,14 +237,24 @@ export class HookManager {
    * returns what each returned. A throw or a timeout is logged and skipped.
    */
   async invoke(event: string, payload: HookPayload): Promise<{ owner: string; value: unknown }[]> {
+    return (await this.invokeAll(event, payload)).filter((r): r is { owner: string; value: unknown } => !('error' in r));
+  }
+
+  /**
+   * Like `invoke`, but a callback that threw or timed out is in the answer too (`error`), for hooks
+   * that fail closed (`pre_tts_synthesis`).
+   */
+  async invokeAll(event: string, payload: HookPayload, o: { failClosed?: boolean } = {}): Promise<({ owner: string; value: unknown } | { owner: string; error: string })[]> {
     const list = this.hooks.get(event);
     if (!list?.length) return [];
-    const out: { owner: string; value: unknown }[] = [];
+    const out: ({ owner: string; value: unknown } | { owner: string; error: string })[] = [];
     for (const h of [...list]) {
       try {
         out.push({ owner: h.owner, value: await this.call(h, payload) });
       } catch (e) {
-        this.problem(`${event} hook ${h.owner} ${e instanceof HookTimeout ? e.message : `failed: ${errText(e)}`}; skipped`);
+        const why = e instanceof HookTimeout ? e.message : `failed: ${errText(e)}`;
+        this.problem(`${event} hook ${h.owner} ${why}; ${o.failClosed ? 'the action was refused (this hook fails closed)' : 'skipped'}`);
+        out.push({ owner: h.owner, error: why });
       }
     }
     return out;

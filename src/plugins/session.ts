@@ -50,6 +50,9 @@ export class SessionPlugins {
       this.warned.add(key);
       s.emit({ type: 'warning', message: m });
     });
+    // The newest top-level session is the one plugins reach until another one starts a turn, so a
+    // plugin command can inject_message before the first turn.
+    this.activate();
   }
 
   get hooks(): HookManager {
@@ -299,9 +302,12 @@ export class SessionPlugins {
   /** This session as the one plugins reach (dispatch_tool, inject_message). */
   activate(): void {
     if ((this.s.options.depth ?? 0) > 0) return;
+    const s = this.s;
     this.host.setActive({
-      id: this.s.id,
-      platform: this.s.options.platform,
+      get id() {
+        return s.id;
+      },
+      platform: s.options.platform,
       callTool: (name, args) => this.s.callTool(name, args),
       inject: (content) => this.s.inject(content),
     });

@@ -41,7 +41,7 @@ function existing(name: string): { name: string; dir: string } {
   return { name: n, dir: profileDir(n) };
 }
 
-function names(): string[] {
+export function profileNames(): string[] {
   const root = profilesRoot();
   let named: string[] = [];
   try {
@@ -56,7 +56,7 @@ function names(): string[] {
 }
 
 const listHint = () => {
-  const n = names();
+  const n = profileNames();
   return n.length > 1 ? ` (profiles: ${n.join(', ')})` : '';
 };
 
@@ -81,7 +81,7 @@ function gatewayOf(dir: string): string {
 export async function list(opts: { json?: boolean }): Promise<void> {
   const cur = current();
   const sticky = stickyProfile();
-  const rows = names().map((n) => ({ name: n, path: profileDir(n), model: modelOf(profileDir(n)), gateway: gatewayOf(profileDir(n)), current: n === cur, sticky: n === sticky }));
+  const rows = profileNames().map((n) => ({ name: n, path: profileDir(n), model: modelOf(profileDir(n)), gateway: gatewayOf(profileDir(n)), current: n === cur, sticky: n === sticky }));
   if (opts.json) return out(JSON.stringify(rows, null, 2));
   const w = Math.max(...rows.map((r) => r.name.length), 7);
   out(`  ${'PROFILE'.padEnd(w)}  ${'MODEL'.padEnd(24)}  GATEWAY`);

@@ -3,11 +3,12 @@
 // (file:// URL), its env requirements land in .env.EXAMPLE, update replaces what it owns and keeps
 // the user's config, skills, memories and keys; bad manifests and version requirements are refused.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { hermes, tempHome } from '../helpers/cli.ts';
+import { BIN, cleanEnv, hermes, tempHome } from '../helpers/cli.ts';
+import { until } from '../gateway/helpers.ts';
 
 const profile = (h: string, n: string) => join(h, 'profiles', n);
 
@@ -128,5 +129,33 @@ describe('profile distributions and aliases', () => {
     const i = await hermes(['profile', 'info', 'plain'], { home: h });
     assert.equal(i.code, 1);
     assert.match(i.stderr, /was not installed from a distribution/);
+  });
+
+  it('gateway list shows every profile’s gateway: running or stopped, and its platforms', async () => {
+    const h = tempHome();
+    writeFileSync(join(h, 'config.yaml'), 'model:\n  provider: custom\n  base_url: http://127.0.0.1:9/v1\n  default: m\n');
+    await hermes(['profile', 'create', 'work', '--no-alias'], { home: h });
+    await hermes(['profile', 'create', 'idle', '--no-alias'], { home: h });
+    writeFileSync(join(profile(h, 'work'), '.env'), 'API_SERVER_ENABLED=true\nAPI_SERVER_PORT=0\nAPI_SERVER_KEY=k-123456789\n');
+    writeFileSync(join(profile(h, 'work'), 'config.yaml'), 'model:\n  provider: custom\n  base_url: http://127.0.0.1:9/v1\n  default: m\n');
+    writeFileSync(join(profile(h, 'idle'), '.env'), 'TELEGRAM_BOT_TOKEN=123:abc\n');
+    const child = spawn(process.execPath, [BIN, '-p', 'work', 'gateway', 'run'], { cwd: h, env: cleanEnv(h), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    try {
+      await until(() => existsSync(join(profile(h, 'work'), 'gateway.pid')), 60_000, `the work gateway (${out})`);
+      const l = await hermes(['gateway', 'list'], { home: h });
+      assert.equal(l.code, 0, l.stderr);
+      assert.match(l.stdout, new RegExp(`^\\s+work\\s+running \\(pid ${child.pid}\\)\\s+api_server`, 'm'));
+      assert.match(l.stdout, /^\s+idle\s+stopped\s+telegram$/m);
+      assert.match(l.stdout, /^\* default\s+stopped\s+none configured$/m);
+      assert.match(l.stdout, /1 of 3 gateway\(s\) running/);
+      const j = JSON.parse((await hermes(['gateway', 'list', '--json'], { home: h })).stdout) as { profile: string; running: boolean; platforms: { name: string }[] }[];
+      assert.deepEqual(j.map((r) => [r.profile, r.running]), [['default', false], ['idle', false], ['work', true]]);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
   });
 });

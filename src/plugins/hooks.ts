@@ -57,49 +57,13 @@ export const VALID_HOOKS: readonly string[] = [
 export const SHELL_UNSUPPORTED_HOOKS: readonly string[] = ['transform_api_error_classification'];
 
 /**
- * Hooks this build fires. The others are accepted (a Hermes plugin registering them loads) but have
- * no fire site here yet: `hermes hooks list` and `hermes plugins doctor` say so.
+ * Hooks this build accepts (a Hermes plugin registering them loads) but never fires: `hermes hooks
+ * list` and `hermes plugins doctor` say so. Every other name in VALID_HOOKS has a fire site.
  */
-export const FIRED_HOOKS: readonly string[] = [
-  'pre_tool_call',
-  'post_tool_call',
-  'transform_tool_result',
-  'transform_terminal_output',
-  'transform_llm_output',
-  'pre_llm_call',
-  'post_llm_call',
-  'on_stream_start',
-  'on_stream_delta',
-  'on_stream_end',
-  'pre_api_request',
-  'post_api_request',
-  'api_request_error',
-  'on_session_start',
-  'on_session_end',
-  'on_session_finalize',
-  'on_session_reset',
-  'subagent_start',
-  'subagent_stop',
-  'agent_loop_stopped',
-  'pre_approval_request',
-  'post_approval_response',
-  'pre_command',
-  'on_interim_message',
-  'pre_auxiliary_call',
-  'post_auxiliary_call',
-  'on_skill_lifecycle',
-  'pre_gateway_dispatch',
-  'pre_transcription',
-  'pre_tts_synthesis',
-  'kanban_task_claimed',
-  'kanban_task_completed',
-  'kanban_task_blocked',
-  'on_kanban_worker_spawned',
-  'on_kanban_worker_exited',
-  'on_kanban_worker_stale_claim',
-  'on_kanban_task_updated',
-  'on_kanban_dispatch_tick',
-];
+export const UNFIRED_HOOKS: readonly string[] = ['pre_verify', 'transform_api_error_classification', 'on_room_member_activity', 'gateway_platform_event'];
+
+/** Hooks this build fires. */
+export const FIRED_HOOKS: readonly string[] = VALID_HOOKS.filter((h) => !UNFIRED_HOOKS.includes(h));
 
 export type HookPayload = Record<string, unknown>;
 export type HookCallback = (payload: HookPayload) => unknown;

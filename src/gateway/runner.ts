@@ -9,6 +9,7 @@
 //     next — ⚡), `queue` (run it after — ⏳) or `steer` (hand it to the running turn — ⏩).
 import { localeFrom, setLocale, t } from '../i18n/index.ts';
 import { preGatewayDispatch, wantsDispatchHook } from '../plugins/gateway-dispatch.ts';
+import { notifyPluginHook } from '../plugins/state.ts';
 import type { AgentRequest } from '../agent/types.ts';
 import { createCommandRegistry } from '../commands/builtin.ts';
 import type { CommandRegistry } from '../commands/registry.ts';
@@ -198,6 +199,8 @@ export class GatewayRunner {
     return {
       message: (m) => this.onMessage(adapter, m),
       action: (a) => this.requests.onAction(adapter, a),
+      // Plugins hear platform events (reactions…) from people allowed in, never from strangers.
+      platformEvent: (e) => authorize(e.source, this.env, this.pairing).ok && notifyPluginHook(this.home, 'gateway_platform_event', () => ({ platform: e.source.platform, event_type: e.eventType, payload: e.payload })),
     };
   }
 

@@ -1,8 +1,8 @@
 // The hooks fired outside the agent loop, each seen by a real plugin (a folder in a temp HERMES_HOME
 // whose callbacks append what they receive to a JSON-lines file): kanban lifecycle and dispatcher
-// hooks, pre_gateway_dispatch on a fake Telegram, pre_tts_synthesis and pre_transcription around
-// speech, and — through the real binary — on_interim_message, on_skill_lifecycle and the auxiliary
-// call hooks. `hermes hooks list` no longer calls these "never fired".
+// hooks, pre_gateway_dispatch, gateway_platform_event (a reaction) and the auxiliary call hooks on
+// a fake Telegram, pre_tts_synthesis and pre_transcription around speech, and — through the real
+// binary — on_interim_message and on_skill_lifecycle. `hermes hooks list` no longer calls these "never fired".
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,7 +26,7 @@ const { enqueue, main, requests, home } = chatHarness();
 
 const WATCHED = [
   'kanban_task_claimed', 'kanban_task_completed', 'kanban_task_blocked', 'on_kanban_worker_spawned', 'on_kanban_task_updated', 'on_kanban_dispatch_tick',
-  'on_interim_message', 'on_skill_lifecycle', 'pre_auxiliary_call', 'post_auxiliary_call', 'pre_transcription',
+  'on_interim_message', 'on_skill_lifecycle', 'pre_auxiliary_call', 'post_auxiliary_call', 'pre_transcription', 'gateway_platform_event',
 ];
 
 /** A plugin that logs every watched event, gates the gateway and speech, and tunes transcription. */
@@ -82,9 +82,9 @@ describe('hooks fired outside the agent loop', () => {
     return { h, log, env };
   }
 
-  it('every hook this build accepts is fired except the four it says it lacks', () => {
+  it('every hook this build accepts is fired except the three it says it lacks', () => {
     const never = VALID_HOOKS.filter((e) => !FIRED_HOOKS.includes(e)).sort();
-    assert.deepEqual(never, ['gateway_platform_event', 'on_room_member_activity', 'pre_verify', 'transform_api_error_classification']);
+    assert.deepEqual(never, ['on_room_member_activity', 'pre_verify', 'transform_api_error_classification']);
   });
 
   it('kanban: claimed, worker spawned, dispatch tick, task updated, completed and blocked reach the plugin with Hermes’s fields', async () => {
@@ -197,6 +197,15 @@ describe('hooks fired outside the agent loop', () => {
       assert.equal(post.aux_task, 'title_generation');
       assert.equal(post.error, null);
       assert.equal(post.finish_reason, 'stop');
+      // A reaction: the owner's reaches gateway_platform_event as a plain envelope, a stranger's does not.
+      const reaction = (user: number) => ({ message_reaction: { chat: { id: user, type: 'private', first_name: 'x' }, user: { id: user, is_bot: false, first_name: 'x' }, message_id: 7, date: 1, old_reaction: [], new_reaction: [{ type: 'emoji', emoji: '👍' }, { type: 'custom_emoji', custom_emoji_id: '555' }] } });
+      tg.pushRaw(reaction(222));
+      tg.pushRaw(reaction(111));
+      await until(() => events(log, 'gateway_platform_event').length >= 1, 10_000, 'the platform event hook');
+      assert.deepEqual(
+        events(log, 'gateway_platform_event').map(({ telemetry_schema_version, profile_name, ...p }) => p),
+        [{ platform: 'telegram', event_type: 'reaction', payload: { emojis: ['👍'], custom_emoji_ids: ['555'], chat_id: '111', message_id: '7', thread_id: null } }],
+      );
       assert.ok(!tg.calls.some((c) => c.method === 'sendMessage' && Number(c.params.chat_id) === 222), 'the skipped stranger got nothing');
       assert.ok(!llm.requests.some((q) => /#ping|#ignore/.test(bodyText(q))), 'skipped messages never reach the model');
       const first = events(log, 'pre_gateway_dispatch')[0];

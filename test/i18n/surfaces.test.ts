@@ -56,6 +56,24 @@ describe('gateway command replies in French (display.language: fr)', () => {
     await ask('/new', /Nouvelle session \S+\./);
   });
 
+  it('asks for approval with French buttons and reports the answer in French', async () => {
+    const { mkdirSync, existsSync } = await import('node:fs');
+    const victim = `${t.home}/victim-dir`;
+    mkdirSync(victim, { recursive: true });
+    llm.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: `rm -rf ${victim}` } }] }, { text: 'Pas supprimé.' });
+    tg.userMessage({ chatId: OWNER, text: 'supprime le dossier', username: 'owner' });
+    const ask = await tg.waitFor(isText(OWNER, /Approbation requise/), 10_000, 'the approval request');
+    const keyboard = (ask.params.reply_markup as { inline_keyboard: { text: string; callback_data: string }[][] }).inline_keyboard.flat();
+    assert.deepEqual(keyboard.map((b) => b.text), ['✅ Autoriser une fois', '🔓 Autoriser pour cette session', '📌 Toujours autoriser', '❌ Refuser']);
+    tg.pressButton({ chatId: OWNER, userId: 999, messageId: 1, data: keyboard[0].callback_data });
+    await tg.waitFor((c) => c.method === 'answerCallbackQuery' && /pas autorisé à répondre/.test(String(c.params.text)), 5000, 'the refusal of a stranger');
+    tg.pressButton({ chatId: OWNER, userId: OWNER, messageId: 1, data: keyboard[3].callback_data });
+    await tg.waitFor((c) => c.method === 'answerCallbackQuery' && c.params.text === 'Refusé', 5000, 'the ack');
+    await tg.waitFor((c) => c.method === 'editMessageText' && /❌ Refusé\./.test(String(c.params.text)), 10_000, 'the updated request');
+    await tg.waitFor(isText(OWNER, /Pas supprimé/), 10_000, 'the final answer');
+    assert.ok(existsSync(victim), 'denied: nothing ran');
+  });
+
   it('greets a stranger with the pairing code in French', async () => {
     tg.userMessage({ chatId: STRANGER, userId: STRANGER, text: 'hello', username: 'stranger' });
     const r = await tg.waitFor(isText(STRANGER, /code d'appairage/), 10_000, 'the pairing message');

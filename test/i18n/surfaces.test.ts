@@ -1,6 +1,6 @@
 // The languages where people meet them: a gateway's command replies in French (fake Telegram,
-// display.language), the REPL's banner and notices in Japanese (tmux, HERMES_LANGUAGE), and a
-// provider-resolution error from the real binary in German.
+// display.language), the REPL's banner and notices in Japanese (tmux, HERMES_LANGUAGE), and errors
+// from the real binary: provider resolution in German, a broken config.yaml in French.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { runGateway, type RunningGateway } from '../../src/gateway/daemon.ts';
@@ -90,6 +90,15 @@ describe('the CLI in other languages', () => {
     assert.match(r.stderr, /^hermes(?: -z)?: Kein LLM-Anbieter konfiguriert: setze OPENROUTER_API_KEY .* `hermes setup` aus$/m);
     const en = await hermes(['-z', 'hi'], { home });
     assert.match(en.stderr, /^hermes(?: -z)?: No LLM provider configured: set OPENROUTER_API_KEY/m, 'English stays as it was');
+  });
+
+  it('a config.yaml that is not valid YAML is reported in French (HERMES_LANGUAGE=fr)', async () => {
+    const home = tempHome();
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(`${home}/config.yaml`, 'model: [\n  bad: {\n');
+    const r = await hermes(['status'], { home, env: { HERMES_LANGUAGE: 'fr' } });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^hermes: .*config\.yaml line \d+ : YAML invalide \(.+\)\. Corrigez le fichier \(`hermes config edit`\)/m);
   });
 
   it('the REPL shows its banner and notices in Japanese (tmux)', { skip: tmuxAvailable() ?? false }, async () => {

@@ -169,7 +169,7 @@ export function createCliSession(
     });
   } catch (e) {
     void mcp?.close();
-    if (e instanceof ResolveError) throw new CliError(e.message);
+    if (e instanceof ResolveError) throw Object.assign(new CliError(e.message), { i18n: e.i18n }); // the i18n key lets the message show translated
     if (e instanceof Error && /toolset/i.test(e.message)) throw new CliError(e.message, 2);
     throw e;
   }

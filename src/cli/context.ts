@@ -30,10 +30,12 @@ export function loadContext(opts: { strict?: boolean } = {}): CliContext {
     const path = paths.config(home);
     return { home, loaded: { config: defaultConfig(), user: {}, path, exists: existsSync(path), problems: [], lineOf: () => undefined }, env: process.env, dotenvNames: [...vars.keys()] };
   }
+  // HERMES_LANGUAGE applies even when config.yaml cannot be read (its own problem is then reported).
+  setLocale(localeFrom(undefined, process.env));
   try {
     loaded = loadConfig(home, process.env);
   } catch (e) {
-    if (e instanceof ConfigError) throw new CliError(e.message);
+    if (e instanceof ConfigError) throw Object.assign(new CliError(e.message), { i18n: e.i18n });
     throw e;
   }
   if (opts.strict && loaded.problems.length) {

@@ -1,4 +1,5 @@
 // One clear line, a non-zero exit, no stack trace (unless HERMES_DEBUG is set).
+import { localizedError } from '../i18n/index.ts';
 
 export class CliError extends Error {
   readonly exitCode: number;
@@ -11,8 +12,8 @@ export class CliError extends Error {
 
 export function reportAndExit(err: unknown): never {
   const e = err as Error & { exitCode?: number; hint?: string };
-  let msg = e instanceof Error ? e.message : String(err);
-  if (e?.hint && !msg.includes(e.hint)) msg += ` ${e.hint}`;
+  let msg = e instanceof Error ? localizedError(e) : String(err);
+  if (e?.hint && !msg.includes(e.hint) && msg === e.message) msg += ` ${e.hint}`;
   process.stderr.write(`hermes: ${msg.trim()}\n`);
   if (process.env.HERMES_DEBUG && e instanceof Error && e.stack) process.stderr.write(e.stack + '\n');
   process.exit(typeof e?.exitCode === 'number' ? e.exitCode : 1);

@@ -16,6 +16,7 @@ import type { Session } from '../runtime/session.ts';
 import { expandHome } from '../state/paths.ts';
 import type { ChatOptions } from './commands/chat.ts';
 import { CliError } from './errors.ts';
+import { localizedError } from '../i18n/index.ts';
 
 /** The keys of Hermes's `--usage-file` report, in its order. */
 export interface UsageReport {
@@ -183,7 +184,7 @@ export async function runScriptedOneShot(prompt: string, opts: ChatOptions): Pro
     const msg = e instanceof CliError || e instanceof Error ? e.message : String(e);
     if (session) fillReport(report, session, last);
     writeUsageFile(opts.usageFile, report, msg);
-    err(msg);
+    err(localizedError(e));
     return e instanceof CliError && e.exitCode === 2 ? 2 : 1;
   } finally {
     process.off('SIGINT', onSigint);

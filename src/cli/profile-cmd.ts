@@ -1,4 +1,5 @@
-// `hermes profile list|use|create|show|rename|delete|export|import`. A profile is a HERMES_HOME of
+// `hermes profile list|use|create|show|rename|delete|export|import` (alias: profile-alias.ts;
+// install, update, info: profile-dist.ts). A profile is a HERMES_HOME of
 // its own under <root>/profiles/<name> (Hermes's layout, so the same folders work with Python Hermes);
 // `default` is the root home. Export writes a credential-free .tar.gz; import checks every member
 // before extracting (no absolute paths, no `..`, no links).
@@ -11,19 +12,20 @@ import { runningGateway } from '../gateway/daemon.ts';
 import { hermesHome } from '../state/paths.ts';
 import { canonicalProfile, dirExists, profileDir, profileExists, profileNameOf, profilesRoot, RESERVED_PROFILE_NAMES, setStickyProfile, stickyProfile } from '../state/profiles.ts';
 import { CliError } from './errors.ts';
+import { removeAlias, writeAlias } from './profile-alias.ts';
 
 const out = (s = ''): void => void process.stdout.write(`${s}\n`);
 
 /** Folders every new profile starts with (Hermes's set). */
-const PROFILE_DIRS = ['memories', 'sessions', 'skills', 'skins', 'logs', 'plans', 'workspace', 'cron', 'home'];
+export const PROFILE_DIRS = ['memories', 'sessions', 'skills', 'skins', 'logs', 'plans', 'workspace', 'cron', 'home'];
 const CLONE_FILES = ['config.yaml', '.env', 'SOUL.md', 'memories/MEMORY.md', 'memories/USER.md'];
 /** Not copied by --clone-all: history and jobs bound to the source profile, and runtime files. */
 const CLONE_ALL_SKIP = new Set(['state.db', 'state.db-wal', 'state.db-shm', 'sessions', 'backups', 'checkpoints', 'cron', 'profiles', 'node_modules', 'gateway.pid', 'gateway_state.json', 'processes.json', 'active_profile']);
 /** Not exported: secrets, databases, runtime state, caches. */
 const EXPORT_SKIP = new Set([...CLONE_ALL_SKIP, '.env', 'auth.json', 'auth.lock', 'logs', 'image_cache', 'audio_cache', 'document_cache', 'browser_screenshots', 'sandboxes', '.hermes_history', 'errors.log', 'kanban.db', 'kanban']);
 /** Names that would shadow a hermes command in an alias wrapper. */
-const COMMAND_NAMES = ['chat', 'model', 'gateway', 'setup', 'login', 'logout', 'status', 'cron', 'doctor', 'config', 'pairing', 'skills', 'tools', 'mcp', 'sessions', 'insights', 'version', 'update', 'uninstall', 'profile', 'plugins', 'hooks', 'acp', 'kanban', 'dashboard', 'auth'];
-const ENV_HEADER = '# Secrets for this Hermes profile (API keys, tokens). They override the shell environment.\n# Settings belong in config.yaml.\n';
+export const COMMAND_NAMES = ['chat', 'model', 'gateway', 'setup', 'login', 'logout', 'status', 'cron', 'doctor', 'config', 'pairing', 'skills', 'tools', 'mcp', 'sessions', 'insights', 'version', 'update', 'uninstall', 'profile', 'plugins', 'hooks', 'acp', 'kanban', 'dashboard', 'auth'];
+export const ENV_HEADER = '# Secrets for this Hermes profile (API keys, tokens). They override the shell environment.\n# Settings belong in config.yaml.\n';
 
 function canon(name: string): string {
   try {
@@ -39,7 +41,7 @@ function existing(name: string): { name: string; dir: string } {
   return { name: n, dir: profileDir(n) };
 }
 
-function names(): string[] {
+export function profileNames(): string[] {
   const root = profilesRoot();
   let named: string[] = [];
   try {
@@ -54,7 +56,7 @@ function names(): string[] {
 }
 
 const listHint = () => {
-  const n = names();
+  const n = profileNames();
   return n.length > 1 ? ` (profiles: ${n.join(', ')})` : '';
 };
 
@@ -79,7 +81,7 @@ function gatewayOf(dir: string): string {
 export async function list(opts: { json?: boolean }): Promise<void> {
   const cur = current();
   const sticky = stickyProfile();
-  const rows = names().map((n) => ({ name: n, path: profileDir(n), model: modelOf(profileDir(n)), gateway: gatewayOf(profileDir(n)), current: n === cur, sticky: n === sticky }));
+  const rows = profileNames().map((n) => ({ name: n, path: profileDir(n), model: modelOf(profileDir(n)), gateway: gatewayOf(profileDir(n)), current: n === cur, sticky: n === sticky }));
   if (opts.json) return out(JSON.stringify(rows, null, 2));
   const w = Math.max(...rows.map((r) => r.name.length), 7);
   out(`  ${'PROFILE'.padEnd(w)}  ${'MODEL'.padEnd(24)}  GATEWAY`);
@@ -97,7 +99,7 @@ export async function use(name: string): Promise<void> {
   out(n === 'default' ? '✓ The default profile is in use again (the root home).' : `✓ '${n}' is now the default profile: \`hermes\` runs in ${profileDir(n)}. \`hermes profile use default\` switches back.`);
 }
 
-export async function create(name: string, o: { clone?: boolean; cloneAll?: boolean; cloneFrom?: string }): Promise<void> {
+export async function create(name: string, o: { clone?: boolean; cloneAll?: boolean; cloneFrom?: string; alias?: boolean }): Promise<void> {
   const n = canon(name);
   if (n === 'default' || RESERVED_PROFILE_NAMES.includes(n)) throw new CliError(`'${n}' is a reserved name; pick another profile name.`);
   if (COMMAND_NAMES.includes(n)) throw new CliError(`'${n}' is a hermes command name; pick another profile name.`);
@@ -128,6 +130,12 @@ export async function create(name: string, o: { clone?: boolean; cloneAll?: bool
   }
   out(`✓ Created profile '${n}' at ${dir}${cloning ? ` (${o.cloneAll ? 'everything but history' : 'config, keys, SOUL.md and memories'} cloned from '${source.name}')` : ''}.`);
   out(`  Use it with \`hermes -p ${n}\`, or make it the default with \`hermes profile use ${n}\`.${cloning ? '' : ` Set it up with \`hermes -p ${n} setup\`.`}`);
+  if (o.alias === false) return;
+  try {
+    out(`  Alias: ${writeAlias(n)} runs \`hermes -p ${n}\`.`);
+  } catch (e) {
+    out(`  No alias written: ${(e as Error).message}`);
+  }
 }
 
 function countSessions(dir: string): string {
@@ -177,6 +185,11 @@ export async function remove(name: string, o: { yes?: boolean }): Promise<void> 
   }
   rmSync(p.dir, { recursive: true, force: true });
   if (stickyProfile() === p.name) setStickyProfile('default');
+  try {
+    if (removeAlias(p.name)) out(`  Removed its alias.`);
+  } catch {
+    /* a command of that name that Hermes did not write stays */
+  }
   out(`✓ Deleted profile '${p.name}'.`);
 }
 

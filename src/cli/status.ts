@@ -24,6 +24,8 @@ export async function runStatus(o: { all?: boolean; json?: boolean }): Promise<v
     if (!(e instanceof ResolveError)) throw e;
     providerError = e.message;
   }
+  // Plugins load first (as for a chat): their providers (images, memory, platforms) count as provided.
+  const plugins = await statusPlugins(ctx.home, config, ctx.env);
   const keys = keyStatuses(ctx.env, ctx.dotenvNames);
   const tools = toolReport(ctx.home, config, ctx.env);
   const sessions = await sessionCount(ctx.home).catch((e: Error) => ({ error: e.message }) as const);
@@ -39,6 +41,8 @@ export async function runStatus(o: { all?: boolean; json?: boolean }): Promise<v
       tools: tools.enabled,
       unavailable_tools: tools.unavailable.map((u) => ({ name: u.name, reason: u.reason })),
       terminal: config.terminal?.backend ?? 'local',
+      plugins: plugins.list,
+      image_gen: plugins.image,
       sessions: sessions && 'count' in sessions ? sessions.count : 0,
     };
     process.stdout.write(JSON.stringify(data, null, 2) + '\n');
@@ -76,10 +80,24 @@ export async function runStatus(o: { all?: boolean; json?: boolean }): Promise<v
     lines.push(`           ${s.dim(tools.enabled.join(', '))}`);
     for (const u of tools.unavailable) lines.push(`           ${s.yellow('○')} ${u.name} ${s.dim(`unavailable: ${u.reason}`)}`);
   }
+  row('Plugins', plugins.list.length ? plugins.list.map((p) => (p.loaded ? p.name : s.red(`${p.name} (failed: ${p.error})`))).join(', ') : s.dim('none enabled'));
+  row('Images', plugins.image.unavailable ? `${plugins.image.provider} ${s.yellow(`· unavailable: ${plugins.image.unavailable}`)}` : `${plugins.image.provider}${plugins.image.plugin ? s.dim(` · provided by ${plugins.image.plugin}`) : ''}`);
   row('Terminal', `${config.terminal?.backend ?? 'local'} ${s.dim(`· timeout ${config.terminal?.timeout ?? 180}s`)}`);
   const yolo = ['1', 'true', 'yes', 'on'].includes(String(ctx.env.HERMES_YOLO_MODE ?? '').toLowerCase()) || config.approvals?.mode === 'off';
   row('Approvals', yolo ? s.yellow('off (dangerous commands run without asking)') : `${config.approvals?.mode ?? 'manual'} ${s.dim(`· asks before dangerous commands, ${config.approvals?.timeout ?? 300}s to answer`)}`);
   if (sessions && 'error' in sessions) row('Sessions', s.red(`cannot read ${paths.stateDb(ctx.home)}: ${sessions.error}`));
   else row('Sessions', sessions ? `${sessions.count} in ${paths.stateDb(ctx.home)}${sessions.last ? s.dim(` · last started ${sessions.last}`) : ''}` : s.dim('none yet'));
   process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** The enabled plugins (loaded as a chat would) and the image provider image_generate would use. */
+async function statusPlugins(home: string, config: unknown, env: NodeJS.ProcessEnv) {
+  const { loadSurfacePlugins } = await import('../plugins/load.ts');
+  const host = await loadSurfacePlugins({ home, config, env, cwd: process.cwd() }).catch(() => null);
+  const list = (host?.plugins ?? []).filter((p) => p.state === 'enabled').map((p) => ({ name: p.manifest.key, loaded: p.loaded, error: p.error ?? null, provides: p.extensions }));
+  const { imageConfig, imageProviderName, imageUnavailable } = await import('../media/image/registry.ts');
+  const { pluginExtension } = await import('../plugins/extensions.ts');
+  const provider = imageProviderName(imageConfig(config));
+  const owner = pluginExtension('image_provider', provider)?.owner.replace(/^plugin:/, 'plugin ') ?? null;
+  return { list, image: { provider, plugin: owner, unavailable: imageUnavailable(env, config) } };
 }

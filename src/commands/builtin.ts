@@ -15,6 +15,7 @@ import { browserCommand } from './browser.ts';
 import { voiceCommand } from './voice.ts';
 import { codexRuntimeCommand } from './codex.ts';
 import { confirmDestructive, skipWord } from './confirm.ts';
+import { t as tr } from '../i18n/index.ts';
 import { cronCommand } from './cron.ts';
 import { displayCommands } from './display.ts';
 import { fileCommands } from './files.ts';
@@ -39,7 +40,7 @@ function lastUserIndex(history: Message[]): number {
   return -1;
 }
 
-const CATEGORY_TITLES: Record<CommandCategory, string> = { session: 'Session', config: 'Configuration', tools: 'Tools & skills', info: 'Info' };
+const CATEGORY_TITLES: Record<CommandCategory, string> = { session: 'help_session', config: 'help_config', tools: 'help_tools', info: 'help_info' };
 
 export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
   return [
@@ -65,7 +66,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
           if (!d || !(d.name === want || d.aliases?.includes(want))) {
             const hits = defs.filter((x) => x.name.includes(want) || x.description.toLowerCase().includes(want) || x.aliases?.some((a) => a.includes(want)));
             if (hits.length) return { output: hits.map((x) => `  /${x.name}${x.args ? ` ${x.args}` : ''}  —  ${x.description}`).join('\n') };
-            if (!d) return { output: `No command matches “${args}”. /help lists them all.` };
+            if (!d) return { output: tr('commands.help_no_match', { query: args }) };
           }
           return { output: `/${d.name}${d.args ? ` ${d.args}` : ''} — ${d.description}${d.aliases?.length ? `\naliases: ${d.aliases.map((a) => `/${a}`).join(', ')}` : ''}` };
         }
@@ -73,11 +74,11 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         for (const cat of Object.keys(CATEGORY_TITLES) as CommandCategory[]) {
           const group = defs.filter((d) => d.category === cat && !isSkill(d));
           if (!group.length) continue;
-          lines.push(`${CATEGORY_TITLES[cat]}:`);
+          lines.push(`${tr(`commands.${CATEGORY_TITLES[cat]}`)}:`);
           for (const d of group) lines.push(`  /${d.name}${d.args ? ` ${d.args}` : ''}  —  ${d.description}`);
         }
         const skillCount = defs.filter(isSkill).length;
-        if (skillCount) lines.push(`(${skillCount} skill command${skillCount === 1 ? '' : 's'}: /help skills lists them)`);
+        if (skillCount) lines.push(tr(`commands.help_skill_count_${skillCount === 1 ? 'one' : 'other'}`, { count: skillCount }));
         return { output: lines.join('\n') };
       },
     },
@@ -90,10 +91,10 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       surfaces: ALL_SURFACES,
       async run(ctx, args) {
         const { skip, rest } = skipWord(args);
-        if (ctx.session.history.length && !(await confirmDestructive(ctx, 'Start a new session? This one stays saved.', skip))) return { output: 'Kept the current session.' };
+        if (ctx.session.history.length && !(await confirmDestructive(ctx, tr('commands.new_confirm'), skip))) return { output: tr('commands.kept_session') };
         ctx.session.reset('new_session');
         if (rest) ctx.session.pendingTitle = rest;
-        return { output: `New session ${ctx.session.id}${rest ? ` (“${rest}”)` : ''}.`, action: 'new_session' };
+        return { output: rest ? tr('commands.new_session_named', { id: ctx.session.id, title: rest }) : tr('commands.new_session', { id: ctx.session.id }), action: 'new_session' };
       },
     },
     {
@@ -103,9 +104,9 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       surfaces: ['cli'],
       async run(ctx, args) {
         const { skip } = skipWord(args);
-        if (ctx.session.history.length && !(await confirmDestructive(ctx, 'Clear the screen and start a new session? This one stays saved.', skip))) return { output: 'Kept the current session.' };
+        if (ctx.session.history.length && !(await confirmDestructive(ctx, 'Clear the screen and start a new session? This one stays saved.', skip))) return { output: tr('commands.kept_session') };
         ctx.session.reset('new_session');
-        return { action: 'clear_screen', output: `New session ${ctx.session.id}.` };
+        return { action: 'clear_screen', output: tr('commands.new_session', { id: ctx.session.id }) };
       },
     },
     {
@@ -134,7 +135,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       run(ctx) {
         const h = ctx.session.history;
         const i = lastUserIndex(h);
-        if (i < 0) return { output: 'Nothing to retry yet.' };
+        if (i < 0) return { output: tr('commands.nothing_to_retry') };
         const text = messageText(h[i].content);
         h.splice(i);
         return { send: text };
@@ -157,7 +158,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
           if (j < 0) break;
           i = j;
         }
-        if (i >= h.length || h[i]?.role !== 'user') return { output: 'Nothing to undo.' };
+        if (i >= h.length || h[i]?.role !== 'user') return { output: tr('commands.nothing_to_undo') };
         if (!(await confirmDestructive(ctx, `Take back ${n === 1 ? 'your last message' : `your last ${n} messages`} and ${n === 1 ? 'the answer to it' : 'the answers to them'}?`, skip))) return { output: 'Nothing was undone.' };
         const text = messageText(h[i].content);
         const removed = h.length - i;
@@ -174,7 +175,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       run(ctx) {
         const was = ctx.session.busy;
         ctx.session.interrupt();
-        return { output: was ? 'Stopped.' : 'Nothing is running.', action: 'stop' };
+        return { output: tr(was ? 'commands.stopped' : 'commands.nothing_running'), action: 'stop' };
       },
     },
     {
@@ -186,10 +187,10 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       surfaces: ALL_SURFACES,
       midTurn: true,
       run(ctx, args) {
-        if (!args) return { output: 'Usage: /queue <prompt>' };
+        if (!args) return { output: tr('commands.queue_usage') };
         if (!ctx.session.busy) return { send: args };
         ctx.session.queue(args);
-        return { output: `Queued (${ctx.session.queuedPrompts.length} waiting).` };
+        return { output: tr('commands.queued', { count: ctx.session.queuedPrompts.length }) };
       },
     },
     {
@@ -215,14 +216,15 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       run(ctx) {
         const s = ctx.session;
         const rt = s.runtime;
+        const label = (k: string) => `${tr(`commands.status_${k}`)}:`.padEnd(9);
         const lines = [
-          `Session:  ${s.id}${s.busy ? ' (working)' : ''}`,
-          `Model:    ${rt.model}`,
-          `Provider: ${rt.provider} (${rt.apiMode}) ${rt.baseUrl}`,
-          `Runtime:  ${s.runnerKind === 'codex_app_server' ? 'codex app-server (/codex-runtime auto switches back)' : 'Hermes agent loop'}`,
-          `Tools:    ${s.tools.length} (${[...new Set(s.tools.map((t) => t.toolset))].join(', ') || 'none'})`,
-          `Messages: ${s.history.length}`,
-          `Approvals: ${s.services.yolo ? 'off (yolo)' : 'ask before dangerous commands'}`,
+          `${label('session')} ${s.id}${s.busy ? ` ${tr('commands.status_working')}` : ''}`,
+          `${label('model')} ${rt.model}`,
+          `${label('provider')} ${rt.provider} (${rt.apiMode}) ${rt.baseUrl}`,
+          `${label('runtime')} ${s.runnerKind === 'codex_app_server' ? 'codex app-server (/codex-runtime auto switches back)' : tr('commands.status_runtime_loop')}`,
+          `${label('tools')} ${s.tools.length} (${[...new Set(s.tools.map((t) => t.toolset))].join(', ') || tr('commands.status_tools_none')})`,
+          `${label('messages')} ${s.history.length}`,
+          `${label('approvals')} ${tr(s.services.yolo ? 'commands.status_approvals_off' : 'commands.status_approvals_ask')}`,
           ...(ctx.hooks.statusLines?.() ?? []),
         ];
         return { output: lines.join('\n') };

@@ -6,6 +6,7 @@ import { resolveInputFrom, type ExplicitChoices, type Session } from '../runtime
 import { findEndpoint } from '../state/endpoints.ts';
 import { ALL_SURFACES, type CommandDef } from './registry.ts';
 import { didYouMean } from './suggest.ts';
+import { localizedError, t } from '../i18n/index.ts';
 
 /** How the list is shown where there is no picker (chat platforms, editors). */
 const TEXT_LIST_MAX = 40;
@@ -63,7 +64,7 @@ export function modelCommand(): CommandDef {
         const fb = s.options.config.fallback_providers ?? [];
         const lines = [`Model: ${rt.model} via ${rt.provider} (${rt.apiMode})`, fb.length ? `Fallbacks: ${fb.map((f) => `${f.provider}:${f.model}`).join(', ')}` : 'Fallbacks: none'];
         const ids = await servedModels(rt);
-        if (!ids) return { output: [...lines, `(${who(rt)} does not list its models.) Switch with /model <name> or /model <provider>:<model>.`].join('\n') };
+        if (!ids) return { output: [...lines, `(${who(rt)} does not list its models.) ${t('model.switch_hint')}`].join('\n') };
         if (ctx.surface === 'cli') {
           lines.push(`${ids.length} model(s) from ${who(rt)}: pick one below (type to filter, Enter to switch), or /model <provider>:<model>.`);
           return { output: lines.join('\n'), input: '/model ' };
@@ -71,16 +72,16 @@ export function modelCommand(): CommandDef {
         const shown = [...ids].sort((a, b) => a.localeCompare(b));
         lines.push(`${ids.length} model(s) from ${who(rt)}:`, ...shown.slice(0, TEXT_LIST_MAX).map((id) => `  ${id === rt.model ? '●' : '○'} ${id}`));
         if (shown.length > TEXT_LIST_MAX) lines.push(`  … and ${shown.length - TEXT_LIST_MAX} more`);
-        lines.push('Switch with /model <name> or /model <provider>:<model>.');
+        lines.push(t('model.switch_hint'));
         return { output: lines.join('\n') };
       }
       const parsed = parseModelArg(args, s);
-      if (parsed.error || !parsed.change) return { output: parsed.error ?? 'Usage: /model [model | provider:model]' };
+      if (parsed.error || !parsed.change) return { output: parsed.error ?? t('model.usage') };
       let target: ProviderRuntime;
       try {
         target = targetRuntime(s, parsed.change);
       } catch (e) {
-        if (e instanceof ResolveError) return { output: `✗ ${e.message}` };
+        if (e instanceof ResolveError) return { output: `✗ ${localizedError(e)}` };
         throw e;
       }
       const ids = await servedModels(target);
@@ -90,7 +91,7 @@ export function modelCommand(): CommandDef {
       s.switchModel(parsed.change);
       const now = s.runtime;
       const unchecked = ids ? '' : ` (${who(now)} does not list its models, so the name was not checked.)`;
-      return { output: `Now using ${now.model} via ${now.provider} for this session. (The provider's prompt cache starts cold.)${unchecked}` };
+      return { output: `${t('model.now_using', { model: now.model, provider: now.provider })}${unchecked}` };
     },
   };
 }

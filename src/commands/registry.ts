@@ -2,6 +2,7 @@
 // definitions (name, aliases, args, help, where they apply, whether allowed mid-turn).
 import type { Session } from '../runtime/session.ts';
 import { nearest } from './suggest.ts';
+import { t } from '../i18n/index.ts';
 
 export type Surface = 'cli' | 'gateway' | 'acp';
 export type CommandCategory = 'session' | 'config' | 'tools' | 'info';
@@ -103,7 +104,7 @@ export class CommandRegistry {
     const prefixed = defs.filter((d) => d.name.startsWith(name) || d.aliases?.some((a) => a.startsWith(name)));
     if (prefixed.length) return { def: prefixed[0], args };
     const near = nearest(name, defs.flatMap((d) => [d.name, ...(d.aliases ?? [])]), 2);
-    return { error: `Unknown command /${name}.${near.length ? ` Did you mean ${near.map((x) => `/${x}`).join(' or ')}?` : ''} Type /help for the list.` };
+    return { error: near.length ? t('commands.unknown_suggest', { name, suggestions: near.map((x) => `/${x}`).join(` ${t('commands.or')} `) }) : t('commands.unknown', { name }) };
   }
 
   /** Completions for the autocomplete menu: commands whose name starts with the typed prefix. */

@@ -1,6 +1,7 @@
 // Slash commands for sessions, memory and skills: /title, /compress, /resume, /sessions, /memory,
 // /skills, /reload-skills, and one /<skill-name> per installed skill.
 import { bumpUse } from '../state/skill-usage.ts';
+import { skillLifecycle } from '../plugins/skill-hooks.ts';
 import { findBoundaries } from '../agent/compress.ts';
 import { estimateMessagesTokens } from '../agent/tokens.ts';
 import type { Message } from '../llm/types.ts';
@@ -272,6 +273,7 @@ export function skillCommand(skill: Skill, home: string, externalDirsList: strin
       const stack = parseSkillStack(all, skill.name, args);
       if (!stack) return { output: `The skill ${skill.name} is no longer installed. /reload-skills refreshes the list.` };
       for (const s of stack.skills) bumpUse(home, s.name);
+      for (const s of stack.skills) skillLifecycle(home, 'used', s.name, { sessionId: _ctx.session.id });
       return { send: buildSkillInvocation(stack.skills, stack.instruction) };
     },
   };

@@ -9,7 +9,8 @@ import type { Lane, OpenRequest, Warm } from './lanes.ts';
 import type { GatewayRunner } from './runner.ts';
 import type { InboundAction, PlatformAdapter } from './types.ts';
 
-const APPROVAL_LABELS: Record<string, string> = { once: '✅ Allow once', session: '🔓 Allow for this session', always: '📌 Always allow', deny: '❌ Deny' };
+/** The approval buttons' labels in the person's language. */
+const approvalLabel = (c: string): string => (['once', 'session', 'always', 'deny'].includes(c) ? t(`gateway.button_${c}`) : c);
 
 export class ChatRequests {
   private readonly shortIds = new Map<string, { key: string; id: string }>();
@@ -33,8 +34,8 @@ export class ChatRequests {
     if (req.kind === 'approval') {
       const text = `${t('gateway.approval_needed')}\n\n\`${req.command.length > 600 ? req.command.slice(0, 600) + '…' : req.command}\`\n\n${t('gateway.approval_why', { description: req.description })}\n\n${t('gateway.approval_reply')}`;
       const buttons = [
-        req.choices.filter((c) => c !== 'deny').map((c) => ({ label: APPROVAL_LABELS[c] ?? c, data: `hx:${short}:${c}` })),
-        [{ label: APPROVAL_LABELS.deny, data: `hx:${short}:deny` }],
+        req.choices.filter((c) => c !== 'deny').map((c) => ({ label: approvalLabel(c), data: `hx:${short}:${c}` })),
+        [{ label: approvalLabel('deny'), data: `hx:${short}:deny` }],
       ];
       open.messageId = await this.r.reply(lane.adapter, src, redactSecrets(text), { buttons, meta });
     } else {
@@ -52,8 +53,8 @@ export class ChatRequests {
     this.shortIds.delete(r.short);
     if (!r.messageId || !lane.adapter.edit || !lane.adapter.supportsButtons) return;
     let status: string;
-    if (r.kind === 'approval') status = answer === 'deny' ? (source === 'timeout' ? '⏱ Timed out — denied.' : source === 'interrupted' ? '⏹ Interrupted.' : '❌ Denied.') : `✅ Approved (${String(answer)}).`;
-    else status = source === 'person' ? `✅ Answered: ${String(answer).slice(0, 200)}` : source === 'timeout' ? '⏱ No answer in time.' : '⏹ Interrupted.';
+    if (r.kind === 'approval') status = answer === 'deny' ? t(source === 'timeout' ? 'gateway.timed_out_denied' : source === 'interrupted' ? 'gateway.interrupted' : 'gateway.denied') : t('gateway.approved_choice', { choice: String(answer) });
+    else status = source === 'person' ? t('gateway.answered', { answer: String(answer).slice(0, 200) }) : t(source === 'timeout' ? 'gateway.no_answer_in_time' : 'gateway.interrupted');
     const head = r.kind === 'approval' ? `Approval: \`${(r.request as { command: string }).command.slice(0, 300)}\`` : `❓ ${(r.request as { question: string }).question}`;
     await lane.adapter.edit(lane.source.chatId, r.messageId, redactSecrets(`${head}\n\n${status}`)).catch(() => undefined);
   }
@@ -78,25 +79,25 @@ export class ChatRequests {
       return;
     }
     if (!authorize(act.source, this.r.env, this.r.pairing).ok) {
-      await act.ack?.('You are not allowed to answer this.');
+      await act.ack?.(t('gateway.not_allowed_to_answer'));
       return;
     }
     const ref = this.shortIds.get(m[1]);
     if (!ref || ref.key !== this.r.sessionKey(act.source)) {
-      await act.ack?.(ref ? 'Only the person who asked can answer this.' : 'This request is no longer open.');
+      await act.ack?.(t(ref ? 'gateway.only_asker' : 'gateway.no_longer_open'));
       return;
     }
     const lane = this.r.lanes.get(ref.key);
     const r = lane?.open.find((x) => x.id === ref.id);
     const warm = this.r.cache.peek(ref.key);
     if (!r || !warm) {
-      await act.ack?.('This request is no longer open.');
+      await act.ack?.(t('gateway.no_longer_open'));
       return;
     }
     let value: string = m[2];
     if (m[2].startsWith('c')) value = (r.request as { choices?: string[] }).choices?.[Number(m[2].slice(1))] ?? '';
     warm.session.answer(r.id, value);
-    await act.ack?.(r.kind === 'approval' ? (value === 'deny' ? 'Denied' : 'Approved') : 'Answered');
+    await act.ack?.(t(r.kind === 'approval' ? (value === 'deny' ? 'gateway.ack_denied' : 'gateway.ack_approved') : 'gateway.ack_answered'));
     void adapter;
   }
 

@@ -54,7 +54,7 @@ export function gatewayCommands(): CommandDef[] {
       midTurn: true,
       run(ctx) {
         const r = gw(ctx).stop();
-        return { output: r.wasRunning ? `⏹ Stopped.${r.dropped ? ` ${r.dropped} queued message(s) dropped.` : ''}` : 'Nothing is running.', action: 'stop' };
+        return { output: r.wasRunning ? (r.dropped ? t('gateway.stopped_dropped', { count: r.dropped }) : t('gateway.stopped')) : t('commands.nothing_running'), action: 'stop' };
       },
     },
     {
@@ -66,9 +66,9 @@ export function gatewayCommands(): CommandDef[] {
       surfaces: ['gateway'],
       midTurn: true,
       run(ctx, args) {
-        if (!args) return { output: 'Usage: /queue <prompt>' };
+        if (!args) return { output: t('commands.queue_usage') };
         if (!gw(ctx).running) return { send: args };
-        return { output: `⏳ Queued (${gw(ctx).queue(args)} waiting).` };
+        return { output: t('gateway.queued', { count: gw(ctx).queue(args) }) };
       },
     },
     {
@@ -81,7 +81,7 @@ export function gatewayCommands(): CommandDef[] {
       run(ctx) {
         const src = gw(ctx).source;
         const saved = gw(ctx).setHome();
-        return { output: `🏠 This chat is now the ${src.platform} home channel (${saved}). Deliveries to "${src.platform}" come here.` };
+        return { output: t('gateway.sethome', { platform: src.platform, saved }) };
       },
     },
     {
@@ -91,7 +91,7 @@ export function gatewayCommands(): CommandDef[] {
       surfaces: ['gateway'],
       midTurn: true,
       run() {
-        return { output: "Hi! I'm Hermes. Send me a message to get started, or /help for commands." };
+        return { output: t('gateway.start') };
       },
     },
   ];

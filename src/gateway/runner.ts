@@ -7,7 +7,9 @@
 //     open clarify/approval and mid-turn commands (/status, /queue, /steer…) act at once;
 //  2. anything else follows the busy input mode: `interrupt` (stop the turn, run the new message
 //     next — ⚡), `queue` (run it after — ⏳) or `steer` (hand it to the running turn — ⏩).
-import { localeFrom, setLocale } from '../i18n/index.ts';
+import { localeFrom, setLocale, t } from '../i18n/index.ts';
+import { preGatewayDispatch, wantsDispatchHook } from '../plugins/gateway-dispatch.ts';
+import { notifyPluginHook } from '../plugins/state.ts';
 import type { AgentRequest } from '../agent/types.ts';
 import { createCommandRegistry } from '../commands/builtin.ts';
 import type { CommandRegistry } from '../commands/registry.ts';
@@ -197,6 +199,8 @@ export class GatewayRunner {
     return {
       message: (m) => this.onMessage(adapter, m),
       action: (a) => this.requests.onAction(adapter, a),
+      // Plugins hear platform events (reactions…) from people allowed in, never from strangers.
+      platformEvent: (e) => authorize(e.source, this.env, this.pairing).ok && notifyPluginHook(this.home, 'gateway_platform_event', () => ({ platform: e.source.platform, event_type: e.eventType, payload: e.payload })),
     };
   }
 
@@ -533,6 +537,10 @@ export class GatewayRunner {
       return;
     }
     const done = () => this.dedupe.finish(src.platform, src.chatId, msg.messageId);
+    // Plugins' pre_gateway_dispatch sees the message before authorization: it may drop or rewrite it.
+    const d = wantsDispatchHook(this.home) ? await preGatewayDispatch(this.home, msg, { sessionKey: this.sessionKey(src), reply: (t) => this.reply(adapter, src, t) }) : null;
+    if (d?.action === 'skip') return void (this.log(`plugins: pre_gateway_dispatch skipped a ${src.platform} message${d.reason ? ` (${d.reason})` : ''}`), done());
+    if (d?.action === 'rewrite') msg = { ...msg, text: d.text };
     const auth = authorize(src, this.env, this.pairing);
     if (!auth.ok) {
       await this.stranger(adapter, msg);
@@ -575,15 +583,15 @@ export class GatewayRunner {
       const ack = (platformSettings(this.config as never, src.platform).busy_ack_enabled ?? (this.config.display as { busy_ack_enabled?: boolean }).busy_ack_enabled ?? adapter.prefers?.busyAck) !== false;
       if (mode === 'steer' && warm) {
         warm.session.steer(speakerText(msg, { home: this.home, config: this.config as never, env: this.env, keyOpts: this.keyOpts, log: this.log }));
-        if (ack) await this.reply(adapter, src, '⏩ Noted — the agent sees this after its current step.');
+        if (ack) await this.reply(adapter, src, t('gateway.busy_steer'));
         done();
         return;
       }
       lane.waiting.push(msg);
       if (mode === 'interrupt' && warm) {
-        if (ack) await this.reply(adapter, src, '⚡ Interrupting the current task to handle your new message.');
+        if (ack) await this.reply(adapter, src, t('gateway.busy_interrupt'));
         warm.session.interrupt();
-      } else if (ack) await this.reply(adapter, src, `⏳ Queued — I'll get to it when the current task is done (${lane.waiting.length} waiting).`);
+      } else if (ack) await this.reply(adapter, src, t('gateway.busy_queued', { count: lane.waiting.length }));
       return;
     }
     lane.waiting.push(msg);
@@ -607,7 +615,7 @@ export class GatewayRunner {
     await this.reply(
       adapter,
       src,
-      `Hi! I don't know you yet, so I can't help until my owner approves you.\n\nYour pairing code: ${r.code}\n\nAsk the owner to run:\nhermes pairing approve ${src.platform} ${r.code}\n\nThe code expires in 1 hour.`,
+      t('gateway.pairing', { code: r.code, platform: src.platform }),
       { meta: msg.meta },
     );
   }
@@ -648,7 +656,7 @@ export class GatewayRunner {
     const { def, args } = resolved;
     void this.hooks.emit(`command:${def.name}`, { command: def.name, args, platform: src.platform, user_id: src.userId ?? null, chat_id: src.chatId, session_key: lane.key });
     if (lane.running && !def.midTurn) {
-      await this.reply(adapter, src, `⏳ The agent is working — /${def.name} can't run mid-turn. Wait for it, or /stop first.`);
+      await this.reply(adapter, src, t('gateway.not_mid_turn', { command: def.name }));
       return;
     }
     const hooks: GatewayCommandHooks = {
@@ -671,7 +679,7 @@ export class GatewayRunner {
     try {
       result = await def.run({ session: warm.session, surface: 'gateway', hooks }, args);
     } catch (e) {
-      result = { output: `/${def.name} failed: ${(e as Error).message}` };
+      result = { output: t('gateway.command_failed', { command: def.name, error: (e as Error).message }) };
     }
     if (warm.session.id !== before) {
       this.index.setSessionId(lane.key, warm.session.id, 'new_session', before);
@@ -765,7 +773,7 @@ export class GatewayRunner {
         for (const k of c.keys) this.dedupe.finishKey(k);
         continue;
       }
-      const r = await adapter.send(c.chatId, '⚠️ Hermes restarted before it finished answering your last message. Please send it again if you still need an answer.', { threadId: c.threadId });
+      const r = await adapter.send(c.chatId, t('gateway.restarted'), { threadId: c.threadId });
       if (r.ok) for (const k of c.keys) this.dedupe.finishKey(k);
       else this.log(`gateway: could not tell ${adapter.name}:${c.chatId} about an unfinished message: ${r.error}`);
     }

@@ -83,6 +83,8 @@ export interface InboundHandlers {
   action?(act: InboundAction): void;
   /** The connection dropped after connecting; the daemon reconnects in the background. */
   disconnected?(error: Error): void;
+  /** A platform-native event (a reaction…), normalized to a plain payload: plugins' gateway_platform_event. */
+  platformEvent?(e: { source: SessionSource; eventType: string; payload: Record<string, unknown> }): void;
 }
 
 /** How a platform is talked on, where it differs from chat defaults (email is not a chat). */

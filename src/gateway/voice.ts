@@ -33,7 +33,7 @@ export async function sttUnavailableReason(c: VoiceContext): Promise<string | nu
 /** The words of an audio file, or why there are none. */
 export async function transcribeVoice(path: string, c: VoiceContext, signal?: AbortSignal): Promise<{ text: string; provider: string } | { error: string }> {
   const { transcribe } = await import('../media/stt/index.ts');
-  const r = await transcribe(path, { env: c.env, config: c.config, signal });
+  const r = await transcribe(path, { env: c.env, config: c.config, signal, home: c.home, source: 'gateway' });
   if (!r.success) return { error: r.error ?? 'transcription failed' };
   return { text: r.transcript.trim(), provider: r.provider };
 }

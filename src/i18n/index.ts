@@ -78,6 +78,17 @@ function lookup(c: Record<string, unknown>, key: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+/**
+ * An error's message in the current locale: errors that carry a catalog key (`i18n: {key, vars}`,
+ * e.g. provider resolution's) are translated; English and everything else keep `message`.
+ */
+export function localizedError(e: unknown): string {
+  const err = e as { message?: unknown; i18n?: { key?: unknown; vars?: Record<string, string> } } | null;
+  const message = typeof err?.message === 'string' ? err.message : String(e);
+  if (current === 'en' || typeof err?.i18n?.key !== 'string') return message;
+  return t(err.i18n.key, err.i18n.vars ?? {});
+}
+
 /** The message `key` in the current locale (English when missing), `{name}` placeholders filled. */
 export function t(key: string, vars: Record<string, string | number> = {}, locale: Locale = current): string {
   const text = lookup(catalog(locale), key) ?? lookup(catalog('en'), key) ?? key;

@@ -107,6 +107,8 @@ async function dispatchLocked(s: KanbanStore, o: DispatchOptions): Promise<Dispa
   const env = o.env ?? process.env;
   const failureLimit = o.failureLimit ?? DEFAULT_FAILURE_LIMIT;
   const sweep = { signal: o.signal, graceMs: o.graceMs, env };
+  // Plugins watching workers get who ran a task the sweeps take back (the sweeps clear it).
+  const workers = s.observed(WORKER_HOOKS) ? runningWorkers(s) : null;
   r.reclaimed = await releaseStaleClaims(s, sweep);
   r.reconciled = reconcileOrphans(s);
   r.stale = await detectStale(s, o.staleTimeoutSeconds ?? 0, sweep);
@@ -114,6 +116,7 @@ async function dispatchLocked(s: KanbanStore, o: DispatchOptions): Promise<Dispa
   r.crashed = crash.crashed;
   r.autoBlocked.push(...crash.autoBlocked);
   r.rateLimited = crash.rateLimited;
+  if (workers) observeSweeps(s, workers, r);
   r.timedOut = await enforceMaxRuntime(s, { ...sweep, failureLimit });
   r.promoted = s.recomputeReady(failureLimit);
 
@@ -170,6 +173,7 @@ async function dispatchLocked(s: KanbanStore, o: DispatchOptions): Promise<Dispa
           if (t.current_run_id !== null) s.q('UPDATE task_runs SET worker_pid = ? WHERE id = ?').run(pid, t.current_run_id);
           s.event(id, 'spawned', { pid }, t.current_run_id);
         });
+      s.observe('on_kanban_worker_spawned', () => ({ task_id: id, assignee, run_id: t.current_run_id, worker_pid: pid || null, workspace_path: ws.path }));
       r.spawned.push({ taskId: id, assignee, workspace: ws.path });
       perProfile.set(assignee, running + 1);
       return true;
@@ -215,12 +219,42 @@ async function dispatchLocked(s: KanbanStore, o: DispatchOptions): Promise<Dispa
 export async function dispatchOnce(s: KanbanStore, o: DispatchOptions = {}): Promise<DispatchResult> {
   if (o.lockHeld) return dispatchLocked(s, o);
   const lock = tryLock(`${s.path || dbPath(s.board, o.env)}.dispatch.lock`);
-  if (!lock) return { ...emptyResult(), skippedLocked: true };
-  try {
-    return await dispatchLocked(s, o);
-  } finally {
-    lock.release();
-  }
+  let r: DispatchResult;
+  if (!lock) r = { ...emptyResult(), skippedLocked: true };
+  else
+    try {
+      r = await dispatchLocked(s, o);
+    } finally {
+      lock.release();
+    }
+  // After the lock is released; idle and contended ticks too.
+  const outcome = r.skippedLocked ? 'contended' : tickDidWork(r) ? 'dispatched' : 'idle';
+  s.observe('on_kanban_dispatch_tick', () => ({ dry_run: !!o.dryRun, outcome, result: r }));
+  return r;
+}
+
+const WORKER_HOOKS = ['on_kanban_worker_exited', 'on_kanban_worker_stale_claim'];
+
+interface RunningWorker {
+  id: string;
+  assignee: string | null;
+  worker_pid: number | null;
+  current_run_id: number | null;
+}
+
+function runningWorkers(s: KanbanStore): Map<string, RunningWorker> {
+  const rows = s.q("SELECT id, assignee, worker_pid, current_run_id FROM tasks WHERE status = 'running'").all() as unknown as RunningWorker[];
+  return new Map(rows.map((w) => [w.id, w]));
+}
+
+/** `on_kanban_worker_exited` for dead workers, `on_kanban_worker_stale_claim` for silent ones. */
+function observeSweeps(s: KanbanStore, workers: Map<string, RunningWorker>, r: DispatchResult): void {
+  const base = (id: string) => {
+    const w = workers.get(id);
+    return { task_id: id, assignee: w?.assignee ?? null, run_id: w?.current_run_id ?? null, worker_pid: w?.worker_pid ?? null, retry_status: r.autoBlocked.includes(id) ? 'blocked' : 'retry' };
+  };
+  for (const id of r.crashed) s.observe('on_kanban_worker_exited', () => ({ ...base(id), exit_kind: 'crashed', exit_code: null, outcome: 'crashed' }));
+  for (const id of r.stale) s.observe('on_kanban_worker_stale_claim', () => ({ ...base(id), heartbeat_stale: true }));
 }
 
 /** Did the tick do anything worth a log line. */

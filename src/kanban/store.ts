@@ -8,6 +8,7 @@ import { normalizeProfileName } from '../state/paths.ts';
 import type { DatabaseSync } from '../state/sqlite.ts';
 import { dbPath, KanbanError, resolveBoard } from './boards.ts';
 import { openKanbanDb, stmt, writeTxn } from './db.ts';
+import { notifyPluginHook, pluginHooksWant } from '../plugins/state.ts';
 
 export const STATUSES = ['triage', 'todo', 'scheduled', 'ready', 'running', 'blocked', 'review', 'done', 'archived'] as const;
 export type TaskStatus = (typeof STATUSES)[number];
@@ -309,13 +310,25 @@ export class KanbanStore {
   }
 
   fire(hook: LifecycleHook, task: Task | null, taskId: string, runId: number | null, extra: Record<string, unknown> = {}): void {
+    const payload = { task_id: taskId, board: this.board, assignee: task?.assignee ?? null, run_id: runId, ...extra };
     for (const l of this.listeners) {
       try {
-        l(hook, { task_id: taskId, board: this.board, assignee: task?.assignee ?? null, run_id: runId, ...extra });
+        l(hook, payload);
       } catch {
         /* an observer never breaks a transition */
       }
     }
+    notifyPluginHook(this.env.HERMES_HOME, hook, () => payload);
+  }
+
+  /** Fires a plugin observer hook (`on_kanban_*`) with this board; nothing when no plugin wants it. */
+  observe(event: string, payload: () => Record<string, unknown>): void {
+    notifyPluginHook(this.env.HERMES_HOME, event, () => ({ board: this.board, ...payload() }));
+  }
+
+  /** Whether a loaded plugin registered any of these events (to skip work done only for them). */
+  observed(events: readonly string[]): boolean {
+    return pluginHooksWant(this.env.HERMES_HOME, events);
   }
 
   /** Appends an event inside the caller's transaction. */
@@ -456,15 +469,19 @@ export class KanbanStore {
   /** Assigns (null unassigns); refused while the task is running under a claim. */
   assign(id: string, profile: string | null): boolean {
     const who = canonicalAssignee(profile);
-    return this.txn(() => {
+    let changed = false;
+    const ok = this.txn(() => {
       const row = this.q('SELECT status, claim_lock, assignee FROM tasks WHERE id = ?').get(id) as Row | undefined;
       if (!row) return false;
       if (row.claim_lock !== null && row.status === 'running')
         throw new KanbanError(`cannot reassign ${id}: it is running (claimed). Wait for it to finish, or \`hermes kanban reclaim ${id}\` first.`);
-      if (row.assignee !== who) this.q('UPDATE tasks SET assignee = ?, consecutive_failures = 0, last_failure_error = NULL WHERE id = ?').run(who, id);
+      changed = row.assignee !== who;
+      if (changed) this.q('UPDATE tasks SET assignee = ?, consecutive_failures = 0, last_failure_error = NULL WHERE id = ?').run(who, id);
       this.event(id, 'assigned', { assignee: who, from: row.assignee ?? null });
       return true;
     });
+    if (changed) this.observe('on_kanban_task_updated', () => ({ task_id: id, assignee: who, run_id: null, changed_fields: ['assignee'] }));
+    return ok;
   }
 
   // ---- links -----------------------------------------------------------------------------------

@@ -122,10 +122,13 @@ export interface AuxiliaryTaskInput {
 export class ResolveError extends Error {
   /** What to do about it (also the end of `message`). */
   readonly hint: string;
-  constructor(problem: string, hint: string) {
+  /** The catalog message (`errors.<key>` in src/i18n) a surface shows in the user's language. */
+  readonly i18n?: { key: string; vars: Record<string, string> };
+  constructor(problem: string, hint: string, i18n?: { key: string; vars?: Record<string, string> }) {
     super(`${problem}: ${hint}`);
     this.name = 'ResolveError';
     this.hint = hint;
+    if (i18n) this.i18n = { key: i18n.key, vars: i18n.vars ?? {} };
   }
 }
 
@@ -234,7 +237,8 @@ function select(requested: string, input: ResolveInput): Selection {
     return { spec: CUSTOM, named, namedIsCustom: true, typed: req };
   }
   if (builtin) return { spec: builtin, namedIsCustom: false, typed: req };
-  throw new ResolveError(`Unknown provider '${requested}'`, validIdsHint(input.providers));
+  const hint = validIdsHint(input.providers);
+  throw new ResolveError(`Unknown provider '${requested}'`, hint, { key: 'errors.unknown_provider', vars: { provider: requested, hint } });
 }
 
 const viaUrl = (url: string) => (hostMatches(url, 'openrouter.ai') ? 'openrouter' : 'custom');
@@ -263,6 +267,7 @@ function autoDetect(input: ResolveInput, explicitBaseUrl: string): string {
   throw new ResolveError(
     'No LLM provider configured',
     'set OPENROUTER_API_KEY (or another provider’s API key) in ~/.hermes/.env, or run `hermes setup`',
+    { key: 'errors.no_provider' },
   );
 }
 
@@ -368,7 +373,7 @@ function resolveCore(r: CoreRequest): ProviderRuntime {
     spec.defaultModel ||
     '';
   if (!model) {
-    throw new ResolveError(`No model configured for ${label}`, 'pass -m <model> or run `hermes model` to choose one');
+    throw new ResolveError(`No model configured for ${label}`, 'pass -m <model> or run `hermes model` to choose one', { key: 'errors.no_model', vars: { label } });
   }
 
   // Keys.
@@ -432,11 +437,11 @@ function resolveCore(r: CoreRequest): ProviderRuntime {
         `set model.api_key (or providers.<name>.key_env) for that endpoint in ~/.hermes/config.yaml, or remove the base URL override`,
       );
     } else if (spec.keyEnvs.length === 0) {
-      throw new ResolveError(`Not signed in to ${spec.name}`, 'run `hermes model` (or `hermes setup`) to sign in');
+      throw new ResolveError(`Not signed in to ${spec.name}`, 'run `hermes model` (or `hermes setup`) to sign in', { key: 'errors.not_signed_in', vars: { provider: spec.name } });
     } else {
       const ke = clean(named?.entry.key_env);
       const where = ke ? ke : spec.keyEnvs.join(' or ');
-      throw new ResolveError(`No API key for ${spec.name}`, `set ${where} in ~/.hermes/.env or run \`hermes setup\``);
+      throw new ResolveError(`No API key for ${spec.name}`, `set ${where} in ~/.hermes/.env or run \`hermes setup\``, { key: 'errors.no_api_key', vars: { provider: spec.name, env: where } });
     }
   }
 

@@ -95,9 +95,32 @@ function scanNpm(home: string): [string, string][] {
   return out;
 }
 
-/** Whether any plugin folder exists at all (a cheap check before loading the YAML parser). */
-export function anyPluginDirs(o: DiscoverOptions): boolean {
-  return pluginSources(o).some((s) => listDirs(s.dir).length > 0) || existsSync(join(npmPluginsDir(o.home), 'node_modules'));
+/** A bundled plugin that loads on its own (platform, backend, exclusive kinds): read cheaply, no YAML parser. */
+function selfEnabling(dir: string): boolean {
+  for (const f of ['plugin.yaml', 'plugin.yml']) {
+    try {
+      return /^kind:\s*['"]?(platform|backend|exclusive)\b/m.test(readFileSync(join(dir, f), 'utf8'));
+    } catch {
+      /* next name */
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether any plugin that could load exists (a cheap check before loading the YAML parser and the
+ * host). With `config`, the bundled plugins count only when enabled or self-enabling, so shipping
+ * plugins costs nothing to a user who never enabled one.
+ */
+export function anyPluginDirs(o: DiscoverOptions, config?: unknown): boolean {
+  const s = config === undefined ? null : pluginSettings(config);
+  return (
+    pluginSources(o).some((src) => {
+      const dirs = listDirs(src.dir);
+      if (!s || src.source !== 'bundled') return dirs.length > 0;
+      return dirs.some((d) => (s.enabled.includes(d) && !s.disabled.includes(d)) || selfEnabling(join(src.dir, d)));
+    }) || existsSync(join(npmPluginsDir(o.home), 'node_modules'))
+  );
 }
 
 /** Every plugin found, one per key (later sources win), with its manifest read. */

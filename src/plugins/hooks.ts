@@ -57,34 +57,13 @@ export const VALID_HOOKS: readonly string[] = [
 export const SHELL_UNSUPPORTED_HOOKS: readonly string[] = ['transform_api_error_classification'];
 
 /**
- * Hooks this build fires. The others are accepted (a Hermes plugin registering them loads) but have
- * no fire site here yet: `hermes hooks list` and `hermes plugins doctor` say so.
+ * Hooks this build accepts (a Hermes plugin registering them loads) but never fires: `hermes hooks
+ * list` and `hermes plugins doctor` say so. Every other name in VALID_HOOKS has a fire site.
  */
-export const FIRED_HOOKS: readonly string[] = [
-  'pre_tool_call',
-  'post_tool_call',
-  'transform_tool_result',
-  'transform_terminal_output',
-  'transform_llm_output',
-  'pre_llm_call',
-  'post_llm_call',
-  'on_stream_start',
-  'on_stream_delta',
-  'on_stream_end',
-  'pre_api_request',
-  'post_api_request',
-  'api_request_error',
-  'on_session_start',
-  'on_session_end',
-  'on_session_finalize',
-  'on_session_reset',
-  'subagent_start',
-  'subagent_stop',
-  'agent_loop_stopped',
-  'pre_approval_request',
-  'post_approval_response',
-  'pre_command',
-];
+export const UNFIRED_HOOKS: readonly string[] = ['pre_verify', 'transform_api_error_classification', 'on_room_member_activity'];
+
+/** Hooks this build fires. */
+export const FIRED_HOOKS: readonly string[] = VALID_HOOKS.filter((h) => !UNFIRED_HOOKS.includes(h));
 
 export type HookPayload = Record<string, unknown>;
 export type HookCallback = (payload: HookPayload) => unknown;
@@ -222,14 +201,24 @@ export class HookManager {
    * returns what each returned. A throw or a timeout is logged and skipped.
    */
   async invoke(event: string, payload: HookPayload): Promise<{ owner: string; value: unknown }[]> {
+    return (await this.invokeAll(event, payload)).filter((r): r is { owner: string; value: unknown } => !('error' in r));
+  }
+
+  /**
+   * Like `invoke`, but a callback that threw or timed out is in the answer too (`error`), for hooks
+   * that fail closed (`pre_tts_synthesis`).
+   */
+  async invokeAll(event: string, payload: HookPayload, o: { failClosed?: boolean } = {}): Promise<({ owner: string; value: unknown } | { owner: string; error: string })[]> {
     const list = this.hooks.get(event);
     if (!list?.length) return [];
-    const out: { owner: string; value: unknown }[] = [];
+    const out: ({ owner: string; value: unknown } | { owner: string; error: string })[] = [];
     for (const h of [...list]) {
       try {
         out.push({ owner: h.owner, value: await this.call(h, payload) });
       } catch (e) {
-        this.problem(`${event} hook ${h.owner} ${e instanceof HookTimeout ? e.message : `failed: ${errText(e)}`}; skipped`);
+        const why = e instanceof HookTimeout ? e.message : `failed: ${errText(e)}`;
+        this.problem(`${event} hook ${h.owner} ${why}; ${o.failClosed ? 'the action was refused (this hook fails closed)' : 'skipped'}`);
+        out.push({ owner: h.owner, error: why });
       }
     }
     return out;

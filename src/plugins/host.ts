@@ -220,7 +220,7 @@ export async function loadPlugins(o: LoadOptions): Promise<PluginHost> {
     host.log('INFO', 'HERMES_SAFE_MODE: plugins and shell hooks are not loaded');
     return host;
   }
-  if (anyPluginDirs(o)) {
+  if (anyPluginDirs(o, o.config)) {
     const settings = pluginSettings(o.config);
     for (const m of discoverPlugins(o, (t) => parse(t))) {
       const p = await host.loadOne(m, pluginState(m, settings));

@@ -81,11 +81,13 @@ export function installPlugin(home: string, source: string, o: { ref?: string; f
   if (o.ref && (src.kind !== 'git' || !SHA.test(o.ref))) throw new InstallError('--ref takes a full 40-character commit SHA, and only for git sources (tags and branches move).');
   if (src.kind === 'npm') {
     const dir = npmPluginsDir(home);
-    run('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--ignore-scripts', src.spec]);
-    const name = npmName(src.spec);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const spec = registrySpec(src.spec) ? src.spec : npmLocalSpec(src.spec, o.cwd);
+    run('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--ignore-scripts', spec]);
+    const name = registrySpec(src.spec) ? npmName(src.spec) : installedNameFor(dir, spec);
     const pkgDir = join(dir, 'node_modules', name);
     if (!existsSync(pkgDir)) throw new InstallError(`npm installed ${src.spec}, but ${pkgDir} is missing`);
-    const record: InstallRecord = { kind: 'npm', source: src.spec, installed_at: now };
+    const record: InstallRecord = { kind: 'npm', source: spec, installed_at: now };
     saveRecord(home, name, record);
     return { key: name, dir: pkgDir, record };
   }
@@ -122,6 +124,30 @@ export function installPlugin(home: string, source: string, o: { ref?: string; f
   }
 }
 
+/** `name`, `name@range` or `@scope/name[@range]`: a package from the registry (else a tarball, folder, URL). */
+const registrySpec = (spec: string) => /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(@[^/\s]+)?$/i.test(spec.trim()) && !/\.t(ar\.)?gz$/i.test(spec.trim());
+
+/** A tarball or folder given as a path: absolute, so npm and the record do not depend on the cwd. */
+function npmLocalSpec(spec: string, cwd = process.cwd()): string {
+  const s = spec.trim();
+  if (/^[a-z][a-z0-9+.-]*:/i.test(s) && !/^file:/i.test(s)) return s;
+  return resolve(cwd, s.replace(/^file:/i, ''));
+}
+
+/** The package name npm recorded for a tarball / folder / URL spec in the prefix's package.json. */
+function installedNameFor(dir: string, spec: string): string {
+  let deps: Record<string, string> = {};
+  try {
+    deps = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
+  } catch {
+    /* handled below */
+  }
+  const same = (v: string) => v === spec || (v.startsWith('file:') && resolve(dir, v.slice(5)) === spec);
+  const hit = Object.entries(deps).find(([, v]) => same(v));
+  if (!hit) throw new InstallError(`npm installed ${spec}, but its package is not in ${join(dir, 'package.json')}`);
+  return hit[0];
+}
+
 function npmName(spec: string): string {
   const s = spec.trim();
   if (s.startsWith('@')) return s.split('@').slice(0, 2).join('@').replace(/@$/, '');
@@ -140,7 +166,8 @@ export function updatePlugin(home: string, key: string): string {
   if (!rec) return `${key}: not installed with \`hermes plugins install\` (no provenance); update it by hand`;
   if (rec.kind === 'local') return `${key}: installed from the folder ${rec.source}; install it again with --force to take changes`;
   if (rec.kind === 'npm') {
-    run('npm', ['install', '--prefix', npmPluginsDir(home), '--no-audit', '--no-fund', '--ignore-scripts', `${npmName(rec.source)}@latest`]);
+    // From the registry: the newest release; a tarball, folder or URL: that source again.
+    run('npm', ['install', '--prefix', npmPluginsDir(home), '--no-audit', '--no-fund', '--ignore-scripts', registrySpec(rec.source) ? `${npmName(rec.source)}@latest` : rec.source]);
     saveRecord(home, key, { ...rec, installed_at: new Date().toISOString() });
     return `${key}: updated from npm`;
   }
@@ -155,7 +182,7 @@ export function updatePlugin(home: string, key: string): string {
 /** Removes an installed plugin's files and its provenance. */
 export function removePlugin(home: string, key: string, dir: string): void {
   const rec = readMetadata(home)[key];
-  if (rec?.kind === 'npm') run('npm', ['uninstall', '--prefix', npmPluginsDir(home), '--no-audit', '--no-fund', npmName(rec.source)]);
+  if (rec?.kind === 'npm') run('npm', ['uninstall', '--prefix', npmPluginsDir(home), '--no-audit', '--no-fund', key]);
   else rmSync(dir, { recursive: true, force: true });
   const all = readMetadata(home);
   delete all[key];

@@ -26,7 +26,7 @@ function hooksConfigured(config: unknown): boolean {
 /** Whether anything plugin-related exists for this home (without reading a manifest). */
 export function pluginsPresent(o: { home: string; config: unknown; env: NodeJS.ProcessEnv; cwd?: string }): boolean {
   if (truthy(o.env.HERMES_SAFE_MODE)) return false;
-  return hooksConfigured(o.config) || anyPluginDirs({ home: o.home, env: o.env, cwd: o.cwd ?? process.cwd() });
+  return hooksConfigured(o.config) || anyPluginDirs({ home: o.home, env: o.env, cwd: o.cwd ?? process.cwd() }, o.config);
 }
 
 /** Hermes's first-use consent question for a shell hook, on the terminal. */

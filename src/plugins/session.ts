@@ -4,7 +4,8 @@
 // user message at call time, never in the cached system prompt) and post_llm_call / on_session_end,
 // and the session's event stream feeds the observer hooks (API requests, streaming, approvals).
 import type { AgentEvent, AgentTool, ToolOutcome, TurnResult } from '../agent/types.ts';
-import type { Message } from '../llm/types.ts';
+import type { LlmStream, Message, StreamFn, StreamResult } from '../llm/types.ts';
+import { messageText } from '../agent/repair.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { HookManager, HookPayload } from './hooks.ts';
 import { pluginHost, type PluginContributions, type SectionInfo } from './state.ts';
@@ -21,7 +22,7 @@ export interface PluginSessionHost {
   emit(e: AgentEvent): void;
 }
 
-const OBSERVED = ['pre_api_request', 'post_api_request', 'api_request_error', 'on_stream_start', 'on_stream_delta', 'on_stream_end', 'pre_approval_request', 'post_approval_response'];
+const OBSERVED = ['pre_api_request', 'post_api_request', 'api_request_error', 'on_stream_start', 'on_stream_delta', 'on_stream_end', 'on_interim_message', 'pre_approval_request', 'post_approval_response'];
 const TOOL_HOOKS = ['pre_tool_call', 'post_tool_call', 'transform_tool_result'];
 
 const errorJson = (message: string) => JSON.stringify({ error: message });
@@ -49,6 +50,9 @@ export class SessionPlugins {
       this.warned.add(key);
       s.emit({ type: 'warning', message: m });
     });
+    // The newest top-level session is the one plugins reach until another one starts a turn, so a
+    // plugin command can inject_message before the first turn.
+    this.activate();
   }
 
   get hooks(): HookManager {
@@ -222,6 +226,13 @@ export class SessionPlugins {
         h.notify('api_request_error', () => ({ ...info(), task_id: this.s.id, platform: this.s.options.platform, error: e.error.message, reason: e.error.kind }));
         h.notify('on_stream_end', () => ({ ...info(), final_text: this.streamed, finished: false, error: e.error.message }));
         break;
+      case 'message': {
+        // An assistant message that calls tools is shown before the final answer: on_interim_message.
+        const m = e.message;
+        const text = m.role === 'assistant' && m.tool_calls?.length ? messageText(m.content).trim() : '';
+        if (text) h.notify('on_interim_message', () => ({ ...info(), text, already_streamed: this.streamed.trim().length > 0 }));
+        break;
+      }
       case 'request':
         if (e.request.kind !== 'approval') break;
         this.approvals.set(e.id, { command: e.request.command, description: e.request.description });
@@ -240,12 +251,63 @@ export class SessionPlugins {
     }
   }
 
+  /**
+   * An auxiliary model's stream (titles, compression, smart approvals…) with `pre_auxiliary_call`
+   * before each request and `post_auxiliary_call` when it ends; the stream itself when no plugin
+   * registered them.
+   */
+  auxStream(task: string, rt: { model: string; provider: string; baseUrl?: string; apiMode?: string }, stream: StreamFn): StreamFn {
+    const h = this.hooks;
+    if (!h.hasAny(['pre_auxiliary_call', 'post_auxiliary_call'])) return stream;
+    return (req): LlmStream => {
+      const startedAt = Date.now() / 1000;
+      const ids = { aux_task: task, task_id: this.s.id, turn_id: this.turnId, session_id: this.s.id, platform: this.s.options.platform, streaming: true, model: rt.model, provider: rt.provider, base_url: rt.baseUrl ?? null, api_mode: rt.apiMode ?? null };
+      h.notify('pre_auxiliary_call', () => ({ ...ids, request_messages: req.messages, system_prompt: req.system ?? null, message_count: req.messages.length, tool_count: req.tools?.length ?? 0, max_tokens: req.maxTokens ?? null, started_at: startedAt }));
+      const inner = stream(req);
+      let posted = false;
+      const post = (r: StreamResult) => {
+        if (posted) return;
+        posted = true;
+        const failed = r.stopReason === 'error' || r.stopReason === 'aborted';
+        h.notify('post_auxiliary_call', () => ({
+          ...ids,
+          started_at: startedAt,
+          ended_at: Date.now() / 1000,
+          api_duration: Date.now() / 1000 - startedAt,
+          finish_reason: r.stopReason,
+          response_model: r.model,
+          usage: failed ? null : r.usage,
+          assistant_content_chars: messageText(r.message.content).length,
+          assistant_tool_call_count: r.message.tool_calls?.length ?? 0,
+          error: failed ? (r.error?.message ?? r.stopReason) : null,
+          error_type: failed ? (r.error?.kind ?? r.stopReason) : null,
+        }));
+      };
+      return {
+        async *[Symbol.asyncIterator]() {
+          for await (const ev of inner) {
+            if (ev.type === 'done') post(ev.result);
+            yield ev;
+          }
+        },
+        async result() {
+          const r = await inner.result();
+          post(r);
+          return r;
+        },
+      };
+    };
+  }
+
   /** This session as the one plugins reach (dispatch_tool, inject_message). */
   activate(): void {
     if ((this.s.options.depth ?? 0) > 0) return;
+    const s = this.s;
     this.host.setActive({
-      id: this.s.id,
-      platform: this.s.options.platform,
+      get id() {
+        return s.id;
+      },
+      platform: s.options.platform,
       callTool: (name, args) => this.s.callTool(name, args),
       inject: (content) => this.s.inject(content),
     });

@@ -61,3 +61,20 @@ export function pluginHost(home: string): PluginContributions | undefined {
 export function currentPluginHost(): PluginContributions | undefined {
   return hosts.size === 1 ? hosts.values().next().value : undefined;
 }
+
+/**
+ * Fires an observer hook at the plugins loaded for `home` (else the process's only host), with the
+ * host's `profile_name` added. Never throws, never waits, and costs nothing when no plugin registered
+ * the event: the payload is built only then. For core code outside a Session (kanban, gateway, TTS).
+ */
+export function notifyPluginHook(home: string | undefined, event: string, payload: () => Record<string, unknown>): void {
+  const host = (home ? hosts.get(home) : undefined) ?? currentPluginHost();
+  if (!host?.hooks.has(event)) return;
+  host.hooks.notify(event, () => ({ profile_name: host.profile, ...payload() }));
+}
+
+/** Whether the plugins of `home` (else the only host) registered any of these events. */
+export function pluginHooksWant(home: string | undefined, events: readonly string[]): boolean {
+  const host = (home ? hosts.get(home) : undefined) ?? currentPluginHost();
+  return !!host?.hooks.hasAny(events);
+}

@@ -712,7 +712,8 @@ export class Session {
     }
     if (!rt) return null;
     const client = createLlmClient({ primary: rt, maxRetries: 2, timeoutMs: (Number(cfg?.timeout) || 120) * 1000 });
-    return { stream: (req) => client.stream(req), model: rt.model, provider: rt.provider };
+    const stream: StreamFn = (req) => client.stream(req);
+    return { stream: this.plugins ? this.plugins.auxStream(task, rt, stream) : stream, model: rt.model, provider: rt.provider };
   }
 
   /**

@@ -9,11 +9,14 @@ import { paths } from './paths.ts';
 export class ConfigError extends Error {
   readonly file: string;
   readonly line?: number;
-  constructor(message: string, file: string, line?: number) {
+  /** The catalog message (`errors.<key>` in src/i18n) a surface shows in the user's language. */
+  readonly i18n?: { key: string; vars: Record<string, string> };
+  constructor(message: string, file: string, line?: number, i18n?: { key: string; vars: Record<string, string> }) {
     super(message);
     this.name = 'ConfigError';
     this.file = file;
     this.line = line;
+    if (i18n) this.i18n = i18n;
   }
 }
 
@@ -86,11 +89,8 @@ function parseYaml(text: string, file: string): { doc: Document; lines: LineCoun
   if (err) {
     const line = err.linePos?.[0]?.line ?? (err.pos ? lines.linePos(err.pos[0]).line : undefined);
     const reason = err.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-    throw new ConfigError(
-      `${file}${line ? ` line ${line}` : ''}: invalid YAML (${reason}). Fix the file (\`hermes config edit\`) or move it aside to start from defaults.`,
-      file,
-      line,
-    );
+    const where = `${file}${line ? ` line ${line}` : ''}`;
+    throw new ConfigError(`${where}: invalid YAML (${reason}). Fix the file (\`hermes config edit\`) or move it aside to start from defaults.`, file, line, { key: 'errors.invalid_yaml', vars: { where, reason } });
   }
   return { doc, lines };
 }

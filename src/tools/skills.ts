@@ -2,6 +2,7 @@
 import { bumpPatch, bumpView, forget as forgetUsage } from '../state/skill-usage.ts';
 import { disabledSkillNames, discoverSkills, findSkill, loadSkill, manageSkill, skillOnPlatform, viewSkill, type Skill } from '../state/skills.ts';
 import { pluginHost } from '../plugins/state.ts';
+import { skillLifecycle } from '../plugins/skill-hooks.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
 import type { ToolServices } from './types.ts';
@@ -65,6 +66,7 @@ export const skillView = defineTool({
       return fail((e as Error).message);
     }
     bumpView(s.home, skill.name);
+    if (!a.file_path) skillLifecycle(s.home, 'loaded', skill.name, { sessionId: s.sessionId, taskId: s.taskId });
     if (!a.file_path && skill.requiredEnv.length) {
       const missing: string[] = [];
       for (const v of skill.requiredEnv) {
@@ -104,6 +106,7 @@ export const skillManage = defineTool({
     if (!r.success) return { content: JSON.stringify(r), isError: true };
     if (a.action === 'delete') forgetUsage(ctx.services.home, a.name);
     else if (a.action !== 'create') bumpPatch(ctx.services.home, a.name);
+    skillLifecycle(ctx.services.home, a.action === 'create' || a.action === 'delete' ? `${a.action}d` : 'patched', a.name, { sessionId: ctx.services.sessionId, taskId: ctx.services.taskId });
     return { content: ok(r), display: { kind: 'skill', action: a.action, name: a.name, message: r.message } };
   },
 });

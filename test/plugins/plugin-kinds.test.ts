@@ -122,4 +122,18 @@ describe('plugin image provider', () => {
     const [req] = (await requests(m + 1)).slice(m);
     assert.doesNotMatch(bodyText(req), /image_generate/);
   });
+
+  it('`hermes status` loads plugins: the plugin image provider shows as provided, and image_generate as available', async () => {
+    const h = imageHome();
+    const r = await hermes(['status'], { home: h, env: { PIXEL_KEY: 'k' } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Plugins\s+pixel\b/);
+    assert.match(r.stdout, /Images\s+pixelpainter · provided by plugin pixel/);
+    assert.doesNotMatch(r.stdout, /image_generate unavailable/);
+    const j = JSON.parse((await hermes(['status', '--json'], { home: h, env: { PIXEL_KEY: 'k' } })).stdout);
+    assert.deepEqual(j.image_gen, { provider: 'pixelpainter', plugin: 'plugin pixel', unavailable: null });
+    assert.ok(j.tools.includes('image_generate'));
+    const off = await hermes(['status'], { home: h, env: { PIXEL_KEY: '' } });
+    assert.match(off.stdout, /Images\s+pixelpainter · unavailable: the pixelpainter image provider needs PIXEL_KEY/);
+  });
 });

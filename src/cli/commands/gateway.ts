@@ -23,4 +23,5 @@ export default function register(program: Command): void {
     .action(run('gatewayInstall'));
   gw.command('uninstall').description('remove the gateway service').option('--no-manage', 'only remove the unit file').action(run('gatewayUninstall'));
   gw.command('setup').description('interactive set-up of messaging platforms (writes .env and config.yaml)').action(run('gatewaySetup'));
+  gw.command('list').description('the gateway of every profile: running or stopped, and its platforms').option('--json', 'print as JSON').action(lazyActions(() => import('../gateway-list.ts'))('gatewayList'));
 }

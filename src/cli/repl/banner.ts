@@ -7,6 +7,7 @@ import type { Session } from '../../runtime/session.ts';
 import { expandHome, paths } from '../../state/paths.ts';
 import { countSkills } from '../../state/skills.ts';
 import type { Style } from './style.ts';
+import { t } from '../../i18n/index.ts';
 
 function toolsLines(count: number, toolsets: string[], label: string, s: Style, width: number): string[] {
   if (!toolsets.length) return [`  ${label} ${count} ${s.dim('(none)')}`];
@@ -54,7 +55,7 @@ export function banner(session: Session, style: Style, width = 100): string[] {
   ];
   if (session.runnerKind === 'codex_app_server') lines.push(`  ${label('runtime')} ${s.bold('codex app-server')} ${s.dim('(shell, file edits and MCP tools run inside codex)')}`);
   if (session.services.yolo) lines.push(`  ${s.yellow('⚠ YOLO: dangerous commands run without asking (hardline blocks still apply)')}`);
-  const hints = ['/help for commands', 'Tab completes', 'Alt+Enter new line', 'Ctrl+C interrupts', 'Ctrl+D quits'];
+  const hints = ['help', 'tab', 'newline', 'interrupt', 'quit'].map((k) => t(`cli.hint_${k}`));
   let line = '';
   for (const h of hints) {
     if (line && line.length + 3 + h.length > width - 1) {

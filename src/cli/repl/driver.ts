@@ -13,6 +13,7 @@ import type { Session } from '../../runtime/session.ts';
 import { expandPastes } from './pastes.ts';
 import type { Style } from './style.ts';
 import { truncate } from './width.ts';
+import { t as tr } from '../../i18n/index.ts';
 
 export type Phase = 'idle' | 'turn' | 'shell' | 'command';
 /** How a line of output reads: plain, dim (a note), info (background news), ok, warn, error. */
@@ -359,12 +360,12 @@ export function turnNotes(session: Session, r: TurnResult, ms: number): { text: 
     const u = r.usage;
     out.push({ text: `${(ms / 1000).toFixed(1)}s · ${(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens).toLocaleString('en-US')} in · ${u.output_tokens.toLocaleString('en-US')} out · ${r.costUsd === null ? 'cost unknown' : formatUsd(r.costUsd)}`, tone: 'dim' });
   }
-  if (r.interrupted) out.push({ text: '⏹ Interrupted.', tone: 'warn' });
+  if (r.interrupted) out.push({ text: tr('cli.interrupted'), tone: 'warn' });
   else if (r.failed) {
     const e = r.error;
     out.push({ text: `✗ ${e && 'provider' in e ? describeError(e, session.runtime) : (e?.message ?? 'The turn failed.')}`, tone: 'error' });
   } else if (!r.finalText && !r.messages.some((m) => m.role === 'assistant' && messageText(m.content))) {
-    out.push({ text: '(no answer)', tone: 'dim' });
+    out.push({ text: tr('cli.no_answer'), tone: 'dim' });
   }
   return out;
 }
@@ -380,8 +381,8 @@ export function goodbyeLines(session: Session): string[] {
   if (t.turns > 0) {
     const tokens = t.usage.input_tokens + t.usage.output_tokens + t.usage.cache_read_tokens + t.usage.cache_write_tokens;
     lines.push(`Session ${session.id} · ${t.turns} turn(s) · ${tokens.toLocaleString('en-US')} tokens${t.costUsd === null ? '' : ` · ${formatUsd(t.costUsd)}`}`);
-    if (session.options.store) lines.push(`Resume it with: hermes --resume ${session.id}`);
+    if (session.options.store) lines.push(tr('cli.resume_hint', { id: session.id }));
   }
-  lines.push('Goodbye. ⚕');
+  lines.push(tr('cli.goodbye'));
   return lines;
 }

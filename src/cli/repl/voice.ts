@@ -56,7 +56,7 @@ export class PushToTalk {
       this.recording = null;
     }
     this.d.commit(st.dim('🎙️ transcribing…'));
-    const t = await transcribe(file, { env: this.s.env, config: this.s.config });
+    const t = await transcribe(file, { env: this.s.env, config: this.s.config, home: this.s.home, source: 'cli' });
     if (!t.success) this.d.commit(st.red(`✗ ${t.error}`));
     else if (!t.transcript) this.d.commit(st.dim('🎙️ (no speech heard)'));
     else this.d.send(t.transcript);

@@ -155,8 +155,16 @@ export class TelegramAdapter implements PlatformAdapter {
         },
       });
     });
+    // A reaction from a person (not an anonymous admin) goes to plugins as gateway_platform_event.
+    bot.on('message_reaction', (ctx) => {
+      const r = ctx.messageReaction;
+      if (!r.user || !handlers.platformEvent) return;
+      const emojis = r.new_reaction.flatMap((x) => (x.type === 'emoji' ? [x.emoji] : []));
+      const custom = r.new_reaction.flatMap((x) => (x.type === 'custom_emoji' ? [x.custom_emoji_id] : []));
+      handlers.platformEvent({ source: this.sourceOf(r.chat, r.user), eventType: 'reaction', payload: { emojis, custom_emoji_ids: custom, chat_id: String(r.chat.id), message_id: String(r.message_id), thread_id: null } });
+    });
     bot.catch((err) => this.o.log(`telegram: update failed: ${err.message}`));
-    const allowed = ['message', 'callback_query'] as const;
+    const allowed = ['message', 'callback_query', 'message_reaction'] as const;
     if (webhookUrl) {
       const { webhookCallback } = await import('grammy');
       const http = await import('node:http');

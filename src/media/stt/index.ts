@@ -6,6 +6,7 @@ import { groqStt, openaiStt } from './openai.ts';
 import { localCommandStt, localStt } from './local.ts';
 import { Providers } from '../providers.ts';
 import type { SttConfig, SttProvider } from './types.ts';
+import { preTranscription } from '../../plugins/media-hooks.ts';
 
 export type { SttConfig, SttProvider } from './types.ts';
 
@@ -62,14 +63,19 @@ export interface TranscribeResult {
 }
 
 /** Hermes's transcribe_audio: `{success, transcript, provider, error?}`; never throws. */
-export async function transcribe(path: string, o: { env: NodeJS.ProcessEnv; config: unknown; signal?: AbortSignal }): Promise<TranscribeResult> {
+export async function transcribe(path: string, o: { env: NodeJS.ProcessEnv; config: unknown; signal?: AbortSignal; home?: string; source?: string }): Promise<TranscribeResult> {
   if (!existsSync(path)) return { success: false, transcript: '', provider: 'none', error: `Audio file not found: ${path}` };
   const choice = chooseStt(o.env, o.config);
   if ('error' in choice) return { success: false, transcript: '', provider: 'none', error: choice.error };
   const p = choice.provider;
   const cfg = sttConfig(o.config);
   try {
-    const text = await p.transcribe({ path, config: cfg, env: o.env, language: sttLanguage(cfg, p.name, o.env), signal: o.signal });
+    // Plugins' pre_transcription may set the model, language or prompt (last writer wins).
+    const own = cfg[p.name] && typeof cfg[p.name] === 'object' ? (cfg[p.name] as Record<string, unknown>) : {};
+    const model = typeof own.model === 'string' ? own.model : typeof cfg.model === 'string' ? cfg.model : undefined;
+    const set = await preTranscription(o.home ?? o.env.HERMES_HOME, { filePath: path, provider: p.name, source: o.source ?? 'unknown', model, language: sttLanguage(cfg, p.name, o.env), prompt: typeof cfg.prompt === 'string' ? cfg.prompt : undefined });
+    const config = set.model === model && set.prompt === cfg.prompt ? cfg : { ...cfg, [p.name]: { ...own, model: set.model, prompt: set.prompt } };
+    const text = await p.transcribe({ path, config, env: o.env, language: set.language, signal: o.signal });
     return { success: true, transcript: filterHallucination(text), provider: p.name };
   } catch (e) {
     return { success: false, transcript: '', provider: p.name, error: (e as Error).message };

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } fro
 import { dirname, join } from 'node:path';
 import { OPUS_VOICE_PLATFORMS, joinAudio, sniffAudio, toOpus } from '../audio.ts';
 import { ttsConfig, ttsProvider, ttsProviderName, ttsProviderNames } from './registry.ts';
+import { preTtsSynthesis } from '../../plugins/media-hooks.ts';
 
 export { registerTtsProvider, ttsConfig, ttsProviderName, ttsUnavailable } from './registry.ts';
 export type { TtsConfig, TtsProvider } from './types.ts';
@@ -91,8 +92,10 @@ export async function speak(o: SpeakOptions): Promise<SpeakResult> {
   if (!provider) throw new Error(`Unknown TTS provider "${name}". Use one of: ${ttsProviderNames().join(', ')} (tts.provider in config.yaml).`);
   const why = provider.unavailable(o.env, cfg);
   if (why) throw new Error(`The ${name} TTS provider ${why}. Set it in ~/.hermes/.env, or use tts.provider: edge (no key needed).`);
-  const text = spokenText(o.text);
-  if (!text) throw new Error('There is nothing to say once formatting is removed.');
+  const cleaned = spokenText(o.text);
+  if (!cleaned) throw new Error('There is nothing to say once formatting is removed.');
+  // Plugins' pre_tts_synthesis may block the synthesis or replace the script (fails closed).
+  const text = await preTtsSynthesis(o.home, cleaned, name);
   const wantOpus = o.outputPath ? /\.(ogg|opus|oga)$/i.test(o.outputPath) : OPUS_VOICE_PLATFORMS.has(o.platform);
   const format: 'mp3' | 'opus' = wantOpus && provider.nativeOpus ? 'opus' : 'mp3';
   const ext = format === 'opus' ? 'ogg' : 'mp3';

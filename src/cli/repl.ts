@@ -33,7 +33,7 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
   for (const w of [...session.warnings, ...chat.quickWarnings]) intro.push(style.yellow(`⚠ ${w}`));
   if (chat.quickWarnings.length) intro.push('');
   if (restored) {
-    intro.push(`↻ Resuming ${restored.title ? `“${restored.title}” ` : ''}(${restored.sessionId}), ${restored.history.length} messages.`, ...recapLines(session.history, style), '');
+    intro.push(`↻ Resuming ${restored.title ? `“${restored.title}” ` : ''}(${restored.sessionId}), ${restored.history.length} messages.`, ...(restored.cwdNote ? [style.dim(restored.cwdNote)] : []), ...recapLines(session.history, style), '');
   }
 
   const repl = new Repl({
@@ -45,7 +45,7 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
     history: chat.history,
     intro,
     firstMessagePrefix: chat.firstMessagePrefix,
-    hooks: interactiveHooks(session, historyFile),
+    hooks: interactiveHooks(session, historyFile, opts),
   });
 
   chat.setNotify((line) => repl.notice(line));

@@ -38,6 +38,8 @@ export interface SurfaceHooks {
   pasteImage?(): Promise<string | null>;
   /** The person's identity and rights on this surface (gateway: the sender; CLI: the local user). */
   whoami?(): string;
+  /** CLI: /resume goes back to the resumed session's folder (unless --no-restore-cwd); the line to show. */
+  changeDir?(dir: string | null): string | null;
 }
 
 export interface CommandContext {

@@ -119,8 +119,9 @@ export function stateCommands(): CommandDef[] {
           if (id === s.id) return { output: 'That is the current session.' };
           const row = (await db.getSession(id))!;
           const history = await db.getMessages(id);
+          const moved = ctx.hooks.changeDir?.(row.cwd ?? row.git_repo_root ?? null);
           s.restore({ id, history, systemPrompt: row.system_prompt });
-          return { output: `Resumed ${row.title ? `“${row.title}” ` : ''}(${id}): ${history.length} messages.`, action: 'new_session' };
+          return { output: `Resumed ${row.title ? `“${row.title}” ` : ''}(${id}): ${history.length} messages.${moved ? `\n${moved}` : ''}`, action: 'new_session' };
         });
       },
     },

@@ -69,7 +69,10 @@ describe('hermes curator', () => {
     assert.match(dry.stdout, /old-one: active → archived \(idle 120d\)/);
     assert.match(dry.stdout, /drifting: active → stale \(idle 45d\)/);
     assert.ok(existsSync(join(home, 'skills', 'devops', 'old-one', 'SKILL.md')), 'dry run moves nothing');
-    assert.ok(!existsSync(join(home, 'skills', '.curator_state')), 'dry run records no run');
+    const preview = JSON.parse(readFileSync(join(home, 'skills', '.curator_state'), 'utf8'));
+    assert.equal(preview.run_count ?? 0, 0, 'a dry run is not counted as a run');
+    assert.equal(preview.last_run_at ?? null, null, 'nor does it push the next scheduled run out');
+    assert.match(preview.last_run_summary, /^dry-run auto: dry run: would mark 1 stale/);
 
     const run = await hermes(['curator', 'run'], { home });
     assert.equal(run.code, 0, run.stderr);
@@ -171,7 +174,7 @@ describe('/curator', () => {
     const out = async (line: string) => (await runCommand(registry, line, { session, surface: 'gateway', hooks: {} }))?.output ?? '';
     assert.match(await out('/curator'), /agent-created skills: 4 total/);
     assert.match(await out('/curator pin drifting'), /^Pinned drifting\./);
-    assert.match(await out('/curator run'), /^Curator run: marked 0 stale, archived 1/);
+    assert.match(await out('/curator run'), /^Curator run: auto: marked 0 stale, archived 1.*; llm: skipped \(consolidation off\)/);
     assert.match(await out('/curator list-archived'), /old-one/);
     assert.match(await out('/curator restore old-one'), /^Restored old-one/);
     assert.match(await out('/curator frob'), /^Usage: \/curator/);

@@ -21,7 +21,9 @@ import { fileCommands } from './files.ts';
 import { infoCommands } from './info.ts';
 import { workCommands } from './work.ts';
 import { SessionDB } from '../state/db.ts';
+import { bundlesCommand, registerBundleCommands } from './bundles.ts';
 import { curatorCommand } from './curator.ts';
+import { surfaceExtraCommands } from './surface-extras.ts';
 import { insightsCommand } from './insights.ts';
 import { kanbanCommand } from './kanban.ts';
 import { pluginsCommand } from './plugins.ts';
@@ -505,6 +507,8 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(...stateCommands(), reloadSkillsCommand(() => r));
   r.add(reloadMcpCommand());
   r.add(...fileCommands(), ...displayCommands(), ...workCommands(), ...infoCommands());
+  r.add(bundlesCommand(), ...surfaceExtraCommands());
+  registerBundleCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
   registerSkillCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
   r.add(cronCommand());
   r.add(kanbanCommand());

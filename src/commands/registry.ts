@@ -1,5 +1,6 @@
 // One slash-command registry for every surface: the CLI REPL, the gateway and ACP read the same
 // definitions (name, aliases, args, help, where they apply, whether allowed mid-turn).
+import type { Skin } from '../state/skins.ts';
 import type { Session } from '../runtime/session.ts';
 import { nearest } from './suggest.ts';
 
@@ -40,6 +41,9 @@ export interface SurfaceHooks {
   whoami?(): string;
   /** CLI: /resume goes back to the resumed session's folder (unless --no-restore-cwd); the line to show. */
   changeDir?(dir: string | null): string | null;
+  /** The classic REPL: redraw with this skin (/skin) or busy-indicator style (/indicator). */
+  applySkin?(skin: Skin): void;
+  applyIndicator?(style: string): void;
 }
 
 export interface CommandContext {

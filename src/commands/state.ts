@@ -1,5 +1,6 @@
 // Slash commands for sessions, memory and skills: /title, /compress, /resume, /sessions, /memory,
 // /skills, /reload-skills, and one /<skill-name> per installed skill.
+import { registerBundleCommands } from './bundles.ts';
 import { bumpUse } from '../state/skill-usage.ts';
 import { findBoundaries } from '../agent/compress.ts';
 import { estimateMessagesTokens } from '../agent/tokens.ts';
@@ -298,8 +299,9 @@ export function reloadSkillsCommand(registry: () => CommandRegistry): CommandDef
     category: 'tools',
     surfaces: ALL_SURFACES,
     run(ctx) {
+      const b = registerBundleCommands(registry(), ctx.session.options.home, externalDirs(ctx.session));
       const n = registerSkillCommands(registry(), ctx.session.options.home, externalDirs(ctx.session));
-      return { output: n ? `Added ${n} skill command${n === 1 ? '' : 's'}.` : 'No new skills.' };
+      return { output: n || b ? [n ? `Added ${n} skill command${n === 1 ? '' : 's'}.` : '', b ? `Added ${b} bundle command${b === 1 ? '' : 's'}.` : ''].filter(Boolean).join(' ') : 'No new skills.' };
     },
   };
 }

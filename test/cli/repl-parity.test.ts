@@ -120,4 +120,44 @@ describe('REPL slash commands added for parity', { skip: skip ?? false }, () => 
       }
     }
   });
+
+  it('/skin redraws the prompt with the skin and keeps it for the next start; /palette opens the command menu', async () => {
+    const h = tempHome();
+    writeFileSync(join(h, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: k\n`);
+    let t = startHermes([], { home: h });
+    try {
+      await t.waitFor(/❯/);
+      let mark = t.mark();
+      t.type('/skin ares');
+      t.keys('Enter');
+      await t.waitFor(/Skin: ares — War-god theme/, { after: mark });
+      await t.waitFor(/^⚔\s*$/m);
+      mark = t.mark();
+      t.type('/indicator ascii');
+      t.keys('Enter');
+      await t.waitFor(/Busy indicator: ascii/, { after: mark });
+      mark = t.mark();
+      t.type('/palette');
+      t.keys('Enter');
+      await t.waitFor(/\/help \[command[\s\S]*1\/\d+ · ↑↓ move · Tab accept · Esc close/, { after: mark });
+      t.keys('Escape');
+      t.keys('C-u');
+      t.type('/quit');
+      t.keys('Enter');
+      assert.equal(await t.exitCode(), 0);
+    } finally {
+      t.kill();
+    }
+    assert.match(readFileSync(join(h, 'config.yaml'), 'utf8'), /skin: ares/);
+    t = startHermes([], { home: h });
+    try {
+      const s = await t.waitFor(/^⚔\s*$/m);
+      assert.match(s, /Ares Agent/);
+      t.type('/quit');
+      t.keys('Enter');
+      assert.equal(await t.exitCode(), 0);
+    } finally {
+      t.kill();
+    }
+  });
 });

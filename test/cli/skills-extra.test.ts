@@ -199,3 +199,29 @@ describe('skills publish', () => {
     }
   });
 });
+
+describe('hermes bundles', () => {
+  it('create, list, show and delete skill bundles in HERMES_HOME/skill-bundles', async () => {
+    const home = tempHome();
+    writeSkill(join(home, 'skills', 'review'), 'review');
+    const none = await hermes(['bundles'], { home });
+    assert.match(none.stdout, /No bundles yet/);
+    const noSkill = await hermes(['bundles', 'create', 'Backend Dev'], { home });
+    assert.equal(noSkill.code, 2);
+    const c = await hermes(['bundles', 'create', 'Backend Dev', '--skill', 'review,missing-one', '-d', 'Backend work', '-i', 'Small commits.'], { home });
+    assert.equal(c.code, 0, c.stderr);
+    assert.match(c.stdout, /invoke with \/backend-dev \(loads 2 skills\)/);
+    const file = parse(readFileSync(join(home, 'skill-bundles', 'backend-dev.yaml'), 'utf8'));
+    assert.deepEqual(file, { name: 'Backend Dev', skills: ['review', 'missing-one'], description: 'Backend work', instruction: 'Small commits.' });
+    const again = await hermes(['bundles', 'create', 'backend dev', '--skill', 'review'], { home });
+    assert.equal(again.code, 2);
+    assert.match(again.stderr, /--force/);
+    assert.match((await hermes(['bundles', 'list'], { home })).stdout, /\/backend-dev\s+2 skill\(s\)\s+Backend work/);
+    const show = await hermes(['bundles', 'show', 'backend-dev'], { home });
+    assert.match(show.stdout, /- missing-one {2}\(not installed: skipped when invoked\)/);
+    assert.match(show.stdout, /instruction: Small commits\./);
+    assert.equal((await hermes(['bundles', 'delete', 'backend-dev'], { home })).code, 0);
+    assert.equal(existsSync(join(home, 'skill-bundles', 'backend-dev.yaml')), false);
+    assert.equal((await hermes(['bundles', 'delete', 'backend-dev'], { home })).code, 1);
+  });
+});

@@ -414,10 +414,13 @@ export function startCronTicker(opts: { home: string; deliver: Deliver; interval
           // Only when nobody has been talking to the agent for curator.min_idle_hours.
           const { idleSeconds, runCuratorPass } = await import('../runtime/curator-review.ts');
           const idle = idleSeconds(opts.home);
-          if (idle === null || idle >= cs.minIdleHours * 3600) {
-            const r = await runCuratorPass({ home: opts.home, config: ctx.config, env: process.env });
-            log(`curator: ${r.summary.split('\n')[0]}`);
-          }
+          // The deterministic pass records the run before the first await, so the next tick does not
+          // start another; the LLM pass (when on) finishes in the background, as Hermes's thread does.
+          if (idle === null || idle >= cs.minIdleHours * 3600)
+            void runCuratorPass({ home: opts.home, config: ctx.config, env: process.env }).then(
+              (r) => log(`curator: ${r.summary.split('\n')[0]}`),
+              (e: Error) => log(`curator: ${e.message}`),
+            );
         }
       } catch (e) {
         log(`curator: ${(e as Error).message}`);

@@ -148,6 +148,11 @@ describe('global flags before and without chat', () => {
     const z = await hermes(['--no-restore-cwd', '-c', '-z', 'scripted'], { home, cwd: b });
     assert.equal(z.code, 0, z.stderr);
     assert.match(lastToolResult(), new RegExp(`${b.replace(/[/\\]/g, '.')}`));
+    const ws = await hermes(['sessions', 'list', '--workspace', 'proj-a'], { home });
+    assert.equal(ws.code, 0, ws.stderr);
+    assert.match(ws.stdout, /“begin”/);
+    assert.equal(ws.stdout.trim().split('\n').length, 2, 'the header and the one session of proj-a');
+    assert.match((await hermes(['sessions', 'list', '--workspace', 'nowhere'], { home })).stdout, /No sessions in a workspace matching “nowhere”/);
     rmSync(a, { recursive: true });
     fake.enqueue({ text: 'still fine' });
     const gone = await hermes(['chat', '--resume', 'latest', '-q', 'gone?'], { home, cwd: b });

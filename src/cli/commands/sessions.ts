@@ -11,6 +11,7 @@ export default function register(program: Command): void {
     .option('-n, --limit <n>', 'how many (default 20)')
     .option('--archived', 'only archived sessions (hidden from the list, search and --continue)')
     .option('--include-archived', 'archived sessions too')
+    .option('--workspace <needle>', 'only sessions of one workspace (git repository top, else folder): a path part or the folder name')
     .option('--json', 'print JSON')
     .action(run('list'));
   sessions.command('show <session>').description('print a session’s details and transcript (id, id prefix or title)').option('--json', 'print JSON').action(run('show'));

@@ -124,8 +124,11 @@ export function archive(name: string): void {
 }
 
 export function restore(name: string): void {
-  const r = restoreSkill(setup().home, name);
+  const { home } = setup();
+  const r = restoreSkill(home, name);
   if (!r.ok) throw new CliError(r.message);
+  const to = /restored to (.+)$/.exec(r.message)?.[1];
+  appendEntry(home, { actor: 'user', action: 'restore', skill: name, before: [], after: captureFiles(home, to) });
   out(`curator: ${r.message}`);
 }
 

@@ -140,8 +140,8 @@ describe('REPL slash commands added for parity', { skip: skip ?? false }, () => 
       t.type('/palette');
       t.keys('Enter');
       await t.waitFor(/\/help \[command[\s\S]*1\/\d+ · ↑↓ move · Tab accept · Esc close/, { after: mark });
-      t.keys('Escape');
-      t.keys('C-u');
+      t.keys('BSpace');
+      await t.waitFor(/^⚔\s*$/m);
       t.type('/quit');
       t.keys('Enter');
       assert.equal(await t.exitCode(), 0);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { hermes, tempHome } from '../helpers/cli.ts';
+import { startHermes, tmuxAvailable } from '../helpers/tmux.ts';
 
 function listSkills(home: string): Promise<string> {
   return hermes(['skills', 'list'], { home }).then((r) => {
@@ -112,6 +113,31 @@ describe('skills config', () => {
     const unknown = await hermes(['skills', 'config', '--disable', 'nope'], { home });
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /No installed skill named nope/);
+  });
+});
+
+describe('skills config picker', { skip: tmuxAvailable() ?? false }, () => {
+  it('on a terminal: pick where, untick a skill, and it is saved', async () => {
+    const home = tempHome();
+    writeSkill(join(home, 'skills', 'alpha'), 'alpha');
+    writeSkill(join(home, 'skills', 'beta'), 'beta');
+    writeFileSync(join(home, '.no-bundled-skills'), '');
+    const t = startHermes(['skills', 'config'], { home });
+    try {
+      await t.waitFor(/Where\?/);
+      t.keys('Down');
+      await t.waitFor(/● cli|❯ cli|cli\s*$/m);
+      t.keys('Enter');
+      await t.waitFor(/Enabled skills on cli/);
+      await t.waitFor(/alpha/);
+      t.keys('Space');
+      t.keys('Enter');
+      await t.waitFor(/Saved skills\.platform_disabled\.cli/);
+      assert.match(await t.waitFor(/\[exited 0\]/), /new sessions use it/);
+    } finally {
+      t.kill();
+    }
+    assert.deepEqual(parse(readFileSync(join(home, 'config.yaml'), 'utf8')).skills.platform_disabled.cli, ['alpha']);
   });
 });
 

@@ -24,6 +24,7 @@ import { SessionDB } from '../state/db.ts';
 import { bundlesCommand, registerBundleCommands } from './bundles.ts';
 import { curatorCommand } from './curator.ts';
 import { surfaceExtraCommands } from './surface-extras.ts';
+import { moaCommand } from './moa.ts';
 import { insightsCommand } from './insights.ts';
 import { kanbanCommand } from './kanban.ts';
 import { pluginsCommand } from './plugins.ts';
@@ -507,7 +508,7 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(...stateCommands(), reloadSkillsCommand(() => r));
   r.add(reloadMcpCommand());
   r.add(...fileCommands(), ...displayCommands(), ...workCommands(), ...infoCommands());
-  r.add(bundlesCommand(), ...surfaceExtraCommands());
+  r.add(bundlesCommand(), ...surfaceExtraCommands(), moaCommand());
   registerBundleCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
   registerSkillCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
   r.add(cronCommand());

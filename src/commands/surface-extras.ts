@@ -1,5 +1,5 @@
-// /skin, /indicator, /palette (how the terminal REPL looks and is driven) and the two Hermes commands
-// this build cannot run, /moa and /handoff, which say so in one line.
+// /skin, /indicator, /palette (how the terminal REPL looks and is driven) and /handoff, which this
+// build cannot run and says so in one line. /moa is moa.ts.
 import { setConfigKey } from '../state/config.ts';
 import { INDICATOR_STYLES, listSkins, loadSkin } from '../state/skins.ts';
 import type { CommandDef } from './registry.ts';
@@ -73,16 +73,6 @@ export function surfaceExtraCommands(): CommandDef[] {
       midTurn: true,
       run() {
         return { input: '/' };
-      },
-    },
-    {
-      name: 'moa',
-      args: '<prompt>',
-      description: 'Mixture of Agents (not available in this build)',
-      category: 'session',
-      surfaces: ['cli', 'gateway', 'acp'],
-      run() {
-        return { output: '/moa is not available: this build has no Mixture of Agents provider (moa presets); use /model to switch models for a turn instead.' };
       },
     },
     {

@@ -314,7 +314,7 @@ describe('slash commands added for parity', () => {
   });
 });
 
-describe('/skin, /indicator, /palette, /bundles, /moa, /handoff', () => {
+describe('/skin, /indicator, /palette, /bundles, /handoff', () => {
   it('/skin lists built-in and user skins, switches through the surface and saves display.skin', async () => {
     const applied: string[] = [];
     const c = setup({ hooks: { applySkin: (s) => applied.push(`${s.name}:${s.branding.prompt_symbol}`), applyIndicator: (st) => applied.push(`indicator:${st}`) } });
@@ -343,10 +343,10 @@ describe('/skin, /indicator, /palette, /bundles, /moa, /handoff', () => {
     await tui.session.close();
   });
 
-  it('/moa and /handoff say in one line that this build cannot run them', async () => {
+  it('/handoff says in one line that this build cannot run it; /moa without a preset says what to add', async () => {
     const c = setup();
     const moa = await c.out('/moa compare these plans');
-    assert.match(moa, /^\/moa is not available: .*\/model/);
+    assert.match(moa, /^No Mixture of Agents preset: add moa\.presets\.default/);
     assert.equal(moa.split('\n').length, 1);
     const h = await c.out('/handoff telegram');
     assert.match(h, new RegExp(`^/handoff is not available: .*hermes --resume ${c.session.id}`));

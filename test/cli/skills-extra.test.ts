@@ -79,6 +79,14 @@ describe('skills snapshot', () => {
     const snap = JSON.parse(readFileSync(file, 'utf8'));
     assert.deepEqual(snap.skills, [{ name: 'snap-skill', source: 'local', identifier: src, category: 'tools' }]);
     assert.deepEqual(snap.taps, [{ repo: 'acme/skills', path: 'skills/' }]);
+    // Installs and uninstalls are in the skill ledger; rolling back the uninstall brings the files back.
+    assert.equal((await hermes(['skills', 'uninstall', 'snap-skill', '--yes'], { home })).code, 0);
+    const led = await hermes(['curator', 'ledger'], { home });
+    assert.match(led.stdout, /user +install +snap-skill/);
+    const id = /^ {2}([0-9a-f]{12}) .*uninstall +snap-skill/m.exec(led.stdout)?.[1];
+    assert.ok(id, led.stdout);
+    assert.equal((await hermes(['curator', 'rollback', id, '--yes'], { home })).code, 0);
+    assert.ok(existsSync(join(home, 'skills', 'tools', 'snap-skill', 'SKILL.md')));
 
     const other = tempHome();
     const bad = await hermes(['skills', 'snapshot', 'import', join(other, 'missing.json')], { home: other });

@@ -76,10 +76,12 @@ export interface Restored {
   history: Message[];
   systemPrompt?: string;
   title: string | null;
+  /** `↪ restored workspace dir: …` (or why it was not), when resuming changed or tried to change folder. */
+  cwdNote?: string;
 }
 
 /** The session --resume / --continue asks for, or undefined when neither was given. */
-export async function findResumeTarget(db: SessionStoreApi, opts: ChatOptions): Promise<Restored | undefined> {
+export async function findResumeTarget(db: SessionStoreApi, opts: ChatOptions, say?: (line: string) => void): Promise<Restored | undefined> {
   if (opts.resume === undefined && opts.continue === undefined) return undefined;
   if (opts.resume !== undefined && opts.continue !== undefined) throw new CliError('Use either --resume or --continue, not both.', 2);
   const source = opts.source ?? 'cli';
@@ -98,7 +100,29 @@ export async function findResumeTarget(db: SessionStoreApi, opts: ChatOptions): 
     throw new CliError(`No session matches "${asked}". List them with \`hermes sessions list\` (an id, a unique id prefix or a title works).`);
   }
   const row = (await db.getSession(id))!;
-  return { sessionId: id, history: await db.getMessages(id), systemPrompt: row.system_prompt ?? undefined, title: row.title };
+  const cwdNote = restoreWorkspaceDir(row.cwd ?? row.git_repo_root ?? null, opts) ?? undefined;
+  if (cwdNote) say?.(cwdNote);
+  return { sessionId: id, history: await db.getMessages(id), systemPrompt: row.system_prompt ?? undefined, title: row.title, cwdNote };
+}
+
+/** Whether resuming may change the working directory: not with --no-restore-cwd, --in or --worktree. */
+export function mayRestoreCwd(opts: ChatOptions): boolean {
+  return opts.restoreCwd !== false && opts.in === undefined && !opts.worktree;
+}
+
+/**
+ * Resuming goes back to the folder the session worked in (as Hermes: `↪ restored workspace dir: …`).
+ * A folder that is gone is noted and the chat stays where it is. Returns the line to show, if any.
+ */
+export function restoreWorkspaceDir(dir: string | null, opts: ChatOptions): string | null {
+  if (!dir || !mayRestoreCwd(opts) || resolve(dir) === process.cwd()) return null;
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
+    process.chdir(dir);
+  } catch {
+    return `↪ the session's workspace dir ${dir} is gone; staying in ${process.cwd()}`;
+  }
+  return `↪ restored workspace dir: ${dir}`;
 }
 
 /** The -s/--skills skills as the invocation text to put before the first message. */
@@ -267,10 +291,10 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
   const quiet = !!opts.quiet;
   const canAsk = !quiet && !!process.stdin.isTTY && !!process.stderr.isTTY;
   const db = await openStore(ctx);
-  const restored = await findResumeTarget(db, opts);
+  const err = (s: string) => process.stderr.write(s + '\n');
+  const restored = await findResumeTarget(db, opts, quiet ? undefined : err);
   const skillText = preloadedSkills(ctx, opts);
   if (skillText) query = `${skillText}\n\nUser instruction: ${query}`;
-  const err = (s: string) => process.stderr.write(s + '\n');
   await loadCliPlugins(ctx, opts, canAsk);
   const mcp = await startCliMcp(ctx, explicitFrom(opts).toolsets);
   for (const w of mcp?.warnings() ?? []) err(`⚠ ${w}`);

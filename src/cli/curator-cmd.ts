@@ -1,6 +1,9 @@
 // `hermes curator …`: status, run, pause/resume, pin/unpin, archive/restore, list-archived, prune,
-// usage. The lifecycle rules are in state/curator.ts; the records in state/skill-usage.ts.
-import { ago, curatorSettings, curatorStatusText, runCurator, setPaused, type CuratorSettings } from '../state/curator.ts';
+// usage, backup, rollback, ledger. The lifecycle rules are in state/curator.ts, a whole run in
+// runtime/curator-review.ts, the records in state/skill-usage.ts and state/skill-ledger.ts.
+import { backupSettings, listBackups, rollbackSkills, snapshotSkills } from '../state/curator-backup.ts';
+import { ago, curatorSettings, curatorStatusText, setPaused, type CuratorSettings } from '../state/curator.ts';
+import { appendEntry, captureFiles, listEntries, rollbackEntry } from '../state/skill-ledger.ts';
 import { agentCreatedReport, archiveSkill, isAgentCreated, listArchived, loadUsage, restoreSkill, setPinned, type UsageRow } from '../state/skill-usage.ts';
 import { discoverSkills } from '../state/skills.ts';
 import { loadContext } from './context.ts';
@@ -18,15 +21,67 @@ export function status(): void {
   out(curatorStatusText(home, s));
 }
 
-export function run(opts: { dryRun?: boolean; consolidate?: boolean }): void {
-  const { home, s } = setup();
+export async function run(opts: { dryRun?: boolean; consolidate?: boolean }): Promise<void> {
+  const ctx = loadContext();
+  const s = curatorSettings(ctx.loaded.config);
   if (!s.enabled) throw new CliError('The curator is disabled in config.yaml; enable it with `hermes config set curator.enabled true`.');
-  if (opts.consolidate) throw new CliError('--consolidate (the LLM merge pass) is not supported here; `hermes curator run` does the deterministic stale/archive pass.', 2);
   out(opts.dryRun ? 'curator: running DRY-RUN (report only, no changes)…' : 'curator: running review pass…');
-  const r = runCurator(home, s, { dryRun: opts.dryRun });
-  for (const t of r.transitions) out(`  ${t.name}: ${t.from} → ${t.to}${t.to === 'active' ? ' (used again)' : ` (idle ${t.idleDays}d)`}`);
-  out(`curator: ${r.summary.split('\n')[0]}`);
+  const { runCuratorPass } = await import('../runtime/curator-review.ts');
+  const r = await runCuratorPass({ home: ctx.home, config: ctx.loaded.config, env: ctx.env, dryRun: opts.dryRun, consolidate: opts.consolidate ? true : undefined, say: out });
+  for (const t of r.record.state_transitions) out(`  ${t.name}: ${t.from} → ${t.to}${t.to === 'active' ? ' (used again)' : ` (idle ${t.idle_days}d)`}`);
+  out(`curator: ${r.summary}`);
+  out(`report: ${r.reportDir}/REPORT.md`);
+  if (r.record.llm.error) process.exitCode = 1;
   if (opts.dryRun) out('dry-run: nothing was changed. Run `hermes curator run` to apply.');
+}
+
+export function backup(opts: { reason?: string }): void {
+  const ctx = loadContext();
+  const dir = snapshotSkills(ctx.home, opts.reason || 'manual', { ...backupSettings(ctx.loaded.config), enabled: true });
+  if (!dir) throw new CliError(`There is no ${ctx.home}/skills folder to back up.`);
+  out(`curator: snapshot ${dir.split(/[\\/]/).pop()} written to ${dir}`);
+}
+
+export async function rollback(entryId: string | undefined, opts: { list?: boolean; id?: string; yes?: boolean }): Promise<void> {
+  const ctx = loadContext();
+  if (opts.list) {
+    const rows = listBackups(ctx.home);
+    if (!rows.length) {
+      out('curator: no snapshots yet (one is taken before every real run; `hermes curator backup` takes one now)');
+      return;
+    }
+    for (const b of rows) out(`  ${b.id}  ${b.reason.padEnd(24)} ${String(b.skill_files).padStart(4)} skill(s)  ${(b.archive_bytes / 1024).toFixed(1)} KB`);
+    return;
+  }
+  if (entryId) {
+    await confirmOrRefuse(`Roll back ledger entry ${entryId}?`, opts.yes);
+    const r = rollbackEntry(ctx.home, entryId);
+    if (!r.ok) throw new CliError(r.message);
+    out(`curator: ${r.message}`);
+    return;
+  }
+  const target = opts.id ?? listBackups(ctx.home)[0]?.id;
+  if (!target) throw new CliError('There are no curator snapshots to roll back to (see `hermes curator rollback --list`).');
+  await confirmOrRefuse(`Replace ${ctx.home}/skills with snapshot ${target}? (the current state is snapshotted first)`, opts.yes);
+  try {
+    const r = rollbackSkills(ctx.home, target, backupSettings(ctx.loaded.config));
+    out(`curator: restored snapshot ${r.restored} (${r.files} file(s)); the state before is snapshot ${r.safety}.`);
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+}
+
+export function ledger(opts: { skill?: string; limit?: string }): void {
+  const { home } = setup();
+  const limit = opts.limit === undefined ? 20 : Number(opts.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new CliError('--limit expects a positive number.', 2);
+  const rows = listEntries(home, { skill: opts.skill, limit });
+  if (!rows.length) {
+    out('curator: the skill ledger is empty');
+    return;
+  }
+  for (const e of rows) out(`  ${e.id}  ${e.ts.slice(0, 19).replace('T', ' ')}  ${e.actor.padEnd(7)}  ${e.action.padEnd(12)} ${e.skill}  (${e.before.length}→${e.after.length} file(s))`);
+  out('Undo one with: hermes curator rollback <id>');
 }
 
 export function pause(): void {
@@ -61,14 +116,19 @@ export function unpin(name: string): void {
 export function archive(name: string): void {
   const { home } = setup();
   if (loadUsage(home)[name]?.pinned) throw new CliError(`'${name}' is pinned; unpin it first with \`hermes curator unpin ${name}\`.`);
+  const before = captureFiles(home, discoverSkills(home).find((x) => x.name === name)?.dir);
   const r = archiveSkill(home, name);
   if (!r.ok) throw new CliError(r.message);
+  appendEntry(home, { actor: 'user', action: 'archive', skill: name, before, after: captureFiles(home, r.dest) });
   out(`curator: ${r.message}`);
 }
 
 export function restore(name: string): void {
-  const r = restoreSkill(setup().home, name);
+  const { home } = setup();
+  const r = restoreSkill(home, name);
   if (!r.ok) throw new CliError(r.message);
+  const to = /restored to (.+)$/.exec(r.message)?.[1];
+  appendEntry(home, { actor: 'user', action: 'restore', skill: name, before: [], after: captureFiles(home, to) });
   out(`curator: ${r.message}`);
 }
 

@@ -25,6 +25,8 @@ export interface GlobalOptions {
   ignoreRules?: boolean;
   safeMode?: boolean;
   checkpoints?: boolean;
+  /** false with --no-restore-cwd: resuming keeps the current folder. */
+  restoreCwd?: boolean;
 }
 
 /** Options of `hermes` that take a value (so the profile scan does not read a value as a flag). */
@@ -78,6 +80,7 @@ export function addGlobalOptions(cmd: Command): Command {
     .option('-r, --resume <session>', 'resume a session by id or title ("latest": the most recent)')
     .option('-c, --continue [name]', 'continue the most recent session, or the latest one titled <name>')
     .option('--in <dir>', 'change into <dir> first; with -c / --resume latest, pick that workspace’s latest session')
+    .option('--no-restore-cwd', 'when resuming, stay in this folder instead of going back to the session’s recorded one')
     .option('-w, --worktree', 'work in an isolated git worktree (kept on exit only if it has commits not pushed, or uncommitted changes)')
     .option('-s, --skills <name>', 'preload a skill (repeatable or comma-separated)', collectList)
     .option('--yolo', 'do not ask before dangerous commands (hardline blocks still apply)')

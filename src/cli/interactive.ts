@@ -3,7 +3,7 @@
 // wizard), the slash-command registry with quick commands, and the input history; and how they wind
 // down. Each surface then adds its own screen.
 
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createCommandRegistry } from '../commands/builtin.ts';
 import { registerQuickCommands } from '../commands/quick.ts';
 import type { CommandRegistry, SurfaceHooks } from '../commands/registry.ts';
@@ -12,7 +12,7 @@ import { startCliMcp } from '../mcp/session.ts';
 import type { Session } from '../runtime/session.ts';
 import type { SessionStoreApi } from '../state/store/index.ts';
 import { flushPending } from '../state/pending.ts';
-import { createCliSession, explicitFrom, findResumeTarget, loadCliPlugins, openStore, preloadedSkills, type Restored } from './chat.ts';
+import { createCliSession, explicitFrom, findResumeTarget, loadCliPlugins, openStore, preloadedSkills, restoreWorkspaceDir, type Restored } from './chat.ts';
 import type { ChatOptions } from './commands/chat.ts';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
@@ -112,8 +112,17 @@ export function wantsTui(opts: { tui?: boolean; cli?: boolean }, env: NodeJS.Pro
 }
 
 /** Status lines only an interactive surface knows, for /status (plus the surface's own). */
-export function interactiveHooks(session: Session, historyFile: string, more: () => string[] = () => []): SurfaceHooks {
+export function interactiveHooks(session: Session, historyFile: string, opts: ChatOptions, more: () => string[] = () => []): SurfaceHooks {
   return {
+    // /resume: back to the folder the resumed session worked in; the agent's tools follow.
+    changeDir: (dir) => {
+      const line = restoreWorkspaceDir(dir, opts);
+      if (line && dir && resolve(dir) === process.cwd()) {
+        session.services.cwd = process.cwd();
+        (session.options as { cwd: string }).cwd = process.cwd();
+      }
+      return line;
+    },
     // /copy: OSC 52 through the terminal (works over SSH), plus a clipboard program when there is one.
     copy: async (text) => copyToClipboard(text, (seq) => void process.stdout.write(seq)),
     // /paste: an image on the clipboard (wl-paste, xclip, pngpaste).

@@ -1,8 +1,11 @@
 // `hermes sessions archive|unarchive|prune|optimize|repair|browse`: keeping state.db tidy, as in
 // Python Hermes. Archiving hides (nothing is deleted); prune deletes ended sessions matched by
 // filters (90 days old by default); optimize merges the search index and VACUUMs; repair checks the
-// database and rebuilds the search index, after a backup copy.
-import { existsSync } from 'node:fs';
+// database and rebuilds the search index, after a backup copy; recover salvages a damaged one into a
+// new database (src/state/db-recover.ts).
+import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import type { SessionDB } from '../state/db.ts';
 import { rebuildSearchIndex } from '../state/db-schema.ts';
 import { paths } from '../state/paths.ts';
@@ -251,4 +254,55 @@ export async function browse(o: { source?: string; limit?: string }): Promise<vo
   if (p.isCancel(choice)) return;
   const { runChat } = await import('./chat.ts');
   await runChat({ resume: String(choice) });
+}
+
+/**
+ * `hermes sessions recover --source <db> (--output <new db> | --inspect-only)`: rebuilds what can be
+ * read of a damaged state.db into a separate new database and writes a JSON report. The source and
+ * the active state.db are never changed.
+ */
+export async function recover(o: { source: string; output?: string; inspectOnly?: boolean; workDir?: string; chunkSize?: string; allowPartial?: boolean; report?: string }): Promise<void> {
+  const { RecoveryError, recoverStateDb } = await import('../state/db-recover.ts');
+  const ctx = loadContext();
+  const source = resolve(o.source);
+  if (!existsSync(source) || !statSync(source).isFile()) throw new CliError(`--source ${o.source}: no such database file.`, 2);
+  const chunk = o.chunkSize === undefined ? 1000 : Number(o.chunkSize);
+  if (!Number.isInteger(chunk) || chunk < 1) throw new CliError('--chunk-size expects a positive number.', 2);
+  let output: string | null = null;
+  if (!o.inspectOnly) {
+    if (!o.output) throw new CliError('--output <new database> is required (or pass --inspect-only to only report).', 2);
+    output = resolve(o.output);
+    if (output === resolve(paths.stateDb(ctx.home)) || output === source) throw new CliError(`--output must be a new file, not ${output}: recovery never replaces a database.`, 2);
+    if (existsSync(output)) throw new CliError(`${output} already exists; recovery writes a new database. Choose another --output.`, 2);
+  }
+  if (o.workDir && !(existsSync(o.workDir) && statSync(o.workDir).isDirectory())) throw new CliError(`--work-dir ${o.workDir}: not an existing directory.`, 2);
+  const workDir = o.workDir ? resolve(o.workDir) : output ? dirname(output) : mkdtempSync(join(tmpdir(), 'hermes-recover-'));
+  const reportPath = o.report ? resolve(o.report) : output ? `${output}.recovery.json` : null;
+  const save = (r: object) => {
+    if (reportPath) writeFileSync(reportPath, `${JSON.stringify(r, null, 2)}\n`);
+  };
+  let rep;
+  try {
+    rep = recoverStateDb({ source, output, workDir, chunk, allowPartial: !!o.allowPartial });
+  } catch (e) {
+    if (!(e instanceof RecoveryError)) throw e;
+    save(e.report);
+    throw new CliError(`Recovery stopped: ${e.message}${reportPath ? ` Report: ${reportPath}` : ''} Nothing was written to ${output ?? 'any database'}.`);
+  }
+  save(rep);
+  out(`Source copied to ${rep.work_copy} (only the copy was opened).`);
+  out(rep.integrity_check.length ? `Integrity check of the copy: ${rep.integrity_check.length} problem(s), e.g. ${rep.integrity_check[0]}` : 'Integrity check of the copy: ok.');
+  for (const [t, r] of Object.entries(rep.tables)) {
+    const skipped = r.skipped_ranges.reduce((n, [a, b]) => n + b - a + 1, 0);
+    out(`  ${t.padEnd(16)} ${r.readable ? 'readable' : 'damaged '}  ${rep.inspect_only ? `${r.recovered} readable row(s)` : `${r.recovered} row(s) recovered`}${r.source_rows !== null ? ` of ${r.source_rows}` : ''}${skipped ? `, ${skipped} skipped (${r.skipped_ranges.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')})` : ''}`);
+  }
+  if (rep.inspect_only) {
+    out(rep.complete ? 'Every canonical table reads cleanly.' : 'Some rows cannot be read: recover with --output <new db> --allow-partial.');
+    if (!rep.complete) process.exitCode = 1;
+    return;
+  }
+  if (rep.dangling_parents_cleared) out(`${rep.dangling_parents_cleared} link(s) to a parent session that was not recovered were cleared.`);
+  if (rep.orphan_messages) out(`${rep.orphan_messages} message(s) belong to a session that was not recovered (kept).`);
+  out(`Recovered into ${output}${rep.complete ? '' : ' (partial)'}; search index rebuilt. Report: ${reportPath}`);
+  out(`The active state.db was not changed. To use the recovered one: stop Hermes (gateway too), keep a copy of ${paths.stateDb(ctx.home)}, then move ${output} into its place.`);
 }

@@ -2,6 +2,8 @@
 import { createWriteStream } from 'node:fs';
 import { messageText } from '../agent/repair.ts';
 import type { ListOptions, SessionDB, SessionRow } from '../state/db.ts';
+import type { SessionListItem } from '../state/db-rows.ts';
+import { expandHome } from '../state/paths.ts';
 import { openStateDb } from './chat.ts';
 import { loadContext } from './context.ts';
 import { CliError, confirmOrRefuse } from './errors.ts';
@@ -39,13 +41,38 @@ function resolveOrFail(db: SessionDB, key: string): SessionRow {
   return db.getSession(id)!;
 }
 
+function printRows(rows: SessionListItem[], filter: ListOptions): void {
+  out(`${'ID'.padEnd(22)}  ${'LAST ACTIVE'.padEnd(16)}  ${'MSGS'.padStart(5)}  ${'SOURCE'.padEnd(9)}  TITLE / FIRST MESSAGE`);
+  for (const r of rows) {
+    const label = r.title ?? (r.preview ? `“${r.preview}${r.preview.length >= 63 ? '…' : ''}”` : '(empty)');
+    const flags = `${r.archived && filter.archived === 'include' ? '  [archived]' : ''}${r.parent_session_id ? `  ↳ continues ${r.parent_session_id}` : ''}`;
+    out(`${r.id.padEnd(22)}  ${when(r.last_active).padEnd(16)}  ${String(r.message_count).padStart(5)}  ${r.source.padEnd(9)}  ${label}${flags}`);
+  }
+}
+
 const confirm = (question: string, yes: boolean | undefined) => confirmOrRefuse(question, yes, { nothing: 'nothing was deleted' });
 
-export function list(opts: { source?: string; limit?: string; json?: boolean; archived?: boolean; includeArchived?: boolean }): Promise<void> {
+/** `--workspace <needle>`: the session's workspace (git repository top, else its folder) contains it, or is named it. */
+function inWorkspace(r: { git_repo_root: string | null; cwd: string | null }, needle: string): boolean {
+  const ws = (r.git_repo_root || r.cwd || '').replace(/\/+$/, '');
+  if (!ws) return false;
+  const n = expandHome(needle).replace(/\/+$/, '');
+  return ws.includes(n) || ws.split(/[\\/]/).pop() === n;
+}
+
+export function list(opts: { source?: string; limit?: string; json?: boolean; archived?: boolean; includeArchived?: boolean; workspace?: string }): Promise<void> {
   const limit = positiveInt(opts.limit, '--limit', 20);
   if (opts.archived && opts.includeArchived) throw new CliError('Use either --archived (only archived sessions) or --include-archived (all), not both.', 2);
   const filter: ListOptions = { source: opts.source, archived: opts.archived ? 'only' : opts.includeArchived ? 'include' : 'hide' };
   return withDb((db) => {
+    if (opts.workspace !== undefined) {
+      const rows = db.listSessions({ ...filter, limit: 1_000_000 }).filter((r) => inWorkspace(r, opts.workspace!));
+      if (opts.json) return out(JSON.stringify(rows.slice(0, limit).map(({ system_prompt: _s, ...r }) => r), null, 2));
+      if (!rows.length) return out(`No sessions in a workspace matching “${opts.workspace}”.`);
+      printRows(rows.slice(0, limit), filter);
+      if (rows.length > limit) out(`(${limit} of ${rows.length}; --limit shows more)`);
+      return;
+    }
     const rows = db.listSessions({ ...filter, limit });
     if (opts.json) return out(JSON.stringify(rows.map(({ system_prompt: _s, ...r }) => r), null, 2));
     const hidden = filter.archived === 'hide' ? db.countSessions({ ...filter, archived: 'only' }) : 0;
@@ -54,12 +81,7 @@ export function list(opts: { source?: string; limit?: string; json?: boolean; ar
       if (opts.archived) return out(`No archived sessions${opts.source ? ` from ${opts.source}` : ''}.`);
       return out((opts.source ? `No ${opts.source} sessions saved.` : 'No sessions saved yet. Start one with `hermes chat`.') + hiddenNote);
     }
-    out(`${'ID'.padEnd(22)}  ${'LAST ACTIVE'.padEnd(16)}  ${'MSGS'.padStart(5)}  ${'SOURCE'.padEnd(9)}  TITLE / FIRST MESSAGE`);
-    for (const r of rows) {
-      const label = r.title ?? (r.preview ? `“${r.preview}${r.preview.length >= 63 ? '…' : ''}”` : '(empty)');
-      const flags = `${r.archived && filter.archived === 'include' ? '  [archived]' : ''}${r.parent_session_id ? `  ↳ continues ${r.parent_session_id}` : ''}`;
-      out(`${r.id.padEnd(22)}  ${when(r.last_active).padEnd(16)}  ${String(r.message_count).padStart(5)}  ${r.source.padEnd(9)}  ${label}${flags}`);
-    }
+    printRows(rows, filter);
     const total = db.countSessions(filter);
     if (total > rows.length) out(`(${rows.length} of ${total}; --limit shows more)`);
     if (hiddenNote) out(hiddenNote.trim());

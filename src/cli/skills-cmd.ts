@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline/promises';
 import { readHubLock, discoverSkills, findSkill, linkedFiles, syncBundledSkills, unchangedSinceInstall, type SkillProblem } from '../state/skills.ts';
 import { auditSkills, describeFindings, installSkill, scanSkillDir, SkillInstallError, uninstallSkill } from '../state/skills-hub.ts';
 import { packageRoot } from '../state/paths.ts';
+import { appendEntry, captureFiles } from '../state/skill-ledger.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadContext, type CliContext } from './context.ts';
@@ -76,6 +77,7 @@ export async function install(source: string, opts: { category?: string; skill?:
   const allow = ctx.loaded.config.security?.allow_private_urls === true || ['1', 'true', 'yes'].includes((process.env.HERMES_ALLOW_PRIVATE_URLS ?? '').toLowerCase());
   try {
     const r = await installSkill({ home: ctx.home, source, category: opts.category, skill: opts.skill, force: opts.force, allowPrivateUrls: allow, externalDirs: ext });
+    appendEntry(ctx.home, { actor: 'user', action: 'install', skill: r.name, before: [], after: captureFiles(ctx.home, r.path), evidence: { source } }, ctx.loaded.config);
     out(`Installed ${r.name} → ${r.path}`);
     out(`  ${r.description}`);
     out(`  guard: ${r.verdict}${r.forced ? ' (installed with --force)' : ''}`);
@@ -99,7 +101,9 @@ export async function uninstall(name: string, opts: { yes?: boolean }): Promise<
     if (a !== 'y' && a !== 'yes') throw new CliError('Cancelled.', 1);
   }
   try {
+    const before = captureFiles(ctx.home, findSkill(discoverSkills(ctx.home, ext), name)?.dir);
     const r = uninstallSkill(ctx.home, name, ext);
+    appendEntry(ctx.home, { actor: 'user', action: 'uninstall', skill: name, before, after: [] }, ctx.loaded.config);
     out(`Removed ${name} (${r.path}).`);
   } catch (e) {
     if (e instanceof SkillInstallError) throw new CliError(e.message, 1);

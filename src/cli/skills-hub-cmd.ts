@@ -6,6 +6,7 @@ export { hubFor };
 import type { HermesConfig } from '../state/defaults.ts';
 import { packageRoot } from '../state/paths.ts';
 import { resetBundledSkill } from '../state/skills-bundled.ts';
+import { appendEntry, captureFiles } from '../state/skill-ledger.ts';
 import { describeFindings, SkillInstallError } from '../state/skills-hub.ts';
 import { addTap, DEFAULT_TAPS, readTaps, removeTap, type SkillMeta } from '../state/skills-sources.ts';
 import { loadContext, type CliContext } from './context.ts';
@@ -79,6 +80,7 @@ export async function installFromRegistry(identifier: string, opts: { category?:
   const r = await guarded(() =>
     installFromHub(hubFor(ctx, allowPrivate(ctx)), identifier, { home: ctx.home, category: opts.category, force: opts.force, allowPrivateUrls: allowPrivate(ctx), externalDirs: externalDirs(ctx.loaded.config) }),
   );
+  appendEntry(ctx.home, { actor: 'user', action: 'install', skill: r.name, before: [], after: captureFiles(ctx.home, r.path), evidence: { source: identifier } }, ctx.loaded.config);
   out(`Installed ${r.name} → ${r.path}`);
   out(`  ${r.description}`);
   out(`  guard: ${r.verdict}${r.forced ? ' (installed with --force)' : ''}`);

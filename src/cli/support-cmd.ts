@@ -7,14 +7,24 @@ import { expandHome, paths } from '../state/paths.ts';
 import { loadContext } from './context.ts';
 import { CliError } from './errors.ts';
 
-const out = (s: string) => process.stdout.write(`${s}\n`);
+const out = (...lines: string[]) => process.stdout.write(`${lines.join('\n')}\n`);
 
 export function dump(opts: { showKeys?: boolean }): void {
   const ctx = loadContext();
   out(buildDump({ home: ctx.home, config: ctx.loaded.config, env: ctx.env, showKeys: !!opts.showKeys }));
 }
 
-export async function debugShare(opts: { lines?: string; expire?: string; local?: boolean; yes?: boolean; redact?: boolean; output?: string }): Promise<void> {
+/** Asks on the terminal before an upload; without one, --yes is required. */
+async function confirmUpload(where: string, question: string | (() => string)): Promise<void> {
+  if (!process.stdin.isTTY) throw new CliError(`Uploading the report to ${where} needs --yes when there is no terminal to ask (or use --local to print it). Nothing was uploaded.`, 2);
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  const a = (await rl.question(typeof question === 'string' ? question : question())).trim().toLowerCase();
+  rl.close();
+  if (a !== 'y' && a !== 'yes') throw new CliError('Not uploaded.', 1);
+}
+
+export async function debugShare(opts: { lines?: string; expire?: string; local?: boolean; yes?: boolean; redact?: boolean; output?: string; nous?: boolean }): Promise<void> {
   const ctx = loadContext();
   const lines = opts.lines ? Number(opts.lines) : 200;
   if (!Number.isInteger(lines) || lines < 1) throw new CliError('--lines expects a positive number.', 2);
@@ -27,17 +37,22 @@ export async function debugShare(opts: { lines?: string; expire?: string; local?
     } else out(report);
     return;
   }
+  if (opts.nous) {
+    const nous = await import('./debug-nous.ts');
+    out(nous.NOUS_NOTICE, '');
+    if (!opts.yes) await confirmUpload('Nous', 'Upload debug report? [y/N] ');
+    if (opts.redact === false) out('--no-redact is set: secrets in your logs will NOT be redacted before upload.', '');
+    await nous.shareToNous(ctx, { lines, redact: opts.redact !== false }, out);
+    return;
+  }
   const debugCfg = ((ctx.loaded.config as Record<string, unknown>).debug ?? {}) as { paste_url?: string };
   const pasteUrl = debugCfg.paste_url || 'https://paste.rs';
   if (!opts.yes) {
-    if (!process.stdin.isTTY) throw new CliError(`Uploading the report to ${pasteUrl} needs --yes when there is no terminal to ask (or use --local to print it). Nothing was uploaded.`, 2);
-    const { createInterface } = await import('node:readline/promises');
-    const rl = createInterface({ input: process.stdin, output: process.stderr });
     const file = join(paths.logs(ctx.home), 'debug-report-preview.txt');
-    writeFileSync(file, report, { mode: 0o600 });
-    const a = (await rl.question(`The report (${report.length.toLocaleString('en-US')} characters, secrets redacted; preview: ${file}) will be uploaded to ${pasteUrl}, public to anyone with the link. Upload? [y/N] `)).trim().toLowerCase();
-    rl.close();
-    if (a !== 'y' && a !== 'yes') throw new CliError('Not uploaded.', 1);
+    await confirmUpload(pasteUrl, () => {
+      writeFileSync(file, report, { mode: 0o600 });
+      return `The report (${report.length.toLocaleString('en-US')} characters, secrets redacted; preview: ${file}) will be uploaded to ${pasteUrl}, public to anyone with the link. Upload? [y/N] `;
+    });
   }
   const allowPrivate = ctx.loaded.config.security?.allow_private_urls === true;
   try {

@@ -1,10 +1,10 @@
 // /curator [status|run [--dry-run]|pause|resume|pin <skill>|unpin <skill>|restore <skill>|list-archived]:
 // the skill curator from a conversation (state/curator.ts; `hermes curator` is the full command).
-import { curatorSettings, curatorStatusText, runCurator, setPaused } from '../state/curator.ts';
+import { curatorSettings, curatorStatusText, setPaused } from '../state/curator.ts';
 import { isAgentCreated, listArchived, restoreSkill, setPinned } from '../state/skill-usage.ts';
 import { ALL_SURFACES, type CommandDef } from './registry.ts';
 
-const USAGE = 'Usage: /curator [status|run [--dry-run]|pause|resume|pin <skill>|unpin <skill>|restore <skill>|list-archived]';
+const USAGE = 'Usage: /curator [status|run [--dry-run] [--consolidate]|pause|resume|pin <skill>|unpin <skill>|restore <skill>|list-archived]';
 
 export function curatorCommand(): CommandDef {
   return {
@@ -13,8 +13,8 @@ export function curatorCommand(): CommandDef {
     description: 'skill maintenance: stale and archived agent-created skills, pins',
     category: 'tools',
     surfaces: ALL_SURFACES,
-    completions: ['status', 'run', 'run --dry-run', 'pause', 'resume', 'pin', 'unpin', 'restore', 'list-archived'],
-    run(ctx, args) {
+    completions: ['status', 'run', 'run --dry-run', 'run --consolidate', 'pause', 'resume', 'pin', 'unpin', 'restore', 'list-archived'],
+    async run(ctx, args) {
       const home = ctx.session.options.home;
       const s = curatorSettings(ctx.session.options.config);
       const [sub = 'status', ...rest] = args.trim().split(/\s+/).filter(Boolean);
@@ -25,9 +25,11 @@ export function curatorCommand(): CommandDef {
         case 'run': {
           if (!s.enabled) return { output: 'The curator is disabled (curator.enabled: false in config.yaml).' };
           const dry = rest.includes('--dry-run');
-          const r = runCurator(home, s, { dryRun: dry });
-          const lines = r.transitions.map((t) => `  ${t.name}: ${t.from} → ${t.to}`);
-          return { output: [`Curator ${dry ? 'dry run' : 'run'}: ${r.summary.split('\n')[0]}.`, ...lines].join('\n') };
+          const { runCuratorPass } = await import('../runtime/curator-review.ts');
+          const o = ctx.session.options;
+          const r = await runCuratorPass({ home, config: o.config, env: o.env, dryRun: dry, consolidate: rest.includes('--consolidate') ? true : undefined });
+          const lines = r.record.state_transitions.map((t) => `  ${t.name}: ${t.from} → ${t.to}`);
+          return { output: [`Curator ${dry ? 'dry run' : 'run'}: ${r.summary}`, ...lines, `Report: ${r.reportDir}/REPORT.md`].join('\n') };
         }
         case 'pause':
         case 'resume':

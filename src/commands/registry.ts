@@ -1,5 +1,6 @@
 // One slash-command registry for every surface: the CLI REPL, the gateway and ACP read the same
 // definitions (name, aliases, args, help, where they apply, whether allowed mid-turn).
+import type { Skin } from '../state/skins.ts';
 import type { Session } from '../runtime/session.ts';
 import { nearest } from './suggest.ts';
 import { t } from '../i18n/index.ts';
@@ -39,6 +40,11 @@ export interface SurfaceHooks {
   pasteImage?(): Promise<string | null>;
   /** The person's identity and rights on this surface (gateway: the sender; CLI: the local user). */
   whoami?(): string;
+  /** CLI: /resume goes back to the resumed session's folder (unless --no-restore-cwd); the line to show. */
+  changeDir?(dir: string | null): string | null;
+  /** The classic REPL: redraw with this skin (/skin) or busy-indicator style (/indicator). */
+  applySkin?(skin: Skin): void;
+  applyIndicator?(style: string): void;
 }
 
 export interface CommandContext {

@@ -1,5 +1,6 @@
 // Slash commands for sessions, memory and skills: /title, /compress, /resume, /sessions, /memory,
 // /skills, /reload-skills, and one /<skill-name> per installed skill.
+import { registerBundleCommands } from './bundles.ts';
 import { bumpUse } from '../state/skill-usage.ts';
 import { skillLifecycle } from '../plugins/skill-hooks.ts';
 import { findBoundaries } from '../agent/compress.ts';
@@ -120,8 +121,9 @@ export function stateCommands(): CommandDef[] {
           if (id === s.id) return { output: 'That is the current session.' };
           const row = (await db.getSession(id))!;
           const history = await db.getMessages(id);
+          const moved = ctx.hooks.changeDir?.(row.cwd ?? row.git_repo_root ?? null);
           s.restore({ id, history, systemPrompt: row.system_prompt });
-          return { output: `Resumed ${row.title ? `“${row.title}” ` : ''}(${id}): ${history.length} messages.`, action: 'new_session' };
+          return { output: `Resumed ${row.title ? `“${row.title}” ` : ''}(${id}): ${history.length} messages.${moved ? `\n${moved}` : ''}`, action: 'new_session' };
         });
       },
     },
@@ -299,8 +301,9 @@ export function reloadSkillsCommand(registry: () => CommandRegistry): CommandDef
     category: 'tools',
     surfaces: ALL_SURFACES,
     run(ctx) {
+      const b = registerBundleCommands(registry(), ctx.session.options.home, externalDirs(ctx.session));
       const n = registerSkillCommands(registry(), ctx.session.options.home, externalDirs(ctx.session));
-      return { output: n ? `Added ${n} skill command${n === 1 ? '' : 's'}.` : 'No new skills.' };
+      return { output: n || b ? [n ? `Added ${n} skill command${n === 1 ? '' : 's'}.` : '', b ? `Added ${b} bundle command${b === 1 ? '' : 's'}.` : ''].filter(Boolean).join(' ') : 'No new skills.' };
     },
   };
 }

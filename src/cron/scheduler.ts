@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import type { Session, SessionOptions, SessionStore } from '../runtime/session.ts';
 import { loadConfig } from '../state/config.ts';
-import { curatorDue, curatorSettings, runCurator } from '../state/curator.ts';
+import { curatorDue, curatorSettings } from '../state/curator.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { readEnvFile } from '../state/env.ts';
 import { paths } from '../state/paths.ts';
@@ -410,7 +410,18 @@ export function startCronTicker(opts: { home: string; deliver: Deliver; interval
       // The skill curator rides on the same ticker, on its own interval (curator.interval_hours).
       try {
         const cs = curatorSettings(ctx.config);
-        if (curatorDue(opts.home, cs)) log(`curator: ${runCurator(opts.home, cs).summary.split('\n')[0]}`);
+        if (curatorDue(opts.home, cs)) {
+          // Only when nobody has been talking to the agent for curator.min_idle_hours.
+          const { idleSeconds, runCuratorPass } = await import('../runtime/curator-review.ts');
+          const idle = idleSeconds(opts.home);
+          // The deterministic pass records the run before the first await, so the next tick does not
+          // start another; the LLM pass (when on) finishes in the background, as Hermes's thread does.
+          if (idle === null || idle >= cs.minIdleHours * 3600)
+            void runCuratorPass({ home: opts.home, config: ctx.config, env: process.env }).then(
+              (r) => log(`curator: ${r.summary.split('\n')[0]}`),
+              (e: Error) => log(`curator: ${e.message}`),
+            );
+        }
       } catch (e) {
         log(`curator: ${(e as Error).message}`);
       }

@@ -235,3 +235,38 @@ export function buildDebugReport(o: { home: string; config: HermesConfig; env: N
   const text = parts.join('\n');
   return o.redact === false ? text : redactSecrets(text);
 }
+
+/** The last `maxBytes` of a file, starting at a whole line ('' when missing or empty). */
+function tailBytes(file: string, maxBytes: number): string {
+  try {
+    const buf = readFileSync(file);
+    if (buf.length <= maxBytes) return buf.toString('utf8');
+    let start = buf.length - maxBytes;
+    if (buf[start - 1] !== 0x0a) {
+      const nl = buf.indexOf(0x0a, start);
+      start = nl < 0 ? buf.length : nl + 1;
+    }
+    return `[... log truncated — showing last ${(maxBytes / 1024).toFixed(1)} KB ...]\n${buf.subarray(start).toString('utf8')}`;
+  } catch {
+    return '';
+  }
+}
+
+const REDACTION_BANNER = '[secrets redacted before upload]\n';
+
+/**
+ * What `debug share --nous` uploads, as Hermes labels it: `report` (the debug report) and each full
+ * log (agent, gateway, errors, up to 512 KB each) with the dump in front, secrets redacted.
+ */
+export function buildShareBundle(o: { home: string; config: HermesConfig; env: NodeJS.ProcessEnv; lines?: number; redact?: boolean }): Record<string, string> {
+  const redact = o.redact !== false;
+  const banner = redact ? REDACTION_BANNER : '';
+  const clean = (s: string) => (redact ? redactSecrets(s) : s);
+  const dump = buildDump({ home: o.home, config: o.config, env: o.env });
+  const bundle: Record<string, string> = { report: banner + buildDebugReport(o) };
+  for (const name of ['agent', 'gateway', 'errors']) {
+    const full = tailBytes(join(paths.logs(o.home), `${name}.log`), 512 * 1024);
+    if (full) bundle[`${name}.log`] = banner + clean(`${dump}\n\n--- full ${name}.log ---\n${full}`);
+  }
+  return bundle;
+}

@@ -3,16 +3,22 @@
 // idle past `curator.stale_after_days` → stale, past `archive_after_days` → archived into
 // skills/.archive/ (recoverable; nothing is ever deleted); a stale skill used again → active.
 // Pinned skills, bundled skills and hub installs are never touched. State lives in Hermes's
-// HERMES_HOME/skills/.curator_state (last run, summary, paused, run count).
-// Hermes's optional LLM consolidation pass (`curator.consolidate`, off by default) is not built.
+// HERMES_HOME/skills/.curator_state (last run, summary, paused, run count). Skills a cron job uses
+// are treated like pinned ones. Archiving is recorded in the skill ledger (state/skill-ledger.ts).
+// The whole run — snapshot, this pass, and the optional LLM consolidation (`curator.consolidate`) —
+// is runtime/curator-review.ts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from './fsutil.ts';
+import { cronReferencedSkills } from './curator-report.ts';
+import { captureFiles, appendEntry } from './skill-ledger.ts';
 import { agentCreatedReport, archiveSkill, listArchived, setState, type UsageRow } from './skill-usage.ts';
+import { discoverSkills, findSkill } from './skills.ts';
 
 export const DEFAULT_INTERVAL_HOURS = 24 * 7;
 export const DEFAULT_STALE_AFTER_DAYS = 30;
 export const DEFAULT_ARCHIVE_AFTER_DAYS = 90;
+export const DEFAULT_MIN_IDLE_HOURS = 2;
 
 export interface CuratorState {
   last_run_at: string | null;
@@ -31,6 +37,8 @@ export interface CuratorSettings {
   staleAfterDays: number;
   archiveAfterDays: number;
   consolidate: boolean;
+  /** Automatic runs wait until nothing happened in any session for this long. */
+  minIdleHours: number;
 }
 
 const stateFile = (home: string) => join(home, 'skills', '.curator_state');
@@ -68,6 +76,7 @@ export function curatorSettings(config: unknown): CuratorSettings {
     staleAfterDays: num(c.stale_after_days, DEFAULT_STALE_AFTER_DAYS),
     archiveAfterDays: num(c.archive_after_days, DEFAULT_ARCHIVE_AFTER_DAYS),
     consolidate: c.consolidate === true,
+    minIdleHours: num(c.min_idle_hours, DEFAULT_MIN_IDLE_HOURS),
   };
 }
 
@@ -94,8 +103,9 @@ export function planTransitions(home: string, s: CuratorSettings, now = Date.now
   const day = 86_400_000;
   const rows = agentCreatedReport(home);
   const transitions: Transition[] = [];
+  const cron = cronReferencedSkills(home);
   for (const r of rows) {
-    if (r.pinned) continue;
+    if (r.pinned || cron.has(r.name)) continue;
     const anchor = idleAnchor(r, now);
     const idleDays = Math.max(0, Math.floor((now - anchor) / day));
     const state = r.state ?? 'active';
@@ -115,7 +125,9 @@ export function runCurator(home: string, s: CuratorSettings, o: { dryRun?: boole
   if (!o.dryRun) {
     for (const t of plan.transitions) {
       if (t.to === 'archived') {
+        const before = captureFiles(home, findSkill(discoverSkills(home), t.name)?.dir);
         const r = archiveSkill(home, t.name);
+        if (r.ok) appendEntry(home, { actor: 'curator', action: 'archive', skill: t.name, before, after: captureFiles(home, r.dest), evidence: { idle_days: t.idleDays } });
         if (r.ok) done.push(t);
         else failed.push(`${t.name}: ${r.message}`);
       } else {
@@ -177,7 +189,9 @@ export function curatorStatusText(home: string, s: CuratorSettings): string {
   lines.push(`  last summary:   ${first}`, ...rest.map((l) => `                  ${l}`));
   const ih = s.intervalHours;
   lines.push(`  interval:       every ${ih % 24 === 0 && ih >= 24 ? `${ih / 24}d` : `${ih}h`}`, `  stale after:    ${s.staleAfterDays}d unused`, `  archive after:  ${s.archiveAfterDays}d unused`);
-  lines.push(`  consolidate:    ${s.consolidate ? 'on (not supported here: runs are prune-only)' : 'off (prune-only)'}`);
+  lines.push(`  min idle:       ${s.minIdleHours}h without activity before an automatic run`);
+  lines.push(`  consolidate:    ${s.consolidate ? 'on (LLM umbrella-building pass after the prune)' : 'off (prune-only; `hermes curator run --consolidate` for one run)'}`);
+  if (st.last_report_path) lines.push(`  last report:    ${st.last_report_path}/REPORT.md`);
   const rows = agentCreatedReport(home);
   if (!rows.length) {
     lines.push('', 'no agent-created skills (bundled and hub-installed skills are never curated)');

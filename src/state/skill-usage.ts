@@ -156,7 +156,7 @@ export function agentCreatedReport(home: string): UsageRow[] {
 }
 
 /** Moves an agent-created skill to skills/.archive/<folder> (a timestamp is added on a clash). */
-export function archiveSkill(home: string, name: string): { ok: boolean; message: string } {
+export function archiveSkill(home: string, name: string): { ok: boolean; message: string; dest?: string } {
   if (!isAgentCreated(home, name)) return { ok: false, message: `skill '${name}' is bundled or hub-installed; it is never archived` };
   const skill = agentCreatedSkills(home).find((s) => s.name === name);
   if (!skill) return { ok: false, message: `skill '${name}' not found` };
@@ -171,7 +171,7 @@ export function archiveSkill(home: string, name: string): { ok: boolean; message
     return { ok: false, message: `failed to archive: ${(e as Error).message}` };
   }
   setState(home, name, 'archived');
-  return { ok: true, message: `archived to ${dest}` };
+  return { ok: true, message: `archived to ${dest}`, dest };
 }
 
 /** Archived skill folders (their names; timestamped duplicates included). */

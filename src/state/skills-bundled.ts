@@ -113,7 +113,7 @@ export function readBundledManifest(home: string): Map<string, string> {
   return m;
 }
 
-function writeBundledManifest(home: string, manifest: Map<string, string>): void {
+export function writeBundledManifest(home: string, manifest: Map<string, string>): void {
   const root = join(home, 'skills');
   mkdirSync(root, { recursive: true, mode: 0o700 });
   const lines = [...manifest.entries()].sort(([a], [b]) => byCodePoint(a, b)).map(([k, v]) => `${k}:${v}\n`);
@@ -154,15 +154,23 @@ function skillName(dir: string, folder: string): string {
   return folder;
 }
 
+/** The opt-out marker Hermes writes (`hermes skills opt-out`, `profile create --no-skills`). */
+export const NO_BUNDLED_MARKER = '.no-bundled-skills';
+
+export function bundledOptedOut(home: string): boolean {
+  return existsSync(join(home, NO_BUNDLED_MARKER)) || existsSync(join(home, 'skills', NO_BUNDLED_MARKER));
+}
+
 /**
  * Seeds bundled skills into HERMES_HOME/skills: new ones are copied, unmodified seeded ones are
- * updated, skills the user edited or deleted are left alone. `skills/.no-bundled-skills` opts out.
+ * updated, skills the user edited or deleted are left alone. `.no-bundled-skills` in HERMES_HOME opts out
+ * (`hermes skills opt-out`; older homes of this project put it in skills/, which still counts).
  * Cheap when nothing changed: a stamp of the package's skills is compared and no file is read.
  */
 export function syncBundledSkills(home: string, bundledRoot: string): BundledSyncResult {
   const res: BundledSyncResult = { installed: [], updated: [], userModified: [] };
   const root = join(home, 'skills');
-  if (!existsSync(bundledRoot) || existsSync(join(root, '.no-bundled-skills'))) return res;
+  if (!existsSync(bundledRoot) || bundledOptedOut(home)) return res;
   const stampPath = join(root, '.bundled_sync');
   // The bundle carries the signature of the package's own skills, computed at build time.
   const tree =

@@ -1,8 +1,9 @@
 // The skills tools: list, view (with linked files), and the agent's own skill management.
-import { bumpPatch, bumpView, forget as forgetUsage } from '../state/skill-usage.ts';
+import { bumpPatch, bumpView, forget as forgetUsage, isAgentCreated, loadUsage } from '../state/skill-usage.ts';
 import { disabledSkillNames, discoverSkills, findSkill, loadSkill, manageSkill, skillOnPlatform, viewSkill, type Skill } from '../state/skills.ts';
 import { pluginHost } from '../plugins/state.ts';
 import { skillLifecycle } from '../plugins/skill-hooks.ts';
+import { recordMutation } from '../state/skill-ledger.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
 import type { ToolServices } from './types.ts';
@@ -100,9 +101,22 @@ export const skillManage = defineTool({
     replace_all: z.boolean().optional().describe('Replace every occurrence (patch)'),
     file_path: z.string().optional().describe('A file inside the skill (patch, write_file, remove_file)'),
     file_content: z.string().optional().describe('The file content (write_file)'),
+    absorbed_into: z.string().optional().describe('delete: the skill this one was merged into ("" when it is simply retired)'),
   }),
   handler(a, ctx) {
-    const r = manageSkill(ctx.services.home, a, externalDirs(ctx.services));
+    const sv = ctx.services;
+    // The curator's review pass may only change skills the agent wrote, and never a pinned one.
+    if (sv.platform === 'curator' && a.action !== 'create') {
+      if (!isAgentCreated(sv.home, a.name)) return fail(`${a.name} is bundled or hub-installed; the curator never changes it.`);
+      if (loadUsage(sv.home)[a.name]?.pinned) return fail(`${a.name} is pinned; only the user changes a pinned skill.`);
+    }
+    const dirOf = () => findSkill(discoverSkills(sv.home, externalDirs(sv)), a.name)?.dir ?? null;
+    // Every change is recorded in the skill ledger (skills/.curator_ledger.jsonl), the curator's as such.
+    const r = recordMutation(
+      sv.home,
+      { action: a.action, skill: a.name, actor: sv.platform === 'curator' ? 'curator' : 'agent', beforeRoot: a.action === 'create' ? null : dirOf(), afterRoot: dirOf, evidence: a.absorbed_into !== undefined ? { absorbed_into: a.absorbed_into } : undefined, config: sv.config },
+      () => manageSkill(sv.home, a, externalDirs(sv)),
+    );
     if (!r.success) return { content: JSON.stringify(r), isError: true };
     if (a.action === 'delete') forgetUsage(ctx.services.home, a.name);
     else if (a.action !== 'create') bumpPatch(ctx.services.home, a.name);

@@ -53,7 +53,7 @@ export async function runTui(chat: InteractiveChat, opts: ChatOptions): Promise<
   intro.splice(Math.max(0, intro.length - 2), 0, ...mcpLines);
   for (const w of [...session.warnings, ...chat.quickWarnings]) intro.push(s.yellow(`⚠ ${w}`));
   const r = chat.restored;
-  if (r) intro.push(`↻ Resuming ${r.title ? `“${r.title}” ` : ''}(${r.sessionId}), ${r.history.length} messages.`);
+  if (r) intro.push(`↻ Resuming ${r.title ? `“${r.title}” ` : ''}(${r.sessionId}), ${r.history.length} messages.`, ...(r.cwdNote ? [r.cwdNote] : []));
 
   const out = process.stdout;
   const term = new Terminal({ input: process.stdin, output: out });
@@ -69,7 +69,7 @@ export async function runTui(chat: InteractiveChat, opts: ChatOptions): Promise<
     mouse,
     intro,
     firstMessagePrefix: chat.firstMessagePrefix,
-    hooks: interactiveHooks(session, chat.historyFile, () => [
+    hooks: interactiveHooks(session, chat.historyFile, opts, () => [
       `Screen:   TUI, ${fullscreen ? 'full screen' : 'inline (copy-friendly)'}, mouse ${c.mouse ? 'on' : 'off'}, ${theme.style.color ? `${theme.name} colours` : 'no colours'}`,
     ]),
     size: () => ({ cols: Math.max(20, out.columns || 80), rows: Math.max(8, out.rows || 24) }),

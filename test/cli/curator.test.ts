@@ -69,7 +69,10 @@ describe('hermes curator', () => {
     assert.match(dry.stdout, /old-one: active → archived \(idle 120d\)/);
     assert.match(dry.stdout, /drifting: active → stale \(idle 45d\)/);
     assert.ok(existsSync(join(home, 'skills', 'devops', 'old-one', 'SKILL.md')), 'dry run moves nothing');
-    assert.ok(!existsSync(join(home, 'skills', '.curator_state')), 'dry run records no run');
+    const preview = JSON.parse(readFileSync(join(home, 'skills', '.curator_state'), 'utf8'));
+    assert.equal(preview.run_count ?? 0, 0, 'a dry run is not counted as a run');
+    assert.equal(preview.last_run_at ?? null, null, 'nor does it push the next scheduled run out');
+    assert.match(preview.last_run_summary, /^dry-run auto: dry run: would mark 1 stale/);
 
     const run = await hermes(['curator', 'run'], { home });
     assert.equal(run.code, 0, run.stderr);
@@ -171,7 +174,7 @@ describe('/curator', () => {
     const out = async (line: string) => (await runCommand(registry, line, { session, surface: 'gateway', hooks: {} }))?.output ?? '';
     assert.match(await out('/curator'), /agent-created skills: 4 total/);
     assert.match(await out('/curator pin drifting'), /^Pinned drifting\./);
-    assert.match(await out('/curator run'), /^Curator run: marked 0 stale, archived 1/);
+    assert.match(await out('/curator run'), /^Curator run: auto: marked 0 stale, archived 1.*; llm: skipped \(consolidation off\)/);
     assert.match(await out('/curator list-archived'), /old-one/);
     assert.match(await out('/curator restore old-one'), /^Restored old-one/);
     assert.match(await out('/curator frob'), /^Usage: \/curator/);
@@ -179,5 +182,107 @@ describe('/curator', () => {
     assert.match(String(sent?.send), /tidy up/);
     assert.equal(usage(home).fresh.use_count, 2);
     await session.close();
+  });
+});
+
+describe('curator consolidation pass', () => {
+  const aux = () => `auxiliary:\n  curator:\n    provider: custom\n    model: curator-model\n    base_url: ${fake.openaiBaseUrl}\n    api_key: k\n`;
+  const umbrella = '---\nname: docker-troubleshooting\ndescription: Diagnosing Docker build and runtime failures\n---\n# Docker troubleshooting\n## Layer cache misses (was docker-fix-a)\nPin the base image digest.\n';
+  const finalText = 'Merged the Docker notes into one umbrella; retired an obsolete one.\n\n## Structured summary (required)\n```yaml\nconsolidations:\n  - from: docker-fix-a\n    into: docker-troubleshooting\n    reason: same class of Docker build failures\nprunings:\n  - name: docker-fix-b\n    reason: the workaround is obsolete\n```\n';
+
+  function home(): string {
+    const h = seeded(homeWithModel(fake.openaiBaseUrl, aux()));
+    skill(h, 'docker-fix-a', 'docker-fix-a');
+    skill(h, 'docker-fix-b', 'docker-fix-b');
+    return h;
+  }
+
+  it('--consolidate runs the reviewer on the curator model with the skills tools; merges are archived, ledgered, reported and undoable', async () => {
+    const h = home();
+    const n = fake.requests.length;
+    fake.enqueue(
+      { toolCalls: [{ name: 'skills_list', arguments: {} }] },
+      {
+        toolCalls: [
+          { name: 'skill_manage', arguments: { action: 'create', name: 'docker-troubleshooting', content: umbrella } },
+          { name: 'skill_manage', arguments: { action: 'delete', name: 'docker-fix-a', absorbed_into: 'docker-troubleshooting' } },
+          { name: 'skill_manage', arguments: { action: 'delete', name: 'docker-fix-b', absorbed_into: '' } },
+          { name: 'skill_manage', arguments: { action: 'delete', name: 'bundled-x', absorbed_into: '' } },
+          { name: 'skill_manage', arguments: { action: 'patch', name: 'pinned-old', old_string: 'Do it.', new_string: 'Do it now.' } },
+        ],
+      },
+      { text: finalText },
+    );
+    const r = await hermes(['curator', 'run', '--consolidate'], { home: h });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /snapshot created \(\d{4}-\d{2}-\d{2}T/);
+    assert.match(r.stdout, /llm: .*\(1 consolidated, 1 pruned\)/);
+    assert.match(r.stdout, /docker-fix-a → docker-troubleshooting/);
+    const reqs = fake.requests.slice(n);
+    assert.equal(reqs[0].body.model, 'curator-model');
+    assert.deepEqual((reqs[0].body.tools as { function: { name: string } }[]).map((t) => t.function.name).sort(), ['skill_manage', 'skill_view', 'skills_list']);
+    assert.match(JSON.stringify(reqs[0].body.messages), /docker-fix-a {2}state=active {2}pinned=no {2}cron=no/);
+    // The umbrella exists, the merged and pruned skills are archived (never erased), upstream and pinned untouched.
+    assert.ok(existsSync(join(h, 'skills', 'docker-troubleshooting', 'SKILL.md')));
+    assert.ok(!existsSync(join(h, 'skills', 'docker-fix-a')));
+    assert.ok(readFileSync(join(h, 'skills', 'bundled-x', 'SKILL.md'), 'utf8').includes('Do it.'));
+    assert.ok(!readFileSync(join(h, 'skills', 'pinned-old', 'SKILL.md'), 'utf8').includes('Do it now.'));
+    assert.match(JSON.stringify(reqs.at(-1)!.body.messages), /bundled-x is bundled or hub-installed; the curator never changes it/);
+    // Report and state.
+    const state = JSON.parse(readFileSync(join(h, 'skills', '.curator_state'), 'utf8'));
+    const report = readFileSync(join(state.last_report_path, 'REPORT.md'), 'utf8');
+    assert.match(report, /`docker-fix-a` → `docker-troubleshooting` — same class of Docker build failures/);
+    assert.match(report, /## Pruned .*\n\n- `docker-fix-b` — the workaround is obsolete/);
+    const run = JSON.parse(readFileSync(join(state.last_report_path, 'run.json'), 'utf8'));
+    assert.deepEqual(run.added, ['docker-troubleshooting']);
+    assert.equal(run.consolidated[0].source, 'absorbed_into (declared at delete)');
+    // The ledger has the curator's changes; rolling back one entry brings that skill back.
+    const led = await hermes(['curator', 'ledger'], { home: h });
+    assert.match(led.stdout, /curator {2}delete {7}docker-fix-a/);
+    assert.match(led.stdout, /curator {2}create {7}docker-troubleshooting/);
+    const id = /^ {2}([0-9a-f]{12}) .*delete {7}docker-fix-a/m.exec(led.stdout)![1];
+    const one = await hermes(['curator', 'rollback', id, '--yes'], { home: h });
+    assert.equal(one.code, 0, one.stderr);
+    assert.ok(existsSync(join(h, 'skills', 'docker-fix-a', 'SKILL.md')), 'the one deletion is undone');
+    // The snapshot taken before the run undoes it all.
+    const list = await hermes(['curator', 'rollback', '--list'], { home: h });
+    assert.match(list.stdout, /pre-curator-run/);
+    const all = await hermes(['curator', 'rollback', '--yes'], { home: h });
+    assert.equal(all.code, 0, all.stderr);
+    assert.ok(existsSync(join(h, 'skills', 'docker-fix-b', 'SKILL.md')));
+    assert.ok(!existsSync(join(h, 'skills', 'docker-troubleshooting')));
+    assert.match((await hermes(['curator', 'rollback', '--list'], { home: h })).stdout, /pre-rollback to /);
+  });
+
+  it('a dry run gives the reviewer read-only tools and changes nothing; without consolidation no model is asked', async () => {
+    const h = home();
+    let n = fake.requests.length;
+    await hermes(['curator', 'run'], { home: h });
+    assert.equal(fake.requests.length, n, 'consolidation is off by default');
+    fake.enqueue({ text: finalText });
+    n = fake.requests.length;
+    const r = await hermes(['curator', 'run', '--dry-run', '--consolidate'], { home: h });
+    assert.equal(r.code, 0, r.stderr);
+    const req = fake.requests[n];
+    assert.deepEqual((req.body.tools as { function: { name: string } }[]).map((t) => t.function.name).sort(), ['skill_view', 'skills_list']);
+    assert.match(JSON.stringify(req.body.messages), /DRY RUN/);
+    assert.ok(existsSync(join(h, 'skills', 'docker-fix-a', 'SKILL.md')));
+    assert.doesNotMatch((await hermes(['curator', 'rollback', '--list'], { home: h })).stdout, /dry/);
+  });
+});
+
+describe('curator min_idle_hours', () => {
+  it('idleSeconds measures the time since the last message in state.db (what automatic runs wait on)', async () => {
+    const { idleSeconds } = await import('../../src/runtime/curator-review.ts');
+    const { SessionDB } = await import('../../src/state/db.ts');
+    const h = tempHome();
+    assert.equal(idleSeconds(h), null, 'no state.db: no measurement, so no gate');
+    const db = SessionDB.open(join(h, 'state.db'));
+    db.createSession({ id: '20260101_000000_abcdef', source: 'cli', model: 'm' });
+    db.appendMessage('20260101_000000_abcdef', { role: 'user', content: 'hi' });
+    db.close();
+    const idle = idleSeconds(h)!;
+    assert.ok(idle >= 0 && idle < 3600, `just talked: ${idle}s`);
+    assert.ok(idleSeconds(h, Date.now() + 3 * 3600_000)! >= 3 * 3600 - 5);
   });
 });

@@ -3,7 +3,7 @@
 // isolation flags, worktrees and checkpoints. Everything runs the real binary against the fake LLM.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { hermes, homeWithModel, tempHome } from '../helpers/cli.ts';
@@ -122,6 +122,42 @@ describe('global flags before and without chat', () => {
     const bad = await hermes(['--in', join(home, 'nope'), '-z', 'x'], { home });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--in .*nope: no such directory/);
+  });
+
+  it('resuming goes back to the session’s folder unless --no-restore-cwd; a folder that is gone is noted', async () => {
+    const home = homeWithModel(fake.openaiBaseUrl);
+    const a = join(home, 'proj-a');
+    const b = join(home, 'proj-b');
+    mkdirSync(a);
+    mkdirSync(b);
+    const pwdRun = { toolCalls: [{ name: 'terminal', arguments: { command: 'pwd' } }] };
+    const lastToolResult = () => String((fake.requests.at(-1)!.body.messages as { role: string; content: unknown }[]).filter((m) => m.role === 'tool').at(-1)?.content ?? '');
+    fake.enqueue({ text: 'started in a' });
+    assert.equal((await hermes(['chat', '-q', 'begin'], { home, cwd: a })).code, 0);
+    fake.enqueue(pwdRun, { text: 'ok' });
+    const back = await hermes(['chat', '-c', '-q', 'where now'], { home, cwd: b });
+    assert.equal(back.code, 0, back.stderr);
+    assert.match(back.stderr, new RegExp(`↪ restored workspace dir: ${a.replace(/[/\\]/g, '.')}`));
+    assert.match(lastToolResult(), new RegExp(`${a.replace(/[/\\]/g, '.')}`));
+    fake.enqueue(pwdRun, { text: 'ok' });
+    const stay = await hermes(['chat', '-c', '--no-restore-cwd', '-q', 'and now'], { home, cwd: b });
+    assert.equal(stay.code, 0, stay.stderr);
+    assert.doesNotMatch(stay.stderr, /restored workspace dir/);
+    assert.match(lastToolResult(), new RegExp(`${b.replace(/[/\\]/g, '.')}`));
+    fake.enqueue(pwdRun, { text: 'ok' });
+    const z = await hermes(['--no-restore-cwd', '-c', '-z', 'scripted'], { home, cwd: b });
+    assert.equal(z.code, 0, z.stderr);
+    assert.match(lastToolResult(), new RegExp(`${b.replace(/[/\\]/g, '.')}`));
+    const ws = await hermes(['sessions', 'list', '--workspace', 'proj-a'], { home });
+    assert.equal(ws.code, 0, ws.stderr);
+    assert.match(ws.stdout, /“begin”/);
+    assert.equal(ws.stdout.trim().split('\n').length, 2, 'the header and the one session of proj-a');
+    assert.match((await hermes(['sessions', 'list', '--workspace', 'nowhere'], { home })).stdout, /No sessions in a workspace matching “nowhere”/);
+    rmSync(a, { recursive: true });
+    fake.enqueue({ text: 'still fine' });
+    const gone = await hermes(['chat', '--resume', 'latest', '-q', 'gone?'], { home, cwd: b });
+    assert.equal(gone.code, 0, gone.stderr);
+    assert.match(gone.stderr, /workspace dir .*proj-a is gone; staying in .*proj-b/);
   });
 
   it('-p picks a profile home; the sticky active_profile is the default; a missing profile is an error', async () => {

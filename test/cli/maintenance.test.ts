@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { sqlite } from '../../src/state/sqlite.ts';
 import { checkForUpdate, compareVersions, installInfo } from '../../src/state/install.ts';
@@ -138,6 +139,72 @@ describe('dump and debug share', () => {
       assert.equal(got.length, 1);
       assert.match(got[0], /--- hermes dump ---/);
       assert.doesNotMatch(got[0], /abcdefghijklmnopqrstuvwxyz/);
+    } finally {
+      srv.close();
+    }
+  });
+});
+
+describe('debug share --nous', () => {
+  it('asks the diagnostics service for a signed URL, then PUTs the gzipped, redacted envelope there', async () => {
+    const home = await seeded();
+    writeFileSync(join(home, 'logs', 'agent.log'), 'INFO turn\nWARN key=sk-or-v1-abcdefghijklmnopqrstuvwxyz0123 seen\n');
+    const calls: { method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer }[] = [];
+    const srv = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        calls.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+        const port = (srv.address() as AddressInfo).port;
+        if (req.url === '/api/diagnostics/upload-url') {
+          res.setHeader('Content-Type', 'application/json');
+          res.end(JSON.stringify({ uploadUrl: `http://127.0.0.1:${port}/bucket/abc?sig=1`, viewUrl: 'https://diag.example/view/abc', id: 'abc', expiresAt: '2030-01-01T00:00:00Z' }));
+        } else if (req.url?.startsWith('/bucket/')) res.end();
+        else res.writeHead(404).end();
+      });
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    try {
+      writeFileSync(join(home, 'config.yaml'), `${readFileSync(join(home, 'config.yaml'), 'utf8')}security:\n  allow_private_urls: true\n`);
+      const base = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+      const noYes = await hermes(['debug', 'share', '--nous'], { home, env: { HERMES_DIAGNOSTICS_BASE_URL: base } });
+      assert.equal(noYes.code, 2);
+      assert.equal(calls.length, 0);
+      const up = await hermes(['debug', 'share', '--nous', '--yes'], { home, env: { HERMES_DIAGNOSTICS_BASE_URL: base } });
+      assert.equal(up.code, 0, up.stderr);
+      assert.match(up.stdout, /Nous-internal storage/);
+      assert.match(up.stdout, /View URL {2}https:\/\/diag\.example\/view\/abc/);
+      assert.match(up.stdout, /Auto-deletes at 2030-01-01T00:00:00Z/);
+      assert.equal(calls.length, 2);
+      const [mint, put] = calls;
+      assert.equal(mint.method, 'POST');
+      const asked = JSON.parse(mint.body.toString('utf8'));
+      assert.equal(asked.contentType, 'application/gzip');
+      assert.equal(put.method, 'PUT');
+      assert.equal(put.headers['content-type'], 'application/gzip');
+      assert.equal(asked.sizeBytes, put.body.length);
+      const envelope = JSON.parse(gunzipSync(put.body).toString('utf8'));
+      assert.equal(envelope.format, 'hermes-debug-share/1');
+      assert.equal(envelope.redacted, true);
+      assert.deepEqual(Object.keys(envelope.files).sort(), ['agent.log', 'gateway.log', 'report']);
+      assert.match(envelope.files['agent.log'], /--- full agent\.log ---/);
+      assert.match(envelope.files['agent.log'], /WARN key=/);
+      assert.doesNotMatch(JSON.stringify(envelope), /abcdefghijklmnopqrstuvwxyz/);
+    } finally {
+      srv.close();
+    }
+  });
+
+  it('says what failed when the diagnostics service refuses, and uploads nothing', async () => {
+    const home = await seeded();
+    const srv = http.createServer((_req, res) => res.writeHead(503).end('down'));
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    try {
+      writeFileSync(join(home, 'config.yaml'), `${readFileSync(join(home, 'config.yaml'), 'utf8')}security:\n  allow_private_urls: true\n`);
+      const r = await hermes(['debug', 'share', '--nous', '--yes'], { home, env: { HERMES_DIAGNOSTICS_BASE_URL: `http://127.0.0.1:${(srv.address() as AddressInfo).port}` } });
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /Nous upload failed: .*HTTP 503.*--local/);
     } finally {
       srv.close();
     }

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { tempHome } from '../helpers/cli.ts';
+import { hermes, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm, type FakeReply, type RecordedRequest } from '../helpers/fake-llm.ts';
 import { startHermes, tmuxAvailable } from '../helpers/tmux.ts';
 
@@ -81,6 +81,78 @@ describe('REPL slash commands added for parity', { skip: skip ?? false }, () => 
       await run('/rollback 1', /⏪ Restored .* to checkpoint [0-9a-f]+ \(before write_file\)/);
       assert.equal(readFileSync(join(proj, 'notes.txt'), 'utf8'), 'version one\n');
       await run('/new', /New session \d{8}_\d{6}_[0-9a-f]{6}/);
+      t.type('/quit');
+      t.keys('Enter');
+      assert.equal(await t.exitCode(), 0);
+    } finally {
+      t.kill();
+    }
+  });
+
+  it('/resume goes back to the resumed session’s folder; --no-restore-cwd stays', async () => {
+    const h = tempHome();
+    writeFileSync(join(h, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: k\n`);
+    const a = join(h, 'proj-a');
+    const b = join(h, 'proj-b');
+    mkdirSync(a);
+    mkdirSync(b);
+    queue.push({ text: 'began in a' });
+    assert.equal((await hermes(['chat', '-q', 'begin in a'], { home: h, cwd: a })).code, 0);
+    for (const [args, where] of [[[], a], [['--no-restore-cwd'], b]] as const) {
+      const t = startHermes([...args], { home: h, cwd: b });
+      try {
+        await t.waitFor(/❯/);
+        let mark = t.mark();
+        t.type('/resume latest');
+        t.keys('Enter');
+        const s = await t.waitFor(/Resumed .*: \d+ messages\./, { after: mark });
+        if (where === a) assert.match(s, /↪ restored workspace dir: .*proj-a/);
+        else assert.doesNotMatch(s, /restored workspace dir/);
+        mark = t.mark();
+        t.type('/status');
+        t.keys('Enter');
+        await t.waitFor(new RegExp(`Directory: ${where.replace(/[/\\]/g, '.')}`), { after: mark });
+        t.type('/quit');
+        t.keys('Enter');
+        assert.equal(await t.exitCode(), 0);
+      } finally {
+        t.kill();
+      }
+    }
+  });
+
+  it('/skin redraws the prompt with the skin and keeps it for the next start; /palette opens the command menu', async () => {
+    const h = tempHome();
+    writeFileSync(join(h, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: k\n`);
+    let t = startHermes([], { home: h });
+    try {
+      await t.waitFor(/❯/);
+      let mark = t.mark();
+      t.type('/skin ares');
+      t.keys('Enter');
+      await t.waitFor(/Skin: ares — War-god theme/, { after: mark });
+      await t.waitFor(/^⚔\s*$/m);
+      mark = t.mark();
+      t.type('/indicator ascii');
+      t.keys('Enter');
+      await t.waitFor(/Busy indicator: ascii/, { after: mark });
+      mark = t.mark();
+      t.type('/palette');
+      t.keys('Enter');
+      await t.waitFor(/\/help \[command[\s\S]*1\/\d+ · ↑↓ move · Tab accept · Esc close/, { after: mark });
+      t.keys('BSpace');
+      await t.waitFor(/^⚔\s*$/m);
+      t.type('/quit');
+      t.keys('Enter');
+      assert.equal(await t.exitCode(), 0);
+    } finally {
+      t.kill();
+    }
+    assert.match(readFileSync(join(h, 'config.yaml'), 'utf8'), /skin: ares/);
+    t = startHermes([], { home: h });
+    try {
+      const s = await t.waitFor(/^⚔\s*$/m);
+      assert.match(s, /Ares Agent/);
       t.type('/quit');
       t.keys('Enter');
       assert.equal(await t.exitCode(), 0);

@@ -313,3 +313,71 @@ describe('slash commands added for parity', () => {
     for (const n of ['snapshot', 'copy', 'image', 'timestamps', 'statusbar', 'redraw', 'worktree', 'platforms', 'reload', 'debug']) assert.ok(!gw.includes(n), `${n} is CLI-only`);
   });
 });
+
+describe('/skin, /indicator, /palette, /bundles, /handoff', () => {
+  it('/skin lists built-in and user skins, switches through the surface and saves display.skin', async () => {
+    const applied: string[] = [];
+    const c = setup({ hooks: { applySkin: (s) => applied.push(`${s.name}:${s.branding.prompt_symbol}`), applyIndicator: (st) => applied.push(`indicator:${st}`) } });
+    mkdirSync(join(c.home, 'skins'));
+    writeFileSync(join(c.home, 'skins', 'neon.yaml'), 'name: neon\ndescription: Neon test skin\nbase: slate\nbranding:\n  prompt_symbol: "»"\ncolors:\n  prompt: "#FF00FF"\n');
+    const list = await c.out('/skin');
+    assert.match(list, /^Skin: default/);
+    assert.match(list, /○ ares {13}War-god theme/);
+    assert.match(list, /○ neon {13}Neon test skin/);
+    assert.match(await c.out('/skin ares'), /Skin: ares — War-god theme/);
+    assert.match(await c.out('/skin neon'), /Skin: neon/);
+    assert.deepEqual(applied, ['ares:⚔', 'neon:»']);
+    assert.match(readFileSync(join(c.home, 'config.yaml'), 'utf8'), /display:\n {2}skin: neon/);
+    assert.match(await c.out('/skin nope'), /No skin named nope\. Skins: default, ares, .*neon/);
+    assert.match(await c.out('/indicator'), /Busy indicator: unicode\. Styles: kaomoji, emoji, unicode, ascii/);
+    assert.match(await c.out('/indicator ascii'), /Busy indicator: ascii \(saved as display\.indicator_style\)/);
+    assert.match(await c.out('/indicator sparkly'), /Unknown style "sparkly"/);
+    assert.equal(applied.at(-1), 'indicator:ascii');
+    assert.match(readFileSync(join(c.home, 'config.yaml'), 'utf8'), /indicator_style: ascii/);
+    // /palette opens the command menu; the surface without skins says so in one line.
+    assert.equal((await c.run('/palette')).input, '/');
+    const tui = setup();
+    assert.match(await tui.out('/skin ares'), /^Skins: only the classic terminal REPL .* nothing changed here\.$/);
+    assert.doesNotMatch(readFileSync(join(tui.home, 'config.yaml'), 'utf8'), /skin:/);
+    await c.session.close();
+    await tui.session.close();
+  });
+
+  it('/handoff says in one line that this build cannot run it; /moa without a preset says what to add', async () => {
+    const c = setup();
+    const moa = await c.out('/moa compare these plans');
+    assert.match(moa, /^No Mixture of Agents preset: add moa\.presets\.default/);
+    assert.equal(moa.split('\n').length, 1);
+    const h = await c.out('/handoff telegram');
+    assert.match(h, new RegExp(`^/handoff is not available: .*hermes --resume ${c.session.id}`));
+    assert.equal(h.split('\n').length, 1);
+    await c.session.close();
+  });
+
+  it('/<bundle> loads every skill of a bundle in one message; /bundles lists them; a bundle wins over a skill of its name', async () => {
+    const home = tempHome();
+    const skill = (name: string) => {
+      mkdirSync(join(home, 'skills', name), { recursive: true });
+      writeFileSync(join(home, 'skills', name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${name} things\n---\n# ${name}\nStep for ${name}.\n`);
+    };
+    skill('review');
+    skill('testing');
+    skill('backend');
+    mkdirSync(join(home, 'skill-bundles'));
+    writeFileSync(join(home, 'skill-bundles', 'backend.yaml'), 'name: backend\ndescription: Backend feature work\nskills:\n  - review\n  - testing\n  - not-installed\ninstruction: Keep commits small.\n');
+    writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: k\n`);
+    const env = { ...process.env, HERMES_HOME: home, HOME: home };
+    const session = new Session({ home, config: loadConfig(home, env).config, env, cwd: home, platform: 'cli', interactive: true, seedBundledSkills: false, backgroundTasks: false });
+    const registry = createCommandRegistry({ home });
+    const run = async (line: string) => (await runCommand(registry, line, { session, surface: 'cli', hooks: {} })) ?? {};
+    assert.match((await run('/bundles')).output ?? '', /\/backend {17}3 skill\(s\) {2}Backend feature work/);
+    const r = await run('/backend add a health endpoint');
+    assert.match(r.send ?? '', /invoked the "backend" skill bundle, loading 2 skills/);
+    assert.match(r.send ?? '', /Skills missing \(skipped\): not-installed/);
+    assert.match(r.send ?? '', /Bundle instruction: Keep commits small\./);
+    assert.match(r.send ?? '', /Step for review\.[\s\S]*Step for testing\./);
+    assert.doesNotMatch(r.send ?? '', /Step for backend/, 'the bundle, not the skill named backend');
+    assert.match(r.send ?? '', /User instruction: add a health endpoint/);
+    await session.close();
+  });
+});

@@ -104,6 +104,8 @@ describe('skills from the registries', () => {
     assert.equal(i.code, 0, i.stderr);
     assert.match(i.stdout, /Installed pdf-tools → .*skills\/pdf-tools/);
     assert.equal(readFileSync(join(h, 'skills', 'pdf-tools', 'scripts', 'run.sh'), 'utf8'), '#!/bin/sh\necho pdf\n');
+    const ledger = readFileSync(join(h, 'skills', '.curator_ledger.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual([ledger[0].actor, ledger[0].action, ledger[0].skill, ledger[0].after.length], ['user', 'install', 'pdf-tools', 2]);
     const e = readHubLock(h).installed['pdf-tools'];
     assert.equal(e.source, 'github');
     assert.equal(e.identifier, 'acme/skills/skills/pdf-tools');

@@ -138,7 +138,8 @@ describe('hermes --tui', () => {
       // Both sessions are listed; the current one is marked.
       assert.match(s, /● .*· 2 msgs · cli ·/);
       t.type('pelican');
-      s = await t.waitFor(/ {2}A title .* · “remember pelican-7731 please”/);
+      // Wait for the filtered list (the unfiltered one already holds this line).
+      s = await t.waitFor(/🔎 pelican\n[\s\S]* {2}A title .* · “remember pelican-7731 please”/);
       assert.doesNotMatch(s, /something else/);
       t.keys('Enter');
       s = await t.waitFor(/Resumed .*2 messages/);

@@ -42,6 +42,7 @@ export function addChatOptions(cmd: Command): Command {
     .option('-r, --resume <session>', 'resume a session by id or title')
     .option('-c, --continue [name]', 'continue the most recent session')
     .option('--in <dir>', 'change into <dir> first; with -c / --resume latest, pick that workspace’s latest session')
+    .option('--no-restore-cwd', 'when resuming, stay in this folder instead of going back to the session’s')
     .option('-w, --worktree', 'work in an isolated git worktree')
     .option('--checkpoints', 'snapshot the working directory before file edits (restore with /rollback)')
     .option('--source <tag>', 'session source tag (default cli)')
@@ -69,6 +70,8 @@ export function mergedChatOptions(cmd: Command): ChatOptions {
   const merged: ChatOptions = { ...root };
   for (const [k, v] of Object.entries(own)) if (v !== undefined) (merged as Record<string, unknown>)[k] = v;
   if (root.skills?.length && own.skills?.length) merged.skills = [...root.skills, ...own.skills];
+  // --no-restore-cwd is a negation: either level saying so wins over the other's default.
+  if (root.restoreCwd === false || own.restoreCwd === false) merged.restoreCwd = false;
   return merged;
 }
 

@@ -5,13 +5,13 @@ import { lazyActions } from '../errors.ts';
 
 export default function register(program: Command): void {
   const run = lazyActions(() => import('../curator-cmd.ts'));
-  const cur = program.command('curator').description('skill maintenance: agent-created skills go stale, then to skills/.archive, when unused; status, run, pin');
+  const cur = program.command('curator').description('skill maintenance: agent-created skills go stale, then to skills/.archive, when unused; an optional LLM pass merges overlapping ones; status, run, pin, backups, ledger');
   cur.command('status', { isDefault: true }).description('curator state, settings and the agent-created skills by state').action(run('status'));
   cur
     .command('run')
     .description('run a curator pass now: mark unused skills stale, archive long-unused ones, reactivate used ones')
     .option('--dry-run', 'report what would change; change nothing')
-    .option('--consolidate', 'the LLM merge pass (not supported here)')
+    .option('--consolidate', 'also run the LLM consolidation pass this time (merges overlapping skills into umbrellas), whatever curator.consolidate says')
     .action(run('run'));
   cur.command('pause').description('pause automatic curator runs').action(run('pause'));
   cur.command('resume').description('resume automatic curator runs').action(run('resume'));
@@ -33,4 +33,13 @@ export default function register(program: Command): void {
     .option('--sort <order>', 'activity (default), recent or name')
     .option('--json', 'print JSON')
     .action(run('usage'));
+  cur.command('backup').description('snapshot skills/ now into skills/.curator_backups (taken automatically before every real run)').option('--reason <text>', 'label stored in manifest.json (default manual)').action(run('backup'));
+  cur
+    .command('rollback [entry-id]')
+    .description('restore skills/ from a snapshot (newest by default), or undo one ledger entry')
+    .option('--list', 'list the snapshots')
+    .option('--id <snapshot>', 'which snapshot (see --list)')
+    .option('-y, --yes', 'do not ask')
+    .action(run('rollback'));
+  cur.command('ledger').description('every change to a skill (agent, curator, you), newest first (skills/.curator_ledger.jsonl)').option('--skill <name>', 'only this skill').option('--limit <n>', 'how many (default 20)').action(run('ledger'));
 }

@@ -28,5 +28,6 @@ import state from './state.ts';
 import version from './version.ts';
 import webhook from './webhook.ts';
 import whatsapp from './whatsapp.ts';
+import bundles from './bundles.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, curator, dashboard, fallback, gateway, hooks, insights, kanban, logs, maintenance, mcp, memory, pairing, plugins, profile, send, sessions, skills, state, webhook, whatsapp, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, curator, dashboard, fallback, gateway, hooks, insights, kanban, logs, maintenance, mcp, memory, pairing, plugins, profile, send, sessions, skills, state, webhook, whatsapp, bundles, version];

@@ -32,6 +32,7 @@ export default function register(program: Command): void {
     .option('-o, --output <file>', 'write the report to a file instead of uploading it')
     .option('-y, --yes', 'upload without asking')
     .option('--no-redact', 'do not redact secrets (only for a report you keep yourself)')
+    .option('--nous', 'upload privately to Nous diagnostics storage (staff-only, deleted after 14 days) instead of a public paste')
     .action(support('debugShare'));
 
   const tools = lazyActions(() => import('../tools-cmd.ts'));

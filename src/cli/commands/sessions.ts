@@ -11,6 +11,7 @@ export default function register(program: Command): void {
     .option('-n, --limit <n>', 'how many (default 20)')
     .option('--archived', 'only archived sessions (hidden from the list, search and --continue)')
     .option('--include-archived', 'archived sessions too')
+    .option('--workspace <needle>', 'only sessions of one workspace (git repository top, else folder): a path part or the folder name')
     .option('--json', 'print JSON')
     .action(run('list'));
   sessions.command('show <session>').description('print a session’s details and transcript (id, id prefix or title)').option('--json', 'print JSON').action(run('show'));
@@ -55,6 +56,17 @@ export default function register(program: Command): void {
     .option('--check-only', 'only report whether the database is sound')
     .option('--no-backup', 'skip the backup copy')
     .action(maint('repair'));
+  sessions
+    .command('recover')
+    .description('rebuild what can be read of a damaged state.db into a separate new database (the source and the active one are never changed)')
+    .requiredOption('--source <db>', 'the damaged state.db, or a preserved copy of it')
+    .option('--output <db>', 'the new database to write (required unless --inspect-only)')
+    .option('--inspect-only', 'only report which tables and rows can be read')
+    .option('--work-dir <dir>', 'existing folder for the disposable source copy (default: beside the output)')
+    .option('--chunk-size <n>', 'rows per batch (default 1000)')
+    .option('--allow-partial', 'salvage around damaged rows; every skipped range is recorded in the report')
+    .option('--report <file>', 'JSON report path (default <output>.recovery.json)')
+    .action(maint('recover'));
   sessions.command('browse').description('pick a session interactively (type to search) and resume it').option('--source <source>', 'only this source').option('--limit <n>', 'how many to load (default 500)').action(maint('browse'));
   sessions.command('rename <session> <title...>').description('set a session’s title').action(run('rename'));
   sessions.command('stats').description('how much is stored: sessions, messages, tokens, size').option('--json', 'print JSON').action(run('stats'));

@@ -44,4 +44,28 @@ export default function register(program: Command): void {
   tap.command('list', { isDefault: true }).description('default and added taps').action(hub('tapList'));
   tap.command('add <repo>').description('add a GitHub repository (owner/repo) as a skill source').option('--path <path>', 'folder holding the skills (default skills/)').action(hub('tapAdd'));
   tap.command('remove <repo>').alias('rm').description('remove a tap').action(hub('tapRemove'));
+  const extra = lazyActions(() => import('../skills-extra-cmd.ts'));
+  skills
+    .command('opt-out')
+    .description('stop seeding bundled skills into this profile (writes HERMES_HOME/.no-bundled-skills)')
+    .option('--remove', 'also delete the bundled skills you never changed')
+    .option('-y, --yes', 'do not ask before --remove')
+    .action(extra('optOut'));
+  skills.command('opt-in').description('seed bundled skills again (removes the opt-out marker)').option('--sync', 'seed them now').action(extra('optIn'));
+  const snap = skills.command('snapshot').description('export or import the skills installed from registries, and your taps');
+  snap.command('export <file>').description('write a snapshot JSON (- = stdout)').action(extra('snapshotExport'));
+  snap.command('import <file>').description('restore the taps and reinstall every skill in a snapshot').option('--force', 'reinstall skills already there; install despite cautionary findings').action(extra('snapshotImport'));
+  skills
+    .command('publish <path>')
+    .description('propose a skill to a GitHub repository as a pull request (scanned by the guard first; needs GITHUB_TOKEN)')
+    .option('--to <target>', 'github (default) or clawhub')
+    .option('--repo <owner/repo>', 'the repository to open the pull request against')
+    .action(extra('publish'));
+  skills
+    .command('config')
+    .description('enable or disable skills everywhere or per platform (skills.disabled, skills.platform_disabled); a picker on a terminal')
+    .option('--platform <name>', 'one platform (cli, telegram, …); default every platform')
+    .option('--enable <names...>', 'turn these skills on')
+    .option('--disable <names...>', 'turn these skills off')
+    .action(extra('config'));
 }

@@ -23,12 +23,12 @@ import { MarkdownStream, type MarkdownMode } from './markdown.ts';
 import { openRequest, requestKey, resolvedNote, timeLeft, type OpenRequest } from './requests.ts';
 import { Screen, type Frame } from './screen.ts';
 import type { Style } from './style.ts';
+import { indicatorFrames, type Skin } from '../../state/skins.ts';
 import type { Terminal } from './term.ts';
 import { cliVoiceState } from '../../media/voice.ts';
 import type { PushToTalk } from './voice.ts';
 import { fitTail, graphemes, stringWidth, truncate, truncateAnsi, wrapWords } from './width.ts';
 
-const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 export const KEY_HELP = [
   'Keys: Enter send · Alt+Enter / Ctrl+J new line (or end a line with \\) · Tab complete · ↑↓ history',
@@ -50,6 +50,9 @@ export interface ReplOptions {
   firstMessagePrefix?: string;
   hooks?: SurfaceHooks;
   now?: () => number;
+  /** display.skin and display.indicator_style (state/skins.ts); /skin and /indicator change them live. */
+  skin?: Skin;
+  indicator?: string;
 }
 
 export class Repl {
@@ -60,6 +63,8 @@ export class Repl {
   private readonly composer: Composer;
   private requests: OpenRequest[] = [];
   private readonly driver: ChatDriver;
+  private skin: Skin | undefined;
+  private indicator: string;
   private verb = VERBS[0];
   private verbIndex = 0;
   private tick = 0;
@@ -87,6 +92,8 @@ export class Repl {
     this.o = o;
     this.s = o.style;
     this.session = o.session;
+    this.skin = o.skin;
+    this.indicator = o.indicator ?? 'unicode';
     this.screen = new Screen(o.term.output);
     this.md = this.newMarkdown(this.markdownMode());
     this.reasoning = this.newMarkdown('raw');
@@ -186,8 +193,39 @@ export class Repl {
     return this.phase !== 'idle';
   }
 
+  /** /skin: redraw with another skin (prompt symbol and colours, spinner faces and verbs). */
+  applySkin(skin: Skin): void {
+    this.skin = skin;
+    this.verbIndex = 0;
+    this.verb = this.verbs()[0];
+    this.scheduleRender();
+  }
+
+  /** /indicator: the spinner's frames. */
+  applyIndicator(style: string): void {
+    this.indicator = style;
+    this.scheduleRender();
+  }
+
+  private verbs(): string[] {
+    return this.skin?.spinner.thinking_verbs?.length ? this.skin.spinner.thinking_verbs : VERBS;
+  }
+
+  private nextVerb(): void {
+    const v = this.verbs();
+    this.verbIndex = (this.verbIndex + 1) % v.length;
+    this.verb = v[this.verbIndex];
+  }
+
+  /** The input prompt: the skin's symbol in its prompt colour (cyan without a skin). */
+  private promptSymbol(): string {
+    const sym = `${this.skin?.branding.prompt_symbol ?? '❯'} `;
+    const hex = this.skin?.colors.prompt;
+    return this.s.bold(hex && this.skin?.name !== 'default' ? this.s.rgb(hex, sym) : this.s.cyan(sym));
+  }
+
   private promptText(): string {
-    return this.busy ? `${this.s.gold('⚕')} ${this.s.bold(this.s.cyan('❯ '))}` : `${this.s.bold(this.s.cyan('❯ '))}`;
+    return this.busy ? `${this.s.gold('⚕')} ${this.promptSymbol()}` : this.promptSymbol();
   }
 
   private frame(): Frame {
@@ -252,7 +290,9 @@ export class Repl {
 
   private spinnerLine(): string {
     const s = this.s;
-    const frame = s.cyan(SPINNER[this.tick % SPINNER.length]);
+    const frames = indicatorFrames(this.indicator, this.skin);
+    const glyph = frames[this.tick % frames.length];
+    const frame = this.skin?.colors.ui_accent && this.skin.name !== 'default' ? s.rgb(this.skin.colors.ui_accent, glyph) : s.cyan(glyph);
     const started = this.driver.phaseStarted;
     const elapsed = started ? ((this.now() - started) / 1000).toFixed(1) + 's' : '';
     if (this.requests.length && this.phase !== 'shell') return `${s.yellow('◆')} ${s.dim('waiting for your answer')}`;
@@ -349,8 +389,7 @@ export class Repl {
     if (phase === 'idle' && this.hint?.text === INTERRUPTING) this.hint = null;
     if (phase === 'turn') {
       this.writing = false;
-      this.verbIndex = (this.verbIndex + 1) % VERBS.length;
-      this.verb = VERBS[this.verbIndex];
+      this.nextVerb();
     }
     this.updateTimer();
   }
@@ -398,10 +437,7 @@ export class Repl {
         break;
       case 'api_start':
         this.writing = false;
-        if (e.iteration > 1) {
-          this.verbIndex = (this.verbIndex + 1) % VERBS.length;
-          this.verb = VERBS[this.verbIndex];
-        }
+        if (e.iteration > 1) this.nextVerb();
         break;
       case 'text_delta':
         if (!this.answering) {
@@ -662,7 +698,7 @@ export class Repl {
   }
 
   private echoLines(text: string, suffix = ''): string[] {
-    const prompt = `${this.stamp()}${this.s.bold(this.s.cyan('❯ '))}`;
+    const prompt = `${this.stamp()}${this.promptSymbol()}`;
     const lines = text.split('\n');
     return lines.map((l, i) => (i === 0 ? prompt : '  ') + l + (i === lines.length - 1 ? suffix : ''));
   }

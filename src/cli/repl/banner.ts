@@ -1,5 +1,6 @@
 // The welcome banner: version, model and provider, tools and toolsets, skills, where commands run.
 
+import type { Skin } from '../../state/skins.ts';
 import { homedir } from 'node:os';
 import { sep } from 'node:path';
 import pkg from '../../../package.json' with { type: 'json' };
@@ -38,7 +39,7 @@ export function wrapList(items: string[], first: number, width: number, indent: 
   return lines;
 }
 
-export function banner(session: Session, style: Style, width = 100): string[] {
+export function banner(session: Session, style: Style, width = 100, skin?: Skin): string[] {
   const s = style;
   const rt = session.runtime;
   const cfg = session.options.config;
@@ -47,7 +48,7 @@ export function banner(session: Session, style: Style, width = 100): string[] {
   const skills = countSkills([paths.skills(session.options.home), ...ext]);
   const label = (t: string) => s.dim(t.padEnd(8));
   const lines = [
-    `${s.gold('⚕')} ${s.bold('Hermes Agent')} ${s.dim(`v${pkg.version}`)}`,
+    `${s.gold('⚕')} ${s.bold(skin && skin.name !== 'default' ? s.rgb(skin.colors.banner_title, skin.branding.agent_name ?? 'Hermes Agent') : 'Hermes Agent')} ${s.dim(`v${pkg.version}`)}`,
     `  ${label('model')} ${s.bold(rt.model)} ${s.dim(`via ${rt.provider}`)}`,
     ...toolsLines(session.tools.length, toolsets, label('tools'), s, width),
     `  ${label('skills')} ${skills} installed`,

@@ -16,6 +16,8 @@ export interface Style {
   cyan(s: string): string;
   gray(s: string): string;
   gold(s: string): string;
+  /** A 24-bit colour from a hex like #F2C14E (skins); plain without colour or for a bad hex. */
+  rgb(hex: string | undefined, s: string): string;
 }
 
 const sgr = (open: string, close: string) => (s: string) => (s ? `\x1b[${open}m${s}\x1b[${close}m` : s);
@@ -49,6 +51,7 @@ export function makeStyle(color: boolean, theme: Theme = 'dark'): Style {
       cyan: plain,
       gray: plain,
       gold: plain,
+      rgb: (_hex, s) => s,
     };
   }
   // On a light background the bright colours wash out: darker shades of the same hues.
@@ -69,5 +72,9 @@ export function makeStyle(color: boolean, theme: Theme = 'dark'): Style {
     cyan: sgr(light ? '38;5;30' : '36', '39'),
     gray: sgr(light ? '38;5;243' : '90', '39'),
     gold: sgr(light ? '38;5;130' : '38;5;178', '39'),
+    rgb: (hex, s) => {
+      const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex ?? '');
+      return m && s ? `\x1b[38;2;${parseInt(m[1], 16)};${parseInt(m[2], 16)};${parseInt(m[3], 16)}m${s}\x1b[39m` : s;
+    },
   };
 }

@@ -4,6 +4,7 @@
 // records where it came from; update pulls again and replaces them — skills and cron jobs per item,
 // so the user's own stay — keeping config.yaml unless --force-config. The user's data (memories,
 // sessions, .env, auth.json, state.db, logs…) is never part of a distribution and never touched.
+import { parse, stringify } from 'yaml'; // static: a dynamic import('yaml') has no parse() in the bundle
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,7 +49,6 @@ type Obj = Record<string, unknown>;
 const str = (v: unknown) => (v === undefined || v === null ? '' : String(v));
 
 async function parseManifest(text: string, where: string): Promise<DistributionManifest> {
-  const { parse } = await import('yaml');
   let d: unknown;
   try {
     d = parse(text) ?? {};
@@ -186,7 +186,7 @@ async function installInto(staged: { dir: string; provenance: string }, m: Distr
   chmodSync(join(dir, '.env'), 0o600);
   const done = apply(staged.dir, dir, m, { keepConfig: o.update && !o.forceConfig });
   if (m.env_requires.length) writeFileSync(join(dir, '.env.EXAMPLE'), envExample(m));
-  const { stringify } = await import('yaml');
+
   const record: Obj = { ...m, source: staged.provenance, installed_at: new Date().toISOString() };
   for (const k of Object.keys(record)) if (record[k] === '' || (Array.isArray(record[k]) && !(record[k] as unknown[]).length)) delete record[k];
   writeFileSync(join(dir, MANIFEST), stringify(record));

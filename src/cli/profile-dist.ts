@@ -4,7 +4,7 @@
 // records where it came from; update pulls again and replaces them — skills and cron jobs per item,
 // so the user's own stay — keeping config.yaml unless --force-config. The user's data (memories,
 // sessions, .env, auth.json, state.db, logs…) is never part of a distribution and never touched.
-import { parse, stringify } from 'yaml'; // static: a dynamic import('yaml') has no parse() in the bundle
+import { parse, stringify } from 'yaml'; // static: yaml imported dynamically has no parse() in the bundle
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -346,6 +346,72 @@ for (const b of backends) {
         assert.equal(st.schemaVersion, 19);
       }),
     );
+
+    test(
+      'findSessions selects what archive and prune act on',
+      withStore(async (s) => {
+        const day = 86_400;
+        const t = Date.now() / 1000;
+        await conversation(s, 'f-old', 'cli', ['a', 'b', 'c'], t - 40 * day);
+        await s.setTitle('f-old', 'Quarterly 100% Report');
+        await s.endSession('f-old', 'cli_close');
+        await conversation(s, 'f-new', 'telegram', ['a'], t - day);
+        await s.endSession('f-new', 'x');
+        await conversation(s, 'f-live', 'cli', ['a'], t - 50 * day);
+        await conversation(s, 'f-arch', 'cli', ['a'], t - 60 * day);
+        await s.endSession('f-arch', 'x');
+        await s.setArchived('f-arch', true);
+        assert.deepEqual(await s.findSessions({ startedBefore: t - 30 * day }), ['f-old'], 'ended, unarchived, old enough');
+        assert.deepEqual(await s.findSessions({ startedBefore: t - 30 * day, includeArchived: true }), ['f-arch', 'f-old']);
+        assert.deepEqual(await s.findSessions({ startedBefore: t - 30 * day, anyState: true }), ['f-live', 'f-old']);
+        assert.deepEqual(await s.findSessions({ source: 'telegram' }), ['f-new']);
+        assert.deepEqual(await s.findSessions({ startedAfter: t - 2 * day }), ['f-new']);
+        assert.deepEqual(await s.findSessions({ title: 'quarterly 100%' }), ['f-old'], 'title: a case-blind substring, % literal');
+        assert.deepEqual(await s.findSessions({ title: '0_' }), [], '_ is literal too');
+        assert.deepEqual(await s.findSessions({ minMessages: 2 }), ['f-old']);
+        assert.deepEqual(await s.findSessions({ maxMessages: 1 }), ['f-new']);
+      }),
+    );
+
+    test(
+      'usageSince and activeSince feed insights and the dashboard',
+      withStore(async (s) => {
+        const t = Date.now() / 1000;
+        await conversation(s, 'u1', 'cli', ['hi', 'hello'], t - 3600);
+        await s.appendMessage('u1', { role: 'tool', tool_call_id: 'c', tool_name: 'terminal', content: '{}' });
+        await s.appendMessage('u1', { role: 'tool', tool_call_id: 'd', tool_name: 'terminal', content: '{}' });
+        await s.appendMessage('u1', { role: 'tool', tool_call_id: 'e', tool_name: 'web_search', content: '{}' });
+        await s.recordUsage('u1', { usage, costUsd: 0.25, apiCalls: 2 }, 'vendor/model-a', 'openrouter');
+        await conversation(s, 'u2', 'telegram', ['yo'], t - 7200);
+        await conversation(s, 'u-tool', 'tool', ['x'], t - 60);
+        await conversation(s, 'u-old', 'cli', ['old'], t - 90 * 86_400);
+        const all = await s.usageSince(t - 86_400, null);
+        assert.deepEqual(
+          all.sessions.map((r) => r.id),
+          ['u2', 'u1'],
+          'started since the cutoff, oldest first, tool sessions left out',
+        );
+        const u1 = all.sessions.find((r) => r.id === 'u1')!;
+        assert.equal(u1.input_tokens, 100);
+        assert.equal(u1.api_call_count, 2);
+        assert.equal(u1.estimated_cost_usd, 0.25);
+        assert.equal(u1.model, 'vendor/model-a');
+        assert.equal(typeof u1.started_at, 'number');
+        assert.deepEqual(all.tools, [
+          { tool: 'terminal', count: 2 },
+          { tool: 'web_search', count: 1 },
+        ]);
+        assert.equal(all.userMessages, 2);
+        const tg = await s.usageSince(t - 86_400, 'telegram');
+        assert.deepEqual(
+          tg.sessions.map((r) => r.id),
+          ['u2'],
+        );
+        assert.equal(tg.userMessages, 1);
+        assert.equal(await s.activeSince(t - 300), 4, 'every session got a message just now');
+        assert.equal(await s.activeSince(t + 3600), 0);
+      }),
+    );
   });
 }
 

@@ -11,6 +11,11 @@ import {
   messagePageSql,
   type MessagePage,
   listWhere,
+  findSessionsSql,
+  ACTIVE_SINCE_SQL,
+  usageSql,
+  type FindFilter,
+  type UsageData,
   MAX_TITLE_LENGTH,
   mergeModelConfig,
   nextInLineage,
@@ -273,6 +278,26 @@ export class PgSessionStore implements SessionStoreApi {
       for (const r of rows) await PgSessionStore.deleteOne(q, String(r.id));
     }, true);
     return rows.length;
+  }
+
+  async findSessions(f: FindFilter): Promise<string[]> {
+    const { sql, args } = findSessionsSql(f, true);
+    return (await this.db.all(sql, args)).map((r) => String(r.id));
+  }
+
+  async activeSince(since: number): Promise<number> {
+    return Number((await this.db.get(ACTIVE_SINCE_SQL, [since]))?.n ?? 0);
+  }
+
+  async usageSince(cutoff: number, source: string | null): Promise<UsageData> {
+    const q = usageSql(source);
+    const args: Param[] = source ? [cutoff, source] : [cutoff];
+    const [sessions, tools, users] = [await this.db.all(q.sessions, args), await this.db.all(q.tools, args), await this.db.get(q.userMessages, args)];
+    return {
+      sessions: sessions.map((r) => normalizeSessionRow(r)),
+      tools: tools.map((t) => ({ tool: String(t.tool), count: Number(t.count) })),
+      userMessages: Number(users?.n ?? 0),
+    };
   }
 
   // ------------------------------------------------------------------------------------------

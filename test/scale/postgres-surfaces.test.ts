@@ -1,0 +1,123 @@
+// Every surface that shows saved sessions reads PostgreSQL when `state.backend: postgres`:
+// `hermes sessions …` (list, show, search, rename, export, stats, archive, prune, delete), `hermes
+// insights`, the dashboard's Sessions and Analytics APIs. optimize/repair (state.db file operations)
+// refuse in one line. Nothing is written to a state.db.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { hermes, homeWithModel, tempHome } from '../helpers/cli.ts';
+import { startDashboardProcess } from '../helpers/dashboard.ts';
+import { postgresUnavailable, startPostgres, type PgCluster } from '../helpers/postgres.ts';
+
+const skip = postgresUnavailable();
+if (skip) console.log(`# skipped: ${skip}`);
+
+let cluster: PgCluster | null = null;
+before(async () => {
+  if (!skip) cluster = await startPostgres();
+});
+after(() => cluster?.stop());
+
+async function seed(url: string): Promise<void> {
+  const { PgSessionStore } = await import('../../src/state/store/postgres/sessions.ts');
+  const s = await PgSessionStore.open(url);
+  try {
+    const t = Date.now() / 1000;
+    await s.createSession({ id: 'pg-recent', source: 'telegram', model: 'vendor/model-a', startedAt: t - 3600 });
+    await s.appendMessage('pg-recent', { role: 'user', content: 'tell me about the pelican brief' });
+    await s.appendMessage('pg-recent', { role: 'assistant', content: 'A pelican is a large water bird.' });
+    await s.recordUsage('pg-recent', { usage: { input_tokens: 1200, output_tokens: 300, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }, costUsd: 0.5, apiCalls: 1 }, 'vendor/model-a', 'openrouter');
+    await s.setTitle('pg-recent', 'Pelican talk');
+    await s.createSession({ id: 'pg-old', source: 'cli', model: 'm', startedAt: t - 200 * 86_400 });
+    await s.appendMessage('pg-old', { role: 'user', content: 'an ancient question about walruses', timestamp: t - 200 * 86_400 });
+    await s.endSession('pg-old', 'cli_close');
+  } finally {
+    await s.close();
+  }
+}
+
+describe('surfaces on PostgreSQL', { skip: skip ?? false, timeout: 180_000 }, () => {
+  it('hermes sessions and hermes insights read and change PostgreSQL', async () => {
+    const url = await cluster!.createDatabase('cli_surfaces');
+    await seed(url);
+    const h = homeWithModel('http://127.0.0.1:9/v1', `state:\n  backend: postgres\n  url: ${url}\n`);
+    const run = async (args: string[], code = 0) => {
+      const r = await hermes(args, { home: h });
+      assert.equal(r.code, code, `${args.join(' ')}: ${r.stderr}`);
+      return r;
+    };
+
+    const list = await run(['sessions', 'list']);
+    assert.match(list.stdout, /pg-recent .* telegram +Pelican talk/);
+    assert.match(list.stdout, /pg-old/);
+    const show = await run(['sessions', 'show', 'Pelican talk']);
+    assert.match(show.stdout, /you: tell me about the pelican brief/);
+    assert.match(show.stdout, /hermes: A pelican is a large water bird\./);
+    const search = await run(['sessions', 'search', 'walruses']);
+    assert.match(search.stdout, /pg-old/);
+    await run(['sessions', 'rename', 'pg-recent', 'Bird', 'talk']);
+    assert.match((await run(['sessions', 'list', '--json'])).stdout, /"title": "Bird talk"/);
+    const stats = JSON.parse((await run(['sessions', 'stats', '--json'])).stdout) as { backend: string; sessions: number; messages: number; path: string };
+    assert.equal(stats.backend, 'postgres');
+    assert.equal(stats.sessions, 2);
+    assert.equal(stats.messages, 3);
+    assert.match(stats.path, /^postgres:\/\/hermes@127\.0\.0\.1:\d+\/cli_surfaces$/);
+    const file = join(tempHome(), 'out.jsonl');
+    await run(['sessions', 'export', file]);
+    assert.equal(readFileSync(file, 'utf8').trim().split('\n').length, 2);
+
+    const insights = JSON.parse((await run(['insights', '--days', '7', '--json'])).stdout) as { overview: { sessions: number; inputTokens: number; costUsd: number } };
+    assert.equal(insights.overview.sessions, 1, 'only the recent session is in the last 7 days');
+    assert.equal(insights.overview.inputTokens, 1200);
+    assert.equal(insights.overview.costUsd, 0.5);
+
+    const dry = await run(['sessions', 'prune', '--dry-run']);
+    assert.match(dry.stdout, /Would delete 1 ended session\(s\) older than 90 days/);
+    assert.match(dry.stdout, /pg-old/);
+    await run(['sessions', 'prune', '--yes']);
+    assert.doesNotMatch((await run(['sessions', 'list'])).stdout, /pg-old/);
+    await run(['sessions', 'archive', 'pg-recent']);
+    assert.match((await run(['sessions', 'list'])).stdout, /1 archived session is hidden/);
+    await run(['sessions', 'unarchive', 'pg-recent']);
+    await run(['sessions', 'delete', 'pg-recent', '--yes']);
+    assert.match((await run(['sessions', 'list'])).stdout, /No sessions saved yet/);
+
+    const opt = await run(['sessions', 'optimize'], 2);
+    assert.match(opt.stderr, /works on state\.db; state\.backend is postgres/);
+    const rep = await run(['sessions', 'repair'], 2);
+    assert.match(rep.stderr, /works on state\.db; state\.backend is postgres/);
+    assert.equal(existsSync(join(h, 'state.db')), false, 'no state.db was created');
+  });
+
+  it('the dashboard lists, searches, opens and charts PostgreSQL sessions', async () => {
+    const url = await cluster!.createDatabase('dash_surfaces');
+    await seed(url);
+    const h = homeWithModel('http://127.0.0.1:9/v1', `state:\n  backend: postgres\n  url: ${url}\n`);
+    const dash = await startDashboardProcess(h);
+    try {
+      const get = async (path: string) => {
+        const r = await fetch(`${dash.origin}${path}`, { headers: { cookie: `hermes_dashboard=${dash.token}` } });
+        assert.equal(r.status, 200, `${path}: ${r.status}`);
+        return (await r.json()) as Record<string, unknown>;
+      };
+      const list = (await get('/api/sessions')) as { total: number; sessions: { id: string }[] };
+      assert.equal(list.total, 2);
+      assert.deepEqual(
+        list.sessions.map((s) => s.id),
+        ['pg-recent', 'pg-old'],
+      );
+      const hits = (await get('/api/sessions/search?q=pelican')) as { hits: { session_id: string }[] };
+      assert.equal(hits.hits[0]?.session_id, 'pg-recent');
+      const one = (await get('/api/sessions/Pelican%20talk')) as { messages: { content: string }[] };
+      assert.equal(one.messages.length, 2);
+      const analytics = (await get('/api/analytics?days=7')) as { overview: { sessions: number } };
+      assert.equal(analytics.overview.sessions, 1);
+      const status = (await get('/api/status')) as { sessions: number };
+      assert.equal(status.sessions, 2);
+    } finally {
+      await dash.stop();
+    }
+    assert.equal(existsSync(join(h, 'state.db')), false, 'no state.db was created');
+  });
+});

@@ -383,3 +383,9 @@ export function usageSql(source: string | null): { sessions: string; tools: stri
 
 /** activeSince's query (`?`: unix seconds). */
 export const ACTIVE_SINCE_SQL = 'SELECT COUNT(DISTINCT session_id) AS n FROM messages WHERE timestamp >= ?';
+
+/** rewindLast's statements (`?`: session id, count; then the session id). */
+export const REWIND_SQL = {
+  rows: `UPDATE messages SET active = 0 WHERE id IN (SELECT id FROM messages WHERE session_id = ? AND (active = 1 OR active IS NULL) ORDER BY id DESC LIMIT ?)`,
+  session: 'UPDATE sessions SET rewind_count = rewind_count + 1 WHERE id = ?',
+};

@@ -20,6 +20,7 @@ import {
   type MessagePage,
   listWhere,
   findSessionsSql,
+  REWIND_SQL,
   ACTIVE_SINCE_SQL,
   usageSql,
   type FindFilter,
@@ -583,6 +584,15 @@ export class SessionDB implements SessionStoreApi {
 
   liveMessageCount(sessionId: string): number {
     return Number((this.stmt(`SELECT COUNT(*) AS n FROM messages WHERE session_id = ?${this.liveRows ? ` AND ${this.liveRows}` : ''}`).get(sessionId) as { n: number }).n);
+  }
+
+  rewindLast(sessionId: string, count: number): number {
+    if (!this.liveRows || count <= 0) return 0;
+    return this.write(() => {
+      const n = Number(this.stmt(REWIND_SQL.rows).run(sessionId, count).changes);
+      if (n && this.sessionCols.has('rewind_count')) this.stmt(REWIND_SQL.session).run(sessionId);
+      return n;
+    });
   }
 
   /** Number of messages stored for a session. */

@@ -1,6 +1,7 @@
 // Two `hermes gateway run` processes (two machines: two homes) on one PostgreSQL and one Telegram bot:
 // one owns the bot, the other stands by; the owner is SIGKILLed mid-turn, the other takes the bot
-// over, answers the message the dead one left unanswered, and the chat goes on: no reply twice, none lost.
+// over, answers the message the dead one left unanswered, and the chat goes on in the same session
+// (routing and history shared in PostgreSQL): no reply twice, none lost.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
@@ -75,6 +76,33 @@ describe('several gateways on one PostgreSQL', { skip: skip ?? false }, () => {
     await tg.waitFor(isText(/Answer three/), 20_000, 'answer three');
     await new Promise((r) => setTimeout(r, 1000));
     for (const n of ['one', 'two', 'three']) assert.equal(tg.calls.filter(isText(new RegExp(`Answer ${n}`))).length, 1, `answer ${n} sent exactly once`);
+    // The chat went on in the same session at B: its history came from PostgreSQL, not a fresh start.
+    const asked = (word: string) => llm.requests.filter((r) => String((r.body.messages as { content: unknown }[]).at(-1)?.content).includes(`question ${word}`)).at(-1)!;
+    const seen = (r: { body: Record<string, unknown> }) => (r.body.messages as { role: string; content: unknown }[]).filter((m) => m.role !== 'system').map((m) => `${m.role}: ${String(m.content)}`);
+    const third = seen(asked('three'));
+    assert.deepEqual(
+      third.filter((m) => /question|Answer/.test(m)),
+      ['user: question one', 'assistant: Answer one.', 'user: question two', 'assistant: Answer two.', 'user: question three'],
+      'B answers question three with the whole conversation, question two once',
+    );
+    const { default: pg } = await import('pg');
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      const sessions = await db.query("SELECT id FROM sessions WHERE source = 'telegram'");
+      assert.equal(sessions.rows.length, 1, 'one session for the chat, before and after the failover');
+      const routed = await db.query('SELECT entry_json FROM gateway_routing');
+      assert.equal(routed.rows.length, 1);
+      assert.equal(JSON.parse(routed.rows[0].entry_json).session_id, sessions.rows[0].id, 'the shared routing points at that session');
+      const texts = await db.query('SELECT role, content FROM messages WHERE session_id = $1 AND active = 1 ORDER BY id', [sessions.rows[0].id]);
+      assert.deepEqual(
+        texts.rows.filter((m) => /question|Answer/.test(String(m.content))).map((m) => `${m.role}: ${m.content}`),
+        ['user: question one', 'assistant: Answer one.', 'user: question two', 'assistant: Answer two.', 'user: question three', 'assistant: Answer three.'],
+        'the live conversation: the copy of question two A saved before dying is rewound (kept, not replayed)',
+      );
+    } finally {
+      await db.end();
+    }
     assert.doesNotMatch(tg.calls.filter((c) => c.method === 'sendMessage').map((c) => String(c.params.text)).join('\n'), /restarted before it finished/);
     b.child.kill('SIGTERM');
     await b.exited;

@@ -348,6 +348,27 @@ for (const b of backends) {
     );
 
     test(
+      'rewindLast takes the last rows out of the conversation, keeping them',
+      withStore(async (s) => {
+        await conversation(s, 'rw', 'telegram', ['one', 'answer one', 'two']);
+        assert.equal(await s.rewindLast('rw', 1), 1);
+        assert.deepEqual(
+          (await s.getMessages('rw')).map((m) => m.content),
+          ['one', 'answer one'],
+        );
+        assert.equal(await s.messageCount('rw'), 3, 'the row is kept');
+        assert.equal((await s.getSession('rw'))!.rewind_count, 1);
+        await s.appendMessage('rw', { role: 'user', content: 'two again' });
+        assert.deepEqual(
+          (await s.getMessages('rw')).map((m) => m.content),
+          ['one', 'answer one', 'two again'],
+        );
+        assert.equal(await s.rewindLast('rw', 0), 0);
+        assert.equal(await s.rewindLast('nope', 2), 0);
+      }),
+    );
+
+    test(
       'findSessions selects what archive and prune act on',
       withStore(async (s) => {
         const day = 86_400;

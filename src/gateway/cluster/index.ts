@@ -7,11 +7,17 @@
 import { createHash } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import { PgDb } from '../../state/store/postgres/pool.ts';
+import { PgSessionStore } from '../../state/store/postgres/sessions.ts';
 import { PgInboundDedupe } from './dedupe.ts';
+import { PgRouting } from './routing.ts';
 
 export interface Cluster {
   readonly owner: string;
   readonly dedupe: PgInboundDedupe;
+  /** Which session each chat is in, shared (a chat taken over goes on in the same session). */
+  readonly routing: PgRouting;
+  /** The shared session store (conversations, for the gateway's transcripts). */
+  readonly store: PgSessionStore;
   /** Calls `start` for each platform once this process owns it (now, or after a failover). */
   lead(platforms: string[], start: (name: string) => Promise<void>, log: (line: string) => void): Promise<void>;
   close(): Promise<void>;
@@ -23,9 +29,11 @@ const lockId = (name: string): string => {
   return h.readBigInt64BE(0).toString();
 };
 
-export async function joinCluster(url: string, owner: string, opts: { pollMs?: number } = {}): Promise<Cluster> {
+export async function joinCluster(url: string, owner: string, opts: { pollMs?: number; log?: (line: string) => void } = {}): Promise<Cluster> {
+  const store = await PgSessionStore.open(url);
   const db = await PgDb.connect(url, { max: 4, application: 'hermes-gateway' });
   const dedupe = await PgInboundDedupe.open(db, owner);
+  const routing = await PgRouting.open(db, { log: opts.log });
   let conn: PoolClient | null = await db.connection();
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
@@ -33,6 +41,8 @@ export async function joinCluster(url: string, owner: string, opts: { pollMs?: n
   return {
     owner,
     dedupe,
+    routing,
+    store,
     async lead(platforms, start, log) {
       const waiting = new Set(platforms);
       const attempt = async () => {
@@ -65,6 +75,7 @@ export async function joinCluster(url: string, owner: string, opts: { pollMs?: n
       conn?.release();
       conn = null;
       await db.close();
+      await store.close();
     },
   };
 }

@@ -92,6 +92,8 @@ export interface SessionStoreApi {
   /** A window of a session's live rows (the ones a conversation replays), in order. */
   messagePage(sessionId: string, page: MessagePage): Awaitable<Record<string, unknown>[]>;
   liveMessageCount(sessionId: string): Awaitable<number>;
+  /** Takes the last `count` live rows out of the conversation (kept, as rewound rows; not replayed). Returns how many. */
+  rewindLast(sessionId: string, count: number): Awaitable<number>;
 
   /** Full-text search in FTS5 query syntax (words, "phrases", prefix*, AND/OR/NOT); CJK by substring. */
   searchMessages(query: string, opts?: SearchOptions): Awaitable<SearchHit[]>;

@@ -12,6 +12,7 @@ import {
   type MessagePage,
   listWhere,
   findSessionsSql,
+  REWIND_SQL,
   ACTIVE_SINCE_SQL,
   usageSql,
   type FindFilter,
@@ -369,6 +370,15 @@ export class PgSessionStore implements SessionStoreApi {
 
   async getTranscript(sessionId: string): Promise<Message[]> {
     return (await this.getMessageRows(sessionId, 'shown')).map(rowToMessage);
+  }
+
+  rewindLast(sessionId: string, count: number): Promise<number> {
+    if (count <= 0) return Promise.resolve(0);
+    return this.w(async (q) => {
+      const n = await q.run(REWIND_SQL.rows, [sessionId, count]);
+      if (n) await q.run(REWIND_SQL.session, [sessionId]);
+      return n;
+    }, true);
   }
 
   async messageCount(sessionId: string): Promise<number> {

@@ -50,7 +50,7 @@ const EVICT_REASON = 'cache_evict';
 export interface Dedupe {
   claim(platform: string, chatId: string, messageId: string, threadId?: string, msg?: InboundMessage): boolean | Promise<boolean>;
   /** Messages of `platform` a gateway that died took and never answered (cluster only): run here. */
-  takeOver?(platform: string): Promise<InboundMessage[]>;
+  takeOver?(platform: string, home: string): Promise<InboundMessage[]>;
   finish(platform: string, chatId: string, messageId: string): void;
   finishKey(key: string): void;
   unfinished(): import('./dedupe.ts').Unfinished[];
@@ -207,7 +207,7 @@ export class GatewayRunner {
     this.router.attach(adapter);
     void this.reportUnfinished(adapter);
     if (this.dedupe.takeOver)
-      void this.dedupe.takeOver(adapter.name).then(
+      void this.dedupe.takeOver(adapter.name, this.home).then(
         (msgs) => {
           if (msgs.length) this.log(`gateway: ${adapter.name}: taking over ${msgs.length} message(s) a stopped gateway left unanswered`);
           for (const m of msgs) this.onMessage(adapter, { ...m, meta: { ...m.meta, takenOver: true } });

@@ -1,6 +1,6 @@
 // Every surface that shows saved sessions reads PostgreSQL when `state.backend: postgres`:
 // `hermes sessions …` (list, show, search, rename, export, stats, archive, prune, delete), `hermes
-// insights`, the dashboard's Sessions and Analytics APIs. optimize/repair (state.db file operations)
+// insights`, the dashboard's Sessions and Analytics APIs, /branch, /insights and /quit --delete. optimize/repair (state.db file operations)
 // refuse in one line. Nothing is written to a state.db.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -9,6 +9,11 @@ import { after, before, describe, it } from 'node:test';
 import { hermes, homeWithModel, tempHome } from '../helpers/cli.ts';
 import { startDashboardProcess } from '../helpers/dashboard.ts';
 import { postgresUnavailable, startPostgres, type PgCluster } from '../helpers/postgres.ts';
+import { startFakeLlm } from '../helpers/fake-llm.ts';
+import { createCommandRegistry } from '../../src/commands/builtin.ts';
+import { runCommand } from '../../src/commands/registry.ts';
+import { Session } from '../../src/runtime/session.ts';
+import { loadConfig } from '../../src/state/config.ts';
 
 const skip = postgresUnavailable();
 if (skip) console.log(`# skipped: ${skip}`);
@@ -119,5 +124,45 @@ describe('surfaces on PostgreSQL', { skip: skip ?? false, timeout: 180_000 }, ()
       await dash.stop();
     }
     assert.equal(existsSync(join(h, 'state.db')), false, 'no state.db was created');
+  });
+
+  it('/branch, /insights and /quit --delete work on a PostgreSQL session', async () => {
+    const url = await cluster!.createDatabase('slash_surfaces');
+    const llm = await startFakeLlm();
+    const { PgSessionStore } = await import('../../src/state/store/postgres/sessions.ts');
+    const store = await PgSessionStore.open(url);
+    try {
+      const home = homeWithModel(llm.openaiBaseUrl, `state:\n  backend: postgres\n  url: ${url}\n`);
+      const env = { ...process.env, HERMES_HOME: home, HOME: home };
+      const session = new Session({ home, config: loadConfig(home, env).config, env, cwd: home, platform: 'cli', interactive: true, store, seedBundledSkills: false, backgroundTasks: false });
+      session.on((e) => {
+        if (e.type === 'request') session.answer(e.id, 'yes');
+      });
+      const registry = createCommandRegistry({ home });
+      const run = async (line: string) => (await runCommand(registry, line, { session, surface: 'cli', hooks: {} })) ?? {};
+      llm.enqueue({ text: 'first answer' });
+      await session.prompt('first question');
+      const parent = session.id;
+      const r = await run('/branch experiment');
+      assert.match(r.output!, /Branched into “experiment”/);
+      await store.flush();
+      const child = (await store.getSession(session.id))!;
+      assert.equal(child.parent_session_id, parent);
+      assert.equal((await store.getSession(parent))!.end_reason, 'branched');
+      assert.equal((await store.getMessages(session.id)).length, 2);
+      assert.match((await run('/insights 7')).output!, /Sessions\s+2/);
+      llm.enqueue({ text: 'branch answer' });
+      await session.prompt('only in the branch');
+      const branch = session.id;
+      const q = await run('/quit --delete');
+      assert.equal(q.action, 'quit');
+      assert.match(q.output!, /Deleted session/);
+      assert.equal(await store.getSession(branch), null);
+      assert.ok(await store.getSession(parent), 'the original stays');
+      await session.close();
+    } finally {
+      await store.close();
+      await llm.close();
+    }
   });
 });

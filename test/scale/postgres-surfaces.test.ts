@@ -53,6 +53,7 @@ describe('surfaces on PostgreSQL', { skip: skip ?? false, timeout: 180_000 }, ()
       return r;
     };
 
+    assert.match((await run(['status'])).stdout, /Sessions\s+2 in postgres:\/\/hermes@127\.0\.0\.1:\d+\/cli_surfaces/);
     const list = await run(['sessions', 'list']);
     assert.match(list.stdout, /pg-recent .* telegram +Pelican talk/);
     assert.match(list.stdout, /pg-old/);

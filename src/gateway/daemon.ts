@@ -187,7 +187,10 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
       const sup = supervisor;
       await cluster.lead(
         adapters.map((a) => a.name),
-        (name) => sup.start(adapters.filter((a) => a.name === name)),
+        (name) => {
+          runner.forgetPlatform(name);
+          return sup.start(adapters.filter((a) => a.name === name));
+        },
         log,
       );
     } else {

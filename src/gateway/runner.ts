@@ -487,6 +487,20 @@ export class GatewayRunner {
     return { warm, created };
   }
 
+  /** Drops a warm runtime (the conversation goes on: the next message rebuilds it from the store). */
+  private evict(key: string): void {
+    const w = this.cache.delete(key);
+    if (!w) return;
+    this.restored.delete(w.session.id);
+    this.restoredEnded.delete(w.session.id);
+    void w.session.close(EVICT_REASON);
+  }
+
+  /** A platform (re)gained in a cluster: its idle warm runtimes may be stale (another gateway went on with those chats). */
+  forgetPlatform(platform: string): void {
+    for (const key of this.cache.keys()) if (this.cache.peek(key)?.session.options.platform === platform && !this.cache.peek(key)?.session.busy) this.evict(key);
+  }
+
   /** Applies the reset policy before a turn. Returns the reason when the conversation was reset. */
   async maybeReset(key: string, warm: Warm, source: SessionSource): Promise<string | null> {
     const last = this.index.lastActive(key);
@@ -690,12 +704,7 @@ export class GatewayRunner {
     }
     if (result.action === 'runtime_changed' && !lane.running) {
       // /codex-runtime: the warm runtime goes; the next message rebuilds it from the store with the new runner.
-      const w = this.cache.delete(lane.key);
-      if (w) {
-        this.restored.delete(w.session.id);
-        this.restoredEnded.delete(w.session.id);
-        void w.session.close(EVICT_REASON);
-      }
+      this.evict(lane.key);
     }
     if (result.output) await this.reply(adapter, src, result.output, { meta: msg.meta });
     if (result.send) {

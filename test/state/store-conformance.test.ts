@@ -472,4 +472,41 @@ describe('search parity: SQLite and PostgreSQL answer the same', { skip: skipPg 
       await pg.close();
     }
   });
+
+  test('over more messages than the first id range: a rare word, a common one, a prefix — the same hits', { timeout: 120_000 }, async () => {
+    const sqlite = await backends[0].open();
+    const pg = await backends[1].open();
+    try {
+      const N = 100_000;
+      let seed = 11;
+      const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+      const texts = Array.from({ length: N }, (_, i) => {
+        const words = Array.from({ length: 6 }, () => `w${Math.floor(400 * rnd() ** 3)}`);
+        if (i % 40_000 === 7) words.push('needle');
+        return words.join(' ');
+      });
+      for (const h of [sqlite, pg]) await h.store.createSession({ id: 'big', source: 'cli', startedAt: 1_700_000_000 });
+      const msgs: Message[] = texts.map((content, i) => ({ role: i % 2 ? 'assistant' : 'user', content, timestamp: 1_700_000_000 + i }));
+      (sqlite.store as SessionDB).appendMessages('big', msgs);
+      // PostgreSQL in bulk (the search columns as the store writes them), not a round trip per row.
+      const { tsvectorLiteral, ftsSource } = await import('../../src/state/store/postgres/fts.ts');
+      const db = (pg.store as unknown as { db: { run(sql: string, p?: unknown[]): Promise<number> } }).db;
+      for (let i = 0; i < N; i += 20_000) {
+        const part = msgs.slice(i, i + 20_000);
+        await db.run(
+          `INSERT INTO messages (session_id, role, content, timestamp, fts) SELECT 'big', r, c, t, f::tsvector FROM unnest(?::text[], ?::text[], ?::float8[], ?::text[]) AS x(r, c, t, f)`,
+          [part.map((m) => m.role), part.map((m) => String(m.content)), part.map((m) => m.timestamp!), part.map((m) => tsvectorLiteral(ftsSource(String(m.content), null, null)))],
+        );
+      }
+      for (const q of ['needle', 'w0', 'w399', 'w1*', 'w350 OR w351', '"w0 w1"']) {
+        const a = (await sqlite.store.searchMessages(q, { limit: 20 })).map((h) => `${h.id}:${h.snippet}`);
+        const b = (await pg.store.searchMessages(q, { limit: 20 })).map((h) => `${h.id}:${h.snippet}`);
+        assert.ok(a.length > 0, `query ${q} finds something`);
+        assert.deepEqual(b, a, `query ${q}`);
+      }
+    } finally {
+      await sqlite.close();
+      await pg.close();
+    }
+  });
 });

@@ -10,6 +10,9 @@ import { hasCjk, queryWords, sanitizeFtsQuery } from '../../fts-query.ts';
 import { tsqueryFrom } from './fts.ts';
 import type { Param, Queryable, Row } from './pool.ts';
 
+/** The first id range a search reads (see below). */
+const FIRST_RANGE = 50_000;
+
 /** Rows a search may find: live and compacted, not rewound (as on SQLite). */
 const VISIBLE = '(m.active = 1 OR m.active IS NULL OR m.compacted = 1)';
 
@@ -45,8 +48,23 @@ export async function searchPg(q: Queryable, query: string, opts: SearchOptions 
       where = 'm.fts @@ ?::tsquery';
       params = [tsq];
     }
-    const window = await q.all(`SELECT ${SEARCH_COLS}, m.content AS content ${from} WHERE ${where}${extra} ORDER BY m.id DESC LIMIT ${RANK_WINDOW}`, [...params, ...args]);
+    // The most recent RANK_WINDOW matches, read newest id range first (a GIN index cannot return rows
+    // in id order): each range only fetches its own matches, so a common word stops after the first
+    // range and a rare one widens the range (×4) until enough are found or the table is covered.
     const total = Number((await q.get('SELECT MAX(id) AS n FROM messages'))?.n ?? 0);
+    const window: Row[] = [];
+    for (let hi = total, span = FIRST_RANGE; window.length < RANK_WINDOW && hi > 0; span *= 4) {
+      const lo = Math.max(0, hi - span);
+      window.push(
+        ...(await q.all(`SELECT ${SEARCH_COLS}, m.content AS content ${from} WHERE ${where}${extra} AND m.id > ? AND m.id <= ? ORDER BY m.id DESC LIMIT ${RANK_WINDOW - window.length}`, [
+          ...params,
+          ...args,
+          lo,
+          hi,
+        ])),
+      );
+      hi = lo;
+    }
     rows = rankWindow(window, queryTerms(query), limit, total);
   }
   const out: SearchHit[] = [];

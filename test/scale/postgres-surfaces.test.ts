@@ -1,6 +1,7 @@
 // Every surface that shows saved sessions reads PostgreSQL when `state.backend: postgres`:
 // `hermes sessions …` (list, show, search, rename, export, stats, archive, prune, delete), `hermes
-// insights`, the dashboard's Sessions and Analytics APIs, /branch, /insights and /quit --delete. optimize/repair (state.db file operations)
+// insights`, `hermes status`, the dashboard's Sessions and Analytics APIs, /branch, /insights, /quit --delete
+// and `hermes acp` (sessions listed and loaded after a restart). optimize/repair (state.db file operations)
 // refuse in one line. Nothing is written to a state.db.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -164,6 +165,47 @@ describe('surfaces on PostgreSQL', { skip: skip ?? false, timeout: 180_000 }, ()
     } finally {
       await store.close();
       await llm.close();
+    }
+  });
+
+  it('hermes acp keeps editor sessions in PostgreSQL: list, load and go on after a restart', async () => {
+    const url = await cluster!.createDatabase('acp_surfaces');
+    const fake = await startFakeLlm();
+    const acp = await import('@agentclientprotocol/sdk/unstable');
+    const { startEditor, initialize } = await import('../acp/harness.ts');
+    try {
+      const pgYaml = `state:\n  backend: postgres\n  url: ${url}\n`;
+      const first = await startEditor(fake, { extraConfig: pgYaml });
+      await initialize(first);
+      const s = await first.agent.request(acp.methods.agent.session.new, { cwd: first.work, mcpServers: [] });
+      fake.enqueue({ text: 'Noted: the code word is heron.' });
+      await first.agent.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'the code word is heron' }] });
+      await first.close();
+
+      const again = await startEditor(fake, { home: first.home, extraConfig: pgYaml });
+      try {
+        await initialize(again);
+        const list = await again.agent.request(acp.methods.agent.session.list, {});
+        assert.ok(list.sessions.some((x) => x.sessionId === s.sessionId), JSON.stringify(list));
+        await again.agent.request(acp.methods.agent.session.load, { sessionId: s.sessionId, cwd: first.work, mcpServers: [] });
+        const n = fake.requests.length;
+        fake.enqueue({ text: 'heron' });
+        await again.agent.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'what was the code word?' }] });
+        assert.match(JSON.stringify(fake.requests[n].body.messages), /the code word is heron/, 'the loaded session replays its history from PostgreSQL');
+      } finally {
+        await again.close();
+      }
+      const { PgSessionStore } = await import('../../src/state/store/postgres/sessions.ts');
+      const store = await PgSessionStore.open(url);
+      try {
+        assert.equal((await store.getSession(s.sessionId))?.source, 'acp');
+        assert.equal((await store.getMessages(s.sessionId)).length, 4);
+      } finally {
+        await store.close();
+      }
+      assert.equal(existsSync(join(first.home, 'state.db')), false, 'no state.db was created');
+    } finally {
+      await fake.close();
     }
   });
 });

@@ -458,8 +458,8 @@ describe('search parity: SQLite and PostgreSQL answer the same', { skip: skipPg 
       const queries = ['deploy', 'deploy server', 'deploy OR kanban', 'retry NOT cache', '"config error"', 'migr*', 'tele* AND schema', 'elan', 'token-index', '数据库迁移', '迁移', 'nothingmatches', 'cache OR token NOT deploy', '(query)', 'schema AND'];
       let found = 0;
       for (const q of queries) {
-        const a = (await sqlite.store.searchMessages(q, { limit: 50 })).map((h) => `${h.session_id}:${h.snippet}`);
-        const b = (await pg.store.searchMessages(q, { limit: 50 })).map((h) => `${h.session_id}:${h.snippet}`);
+        const a = (await sqlite.store.searchMessages(q, { limit: 50 })).map((h) => `${h.session_id}:${h.snippet}:${JSON.stringify(h.context)}`);
+        const b = (await pg.store.searchMessages(q, { limit: 50 })).map((h) => `${h.session_id}:${h.snippet}:${JSON.stringify(h.context)}`);
         assert.deepEqual(b, a, `query ${q}`);
         found += a.length;
       }
@@ -499,8 +499,8 @@ describe('search parity: SQLite and PostgreSQL answer the same', { skip: skipPg 
         );
       }
       for (const q of ['needle', 'w0', 'w399', 'w1*', 'w350 OR w351', '"w0 w1"']) {
-        const a = (await sqlite.store.searchMessages(q, { limit: 20 })).map((h) => `${h.id}:${h.snippet}`);
-        const b = (await pg.store.searchMessages(q, { limit: 20 })).map((h) => `${h.id}:${h.snippet}`);
+        const a = (await sqlite.store.searchMessages(q, { limit: 20 })).map((h) => `${h.id}:${h.snippet}:${JSON.stringify(h.context)}`);
+        const b = (await pg.store.searchMessages(q, { limit: 20 })).map((h) => `${h.id}:${h.snippet}:${JSON.stringify(h.context)}`);
         assert.ok(a.length > 0, `query ${q} finds something`);
         assert.deepEqual(b, a, `query ${q}`);
       }

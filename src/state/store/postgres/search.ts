@@ -5,7 +5,7 @@
 // FTS5's trigram tokenizer is case-insensitive); shorter ones scan, newest first.
 import type { SearchHit, SearchOptions } from '../../db-rows.ts';
 import { likeEscape } from '../../db-rows.ts';
-import { markWords, NEIGHBOUR_SQL, queryTerms, RANK_WINDOW, rankWindow, SEARCH_COLS, searchFilters, searchLimit, toHit } from '../../db-search.ts';
+import { markWords, neighbourSql, queryTerms, RANK_WINDOW, rankWindow, SEARCH_COLS, searchFilters, searchLimit, toHit } from '../../db-search.ts';
 import { hasCjk, queryWords, sanitizeFtsQuery } from '../../fts-query.ts';
 import { tsqueryFrom } from './fts.ts';
 import type { Param, Queryable, Row } from './pool.ts';
@@ -67,11 +67,19 @@ export async function searchPg(q: Queryable, query: string, opts: SearchOptions 
     }
     rows = rankWindow(window, queryTerms(query), limit, total);
   }
-  const out: SearchHit[] = [];
-  for (const r of rows) {
-    const key: Param[] = [String(r.session_id), Number(r.timestamp), Number(r.id)];
-    const [prev, next] = await Promise.all([q.get(NEIGHBOUR_SQL.prev, key), q.get(NEIGHBOUR_SQL.next, key)]);
-    out.push(toHit(r, [prev, next]));
-  }
-  return out;
+  if (!rows.length) return [];
+  // Every hit's neighbours in one round trip (the same rows NEIGHBOUR_SQL picks on SQLite).
+  const around = await q.all(
+    `SELECT h.id, p.role AS prev_role, p.content AS prev_content, n.role AS next_role, n.content AS next_content
+     FROM unnest(?::bigint[], ?::text[], ?::float8[]) AS h(id, sid, ts)
+     LEFT JOIN LATERAL (${neighbourSql('prev', 'h.sid', 'h.ts', 'h.id')}) p ON true
+     LEFT JOIN LATERAL (${neighbourSql('next', 'h.sid', 'h.ts', 'h.id')}) n ON true`,
+    [rows.map((r) => Number(r.id)), rows.map((r) => String(r.session_id)), rows.map((r) => Number(r.timestamp))],
+  );
+  const byId = new Map(around.map((a) => [Number(a.id), a]));
+  return rows.map((r) => {
+    const a = byId.get(Number(r.id));
+    const side = (k: 'prev' | 'next') => (a && a[`${k}_role`] != null ? { role: a[`${k}_role`], content: a[`${k}_content`] } : undefined);
+    return toHit(r, [side('prev'), side('next')]);
+  });
 }

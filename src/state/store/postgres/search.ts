@@ -50,13 +50,17 @@ export async function searchPg(q: Queryable, query: string, opts: SearchOptions 
     }
     // The most recent RANK_WINDOW matches, read newest id range first (a GIN index cannot return rows
     // in id order): each range only fetches its own matches, so a common word stops after the first
-    // range and a rare one widens the range (×4) until enough are found or the table is covered.
+    // range and a rare one widens the range (×4) until enough are found or the table is covered. A
+    // word that reaches a later range matched under RANK_WINDOW rows in the ranges before it (a third
+    // of this one's size), so the range holds few matches: they are read through the text index
+    // (`m.id + 0` keeps the planner from walking the id index backwards through the whole range).
     const total = Number((await q.get('SELECT MAX(id) AS n FROM messages'))?.n ?? 0);
     const window: Row[] = [];
     for (let hi = total, span = FIRST_RANGE; window.length < RANK_WINDOW && hi > 0; span *= 4) {
       const lo = Math.max(0, hi - span);
+      const order = hi === total ? 'm.id' : 'm.id + 0';
       window.push(
-        ...(await q.all(`SELECT ${SEARCH_COLS}, m.content AS content ${from} WHERE ${where}${extra} AND m.id > ? AND m.id <= ? ORDER BY m.id DESC LIMIT ${RANK_WINDOW - window.length}`, [
+        ...(await q.all(`SELECT ${SEARCH_COLS}, m.content AS content ${from} WHERE ${where}${extra} AND m.id > ? AND m.id <= ? ORDER BY ${order} DESC LIMIT ${RANK_WINDOW - window.length}`, [
           ...params,
           ...args,
           lo,

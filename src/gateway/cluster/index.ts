@@ -31,10 +31,21 @@ const lockId = (name: string): string => {
 
 export async function joinCluster(url: string, owner: string, opts: { pollMs?: number; log?: (line: string) => void } = {}): Promise<Cluster> {
   const store = await PgSessionStore.open(url);
-  const db = await PgDb.connect(url, { max: 4, application: 'hermes-gateway' });
-  const dedupe = await PgInboundDedupe.open(db, owner);
-  const routing = await PgRouting.open(db, { log: opts.log });
-  let conn: PoolClient | null = await db.connection();
+  let db: PgDb | undefined;
+  let dedupe: PgInboundDedupe;
+  let routing: PgRouting;
+  let conn: PoolClient | null;
+  try {
+    db = await PgDb.connect(url, { max: 4, application: 'hermes-gateway' });
+    dedupe = await PgInboundDedupe.open(db, owner);
+    routing = await PgRouting.open(db, { log: opts.log });
+    conn = await db.connection();
+  } catch (e) {
+    await db?.close().catch(() => undefined);
+    await store.close();
+    throw e;
+  }
+  const pool = db;
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
   const pollMs = opts.pollMs ?? 2000;
@@ -74,7 +85,7 @@ export async function joinCluster(url: string, owner: string, opts: { pollMs?: n
       if (timer) clearTimeout(timer);
       conn?.release();
       conn = null;
-      await db.close();
+      await pool.close();
       await store.close();
     },
   };

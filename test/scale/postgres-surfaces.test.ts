@@ -1,7 +1,7 @@
 // Every surface that shows saved sessions reads PostgreSQL when `state.backend: postgres`:
 // `hermes sessions …` (list, show, search, rename, export, stats, archive, prune, delete), `hermes
 // insights`, `hermes status`, the dashboard's Sessions and Analytics APIs, /branch, /insights, /quit --delete
-// and `hermes acp` (sessions listed and loaded after a restart). optimize/repair (state.db file operations)
+// `hermes acp` (sessions listed and loaded after a restart) and `hermes mcp serve` (conversations, events). optimize/repair (state.db file operations)
 // refuse in one line. Nothing is written to a state.db.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -207,5 +207,43 @@ describe('surfaces on PostgreSQL', { skip: skip ?? false, timeout: 180_000 }, ()
     } finally {
       await fake.close();
     }
+  });
+
+  it('hermes mcp serve lists and reads PostgreSQL conversations and reports new messages', async () => {
+    const url = await cluster!.createDatabase('mcp_surfaces');
+    await seed(url);
+    const h = homeWithModel('http://127.0.0.1:9/v1', `state:\n  backend: postgres\n  url: ${url}\n`);
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const { BIN, cleanEnv } = await import('../helpers/cli.ts');
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', 'serve'], env: cleanEnv(h) as Record<string, string>, stderr: 'pipe', cwd: h });
+    const client = new Client({ name: 'test-agent', version: '1.0.0' });
+    await client.connect(transport);
+    const call = async (name: string, args: Record<string, unknown> = {}) => JSON.parse(((await client.callTool({ name, arguments: args })).content as { text: string }[])[0].text) as Record<string, unknown>;
+    try {
+      const list = (await call('conversations_list')) as { conversations: { session_id: string }[] };
+      assert.deepEqual(
+        list.conversations.map((c) => c.session_id),
+        ['pg-recent', 'pg-old'],
+      );
+      const read = (await call('messages_read', { session_key: 'pg-recent' })) as { messages: { content: string }[] };
+      assert.deepEqual(
+        read.messages.map((m) => m.content),
+        ['tell me about the pelican brief', 'A pelican is a large water bird.'],
+      );
+      const { PgSessionStore } = await import('../../src/state/store/postgres/sessions.ts');
+      const store = await PgSessionStore.open(url);
+      try {
+        await store.appendMessage('pg-recent', { role: 'user', content: 'and a heron?' });
+      } finally {
+        await store.close();
+      }
+      const ev = (await call('events_wait', { after_cursor: 0, timeout_ms: 20_000 })) as { event: { session_id: string; content: string } | null };
+      assert.equal(ev.event?.session_id, 'pg-recent');
+      assert.equal(ev.event?.content, 'and a heron?');
+    } finally {
+      await client.close();
+    }
+    assert.equal(existsSync(join(h, 'state.db')), false, 'no state.db was created');
   });
 });

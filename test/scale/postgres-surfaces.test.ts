@@ -1,6 +1,6 @@
 // Every surface that shows saved sessions reads PostgreSQL when `state.backend: postgres`:
 // `hermes sessions …` (list, show, search, rename, export, stats, archive, prune, delete), `hermes
-// insights`, `hermes status`, the dashboard's Sessions and Analytics APIs, /branch, /insights, /quit --delete
+// insights`, `hermes status`, `hermes doctor`, the dashboard's Sessions and Analytics APIs, /branch, /insights, /quit --delete
 // `hermes acp` (sessions listed and loaded after a restart) and `hermes mcp serve` (conversations, events). optimize/repair (state.db file operations)
 // refuse in one line. Nothing is written to a state.db.
 import assert from 'node:assert/strict';
@@ -55,6 +55,8 @@ describe('surfaces on PostgreSQL', { skip: skip ?? false, timeout: 180_000 }, ()
     };
 
     assert.match((await run(['status'])).stdout, /Sessions\s+2 in postgres:\/\/hermes@127\.0\.0\.1:\d+\/cli_surfaces/);
+    const doctor = await hermes(['doctor', '--timeout', '5'], { home: h });
+    assert.match(doctor.stdout, /✓ PostgreSQL\s+postgres:\/\/hermes@127\.0\.0\.1:\d+\/cli_surfaces: schema v19, 2 sessions/);
     const list = await run(['sessions', 'list']);
     assert.match(list.stdout, /pg-recent .* telegram +Pelican talk/);
     assert.match(list.stdout, /pg-old/);
@@ -90,6 +92,13 @@ describe('surfaces on PostgreSQL', { skip: skip ?? false, timeout: 180_000 }, ()
     await run(['sessions', 'delete', 'pg-recent', '--yes']);
     assert.match((await run(['sessions', 'list'])).stdout, /No sessions saved yet/);
 
+    const down = homeWithModel('http://127.0.0.1:9/v1', 'state:\n  backend: postgres\n  url: postgres://nobody:secret@127.0.0.1:1/x\n');
+    const bad = await hermes(['doctor', '--timeout', '5'], { home: down });
+    assert.match(bad.stdout, /✗ PostgreSQL\s+Cannot connect to PostgreSQL at postgres:\/\/nobody@127\.0\.0\.1:1\/x/);
+    assert.doesNotMatch(bad.stdout + bad.stderr, /secret/);
+    const list2 = await hermes(['sessions', 'list'], { home: down });
+    assert.equal(list2.code, 1);
+    assert.match(list2.stderr, /^hermes: Cannot connect to PostgreSQL at postgres:\/\/nobody@127\.0\.0\.1:1\/x/m);
     const opt = await run(['sessions', 'optimize'], 2);
     assert.match(opt.stderr, /works on state\.db; state\.backend is postgres/);
     const rep = await run(['sessions', 'repair'], 2);

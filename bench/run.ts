@@ -21,6 +21,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   dashboard: () => import('./dashboard.ts'),
   memory: () => import('./memory.ts'),
   prompt: () => import('./prompt.ts'),
+  postgres: () => import('./postgres.ts'),
 };
 
 const filter = process.argv[2];

@@ -36,7 +36,7 @@ export async function runAcp(opts: AcpCliOptions): Promise<void> {
     import('./server.ts'),
     import('./store.ts'),
   ]);
-  const store = openAcpStore(ctx.home, (l) => process.stderr.write(`hermes acp: ${l}\n`));
+  const store = await openAcpStore(ctx.home, ctx.loaded.config, ctx.env, (l) => process.stderr.write(`hermes acp: ${l}\n`));
   const server = new HermesAcpServer({
     home: ctx.home,
     env: ctx.env,

@@ -164,7 +164,7 @@ export class HermesAcpServer {
     await Promise.all(all.map((l) => l.session.close('acp_exit').catch(() => {})));
     const m = await this.configMcp?.catch(() => null);
     await m?.close();
-    this.o.store?.close?.();
+    await this.o.store?.close?.();
   }
 
   private live(id: string): LiveSession {
@@ -367,9 +367,9 @@ export class HermesAcpServer {
       }
       return live;
     }
-    const row = this.o.store?.getSession(id);
+    const row = await this.o.store?.getSession(id);
     if (!row) throw acp.RequestError.sessionNotFound(id);
-    return this.open({ id, cwd: cwd || row.cwd || process.cwd(), mcpServers, history: this.o.store!.getMessages(id), systemPrompt: row.system_prompt ?? undefined, title: row.title });
+    return this.open({ id, cwd: cwd || row.cwd || process.cwd(), mcpServers, history: await this.o.store!.getMessages(id), systemPrompt: row.system_prompt ?? undefined, title: row.title });
   }
 
   private async fork(sourceId: string, cwd: string, mcpServers?: McpServer[]): Promise<LiveSession> {
@@ -384,31 +384,31 @@ export class HermesAcpServer {
       servers ??= src.clientServers;
       policy = src.edits.policy;
     } else {
-      const row = this.o.store?.getSession(sourceId);
+      const row = await this.o.store?.getSession(sourceId);
       if (!row) throw acp.RequestError.sessionNotFound(sourceId);
-      history = this.o.store!.getMessages(sourceId);
+      history = await this.o.store!.getMessages(sourceId);
       title = row.title ? `${row.title} (fork)` : null;
     }
     return this.open({ cwd: cwd || src?.cwd || process.cwd(), mcpServers: servers, history, parentId: sourceId, title, policy });
   }
 
-  private list(cwd?: string): acp.ListSessionsResponse {
+  private async list(cwd?: string): Promise<acp.ListSessionsResponse> {
     const out = new Map<string, SessionInfo>();
-    const stored = (id: string) => {
+    const stored = async (id: string) => {
       try {
-        return this.o.store?.getSession(id)?.title ?? null;
+        return (await this.o.store?.getSession(id))?.title ?? null;
       } catch {
         return null;
       }
     };
     for (const l of this.sessions.values())
-      out.set(l.id, { sessionId: l.id, cwd: l.cwd, title: stored(l.session.id) ?? l.title ?? firstUserText(l.session.history) ?? null, updatedAt: new Date(l.updatedAt).toISOString() });
+      out.set(l.id, { sessionId: l.id, cwd: l.cwd, title: (await stored(l.session.id)) ?? l.title ?? firstUserText(l.session.history) ?? null, updatedAt: new Date(l.updatedAt).toISOString() });
     try {
-      for (const r of this.o.store?.listSessions({ source: 'acp', limit: 100 }) ?? [])
+      for (const r of (await this.o.store?.listSessions({ source: 'acp', limit: 100 })) ?? [])
         if (!out.has(r.id) && r.cwd)
           out.set(r.id, { sessionId: r.id, cwd: r.cwd, title: r.title ?? (r.preview || null), updatedAt: new Date(r.last_active * 1000).toISOString() });
     } catch (e) {
-      this.o.log(`session/list: cannot read state.db: ${(e as Error).message}`);
+      this.o.log(`session/list: cannot read the session store: ${(e as Error).message}`);
     }
     const sessions = [...out.values()].filter((s) => !cwd || s.cwd === cwd).sort((a, b) => String(b.updatedAt).localeCompare(String(a.updatedAt)));
     return { sessions };

@@ -201,7 +201,7 @@ async function schedulerFor(ctx: CliContext): Promise<{ scheduler: CronScheduler
   const log = process.env.HERMES_DEBUG ? (l: string) => err(l) : undefined;
   const router = standaloneRouter(ctx.env, ctx.loaded.config as never, log);
   const scheduler = new CronScheduler({ home: ctx.home, deliver: router.deliver, env: ctx.env, log });
-  return { scheduler, close: () => router.close() };
+  return { scheduler, close: async () => (await scheduler.close(), await router.close()) };
 }
 
 /** Stops runs on Ctrl-C; a second Ctrl-C exits at once. */

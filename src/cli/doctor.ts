@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { ConfigError, formatProblem, loadConfig } from '../state/config.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { hermesHome, paths } from '../state/paths.ts';
+import { storeChoice } from '../state/store/index.ts';
 import { CliError } from './errors.ts';
 import { colorEnabled, makeStyle } from './repl/style.ts';
 
@@ -363,7 +364,43 @@ export const codexCheck: DoctorCheck = {
 };
 
 /** Every check, in order. Other layers push theirs. */
-export const DOCTOR_CHECKS: DoctorCheck[] = [nodeCheck, homeCheck, skeletonCheck, envFileCheck, configCheck, providerCheck, toolCallsCheck, ripgrepCheck, sqliteCheck, terminalCheck, mcpCheck, toolsCheck, codexCheck];
+/** state.backend: postgres — the database answers, and which schema it holds (nothing is changed). */
+export const postgresCheck: DoctorCheck = {
+  name: 'PostgreSQL',
+  async run({ config, env, timeoutMs }) {
+    let choice;
+    try {
+      choice = storeChoice(config ?? undefined, env);
+    } catch (e) {
+      return { status: 'fail', detail: (e as Error).message };
+    }
+    if (choice.backend === 'sqlite') return { status: 'skip', detail: 'state.backend is sqlite (state.db)' };
+    const { PgDb, redactUrl } = await import('../state/store/postgres/pool.ts');
+    const where = redactUrl(choice.url!);
+    let timer: NodeJS.Timeout | undefined;
+    const connecting = PgDb.connect(choice.url!, { max: 1, application: 'hermes-doctor' });
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer from ${where} in ${timeoutMs} ms`)), timeoutMs)));
+    try {
+      const db = await Promise.race([connecting, late]);
+      try {
+        const table = await db.get("SELECT to_regclass('schema_version') AS t");
+        if (!table?.t) return { status: 'warn', detail: `${where} answers; no Hermes tables yet`, fix: 'they are created on first use (or copy state.db: `hermes state migrate --to postgres`)' };
+        const v = await db.get('SELECT version FROM schema_version LIMIT 1');
+        const n = await db.get('SELECT COUNT(*) AS n FROM sessions');
+        return { status: 'ok', detail: `${where}: schema v${Number(v?.version ?? 0)}, ${Number(n?.n ?? 0)} sessions` };
+      } finally {
+        await db.close();
+      }
+    } catch (e) {
+      void connecting.then((db) => db.close(), () => undefined);
+      return { status: 'fail', detail: (e as Error).message.replace(/ Check state\.url.*$/, ''), fix: 'check state.url / HERMES_DATABASE_URL and that the server is running' };
+    } finally {
+      clearTimeout(timer);
+    }
+  },
+};
+
+export const DOCTOR_CHECKS: DoctorCheck[] = [nodeCheck, homeCheck, skeletonCheck, envFileCheck, configCheck, providerCheck, toolCallsCheck, ripgrepCheck, sqliteCheck, postgresCheck, terminalCheck, mcpCheck, toolsCheck, codexCheck];
 
 export async function runDoctor(o: { fix?: boolean; timeout?: string }): Promise<void> {
   const home = hermesHome();

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { PROVIDERS } from '../llm/index.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { paths } from '../state/paths.ts';
+import { openSessionStore, storeChoice } from '../state/store/index.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import type { Availability } from '../tools/registry.ts';
 import { resolveToolsetNames } from '../tools/toolsets.ts';
@@ -86,7 +87,18 @@ export function toolReport(home: string, config: HermesConfig, env: NodeJS.Proce
 }
 
 /** Sessions in state.db, or null when there is no database (or no sessions table) yet. */
-export async function sessionCount(home: string): Promise<{ count: number; last?: string } | null> {
+/** How many sessions there are, the newest start, and where they are (state.db, or the PostgreSQL URL without its password). */
+export async function sessionCount(home: string, config?: Parameters<typeof storeChoice>[0], env?: NodeJS.ProcessEnv): Promise<{ count: number; last?: string; where: string } | null> {
+  if (config && storeChoice(config, env).backend === 'postgres') {
+    const store = await openSessionStore(home, config, env);
+    try {
+      const count = await store.countSessions({ archived: 'include', includeTool: true });
+      const newest = (await store.listSessions({ archived: 'include', includeTool: true, limit: 1 }))[0];
+      return { count, last: newest ? new Date(newest.started_at * 1000).toISOString().replace('T', ' ').slice(0, 16) : undefined, where: store.location };
+    } finally {
+      await store.close();
+    }
+  }
   const file = paths.stateDb(home);
   if (!existsSync(file)) return null;
   const { DatabaseSync } = await import('node:sqlite');
@@ -102,7 +114,7 @@ export async function sessionCount(home: string): Promise<{ count: number; last?
     } catch {
       /* older schema */
     }
-    return { count: Number(n.n), last };
+    return { count: Number(n.n), last, where: file };
   } finally {
     db.close();
   }

@@ -1,12 +1,12 @@
-// `hermes sessions archive|unarchive|prune|optimize|repair|browse`: keeping state.db tidy, as in
-// Python Hermes. Archiving hides (nothing is deleted); prune deletes ended sessions matched by
+// `hermes sessions archive|unarchive|prune|optimize|repair|browse`: keeping the session store tidy,
+// as in Python Hermes (optimize and repair are state.db file operations: SQLite only). Archiving hides (nothing is deleted); prune deletes ended sessions matched by
 // filters (90 days old by default); optimize merges the search index and VACUUMs; repair checks the
 // database and rebuilds the search index, after a backup copy; recover salvages a damaged one into a
 // new database (src/state/db-recover.ts).
 import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import type { SessionDB } from '../state/db.ts';
+import { storeChoice, type SessionStoreApi } from '../state/store/index.ts';
 import { rebuildSearchIndex } from '../state/db-schema.ts';
 import { paths } from '../state/paths.ts';
 import { copyDatabase } from '../state/snapshots.ts';
@@ -14,7 +14,7 @@ import { sqlite } from '../state/sqlite.ts';
 import { openStateDb } from './chat.ts';
 import { loadContext } from './context.ts';
 import { CliError, confirmOrRefuse } from './errors.ts';
-import { when } from './sessions.ts';
+import { when, withStore } from './sessions.ts';
 
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
@@ -75,73 +75,77 @@ function filterFrom(o: FilterOpts, defaultOlderThanDays?: number) {
 
 const confirm = (question: string, yes: boolean | undefined, nothing: string) => confirmOrRefuse(question, yes, { nothing });
 
-function describe(db: SessionDB, ids: string[]): void {
+async function describe(db: SessionStoreApi, ids: string[]): Promise<void> {
   for (const id of ids.slice(0, 20)) {
-    const s = db.getSession(id);
+    const s = await db.getSession(id);
     if (s) out(`  ${id}  ${when(s.started_at)}  ${s.source.padEnd(9)} ${s.title ?? ''}`);
   }
   if (ids.length > 20) out(`  … and ${ids.length - 20} more`);
 }
 
-async function withDb<T>(fn: (db: SessionDB, home: string) => Promise<T> | T): Promise<T> {
+/** optimize and repair are SQLite file operations; PostgreSQL has its own (VACUUM, REINDEX, run by its administrator). */
+function sqliteOnly(what: string): ReturnType<typeof loadContext> {
   const ctx = loadContext();
-  const db = openStateDb(ctx.home);
+  let backend = 'sqlite';
   try {
-    return await fn(db, ctx.home);
-  } finally {
-    db.close();
+    backend = storeChoice(ctx.loaded.config, ctx.env).backend;
+  } catch (e) {
+    throw new CliError((e as Error).message, 2);
   }
+  if (backend !== 'sqlite') throw new CliError(`hermes sessions ${what} works on state.db; state.backend is postgres, where VACUUM/REINDEX are the database administrator's (nothing was changed).`, 2);
+  return ctx;
 }
 
 export function archive(ids: string[], o: FilterOpts): Promise<void> {
-  return withDb(async (db) => {
+  return withStore(async (db) => {
     let targets: string[];
     if (ids.length) {
-      targets = ids.map((k) => {
-        const id = db.resolveSession(k);
+      targets = [];
+      for (const k of ids) {
+        const id = await db.resolveSession(k);
         if (!id) throw new CliError(`No session matches "${k}". See \`hermes sessions list\`.`);
-        return id;
-      });
+        targets.push(id);
+      }
     } else {
       const f = filterFrom(o);
       if (!f.any) throw new CliError('Say which sessions to archive: session ids, or filters such as --older-than 30d, --source telegram, --title <words>.', 2);
-      targets = db.findSessions({ ...f.filter, anyState: true });
+      targets = await db.findSessions({ ...f.filter, anyState: true });
     }
     if (!targets.length) return out('No sessions match.');
     out(`${o.dryRun ? 'Would archive' : 'Archiving'} ${targets.length} session(s):`);
-    describe(db, targets);
+    await describe(db, targets);
     if (o.dryRun) return;
     if (!ids.length) await confirm(`Archive these ${targets.length} session(s)? They stay saved and searchable with --include-archived`, o.yes, 'nothing was archived');
     let n = 0;
-    for (const id of targets) if (db.setArchived(id, true)) n++;
+    for (const id of targets) if (await db.setArchived(id, true)) n++;
     out(`Archived ${n} session(s). They are hidden from lists, search and --continue; \`hermes sessions unarchive <id>\` brings one back.`);
   });
 }
 
 export function unarchive(ids: string[]): Promise<void> {
-  return withDb((db) => {
-    if (!ids.length) throw new CliError('Say which sessions: hermes sessions unarchive <id…> (see hermes sessions list --archived).', 2);
+  if (!ids.length) throw new CliError('Say which sessions: hermes sessions unarchive <id…> (see hermes sessions list --archived).', 2);
+  return withStore(async (db) => {
     for (const k of ids) {
-      const id = db.resolveSession(k) ?? db.listSessions({ archived: 'only', limit: 10_000 }).find((s) => s.id.startsWith(k) || s.title === k)?.id;
+      const id = (await db.resolveSession(k)) ?? (await db.listSessions({ archived: 'only', limit: 10_000 })).find((s) => s.id.startsWith(k) || s.title === k)?.id;
       if (!id) throw new CliError(`No session matches "${k}". See \`hermes sessions list --archived\`.`);
-      db.setArchived(id, false);
+      await db.setArchived(id, false);
       out(`Unarchived ${id}.`);
     }
   });
 }
 
 export function prune(o: FilterOpts): Promise<void> {
-  return withDb(async (db) => {
-    const f = filterFrom(o, 90);
-    const targets = db.findSessions(f.filter);
+  const f = filterFrom(o, 90);
+  return withStore(async (db) => {
+    const targets = await db.findSessions(f.filter);
     const what = !f.any ? ' older than 90 days' : o.olderThan && Object.keys(o).filter((k) => k !== 'yes' && k !== 'dryRun' && (o as Record<string, unknown>)[k] !== undefined).length === 1 ? ` older than ${o.olderThan}${/^\d+$/.test(o.olderThan) ? ' days' : ''}` : ' matching the filters';
     if (!targets.length) return out(`No ended sessions${what}.`);
     out(`${o.dryRun ? 'Would delete' : 'Deleting'} ${targets.length} ended session(s)${what}:`);
-    describe(db, targets);
+    await describe(db, targets);
     if (o.dryRun) return;
     await confirm(`Delete these ${targets.length} session(s) and their messages for good?`, o.yes, 'nothing was deleted');
     let n = 0;
-    for (const id of targets) if (db.deleteSession(id)) n++;
+    for (const id of targets) if (await db.deleteSession(id)) n++;
     out(`Deleted ${n} session(s).`);
   });
 }
@@ -152,7 +156,7 @@ async function gatewayHolds(home: string): Promise<number | null> {
 }
 
 export async function optimize(o: { force?: boolean }): Promise<void> {
-  const ctx = loadContext();
+  const ctx = sqliteOnly('optimize');
   const pid = await gatewayHolds(ctx.home);
   if (pid && !o.force) throw new CliError(`The gateway (pid ${pid}) has state.db open; rewriting it under a live writer is unsafe. Stop the gateway first, or pass --force.`);
   const file = paths.stateDb(ctx.home);
@@ -176,7 +180,7 @@ export async function optimize(o: { force?: boolean }): Promise<void> {
 }
 
 export async function repair(o: { checkOnly?: boolean; backup?: boolean }): Promise<void> {
-  const ctx = loadContext();
+  const ctx = sqliteOnly('repair');
   const file = paths.stateDb(ctx.home);
   if (!existsSync(file)) return out('There is no state.db yet; nothing to repair.');
   const { DatabaseSync } = sqlite();
@@ -235,15 +239,8 @@ export async function repair(o: { checkOnly?: boolean; backup?: boolean }): Prom
 
 export async function browse(o: { source?: string; limit?: string }): Promise<void> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) throw new CliError('hermes sessions browse needs a terminal. Use `hermes sessions list` (or search) in scripts.', 2);
-  const ctx = loadContext();
   const limit = o.limit ? Number(o.limit) : 500;
-  const db = openStateDb(ctx.home);
-  let rows;
-  try {
-    rows = db.listSessions({ source: o.source, limit });
-  } finally {
-    db.close();
-  }
+  const rows = await withStore((db) => db.listSessions({ source: o.source, limit }));
   if (!rows.length) return out('No saved sessions yet.');
   const p = await import('@clack/prompts');
   const choice = await p.autocomplete({

@@ -1,10 +1,11 @@
-// `hermes sessions …`: the saved conversations in HERMES_HOME/state.db.
+// `hermes sessions …`: the saved conversations, in HERMES_HOME/state.db or PostgreSQL (state.backend).
 import { createWriteStream } from 'node:fs';
 import { messageText } from '../agent/repair.ts';
-import type { ListOptions, SessionDB, SessionRow } from '../state/db.ts';
+import type { SessionRow } from '../state/db.ts';
 import type { SessionListItem } from '../state/db-rows.ts';
 import { expandHome } from '../state/paths.ts';
-import { openStateDb } from './chat.ts';
+import type { ListOptions, SessionStoreApi } from '../state/store/index.ts';
+import { openStore } from './chat.ts';
 import { loadContext } from './context.ts';
 import { CliError, confirmOrRefuse } from './errors.ts';
 
@@ -12,13 +13,15 @@ const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
 };
 
-function withDb<T>(fn: (db: SessionDB) => T | Promise<T>): Promise<T> {
+/** Runs `fn` on the configured session store (state.db, or PostgreSQL), closing it afterwards. */
+export async function withStore<T>(fn: (db: SessionStoreApi, home: string) => T | Promise<T>): Promise<T> {
   const ctx = loadContext();
-  // Not yet ported to the store interface: say so rather than show an unrelated state.db.
-  if (ctx.loaded.config.state?.backend && /^(postgres|postgresql|pg)$/i.test(String(ctx.loaded.config.state.backend).trim()))
-    throw new CliError('`hermes sessions` reads state.db and state.backend is postgres; use /sessions and /resume in a chat, or session_search.', 2);
-  const db = openStateDb(ctx.home);
-  return Promise.resolve(fn(db)).finally(() => db.close());
+  const db = await openStore(ctx);
+  try {
+    return await fn(db, ctx.home);
+  } finally {
+    await db.close();
+  }
 }
 
 export function when(t: number | null): string {
@@ -35,10 +38,11 @@ function positiveInt(v: string | undefined, name: string, dflt: number): number 
   return n;
 }
 
-function resolveOrFail(db: SessionDB, key: string): SessionRow {
-  const id = db.resolveSession(key);
-  if (!id) throw new CliError(`No session matches "${key}". List them with \`hermes sessions list\` (an id, a unique id prefix or a title works).`);
-  return db.getSession(id)!;
+async function resolveOrFail(db: SessionStoreApi, key: string): Promise<SessionRow> {
+  const id = await db.resolveSession(key);
+  const row = id ? await db.getSession(id) : null;
+  if (!row) throw new CliError(`No session matches "${key}". List them with \`hermes sessions list\` (an id, a unique id prefix or a title works).`);
+  return row;
 }
 
 function printRows(rows: SessionListItem[], filter: ListOptions): void {
@@ -64,40 +68,40 @@ export function list(opts: { source?: string; limit?: string; json?: boolean; ar
   const limit = positiveInt(opts.limit, '--limit', 20);
   if (opts.archived && opts.includeArchived) throw new CliError('Use either --archived (only archived sessions) or --include-archived (all), not both.', 2);
   const filter: ListOptions = { source: opts.source, archived: opts.archived ? 'only' : opts.includeArchived ? 'include' : 'hide' };
-  return withDb((db) => {
+  return withStore(async (db) => {
     if (opts.workspace !== undefined) {
-      const rows = db.listSessions({ ...filter, limit: 1_000_000 }).filter((r) => inWorkspace(r, opts.workspace!));
+      const rows = (await db.listSessions({ ...filter, limit: 1_000_000 })).filter((r) => inWorkspace(r, opts.workspace!));
       if (opts.json) return out(JSON.stringify(rows.slice(0, limit).map(({ system_prompt: _s, ...r }) => r), null, 2));
       if (!rows.length) return out(`No sessions in a workspace matching “${opts.workspace}”.`);
       printRows(rows.slice(0, limit), filter);
       if (rows.length > limit) out(`(${limit} of ${rows.length}; --limit shows more)`);
       return;
     }
-    const rows = db.listSessions({ ...filter, limit });
+    const rows = await db.listSessions({ ...filter, limit });
     if (opts.json) return out(JSON.stringify(rows.map(({ system_prompt: _s, ...r }) => r), null, 2));
-    const hidden = filter.archived === 'hide' ? db.countSessions({ ...filter, archived: 'only' }) : 0;
+    const hidden = filter.archived === 'hide' ? await db.countSessions({ ...filter, archived: 'only' }) : 0;
     const hiddenNote = hidden ? ` (${hidden} archived session${hidden === 1 ? ' is' : 's are'} hidden; --archived lists ${hidden === 1 ? 'it' : 'them'})` : '';
     if (!rows.length) {
       if (opts.archived) return out(`No archived sessions${opts.source ? ` from ${opts.source}` : ''}.`);
       return out((opts.source ? `No ${opts.source} sessions saved.` : 'No sessions saved yet. Start one with `hermes chat`.') + hiddenNote);
     }
     printRows(rows, filter);
-    const total = db.countSessions(filter);
+    const total = await db.countSessions(filter);
     if (total > rows.length) out(`(${rows.length} of ${total}; --limit shows more)`);
     if (hiddenNote) out(hiddenNote.trim());
   });
 }
 
 export function show(key: string, opts: { json?: boolean }): Promise<void> {
-  return withDb((db) => {
-    const s = resolveOrFail(db, key);
-    const msgs = db.getTranscript(s.id);
+  return withStore(async (db) => {
+    const s = await resolveOrFail(db, key);
+    const msgs = await db.getTranscript(s.id);
     if (opts.json) return out(JSON.stringify({ ...s, messages: msgs }, null, 2));
     out(`Session   ${s.id}${s.title ? `  “${s.title}”` : ''}${s.archived ? '  [archived]' : ''}`);
     out(`Source    ${s.source}${s.model ? ` · model ${s.model}` : ''}${s.billing_provider ? ` via ${s.billing_provider}` : ''}`);
     out(`Started   ${when(s.started_at)}${s.ended_at ? ` · ended ${when(s.ended_at)} (${s.end_reason ?? 'ended'})` : ' · active'}`);
     if (s.parent_session_id) out(`Continues ${s.parent_session_id}`);
-    for (const c of db.descendants(s.id).slice(0, 3)) out(`Continued in ${c.id}${c.title ? ` “${c.title}”` : ''}`);
+    for (const c of (await db.descendants(s.id)).slice(0, 3)) out(`Continued in ${c.id}${c.title ? ` “${c.title}”` : ''}`);
     out(
       `Usage     ${s.message_count} messages · ${s.tool_call_count} tool calls · ${s.api_call_count} API calls · ${s.input_tokens.toLocaleString('en-US')} in / ${s.output_tokens.toLocaleString('en-US')} out tokens${s.estimated_cost_usd !== null ? ` · ~$${s.estimated_cost_usd.toFixed(4)}` : ''}`,
     );
@@ -118,8 +122,8 @@ export function search(words: string[], opts: { source?: string; role?: string; 
   const query = words.join(' ').trim();
   if (!query) throw new CliError('Give something to search for: hermes sessions search <words>', 2);
   const limit = positiveInt(opts.limit, '--limit', 20);
-  return withDb((db) => {
-    const hits = db.searchMessages(query, { source: opts.source, role: opts.role, limit, includeArchived: !!opts.includeArchived });
+  return withStore(async (db) => {
+    const hits = await db.searchMessages(query, { source: opts.source, role: opts.role, limit, includeArchived: !!opts.includeArchived });
     if (opts.json) return out(JSON.stringify(hits, null, 2));
     if (!hits.length) return out(`No messages match “${query}”.`);
     for (const h of hits) {
@@ -131,12 +135,12 @@ export function search(words: string[], opts: { source?: string; role?: string; 
 }
 
 export function exportSessions(output: string, opts: { sessionId?: string; source?: string }): Promise<void> {
-  return withDb(async (db) => {
-    const ids = opts.sessionId ? [resolveOrFail(db, opts.sessionId).id] : db.sessionIds(opts.source);
+  return withStore(async (db) => {
+    const ids = opts.sessionId ? [(await resolveOrFail(db, opts.sessionId)).id] : await db.sessionIds(opts.source);
     const stream: NodeJS.WritableStream = output === '-' ? process.stdout : createWriteStream(output, { mode: 0o600 });
     let n = 0;
     for (const id of ids) {
-      const s = db.exportSession(id);
+      const s = await db.exportSession(id);
       if (!s) continue;
       if (!stream.write(`${JSON.stringify(s)}\n`)) await new Promise<void>((r) => stream.once('drain', () => r()));
       n++;
@@ -152,33 +156,33 @@ export function exportSessions(output: string, opts: { sessionId?: string; sourc
 }
 
 export function remove(key: string, opts: { yes?: boolean }): Promise<void> {
-  return withDb(async (db) => {
-    const s = resolveOrFail(db, key);
+  return withStore(async (db) => {
+    const s = await resolveOrFail(db, key);
     await confirm(`Delete session ${s.id}${s.title ? ` “${s.title}”` : ''} and its ${s.message_count} messages?`, opts.yes);
-    db.deleteSession(s.id);
+    await db.deleteSession(s.id);
     out(`Deleted ${s.id}.`);
   });
 }
 
 export function rename(key: string, words: string[]): Promise<void> {
-  return withDb((db) => {
-    const s = resolveOrFail(db, key);
+  return withStore(async (db) => {
+    const s = await resolveOrFail(db, key);
     try {
-      db.setTitle(s.id, words.join(' '));
+      await db.setTitle(s.id, words.join(' '));
     } catch (e) {
       throw new CliError((e as Error).message);
     }
-    const t = db.getSession(s.id)!.title;
+    const t = (await db.getSession(s.id))?.title;
     out(t ? `Renamed ${s.id} to “${t}”.` : `Cleared the title of ${s.id}.`);
   });
 }
 
 export function stats(opts: { json?: boolean }): Promise<void> {
-  return withDb((db) => {
-    const st = db.stats();
-    if (opts.json) return out(JSON.stringify({ path: db.path, ...st }, null, 2));
+  return withStore(async (db) => {
+    const st = await db.stats();
+    if (opts.json) return out(JSON.stringify({ path: db.location, backend: db.backend, ...st }, null, 2));
     const mb = (b: number) => `${(b / 1_048_576).toFixed(1)} MB`;
-    out(`Database   ${db.path} (${mb(st.dbBytes)}${st.walBytes ? ` + ${mb(st.walBytes)} WAL` : ''}, schema v${st.schemaVersion})`);
+    out(`Database   ${db.location} (${mb(st.dbBytes)}${st.walBytes ? ` + ${mb(st.walBytes)} WAL` : ''}, schema v${st.schemaVersion})`);
     out(`Sessions   ${st.sessions.toLocaleString('en-US')}${Object.keys(st.bySource).length ? ` (${Object.entries(st.bySource).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}${st.archived ? `, ${st.archived} archived` : ''}`);
     out(`Messages   ${st.messages.toLocaleString('en-US')}`);
     out(`Tokens     ${st.inputTokens.toLocaleString('en-US')} in / ${st.outputTokens.toLocaleString('en-US')} out${st.costUsd ? ` · ~$${st.costUsd.toFixed(2)} estimated` : ''}`);

@@ -1,5 +1,5 @@
 // `hermes status`: provider, model, which keys are set (names and where from, never values),
-// toolsets and tools, terminal backend, approvals, sessions in state.db.
+// toolsets and tools, terminal backend, approvals, sessions (state.db, or PostgreSQL).
 
 import pkg from '../../package.json' with { type: 'json' };
 import { resolveRuntime, ResolveError } from '../llm/index.ts';
@@ -28,7 +28,7 @@ export async function runStatus(o: { all?: boolean; json?: boolean }): Promise<v
   const plugins = await statusPlugins(ctx.home, config, ctx.env);
   const keys = keyStatuses(ctx.env, ctx.dotenvNames);
   const tools = toolReport(ctx.home, config, ctx.env);
-  const sessions = await sessionCount(ctx.home).catch((e: Error) => ({ error: e.message }) as const);
+  const sessions = await sessionCount(ctx.home, ctx.loaded.config, ctx.env).catch((e: Error) => ({ error: e.message }) as const);
 
   if (o.json) {
     const data = {
@@ -85,8 +85,8 @@ export async function runStatus(o: { all?: boolean; json?: boolean }): Promise<v
   row('Terminal', `${config.terminal?.backend ?? 'local'} ${s.dim(`· timeout ${config.terminal?.timeout ?? 180}s`)}`);
   const yolo = ['1', 'true', 'yes', 'on'].includes(String(ctx.env.HERMES_YOLO_MODE ?? '').toLowerCase()) || config.approvals?.mode === 'off';
   row('Approvals', yolo ? s.yellow('off (dangerous commands run without asking)') : `${config.approvals?.mode ?? 'manual'} ${s.dim(`· asks before dangerous commands, ${config.approvals?.timeout ?? 300}s to answer`)}`);
-  if (sessions && 'error' in sessions) row('Sessions', s.red(`cannot read ${paths.stateDb(ctx.home)}: ${sessions.error}`));
-  else row('Sessions', sessions ? `${sessions.count} in ${paths.stateDb(ctx.home)}${sessions.last ? s.dim(` · last started ${sessions.last}`) : ''}` : s.dim('none yet'));
+  if (sessions && 'error' in sessions) row('Sessions', s.red(`cannot read the sessions: ${sessions.error}`));
+  else row('Sessions', sessions ? `${sessions.count} in ${sessions.where}${sessions.last ? s.dim(` · last started ${sessions.last}`) : ''}` : s.dim('none yet'));
   process.stdout.write(lines.join('\n') + '\n');
 }
 

@@ -21,8 +21,8 @@ import { displayCommands } from './display.ts';
 import { fileCommands } from './files.ts';
 import { infoCommands } from './info.ts';
 import { workCommands } from './work.ts';
-import { SessionDB } from '../state/db.ts';
 import { bundlesCommand, registerBundleCommands } from './bundles.ts';
+import { isSessionStore } from '../state/store/index.ts';
 import { curatorCommand } from './curator.ts';
 import { surfaceExtraCommands } from './surface-extras.ts';
 import { moaCommand } from './moa.ts';
@@ -492,11 +492,12 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         if (!/(^|\s)--delete(\s|$)/.test(args)) return { action: 'quit' };
         const s = ctx.session;
         const store = s.options.store;
-        if (!(store instanceof SessionDB) || !s.persisted) return { action: 'quit', output: 'Nothing saved to delete.' };
+        if (!isSessionStore(store) || !s.persisted) return { action: 'quit', output: 'Nothing saved to delete.' };
         if (!(await confirmDestructive(ctx, `Leave and delete session ${s.id} and its messages for good?`))) return { output: 'Not deleted; still here.' };
         const id = s.id;
         s.interrupt();
-        store.deleteSession(id);
+        await store.flush();
+        await store.deleteSession(id);
         return { action: 'quit', output: `Deleted session ${id}.` };
       },
     },

@@ -8,7 +8,7 @@ import type { Message } from '../llm/types.ts';
 import { redactSecrets } from '../policy/redact.ts';
 import { storeFor } from '../runtime/checkpointing.ts';
 import type { Session } from '../runtime/session.ts';
-import { SessionDB } from '../state/db.ts';
+import { isSessionStore } from '../state/store/index.ts';
 import { createQuickSnapshot, listQuickSnapshots, pruneQuickSnapshots, restoreQuickSnapshot } from '../state/snapshots.ts';
 import { ALL_SURFACES, type CommandDef } from './registry.ts';
 
@@ -71,21 +71,21 @@ export function fileCommands(): CommandDef[] {
       description: 'branch the session: continue in a copy (the original stays as it was)',
       category: 'session',
       surfaces: ALL_SURFACES,
-      run(ctx, args) {
+      async run(ctx, args) {
         const s = ctx.session;
         const store = s.options.store;
-        if (!(store instanceof SessionDB)) return { output: 'This session is not saved, so it cannot be branched.' };
+        if (!isSessionStore(store)) return { output: 'This session is not saved, so it cannot be branched.' };
         if (!s.history.length) return { output: 'Nothing to branch yet: say something first.' };
         const parent = s.id;
-        const parentTitle = store.getSession(parent)?.title;
+        const parentTitle = (await store.getSession(parent))?.title;
         const id = s.newId();
         const wanted = args.trim() || `${parentTitle ?? 'Untitled'} (branch)`;
-        const title = store.uniqueTitle(wanted) ?? undefined;
+        const title = (await store.uniqueTitle(wanted)) ?? undefined;
         // Tagged as Hermes tags a /branch child, so its session pickers do not take it for a subagent.
-        store.createSession({ id, source: s.options.source ?? s.options.platform, model: s.runtime.model, systemPrompt: s.system, parentId: parent, cwd: s.services.cwd, title, modelConfig: { _branched_from: parent } });
-        for (const m of s.history) store.appendMessage(id, m);
+        await store.createSession({ id, source: s.options.source ?? s.options.platform, model: s.runtime.model, systemPrompt: s.system, parentId: parent, cwd: s.services.cwd, title, modelConfig: { _branched_from: parent } });
+        for (const m of s.history) await store.appendMessage(id, m);
         const history = [...s.history];
-        if (s.persisted) store.endSession(parent, 'branched');
+        if (s.persisted) await store.endSession(parent, 'branched');
         s.restore({ id, history, systemPrompt: s.system });
         return { output: `Branched into ${title ? `“${title}” ` : ''}(${id}); the original ${parent} is unchanged. /resume ${parent} goes back.`, action: 'new_session' };
       },

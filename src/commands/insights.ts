@@ -1,8 +1,7 @@
-// /insights [days] [source]: tokens, cost, sessions and tool calls from state.db (src/state/insights.ts).
+// /insights [days] [source]: tokens, cost, sessions and tool calls from the session store (src/state/insights.ts).
 import { estimateCostUsd } from '../llm/pricing.ts';
-import { SessionDB } from '../state/db.ts';
 import { formatInsights, formatInsightsShort, generateInsights } from '../state/insights.ts';
-import { paths } from '../state/paths.ts';
+import { withDb } from './state.ts';
 import { ALL_SURFACES, type CommandDef } from './registry.ts';
 
 export function insightsCommand(): CommandDef {
@@ -13,7 +12,7 @@ export function insightsCommand(): CommandDef {
     category: 'info',
     surfaces: ALL_SURFACES,
     midTurn: true,
-    run(ctx, args) {
+    async run(ctx, args) {
       const words = args.split(/\s+/).filter(Boolean);
       let days = 30;
       let source: string | null = null;
@@ -22,16 +21,8 @@ export function insightsCommand(): CommandDef {
         else source = w;
       }
       if (!(days >= 1 && days <= 3650)) return { output: 'Usage: /insights [days] [source], e.g. /insights 7 or /insights 30 telegram' };
-      const store = ctx.session.services.sessionDb;
-      if (store && !(store instanceof SessionDB)) return { output: 'Insights are computed from state.db; with state.backend: postgres they are not available yet.' };
-      const own = store;
-      const db = own ?? SessionDB.open(paths.stateDb(ctx.session.options.home));
-      try {
-        const report = generateInsights(db, { days, source, price: estimateCostUsd });
-        return { output: ctx.surface === 'gateway' ? formatInsightsShort(report) : formatInsights(report) };
-      } finally {
-        if (!own) db.close();
-      }
+      const report = await withDb(ctx.session, (db) => generateInsights(db, { days, source, price: estimateCostUsd }));
+      return { output: ctx.surface === 'gateway' ? formatInsightsShort(report) : formatInsights(report) };
     },
   };
 }

@@ -23,7 +23,7 @@ const when = (t: number) => {
 };
 
 /** The session's store when it has the full session API, else the configured one (opened for this call). */
-async function withDb<T>(session: Session, fn: (db: SessionStoreApi) => T | Promise<T>): Promise<T> {
+export async function withDb<T>(session: Session, fn: (db: SessionStoreApi) => T | Promise<T>): Promise<T> {
   const store = session.options.store;
   if (isSessionStore(store)) return fn(store);
   const db = await openSessionStore(session.options.home, session.options.config, session.options.env);

@@ -510,6 +510,21 @@ export class CronStore {
     });
   }
 
+  /**
+   * Drops a claim whose run another process fired (a shared PostgreSQL claim): the run counts
+   * toward the repeat limit, a one-shot is complete, a recurring job keeps its advanced schedule.
+   */
+  async yieldRun(id: string, owner: string): Promise<void> {
+    await this.mutate((jobs) => {
+      const job = jobs.find((j) => j.id === id);
+      if (!job || job.fire_claim?.by !== owner) return { result: undefined, changed: false };
+      job.fire_claim = null;
+      job.repeat = { times: job.repeat.times, completed: job.repeat.completed + 1 };
+      if (job.schedule.kind === 'once' || (job.repeat.times !== null && job.repeat.completed >= job.repeat.times)) Object.assign(job, { enabled: false, state: 'completed', next_run_at: null });
+      return { result: undefined, changed: true };
+    });
+  }
+
   /** Records a finished run; the run's status and the delivery's are kept apart. */
   async finishRun(id: string, owner: string, r: RunRecord): Promise<CronJob | null> {
     return this.mutate((jobs) => {

@@ -14,9 +14,8 @@ import { attachMcp, startMcp } from '../mcp/session.ts';
 import { resolveInputFrom, Session, type SessionOptions, type SessionStore } from '../runtime/session.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import { SessionDB } from '../state/db.ts';
 import type { HermesConfig } from '../state/defaults.ts';
-import { paths } from '../state/paths.ts';
+import { openSessionStore, type SessionStoreApi } from '../state/store/index.ts';
 import { resolveScriptPath, scriptsDir, type CronJob } from './jobs.ts';
 import { loadSkillText } from './skills.ts';
 import { fileStamp, formatIso, type Clock } from './time.ts';
@@ -34,7 +33,7 @@ export interface RunDeps {
   makeSession?: (o: SessionOptions) => Session;
   /** A skill's content by name (default: HERMES_HOME/skills/…/SKILL.md). */
   loadSkill?: (name: string) => string | null;
-  /** Where run sessions are persisted (the SessionDB, source `cron`). */
+  /** Where run sessions are persisted (source `cron`; default: the configured session store). */
   store?: SessionStore;
   /** Names that came from HERMES_HOME/.env (kept out of child processes). */
   dotenvNames?: string[];
@@ -303,12 +302,12 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
   const pinned = inferenceFor(job, d, log);
   const env = job.workdir ? { ...d.env, TERMINAL_CWD: job.workdir } : d.env;
   // Runs are sessions like any other (source `cron`): searchable, resumable, costed.
-  let ownStore: SessionDB | undefined;
+  let ownStore: SessionStoreApi | undefined;
   if (!d.store) {
     try {
-      ownStore = SessionDB.open(paths.stateDb(d.home));
+      ownStore = await openSessionStore(d.home, d.config, d.env);
     } catch (e) {
-      log(`cron: job ${job.id}: state.db unavailable, the run is not saved to the session history: ${(e as Error).message}`);
+      log(`cron: job ${job.id}: the session store is unavailable, the run is not saved to the session history: ${(e as Error).message}`);
     }
   }
   // The home's plugins and approved shell hooks run in cron jobs as in the CLI (problems go to the log).
@@ -358,6 +357,7 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
     if (mcp) attachMcp(session, mcp, { owned: true, onEvent: (line) => log(`cron: job ${job.id}: ${line}`) });
   } catch (e) {
     void mcp?.close();
+    await ownStore?.close();
     return fail(`${(e as Error).name === 'Error' ? '' : `${(e as Error).name}: `}${(e as Error).message}`);
   }
 
@@ -411,6 +411,6 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
     if (watchdog) clearInterval(watchdog);
     off();
     await session.close('cron_complete').catch(() => {});
-    ownStore?.close();
+    await ownStore?.close();
   }
 }

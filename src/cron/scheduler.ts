@@ -9,6 +9,7 @@ import { curatorDue, curatorSettings } from '../state/curator.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { readEnvFile } from '../state/env.ts';
 import { paths } from '../state/paths.ts';
+import { storeChoice } from '../state/store/index.ts';
 import { beginOwner, CronStore, endOwner, newClaimOwner, type CronJob, type CronOrigin } from './jobs.ts';
 import { tryLock } from './lock.ts';
 import { runJob, type RunOutcome } from './run.ts';
@@ -109,6 +110,8 @@ export class CronScheduler {
   private readonly running = new Map<string, { job: CronJob; done: Promise<RunReport>; abort: AbortController }>();
   /** Set by drain(): claimed jobs that have not started are released instead of run. */
   private stopping = false;
+  /** Fire claims shared through PostgreSQL (state.backend: postgres), opened on the first tick that needs them. */
+  private shared: { url: string; claims: Promise<import('./pg-claims.ts').PgFireClaims> } | null = null;
 
   constructor(o: SchedulerOptions) {
     this.o = o;
@@ -175,6 +178,7 @@ export class CronScheduler {
     } finally {
       tickLock.release();
     }
+    if (claimed.length) claimed = await this.fireShared(claimed, owner, ctx);
     if (!claimed.length) {
       endOwner(owner);
       return { claimed, done: Promise.resolve([]) };
@@ -182,6 +186,54 @@ export class CronScheduler {
     for (const j of claimed) this.log(`cron: running job ${j.id} (${j.name})`);
     const done = this.runAll(claimed, owner, ctx).finally(() => endOwner(owner));
     return { claimed, done };
+  }
+
+  /**
+   * On PostgreSQL, each scheduled run is fired by one process of all that share the database: the
+   * jobs whose slot another process took are not run here (their schedule has moved on; a one-shot
+   * is complete). When the database cannot be reached nothing is run: the jobs stay due.
+   */
+  private async fireShared(claimed: CronJob[], owner: string, ctx: RunContext): Promise<CronJob[]> {
+    let url: string | undefined;
+    try {
+      const choice = storeChoice(ctx.config, ctx.env);
+      if (choice.backend === 'sqlite') return claimed;
+      url = choice.url!;
+    } catch (e) {
+      this.log(`cron: ${(e as Error).message}`);
+      return claimed;
+    }
+    if (this.shared?.url !== url) {
+      void this.close();
+      const claims = import('./pg-claims.ts').then((m) => m.PgFireClaims.open(url));
+      claims.catch(() => undefined);
+      this.shared = { url, claims };
+    }
+    const shared = this.shared;
+    const won: CronJob[] = [];
+    for (const job of claimed) {
+      const slot = job.fire_claim?.scheduled_at ?? job.next_run_at ?? '';
+      try {
+        const claims = await shared.claims;
+        if (await claims.claim(job.id, slot, owner)) won.push(job);
+        else {
+          this.log(`cron: job ${job.id} (${job.name}): the run due ${slot} was fired by ${(await claims.firedBy(job.id, slot)) ?? 'another process'}; not running it here`);
+          await ctx.store.yieldRun(job.id, owner);
+        }
+      } catch (e) {
+        if (this.shared === shared) this.shared = null;
+        this.log(`cron: job ${job.id} (${job.name}): cannot claim its run in PostgreSQL (${(e as Error).message}); it stays due`);
+        await ctx.store.releaseClaim(job.id, owner, job.next_run_at).catch(() => undefined);
+      }
+    }
+    return won;
+  }
+
+  /** Closes the shared fire claims (PostgreSQL), if open. */
+  async close(): Promise<void> {
+    const s = this.shared;
+    this.shared = null;
+    await s?.claims.then((c) => c.close(), () => undefined);
   }
 
   /** Runs claimed jobs with at most max-parallel at once (counting runs already in flight). */
@@ -474,6 +526,7 @@ export function startCronTicker(opts: { home: string; deliver: Deliver; interval
         }
       }
       await scheduler.drain(drainMs);
+      await scheduler.close();
     },
   };
   active.set(opts.home, ticker);

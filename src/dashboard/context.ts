@@ -4,6 +4,7 @@
 import type { Context } from 'hono';
 import { loadConfig, type LoadedConfig } from '../state/config.ts';
 import { SessionDB } from '../state/db.ts';
+import { openSessionStore, storeChoice, type SessionStoreApi } from '../state/store/index.ts';
 import { readEnvFile } from '../state/env.ts';
 import { hermesLog, logSettingsFrom, type HermesLog } from '../state/logs.ts';
 import { paths } from '../state/paths.ts';
@@ -18,8 +19,10 @@ export interface DashboardContext {
   config(): LoadedConfig;
   /** The process environment with HERMES_HOME/.env over it, read now. */
   env(): NodeJS.ProcessEnv;
-  /** state.db, opened on first use. */
+  /** state.db, opened on first use (what dashboard plugins get; the tabs use `store()`). */
   db(): SessionDB;
+  /** The configured session store (state.db, or PostgreSQL with state.backend: postgres), opened on first use. */
+  store(): Promise<SessionStoreApi>;
   log: HermesLog | null;
   /** `hermes` argv (after node) that starts the chat in the Chat tab. */
   chatArgs: string[];
@@ -30,6 +33,7 @@ export interface DashboardContext {
 
 export function createContext(o: { home: string; version: string; baseEnv: NodeJS.ProcessEnv; chatArgs: string[]; bin: string }): DashboardContext {
   let db: SessionDB | null = null;
+  let store: Promise<SessionStoreApi> | null = null;
   const first = safeConfig(o.home, o.baseEnv);
   const log = hermesLog(o.home, logSettingsFrom(first.config))?.enable('gui') ?? null;
   const ctx: DashboardContext = {
@@ -47,9 +51,21 @@ export function createContext(o: { home: string; version: string; baseEnv: NodeJ
       return env;
     },
     db: () => (db ??= SessionDB.open(paths.stateDb(o.home))),
+    store: () => {
+      if (store) return store;
+      const { config } = ctx.config();
+      const env = ctx.env();
+      if (storeChoice(config, env).backend === 'sqlite') return Promise.resolve(ctx.db());
+      store = openSessionStore(o.home, config, env);
+      // A failed connection is not kept: the next request tries again.
+      store.catch(() => (store = null));
+      return store;
+    },
     close: () => {
       db?.close();
       db = null;
+      void store?.then((s) => s.close(), () => undefined);
+      store = null;
     },
   };
   return ctx;

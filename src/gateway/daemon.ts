@@ -18,6 +18,7 @@ import { readJsonObject, writeJson } from './json-file.ts';
 import { createGatewayLog, gatewayLogPath, type GatewayLog } from './log.ts';
 import { createAdapter, type PlatformDeps } from './platforms/index.ts';
 import { GatewayRunner } from './runner.ts';
+import { SessionDbTranscripts } from './transcripts.ts';
 import { statePath, Supervisor, type PlatformStatus } from './supervisor.ts';
 import type { PlatformAdapter } from './types.ts';
 
@@ -146,9 +147,27 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
   }
   if (choice.backend === 'postgres') {
     const { joinCluster } = await import('./cluster/index.ts');
-    cluster = await joinCluster(choice.url!, `${hostname()}:${process.pid}`, { pollMs: numberSetting(o.env.HERMES_GATEWAY_FAILOVER_POLL_MS, 2000) });
+    try {
+      cluster = await joinCluster(choice.url!, `${hostname()}:${process.pid}`, { pollMs: numberSetting(o.env.HERMES_GATEWAY_FAILOVER_POLL_MS, 2000), log });
+    } catch (e) {
+      rmSync(pidPath(o.home), { force: true });
+      removeSignals();
+      throw new GatewayError((e as Error).message);
+    }
   }
-  const runner = new GatewayRunner({ home: o.home, config: o.config, env: o.env, dotenvNames: o.dotenvNames, log, llmFactory: o.llmFactory, backgroundTasks: o.backgroundTasks, dedupe: cluster?.dedupe });
+  const transcripts = cluster ? new SessionDbTranscripts(cluster.store) : undefined;
+  const runner = new GatewayRunner({
+    home: o.home,
+    config: o.config,
+    env: o.env,
+    dotenvNames: o.dotenvNames,
+    log,
+    llmFactory: o.llmFactory,
+    backgroundTasks: o.backgroundTasks,
+    dedupe: cluster?.dedupe,
+    transcripts,
+    routing: cluster?.routing,
+  });
   let cron: CronTicker | null = null;
   let kanban: KanbanLink | null = null;
   let supervisor: Supervisor;
@@ -168,7 +187,10 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
       const sup = supervisor;
       await cluster.lead(
         adapters.map((a) => a.name),
-        (name) => sup.start(adapters.filter((a) => a.name === name)),
+        (name) => {
+          runner.forgetPlatform(name);
+          return sup.start(adapters.filter((a) => a.name === name));
+        },
         log,
       );
     } else {

@@ -39,7 +39,7 @@ import { Warm, type Lane } from './lanes.ts';
 import { PairingStore } from './pairing.ts';
 import { getPlatform } from './platforms/registry.ts';
 import { buildSessionKey, isSharedMultiUserSession, neutralizeInline, type KeyOptions } from './session-key.ts';
-import { resetPolicyFrom, resetReason, SessionIndex, sourceFromDict } from './session-store.ts';
+import { resetPolicyFrom, resetReason, SessionIndex, sourceFromDict, type RoutingShare } from './session-store.ts';
 import { openTranscriptStore, type StoredSession, type TranscriptStore } from './transcripts.ts';
 import { runTurn } from './turn.ts';
 import type { DeliveryOrigin, InboundHandlers, InboundMessage, PlatformAdapter, SessionSource } from './types.ts';
@@ -52,7 +52,7 @@ const EVICT_REASON = 'cache_evict';
 export interface Dedupe {
   claim(platform: string, chatId: string, messageId: string, threadId?: string, msg?: InboundMessage): boolean | Promise<boolean>;
   /** Messages of `platform` a gateway that died took and never answered (cluster only): run here. */
-  takeOver?(platform: string): Promise<InboundMessage[]>;
+  takeOver?(platform: string, home: string): Promise<InboundMessage[]>;
   finish(platform: string, chatId: string, messageId: string): void;
   finishKey(key: string): void;
   unfinished(): import('./dedupe.ts').Unfinished[];
@@ -71,6 +71,8 @@ export interface RunnerOptions {
   llmFactory?: () => LlmClient;
   registry?: ToolRegistry;
   transcripts?: TranscriptStore;
+  /** Routing shared with the other gateways of a cluster (which session each chat is in). */
+  routing?: RoutingShare;
   senderFactory?: SenderFactory;
   now?: () => number;
   profile?: string;
@@ -126,10 +128,10 @@ export class GatewayRunner {
     this.log = o.log ?? (() => undefined);
     this.pairing = new PairingStore(o.home);
     this.dedupe = o.dedupe ?? new InboundDedupe(`${o.home}/gateway/inbound.jsonl`);
-    this.index = new SessionIndex(o.home, { now: this.now });
+    this.index = new SessionIndex(o.home, { now: this.now, shared: o.routing });
     this.transcripts = o.transcripts ?? openTranscriptStore(o.home, this.log);
     this.hooks = new HookBus(this.log);
-    this.router = new DeliveryRouter({ env: o.env, config: o.config as never, senderFactory: o.senderFactory, log: this.log, onDelivered: (d) => this.mirror(d) });
+    this.router = new DeliveryRouter({ env: o.env, config: o.config as never, senderFactory: o.senderFactory, log: this.log, onDelivered: (d) => void this.mirror(d) });
     this.router.knownChats = () => this.knownChats();
     const c = (o.config.agent as { agent_cache?: { max_size?: number; idle_ttl_secs?: number } }).agent_cache ?? {};
     this.cache = new WarmCache<Warm>({
@@ -209,10 +211,10 @@ export class GatewayRunner {
     this.router.attach(adapter);
     void this.reportUnfinished(adapter);
     if (this.dedupe.takeOver)
-      void this.dedupe.takeOver(adapter.name).then(
+      void this.dedupe.takeOver(adapter.name, this.home).then(
         (msgs) => {
           if (msgs.length) this.log(`gateway: ${adapter.name}: taking over ${msgs.length} message(s) a stopped gateway left unanswered`);
-          for (const m of msgs) this.onMessage(adapter, m);
+          for (const m of msgs) this.onMessage(adapter, { ...m, meta: { ...m.meta, takenOver: true } });
         },
         (e: unknown) => this.log(`gateway: ${adapter.name}: could not read unfinished messages: ${(e as Error).message}`),
       );
@@ -308,7 +310,7 @@ export class GatewayRunner {
     this.cache.clear();
     this.index.flush();
     await this.router.close();
-    this.transcripts.close();
+    await this.transcripts.close();
     this.dedupe.close();
   }
 
@@ -379,14 +381,14 @@ export class GatewayRunner {
     return session.inbox.working > 0 || this.processes.list().some((p) => p.taskId === task && p.status === 'running');
   }
 
-  private createSession(source: SessionSource, sessionId: string, restore: boolean, adapter?: PlatformAdapter): Session {
+  private async createSession(source: SessionSource, sessionId: string, restore: boolean, adapter?: PlatformAdapter): Promise<Session> {
     let stored: StoredSession | null = null;
     let history: Message[] | undefined;
     if (restore) {
       const t = this.transcripts;
-      const loaded = t.load ? t.load(sessionId) : (() => {
-        const session = t.getStoredSession(sessionId);
-        return session ? { session, messages: t.getMessages(sessionId) } : null;
+      const loaded = t.load ? await t.load(sessionId) : await (async () => {
+        const session = await t.getStoredSession(sessionId);
+        return session ? { session, messages: await t.getMessages(sessionId) } : null;
       })();
       stored = loaded?.session ?? null;
       history = loaded?.messages;
@@ -461,7 +463,7 @@ export class GatewayRunner {
   }
 
   /** The warm runtime for a conversation, created (or restored from the store) when needed. */
-  warmFor(key: string, source: SessionSource, adapter?: PlatformAdapter): { warm: Warm; created: boolean } {
+  async warmFor(key: string, source: SessionSource, adapter?: PlatformAdapter): Promise<{ warm: Warm; created: boolean }> {
     const hit = this.cache.get(key);
     if (hit) {
       if ((this.toolsBuiltAt.get(hit.session) ?? 0) !== this.toolsGeneration && !hit.session.busy) {
@@ -470,8 +472,16 @@ export class GatewayRunner {
       }
       return { warm: hit, created: false };
     }
+    // Gateways sharing a database: the conversation may have moved here from another gateway.
+    await this.index.refresh(key);
     const { entry, created } = this.index.ensure(key, source);
-    const session = this.createSession(source, entry.session_id, !created, adapter);
+    const session = await this.createSession(source, entry.session_id, !created, adapter);
+    const raced = this.cache.get(key);
+    if (raced) {
+      // Another message of this chat built the runtime while the store was read: keep that one.
+      void session.close(EVICT_REASON);
+      return { warm: raced, created: false };
+    }
     this.toolsBuiltAt.set(session, this.toolsGeneration);
     const warm = new Warm(session, key, () => this.hasBackgroundProcesses(session));
     this.cache.set(key, warm);
@@ -481,15 +491,29 @@ export class GatewayRunner {
     return { warm, created };
   }
 
+  /** Drops a warm runtime (the conversation goes on: the next message rebuilds it from the store). */
+  private evict(key: string): void {
+    const w = this.cache.delete(key);
+    if (!w) return;
+    this.restored.delete(w.session.id);
+    this.restoredEnded.delete(w.session.id);
+    void w.session.close(EVICT_REASON);
+  }
+
+  /** A platform (re)gained in a cluster: its idle warm runtimes may be stale (another gateway went on with those chats). */
+  forgetPlatform(platform: string): void {
+    for (const key of this.cache.keys()) if (this.cache.peek(key)?.session.options.platform === platform && !this.cache.peek(key)?.session.busy) this.evict(key);
+  }
+
   /** Applies the reset policy before a turn. Returns the reason when the conversation was reset. */
-  maybeReset(key: string, warm: Warm, source: SessionSource): string | null {
+  async maybeReset(key: string, warm: Warm, source: SessionSource): Promise<string | null> {
     const last = this.index.lastActive(key);
     if (last === null) return null;
     const reason = resetReason(resetPolicyFrom(this.config as never, this.env), last, this.now());
     if (!reason) return null;
     if (warm.session.busy || this.hasBackgroundProcesses(warm.session)) return null;
     const old = warm.session.id;
-    if (!warm.session.history.length && !warm.session.persisted && !this.transcripts.getStoredSession(old)) {
+    if (!warm.session.history.length && !warm.session.persisted && !(await this.transcripts.getStoredSession(old))) {
       this.index.touch(key, source);
       return null;
     }
@@ -673,7 +697,7 @@ export class GatewayRunner {
         },
       },
     };
-    const { warm } = this.warmFor(lane.key, src, adapter);
+    const { warm } = await this.warmFor(lane.key, src, adapter);
     const before = warm.session.id;
     let result;
     try {
@@ -688,12 +712,7 @@ export class GatewayRunner {
     }
     if (result.action === 'runtime_changed' && !lane.running) {
       // /codex-runtime: the warm runtime goes; the next message rebuilds it from the store with the new runner.
-      const w = this.cache.delete(lane.key);
-      if (w) {
-        this.restored.delete(w.session.id);
-        this.restoredEnded.delete(w.session.id);
-        void w.session.close(EVICT_REASON);
-      }
+      this.evict(lane.key);
     }
     if (result.output) await this.reply(adapter, src, result.output, { meta: msg.meta });
     if (result.send) {
@@ -725,7 +744,7 @@ export class GatewayRunner {
   // Delivery helpers
 
   /** A message delivered into a chat the gateway knows is mirrored into that conversation. */
-  private mirror(d: { platform: string; chatId: string; threadId?: string; content: string; source: string }): void {
+  private async mirror(d: { platform: string; chatId: string; threadId?: string; content: string; source: string }): Promise<void> {
     if (d.source.startsWith('cron:')) return; // cron deliveries stay out of chat history (alternation safety)
     for (const e of this.index.find(d.platform, d.chatId, d.threadId)) {
       const warm = this.cache.peek(e.session_key);
@@ -737,7 +756,7 @@ export class GatewayRunner {
         warm.session.history.push(note);
       }
       try {
-        if (this.transcripts.getStoredSession(e.session_id)) this.transcripts.appendMessage(e.session_id, note);
+        if (await this.transcripts.getStoredSession(e.session_id)) await this.transcripts.appendMessage(e.session_id, note);
       } catch {
         /* mirroring is best effort */
       }

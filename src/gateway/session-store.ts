@@ -85,16 +85,25 @@ export function resetReason(policy: ResetPolicy, lastMs: number, nowMs: number):
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** Routing shared with other gateways (a cluster on PostgreSQL: cluster/routing.ts). */
+export interface RoutingShare {
+  get(key: string): Promise<SessionEntry | null>;
+  /** Records an entry (in the background; failures are logged). */
+  put(entry: SessionEntry): void;
+}
+
 export class SessionIndex {
   readonly path: string;
   private entries: Record<string, SessionEntry>;
   private dirty = false;
   private timer: NodeJS.Timeout | null = null;
   private readonly now: () => number;
+  private readonly shared: RoutingShare | undefined;
 
-  constructor(home: string, opts: { now?: () => number } = {}) {
+  constructor(home: string, opts: { now?: () => number; shared?: RoutingShare } = {}) {
     this.path = join(home, 'sessions', 'sessions.json');
     this.now = opts.now ?? Date.now;
+    this.shared = opts.shared;
     const raw = existsSync(this.path) ? readJsonObject<Record<string, SessionEntry>>(this.path) : {};
     this.entries = {};
     for (const [k, v] of Object.entries(raw)) {
@@ -104,6 +113,16 @@ export class SessionIndex {
 
   get(key: string): SessionEntry | undefined {
     return this.entries[key];
+  }
+
+  /** Takes the shared entry of a key when it is newer than ours (the chat went on at another gateway). */
+  async refresh(key: string): Promise<void> {
+    if (!this.shared) return;
+    const remote = await this.shared.get(key);
+    const local = this.entries[key];
+    if (!remote || (local && Date.parse(local.updated_at) >= Date.parse(remote.updated_at))) return;
+    this.entries[key] = remote;
+    this.saveSoon();
   }
 
   all(): SessionEntry[] {
@@ -135,6 +154,7 @@ export class SessionIndex {
       entry.prev_session_id = opts.prev ?? null;
     }
     this.entries[key] = entry;
+    this.shared?.put(entry);
     this.saveSoon(200);
     return entry;
   }
@@ -148,6 +168,7 @@ export class SessionIndex {
     e.auto_reset_reason = reason;
     e.was_auto_reset = reason !== 'new_session';
     e.created_at = e.updated_at = iso(this.now());
+    this.shared?.put(e);
     this.saveNow();
   }
 
@@ -160,6 +181,7 @@ export class SessionIndex {
       e.input_tokens = (e.input_tokens ?? 0) + usage.input;
       e.output_tokens = (e.output_tokens ?? 0) + usage.output;
     }
+    this.shared?.put(e);
     this.saveSoon();
   }
 

@@ -1,7 +1,7 @@
 // Where gateway conversations are kept. The gateway needs a little more than the runtime's
 // SessionStore: reading a conversation back (a restart, an evicted warm session) and its frozen
-// system prompt. SessionDB (HERMES_HOME/state.db) provides all of it; when state.db cannot be
-// opened the gateway falls back to Hermes's legacy per-session JSONL transcripts in
+// system prompt. The session store provides all of it (HERMES_HOME/state.db, or PostgreSQL for a
+// gateway cluster: the daemon opens that one); when state.db cannot be opened the gateway falls back to Hermes's legacy per-session JSONL transcripts in
 // HERMES_HOME/sessions/<session_id>.jsonl (and says so in the log).
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import type { Message } from '../llm/types.ts';
 import type { SessionStore } from '../runtime/session.ts';
 import { SessionDB } from '../state/db.ts';
 import { paths } from '../state/paths.ts';
+import type { Awaitable, SessionStoreApi } from '../state/store/index.ts';
 
 export interface StoredSession {
   id: string;
@@ -20,68 +21,71 @@ export interface StoredSession {
 }
 
 export interface TranscriptStore extends SessionStore {
-  getMessages(sessionId: string): Message[];
-  getStoredSession(sessionId: string): StoredSession | null;
+  getMessages(sessionId: string): Awaitable<Message[]>;
+  getStoredSession(sessionId: string): Awaitable<StoredSession | null>;
   /** Both at once (one read where the store allows it). */
-  load?(sessionId: string): { session: StoredSession; messages: Message[] } | null;
+  load?(sessionId: string): Awaitable<{ session: StoredSession; messages: Message[] } | null>;
   /** Makes an ended session current again (a restored conversation continues in it). */
-  reopenSession?(sessionId: string): void;
-  close(): void;
+  reopenSession?(sessionId: string): Awaitable<void>;
+  close(): Awaitable<void>;
   readonly kind: string;
-  /** The SessionDB behind this store, when there is one (sessions get it for session_search). */
-  readonly db?: SessionDB;
+  /** The session store behind this one, when there is one (sessions get it for session_search). */
+  readonly db?: SessionStoreApi;
 }
 
-/** state.db through SessionDB. */
+/** The session store (state.db through SessionDB, or PostgreSQL). */
 export class SessionDbTranscripts implements TranscriptStore {
-  readonly kind = 'state.db';
-  readonly db: SessionDB;
+  readonly kind: string;
+  readonly db: SessionStoreApi;
 
-  constructor(db: SessionDB) {
+  constructor(db: SessionStoreApi) {
     this.db = db;
+    this.kind = db.backend === 'sqlite' ? 'state.db' : 'postgres';
   }
 
-  createSession(meta: { id: string; source: string; model: string; systemPrompt: string; parentId?: string; cwd?: string }): void {
-    this.db.createSession(meta);
+  createSession(meta: { id: string; source: string; model: string; systemPrompt: string; parentId?: string; cwd?: string }): Awaitable<void> {
+    return this.db.createSession(meta);
   }
 
-  appendMessage(sessionId: string, message: Message): void {
-    this.db.appendMessage(sessionId, message);
+  appendMessage(sessionId: string, message: Message): Awaitable<unknown> {
+    return this.db.appendMessage(sessionId, message);
   }
 
-  /** A loop step's messages in one transaction (one commit, not one per message). */
-  appendMessages(sessionId: string, messages: Message[]): void {
-    this.db.appendMessages(sessionId, messages);
+  /** A loop step's messages in one transaction where the store has one (one commit, not one per message). */
+  appendMessages(sessionId: string, messages: Message[]): Awaitable<unknown> {
+    const db = this.db as SessionStoreApi & { appendMessages?(id: string, ms: Message[]): unknown };
+    if (db.appendMessages) return db.appendMessages(sessionId, messages) as Awaitable<unknown>;
+    return Promise.all(messages.map((m) => this.db.appendMessage(sessionId, m)));
   }
 
-  recordUsage(sessionId: string, r: TurnResult, model: string, provider: string): void {
-    this.db.recordUsage(sessionId, r, model, provider);
+  recordUsage(sessionId: string, r: TurnResult, model: string, provider: string): Awaitable<void> {
+    return this.db.recordUsage(sessionId, r, model, provider);
   }
 
-  endSession(sessionId: string, reason: string): void {
-    this.db.endSession(sessionId, reason);
+  endSession(sessionId: string, reason: string): Awaitable<void> {
+    return this.db.endSession(sessionId, reason);
   }
 
-  reopenSession(sessionId: string): void {
-    this.db.reopenSession(sessionId);
+  reopenSession(sessionId: string): Awaitable<void> {
+    return this.db.reopenSession(sessionId);
   }
 
-  getMessages(sessionId: string): Message[] {
+  getMessages(sessionId: string): Awaitable<Message[]> {
     return this.db.getMessages(sessionId);
   }
 
-  getStoredSession(sessionId: string): StoredSession | null {
-    const row = this.db.getSession(sessionId);
+  async getStoredSession(sessionId: string): Promise<StoredSession | null> {
+    const row = await this.db.getSession(sessionId);
     return row ? { id: row.id, source: row.source, systemPrompt: row.system_prompt, endedAt: row.ended_at, endReason: row.end_reason } : null;
   }
 
-  load(sessionId: string): { session: StoredSession; messages: Message[] } | null {
-    const session = this.getStoredSession(sessionId);
-    return session ? { session, messages: this.db.getMessages(sessionId) } : null;
+  async load(sessionId: string): Promise<{ session: StoredSession; messages: Message[] } | null> {
+    const session = await this.getStoredSession(sessionId);
+    return session ? { session, messages: await this.db.getMessages(sessionId) } : null;
   }
 
-  close(): void {
-    if (this.db.isOpen) this.db.close();
+  close(): Awaitable<void> {
+    if (this.db.isOpen) return this.db.close();
   }
 }
 

@@ -8,6 +8,7 @@ import type { AgentEvent, TurnResult } from '../agent/types.ts';
 import { describeError } from '../llm/index.ts';
 import { redactionEnabled, redactSecrets } from '../policy/redact.ts';
 import { withFooter } from '../runtime/footer.ts';
+import type { Session } from '../runtime/session.ts';
 import { envPrefix } from './auth.ts';
 import { isSilent } from './chunk.ts';
 import { platformSettings, truthy } from './config.ts';
@@ -79,7 +80,7 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
 
   let warm: Warm;
   try {
-    warm = r.warmFor(lane.key, src, adapter).warm;
+    warm = (await r.warmFor(lane.key, src, adapter)).warm;
   } catch (e) {
     await r.reply(adapter, src, `⚠️ Hermes could not start a session: ${(e as Error).message}`);
     finishAll();
@@ -87,7 +88,7 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
   }
   warm.lane = lane;
   const session = warm.session;
-  const reset = r.maybeReset(lane.key, warm, src);
+  const reset = await r.maybeReset(lane.key, warm, src);
   if (reset) await r.reply(adapter, src, reset === 'idle' ? '◐ Starting a fresh conversation (the last one was idle for a while).' : '◐ Starting a fresh conversation (daily reset).');
 
   const lastMsg = batch[batch.length - 1];
@@ -152,6 +153,7 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
   let result: TurnResult | null = null;
   const compressedBefore = session.state.compressions;
   try {
+    if (batch.some((m) => m.meta?.takenOver)) await dropUnanswered(session);
     result = await session.prompt(await buildPrompt(batch, pc));
   } catch (e) {
     await r.reply(adapter, src, `⚠️ ${(e as Error).message}`);
@@ -228,4 +230,19 @@ async function voiceReply(r: GatewayRunner, adapter: PlatformAdapter, src: Sessi
   } catch (e) {
     r.log(`gateway: ${src.platform}:${src.chatId}: voice reply not made: ${(e as Error).message}`);
   }
+}
+
+/**
+ * A message taken over from a gateway that died mid-turn: that gateway had already saved it (and
+ * maybe more of the prompt) with no answer after it. Those trailing user rows leave the
+ * conversation (rewound in the store, kept) so the message is asked once, not twice.
+ */
+async function dropUnanswered(session: Session): Promise<void> {
+  const h = session.history;
+  let n = 0;
+  while (n < h.length && h[h.length - 1 - n].role === 'user') n++;
+  if (!n) return;
+  h.splice(h.length - n, n);
+  await session.services.sessionDb?.flush();
+  await session.services.sessionDb?.rewindLast(session.id, n);
 }

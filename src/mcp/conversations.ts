@@ -1,9 +1,45 @@
 // Conversations for `hermes mcp serve`, read from HERMES_HOME/state.db (Hermes's on-disk format:
 // `sessions` and `messages` tables) through a read-only connection, so the server never competes
-// with the sessions writing to it. New messages become events (polled by row id).
+// with the sessions writing to it — or from PostgreSQL's tables of the same shape when
+// `state.backend: postgres`. New messages become events (polled by row id).
 import { existsSync, readFileSync } from 'node:fs';
-import type { DatabaseSync } from 'node:sqlite';
 import { paths } from '../state/paths.ts';
+import { storeChoice } from '../state/store/index.ts';
+
+type Row = Record<string, unknown>;
+
+/** Read-only SQL on the sessions and messages (`?` placeholders on both backends). */
+interface Reader {
+  all(sql: string, args?: (string | number)[]): Promise<Row[]>;
+  /** Changes when another connection commits (SQLite's data_version); null where unknown (poll anyway). */
+  version(): Promise<number | null>;
+  readonly columns: Set<string>;
+  close(): Promise<void>;
+}
+
+async function sqliteReader(path: string): Promise<Reader | null> {
+  if (!existsSync(path)) return null;
+  const { DatabaseSync: Db } = process.getBuiltinModule('node:sqlite') as typeof import('node:sqlite');
+  const db = new Db(path, { readOnly: true, timeout: 1000 });
+  const info = db.prepare('PRAGMA table_info(sessions)').all() as { name: string }[];
+  if (!info.length) {
+    db.close();
+    return null;
+  }
+  return {
+    columns: new Set(info.map((c) => c.name)),
+    all: async (sql, args = []) => db.prepare(sql).all(...args) as Row[],
+    version: async () => Number((db.prepare('PRAGMA data_version').get() as { data_version: number } | undefined)?.data_version ?? -1),
+    close: async () => db.close(),
+  };
+}
+
+async function pgReader(url: string): Promise<Reader> {
+  const { PgDb } = await import('../state/store/postgres/pool.ts');
+  const db = await PgDb.connect(url, { max: 2, application: 'hermes-mcp' });
+  const cols = await db.all("SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'sessions' AND table_schema = current_schema()");
+  return { columns: new Set(cols.map((c) => String(c.name))), all: (sql, args = []) => db.all(sql, args), version: async () => null, close: () => db.close() };
+}
 
 export interface Conversation {
   session_key: string;
@@ -91,39 +127,41 @@ export function storedAttachments(content: unknown): Record<string, unknown>[] {
 
 export class ConversationStore {
   readonly home: string;
-  private db: DatabaseSync | null = null;
+  private readonly config: Parameters<typeof storeChoice>[0];
+  private readonly env: NodeJS.ProcessEnv;
+  private reader: Promise<Reader | null> | null = null;
   private cols: Set<string> | null = null;
-  private lastVersion = -1;
+  private lastVersion: number | null = -1;
   private lastId = 0;
   private cursor = 0;
   private events: ConversationEvent[] = [];
   private waiters = new Set<() => void>();
   private timer: NodeJS.Timeout | null = null;
+  private polling: Promise<void> | null = null;
   private keyCache = new Map<string, string>();
 
-  constructor(home: string) {
+  /** `config` (state.backend, state.url) picks the store; without it, HERMES_HOME/state.db. */
+  constructor(home: string, config?: Parameters<typeof storeChoice>[0], env: NodeJS.ProcessEnv = process.env) {
     this.home = home;
+    this.config = config;
+    this.env = env;
   }
 
-  private open(): DatabaseSync | null {
-    if (this.db) return this.db;
-    const path = paths.stateDb(this.home);
-    if (!existsSync(path)) return null;
-    try {
-      const { DatabaseSync: Db } = process.getBuiltinModule('node:sqlite') as typeof import('node:sqlite');
-      this.db = new Db(path, { readOnly: true, timeout: 1000 });
-      const info = this.db.prepare('PRAGMA table_info(sessions)').all() as { name: string }[];
-      if (!info.length) {
-        this.db.close();
-        this.db = null;
+  private async open(): Promise<Reader | null> {
+    this.reader ??= (async () => {
+      try {
+        const choice = storeChoice(this.config, this.env);
+        const r = choice.backend === 'postgres' ? await pgReader(choice.url!) : await sqliteReader(paths.stateDb(this.home));
+        this.cols = r?.columns ?? null;
+        return r;
+      } catch {
         return null;
       }
-      this.cols = new Set(info.map((c) => c.name));
-      return this.db;
-    } catch {
-      this.db = null;
-      return null;
-    }
+    })();
+    const r = await this.reader;
+    // No state.db yet (or the database was unreachable): look again next time.
+    if (!r) this.reader = null;
+    return r;
   }
 
   private has(col: string): boolean {
@@ -165,27 +203,28 @@ export class ConversationStore {
     };
   }
 
-  private select(where: string, args: (string | number)[], limit: number): Conversation[] {
-    const db = this.open();
+  private async select(where: string, args: (string | number)[], limit: number): Promise<Conversation[]> {
+    const db = await this.open();
     if (!db) return [];
     const sql = `
       SELECT s.*,
         COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = s.id), s.started_at) AS last_active,
-        COALESCE((SELECT substr(replace(m.content, char(10), ' '), 1, 60) FROM messages m
+        COALESCE((SELECT substr(replace(m.content, '
+', ' '), 1, 60) FROM messages m
                   WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL ORDER BY m.id LIMIT 1), '') AS preview
       FROM sessions s WHERE s.source NOT IN (${HIDDEN_SOURCES.map(() => '?').join(',')}) ${where}
       ORDER BY last_active DESC LIMIT ?`;
-    return (db.prepare(sql).all(...HIDDEN_SOURCES, ...args, limit) as Record<string, unknown>[]).map((r) => this.toConversation(r));
+    return (await db.all(sql, [...HIDDEN_SOURCES, ...args, limit])).map((r) => this.toConversation(r));
   }
 
-  list(opts: { platform?: string; search?: string; limit?: number } = {}): Conversation[] {
+  async list(opts: { platform?: string; search?: string; limit?: number } = {}): Promise<Conversation[]> {
     const where: string[] = [];
     const args: (string | number)[] = [];
     if (opts.platform) {
       where.push('AND lower(s.source) = lower(?)');
       args.push(opts.platform);
     }
-    let rows = this.select(where.join(' '), args, opts.search ? 1000 : (opts.limit ?? 50));
+    let rows = await this.select(where.join(' '), args, opts.search ? 1000 : (opts.limit ?? 50));
     if (opts.search) {
       const q = opts.search.toLowerCase();
       rows = rows.filter((c) => [c.display_name, c.chat_name, c.session_key, c.title ?? ''].some((x) => x.toLowerCase().includes(q)));
@@ -194,8 +233,8 @@ export class ConversationStore {
   }
 
   /** A conversation by session key (gateway key or session id; a unique id prefix works too). */
-  get(key: string): Conversation | null {
-    if (!this.open()) return null;
+  async get(key: string): Promise<Conversation | null> {
+    if (!(await this.open())) return null;
     const args: string[] = [key];
     let where = 'AND (s.id = ?';
     if (this.has('session_key')) {
@@ -203,24 +242,24 @@ export class ConversationStore {
       args.push(key);
     }
     where += ')';
-    const exact = this.select(where, args, 1)[0];
+    const exact = (await this.select(where, args, 1))[0];
     if (exact) return exact;
     if (key.length >= 6) {
-      const byPrefix = this.select('AND s.id LIKE ?', [`${key.replace(/[%_]/g, '')}%`], 2);
+      const byPrefix = await this.select('AND s.id LIKE ?', [`${key.replace(/[%_]/g, '')}%`], 2);
       if (byPrefix.length === 1) return byPrefix[0];
     }
     return null;
   }
 
-  messages(sessionId: string): (ConversationMessage & { raw: unknown })[] {
-    const db = this.open();
+  async messages(sessionId: string): Promise<(ConversationMessage & { raw: unknown })[]> {
+    const db = await this.open();
     if (!db) return [];
-    const rows = db.prepare("SELECT id, role, content, timestamp FROM messages WHERE session_id = ? AND role IN ('user', 'assistant') ORDER BY id").all(sessionId) as Record<string, unknown>[];
+    const rows = await db.all("SELECT id, role, content, timestamp FROM messages WHERE session_id = ? AND role IN ('user', 'assistant') ORDER BY id", [sessionId]);
     return rows.map((r) => ({ id: String(r.id), role: String(r.role), content: storedText(r.content), timestamp: Number(r.timestamp), raw: r.content }));
   }
 
   /** Channels to send to: channel_directory.json when the gateway wrote one, else conversations with chat ids. */
-  channels(platform?: string): { target: string; platform: string; name: string; chat_type: string }[] {
+  async channels(platform?: string): Promise<{ target: string; platform: string; name: string; chat_type: string }[]> {
     const dir = `${this.home}/channel_directory.json`;
     if (existsSync(dir)) {
       try {
@@ -240,7 +279,7 @@ export class ConversationStore {
     }
     const seen = new Set<string>();
     const out: { target: string; platform: string; name: string; chat_type: string }[] = [];
-    for (const c of this.list({ platform, limit: 500 })) {
+    for (const c of await this.list({ platform, limit: 500 })) {
       if (!c.chat_id) continue;
       const target = `${c.platform}:${c.chat_id}`;
       if (seen.has(target)) continue;
@@ -254,44 +293,42 @@ export class ConversationStore {
   // events
 
   /** Starts watching for new messages (existing history is not replayed). */
-  start(intervalMs = 250): void {
-    const db = this.open();
-    if (db) this.lastId = Number((db.prepare('SELECT COALESCE(MAX(id), 0) AS n FROM messages').get() as { n: number }).n);
-    this.lastVersion = this.dataVersion();
-    this.timer = setInterval(() => this.poll(), intervalMs);
+  async start(intervalMs = 250): Promise<void> {
+    const db = await this.open();
+    if (db) {
+      this.lastId = Number((await db.all('SELECT COALESCE(MAX(id), 0) AS n FROM messages'))[0]?.n ?? 0);
+      this.lastVersion = await db.version();
+    }
+    this.timer = setInterval(() => void this.poll(), intervalMs);
     this.timer.unref?.();
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     for (const w of this.waiters) w();
     this.waiters.clear();
-    this.db?.close();
-    this.db = null;
+    const r = this.reader;
+    this.reader = null;
+    await (await r?.catch(() => null))?.close();
   }
 
-  private dataVersion(): number {
-    try {
-      return Number((this.db?.prepare('PRAGMA data_version').get() as { data_version: number } | undefined)?.data_version ?? -1);
-    } catch {
-      return -1;
-    }
+  /** Picks up messages written since the last poll (one poll at a time). */
+  poll(): Promise<void> {
+    this.polling ??= this.pollOnce().finally(() => (this.polling = null));
+    return this.polling;
   }
 
-  /** Picks up messages written since the last poll. */
-  poll(): void {
-    const fresh = !this.db;
-    const db = this.open();
+  private async pollOnce(): Promise<void> {
+    const fresh = !this.reader;
+    const db = await this.open().catch(() => null);
     if (!db) return;
     if (fresh) this.lastVersion = -1;
-    const v = this.dataVersion();
-    if (v === this.lastVersion && v !== -1) return;
+    const v = await db.version().catch(() => -1);
+    if (v !== null && v === this.lastVersion && v !== -1) return;
     this.lastVersion = v;
-    const rows = db
-      .prepare("SELECT m.id, m.session_id, m.role, m.content, m.timestamp FROM messages m WHERE m.id > ? AND m.role IN ('user', 'assistant') ORDER BY m.id LIMIT 1000")
-      .all(this.lastId) as Record<string, unknown>[];
-    const max = Number((db.prepare('SELECT COALESCE(MAX(id), 0) AS n FROM messages').get() as { n: number }).n);
+    const rows = await db.all("SELECT m.id, m.session_id, m.role, m.content, m.timestamp FROM messages m WHERE m.id > ? AND m.role IN ('user', 'assistant') ORDER BY m.id LIMIT 1000", [this.lastId]);
+    const max = Number((await db.all('SELECT COALESCE(MAX(id), 0) AS n FROM messages'))[0]?.n ?? 0);
     for (const r of rows) {
       const text = storedText(r.content);
       if (!text) continue;
@@ -299,7 +336,7 @@ export class ConversationStore {
       this.push({
         cursor: 0,
         type: 'message',
-        session_key: this.keyOf(sid),
+        session_key: await this.keyOf(sid),
         session_id: sid,
         role: String(r.role),
         content: text.slice(0, 500),
@@ -310,11 +347,11 @@ export class ConversationStore {
     this.lastId = Math.max(this.lastId, max);
   }
 
-  private keyOf(sessionId: string): string {
+  private async keyOf(sessionId: string): Promise<string> {
     const cached = this.keyCache.get(sessionId);
     if (cached) return cached;
     if (this.has('session_key')) {
-      const r = this.db?.prepare('SELECT session_key FROM sessions WHERE id = ?').get(sessionId) as { session_key?: string } | undefined;
+      const r = (await (await this.open())?.all('SELECT session_key FROM sessions WHERE id = ?', [sessionId]))?.[0] as { session_key?: string } | undefined;
       if (r?.session_key) {
         this.keyCache.set(sessionId, r.session_key);
         return r.session_key;
@@ -330,8 +367,8 @@ export class ConversationStore {
     for (const w of this.waiters) w();
   }
 
-  pollEvents(after: number, sessionKey: string | undefined, limit: number): { events: ConversationEvent[]; next_cursor: number } {
-    this.poll();
+  async pollEvents(after: number, sessionKey: string | undefined, limit: number): Promise<{ events: ConversationEvent[]; next_cursor: number }> {
+    await this.poll();
     const events = this.events.filter((e) => e.cursor > after && (!sessionKey || e.session_key === sessionKey || e.session_id === sessionKey)).slice(0, limit);
     return { events, next_cursor: events.length ? events[events.length - 1].cursor : Math.max(after, 0) };
   }
@@ -339,7 +376,7 @@ export class ConversationStore {
   /** Waits for the next matching event, up to `timeoutMs`. */
   async waitEvent(after: number, sessionKey: string | undefined, timeoutMs: number, signal?: AbortSignal): Promise<ConversationEvent | null> {
     const find = () => this.events.find((e) => e.cursor > after && (!sessionKey || e.session_key === sessionKey || e.session_id === sessionKey)) ?? null;
-    this.poll();
+    await this.poll();
     const now = find();
     if (now || timeoutMs <= 0) return now;
     return new Promise((resolve) => {

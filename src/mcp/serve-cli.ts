@@ -67,7 +67,7 @@ export async function runServe(opts: { tools?: boolean; toolsOnly?: boolean; ver
     const router = standaloneRouter(ctx.env, ctx.loaded.config as never, opts.verbose ? log : undefined);
     const send = async (target: string, message: string) => router.send(target, message, { source: 'mcp' });
     try {
-      await serveMcp({ home: ctx.home, env: ctx.env, tools, send, log: opts.verbose ? log : () => {} });
+      await serveMcp({ home: ctx.home, env: ctx.env, config: ctx.loaded.config, tools, send, log: opts.verbose ? log : () => {} });
     } finally {
       await router.close();
     }

@@ -60,23 +60,23 @@ export function conversationTools(store: ConversationStore, send?: SendFn): Serv
         limit: num.describe('Maximum conversations (default 50, at most 200)'),
         search: z.string().optional().describe('Only conversations whose name or title contains this text'),
       }),
-      (a) => {
-        const list = store.list({ platform: a.platform, search: a.search, limit: int(a.limit, 50, 1, 200) });
+      async (a) => {
+        const list = await store.list({ platform: a.platform, search: a.search, limit: int(a.limit, 50, 1, 200) });
         return { count: list.length, conversations: list.map(({ session_key, session_id, platform, chat_type, display_name, chat_name, user_name, title, updated_at, message_count }) => ({ session_key, session_id, platform, chat_type, display_name, chat_name, user_name, title, updated_at, message_count })) };
       },
     ),
-    def('conversation_get', 'Details of one conversation by its session_key (from conversations_list).', z.object({ session_key: z.string().min(1) }), (a) => {
-      const c = store.get(a.session_key);
+    def('conversation_get', 'Details of one conversation by its session_key (from conversations_list).', z.object({ session_key: z.string().min(1) }), async (a) => {
+      const c = await store.get(a.session_key);
       return c ?? { error: `Conversation not found: ${a.session_key}. List them with conversations_list.` };
     }),
     def(
       'messages_read',
       'Read the recent messages of a conversation (user and assistant turns, oldest first).',
       z.object({ session_key: z.string().min(1), limit: num.describe('Most recent N messages (default 50, at most 200)') }),
-      (a) => {
-        const c = store.get(a.session_key);
+      async (a) => {
+        const c = await store.get(a.session_key);
         if (!c) return { error: `Conversation not found: ${a.session_key}. List them with conversations_list.` };
-        const all = store.messages(c.session_id).filter((m) => m.content);
+        const all = (await store.messages(c.session_id)).filter((m) => m.content);
         const limit = int(a.limit, 50, 1, 200);
         const messages = all.slice(-limit).map((m) => ({ id: m.id, role: m.role, content: m.content.slice(0, 2000), timestamp: m.timestamp }));
         return { session_key: c.session_key, count: messages.length, total_in_session: all.length, messages };
@@ -86,10 +86,10 @@ export function conversationTools(store: ConversationStore, send?: SendFn): Serv
       'attachments_fetch',
       'List the non-text attachments (images, media files) of one message of a conversation.',
       z.object({ session_key: z.string().min(1), message_id: z.union([z.string(), z.number()]).transform(String) }),
-      (a) => {
-        const c = store.get(a.session_key);
+      async (a) => {
+        const c = await store.get(a.session_key);
         if (!c) return { error: `Conversation not found: ${a.session_key}.` };
-        const m = store.messages(c.session_id).find((x) => x.id === a.message_id);
+        const m = (await store.messages(c.session_id)).find((x) => x.id === a.message_id);
         if (!m) return { error: `Message not found: ${a.message_id}.` };
         const attachments = storedAttachments(m.raw);
         return { message_id: a.message_id, count: attachments.length, attachments };
@@ -123,7 +123,7 @@ export function conversationTools(store: ConversationStore, send?: SendFn): Serv
             async (a) => {
               let target = a.target?.trim();
               if (a.session_key) {
-                const c = store.get(a.session_key);
+                const c = await store.get(a.session_key);
                 if (!c) return { error: `Conversation not found: ${a.session_key}. List them with conversations_list.` };
                 if (!c.chat_id || ['cli', 'acp', 'cron', 'api_server', 'webhook', 'subagent'].includes(c.platform))
                   return { error: `${a.session_key} is a ${c.platform || 'local'} session, not a messaging chat; only messaging conversations can receive messages.` };
@@ -140,8 +140,8 @@ export function conversationTools(store: ConversationStore, send?: SendFn): Serv
       'channels_list',
       'Messaging channels Hermes can reach, as "platform:chat_id" targets (from the gateway\'s channel directory, or known conversations).',
       z.object({ platform: z.string().optional() }),
-      (a) => {
-        const channels = store.channels(a.platform);
+      async (a) => {
+        const channels = await store.channels(a.platform);
         return { count: channels.length, channels };
       },
     ),
@@ -171,6 +171,8 @@ export function agentTools(tools: AgentTool[]): ServedTool[] {
 export interface ServeOptions {
   home: string;
   env: NodeJS.ProcessEnv;
+  /** config.yaml (its `state` section picks where conversations are read: state.db or PostgreSQL). */
+  config?: ConstructorParameters<typeof ConversationStore>[1];
   /** Also serve Hermes's web, vision and skills tools. */
   tools?: AgentTool[];
   /** Delivers messages_send (the gateway's send-only router); without it the tool is not offered. */
@@ -190,8 +192,8 @@ export async function serveMcp(o: ServeOptions): Promise<void> {
     import('@modelcontextprotocol/sdk/types.js'),
   ]);
   const log = o.log ?? ((l: string) => process.stderr.write(`hermes mcp serve: ${l}\n`));
-  const store = o.toolsOnly ? null : new ConversationStore(o.home);
-  store?.start();
+  const store = o.toolsOnly ? null : new ConversationStore(o.home, o.config, o.env);
+  await store?.start();
   const served = [...(store ? conversationTools(store, o.send) : []), ...agentTools(o.tools ?? [])];
   const byName = new Map(served.map((t) => [t.name, t]));
   const server = new Server(
@@ -228,6 +230,6 @@ export async function serveMcp(o: ServeOptions): Promise<void> {
   server.onclose = () => resolveClosed();
   log(`serving ${served.length} tools on stdio (${served.map((t) => t.name).join(', ')})`);
   await closed;
-  store?.stop();
+  await store?.stop();
   await server.close().catch(() => {});
 }

@@ -328,3 +328,64 @@ export function messagePageSql(live: string, p: MessagePage): { sql: string; arg
   if ('head' in p) return { sql: `${base} ORDER BY id LIMIT ?`, args: [p.head], reverse: false };
   return { sql: `${base} ORDER BY id DESC LIMIT ?`, args: [p.tail], reverse: true };
 }
+
+/** What `hermes sessions archive|prune` select by (see SessionStoreApi.findSessions). */
+export interface FindFilter {
+  startedBefore?: number;
+  startedAfter?: number;
+  source?: string;
+  /** A substring of the title, any case. */
+  title?: string;
+  minMessages?: number;
+  maxMessages?: number;
+  includeArchived?: boolean;
+  /** Active sessions too (default: ended ones only). */
+  anyState?: boolean;
+}
+
+/** findSessions' query (the same text on SQLite and PostgreSQL). */
+export function findSessionsSql(f: FindFilter, hasArchived: boolean): { sql: string; args: (string | number)[] } {
+  const { where, args } = listWhere({ source: f.source, includeTool: true, archived: f.includeArchived ? 'include' : 'hide', startedAfter: f.startedAfter, startedBefore: f.startedBefore }, hasArchived);
+  if (!f.anyState) where.push('s.ended_at IS NOT NULL');
+  if (f.title) (where.push(`lower(COALESCE(s.title, '')) LIKE ? ESCAPE '\\'`), args.push(`%${likeEscape(f.title.toLowerCase())}%`));
+  const count = '(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id)';
+  if (f.minMessages !== undefined) (where.push(`${count} >= ?`), args.push(f.minMessages));
+  if (f.maxMessages !== undefined) (where.push(`${count} <= ?`), args.push(f.maxMessages));
+  return { sql: `SELECT s.id FROM sessions s ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY s.started_at`, args };
+}
+
+/** The per-session usage columns insights add up. */
+export type UsageRow = Pick<
+  SessionRow,
+  | 'id' | 'source' | 'model' | 'started_at' | 'ended_at' | 'message_count' | 'tool_call_count' | 'api_call_count' | 'input_tokens' | 'output_tokens'
+  | 'cache_read_tokens' | 'cache_write_tokens' | 'reasoning_tokens' | 'billing_provider' | 'estimated_cost_usd'
+>;
+
+/** What insights read: sessions started since a time (of a source, or all but `tool`), their tool calls and user messages. */
+export interface UsageData {
+  sessions: UsageRow[];
+  tools: { tool: string; count: number }[];
+  userMessages: number;
+}
+
+/** usageSince's three queries (`?`: the cutoff, then the source when given). */
+export function usageSql(source: string | null): { sessions: string; tools: string; userMessages: string } {
+  const where = `s.started_at >= ?${source ? ' AND s.source = ?' : " AND s.source <> 'tool'"}`;
+  return {
+    sessions: `SELECT id, source, model, started_at, ended_at, message_count, tool_call_count, api_call_count, input_tokens, output_tokens,
+              cache_read_tokens, cache_write_tokens, reasoning_tokens, billing_provider, estimated_cost_usd
+       FROM sessions s WHERE ${where} ORDER BY s.started_at`,
+    tools: `SELECT m.tool_name AS tool, COUNT(*) AS count FROM messages m JOIN sessions s ON s.id = m.session_id
+       WHERE ${where} AND m.role = 'tool' AND m.tool_name IS NOT NULL GROUP BY m.tool_name ORDER BY count DESC, m.tool_name`,
+    userMessages: `SELECT COUNT(*) AS n FROM messages m JOIN sessions s ON s.id = m.session_id WHERE ${where} AND m.role = 'user'`,
+  };
+}
+
+/** activeSince's query (`?`: unix seconds). */
+export const ACTIVE_SINCE_SQL = 'SELECT COUNT(DISTINCT session_id) AS n FROM messages WHERE timestamp >= ?';
+
+/** rewindLast's statements (`?`: session id, count; then the session id). */
+export const REWIND_SQL = {
+  rows: `UPDATE messages SET active = 0 WHERE id IN (SELECT id FROM messages WHERE session_id = ? AND (active = 1 OR active IS NULL) ORDER BY id DESC LIMIT ?)`,
+  session: 'UPDATE sessions SET rewind_count = rewind_count + 1 WHERE id = ?',
+};

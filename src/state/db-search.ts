@@ -127,11 +127,14 @@ export function toHit(r: Record<string, unknown>, context: (Record<string, unkno
   };
 }
 
-/** Neighbours of a hit in (timestamp, id) order, 200 characters each (`?`: session, timestamp, id). */
-export const NEIGHBOUR_SQL = {
-  prev: 'SELECT role, substr(content, 1, 200) AS content FROM messages WHERE session_id = ? AND (timestamp, id) < (?, ?) ORDER BY timestamp DESC, id DESC LIMIT 1',
-  next: 'SELECT role, substr(content, 1, 200) AS content FROM messages WHERE session_id = ? AND (timestamp, id) > (?, ?) ORDER BY timestamp, id LIMIT 1',
-};
+/** The neighbour before or after a hit in (timestamp, id) order, 200 characters (the hit's session, timestamp and id as SQL expressions). */
+export function neighbourSql(side: 'prev' | 'next', sid: string, ts: string, id: string): string {
+  const [cmp, order] = side === 'prev' ? ['<', 'timestamp DESC, id DESC'] : ['>', 'timestamp, id'];
+  return `SELECT role, substr(content, 1, 200) AS content FROM messages WHERE session_id = ${sid} AND (timestamp, id) ${cmp} (${ts}, ${id}) ORDER BY ${order} LIMIT 1`;
+}
+
+/** Neighbours of a hit (`?`: session, timestamp, id). */
+export const NEIGHBOUR_SQL = { prev: neighbourSql('prev', '?', '?', '?'), next: neighbourSql('next', '?', '?', '?') };
 
 export interface QueryTerm {
   /** A word, or the words of a quoted phrase separated by single spaces. */

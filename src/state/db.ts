@@ -19,6 +19,13 @@ import {
   messagePageSql,
   type MessagePage,
   listWhere,
+  findSessionsSql,
+  REWIND_SQL,
+  ACTIVE_SINCE_SQL,
+  usageSql,
+  type FindFilter,
+  type UsageData,
+  type UsageRow,
   MAX_TITLE_LENGTH,
   mergeModelConfig,
   nextInLineage,
@@ -434,15 +441,23 @@ export class SessionDB implements SessionStoreApi {
    * a title substring, message counts; ended sessions only unless `anyState`; archived ones only with
    * `includeArchived`.
    */
-  findSessions(f: { startedBefore?: number; startedAfter?: number; source?: string; title?: string; minMessages?: number; maxMessages?: number; includeArchived?: boolean; anyState?: boolean }): string[] {
-    const { where, args } = this.listFilter({ source: f.source, includeTool: true, archived: f.includeArchived ? 'include' : 'hide', startedAfter: f.startedAfter, startedBefore: f.startedBefore });
-    if (!f.anyState) where.push('s.ended_at IS NOT NULL');
-    if (f.title) (where.push("instr(lower(COALESCE(s.title, '')), ?) > 0"), args.push(f.title.toLowerCase()));
-    const count = '(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id)';
-    if (f.minMessages !== undefined) (where.push(`${count} >= ?`), args.push(f.minMessages));
-    if (f.maxMessages !== undefined) (where.push(`${count} <= ?`), args.push(f.maxMessages));
-    const rows = this.db.prepare(`SELECT s.id FROM sessions s ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY s.started_at`).all(...args) as { id: string }[];
-    return rows.map((r) => r.id);
+  findSessions(f: FindFilter): string[] {
+    const { sql, args } = findSessionsSql(f, this.sessionCols.has('archived'));
+    return (this.db.prepare(sql).all(...args) as { id: string }[]).map((r) => r.id);
+  }
+
+  activeSince(since: number): number {
+    return Number((this.db.prepare(ACTIVE_SINCE_SQL).get(since) as { n: number }).n);
+  }
+
+  usageSince(cutoff: number, source: string | null): UsageData {
+    const q = usageSql(source);
+    const args: (number | string)[] = source ? [cutoff, source] : [cutoff];
+    return {
+      sessions: this.db.prepare(q.sessions).all(...args) as unknown as UsageRow[],
+      tools: (this.db.prepare(q.tools).all(...args) as { tool: string; count: number }[]).map((t) => ({ tool: t.tool, count: Number(t.count) })),
+      userMessages: Number((this.db.prepare(q.userMessages).get(...args) as { n: number }).n),
+    };
   }
 
   pruneSessions(olderThanDays: number, source?: string): number {
@@ -638,6 +653,15 @@ export class SessionDB implements SessionStoreApi {
 
   liveMessageCount(sessionId: string): number {
     return Number((this.stmt(`SELECT COUNT(*) AS n FROM messages WHERE session_id = ?${this.liveRows ? ` AND ${this.liveRows}` : ''}`).get(sessionId) as { n: number }).n);
+  }
+
+  rewindLast(sessionId: string, count: number): number {
+    if (!this.liveRows || count <= 0) return 0;
+    return this.write(() => {
+      const n = Number(this.stmt(REWIND_SQL.rows).run(sessionId, count).changes);
+      if (n && this.sessionCols.has('rewind_count')) this.stmt(REWIND_SQL.session).run(sessionId);
+      return n;
+    });
   }
 
   /** Number of messages stored for a session. */

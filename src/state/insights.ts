@@ -7,7 +7,8 @@
 // priced from the model table, and counted as "unknown" when the model has no price. The numbers
 // are a lower bound: auxiliary calls (titles, compression, vision) are not all recorded.
 import type { Usage } from '../llm/types.ts';
-import type { SessionDB, SessionRow } from './db.ts';
+import type { UsageRow } from './db-rows.ts';
+import type { SessionStoreApi } from './store/types.ts';
 
 /** Prices a session's usage (src/llm/pricing.ts `estimateCostUsd`); null when the model has no price. */
 export type PriceFn = (model: string, provider: string, usage: Usage) => number | null;
@@ -83,11 +84,7 @@ export interface InsightsReport {
   top: { label: string; sessionId: string; value: string; date: string }[];
 }
 
-type SessionAgg = Pick<
-  SessionRow,
-  | 'id' | 'source' | 'model' | 'started_at' | 'ended_at' | 'message_count' | 'tool_call_count' | 'api_call_count' | 'input_tokens' | 'output_tokens'
-  | 'cache_read_tokens' | 'cache_write_tokens' | 'reasoning_tokens' | 'billing_provider' | 'estimated_cost_usd'
->;
+type SessionAgg = UsageRow;
 
 const DAY_NAMES = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 
@@ -114,7 +111,7 @@ function sessionCost(s: SessionAgg, price?: PriceFn): number | null {
   });
 }
 
-export function generateInsights(db: SessionDB, o: { days?: number; source?: string | null; now?: number; price?: PriceFn } = {}): InsightsReport {
+export async function generateInsights(db: Pick<SessionStoreApi, 'usageSince'>, o: { days?: number; source?: string | null; now?: number; price?: PriceFn } = {}): Promise<InsightsReport> {
   const days = Math.max(1, Math.floor(o.days ?? 30));
   const now = o.now ?? Date.now();
   const source = o.source || null;
@@ -123,16 +120,8 @@ export function generateInsights(db: SessionDB, o: { days?: number; source?: str
   first.setHours(0, 0, 0, 0);
   first.setDate(first.getDate() - (days - 1));
   const cutoff = first.getTime() / 1000;
-  const where = `s.started_at >= ?${source ? ' AND s.source = ?' : " AND s.source <> 'tool'"}`;
-  const args: (number | string)[] = source ? [cutoff, source] : [cutoff];
-  const raw = db.raw;
-  const sessions = raw
-    .prepare(
-      `SELECT id, source, model, started_at, ended_at, message_count, tool_call_count, api_call_count, input_tokens, output_tokens,
-              cache_read_tokens, cache_write_tokens, reasoning_tokens, billing_provider, estimated_cost_usd
-       FROM sessions s WHERE ${where} ORDER BY s.started_at`,
-    )
-    .all(...args) as unknown as SessionAgg[];
+  const data = await db.usageSince(cutoff, source);
+  const sessions = data.sessions;
 
   const daily = new Map<string, DayRow>();
   for (let d = new Date(first); d.getTime() <= now; d.setDate(d.getDate() + 1)) {
@@ -212,16 +201,9 @@ export function generateInsights(db: SessionDB, o: { days?: number; source?: str
     byHour[d.getHours()]++;
   }
 
-  const toolRows = raw
-    .prepare(
-      `SELECT m.tool_name AS tool, COUNT(*) AS count FROM messages m JOIN sessions s ON s.id = m.session_id
-       WHERE ${where} AND m.role = 'tool' AND m.tool_name IS NOT NULL GROUP BY m.tool_name ORDER BY count DESC, m.tool_name`,
-    )
-    .all(...args) as { tool: string; count: number }[];
+  const toolRows = data.tools;
   const toolTotal = toolRows.reduce((a, t) => a + Number(t.count), 0);
-  const userMessages = Number(
-    (raw.prepare(`SELECT COUNT(*) AS n FROM messages m JOIN sessions s ON s.id = m.session_id WHERE ${where} AND m.role = 'user'`).get(...args) as { n: number }).n,
-  );
+  const userMessages = data.userMessages;
 
   const activeDates = [...daily.values()].filter((d) => d.sessions > 0).map((d) => d.date);
   let maxStreak = 0;

@@ -138,13 +138,13 @@ describe('hermes insights', () => {
     assert.match(empty.stdout, /No sessions yet/);
   });
 
-  it('/insights is a slash command on every surface, short on chat platforms', () => {
+  it('/insights is a slash command on every surface, short on chat platforms', async () => {
     const reg = createCommandRegistry({ home });
     const def = reg.list('gateway').find((d) => d.name === 'insights');
     assert.ok(def);
     const db = SessionDB.open(join(home, 'state.db'));
     try {
-      const short = formatInsightsShort(generateInsights(db, { days: 7, price: estimateCostUsd }));
+      const short = formatInsightsShort(await generateInsights(db, { days: 7, price: estimateCostUsd }));
       assert.match(short, /Sessions: 5 · messages: 18 · tool calls: 4/);
       assert.match(short, /Cost: \$0\.06/);
     } finally {

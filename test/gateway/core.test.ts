@@ -149,7 +149,7 @@ describe('inbound dedupe', () => {
 });
 
 describe('transcript stores', () => {
-  test("a loop step's messages go in as one batch and read back in order (state.db and JSONL)", () => {
+  test("a loop step's messages go in as one batch and read back in order (state.db and JSONL)", async () => {
     const dir = tmp();
     const db = SessionDB.open(join(dir, 'state.db'));
     const stores = [new SessionDbTranscripts(db), new JsonlTranscripts(dir)];
@@ -163,7 +163,7 @@ describe('transcript stores', () => {
       ]);
       s.appendMessages!('s1', []);
       assert.deepEqual(
-        s.getMessages('s1').map((m) => [m.role, m.content, m.tool_call_id ?? null]),
+        (await s.getMessages('s1')).map((m) => [m.role, m.content, m.tool_call_id ?? null]),
         [
           ['user', 'hi', null],
           ['assistant', '', null],
@@ -172,7 +172,7 @@ describe('transcript stores', () => {
         ],
         s.kind,
       );
-      s.close();
+      await s.close();
     }
   });
 });

@@ -148,7 +148,7 @@ describe('gateway runner', () => {
     assert.notEqual(second, first);
     assert.ok(a.texts().some((x) => /fresh conversation/.test(x)));
     assert.doesNotMatch(JSON.stringify(llm.requests[llm.requests.length - 1].body.messages), /number 7/, 'the old conversation is gone');
-    assert.equal(runner.transcripts.getStoredSession(first)?.endReason, 'session_reset_idle', 'the old session is ended in state.db');
+    assert.equal((await runner.transcripts.getStoredSession(first))?.endReason, 'session_reset_idle', 'the old session is ended in state.db');
     assert.equal(runner.transcripts.kind, 'state.db');
     a.say('/new');
     await until(() => a.texts().some((x) => /New session/.test(x)), 5000);
@@ -184,7 +184,7 @@ describe('gateway runner', () => {
     assert.doesNotMatch(answer, /ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd/);
     const sid = runner.index.get('agent:main:telegram:dm:2')!.session_id;
     assert.ok(
-      runner.transcripts.getMessages(sid).some((m) => m.role === 'assistant' && m.content === 'Reminder: standup at 10'),
+      (await runner.transcripts.getMessages(sid)).some((m) => m.role === 'assistant' && m.content === 'Reminder: standup at 10'),
       'mirrored into the target conversation',
     );
     void t;

@@ -52,9 +52,9 @@ describe('telegram gateway', () => {
     assert.ok(sessions[`agent:main:telegram:dm:${OWNER}`], 'session key as Hermes builds it');
     const sid = sessions[`agent:main:telegram:dm:${OWNER}`].session_id;
     assert.equal(gw.runner.transcripts.kind, 'state.db');
-    assert.equal(gw.runner.transcripts.db!.getSession(sid)?.source, 'telegram');
+    assert.equal((await gw.runner.transcripts.db!.getSession(sid))?.source, 'telegram');
     assert.deepEqual(
-      gw.runner.transcripts.getMessages(sid).map((m) => m.role),
+      (await gw.runner.transcripts.getMessages(sid)).map((m) => m.role),
       ['user', 'assistant'],
     );
   });

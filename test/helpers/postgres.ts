@@ -3,7 +3,9 @@
 // trust auth (loopback only, test data only). PostgreSQL refuses to run as root, so under root the
 // cluster runs as the `postgres` system user (the Debian package creates it) through runuser.
 // `startPostgres()` returns null with a reason when the binaries or that user are missing.
-import { execFileSync, spawnSync } from 'node:child_process';
+// A watchdog (a detached child) stops the server and removes its files when the test process is
+// gone, however it ended (SIGKILL, a crash): no server is left behind.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -52,6 +54,21 @@ export function postgresUnavailable(): string | null {
   return null;
 }
 
+/** Waits for the test process (argv[1]) to disappear, then stops the server and removes its directory. */
+const WATCHDOG = `
+const [parent, dir, cmd] = process.argv.slice(1);
+const { execFileSync } = require('node:child_process');
+const { rmSync } = require('node:fs');
+const alive = () => { try { process.kill(Number(parent), 0); return true; } catch (e) { return e.code === 'EPERM'; } };
+const t = setInterval(() => {
+  if (alive()) return;
+  clearInterval(t);
+  const [file, ...args] = JSON.parse(cmd);
+  try { execFileSync(file, args, { stdio: 'ignore', cwd: dir }); } catch {}
+  rmSync(dir, { recursive: true, force: true });
+}, 500);
+`;
+
 export async function startPostgres(opts: { settings?: Record<string, string> } = {}): Promise<PgCluster | null> {
   const why = postgresUnavailable();
   if (why) return null;
@@ -80,10 +97,19 @@ export async function startPostgres(opts: { settings?: Record<string, string> } 
     .map(([k, v]) => `-c ${k}=${v}`)
     .join(' ');
   run('pg_ctl', ['-D', data, '-o', o, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
+  const stopArgs = ['-D', data, '-m', 'immediate', '-w', 'stop'];
+  const stopCmd = owner ? ['runuser', '-u', 'postgres', '--', join(bin, 'pg_ctl'), ...stopArgs] : [join(bin, 'pg_ctl'), ...stopArgs];
+  const watchdog = spawn(process.execPath, ['-e', WATCHDOG, String(process.pid), dir, JSON.stringify(stopCmd)], { detached: true, stdio: 'ignore' });
+  watchdog.unref();
   let stopped = false;
   const stop = () => {
     if (stopped) return;
     stopped = true;
+    try {
+      if (watchdog.pid) process.kill(watchdog.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
     try {
       run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
     } catch {

@@ -62,12 +62,12 @@ describe('a gateway chat on the codex app-server runtime', () => {
     assert.ok(tg.calls.some((c) => c.method === 'editMessageText' && /Approved \(once\)/.test(String(c.params.text))), 'the approval message is updated');
 
     const db = gw.runner.transcripts.db!;
-    const [session] = db.listSessions({ limit: 1 });
+    const [session] = await db.listSessions({ limit: 1 });
     assert.equal(session.source, 'telegram');
-    const msgs = db.getMessages(session.id);
+    const msgs = await db.getMessages(session.id);
     assert.deepEqual(msgs.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant']);
     assert.equal(msgs[1].tool_calls![0].function.name, 'exec_command');
-    assert.match(String(db.getModelConfig(session.id).codex_thread_id), /^[0-9a-f-]{36}$/);
+    assert.match(String((await db.getModelConfig(session.id)).codex_thread_id), /^[0-9a-f-]{36}$/);
   });
 
   test('/deny declines the next request; /codex-runtime auto gives the chat back to the Hermes loop', async () => {

@@ -1,8 +1,10 @@
 // Two `hermes gateway run` processes (two machines: two homes) on one PostgreSQL and one Telegram bot:
 // one owns the bot, the other stands by; the owner is SIGKILLed mid-turn, the other takes the bot
-// over, answers the message the dead one left unanswered, and the chat goes on: no reply twice, none lost.
+// over, answers the message the dead one left unanswered, and the chat goes on in the same session
+// (routing and history shared in PostgreSQL): no reply twice, none lost.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BIN, cleanEnv } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
@@ -31,7 +33,7 @@ after(async () => {
   cluster?.stop();
 });
 
-function gateway(url: string): { child: ChildProcess; output: () => string; exited: Promise<unknown> } {
+function gateway(url: string): { home: string; child: ChildProcess; output: () => string; exited: Promise<unknown> } {
   const t = gatewayHome({ llmUrl: llm.openaiBaseUrl, yaml: `state:\n  backend: postgres\n  url: ${url}\n` });
   const env = { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_ALLOWED_USERS: String(OWNER), MESSAGING_CWD: '/tmp', HERMES_GATEWAY_FAILOVER_POLL_MS: '300' };
   const child = spawn(process.execPath, [BIN, 'gateway', 'run'], { cwd: t.home, env: cleanEnv(t.home, env), stdio: ['ignore', 'pipe', 'pipe'] });
@@ -39,7 +41,7 @@ function gateway(url: string): { child: ChildProcess; output: () => string; exit
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
-  return { child, output: () => out, exited: new Promise((r) => child.on('exit', r)) };
+  return { home: t.home, child, output: () => out, exited: new Promise((r) => child.on('exit', r)) };
 }
 
 describe('several gateways on one PostgreSQL', { skip: skip ?? false }, () => {
@@ -75,7 +77,68 @@ describe('several gateways on one PostgreSQL', { skip: skip ?? false }, () => {
     await tg.waitFor(isText(/Answer three/), 20_000, 'answer three');
     await new Promise((r) => setTimeout(r, 1000));
     for (const n of ['one', 'two', 'three']) assert.equal(tg.calls.filter(isText(new RegExp(`Answer ${n}`))).length, 1, `answer ${n} sent exactly once`);
+    // The chat went on in the same session at B: its history came from PostgreSQL, not a fresh start.
+    const asked = (word: string) => llm.requests.filter((r) => String((r.body.messages as { content: unknown }[]).at(-1)?.content).includes(`question ${word}`)).at(-1)!;
+    const seen = (r: { body: Record<string, unknown> }) => (r.body.messages as { role: string; content: unknown }[]).filter((m) => m.role !== 'system').map((m) => `${m.role}: ${String(m.content)}`);
+    const third = seen(asked('three'));
+    assert.deepEqual(
+      third.filter((m) => /question|Answer/.test(m)),
+      ['user: question one', 'assistant: Answer one.', 'user: question two', 'assistant: Answer two.', 'user: question three'],
+      'B answers question three with the whole conversation, question two once',
+    );
+    const { default: pg } = await import('pg');
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      const sessions = await db.query("SELECT id FROM sessions WHERE source = 'telegram'");
+      assert.equal(sessions.rows.length, 1, 'one session for the chat, before and after the failover');
+      const routed = await db.query('SELECT entry_json FROM gateway_routing');
+      assert.equal(routed.rows.length, 1);
+      assert.equal(JSON.parse(routed.rows[0].entry_json).session_id, sessions.rows[0].id, 'the shared routing points at that session');
+      const texts = await db.query('SELECT role, content FROM messages WHERE session_id = $1 AND active = 1 ORDER BY id', [sessions.rows[0].id]);
+      assert.deepEqual(
+        texts.rows.filter((m) => /question|Answer/.test(String(m.content))).map((m) => `${m.role}: ${m.content}`),
+        ['user: question one', 'assistant: Answer one.', 'user: question two', 'assistant: Answer two.', 'user: question three', 'assistant: Answer three.'],
+        'the live conversation: the copy of question two A saved before dying is rewound (kept, not replayed)',
+      );
+    } finally {
+      await db.end();
+    }
     assert.doesNotMatch(tg.calls.filter((c) => c.method === 'sendMessage').map((c) => String(c.params.text)).join('\n'), /restarted before it finished/);
+    b.child.kill('SIGTERM');
+    await b.exited;
+  });
+
+  it("a photo the dead gateway had downloaded reaches the model through the gateway that takes over", { timeout: 180_000 }, async () => {
+    const url = await cluster!.createDatabase('gw_files');
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108020000009077535e0000000c4944415408d763f8cfc000000301010018dd8db00000000049454e44ae426082', 'hex');
+    tg.files.set('files/PHOTO9', png);
+    llm.setHandler((req) => {
+      const msgs = req.body.messages as { role: string; content: unknown }[];
+      if (String(msgs[0]?.content).startsWith('You name conversations')) return { text: 'A title' };
+      return JSON.stringify(msgs.at(-1)?.content).includes('what is in the photo') ? { text: 'A tiny picture.', delayMs: 4000 } : { text: 'ok' };
+    });
+    const a = gateway(url);
+    await until(() => /telegram: this gateway .* owns it now/.test(a.output()) && tg.pollers() > 0, 60_000, 'gateway A to own the bot');
+    const b = gateway(url);
+    await until(() => /telegram: another gateway owns it; standing by/.test(b.output()), 60_000, 'gateway B to stand by');
+    const asked = () => llm.requests.filter((r) => JSON.stringify(r.body.messages).includes('what is in the photo'));
+    tg.pushRaw({ message: { message_id: 9901, date: 0, chat: { id: OWNER, type: 'private', first_name: 'O' }, from: { id: OWNER, is_bot: false, first_name: 'O' }, caption: 'what is in the photo?', photo: [{ file_id: 'PHOTO9', file_unique_id: 'uP9', width: 1, height: 1 }] } });
+    await until(() => asked().length > 0, 20_000, 'A to start on the photo');
+    await new Promise((r) => setTimeout(r, 500));
+    a.child.kill('SIGKILL');
+    await a.exited;
+    // A's machine is gone, and its caches with it.
+    const { rmSync, readdirSync } = await import('node:fs');
+    rmSync(join(a.home, 'image_cache'), { recursive: true, force: true });
+    await until(() => /telegram: this gateway .* owns it now/.test(b.output()), 30_000, 'B to take the bot over');
+    await tg.waitFor(isText(/A tiny picture/), 30_000, 'the photo question, answered by B');
+    const last = asked().at(-1)!.body.messages as { role: string; content: unknown }[];
+    const user = last.findLast((m) => m.role === 'user')!;
+    assert.ok(Array.isArray(user.content), 'the photo is in the message B sent to the model');
+    assert.match(JSON.stringify(user.content), /data:image\/[a-z]+;base64,iVBORw0KGgo/);
+    assert.ok(readdirSync(join(b.home, 'image_cache')).some((f) => f.startsWith('takeover-')), "B wrote the photo into its own cache");
+    assert.equal(tg.calls.filter(isText(/A tiny picture/)).length, 1);
     b.child.kill('SIGTERM');
     await b.exited;
   });

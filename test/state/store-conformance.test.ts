@@ -346,6 +346,93 @@ for (const b of backends) {
         assert.equal(st.schemaVersion, 19);
       }),
     );
+
+    test(
+      'rewindLast takes the last rows out of the conversation, keeping them',
+      withStore(async (s) => {
+        await conversation(s, 'rw', 'telegram', ['one', 'answer one', 'two']);
+        assert.equal(await s.rewindLast('rw', 1), 1);
+        assert.deepEqual(
+          (await s.getMessages('rw')).map((m) => m.content),
+          ['one', 'answer one'],
+        );
+        assert.equal(await s.messageCount('rw'), 3, 'the row is kept');
+        assert.equal((await s.getSession('rw'))!.rewind_count, 1);
+        await s.appendMessage('rw', { role: 'user', content: 'two again' });
+        assert.deepEqual(
+          (await s.getMessages('rw')).map((m) => m.content),
+          ['one', 'answer one', 'two again'],
+        );
+        assert.equal(await s.rewindLast('rw', 0), 0);
+        assert.equal(await s.rewindLast('nope', 2), 0);
+      }),
+    );
+
+    test(
+      'findSessions selects what archive and prune act on',
+      withStore(async (s) => {
+        const day = 86_400;
+        const t = Date.now() / 1000;
+        await conversation(s, 'f-old', 'cli', ['a', 'b', 'c'], t - 40 * day);
+        await s.setTitle('f-old', 'Quarterly 100% Report');
+        await s.endSession('f-old', 'cli_close');
+        await conversation(s, 'f-new', 'telegram', ['a'], t - day);
+        await s.endSession('f-new', 'x');
+        await conversation(s, 'f-live', 'cli', ['a'], t - 50 * day);
+        await conversation(s, 'f-arch', 'cli', ['a'], t - 60 * day);
+        await s.endSession('f-arch', 'x');
+        await s.setArchived('f-arch', true);
+        assert.deepEqual(await s.findSessions({ startedBefore: t - 30 * day }), ['f-old'], 'ended, unarchived, old enough');
+        assert.deepEqual(await s.findSessions({ startedBefore: t - 30 * day, includeArchived: true }), ['f-arch', 'f-old']);
+        assert.deepEqual(await s.findSessions({ startedBefore: t - 30 * day, anyState: true }), ['f-live', 'f-old']);
+        assert.deepEqual(await s.findSessions({ source: 'telegram' }), ['f-new']);
+        assert.deepEqual(await s.findSessions({ startedAfter: t - 2 * day }), ['f-new']);
+        assert.deepEqual(await s.findSessions({ title: 'quarterly 100%' }), ['f-old'], 'title: a case-blind substring, % literal');
+        assert.deepEqual(await s.findSessions({ title: '0_' }), [], '_ is literal too');
+        assert.deepEqual(await s.findSessions({ minMessages: 2 }), ['f-old']);
+        assert.deepEqual(await s.findSessions({ maxMessages: 1 }), ['f-new']);
+      }),
+    );
+
+    test(
+      'usageSince and activeSince feed insights and the dashboard',
+      withStore(async (s) => {
+        const t = Date.now() / 1000;
+        await conversation(s, 'u1', 'cli', ['hi', 'hello'], t - 3600);
+        await s.appendMessage('u1', { role: 'tool', tool_call_id: 'c', tool_name: 'terminal', content: '{}' });
+        await s.appendMessage('u1', { role: 'tool', tool_call_id: 'd', tool_name: 'terminal', content: '{}' });
+        await s.appendMessage('u1', { role: 'tool', tool_call_id: 'e', tool_name: 'web_search', content: '{}' });
+        await s.recordUsage('u1', { usage, costUsd: 0.25, apiCalls: 2 }, 'vendor/model-a', 'openrouter');
+        await conversation(s, 'u2', 'telegram', ['yo'], t - 7200);
+        await conversation(s, 'u-tool', 'tool', ['x'], t - 60);
+        await conversation(s, 'u-old', 'cli', ['old'], t - 90 * 86_400);
+        const all = await s.usageSince(t - 86_400, null);
+        assert.deepEqual(
+          all.sessions.map((r) => r.id),
+          ['u2', 'u1'],
+          'started since the cutoff, oldest first, tool sessions left out',
+        );
+        const u1 = all.sessions.find((r) => r.id === 'u1')!;
+        assert.equal(u1.input_tokens, 100);
+        assert.equal(u1.api_call_count, 2);
+        assert.equal(u1.estimated_cost_usd, 0.25);
+        assert.equal(u1.model, 'vendor/model-a');
+        assert.equal(typeof u1.started_at, 'number');
+        assert.deepEqual(all.tools, [
+          { tool: 'terminal', count: 2 },
+          { tool: 'web_search', count: 1 },
+        ]);
+        assert.equal(all.userMessages, 2);
+        const tg = await s.usageSince(t - 86_400, 'telegram');
+        assert.deepEqual(
+          tg.sessions.map((r) => r.id),
+          ['u2'],
+        );
+        assert.equal(tg.userMessages, 1);
+        assert.equal(await s.activeSince(t - 300), 4, 'every session got a message just now');
+        assert.equal(await s.activeSince(t + 3600), 0);
+      }),
+    );
   });
 }
 
@@ -371,8 +458,8 @@ describe('search parity: SQLite and PostgreSQL answer the same', { skip: skipPg 
       const queries = ['deploy', 'deploy server', 'deploy OR kanban', 'retry NOT cache', '"config error"', 'migr*', 'tele* AND schema', 'elan', 'token-index', '数据库迁移', '迁移', 'nothingmatches', 'cache OR token NOT deploy', '(query)', 'schema AND'];
       let found = 0;
       for (const q of queries) {
-        const a = (await sqlite.store.searchMessages(q, { limit: 50 })).map((h) => `${h.session_id}:${h.snippet}`);
-        const b = (await pg.store.searchMessages(q, { limit: 50 })).map((h) => `${h.session_id}:${h.snippet}`);
+        const a = (await sqlite.store.searchMessages(q, { limit: 50 })).map((h) => `${h.session_id}:${h.snippet}:${JSON.stringify(h.context)}`);
+        const b = (await pg.store.searchMessages(q, { limit: 50 })).map((h) => `${h.session_id}:${h.snippet}:${JSON.stringify(h.context)}`);
         assert.deepEqual(b, a, `query ${q}`);
         found += a.length;
       }
@@ -380,6 +467,43 @@ describe('search parity: SQLite and PostgreSQL answer the same', { skip: skipPg 
       const a = await sqlite.store.listSessions({ limit: 100 });
       const b = await pg.store.listSessions({ limit: 100 });
       assert.deepEqual(b, a);
+    } finally {
+      await sqlite.close();
+      await pg.close();
+    }
+  });
+
+  test('over more messages than the first id range: a rare word, a common one, a prefix — the same hits', { timeout: 120_000 }, async () => {
+    const sqlite = await backends[0].open();
+    const pg = await backends[1].open();
+    try {
+      const N = 100_000;
+      let seed = 11;
+      const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+      const texts = Array.from({ length: N }, (_, i) => {
+        const words = Array.from({ length: 6 }, () => `w${Math.floor(400 * rnd() ** 3)}`);
+        if (i % 40_000 === 7) words.push('needle');
+        return words.join(' ');
+      });
+      for (const h of [sqlite, pg]) await h.store.createSession({ id: 'big', source: 'cli', startedAt: 1_700_000_000 });
+      const msgs: Message[] = texts.map((content, i) => ({ role: i % 2 ? 'assistant' : 'user', content, timestamp: 1_700_000_000 + i }));
+      (sqlite.store as SessionDB).appendMessages('big', msgs);
+      // PostgreSQL in bulk (the search columns as the store writes them), not a round trip per row.
+      const { tsvectorLiteral, ftsSource } = await import('../../src/state/store/postgres/fts.ts');
+      const db = (pg.store as unknown as { db: { run(sql: string, p?: unknown[]): Promise<number> } }).db;
+      for (let i = 0; i < N; i += 20_000) {
+        const part = msgs.slice(i, i + 20_000);
+        await db.run(
+          `INSERT INTO messages (session_id, role, content, timestamp, fts) SELECT 'big', r, c, t, f::tsvector FROM unnest(?::text[], ?::text[], ?::float8[], ?::text[]) AS x(r, c, t, f)`,
+          [part.map((m) => m.role), part.map((m) => String(m.content)), part.map((m) => m.timestamp!), part.map((m) => tsvectorLiteral(ftsSource(String(m.content), null, null)))],
+        );
+      }
+      for (const q of ['needle', 'w0', 'w399', 'w1*', 'w350 OR w351', '"w0 w1"']) {
+        const a = (await sqlite.store.searchMessages(q, { limit: 20 })).map((h) => `${h.id}:${h.snippet}:${JSON.stringify(h.context)}`);
+        const b = (await pg.store.searchMessages(q, { limit: 20 })).map((h) => `${h.id}:${h.snippet}:${JSON.stringify(h.context)}`);
+        assert.ok(a.length > 0, `query ${q} finds something`);
+        assert.deepEqual(b, a, `query ${q}`);
+      }
     } finally {
       await sqlite.close();
       await pg.close();

@@ -1,5 +1,6 @@
 // Sessions tab: list with source/model/date filters, full-text search (state.db FTS5), one
-// session's transcript, rename, export JSONL, delete. All through SessionDB, as `hermes sessions`.
+// session's transcript, rename, export JSONL, delete. All through the session store (state.db or
+// PostgreSQL), as `hermes sessions`.
 import type { Hono } from 'hono';
 import { redactSecrets } from '../../policy/redact.ts';
 import { TitleConflictError, parseJson } from '../../state/db.ts';
@@ -48,7 +49,7 @@ function messageView(r: Record<string, unknown>) {
 }
 
 export function registerSessions(app: Hono, ctx: DashboardContext): void {
-  app.get('/api/sessions', (c) => {
+  app.get('/api/sessions', async (c) => {
     const q = c.req.query();
     const opts = {
       source: q.source || undefined,
@@ -58,10 +59,10 @@ export function registerSessions(app: Hono, ctx: DashboardContext): void {
       archived: (q.archived === 'only' ? 'only' : q.archived === 'include' ? 'include' : 'hide') as 'only' | 'include' | 'hide',
       includeTool: q.source === 'tool',
     };
-    const db = ctx.db();
+    const db = await ctx.store();
     const limit = int(q.limit, 50, 500);
     const offset = int(q.offset, 0, 10_000_000);
-    const sessions = db.listSessions({ ...opts, limit, offset }).map((s) => ({
+    const sessions = (await db.listSessions({ ...opts, limit, offset })).map((s) => ({
       id: s.id,
       title: s.title,
       source: s.source,
@@ -77,18 +78,18 @@ export function registerSessions(app: Hono, ctx: DashboardContext): void {
       archived: !!s.archived,
       preview: redactSecrets(s.preview),
     }));
-    return c.json({ sessions, total: db.countSessions(opts), limit, offset });
+    return c.json({ sessions, total: await db.countSessions(opts), limit, offset });
   });
 
-  app.get('/api/sessions/facets', (c) => c.json(ctx.db().facets()));
+  app.get('/api/sessions/facets', async (c) => c.json(await (await ctx.store()).facets()));
 
-  app.get('/api/sessions/search', (c) => {
+  app.get('/api/sessions/search', async (c) => {
     const q = c.req.query('q')?.trim() ?? '';
     if (!q) return fail(c, 400, 'Type a word or phrase to search for.');
     const source = c.req.query('source') || undefined;
     let hits;
     try {
-      hits = ctx.db().searchMessages(q, { source, limit: int(c.req.query('limit'), 50, 200) });
+      hits = await (await ctx.store()).searchMessages(q, { source, limit: int(c.req.query('limit'), 50, 200) });
     } catch (e) {
       return fail(c, 400, `The search could not run: ${(e as Error).message}`, 'Use plain words; quotes for a phrase.');
     }
@@ -98,40 +99,40 @@ export function registerSessions(app: Hono, ctx: DashboardContext): void {
     });
   });
 
-  app.get('/api/sessions/:id', (c) => {
-    const db = ctx.db();
-    const id = db.resolveSession(c.req.param('id'));
-    const s = id ? db.getSession(id) : null;
+  app.get('/api/sessions/:id', async (c) => {
+    const db = await ctx.store();
+    const id = await db.resolveSession(c.req.param('id'));
+    const s = id ? await db.getSession(id) : null;
     if (!s || !id) return fail(c, 404, `No session "${c.req.param('id')}".`, 'It may have been deleted; reload the list.');
     const { system_prompt: _prompt, model_config: _cfg, ...meta } = s;
-    return c.json({ session: meta, messages: db.getMessageRows(id, 'shown').map(messageView) });
+    return c.json({ session: meta, messages: (await db.getMessageRows(id, 'shown')).map(messageView) });
   });
 
   app.patch('/api/sessions/:id', async (c) => {
     const b = await body(c);
     if (!b || (b.title !== null && typeof b.title !== 'string')) return fail(c, 400, 'Send {"title": "new title"} (or null to clear it).');
-    const db = ctx.db();
+    const db = await ctx.store();
     const id = c.req.param('id');
-    if (!db.getSession(id)) return fail(c, 404, `No session "${id}".`);
+    if (!(await db.getSession(id))) return fail(c, 404, `No session "${id}".`);
     try {
-      db.setTitle(id, b.title === null ? null : String(b.title));
+      await db.setTitle(id, b.title === null ? null : String(b.title));
     } catch (e) {
       if (e instanceof TitleConflictError) return fail(c, 409, e.message, 'Pick another title.');
       return fail(c, 400, (e as Error).message);
     }
-    return c.json({ ok: true, title: db.getSession(id)?.title ?? null });
+    return c.json({ ok: true, title: (await db.getSession(id))?.title ?? null });
   });
 
-  app.delete('/api/sessions/:id', (c) => {
+  app.delete('/api/sessions/:id', async (c) => {
     const id = c.req.param('id');
-    if (!ctx.db().deleteSession(id)) return fail(c, 404, `No session "${id}".`);
+    if (!(await (await ctx.store()).deleteSession(id))) return fail(c, 404, `No session "${id}".`);
     ctx.log?.write('INFO', 'dashboard.sessions', `deleted session ${id}`);
     return c.json({ ok: true });
   });
 
-  app.get('/api/sessions/:id/export', (c) => {
+  app.get('/api/sessions/:id/export', async (c) => {
     const id = c.req.param('id');
-    const row = ctx.db().exportSession(id);
+    const row = await (await ctx.store()).exportSession(id);
     if (!row) return fail(c, 404, `No session "${id}".`);
     c.header('Content-Type', 'application/x-ndjson; charset=utf-8');
     c.header('Content-Disposition', `attachment; filename="hermes-session-${id.replace(/[^A-Za-z0-9_-]/g, '_')}.jsonl"`);

@@ -20,11 +20,9 @@ export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugin
     } catch (e) {
       if (!configProblem) modelProblem = (e as Error).message;
     }
-    const db = ctx.db();
+    const db = await ctx.store();
     const gw = gatewayStatus(ctx.home);
-    const active = Number(
-      (db.raw.prepare('SELECT COUNT(DISTINCT session_id) AS n FROM messages WHERE timestamp >= ?').get(Date.now() / 1000 - 300) as { n: number }).n,
-    );
+    const active = await db.activeSince(Date.now() / 1000 - 300);
     return c.json({
       version: ctx.version,
       home: ctx.home,
@@ -32,7 +30,7 @@ export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugin
       model,
       modelProblem,
       configProblem,
-      sessions: db.countSessions({ archived: 'include', includeTool: true }),
+      sessions: await db.countSessions({ archived: 'include', includeTool: true }),
       activeSessions: active,
       gateway: { running: gw.running, pid: gw.pid ?? null, platforms: Object.fromEntries(Object.entries(gw.platforms).map(([k, v]) => [k, v.state])) },
       chat: { args: ctx.chatArgs, open: extra.chats() },

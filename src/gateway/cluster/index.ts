@@ -7,11 +7,17 @@
 import { createHash } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import { PgDb } from '../../state/store/postgres/pool.ts';
+import { PgSessionStore } from '../../state/store/postgres/sessions.ts';
 import { PgInboundDedupe } from './dedupe.ts';
+import { PgRouting } from './routing.ts';
 
 export interface Cluster {
   readonly owner: string;
   readonly dedupe: PgInboundDedupe;
+  /** Which session each chat is in, shared (a chat taken over goes on in the same session). */
+  readonly routing: PgRouting;
+  /** The shared session store (conversations, for the gateway's transcripts). */
+  readonly store: PgSessionStore;
   /** Calls `start` for each platform once this process owns it (now, or after a failover). */
   lead(platforms: string[], start: (name: string) => Promise<void>, log: (line: string) => void): Promise<void>;
   close(): Promise<void>;
@@ -23,16 +29,31 @@ const lockId = (name: string): string => {
   return h.readBigInt64BE(0).toString();
 };
 
-export async function joinCluster(url: string, owner: string, opts: { pollMs?: number } = {}): Promise<Cluster> {
-  const db = await PgDb.connect(url, { max: 4, application: 'hermes-gateway' });
-  const dedupe = await PgInboundDedupe.open(db, owner);
-  let conn: PoolClient | null = await db.connection();
+export async function joinCluster(url: string, owner: string, opts: { pollMs?: number; log?: (line: string) => void } = {}): Promise<Cluster> {
+  const store = await PgSessionStore.open(url);
+  let db: PgDb | undefined;
+  let dedupe: PgInboundDedupe;
+  let routing: PgRouting;
+  let conn: PoolClient | null;
+  try {
+    db = await PgDb.connect(url, { max: 4, application: 'hermes-gateway' });
+    dedupe = await PgInboundDedupe.open(db, owner);
+    routing = await PgRouting.open(db, { log: opts.log });
+    conn = await db.connection();
+  } catch (e) {
+    await db?.close().catch(() => undefined);
+    await store.close();
+    throw e;
+  }
+  const pool = db;
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
   const pollMs = opts.pollMs ?? 2000;
   return {
     owner,
     dedupe,
+    routing,
+    store,
     async lead(platforms, start, log) {
       const waiting = new Set(platforms);
       const attempt = async () => {
@@ -64,7 +85,8 @@ export async function joinCluster(url: string, owner: string, opts: { pollMs?: n
       if (timer) clearTimeout(timer);
       conn?.release();
       conn = null;
-      await db.close();
+      await pool.close();
+      await store.close();
     },
   };
 }

@@ -504,13 +504,13 @@ export class ApiServer implements PlatformAdapter {
     let history: Message[] = [];
     let systemPrompt: string | undefined;
     if (prev) {
-      const stored = this.runner.transcripts.getMessages(prev.session_id);
+      const stored = await this.runner.transcripts.getMessages(prev.session_id);
       history = stored.slice(0, prev.history_len);
       const tip = store.tipOf(prev.session_id);
       // Continuing from the newest response keeps the session; from an older one, it forks.
       if (tip?.id === prev.id && stored.length === prev.history_len) {
         sessionId = prev.session_id;
-        systemPrompt = this.runner.transcripts.getStoredSession(prev.session_id)?.systemPrompt ?? undefined;
+        systemPrompt = (await this.runner.transcripts.getStoredSession(prev.session_id))?.systemPrompt ?? undefined;
       }
     }
     history.push(...convo);

@@ -9,7 +9,7 @@
 // in the order they were issued by both backends; `flush()` resolves once every write issued so far
 // is committed (SQLite: at once).
 import type { Message } from '../../llm/types.ts';
-import type { CreateSessionMeta, DbStats, MessagePage, SearchHit, SearchOptions, SessionListItem, SessionRow } from '../db-rows.ts';
+import type { CreateSessionMeta, DbStats, FindFilter, MessagePage, SearchHit, SearchOptions, SessionListItem, SessionRow, UsageData } from '../db-rows.ts';
 
 export type Awaitable<T> = T | Promise<T>;
 
@@ -76,6 +76,12 @@ export interface SessionStoreApi {
   ancestors(id: string): Awaitable<SessionRow[]>;
   deleteSession(id: string): Awaitable<boolean>;
   pruneSessions(olderThanDays: number, source?: string): Awaitable<number>;
+  /** Session ids a filter selects (`hermes sessions archive|prune`), oldest first; ended ones only unless `anyState`. */
+  findSessions(f: FindFilter): Awaitable<string[]>;
+  /** The usage rows insights add up: sessions started at or after `cutoff` (of `source`, or all but `tool`). */
+  usageSince(cutoff: number, source: string | null): Awaitable<UsageData>;
+  /** How many sessions had a message at or after `since` (unix seconds). */
+  activeSince(since: number): Awaitable<number>;
 
   appendMessage(sessionId: string, m: Message): Awaitable<number>;
   recordUsage(sessionId: string, r: UsageRecord, model: string, provider: string): Awaitable<void>;
@@ -86,6 +92,8 @@ export interface SessionStoreApi {
   /** A window of a session's live rows (the ones a conversation replays), in order. */
   messagePage(sessionId: string, page: MessagePage): Awaitable<Record<string, unknown>[]>;
   liveMessageCount(sessionId: string): Awaitable<number>;
+  /** Takes the last `count` live rows out of the conversation (kept, as rewound rows; not replayed). Returns how many. */
+  rewindLast(sessionId: string, count: number): Awaitable<number>;
 
   /** Full-text search in FTS5 query syntax (words, "phrases", prefix*, AND/OR/NOT); CJK by substring. */
   searchMessages(query: string, opts?: SearchOptions): Awaitable<SearchHit[]>;

@@ -11,6 +11,12 @@ import {
   messagePageSql,
   type MessagePage,
   listWhere,
+  findSessionsSql,
+  REWIND_SQL,
+  ACTIVE_SINCE_SQL,
+  usageSql,
+  type FindFilter,
+  type UsageData,
   MAX_TITLE_LENGTH,
   mergeModelConfig,
   nextInLineage,
@@ -275,6 +281,26 @@ export class PgSessionStore implements SessionStoreApi {
     return rows.length;
   }
 
+  async findSessions(f: FindFilter): Promise<string[]> {
+    const { sql, args } = findSessionsSql(f, true);
+    return (await this.db.all(sql, args)).map((r) => String(r.id));
+  }
+
+  async activeSince(since: number): Promise<number> {
+    return Number((await this.db.get(ACTIVE_SINCE_SQL, [since]))?.n ?? 0);
+  }
+
+  async usageSince(cutoff: number, source: string | null): Promise<UsageData> {
+    const q = usageSql(source);
+    const args: Param[] = source ? [cutoff, source] : [cutoff];
+    const [sessions, tools, users] = [await this.db.all(q.sessions, args), await this.db.all(q.tools, args), await this.db.get(q.userMessages, args)];
+    return {
+      sessions: sessions.map((r) => normalizeSessionRow(r)),
+      tools: tools.map((t) => ({ tool: String(t.tool), count: Number(t.count) })),
+      userMessages: Number(users?.n ?? 0),
+    };
+  }
+
   // ------------------------------------------------------------------------------------------
   // messages
 
@@ -344,6 +370,15 @@ export class PgSessionStore implements SessionStoreApi {
 
   async getTranscript(sessionId: string): Promise<Message[]> {
     return (await this.getMessageRows(sessionId, 'shown')).map(rowToMessage);
+  }
+
+  rewindLast(sessionId: string, count: number): Promise<number> {
+    if (count <= 0) return Promise.resolve(0);
+    return this.w(async (q) => {
+      const n = await q.run(REWIND_SQL.rows, [sessionId, count]);
+      if (n) await q.run(REWIND_SQL.session, [sessionId]);
+      return n;
+    }, true);
   }
 
   async messageCount(sessionId: string): Promise<number> {

@@ -7,7 +7,7 @@ import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'o
 import { type AdapterOptions, contentText, defaultTimeoutMs, isClaudeModel, runAttempt } from './attempt.ts';
 import { StreamCutError } from './errors.ts';
 import type { ProviderRuntime } from './resolve.ts';
-import type { Message, StopReason, StreamFn, StreamRequest, Usage } from './types.ts';
+import type { Message, StopReason, StreamFn, StreamRequest, ToolSchema, Usage } from './types.ts';
 
 let sdk: Promise<typeof import('openai')> | undefined;
 /** The `openai` module, imported once on first use (keeps CLI start-up free of it). */
@@ -114,16 +114,76 @@ export function buildChatBody(runtime: ProviderRuntime, req: StreamRequest): Jso
   const model = req.model || runtime.model;
   const messages = toChatMessages(runtime, req);
   if (runtime.quirks.claudeCacheControl && isClaudeModel(model)) applyChatCacheControl(messages, req.cacheTtl);
-  const body: Json = { model, messages, stream: true };
+  return { model, messages, ...bodyTail(runtime, req) };
+}
+
+/** Everything after `messages`, in wire order. */
+function bodyTail(runtime: ProviderRuntime, req: StreamRequest): Json {
+  const body: Json = { stream: true };
   if (!runtime.quirks.noStreamUsage) body.stream_options = { include_usage: true };
-  if (req.tools.length) {
-    body.tools = req.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
-  }
+  if (req.tools.length) body.tools = req.tools.map(chatTool);
   if (req.maxTokens) body[runtime.quirks.maxTokensField ?? 'max_tokens'] = req.maxTokens;
   if (req.temperature !== undefined) body.temperature = req.temperature;
   Object.assign(body, reasoningParams(runtime, req.reasoningEffort));
   if (req.serviceTier) body.service_tier = req.serviceTier;
   return body;
+}
+
+const chatTool = (t: ToolSchema): Json => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } });
+
+/** A history message's JSON as last sent, with the fields it was made from (to notice a reassignment). */
+interface SentMessage {
+  from: readonly unknown[];
+  json: string;
+}
+
+const sentFields = (m: Message): unknown[] => [m.role, m.content, m.tool_call_id, m.tool_calls, m.reasoning, m.reasoning_details];
+
+/**
+ * Serialised pieces one stream function reuses from request to request: in a long turn every request
+ * re-sends the same tool schemas and the same history, and serialising them again was most of the
+ * loop's own CPU per step. History messages are never edited in place once sent (the loop appends
+ * new ones; compression and repair build new objects); a message whose top-level fields were
+ * reassigned anyway is serialised again.
+ */
+export interface ChatWireCache {
+  messages: WeakMap<Message, SentMessage>;
+  tools: WeakMap<ToolSchema, string>;
+}
+
+export const chatWireCache = (): ChatWireCache => ({ messages: new WeakMap(), tools: new WeakMap() });
+
+/**
+ * The request body as the JSON text sent on the wire, byte for byte what `JSON.stringify` makes of
+ * `buildChatBody`, built from cached pieces. (Requests with Claude cache markers, which move with
+ * the last messages, are serialised whole.)
+ */
+export function chatBodyJson(runtime: ProviderRuntime, req: StreamRequest, cache: ChatWireCache): string {
+  const model = req.model || runtime.model;
+  if (runtime.quirks.claudeCacheControl && isClaudeModel(model)) return JSON.stringify(buildChatBody(runtime, req));
+  const parts: string[] = [];
+  const system = toChatMessages(runtime, { ...req, messages: [] });
+  if (system.length) parts.push(JSON.stringify(system[0]));
+  for (const m of req.messages) {
+    const from = sentFields(m);
+    let sent = cache.messages.get(m);
+    if (!sent || sent.from.some((v, i) => v !== from[i])) {
+      sent = { from, json: JSON.stringify(toChatMessage(m, runtime)) };
+      cache.messages.set(m, sent);
+    }
+    parts.push(sent.json);
+  }
+  const toolsJson = () =>
+    req.tools
+      .map((t) => {
+        let j = cache.tools.get(t);
+        if (j === undefined) cache.tools.set(t, (j = JSON.stringify(chatTool(t))));
+        return j;
+      })
+      .join(',');
+  let json = `{"model":${JSON.stringify(model)},"messages":[${parts.join(',')}]`;
+  for (const [k, v] of Object.entries(bodyTail(runtime, req))) json += `,${JSON.stringify(k)}:${k === 'tools' ? `[${toolsJson()}]` : JSON.stringify(v)}`;
+  return `${json}}`;
 }
 
 /** Chat-completions usage → ours (`input_tokens` without cache reads/writes). */
@@ -174,13 +234,17 @@ function stopFor(finish: string | null, hasTools: boolean): StopReason {
 /** A StreamFn speaking Chat Completions to `runtime` (one attempt per call; never throws). */
 export function createChatCompletionsStream(runtime: ProviderRuntime, opts: AdapterOptions = {}): StreamFn {
   let client: Promise<OpenAI> | undefined;
+  const wire = chatWireCache();
   return (req) =>
     runAttempt(runtime, req, opts, async (ctx) => {
       client ??= openaiClient(runtime, opts);
       const c = await client;
       ctx.touch(); // the SDK's first-use import does not count as provider silence
-      const body = buildChatBody(runtime, req) as unknown as ChatCompletionCreateParamsStreaming;
-      const stream = await c.chat.completions.create(body, { signal: ctx.signal });
+      // The body goes as JSON text built from cached pieces (chatBodyJson); the SDK sends a string
+      // `body` option as is and reads only `stream` from the params.
+      const params: ChatCompletionCreateParamsStreaming = { model: req.model || runtime.model, messages: [], stream: true };
+      const body = chatBodyJson(runtime, req, wire);
+      const stream = await c.chat.completions.create(params, { signal: ctx.signal, body, headers: { 'content-type': 'application/json' } });
       ctx.touch();
       const { acc } = ctx;
       let finish: string | null = null;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type ProviderQuirks, findProvider } from '../../src/llm/catalog.ts';
 import { describeError } from '../../src/llm/errors.ts';
-import { createChatCompletionsStream } from '../../src/llm/openai-chat.ts';
+import { buildChatBody, chatBodyJson, chatWireCache, createChatCompletionsStream } from '../../src/llm/openai-chat.ts';
 import type { ProviderRuntime } from '../../src/llm/resolve.ts';
 import type { Message } from '../../src/llm/types.ts';
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.ts';
@@ -267,5 +267,49 @@ describe('chat completions adapter (real openai SDK → fake)', () => {
     const line = describeError(r.error!, deadRt);
     assert.ok(line.includes(url) && /unreachable/.test(line) && /local server is running/.test(line), line);
     assert.ok(!line.includes('\n'));
+  });
+});
+
+describe('chat completions wire body (cached serialisation)', () => {
+  const history = (): Message[] => [
+    { role: 'user', content: 'list files — please' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"/a"}' } }], reasoning: 'look' },
+    { role: 'tool', tool_call_id: 'c1', tool_name: 'read_file', content: 'ünïcode\n"quoted"' },
+  ];
+
+  test('is byte for byte JSON.stringify of the body, request after request, and follows a reassigned message', () => {
+    const cache = chatWireCache();
+    const quirks: ProviderQuirks[] = [{}, { noStreamUsage: true, maxTokensField: 'max_completion_tokens', echoReasoningContent: true }, { reasoningParam: 'openrouter' }];
+    for (const q of quirks) {
+      const r = runtime({ baseUrl: 'http://127.0.0.1:9/v1', quirks: q });
+      const messages = history();
+      const req = request({ messages, tools: [TOOL], maxTokens: 64, temperature: 0.2, reasoningEffort: 'high', serviceTier: 'priority' });
+      assert.equal(chatBodyJson(r, req, cache), JSON.stringify(buildChatBody(r, req)));
+      // The same objects again (served from the cache), then one grown and one reassigned.
+      assert.equal(chatBodyJson(r, req, cache), JSON.stringify(buildChatBody(r, req)));
+      messages.push({ role: 'assistant', content: 'done' });
+      messages[2].content = 'changed';
+      const again = chatBodyJson(r, { ...req, tools: [] }, cache);
+      assert.equal(again, JSON.stringify(buildChatBody(r, { ...req, tools: [] })));
+      assert.match(again, /"changed"/);
+    }
+  });
+
+  test('Claude cache markers (which move with the last messages) are serialised whole', () => {
+    const r = runtime({ baseUrl: 'http://127.0.0.1:9/v1', quirks: { claudeCacheControl: true } });
+    const req = request({ model: 'anthropic/claude-sonnet-4', messages: history(), tools: [TOOL] });
+    const json = chatBodyJson(r, req, chatWireCache());
+    assert.equal(json, JSON.stringify(buildChatBody(r, req)));
+    assert.match(json, /cache_control/);
+  });
+
+  test('the fake receives the same body through the SDK', async () => {
+    fake.enqueue({ text: 'ok' });
+    const n = fake.requests.length;
+    const r = rt();
+    const req = request({ messages: history(), tools: [TOOL], maxTokens: 32 });
+    await collect(createChatCompletionsStream(r)(req));
+    assert.deepEqual(fake.requests[n].body, JSON.parse(JSON.stringify(buildChatBody(r, req))));
+    assert.equal(fake.requests[n].headers['content-type'], 'application/json');
   });
 });

@@ -16,6 +16,7 @@ import { estimateMessagesTokens, estimateTextTokens, estimateToolsTokens } from 
 import { toShareGpt, type TrajectoryEntry } from '../agent/trajectory.ts';
 import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
 import { contextLengthFor, DEFAULT_CONTEXT_LENGTH, describeError, listModels, type LlmClient } from '../llm/index.ts';
+import { sdkFetch } from '../llm/http.ts';
 import { promptTokens, type Message, type StreamFn, type Usage } from '../llm/types.ts';
 import { buildProjectContext, findProjectContext, loadSoul, ruleFileNames } from '../state/context-files.ts';
 import { isSessionStore, type SessionStoreApi } from '../state/store/index.ts';
@@ -39,6 +40,8 @@ export interface StateHost {
   emit(e: AgentEvent): void;
   /** Continue under a new session id (compression rotation); the task id stays. */
   adoptId(id: string): void;
+  /** Commits the messages queued for the store (before compression rotates the session). */
+  flushAppends?(): void;
   newId(): string;
 }
 
@@ -382,7 +385,9 @@ export class SessionState {
     if (!this.discovering.has(key) && this.backgroundAllowed && !o.auxStream) {
       this.discovering.add(key);
       this.spawn(async () => {
-        const models = await listModels(rt);
+        // Through the SDKs' node:http fetch: the global fetch would load undici's agents (HTTP/2, TLS)
+        // synchronously here, while the REPL or TUI is still drawing its first frame.
+        const models = await listModels(rt, sdkFetch());
         const hit = models.find((m) => m.id === rt.model || m.id.endsWith(`/${rt.model}`));
         if (hit?.contextLength) {
           this.discovered.set(key, hit.contextLength);
@@ -457,6 +462,7 @@ export class SessionState {
   ): Promise<string> {
     if (this.compressing) return 'A compression is already running.';
     this.compressing = true;
+    this.host.flushAppends?.();
     try {
       this.compressor.settings = { ...this.compressionSettings(), ...opts.settings };
       if (this.memory) {

@@ -13,7 +13,8 @@ import type zlib from 'node:zlib';
 // view of a built-in reads every export, and node:http's lazy WebSocket/EventSource getters then
 // load undici (tens of ms of start-up for the REPL and the TUI, before anything is sent).
 const load = createRequire(import.meta.url);
-const httpLib = () => load('node:http') as typeof http;
+let httpMod: typeof http | undefined;
+const httpLib = () => (httpMod ??= load('node:http') as typeof http);
 let httpsMod: typeof https | undefined;
 let zlibMod: typeof zlib | undefined;
 const httpsLib = () => (httpsMod ??= load('node:https') as typeof https);

@@ -133,11 +133,24 @@ const chatTool = (t: ToolSchema): Json => ({ type: 'function', function: { name:
 
 /** A history message's JSON as last sent, with the fields it was made from (to notice a reassignment). */
 interface SentMessage {
-  from: readonly unknown[];
+  role: Message['role'];
+  content: Message['content'];
+  tool_call_id: Message['tool_call_id'];
+  tool_calls: Message['tool_calls'];
+  reasoning: Message['reasoning'];
+  reasoning_details: Message['reasoning_details'];
   json: string;
 }
 
-const sentFields = (m: Message): unknown[] => [m.role, m.content, m.tool_call_id, m.tool_calls, m.reasoning, m.reasoning_details];
+const unchanged = (s: SentMessage, m: Message) =>
+  s.role === m.role && s.content === m.content && s.tool_call_id === m.tool_call_id && s.tool_calls === m.tool_calls && s.reasoning === m.reasoning && s.reasoning_details === m.reasoning_details;
+
+/**
+ * JSON text with every non-ASCII character written as a `\uXXXX` escape (the same JSON value). An
+ * all-ASCII body is a one-byte string, which Node measures and encodes for the socket in a fraction
+ * of the time a two-byte one takes (one "—" in a tool description made the whole body two-byte).
+ */
+export const asciiJson = (json: string): string => json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /**
  * Serialised pieces one stream function reuses from request to request: in a long turn every request
@@ -154,35 +167,38 @@ export interface ChatWireCache {
 export const chatWireCache = (): ChatWireCache => ({ messages: new WeakMap(), tools: new WeakMap() });
 
 /**
- * The request body as the JSON text sent on the wire, byte for byte what `JSON.stringify` makes of
- * `buildChatBody`, built from cached pieces. (Requests with Claude cache markers, which move with
- * the last messages, are serialised whole.)
+ * The request body as JSON text: the same JSON value as `buildChatBody`, ASCII only (asciiJson),
+ * built from cached pieces. With Claude cache markers (on the system prompt and the last three
+ * messages) those four are serialised each time; the messages before them come from the cache.
  */
 export function chatBodyJson(runtime: ProviderRuntime, req: StreamRequest, cache: ChatWireCache): string {
   const model = req.model || runtime.model;
-  if (runtime.quirks.claudeCacheControl && isClaudeModel(model)) return JSON.stringify(buildChatBody(runtime, req));
-  const parts: string[] = [];
-  const system = toChatMessages(runtime, { ...req, messages: [] });
-  if (system.length) parts.push(JSON.stringify(system[0]));
-  for (const m of req.messages) {
-    const from = sentFields(m);
+  const marked = runtime.quirks.claudeCacheControl && isClaudeModel(model) ? 3 : 0;
+  const fresh = toChatMessages(runtime, { ...req, messages: marked ? req.messages.slice(-marked) : [] });
+  if (marked) applyChatCacheControl(fresh, req.cacheTtl);
+  const hasSystem = !!req.system;
+  const parts: string[] = hasSystem ? [asciiJson(JSON.stringify(fresh[0]))] : [];
+  const cached = marked ? req.messages.slice(0, Math.max(0, req.messages.length - marked)) : req.messages;
+  for (const m of cached) {
     let sent = cache.messages.get(m);
-    if (!sent || sent.from.some((v, i) => v !== from[i])) {
-      sent = { from, json: JSON.stringify(toChatMessage(m, runtime)) };
+    if (!sent || !unchanged(sent, m)) {
+      const { role, content, tool_call_id, tool_calls, reasoning, reasoning_details } = m;
+      sent = { role, content, tool_call_id, tool_calls, reasoning, reasoning_details, json: asciiJson(JSON.stringify(toChatMessage(m, runtime))) };
       cache.messages.set(m, sent);
     }
     parts.push(sent.json);
   }
+  for (const c of fresh.slice(hasSystem ? 1 : 0)) parts.push(asciiJson(JSON.stringify(c)));
   const toolsJson = () =>
     req.tools
       .map((t) => {
         let j = cache.tools.get(t);
-        if (j === undefined) cache.tools.set(t, (j = JSON.stringify(chatTool(t))));
+        if (j === undefined) cache.tools.set(t, (j = asciiJson(JSON.stringify(chatTool(t)))));
         return j;
       })
       .join(',');
-  let json = `{"model":${JSON.stringify(model)},"messages":[${parts.join(',')}]`;
-  for (const [k, v] of Object.entries(bodyTail(runtime, req))) json += `,${JSON.stringify(k)}:${k === 'tools' ? `[${toolsJson()}]` : JSON.stringify(v)}`;
+  let json = `{"model":${asciiJson(JSON.stringify(model))},"messages":[${parts.join(',')}]`;
+  for (const [k, v] of Object.entries(bodyTail(runtime, req))) json += `,${JSON.stringify(k)}:${k === 'tools' ? `[${toolsJson()}]` : asciiJson(JSON.stringify(v))}`;
   return `${json}}`;
 }
 

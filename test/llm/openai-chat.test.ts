@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type ProviderQuirks, findProvider } from '../../src/llm/catalog.ts';
 import { describeError } from '../../src/llm/errors.ts';
-import { buildChatBody, chatBodyJson, chatWireCache, createChatCompletionsStream } from '../../src/llm/openai-chat.ts';
+import { asciiJson, buildChatBody, chatBodyJson, chatWireCache, createChatCompletionsStream } from '../../src/llm/openai-chat.ts';
 import type { ProviderRuntime } from '../../src/llm/resolve.ts';
 import type { Message } from '../../src/llm/types.ts';
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.ts';
@@ -277,30 +277,40 @@ describe('chat completions wire body (cached serialisation)', () => {
     { role: 'tool', tool_call_id: 'c1', tool_name: 'read_file', content: 'ünïcode\n"quoted"' },
   ];
 
-  test('is byte for byte JSON.stringify of the body, request after request, and follows a reassigned message', () => {
+  // The wire text is JSON.stringify of the body with non-ASCII characters escaped (the same JSON value).
+  const expected = (r: ReturnType<typeof runtime>, req: ReturnType<typeof request>) => asciiJson(JSON.stringify(buildChatBody(r, req)));
+
+  test('is JSON.stringify of the body (ASCII-escaped), request after request, and follows a reassigned message', () => {
     const cache = chatWireCache();
     const quirks: ProviderQuirks[] = [{}, { noStreamUsage: true, maxTokensField: 'max_completion_tokens', echoReasoningContent: true }, { reasoningParam: 'openrouter' }];
     for (const q of quirks) {
       const r = runtime({ baseUrl: 'http://127.0.0.1:9/v1', quirks: q });
       const messages = history();
       const req = request({ messages, tools: [TOOL], maxTokens: 64, temperature: 0.2, reasoningEffort: 'high', serviceTier: 'priority' });
-      assert.equal(chatBodyJson(r, req, cache), JSON.stringify(buildChatBody(r, req)));
+      const first = chatBodyJson(r, req, cache);
+      assert.equal(first, expected(r, req));
+      assert.match(first, /^[\x00-\x7f]*$/);
+      assert.deepEqual(JSON.parse(first), JSON.parse(JSON.stringify(buildChatBody(r, req))));
       // The same objects again (served from the cache), then one grown and one reassigned.
-      assert.equal(chatBodyJson(r, req, cache), JSON.stringify(buildChatBody(r, req)));
+      assert.equal(chatBodyJson(r, req, cache), first);
       messages.push({ role: 'assistant', content: 'done' });
       messages[2].content = 'changed';
       const again = chatBodyJson(r, { ...req, tools: [] }, cache);
-      assert.equal(again, JSON.stringify(buildChatBody(r, { ...req, tools: [] })));
+      assert.equal(again, expected(r, { ...req, tools: [] }));
       assert.match(again, /"changed"/);
     }
   });
 
-  test('Claude cache markers (which move with the last messages) are serialised whole', () => {
+  test('Claude cache markers sit on the system prompt and the last three messages; earlier ones come from the cache', () => {
     const r = runtime({ baseUrl: 'http://127.0.0.1:9/v1', quirks: { claudeCacheControl: true } });
-    const req = request({ model: 'anthropic/claude-sonnet-4', messages: history(), tools: [TOOL] });
-    const json = chatBodyJson(r, req, chatWireCache());
-    assert.equal(json, JSON.stringify(buildChatBody(r, req)));
-    assert.match(json, /cache_control/);
+    const cache = chatWireCache();
+    const messages = [...history(), { role: 'assistant', content: 'ok' } as Message, { role: 'user', content: 'more' } as Message];
+    for (const n of [1, 3, 5]) {
+      const req = request({ model: 'anthropic/claude-sonnet-4', messages: messages.slice(0, n), tools: [TOOL] });
+      const json = chatBodyJson(r, req, cache);
+      assert.equal(json, expected(r, req));
+      assert.equal(json.match(/cache_control/g)?.length, 1 + Math.min(3, n));
+    }
   });
 
   test('the fake receives the same body through the SDK', async () => {

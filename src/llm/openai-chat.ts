@@ -146,11 +146,13 @@ const unchanged = (s: SentMessage, m: Message) =>
   s.role === m.role && s.content === m.content && s.tool_call_id === m.tool_call_id && s.tool_calls === m.tool_calls && s.reasoning === m.reasoning && s.reasoning_details === m.reasoning_details;
 
 /**
- * JSON text with every non-ASCII character written as a `\uXXXX` escape (the same JSON value). An
- * all-ASCII body is a one-byte string, which Node measures and encodes for the socket in a fraction
- * of the time a two-byte one takes (one "—" in a tool description made the whole body two-byte).
+ * JSON text with every non-ASCII character written as a `\uXXXX` escape (the same JSON value), as a
+ * one-byte string. Node measures and encodes a one-byte string for the socket many times faster than
+ * a two-byte one, and one "—" in a tool description made the whole body two-byte (V8 keeps a string
+ * two-byte through escaping and concatenation, hence the latin1 round trip; once per cached piece).
  */
-export const asciiJson = (json: string): string => json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export const asciiJson = (json: string): string =>
+  Buffer.from(json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`), 'latin1').toString('latin1');
 
 /**
  * Serialised pieces one stream function reuses from request to request: in a long turn every request
@@ -162,6 +164,8 @@ export const asciiJson = (json: string): string => json.replace(/[\u0080-\uffff]
 export interface ChatWireCache {
   messages: WeakMap<Message, SentMessage>;
   tools: WeakMap<ToolSchema, string>;
+  /** The last system message sent without a cache marker, and its JSON. */
+  system?: { text: string; role: unknown; json: string };
 }
 
 export const chatWireCache = (): ChatWireCache => ({ messages: new WeakMap(), tools: new WeakMap() });
@@ -177,7 +181,15 @@ export function chatBodyJson(runtime: ProviderRuntime, req: StreamRequest, cache
   const fresh = toChatMessages(runtime, { ...req, messages: marked ? req.messages.slice(-marked) : [] });
   if (marked) applyChatCacheControl(fresh, req.cacheTtl);
   const hasSystem = !!req.system;
-  const parts: string[] = hasSystem ? [asciiJson(JSON.stringify(fresh[0]))] : [];
+  const parts: string[] = [];
+  if (hasSystem) {
+    const c = cache.system;
+    if (marked || !c || c.text !== req.system || c.role !== fresh[0].role) {
+      const json = asciiJson(JSON.stringify(fresh[0]));
+      if (!marked) cache.system = { text: req.system, role: fresh[0].role, json };
+      parts.push(json);
+    } else parts.push(c.json);
+  }
   const cached = marked ? req.messages.slice(0, Math.max(0, req.messages.length - marked)) : req.messages;
   for (const m of cached) {
     let sent = cache.messages.get(m);

@@ -298,6 +298,8 @@ describe('chat completions wire body (cached serialisation)', () => {
       const again = chatBodyJson(r, { ...req, tools: [] }, cache);
       assert.equal(again, expected(r, { ...req, tools: [] }));
       assert.match(again, /"changed"/);
+      const otherSystem = { ...req, system: 'Another system — prompt' };
+      assert.equal(chatBodyJson(r, otherSystem, cache), expected(r, otherSystem));
     }
   });
 

@@ -131,7 +131,7 @@ function bodyTail(runtime: ProviderRuntime, req: StreamRequest): Json {
 
 const chatTool = (t: ToolSchema): Json => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } });
 
-/** A history message's JSON as last sent, with the fields it was made from (to notice a reassignment). */
+/** A history message's JSON (UTF-8) as last sent, with the fields it was made from (to notice a reassignment). */
 interface SentMessage {
   role: Message['role'];
   content: Message['content'];
@@ -139,79 +139,81 @@ interface SentMessage {
   tool_calls: Message['tool_calls'];
   reasoning: Message['reasoning'];
   reasoning_details: Message['reasoning_details'];
-  json: string;
+  bytes: Buffer;
 }
 
 const unchanged = (s: SentMessage, m: Message) =>
   s.role === m.role && s.content === m.content && s.tool_call_id === m.tool_call_id && s.tool_calls === m.tool_calls && s.reasoning === m.reasoning && s.reasoning_details === m.reasoning_details;
 
 /**
- * JSON text with every non-ASCII character written as a `\uXXXX` escape (the same JSON value), as a
- * one-byte string. Node measures and encodes a one-byte string for the socket many times faster than
- * a two-byte one, and one "—" in a tool description made the whole body two-byte (V8 keeps a string
- * two-byte through escaping and concatenation, hence the latin1 round trip; once per cached piece).
- */
-export const asciiJson = (json: string): string =>
-  Buffer.from(json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`), 'latin1').toString('latin1');
-
-/**
- * Serialised pieces one stream function reuses from request to request: in a long turn every request
- * re-sends the same tool schemas and the same history, and serialising them again was most of the
- * loop's own CPU per step. History messages are never edited in place once sent (the loop appends
- * new ones; compression and repair build new objects); a message whose top-level fields were
- * reassigned anyway is serialised again.
+ * Serialised pieces one stream function reuses from request to request, as UTF-8 bytes: in a long
+ * turn every request re-sends the same tool schemas and the same history, and serialising them again
+ * — then measuring and encoding the whole body for the socket (slow for the two-byte string one "—"
+ * in a tool description makes of it) — was most of the loop's own CPU per step. History messages
+ * are never edited in place once sent (the loop appends new ones; compression and repair build new
+ * objects); a message whose top-level fields were reassigned anyway is serialised again.
  */
 export interface ChatWireCache {
   messages: WeakMap<Message, SentMessage>;
-  tools: WeakMap<ToolSchema, string>;
+  tools: WeakMap<ToolSchema, Buffer>;
   /** The last system message sent without a cache marker, and its JSON. */
-  system?: { text: string; role: unknown; json: string };
+  system?: { text: string; role: unknown; bytes: Buffer };
 }
 
 export const chatWireCache = (): ChatWireCache => ({ messages: new WeakMap(), tools: new WeakMap() });
 
+const utf8 = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
+const COMMA = Buffer.from(',');
+
 /**
- * The request body as JSON text: the same JSON value as `buildChatBody`, ASCII only (asciiJson),
- * built from cached pieces. With Claude cache markers (on the system prompt and the last three
- * messages) those four are serialised each time; the messages before them come from the cache.
+ * The request body as UTF-8 JSON, byte for byte `JSON.stringify(buildChatBody(…))`, assembled from
+ * cached pieces. With Claude cache markers (on the system prompt and the last three messages) those
+ * four are serialised each time; the messages before them come from the cache.
  */
-export function chatBodyJson(runtime: ProviderRuntime, req: StreamRequest, cache: ChatWireCache): string {
+export function chatBodyBytes(runtime: ProviderRuntime, req: StreamRequest, cache: ChatWireCache): Buffer {
   const model = req.model || runtime.model;
   const marked = runtime.quirks.claudeCacheControl && isClaudeModel(model) ? 3 : 0;
   const fresh = toChatMessages(runtime, { ...req, messages: marked ? req.messages.slice(-marked) : [] });
   if (marked) applyChatCacheControl(fresh, req.cacheTtl);
   const hasSystem = !!req.system;
-  const parts: string[] = [];
+  const out: Buffer[] = [Buffer.from(`{"model":${JSON.stringify(model)},"messages":[`)];
+  const add = (b: Buffer, first: boolean) => (first ? out.push(b) : out.push(COMMA, b));
   if (hasSystem) {
     const c = cache.system;
     if (marked || !c || c.text !== req.system || c.role !== fresh[0].role) {
-      const json = asciiJson(JSON.stringify(fresh[0]));
-      if (!marked) cache.system = { text: req.system, role: fresh[0].role, json };
-      parts.push(json);
-    } else parts.push(c.json);
+      const bytes = utf8(fresh[0]);
+      if (!marked) cache.system = { text: req.system, role: fresh[0].role, bytes };
+      out.push(bytes);
+    } else out.push(c.bytes);
   }
-  const cached = marked ? req.messages.slice(0, Math.max(0, req.messages.length - marked)) : req.messages;
-  for (const m of cached) {
+  const cachedCount = marked ? Math.max(0, req.messages.length - marked) : req.messages.length;
+  for (let i = 0; i < cachedCount; i++) {
+    const m = req.messages[i];
     let sent = cache.messages.get(m);
     if (!sent || !unchanged(sent, m)) {
       const { role, content, tool_call_id, tool_calls, reasoning, reasoning_details } = m;
-      sent = { role, content, tool_call_id, tool_calls, reasoning, reasoning_details, json: asciiJson(JSON.stringify(toChatMessage(m, runtime))) };
+      sent = { role, content, tool_call_id, tool_calls, reasoning, reasoning_details, bytes: utf8(toChatMessage(m, runtime)) };
       cache.messages.set(m, sent);
     }
-    parts.push(sent.json);
+    add(sent.bytes, out.length === 1);
   }
-  for (const c of fresh.slice(hasSystem ? 1 : 0)) parts.push(asciiJson(JSON.stringify(c)));
-  const toolsJson = () =>
-    req.tools
-      .map((t) => {
-        let j = cache.tools.get(t);
-        if (j === undefined) cache.tools.set(t, (j = asciiJson(JSON.stringify(chatTool(t)))));
-        return j;
-      })
-      .join(',');
-  let json = `{"model":${asciiJson(JSON.stringify(model))},"messages":[${parts.join(',')}]`;
-  for (const [k, v] of Object.entries(bodyTail(runtime, req))) json += `,${JSON.stringify(k)}:${k === 'tools' ? `[${toolsJson()}]` : asciiJson(JSON.stringify(v))}`;
-  return `${json}}`;
+  for (const c of fresh.slice(hasSystem ? 1 : 0)) add(utf8(c), out.length === 1);
+  out.push(Buffer.from(']'));
+  for (const [k, v] of Object.entries(bodyTail(runtime, req))) {
+    if (k !== 'tools') {
+      out.push(Buffer.from(`,${JSON.stringify(k)}:${JSON.stringify(v)}`));
+      continue;
+    }
+    out.push(Buffer.from(',"tools":['));
+    req.tools.forEach((t, i) => {
+      let j = cache.tools.get(t);
+      if (j === undefined) cache.tools.set(t, (j = utf8(chatTool(t))));
+      add(j, i === 0);
+    });
+    out.push(Buffer.from(']'));
+  }
+  out.push(Buffer.from('}'));
+  return Buffer.concat(out);
 }
 
 /** Chat-completions usage → ours (`input_tokens` without cache reads/writes). */
@@ -268,10 +270,10 @@ export function createChatCompletionsStream(runtime: ProviderRuntime, opts: Adap
       client ??= openaiClient(runtime, opts);
       const c = await client;
       ctx.touch(); // the SDK's first-use import does not count as provider silence
-      // The body goes as JSON text built from cached pieces (chatBodyJson); the SDK sends a string
+      // The body goes as UTF-8 JSON built from cached pieces (chatBodyBytes); the SDK sends a byte
       // `body` option as is and reads only `stream` from the params.
       const params: ChatCompletionCreateParamsStreaming = { model: req.model || runtime.model, messages: [], stream: true };
-      const body = chatBodyJson(runtime, req, wire);
+      const body = chatBodyBytes(runtime, req, wire);
       const stream = await c.chat.completions.create(params, { signal: ctx.signal, body, headers: { 'content-type': 'application/json' } });
       ctx.touch();
       const { acc } = ctx;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type ProviderQuirks, findProvider } from '../../src/llm/catalog.ts';
 import { describeError } from '../../src/llm/errors.ts';
-import { asciiJson, buildChatBody, chatBodyJson, chatWireCache, createChatCompletionsStream } from '../../src/llm/openai-chat.ts';
+import { buildChatBody, chatBodyBytes, chatWireCache, createChatCompletionsStream } from '../../src/llm/openai-chat.ts';
 import type { ProviderRuntime } from '../../src/llm/resolve.ts';
 import type { Message } from '../../src/llm/types.ts';
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.ts';
@@ -277,10 +277,10 @@ describe('chat completions wire body (cached serialisation)', () => {
     { role: 'tool', tool_call_id: 'c1', tool_name: 'read_file', content: 'ünïcode\n"quoted"' },
   ];
 
-  // The wire text is JSON.stringify of the body with non-ASCII characters escaped (the same JSON value).
-  const expected = (r: ReturnType<typeof runtime>, req: ReturnType<typeof request>) => asciiJson(JSON.stringify(buildChatBody(r, req)));
+  const expected = (r: ReturnType<typeof runtime>, req: ReturnType<typeof request>) => JSON.stringify(buildChatBody(r, req));
+  const chatBodyJson = (...a: Parameters<typeof chatBodyBytes>) => chatBodyBytes(...a).toString('utf8');
 
-  test('is JSON.stringify of the body (ASCII-escaped), request after request, and follows a reassigned message', () => {
+  test('is byte for byte JSON.stringify of the body, request after request, and follows a reassigned message', () => {
     const cache = chatWireCache();
     const quirks: ProviderQuirks[] = [{}, { noStreamUsage: true, maxTokensField: 'max_completion_tokens', echoReasoningContent: true }, { reasoningParam: 'openrouter' }];
     for (const q of quirks) {
@@ -289,8 +289,7 @@ describe('chat completions wire body (cached serialisation)', () => {
       const req = request({ messages, tools: [TOOL], maxTokens: 64, temperature: 0.2, reasoningEffort: 'high', serviceTier: 'priority' });
       const first = chatBodyJson(r, req, cache);
       assert.equal(first, expected(r, req));
-      assert.match(first, /^[\x00-\x7f]*$/);
-      assert.deepEqual(JSON.parse(first), JSON.parse(JSON.stringify(buildChatBody(r, req))));
+      assert.match(first, /list files — please/);
       // The same objects again (served from the cache), then one grown and one reassigned.
       assert.equal(chatBodyJson(r, req, cache), first);
       messages.push({ role: 'assistant', content: 'done' });

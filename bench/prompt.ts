@@ -1,8 +1,9 @@
 // Prompt budget: what every request carries before the conversation starts — the system prompt plus
-// the tool schemas — for the default one-shot toolset, `all`, and the gateway's toolset. Measured on
-// the request the real `hermes` binary sends to the fake LLM, with every optional tool's credentials
-// set (so no toolset is hidden by a missing key). Tokens are estimated as characters / 4 (the same
-// estimate src/agent/tokens.ts budgets with; real BPE counts for JSON schemas are close to it).
+// the tool schemas — for the default one-shot toolset, `all`, the gateway's toolset and a subagent's
+// first request (delegate_task). Measured on the request the real `hermes` binary sends to the fake
+// LLM, with every optional tool's credentials set (so no toolset is hidden by a missing key). Tokens
+// are estimated as characters / 4 (the same estimate src/agent/tokens.ts budgets with; real BPE
+// counts for JSON schemas are close to it).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -73,6 +74,22 @@ const bench: Bench = async () => {
       });
       if (process.env.BENCH_VERBOSE) process.stderr.write(`${label}: ${s.names.join(', ')}\n`);
     }
+    // A subagent's first request (delegate_task with the default toolsets): the same budget applies.
+    fake.requests.length = 0;
+    fake.enqueue({ toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Summarise README.md' } }] }, { text: 'summary' }, { text: 'done' });
+    const r = await timeCommand(process.execPath, [BIN, 'chat', '-q', 'delegate'], env, home);
+    const child = fake.requests[1];
+    if (r.code !== 0 || !child) throw new Error(`delegate_task run failed (exit ${r.code})`);
+    const s = promptSize(child.body);
+    rows.push({
+      name: 'prompt budget, subagent (delegate_task)',
+      value: s.tokens,
+      unit: 'tokens',
+      target: '≤ 6000 tok, ≥ 12 tools',
+      ok: s.tokens <= 6000 && s.tools >= 12,
+      note: `${s.tools} tools; system ${s.systemChars} + schemas ${s.toolChars} chars`,
+    });
+    if (process.env.BENCH_VERBOSE) process.stderr.write(`subagent: ${s.names.join(', ')}\n`);
   } finally {
     await fake.close();
   }

@@ -43,6 +43,22 @@ const externalize = {
   },
 };
 
+// yoga-layout (Ink's layout engine) is WebAssembly embedded as a base64 data: URL. Its Emscripten
+// loader fetches that URL whenever a global fetch exists, which in Node loads undici and
+// percent-decodes ~100 kB before the TUI's first frame; decoding it directly is what the loader does
+// without fetch. The build fails if a yoga-layout update changes the code this relies on.
+const YOGA_FETCH = 'function ya(){return w||"function"!=typeof fetch?Promise.resolve()';
+const yogaWithoutFetch = {
+  name: 'yoga-without-fetch',
+  setup(b) {
+    b.onLoad({ filter: /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, (args) => {
+      const src = readFileSync(args.path, 'utf8');
+      if (!src.includes(YOGA_FETCH)) throw new Error(`build: yoga-layout's wasm loader changed (${args.path}); update yogaWithoutFetch in scripts/build.mjs`);
+      return { contents: src.replace(YOGA_FETCH, 'function ya(){return true?Promise.resolve()'), loader: 'js' };
+    });
+  },
+};
+
 // Node >= 22 runs the TypeScript sources; under an older node (npm itself may run on one) use the
 // Node 24 the project provisions.
 const node24 = Number(process.versions.node.split('.')[0]) >= 22 ? process.execPath : join(root, 'node_modules', '.bin', 'node');
@@ -65,7 +81,7 @@ const result = await build({
   sourcemap: 'linked',
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [externalize],
+  plugins: [externalize, yogaWithoutFetch],
   // Ink imports the React devtools only when DEV=true; the package is not installed. Display widths
   // for Ink's layout are Hermes's own (src/tui/string-width.ts).
   alias: { 'react-devtools-core': join(root, 'scripts/stubs/react-devtools-core.mjs'), 'string-width': join(root, 'src/tui/string-width.ts') },

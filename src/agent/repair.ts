@@ -26,7 +26,8 @@ function joinContent(a: Message['content'], b: Message['content']): Message['con
  * - tool calls without a result get a stub result, so every call is answered;
  * - empty `tool_calls` arrays are removed;
  * - consecutive user messages, and consecutive plain assistant messages, are merged (strict alternation).
- * The stored history is not modified.
+ * The stored history is not modified: a message that needs no change is passed through as the same
+ * object (copy on write), so request builders may key caches on it; nothing downstream edits them.
  */
 export function sanitizeHistory(history: Message[]): Message[] {
   const out: Message[] = [];
@@ -41,7 +42,7 @@ export function sanitizeHistory(history: Message[]): Message[] {
 
   for (const src of history) {
     if (src.role === 'system') continue;
-    const m: Message = { ...src };
+    let m = src;
     if (m.role === 'tool') {
       if (open && m.tool_call_id && open.has(m.tool_call_id)) {
         open.delete(m.tool_call_id);
@@ -52,7 +53,10 @@ export function sanitizeHistory(history: Message[]): Message[] {
       continue;
     }
     closeOpen();
-    if (m.role === 'assistant' && m.tool_calls && m.tool_calls.length === 0) delete m.tool_calls;
+    if (m.role === 'assistant' && m.tool_calls && m.tool_calls.length === 0) {
+      m = { ...m };
+      delete m.tool_calls;
+    }
     const prev = out[out.length - 1];
     if (prev && prev.role === m.role && m.role === 'user') {
       out[out.length - 1] = { ...prev, content: joinContent(prev.content, m.content) };

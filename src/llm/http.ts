@@ -2,15 +2,19 @@
 // need (streamed bodies, abort, gzip/br/deflate, connection errors shaped like undici's) with less
 // machinery per request than the global fetch: the agent loop makes one request per iteration, so
 // this is on its hot path. `HERMES_HTTP_CLIENT=fetch` switches back to the global fetch.
-import http from 'node:http';
+import type http from 'node:http';
 import type https from 'node:https';
 import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import type zlib from 'node:zlib';
 
 // https (TLS) and zlib load only when a request needs them: a local model server over plain http
-// should not pay ~10 ms of start-up for TLS.
+// should not pay ~10 ms of start-up for TLS. node:http itself is required, not imported: Node's ESM
+// view of a built-in reads every export, and node:http's lazy WebSocket/EventSource getters then
+// load undici (tens of ms of start-up for the REPL and the TUI, before anything is sent).
 const load = createRequire(import.meta.url);
+let httpMod: typeof http | undefined;
+const httpLib = () => (httpMod ??= load('node:http') as typeof http);
 let httpsMod: typeof https | undefined;
 let zlibMod: typeof zlib | undefined;
 const httpsLib = () => (httpsMod ??= load('node:https') as typeof https);
@@ -21,7 +25,7 @@ let httpsAgent: https.Agent | undefined;
 const agentFor = (protocol: string): http.Agent =>
   protocol === 'https:'
     ? (httpsAgent ??= new (httpsLib().Agent)({ keepAlive: true, scheduling: 'lifo' }))
-    : (httpAgent ??= new http.Agent({ keepAlive: true, scheduling: 'lifo' }));
+    : (httpAgent ??= new (httpLib().Agent)({ keepAlive: true, scheduling: 'lifo' }));
 
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
@@ -34,8 +38,9 @@ function abortError(signal: AbortSignal): Error {
 function headerRecord(init: HeadersInit | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   if (!init) return out;
-  if (init instanceof Headers) init.forEach((v, k) => (out[k] = v));
-  else if (Array.isArray(init)) for (const [k, v] of init) out[k.toLowerCase()] = v;
+  // (Not `instanceof Headers`: the global Headers loads undici on first touch.)
+  if (Array.isArray(init)) for (const [k, v] of init) out[k.toLowerCase()] = v;
+  else if (typeof (init as Headers).forEach === 'function') (init as Headers).forEach((v, k) => (out[k] = v));
   else for (const [k, v] of Object.entries(init)) if (v !== undefined) out[k.toLowerCase()] = String(v);
   return out;
 }
@@ -66,7 +71,7 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
   headers['accept-encoding'] ??= 'gzip, deflate, br';
   const body = await bodyBytes(init.body);
   if (body !== undefined) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-  const mod = url.protocol === 'https:' ? httpsLib() : http;
+  const mod = url.protocol === 'https:' ? httpsLib() : httpLib();
 
   // A kept-alive socket the server closed while idle fails at once with ECONNRESET, before the
   // request reached anyone: send it again once on a fresh socket (what Node's docs advise).

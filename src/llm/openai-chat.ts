@@ -7,7 +7,7 @@ import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'o
 import { type AdapterOptions, contentText, defaultTimeoutMs, isClaudeModel, runAttempt } from './attempt.ts';
 import { StreamCutError } from './errors.ts';
 import type { ProviderRuntime } from './resolve.ts';
-import type { Message, StopReason, StreamFn, StreamRequest, Usage } from './types.ts';
+import type { Message, StopReason, StreamFn, StreamRequest, ToolSchema, Usage } from './types.ts';
 
 let sdk: Promise<typeof import('openai')> | undefined;
 /** The `openai` module, imported once on first use (keeps CLI start-up free of it). */
@@ -114,16 +114,106 @@ export function buildChatBody(runtime: ProviderRuntime, req: StreamRequest): Jso
   const model = req.model || runtime.model;
   const messages = toChatMessages(runtime, req);
   if (runtime.quirks.claudeCacheControl && isClaudeModel(model)) applyChatCacheControl(messages, req.cacheTtl);
-  const body: Json = { model, messages, stream: true };
+  return { model, messages, ...bodyTail(runtime, req) };
+}
+
+/** Everything after `messages`, in wire order. */
+function bodyTail(runtime: ProviderRuntime, req: StreamRequest): Json {
+  const body: Json = { stream: true };
   if (!runtime.quirks.noStreamUsage) body.stream_options = { include_usage: true };
-  if (req.tools.length) {
-    body.tools = req.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
-  }
+  if (req.tools.length) body.tools = req.tools.map(chatTool);
   if (req.maxTokens) body[runtime.quirks.maxTokensField ?? 'max_tokens'] = req.maxTokens;
   if (req.temperature !== undefined) body.temperature = req.temperature;
   Object.assign(body, reasoningParams(runtime, req.reasoningEffort));
   if (req.serviceTier) body.service_tier = req.serviceTier;
   return body;
+}
+
+const chatTool = (t: ToolSchema): Json => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } });
+
+/** A history message's JSON (UTF-8) as last sent, with the fields it was made from (to notice a reassignment). */
+interface SentMessage {
+  role: Message['role'];
+  content: Message['content'];
+  tool_call_id: Message['tool_call_id'];
+  tool_calls: Message['tool_calls'];
+  reasoning: Message['reasoning'];
+  reasoning_details: Message['reasoning_details'];
+  bytes: Buffer;
+}
+
+const unchanged = (s: SentMessage, m: Message) =>
+  s.role === m.role && s.content === m.content && s.tool_call_id === m.tool_call_id && s.tool_calls === m.tool_calls && s.reasoning === m.reasoning && s.reasoning_details === m.reasoning_details;
+
+/**
+ * Serialised pieces one stream function reuses from request to request, as UTF-8 bytes: in a long
+ * turn every request re-sends the same tool schemas and the same history, and serialising them again
+ * — then measuring and encoding the whole body for the socket (slow for the two-byte string one "—"
+ * in a tool description makes of it) — was most of the loop's own CPU per step. History messages
+ * are never edited in place once sent (the loop appends new ones; compression and repair build new
+ * objects); a message whose top-level fields were reassigned anyway is serialised again.
+ */
+export interface ChatWireCache {
+  messages: WeakMap<Message, SentMessage>;
+  tools: WeakMap<ToolSchema, Buffer>;
+  /** The last system message sent without a cache marker, and its JSON. */
+  system?: { text: string; role: unknown; bytes: Buffer };
+}
+
+export const chatWireCache = (): ChatWireCache => ({ messages: new WeakMap(), tools: new WeakMap() });
+
+const utf8 = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
+const COMMA = Buffer.from(',');
+
+/**
+ * The request body as UTF-8 JSON, byte for byte `JSON.stringify(buildChatBody(…))`, assembled from
+ * cached pieces. With Claude cache markers (on the system prompt and the last three messages) those
+ * four are serialised each time; the messages before them come from the cache.
+ */
+export function chatBodyBytes(runtime: ProviderRuntime, req: StreamRequest, cache: ChatWireCache): Buffer {
+  const model = req.model || runtime.model;
+  const marked = runtime.quirks.claudeCacheControl && isClaudeModel(model) ? 3 : 0;
+  const fresh = toChatMessages(runtime, { ...req, messages: marked ? req.messages.slice(-marked) : [] });
+  if (marked) applyChatCacheControl(fresh, req.cacheTtl);
+  const hasSystem = !!req.system;
+  const out: Buffer[] = [Buffer.from(`{"model":${JSON.stringify(model)},"messages":[`)];
+  const add = (b: Buffer, first: boolean) => (first ? out.push(b) : out.push(COMMA, b));
+  if (hasSystem) {
+    const c = cache.system;
+    if (marked || !c || c.text !== req.system || c.role !== fresh[0].role) {
+      const bytes = utf8(fresh[0]);
+      if (!marked) cache.system = { text: req.system, role: fresh[0].role, bytes };
+      out.push(bytes);
+    } else out.push(c.bytes);
+  }
+  const cachedCount = marked ? Math.max(0, req.messages.length - marked) : req.messages.length;
+  for (let i = 0; i < cachedCount; i++) {
+    const m = req.messages[i];
+    let sent = cache.messages.get(m);
+    if (!sent || !unchanged(sent, m)) {
+      const { role, content, tool_call_id, tool_calls, reasoning, reasoning_details } = m;
+      sent = { role, content, tool_call_id, tool_calls, reasoning, reasoning_details, bytes: utf8(toChatMessage(m, runtime)) };
+      cache.messages.set(m, sent);
+    }
+    add(sent.bytes, out.length === 1);
+  }
+  for (const c of fresh.slice(hasSystem ? 1 : 0)) add(utf8(c), out.length === 1);
+  out.push(Buffer.from(']'));
+  for (const [k, v] of Object.entries(bodyTail(runtime, req))) {
+    if (k !== 'tools') {
+      out.push(Buffer.from(`,${JSON.stringify(k)}:${JSON.stringify(v)}`));
+      continue;
+    }
+    out.push(Buffer.from(',"tools":['));
+    req.tools.forEach((t, i) => {
+      let j = cache.tools.get(t);
+      if (j === undefined) cache.tools.set(t, (j = utf8(chatTool(t))));
+      add(j, i === 0);
+    });
+    out.push(Buffer.from(']'));
+  }
+  out.push(Buffer.from('}'));
+  return Buffer.concat(out);
 }
 
 /** Chat-completions usage → ours (`input_tokens` without cache reads/writes). */
@@ -174,13 +264,17 @@ function stopFor(finish: string | null, hasTools: boolean): StopReason {
 /** A StreamFn speaking Chat Completions to `runtime` (one attempt per call; never throws). */
 export function createChatCompletionsStream(runtime: ProviderRuntime, opts: AdapterOptions = {}): StreamFn {
   let client: Promise<OpenAI> | undefined;
+  const wire = chatWireCache();
   return (req) =>
     runAttempt(runtime, req, opts, async (ctx) => {
       client ??= openaiClient(runtime, opts);
       const c = await client;
       ctx.touch(); // the SDK's first-use import does not count as provider silence
-      const body = buildChatBody(runtime, req) as unknown as ChatCompletionCreateParamsStreaming;
-      const stream = await c.chat.completions.create(body, { signal: ctx.signal });
+      // The body goes as UTF-8 JSON built from cached pieces (chatBodyBytes); the SDK sends a byte
+      // `body` option as is and reads only `stream` from the params.
+      const params: ChatCompletionCreateParamsStreaming = { model: req.model || runtime.model, messages: [], stream: true };
+      const body = chatBodyBytes(runtime, req, wire);
+      const stream = await c.chat.completions.create(params, { signal: ctx.signal, body, headers: { 'content-type': 'application/json' } });
       ctx.touch();
       const { acc } = ctx;
       let finish: string | null = null;

@@ -16,6 +16,7 @@ import { estimateMessagesTokens, estimateTextTokens, estimateToolsTokens } from 
 import { toShareGpt, type TrajectoryEntry } from '../agent/trajectory.ts';
 import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
 import { contextLengthFor, DEFAULT_CONTEXT_LENGTH, describeError, listModels, type LlmClient } from '../llm/index.ts';
+import { sdkFetch } from '../llm/http.ts';
 import { promptTokens, type Message, type StreamFn, type Usage } from '../llm/types.ts';
 import { buildProjectContext, findProjectContext, loadSoul, ruleFileNames } from '../state/context-files.ts';
 import { isSessionStore, type SessionStoreApi } from '../state/store/index.ts';
@@ -392,7 +393,9 @@ export class SessionState {
     if (!this.discovering.has(key) && this.backgroundAllowed && !o.auxStream) {
       this.discovering.add(key);
       this.spawn(async () => {
-        const models = await listModels(rt);
+        // Through the SDKs' node:http fetch: the global fetch would load undici's agents (HTTP/2, TLS)
+        // synchronously here, while the REPL or TUI is still drawing its first frame.
+        const models = await listModels(rt, sdkFetch());
         const hit = models.find((m) => m.id === rt.model || m.id.endsWith(`/${rt.model}`));
         if (hit?.contextLength) {
           this.discovered.set(key, hit.contextLength);
@@ -484,15 +487,16 @@ export class SessionState {
   ): Promise<string> {
     if (this.compressing) return 'A compression is already running.';
     this.compressing = true;
+    // Every queued message is committed first (the loop commits on the next tick): a rotation or an
+    // in-place archive must cover every row of `history`.
+    this.host.flushAppends();
     const store = this.host.persisted ? this.host.options.store : undefined;
     const inPlace = inPlaceWanted(store, this.host.options.config);
     const leaseId = this.host.id;
     let lease: string | null = null;
     try {
       if (store && inPlace) {
-        // What the loop queued is committed first: the archive must cover every row of `history`.
-        this.host.flushAppends();
-        await this.host.flushStore();
+        await this.host.flushStore(); // (an async store's queued writes too)
         lease = await takeLease(store, leaseId);
         if (!lease) return 'Another process is compressing this session right now; the conversation is kept as it is.';
       }

@@ -120,6 +120,8 @@ export interface SessionOptions {
   depth?: number;
   /** Exactly these tools (subagents), instead of toolsets from config/flags. */
   toolNames?: string[];
+  /** With toolNames: toolsets kept behind tool_search, as the delegating session keeps them. */
+  deferredToolsets?: string[];
   /** The delegating session, for subagents (state.db parent_session_id). */
   parentSessionId?: string;
   /** Surface services for tools (the gateway's `origin` chat and delivery router). */
@@ -258,6 +260,8 @@ export class Session {
   private hints: SubdirHints | null = null;
   /** Deferred toolsets, loaded on demand by tool_search. */
   private readonly loader = new ToolLoader(() => this.tools);
+  /** The toolsets this session keeps behind tool_search (its subagents inherit them). */
+  private lazy = new Set<string>();
   private running: AbortController | null = null;
   private runner: TurnRunner | null = null;
   private steerText: string[] = [];
@@ -337,12 +341,12 @@ export class Session {
   private buildTools(): AgentTool[] {
     const o = this.options;
     const hinted = (tools: AgentTool[]) => tools.map((t) => withCheckpoints(withHints(this.plugins ? this.plugins.wrapTool(t) : t, () => this.hints), () => this.checkpointer, () => this.services.cwd));
-    if (o.toolNames) return hinted(this.registry.build(o.toolNames, this.services, []));
     const requested = o.explicit?.toolsets?.length ? o.explicit.toolsets : (o.config.toolsets ?? ['hermes-cli']);
-    const built = hinted([...this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []), ...this.state.extraTools()]);
+    const built = o.toolNames ? hinted(this.registry.build(o.toolNames, this.services, [])) : hinted([...this.registry.build(requested, this.services, o.config.agent.disabled_toolsets ?? []), ...this.state.extraTools()]);
     const search = (o.config as { tool_search?: { enabled?: boolean } }).tool_search;
-    const lazy = search?.enabled === false ? new Set<string>() : deferredToolsets(requested, this.registry.toolsets(), o.config.custom_toolsets ?? {}, o.platform);
-    return this.loader.arrange(built, lazy, (entries) => this.registry.bind(toolSearchTool(entries), this.services));
+    const custom = o.config.custom_toolsets ?? {};
+    this.lazy = search?.enabled === false ? new Set() : o.toolNames ? new Set(o.deferredToolsets) : deferredToolsets(requested, this.registry.toolsets(), custom, o.platform);
+    return this.loader.arrange(built, this.lazy, (entries) => this.registry.bind(toolSearchTool(entries), this.services));
   }
 
   /** A deferred tool the model called by name, loaded (the loop asks before reporting an unknown tool). */
@@ -754,6 +758,8 @@ export class Session {
       now: o.now,
       depth: (this.services.depth ?? 0) + 1,
       toolNames: names,
+      // The same prompt budget as here: toolsets it was given by name are sent, the rest wait behind its own tool_search.
+      deferredToolsets: [...(spec.toolsets?.length ? deferredToolsets(spec.toolsets, this.registry.toolsets(), o.config.custom_toolsets ?? {}) : this.lazy)],
       parentSessionId: this.id,
     });
     const trace: string[] = [];

@@ -22,8 +22,6 @@ export interface LoopHost {
   readonly tools: AgentTool[];
   /** A deferred tool by name, loaded for the session (tool_search's catalog), or undefined. */
   loadTool?(name: string): AgentTool | undefined;
-  /** Commits the messages queued for the store (before compression may rewrite the session). */
-  flushAppends?(): void;
   readonly state: SessionState;
   /** Steering text typed since the last tool call, or undefined. */
   takeSteer(): string | undefined;
@@ -60,10 +58,9 @@ export class LoopRunner implements TurnRunner {
       signal: ctx.signal,
       emit: ctx.emit,
       sink: ctx.sink,
-      beforeRequest: (history) => {
-        h.flushAppends?.();
-        return h.state.beforeRequest(history);
-      },
+      // The step's messages are committed on the next tick (StoreWrites), once this request is on the
+      // wire: the commit overlaps the round trip instead of delaying it. Compression flushes first.
+      beforeRequest: (history) => h.state.beforeRequest(history),
       now: o.now,
       takeSteer: () => h.takeSteer(),
       guardrails: o.config.tool_loop_guardrails,

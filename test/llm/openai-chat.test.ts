@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type ProviderQuirks, findProvider } from '../../src/llm/catalog.ts';
 import { describeError } from '../../src/llm/errors.ts';
-import { createChatCompletionsStream } from '../../src/llm/openai-chat.ts';
+import { buildChatBody, chatBodyBytes, chatWireCache, createChatCompletionsStream } from '../../src/llm/openai-chat.ts';
 import type { ProviderRuntime } from '../../src/llm/resolve.ts';
 import type { Message } from '../../src/llm/types.ts';
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.ts';
@@ -267,5 +267,60 @@ describe('chat completions adapter (real openai SDK → fake)', () => {
     const line = describeError(r.error!, deadRt);
     assert.ok(line.includes(url) && /unreachable/.test(line) && /local server is running/.test(line), line);
     assert.ok(!line.includes('\n'));
+  });
+});
+
+describe('chat completions wire body (cached serialisation)', () => {
+  const history = (): Message[] => [
+    { role: 'user', content: 'list files — please' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"/a"}' } }], reasoning: 'look' },
+    { role: 'tool', tool_call_id: 'c1', tool_name: 'read_file', content: 'ünïcode\n"quoted"' },
+  ];
+
+  const expected = (r: ReturnType<typeof runtime>, req: ReturnType<typeof request>) => JSON.stringify(buildChatBody(r, req));
+  const chatBodyJson = (...a: Parameters<typeof chatBodyBytes>) => chatBodyBytes(...a).toString('utf8');
+
+  test('is byte for byte JSON.stringify of the body, request after request, and follows a reassigned message', () => {
+    const cache = chatWireCache();
+    const quirks: ProviderQuirks[] = [{}, { noStreamUsage: true, maxTokensField: 'max_completion_tokens', echoReasoningContent: true }, { reasoningParam: 'openrouter' }];
+    for (const q of quirks) {
+      const r = runtime({ baseUrl: 'http://127.0.0.1:9/v1', quirks: q });
+      const messages = history();
+      const req = request({ messages, tools: [TOOL], maxTokens: 64, temperature: 0.2, reasoningEffort: 'high', serviceTier: 'priority' });
+      const first = chatBodyJson(r, req, cache);
+      assert.equal(first, expected(r, req));
+      assert.match(first, /list files — please/);
+      // The same objects again (served from the cache), then one grown and one reassigned.
+      assert.equal(chatBodyJson(r, req, cache), first);
+      messages.push({ role: 'assistant', content: 'done' });
+      messages[2].content = 'changed';
+      const again = chatBodyJson(r, { ...req, tools: [] }, cache);
+      assert.equal(again, expected(r, { ...req, tools: [] }));
+      assert.match(again, /"changed"/);
+      const otherSystem = { ...req, system: 'Another system — prompt' };
+      assert.equal(chatBodyJson(r, otherSystem, cache), expected(r, otherSystem));
+    }
+  });
+
+  test('Claude cache markers sit on the system prompt and the last three messages; earlier ones come from the cache', () => {
+    const r = runtime({ baseUrl: 'http://127.0.0.1:9/v1', quirks: { claudeCacheControl: true } });
+    const cache = chatWireCache();
+    const messages = [...history(), { role: 'assistant', content: 'ok' } as Message, { role: 'user', content: 'more' } as Message];
+    for (const n of [1, 3, 5]) {
+      const req = request({ model: 'anthropic/claude-sonnet-4', messages: messages.slice(0, n), tools: [TOOL] });
+      const json = chatBodyJson(r, req, cache);
+      assert.equal(json, expected(r, req));
+      assert.equal(json.match(/cache_control/g)?.length, 1 + Math.min(3, n));
+    }
+  });
+
+  test('the fake receives the same body through the SDK', async () => {
+    fake.enqueue({ text: 'ok' });
+    const n = fake.requests.length;
+    const r = rt();
+    const req = request({ messages: history(), tools: [TOOL], maxTokens: 32 });
+    await collect(createChatCompletionsStream(r)(req));
+    assert.deepEqual(fake.requests[n].body, JSON.parse(JSON.stringify(buildChatBody(r, req))));
+    assert.equal(fake.requests[n].headers['content-type'], 'application/json');
   });
 });

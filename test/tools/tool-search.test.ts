@@ -86,6 +86,46 @@ describe('tool_search: deferred toolsets loaded on demand', () => {
   });
 });
 
+describe('tool_search in subagents: delegate_task children keep the same prompt budget', () => {
+  it('a child defers what its parent defers, loads a deferred tool through its own tool_search, and runs it', async () => {
+    const home = homeWithModel(fake.openaiBaseUrl);
+    const n = fake.requests.length;
+    fake.enqueue(
+      { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Check the kitchen light' } }] },
+      { toolCalls: [{ name: 'tool_search', arguments: { query: 'homeassistant' } }] },
+      { toolCalls: [{ name: 'ha_get_state', arguments: { entity_id: 'light.kitchen' } }] },
+      { text: 'The kitchen light is on.' },
+      { text: 'Your kitchen light is on.' },
+    );
+    const r = await hermes(['chat', '-q', 'delegate: is the kitchen light on?'], { home, env: env() });
+    assert.equal(r.code, 0, r.stderr);
+    const [parent, child1, child2, child3] = fake.requests.slice(n);
+    const parentNames = toolNames(parent);
+    const childNames = toolNames(child1);
+    assert.match(child1.body.messages[0].content, /focused subagent/);
+    assert.ok(childNames.includes('tool_search') && childNames.includes('read_file'), childNames.join(','));
+    assert.ok(!childNames.some((x) => x.startsWith('ha_') || x.startsWith('browser_')), `deferred tools sent to the child: ${childNames.join(',')}`);
+    assert.ok(!childNames.includes('delegate_task') && !childNames.includes('clarify'), childNames.join(','));
+    assert.ok(childNames.length < parentNames.length, `${childNames.length} vs ${parentNames.length}`);
+    const search = child1.body.tools.find((t: { function: { name: string } }) => t.function.name === 'tool_search');
+    assert.match(search.function.description, /homeassistant: ha_list_entities/);
+    assert.ok(toolNames(child2).includes('ha_get_state'), toolNames(child2).join(','));
+    assert.match(toolResults(child3).at(-1)!, /"entity_id":"light\.kitchen","state":"on"/);
+    // The parent's own list did not grow: the child loaded into its own session.
+    assert.deepEqual(toolNames(fake.requests[n + 4]), parentNames);
+  });
+
+  it('toolsets given to the child by name are sent in full', async () => {
+    const home = homeWithModel(fake.openaiBaseUrl);
+    const n = fake.requests.length;
+    fake.enqueue({ toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Lights', toolsets: ['homeassistant', 'file'] } }] }, { text: 'child' }, { text: 'parent' });
+    const r = await hermes(['chat', '-q', 'delegate'], { home, env: env() });
+    assert.equal(r.code, 0, r.stderr);
+    const names = toolNames(fake.requests[n + 1]);
+    assert.ok(names.includes('ha_get_state') && names.includes('read_file') && !names.includes('tool_search'), names.join(','));
+  });
+});
+
 describe('tool_search selection and the deferral rule', () => {
   const entries = [
     { name: 'browser_navigate', toolset: 'browser', description: 'Open a URL in the browser' },

@@ -13,6 +13,7 @@
 // the gateway's last stderr, instead of waiting forever.
 // Knobs: BENCH_GATEWAY_CACHE sets agent.agent_cache.max_size; BENCH_GATEWAY_YAML appends to
 // config.yaml; BENCH_GATEWAY_HEAPSNAP=<dir> writes heap snapshots after 2,000 and 8,000 messages
+// (BENCH_GATEWAY_HEAPSNAP_AT=6000,22000 for others)
 // (the bench pauses while the gateway writes them; compare with `node bench/heapdiff.ts a b`);
 // BENCH_GATEWAY_ALLOC=<file.heapprofile> samples every allocation (garbage too) over messages
 // 1,000–4,000 (`node bench/allocs.ts <file>` sums them by function and source file);
@@ -32,7 +33,7 @@ const PHASE = Number(process.env.BENCH_GATEWAY_MESSAGES ?? 5000);
 const RATE = Number(process.env.BENCH_GATEWAY_RATE ?? 200);
 const TIMEOUT_MS = Number(process.env.BENCH_GATEWAY_TIMEOUT_MS ?? 30_000);
 const SNAP_DIR = process.env.BENCH_GATEWAY_HEAPSNAP ? resolve(process.env.BENCH_GATEWAY_HEAPSNAP) : '';
-const SNAP_AT = [2000, 8000];
+const SNAP_AT = (process.env.BENCH_GATEWAY_HEAPSNAP_AT ?? '2000,8000').split(',').map(Number);
 const ALLOC = process.env.BENCH_GATEWAY_ALLOC ? resolve(process.env.BENCH_GATEWAY_ALLOC) : '';
 const STDOUT = process.env.BENCH_GATEWAY_STDOUT ?? '';
 /** The RSS goal: growth per 1,000 messages once the gateway has reached its working size. */
@@ -293,7 +294,7 @@ const bench: Bench = async () => {
         name: `gateway JS heap after ${last.at} messages`,
         value: m.heapUsed / MB,
         unit: 'MB',
-        note: `heap total ${(m.heapTotal / MB).toFixed(0)} MB, external ${(m.external / MB).toFixed(0)} MB (array buffers ${(m.arrayBuffers / MB).toFixed(0)}); heap used (live + garbage) every 1k: ${everyK.map((r) => (r.mem ? (r.mem.heapUsed / MB).toFixed(0) : '?')).join(' ')}`,
+        note: `heap total ${(m.heapTotal / MB).toFixed(0)} MB, external ${(m.external / MB).toFixed(0)} MB (array buffers ${(m.arrayBuffers / MB).toFixed(0)}); heap used (live + garbage) every 1k: ${everyK.map((r) => (r.mem ? (r.mem.heapUsed / MB).toFixed(0) : '?')).join(' ')}; heap total: ${everyK.map((r) => (r.mem ? (r.mem.heapTotal / MB).toFixed(0) : '?')).join(' ')}`,
       });
     const span = (last.at - tail[0].at) / 1000;
     rows.push({

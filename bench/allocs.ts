@@ -1,8 +1,9 @@
-// Sums a sampling heap profile (.heapprofile, e.g. from BENCH_GATEWAY_ALLOC in bench/gateway.ts):
-// bytes allocated by function (self), and by the nearest of our own source files up the stack (so
-// what a library or Node allocates on our behalf counts for the caller in src/). Positions in the
-// bundle are mapped back to src/ through its source map.
-//   node bench/allocs.ts profile.heapprofile [messages=3000] [top=25] [src/file.ts: only what it causes]
+// Sums a sampling heap profile (.heapprofile, e.g. from BENCH_GATEWAY_ALLOC in bench/gateway.ts) or
+// a CPU profile (.cpuprofile, BENCH_GATEWAY_PROFILE): bytes allocated (or ms run) by function
+// (self), and by the nearest of our own source files up the stack (so what a library or Node does
+// on our behalf counts for the caller in src/). Positions in the bundle are mapped back to src/
+// through its source map.
+//   node bench/allocs.ts profile.heapprofile|.cpuprofile [messages=3000] [top=25] [src/file.ts: only what it causes]
 import { existsSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +27,18 @@ if (!file) {
 }
 const messages = Number(msgArg ?? 3000);
 const top = Number(topArg ?? 25);
-const profile = JSON.parse(readFileSync(file, 'utf8')) as { head: ProfileNode };
+// A CPU profile (.cpuprofile, BENCH_GATEWAY_PROFILE) is a flat node list with sample counts: made
+// into the same tree, with samples (in ms) in place of bytes.
+const raw = JSON.parse(readFileSync(file, 'utf8')) as { head?: ProfileNode; nodes?: { id: number; callFrame: Frame; hitCount?: number; children?: number[] }[]; startTime?: number; endTime?: number; samples?: number[] };
+const cpu = !raw.head;
+const msPerSample = cpu && raw.samples?.length ? (raw.endTime! - raw.startTime!) / 1000 / raw.samples.length : 1;
+const profile: { head: ProfileNode } = raw.head
+  ? { head: raw.head }
+  : (() => {
+      const byId = new Map(raw.nodes!.map((n) => [n.id, { callFrame: n.callFrame, selfSize: (n.hitCount ?? 0) * msPerSample, children: [] as ProfileNode[], ids: n.children ?? [] }]));
+      for (const n of byId.values()) n.children = n.ids.map((id) => byId.get(id)!);
+      return { head: byId.get(raw.nodes![0].id)! };
+    })();
 
 const maps = new Map<string, SourceMap | null>();
 function sourceOf(f: Frame): { where: string; ours: string | null } {
@@ -65,9 +77,10 @@ const walk = (n: ProfileNode, ours: string | null) => {
 };
 walk(profile.head, null);
 
-const kb = (b: number) => (b / 1024).toFixed(0).padStart(9);
-console.log(`allocated: ${(total / 1048576).toFixed(1)} MB in all, ${(total / messages / 1024).toFixed(1)} KB per message (over ${messages})`);
-console.log('\nby our source file (what it allocates, directly or through libraries it calls), KB:');
-for (const [k, v] of [...byOurs].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${kb(v)}  ${(v / messages).toFixed(0).padStart(7)} B/msg  ${k}`);
-console.log('\nby function (self), KB:');
-for (const [k, v] of [...bySelf].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${kb(v)}  ${(v / messages).toFixed(0).padStart(7)} B/msg  ${k}`);
+const unit = cpu ? { all: 'ms', div: 1, per: 'µs/msg', perMul: 1000, what: 'runs' } : { all: 'KB', div: 1024, per: 'B/msg', perMul: 1, what: 'allocates' };
+const fmt = (v: number) => `${(v / unit.div).toFixed(0).padStart(9)}  ${((v * unit.perMul) / messages).toFixed(0).padStart(7)} ${unit.per}`;
+console.log(cpu ? `CPU: ${total.toFixed(0)} ms sampled, ${((total * 1000) / messages).toFixed(0)} µs per message (over ${messages})` : `allocated: ${(total / 1048576).toFixed(1)} MB in all, ${(total / messages / 1024).toFixed(1)} KB per message (over ${messages})`);
+console.log(`\nby our source file (what it ${unit.what}, directly or through libraries it calls), ${unit.all}:`);
+for (const [k, v] of [...byOurs].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${fmt(v)}  ${k}`);
+console.log(`\nby function (self), ${unit.all}:`);
+for (const [k, v] of [...bySelf].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${fmt(v)}  ${k}`);

@@ -9,11 +9,13 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } f
 import { dirname } from 'node:path';
 import { writeFileAtomic } from '../state/fsutil.ts';
 
-interface Seen {
+/** A line of the file: `s` 'r' taken, 'd' done; `t` ms; platform, chat and thread (needed while taken). */
+interface Line {
+  k: string;
   s: 'r' | 'd';
   t: number;
-  p: string;
-  c: string;
+  p?: string;
+  c?: string;
   th?: string;
 }
 
@@ -27,16 +29,27 @@ export interface Unfinished {
 const TTL_MS = 7 * 24 * 3600_000;
 const MAX_ENTRIES = 100_000;
 
+/**
+ * Memory stays small and bounded: every message seen costs one map entry (its key → the second it
+ * was taken, a small integer), the few being answered right now keep their chat in `taken`, and
+ * entries older than the TTL or past MAX_ENTRIES go as new ones arrive (oldest first: the map is
+ * in arrival order), not only at the next start.
+ */
 export class InboundDedupe {
-  private readonly map = new Map<string, Seen>();
+  /** key → when it was taken (seconds). */
+  private readonly seen = new Map<string, number>();
+  /** Taken and not finished yet: what unfinished() reports. */
+  private readonly taken = new Map<string, Unfinished>();
   private appended = 0;
   private fd: number | null = null;
   private readonly path: string;
   private readonly now: () => number;
+  private readonly max: number;
 
-  constructor(path: string, opts: { now?: () => number } = {}) {
+  constructor(path: string, opts: { now?: () => number; maxEntries?: number } = {}) {
     this.path = path;
     this.now = opts.now ?? Date.now;
+    this.max = opts.maxEntries ?? MAX_ENTRIES;
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     this.load();
   }
@@ -51,31 +64,46 @@ export class InboundDedupe {
     for (const line of readFileSync(this.path, 'utf8').split('\n')) {
       if (!line) continue;
       try {
-        const e = JSON.parse(line) as Seen & { k: string };
+        const e = JSON.parse(line) as Line;
         if (typeof e.k !== 'string' || e.t < cutoff) continue;
-        const prev = this.map.get(e.k);
-        this.map.delete(e.k);
-        this.map.set(e.k, prev?.s === 'd' ? prev : { s: e.s, t: e.t, p: e.p, c: e.c, th: e.th });
+        const known = this.seen.has(e.k);
+        if (!known) this.seen.set(e.k, Math.floor(e.t / 1000));
+        if (e.s === 'd') this.taken.delete(e.k);
+        else if (!known && e.p && e.c !== undefined) this.taken.set(e.k, { key: e.k, platform: e.p, chatId: e.c, threadId: e.th });
       } catch {
         /* a torn last line after a crash */
       }
     }
+    this.prune();
     this.compact();
   }
 
+  /** Drops entries past the TTL or the cap, oldest first. */
+  private prune(): void {
+    const cutoff = Math.floor((this.now() - TTL_MS) / 1000);
+    for (const [k, t] of this.seen) {
+      if (this.seen.size <= this.max && t >= cutoff) break;
+      this.seen.delete(k);
+      this.taken.delete(k);
+    }
+  }
+
   private compact(): void {
-    while (this.map.size > MAX_ENTRIES) this.map.delete(this.map.keys().next().value as string);
-    const lines = [...this.map].map(([k, v]) => JSON.stringify({ k, ...v }));
+    const lines: string[] = [];
+    for (const [k, t] of this.seen) {
+      const u = this.taken.get(k);
+      lines.push(JSON.stringify(u ? { k, s: 'r', t: t * 1000, p: u.platform, c: u.chatId, th: u.threadId } : { k, s: 'd', t: t * 1000 }));
+    }
     this.close();
     writeFileAtomic(this.path, lines.length ? lines.join('\n') + '\n' : '', 0o600);
     this.appended = 0;
   }
 
-  private append(k: string, v: Seen): void {
+  private append(line: Line): void {
     // One descriptor for the life of the process: no open/close per message.
     if (this.fd === null) this.fd = openSync(this.path, 'a', 0o600);
-    writeSync(this.fd, JSON.stringify({ k, ...v }) + '\n');
-    if (++this.appended > Math.max(10_000, this.map.size * 2)) this.compact();
+    writeSync(this.fd, JSON.stringify(line) + '\n');
+    if (++this.appended > Math.max(10_000, this.seen.size * 2)) this.compact();
   }
 
   close(): void {
@@ -86,43 +114,35 @@ export class InboundDedupe {
   /** Records the message as taken. False when it was seen before (drop it). */
   claim(platform: string, chatId: string, messageId: string, threadId?: string): boolean {
     const k = InboundDedupe.key(platform, chatId, messageId);
-    if (this.map.has(k)) return false;
-    const v: Seen = { s: 'r', t: this.now(), p: platform, c: chatId, th: threadId };
-    this.map.set(k, v);
-    this.append(k, v);
+    if (this.seen.has(k)) return false;
+    const t = this.now();
+    this.seen.set(k, Math.floor(t / 1000));
+    this.taken.set(k, { key: k, platform, chatId, threadId });
+    this.prune();
+    this.append({ k, s: 'r', t, p: platform, c: chatId, th: threadId });
     return true;
   }
 
   /** Records that the message was handled (answered, ignored on purpose, or reported). */
   finish(platform: string, chatId: string, messageId: string): void {
-    const k = InboundDedupe.key(platform, chatId, messageId);
-    const prev = this.map.get(k);
-    if (prev?.s === 'd') return;
-    const v: Seen = { s: 'd', t: this.now(), p: platform, c: chatId, th: prev?.th };
-    this.map.set(k, v);
-    this.append(k, v);
+    this.finishKey(InboundDedupe.key(platform, chatId, messageId));
   }
 
   has(platform: string, chatId: string, messageId: string): boolean {
-    return this.map.has(InboundDedupe.key(platform, chatId, messageId));
+    return this.seen.has(InboundDedupe.key(platform, chatId, messageId));
   }
 
-  /** Messages taken by an earlier process that never finished them. */
+  /** Messages taken by an earlier process (or this one, still running) that were never finished. */
   unfinished(): Unfinished[] {
-    const out: Unfinished[] = [];
-    for (const [k, v] of this.map) if (v.s === 'r') out.push({ key: k, platform: v.p, chatId: v.c, threadId: v.th });
-    return out;
+    return [...this.taken.values()];
   }
 
   finishKey(key: string): void {
-    const prev = this.map.get(key);
-    if (!prev || prev.s === 'd') return;
-    const v: Seen = { ...prev, s: 'd', t: this.now() };
-    this.map.set(key, v);
-    this.append(key, v);
+    if (!this.taken.delete(key)) return;
+    this.append({ k: key, s: 'd', t: this.now() });
   }
 
   get size(): number {
-    return this.map.size;
+    return this.seen.size;
   }
 }

@@ -9,7 +9,7 @@ import { redactionEnabled, redactSecrets } from '../policy/redact.ts';
 import { chunkMessage } from './chunk.ts';
 import { homeChannel, platformEnabled, splitChatThread } from './config.ts';
 import { getPlatform, platformNames } from './platforms/registry.ts';
-import type { Deliver, DeliverResult, DeliveryOrigin, PlatformAdapter } from './types.ts';
+import type { Deliver, DeliverResult, DeliveryOrigin, PlatformAdapter, SendOptions, SendResult } from './types.ts';
 
 export type ParsedTarget =
   | { kind: 'origin' }
@@ -85,6 +85,32 @@ export interface SendTextOptions {
   threadId?: string;
   replyTo?: string;
   meta?: Record<string, unknown>;
+  /** Waits before the retries of a send that failed on the network (default SEND_RETRY_DELAYS_MS). */
+  retryDelaysMs?: number[];
+}
+
+/**
+ * Network failures where the platform most likely never got the request (no connection, a reset
+ * or closed keep-alive socket): a reply lost to one would leave the person waiting forever, so
+ * they are tried again (as Hermes's _send_with_retry). Read timeouts are not: the message may have
+ * arrived, and a duplicate is worse than a logged failure.
+ */
+const TRANSIENT_SEND = /connect timeout|ECONNREFUSED|ECONNRESET|other side closed|socket hang up|EPIPE|ENOTFOUND|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH|UND_ERR_(SOCKET|CONNECT)/i;
+export const SEND_RETRY_DELAYS_MS = [1000, 3000];
+
+export function transientSendFailure(r: SendResult): boolean {
+  return !r.ok && (r.retryable === true || (!!r.error && TRANSIENT_SEND.test(r.error)));
+}
+
+/** adapter.send, tried again after a transient network failure (with jitter, so chats that failed together do not retry together). */
+async function sendRetrying(adapter: PlatformAdapter, chatId: string, text: string, opts: SendOptions, delays: number[]): Promise<SendResult> {
+  let r = await adapter.send(chatId, text, opts);
+  for (const ms of delays) {
+    if (!transientSendFailure(r)) break;
+    await new Promise((resolve) => setTimeout(resolve, ms * (0.8 + Math.random() * 0.4)));
+    r = await adapter.send(chatId, text, opts);
+  }
+  return r;
 }
 
 /** Sends text (chunked, with MEDIA attachments) through one adapter. */
@@ -94,7 +120,7 @@ export async function sendText(adapter: PlatformAdapter, chatId: string, text: s
   const limit = Math.min(adapter.maxMessageLength, getPlatform(adapter.name)?.maxMessageLength ?? adapter.maxMessageLength);
   const chunks = chunkMessage(body, limit);
   for (let i = 0; i < chunks.length; i++) {
-    const r = await adapter.send(chatId, chunks[i], { threadId: o.threadId, replyTo: i === 0 ? o.replyTo : undefined, meta: o.meta });
+    const r = await sendRetrying(adapter, chatId, chunks[i], { threadId: o.threadId, replyTo: i === 0 ? o.replyTo : undefined, meta: o.meta }, o.retryDelaysMs ?? SEND_RETRY_DELAYS_MS);
     if (!r.ok) return { ok: false, error: r.error ?? 'send failed', messageIds: ids };
     if (r.messageId) ids.push(r.messageId);
   }

@@ -71,6 +71,8 @@ export interface SendResult {
   ok: boolean;
   messageId?: string;
   error?: string;
+  /** The failure was transient (the request never reached the platform): the core tries again. */
+  retryable?: boolean;
 }
 
 export interface ChatInfo {

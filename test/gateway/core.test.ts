@@ -146,6 +146,38 @@ describe('inbound dedupe', () => {
     assert.deepEqual(new InboundDedupe(path).unfinished(), []);
     assert.equal(statSync(path).mode & 0o777, 0o600);
   });
+  test('bounded while running: past the cap or the 7-day TTL the oldest ids go as new ones arrive', () => {
+    const path = join(tmp(), 'gateway', 'inbound.jsonl');
+    let now = Date.UTC(2026, 0, 1);
+    const d = new InboundDedupe(path, { now: () => now, maxEntries: 3 });
+    for (const id of ['1', '2', '3', '4']) {
+      assert.ok(d.claim('telegram', '1', id));
+      d.finish('telegram', '1', id);
+    }
+    assert.equal(d.size, 3);
+    assert.ok(!d.has('telegram', '1', '1'), 'the oldest went past the cap');
+    assert.ok(!d.claim('telegram', '1', '4'), 'recent ones are still known');
+    assert.ok(d.claim('telegram', '9', '1'));
+    now += 8 * 24 * 3600_000;
+    assert.ok(d.claim('telegram', '1', '5'));
+    assert.equal(d.size, 1, 'a week later only the new id is left');
+    assert.deepEqual(
+      d.unfinished().map((u) => u.key),
+      ['telegram:1:5'],
+      'an old unfinished id goes with its entry',
+    );
+    d.close();
+    const again = new InboundDedupe(path, { now: () => now, maxEntries: 3 });
+    assert.ok(!again.claim('telegram', '1', '5'), 'a restart remembers what is kept');
+    assert.ok(again.claim('telegram', '1', '4'), 'and not what was dropped');
+    assert.deepEqual(
+      again.unfinished().map((u) => [u.platform, u.chatId]),
+      [
+        ['telegram', '1'],
+        ['telegram', '1'],
+      ],
+    );
+  });
 });
 
 describe('transcript stores', () => {

@@ -59,6 +59,14 @@ describe('telegram gateway', () => {
     );
   });
 
+  test('a reply whose connection drops is sent again, once', async () => {
+    llm.enqueue({ text: 'Delivered after all.' });
+    tg.cutNext('sendMessage');
+    tg.userMessage({ chatId: OWNER, text: 'are you there?' });
+    await tg.waitFor(isText(OWNER, /Delivered after all/), 10_000, 'the reply, sent again');
+    assert.equal(tg.calls.filter(isText(OWNER, /Delivered after all/)).length, 1);
+  });
+
   test('a tool-using turn asks for approval with buttons; the button runs it', async () => {
     const victim = join(t.home, 'victim-dir');
     mkdirSync(join(victim, 'sub'), { recursive: true });

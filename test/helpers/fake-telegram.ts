@@ -36,6 +36,8 @@ export interface FakeTelegram {
   pollers(): number;
   /** Make the next calls of `method` fail with this HTTP error. */
   failNext(method: string, times?: number, code?: number, description?: string): void;
+  /** Cut the connection of the next calls of `method` without an answer (a network failure, not an API error). */
+  cutNext(method: string, times?: number): void;
   /** Serve `getUpdates` only after this many ms (simulates a slow/unreachable API). */
   files: Map<string, Buffer>;
   updateCount(): number;
@@ -58,6 +60,7 @@ export async function startFakeTelegram(opts: { token?: string; botUsername?: st
   const calls: SentCall[] = [];
   const callWaiters = new Set<() => void>();
   const failures = new Map<string, { left: number; code: number; description: string }>();
+  const cuts = new Map<string, number>();
   const files = new Map<string, Buffer>();
   let waitingPolls = 0;
   let getMeCount = 0;
@@ -131,6 +134,11 @@ export async function startFakeTelegram(opts: { token?: string; botUsername?: st
       params = await readBody(req);
     } catch {
       return res.writeHead(400).end(JSON.stringify({ ok: false, error_code: 400, description: 'Bad Request: bad body' }));
+    }
+    const cut = cuts.get(method) ?? 0;
+    if (cut > 0) {
+      cuts.set(method, cut - 1);
+      return void req.socket.destroy();
     }
     const f = failures.get(method);
     if (f && f.left > 0) {
@@ -288,6 +296,9 @@ export async function startFakeTelegram(opts: { token?: string; botUsername?: st
     },
     failNext(method, times = 1, code = 500, description = 'Internal Server Error') {
       failures.set(method, { left: times, code, description });
+    },
+    cutNext(method, times = 1) {
+      cuts.set(method, times);
     },
     updateCount: () => updates.length,
     connections: () => getMeCount,

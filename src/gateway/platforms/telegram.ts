@@ -403,8 +403,12 @@ export class TelegramAdapter implements PlatformAdapter {
 }
 
 /** A grammy error without the token (its messages never contain the URL, but be sure). */
+/** The error's message, with what failed underneath for network errors (grammy's HttpError wraps fetch's), token masked. */
 function describeTelegramError(e: unknown): string {
-  const msg = (e as Error)?.message ?? String(e);
+  let msg = (e as Error)?.message ?? String(e);
+  const inner = (e as { error?: { message?: string; cause?: { code?: string; message?: string } } })?.error;
+  const why = inner?.cause?.message || inner?.cause?.code || inner?.message;
+  if (why && !msg.includes(why)) msg += ` (${why})`;
   return msg.replace(/bot\d+:[A-Za-z0-9_-]+/g, 'bot***');
 }
 

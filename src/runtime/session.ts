@@ -2,7 +2,7 @@
 // CLI, REPL, gateway chat, ACP, API server, cron) builds one of these and drives the same loop.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { buildSystemPrompt, type PromptParts } from '../agent/prompt.ts';
+import { buildSystemPrompt } from '../agent/prompt.ts';
 import { RequestBroker } from '../agent/requests.ts';
 import { formatsFor, PARSER_SETTINGS } from '../agent/textcalls/index.ts';
 import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';

@@ -1,7 +1,7 @@
 // send_message is offered when any chat platform is configured (the platform catalog decides, for
 // every built-in platform), and deciding that loads no platform adapter or SDK.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { configuredChatPlatforms } from '../../src/gateway/platforms/catalog.ts';
@@ -67,10 +67,29 @@ describe('send_message availability', () => {
   });
 
   it('the catalog and the adapters agree on which platforms are configured', () => {
-    const env = { ...MATRIX, TELEGRAM_BOT_TOKEN: '1:x', TWILIO_ACCOUNT_SID: 'AC1', TWILIO_AUTH_TOKEN: 't', TWILIO_PHONE_NUMBER: '+15550001111' };
-    const config = { platforms: { mattermost: { url: 'https://mm.example.org', token: 't' }, telegram: { enabled: false } }, irc: { server: 'irc.example.org', nick: 'hermes' } };
+    const h = tempHome();
+    mkdirSync(join(h, 'weixin', 'accounts'), { recursive: true });
+    writeFileSync(join(h, 'weixin', 'accounts', 'bot1.json'), JSON.stringify({ token: 'saved-token' }));
+    const env = {
+      ...MATRIX,
+      HERMES_HOME: h,
+      TELEGRAM_BOT_TOKEN: '1:x',
+      TWILIO_ACCOUNT_SID: 'AC1',
+      TWILIO_AUTH_TOKEN: 't',
+      TWILIO_PHONE_NUMBER: '+15550001111',
+      LINE_CHANNEL_ACCESS_TOKEN: 'a',
+      LINE_CHANNEL_SECRET: 'b',
+      TEAMS_CLIENT_ID: 'id',
+      TEAMS_CLIENT_SECRET: 'secret',
+      WEIXIN_ACCOUNT_ID: 'bot1',
+    };
+    const config = {
+      platforms: { mattermost: { url: 'https://mm.example.org', token: 't' }, telegram: { enabled: false }, feishu: { app_id: 'cli_1', app_secret: 's' }, wecom: { bot_id: 'b', secret: '   ' } },
+      irc: { server: 'irc.example.org', nick: 'hermes' },
+    };
     const fromCatalog = configuredChatPlatforms(env, config).sort();
-    assert.deepEqual(fromCatalog, ['irc', 'matrix', 'mattermost', 'sms']);
+    // Teams lacks its tenant id, WeCom's secret is blank, Telegram is switched off; Weixin's token was saved by setup.
+    assert.deepEqual(fromCatalog, ['feishu', 'irc', 'line', 'matrix', 'mattermost', 'sms', 'weixin']);
     // The full registry (adapters loaded through config.ts) gives the same answer for every platform.
     const fromAdapters = listPlatforms('chat').filter((d) => platformEnabled(d.name, config, env)).map((d) => d.name).sort();
     assert.deepEqual(fromAdapters, fromCatalog);

@@ -17,6 +17,21 @@ export type PlatformBasics = Pick<PlatformDefinition, 'name' | 'label' | 'kind' 
 // ---------------------------------------------------------------------------------------------
 // Credential readers: null when the platform is not configured.
 
+/**
+ * Required values, each `[config.yaml key, .env name]`: config.yaml first (`envFirst`: the
+ * environment first), optionally trimmed; null when one of them is missing.
+ */
+function required<K extends string>(env: Env, s: Obj, fields: Record<K, [string, string]>, o: { envFirst?: boolean; trim?: boolean } = {}): Record<K, string> | null {
+  const out = {} as Record<K, string>;
+  for (const [k, [key, name]] of Object.entries(fields) as [K, [string, string]][]) {
+    const raw = String((o.envFirst ? env[name] || s[key] : s[key] || env[name]) || '');
+    const v = o.trim ? raw.trim() : raw;
+    if (!v) return null;
+    out[k] = v;
+  }
+  return out;
+}
+
 export function blueBubblesCredentials(env: Env, config: Obj): { url: string; password: string } | null {
   const s = platformSettings(config, 'bluebubbles');
   const url = String(s.server_url || env.BLUEBUBBLES_SERVER_URL || '').trim();
@@ -25,17 +40,11 @@ export function blueBubblesCredentials(env: Env, config: Obj): { url: string; pa
 }
 
 export function dingtalkCredentials(env: Env, config: Obj): { clientId: string; clientSecret: string } | null {
-  const s = platformSettings(config, 'dingtalk');
-  const clientId = String(s.client_id || env.DINGTALK_CLIENT_ID || '');
-  const clientSecret = String(s.client_secret || env.DINGTALK_CLIENT_SECRET || '');
-  return clientId && clientSecret ? { clientId, clientSecret } : null;
+  return required(env, platformSettings(config, 'dingtalk'), { clientId: ['client_id', 'DINGTALK_CLIENT_ID'], clientSecret: ['client_secret', 'DINGTALK_CLIENT_SECRET'] });
 }
 
 export function feishuCredentials(env: Env, config: Obj): { appId: string; appSecret: string } | null {
-  const s = platformSettings(config, 'feishu');
-  const appId = String(s.app_id || env.FEISHU_APP_ID || '').trim();
-  const appSecret = String(s.app_secret || env.FEISHU_APP_SECRET || '').trim();
-  return appId && appSecret ? { appId, appSecret } : null;
+  return required(env, platformSettings(config, 'feishu'), { appId: ['app_id', 'FEISHU_APP_ID'], appSecret: ['app_secret', 'FEISHU_APP_SECRET'] }, { trim: true });
 }
 
 /** A service account key (a path or inline JSON) or the events URL. */
@@ -63,10 +72,7 @@ export function ircCredentials(env: Env, config: Obj): { server: string; nick: s
 }
 
 export function lineCredentials(env: Env, config: Obj): { token: string; secret: string } | null {
-  const s = platformSettings(config, 'line');
-  const token = String(env.LINE_CHANNEL_ACCESS_TOKEN || s.channel_access_token || '');
-  const secret = String(env.LINE_CHANNEL_SECRET || s.channel_secret || '');
-  return token && secret ? { token, secret } : null;
+  return required(env, platformSettings(config, 'line'), { token: ['channel_access_token', 'LINE_CHANNEL_ACCESS_TOKEN'], secret: ['channel_secret', 'LINE_CHANNEL_SECRET'] }, { envFirst: true });
 }
 
 export function matrixSettings(env: Env, config: Obj) {
@@ -90,9 +96,8 @@ export function mattermostSettings(env: Env, config: Obj): { url: string; token:
 /** Hermes's QQ bot reads `platforms.qq` and `platforms.qqbot` (the latter wins). */
 export function qqCredentials(env: Env, config: Obj): { appId: string; secret: string; s: Obj } | null {
   const s = { ...platformSettings(config, 'qq'), ...platformSettings(config, 'qqbot') };
-  const appId = String(s.app_id || env.QQ_APP_ID || '').trim();
-  const secret = String(s.client_secret || env.QQ_CLIENT_SECRET || '').trim();
-  return appId && secret ? { appId, secret, s } : null;
+  const c = required(env, s, { appId: ['app_id', 'QQ_APP_ID'], secret: ['client_secret', 'QQ_CLIENT_SECRET'] }, { trim: true });
+  return c ? { ...c, s } : null;
 }
 
 export function signalSettings(env: Env, config: Obj): { url: string; account: string } | null {
@@ -108,18 +113,12 @@ export function twilioCredentials(env: Env): { sid: string; token: string; from:
 }
 
 export function teamsCredentials(env: Env, config: Obj): { clientId: string; clientSecret: string; tenantId: string } | null {
-  const s = platformSettings(config, 'teams');
-  const clientId = String(env.TEAMS_CLIENT_ID || s.client_id || '');
-  const clientSecret = String(env.TEAMS_CLIENT_SECRET || s.client_secret || '');
-  const tenantId = String(env.TEAMS_TENANT_ID || s.tenant_id || '');
-  return clientId && clientSecret && tenantId ? { clientId, clientSecret, tenantId } : null;
+  const fields = { clientId: ['client_id', 'TEAMS_CLIENT_ID'], clientSecret: ['client_secret', 'TEAMS_CLIENT_SECRET'], tenantId: ['tenant_id', 'TEAMS_TENANT_ID'] } satisfies Record<string, [string, string]>;
+  return required(env, platformSettings(config, 'teams'), fields, { envFirst: true });
 }
 
 export function wecomCredentials(env: Env, config: Obj): { botId: string; secret: string } | null {
-  const s = platformSettings(config, 'wecom');
-  const botId = String(s.bot_id || env.WECOM_BOT_ID || '').trim();
-  const secret = String(s.secret || env.WECOM_SECRET || '').trim();
-  return botId && secret ? { botId, secret } : null;
+  return required(env, platformSettings(config, 'wecom'), { botId: ['bot_id', 'WECOM_BOT_ID'], secret: ['secret', 'WECOM_SECRET'] }, { trim: true });
 }
 
 /** A JSON object from a file, or null (missing or unreadable). */
@@ -147,17 +146,12 @@ export function weixinCredentials(env: Env, config: Obj, home: string): { accoun
 }
 
 export function whatsappCloudCredentials(env: Env, config: Obj): { phoneNumberId: string; token: string } | null {
-  const s = platformSettings(config, 'whatsapp_cloud');
-  const phoneNumberId = String(env.WHATSAPP_CLOUD_PHONE_NUMBER_ID || s.phone_number_id || '');
-  const token = String(env.WHATSAPP_CLOUD_ACCESS_TOKEN || s.access_token || '');
-  return phoneNumberId && token ? { phoneNumberId, token } : null;
+  const fields = { phoneNumberId: ['phone_number_id', 'WHATSAPP_CLOUD_PHONE_NUMBER_ID'], token: ['access_token', 'WHATSAPP_CLOUD_ACCESS_TOKEN'] } satisfies Record<string, [string, string]>;
+  return required(env, platformSettings(config, 'whatsapp_cloud'), fields, { envFirst: true });
 }
 
 export function yuanbaoCredentials(env: Env, config: Obj): { appId: string; appSecret: string } | null {
-  const s = platformSettings(config, 'yuanbao');
-  const appId = String(s.app_id || env.YUANBAO_APP_ID || '').trim();
-  const appSecret = String(s.app_secret || env.YUANBAO_APP_SECRET || '').trim();
-  return appId && appSecret ? { appId, appSecret } : null;
+  return required(env, platformSettings(config, 'yuanbao'), { appId: ['app_id', 'YUANBAO_APP_ID'], appSecret: ['app_secret', 'YUANBAO_APP_SECRET'] }, { trim: true });
 }
 
 // ---------------------------------------------------------------------------------------------

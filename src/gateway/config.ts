@@ -8,18 +8,11 @@ import { getPlatform } from './platforms/registry.ts';
 
 export { enabledPlatforms, platformEnabled } from './platforms/registry.ts';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
-export const truthy = (v: unknown) => v === true || (typeof v === 'string' && ['1', 'true', 'yes', 'on'].includes(v.trim().toLowerCase()));
+import { isObj, platformSettings } from './platform-settings.ts';
 
-/** A platform's settings: `platforms.<p>` merged with `platforms.<p>.extra` (extra wins) and a top-level `<p>:` block. */
-export function platformSettings(config: Obj, platform: string): Obj {
-  const top = isObj(config[platform]) ? (config[platform] as Obj) : {};
-  const platforms = isObj(config.platforms) ? (config.platforms as Obj) : {};
-  const block = isObj(platforms[platform]) ? (platforms[platform] as Obj) : {};
-  const extra = isObj(block.extra) ? (block.extra as Obj) : {};
-  return { ...top, ...block, ...extra };
-}
+export { platformSettings, truthy } from './platform-settings.ts';
+
+type Obj = Record<string, unknown>;
 
 /** `{PLATFORM}_HOME_CHANNEL` (`chat` or `chat:thread`; email: EMAIL_HOME_ADDRESS), else `platforms.<p>.home_channel`. */
 export function homeChannel(platform: string, env: NodeJS.ProcessEnv, config: Obj): { chatId: string; threadId?: string } | null {

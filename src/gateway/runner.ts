@@ -19,27 +19,27 @@ import { redactionEnabled } from '../policy/redact.ts';
 import { composeNotices } from '../runtime/inbox.ts';
 import { Session, type ExplicitChoices, type SessionStore } from '../runtime/session.ts';
 import type { HermesConfig } from '../state/defaults.ts';
-import { updateEnvFile } from '../state/env.ts';
-import { paths } from '../state/paths.ts';
 import { processRegistry, type ProcessRegistry } from '../tools/process-registry.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { McpManager } from '../mcp/manager.ts';
 import { PLATFORM_TOOLSETS } from '../tools/toolsets.ts';
-import { authorize, envPrefix, unauthorizedDmBehavior } from './auth.ts';
+import { authorize, unauthorizedDmBehavior } from './auth.ts';
 import { defaultCacheSize, WarmCache } from './cache.ts';
 import { ChatRequests } from './chat-requests.ts';
-import { gatewayCommands, type GatewayCommandHooks } from './commands.ts';
+import { runCommand } from './command-dispatch.ts';
+import { gatewayCommands } from './commands.ts';
 import { homeChannel, messagingCwd, numberSetting, platformSettings } from './config.ts';
 import { InboundDedupe } from './dedupe.ts';
 import { DeliveryRouter, sendText, type SenderFactory } from './delivery.ts';
 import { HookBus } from './hooks.ts';
 import { modelView, speakerText } from './inbound.ts';
 import { Warm, type Lane } from './lanes.ts';
+import { knownChats, mirrorDelivery, reportUnfinished } from './mirror.ts';
 import { PairingStore } from './pairing.ts';
 import { getPlatform } from './platforms/registry.ts';
 import { buildSessionKey, isSharedMultiUserSession, neutralizeInline, type KeyOptions } from './session-key.ts';
-import { resetPolicyFrom, resetReason, SessionIndex, sourceFromDict, type RoutingShare } from './session-store.ts';
+import { resetPolicyFrom, resetReason, SessionIndex, type RoutingShare } from './session-store.ts';
 import { openTranscriptStore, type StoredSession, type TranscriptStore } from './transcripts.ts';
 import { runTurn } from './turn.ts';
 import type { DeliveryOrigin, InboundHandlers, InboundMessage, PlatformAdapter, SessionSource } from './types.ts';
@@ -131,8 +131,8 @@ export class GatewayRunner {
     this.index = new SessionIndex(o.home, { now: this.now, shared: o.routing });
     this.transcripts = o.transcripts ?? openTranscriptStore(o.home, this.log);
     this.hooks = new HookBus(this.log);
-    this.router = new DeliveryRouter({ env: o.env, config: o.config as never, senderFactory: o.senderFactory, log: this.log, onDelivered: (d) => void this.mirror(d) });
-    this.router.knownChats = () => this.knownChats();
+    this.router = new DeliveryRouter({ env: o.env, config: o.config as never, senderFactory: o.senderFactory, log: this.log, onDelivered: (d) => void mirrorDelivery(this, this.now, d) });
+    this.router.knownChats = () => knownChats(this.index);
     const c = (o.config.agent as { agent_cache?: { max_size?: number; idle_ttl_secs?: number } }).agent_cache ?? {};
     this.cache = new WarmCache<Warm>({
       maxSize: numberSetting(c.max_size, defaultCacheSize()),
@@ -209,7 +209,7 @@ export class GatewayRunner {
   /** The adapter is connected: deliveries go through it; chats cut short by a crash are told. */
   attached(adapter: PlatformAdapter): void {
     this.router.attach(adapter);
-    void this.reportUnfinished(adapter);
+    void reportUnfinished(adapter, this.dedupe, this.log);
     if (this.dedupe.takeOver)
       void this.dedupe.takeOver(adapter.name, this.home).then(
         (msgs) => {
@@ -492,7 +492,7 @@ export class GatewayRunner {
   }
 
   /** Drops a warm runtime (the conversation goes on: the next message rebuilds it from the store). */
-  private evict(key: string): void {
+  evict(key: string): void {
     const w = this.cache.delete(key);
     if (!w) return;
     this.restored.delete(w.session.id);
@@ -596,7 +596,7 @@ export class GatewayRunner {
     }
 
     if (text.startsWith('/')) {
-      await this.command(adapter, lane, msg);
+      await runCommand(this, adapter, lane, msg);
       done();
       return;
     }
@@ -647,7 +647,7 @@ export class GatewayRunner {
   // ------------------------------------------------------------------------------------------
   // Turns
 
-  private async runLane(lane: Lane): Promise<void> {
+  async runLane(lane: Lane): Promise<void> {
     if (lane.running) return;
     lane.running = true;
     try {
@@ -661,140 +661,6 @@ export class GatewayRunner {
     } finally {
       lane.running = false;
       for (const f of [...this.idle]) f();
-    }
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Slash commands
-
-  private async command(adapter: PlatformAdapter, lane: Lane, msg: InboundMessage): Promise<void> {
-    const src = msg.source;
-    const text = msg.text.trim();
-    const resolved = this.commands.resolve(text, 'gateway');
-    if ('error' in resolved) {
-      // Not a command we know: hand it to the agent as text (skills and paths start with / too).
-      lane.waiting.push(msg);
-      if (!lane.running) await this.runLane(lane);
-      return;
-    }
-    const { def, args } = resolved;
-    void this.hooks.emit(`command:${def.name}`, { command: def.name, args, platform: src.platform, user_id: src.userId ?? null, chat_id: src.chatId, session_key: lane.key });
-    if (lane.running && !def.midTurn) {
-      await this.reply(adapter, src, t('gateway.not_mid_turn', { command: def.name }));
-      return;
-    }
-    const hooks: GatewayCommandHooks = {
-      statusLines: () => [`Platform: ${src.platform} (${src.chatType}${src.threadId ? `, thread ${src.threadId}` : ''})`, `Chat:     ${src.chatId}`, `Session key: ${lane.key}`],
-      gateway: {
-        source: src,
-        running: lane.running,
-        stop: () => this.stopLane(lane),
-        approve: (choice) => this.requests.answerApproval(lane.key, choice),
-        setHome: () => this.setHome(src),
-        queue: (t) => {
-          lane.waiting.push({ ...msg, text: t, messageId: `${msg.messageId}:q` });
-          return lane.waiting.length;
-        },
-      },
-    };
-    const { warm } = await this.warmFor(lane.key, src, adapter);
-    const before = warm.session.id;
-    let result;
-    try {
-      result = await def.run({ session: warm.session, surface: 'gateway', hooks }, args);
-    } catch (e) {
-      result = { output: t('gateway.command_failed', { command: def.name, error: (e as Error).message }) };
-    }
-    if (warm.session.id !== before) {
-      this.index.setSessionId(lane.key, warm.session.id, 'new_session', before);
-      void this.hooks.emit('session:end', { platform: src.platform, user_id: src.userId ?? null, session_key: lane.key, session_id: before, reason: 'new_session' });
-      void this.hooks.emit('session:reset', { platform: src.platform, user_id: src.userId ?? null, session_key: lane.key, old_session_id: before, session_id: warm.session.id, reason: 'new_session' });
-    }
-    if (result.action === 'runtime_changed' && !lane.running) {
-      // /codex-runtime: the warm runtime goes; the next message rebuilds it from the store with the new runner.
-      this.evict(lane.key);
-    }
-    if (result.output) await this.reply(adapter, src, result.output, { meta: msg.meta });
-    if (result.send) {
-      lane.waiting.push({ ...msg, text: result.send });
-      if (!lane.running) await this.runLane(lane);
-    } else if (!lane.running && lane.waiting.length) await this.runLane(lane);
-  }
-
-  private stopLane(lane: Lane): { wasRunning: boolean; dropped: number } {
-    const dropped = lane.waiting.length;
-    lane.waiting = [];
-    const warm = this.cache.peek(lane.key);
-    const wasRunning = lane.running;
-    for (const r of [...lane.open]) warm?.session.answer(r.id, r.kind === 'approval' ? 'deny' : '');
-    warm?.session.interrupt();
-    return { wasRunning, dropped };
-  }
-
-  /** /sethome: this chat becomes the platform's home channel ({PLATFORM}_HOME_CHANNEL in .env). */
-  private setHome(src: SessionSource): string {
-    const name = src.platform === 'email' ? 'EMAIL_HOME_ADDRESS' : `${envPrefix(src.platform)}_HOME_CHANNEL`;
-    const value = src.platform === 'email' ? src.chatId : `${src.chatId}${src.threadId ? `:${src.threadId}` : ''}`;
-    updateEnvFile(paths.env(this.home), { [name]: value });
-    this.env[name] = value;
-    return `${name}=${value}`;
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Delivery helpers
-
-  /** A message delivered into a chat the gateway knows is mirrored into that conversation. */
-  private async mirror(d: { platform: string; chatId: string; threadId?: string; content: string; source: string }): Promise<void> {
-    if (d.source.startsWith('cron:')) return; // cron deliveries stay out of chat history (alternation safety)
-    for (const e of this.index.find(d.platform, d.chatId, d.threadId)) {
-      const warm = this.cache.peek(e.session_key);
-      const note: Message = { role: 'assistant', content: d.content, timestamp: this.now() / 1000 };
-      // A running turn is never touched (its messages are being written in order). Consecutive
-      // assistant messages are fine: wire adapters that need alternation merge them.
-      if (warm) {
-        if (warm.session.busy || warm.lane?.running) continue;
-        warm.session.history.push(note);
-      }
-      try {
-        if (await this.transcripts.getStoredSession(e.session_id)) await this.transcripts.appendMessage(e.session_id, note);
-      } catch {
-        /* mirroring is best effort */
-      }
-    }
-  }
-
-  private knownChats() {
-    const seen = new Set<string>();
-    const out: { target: string; platform: string; name?: string; type?: string }[] = [];
-    for (const e of this.index.all()) {
-      if (!e.origin) continue;
-      const s = sourceFromDict(e.origin);
-      const target = `${s.platform}:${s.chatId}${s.threadId ? `:${s.threadId}` : ''}`;
-      if (seen.has(target) || !s.chatId) continue;
-      seen.add(target);
-      out.push({ target, platform: s.platform, name: s.chatName ?? s.userName, type: s.chatType });
-    }
-    return out;
-  }
-
-  /** Chats whose message a previous process took but never answered learn about it now. */
-  private async reportUnfinished(adapter: PlatformAdapter): Promise<void> {
-    const mine = this.dedupe.unfinished().filter((u) => u.platform === adapter.name);
-    const chats = new Map<string, { chatId: string; threadId?: string; keys: string[] }>();
-    for (const u of mine) {
-      const k = `${u.chatId}:${u.threadId ?? ''}`;
-      const c = chats.get(k) ?? { chatId: u.chatId, threadId: u.threadId, keys: [] };
-      c.keys.push(u.key);
-      chats.set(k, c);
-    }
-    for (const c of chats.values()) {
-      if (adapter.name === 'email' || adapter.name === 'api_server' || adapter.name === 'webhook') {
-        for (const k of c.keys) this.dedupe.finishKey(k);
-        continue;
-      }
-      const r = await adapter.send(c.chatId, t('gateway.restarted'), { threadId: c.threadId });
-      if (r.ok) for (const k of c.keys) this.dedupe.finishKey(k);
-      else this.log(`gateway: could not tell ${adapter.name}:${c.chatId} about an unfinished message: ${r.error}`);
     }
   }
 }

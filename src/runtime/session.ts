@@ -2,29 +2,17 @@
 // CLI, REPL, gateway chat, ACP, API server, cron) builds one of these and drives the same loop.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { buildSystemPrompt, type PromptParts } from '../agent/prompt.ts';
+import { buildSystemPrompt } from '../agent/prompt.ts';
 import { RequestBroker } from '../agent/requests.ts';
 import { formatsFor, PARSER_SETTINGS } from '../agent/textcalls/index.ts';
 import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
 import { systemMessageFor } from './personality.ts';
 import { checkpointConfig, Checkpointer, storeFor, withCheckpoints } from './checkpointing.ts';
-import {
-  createLlmClient,
-  ResolveError,
-  resolveAuxiliaryRuntime,
-  resolveFallbackRuntimes,
-  resolveRuntime,
-  type LlmClient,
-  type ProviderRuntime,
-  type ResolveInput,
-} from '../llm/index.ts';
-import { addUsage, emptyUsage, type Message, type StreamFn, type Usage } from '../llm/types.ts';
+import { createLlmClient, resolveAuxiliaryRuntime, type LlmClient, type ProviderRuntime } from '../llm/index.ts';
+import { addUsage, emptyUsage, type Message, type StreamFn } from '../llm/types.ts';
 import { StoreWrites } from './store-writes.ts';
-import type { HermesConfig } from '../state/defaults.ts';
-import { authResolveInputs } from '../auth/runtime.ts';
-import { resolvableProviders } from '../state/endpoints.ts';
-import { hermesHome, paths } from '../state/paths.ts';
-import { isSessionStore, type Awaitable } from '../state/store/index.ts';
+import { paths } from '../state/paths.ts';
+import { isSessionStore } from '../state/store/index.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import { runSessionCleanup } from '../tools/cleanup.ts';
 import { callToolFrom, type ToolRegistry } from '../tools/registry.ts';
@@ -38,178 +26,21 @@ import { ruleFileNames } from '../state/context-files.ts';
 import { SessionState } from './session-state.ts';
 import { sessionEventLogger } from './event-log.ts';
 import { LoopRunner } from '../runtimes/loop.ts';
-import { CODEX_PROVIDERS, configuredRuntime, requestedProvider, runnerKindFor } from '../runtimes/select.ts';
+import { runnerKindFor } from '../runtimes/select.ts';
 import type { RunnerKind, TurnRunner } from '../runtimes/types.ts';
 import { sessionPlugins, type SessionPlugins } from '../plugins/session.ts';
+import { clientForSession, createClientFor, resolveInputFrom } from './session-client.ts';
+import type { ExplicitChoices, SessionOptions, SessionPrefs, SessionTotals } from './session-types.ts';
 
-/**
- * Persistence for sessions (both state stores implement it: SessionDB answers at once, PostgreSQL
- * with promises). Writes are issued without awaiting, in order; the turn ends after `flush()`.
- */
-export interface SessionStore {
-  createSession(meta: { id: string; source: string; model: string; systemPrompt: string; parentId?: string; cwd?: string; title?: string }): Awaitable<void>;
-  appendMessage(sessionId: string, message: Message): Awaitable<unknown>;
-  /** Several messages in one transaction (the loop's appends of one event-loop tick). */
-  appendMessages?(sessionId: string, messages: Message[]): Awaitable<unknown>;
-  recordUsage(sessionId: string, r: TurnResult, model: string, provider: string): Awaitable<void>;
-  endSession?(sessionId: string, reason: string): Awaitable<void>;
-  /** Per-session runtime settings (state.db sessions.model_config), e.g. the codex thread id. */
-  getModelConfig?(sessionId: string): Awaitable<Record<string, unknown>>;
-  patchModelConfig?(sessionId: string, patch: Record<string, unknown>): Awaitable<void>;
-  /** Resolves when every write issued so far is committed. */
-  flush?(): Awaitable<void>;
-  /** Compression in place (Hermes's compression_locks lease + archive_and_compact); without it compression continues in a child session. */
-  readonly canCompactInPlace?: boolean;
-  tryAcquireCompressionLock?(sessionId: string, holder: string, ttlSeconds?: number): Awaitable<boolean>;
-  releaseCompressionLock?(sessionId: string, holder: string): Awaitable<boolean>;
-  archiveAndCompact?(sessionId: string, messages: Message[], opts?: { lockHolder?: string }): Awaitable<number>;
-  /** The summary-failure cooldown kept in state.db (compression_failure_cooldown_until / _error). */
-  setCompressionCooldown?(sessionId: string, untilS: number | null, error: string | null): Awaitable<void>;
-  getCompressionCooldown?(sessionId: string): Awaitable<{ untilS: number; error: string | null } | null>;
-}
-
-export interface ExplicitChoices {
-  provider?: string;
-  model?: string;
-  baseUrl?: string;
-  apiKey?: string;
-  apiMode?: string;
-  toolsets?: string[];
-  maxTurns?: number | null;
-  yolo?: boolean;
-}
-
-export interface SessionOptions {
-  home: string;
-  config: HermesConfig;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  /** cli | telegram | acp | cron | … (tool and prompt behaviour) */
-  platform: string;
-  /** Session source tag in state.db (default: platform). */
-  source?: string;
-  /** Someone can answer approval/clarify requests. */
-  interactive: boolean;
-  explicit?: ExplicitChoices;
-  sessionId?: string;
-  /** A restored conversation (without the system prompt). */
-  history?: Message[];
-  /** A restored session's frozen system prompt. */
-  systemPrompt?: string;
-  llm?: LlmClient;
-  registry?: ToolRegistry;
-  store?: SessionStore;
-  /** Names that came from HERMES_HOME/.env (kept out of child processes). */
-  dotenvNames?: string[];
-  /** Extra prompt parts (memory, skills, project context) supplied by higher layers. */
-  promptParts?: Partial<PromptParts>;
-  now?: () => number;
-  /** Leave out AGENTS.md / .hermes.md / CLAUDE.md / .cursorrules (--ignore-rules). */
-  ignoreRules?: boolean;
-  /** Put the session id in the system prompt (--pass-session-id). */
-  passSessionId?: boolean;
-  /** Auxiliary model per task (compression, title_generation, background_review); default from config. */
-  auxStream?: (task: string) => StreamFn | null;
-  /** Titles and the background self-review run after turns (default true; off for one-shot runs). */
-  backgroundTasks?: boolean;
-  /** The context window to compress against (default: model table / provider / model.context_length). */
-  contextLength?: number;
-  /** Copy the package's bundled skills into HERMES_HOME/skills (default true). */
-  seedBundledSkills?: boolean;
-  /** Subagent depth (0 = top level). */
-  depth?: number;
-  /** Exactly these tools (subagents), instead of toolsets from config/flags. */
-  toolNames?: string[];
-  /** With toolNames: toolsets kept behind tool_search, as the delegating session keeps them. */
-  deferredToolsets?: string[];
-  /** The delegating session, for subagents (state.db parent_session_id). */
-  parentSessionId?: string;
-  /** Surface services for tools (the gateway's `origin` chat and delivery router). */
-  services?: Pick<ToolServices, 'origin' | 'messaging'>;
-}
+export type { ExplicitChoices, SessionOptions, SessionPrefs, SessionStore, SessionTotals } from './session-types.ts';
+export { createClientFor, resolveInputFrom } from './session-client.ts';
 
 export function newSessionId(now = new Date()): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `${now.getFullYear()}${p(now.getMonth() + 1)}${p(now.getDate())}_${p(now.getHours())}${p(now.getMinutes())}${p(now.getSeconds())}_${randomBytes(3).toString('hex')}`;
 }
 
-export function resolveInputFrom(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}, home = hermesHome(env)): ResolveInput {
-  // auth.json's credential pools and OAuth sign-ins (see src/auth/runtime.ts).
-  const auth = authResolveInputs(home, env);
-  return {
-    model: config.model,
-    providers: resolvableProviders(config),
-    explicit: { provider: explicit.provider, model: explicit.model, baseUrl: explicit.baseUrl, apiKey: explicit.apiKey, apiMode: explicit.apiMode },
-    env,
-    pools: auth.pools,
-    suppressedSources: auth.suppressedSources,
-    activeProvider: auth.activeProvider,
-    poolHooks: auth.poolHooks,
-    poolStrategies: (config as { credential_pool_strategies?: Record<string, string> }).credential_pool_strategies,
-  };
-}
-
-/** Builds the resilient LLM client for a config: primary runtime + fallback chain. */
-export function createClientFor(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}, home?: string): { llm: LlmClient; warnings: string[] } {
-  const input = resolveInputFrom(config, env, explicit, home);
-  const primary = resolveRuntime(input);
-  const fb = resolveFallbackRuntimes(config.fallback_providers ?? [], input);
-  const timeoutS = Number(env.HERMES_API_TIMEOUT);
-  const staleS = Number(env.HERMES_STREAM_STALE_TIMEOUT);
-  const llm = createLlmClient({
-    primary,
-    fallbacks: fb.runtimes,
-    maxRetries: config.agent.api_max_retries ?? 3,
-    timeoutMs: Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS * 1000 : undefined,
-    staleMs: Number.isFinite(staleS) && staleS > 0 ? staleS * 1000 : undefined,
-  });
-  const warnings = fb.skipped.map((s) => `Fallback provider "${s.entry.provider ?? "?"}" skipped: ${s.reason}`);
-  return { llm, warnings };
-}
-
-/**
- * The session's client. With the Codex app-server runtime the turns use codex's own login, so a
- * missing Hermes key for openai / openai-codex is not fatal: only auxiliary tasks need it.
- */
-function clientForSession(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}, home?: string): { llm: LlmClient; warnings: string[] } {
-  try {
-    return createClientFor(config, env, explicit, home);
-  } catch (e) {
-    if (!(e instanceof ResolveError) || configuredRuntime(config) !== 'codex_app_server' || !CODEX_PROVIDERS.includes(requestedProvider(config, explicit))) throw e;
-    const c = createClientFor(config, env, { ...explicit, apiKey: 'codex-app-server' }, home);
-    c.warnings.push(`Hermes itself has no ${requestedProvider(config, explicit)} credentials (${e.message.split('\n')[0]}): turns run through codex's own login, but titles, compression and memory review need Hermes to reach a model too.`);
-    return c;
-  }
-}
-
 type Listener = (e: AgentEvent) => void;
-
-/** Per-session display and input preferences, initialised from config and changed by slash commands. */
-export interface SessionPrefs {
-  toolProgress: 'off' | 'new' | 'all' | 'verbose';
-  showReasoning: boolean;
-  busyInputMode: 'interrupt' | 'queue' | 'steer';
-  /** [HH:MM] before messages (/timestamps; display.timestamps). */
-  timestamps?: boolean;
-  /** The model/context/cost line under the input (/statusbar; display.statusbar). */
-  statusBar?: boolean;
-  /** Only the prompt and the final answer: no tool lines or reasoning (/focus). */
-  focus?: boolean;
-  /** A runtime footer (model · tokens · cost) under final replies (/footer; display.runtime_footer). */
-  footer?: boolean;
-  /** Priority processing (/fast): normal | fast | auto | cold. */
-  fast?: 'normal' | 'fast' | 'auto' | 'cold';
-}
-
-export interface SessionTotals {
-  /** Everything this session spent, its subagents included. */
-  usage: Usage;
-  costUsd: number | null;
-  apiCalls: number;
-  turns: number;
-  /** The part of the above its subagents (delegate_task) spent. */
-  subagents: { runs: number; usage: Usage; costUsd: number | null; apiCalls: number };
-}
 
 /** The display preferences config.yaml can set (display.timestamps, …), for SessionPrefs. */
 function displayPrefs(d: Record<string, unknown>, agent: Record<string, unknown> = {}): Partial<SessionPrefs> {

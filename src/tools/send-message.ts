@@ -1,13 +1,16 @@
-// send_message: deliver a message to another chat (Telegram, Discord, Slack, email) through the
-// gateway's delivery router, or, outside the gateway, straight through the platform's API.
+// send_message: deliver a message to another chat (any configured platform: Telegram, Discord, Slack,
+// Matrix, email…) through the gateway's delivery router, or, outside the gateway, straight through
+// the platform's API. Whether a platform is configured comes from the platform catalog, which loads
+// no adapter; the adapters load only when a message is sent.
+import { configuredChatPlatforms } from '../gateway/platforms/catalog.ts';
 import type { Zod } from './zod.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
 import type { MessagingService, ToolServices } from './types.ts';
 
-/** A chat platform has credentials in the environment. */
-function anyPlatformConfigured(env: NodeJS.ProcessEnv): boolean {
-  return !!(env.TELEGRAM_BOT_TOKEN || env.DISCORD_BOT_TOKEN || env.SLACK_BOT_TOKEN || (env.EMAIL_ADDRESS && env.EMAIL_PASSWORD && env.EMAIL_SMTP_HOST));
+/** A chat platform has credentials (.env or config.yaml) and is not switched off. */
+function anyPlatformConfigured(s: ToolServices): boolean {
+  return configuredChatPlatforms(s.env, s.config as unknown as Record<string, unknown>).length > 0;
 }
 
 async function messagingFor(s: ToolServices): Promise<MessagingService> {
@@ -32,13 +35,13 @@ export default defineTool({
     target: z.string().optional().describe('Where to send (see description)'),
     message: z.string().optional().describe('The message text'),
   }),
-  check: (s) => s.platform !== 'api_server' && s.platform !== 'webhook' && (s.depth ?? 0) === 0 && (!!s.messaging || anyPlatformConfigured(s.env)),
+  check: (s) => s.platform !== 'api_server' && s.platform !== 'webhook' && (s.depth ?? 0) === 0 && (!!s.messaging || anyPlatformConfigured(s)),
   requirement: (s) =>
     s.platform === 'api_server' || s.platform === 'webhook'
       ? `not offered to ${s.platform === 'api_server' ? 'API server' : 'webhook'} runs`
       : (s.depth ?? 0) > 0
         ? 'not offered to subagents'
-        : 'needs a messaging platform: TELEGRAM_BOT_TOKEN, DISCORD_BOT_TOKEN, SLACK_BOT_TOKEN or EMAIL_ADDRESS + EMAIL_PASSWORD + EMAIL_SMTP_HOST (`hermes gateway setup`)',
+        : 'needs a messaging platform: none is configured (`hermes gateway setup` sets up Telegram, Discord, Slack, Matrix, Signal, email and the others)',
   async handler(a, ctx) {
     const m = await messagingFor(ctx.services);
     if ((a.action ?? 'send') === 'list') return ok(m.list() as unknown as Record<string, unknown>);

@@ -144,7 +144,7 @@ describe('hermes status', () => {
     writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: fake-model\n`);
     const r = await hermes(['status'], { home });
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /○ send_message unavailable: needs a messaging platform: TELEGRAM_BOT_TOKEN, DISCORD_BOT_TOKEN, SLACK_BOT_TOKEN or EMAIL_ADDRESS \+ EMAIL_PASSWORD \+ EMAIL_SMTP_HOST \(`hermes gateway setup`\)/);
+    assert.match(r.stdout, /○ send_message unavailable: needs a messaging platform: none is configured \(`hermes gateway setup` sets up Telegram, Discord, Slack, Matrix, Signal, email and the others\)/);
     assert.match(r.stdout, /○ web_search unavailable: needs FIRECRAWL_API_KEY/);
     assert.doesNotMatch(r.stdout, /requirements not met/);
     const withBot = await hermes(['status'], { home, env: { TELEGRAM_BOT_TOKEN: '1:x' } });

@@ -20,6 +20,7 @@ import { platformSettings, truthy } from '../config.ts';
 import type { GatewayRunner } from '../runner.ts';
 import type { InboundHandlers, PlatformAdapter, SendResult } from '../types.ts';
 import { PlatformSetupError } from '../types.ts';
+import { apiServer as apiServerEntry } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 export interface ApiServerSettings {
@@ -641,11 +642,8 @@ export function truthyEnabled(env: NodeJS.ProcessEnv): boolean {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'api_server',
-  label: 'API server',
-  kind: 'service',
+  ...apiServerEntry,
   maxMessageLength: Number.POSITIVE_INFINITY,
-  configured: (env, config) => truthy(env.API_SERVER_ENABLED) || platformSettings(config, 'api_server').enabled === true,
   create: async (ctx) => {
     if (!ctx.runner) throw new Error('the API server runs inside the gateway');
     return new ApiServer(ctx.runner, apiServerSettings(ctx.env, ctx.config));

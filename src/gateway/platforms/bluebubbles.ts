@@ -15,6 +15,7 @@ import { platformSettings, truthy } from '../config.ts';
 import { attachmentCapBytes, downloadAttachment } from '../media.ts';
 import type { ChatInfo, InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult } from '../types.ts';
 import { type InboundServer, listenInbound } from './inbound-http.ts';
+import { bluebubbles as bluebubblesEntry, blueBubblesCredentials } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 import { maskPhone } from './signal.ts';
 import { markdownToSms } from './sms.ts';
@@ -58,10 +59,11 @@ function patterns(raw: unknown): RegExp[] {
 }
 
 export function blueBubblesSettings(env: NodeJS.ProcessEnv, config: Record<string, unknown>): BlueBubblesSettings | null {
+  const c = blueBubblesCredentials(env, config);
+  if (!c) return null;
   const s = platformSettings(config, 'bluebubbles');
-  let url = String(s.server_url || env.BLUEBUBBLES_SERVER_URL || '').trim();
-  const password = String(s.password || env.BLUEBUBBLES_PASSWORD || '');
-  if (!url || !password) return null;
+  let url = c.url;
+  const password = c.password;
   if (!/^https?:\/\//i.test(url)) url = `http://${url}`;
   let path = String(s.webhook_path || env.BLUEBUBBLES_WEBHOOK_PATH || '/bluebubbles-webhook');
   if (!path.startsWith('/')) path = `/${path}`;
@@ -325,12 +327,9 @@ export class BlueBubblesAdapter implements PlatformAdapter {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'bluebubbles',
-  label: 'BlueBubbles (iMessage)',
-  kind: 'chat',
+  ...bluebubblesEntry,
   maxMessageLength: BLUEBUBBLES_LIMIT,
   piiSafe: true,
-  configured: (env, config) => !!blueBubblesSettings(env, config),
   parseTarget: (rest) => (rest.trim() ? { chatId: rest.trim() } : null),
   targetHint: 'a phone number (+15551234567), an Apple ID e-mail, or a chat GUID (iMessage;+;chat…)',
   create: async (ctx) => {

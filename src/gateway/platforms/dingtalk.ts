@@ -15,6 +15,7 @@ import { downloadAttachment } from '../media.ts';
 import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult } from '../types.ts';
 import { channelAdmits, type ChannelRules, flag } from './gating.ts';
 import { listSetting, TokenCache } from './chat-common.ts';
+import { dingtalk as dingtalkEntry, dingtalkCredentials } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 export const DINGTALK_LIMIT = 20_000;
@@ -29,13 +30,13 @@ export interface DingTalkSettings {
 }
 
 export function dingtalkSettings(env: NodeJS.ProcessEnv, config: Record<string, unknown>): DingTalkSettings | null {
+  const c = dingtalkCredentials(env, config);
+  if (!c) return null;
   const s = platformSettings(config, 'dingtalk');
-  const clientId = String(s.client_id || env.DINGTALK_CLIENT_ID || '');
-  const clientSecret = String(s.client_secret || env.DINGTALK_CLIENT_SECRET || '');
-  if (!clientId || !clientSecret) return null;
+  const clientId = c.clientId;
   return {
     clientId,
-    clientSecret,
+    clientSecret: c.clientSecret,
     robotCode: String(s.robot_code || env.DINGTALK_ROBOT_CODE || clientId),
     api: (env.DINGTALK_API_BASE || 'https://api.dingtalk.com').replace(/\/+$/, ''),
     oapi: (env.DINGTALK_OAPI_BASE || env.DINGTALK_API_BASE || 'https://oapi.dingtalk.com').replace(/\/+$/, ''),
@@ -248,11 +249,8 @@ export class DingTalkAdapter implements PlatformAdapter {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'dingtalk',
-  label: 'DingTalk',
-  kind: 'chat',
+  ...dingtalkEntry,
   maxMessageLength: DINGTALK_LIMIT,
-  configured: (env, config) => !!dingtalkSettings(env, config),
   targetHint: 'a conversation id (cid…) or a person’s staff id',
   create: async (ctx) => {
     const settings = dingtalkSettings(ctx.env, ctx.config);

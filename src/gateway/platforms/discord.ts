@@ -6,6 +6,7 @@ import { attachmentCapBytes, downloadAttachment, kindOf } from '../media.ts';
 import type { ChatInfo, InboundAttachment, InboundHandlers, InboundMessage, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import { platformSettings, truthy } from '../config.ts';
 import { splitList } from '../auth.ts';
+import { discord as discordEntry } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 /** The part of a discord.js Client this adapter uses. */
@@ -273,11 +274,8 @@ export function createDiscordSender(env: NodeJS.ProcessEnv, config: Record<strin
 }
 
 export const definition: PlatformDefinition = {
-  name: 'discord',
-  label: 'Discord',
-  kind: 'chat',
+  ...discordEntry,
   maxMessageLength: 2000,
-  configured: (env, config) => !!(env.DISCORD_BOT_TOKEN || platformSettings(config, 'discord').token),
   create: async (ctx) => {
     const token = ctx.env.DISCORD_BOT_TOKEN || String(platformSettings(ctx.config, 'discord').token ?? '');
     return new DiscordAdapter({ token, env: ctx.env, config: ctx.config, home: ctx.home, log: ctx.log, deps: ctx.deps as DiscordDeps | undefined });

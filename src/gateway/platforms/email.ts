@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { platformSettings, truthy } from '../config.ts';
 import type { InboundAttachment, InboundHandlers, InboundMessage, PlatformAdapter, SendOptions, SendResult } from '../types.ts';
+import { email as emailEntry } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 export interface EmailSettings {
@@ -332,12 +333,9 @@ export function createEmailSender(env: NodeJS.ProcessEnv, config: Record<string,
 }
 
 export const definition: PlatformDefinition = {
-  name: 'email',
-  label: 'Email',
-  kind: 'chat',
+  ...emailEntry,
   maxMessageLength: 100_000,
   homeEnv: 'EMAIL_HOME_ADDRESS',
-  configured: (env) => !!(env.EMAIL_ADDRESS && env.EMAIL_PASSWORD && env.EMAIL_IMAP_HOST && env.EMAIL_SMTP_HOST),
   targetHint: 'an email address',
   parseTarget: (rest) => (/^[^@\s]+@[^@\s]+$/.test(rest) ? { chatId: rest } : null),
   create: async (ctx) => {

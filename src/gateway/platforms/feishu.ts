@@ -14,6 +14,7 @@ import { platformSettings } from '../config.ts';
 import { attachmentCapBytes, kindOf, saveAttachment } from '../media.ts';
 import type { ChatInfo, InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import { channelAdmits, channelRules, flag } from './gating.ts';
+import { feishu as feishuEntry, feishuCredentials } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 export const FEISHU_LIMIT = 8000;
@@ -32,11 +33,11 @@ export interface FeishuSettings {
 }
 
 export function feishuSettings(env: NodeJS.ProcessEnv, config: Record<string, unknown>): FeishuSettings | null {
+  const c = feishuCredentials(env, config);
+  if (!c) return null;
+  const { appId, appSecret } = c;
   const s = platformSettings(config, 'feishu');
   const pick = (key: string, name: string, dflt = '') => String(s[key] || env[name] || dflt).trim();
-  const appId = pick('app_id', 'FEISHU_APP_ID');
-  const appSecret = pick('app_secret', 'FEISHU_APP_SECRET');
-  if (!appId || !appSecret) return null;
   const d = pick('domain', 'FEISHU_DOMAIN', 'feishu').toLowerCase();
   const domain = d === 'lark' ? 'https://open.larksuite.com' : d === 'feishu' ? 'https://open.feishu.cn' : d.replace(/\/+$/, '');
   return {
@@ -347,11 +348,8 @@ function describe(e: unknown): string {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'feishu',
-  label: 'Feishu / Lark',
-  kind: 'chat',
+  ...feishuEntry,
   maxMessageLength: FEISHU_LIMIT,
-  configured: (env, config) => !!feishuSettings(env, config),
   targetHint: 'a chat id (oc_…), an open id (ou_…) or an email',
   create: async (ctx) => {
     const settings = feishuSettings(ctx.env, ctx.config);

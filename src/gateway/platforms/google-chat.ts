@@ -18,6 +18,7 @@ import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, 
 import { channelAdmits, channelRules } from './gating.ts';
 import { type InboundServer, listenInbound } from './inbound-http.ts';
 import { JwksVerifier } from './jwt.ts';
+import { googleChat as googleChatEntry, googleChatCredentials } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 export const GOOGLE_CHAT_LIMIT = 4000;
@@ -56,11 +57,10 @@ function readAccount(raw: string): { account: ServiceAccount | null; error?: str
 }
 
 export function googleChatSettings(env: NodeJS.ProcessEnv, config: Record<string, unknown>): GoogleChatSettings | null {
+  const c = googleChatCredentials(env, config);
+  if (!c) return null;
+  const { keyRaw, eventsUrl } = c;
   const s = platformSettings(config, 'google_chat');
-  const keyRaw = String(env.GOOGLE_CHAT_SERVICE_ACCOUNT_JSON || s.service_account_json || env.GOOGLE_APPLICATION_CREDENTIALS || '');
-  const eventsUrl = String(s.http_events_url || env.GOOGLE_CHAT_HTTP_EVENTS_URL || '');
-  if (!keyRaw && !eventsUrl) return null;
-  if (keyRaw && !keyRaw.trim().startsWith('{') && !existsSync(keyRaw) && !eventsUrl) return null;
   const { account, error } = readAccount(keyRaw);
   const emails = String(s.http_events_service_account_email || env.GOOGLE_CHAT_HTTP_EVENTS_SERVICE_ACCOUNT_EMAIL || CHAT_SA)
     .split(',')
@@ -260,11 +260,8 @@ export class GoogleChatAdapter implements PlatformAdapter {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'google_chat',
-  label: 'Google Chat',
-  kind: 'chat',
+  ...googleChatEntry,
   maxMessageLength: GOOGLE_CHAT_LIMIT,
-  configured: (env, config) => !!googleChatSettings(env, config),
   parseTarget: (rest) => {
     const m = /^(spaces\/[\w-]+)(?::(spaces\/[\w-]+\/threads\/[\w-]+))?$/.exec(rest.trim());
     return m ? { chatId: m[1], threadId: m[2] } : null;

@@ -13,6 +13,7 @@
 import type WebSocket from 'ws';
 import { platformSettings } from '../config.ts';
 import type { InboundHandlers, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
+import { homeassistant as homeassistantEntry, hassSettings } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 export interface HomeAssistantDeps {
@@ -20,13 +21,6 @@ export interface HomeAssistantDeps {
 }
 
 type Obj = Record<string, unknown>;
-
-export function hassSettings(env: NodeJS.ProcessEnv, config: Obj): { url: string; token: string } | null {
-  const s = platformSettings(config, 'homeassistant');
-  const token = String(env.HASS_TOKEN || s.token || '');
-  const url = String(env.HASS_URL || s.url || 'http://homeassistant.local:8123').replace(/\/+$/, '');
-  return token ? { url, token } : null;
-}
 
 interface HassState {
   entity_id: string;
@@ -220,13 +214,10 @@ export class HomeAssistantAdapter implements PlatformAdapter {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'homeassistant',
-  label: 'Home Assistant',
-  kind: 'chat',
+  ...homeassistantEntry,
   maxMessageLength: 50_000,
   homeEnv: 'HASS_HOME_CHANNEL',
   trustedSource: true,
-  configured: (env, config) => !!hassSettings(env, config),
   create: async (ctx) => {
     const s = hassSettings(ctx.env, ctx.config);
     if (!s) throw new Error('Home Assistant needs HASS_TOKEN');

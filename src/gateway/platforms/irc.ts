@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { platformSettings } from '../config.ts';
 import type { InboundHandlers, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import { channelAdmits, channelRules } from './gating.ts';
+import { irc as ircEntry, ircCredentials } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 export interface IrcSettings {
@@ -33,11 +34,11 @@ export interface IrcSettings {
 const on = (v: unknown) => ['1', 'true', 'yes', 'on'].includes(String(v ?? '').trim().toLowerCase());
 
 export function ircSettings(env: NodeJS.ProcessEnv, config: Record<string, unknown>): IrcSettings | null {
+  const cred = ircCredentials(env, config);
+  if (!cred) return null;
+  const { server, nick } = cred;
   const s = platformSettings(config, 'irc');
   const pick = (k: string, c: string) => String(env[k] ?? s[c] ?? '');
-  const server = pick('IRC_SERVER', 'server');
-  const nick = pick('IRC_NICK', 'nick');
-  if (!server || !nick) return null;
   const tls = on(env.IRC_USE_TLS ?? s.use_tls);
   const rawChannels = env.IRC_CHANNELS ?? s.channels;
   const channels = (Array.isArray(rawChannels) ? rawChannels.map(String) : String(rawChannels ?? '').split(','))
@@ -355,11 +356,8 @@ export class IrcAdapter implements PlatformAdapter {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'irc',
-  label: 'IRC',
-  kind: 'chat',
+  ...ircEntry,
   maxMessageLength: 350,
-  configured: (env, config) => !!ircSettings(env, config),
   parseTarget: (rest) => (/^[#&]?[^\s,:]+$/.test(rest) ? { chatId: rest } : null),
   targetHint: 'a #channel or a nick',
   create: async (ctx) => {

@@ -16,6 +16,7 @@ import { attachmentCapBytes, saveAttachment, kindOf } from '../media.ts';
 import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import { splitList } from '../auth.ts';
 import { type InboundServer, listenInbound } from './inbound-http.ts';
+import { line as lineEntry, lineCredentials } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 import { markdownToSms } from './sms.ts';
 
@@ -37,10 +38,10 @@ export interface LineSettings {
 }
 
 export function lineSettings(env: NodeJS.ProcessEnv, config: Record<string, unknown>): LineSettings | null {
+  const c = lineCredentials(env, config);
+  if (!c) return null;
+  const { token, secret } = c;
   const s = platformSettings(config, 'line');
-  const token = String(env.LINE_CHANNEL_ACCESS_TOKEN || s.channel_access_token || '');
-  const secret = String(env.LINE_CHANNEL_SECRET || s.channel_secret || '');
-  if (!token || !secret) return null;
   const list = (e: string | undefined, c: unknown) => (e ? splitList(e) : Array.isArray(c) ? c.map(String) : splitList(typeof c === 'string' ? c : undefined));
   return {
     token,
@@ -268,11 +269,8 @@ function sniffImage(b: Buffer): string {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'line',
-  label: 'LINE',
-  kind: 'chat',
+  ...lineEntry,
   maxMessageLength: LINE_LIMIT,
-  configured: (env, config) => !!lineSettings(env, config),
   parseTarget: (rest) => (/^[UCR][0-9a-f]{32}$/i.test(rest.trim()) ? { chatId: rest.trim() } : null),
   targetHint: 'a LINE user, group or room id (U…, C…, R… and 32 hex digits)',
   create: async (ctx) => {

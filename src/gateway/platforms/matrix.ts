@@ -10,11 +10,11 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { MatrixClient, MatrixEvent, Room } from 'matrix-js-sdk';
 import { authorize } from '../auth.ts';
-import { platformSettings } from '../config.ts';
 import { attachmentCapBytes, downloadAttachment } from '../media.ts';
 import type { PairingStore } from '../pairing.ts';
 import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import { channelAdmits, channelRules, flag } from './gating.ts';
+import { matrix as matrixEntry, matrixSettings } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 export interface MatrixDeps {
@@ -36,17 +36,6 @@ export interface MatrixOptions {
 }
 
 export const MATRIX_LIMIT = 16_000;
-
-export function matrixSettings(env: NodeJS.ProcessEnv, config: Record<string, unknown>) {
-  const s = platformSettings(config, 'matrix');
-  const homeserver = String(env.MATRIX_HOMESERVER || s.homeserver || '').replace(/\/+$/, '');
-  const accessToken = String(env.MATRIX_ACCESS_TOKEN || s.access_token || '') || undefined;
-  const userId = String(env.MATRIX_USER_ID || s.user_id || '') || undefined;
-  const password = String(env.MATRIX_PASSWORD || s.password || '') || undefined;
-  const deviceId = String(env.MATRIX_DEVICE_ID || s.device_id || '') || undefined;
-  if (!homeserver || !(accessToken || (userId && password))) return null;
-  return { homeserver, accessToken, userId, password, deviceId };
-}
 
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -293,12 +282,9 @@ export class MatrixAdapter implements PlatformAdapter {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'matrix',
-  label: 'Matrix',
-  kind: 'chat',
+  ...matrixEntry,
   maxMessageLength: MATRIX_LIMIT,
   homeEnv: 'MATRIX_HOME_ROOM',
-  configured: (env, config) => !!matrixSettings(env, config),
   // `matrix:!room:server`, `matrix:#alias:server`, `matrix:@user:server`: ids contain colons.
   parseTarget: (rest) => {
     const m = /^([!@#][^:\s]+:[^\s:]+(?::\d+)?)(?::(\$[^\s]+))?$/.exec(rest);

@@ -7,10 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type WebSocket from 'ws';
-import { platformSettings } from '../config.ts';
 import { attachmentCapBytes, downloadAttachment } from '../media.ts';
 import type { ChatInfo, InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import { channelAdmits, channelRules, flag } from './gating.ts';
+import { mattermost as mattermostEntry, mattermostSettings } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 export interface MattermostDeps {
@@ -40,13 +40,6 @@ interface Post {
   root_id?: string;
   file_ids?: string[];
   type?: string;
-}
-
-export function mattermostSettings(env: NodeJS.ProcessEnv, config: Record<string, unknown>): { url: string; token: string } | null {
-  const s = platformSettings(config, 'mattermost');
-  const url = String(env.MATTERMOST_URL || s.url || '').replace(/\/+$/, '');
-  const token = String(env.MATTERMOST_TOKEN || s.token || '');
-  return url && token ? { url, token } : null;
 }
 
 export class MattermostAdapter implements PlatformAdapter {
@@ -227,11 +220,8 @@ export class MattermostAdapter implements PlatformAdapter {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'mattermost',
-  label: 'Mattermost',
-  kind: 'chat',
+  ...mattermostEntry,
   maxMessageLength: MATTERMOST_LIMIT,
-  configured: (env, config) => !!mattermostSettings(env, config),
   create: async (ctx) => {
     const s = mattermostSettings(ctx.env, ctx.config);
     if (!s) throw new Error('Mattermost needs MATTERMOST_URL and MATTERMOST_TOKEN');

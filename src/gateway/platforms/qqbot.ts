@@ -12,10 +12,11 @@
 // narrow intake further. Pictures, files and voice (with QQ's own transcript) come in.
 // QQ_API_BASE / QQ_TOKEN_URL point at other hosts (tests).
 import type WebSocket from 'ws';
-import { platformSettings, truthy } from '../config.ts';
+import { truthy } from '../config.ts';
 import { downloadAttachment } from '../media.ts';
 import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import { listSetting, TokenCache } from './chat-common.ts';
+import { qqbot as qqbotEntry, qqCredentials } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 export const QQ_LIMIT = 4000;
@@ -35,10 +36,9 @@ export interface QQSettings {
 }
 
 export function qqSettings(env: NodeJS.ProcessEnv, config: Record<string, unknown>): QQSettings | null {
-  const s = { ...platformSettings(config, 'qq'), ...platformSettings(config, 'qqbot') };
-  const appId = String(s.app_id || env.QQ_APP_ID || '').trim();
-  const secret = String(s.client_secret || env.QQ_CLIENT_SECRET || '').trim();
-  if (!appId || !secret) return null;
+  const c = qqCredentials(env, config);
+  if (!c) return null;
+  const { appId, secret, s } = c;
   const md = s.markdown_support ?? env.QQ_MARKDOWN_SUPPORT;
   return {
     appId,
@@ -251,13 +251,10 @@ export class QQBotAdapter implements PlatformAdapter {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'qqbot',
-  label: 'QQ Bot',
-  kind: 'chat',
+  ...qqbotEntry,
   envPrefix: 'QQ',
   homeEnv: 'QQBOT_HOME_CHANNEL',
   maxMessageLength: QQ_LIMIT,
-  configured: (env, config) => !!qqSettings(env, config),
   targetHint: 'a user openid, or group:<group_openid> / channel:<channel_id>',
   parseTarget: (rest) => (rest.trim() ? { chatId: rest.trim() } : null),
   create: async (ctx) => {

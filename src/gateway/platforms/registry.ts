@@ -2,6 +2,7 @@
 // `PlatformDefinition`. The gateway, the delivery router, `hermes send`, `hermes gateway setup`
 // and `gateway status` only ever ask the registry, so a new platform is one file that exports its
 // definition plus one line in `builtin.ts` (or one `registerPlatform` call from a plugin).
+import { isObj, truthy } from '../platform-settings.ts';
 import type { GatewayRunner } from '../runner.ts';
 import type { PlatformAdapter } from '../types.ts';
 
@@ -117,8 +118,6 @@ export function platformLabel(name: string): string {
   return getPlatform(name)?.label ?? name;
 }
 
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
-const truthy = (v: unknown) => v === true || (typeof v === 'string' && ['1', 'true', 'yes', 'on'].includes(v.trim().toLowerCase()));
 
 /** `enabled: false` under `platforms.<p>` or `<p>:` switches a configured platform off. */
 export function switchedOff(name: string, config: Obj): boolean {
@@ -130,7 +129,12 @@ export function switchedOff(name: string, config: Obj): boolean {
 
 export function platformEnabled(name: string, config: Obj, env: NodeJS.ProcessEnv): boolean {
   const d = getPlatform(name);
-  if (!d || switchedOff(name, config)) return false;
+  return !!d && definitionEnabled(d, config, env);
+}
+
+/** A definition's platform is configured and not switched off (a check that throws counts as not configured). */
+export function definitionEnabled(d: Pick<PlatformDefinition, 'name' | 'configured'>, config: Obj, env: NodeJS.ProcessEnv): boolean {
+  if (switchedOff(d.name, config)) return false;
   try {
     return d.configured(env, config);
   } catch {

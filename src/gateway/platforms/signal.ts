@@ -11,6 +11,7 @@ import { splitList } from '../auth.ts';
 import { platformSettings, truthy } from '../config.ts';
 import { attachmentCapBytes, kindOf, mimeOf, saveAttachment } from '../media.ts';
 import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
+import { signal as signalEntry, signalSettings } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 export interface SignalDeps {
@@ -32,13 +33,6 @@ export const SIGNAL_LIMIT = 8000;
 /** `+15551234567` → `+155****4567` (logs never carry whole numbers). */
 export function maskPhone(s: string): string {
   return s.replace(/\+?\d{7,15}/g, (n) => (n.length > 7 ? `${n.slice(0, 4)}****${n.slice(-4)}` : '****'));
-}
-
-export function signalSettings(env: NodeJS.ProcessEnv, config: Record<string, unknown>): { url: string; account: string } | null {
-  const s = platformSettings(config, 'signal');
-  const url = String(env.SIGNAL_HTTP_URL || s.http_url || '').replace(/\/+$/, '');
-  const account = String(env.SIGNAL_ACCOUNT || s.account || '');
-  return url && account ? { url, account } : null;
 }
 
 interface Attachment {
@@ -238,12 +232,9 @@ export class SignalAdapter implements PlatformAdapter {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'signal',
-  label: 'Signal',
-  kind: 'chat',
+  ...signalEntry,
   maxMessageLength: SIGNAL_LIMIT,
   piiSafe: true,
-  configured: (env, config) => !!signalSettings(env, config),
   // `signal:+15551234567`, `signal:<uuid>`, `signal:group:<id>`: the whole rest is the chat.
   parseTarget: (rest) => (rest ? { chatId: rest } : null),
   targetHint: 'a phone number (+E.164), a UUID or group:<id>',

@@ -9,6 +9,7 @@ import { splitList } from '../auth.ts';
 import { platformSettings, truthy } from '../config.ts';
 import { attachmentCapBytes, downloadAttachment, kindOf } from '../media.ts';
 import type { ChatInfo, InboundAttachment, InboundHandlers, InboundMessage, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
+import { slack as slackEntry } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 /** The part of a Bolt App this adapter uses. */
@@ -295,14 +296,8 @@ export function createSlackSender(env: NodeJS.ProcessEnv, config: Record<string,
 }
 
 export const definition: PlatformDefinition = {
-  name: 'slack',
-  label: 'Slack',
-  kind: 'chat',
+  ...slackEntry,
   maxMessageLength: 39_000,
-  configured: (env, config) => {
-    const s = platformSettings(config, 'slack');
-    return !!((env.SLACK_BOT_TOKEN || s.bot_token) && (env.SLACK_APP_TOKEN || s.app_token));
-  },
   create: async (ctx) => {
     const s = platformSettings(ctx.config, 'slack');
     return new SlackAdapter({ botToken: ctx.env.SLACK_BOT_TOKEN || String(s.bot_token ?? ''), appToken: ctx.env.SLACK_APP_TOKEN || String(s.app_token ?? ''), env: ctx.env, config: ctx.config, home: ctx.home, log: ctx.log, deps: ctx.deps as SlackDeps | undefined });

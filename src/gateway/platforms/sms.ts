@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import { truthy } from '../config.ts';
 import { downloadAttachment } from '../media.ts';
 import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult } from '../types.ts';
+import { sms as smsEntry, twilioCredentials } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 import { maskPhone } from './signal.ts';
 
@@ -27,11 +28,10 @@ export interface SmsSettings {
 }
 
 export function smsSettings(env: NodeJS.ProcessEnv): SmsSettings | null {
-  if (!env.TWILIO_ACCOUNT_SID || !env.TWILIO_AUTH_TOKEN || !env.TWILIO_PHONE_NUMBER) return null;
+  const c = twilioCredentials(env);
+  if (!c) return null;
   return {
-    sid: env.TWILIO_ACCOUNT_SID,
-    token: env.TWILIO_AUTH_TOKEN,
-    from: env.TWILIO_PHONE_NUMBER,
+    ...c,
     webhookUrl: env.SMS_WEBHOOK_URL ?? '',
     host: env.SMS_WEBHOOK_HOST || '0.0.0.0',
     port: Number(env.SMS_WEBHOOK_PORT || 8080),
@@ -162,12 +162,9 @@ export class SmsAdapter implements PlatformAdapter {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'sms',
-  label: 'SMS (Twilio)',
-  kind: 'chat',
+  ...smsEntry,
   maxMessageLength: SMS_LIMIT,
   piiSafe: true,
-  configured: (env) => !!smsSettings(env),
   parseTarget: (rest) => (/^\+\d{6,15}$/.test(rest.replace(/[\s()-]/g, '')) ? { chatId: rest.replace(/[\s()-]/g, '') } : null),
   targetHint: 'a phone number in E.164 (+15551234567)',
   create: async (ctx) => {

@@ -19,6 +19,7 @@ import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, 
 import { channelAdmits, channelRules, flag } from './gating.ts';
 import { type InboundServer, listenInbound } from './inbound-http.ts';
 import { JwksVerifier } from './jwt.ts';
+import { teams as teamsEntry, teamsCredentials } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 export const TEAMS_LIMIT = 4000;
@@ -36,11 +37,10 @@ export interface TeamsSettings {
 }
 
 export function teamsSettings(env: NodeJS.ProcessEnv, config: Record<string, unknown>): TeamsSettings | null {
+  const c = teamsCredentials(env, config);
+  if (!c) return null;
+  const { clientId, clientSecret, tenantId } = c;
   const s = platformSettings(config, 'teams');
-  const clientId = String(env.TEAMS_CLIENT_ID || s.client_id || '');
-  const clientSecret = String(env.TEAMS_CLIENT_SECRET || s.client_secret || '');
-  const tenantId = String(env.TEAMS_TENANT_ID || s.tenant_id || '');
-  if (!clientId || !clientSecret || !tenantId) return null;
   return {
     clientId,
     clientSecret,
@@ -287,11 +287,8 @@ export class TeamsAdapter implements PlatformAdapter {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'teams',
-  label: 'Microsoft Teams',
-  kind: 'chat',
+  ...teamsEntry,
   maxMessageLength: TEAMS_LIMIT,
-  configured: (env, config) => !!teamsSettings(env, config),
   parseTarget: (rest) => (rest.trim() ? { chatId: rest.trim() } : null),
   targetHint: 'a Teams conversation id (a:1…, 19:…@thread.tacv2) that has talked to the bot',
   create: async (ctx) => {

@@ -9,6 +9,7 @@ import type { Bot, Context } from 'grammy';
 import type { ChatInfo, InboundAttachment, InboundHandlers, InboundMessage, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import { PlatformSetupError } from '../types.ts';
 import { platformSettings, truthy } from '../config.ts';
+import { telegram as telegramEntry } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 export interface TelegramDeps {
@@ -424,12 +425,9 @@ export function createTelegramSender(env: NodeJS.ProcessEnv, config: Record<stri
 }
 
 export const definition: PlatformDefinition = {
-  name: 'telegram',
-  label: 'Telegram',
-  kind: 'chat',
+  ...telegramEntry,
   maxMessageLength: 4096,
   piiSafe: true,
-  configured: (env, config) => !!(env.TELEGRAM_BOT_TOKEN || platformSettings(config, 'telegram').token),
   create: async (ctx) => {
     const token = ctx.env.TELEGRAM_BOT_TOKEN || String(platformSettings(ctx.config, 'telegram').token ?? '');
     return new TelegramAdapter({ token, env: ctx.env, config: ctx.config, home: ctx.home, log: ctx.log, deps: ctx.deps as TelegramDeps | undefined });

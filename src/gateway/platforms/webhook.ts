@@ -12,11 +12,12 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { redactSecrets } from '../../policy/redact.ts';
 import { isSilent } from '../chunk.ts';
-import { platformSettings, truthy } from '../config.ts';
+import { platformSettings } from '../config.ts';
 import { readJsonObject } from '../json-file.ts';
 import type { GatewayRunner } from '../runner.ts';
 import type { InboundHandlers, PlatformAdapter, SendResult } from '../types.ts';
 import { isLoopback } from './api-server.ts';
+import { webhook as webhookEntry } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 export const INSECURE_NO_AUTH = 'INSECURE_NO_AUTH';
@@ -427,11 +428,8 @@ export function subscriptionFileText(home: string): string {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'webhook',
-  label: 'Webhooks',
-  kind: 'service',
+  ...webhookEntry,
   maxMessageLength: Number.POSITIVE_INFINITY,
-  configured: (env, config) => truthy(env.WEBHOOK_ENABLED) || platformSettings(config, 'webhook').enabled === true,
   create: async (ctx) => {
     if (!ctx.runner) throw new Error('webhooks run inside the gateway');
     return new WebhookServer(ctx.runner, webhookSettings(ctx.env, ctx.config));

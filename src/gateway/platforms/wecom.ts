@@ -14,6 +14,7 @@ import { platformSettings } from '../config.ts';
 import { attachmentCapBytes, fetchCapped, kindOf, saveAttachment } from '../media.ts';
 import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult } from '../types.ts';
 import { listSetting } from './chat-common.ts';
+import { wecom as wecomEntry, wecomCredentials } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 export const WECOM_LIMIT = 4000;
@@ -27,11 +28,10 @@ export interface WeComSettings {
 }
 
 export function wecomSettings(env: NodeJS.ProcessEnv, config: Record<string, unknown>): WeComSettings | null {
+  const c = wecomCredentials(env, config);
+  if (!c) return null;
   const s = platformSettings(config, 'wecom');
-  const botId = String(s.bot_id || env.WECOM_BOT_ID || '').trim();
-  const secret = String(s.secret || env.WECOM_SECRET || '').trim();
-  if (!botId || !secret) return null;
-  return { botId, secret, wsUrl: String(s.websocket_url || s.websocketUrl || env.WECOM_WEBSOCKET_URL || 'wss://openws.work.weixin.qq.com').trim() };
+  return { ...c, wsUrl: String(s.websocket_url || s.websocketUrl || env.WECOM_WEBSOCKET_URL || 'wss://openws.work.weixin.qq.com').trim() };
 }
 
 interface Frame {
@@ -267,11 +267,8 @@ export class WeComAdapter implements PlatformAdapter {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'wecom',
-  label: 'WeCom (AI Bot)',
-  kind: 'chat',
+  ...wecomEntry,
   maxMessageLength: WECOM_LIMIT,
-  configured: (env, config) => !!wecomSettings(env, config),
   targetHint: 'a WeCom user id or group chat id',
   create: async (ctx) => {
     const settings = wecomSettings(ctx.env, ctx.config);

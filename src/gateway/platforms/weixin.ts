@@ -11,13 +11,13 @@
 // Messages cannot be edited: replies are sent whole, split at 2000 characters. Images, files, video
 // and voice in are downloaded and decrypted; sending files (CDN upload) is not built.
 import { createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hermesHome } from '../../state/paths.ts';
 import { platformSettings } from '../config.ts';
 import { attachmentCapBytes, fetchCapped, kindOf, saveAttachment } from '../media.ts';
 import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult } from '../types.ts';
 import { listSetting } from './chat-common.ts';
+import { readJsonObject, weixin as weixinEntry, weixinAccountsDir, weixinCredentials } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
 export const WEIXIN_LIMIT = 2000;
@@ -38,16 +38,6 @@ export interface WeixinSettings {
   groupAllowFrom: string[];
 }
 
-const accountsDir = (home: string) => join(home, 'weixin', 'accounts');
-
-function readJson(path: string): Record<string, unknown> | null {
-  try {
-    return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, '')) as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
 function writeJson(path: string, data: unknown): void {
   mkdirSync(join(path, '..'), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
@@ -61,18 +51,12 @@ function writeJson(path: string, data: unknown): void {
 }
 
 export function weixinSettings(env: NodeJS.ProcessEnv, config: Record<string, unknown>, home: string): WeixinSettings | null {
+  const c = weixinCredentials(env, config, home);
+  if (!c) return null;
+  const { accountId, token } = c;
   const s = platformSettings(config, 'weixin');
   const pick = (key: string, dflt = '') => String(s[key] ?? env[`WEIXIN_${key.toUpperCase()}`] ?? dflt).trim();
-  const accountId = pick('account_id');
-  if (!accountId) return null;
-  let token = String(s.token || env.WEIXIN_TOKEN || '').trim();
-  let baseUrl = pick('base_url', ILINK);
-  if (!token) {
-    const saved = readJson(join(accountsDir(home), `${accountId}.json`));
-    token = String(saved?.token ?? '').trim();
-    if (saved?.base_url) baseUrl = String(saved.base_url);
-  }
-  if (!token) return null;
+  const baseUrl = c.savedBaseUrl ?? pick('base_url', ILINK);
   return {
     accountId,
     token,
@@ -162,12 +146,12 @@ export class WeixinAdapter implements PlatformAdapter {
     this.config = o.config;
     this.home = o.home;
     this.log = o.log;
-    const saved = readJson(this.file('context-tokens'));
+    const saved = readJsonObject(this.file('context-tokens'));
     this.contextTokens = Object.fromEntries(Object.entries(saved ?? {}).filter(([, v]) => typeof v === 'string' && v)) as Record<string, string>;
   }
 
   private file(kind: 'sync' | 'context-tokens'): string {
-    return join(accountsDir(this.home), `${this.s.accountId}.${kind}.json`);
+    return join(weixinAccountsDir(this.home), `${this.s.accountId}.${kind}.json`);
   }
 
   private async api<T extends { ret?: number; errcode?: number; errmsg?: string }>(endpoint: string, payload: Record<string, unknown>, signal?: AbortSignal): Promise<T> {
@@ -194,7 +178,7 @@ export class WeixinAdapter implements PlatformAdapter {
     if (this.s.groupPolicy !== 'disabled') this.log('weixin: group_policy is on, but iLink bot identities usually cannot join ordinary WeChat groups; group messages may never arrive');
     // The first poll proves the token: a bad one is refused at once, a good one is held open by the
     // server (long poll). Connected = refused by nobody within a moment; that poll then goes on.
-    const cursor = String(readJson(this.file('sync'))?.get_updates_buf ?? '');
+    const cursor = String(readJsonObject(this.file('sync'))?.get_updates_buf ?? '');
     this.running = true;
     const first = this.getUpdates(cursor);
     const early = await Promise.race([first, new Promise<null>((r) => setTimeout(() => r(null), 1500).unref())]).catch((e: Error) => {
@@ -348,11 +332,8 @@ export class WeixinAdapter implements PlatformAdapter {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'weixin',
-  label: 'Weixin (WeChat)',
-  kind: 'chat',
+  ...weixinEntry,
   maxMessageLength: WEIXIN_LIMIT,
-  configured: (env, config) => !!weixinSettings(env, config, hermesHome(env)),
   targetHint: 'a WeChat user id (…@im.wechat)',
   parseTarget: (rest) => (rest.trim() ? { chatId: rest.trim() } : null),
   create: async (ctx) => {

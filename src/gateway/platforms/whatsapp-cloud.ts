@@ -12,6 +12,7 @@ import { basename } from 'node:path';
 import { platformSettings } from '../config.ts';
 import { attachmentCapBytes, kindOf, mimeOf, saveAttachment } from '../media.ts';
 import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
+import { whatsappCloud as whatsappCloudEntry, whatsappCloudCredentials } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 import { markdownToWhatsApp, phoneOf } from './whatsapp-common.ts';
 
@@ -28,10 +29,10 @@ export interface WhatsAppCloudSettings {
 }
 
 export function cloudSettings(env: NodeJS.ProcessEnv, config: Record<string, unknown>): WhatsAppCloudSettings | null {
+  const c = whatsappCloudCredentials(env, config);
+  if (!c) return null;
+  const { phoneNumberId, token } = c;
   const s = platformSettings(config, 'whatsapp_cloud');
-  const phoneNumberId = String(env.WHATSAPP_CLOUD_PHONE_NUMBER_ID || s.phone_number_id || '');
-  const token = String(env.WHATSAPP_CLOUD_ACCESS_TOKEN || s.access_token || '');
-  if (!phoneNumberId || !token) return null;
   const version = String(env.WHATSAPP_CLOUD_API_VERSION || s.api_version || 'v20.0');
   return {
     phoneNumberId,
@@ -229,12 +230,9 @@ export class WhatsAppCloudAdapter implements PlatformAdapter {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'whatsapp_cloud',
-  label: 'WhatsApp Business (Cloud API)',
-  kind: 'chat',
+  ...whatsappCloudEntry,
   maxMessageLength: 4096,
   piiSafe: true,
-  configured: (env, config) => !!cloudSettings(env, config),
   parseTarget: (rest) => (/^\+?\d{5,}$/.test(rest.replace(/[\s()-]/g, '')) ? { chatId: phoneOf(rest) } : null),
   targetHint: 'a phone number with country code (wa_id)',
   create: async (ctx) => {

@@ -12,6 +12,7 @@ import { platformSettings, truthy } from '../config.ts';
 import { attachmentCapBytes, kindOf, saveAttachment } from '../media.ts';
 import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import { channelAdmits, channelRules } from './gating.ts';
+import { whatsapp as whatsappEntry } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 import { isGroupJid, markdownToWhatsApp, phoneOf, toJid } from './whatsapp-common.ts';
 
@@ -259,12 +260,9 @@ export class WhatsAppAdapter implements PlatformAdapter {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'whatsapp',
-  label: 'WhatsApp',
-  kind: 'chat',
+  ...whatsappEntry,
   maxMessageLength: 4096,
   piiSafe: true,
-  configured: (env, config) => truthy(env.WHATSAPP_ENABLED) || platformSettings(config, 'whatsapp').enabled === true,
   parseTarget: (rest) => (/^\+?[\d\s()-]{5,}$/.test(rest) || /@(s\.whatsapp\.net|g\.us|lid)$/.test(rest) ? { chatId: toJid(rest) } : null),
   targetHint: 'a phone number with country code or a WhatsApp JID',
   create: async (ctx) => new WhatsAppAdapter({ home: ctx.home, env: ctx.env, config: ctx.config, log: ctx.log, deps: ctx.deps as WhatsAppDeps | undefined }),

@@ -26,6 +26,7 @@ import { attachmentCapBytes, fetchCapped, kindOf, saveAttachment } from '../medi
 import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult } from '../types.ts';
 import { listSetting } from './chat-common.ts';
 import { channelAdmits, channelRules } from './gating.ts';
+import { yuanbao as yuanbaoEntry, yuanbaoCredentials } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 import * as pb from './yuanbao-proto.ts';
 
@@ -48,14 +49,12 @@ export interface YuanbaoSettings {
 }
 
 export function yuanbaoSettings(env: NodeJS.ProcessEnv, config: Record<string, unknown>): YuanbaoSettings | null {
+  const c = yuanbaoCredentials(env, config);
+  if (!c) return null;
   const s = platformSettings(config, 'yuanbao');
   const pick = (key: string, envKey: string, dflt = '') => String(s[key] || env[envKey] || dflt).trim();
-  const appId = pick('app_id', 'YUANBAO_APP_ID');
-  const appSecret = pick('app_secret', 'YUANBAO_APP_SECRET');
-  if (!appId || !appSecret) return null;
   return {
-    appId,
-    appSecret,
+    ...c,
     botId: pick('bot_id', 'YUANBAO_BOT_ID'),
     wsUrl: pick('ws_url', 'YUANBAO_WS_URL', 'wss://bot-wss.yuanbao.tencent.com/wss/connection'),
     apiDomain: pick('api_domain', 'YUANBAO_API_DOMAIN', 'https://bot.yuanbao.tencent.com').replace(/\/+$/, ''),
@@ -445,11 +444,8 @@ export class YuanbaoAdapter implements PlatformAdapter {
 }
 
 export const definition: PlatformDefinition = {
-  name: 'yuanbao',
-  label: 'Yuanbao (Tencent 元宝)',
-  kind: 'chat',
+  ...yuanbaoEntry,
   maxMessageLength: YUANBAO_LIMIT,
-  configured: (env, config) => !!yuanbaoSettings(env, config),
   targetHint: 'direct:<account> for a person or group:<group code> for a group',
   parseTarget: (rest) => {
     const v = rest.trim();

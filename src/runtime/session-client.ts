@@ -1,0 +1,65 @@
+// Provider resolution for sessions: config + .env + auth.json into a ResolveInput, and the resilient
+// LLM client (primary runtime + fallback chain) a Session talks to.
+import {
+  createLlmClient,
+  ResolveError,
+  resolveFallbackRuntimes,
+  resolveRuntime,
+  type LlmClient,
+  type ResolveInput,
+} from '../llm/index.ts';
+import type { HermesConfig } from '../state/defaults.ts';
+import { authResolveInputs } from '../auth/runtime.ts';
+import { resolvableProviders } from '../state/endpoints.ts';
+import { hermesHome } from '../state/paths.ts';
+import { CODEX_PROVIDERS, configuredRuntime, requestedProvider } from '../runtimes/select.ts';
+import type { ExplicitChoices } from './session-types.ts';
+
+export function resolveInputFrom(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}, home = hermesHome(env)): ResolveInput {
+  // auth.json's credential pools and OAuth sign-ins (see src/auth/runtime.ts).
+  const auth = authResolveInputs(home, env);
+  return {
+    model: config.model,
+    providers: resolvableProviders(config),
+    explicit: { provider: explicit.provider, model: explicit.model, baseUrl: explicit.baseUrl, apiKey: explicit.apiKey, apiMode: explicit.apiMode },
+    env,
+    pools: auth.pools,
+    suppressedSources: auth.suppressedSources,
+    activeProvider: auth.activeProvider,
+    poolHooks: auth.poolHooks,
+    poolStrategies: (config as { credential_pool_strategies?: Record<string, string> }).credential_pool_strategies,
+  };
+}
+
+/** Builds the resilient LLM client for a config: primary runtime + fallback chain. */
+export function createClientFor(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}, home?: string): { llm: LlmClient; warnings: string[] } {
+  const input = resolveInputFrom(config, env, explicit, home);
+  const primary = resolveRuntime(input);
+  const fb = resolveFallbackRuntimes(config.fallback_providers ?? [], input);
+  const timeoutS = Number(env.HERMES_API_TIMEOUT);
+  const staleS = Number(env.HERMES_STREAM_STALE_TIMEOUT);
+  const llm = createLlmClient({
+    primary,
+    fallbacks: fb.runtimes,
+    maxRetries: config.agent.api_max_retries ?? 3,
+    timeoutMs: Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS * 1000 : undefined,
+    staleMs: Number.isFinite(staleS) && staleS > 0 ? staleS * 1000 : undefined,
+  });
+  const warnings = fb.skipped.map((s) => `Fallback provider "${s.entry.provider ?? "?"}" skipped: ${s.reason}`);
+  return { llm, warnings };
+}
+
+/**
+ * The session's client. With the Codex app-server runtime the turns use codex's own login, so a
+ * missing Hermes key for openai / openai-codex is not fatal: only auxiliary tasks need it.
+ */
+export function clientForSession(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}, home?: string): { llm: LlmClient; warnings: string[] } {
+  try {
+    return createClientFor(config, env, explicit, home);
+  } catch (e) {
+    if (!(e instanceof ResolveError) || configuredRuntime(config) !== 'codex_app_server' || !CODEX_PROVIDERS.includes(requestedProvider(config, explicit))) throw e;
+    const c = createClientFor(config, env, { ...explicit, apiKey: 'codex-app-server' }, home);
+    c.warnings.push(`Hermes itself has no ${requestedProvider(config, explicit)} credentials (${e.message.split('\n')[0]}): turns run through codex's own login, but titles, compression and memory review need Hermes to reach a model too.`);
+    return c;
+  }
+}

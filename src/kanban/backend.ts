@@ -1,0 +1,58 @@
+// Where a board's rows live: kanban.db (the default, Hermes's file) or, when config.yaml says
+// `state.backend: postgres`, the shared PostgreSQL database (state.url / HERMES_DATABASE_URL), so
+// several gateways and CLIs on several homes share one board and its claims. Every surface opens a
+// board through `openBoardDb`; the store above it is the same for both.
+import { existsSync, statSync } from 'node:fs';
+import { tryLock } from '../cron/lock.ts';
+import { loadConfig } from '../state/config.ts';
+import { hermesHome, paths } from '../state/paths.ts';
+import { storeChoice, type StoreChoice } from '../state/store/index.ts';
+import { dbPath } from './boards.ts';
+import { openKanbanDb, type KanbanDb } from './db.ts';
+import { PgKanbanDb, pgBoardLocation } from './pg/db.ts';
+
+let cached: { key: string; choice: StoreChoice } | undefined;
+
+/** The backend boards use in this environment (config.yaml read once per change of the file). */
+export function kanbanBackend(env: NodeJS.ProcessEnv = process.env): StoreChoice {
+  const home = hermesHome(env);
+  const file = paths.config(home);
+  let mtime = 0;
+  try {
+    mtime = existsSync(file) ? statSync(file).mtimeMs : 0;
+  } catch {
+    /* unreadable: loadConfig says why */
+  }
+  const key = `${file}\0${mtime}\0${env.HERMES_DATABASE_URL ?? ''}`;
+  if (cached?.key === key) return cached.choice;
+  const choice = storeChoice(loadConfig(home, env).config as { state?: { backend?: unknown; url?: unknown } }, env);
+  cached = { key, choice };
+  return choice;
+}
+
+/** Opens (creating on first use) a board's database: kanban.db, or its PostgreSQL schema. */
+export function openBoardDb(board: string, env: NodeJS.ProcessEnv = process.env): KanbanDb {
+  const c = kanbanBackend(env);
+  if (c.backend === 'postgres') return PgKanbanDb.open(c.url!, board);
+  return openKanbanDb(dbPath(board, env));
+}
+
+/** Whether the board's database exists (a PostgreSQL board's schema is made on first open). */
+export function boardHasDb(board: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  return kanbanBackend(env).backend === 'postgres' || existsSync(dbPath(board, env));
+}
+
+/** Where the board lives, for messages: the kanban.db path, or the database and schema. */
+export function boardLocation(board: string, env: NodeJS.ProcessEnv = process.env): string {
+  const c = kanbanBackend(env);
+  return c.backend === 'postgres' ? pgBoardLocation(c.url!, board) : dbPath(board, env);
+}
+
+/**
+ * The board's dispatcher lock, taken without waiting: a PostgreSQL session advisory lock (one
+ * dispatcher per board across every process on the database), else the file lock next to kanban.db.
+ */
+export function tryDispatchLock(db: KanbanDb, board: string, path: string): { release(): void } | null {
+  if (db.tryAdvisoryLock) return db.tryAdvisoryLock(`hermes_kanban_dispatch:${board}`);
+  return tryLock(`${path}.dispatch.lock`);
+}

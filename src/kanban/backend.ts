@@ -7,25 +7,36 @@ import { tryLock } from '../cron/lock.ts';
 import { loadConfig } from '../state/config.ts';
 import { hermesHome, paths } from '../state/paths.ts';
 import { storeChoice, type StoreChoice } from '../state/store/index.ts';
-import { dbPath } from './boards.ts';
+import { dbPath, kanbanHome } from './boards.ts';
 import { openKanbanDb, type KanbanDb } from './db.ts';
 import { PgKanbanDb, pgBoardLocation } from './pg/db.ts';
 
 let cached: { key: string; choice: StoreChoice } | undefined;
 
-/** The backend boards use in this environment (config.yaml read once per change of the file). */
+const mtimeOf = (file: string): number => {
+  try {
+    return existsSync(file) ? statSync(file).mtimeMs : 0;
+  } catch {
+    return 0; /* unreadable: loadConfig says why */
+  }
+};
+
+type StateSection = { state?: { backend?: unknown; url?: unknown } };
+
+/**
+ * The backend boards use in this environment: the profile's `state` settings when its config.yaml
+ * names a backend, else the kanban root's (boards are shared by every profile, so a worker running
+ * as a profile finds the board its dispatcher used). config.yaml is re-read only when it changes.
+ */
 export function kanbanBackend(env: NodeJS.ProcessEnv = process.env): StoreChoice {
   const home = hermesHome(env);
-  const file = paths.config(home);
-  let mtime = 0;
-  try {
-    mtime = existsSync(file) ? statSync(file).mtimeMs : 0;
-  } catch {
-    /* unreadable: loadConfig says why */
-  }
-  const key = `${file}\0${mtime}\0${env.HERMES_DATABASE_URL ?? ''}`;
+  const root = kanbanHome(env);
+  const key = [paths.config(home), mtimeOf(paths.config(home)), paths.config(root), mtimeOf(paths.config(root)), env.HERMES_DATABASE_URL ?? ''].join('\0');
   if (cached?.key === key) return cached.choice;
-  const choice = storeChoice(loadConfig(home, env).config as { state?: { backend?: unknown; url?: unknown } }, env);
+  const own = loadConfig(home, env);
+  let config = own.config as StateSection;
+  if ((own.user as StateSection).state?.backend === undefined && root !== home && existsSync(paths.config(root))) config = loadConfig(root, env).config as StateSection;
+  const choice = storeChoice(config, env);
   cached = { key, choice };
   return choice;
 }

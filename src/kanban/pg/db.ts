@@ -114,12 +114,30 @@ export class PgKanbanDb implements KanbanDb {
     this.client.query('BEGIN');
     try {
       this.client.query("SELECT pg_advisory_xact_lock(hashtext('hermes_kanban_schema'))");
-      for (const sql of ddl) this.client.query(sql);
+      // Up to date → no DDL at all: ALTER TABLE locks the table even when the column is there, and
+      // would deadlock against another process's write transaction on the board.
+      if (!this.upToDate()) for (const sql of ddl) this.client.query(sql);
       this.client.query('COMMIT');
     } catch (e) {
       this.client.query('ROLLBACK');
       throw e;
     }
+  }
+
+  /** Every table and column this version knows is in the board's schema. */
+  private upToDate(): boolean {
+    const want: [string, string][] = [
+      ...[...EARLY_TASK_COLUMNS, ...RENAMED_TASK_COLUMNS, ...LATER_TASK_COLUMNS].map((c): [string, string] => ['tasks', c[0]]),
+      ...NOTIFY_SUB_COLUMNS.map(([n]): [string, string] => ['kanban_notify_subs', n]),
+      ['task_events', 'run_id'],
+      ['task_links', 'child_id'],
+      ['task_comments', 'body'],
+      ['task_runs', 'error'],
+      ['task_attachments', 'stored_path'],
+    ];
+    const rows = this.client.query('SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1::text', [`kanban_${this.board}`]).rows;
+    const have = new Set(rows.map((r) => `${String(r.table_name)}.${String(r.column_name)}`));
+    return want.every(([t, c]) => have.has(`${t}.${c}`));
   }
 
   get isTransaction(): boolean {

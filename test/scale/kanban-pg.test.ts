@@ -1,0 +1,94 @@
+// Kanban on `state.backend: postgres`: two machines (two homes, one database) share one board. Both
+// run `hermes kanban dispatch` at once, round after round: every task is claimed, spawned and run
+// exactly once, and its worker (a profile home with no state settings of its own) reports back
+// through the kanban tools into the same database. Six `hermes kanban claim`s of one task from both
+// homes: exactly one wins. Neither home writes a kanban.db.
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { openBoard } from '../../src/kanban/store.ts';
+import { hermes } from '../helpers/cli.ts';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
+import { postgresUnavailable, startPostgres, type PgCluster } from '../helpers/postgres.ts';
+import { until } from '../gateway/helpers.ts';
+import { kanbanHome, kb, scriptWorkers, type WorkerScript } from '../kanban/helpers.ts';
+
+const skip = postgresUnavailable();
+if (skip) console.log(`# skipped: ${skip}`);
+
+let cluster: PgCluster | null = null;
+let llm: FakeLlm;
+let script: WorkerScript;
+before(async () => {
+  llm = await startFakeLlm();
+  script = scriptWorkers(llm);
+  if (!skip) cluster = await startPostgres();
+});
+after(async () => {
+  await llm.close();
+  cluster?.stop();
+});
+
+describe('kanban on PostgreSQL', { skip: skip ?? false, timeout: 240_000 }, () => {
+  it('two homes dispatching one board at once: each task claimed and run once', async () => {
+    const url = await cluster!.createDatabase('kanban_two');
+    const yaml = `state:\n  backend: postgres\n  url: ${url}\n`;
+    const profiles = ['ann', 'ben', 'cat'];
+    const a = kanbanHome(llm, { profiles, yaml });
+    const b = kanbanHome(llm, { profiles, yaml });
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const r = await kb(i % 2 ? b : a, ['create', `job${i}`, '--assignee', profiles[i % 3]]);
+      assert.equal(r.code, 0, r.stderr);
+      ids.push(/Created (t_\w+)/.exec(r.stdout)![1]);
+    }
+    const listed = await kb(a, ['list', '--json']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual((JSON.parse(listed.stdout) as { id: string }[]).map((t) => t.id).sort(), [...ids].sort(), 'home A sees the tasks both homes created');
+
+    for (let round = 0; round < 3; round++) {
+      const [x, y] = await Promise.all([kb(a, ['dispatch', '--json']), kb(b, ['dispatch', '--json'])]);
+      assert.equal(x.code, 0, x.stderr);
+      assert.equal(y.code, 0, y.stderr);
+    }
+    const check = openBoard({ env: { HERMES_HOME: a } });
+    try {
+      await until(() => ids.every((id) => check.get(id)!.status === 'done'), 120_000, 'all tasks done');
+      for (const id of ids) {
+        assert.equal(check.runs(id).length, 1, `${id} ran once`);
+        assert.equal(check.events(id).filter((e) => e.kind === 'claimed').length, 1, `${id} claimed once`);
+        assert.equal(check.events(id).filter((e) => e.kind === 'spawned').length, 1, `${id} spawned once`);
+        assert.match(check.latestSummary(id) ?? '', /^done:job\d\(\)$/, 'the worker completed it through the kanban tools');
+      }
+      assert.equal(script.completions.length, 6);
+    } finally {
+      check.close();
+    }
+    const shown = await kb(b, ['show', ids[0]]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /done:job0/);
+    for (const home of [a, b]) assert.equal(existsSync(join(home, 'kanban.db')), false, `${home}: no kanban.db`);
+  });
+
+  it('six claims of one task from two homes: exactly one wins', async () => {
+    const url = await cluster!.createDatabase('kanban_claim');
+    const yaml = `state:\n  backend: postgres\n  url: ${url}\n`;
+    const a = kanbanHome(llm, { yaml });
+    const b = kanbanHome(llm, { yaml });
+    const id = /Created (t_\w+)/.exec((await kb(a, ['create', 'contended'])).stdout)![1];
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => hermes(['kanban', 'claim', id], { home: i % 2 ? b : a })));
+    const won = results.filter((r) => r.code === 0);
+    assert.equal(won.length, 1, results.map((r) => r.stdout + r.stderr).join('\n'));
+    for (const r of results.filter((x) => x.code !== 0)) assert.match(r.stderr, new RegExp(`hermes: cannot claim ${id}: status=running lock=`));
+  });
+
+  it('an unreachable database: one clear message, non-zero exit', async () => {
+    const home = kanbanHome(llm, { yaml: 'state:\n  backend: postgres\n  url: postgres://hermes:secret@127.0.0.1:1/nowhere\n' });
+    writeFileSync(join(home, 'marker'), '');
+    const r = await kb(home, ['list']);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /Cannot connect to PostgreSQL at postgres:\/\/hermes@127\.0\.0\.1:1\/nowhere/);
+    assert.doesNotMatch(r.stderr + r.stdout, /secret/);
+  });
+});

@@ -9,7 +9,7 @@ import { hermesHome, paths } from '../state/paths.ts';
 import { storeChoice, type StoreChoice } from '../state/store/index.ts';
 import { dbPath, kanbanHome } from './boards.ts';
 import { openKanbanDb, type KanbanDb } from './db.ts';
-import { PgKanbanDb, pgBoardLocation } from './pg/db.ts';
+import { listPgBoards, PgKanbanDb, pgBoardLocation, removePgBoard } from './pg/db.ts';
 
 let cached: { key: string; choice: StoreChoice } | undefined;
 
@@ -66,4 +66,16 @@ export function boardLocation(board: string, env: NodeJS.ProcessEnv = process.en
 export function tryDispatchLock(db: KanbanDb, board: string, path: string): { release(): void } | null {
   if (db.tryAdvisoryLock) return db.tryAdvisoryLock(`hermes_kanban_dispatch:${board}`);
   return tryLock(`${path}.dispatch.lock`);
+}
+
+/** The boards in the PostgreSQL database (made by any home on it); null on kanban.db. */
+export function pgBoardSlugs(env: NodeJS.ProcessEnv = process.env): string[] | null {
+  const c = kanbanBackend(env);
+  return c.backend === 'postgres' ? listPgBoards(c.url!) : null;
+}
+
+/** Removes (or archives) a board's rows from the database; null on kanban.db or when it has none. */
+export function removeBoardRows(board: string, archive: boolean, env: NodeJS.ProcessEnv = process.env): string | null {
+  const c = kanbanBackend(env);
+  return c.backend === 'postgres' ? removePgBoard(c.url!, board, archive) : null;
 }

@@ -204,3 +204,39 @@ export class PgKanbanDb implements KanbanDb {
     this.client.close();
   }
 }
+
+/** One short-lived connection for board-level work (listing, removing). */
+function withClient<T>(url: string, fn: (c: PgSyncClient) => T): T {
+  const c = new PgSyncClient(url);
+  try {
+    return fn(c);
+  } finally {
+    c.close();
+  }
+}
+
+/** The boards in the database: schemas `kanban_<slug>` holding a tasks table (archived ones start `kanban__`). */
+export function listPgBoards(url: string): string[] {
+  return withClient(url, (c) =>
+    c
+      .query("SELECT table_schema AS s FROM information_schema.tables WHERE table_name = 'tasks' AND table_schema LIKE 'kanban\\_%' AND table_schema NOT LIKE 'kanban\\_\\_%' ORDER BY 1")
+      .rows.map((r) => String(r.s).slice('kanban_'.length)),
+  );
+}
+
+/** Deletes a board's schema, or archives it (renamed `kanban__archived_<slug>_<ts>`); returns the new name. */
+export function removePgBoard(url: string, board: string, archive: boolean): string | null {
+  return withClient(url, (c) => {
+    const exists = c.query('SELECT 1 FROM pg_namespace WHERE nspname = $1::text', [`kanban_${board}`]).rows.length > 0;
+    if (!exists) return null;
+    if (!archive) {
+      c.query(`DROP SCHEMA ${boardSchema(board)} CASCADE`);
+      migrated.delete(`${url}#${board}`);
+      return '';
+    }
+    const target = `kanban__archived_${board}_${Math.floor(Date.now() / 1000)}`;
+    c.query(`ALTER SCHEMA ${boardSchema(board)} RENAME TO "${target}"`);
+    migrated.delete(`${url}#${board}`);
+    return target;
+  });
+}

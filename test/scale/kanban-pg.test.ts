@@ -7,8 +7,10 @@ import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { runGateway, type RunningGateway } from '../../src/gateway/daemon.ts';
 import { openBoard } from '../../src/kanban/store.ts';
-import { hermes } from '../helpers/cli.ts';
+import { loadConfig } from '../../src/state/config.ts';
+import { cleanEnv, hermes } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { postgresUnavailable, startPostgres, type PgCluster } from '../helpers/postgres.ts';
 import { until } from '../gateway/helpers.ts';
@@ -103,6 +105,34 @@ describe('kanban on PostgreSQL', { skip: skip ?? false, timeout: 240_000 }, () =
     assert.equal(rm.code, 0, rm.stderr);
     const after = await kb(a, ['boards', 'list', '--json']);
     assert.deepEqual((JSON.parse(after.stdout) as { slug: string }[]).map((x) => x.slug), ['default'], 'archived on B: gone from A too');
+  });
+
+  it('two gateways on one database run the shared board: every task once', async () => {
+    const url = await cluster!.createDatabase('kanban_gateways');
+    const yaml = `state:\n  backend: postgres\n  url: ${url}\nkanban:\n  dispatch_interval_seconds: 1\n`;
+    const profiles = ['ann', 'ben'];
+    const homes = [kanbanHome(llm, { profiles, yaml }), kanbanHome(llm, { profiles, yaml })];
+    const gws: RunningGateway[] = [];
+    try {
+      for (const home of homes) {
+        const env = cleanEnv(home, { MESSAGING_CWD: home, API_SERVER_ENABLED: 'true', API_SERVER_PORT: '0', API_SERVER_KEY: 'k-test-key-123456' });
+        gws.push(await runGateway({ home, config: loadConfig(home, env).config, env, backgroundTasks: false, cron: false }));
+      }
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) ids.push(/Created (t_\w+)/.exec((await kb(homes[i % 2], ['create', `gw${i}`, '--assignee', profiles[i % 2]])).stdout)![1]);
+      const check = openBoard({ env: { HERMES_HOME: homes[1] } });
+      try {
+        await until(() => ids.every((id) => check.get(id)!.status === 'done'), 120_000, 'all tasks done by the gateways');
+        for (const id of ids) {
+          assert.equal(check.runs(id).length, 1, `${id} ran once`);
+          assert.equal(check.events(id).filter((e) => e.kind === 'claimed').length, 1, `${id} claimed once`);
+        }
+      } finally {
+        check.close();
+      }
+    } finally {
+      for (const g of gws) await g.shutdown();
+    }
   });
 
   it('an unreachable database: one clear message, non-zero exit', async () => {

@@ -23,6 +23,7 @@ const types = { getTypeParser: (oid, format) => (oid === 20 || oid === 1700 ? to
 const client = new pg.Client({ connectionString: workerData.url, types, application_name: workerData.application });
 client.on('error', () => undefined);
 const ready = client.connect();
+ready.catch(() => undefined);
 let queue = Promise.resolve();
 const answer = (m) => { port.postMessage(m); Atomics.store(flag, 0, 1); Atomics.notify(flag, 0); };
 port.on('message', (m) => {
@@ -65,6 +66,8 @@ export class PgSyncClient {
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { pgPath, url, shared, port: port2, application: o.application ?? 'hermes-kanban' }, transferList: [port2] });
     // The worker never keeps the process alive on its own (a CLI exits when its work is done).
     this.worker.unref();
+    // A worker that dies never crashes the process; the next query fails when its wait times out.
+    this.worker.on('error', () => undefined);
     this.port.unref();
   }
 

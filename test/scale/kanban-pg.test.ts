@@ -4,7 +4,7 @@
 // through the kanban tools into the same database. Six `hermes kanban claim`s of one task from both
 // homes: exactly one wins. Neither home writes a kanban.db.
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runGateway, type RunningGateway } from '../../src/gateway/daemon.ts';
@@ -133,6 +133,29 @@ describe('kanban on PostgreSQL', { skip: skip ?? false, timeout: 240_000 }, () =
     } finally {
       for (const g of gws) await g.shutdown();
     }
+  });
+
+  it('state migrate copies kanban.db boards into the database: same tasks, comments and runs; new ids go on', async () => {
+    const url = await cluster!.createDatabase('kanban_migrate');
+    const home = kanbanHome(llm);
+    const id = /Created (t_\w+)/.exec((await kb(home, ['create', 'old task'])).stdout)![1];
+    assert.equal((await kb(home, ['comment', id, 'kept comment'])).code, 0);
+    assert.equal((await kb(home, ['boards', 'create', 'side'])).code, 0);
+    assert.equal((await kb(home, ['--board', 'side', 'create', 'side task'])).code, 0);
+    const before = await kb(home, ['show', id, '--json']);
+    const moved = await hermes(['state', 'migrate', '--to', 'postgres', '--url', url], { home });
+    assert.equal(moved.code, 0, moved.stderr);
+    assert.match(moved.stdout, /Kanban board 'default': copied \d+ new rows/);
+    assert.match(moved.stdout, /Kanban board 'side': copied \d+ new rows/);
+    const again = await hermes(['state', 'migrate', '--to', 'postgres', '--url', url], { home });
+    assert.match(again.stdout, /Kanban board 'default': copied 0 new rows/);
+    writeFileSync(join(home, 'config.yaml'), readFileSync(join(home, 'config.yaml'), 'utf8') + `state:\n  backend: postgres\n  url: ${url}\n`);
+    const after = await kb(home, ['show', id, '--json']);
+    assert.equal(after.code, 0, after.stderr);
+    assert.deepEqual(JSON.parse(after.stdout), JSON.parse(before.stdout));
+    assert.match((await kb(home, ['--board', 'side', 'list'])).stdout, /side task/);
+    assert.equal((await kb(home, ['comment', id, 'new comment'])).code, 0, 'a new comment gets the next id');
+    assert.match((await kb(home, ['show', id])).stdout, /kept comment[\s\S]*new comment/);
   });
 
   it('an unreachable database: one clear message, non-zero exit', async () => {

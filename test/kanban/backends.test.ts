@@ -135,4 +135,24 @@ describe('kanban store on both backends', { timeout: 120_000 }, () => {
     const { existsSync } = await import('node:fs');
     assert.equal(existsSync(dbPath('default', env)), false, 'the board is not in a file');
   });
+
+  test('postgres: a pooled connection the server dropped is replaced on the next open', { skip: pgSkip ?? false }, async () => {
+    const env = await envFor('postgres');
+    const s = openBoard({ env });
+    const t = openBoard({ env });
+    const id = s.create({ title: 'survives' });
+    s.close(); // both connections back to the idle list
+    t.close();
+    const killer = openBoard({ env }); // takes one; the server drops the other
+    const mine = killer.db.prepare('SELECT pg_backend_pid() AS pid').get() as { pid: number };
+    const killed = killer.db.prepare("SELECT COUNT(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE application_name = 'hermes-kanban' AND datname = current_database() AND pid <> ?").get(mine.pid) as { n: number };
+    assert.equal(killed.n, 1);
+    const again = openBoard({ env });
+    try {
+      assert.equal(again.get(id)?.title, 'survives');
+    } finally {
+      again.close();
+      killer.close();
+    }
+  });
 });

@@ -58,6 +58,36 @@ export function translate(sql: string, params: readonly KanbanParam[]): { text: 
 }
 
 const migrated = new Set<string>();
+const idle = new Map<string, PgSyncClient[]>();
+const MAX_IDLE = 2;
+
+function takeIdle(url: string): PgSyncClient | null {
+  const list = idle.get(url);
+  while (list?.length) {
+    const c = list.pop()!;
+    if (c.isOpen) return c;
+  }
+  return null;
+}
+
+function giveIdle(url: string, c: PgSyncClient): void {
+  const list = idle.get(url) ?? [];
+  if (!c.isOpen || list.length >= MAX_IDLE) return c.close();
+  list.push(c);
+  idle.set(url, list);
+}
+
+/** A new connection, checked (a clear message when the server cannot be reached). */
+function connect(url: string): PgSyncClient {
+  const client = new PgSyncClient(url, { timeoutMs: Number(process.env.HERMES_KANBAN_BUSY_TIMEOUT_MS) || undefined });
+  try {
+    client.query('SELECT 1');
+  } catch (e) {
+    client.close();
+    throw new Error(`Cannot connect to PostgreSQL at ${redactUrl(url)} for the kanban board: ${(e as Error).message}. Check state.url / HERMES_DATABASE_URL and that the server is running.`);
+  }
+  return client;
+}
 
 /** Where a PostgreSQL board lives, for messages (no password). */
 export const pgBoardLocation = (url: string, board: string) => `${redactUrl(url)}#kanban_${board}`;
@@ -67,6 +97,7 @@ export class PgKanbanDb implements KanbanDb {
   private readonly client: PgSyncClient;
   private readonly url: string;
   private inTx = false;
+  private closed = false;
 
   private constructor(url: string, board: string, client: PgSyncClient) {
     this.url = url;
@@ -75,27 +106,25 @@ export class PgKanbanDb implements KanbanDb {
   }
 
   /** Connects, creates the board's schema when missing, and points the connection at it. */
-  static open(url: string, board: string, o: { timeoutMs?: number } = {}): PgKanbanDb {
-    const client = new PgSyncClient(url, { timeoutMs: o.timeoutMs ?? (Number(process.env.HERMES_KANBAN_BUSY_TIMEOUT_MS) || undefined) });
-    const db = new PgKanbanDb(url, board, client);
-    try {
-      client.query('SELECT 1');
-    } catch (e) {
-      client.close();
-      throw new Error(`Cannot connect to PostgreSQL at ${redactUrl(url)} for the kanban board: ${(e as Error).message}. Check state.url / HERMES_DATABASE_URL and that the server is running.`);
-    }
-    try {
-      const key = `${url}#${board}`;
-      if (!migrated.has(key)) {
-        db.migrate();
-        migrated.add(key);
+  static open(url: string, board: string): PgKanbanDb {
+    // An idle connection of this process is reused (starting one costs a thread and a connect);
+    // one that went stale (server restart) is dropped and a new one made.
+    for (let reused = takeIdle(url); ; reused = takeIdle(url)) {
+      const client = reused ?? connect(url);
+      const db = new PgKanbanDb(url, board, client);
+      try {
+        const key = `${url}#${board}`;
+        if (!migrated.has(key)) {
+          db.migrate();
+          migrated.add(key);
+        }
+        client.query(`SET search_path TO ${boardSchema(board)}`);
+        return db;
+      } catch (e) {
+        client.close();
+        if (!reused) throw e;
       }
-      client.query(`SET search_path TO ${boardSchema(board)}`);
-    } catch (e) {
-      client.close();
-      throw e;
     }
-    return db;
   }
 
   private migrate(): void {
@@ -148,7 +177,13 @@ export class PgKanbanDb implements KanbanDb {
     return pgBoardLocation(this.url, this.board);
   }
 
+  private live(): PgSyncClient {
+    if (this.closed) throw new Error('kanban: this board connection is closed');
+    return this.client;
+  }
+
   exec(sql: string): void {
+    this.live();
     const s = sql.trim().toUpperCase();
     if (s === 'BEGIN IMMEDIATE' || s === 'BEGIN') {
       this.client.query('BEGIN');
@@ -173,7 +208,7 @@ export class PgKanbanDb implements KanbanDb {
   prepare(sql: string): KanbanStatement {
     const exec = (params: KanbanParam[]) => {
       const { text, returnsId } = translate(sql, params);
-      const r = this.client.query(text, params);
+      const r = this.live().query(text, params);
       return { r, returnsId };
     };
     return {
@@ -200,19 +235,42 @@ export class PgKanbanDb implements KanbanDb {
     };
   }
 
+  /** Hands the connection back to this process's idle list (rolled back if a transaction was open). */
   close(): void {
-    this.client.close();
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      if (this.inTx) this.client.query('ROLLBACK');
+      this.inTx = false;
+      // A dispatcher lock left behind must not travel with the pooled connection.
+      this.client.query('SELECT pg_advisory_unlock_all()');
+      giveIdle(this.url, this.client);
+    } catch {
+      this.client.close();
+    }
   }
 }
 
 /** One short-lived connection for board-level work (listing, removing). */
 function withClient<T>(url: string, fn: (c: PgSyncClient) => T): T {
-  const c = new PgSyncClient(url);
+  const reused = takeIdle(url);
+  let c = reused ?? connect(url);
+  let r: T;
   try {
-    return fn(c);
-  } finally {
+    r = fn(c);
+  } catch (e) {
     c.close();
+    if (!reused) throw e;
+    c = connect(url); // the idle one had gone stale
+    try {
+      r = fn(c);
+    } catch (e2) {
+      c.close();
+      throw e2;
+    }
   }
+  giveIdle(url, c);
+  return r;
 }
 
 /** The boards in the database: schemas `kanban_<slug>` holding a tasks table (archived ones start `kanban__`). */

@@ -19,7 +19,13 @@ export async function stateMigrate(opts: { to?: string; url?: string }): Promise
   const url = String(opts.url || ctx.env.HERMES_DATABASE_URL || ctx.loaded.config.state?.url || '').trim();
   if (!/^postgres(ql)?:\/\//i.test(url)) throw new CliError('Name the database: --url postgres://user@host:5432/db (or HERMES_DATABASE_URL, or state.url in config.yaml).', 2);
   const file = paths.stateDb(ctx.home);
-  if (!existsSync(file)) throw new CliError(`There is no ${file} to copy.`, 2);
+  const { copyBoardToPg, localBoardFiles } = await import('../kanban/pg/copy.ts');
+  const boards = localBoardFiles(ctx.env);
+  if (!existsSync(file)) {
+    if (!boards.length) throw new CliError(`There is no ${file} to copy.`, 2);
+    copyBoards(boards, url, copyBoardToPg);
+    return;
+  }
   const src = SessionDB.open(file);
   let pg: PgSessionStore;
   try {
@@ -68,8 +74,21 @@ export async function stateMigrate(opts: { to?: string; url?: string }): Promise
         `${newSessions < sessions.length ? ` (${sessions.length - newSessions} sessions were there already)` : ''}.\n` +
         `state.db is unchanged. To use PostgreSQL: hermes config set state.backend postgres (and state.url, or HERMES_DATABASE_URL).\n`,
     );
+    copyBoards(boards, url, copyBoardToPg);
   } finally {
     src.close();
     await pg.close();
+  }
+}
+
+/** Copies this home's kanban.db boards into the database (one line per board). */
+function copyBoards(boards: [string, string][], url: string, copy: (file: string, url: string, board: string) => number): void {
+  for (const [board, file] of boards) {
+    try {
+      const n = copy(file, url, board);
+      process.stdout.write(`Kanban board '${board}': copied ${n} new row${n === 1 ? '' : 's'} from ${file} (the file is kept).\n`);
+    } catch (e) {
+      throw new CliError(`Copying the kanban board '${board}' (${file}) failed: ${(e as Error).message}`);
+    }
   }
 }

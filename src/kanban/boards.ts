@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultHermesRoot, expandHome } from '../state/paths.ts';
+import { boardLocation, pgBoardSlugs, removeBoardRows } from './backend.ts';
 
 export const DEFAULT_BOARD = 'default';
 const SLUG = /^[a-z0-9][a-z0-9\-_]{0,63}$/;
@@ -34,7 +35,10 @@ function holdsBoard(dir: string): boolean {
 
 export function boardExists(slug: string, env: NodeJS.ProcessEnv = process.env): boolean {
   const s = normalizeSlug(slug) ?? DEFAULT_BOARD;
-  return s === DEFAULT_BOARD || holdsBoard(boardDir(s, env));
+  if (s === DEFAULT_BOARD) return true;
+  // On PostgreSQL the database says which boards exist (a home's board.json only holds display settings).
+  const remote = pgBoardSlugs(env);
+  return remote ? remote.includes(s) : holdsBoard(boardDir(s, env));
 }
 
 /** The active board slug (a stale or malformed pointer falls through to the next source). */
@@ -126,7 +130,7 @@ export function readBoardMeta(slug: string, env: NodeJS.ProcessEnv = process.env
   } catch {
     /* malformed board.json: the synthesized entry */
   }
-  meta.db_path = dbPath(slug, env);
+  meta.db_path = boardLocation(slug, env);
   return meta;
 }
 
@@ -145,15 +149,21 @@ export function writeBoardMeta(
   const dir = boardDir(slug, env);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'board.json'), JSON.stringify(meta, null, 2) + '\n');
-  return { ...(meta as BoardMeta), db_path: dbPath(slug, env) };
+  return { ...(meta as BoardMeta), db_path: boardLocation(slug, env) };
 }
 
-/** `default` first, then every `boards/<slug>/` holding a board, sorted. */
+/** `default` first, then every `boards/<slug>/` holding a board (on PostgreSQL: every board in the database), sorted. */
 export function listBoards(opts: { includeArchived?: boolean } = {}, env: NodeJS.ProcessEnv = process.env): BoardMeta[] {
   const out = [readBoardMeta(DEFAULT_BOARD, env)];
   const root = boardsRoot(env);
-  if (!existsSync(root)) return out;
-  for (const name of readdirSync(root).sort((a, b) => a.localeCompare(b))) {
+  const remote = pgBoardSlugs(env);
+  const slugs = new Set<string>(remote ?? []);
+  if (!remote)
+    for (const name of existsSync(root) ? readdirSync(root) : []) {
+      const dir = join(root, name);
+      if (statSync(dir).isDirectory() && holdsBoard(dir)) slugs.add(name);
+    }
+  for (const name of [...slugs].sort((a, b) => a.localeCompare(b))) {
     let slug: string | null = null;
     try {
       slug = normalizeSlug(name);
@@ -161,8 +171,6 @@ export function listBoards(opts: { includeArchived?: boolean } = {}, env: NodeJS
       continue;
     }
     if (!slug || slug === DEFAULT_BOARD || slug !== name) continue;
-    const dir = join(root, name);
-    if (!statSync(dir).isDirectory() || !holdsBoard(dir)) continue;
     const meta = readBoardMeta(slug, env);
     if (meta.archived && opts.includeArchived === false) continue;
     out.push(meta);
@@ -188,7 +196,12 @@ export function removeBoard(slug: string, archive: boolean, env: NodeJS.ProcessE
   if (!s) throw new KanbanError('board slug is required');
   if (s === DEFAULT_BOARD) throw new KanbanError("the 'default' board cannot be removed");
   const dir = boardDir(s, env);
-  if (!existsSync(dir)) throw new KanbanError(`board ${JSON.stringify(s)} does not exist`);
+  // On PostgreSQL the rows go (or are archived) in the database; the home may hold no folder for it.
+  const rows = removeBoardRows(s, archive, env);
+  if (!existsSync(dir)) {
+    if (rows === null) throw new KanbanError(`board ${JSON.stringify(s)} does not exist`);
+    return { slug: s, action: archive ? 'archived' : 'deleted', newPath: rows };
+  }
   if (currentBoard(env) === s) clearCurrentBoard(env);
   if (!archive) {
     rmSync(dir, { recursive: true, force: true });

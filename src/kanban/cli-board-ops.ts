@@ -18,7 +18,7 @@ import {
   writeBoardMeta,
 } from './boards.ts';
 import { CommandFailed, counts, fmtTs, json, withStore, type KanbanIO } from './cli-io.ts';
-import { openKanbanDb } from './db.ts';
+import { boardHasDb, boardLocation, openBoardDb } from './backend.ts';
 import { dispatchOnce, dispatchOptionsFrom, tickDidWork, type DispatchResult } from './dispatcher.ts';
 import { KanbanStore, type TaskEvent } from './store.ts';
 import { defaultHermesRoot } from '../state/paths.ts';
@@ -27,8 +27,8 @@ type Opts = Record<string, unknown>;
 
 export async function init(io: KanbanIO): Promise<number> {
   const board = resolveBoard(io.board, io.env);
-  openKanbanDb(dbPath(board, io.env)).close();
-  io.out(`Kanban DB initialized at ${dbPath(board, io.env)}`);
+  openBoardDb(board, io.env).close();
+  io.out(`Kanban DB initialized at ${boardLocation(board, io.env)}`);
   const root = join(defaultHermesRoot(io.env), 'profiles');
   const profiles = existsSync(root) ? readdirSync(root).filter((n) => statSync(join(root, n)).isDirectory()) : [];
   io.out('');
@@ -46,8 +46,8 @@ export async function init(io: KanbanIO): Promise<number> {
 
 function boardCounts(slug: string, env: NodeJS.ProcessEnv): Record<string, number> {
   try {
-    if (!existsSync(dbPath(slug, env))) return {};
-    const db = openKanbanDb(dbPath(slug, env));
+    if (!boardHasDb(slug, env)) return {};
+    const db = openBoardDb(slug, env);
     try {
       return Object.fromEntries((db.prepare('SELECT status, COUNT(*) AS n FROM tasks GROUP BY status').all() as { status: string; n: number }[]).map((r) => [r.status, Number(r.n)]));
     } finally {
@@ -86,7 +86,7 @@ export async function boardsCreate(io: KanbanIO, slug: string, o: Opts): Promise
     { name: o.name as string | undefined, description: o.description as string | undefined, icon: o.icon as string | undefined, color: o.color as string | undefined, default_workdir: (o.defaultWorkdir as string | undefined) ?? undefined },
     io.env,
   );
-  openKanbanDb(dbPath(s, io.env)).close();
+  openBoardDb(s, io.env).close();
   io.out(`Board '${s}' ${already ? 'already exists' : 'created'}.\n  Display name: ${meta.name}\n  DB path:      ${meta.db_path}`);
   if (o.switch) {
     setCurrentBoard(s, io.env);
@@ -253,7 +253,7 @@ async function follow(io: KanbanIO, intervalS: number, tick: () => void): Promis
 
 export async function tail(io: KanbanIO, id: string, o: Opts): Promise<number> {
   const board = resolveBoard(io.board, io.env);
-  const s = new KanbanStore(openKanbanDb(dbPath(board, io.env)), { board, env: io.env });
+  const s = new KanbanStore(openBoardDb(board, io.env), { board, env: io.env });
   try {
     if (!s.get(id)) throw new CommandFailed(`no such task: ${id}`);
     let last = 0;
@@ -273,7 +273,7 @@ export async function tail(io: KanbanIO, id: string, o: Opts): Promise<number> {
 export async function watch(io: KanbanIO, o: Opts): Promise<number> {
   const kinds = o.kinds ? new Set(String(o.kinds).split(',').map((k) => k.trim()).filter(Boolean)) : null;
   const board = resolveBoard(io.board, io.env);
-  const s = new KanbanStore(openKanbanDb(dbPath(board, io.env)), { board, env: io.env });
+  const s = new KanbanStore(openBoardDb(board, io.env), { board, env: io.env });
   try {
     let cursor = io.follow ? s.lastEventId() : Math.max(0, s.lastEventId() - 50);
     if (io.follow) io.out('Watching kanban events. Ctrl-C to stop.');

@@ -5,7 +5,7 @@
 // inside is atomic across processes), with jittered retries of the boundary statements on BUSY.
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { isBusyError, sleepSync, sqlite, type DatabaseSync, type StatementSync } from '../state/sqlite.ts';
+import { isBusyError, sleepSync, sqlite, type DatabaseSync } from '../state/sqlite.ts';
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS tasks (
@@ -124,7 +124,7 @@ CREATE INDEX IF NOT EXISTS idx_notify_task           ON kanban_notify_subs(task_
 `;
 
 // Columns later Hermes versions added, in the order legacy boards receive them (Hermes's own list).
-const EARLY_TASK_COLUMNS: [string, string][] = [
+export const EARLY_TASK_COLUMNS: [string, string][] = [
   ['tenant', 'tenant TEXT'],
   ['result', 'result TEXT'],
   ['branch_name', 'branch_name TEXT'],
@@ -132,12 +132,12 @@ const EARLY_TASK_COLUMNS: [string, string][] = [
   ['idempotency_key', 'idempotency_key TEXT'],
 ];
 /** [column, ddl, legacy column, copy statement]: renames done as add-then-copy. */
-const RENAMED_TASK_COLUMNS: [string, string, string | null, string | null][] = [
+export const RENAMED_TASK_COLUMNS: [string, string, string | null, string | null][] = [
   ['consecutive_failures', 'consecutive_failures INTEGER NOT NULL DEFAULT 0', 'spawn_failures', 'UPDATE tasks SET consecutive_failures = COALESCE(spawn_failures, 0)'],
   ['worker_pid', 'worker_pid INTEGER', null, null],
   ['last_failure_error', 'last_failure_error TEXT', 'last_spawn_error', 'UPDATE tasks SET last_failure_error = last_spawn_error'],
 ];
-const LATER_TASK_COLUMNS: [string, string][] = [
+export const LATER_TASK_COLUMNS: [string, string][] = [
   ['max_runtime_seconds', 'max_runtime_seconds INTEGER'],
   ['last_heartbeat_at', 'last_heartbeat_at INTEGER'],
   ['current_run_id', 'current_run_id INTEGER'],
@@ -155,7 +155,7 @@ const LATER_TASK_COLUMNS: [string, string][] = [
   ['block_kind', 'block_kind TEXT'],
   ['block_recurrences', 'block_recurrences INTEGER NOT NULL DEFAULT 0'],
 ];
-const NOTIFY_SUB_COLUMNS: [string, string][] = [
+export const NOTIFY_SUB_COLUMNS: [string, string][] = [
   ['last_ping_event_id', 'last_ping_event_id INTEGER NOT NULL DEFAULT 0'],
   ['notifier_profile', 'notifier_profile TEXT'],
   ['delivery_mode', "delivery_mode TEXT NOT NULL DEFAULT 'notify'"],
@@ -165,6 +165,37 @@ const NOTIFY_SUB_COLUMNS: [string, string][] = [
 ];
 
 export const BUSY_TIMEOUT_MS = 120_000;
+
+/** Indexes added after the first schema (SQLite and PostgreSQL boards both get them). */
+export const LATER_INDEXES = [
+  'CREATE INDEX IF NOT EXISTS idx_tasks_tenant ON tasks(tenant)',
+  'CREATE INDEX IF NOT EXISTS idx_tasks_idempotency ON tasks(idempotency_key)',
+  'CREATE INDEX IF NOT EXISTS idx_tasks_session_id ON tasks(session_id)',
+  'CREATE INDEX IF NOT EXISTS idx_events_run ON task_events(run_id, id)',
+];
+
+export type KanbanParam = string | number | bigint | null;
+
+/** A prepared statement of either backend (node:sqlite's StatementSync has this shape). */
+export interface KanbanStatement {
+  run(...params: KanbanParam[]): { changes: number | bigint; lastInsertRowid: number | bigint };
+  get(...params: KanbanParam[]): unknown;
+  all(...params: KanbanParam[]): unknown[];
+}
+
+/**
+ * A board's connection: node:sqlite's DatabaseSync (kanban.db) or the PostgreSQL one
+ * (src/kanban/pg/db.ts). The store speaks SQLite's SQL; the PostgreSQL side translates it.
+ */
+export interface KanbanDb {
+  prepare(sql: string): KanbanStatement;
+  exec(sql: string): void;
+  close(): void;
+  location(): string | null;
+  readonly isTransaction: boolean;
+  /** PostgreSQL only: a session advisory lock, null when another connection holds it. */
+  tryAdvisoryLock?(key: string): { release(): void } | null;
+}
 
 function columns(db: DatabaseSync, table: string): Set<string> {
   return new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((r) => r.name));
@@ -186,11 +217,8 @@ export function migrate(db: DatabaseSync): void {
     if (legacy && copy && have.has(legacy)) db.exec(copy);
   }
   addColumns(db, 'tasks', LATER_TASK_COLUMNS);
-  db.exec('CREATE INDEX IF NOT EXISTS idx_tasks_tenant ON tasks(tenant)');
-  db.exec('CREATE INDEX IF NOT EXISTS idx_tasks_idempotency ON tasks(idempotency_key)');
-  db.exec('CREATE INDEX IF NOT EXISTS idx_tasks_session_id ON tasks(session_id)');
   addColumns(db, 'task_events', [['run_id', 'run_id INTEGER']]);
-  db.exec('CREATE INDEX IF NOT EXISTS idx_events_run ON task_events(run_id, id)');
+  for (const sql of LATER_INDEXES) db.exec(sql);
   const notifyHad = columns(db, 'kanban_notify_subs');
   addColumns(db, 'kanban_notify_subs', NOTIFY_SUB_COLUMNS);
   // Subscriptions from before delivery modes existed were woken actively (Hermes's backfill).
@@ -225,7 +253,7 @@ function upToDate(db: DatabaseSync): boolean {
 }
 
 const initialized = new Set<string>();
-const statements = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
+const statements = new WeakMap<KanbanDb, Map<string, KanbanStatement>>();
 
 export interface OpenOptions {
   busyTimeoutMs?: number;
@@ -273,7 +301,7 @@ export function openKanbanDb(path: string, o: OpenOptions = {}): DatabaseSync {
 }
 
 /** A cached prepared statement of this connection. */
-export function stmt(db: DatabaseSync, sql: string): StatementSync {
+export function stmt(db: KanbanDb, sql: string): KanbanStatement {
   let m = statements.get(db);
   if (!m) statements.set(db, (m = new Map()));
   let s = m.get(sql);
@@ -298,7 +326,7 @@ let savepoints = 0;
  * Runs `fn` in an IMMEDIATE write transaction (a compare-and-set inside is atomic across processes).
  * Nested use must opt in (`allowNested`: a savepoint that commits with the outer transaction).
  */
-export function writeTxn<T>(db: DatabaseSync, fn: () => T, o: { allowNested?: boolean } = {}): T {
+export function writeTxn<T>(db: KanbanDb, fn: () => T, o: { allowNested?: boolean } = {}): T {
   if (db.isTransaction) {
     if (!o.allowNested) throw new Error('kanban: already inside a write transaction');
     const sp = `hermes_nested_${++savepoints}`;

@@ -2,11 +2,9 @@
 // so two dispatchers never write a tick at once; the loser skips): reclaim stale, orphaned, crashed
 // and overdue running tasks, promote todo → ready, then claim each ready (and review) task — a
 // compare-and-set — resolve its workspace and spawn its worker, within the concurrency caps.
-import { existsSync } from 'node:fs';
 import { totalmem } from 'node:os';
-import { tryLock } from '../cron/lock.ts';
+import { boardHasDb, openBoardDb, tryDispatchLock } from './backend.ts';
 import { dbPath, listBoards } from './boards.ts';
-import { openKanbanDb } from './db.ts';
 import { claim } from './lifecycle.ts';
 import type { SignalFn } from './procs.ts';
 import { DEFAULT_FAILURE_LIMIT, KanbanStore, type Task } from './store.ts';
@@ -85,11 +83,10 @@ function runningElsewhere(board: string, env: NodeJS.ProcessEnv): number {
   // HERMES_KANBAN_DB pins every board to one file: there is nothing "elsewhere" to count.
   let total = 0;
   for (const b of listBoards({ includeArchived: false }, env)) {
-    const p = dbPath(b.slug, env);
-    if (p === here) continue;
+    if (b.slug === board || dbPath(b.slug, env) === here) continue;
     try {
-      if (!existsSync(p)) continue;
-      const db = openKanbanDb(p);
+      if (!boardHasDb(b.slug, env)) continue;
+      const db = openBoardDb(b.slug, env);
       try {
         total += countRunning(new KanbanStore(db, { board: b.slug, env }));
       } finally {
@@ -218,7 +215,7 @@ async function dispatchLocked(s: KanbanStore, o: DispatchOptions): Promise<Dispa
 /** One dispatcher pass over one board. */
 export async function dispatchOnce(s: KanbanStore, o: DispatchOptions = {}): Promise<DispatchResult> {
   if (o.lockHeld) return dispatchLocked(s, o);
-  const lock = tryLock(`${s.path || dbPath(s.board, o.env)}.dispatch.lock`);
+  const lock = tryDispatchLock(s.db, s.board, s.path || dbPath(s.board, o.env));
   let r: DispatchResult;
   if (!lock) r = { ...emptyResult(), skippedLocked: true };
   else

@@ -4,7 +4,7 @@
 // kanban_task_claimed / completed / blocked hooks — whichever process made the change.
 import { existsSync } from 'node:fs';
 import { dbPath, listBoards } from './boards.ts';
-import { openKanbanDb } from './db.ts';
+import { boardHasDb, openBoardDb } from './backend.ts';
 import { dispatchOnce, dispatchOptionsFrom, tickDidWork, type SpawnFn } from './dispatcher.ts';
 import { KanbanStore, type TaskEvent } from './store.ts';
 import { watchEvents, type EventWatch } from './watch.ts';
@@ -44,7 +44,7 @@ function boardsWithDb(env: NodeJS.ProcessEnv): string[] {
   const out: string[] = [];
   for (const b of listBoards({ includeArchived: false }, env)) {
     const p = dbPath(b.slug, env);
-    if (!existsSync(p) || seen.has(p)) continue;
+    if (!boardHasDb(b.slug, env) || seen.has(p)) continue;
     seen.add(p);
     out.push(b.slug);
   }
@@ -52,7 +52,7 @@ function boardsWithDb(env: NodeJS.ProcessEnv): string[] {
 }
 
 function withBoard<T>(board: string, env: NodeJS.ProcessEnv, fn: (s: KanbanStore) => T): T {
-  const s = new KanbanStore(openKanbanDb(dbPath(board, env)), { board, env });
+  const s = new KanbanStore(openBoardDb(board, env), { board, env });
   try {
     return fn(s);
   } finally {
@@ -116,7 +116,7 @@ export function startKanbanService(o: KanbanServiceOptions): KanbanService {
     const cfg = o.config();
     for (const board of boardsWithDb(env)) {
       try {
-        const s = new KanbanStore(openKanbanDb(dbPath(board, env)), { board, env });
+        const s = new KanbanStore(openBoardDb(board, env), { board, env });
         try {
           const r = await dispatchOnce(s, { ...dispatchOptionsFrom(cfg, env), spawn: o.spawn });
           if (tickDidWork(r))
@@ -153,7 +153,7 @@ export function startKanbanService(o: KanbanServiceOptions): KanbanService {
 
   // The default board always exists: make its file now so its watcher starts with the gateway.
   try {
-    openKanbanDb(dbPath('default', env)).close();
+    openBoardDb('default', env).close();
   } catch (e) {
     o.log(`kanban: cannot open the default board: ${(e as Error).message}`);
   }
@@ -171,7 +171,7 @@ export function startKanbanService(o: KanbanServiceOptions): KanbanService {
     if (!o.notify || delivering) return;
     delivering = true;
     try {
-      const s = new KanbanStore(openKanbanDb(dbPath(board, env)), { board, env });
+      const s = new KanbanStore(openBoardDb(board, env), { board, env });
       try {
         await deliverBoard(s, o.notify, o.log);
       } finally {
@@ -186,7 +186,7 @@ export function startKanbanService(o: KanbanServiceOptions): KanbanService {
   const watchBoards = () => {
     for (const board of boardsWithDb(env)) {
       if (watches.has(board)) continue;
-      watches.set(board, watchEvents(dbPath(board, env), board, { intervalMs: o.watchIntervalMs ?? 2000, fromNow: true }, (events) => onEvents(board, events)));
+      watches.set(board, watchEvents(openBoardDb(board, env), board, { intervalMs: o.watchIntervalMs ?? 2000, fromNow: true }, (events) => onEvents(board, events)));
       // Notifications the gateway missed while it was down go out now.
       void onEvents(board, []);
     }

@@ -5,9 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { normalizeProfileName } from '../state/paths.ts';
-import type { DatabaseSync } from '../state/sqlite.ts';
-import { dbPath, KanbanError, resolveBoard } from './boards.ts';
-import { openKanbanDb, stmt, writeTxn } from './db.ts';
+import { KanbanError, resolveBoard } from './boards.ts';
+import { openBoardDb } from './backend.ts';
+import { stmt, writeTxn, type KanbanDb } from './db.ts';
 import { notifyPluginHook, pluginHooksWant } from '../plugins/state.ts';
 
 export const STATUSES = ['triage', 'todo', 'scheduled', 'ready', 'running', 'blocked', 'review', 'done', 'archived'] as const;
@@ -273,8 +273,8 @@ export interface ListFilter {
   sort?: string;
 }
 
-export class KanbanStore {
-  readonly db: DatabaseSync;
+export class KanbanStore<D extends KanbanDb = KanbanDb> {
+  readonly db: D;
   readonly board: string;
   readonly now: () => number;
   /** The database file (for the board's lock files). */
@@ -283,7 +283,7 @@ export class KanbanStore {
   readonly env: NodeJS.ProcessEnv;
   private readonly listeners = new Set<LifecycleListener>();
 
-  constructor(db: DatabaseSync, o: { board: string; now?: () => number; env?: NodeJS.ProcessEnv }) {
+  constructor(db: D, o: { board: string; now?: () => number; env?: NodeJS.ProcessEnv }) {
     this.db = db;
     this.board = o.board;
     this.now = o.now ?? (() => Math.floor(Date.now() / 1000));
@@ -714,5 +714,5 @@ export class KanbanStore {
 export function openBoard(o: { board?: string | null; env?: NodeJS.ProcessEnv; now?: () => number } = {}): KanbanStore {
   const env = o.env ?? process.env;
   const board = resolveBoard(o.board, env);
-  return new KanbanStore(openKanbanDb(dbPath(board, env)), { board, now: o.now, env });
+  return new KanbanStore(openBoardDb(board, env), { board, now: o.now, env });
 }

@@ -1,7 +1,7 @@
 // Following a board's event log (task_events is append-only, ids only grow): the gateway's notifier
 // and hooks use it, and so can a live view (a dashboard tab subscribes the same way). One read-only
 // poll of MAX(id) per interval; new events are handed over in order, a batch at a time.
-import { openKanbanDb } from './db.ts';
+import { openKanbanDb, type KanbanDb } from './db.ts';
 import { KanbanStore, type TaskEvent } from './store.ts';
 
 export interface EventWatch {
@@ -19,8 +19,9 @@ export interface WatchOptions {
   batch?: number;
 }
 
-export function watchEvents(dbFile: string, board: string, o: WatchOptions, listener: (events: TaskEvent[]) => void | Promise<void>): EventWatch {
-  const s = new KanbanStore(openKanbanDb(dbFile), { board });
+/** Watches a board: its kanban.db file, or an open connection (PostgreSQL boards), closed on stop. */
+export function watchEvents(db: string | KanbanDb, board: string, o: WatchOptions, listener: (events: TaskEvent[]) => void | Promise<void>): EventWatch {
+  const s = new KanbanStore(typeof db === 'string' ? openKanbanDb(db) : db, { board });
   let cursor = o.afterId ?? (o.fromNow === false ? 0 : s.lastEventId());
   let stopped = false;
   let busy = false;

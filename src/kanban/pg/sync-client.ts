@@ -1,0 +1,110 @@
+// A synchronous PostgreSQL connection for the kanban store, whose code (like node:sqlite's) is
+// synchronous: one `pg` client lives in a worker thread; each query is posted to it and the calling
+// thread blocks (Atomics.wait) until the worker answers, then takes the answer off the port
+// (receiveMessageOnPort). One connection, so BEGIN … COMMIT and session advisory locks behave as
+// they do on a normal client. The worker is plain CommonJS given as source text (no extra file in
+// the bundle); it loads `pg` from the path resolved here.
+import { createRequire } from 'node:module';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+
+export type SyncParam = string | number | null | bigint;
+export interface SyncResult {
+  rows: Record<string, unknown>[];
+  rowCount: number;
+}
+
+const WORKER_SOURCE = `
+const { workerData } = require('node:worker_threads');
+const pg = require(workerData.pgPath);
+const flag = new Int32Array(workerData.shared);
+const port = workerData.port;
+const toNum = (v) => (v === null ? null : Number(v));
+const types = { getTypeParser: (oid, format) => (oid === 20 || oid === 1700 ? toNum : pg.types.getTypeParser(oid, format)) };
+const client = new pg.Client({ connectionString: workerData.url, types, application_name: workerData.application });
+client.on('error', () => undefined);
+const ready = client.connect();
+ready.catch(() => undefined);
+let queue = Promise.resolve();
+const answer = (m) => { port.postMessage(m); Atomics.store(flag, 0, 1); Atomics.notify(flag, 0); };
+port.on('message', (m) => {
+  queue = queue.then(async () => {
+    if (m.close) { try { await client.end(); } catch {} answer({ closed: true }); port.close(); return; }
+    try {
+      await ready;
+      const r = await client.query(m.sql, m.params);
+      const last = Array.isArray(r) ? r[r.length - 1] : r;
+      answer({ rows: last.rows || [], rowCount: last.rowCount || 0 });
+    } catch (e) {
+      answer({ error: String((e && e.message) || e), code: e && e.code });
+    }
+  });
+});
+`;
+
+export class PgSyncError extends Error {
+  readonly code: string | undefined;
+  constructor(message: string, code?: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export class PgSyncClient {
+  private readonly worker: Worker;
+  private readonly port: MessagePort;
+  private readonly flag: Int32Array;
+  private readonly timeoutMs: number;
+  private closed = false;
+
+  constructor(url: string, o: { timeoutMs?: number; application?: string } = {}) {
+    const pgPath = createRequire(import.meta.url).resolve('pg');
+    const shared = new SharedArrayBuffer(4);
+    const { port1, port2 } = new MessageChannel();
+    this.flag = new Int32Array(shared);
+    this.port = port1;
+    this.timeoutMs = o.timeoutMs ?? 120_000;
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { pgPath, url, shared, port: port2, application: o.application ?? 'hermes-kanban' }, transferList: [port2] });
+    // The worker never keeps the process alive on its own (a CLI exits when its work is done).
+    this.worker.unref();
+    // A worker that dies never crashes the process; the next query fails when its wait times out.
+    this.worker.on('error', () => undefined);
+    this.port.unref();
+  }
+
+  private call(msg: Record<string, unknown>): Record<string, unknown> {
+    if (this.closed) throw new PgSyncError('kanban: the PostgreSQL connection is closed');
+    Atomics.store(this.flag, 0, 0);
+    this.port.postMessage(msg);
+    if (Atomics.wait(this.flag, 0, 0, this.timeoutMs) === 'timed-out') {
+      this.close();
+      throw new PgSyncError(`kanban: PostgreSQL did not answer within ${Math.round(this.timeoutMs / 1000)} s`);
+    }
+    const got = receiveMessageOnPort(this.port);
+    if (!got) throw new PgSyncError('kanban: the PostgreSQL worker answered nothing');
+    return got.message as Record<string, unknown>;
+  }
+
+  /** Runs one statement (or, without params, several separated by `;`) and returns its rows. */
+  query(sql: string, params: SyncParam[] = []): SyncResult {
+    const m = this.call({ sql, params: params.map((p) => (typeof p === 'bigint' ? p.toString() : p)) });
+    if (m.error !== undefined) throw new PgSyncError(String(m.error), m.code as string | undefined);
+    return { rows: (m.rows as Record<string, unknown>[]) ?? [], rowCount: Number(m.rowCount ?? 0) };
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    try {
+      Atomics.store(this.flag, 0, 0);
+      this.port.postMessage({ close: true });
+      Atomics.wait(this.flag, 0, 0, 5_000);
+    } finally {
+      this.closed = true;
+      this.port.close();
+      void this.worker.terminate();
+    }
+  }
+}

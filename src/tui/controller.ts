@@ -15,7 +15,7 @@ import type { Style } from '../cli/repl/style.ts';
 import { openRequest, requestKey, resolvedNote, type OpenRequest } from '../cli/repl/requests.ts';
 import { promptTokens, emptyUsage, addUsage, type Usage } from '../llm/types.ts';
 import type { Session } from '../runtime/session.ts';
-import type { SessionDB } from '../state/db.ts';
+import type { SessionStoreApi } from '../state/store/index.ts';
 import { MentionIndex } from './mentions.ts';
 import { ModelPicker } from './pickers/models.ts';
 import { SessionPicker } from './pickers/sessions.ts';
@@ -31,7 +31,7 @@ export interface TuiOptions {
   registry: CommandRegistry;
   history: History;
   home: string;
-  db: SessionDB | null;
+  db: SessionStoreApi | null;
   theme: TuiTheme;
   /** Full screen (alternate screen, own scrolling) or inline (copy-friendly: the transcript goes to the scrollback). */
   fullscreen: boolean;
@@ -591,10 +591,10 @@ export class TuiController {
   openOverlay(kind: Overlay['kind']): void {
     if (kind === 'sessions') {
       if (!this.o.db) {
-        this.note('The session picker reads state.db; with state.backend: postgres, use /sessions and /resume <id or title>.');
+        this.note('No session store is open here; use /sessions and /resume <id or title>.');
         return;
       }
-      this.overlay = new SessionPicker(this.o.db, this.session.id);
+      this.overlay = new SessionPicker(this.o.db, this.session.id, () => this.changed());
     } else if (kind === 'models') this.overlay = new ModelPicker(this.session, () => this.changed());
     else {
       const ext = this.session.options.config.skills?.external_dirs;

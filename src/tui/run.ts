@@ -18,7 +18,6 @@ import { readySummary } from '../mcp/session.ts';
 import { MOUSE_OFF, MOUSE_ON } from './commands.ts';
 import { TuiController } from './controller.ts';
 import { makeTheme } from './theme.ts';
-import { SessionDB } from '../state/db.ts';
 
 /** Whether the TUI draws full screen (alternate screen) or inline; the mouse setting. */
 export function tuiSettings(opts: { altScreen?: boolean }, display: Record<string, unknown> | undefined): { fullscreen: boolean; mouse: boolean } {
@@ -62,8 +61,7 @@ export async function runTui(chat: InteractiveChat, opts: ChatOptions): Promise<
     registry: chat.registry,
     history: chat.history,
     home: chat.ctx.home,
-    // The picker reads state.db synchronously as you type; on PostgreSQL, /resume <id or title> does it.
-    db: chat.db instanceof SessionDB ? chat.db : null,
+    db: chat.db,
     theme,
     fullscreen,
     mouse,

@@ -1,8 +1,10 @@
-// The session picker (/resume without an id, or Ctrl+X): saved sessions newest first from state.db;
-// typing searches titles, ids and first messages, and the messages themselves (full-text search,
-// best hits first, with the matching words shown).
+// The session picker (/resume without an id, or Ctrl+X): saved sessions newest first from the session
+// store (state.db, or PostgreSQL); typing searches titles, ids and first messages, and the messages
+// themselves (full-text search, best hits first, with the matching words shown). state.db answers at
+// once; an async store's answers arrive later and redraw (a stale search's answer is dropped).
 
-import type { SearchHit, SessionDB, SessionListItem } from '../../state/db.ts';
+import type { SearchHit, SessionListItem } from '../../state/db.ts';
+import type { SessionStoreApi } from '../../state/store/index.ts';
 import { ListState, type PickItem } from './list.ts';
 
 const when = (t: number) => {
@@ -37,17 +39,33 @@ export class SessionPicker {
   readonly help = 'type to search titles and messages · ↑↓ move · Enter resume · Esc close';
   readonly list = new ListState();
   error = '';
-  private readonly db: SessionDB;
+  private readonly db: SessionStoreApi;
   private readonly currentId: string;
+  private readonly changed: () => void;
   private all: SessionListItem[] = [];
+  private searchSeq = 0;
 
-  constructor(db: SessionDB, currentId: string) {
+  constructor(db: SessionStoreApi, currentId: string, changed: () => void = () => {}) {
     this.db = db;
     this.currentId = currentId;
-    try {
-      this.all = db.listSessions({ limit: 500 });
-    } catch (e) {
+    this.changed = changed;
+    const fail = (e: unknown) => {
       this.error = `Could not read the sessions: ${(e as Error).message}`;
+    };
+    try {
+      const rows = db.listSessions({ limit: 500 });
+      if (rows instanceof Promise) {
+        rows.then((r) => {
+          this.all = r;
+          this.refresh();
+          this.changed();
+        }, (e: unknown) => {
+          fail(e);
+          this.changed();
+        });
+      } else this.all = rows;
+    } catch (e) {
+      fail(e);
     }
     this.refresh();
   }
@@ -62,19 +80,40 @@ export class SessionPicker {
     const lower = q.toLowerCase();
     const direct = this.all.filter((s) => s.id.toLowerCase().includes(lower) || (s.title ?? '').toLowerCase().includes(lower) || s.preview.toLowerCase().includes(lower));
     const seen = new Set(direct.map((s) => s.id));
-    let hits: SearchHit[] = [];
-    try {
-      hits = this.db.searchMessages(q, { limit: 50, excludeSources: ['tool'] });
-      this.error = '';
-    } catch (e) {
-      this.error = `Search failed: ${(e as Error).message}`;
-    }
     const items = direct.map((s) => item(s, this.currentId));
-    for (const h of hits) {
-      if (seen.has(h.session_id)) continue;
-      seen.add(h.session_id);
-      items.push(hitItem(h, this.currentId));
+    const show = (hits: SearchHit[]) => {
+      for (const h of hits) {
+        if (seen.has(h.session_id)) continue;
+        seen.add(h.session_id);
+        items.push(hitItem(h, this.currentId));
+      }
+      this.list.setItems(items, items[0]?.key);
+    };
+    const failed = (e: unknown) => {
+      this.error = `Search failed: ${(e as Error).message}`;
+    };
+    const seq = ++this.searchSeq;
+    try {
+      const hits = this.db.searchMessages(q, { limit: 50, excludeSources: ['tool'] });
+      if (hits instanceof Promise) {
+        show([]); // the direct matches now, the message hits when they come
+        hits.then((h) => {
+          if (seq !== this.searchSeq) return;
+          this.error = '';
+          show(h);
+          this.changed();
+        }, (e: unknown) => {
+          if (seq !== this.searchSeq) return;
+          failed(e);
+          this.changed();
+        });
+        return;
+      }
+      this.error = '';
+      show(hits);
+    } catch (e) {
+      failed(e);
+      show([]);
     }
-    this.list.setItems(items, items[0]?.key);
   }
 }

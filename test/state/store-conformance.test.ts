@@ -135,6 +135,58 @@ for (const b of backends) {
     );
 
     test(
+      'compression in place: one lease per session, live rows archived as compacted, counts follow the live rows',
+      withStore(async (s, h) => {
+        await conversation(s, 'c', 'cli', ['alpha question', 'alpha answer', 'beta question', 'beta answer']);
+        assert.equal(s.canCompactInPlace, true);
+        assert.equal(await s.tryAcquireCompressionLock('c', 'host=a:pid=1'), true);
+        assert.equal(await s.tryAcquireCompressionLock('c', 'host=a:pid=1'), true, 'the holder may take it again');
+        assert.equal(await s.tryAcquireCompressionLock('c', 'host=b:pid=2'), false, 'another holder is refused');
+        assert.equal(await s.tryAcquireCompressionLock('other', 'host=b:pid=2'), true, 'the lease is per session');
+        await assert.rejects(async () => s.archiveAndCompact('c', [{ role: 'user', content: 'x' }], { lockHolder: 'host=b:pid=2' }), /lease .* was lost/);
+        assert.equal((await s.getMessages('c')).length, 4, 'a refused commit changes nothing');
+        const summary: Message[] = [
+          { role: 'user', content: '[summary] alpha was discussed' },
+          { role: 'assistant', content: 'ok', tool_calls: [{ id: 't', type: 'function', function: { name: 'terminal', arguments: '{}' } }] },
+          { role: 'tool', tool_call_id: 't', tool_name: 'terminal', content: '{}' },
+        ];
+        assert.equal(await s.archiveAndCompact('c', summary, { lockHolder: 'host=a:pid=1' }), 3);
+        assert.deepEqual(
+          (await s.getMessages('c')).map((m) => m.content),
+          ['[summary] alpha was discussed', 'ok', '{}'],
+          'the compressed history is what resumes',
+        );
+        assert.equal((await s.getTranscript('c')).length, 7, 'archived rows stay in the transcript');
+        const all = await s.getMessageRows('c', 'all');
+        assert.deepEqual(
+          all.filter((r) => Number(r.compacted) === 1).map((r) => [r.content, Number(r.active)]),
+          [
+            ['alpha question', 0],
+            ['alpha answer', 0],
+            ['beta question', 0],
+            ['beta answer', 0],
+          ],
+        );
+        const row = (await s.getSession('c'))!;
+        assert.equal(row.message_count, 3);
+        assert.equal(row.tool_call_count, 1);
+        assert.deepEqual((await s.searchMessages('beta')).map((x) => x.session_id).sort(), ['c', 'c'], 'archived rows stay searchable');
+        assert.equal(await s.releaseCompressionLock('c', 'host=b:pid=2'), false, 'only the holder releases');
+        assert.equal(await s.releaseCompressionLock('c', 'host=a:pid=1'), true);
+        assert.equal(await s.tryAcquireCompressionLock('c', 'host=b:pid=2'), true, 'free again');
+        await h.exec("UPDATE compression_locks SET expires_at = 1 WHERE session_id = 'c'");
+        assert.equal(await s.tryAcquireCompressionLock('c', 'host=a:pid=1'), true, 'an expired lease is reclaimed');
+        await h.exec("UPDATE compression_locks SET expires_at = 1 WHERE session_id = 'c'");
+        await assert.rejects(async () => s.archiveAndCompact('c', summary, { lockHolder: 'host=a:pid=1' }), /was lost/, 'an expired lease cannot commit');
+        assert.equal(await s.getCompressionCooldown('c'), null);
+        await s.setCompressionCooldown('c', 2_000_000_000, 'summary model failed');
+        assert.deepEqual(await s.getCompressionCooldown('c'), { untilS: 2_000_000_000, error: 'summary model failed' });
+        await s.setCompressionCooldown('c', null, null);
+        assert.equal(await s.getCompressionCooldown('c'), null);
+      }),
+    );
+
+    test(
       'model_config: merged patches, and subagent sessions tagged as delegates',
       withStore(async (s) => {
         await conversation(s, 'p');

@@ -75,6 +75,9 @@ export function modelCommand(): CommandDef {
         lines.push(t('model.switch_hint'));
         return { output: lines.join('\n') };
       }
+      // A Mixture of Agents preset is a model of the virtual `moa` provider (Hermes's form and ours).
+      const moa = /^(.+?)\s+--provider\s+moa$/i.exec(args.trim()) ?? /^moa:(.+)$/i.exec(args.trim());
+      if (moa) return (await import('./moa.ts')).selectPreset(s, moa[1].trim());
       const parsed = parseModelArg(args, s);
       if (parsed.error || !parsed.change) return { output: parsed.error ?? t('model.usage') };
       let target: ProviderRuntime;

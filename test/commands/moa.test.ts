@@ -99,6 +99,7 @@ it('/moa <preset> selects it for the session: references re-run after each tool 
   assert.match(JSON.stringify(aggAfterTool.body.messages.at(-1)), /Mixture of Agents \(review\)/, 'advice after the tool result is its own trailing user message');
   await session.prompt('again');
   assert.equal(fake.requests.at(-1)!.body.model, 'agg-model', 'the preset stays selected');
+  assert.match((await run('/model')).output ?? '', /^MoA preset: review \(provider moa\).*\nModel: agg-model via custom/);
   const back = await run('/model test-model');
   assert.match(back.output ?? '', /test-model/);
   const m = fake.requests.length;

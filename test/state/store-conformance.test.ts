@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Message } from '../../src/llm/types.ts';
 import { SessionDB, TitleConflictError } from '../../src/state/db.ts';
+import { claimHandoff, finishHandoff, handoffState, pendingHandoffs, requestHandoff } from '../../src/state/handoff.ts';
 import type { SessionStoreApi } from '../../src/state/store/types.ts';
 import { postgresUnavailable, startPostgres, type PgCluster } from '../helpers/postgres.ts';
 
@@ -183,6 +184,30 @@ for (const b of backends) {
         assert.deepEqual(await s.getCompressionCooldown('c'), { untilS: 2_000_000_000, error: 'summary model failed' });
         await s.setCompressionCooldown('c', null, null);
         assert.equal(await s.getCompressionCooldown('c'), null);
+      }),
+    );
+
+    test(
+      'handoff state machine: pending → claimed once → completed | failed (what /handoff and the gateway watcher use)',
+      withStore(async (s) => {
+        await conversation(s, 'h1');
+        await conversation(s, 'h2');
+        assert.equal(await requestHandoff(s, 'nope', 'telegram'), false, 'no such session');
+        assert.equal(await requestHandoff(s, 'h1', 'telegram'), true);
+        assert.equal(await requestHandoff(s, 'h2', 'discord'), true);
+        assert.deepEqual((await pendingHandoffs(s)).map((p) => [p.id, p.platform]).sort(), [
+          ['h1', 'telegram'],
+          ['h2', 'discord'],
+        ]);
+        assert.equal(await claimHandoff(s, 'h1'), true);
+        assert.equal(await claimHandoff(s, 'h1'), false, 'a second gateway cannot take it');
+        assert.deepEqual(await handoffState(s, 'h1'), { state: 'running', platform: 'telegram', error: null });
+        assert.equal(await finishHandoff(s, 'h1', null), true);
+        assert.equal((await handoffState(s, 'h1')).state, 'completed');
+        assert.equal(await finishHandoff(s, 'h2', 'no gateway', 'pending'), true, 'the CLI gives up on an unclaimed request');
+        assert.deepEqual(await handoffState(s, 'h2'), { state: 'failed', platform: 'discord', error: 'no gateway' });
+        assert.equal(await claimHandoff(s, 'h2'), false);
+        assert.deepEqual(await pendingHandoffs(s), []);
       }),
     );
 

@@ -44,6 +44,8 @@ export interface ToolCallContext {
   ask<R extends AgentRequest>(request: R): Promise<Answered<R>>;
   /** A one-line progress note shown by surfaces that show tool progress. */
   progress(text: string): void;
+  /** Set when the call comes from the background review fork (skills it creates are curator-managed). */
+  origin?: 'background_review';
 }
 
 export interface ToolOutcome {

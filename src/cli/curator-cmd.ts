@@ -4,7 +4,7 @@
 import { backupSettings, listBackups, rollbackSkills, snapshotSkills } from '../state/curator-backup.ts';
 import { ago, curatorSettings, curatorStatusText, setPaused, type CuratorSettings } from '../state/curator.ts';
 import { appendEntry, captureFiles, listEntries, rollbackEntry } from '../state/skill-ledger.ts';
-import { agentCreatedReport, archiveSkill, isAgentCreated, listArchived, loadUsage, restoreSkill, setPinned, type UsageRow } from '../state/skill-usage.ts';
+import { adoptSkill, agentCreatedReport, archiveSkill, curatedReport, unmanagedReport, isAgentCreated, listArchived, loadUsage, restoreSkill, setPinned, type UsageRow } from '../state/skill-usage.ts';
 import { discoverSkills } from '../state/skills.ts';
 import { loadContext } from './context.ts';
 import { CliError, confirmOrRefuse } from './errors.ts';
@@ -143,7 +143,7 @@ export async function prune(opts: { days?: string; dryRun?: boolean; yes?: boole
   if (!Number.isInteger(days) || days < 1) throw new CliError(`--days must be a whole number of at least 1, got "${opts.days}".`, 2);
   const now = Date.now();
   const idle = (r: UsageRow) => Math.floor((now - (Date.parse(r.last_activity_at ?? r.created_at) || now)) / 86_400_000);
-  const cands = agentCreatedReport(home)
+  const cands = curatedReport(home)
     .filter((r) => !r.pinned && r.state !== 'archived' && idle(r) >= days)
     .sort((a, b) => idle(b) - idle(a));
   if (!cands.length) {

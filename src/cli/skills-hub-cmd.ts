@@ -103,7 +103,7 @@ export async function check(name: string | undefined): Promise<void> {
 
 export async function update(name: string | undefined, opts: { force?: boolean }): Promise<void> {
   const ctx = loadContext();
-  const done = await guarded(() => updateSkills(hubFor(ctx, allowPrivate(ctx)), ctx.home, { name, force: opts.force, allowPrivateUrls: allowPrivate(ctx), externalDirs: externalDirs(ctx.loaded.config) }));
+  const done = await guarded(() => updateSkills(hubFor(ctx, allowPrivate(ctx)), ctx.home, { name, force: opts.force, allowPrivateUrls: allowPrivate(ctx), externalDirs: externalDirs(ctx.loaded.config), config: ctx.loaded.config }));
   if (!done.length) {
     out(name ? `${name} is up to date.` : 'Everything is up to date.');
     return;

@@ -63,6 +63,8 @@ export function modelCommand(): CommandDef {
       if (!args) {
         const fb = s.options.config.fallback_providers ?? [];
         const lines = [`Model: ${rt.model} via ${rt.provider} (${rt.apiMode})`, fb.length ? `Fallbacks: ${fb.map((f) => `${f.provider}:${f.model}`).join(', ')}` : 'Fallbacks: none'];
+        const moa = (s.llm as { moaPreset?: string }).moaPreset;
+        if (moa) lines.unshift(`MoA preset: ${moa} (provider moa): the model below acts, the preset's reference models advise each step.`);
         const ids = await servedModels(rt);
         if (!ids) return { output: [...lines, `(${who(rt)} does not list its models.) ${t('model.switch_hint')}`].join('\n') };
         if (ctx.surface === 'cli') {
@@ -75,6 +77,9 @@ export function modelCommand(): CommandDef {
         lines.push(t('model.switch_hint'));
         return { output: lines.join('\n') };
       }
+      // A Mixture of Agents preset is a model of the virtual `moa` provider (Hermes's form and ours).
+      const moa = /^(.+?)\s+--provider\s+moa$/i.exec(args.trim()) ?? /^moa:(.+)$/i.exec(args.trim());
+      if (moa) return (await import('./moa.ts')).selectPreset(s, moa[1].trim());
       const parsed = parseModelArg(args, s);
       if (parsed.error || !parsed.change) return { output: parsed.error ?? t('model.usage') };
       let target: ProviderRuntime;

@@ -1,8 +1,9 @@
-// /skin, /indicator, /palette (how the terminal REPL looks and is driven) and /handoff, which this
-// build cannot run and says so in one line. /moa is moa.ts.
+// /skin, /indicator, /palette (how the terminal REPL looks and is driven) and /handoff (its code is
+// commands/handoff.ts). /moa is moa.ts.
 import { setConfigKey } from '../state/config.ts';
 import { INDICATOR_STYLES, listSkins, loadSkin } from '../state/skins.ts';
 import type { CommandDef } from './registry.ts';
+import { handoffCommand } from './handoff.ts';
 
 const REPL_ONLY = 'only the classic terminal REPL (hermes --cli) draws with it; nothing changed here.';
 
@@ -75,15 +76,6 @@ export function surfaceExtraCommands(): CommandDef[] {
         return { input: '/' };
       },
     },
-    {
-      name: 'handoff',
-      args: '<platform>',
-      description: 'hand this session to a messaging platform (not available in this build)',
-      category: 'session',
-      surfaces: ['cli'],
-      run(ctx) {
-        return { output: `/handoff is not available: this gateway has no handoff service; continue this session anywhere with \`hermes --resume ${ctx.session.id}\` or /resume in a chat.` };
-      },
-    },
+    handoffCommand(),
   ];
 }

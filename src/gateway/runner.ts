@@ -30,6 +30,7 @@ import { ChatRequests } from './chat-requests.ts';
 import { runCommand } from './command-dispatch.ts';
 import { gatewayCommands } from './commands.ts';
 import { homeChannel, messagingCwd, numberSetting, platformSettings } from './config.ts';
+import { HandoffWatcher } from './handoff.ts';
 import { InboundDedupe } from './dedupe.ts';
 import { DeliveryRouter, sendText, type SenderFactory } from './delivery.ts';
 import { HookBus } from './hooks.ts';
@@ -117,6 +118,7 @@ export class GatewayRunner {
   /** Bumped when the shared registry's tools change; sessions built earlier rebuild their tools. */
   private toolsGeneration = 0;
   private readonly toolsBuiltAt = new WeakMap<Session, number>();
+  readonly handoffs: HandoffWatcher;
 
   constructor(o: RunnerOptions) {
     this.o = o;
@@ -181,6 +183,18 @@ export class GatewayRunner {
     this.commands = createCommandRegistry({ home: o.home, externalDirs: ((o.config.skills as { external_dirs?: string[] } | undefined)?.external_dirs ?? []) as string[] });
     for (const def of gatewayCommands()) this.commands.replace(def);
     this.requests = new ChatRequests(this);
+    // `/handoff <platform>` from the CLI (src/gateway/handoff.ts).
+    this.handoffs = new HandoffWatcher({
+      env: this.env,
+      config: this.config as never,
+      index: this.index,
+      store: () => this.transcripts.db,
+      adapter: (p) => this.adapters.get(p),
+      sessionKey: (s) => this.sessionKey(s),
+      dropWarm: (k) => this.evict(k),
+      synthetic: (adapter, msg) => this.runLane(this.laneFor(this.sessionKey(msg.source), adapter, msg.source), msg),
+      log: this.log,
+    });
   }
 
   // ------------------------------------------------------------------------------------------
@@ -193,6 +207,7 @@ export class GatewayRunner {
     await this.startMcp();
     this.sweepTimer = setInterval(() => this.sweep(), 60_000);
     this.sweepTimer.unref?.();
+    this.handoffs.start();
   }
 
   /** Wires an adapter's inbound events to the runner and its sends to the router. */
@@ -306,6 +321,7 @@ export class GatewayRunner {
 
   async close(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.handoffs.stop();
     await this.mcp?.close().catch(() => undefined);
     this.cache.clear();
     this.index.flush();
@@ -647,7 +663,8 @@ export class GatewayRunner {
   // ------------------------------------------------------------------------------------------
   // Turns
 
-  async runLane(lane: Lane): Promise<void> {
+  async runLane(lane: Lane, push?: InboundMessage): Promise<void> {
+    if (push) lane.waiting.push(push);
     if (lane.running) return;
     lane.running = true;
     try {

@@ -2,8 +2,8 @@
 // (`compression.in_place`, default true): the session keeps its id, the replaced rows stay on disk as
 // `active = 0, compacted = 1` (searchable, shown in transcripts, never replayed) and the compressed
 // history becomes the live rows — all under the session's `compression_locks` lease, so two
-// processes never compress one session at once. `in_place: false`, or a store without the lease
-// (PostgreSQL for now), continues the old way: the session ends ("compression") and a child session
+// processes never compress one session at once (SQLite and PostgreSQL alike). `in_place: false`, or
+// an old state.db without the lease table, continues the old way: the session ends ("compression") and a child session
 // (parent_session_id, "Title #2") carries the compressed history. Sessions written either way read
 // back the same.
 import { randomBytes } from 'node:crypto';

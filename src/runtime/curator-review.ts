@@ -12,7 +12,7 @@ import { backupSettings, snapshotSkills } from '../state/curator-backup.ts';
 import { classifyRemoved, cronReferencedSkills, writeRunReport, type RunRecord, type ToolCallRecord } from '../state/curator-report.ts';
 import { curatorSettings, loadCuratorState, runCurator, saveCuratorState } from '../state/curator.ts';
 import { paths } from '../state/paths.ts';
-import { agentCreatedReport } from '../state/skill-usage.ts';
+import { curatedReport } from '../state/skill-usage.ts';
 import { sqlite } from '../state/sqlite.ts';
 import { Session, type ExplicitChoices, type SessionOptions } from './session.ts';
 
@@ -59,7 +59,7 @@ const DRY_RUN_BANNER = [
 
 /** The candidate list the reviewer sees: each agent-created skill with its usage. */
 export function candidateList(home: string): string | null {
-  const rows = agentCreatedReport(home).filter((r) => (r.state ?? 'active') !== 'archived');
+  const rows = curatedReport(home).filter((r) => (r.state ?? 'active') !== 'archived');
   if (!rows.length) return null;
   const cron = cronReferencedSkills(home);
   return [
@@ -167,7 +167,7 @@ export async function runCuratorPass(o: { home: string; config: HermesConfig; en
   }
   const auto = runCurator(o.home, s, { dryRun: o.dryRun });
   const autoSummary = auto.summary.split('\n')[0];
-  const before = agentCreatedReport(o.home).filter((r) => (r.state ?? 'active') !== 'archived').map((r) => r.name);
+  const before = curatedReport(o.home).filter((r) => (r.state ?? 'active') !== 'archived').map((r) => r.name);
   let llm: ReviewOutcome = { final: '', summary: consolidate ? '' : 'skipped (consolidation off)', model: '', provider: '', error: null, toolCalls: [] };
   if (consolidate) {
     const list = candidateList(o.home);
@@ -177,7 +177,7 @@ export async function runCuratorPass(o: { home: string; config: HermesConfig; en
       llm = await runLlmReview({ home: o.home, config: o.config, env: o.env, prompt: `${o.dryRun ? DRY_RUN_BANNER : ''}${PROMPT}\n\n${list}`, readOnly: !!o.dryRun, makeSession: o.makeSession });
     }
   }
-  const after = agentCreatedReport(o.home).filter((r) => (r.state ?? 'active') !== 'archived').map((r) => r.name);
+  const after = curatedReport(o.home).filter((r) => (r.state ?? 'active') !== 'archived').map((r) => r.name);
   const removed = before.filter((n) => !after.includes(n));
   const added = after.filter((n) => !before.includes(n));
   const { consolidated, pruned } = classifyRemoved(removed, new Set(after), llm.toolCalls, llm.final);

@@ -14,7 +14,7 @@ import { messageText, sanitizeHistory } from '../agent/repair.ts';
 import { RequestBroker } from '../agent/requests.ts';
 import { estimateMessagesTokens, estimateTextTokens, estimateToolsTokens } from '../agent/tokens.ts';
 import { toShareGpt, type TrajectoryEntry } from '../agent/trajectory.ts';
-import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
+import type { AgentEvent, AgentTool, ToolCallContext, TurnResult } from '../agent/types.ts';
 import { contextLengthFor, DEFAULT_CONTEXT_LENGTH, describeError, listModels, type LlmClient } from '../llm/index.ts';
 import { sdkFetch } from '../llm/http.ts';
 import { promptTokens, type Message, type StreamFn, type Usage } from '../llm/types.ts';
@@ -621,7 +621,7 @@ export class SessionState {
   /** A forked loop over a snapshot of the conversation, limited to memory and skill tools. */
   async review(snapshot: Message[], memory: boolean, skills: boolean): Promise<string[]> {
     const allowed = new Set([...(memory ? ['memory'] : []), ...(skills ? ['skills_list', 'skill_view', 'skill_manage'] : [])]);
-    const tools = this.host.tools.filter((t) => allowed.has(t.name));
+    const tools = this.host.tools.filter((t) => allowed.has(t.name)).map((t) => ({ ...t, execute: (args: Record<string, unknown>, ctx: ToolCallContext) => t.execute(args, { ...ctx, origin: 'background_review' as const }) }));
     if (!tools.length) return [];
     const aux = this.aux('background_review');
     const stream = aux?.stream ?? this.host.llm.stream;

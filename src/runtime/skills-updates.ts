@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { unifiedDiff } from '../tools/diff.ts';
+import { appendEntry, captureFiles } from '../state/skill-ledger.ts';
 import { bundledSource } from '../state/skills-bundled.ts';
 import { installSkill, SkillInstallError, type InstallResult } from '../state/skills-hub.ts';
 import type { HermesConfig } from '../state/defaults.ts';
@@ -119,7 +120,7 @@ export interface UpdateOutcome {
 }
 
 /** Updates the hub skills that have a newer version; a copy with local edits is left alone unless `force`. */
-export async function updateSkills(hub: SkillsHub, home: string, o: { name?: string; force?: boolean; allowPrivateUrls?: boolean; externalDirs?: string[] }): Promise<UpdateOutcome[]> {
+export async function updateSkills(hub: SkillsHub, home: string, o: { name?: string; force?: boolean; allowPrivateUrls?: boolean; externalDirs?: string[]; config?: unknown }): Promise<UpdateOutcome[]> {
   const rows = (await checkSkillUpdates(hub, home, o.name)).filter((r) => r.status === 'update_available');
   const out: UpdateOutcome[] = [];
   for (const r of rows) {
@@ -128,7 +129,11 @@ export async function updateSkills(hub: SkillsHub, home: string, o: { name?: str
       continue;
     }
     try {
-      await installFromHub(hub, r.identifier, { home, replace: true, allowPrivateUrls: o.allowPrivateUrls, externalDirs: o.externalDirs });
+      // Recorded in the skill ledger like an install: `hermes curator rollback <id>` undoes it.
+      const installed = readHubLock(home).installed[r.name]?.install_path;
+      const before = captureFiles(home, installed ? join(home, 'skills', installed) : null);
+      const res = await installFromHub(hub, r.identifier, { home, replace: true, allowPrivateUrls: o.allowPrivateUrls, externalDirs: o.externalDirs });
+      appendEntry(home, { actor: 'user', action: 'update', skill: r.name, before, after: captureFiles(home, res.path), evidence: { source: r.identifier } }, o.config);
       out.push({ name: r.name, result: 'updated' });
     } catch (e) {
       out.push({ name: r.name, result: 'failed', reason: (e as Error).message.split('\n')[0] });

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from './fsutil.ts';
 import { cronReferencedSkills } from './curator-report.ts';
 import { captureFiles, appendEntry } from './skill-ledger.ts';
-import { agentCreatedReport, archiveSkill, listArchived, setState, type UsageRow } from './skill-usage.ts';
+import { archiveSkill, curatedReport, listArchived, setState, unmanagedReport, type UsageRow } from './skill-usage.ts';
 import { discoverSkills, findSkill } from './skills.ts';
 
 export const DEFAULT_INTERVAL_HOURS = 24 * 7;
@@ -39,6 +39,8 @@ export interface CuratorSettings {
   consolidate: boolean;
   /** Automatic runs wait until nothing happened in any session for this long. */
   minIdleHours: number;
+  /** `hermes curator purge` deletes archives older than this (0 = purge is off). */
+  archiveTtlDays: number;
 }
 
 const stateFile = (home: string) => join(home, 'skills', '.curator_state');
@@ -77,6 +79,7 @@ export function curatorSettings(config: unknown): CuratorSettings {
     archiveAfterDays: num(c.archive_after_days, DEFAULT_ARCHIVE_AFTER_DAYS),
     consolidate: c.consolidate === true,
     minIdleHours: num(c.min_idle_hours, DEFAULT_MIN_IDLE_HOURS),
+    archiveTtlDays: num(c.archive_ttl_days, 0),
   };
 }
 
@@ -101,7 +104,7 @@ function idleAnchor(r: UsageRow, now: number): number {
 /** What a run would do now (pure: nothing is written). */
 export function planTransitions(home: string, s: CuratorSettings, now = Date.now()): { checked: number; transitions: Transition[] } {
   const day = 86_400_000;
-  const rows = agentCreatedReport(home);
+  const rows = curatedReport(home);
   const transitions: Transition[] = [];
   const cron = cronReferencedSkills(home);
   for (const r of rows) {
@@ -192,18 +195,29 @@ export function curatorStatusText(home: string, s: CuratorSettings): string {
   lines.push(`  min idle:       ${s.minIdleHours}h without activity before an automatic run`);
   lines.push(`  consolidate:    ${s.consolidate ? 'on (LLM umbrella-building pass after the prune)' : 'off (prune-only; `hermes curator run --consolidate` for one run)'}`);
   if (st.last_report_path) lines.push(`  last report:    ${st.last_report_path}/REPORT.md`);
-  const rows = agentCreatedReport(home);
+  const rows = curatedReport(home);
+  const unmanaged = unmanagedReport(home);
+  const unmanagedLines = unmanaged.length
+    ? [
+        '',
+        `unmanaged (no provenance marker): ${unmanaged.length} total`,
+        `  pre-dates marker    ${unmanaged.filter((r) => !r.has_provenance_key).length}`,
+        `  foreground-created  ${unmanaged.filter((r) => r.has_provenance_key).length}`,
+        '  never staled or archived — `hermes curator adopt <name>` hands one over',
+      ]
+    : [];
   if (!rows.length) {
-    lines.push('', 'no agent-created skills (bundled and hub-installed skills are never curated)');
+    lines.push('', 'no curator-managed skills (bundled and hub-installed skills are never curated)', ...unmanagedLines);
     return lines.join('\n');
   }
   const by = (state: string) => rows.filter((r) => (r.state ?? 'active') === state);
-  lines.push('', `agent-created skills: ${rows.length} total`);
+  lines.push('', `curator-managed skills: ${rows.length} total`);
   for (const state of ['active', 'stale', 'archived']) lines.push(`  ${state.padEnd(10)} ${by(state).length}`);
   const archived = listArchived(home);
   if (archived.length) lines.push(`  in .archive  ${archived.length} (restore with \`hermes curator restore <name>\`)`);
   const pinned = rows.filter((r) => r.pinned).map((r) => r.name);
   if (pinned.length) lines.push('', `pinned (${pinned.length}): ${pinned.join(', ')}`);
+  lines.push(...unmanagedLines);
   const active = by('active');
   if (active.length) {
     const recency = [...active].sort((a, b) => (a.last_activity_at ?? a.created_at ?? '').localeCompare(b.last_activity_at ?? b.created_at ?? ''));

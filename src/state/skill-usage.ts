@@ -155,6 +155,45 @@ export function agentCreatedReport(home: string): UsageRow[] {
   return agentCreatedSkills(home).map((s) => withActivity(s.name, data[s.name] ?? emptyRecord()));
 }
 
+// Curator management, as Hermes decides it: `created_by: "agent"` in the record is an opt-in flag
+// (written when the background review or the curator creates a skill, or by `hermes curator adopt`).
+// Only managed skills are staled, archived, consolidated or pruned. A skill the person asked for in
+// the foreground (`created_by: null`) or one whose record predates the marker (no key) is unmanaged:
+// listed by `hermes curator list-unmanaged`, never touched until adopted. Provenance is declared,
+// never inferred from activity.
+
+export const isManagedRecord = (r: Partial<UsageRecord> | undefined): boolean => !!r && (r.created_by === 'agent' || r.agent_created === true);
+
+/** Curator-managed skills on disk, with their records. */
+export function curatedReport(home: string): UsageRow[] {
+  return agentCreatedReport(home).filter((r) => isManagedRecord(r));
+}
+
+/** Eligible skills the curator leaves alone; `has_provenance_key` false = the record predates the marker. */
+export function unmanagedReport(home: string): (UsageRow & { has_provenance_key: boolean })[] {
+  const data = loadUsage(home);
+  return agentCreatedReport(home)
+    .filter((r) => !isManagedRecord(r))
+    .map((r) => ({ ...r, has_provenance_key: !!data[r.name] && 'created_by' in data[r.name] }));
+}
+
+/** Records who created a skill: `agent` (background review, curator) makes it curator-managed. */
+export function markCreated(home: string, name: string, by: 'agent' | null): void {
+  mutate(home, name, (r) => {
+    r.created_by = by;
+  });
+}
+
+/** Hands a skill to the curator by the person's declaration; its inactivity clock is kept. */
+export function adoptSkill(home: string, name: string): { ok: boolean; message: string } {
+  if (!name) return { ok: false, message: 'no skill name given' };
+  if (!isAgentCreated(home, name)) return { ok: false, message: `'${name}' is bundled or hub-installed; its upstream owns it` };
+  if (!agentCreatedSkills(home).some((s) => s.name === name)) return { ok: false, message: `skill '${name}' not found in ${skillsDir(home)}` };
+  if (isManagedRecord(loadUsage(home)[name])) return { ok: true, message: `'${name}' is already curator-managed` };
+  if (!mutate(home, name, (r) => void (r.created_by = 'agent'))) return { ok: false, message: `could not write ${usageFile(home)}` };
+  return { ok: true, message: `adopted '${name}' (now curator-managed: eligible for staleness and archival)` };
+}
+
 /** Moves an agent-created skill to skills/.archive/<folder> (a timestamp is added on a clash). */
 export function archiveSkill(home: string, name: string): { ok: boolean; message: string; dest?: string } {
   if (!isAgentCreated(home, name)) return { ok: false, message: `skill '${name}' is bundled or hub-installed; it is never archived` };

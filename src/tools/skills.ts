@@ -1,5 +1,5 @@
 // The skills tools: list, view (with linked files), and the agent's own skill management.
-import { bumpPatch, bumpView, forget as forgetUsage, isAgentCreated, loadUsage } from '../state/skill-usage.ts';
+import { bumpPatch, bumpView, forget as forgetUsage, isAgentCreated, isManagedRecord, loadUsage, markCreated } from '../state/skill-usage.ts';
 import { disabledSkillNames, discoverSkills, findSkill, loadSkill, manageSkill, skillOnPlatform, viewSkill, type Skill } from '../state/skills.ts';
 import { pluginHost } from '../plugins/state.ts';
 import { skillLifecycle } from '../plugins/skill-hooks.ts';
@@ -108,7 +108,9 @@ export const skillManage = defineTool({
     // The curator's review pass may only change skills the agent wrote, and never a pinned one.
     if (sv.platform === 'curator' && a.action !== 'create') {
       if (!isAgentCreated(sv.home, a.name)) return fail(`${a.name} is bundled or hub-installed; the curator never changes it.`);
-      if (loadUsage(sv.home)[a.name]?.pinned) return fail(`${a.name} is pinned; only the user changes a pinned skill.`);
+      const rec = loadUsage(sv.home)[a.name];
+      if (!isManagedRecord(rec)) return fail(`${a.name} is not curator-managed (the person adopts it with \`hermes curator adopt ${a.name}\`); leave it alone.`);
+      if (rec?.pinned) return fail(`${a.name} is pinned; only the user changes a pinned skill.`);
     }
     const dirOf = () => findSkill(discoverSkills(sv.home, externalDirs(sv)), a.name)?.dir ?? null;
     // Every change is recorded in the skill ledger (skills/.curator_ledger.jsonl), the curator's as such.
@@ -120,6 +122,9 @@ export const skillManage = defineTool({
     if (!r.success) return { content: JSON.stringify(r), isError: true };
     if (a.action === 'delete') forgetUsage(ctx.services.home, a.name);
     else if (a.action !== 'create') bumpPatch(ctx.services.home, a.name);
+    // Hermes's provenance: skills the background review or the curator writes are curator-managed;
+    // one the person asked for in the conversation is theirs (created_by: null).
+    else markCreated(sv.home, a.name, sv.platform === 'curator' || ctx.origin === 'background_review' ? 'agent' : null);
     skillLifecycle(ctx.services.home, a.action === 'create' || a.action === 'delete' ? `${a.action}d` : 'patched', a.name, { sessionId: ctx.services.sessionId, taskId: ctx.services.taskId });
     return { content: ok(r), display: { kind: 'skill', action: a.action, name: a.name, message: r.message } };
   },

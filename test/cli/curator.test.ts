@@ -38,7 +38,7 @@ function seeded(home = tempHome()): string {
   writeFileSync(join(home, 'skills', '.bundled_manifest'), 'bundled-x:0123456789abcdef0123456789abcdef\n');
   mkdirSync(join(home, 'skills', '.hub'), { recursive: true });
   writeFileSync(join(home, 'skills', '.hub', 'lock.json'), JSON.stringify({ version: 1, installed: { 'hub-y': { source: 'git', identifier: 'x', install_path: 'hub-y' } } }));
-  const rec = (o: Record<string, unknown>) => ({ use_count: 1, view_count: 0, last_used_at: null, last_viewed_at: null, patch_count: 0, last_patched_at: null, created_at: daysAgo(300), state: 'active', pinned: false, archived_at: null, ...o });
+  const rec = (o: Record<string, unknown>) => ({ use_count: 1, view_count: 0, last_used_at: null, last_viewed_at: null, patch_count: 0, last_patched_at: null, created_at: daysAgo(300), state: 'active', pinned: false, archived_at: null, created_by: 'agent', ...o });
   writeFileSync(
     join(home, 'skills', '.usage.json'),
     JSON.stringify({
@@ -60,7 +60,7 @@ describe('hermes curator', () => {
     assert.equal(st.code, 0, st.stderr);
     assert.match(st.stdout, /^curator: ENABLED/m);
     assert.match(st.stdout, /stale after: {4}30d unused/);
-    assert.match(st.stdout, /agent-created skills: 4 total/);
+    assert.match(st.stdout, /curator-managed skills: 4 total/);
     assert.match(st.stdout, /pinned \(1\): pinned-old/);
     assert.doesNotMatch(st.stdout, /bundled-x|hub-y/);
 
@@ -172,7 +172,7 @@ describe('/curator', () => {
     const session = new Session({ home, config: loadConfig(home, env).config, env, cwd: home, platform: 'cli', interactive: true, seedBundledSkills: false, backgroundTasks: false });
     const registry = createCommandRegistry({ home });
     const out = async (line: string) => (await runCommand(registry, line, { session, surface: 'gateway', hooks: {} }))?.output ?? '';
-    assert.match(await out('/curator'), /agent-created skills: 4 total/);
+    assert.match(await out('/curator'), /curator-managed skills: 4 total/);
     assert.match(await out('/curator pin drifting'), /^Pinned drifting\./);
     assert.match(await out('/curator run'), /^Curator run: auto: marked 0 stale, archived 1.*; llm: skipped \(consolidation off\)/);
     assert.match(await out('/curator list-archived'), /old-one/);
@@ -194,6 +194,8 @@ describe('curator consolidation pass', () => {
     const h = seeded(homeWithModel(fake.openaiBaseUrl, aux()));
     skill(h, 'docker-fix-a', 'docker-fix-a');
     skill(h, 'docker-fix-b', 'docker-fix-b');
+    // Written by the background review: curator-managed.
+    writeFileSync(join(h, 'skills', '.usage.json'), JSON.stringify({ ...usage(h), 'docker-fix-a': { created_by: 'agent' }, 'docker-fix-b': { created_by: 'agent' } }));
     return h;
   }
 

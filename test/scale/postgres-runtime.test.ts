@@ -94,6 +94,48 @@ describe('runtime on PostgreSQL', { skip: skip ?? false }, () => {
     }
   });
 
+  it('a conversation past the context limit is compressed in place on PostgreSQL: one session, replaced rows kept as compacted, lease released', async () => {
+    const url = await cluster!.createDatabase('compress');
+    const h = tempHome();
+    const aux = await startFakeLlm();
+    writeFileSync(
+      join(h, 'config.yaml'),
+      `model:\n  default: m\n  provider: custom\n  base_url: ${llm.openaiBaseUrl}\n  context_length: 9000\ntoolsets: [todo]\ncompression:\n  protect_last_n: 4\n` +
+        `auxiliary:\n  compression:\n    base_url: ${aux.openaiBaseUrl}\n    model: summary-model\n    api_key: k\n` +
+        `state:\n  backend: postgres\n  url: ${url}\n`,
+    );
+    aux.setHandler(() => ({ text: '## Goal\nDiscuss the essays.' }));
+    llm.setHandler((r) => ({ text: `Thoughts: ${'interesting '.repeat(150)}`, usage: { input: Math.ceil(JSON.stringify(r.body).length / 4) } }));
+    try {
+      let compressed = 0;
+      for (let i = 0; i < 9; i++) {
+        const r = await hermes(['chat', ...(i ? ['--continue'] : []), '-q', `essay${i}token ${'lorem ipsum dolor '.repeat(110)}`], { home: h });
+        assert.equal(r.code, 0, r.stderr);
+        if (/Context compressed/.test(r.stderr)) compressed++;
+      }
+      assert.ok(compressed >= 1, `compressed ${compressed} times`);
+      const { default: pg } = await import('pg');
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const s = await client.query('SELECT id, message_count FROM sessions');
+        assert.equal(s.rows.length, 1, 'compressed in place: no child session');
+        const rows = (await client.query('SELECT content, active, compacted FROM messages WHERE session_id = $1 ORDER BY id', [s.rows[0].id])).rows;
+        const live = rows.filter((r) => Number(r.active) === 1);
+        assert.ok(rows.some((r) => Number(r.active) === 0 && Number(r.compacted) === 1), 'replaced turns are kept as compacted rows');
+        assert.ok(live.some((r) => String(r.content).startsWith('[CONTEXT COMPACTION]')), 'the summary is a live row');
+        assert.equal(Number(s.rows[0].message_count), live.length, 'the count follows the live rows');
+        assert.equal((await client.query('SELECT COUNT(*)::int AS n FROM compression_locks')).rows[0].n, 0, 'the lease is released');
+        for (let i = 0; i < 9; i++) assert.ok(rows.some((r) => String(r.content).includes(`essay${i}token`)), `essay ${i} is kept`);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      llm.setHandler(null);
+      await aux.close();
+    }
+  });
+
   it('a wrong backend or URL is one clear message and a non-zero exit', async () => {
     const h = tempHome();
     writeFileSync(join(h, 'config.yaml'), `model:\n  default: m\n  provider: custom\n  base_url: ${llm.openaiBaseUrl}\nstate:\n  backend: mysql\n`);

@@ -446,4 +446,6 @@ test('after enough tool-calling iterations a background review can save a skill'
   assert.match(String(req.messages.at(-1)!.content), /reusable, non-trivial procedure/);
   assert.ok(existsSync(join(h.home, 'skills', 'workflow', 'check-todos', 'SKILL.md')));
   assert.ok(h.events.some((e) => e.type === 'notice' && /🛠️ Learned from this session: skill check-todos created/.test(e.message)));
+  const usage = JSON.parse(readFileSync(join(h.home, 'skills', '.usage.json'), 'utf8'));
+  assert.equal(usage['check-todos'].created_by, 'agent', 'a skill the review wrote is curator-managed (Hermes’s provenance marker)');
 });

@@ -149,6 +149,13 @@ describe('skills from the registries', () => {
     const force = await run(h, 'update', '--force');
     assert.match(force.stdout, /✓ updated pdf-tools/);
     assert.match(readFileSync(mine, 'utf8'), /Version 3/);
+    // Each update is a ledger entry; undoing the last one brings back the copy with my note.
+    const led = await hermes(['curator', 'ledger', '--skill', 'pdf-tools'], { home: h });
+    assert.equal(led.stdout.match(/user {5}update {7}pdf-tools/g)?.length, 2, led.stdout);
+    const last = /^ {2}([0-9a-f]{12}) .*update {7}pdf-tools/m.exec(led.stdout)![1];
+    const undo = await hermes(['curator', 'rollback', last, '--yes'], { home: h });
+    assert.equal(undo.code, 0, undo.stderr);
+    assert.match(readFileSync(mine, 'utf8'), /my note/);
     const local = await run(h, 'diff', 'nonexistent');
     assert.equal(local.code, 1);
   });

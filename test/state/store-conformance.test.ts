@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Message } from '../../src/llm/types.ts';
 import { SessionDB, TitleConflictError } from '../../src/state/db.ts';
+import { claimHandoff, finishHandoff, handoffState, pendingHandoffs, requestHandoff } from '../../src/state/handoff.ts';
 import type { SessionStoreApi } from '../../src/state/store/types.ts';
 import { postgresUnavailable, startPostgres, type PgCluster } from '../helpers/postgres.ts';
 
@@ -131,6 +132,82 @@ for (const b of backends) {
         assert.equal((await s.getMessageRows('r', 'all')).length, 4);
         assert.deepEqual((await s.searchMessages('three')).map((x) => x.session_id), ['r'], 'compacted rows are found');
         assert.deepEqual(await s.searchMessages('two'), [], 'rewound rows are not');
+      }),
+    );
+
+    test(
+      'compression in place: one lease per session, live rows archived as compacted, counts follow the live rows',
+      withStore(async (s, h) => {
+        await conversation(s, 'c', 'cli', ['alpha question', 'alpha answer', 'beta question', 'beta answer']);
+        assert.equal(s.canCompactInPlace, true);
+        assert.equal(await s.tryAcquireCompressionLock('c', 'host=a:pid=1'), true);
+        assert.equal(await s.tryAcquireCompressionLock('c', 'host=a:pid=1'), true, 'the holder may take it again');
+        assert.equal(await s.tryAcquireCompressionLock('c', 'host=b:pid=2'), false, 'another holder is refused');
+        assert.equal(await s.tryAcquireCompressionLock('other', 'host=b:pid=2'), true, 'the lease is per session');
+        await assert.rejects(async () => s.archiveAndCompact('c', [{ role: 'user', content: 'x' }], { lockHolder: 'host=b:pid=2' }), /lease .* was lost/);
+        assert.equal((await s.getMessages('c')).length, 4, 'a refused commit changes nothing');
+        const summary: Message[] = [
+          { role: 'user', content: '[summary] alpha was discussed' },
+          { role: 'assistant', content: 'ok', tool_calls: [{ id: 't', type: 'function', function: { name: 'terminal', arguments: '{}' } }] },
+          { role: 'tool', tool_call_id: 't', tool_name: 'terminal', content: '{}' },
+        ];
+        assert.equal(await s.archiveAndCompact('c', summary, { lockHolder: 'host=a:pid=1' }), 3);
+        assert.deepEqual(
+          (await s.getMessages('c')).map((m) => m.content),
+          ['[summary] alpha was discussed', 'ok', '{}'],
+          'the compressed history is what resumes',
+        );
+        assert.equal((await s.getTranscript('c')).length, 7, 'archived rows stay in the transcript');
+        const all = await s.getMessageRows('c', 'all');
+        assert.deepEqual(
+          all.filter((r) => Number(r.compacted) === 1).map((r) => [r.content, Number(r.active)]),
+          [
+            ['alpha question', 0],
+            ['alpha answer', 0],
+            ['beta question', 0],
+            ['beta answer', 0],
+          ],
+        );
+        const row = (await s.getSession('c'))!;
+        assert.equal(row.message_count, 3);
+        assert.equal(row.tool_call_count, 1);
+        assert.deepEqual((await s.searchMessages('beta')).map((x) => x.session_id).sort(), ['c', 'c'], 'archived rows stay searchable');
+        assert.equal(await s.releaseCompressionLock('c', 'host=b:pid=2'), false, 'only the holder releases');
+        assert.equal(await s.releaseCompressionLock('c', 'host=a:pid=1'), true);
+        assert.equal(await s.tryAcquireCompressionLock('c', 'host=b:pid=2'), true, 'free again');
+        await h.exec("UPDATE compression_locks SET expires_at = 1 WHERE session_id = 'c'");
+        assert.equal(await s.tryAcquireCompressionLock('c', 'host=a:pid=1'), true, 'an expired lease is reclaimed');
+        await h.exec("UPDATE compression_locks SET expires_at = 1 WHERE session_id = 'c'");
+        await assert.rejects(async () => s.archiveAndCompact('c', summary, { lockHolder: 'host=a:pid=1' }), /was lost/, 'an expired lease cannot commit');
+        assert.equal(await s.getCompressionCooldown('c'), null);
+        await s.setCompressionCooldown('c', 2_000_000_000, 'summary model failed');
+        assert.deepEqual(await s.getCompressionCooldown('c'), { untilS: 2_000_000_000, error: 'summary model failed' });
+        await s.setCompressionCooldown('c', null, null);
+        assert.equal(await s.getCompressionCooldown('c'), null);
+      }),
+    );
+
+    test(
+      'handoff state machine: pending → claimed once → completed | failed (what /handoff and the gateway watcher use)',
+      withStore(async (s) => {
+        await conversation(s, 'h1');
+        await conversation(s, 'h2');
+        assert.equal(await requestHandoff(s, 'nope', 'telegram'), false, 'no such session');
+        assert.equal(await requestHandoff(s, 'h1', 'telegram'), true);
+        assert.equal(await requestHandoff(s, 'h2', 'discord'), true);
+        assert.deepEqual((await pendingHandoffs(s)).map((p) => [p.id, p.platform]).sort(), [
+          ['h1', 'telegram'],
+          ['h2', 'discord'],
+        ]);
+        assert.equal(await claimHandoff(s, 'h1'), true);
+        assert.equal(await claimHandoff(s, 'h1'), false, 'a second gateway cannot take it');
+        assert.deepEqual(await handoffState(s, 'h1'), { state: 'running', platform: 'telegram', error: null });
+        assert.equal(await finishHandoff(s, 'h1', null), true);
+        assert.equal((await handoffState(s, 'h1')).state, 'completed');
+        assert.equal(await finishHandoff(s, 'h2', 'no gateway', 'pending'), true, 'the CLI gives up on an unclaimed request');
+        assert.deepEqual(await handoffState(s, 'h2'), { state: 'failed', platform: 'discord', error: 'no gateway' });
+        assert.equal(await claimHandoff(s, 'h2'), false);
+        assert.deepEqual(await pendingHandoffs(s), []);
       }),
     );
 

@@ -6,7 +6,7 @@ import { lazyActions } from '../errors.ts';
 export default function register(program: Command): void {
   const run = lazyActions(() => import('../curator-cmd.ts'));
   const cur = program.command('curator').description('skill maintenance: agent-created skills go stale, then to skills/.archive, when unused; an optional LLM pass merges overlapping ones; status, run, pin, backups, ledger');
-  cur.command('status', { isDefault: true }).description('curator state, settings and the agent-created skills by state').action(run('status'));
+  cur.command('status', { isDefault: true }).description('curator state, settings, the curator-managed skills by state and the unmanaged ones').action(run('status'));
   cur
     .command('run')
     .description('run a curator pass now: mark unused skills stale, archive long-unused ones, reactivate used ones')
@@ -41,5 +41,22 @@ export default function register(program: Command): void {
     .option('--id <snapshot>', 'which snapshot (see --list)')
     .option('-y, --yes', 'do not ask')
     .action(run('rollback'));
+  const manage = lazyActions(() => import('../curator-manage-cmd.ts'));
+  cur.command('list-unmanaged').description('skills the curator leaves alone (no created_by: agent marker): yours, or older than the marker').action(manage('listUnmanaged'));
+  cur
+    .command('adopt [skills...]')
+    .description('hand skills to the curator (they become eligible for staleness and archival)')
+    .option('--all-unmanaged', 'adopt every unmanaged skill')
+    .option('--dry-run', 'list what would be adopted; write nothing')
+    .option('-y, --yes', 'do not ask (with --all-unmanaged)')
+    .action(manage('adopt'));
+  cur.command('consolidate <source> <destination>').description('archive a curator-managed skill and forward the cron jobs that load it to another skill, in one step').action(manage('consolidate'));
+  cur
+    .command('purge')
+    .description('delete archived skills older than curator.archive_ttl_days (explicit only; recorded in the ledger)')
+    .option('--days <n>', 'override curator.archive_ttl_days this time')
+    .option('--dry-run', 'list them; delete nothing')
+    .option('-y, --yes', 'do not ask')
+    .action(manage('purge'));
   cur.command('ledger').description('every change to a skill (agent, curator, you), newest first (skills/.curator_ledger.jsonl)').option('--skill <name>', 'only this skill').option('--limit <n>', 'how many (default 20)').action(run('ledger'));
 }

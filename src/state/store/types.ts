@@ -95,6 +95,16 @@ export interface SessionStoreApi {
   /** Takes the last `count` live rows out of the conversation (kept, as rewound rows; not replayed). Returns how many. */
   rewindLast(sessionId: string, count: number): Awaitable<number>;
 
+  /** Compression in place (Hermes's compression_locks lease + archive_and_compact): false on an old state.db without them. */
+  readonly canCompactInPlace: boolean;
+  /** Takes the session's lease (unix-second expiry); false while another live holder has it. */
+  tryAcquireCompressionLock(sessionId: string, holder: string, ttlSeconds?: number): Awaitable<boolean>;
+  releaseCompressionLock(sessionId: string, holder: string): Awaitable<boolean>;
+  /** Live rows → active=0, compacted=1; `messages` become the live rows; refused if `lockHolder` lost the lease. */
+  archiveAndCompact(sessionId: string, messages: Message[], opts?: { lockHolder?: string }): Awaitable<number>;
+  setCompressionCooldown(sessionId: string, untilS: number | null, error: string | null): Awaitable<void>;
+  getCompressionCooldown(sessionId: string): Awaitable<{ untilS: number; error: string | null } | null>;
+
   /** Full-text search in FTS5 query syntax (words, "phrases", prefix*, AND/OR/NOT); CJK by substring. */
   searchMessages(query: string, opts?: SearchOptions): Awaitable<SearchHit[]>;
 

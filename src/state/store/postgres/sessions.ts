@@ -305,6 +305,11 @@ export class PgSessionStore implements SessionStoreApi {
   // messages
 
   appendMessage(sessionId: string, m: Message): Promise<number> {
+    return this.w((q) => PgSessionStore.insertMessage(q, sessionId, m));
+  }
+
+  /** One message row and the session's counters, in one statement (one round trip). */
+  private static async insertMessage(q: Queryable, sessionId: string, m: Message): Promise<number> {
     const calls = m.tool_calls?.length ? m.tool_calls : undefined;
     const content = contentToText(m.content);
     const toolCalls = json(calls);
@@ -327,19 +332,16 @@ export class PgSessionStore implements SessionStoreApi {
       cjkSource(m.role, content, toolName, toolCalls),
       calls?.length ?? 0,
     ];
-    // One statement: the row and the session's counters commit together, in one round trip.
-    return this.w(async (q) => {
-      const r = await q.get(
-        `WITH ins AS (
-           INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, finish_reason,
-             reasoning, reasoning_details, codex_reasoning_items, platform_message_id, observed, active, fts, cjk)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?::tsvector, ?) RETURNING id, session_id)
-         , upd AS (UPDATE sessions SET message_count = message_count + 1, tool_call_count = tool_call_count + ? FROM ins WHERE sessions.id = ins.session_id)
-         SELECT id FROM ins`,
-        params,
-      );
-      return Number(r?.id);
-    });
+    const r = await q.get(
+      `WITH ins AS (
+         INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, finish_reason,
+           reasoning, reasoning_details, codex_reasoning_items, platform_message_id, observed, active, fts, cjk)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?::tsvector, ?) RETURNING id, session_id)
+       , upd AS (UPDATE sessions SET message_count = message_count + 1, tool_call_count = tool_call_count + ? FROM ins WHERE sessions.id = ins.session_id)
+       SELECT id FROM ins`,
+      params,
+    );
+    return Number(r?.id);
   }
 
   recordUsage(sessionId: string, r: UsageRecord, model: string, provider: string): Promise<void> {
@@ -393,6 +395,67 @@ export class PgSessionStore implements SessionStoreApi {
 
   async liveMessageCount(sessionId: string): Promise<number> {
     return Number((await this.db.get(`SELECT COUNT(*) AS n FROM messages WHERE session_id = ? AND ${LIVE}`, [sessionId]))?.n ?? 0);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // in-place compression (the same lease and archive as SessionDB: compression_locks, active=0/compacted=1)
+
+  /** The layout always has the `compacted` column and the lock table. */
+  get canCompactInPlace(): boolean {
+    return true;
+  }
+
+  /** Takes a session's compression lease; false while another live holder has it (an expired one is reclaimed). */
+  async tryAcquireCompressionLock(sessionId: string, holder: string, ttlSeconds = 300): Promise<boolean> {
+    const t = now();
+    try {
+      return await this.w(async (q) => {
+        await q.run('DELETE FROM compression_locks WHERE session_id = ? AND expires_at <= ?', [sessionId, t]);
+        // Two machines racing: the primary key lets one insert win; the other reads the winner.
+        await q.run('INSERT INTO compression_locks (session_id, holder, acquired_at, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING', [sessionId, holder, t, t + ttlSeconds]);
+        const held = await q.get('SELECT holder FROM compression_locks WHERE session_id = ?', [sessionId]);
+        return held?.holder === holder;
+      }, true);
+    } catch {
+      return false;
+    }
+  }
+
+  async releaseCompressionLock(sessionId: string, holder: string): Promise<boolean> {
+    try {
+      return (await this.w((q) => q.run('DELETE FROM compression_locks WHERE session_id = ? AND holder = ?', [sessionId, holder]))) > 0;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * In one transaction: the live rows become `active = 0, compacted = 1` and `messages` become the
+   * new live rows under the same id; counts follow the live rows. With `lockHolder`, refused unless
+   * that holder still has an unexpired lease (the lock row is held FOR UPDATE until the commit).
+   */
+  archiveAndCompact(sessionId: string, messages: Message[], opts: { lockHolder?: string } = {}): Promise<number> {
+    return this.w(async (q) => {
+      if (opts.lockHolder !== undefined) {
+        const lock = await q.get('SELECT holder, expires_at FROM compression_locks WHERE session_id = ? FOR UPDATE', [sessionId]);
+        if (!lock || lock.holder !== opts.lockHolder || Number(lock.expires_at) <= now()) {
+          throw new Error(`the compression lease for session ${sessionId} was lost before the commit; the compaction was not saved`);
+        }
+      }
+      await q.run(`UPDATE messages SET active = 0, compacted = 1 WHERE session_id = ? AND ${LIVE}`, [sessionId]);
+      await q.run('UPDATE sessions SET message_count = 0, tool_call_count = 0 WHERE id = ?', [sessionId]);
+      for (const m of messages) await PgSessionStore.insertMessage(q, sessionId, m);
+      return messages.length;
+    }, true);
+  }
+
+  setCompressionCooldown(sessionId: string, untilS: number | null, error: string | null): Promise<void> {
+    return this.w(async (q) => void (await q.run('UPDATE sessions SET compression_failure_cooldown_until = ?, compression_failure_error = ? WHERE id = ?', [untilS, error, sessionId])));
+  }
+
+  async getCompressionCooldown(sessionId: string): Promise<{ untilS: number; error: string | null } | null> {
+    const r = await this.db.get('SELECT compression_failure_cooldown_until AS u, compression_failure_error AS e FROM sessions WHERE id = ?', [sessionId]);
+    return r && r.u !== null && r.u !== undefined ? { untilS: Number(r.u), error: (r.e as string | null) ?? null } : null;
   }
 
   async searchMessages(query: string, opts: SearchOptions = {}): Promise<SearchHit[]> {

@@ -41,6 +41,7 @@ import { LoopRunner } from '../runtimes/loop.ts';
 import { CODEX_PROVIDERS, configuredRuntime, requestedProvider, runnerKindFor } from '../runtimes/select.ts';
 import type { RunnerKind, TurnRunner } from '../runtimes/types.ts';
 import { sessionPlugins, type SessionPlugins } from '../plugins/session.ts';
+import { pluginErrorClassifier } from '../plugins/error-classification.ts';
 
 /**
  * Persistence for sessions (both state stores implement it: SessionDB answers at once, PostgreSQL
@@ -162,6 +163,7 @@ export function createClientFor(config: HermesConfig, env: NodeJS.ProcessEnv, ex
     maxRetries: config.agent.api_max_retries ?? 3,
     timeoutMs: Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS * 1000 : undefined,
     staleMs: Number.isFinite(staleS) && staleS > 0 ? staleS * 1000 : undefined,
+    classifyError: pluginErrorClassifier(home),
   });
   const warnings = fb.skipped.map((s) => `Fallback provider "${s.entry.provider ?? "?"}" skipped: ${s.reason}`);
   return { llm, warnings };

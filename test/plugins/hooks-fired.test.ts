@@ -129,6 +129,15 @@ describe('hooks fired outside the agent loop', () => {
       const r = await speak({ text: 'My favourite colour is blue.', home: h, env: { ...env, EDGE_TTS_ENDPOINT: edge.endpoint }, config: {}, platform: 'cli' });
       assert.ok(r.file_path);
       assert.match(edge.requests.map((q) => q.ssml).join('\n'), /favourite color is blue/);
+      // tts.pre_synthesis.required_plugins: a named guard that is loaded lets speech through; a missing one refuses it.
+      const guarded = await speak({ text: 'Hello there.', home: h, env: { ...env, EDGE_TTS_ENDPOINT: edge.endpoint }, config: { tts: { pre_synthesis: { required_plugins: ['watch'] } } }, platform: 'cli' });
+      assert.ok(guarded.file_path);
+      const before = edge.requests.length;
+      await assert.rejects(
+        speak({ text: 'Hello there.', home: h, env: { ...env, EDGE_TTS_ENDPOINT: edge.endpoint }, config: { tts: { pre_synthesis: { required_plugins: ['watch', 'redactor'] } } }, platform: 'cli' }),
+        /Speech synthesis was blocked: tts\.pre_synthesis\.required_plugins needs redactor .*hermes plugins enable/,
+      );
+      assert.equal(edge.requests.length, before, 'nothing reached the provider');
     } finally {
       await edge.close();
     }

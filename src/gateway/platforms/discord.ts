@@ -7,6 +7,7 @@ import type { ChatInfo, InboundAttachment, InboundHandlers, InboundMessage, Plat
 import { platformSettings, truthy } from '../config.ts';
 import { splitList } from '../auth.ts';
 import type { PlatformDefinition } from './registry.ts';
+import { watchDiscordEvents } from './discord-events.ts';
 
 /** The part of a discord.js Client this adapter uses. */
 export interface DiscordClientLike {
@@ -101,6 +102,8 @@ export class DiscordAdapter implements PlatformAdapter {
         },
       });
     });
+    // Message edits/deletes and thread created/renamed: plugins' gateway_platform_event.
+    if (handlers.platformEvent) watchDiscordEvents(client, handlers.platformEvent, this.o.log);
     client.on('error', (e: Error) => this.o.log(`discord: ${e.message}`));
     client.on('shardDisconnect', () => handlers.disconnected?.(new Error('Discord gateway connection closed')));
     await new Promise<void>((resolve, reject) => {

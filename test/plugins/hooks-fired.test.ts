@@ -210,10 +210,17 @@ describe('hooks fired outside the agent loop', () => {
       const reaction = (user: number) => ({ message_reaction: { chat: { id: user, type: 'private', first_name: 'x' }, user: { id: user, is_bot: false, first_name: 'x' }, message_id: 7, date: 1, old_reaction: [], new_reaction: [{ type: 'emoji', emoji: '👍' }, { type: 'custom_emoji', custom_emoji_id: '555' }] } });
       tg.pushRaw(reaction(222));
       tg.pushRaw(reaction(111));
-      await until(() => events(log, 'gateway_platform_event').length >= 1, 10_000, 'the platform event hook');
+      // An edit: the owner's reaches the plugin as message_edited, a stranger's does not.
+      const edit = (user: number) => ({ edited_message: { message_id: 8, chat: { id: user, type: 'private', first_name: 'x' }, from: { id: user, is_bot: false, first_name: 'x' }, date: 1, edit_date: 1786530600, text: 'fixed typo' } });
+      tg.pushRaw(edit(222));
+      tg.pushRaw(edit(111));
+      await until(() => events(log, 'gateway_platform_event').length >= 2, 10_000, 'the platform event hook');
       assert.deepEqual(
         events(log, 'gateway_platform_event').map(({ telemetry_schema_version, profile_name, ...p }) => p),
-        [{ platform: 'telegram', event_type: 'reaction', payload: { emojis: ['👍'], custom_emoji_ids: ['555'], chat_id: '111', message_id: '7', thread_id: null } }],
+        [
+          { platform: 'telegram', event_type: 'reaction', payload: { emojis: ['👍'], custom_emoji_ids: ['555'], chat_id: '111', message_id: '7', thread_id: null } },
+          { platform: 'telegram', event_type: 'message_edited', payload: { chat_id: '111', message_id: '8', thread_id: null, text: 'fixed typo', edited_at: '2026-08-12T10:30:00+00:00' } },
+        ],
       );
       assert.ok(!tg.calls.some((c) => c.method === 'sendMessage' && Number(c.params.chat_id) === 222), 'the skipped stranger got nothing');
       assert.ok(!llm.requests.some((q) => /#ping|#ignore/.test(bodyText(q))), 'skipped messages never reach the model');

@@ -60,7 +60,7 @@ export const SHELL_UNSUPPORTED_HOOKS: readonly string[] = ['transform_api_error_
  * Hooks this build accepts (a Hermes plugin registering them loads) but never fires: `hermes hooks
  * list` and `hermes plugins doctor` say so. Every other name in VALID_HOOKS has a fire site.
  */
-export const UNFIRED_HOOKS: readonly string[] = ['pre_verify', 'on_room_member_activity'];
+export const UNFIRED_HOOKS: readonly string[] = ['on_room_member_activity'];
 
 /** Hooks this build fires. */
 export const FIRED_HOOKS: readonly string[] = VALID_HOOKS.filter((h) => !UNFIRED_HOOKS.includes(h));

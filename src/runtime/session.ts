@@ -569,8 +569,8 @@ export class Session {
       first = { role: 'user', content: [{ type: 'text', text: input }, ...images.map((url) => ({ type: 'image_url' as const, image_url: { url } }))] };
     }
     let result = await this.runOne(first, opts.signal);
-    while (this.queued.length && !result.interrupted) {
-      const next = this.queued.shift()!;
+    // A pre_verify hook's nudge (after a turn that edited files) comes first, then queued prompts.
+    for (let next: string | undefined; !result.interrupted && (next = (await this.plugins?.verifyNudge(result)) ?? this.queued.shift()) !== undefined; ) {
       result = await this.runOne({ role: 'user', content: next }, opts.signal);
     }
     return result;

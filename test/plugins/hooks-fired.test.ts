@@ -82,9 +82,9 @@ describe('hooks fired outside the agent loop', () => {
     return { h, log, env };
   }
 
-  it('every hook this build accepts is fired except the two it says it lacks', () => {
+  it('every hook this build accepts is fired except the one it says it lacks', () => {
     const never = VALID_HOOKS.filter((e) => !FIRED_HOOKS.includes(e)).sort();
-    assert.deepEqual(never, ['on_room_member_activity', 'pre_verify']);
+    assert.deepEqual(never, ['on_room_member_activity']);
   });
 
   it('kanban: claimed, worker spawned, dispatch tick, task updated, completed and blocked reach the plugin with Hermes’s fields', async () => {

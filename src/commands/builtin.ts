@@ -107,7 +107,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       surfaces: ['cli'],
       async run(ctx, args) {
         const { skip } = skipWord(args);
-        if (ctx.session.history.length && !(await confirmDestructive(ctx, 'Clear the screen and start a new session? This one stays saved.', skip))) return { output: tr('commands.kept_session') };
+        if (ctx.session.history.length && !(await confirmDestructive(ctx, tr('commands.clear_confirm'), skip))) return { output: tr('commands.kept_session') };
         ctx.session.reset('new_session');
         return { action: 'clear_screen', output: tr('commands.new_session', { id: ctx.session.id }) };
       },
@@ -121,13 +121,13 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         const lines: string[] = [];
         for (const m of ctx.session.history) {
           const text = messageText(m.content).trim();
-          if (m.role === 'user') lines.push(`you: ${text}`);
+          if (m.role === 'user') lines.push(`${tr('commands.history_you')}: ${text}`);
           else if (m.role === 'assistant') {
             if (text) lines.push(`hermes: ${text}`);
             for (const c of m.tool_calls ?? []) lines.push(`  ↳ ${c.function.name}(${c.function.arguments.slice(0, 80)})`);
           }
         }
-        return { output: lines.length ? lines.join('\n') : '(no messages yet)' };
+        return { output: lines.length ? lines.join('\n') : tr('commands.history_empty') };
       },
     },
     {
@@ -153,7 +153,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       async run(ctx, args) {
         const { skip, rest } = skipWord(args);
         const n = rest ? Number(rest) : 1;
-        if (!Number.isInteger(n) || n < 1) return { output: 'Usage: /undo [N] (how many of your messages to take back, default 1)' };
+        if (!Number.isInteger(n) || n < 1) return { output: tr('commands.undo_usage') };
         const h = ctx.session.history;
         let i = h.length;
         for (let k = 0; k < n; k++) {
@@ -162,11 +162,12 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
           i = j;
         }
         if (i >= h.length || h[i]?.role !== 'user') return { output: tr('commands.nothing_to_undo') };
-        if (!(await confirmDestructive(ctx, `Take back ${n === 1 ? 'your last message' : `your last ${n} messages`} and ${n === 1 ? 'the answer to it' : 'the answers to them'}?`, skip))) return { output: 'Nothing was undone.' };
+        if (!(await confirmDestructive(ctx, n === 1 ? tr('commands.undo_confirm_one') : tr('commands.undo_confirm_other', { count: n }), skip))) return { output: tr('commands.nothing_undone') };
         const text = messageText(h[i].content);
         const removed = h.length - i;
         h.splice(i);
-        return { output: `Undid ${n === 1 ? 'your last message' : `${n} messages`} (${removed} message(s) removed): "${text.slice(0, 60)}${text.length > 60 ? '…' : ''}"`, prefill: ctx.surface === 'cli' ? text : undefined };
+        const shown = `${text.slice(0, 60)}${text.length > 60 ? '…' : ''}`;
+        return { output: n === 1 ? tr('commands.undid_one', { removed, text: shown }) : tr('commands.undid_other', { count: n, removed, text: shown }), prefill: ctx.surface === 'cli' ? text : undefined };
       },
     },
     {
@@ -224,7 +225,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
           `${label('session')} ${s.id}${s.busy ? ` ${tr('commands.status_working')}` : ''}`,
           `${label('model')} ${rt.model}`,
           `${label('provider')} ${rt.provider} (${rt.apiMode}) ${rt.baseUrl}`,
-          `${label('runtime')} ${s.runnerKind === 'codex_app_server' ? 'codex app-server (/codex-runtime auto switches back)' : tr('commands.status_runtime_loop')}`,
+          `${label('runtime')} ${s.runnerKind === 'codex_app_server' ? tr('commands.status_runtime_codex') : tr('commands.status_runtime_loop')}`,
           `${label('tools')} ${s.tools.length} (${[...new Set(s.tools.map((t) => t.toolset))].join(', ') || tr('commands.status_tools_none')})`,
           `${label('messages')} ${s.history.length}`,
           `${label('approvals')} ${tr(s.services.yolo ? 'commands.status_approvals_off' : 'commands.status_approvals_ask')}`,
@@ -246,17 +247,17 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         const window = contextLengthFor(s.runtime.model, s.runtime.contextLength ?? s.options.config.model.context_length ?? undefined);
         const last = s.lastResult?.usage;
         const lines = [
-          `Turns: ${t.turns} · API calls: ${t.apiCalls}`,
-          `Input: ${n(u.input_tokens)} · Output: ${n(u.output_tokens)} · Cache read: ${n(u.cache_read_tokens)} · Cache write: ${n(u.cache_write_tokens)} · Reasoning: ${n(u.reasoning_tokens)}`,
-          `Cost: ${t.costUsd === null ? 'unknown (no price for this model)' : `${usd(t.costUsd)} (estimate)`}`,
+          tr('commands.usage_turns', { turns: t.turns, calls: t.apiCalls }),
+          tr('commands.usage_tokens', { input: n(u.input_tokens), output: n(u.output_tokens), cache_read: n(u.cache_read_tokens), cache_write: n(u.cache_write_tokens), reasoning: n(u.reasoning_tokens) }),
+          t.costUsd === null ? tr('commands.usage_cost_unknown') : tr('commands.usage_cost', { cost: usd(t.costUsd) }),
         ];
         const sub = t.subagents;
         if (sub?.runs)
           lines.push(
-            `Subagents (included above): ${sub.runs} run(s) · API calls: ${sub.apiCalls} · Input: ${n(sub.usage.input_tokens)} · Output: ${n(sub.usage.output_tokens)}` +
-              (sub.costUsd === null ? '' : ` · Cost: ${usd(sub.costUsd)}`),
+            tr('commands.usage_subagents', { runs: sub.runs, calls: sub.apiCalls, input: n(sub.usage.input_tokens), output: n(sub.usage.output_tokens) }) +
+              (sub.costUsd === null ? '' : tr('commands.usage_subagents_cost', { cost: usd(sub.costUsd) })),
           );
-        if (last) lines.push(`Context: last request ${n(promptTokens(last))} of ${n(window)} tokens (${Math.round((promptTokens(last) / window) * 100)}%)`);
+        if (last) lines.push(tr('commands.usage_context', { used: n(promptTokens(last)), window: n(window), percent: Math.round((promptTokens(last) / window) * 100) }));
         return { output: lines.join('\n') };
       },
     },

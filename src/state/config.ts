@@ -154,6 +154,7 @@ const CHECKS: Record<string, Check> = {
   toolsets: strList,
   'agent.max_turns': maxTurns,
   'agent.api_max_retries': num,
+  'agent.max_verify_nudges': num,
   'agent.disabled_toolsets': strList,
   command_allowlist: strList,
   'terminal.timeout': num,

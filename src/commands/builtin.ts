@@ -205,10 +205,10 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       surfaces: ALL_SURFACES,
       midTurn: true,
       run(ctx, args) {
-        if (!args) return { output: 'Usage: /steer <text>' };
+        if (!args) return { output: tr('commands.steer_usage') };
         if (!ctx.session.busy) return { send: args };
         ctx.session.steer(args);
-        return { output: 'Noted: the agent will see this after its next tool call.' };
+        return { output: tr('commands.steer_noted') };
       },
     },
     {
@@ -279,10 +279,10 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         const window = contextLengthFor(s.runtime.model, s.runtime.contextLength ?? s.options.config.model.context_length ?? undefined);
         const pct = (x: number) => `${((x / window) * 100).toFixed(1)}%`;
         const lines = [
-          `System prompt:  ~${n(sys)} tokens`,
-          `Tool schemas:   ~${n(tools)} tokens (${s.tools.length} tools)`,
-          `Conversation:   ~${n(hist)} tokens (${Object.entries(byRole).map(([r, v]) => `${r} ${n(v)}`).join(', ') || 'empty'})`,
-          `Total:          ~${n(total)} of ${n(window)} (${pct(total)}); compression starts at ${Math.round((s.options.config.compression?.threshold ?? 0.5) * 100)}%`,
+          tr('commands.context_system', { tokens: n(sys) }),
+          tr('commands.context_tools', { tokens: n(tools), count: s.tools.length }),
+          tr('commands.context_conversation', { tokens: n(hist), roles: Object.entries(byRole).map(([r, v]) => `${r} ${n(v)}`).join(', ') || tr('commands.context_empty') }),
+          tr('commands.context_total', { tokens: n(total), window: n(window), percent: pct(total), threshold: Math.round((s.options.config.compression?.threshold ?? 0.5) * 100) }),
         ];
         return { output: lines.join('\n') };
       },
@@ -374,9 +374,9 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       run(ctx, args) {
         const order: SessionPrefs['toolProgress'][] = ['off', 'new', 'all', 'verbose'];
         const p = ctx.session.prefs;
-        if (args && !order.includes(args as SessionPrefs['toolProgress'])) return { output: 'Usage: /verbose [off|new|all|verbose]' };
+        if (args && !order.includes(args as SessionPrefs['toolProgress'])) return { output: tr('commands.verbose_usage') };
         p.toolProgress = (args as SessionPrefs['toolProgress']) || order[(order.indexOf(p.toolProgress) + 1) % order.length];
-        return { output: `Tool progress: ${p.toolProgress}` };
+        return { output: tr('commands.verbose_mode', { mode: p.toolProgress }) };
       },
     },
     {
@@ -442,10 +442,10 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       completions: ['interrupt', 'queue', 'steer'],
       run(ctx, args) {
         const p = ctx.session.prefs;
-        if (!args) return { output: `Busy input mode: ${p.busyInputMode}.` };
-        if (!['interrupt', 'queue', 'steer'].includes(args)) return { output: 'Usage: /busy [interrupt|queue|steer]' };
+        if (!args) return { output: tr('commands.busy_mode', { mode: p.busyInputMode }) };
+        if (!['interrupt', 'queue', 'steer'].includes(args)) return { output: tr('commands.busy_usage') };
         p.busyInputMode = args as SessionPrefs['busyInputMode'];
-        return { output: `Busy input mode: ${args}.` };
+        return { output: tr('commands.busy_mode', { mode: args }) };
       },
     },
     {

@@ -390,14 +390,14 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       run(ctx, args) {
         const s = ctx.session;
         const a = args.toLowerCase();
-        if (!a) return { output: `Reasoning is ${s.prefs.showReasoning ? 'shown' : 'hidden'}; effort: ${s.options.config.agent.reasoning_effort || 'provider default'}.` };
+        if (!a) return { output: tr('commands.reasoning_state', { visibility: tr(s.prefs.showReasoning ? 'commands.reasoning_shown' : 'commands.reasoning_hidden'), effort: s.options.config.agent.reasoning_effort || tr('commands.reasoning_default') }) };
         if (a === 'show' || a === 'hide') {
           s.prefs.showReasoning = a === 'show';
-          return { output: `Reasoning will be ${a === 'show' ? 'shown' : 'hidden'}.` };
+          return { output: tr(a === 'show' ? 'commands.reasoning_will_show' : 'commands.reasoning_will_hide') };
         }
-        if (!['none', 'minimal', 'low', 'medium', 'high', 'xhigh'].includes(a)) return { output: 'Usage: /reasoning [show|hide|none|minimal|low|medium|high|xhigh]' };
+        if (!['none', 'minimal', 'low', 'medium', 'high', 'xhigh'].includes(a)) return { output: tr('commands.reasoning_usage') };
         s.options.config.agent.reasoning_effort = a === 'none' ? '' : a;
-        return { output: `Reasoning effort: ${a} (from the next request).` };
+        return { output: tr('commands.reasoning_effort', { effort: a }) };
       },
     },
     {
@@ -423,13 +423,13 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       run(ctx, args) {
         const s = ctx.session.services;
         const current = () => (s.yolo ? 'off' : s.config.approvals?.mode === 'smart' ? 'smart' : 'manual');
-        if (!args) return { output: `Approvals: ${current()}. Set with /approvals manual|smart|off.` };
+        if (!args) return { output: tr('commands.approvals_state', { mode: current() }) };
         if (args === 'manual' || args === 'smart' || args === 'off') {
           s.yolo = args === 'off';
           if (args !== 'off') s.config.approvals = { ...s.config.approvals, mode: args };
-          return { output: `Approvals: ${args}${args === 'smart' ? ' (an auxiliary model reviews flagged commands before you are asked)' : ''}.` };
+          return { output: args === 'smart' ? tr('commands.approvals_set_smart') : tr('commands.approvals_set', { mode: args }) };
         }
-        return { output: 'Usage: /approvals [manual|smart|off]' };
+        return { output: tr('commands.approvals_usage') };
       },
     },
     {
@@ -493,13 +493,13 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         if (!/(^|\s)--delete(\s|$)/.test(args)) return { action: 'quit' };
         const s = ctx.session;
         const store = s.options.store;
-        if (!isSessionStore(store) || !s.persisted) return { action: 'quit', output: 'Nothing saved to delete.' };
-        if (!(await confirmDestructive(ctx, `Leave and delete session ${s.id} and its messages for good?`))) return { output: 'Not deleted; still here.' };
+        if (!isSessionStore(store) || !s.persisted) return { action: 'quit', output: tr('commands.quit_nothing_saved') };
+        if (!(await confirmDestructive(ctx, tr('commands.quit_delete_confirm', { id: s.id })))) return { output: tr('commands.quit_not_deleted') };
         const id = s.id;
         s.interrupt();
         await store.flush();
         await store.deleteSession(id);
-        return { action: 'quit', output: `Deleted session ${id}.` };
+        return { action: 'quit', output: tr('commands.quit_deleted', { id }) };
       },
     },
   ];

@@ -1,5 +1,5 @@
 // What every command starts from: HERMES_HOME, .env loaded, config.yaml parsed and checked.
-import { localeFrom, setLocale } from '../i18n/index.ts';
+import { localeFrom, setLocale, t } from '../i18n/index.ts';
 import { existsSync } from 'node:fs';
 import { ConfigError, formatProblem, loadConfig, type LoadedConfig } from '../state/config.ts';
 import { defaultConfig } from '../state/defaults.ts';
@@ -38,12 +38,12 @@ export function loadContext(opts: { strict?: boolean } = {}): CliContext {
     if (e instanceof ConfigError) throw Object.assign(new CliError(e.message), { i18n: e.i18n });
     throw e;
   }
+  setLocale(localeFrom(loaded.config, process.env));
   if (opts.strict && loaded.problems.length) {
     const p = loaded.problems[0];
-    const more = loaded.problems.length > 1 ? ` (${loaded.problems.length - 1} more problem(s): run \`hermes config check\`)` : '';
-    throw new CliError(`${formatProblem(p, loaded.path)} Fix it with \`hermes config edit\`${more}.`);
+    const more = loaded.problems.length > 1 ? t('config.more_problems', { count: loaded.problems.length - 1 }) : '';
+    throw new CliError(t('config.fix_hint', { problem: formatProblem(p, loaded.path), more }));
   }
-  setLocale(localeFrom(loaded.config, process.env));
   return { home, loaded, env: process.env, dotenvNames: [...vars.keys()] };
 }
 

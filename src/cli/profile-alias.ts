@@ -2,7 +2,7 @@
 // Hermes makes them (`hermes profile alias <name> [--name <alias>] [--remove]`, and on create unless
 // --no-alias). A wrapper is only written over a file this command wrote (it carries a marker line),
 // and never under a name another command on PATH already answers to.
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { packageRoot } from '../state/paths.ts';
@@ -59,6 +59,45 @@ export function removeAlias(aliasName: string, env: NodeJS.ProcessEnv = process.
   if (!ours(file)) throw new CliError(`${file} was not written by Hermes; left in place.`);
   rmSync(file, { force: true });
   return true;
+}
+
+/**
+ * After `profile rename`: every wrapper this command wrote for `from` now runs `to`. The one named
+ * after the profile moves to the new name (when that name is free); custom-named ones stay where
+ * they are. Returns one line per change for the person to read.
+ */
+export function moveAliases(from: string, to: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const dir = aliasDir(env);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const notes: string[] = [];
+  for (const name of names) {
+    const file = join(dir, name);
+    if (!ours(file) || !readFileSync(file, 'utf8').includes(`for profile '${from}'`)) continue;
+    if (name === from) {
+      try {
+        const moved = writeAlias(to, to, env);
+        rmSync(file, { force: true });
+        notes.push(`✓ Alias moved: ${moved} runs \`hermes -p ${to}\`.`);
+      } catch (e) {
+        notes.push(retarget(file, name, to, env, ` but kept its name: ${(e as Error).message}`));
+      }
+    } else notes.push(retarget(file, name, to, env, '.'));
+  }
+  return notes;
+}
+
+function retarget(file: string, name: string, to: string, env: NodeJS.ProcessEnv, tail: string): string {
+  try {
+    writeAlias(to, name, env);
+    return `✓ Alias ${file} now runs \`hermes -p ${to}\`${tail}`;
+  } catch (e) {
+    return `! The alias ${file} could not be updated (${(e as Error).message}); fix it with: hermes profile alias ${to} --name ${name}`;
+  }
 }
 
 /** Whether `~/.local/bin` is on PATH (else the alias needs PATH set up). */

@@ -12,7 +12,7 @@ import { runningGateway } from '../gateway/daemon.ts';
 import { hermesHome } from '../state/paths.ts';
 import { canonicalProfile, dirExists, profileDir, profileExists, profileNameOf, profilesRoot, RESERVED_PROFILE_NAMES, setStickyProfile, stickyProfile } from '../state/profiles.ts';
 import { CliError } from './errors.ts';
-import { removeAlias, writeAlias } from './profile-alias.ts';
+import { moveAliases, removeAlias, writeAlias } from './profile-alias.ts';
 
 const out = (s = ''): void => void process.stdout.write(`${s}\n`);
 
@@ -169,6 +169,7 @@ export async function rename(oldName: string, newName: string): Promise<void> {
   renameSync(from.dir, profileDir(to));
   if (stickyProfile() === from.name) setStickyProfile(to);
   out(`✓ Renamed '${from.name}' to '${to}'.`);
+  for (const line of moveAliases(from.name, to)) out(line);
 }
 
 export async function remove(name: string, o: { yes?: boolean }): Promise<void> {

@@ -107,7 +107,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       surfaces: ['cli'],
       async run(ctx, args) {
         const { skip } = skipWord(args);
-        if (ctx.session.history.length && !(await confirmDestructive(ctx, 'Clear the screen and start a new session? This one stays saved.', skip))) return { output: tr('commands.kept_session') };
+        if (ctx.session.history.length && !(await confirmDestructive(ctx, tr('commands.clear_confirm'), skip))) return { output: tr('commands.kept_session') };
         ctx.session.reset('new_session');
         return { action: 'clear_screen', output: tr('commands.new_session', { id: ctx.session.id }) };
       },
@@ -121,13 +121,13 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         const lines: string[] = [];
         for (const m of ctx.session.history) {
           const text = messageText(m.content).trim();
-          if (m.role === 'user') lines.push(`you: ${text}`);
+          if (m.role === 'user') lines.push(`${tr('commands.history_you')}: ${text}`);
           else if (m.role === 'assistant') {
             if (text) lines.push(`hermes: ${text}`);
             for (const c of m.tool_calls ?? []) lines.push(`  ↳ ${c.function.name}(${c.function.arguments.slice(0, 80)})`);
           }
         }
-        return { output: lines.length ? lines.join('\n') : '(no messages yet)' };
+        return { output: lines.length ? lines.join('\n') : tr('commands.history_empty') };
       },
     },
     {
@@ -153,7 +153,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       async run(ctx, args) {
         const { skip, rest } = skipWord(args);
         const n = rest ? Number(rest) : 1;
-        if (!Number.isInteger(n) || n < 1) return { output: 'Usage: /undo [N] (how many of your messages to take back, default 1)' };
+        if (!Number.isInteger(n) || n < 1) return { output: tr('commands.undo_usage') };
         const h = ctx.session.history;
         let i = h.length;
         for (let k = 0; k < n; k++) {
@@ -162,11 +162,12 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
           i = j;
         }
         if (i >= h.length || h[i]?.role !== 'user') return { output: tr('commands.nothing_to_undo') };
-        if (!(await confirmDestructive(ctx, `Take back ${n === 1 ? 'your last message' : `your last ${n} messages`} and ${n === 1 ? 'the answer to it' : 'the answers to them'}?`, skip))) return { output: 'Nothing was undone.' };
+        if (!(await confirmDestructive(ctx, n === 1 ? tr('commands.undo_confirm_one') : tr('commands.undo_confirm_other', { count: n }), skip))) return { output: tr('commands.nothing_undone') };
         const text = messageText(h[i].content);
         const removed = h.length - i;
         h.splice(i);
-        return { output: `Undid ${n === 1 ? 'your last message' : `${n} messages`} (${removed} message(s) removed): "${text.slice(0, 60)}${text.length > 60 ? '…' : ''}"`, prefill: ctx.surface === 'cli' ? text : undefined };
+        const shown = `${text.slice(0, 60)}${text.length > 60 ? '…' : ''}`;
+        return { output: n === 1 ? tr('commands.undid_one', { removed, text: shown }) : tr('commands.undid_other', { count: n, removed, text: shown }), prefill: ctx.surface === 'cli' ? text : undefined };
       },
     },
     {
@@ -204,10 +205,10 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       surfaces: ALL_SURFACES,
       midTurn: true,
       run(ctx, args) {
-        if (!args) return { output: 'Usage: /steer <text>' };
+        if (!args) return { output: tr('commands.steer_usage') };
         if (!ctx.session.busy) return { send: args };
         ctx.session.steer(args);
-        return { output: 'Noted: the agent will see this after its next tool call.' };
+        return { output: tr('commands.steer_noted') };
       },
     },
     {
@@ -224,7 +225,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
           `${label('session')} ${s.id}${s.busy ? ` ${tr('commands.status_working')}` : ''}`,
           `${label('model')} ${rt.model}`,
           `${label('provider')} ${rt.provider} (${rt.apiMode}) ${rt.baseUrl}`,
-          `${label('runtime')} ${s.runnerKind === 'codex_app_server' ? 'codex app-server (/codex-runtime auto switches back)' : tr('commands.status_runtime_loop')}`,
+          `${label('runtime')} ${s.runnerKind === 'codex_app_server' ? tr('commands.status_runtime_codex') : tr('commands.status_runtime_loop')}`,
           `${label('tools')} ${s.tools.length} (${[...new Set(s.tools.map((t) => t.toolset))].join(', ') || tr('commands.status_tools_none')})`,
           `${label('messages')} ${s.history.length}`,
           `${label('approvals')} ${tr(s.services.yolo ? 'commands.status_approvals_off' : 'commands.status_approvals_ask')}`,
@@ -246,17 +247,17 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         const window = contextLengthFor(s.runtime.model, s.runtime.contextLength ?? s.options.config.model.context_length ?? undefined);
         const last = s.lastResult?.usage;
         const lines = [
-          `Turns: ${t.turns} · API calls: ${t.apiCalls}`,
-          `Input: ${n(u.input_tokens)} · Output: ${n(u.output_tokens)} · Cache read: ${n(u.cache_read_tokens)} · Cache write: ${n(u.cache_write_tokens)} · Reasoning: ${n(u.reasoning_tokens)}`,
-          `Cost: ${t.costUsd === null ? 'unknown (no price for this model)' : `${usd(t.costUsd)} (estimate)`}`,
+          tr('commands.usage_turns', { turns: t.turns, calls: t.apiCalls }),
+          tr('commands.usage_tokens', { input: n(u.input_tokens), output: n(u.output_tokens), cache_read: n(u.cache_read_tokens), cache_write: n(u.cache_write_tokens), reasoning: n(u.reasoning_tokens) }),
+          t.costUsd === null ? tr('commands.usage_cost_unknown') : tr('commands.usage_cost', { cost: usd(t.costUsd) }),
         ];
         const sub = t.subagents;
         if (sub?.runs)
           lines.push(
-            `Subagents (included above): ${sub.runs} run(s) · API calls: ${sub.apiCalls} · Input: ${n(sub.usage.input_tokens)} · Output: ${n(sub.usage.output_tokens)}` +
-              (sub.costUsd === null ? '' : ` · Cost: ${usd(sub.costUsd)}`),
+            tr('commands.usage_subagents', { runs: sub.runs, calls: sub.apiCalls, input: n(sub.usage.input_tokens), output: n(sub.usage.output_tokens) }) +
+              (sub.costUsd === null ? '' : tr('commands.usage_subagents_cost', { cost: usd(sub.costUsd) })),
           );
-        if (last) lines.push(`Context: last request ${n(promptTokens(last))} of ${n(window)} tokens (${Math.round((promptTokens(last) / window) * 100)}%)`);
+        if (last) lines.push(tr('commands.usage_context', { used: n(promptTokens(last)), window: n(window), percent: Math.round((promptTokens(last) / window) * 100) }));
         return { output: lines.join('\n') };
       },
     },
@@ -278,10 +279,10 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         const window = contextLengthFor(s.runtime.model, s.runtime.contextLength ?? s.options.config.model.context_length ?? undefined);
         const pct = (x: number) => `${((x / window) * 100).toFixed(1)}%`;
         const lines = [
-          `System prompt:  ~${n(sys)} tokens`,
-          `Tool schemas:   ~${n(tools)} tokens (${s.tools.length} tools)`,
-          `Conversation:   ~${n(hist)} tokens (${Object.entries(byRole).map(([r, v]) => `${r} ${n(v)}`).join(', ') || 'empty'})`,
-          `Total:          ~${n(total)} of ${n(window)} (${pct(total)}); compression starts at ${Math.round((s.options.config.compression?.threshold ?? 0.5) * 100)}%`,
+          tr('commands.context_system', { tokens: n(sys) }),
+          tr('commands.context_tools', { tokens: n(tools), count: s.tools.length }),
+          tr('commands.context_conversation', { tokens: n(hist), roles: Object.entries(byRole).map(([r, v]) => `${r} ${n(v)}`).join(', ') || tr('commands.context_empty') }),
+          tr('commands.context_total', { tokens: n(total), window: n(window), percent: pct(total), threshold: Math.round((s.options.config.compression?.threshold ?? 0.5) * 100) }),
         ];
         return { output: lines.join('\n') };
       },
@@ -373,9 +374,9 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       run(ctx, args) {
         const order: SessionPrefs['toolProgress'][] = ['off', 'new', 'all', 'verbose'];
         const p = ctx.session.prefs;
-        if (args && !order.includes(args as SessionPrefs['toolProgress'])) return { output: 'Usage: /verbose [off|new|all|verbose]' };
+        if (args && !order.includes(args as SessionPrefs['toolProgress'])) return { output: tr('commands.verbose_usage') };
         p.toolProgress = (args as SessionPrefs['toolProgress']) || order[(order.indexOf(p.toolProgress) + 1) % order.length];
-        return { output: `Tool progress: ${p.toolProgress}` };
+        return { output: tr('commands.verbose_mode', { mode: p.toolProgress }) };
       },
     },
     {
@@ -389,14 +390,14 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       run(ctx, args) {
         const s = ctx.session;
         const a = args.toLowerCase();
-        if (!a) return { output: `Reasoning is ${s.prefs.showReasoning ? 'shown' : 'hidden'}; effort: ${s.options.config.agent.reasoning_effort || 'provider default'}.` };
+        if (!a) return { output: tr('commands.reasoning_state', { visibility: tr(s.prefs.showReasoning ? 'commands.reasoning_shown' : 'commands.reasoning_hidden'), effort: s.options.config.agent.reasoning_effort || tr('commands.reasoning_default') }) };
         if (a === 'show' || a === 'hide') {
           s.prefs.showReasoning = a === 'show';
-          return { output: `Reasoning will be ${a === 'show' ? 'shown' : 'hidden'}.` };
+          return { output: tr(a === 'show' ? 'commands.reasoning_will_show' : 'commands.reasoning_will_hide') };
         }
-        if (!['none', 'minimal', 'low', 'medium', 'high', 'xhigh'].includes(a)) return { output: 'Usage: /reasoning [show|hide|none|minimal|low|medium|high|xhigh]' };
+        if (!['none', 'minimal', 'low', 'medium', 'high', 'xhigh'].includes(a)) return { output: tr('commands.reasoning_usage') };
         s.options.config.agent.reasoning_effort = a === 'none' ? '' : a;
-        return { output: `Reasoning effort: ${a} (from the next request).` };
+        return { output: tr('commands.reasoning_effort', { effort: a }) };
       },
     },
     {
@@ -422,13 +423,13 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       run(ctx, args) {
         const s = ctx.session.services;
         const current = () => (s.yolo ? 'off' : s.config.approvals?.mode === 'smart' ? 'smart' : 'manual');
-        if (!args) return { output: `Approvals: ${current()}. Set with /approvals manual|smart|off.` };
+        if (!args) return { output: tr('commands.approvals_state', { mode: current() }) };
         if (args === 'manual' || args === 'smart' || args === 'off') {
           s.yolo = args === 'off';
           if (args !== 'off') s.config.approvals = { ...s.config.approvals, mode: args };
-          return { output: `Approvals: ${args}${args === 'smart' ? ' (an auxiliary model reviews flagged commands before you are asked)' : ''}.` };
+          return { output: args === 'smart' ? tr('commands.approvals_set_smart') : tr('commands.approvals_set', { mode: args }) };
         }
-        return { output: 'Usage: /approvals [manual|smart|off]' };
+        return { output: tr('commands.approvals_usage') };
       },
     },
     {
@@ -441,10 +442,10 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       completions: ['interrupt', 'queue', 'steer'],
       run(ctx, args) {
         const p = ctx.session.prefs;
-        if (!args) return { output: `Busy input mode: ${p.busyInputMode}.` };
-        if (!['interrupt', 'queue', 'steer'].includes(args)) return { output: 'Usage: /busy [interrupt|queue|steer]' };
+        if (!args) return { output: tr('commands.busy_mode', { mode: p.busyInputMode }) };
+        if (!['interrupt', 'queue', 'steer'].includes(args)) return { output: tr('commands.busy_usage') };
         p.busyInputMode = args as SessionPrefs['busyInputMode'];
-        return { output: `Busy input mode: ${args}.` };
+        return { output: tr('commands.busy_mode', { mode: args }) };
       },
     },
     {
@@ -492,13 +493,13 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         if (!/(^|\s)--delete(\s|$)/.test(args)) return { action: 'quit' };
         const s = ctx.session;
         const store = s.options.store;
-        if (!isSessionStore(store) || !s.persisted) return { action: 'quit', output: 'Nothing saved to delete.' };
-        if (!(await confirmDestructive(ctx, `Leave and delete session ${s.id} and its messages for good?`))) return { output: 'Not deleted; still here.' };
+        if (!isSessionStore(store) || !s.persisted) return { action: 'quit', output: tr('commands.quit_nothing_saved') };
+        if (!(await confirmDestructive(ctx, tr('commands.quit_delete_confirm', { id: s.id })))) return { output: tr('commands.quit_not_deleted') };
         const id = s.id;
         s.interrupt();
         await store.flush();
         await store.deleteSession(id);
-        return { action: 'quit', output: `Deleted session ${id}.` };
+        return { action: 'quit', output: tr('commands.quit_deleted', { id }) };
       },
     },
   ];

@@ -52,6 +52,11 @@ export interface LlmClientOptions {
   now?: () => number;
   /** How a runtime's keys are used (default fill_first; see credentials.ts). */
   keyStrategy?: KeyStrategy;
+  /**
+   * Consulted once per failed attempt before the retry/rotate/fallback decision (plugins'
+   * `transform_api_error_classification`): a ProviderError replaces the built-in classification.
+   */
+  classifyError?: (err: ProviderError, ctx: { runtime: ProviderRuntime; model: string; request: StreamRequest }) => Promise<ProviderError | undefined>;
 }
 
 export interface LlmClient {
@@ -261,16 +266,21 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
             pool.markSuccess(sel.index);
             return out.end(result);
           }
-          const err = result.error ?? toProviderError(new Error('unknown failure'), rt);
-          lastError = err;
+          let err = result.error ?? toProviderError(new Error('unknown failure'), rt);
           if (req.signal?.aborted) return out.end({ ...result, stopReason: 'aborted', error: aborted().error });
+          const claimed = o.classifyError && err.kind !== 'aborted' ? await o.classifyError(err, { runtime: rt, model, request: req }) : undefined;
+          if (claimed) {
+            err = claimed;
+            result = { ...result, error: claimed };
+          }
+          lastError = err;
           if (emitted) return out.end(result);
 
-          if (err.kind === 'auth' && sel.cred.refresh && !refreshed.has(sel.cred.id)) {
+          if (err.kind === 'auth' && err.rotate !== false && sel.cred.refresh && !refreshed.has(sel.cred.id)) {
             refreshed.add(sel.cred.id);
             if (await pool.refresh(sel.index)) continue;
           }
-          const keyFailure = KEY_FAILURES[err.kind];
+          const keyFailure = err.rotate === false ? undefined : (KEY_FAILURES[err.kind] ?? (err.rotate ? 'forbidden' : undefined));
           if (keyFailure && pool.hasAlternative(sel.index)) {
             pool.markFailed(sel.index, keyFailure, failureInfo(err, o.now));
             const next = pool.peek();
@@ -284,7 +294,9 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
             }
           }
 
-          if (err.kind === 'auth' || err.kind === 'forbidden' || err.kind === 'not_found' || err.kind === 'billing') {
+          // A plugin's should_fallback decides; else these kinds go to the fallback at once.
+          const fallBack = err.fallback ?? (err.kind === 'auth' || err.kind === 'forbidden' || err.kind === 'not_found' || err.kind === 'billing');
+          if (fallBack && !err.retryable) {
             if (activateFallback(err)) continue;
             return out.end(result);
           }
@@ -296,7 +308,7 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
               await sleep(delay, req.signal);
               continue;
             }
-            if (activateFallback(err)) continue;
+            if (err.fallback !== false && activateFallback(err)) continue;
             return out.end(result);
           }
           return out.end(result);

@@ -194,6 +194,67 @@ function causeText(err: AnyRecord): string | undefined {
   return undefined;
 }
 
+/** What the classifier saw besides the ProviderError itself (for `transform_api_error_classification`). */
+export interface ProviderErrorDetails {
+  type?: string;
+  code?: string;
+  /** The parsed error body (an object), when the provider sent one. */
+  body?: Record<string, unknown>;
+  /** What the SDK or fetch threw. */
+  error?: unknown;
+}
+
+const details = new WeakMap<ProviderError, ProviderErrorDetails>();
+
+export function providerErrorDetails(e: ProviderError): ProviderErrorDetails {
+  return details.get(e) ?? {};
+}
+
+/**
+ * Hermes's FailoverReason names → our kind, and the hints Hermes derives from each reason
+ * (auth_permanent does not refresh or rotate; overloaded/server_error/timeout retry; model_not_found
+ * falls back; context_overflow/payload_too_large/long_context_tier compress).
+ */
+export const FAILOVER_REASONS: Readonly<Record<string, ProviderErrorKind>> = {
+  auth: 'auth',
+  auth_permanent: 'auth',
+  billing: 'billing',
+  rate_limit: 'rate_limit',
+  overloaded: 'server',
+  server_error: 'server',
+  timeout: 'timeout',
+  context_overflow: 'context_length',
+  payload_too_large: 'context_length',
+  long_context_tier: 'context_length',
+  model_not_found: 'not_found',
+  format_error: 'bad_request',
+  thinking_signature: 'bad_request',
+  unknown: 'server',
+};
+
+/** A plugin's sanitized classification: `reason` is a FailoverReason name, the rest optional hints. */
+export interface ErrorClassification {
+  reason: string;
+  retryable?: boolean;
+  should_compress?: boolean;
+  should_rotate_credential?: boolean;
+  should_fallback?: boolean;
+  message?: string;
+}
+
+/** The ProviderError a plugin's classification turns `e` into (status, provider and model kept). */
+export function applyClassification(e: ProviderError, c: ErrorClassification, keys?: readonly string[]): ProviderError {
+  const kind = c.should_compress ? 'context_length' : (FAILOVER_REASONS[c.reason] ?? e.kind);
+  const out: ProviderError = { ...e, kind, retryable: c.retryable ?? (c.reason === 'unknown' ? true : isRetryableKind(kind)) };
+  if (c.message) out.message = redact(c.message, keys);
+  if (c.reason === 'auth_permanent') out.rotate = false;
+  if (c.should_rotate_credential !== undefined) out.rotate = c.should_rotate_credential;
+  if (c.should_fallback !== undefined) out.fallback = c.should_fallback;
+  const d = details.get(e);
+  if (d) details.set(out, d);
+  return out;
+}
+
 /** Map anything an SDK or fetch threw into a ProviderError (never throws). */
 export function toProviderError(
   err: unknown,
@@ -215,8 +276,10 @@ export function toProviderError(
     };
     if (out.model === undefined) delete out.model;
     if (out.baseUrl === undefined) delete out.baseUrl;
+    details.set(out, seen);
     return out;
   };
+  const seen: ProviderErrorDetails = { error: err };
   if (isProviderError(err)) return err;
   if (!isObj(err)) return finish('connection', String(err ?? 'unknown error'));
 
@@ -233,6 +296,11 @@ export function toProviderError(
   // SDK APIError: `error` is the parsed body (Anthropic) or its `error` member (OpenAI).
   const body = err.error !== undefined ? err.error : undefined;
   const parsed = extractProviderMessage(body);
+  const bodyObj = typeof body === 'string' && body.trim().startsWith('{') ? safeJson(body) : body;
+  // Hermes hands plugins the response JSON; the OpenAI SDK keeps only its `error` member.
+  if (isObj(bodyObj)) seen.body = bodyObj.error === undefined && bodyObj.type !== 'error' && 'message' in bodyObj ? { error: bodyObj } : bodyObj;
+  seen.type = parsed.type ?? str(err.type);
+  seen.code = parsed.code ?? (typeof err.code === 'string' ? err.code : undefined);
   let message = parsed.message ?? stripStatusPrefix(str(err.message) ?? '', status);
   if (message === '{}' || message === 'undefined') message = '';
   message = cleanText(message);

@@ -108,6 +108,10 @@ export interface ProviderError {
   retryable: boolean;
   /** From a Retry-After header, when present. */
   retryAfterMs?: number;
+  /** A plugin's `transform_api_error_classification` override: hand the call to the fallback chain (true) or not. */
+  fallback?: boolean;
+  /** A plugin's override: bench this credential and rotate to the next key (true) or keep it (false). */
+  rotate?: boolean;
 }
 
 export interface StreamRequest {

@@ -60,7 +60,7 @@ export const SHELL_UNSUPPORTED_HOOKS: readonly string[] = ['transform_api_error_
  * Hooks this build accepts (a Hermes plugin registering them loads) but never fires: `hermes hooks
  * list` and `hermes plugins doctor` say so. Every other name in VALID_HOOKS has a fire site.
  */
-export const UNFIRED_HOOKS: readonly string[] = ['pre_verify', 'transform_api_error_classification', 'on_room_member_activity'];
+export const UNFIRED_HOOKS: readonly string[] = ['on_room_member_activity'];
 
 /** Hooks this build fires. */
 export const FIRED_HOOKS: readonly string[] = VALID_HOOKS.filter((h) => !UNFIRED_HOOKS.includes(h));
@@ -165,6 +165,11 @@ export class HookManager {
   onProblem(fn: (message: string) => void): () => void {
     this.problemListeners.add(fn);
     return () => this.problemListeners.delete(fn);
+  }
+
+  /** A problem that is not a callback failure (e.g. conflicting answers): logged and shown once. */
+  warn(message: string): void {
+    this.problem(message);
   }
 
   private problem(message: string): void {

@@ -30,8 +30,19 @@ function ttsRound(results: ({ owner: string; value: unknown } | { owner: string;
  * same, or a plugin's replacement, which every hook checks again and may not rewrite further), or
  * throws with the block message. Fails closed.
  */
-export async function preTtsSynthesis(home: string | undefined, text: string, provider: string): Promise<string> {
+export async function preTtsSynthesis(home: string | undefined, text: string, provider: string, requiredPlugins: readonly string[] = []): Promise<string> {
   const hooks = hostFor(home)?.hooks;
+  // tts.pre_synthesis.required_plugins: the policy plugins that must be guarding speech; without
+  // one of them loaded with a pre_tts_synthesis hook, nothing is synthesized (fails closed).
+  if (requiredPlugins.length) {
+    const guarding = new Set((hooks?.list('pre_tts_synthesis') ?? []).map((h) => h.owner.replace(/^plugin:/, '')));
+    const missing = requiredPlugins.filter((p) => !guarding.has(p));
+    if (missing.length) {
+      throw new Error(
+        `Speech synthesis was blocked: tts.pre_synthesis.required_plugins needs ${missing.join(', ')} to check each script, and ${missing.length > 1 ? 'they are' : 'it is'} not loaded with a pre_tts_synthesis hook. Enable ${missing.length > 1 ? 'them' : 'it'} (hermes plugins enable <name>) or remove ${missing.length > 1 ? 'them' : 'it'} from config.yaml.`,
+      );
+    }
+  }
   if (!hooks?.has('pre_tts_synthesis')) return text;
   const first = ttsRound(await hooks.invokeAll('pre_tts_synthesis', { text, provider }, { failClosed: true }));
   if ('block' in first) throw new Error(`Speech synthesis was blocked: ${first.block}.`);

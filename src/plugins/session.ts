@@ -9,11 +9,12 @@ import { messageText } from '../agent/repair.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { HookManager, HookPayload } from './hooks.ts';
 import { pluginHost, type PluginContributions, type SectionInfo } from './state.ts';
+import { VerifyGate } from './verify-gate.ts';
 
 /** The parts of a Session this module reads (kept narrow so the Session stays the owner). */
 export interface PluginSessionHost {
   readonly id: string;
-  readonly options: { home: string; platform: string; cwd: string; depth?: number; parentSessionId?: string; history?: Message[] };
+  readonly options: { home: string; platform: string; cwd: string; depth?: number; parentSessionId?: string; history?: Message[]; config?: unknown };
   readonly history: Message[];
   readonly runtime: { model: string; provider: string };
   callTool(name: string, args: Record<string, unknown>): Promise<ToolOutcome>;
@@ -39,10 +40,13 @@ export class SessionPlugins {
   private readonly approvedRules = new Set<string>();
   private warned = new Set<string>();
   private unsubscribe: (() => void) | null = null;
+  private readonly verify: VerifyGate;
 
   constructor(host: PluginContributions, s: PluginSessionHost) {
     this.host = host;
     this.s = s;
+    const max = Number((s.options.config as { agent?: { max_verify_nudges?: unknown } } | undefined)?.agent?.max_verify_nudges ?? 3);
+    this.verify = new VerifyGate(host.hooks, Number.isFinite(max) && max >= 0 ? max : 3);
     // A hook that throws or times out is logged; the person sees it once per session too.
     this.unsubscribe = host.hooks.onProblem((m) => {
       const key = m.split(';')[0];
@@ -100,6 +104,23 @@ export class SessionPlugins {
 
   /** A tool whose calls pass the tool hooks. */
   wrapTool(tool: AgentTool): AgentTool {
+    const hooked = this.hookedTool(tool);
+    return {
+      ...hooked,
+      execute: async (args, ctx): Promise<ToolOutcome> => {
+        const out = await hooked.execute(args, ctx);
+        if (!out.isError) this.verify.note(tool.name, args, this.s.options.cwd);
+        return out;
+      },
+    };
+  }
+
+  /** pre_verify: the next user turn a hook asks for after a turn that edited files, if any. */
+  verifyNudge(r: TurnResult): Promise<string | undefined> {
+    return this.verify.nudge(r, { ...this.base(), turn_id: this.turnId }, this.s.options.cwd);
+  }
+
+  private hookedTool(tool: AgentTool): AgentTool {
     const hooks = this.host.hooks;
     return {
       ...tool,
@@ -136,6 +157,7 @@ export class SessionPlugins {
   /** Before a turn: on_session_start (first turn of a new session), then pre_llm_call's context. */
   async beforeTurn(user: Message, firstTurn: boolean): Promise<string | undefined> {
     this.turnId = `turn_${++this.turnSeq}`;
+    this.verify.turnStarted(user.content);
     if (firstTurn && !this.s.options.history?.length) await this.hooks.invoke('on_session_start', this.base());
     if (!this.hooks.has('pre_llm_call')) return undefined;
     return this.hooks.context('pre_llm_call', {

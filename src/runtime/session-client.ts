@@ -1,5 +1,6 @@
 // Provider resolution for sessions: config + .env + auth.json into a ResolveInput, and the resilient
 // LLM client (primary runtime + fallback chain) a Session talks to.
+import { pluginErrorClassifier } from '../plugins/error-classification.ts';
 import {
   createLlmClient,
   ResolveError,
@@ -44,6 +45,7 @@ export function createClientFor(config: HermesConfig, env: NodeJS.ProcessEnv, ex
     maxRetries: config.agent.api_max_retries ?? 3,
     timeoutMs: Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS * 1000 : undefined,
     staleMs: Number.isFinite(staleS) && staleS > 0 ? staleS * 1000 : undefined,
+    classifyError: pluginErrorClassifier(home),
   });
   const warnings = fb.skipped.map((s) => `Fallback provider "${s.entry.provider ?? "?"}" skipped: ${s.reason}`);
   return { llm, warnings };

@@ -29,6 +29,7 @@ import { LoopRunner } from '../runtimes/loop.ts';
 import { runnerKindFor } from '../runtimes/select.ts';
 import type { RunnerKind, TurnRunner } from '../runtimes/types.ts';
 import { sessionPlugins, type SessionPlugins } from '../plugins/session.ts';
+import { pluginErrorClassifier } from '../plugins/error-classification.ts';
 import { clientForSession, createClientFor, resolveInputFrom } from './session-client.ts';
 import type { ExplicitChoices, SessionOptions, SessionPrefs, SessionTotals } from './session-types.ts';
 
@@ -398,8 +399,8 @@ export class Session {
       first = { role: 'user', content: [{ type: 'text', text: input }, ...images.map((url) => ({ type: 'image_url' as const, image_url: { url } }))] };
     }
     let result = await this.runOne(first, opts.signal);
-    while (this.queued.length && !result.interrupted) {
-      const next = this.queued.shift()!;
+    // A pre_verify hook's nudge (after a turn that edited files) comes first, then queued prompts.
+    for (let next: string | undefined; !result.interrupted && (next = (await this.plugins?.verifyNudge(result)) ?? this.queued.shift()) !== undefined; ) {
       result = await this.runOne({ role: 'user', content: next }, opts.signal);
     }
     return result;
@@ -546,7 +547,7 @@ export class Session {
       return null;
     }
     if (!rt) return null;
-    const client = createLlmClient({ primary: rt, maxRetries: 2, timeoutMs: (Number(cfg?.timeout) || 120) * 1000 });
+    const client = createLlmClient({ primary: rt, maxRetries: 2, timeoutMs: (Number(cfg?.timeout) || 120) * 1000, classifyError: pluginErrorClassifier(this.options.home) });
     const stream: StreamFn = (req) => client.stream(req);
     return { stream: this.plugins ? this.plugins.auxStream(task, rt, stream) : stream, model: rt.model, provider: rt.provider };
   }

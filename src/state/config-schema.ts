@@ -21,7 +21,7 @@ const HERMES_KEYS: Record<string, string[]> = {
     'intent_ack_continuation', 'stall_guards', 'task_completion_guidance', 'parallel_tool_call_guidance', 'environment_probe',
     'reasoning_overrides', 'reasoning_echo', 'image_input_mode', 'gateway_timeout_warning', 'gateway_notify_interval',
     'restart_drain_timeout', 'cron_drain_timeout', 'restart_after_turn_timeout', 'turn_liveness', 'local_stream_stale_timeout',
-    'personalities', 'max_tokens', 'verbose',
+    'personalities', 'max_tokens', 'verbose', 'max_verify_nudges', 'verify_guidance',
   ],
   terminal: [
     'singularity_image', 'modal_image', 'daytona_image', 'modal_mode', 'shell_init_files', 'auto_source_bashrc', 'home_mode',
@@ -45,6 +45,7 @@ const HERMES_KEYS: Record<string, string[]> = {
   tool_loop_guardrails: ['non_interactive_hard_stop_enabled', 'loop_caps'],
   session_reset: ['notify'],
   logging: ['file', 'format'],
+  tts: ['pre_synthesis'],
 };
 
 /** Sections whose keys are yours to name (servers, endpoints, tasks, commands…). */

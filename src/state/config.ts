@@ -1,5 +1,5 @@
 // config.yaml: parsed with line numbers, normalized, ${VAR}-expanded, merged over DEFAULT_CONFIG.
-import { LOCALES, normalizeLocale } from '../i18n/index.ts';
+import { LOCALES, normalizeLocale, t } from '../i18n/index.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { defaultConfig, type HermesConfig } from './defaults.ts';
@@ -154,6 +154,7 @@ const CHECKS: Record<string, Check> = {
   toolsets: strList,
   'agent.max_turns': maxTurns,
   'agent.api_max_retries': num,
+  'agent.max_verify_nudges': num,
   'agent.disabled_toolsets': strList,
   command_allowlist: strList,
   'terminal.timeout': num,
@@ -233,8 +234,32 @@ export function loadConfig(home: string, env: NodeJS.ProcessEnv = process.env): 
   return { config, user, path, exists: true, problems, lineOf: (keys) => lineOf(doc, lines, keys) };
 }
 
+// The English messages of the checks above → their catalog keys, so `hermes config check` and the
+// strict load speak the display language.
+const PROBLEM_KEYS: [RegExp, string][] = [
+  [/^must be a number$/, 'must_number'],
+  [/^must be a string$/, 'must_string'],
+  [/^must be true or false$/, 'must_bool'],
+  [/^must be a list of strings$/, 'must_string_list'],
+  [/^must be one of: (.*)$/s, 'must_one_of'],
+  [/^must be a positive number \(or null for unlimited\)$/, 'must_positive'],
+  [/^must be a model name or a mapping$/, 'must_model'],
+  [/^must be a mapping of provider names$/, 'must_providers'],
+  [/^must be a list$/, 'must_list'],
+  [/^needs both `provider` and `model`$/, 'needs_provider_model'],
+];
+
+function problemMessage(message: string): string {
+  for (const [re, key] of PROBLEM_KEYS) {
+    const m = re.exec(message);
+    if (m) return t(`config.${key}`, { values: m[1] ?? '' });
+  }
+  return message;
+}
+
 export function formatProblem(p: ConfigProblem, file: string): string {
-  return `${file}${p.line ? ` line ${p.line}` : ''}: \`${p.key}\` ${p.message}.`;
+  const where = p.line ? t('config.at_line', { file, line: p.line }) : file;
+  return t('config.problem', { where, key: p.key, message: problemMessage(p.message) });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -55,6 +55,23 @@ describe('profile distributions and aliases', () => {
     assert.ok(!existsSync(wrapper), 'delete removes the alias');
   });
 
+  it('rename moves the alias: the wrapper named after the profile follows it, a custom-named one runs the new name', async () => {
+    const h = tempHome();
+    assert.equal((await hermes(['profile', 'create', 'work'], { home: h })).code, 0);
+    assert.equal((await hermes(['profile', 'alias', 'work', '--name', 'wk'], { home: h })).code, 0);
+    const bin = join(h, '.local', 'bin');
+    const r = await hermes(['profile', 'rename', 'work', 'job'], { home: h });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Alias moved: \S+\/job runs `hermes -p job`/);
+    assert.match(r.stdout, /Alias \S+\/wk now runs `hermes -p job`/);
+    assert.ok(!existsSync(join(bin, 'work')), 'the old wrapper is gone');
+    for (const name of ['job', 'wk']) {
+      const run = spawnSync(join(bin, name), ['profile', 'show'], { env: { PATH: process.env.PATH, HOME: h, HERMES_HOME: h, HERMES_FROM_SOURCE: '1' }, encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+      assert.match(run.stdout, /Profile:\s+job/);
+    }
+  });
+
   it('install from a folder, info, then update from a git repository keeps the user’s data', async () => {
     const h = tempHome();
     const src = distribution('1.0.0', 'You are the helper, version one.');

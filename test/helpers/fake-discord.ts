@@ -1,7 +1,8 @@
 // A fake Discord on loopback for discord.js: the REST API v10 routes the adapter uses (gateway/bot,
 // channels, messages with JSON or multipart bodies, edits, typing, reactions, users/@me) behind the
 // bot token, attachment downloads, and the Gateway WebSocket (HELLO → IDENTIFY → READY, heartbeats
-// acknowledged, RESUME → RESUMED after a cut, MESSAGE_CREATE dispatches). Ids are snowflakes.
+// acknowledged, RESUME → RESUMED after a cut, MESSAGE_CREATE/UPDATE/DELETE, GUILD_CREATE and
+// THREAD_CREATE/UPDATE dispatches). Ids are snowflakes.
 import http from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { serveLoopback } from './loopback.ts';
@@ -25,6 +26,14 @@ export interface FakeDiscord {
   files: Map<string, { bytes: Buffer; type: string; name: string }>;
   /** A person writes in their DM (or a guild channel); returns the message id. */
   userMessage(o: { user: string; channel: string; text: string; guild?: string; attachments?: string[]; mentionBot?: boolean; username?: string }): string;
+  /** The author edits their message (MESSAGE_UPDATE). */
+  editMessage(o: { user: string; channel: string; id: string; text: string; guild?: string }): void;
+  /** A message is deleted (MESSAGE_DELETE: ids only, as Discord sends it). */
+  deleteMessage(o: { channel: string; id: string; guild?: string }): void;
+  /** The bot joins a guild with text channels (GUILD_CREATE). */
+  guild(o: { id: string; channels: string[] }): void;
+  /** A person opens a public thread under a channel (THREAD_CREATE), or renames it (THREAD_UPDATE). */
+  thread(o: { id: string; parent: string; guild: string; owner: string; name: string; update?: boolean }): void;
   connections(): number;
   sockets(): number;
   /** Cuts the gateway sockets (discord.js resumes). */
@@ -173,6 +182,20 @@ export async function startFakeDiscord(o: { token?: string } = {}): Promise<Fake
       // The gateway adds channel_type to MESSAGE_CREATE (1 = DM, 0 = guild text).
       dispatch('MESSAGE_CREATE', { ...messageObj({ id, channel_id: u.channel, guild_id: u.guild, author: userObj(u.user, u.username), content, attachments, mentions: u.mentionBot ? [botUser] : [] }), channel_type: u.guild ? 0 : 1 });
       return id;
+    },
+    editMessage(u) {
+      dispatch('MESSAGE_UPDATE', { ...messageObj({ id: u.id, channel_id: u.channel, guild_id: u.guild, author: userObj(u.user), content: u.text }), edited_timestamp: new Date().toISOString() });
+    },
+    deleteMessage(u) {
+      dispatch('MESSAGE_DELETE', { id: u.id, channel_id: u.channel, ...(u.guild ? { guild_id: u.guild } : {}) });
+    },
+    guild(g) {
+      const channels = g.channels.map((id, position) => ({ id, type: 0, name: `chan-${id.slice(-4)}`, guild_id: g.id, position, permission_overwrites: [], parent_id: null }));
+      dispatch('GUILD_CREATE', { id: g.id, name: 'Test Guild', icon: null, owner_id: '1', afk_timeout: 300, verification_level: 0, default_message_notifications: 0, explicit_content_filter: 0, roles: [], emojis: [], stickers: [], features: [], mfa_level: 0, system_channel_flags: 0, premium_tier: 0, preferred_locale: 'en-US', nsfw_level: 0, large: false, unavailable: false, member_count: 2, members: [], channels, threads: [], presences: [], voice_states: [], stage_instances: [], guild_scheduled_events: [], joined_at: new Date().toISOString() });
+    },
+    thread(t) {
+      const d = { id: t.id, type: 11, guild_id: t.guild, parent_id: t.parent, owner_id: t.owner, name: t.name, last_message_id: null, message_count: 0, member_count: 1, rate_limit_per_user: 0, flags: 0, thread_metadata: { archived: false, auto_archive_duration: 1440, archive_timestamp: new Date().toISOString(), locked: false } };
+      dispatch(t.update ? 'THREAD_UPDATE' : 'THREAD_CREATE', t.update ? d : { ...d, newly_created: true });
     },
     connections: () => opened,
     sockets: () => live.size,

@@ -2,7 +2,7 @@
 // (auth.test, apps.connections.open, chat.postMessage/update, reactions.add/remove,
 // conversations.info/list, files upload and private downloads), form- or JSON-encoded as
 // @slack/web-api sends them, and the Socket Mode WebSocket (hello, `events_api` / `interactive`
-// envelopes acknowledged by envelope_id, server pings, `disconnect` refreshes).
+// envelopes acknowledged by envelope_id, server pings, `disconnect` refreshes), message edits and deletes.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -29,6 +29,10 @@ export interface FakeSlack {
   /** A person writes; returns the event's ts. */
   userMessage(o: { user: string; channel: string; text: string; channelType?: 'im' | 'channel'; threadTs?: string; files?: { id: string }[]; mention?: boolean }): string;
   press(o: { user: string; channel: string; messageTs: string; actionId: string; value: string }): void;
+  /** The author edits their message (`message_changed`; `unfurl` = an edit Slack made, without `edited`). */
+  editMessage(o: { user: string; channel: string; ts: string; text: string; unfurl?: boolean }): void;
+  /** A message is deleted (`message_deleted`, with the previous message as Slack sends it). */
+  deleteMessage(o: { user: string; channel: string; ts: string; text?: string }): void;
   connections(): number;
   sockets(): number;
   drop(): void;
@@ -151,6 +155,18 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       envelope('events_api', { token: 'x', team_id: 'T0001', api_app_id: 'A0001', event, type: 'event_callback', event_id: `Ev${evTs}`, event_time: Math.floor(Date.now() / 1000) });
       if (o.mention) envelope('events_api', { token: 'x', team_id: 'T0001', api_app_id: 'A0001', event: { ...event, type: 'app_mention' }, type: 'event_callback', event_id: `EvM${evTs}`, event_time: Math.floor(Date.now() / 1000) });
       return evTs;
+    },
+    editMessage(o) {
+      const evTs = nextTs();
+      const message: Record<string, unknown> = { type: 'message', user: o.user, text: o.text, ts: o.ts, team: 'T0001' };
+      if (!o.unfurl) message.edited = { user: o.user, ts: evTs };
+      const event = { type: 'message', subtype: 'message_changed', hidden: true, channel: o.channel, channel_type: o.channel.startsWith('D') ? 'im' : 'channel', ts: evTs, event_ts: evTs, message, previous_message: { type: 'message', user: o.user, text: '(before)', ts: o.ts } };
+      envelope('events_api', { token: 'x', team_id: 'T0001', api_app_id: 'A0001', event, type: 'event_callback', event_id: `EvE${evTs}`, event_time: Math.floor(Date.now() / 1000) });
+    },
+    deleteMessage(o) {
+      const evTs = nextTs();
+      const event = { type: 'message', subtype: 'message_deleted', hidden: true, channel: o.channel, channel_type: o.channel.startsWith('D') ? 'im' : 'channel', ts: evTs, event_ts: evTs, deleted_ts: o.ts, previous_message: { type: 'message', user: o.user, text: o.text ?? '(gone)', ts: o.ts } };
+      envelope('events_api', { token: 'x', team_id: 'T0001', api_app_id: 'A0001', event, type: 'event_callback', event_id: `EvD${evTs}`, event_time: Math.floor(Date.now() / 1000) });
     },
     press(o) {
       envelope('interactive', {

@@ -41,6 +41,29 @@ describe('i18n', () => {
     }
   });
 
+  it('every catalog key the code asks for exists in English (a missing key fails)', () => {
+    const en = load('en');
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        if (e.isDirectory()) walk(join(dir, e.name));
+        else if (e.name.endsWith('.ts')) files.push(join(dir, e.name));
+      }
+    };
+    walk(join(import.meta.dirname, '..', '..', 'src'));
+    const asked = new Set<string>();
+    for (const f of files) {
+      const src = readFileSync(f, 'utf8');
+      if (!src.includes('i18n/index.ts')) continue;
+      // t('a.b') / tr('a.b') with a literal key; template keys (`commands.status_${k}`) are checked below.
+      for (const m of src.matchAll(/\b(?:t|tr)\(\s*'([a-z_]+\.[a-z0-9_.]+)'/g)) asked.add(m[1]);
+      for (const m of src.matchAll(/\b(?:t|tr)\(\s*`([a-z_]+\.[a-z0-9_]*)\$\{/g)) assert.ok([...en.keys()].some((k) => k.startsWith(m[1])), `${f}: no key starts with ${m[1]}`);
+    }
+    assert.ok(asked.size > 50, `found ${asked.size} keys`);
+    const missing = [...asked].filter((k) => !en.has(k));
+    assert.deepEqual(missing, [], 'keys the code uses but en.json lacks');
+  });
+
   it('resolves language settings as Hermes does', () => {
     assert.equal(normalizeLocale('French'), 'fr');
     assert.equal(normalizeLocale('ja_JP'), 'ja');

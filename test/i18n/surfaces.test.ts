@@ -53,7 +53,27 @@ describe('gateway command replies in French (display.language: fr)', () => {
     llm.enqueue({ text: 'Salut !' });
     tg.userMessage({ chatId: OWNER, text: 'bonjour', username: 'owner' });
     await tg.waitFor(isText(OWNER, /Salut/), 10_000, 'the answer');
+    const usage = await ask('/usage', /Tours : 1 · Appels API : 1/);
+    assert.match(usage, /Entrée : \d+ · Sortie : \d+ · Cache lu : \d+/);
+    assert.match(usage, /Coût : /);
+    const history = await ask('/history', /vous: bonjour/);
+    assert.match(history, /hermes: Salut !/);
     await ask('/new', /Nouvelle session \S+\./);
+    await ask('/history', /\(aucun message pour l’instant\)/);
+  });
+
+  it('config.yaml type problems are reported in French (`hermes config check`, and a strict load)', async () => {
+    const home = tempHome();
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(`${home}/config.yaml`, 'display:\n  language: fr\ncompression:\n  enabled: "yes"\n  threshold: high\n');
+    const r = await hermes(['config', 'check'], { home });
+    assert.match(r.stdout, /✗ .*config\.yaml ligne 4 : `compression\.enabled` doit valoir true ou false\./);
+    assert.match(r.stdout, /✗ .*config\.yaml ligne 5 : `compression\.threshold` doit être un nombre\./);
+    const chat = await hermes(['chat', '-q', 'hi'], { home });
+    assert.equal(chat.code, 1);
+    assert.match(chat.stderr, /ligne 5 : `compression\.threshold` doit être un nombre\. Corrigez-le avec `hermes config edit` \(1 autre\(s\) problème\(s\) : lancez `hermes config check`\)\./);
+    const en = await hermes(['config', 'check'], { home, env: { HERMES_LANGUAGE: 'en' } });
+    assert.match(en.stdout, /✗ .*config\.yaml line 4: `compression\.enabled` must be true or false\./, 'English stays as it was');
   });
 
   it('asks for approval with French buttons and reports the answer in French', async () => {

@@ -307,3 +307,45 @@ describe('createLlmClient: fallback', () => {
     assert.equal(r.provider, 'openai-codex');
   });
 });
+
+describe('createLlmClient: a classifyError hook (plugins’ transform_api_error_classification)', () => {
+  const claim = (hints: Record<string, unknown>, reason: string) => async (e: import('../../src/llm/types.ts').ProviderError) => {
+    const { applyClassification } = await import('../../src/llm/errors.ts');
+    return applyClassification(e, { reason, ...hints });
+  };
+
+  test('should_rotate_credential rotates a 400 to the next key; should_fallback false keeps a 404 off the fallback', async () => {
+    const seen: string[] = [];
+    const c = client({
+      primary: chatRt({ keys: ['k1', 'k2'], apiKey: 'k1' }),
+      classifyError: async (e, ctx) => {
+        seen.push(`${e.status}:${ctx.model}`);
+        return e.status === 400 ? claim({ retryable: false, should_rotate_credential: true }, 'billing')(e) : undefined;
+      },
+    });
+    fake.enqueue({ status: 400, error: 'plan wall' }, { text: 'second key works' });
+    const n = fake.requests.length;
+    const events = await collect(c.stream(request()));
+    assert.equal(ofType(events, 'key_rotated').length, 1);
+    assert.equal(doneOf(events).message.content, 'second key works');
+    assert.deepEqual(fake.requests.slice(n).map((x) => x.apiKey), ['k1', 'k2']);
+    assert.equal(seen.length, 1);
+
+    const fb = chatRt({ provider: 'deepseek', model: 'fallback-model', keys: ['fk'], apiKey: 'fk' });
+    const stay = client({ primary: chatRt({ provider: 'openrouter', model: 'm', keys: ['pk'], apiKey: 'pk' }), fallbacks: [fb], classifyError: (e) => claim({ should_fallback: false }, 'model_not_found')(e) });
+    fake.enqueue({ status: 404, error: 'no such model' });
+    const r = doneOf(await collect(stay.stream(request())));
+    assert.equal(r.stopReason, 'error');
+    assert.equal(r.error?.kind, 'not_found');
+    assert.equal(r.provider, 'openrouter', 'the fallback was not used');
+  });
+
+  test('should_fallback true sends a plain 400 to the fallback', async () => {
+    const fb = chatRt({ provider: 'deepseek', model: 'fallback-model', keys: ['fk'], apiKey: 'fk' });
+    const c = client({ primary: chatRt({ provider: 'openrouter', model: 'm', keys: ['pk'], apiKey: 'pk' }), fallbacks: [fb], classifyError: (e) => claim({ retryable: false, should_fallback: true }, 'format_error')(e) });
+    fake.enqueue({ status: 400, error: 'this provider rejects the tool schema' }, { text: 'from fallback' });
+    const events = await collect(c.stream(request()));
+    assert.equal(ofType(events, 'fallback').length, 1);
+    assert.equal(doneOf(events).provider, 'deepseek');
+  });
+});

@@ -82,9 +82,9 @@ describe('hooks fired outside the agent loop', () => {
     return { h, log, env };
   }
 
-  it('every hook this build accepts is fired except the three it says it lacks', () => {
+  it('every hook this build accepts is fired except the one it says it lacks', () => {
     const never = VALID_HOOKS.filter((e) => !FIRED_HOOKS.includes(e)).sort();
-    assert.deepEqual(never, ['on_room_member_activity', 'pre_verify', 'transform_api_error_classification']);
+    assert.deepEqual(never, ['on_room_member_activity']);
   });
 
   it('kanban: claimed, worker spawned, dispatch tick, task updated, completed and blocked reach the plugin with Hermes’s fields', async () => {
@@ -129,6 +129,15 @@ describe('hooks fired outside the agent loop', () => {
       const r = await speak({ text: 'My favourite colour is blue.', home: h, env: { ...env, EDGE_TTS_ENDPOINT: edge.endpoint }, config: {}, platform: 'cli' });
       assert.ok(r.file_path);
       assert.match(edge.requests.map((q) => q.ssml).join('\n'), /favourite color is blue/);
+      // tts.pre_synthesis.required_plugins: a named guard that is loaded lets speech through; a missing one refuses it.
+      const guarded = await speak({ text: 'Hello there.', home: h, env: { ...env, EDGE_TTS_ENDPOINT: edge.endpoint }, config: { tts: { pre_synthesis: { required_plugins: ['watch'] } } }, platform: 'cli' });
+      assert.ok(guarded.file_path);
+      const before = edge.requests.length;
+      await assert.rejects(
+        speak({ text: 'Hello there.', home: h, env: { ...env, EDGE_TTS_ENDPOINT: edge.endpoint }, config: { tts: { pre_synthesis: { required_plugins: ['watch', 'redactor'] } } }, platform: 'cli' }),
+        /Speech synthesis was blocked: tts\.pre_synthesis\.required_plugins needs redactor .*hermes plugins enable/,
+      );
+      assert.equal(edge.requests.length, before, 'nothing reached the provider');
     } finally {
       await edge.close();
     }
@@ -201,10 +210,17 @@ describe('hooks fired outside the agent loop', () => {
       const reaction = (user: number) => ({ message_reaction: { chat: { id: user, type: 'private', first_name: 'x' }, user: { id: user, is_bot: false, first_name: 'x' }, message_id: 7, date: 1, old_reaction: [], new_reaction: [{ type: 'emoji', emoji: '👍' }, { type: 'custom_emoji', custom_emoji_id: '555' }] } });
       tg.pushRaw(reaction(222));
       tg.pushRaw(reaction(111));
-      await until(() => events(log, 'gateway_platform_event').length >= 1, 10_000, 'the platform event hook');
+      // An edit: the owner's reaches the plugin as message_edited, a stranger's does not.
+      const edit = (user: number) => ({ edited_message: { message_id: 8, chat: { id: user, type: 'private', first_name: 'x' }, from: { id: user, is_bot: false, first_name: 'x' }, date: 1, edit_date: 1786530600, text: 'fixed typo' } });
+      tg.pushRaw(edit(222));
+      tg.pushRaw(edit(111));
+      await until(() => events(log, 'gateway_platform_event').length >= 2, 10_000, 'the platform event hook');
       assert.deepEqual(
         events(log, 'gateway_platform_event').map(({ telemetry_schema_version, profile_name, ...p }) => p),
-        [{ platform: 'telegram', event_type: 'reaction', payload: { emojis: ['👍'], custom_emoji_ids: ['555'], chat_id: '111', message_id: '7', thread_id: null } }],
+        [
+          { platform: 'telegram', event_type: 'reaction', payload: { emojis: ['👍'], custom_emoji_ids: ['555'], chat_id: '111', message_id: '7', thread_id: null } },
+          { platform: 'telegram', event_type: 'message_edited', payload: { chat_id: '111', message_id: '8', thread_id: null, text: 'fixed typo', edited_at: '2026-08-12T10:30:00+00:00' } },
+        ],
       );
       assert.ok(!tg.calls.some((c) => c.method === 'sendMessage' && Number(c.params.chat_id) === 222), 'the skipped stranger got nothing');
       assert.ok(!llm.requests.some((q) => /#ping|#ignore/.test(bodyText(q))), 'skipped messages never reach the model');

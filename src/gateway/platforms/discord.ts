@@ -8,6 +8,7 @@ import { platformSettings, truthy } from '../config.ts';
 import { splitList } from '../auth.ts';
 import { discord as discordEntry } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
+import { watchDiscordEvents } from './discord-events.ts';
 
 /** The part of a discord.js Client this adapter uses. */
 export interface DiscordClientLike {
@@ -102,6 +103,8 @@ export class DiscordAdapter implements PlatformAdapter {
         },
       });
     });
+    // Message edits/deletes and thread created/renamed: plugins' gateway_platform_event.
+    if (handlers.platformEvent) watchDiscordEvents(client, handlers.platformEvent, this.o.log);
     client.on('error', (e: Error) => this.o.log(`discord: ${e.message}`));
     client.on('shardDisconnect', () => handlers.disconnected?.(new Error('Discord gateway connection closed')));
     await new Promise<void>((resolve, reject) => {

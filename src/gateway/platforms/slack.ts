@@ -11,6 +11,7 @@ import { attachmentCapBytes, downloadAttachment, kindOf } from '../media.ts';
 import type { ChatInfo, InboundAttachment, InboundHandlers, InboundMessage, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import { slack as slackEntry } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
+import { slackPlatformEvent } from './slack-events.ts';
 
 /** The part of a Bolt App this adapter uses. */
 export interface SlackAppLike {
@@ -111,6 +112,7 @@ export class SlackAdapter implements PlatformAdapter {
     this.teamId = me.team_id ?? '';
     const onMessage = async ({ event, body }: { event: any; body?: any }) => {
       try {
+        if (slackPlatformEvent(event, { botUserId: this.botUserId, teamId: this.teamId || undefined, emit: handlers.platformEvent })) return;
         const msg = this.normalize(event, body?.team_id);
         if (msg) handlers.message(await this.withFiles(msg, event));
       } catch (e) {

@@ -164,8 +164,20 @@ export class TelegramAdapter implements PlatformAdapter {
       const custom = r.new_reaction.flatMap((x) => (x.type === 'custom_emoji' ? [x.custom_emoji_id] : []));
       handlers.platformEvent({ source: this.sourceOf(r.chat, r.user), eventType: 'reaction', payload: { emojis, custom_emoji_ids: custom, chat_id: String(r.chat.id), message_id: String(r.message_id), thread_id: null } });
     });
+    // An edited message from a person: gateway_platform_event `message_edited` (Hermes's payload).
+    bot.on('edited_message', (ctx) => {
+      const m = ctx.editedMessage;
+      if (!m.from || m.from.is_bot || !handlers.platformEvent) return;
+      const thread = m.is_topic_message ? m.message_thread_id : undefined;
+      const text = m.text ?? m.caption;
+      handlers.platformEvent({
+        source: this.sourceOf(m.chat, m.from, thread),
+        eventType: 'message_edited',
+        payload: { chat_id: String(m.chat.id), message_id: String(m.message_id), thread_id: thread !== undefined ? String(thread) : null, text: typeof text === 'string' ? text.slice(0, 8192) : null, edited_at: m.edit_date ? new Date(m.edit_date * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00') : null },
+      });
+    });
     bot.catch((err) => this.o.log(`telegram: update failed: ${err.message}`));
-    const allowed = ['message', 'callback_query', 'message_reaction'] as const;
+    const allowed = ['message', 'edited_message', 'callback_query', 'message_reaction'] as const;
     if (webhookUrl) {
       const { webhookCallback } = await import('grammy');
       const http = await import('node:http');

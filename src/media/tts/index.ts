@@ -84,6 +84,13 @@ export function mediaTag(paths: string[], voice: boolean): string {
   return voice ? `[[audio_as_voice]]\n${lines}` : lines;
 }
 
+/** `tts.pre_synthesis.required_plugins` (a name or a list of plugin names). */
+function requiredTtsPlugins(config: unknown): string[] {
+  const raw = (config as { tts?: { pre_synthesis?: { required_plugins?: unknown } } } | undefined)?.tts?.pre_synthesis?.required_plugins;
+  const list = typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw : [];
+  return list.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim());
+}
+
 /** Makes the audio; throws an Error whose message says what went wrong and what to do. */
 export async function speak(o: SpeakOptions): Promise<SpeakResult> {
   const cfg = ttsConfig(o.config);
@@ -95,7 +102,7 @@ export async function speak(o: SpeakOptions): Promise<SpeakResult> {
   const cleaned = spokenText(o.text);
   if (!cleaned) throw new Error('There is nothing to say once formatting is removed.');
   // Plugins' pre_tts_synthesis may block the synthesis or replace the script (fails closed).
-  const text = await preTtsSynthesis(o.home, cleaned, name);
+  const text = await preTtsSynthesis(o.home, cleaned, name, requiredTtsPlugins(o.config));
   const wantOpus = o.outputPath ? /\.(ogg|opus|oga)$/i.test(o.outputPath) : OPUS_VOICE_PLATFORMS.has(o.platform);
   const format: 'mp3' | 'opus' = wantOpus && provider.nativeOpus ? 'opus' : 'mp3';
   const ext = format === 'opus' ? 'ogg' : 'mp3';

@@ -629,8 +629,10 @@ export class GatewayRunner {
       }
       lane.waiting.push(msg);
       if (mode === 'interrupt' && warm) {
-        if (ack) await this.reply(adapter, src, t('gateway.busy_interrupt'));
+        // Interrupt before awaiting the acknowledgement: while it is being sent the running turn may
+        // end and the lane start the next one — with this very message —, which must not be aborted.
         warm.session.interrupt();
+        if (ack) await this.reply(adapter, src, t('gateway.busy_interrupt'));
       } else if (ack) await this.reply(adapter, src, t('gateway.busy_queued', { count: lane.waiting.length }));
       return;
     }

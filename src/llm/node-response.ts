@@ -162,7 +162,9 @@ export class BodySource {
     });
     stream.on('error', (e) => this.fail(e));
     // A connection lost without an 'error' (or a destroy() elsewhere): readers must not wait forever.
-    stream.on('close', () => this.fail(Object.assign(new TypeError('terminated'), { cause: new Error('other side closed') })));
+    stream.on('close', () => {
+      if (this.feeds.some((f) => !f.ended && f.error === undefined)) this.fail(Object.assign(new TypeError('terminated'), { cause: new Error('other side closed') }));
+    });
   }
 
   /** The body's first reader; a clone adds another (NodeBody.tee). */

@@ -154,8 +154,11 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
   const unreadable = new Map<string, string>();
   let noticedTextCalls = false;
 
+  // Messages are created with their `timestamp` (nowSecs()), last as before: a property added after
+  // creation moves to an out-of-object property array, ~30 B more per message kept in the history.
+  const nowSecs = () => now() / 1000;
   const append = (m: Message) => {
-    m.timestamp ??= now() / 1000;
+    m.timestamp ??= nowSecs();
     o.history.push(m);
     appended.push(m);
     o.sink?.append(m);
@@ -169,7 +172,7 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
   };
   const interrupted = () => finish({ finalText: '', completed: false, partial: false, failed: false, interrupted: true });
 
-  if (userMessage) append({ ...userMessage });
+  if (userMessage) append({ ...userMessage, timestamp: userMessage.timestamp ?? nowSecs() });
   /** The message this turn's recalled context rides on. */
   const turnUser = userMessage ? o.history[o.history.length - 1] : [...o.history].reverse().find((m) => m.role === 'user');
   emit({ type: 'turn_start', userMessage });
@@ -234,11 +237,17 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
       return finish({ finalText: '', completed: false, partial: false, failed: true, interrupted: false, error });
     }
     const m = res.message;
-    const msg: Message = { role: 'assistant', content: m.content ?? null, finish_reason: res.stopReason };
-    if (m.tool_calls?.length) msg.tool_calls = m.tool_calls.map((c) => ({ ...c, function: { ...c.function } }));
-    if (m.reasoning) msg.reasoning = m.reasoning;
-    if (m.reasoning_details?.length) msg.reasoning_details = m.reasoning_details;
-    if (m.codex_reasoning_items?.length) msg.codex_reasoning_items = m.codex_reasoning_items;
+    // One literal (same key order as before): the optional fields and the timestamp stay in-object.
+    const msg: Message = {
+      role: 'assistant',
+      content: m.content ?? null,
+      finish_reason: res.stopReason,
+      ...(m.tool_calls?.length ? { tool_calls: m.tool_calls.map((c) => ({ ...c, function: { ...c.function } })) } : null),
+      ...(m.reasoning ? { reasoning: m.reasoning } : null),
+      ...(m.reasoning_details?.length ? { reasoning_details: m.reasoning_details } : null),
+      ...(m.codex_reasoning_items?.length ? { codex_reasoning_items: m.codex_reasoning_items } : null),
+      timestamp: nowSecs(),
+    };
     if (withTools) adoptTextCalls(msg, scanner);
     return msg;
   };
@@ -412,7 +421,7 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
     prepared.forEach((p, i) => {
       let content = outcomes[i].content;
       if (steer && i === prepared.length - 1) content += `\n\n[The user sent this while you were working: ${steer}]`;
-      append({ role: 'tool', tool_call_id: p.call.id, tool_name: p.call.function.name, content });
+      append({ role: 'tool', tool_call_id: p.call.id, tool_name: p.call.function.name, content, timestamp: nowSecs() });
     });
 
     if (signal.aborted) return interrupted();

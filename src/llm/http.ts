@@ -1,12 +1,14 @@
 // A `fetch` for the LLM SDKs built on node:http(s) with keep-alive agents. It does what the SDKs
 // need (streamed bodies, abort, gzip/br/deflate, connection errors shaped like undici's) with less
 // machinery per request than the global fetch: the agent loop makes one request per iteration, so
-// this is on its hot path. `HERMES_HTTP_CLIENT=fetch` switches back to the global fetch.
+// this is on its hot path. It returns a NodeResponse (node-response.ts), not undici's Response.
+// `HERMES_HTTP_CLIENT=fetch` switches back to the global fetch.
 import type http from 'node:http';
 import type https from 'node:https';
 import { createRequire } from 'node:module';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type zlib from 'node:zlib';
+import { BodySource, type NodeBody, NodeHeaders, NodeResponse } from './node-response.ts';
 
 // https (TLS) and zlib load only when a request needs them: a local model server over plain http
 // should not pay ~10 ms of start-up for TLS. node:http itself is required, not imported: Node's ESM
@@ -77,8 +79,6 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
   // request reached anyone: send it again once on a fresh socket (what Node's docs advise).
   const send = (retried: boolean): Promise<Response> => new Promise<Response>((resolve, reject) => {
     const req = mod.request(url, { method: init.method ?? 'GET', headers, agent: agentFor(url.protocol) });
-    const onAbort = () => req.destroy(abortError(signal!));
-    signal?.addEventListener('abort', onAbort, { once: true });
     let responded = false;
     req.on('error', (err) => {
       signal?.removeEventListener('abort', onAbort);
@@ -86,22 +86,32 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
       else if (!retried && !responded && req.reusedSocket && (err as NodeJS.ErrnoException).code === 'ECONNRESET') resolve(send(true));
       else reject(Object.assign(new TypeError('fetch failed'), { cause: err }));
     });
+    let source: BodySource | undefined;
+    const onAbort = () => {
+      source?.fail(abortError(signal!)); // readers see the AbortError, not the socket's reset
+      req.destroy(abortError(signal!));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
     req.on('response', (res) => {
       responded = true;
-      const h = new Headers();
-      for (let i = 0; i < res.rawHeaders.length; i += 2) h.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
+      const h = new NodeHeaders(res.rawHeaders);
       const status = res.statusCode ?? 0;
-      let stream: Readable | null = null;
+      let resBody: NodeBody | null = null;
       if (!NULL_BODY.has(status) && init.method !== 'HEAD') {
-        stream = decoded(res);
+        const stream = decoded(res);
         if (stream !== res) {
           h.delete('content-encoding');
           h.delete('content-length');
-          res.on('error', (e) => stream!.destroy(e));
+          res.on('error', (e) => stream.destroy(e));
         }
+        source = new BodySource(stream, () => {
+          res.destroy();
+          if (stream !== res) stream.destroy();
+        });
+        resBody = source.body();
       } else res.resume();
       res.on('close', () => signal?.removeEventListener('abort', onAbort));
-      resolve(new Response(stream ? (Readable.toWeb(stream) as ReadableStream<Uint8Array>) : null, { status, statusText: res.statusMessage, headers: h }));
+      resolve(new NodeResponse(resBody, { status, statusText: res.statusMessage, headers: h, url: url.href }) as unknown as Response);
     });
     if (body !== undefined) req.end(body);
     else req.end();

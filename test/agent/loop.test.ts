@@ -270,6 +270,29 @@ describe('agent loop', () => {
     assert.equal(t.s.requests[0].system, 'SYSTEM\n\nEPHEMERAL');
     assert.ok(!t.history.some((m) => m.content === 'PREFILL'));
   });
+
+  it('stamps each history message at creation, with the same fields in the same order as before', async () => {
+    const echo = tool('echo', () => ({ content: 'echoed' }));
+    let clock = 1_700_000_000_000;
+    const t = setup([{ toolCalls: [{ name: 'echo', arguments: {}, id: 'c1' }], reasoning: 'think' }, { text: 'done' }], [echo], { now: () => (clock += 1000) });
+    await runTurn(user('go'), t.opts);
+    assert.deepEqual(
+      t.history.map((m) => Object.keys(m)),
+      [
+        ['role', 'content', 'timestamp'],
+        ['role', 'content', 'finish_reason', 'tool_calls', 'reasoning', 'timestamp'],
+        ['role', 'tool_call_id', 'tool_name', 'content', 'timestamp'],
+        ['role', 'content', 'finish_reason', 'timestamp'],
+      ],
+    );
+    const stamps = t.history.map((m) => m.timestamp!);
+    assert.ok(stamps.every((s, i) => Number.isFinite(s) && s > 1_700_000_000 && (i === 0 || s > stamps[i - 1])), `increasing seconds: ${stamps}`);
+    assert.deepEqual(t.sunk, t.history, 'the store gets the messages as kept');
+    // A timestamp the caller set is kept.
+    const t2 = setup([{ text: 'ok' }], []);
+    await runTurn({ role: 'user', content: 'old', timestamp: 123 }, t2.opts);
+    assert.equal(t2.history[0].timestamp, 123);
+  });
 });
 
 describe('history repair', () => {

@@ -4,6 +4,8 @@ import { emptyUsage, type Message, type ProviderError, type StreamFn, type Strea
 
 export interface ScriptStep {
   text?: string;
+  /** Visible reasoning on the assistant message. */
+  reasoning?: string;
   toolCalls?: { name: string; arguments: Record<string, unknown> | string; id?: string }[];
   error?: Partial<ProviderError>;
   /** Never finish until aborted. */
@@ -46,6 +48,7 @@ export function scripted(steps: (ScriptStep | ((req: StreamRequest) => ScriptSte
       }));
       const message: Message = { role: 'assistant', content: step.text ?? null };
       if (calls?.length) message.tool_calls = calls;
+      if (step.reasoning) message.reasoning = step.reasoning;
       out.end({ message, stopReason: calls?.length ? 'tool_calls' : 'stop', usage, model: req.model, provider: 'fake' });
     });
     return out;

@@ -162,7 +162,15 @@ export interface ChatWireCache {
 
 export const chatWireCache = (): ChatWireCache => ({ messages: new WeakMap(), tools: new WeakMap() });
 
-const utf8 = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
+// Cached pieces live as long as their message: each gets its own exactly-sized memory. A small
+// Buffer.from() is a slice of a shared 8 KB pool slab, and one long-lived slice keeps its whole slab
+// alive (in the gateway: ~8 KB retained per cached message, RSS growing ~30 MB per 1k messages).
+const utf8 = (v: unknown): Buffer => {
+  const s = JSON.stringify(v);
+  const b = Buffer.allocUnsafeSlow(Buffer.byteLength(s));
+  b.write(s);
+  return b;
+};
 const COMMA = Buffer.from(',');
 
 /**

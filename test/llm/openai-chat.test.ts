@@ -302,6 +302,19 @@ describe('chat completions wire body (cached serialisation)', () => {
     }
   });
 
+  test('cached pieces own exactly their bytes (a pooled slice would keep an 8 KB slab alive per message)', () => {
+    const cache = chatWireCache();
+    const r = runtime({ baseUrl: 'http://127.0.0.1:9/v1' });
+    const messages = history();
+    chatBodyBytes(r, request({ messages, tools: [TOOL] }), cache);
+    const pieces = [...messages.map((m) => cache.messages.get(m)?.bytes), cache.tools.get(TOOL), cache.system?.bytes];
+    assert.ok(pieces.length > 2);
+    for (const b of pieces) {
+      assert.ok(b, 'the piece is cached');
+      assert.equal(b.buffer.byteLength, b.length, 'its own memory, not a slice of the shared pool');
+    }
+  });
+
   test('Claude cache markers sit on the system prompt and the last three messages; earlier ones come from the cache', () => {
     const r = runtime({ baseUrl: 'http://127.0.0.1:9/v1', quirks: { claudeCacheControl: true } });
     const cache = chatWireCache();

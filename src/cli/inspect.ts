@@ -1,6 +1,7 @@
 // Facts `hermes status` and `hermes doctor` both report: which keys are set (names only, never
 // values), which tools a session would get, how many sessions state.db holds.
 
+import { standaloneMessaging } from '../gateway/messaging.ts';
 import { existsSync } from 'node:fs';
 import { PROVIDERS } from '../llm/index.ts';
 import type { HermesConfig } from '../state/defaults.ts';
@@ -56,6 +57,7 @@ export function probeServices(home: string, config: HermesConfig, env: NodeJS.Pr
     callTool: async () => ({ content: '{}' }),
     spawnChild: async () => ({ status: 'failed', summary: '', apiCalls: 0, iterations: 0, toolTrace: [] }),
     auxiliary: () => null,
+    messaging: standaloneMessaging(env, config),
   };
 }
 

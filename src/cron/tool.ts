@@ -128,16 +128,14 @@ export async function cronjobTool(a: CronjobArgs, ctx: ToolContext): Promise<str
             note: `The job is running in the background; its output goes to ${job.deliver}. Do not wait for it.`,
           });
         }
-        // No gateway ticking here: deliver through the session's messaging service, or straight
-        // through the platforms' APIs.
-        const standalone = ctx.services.messaging ? null : (await import('../gateway/delivery.ts')).standaloneRouter(ctx.services.env, ctx.services.config as never);
+        // No gateway ticking here: deliver through the session's messaging service (a send-only
+        // router over the platforms' APIs outside the gateway).
         const messaging = ctx.services.messaging;
-        const deliver: Deliver = standalone
-          ? standalone.deliver
-          : async (target, content, meta) => {
-              const r = await messaging!.send(target, content, meta.origin);
-              return r.ok ? { ok: true } : { ok: false, error: r.error ?? 'delivery failed' };
-            };
+        const deliver: Deliver = async (target, content, meta) => {
+          if (!messaging) return { ok: false, error: 'no messaging service in this process' };
+          const r = await messaging.send(target, content, meta.origin, `cron:${meta.jobId}`);
+          return r.ok ? { ok: true } : { ok: false, error: r.error ?? 'delivery failed' };
+        };
         const scheduler = new CronScheduler({ home: ctx.services.home, deliver, config: ctx.services.config, env: ctx.services.env });
         const { job, done } = await scheduler.runNow(ref);
         const onAbort = () => void scheduler.drain(0);
@@ -148,7 +146,6 @@ export async function cronjobTool(a: CronjobArgs, ctx: ToolContext): Promise<str
           report = await done;
         } finally {
           ctx.signal.removeEventListener('abort', onAbort);
-          await standalone?.close();
         }
         const fresh = store.read().find((j) => j.id === job.id);
         const view: Record<string, unknown> = { ...(fresh ? formatJob(fresh, store) : { job_id: job.id, name: job.name }), executed: true, execution_success: report.success };

@@ -7,6 +7,7 @@
 //     open clarify/approval and mid-turn commands (/status, /queue, /steer…) act at once;
 //  2. anything else follows the busy input mode: `interrupt` (stop the turn, run the new message
 //     next — ⚡), `queue` (run it after — ⏳) or `steer` (hand it to the running turn — ⏩).
+import { routerMessaging } from './messaging.ts';
 import { localeFrom, setLocale, t } from '../i18n/index.ts';
 import { preGatewayDispatch, wantsDispatchHook } from '../plugins/gateway-dispatch.ts';
 import { notifyPluginHook } from '../plugins/state.ts';
@@ -436,7 +437,7 @@ export class GatewayRunner {
       backgroundTasks: this.o.backgroundTasks,
       services: {
         origin: { platform: source.platform, chatId: source.chatId, threadId: source.threadId, userId: source.userId },
-        messaging: { send: (target, content, origin) => this.router.send(target, content, { origin, source: 'send_message' }), list: () => this.router.listTargets() },
+        messaging: routerMessaging(this.router),
       },
     });
     const display = platformSettings(this.config as never, source.platform);

@@ -1,5 +1,6 @@
 // The session runtime: everything a surface needs to hold a conversation. Every surface (one-shot
 // CLI, REPL, gateway chat, ACP, API server, cron) builds one of these and drives the same loop.
+import { standaloneMessaging } from '../gateway/messaging.ts';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { buildSystemPrompt } from '../agent/prompt.ts';
@@ -145,6 +146,7 @@ export class Session {
       auxiliary: (task) => this.auxiliaryModel(task),
       canAsk: () => this.broker.interactive,
       notifier: this.inbox.channel(),
+      messaging: standaloneMessaging(o.env, o.config),
       ...o.services,
     };
     if (isSessionStore(o.store)) this.services.sessionDb = o.store;
@@ -649,7 +651,7 @@ export class Session {
     await this.plugins?.finalize(reason);
     const runner = this.runner;
     this.runner = null;
-    await Promise.all([runner?.close(), runSessionCleanup(this.services), memoryDone, this.flushStore()]);
+    await Promise.all([runner?.close(), runSessionCleanup(this.services), memoryDone, this.flushStore(), this.services.messaging?.close?.()]);
   }
 }
 

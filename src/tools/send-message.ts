@@ -1,25 +1,13 @@
 // send_message: deliver a message to another chat (any configured platform: Telegram, Discord, Slack,
-// Matrix, email…) through the gateway's delivery router, or, outside the gateway, straight through
-// the platform's API. Whether a platform is configured comes from the platform catalog, which loads
-// no adapter; the adapters load only when a message is sent.
-import { configuredChatPlatforms } from '../gateway/platforms/catalog.ts';
+// Matrix, email…) through the messaging service the surface gives (the gateway's delivery router, or
+// elsewhere a send-only router over the platforms' APIs: src/gateway/messaging.ts).
 import type { Zod } from './zod.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
-import type { MessagingService, ToolServices } from './types.ts';
+import type { ToolServices } from './types.ts';
 
-/** A chat platform has credentials (.env or config.yaml) and is not switched off. */
-function anyPlatformConfigured(s: ToolServices): boolean {
-  return configuredChatPlatforms(s.env, s.config as unknown as Record<string, unknown>).length > 0;
-}
-
-async function messagingFor(s: ToolServices): Promise<MessagingService> {
-  if (s.messaging) return s.messaging;
-  // No gateway in this process: a send-only router over the platforms' own APIs (loaded on use).
-  const { standaloneRouter } = await import('../gateway/delivery.ts');
-  const router = standaloneRouter(s.env, s.config as never);
-  return { send: (t, c, o) => router.send(t, c, { origin: o, source: 'send_message' }), list: () => router.listTargets() };
-}
+/** A chat platform has credentials (.env or config.yaml) and is not switched off, or this is the gateway. */
+const available = (s: ToolServices): boolean => s.messaging?.available() ?? false;
 
 export default defineTool({
   name: 'send_message',
@@ -35,7 +23,7 @@ export default defineTool({
     target: z.string().optional().describe('Where to send (see description)'),
     message: z.string().optional().describe('The message text'),
   }),
-  check: (s) => s.platform !== 'api_server' && s.platform !== 'webhook' && (s.depth ?? 0) === 0 && (!!s.messaging || anyPlatformConfigured(s)),
+  check: (s) => s.platform !== 'api_server' && s.platform !== 'webhook' && (s.depth ?? 0) === 0 && available(s),
   requirement: (s) =>
     s.platform === 'api_server' || s.platform === 'webhook'
       ? `not offered to ${s.platform === 'api_server' ? 'API server' : 'webhook'} runs`
@@ -43,8 +31,9 @@ export default defineTool({
         ? 'not offered to subagents'
         : 'needs a messaging platform: none is configured (`hermes gateway setup` sets up Telegram, Discord, Slack, Matrix, Signal, email and the others)',
   async handler(a, ctx) {
-    const m = await messagingFor(ctx.services);
-    if ((a.action ?? 'send') === 'list') return ok(m.list() as unknown as Record<string, unknown>);
+    const m = ctx.services.messaging;
+    if (!m) return fail('send_message is not available here: no messaging service.');
+    if ((a.action ?? 'send') === 'list') return ok((await m.list()) as unknown as Record<string, unknown>);
     if (!a.target?.trim()) return fail('send_message needs a `target` (e.g. "telegram" for the home channel, or "telegram:<chat_id>"). Call with action="list" to see reachable chats.');
     if (!a.message?.trim()) return fail('send_message needs a non-empty `message`.');
     const r = await m.send(a.target, a.message, ctx.services.origin);

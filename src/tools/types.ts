@@ -79,9 +79,18 @@ export interface DeliveryOrigin {
   userId?: string;
 }
 
+/**
+ * Sending to other chats, given by the surface: the gateway's own router there, a send-only router
+ * over the platforms' APIs elsewhere (src/gateway/messaging.ts). Tools never import the gateway.
+ */
 export interface MessagingService {
-  send(target: string, content: string, origin?: DeliveryOrigin): Promise<{ ok: boolean; error?: string; platform?: string; chatId?: string }>;
-  list(): { platforms: { name: string; connected: boolean; home: string | null }[]; chats: { target: string; platform: string; name?: string; type?: string }[] };
+  /** Some chat platform is configured (or this is the gateway): send_message is offered. */
+  available(): boolean;
+  /** `source` names the sender in the delivery record (default send_message; cron uses cron:<job>). */
+  send(target: string, content: string, origin?: DeliveryOrigin, source?: string): Promise<{ ok: boolean; error?: string; platform?: string; chatId?: string }>;
+  /** Closes what sending opened (the surface calls it when its session closes). */
+  close?(): Promise<void>;
+  list(): Promise<{ platforms: { name: string; connected: boolean; home: string | null }[]; chats: { target: string; platform: string; name?: string; type?: string }[] }>;
 }
 
 export interface AuxiliaryModel {

@@ -1,4 +1,5 @@
 // The cronjob tool: bound through the real registry, and driven by the model in `hermes chat -q`.
+import { standaloneMessaging } from '../../src/gateway/messaging.ts';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
@@ -21,7 +22,9 @@ after(async () => {
 });
 
 function servicesFor(home: string, over: Partial<ToolServices> = {}): ToolServices {
-  return makeServices({ home, config: loadConfig(home, testEnv(home)).config, env: testEnv(home), ...over });
+  const config = loadConfig(home, testEnv(home)).config;
+  // As a CLI session gives it: a send-only router over the platforms' APIs.
+  return makeServices({ home, config, env: testEnv(home), messaging: standaloneMessaging(testEnv(home), config), ...over });
 }
 
 async function call(services: ToolServices, args: Record<string, unknown>): Promise<{ json: Record<string, any>; isError: boolean }> {

@@ -9,6 +9,7 @@ import { platformEnabled } from '../../src/gateway/config.ts';
 import { listPlatforms } from '../../src/gateway/platforms/registry.ts';
 import { hermes, ROOT, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.ts';
+import { startFakeTelegram } from '../helpers/fake-telegram.ts';
 
 let fake: FakeLlm;
 before(async () => {
@@ -93,5 +94,28 @@ describe('send_message availability', () => {
     // The full registry (adapters loaded through config.ts) gives the same answer for every platform.
     const fromAdapters = listPlatforms('chat').filter((d) => platformEnabled(d.name, config, env)).map((d) => d.name).sort();
     assert.deepEqual(fromAdapters, fromCatalog);
+  });
+
+  it('outside the gateway the model sends through the CLI session\'s messaging service (list, then send)', async () => {
+    const tg = await startFakeTelegram();
+    try {
+      const h = home();
+      const env = { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_HOME_CHANNEL: '777' };
+      fake.enqueue(
+        { toolCalls: [{ name: 'send_message', arguments: { action: 'list' } }] },
+        { toolCalls: [{ name: 'send_message', arguments: { target: 'telegram', message: 'build is green' } }] },
+        { text: 'sent' },
+      );
+      const before = fake.requests.length;
+      const r = await hermes(['chat', '-q', 'tell my phone the build is green'], { home: h, env });
+      assert.equal(r.code, 0, r.stderr);
+      const toolResults = fake.requests.slice(before + 1).map((q) => q.body.messages.at(-1)?.content as string);
+      assert.match(toolResults[0], /"name":"telegram"/);
+      assert.match(toolResults[1], /"success":true/);
+      const sent = tg.calls.filter((c) => c.method === 'sendMessage').map((c) => [String(c.params.chat_id), String(c.params.text)]);
+      assert.deepEqual(sent, [['777', 'build is green']]);
+    } finally {
+      await tg.close();
+    }
   });
 });

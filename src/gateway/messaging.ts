@@ -1,0 +1,32 @@
+// The messaging service the tools get outside the gateway (CLI, TUI, ACP, cron runs, `hermes mcp
+// serve`): whether any chat platform is configured comes from the platform catalog (no adapter or
+// SDK loaded); sending goes through a send-only router over each platform's own API, loaded on the
+// first send or list. The gateway gives its sessions its own service (its live adapters). Tools
+// see only the MessagingService interface (src/tools/types.ts) and never import the gateway.
+import type { MessagingService } from '../tools/types.ts';
+import type { DeliveryRouter } from './delivery.ts';
+import { configuredChatPlatforms } from './platforms/catalog.ts';
+
+export function standaloneMessaging(env: NodeJS.ProcessEnv, config: object): MessagingService {
+  let router: Promise<DeliveryRouter> | null = null;
+  const open = () => (router ??= import('./delivery.ts').then((m) => m.standaloneRouter(env, config as Record<string, unknown>)));
+  return {
+    available: () => configuredChatPlatforms(env, config as Record<string, unknown>).length > 0,
+    send: async (target, content, origin, source = 'send_message') => (await open()).send(target, content, { origin, source }),
+    list: async () => (await open()).listTargets(),
+    close: async () => {
+      const r = router;
+      router = null;
+      if (r) await (await r).close();
+    },
+  };
+}
+
+/** The gateway's service: its own router, always available (it is the messaging process). */
+export function routerMessaging(router: DeliveryRouter): MessagingService {
+  return {
+    available: () => true,
+    send: (target, content, origin, source = 'send_message') => router.send(target, content, { origin, source }),
+    list: async () => router.listTargets(),
+  };
+}

@@ -128,6 +128,16 @@ function errorBody(wire: RecordedRequest['wire'], status: number, message?: stri
   return { error: { message: msg, type: oaType, code: oaType, param: null } };
 }
 
+/** A request's body, read with plain stream events (less machinery per request than `for await`). */
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
 export async function startFakeLlm(opts: { defaultReply?: FakeReply; requireKey?: string } = {}): Promise<FakeLlm> {
   const queue: FakeReply[] = [];
   let handler: ((req: RecordedRequest) => FakeReply | Promise<FakeReply>) | null = null;
@@ -189,11 +199,10 @@ export async function startFakeLlm(opts: { defaultReply?: FakeReply; requireKey?
           : undefined;
     if (req.method !== 'POST' || !wire) return sendJson(res, 404, { error: { message: `no route for ${req.method} ${path}` } });
 
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
+    const raw = await readBody(req);
     let body: Json = {};
     try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Json;
+      body = JSON.parse(raw.toString('utf8') || '{}') as Json;
     } catch {
       return sendJson(res, 400, errorBody(wire, 400, 'body is not valid JSON'));
     }
@@ -227,6 +236,12 @@ export async function startFakeLlm(opts: { defaultReply?: FakeReply; requireKey?
 
   async function sse(res: http.ServerResponse, reply: FakeReply, events: string[]): Promise<void> {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    // Without pacing or a cut, the headers and the whole stream leave in one chunked write (the bytes
+    // a client reads are the same; a real server's packets split anywhere).
+    if (reply.cutAfterChunks === undefined && !reply.chunkDelayMs) {
+      res.end(events.join(''));
+      return;
+    }
     res.flushHeaders();
     let n = 0;
     for (const ev of events) {

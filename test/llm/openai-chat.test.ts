@@ -302,17 +302,36 @@ describe('chat completions wire body (cached serialisation)', () => {
     }
   });
 
-  test('cached pieces own exactly their bytes (a pooled slice would keep an 8 KB slab alive per message)', () => {
+  test('cached pieces own exactly their bytes (a pooled slice would keep an 8 KB slab alive)', () => {
     const cache = chatWireCache();
     const r = runtime({ baseUrl: 'http://127.0.0.1:9/v1' });
     const messages = history();
     chatBodyBytes(r, request({ messages, tools: [TOOL] }), cache);
-    const pieces = [...messages.map((m) => cache.messages.get(m)?.bytes), cache.tools.get(TOOL), cache.system?.bytes];
-    assert.ok(pieces.length > 2);
+    messages.push({ role: 'assistant', content: 'more' });
+    chatBodyBytes(r, request({ messages, tools: [TOOL] }), cache);
+    const pieces = [cache.history?.bytes, cache.tail?.bytes, cache.system?.bytes];
     for (const b of pieces) {
       assert.ok(b, 'the piece is cached');
       assert.equal(b.buffer.byteLength, b.length, 'its own memory, not a slice of the shared pool');
     }
+  });
+
+  test('the history run is extended, cut back to a changed message, and rebuilt after a replacement', () => {
+    const cache = chatWireCache();
+    const r = runtime({ baseUrl: 'http://127.0.0.1:9/v1' });
+    const messages = history();
+    const check = (req: ReturnType<typeof request>) => assert.equal(chatBodyJson(r, req, cache), expected(r, req));
+    for (let i = 0; i < 4; i++) {
+      messages.push({ role: 'assistant', content: `step ${i} — ok` }, { role: 'user', content: `next ${i}` });
+      check(request({ messages, tools: [TOOL] }));
+    }
+    messages[4] = { role: 'assistant', content: 'replaced' }; // a new object in the middle
+    check(request({ messages, tools: [TOOL] }));
+    messages[1].tool_calls = [{ id: 'c2', type: 'function', function: { name: 'read_file', arguments: '{}' } }]; // a field reassigned
+    check(request({ messages, tools: [TOOL] }));
+    check(request({ messages: messages.slice(0, 3), tools: [TOOL] })); // shorter (compressed)
+    check(request({ messages: [], tools: [] }));
+    check(request({ messages: history(), system: '', tools: [TOOL, { ...TOOL, name: 'other' }] }));
   });
 
   test('Claude cache markers sit on the system prompt and the last three messages; earlier ones come from the cache', () => {

@@ -487,7 +487,7 @@ export class SessionState {
   ): Promise<string> {
     if (this.compressing) return 'A compression is already running.';
     this.compressing = true;
-    // Every queued message is committed first (the loop commits on the next tick): a rotation or an
+    // Every queued message is committed first (the loop's commits are grouped): a rotation or an
     // in-place archive must cover every row of `history`.
     this.host.flushAppends();
     const store = this.host.persisted ? this.host.options.store : undefined;

@@ -165,10 +165,13 @@ export class HermesLog {
 
   write(level: LogLevel, name: string, message: string, session?: string | null): void {
     const order = LEVEL_ORDER[level];
-    const line = formatLogLine(level, name, message, session);
-    if (order >= this.level) this.agent.write(line);
-    if (order >= LEVEL_ORDER.WARNING) this.errors.write(line);
-    for (const [mode, file] of this.modes) if (order >= LEVEL_ORDER.INFO && COMPONENT_PREFIXES[mode].some((p) => name.startsWith(p))) file.write(line);
+    // A line no file takes (DEBUG at the default INFO level) is not formatted (nor redacted) at all.
+    if (order < this.level && order < LEVEL_ORDER.INFO) return;
+    let line: string | undefined;
+    const text = () => (line ??= formatLogLine(level, name, message, session));
+    if (order >= this.level) this.agent.write(text());
+    if (order >= LEVEL_ORDER.WARNING) this.errors.write(text());
+    for (const [mode, file] of this.modes) if (order >= LEVEL_ORDER.INFO && COMPONENT_PREFIXES[mode].some((p) => name.startsWith(p))) file.write(text());
   }
 }
 

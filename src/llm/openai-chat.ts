@@ -166,8 +166,8 @@ const unchanged = (s: SentMessage, m: Message) =>
  * serialised again from the first message that differs.
  */
 export interface ChatWireCache {
-  /** The history messages sent last (in order), what each was made from, and their JSON joined by commas. */
-  history?: { messages: Message[]; sent: SentMessage[]; ends: number[]; bytes: Buffer };
+  /** The history messages sent last (in order), what each was made from, and their JSON joined by commas (`buf` up to `length`). */
+  history?: { messages: Message[]; sent: SentMessage[]; ends: number[]; buf: Buffer; length: number };
   /** Everything after the messages array, for the tool list and settings it was made from. */
   tail?: { key: string; tools: ToolSchema[]; bytes: Buffer };
   /** The last system message sent without a cache marker, and its JSON. */
@@ -188,40 +188,49 @@ const ownBytes = (chunks: Buffer[]): Buffer => {
 const utf8 = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
 const COMMA = Buffer.from(',');
 
-/** The history's JSON (messages joined by commas), extending the last request's when it is a prefix. */
+/**
+ * The history's JSON (messages joined by commas), extending the last request's when it is a prefix.
+ * The run grows in place (its buffer has room for ~half as much again), so a step copies only the
+ * new messages' bytes.
+ */
 function historyBytes(runtime: ProviderRuntime, messages: Message[], count: number, cache: ChatWireCache): Buffer {
-  const h = cache.history;
+  let h = cache.history;
   let same = 0;
   if (h && h.messages.length <= count) {
     while (same < h.messages.length && messages[same] === h.messages[same] && unchanged(h.sent[same], messages[same])) same++;
   }
-  if (h && same === h.messages.length && same === count) return h.bytes;
-  const keep = h && same ? h.bytes.subarray(0, h.ends[same - 1]) : undefined;
-  const chunks: Buffer[] = keep ? [keep] : [];
-  // (The arrays are this cache's own: a pure extension appends to them.)
-  const next = !h || !same ? { messages: [] as Message[], sent: [] as SentMessage[], ends: [] as number[] } : h;
-  if (next.messages.length > same) {
-    next.messages.length = same;
-    next.sent.length = same;
-    next.ends.length = same;
+  if (!h || !same) h = cache.history = { messages: [], sent: [], ends: [], buf: Buffer.alloc(0), length: 0 };
+  else if (h.messages.length > same) {
+    h.messages.length = same;
+    h.sent.length = same;
+    h.ends.length = same;
+    h.length = h.ends[same - 1];
   }
-  let at = keep?.length ?? 0;
-  for (let i = same; i < count; i++) {
-    const m = messages[i];
-    const b = utf8(toChatMessage(m, runtime));
-    if (i > 0) {
-      chunks.push(COMMA);
-      at += 1;
+  if (same < count) {
+    const pieces: Buffer[] = [];
+    let add = 0;
+    for (let i = same; i < count; i++) {
+      const m = messages[i];
+      const b = utf8(toChatMessage(m, runtime));
+      if (i > 0) add += COMMA.length;
+      add += b.length;
+      pieces.push(b);
+      h.messages.push(m);
+      h.sent.push(snapshot(m));
+      h.ends.push(h.length + add);
     }
-    chunks.push(b);
-    at += b.length;
-    next.messages.push(m);
-    next.sent.push(snapshot(m));
-    next.ends.push(at);
+    if (h.length + add > h.buf.length) {
+      // Its own memory (a pooled slice would keep a shared 8 KB slab alive as long as the cache).
+      const grown = Buffer.allocUnsafeSlow(Math.max(h.length + add, Math.ceil(h.buf.length * 1.5)));
+      h.buf.copy(grown, 0, 0, h.length);
+      h.buf = grown;
+    }
+    for (const [j, b] of pieces.entries()) {
+      if (same + j > 0) h.length += COMMA.copy(h.buf, h.length);
+      h.length += b.copy(h.buf, h.length);
+    }
   }
-  const bytes = ownBytes(chunks);
-  cache.history = { messages: next.messages, sent: next.sent, ends: next.ends, bytes };
-  return bytes;
+  return h.buf.subarray(0, h.length);
 }
 
 /** `]` and everything after the messages array: stream options, tools (cached while the list and settings stay), limits. */

@@ -309,7 +309,7 @@ describe('chat completions wire body (cached serialisation)', () => {
     chatBodyBytes(r, request({ messages, tools: [TOOL] }), cache);
     messages.push({ role: 'assistant', content: 'more' });
     chatBodyBytes(r, request({ messages, tools: [TOOL] }), cache);
-    const pieces = [cache.history?.bytes, cache.tail?.bytes, cache.system?.bytes];
+    const pieces = [cache.history?.buf, cache.tail?.bytes, cache.system?.bytes];
     for (const b of pieces) {
       assert.ok(b, 'the piece is cached');
       assert.equal(b.buffer.byteLength, b.length, 'its own memory, not a slice of the shared pool');

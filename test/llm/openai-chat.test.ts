@@ -257,6 +257,36 @@ describe('chat completions adapter (real openai SDK → fake)', () => {
     }
   });
 
+  test('an error in the event stream (payload or `event: error`) is the provider’s error, as the SDK reports it; malformed JSON too', async () => {
+    const bodies = [
+      'data: {"error":{"message":"Upstream overloaded, try again","type":"server_error","code":"overloaded"}}\n\n',
+      'event: error\ndata: {"error":{"message":"Rate limit reached mid-stream","type":"rate_limit_error"}}\n\n',
+      'data: {"id":"c1","choices":[{"index":0,"delta":{"content":"x"}}\n\n',
+    ];
+    let n = 0;
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(bodies[n++]);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      const stream = createChatCompletionsStream(runtime({ baseUrl: base }));
+      const overloaded = await stream(request()).result();
+      assert.equal(overloaded.stopReason, 'error');
+      assert.match(overloaded.error?.message ?? '', /Upstream overloaded/);
+      const limited = await stream(request()).result();
+      assert.equal(limited.stopReason, 'error');
+      assert.match(limited.error?.message ?? '', /Rate limit reached mid-stream/);
+      const malformed = await stream(request()).result();
+      assert.equal(malformed.stopReason, 'error');
+      assert.match(malformed.error?.message ?? '', /malformed server-sent event JSON/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   test('an unreachable server → connection error naming the base URL', async () => {
     const dead = await startFakeLlm();
     const url = dead.openaiBaseUrl;

@@ -198,6 +198,8 @@ function arrayEnd(text: string, key: string): number {
  */
 class BodyFactsCache {
   private last?: { key: string; raw: Buffer; end: number; empty: boolean; facts: BodyFacts };
+  /** Bodies parsed whole since the last one that extended its predecessor. */
+  private misses = 0;
 
   /** The facts of `raw` when it extends the last body; undefined when it must be parsed. */
   extended(raw: Buffer, key: string): BodyFacts | undefined {
@@ -216,11 +218,19 @@ class BodyFactsCache {
       return undefined;
     }
     this.last = { ...l, raw, end: raw.length - tail, empty: false };
+    this.misses = 0;
     return l.facts;
   }
 
   /** Remembers a body that was parsed whole. */
   remember(raw: Buffer, text: string, key: string, facts: BodyFacts): void {
+    // Interleaved conversations (the gateway's chats) never extend the last body: look for the
+    // array's end only while that may pay off (after a hit, then for one body in 16 of a run of misses).
+    this.misses++;
+    if (this.misses > 2 && this.misses % 16 !== 0) {
+      this.last = undefined;
+      return;
+    }
     const at = arrayEnd(text, key);
     if (at < 0) {
       this.last = undefined;

@@ -4,7 +4,7 @@ import { addUsage, emptyUsage, type Message, type ProviderError, type StreamFn, 
 import { IterationBudget } from './budget.ts';
 import { DEFAULT_GUARDRAILS, ToolGuardrails, type GuardrailConfig } from './guardrails.ts';
 import { planSegments, type PlannedCall } from './planner.ts';
-import { fingerprint, messageText, parseToolArgs, repairToolName, sanitizeHistory } from './repair.ts';
+import { fingerprint, messageText, parseToolArgs, repairToolName, sanitizeHistory, sanitizeMemo } from './repair.ts';
 import type { RequestBroker } from './requests.ts';
 import { extractTextCalls, formatsFor, textCallScanner, unreadableMessage, type TextCallScanner } from './textcalls/index.ts';
 import type { AgentEvent, AgentTool, MessageSink, ToolOutcome, TurnResult } from './types.ts';
@@ -177,12 +177,18 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
   const turnUser = userMessage ? o.history[o.history.length - 1] : [...o.history].reverse().find((m) => m.role === 'user');
   emit({ type: 'turn_start', userMessage });
 
+  // The request's history, sanitised: the part already final is reused from request to request, and
+  // the turn's user message with its recalled context is one object for the whole turn (request
+  // builders cache by message).
+  const sanitized = sanitizeMemo();
+  let withCtx: Message | undefined;
   /** One model call. Returns the assistant message, or a finished TurnResult on failure. */
   const callModel = async (withTools: boolean, extraUser?: string): Promise<Message | TurnResult> => {
     if (o.beforeRequest) await o.beforeRequest(o.history, lastUsage);
     syncTools();
     const ctxText = o.turnContext;
-    const messages = sanitizeHistory(ctxText && turnUser ? o.history.map((m) => (m === turnUser ? withContext(m, ctxText) : m)) : o.history);
+    const history = ctxText && turnUser ? o.history.map((m) => (m === turnUser ? (withCtx ??= withContext(m, ctxText)) : m)) : o.history;
+    const messages = sanitizeHistory(history, sanitized);
     if (o.prefill?.length) messages.unshift(...o.prefill.map((m) => ({ ...m })));
     if (extraUser) messages.push({ role: 'user', content: extraUser });
     const system = o.ephemeralSystem ? `${o.system}\n\n${o.ephemeralSystem}` : o.system;

@@ -29,9 +29,16 @@ function joinContent(a: Message['content'], b: Message['content']): Message['con
  * The stored history is not modified: a message that needs no change is passed through as the same
  * object (copy on write), so request builders may key caches on it; nothing downstream edits them.
  */
-export function sanitizeHistory(history: Message[]): Message[] {
+export function sanitizeHistory(history: Message[], memo?: SanitizeMemo): Message[] {
   const out: Message[] = [];
   let open: Map<string, ToolCall> | null = null; // calls of the last assistant message awaiting results
+  // A memo's prefix is reused when the history still starts with those same messages.
+  let start = 0;
+  if (memo && memo.input.length <= history.length && memo.input.every((m, i) => history[i] === m)) {
+    start = memo.input.length;
+    for (const m of memo.out) out.push(m);
+  }
+  let cut = { input: start, out: out.length };
 
   const closeOpen = () => {
     if (!open) return;
@@ -40,14 +47,20 @@ export function sanitizeHistory(history: Message[]): Message[] {
     open = null;
   };
 
-  for (const src of history) {
+  for (let i = start; i < history.length; i++) {
+    const src = history[i];
     if (src.role === 'system') continue;
     let m = src;
     if (m.role === 'tool') {
       if (open && m.tool_call_id && open.has(m.tool_call_id)) {
         open.delete(m.tool_call_id);
         out.push(m);
-        if (open.size === 0) open = null;
+        if (open.size === 0) {
+          open = null;
+          // Nothing after a completed call's last result can change what came before it (no merge
+          // into a tool message, no stub to add): the output so far is final.
+          cut = { input: i + 1, out: out.length };
+        }
       }
       // else: orphan result, dropped
       continue;
@@ -74,9 +87,27 @@ export function sanitizeHistory(history: Message[]): Message[] {
     out.push(m);
     if (m.role === 'assistant' && m.tool_calls?.length) open = new Map(m.tool_calls.map((c) => [c.id, c]));
   }
+  if (memo && cut.input > memo.input.length) {
+    memo.input = history.slice(0, cut.input);
+    memo.out = out.slice(0, cut.out);
+  } else if (memo && start === 0) {
+    memo.input = [];
+    memo.out = [];
+  }
   closeOpen();
   return out;
 }
+
+/**
+ * What `sanitizeHistory` keeps between calls on a growing history: the output for the history's
+ * first messages, up to the last point nothing later can change (after a completed call's results).
+ */
+export interface SanitizeMemo {
+  input: Message[];
+  out: Message[];
+}
+
+export const sanitizeMemo = (): SanitizeMemo => ({ input: [], out: [] });
 
 const normalizeName = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
 

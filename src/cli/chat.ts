@@ -291,7 +291,25 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
   const quiet = !!opts.quiet;
   const canAsk = !quiet && !!process.stdin.isTTY && !!process.stderr.isTTY;
   const db = await openStore(ctx);
-  const err = (s: string) => process.stderr.write(s + '\n');
+  // A tool's activity line leaves with the step's request (one wake-up of whoever reads stderr per
+  // step, not two); any other output writes what is pending first, so the order stays.
+  let pendingLines = '';
+  const flushLines = () => {
+    if (pendingLines) process.stderr.write(pendingLines);
+    pendingLines = '';
+  };
+  const lineLater = (s: string) => {
+    if (!pendingLines) setImmediate(flushLines);
+    pendingLines += s + '\n';
+  };
+  const err = (s: string) => {
+    flushLines();
+    process.stderr.write(s + '\n');
+  };
+  const out = (s: string) => {
+    flushLines();
+    process.stdout.write(s);
+  };
   const restored = await findResumeTarget(db, opts, quiet ? undefined : err);
   const skillText = preloadedSkills(ctx, opts);
   if (skillText) query = `${skillText}\n\nUser instruction: ${query}`;
@@ -309,19 +327,20 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
     switch (e.type) {
       case 'text_delta':
         if (!quiet) {
-          process.stdout.write(e.text);
+          out(e.text);
           streamed += e.text;
         }
         break;
       case 'tool_start':
         toolArgs.set(e.callId, e.args);
         if (!quiet && streamed && !streamed.endsWith('\n')) {
-          process.stdout.write('\n');
+          out('\n');
           streamed += '\n';
         }
         break;
       case 'tool_end':
-        if (!quiet) err(activityLine(e.name, toolArgs.get(e.callId) ?? {}, e.durationMs, { failed: e.isError }));
+        if (!quiet) lineLater(activityLine(e.name, toolArgs.get(e.callId) ?? {}, e.durationMs, { failed: e.isError }));
+        toolArgs.delete(e.callId);
         break;
       case 'retry':
         if (!quiet || opts.verbose) err(`↻ ${e.error.provider}: ${e.error.message} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})`);
@@ -350,6 +369,7 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
   let sigints = 0;
   const onSigint = () => {
     sigints++;
+    flushLines();
     if (sigints > 1) process.exit(130);
     ac.abort();
   };
@@ -357,21 +377,21 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
   try {
     const result = await session.prompt(query, { signal: ac.signal });
     if (result.interrupted) {
-      if (streamed && !streamed.endsWith('\n')) process.stdout.write('\n');
+      if (streamed && !streamed.endsWith('\n')) out('\n');
       err('Interrupted.');
       process.exitCode = 130;
       return;
     }
     if (result.failed) {
-      if (streamed && !streamed.endsWith('\n')) process.stdout.write('\n');
+      if (streamed && !streamed.endsWith('\n')) out('\n');
       const e = result.error;
       const msg = e && 'provider' in e ? describeError(e, session.runtime) : (e?.message ?? 'The turn failed.');
       throw new CliError(msg);
     }
     const printAnswer = (r: typeof result) => {
-      if (quiet) process.stdout.write(r.finalText.replace(/\n*$/, '\n'));
-      else if (streamed && !streamed.endsWith('\n')) process.stdout.write('\n');
-      else if (!streamed && r.finalText) process.stdout.write(r.finalText.replace(/\n*$/, '\n'));
+      if (quiet) out(r.finalText.replace(/\n*$/, '\n'));
+      else if (streamed && !streamed.endsWith('\n')) out('\n');
+      else if (!streamed && r.finalText) out(r.finalText.replace(/\n*$/, '\n'));
     };
     printAnswer(result);
     // Background work that promised to report (notify_on_complete processes, background subagents):
@@ -387,7 +407,7 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
           streamed = '';
           const r = await session.prompt(text, { signal: ac.signal });
           if (r.interrupted || r.failed) {
-            if (streamed && !streamed.endsWith('\n')) process.stdout.write('\n');
+            if (streamed && !streamed.endsWith('\n')) out('\n');
             if (r.failed) err(`⚠ the follow-up turn failed: ${r.error && 'provider' in r.error ? describeError(r.error, session.runtime) : (r.error?.message ?? 'unknown error')}`);
             return { stop: true };
           }
@@ -397,6 +417,7 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
       });
     }
   } finally {
+    flushLines();
     process.off('SIGINT', onSigint);
     await session.close('oneshot');
     await db.close();

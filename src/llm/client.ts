@@ -19,7 +19,7 @@
 // A fallback activates at most once per turn and the turn stays on it; `beginTurn()` restores the
 // primary. A Retry-After longer than two minutes is not waited out: it counts as retries exhausted.
 
-import { defaultTimeoutMs } from './attempt.ts';
+import { defaultStaleMs, defaultTimeoutMs } from './attempt.ts';
 import { createAnthropicStream } from './anthropic.ts';
 import { CredentialPool, type FailureInfo, type KeyFailure, type KeyStrategy, type SelectedKey } from './credentials.ts';
 import { type EventStream, streamFrom } from './event-stream.ts';
@@ -118,8 +118,9 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
   const maxRetries = Math.max(0, o.maxRetries ?? 3);
   const sleep = o.sleep ?? defaultSleep;
   const random = o.random ?? Math.random;
+  // Read from the environment once per client, not on every request of the loop.
   const timeoutMs = o.timeoutMs ?? defaultTimeoutMs();
-  const adapterOpts = { fetch: o.fetch, staleMs: o.staleMs, timeoutMs, now: o.now };
+  const adapterOpts = { fetch: o.fetch, staleMs: o.staleMs ?? defaultStaleMs(), timeoutMs, now: o.now };
   const pools = new WeakMap<ProviderRuntime, CredentialPool>();
   const adapters = new WeakMap<ProviderRuntime, Map<string, StreamFn>>();
 

@@ -6,6 +6,7 @@ import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { type AdapterOptions, contentText, defaultTimeoutMs, isClaudeModel, runAttempt } from './attempt.ts';
 import { StreamCutError } from './errors.ts';
+import { readSse, type SseBody } from './sse.ts';
 import type { ProviderRuntime } from './resolve.ts';
 import type { Message, StopReason, StreamFn, StreamRequest, ToolSchema, Usage } from './types.ts';
 
@@ -131,7 +132,7 @@ function bodyTail(runtime: ProviderRuntime, req: StreamRequest): Json {
 
 const chatTool = (t: ToolSchema): Json => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } });
 
-/** A history message's JSON (UTF-8) as last sent, with the fields it was made from (to notice a reassignment). */
+/** The fields a history message's JSON was made from, as last sent (to notice a reassignment). */
 interface SentMessage {
   role: Message['role'];
   content: Message['content'];
@@ -139,39 +140,116 @@ interface SentMessage {
   tool_calls: Message['tool_calls'];
   reasoning: Message['reasoning'];
   reasoning_details: Message['reasoning_details'];
-  bytes: Buffer;
 }
+
+const snapshot = ({ role, content, tool_call_id, tool_calls, reasoning, reasoning_details }: Message): SentMessage => ({
+  role,
+  content,
+  tool_call_id,
+  tool_calls,
+  reasoning,
+  reasoning_details,
+});
 
 const unchanged = (s: SentMessage, m: Message) =>
   s.role === m.role && s.content === m.content && s.tool_call_id === m.tool_call_id && s.tool_calls === m.tool_calls && s.reasoning === m.reasoning && s.reasoning_details === m.reasoning_details;
 
 /**
- * Serialised pieces one stream function reuses from request to request, as UTF-8 bytes: in a long
- * turn every request re-sends the same tool schemas and the same history, and serialising them again
- * — then measuring and encoding the whole body for the socket (slow for the two-byte string one "—"
- * in a tool description makes of it) — was most of the loop's own CPU per step. History messages
- * are never edited in place once sent (the loop appends new ones; compression and repair build new
- * objects); a message whose top-level fields were reassigned anyway is serialised again.
+ * What one stream function reuses from request to request, as UTF-8 bytes: in a long turn every
+ * request re-sends the same tool schemas and the same history, and serialising them again — then
+ * measuring and encoding the whole body for the socket (slow for the two-byte string one "—" in a
+ * tool description makes of it) — was most of the loop's own CPU per step. The history part is kept
+ * as one run of bytes that the next request extends with the messages appended since (assembling
+ * hundreds of small pieces per request cost more than the copy). History messages are never edited
+ * in place once sent (the loop appends new ones; compression and repair build new objects); should a
+ * sent message's top-level fields be reassigned anyway, or the history be replaced, the run is
+ * serialised again from the first message that differs.
  */
 export interface ChatWireCache {
-  messages: WeakMap<Message, SentMessage>;
-  tools: WeakMap<ToolSchema, Buffer>;
+  /** The history messages sent last (in order), what each was made from, and their JSON joined by commas (`buf` up to `length`). */
+  history?: { messages: Message[]; sent: SentMessage[]; ends: number[]; buf: Buffer; length: number };
+  /** Everything after the messages array, for the tool list and settings it was made from. */
+  tail?: { key: string; tools: ToolSchema[]; bytes: Buffer };
   /** The last system message sent without a cache marker, and its JSON. */
   system?: { text: string; role: unknown; bytes: Buffer };
 }
 
-export const chatWireCache = (): ChatWireCache => ({ messages: new WeakMap(), tools: new WeakMap() });
+export const chatWireCache = (): ChatWireCache => ({});
 
-// Cached pieces live as long as their message: each gets its own exactly-sized memory. A small
-// Buffer.from() is a slice of a shared 8 KB pool slab, and one long-lived slice keeps its whole slab
-// alive (in the gateway: ~8 KB retained per cached message, RSS growing ~30 MB per 1k messages).
-const utf8 = (v: unknown): Buffer => {
-  const s = JSON.stringify(v);
-  const b = Buffer.allocUnsafeSlow(Buffer.byteLength(s));
-  b.write(s);
+// Cached bytes live as long as the stream function: each run gets its own exactly-sized memory. A
+// small Buffer.from() is a slice of a shared 8 KB pool slab, and one long-lived slice keeps its whole
+// slab alive (in the gateway: ~8 KB retained per cached message, RSS growing ~30 MB per 1k messages).
+const ownBytes = (chunks: Buffer[]): Buffer => {
+  const b = Buffer.allocUnsafeSlow(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) at += c.copy(b, at);
   return b;
 };
+const utf8 = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
 const COMMA = Buffer.from(',');
+
+/**
+ * The history's JSON (messages joined by commas), extending the last request's when it is a prefix.
+ * The run grows in place (its buffer has room for ~half as much again), so a step copies only the
+ * new messages' bytes.
+ */
+function historyBytes(runtime: ProviderRuntime, messages: Message[], count: number, cache: ChatWireCache): Buffer {
+  let h = cache.history;
+  let same = 0;
+  if (h && h.messages.length <= count) {
+    while (same < h.messages.length && messages[same] === h.messages[same] && unchanged(h.sent[same], messages[same])) same++;
+  }
+  if (!h || !same) h = cache.history = { messages: [], sent: [], ends: [], buf: Buffer.alloc(0), length: 0 };
+  else if (h.messages.length > same) {
+    h.messages.length = same;
+    h.sent.length = same;
+    h.ends.length = same;
+    h.length = h.ends[same - 1];
+  }
+  if (same < count) {
+    const pieces: Buffer[] = [];
+    let add = 0;
+    for (let i = same; i < count; i++) {
+      const m = messages[i];
+      const b = utf8(toChatMessage(m, runtime));
+      if (i > 0) add += COMMA.length;
+      add += b.length;
+      pieces.push(b);
+      h.messages.push(m);
+      h.sent.push(snapshot(m));
+      h.ends.push(h.length + add);
+    }
+    if (h.length + add > h.buf.length) {
+      // Its own memory (a pooled slice would keep a shared 8 KB slab alive as long as the cache).
+      const grown = Buffer.allocUnsafeSlow(Math.max(h.length + add, Math.ceil(h.buf.length * 1.5)));
+      h.buf.copy(grown, 0, 0, h.length);
+      h.buf = grown;
+    }
+    for (const [j, b] of pieces.entries()) {
+      if (same + j > 0) h.length += COMMA.copy(h.buf, h.length);
+      h.length += b.copy(h.buf, h.length);
+    }
+  }
+  return h.buf.subarray(0, h.length);
+}
+
+/** `]` and everything after the messages array: stream options, tools (cached while the list and settings stay), limits. */
+function tailBytes(runtime: ProviderRuntime, req: StreamRequest, cache: ChatWireCache): Buffer {
+  const rest = bodyTail(runtime, { ...req, tools: [] });
+  const key = JSON.stringify(rest);
+  const t = cache.tail;
+  if (t && t.key === key && t.tools.length === req.tools.length && t.tools.every((x, i) => x === req.tools[i])) return t.bytes;
+  const chunks: Buffer[] = [Buffer.from(']')];
+  const withTools = req.tools.length ? bodyTail(runtime, req) : rest;
+  for (const [k, v] of Object.entries(withTools)) {
+    if (k !== 'tools') chunks.push(Buffer.from(`,${JSON.stringify(k)}:${JSON.stringify(v)}`));
+    else chunks.push(Buffer.from(`,"tools":[${req.tools.map((x) => JSON.stringify(chatTool(x))).join(',')}]`));
+  }
+  chunks.push(Buffer.from('}'));
+  const bytes = ownBytes(chunks);
+  cache.tail = { key, tools: [...req.tools], bytes };
+  return bytes;
+}
 
 /**
  * The request body as UTF-8 JSON, byte for byte `JSON.stringify(buildChatBody(…))`, assembled from
@@ -185,42 +263,24 @@ export function chatBodyBytes(runtime: ProviderRuntime, req: StreamRequest, cach
   if (marked) applyChatCacheControl(fresh, req.cacheTtl);
   const hasSystem = !!req.system;
   const out: Buffer[] = [Buffer.from(`{"model":${JSON.stringify(model)},"messages":[`)];
-  const add = (b: Buffer, first: boolean) => (first ? out.push(b) : out.push(COMMA, b));
   if (hasSystem) {
     const c = cache.system;
     if (marked || !c || c.text !== req.system || c.role !== fresh[0].role) {
-      const bytes = utf8(fresh[0]);
+      const bytes = ownBytes([utf8(fresh[0])]);
       if (!marked) cache.system = { text: req.system, role: fresh[0].role, bytes };
       out.push(bytes);
     } else out.push(c.bytes);
   }
   const cachedCount = marked ? Math.max(0, req.messages.length - marked) : req.messages.length;
-  for (let i = 0; i < cachedCount; i++) {
-    const m = req.messages[i];
-    let sent = cache.messages.get(m);
-    if (!sent || !unchanged(sent, m)) {
-      const { role, content, tool_call_id, tool_calls, reasoning, reasoning_details } = m;
-      sent = { role, content, tool_call_id, tool_calls, reasoning, reasoning_details, bytes: utf8(toChatMessage(m, runtime)) };
-      cache.messages.set(m, sent);
-    }
-    add(sent.bytes, out.length === 1);
+  if (cachedCount) {
+    if (hasSystem) out.push(COMMA);
+    out.push(historyBytes(runtime, req.messages, cachedCount, cache));
   }
-  for (const c of fresh.slice(hasSystem ? 1 : 0)) add(utf8(c), out.length === 1);
-  out.push(Buffer.from(']'));
-  for (const [k, v] of Object.entries(bodyTail(runtime, req))) {
-    if (k !== 'tools') {
-      out.push(Buffer.from(`,${JSON.stringify(k)}:${JSON.stringify(v)}`));
-      continue;
-    }
-    out.push(Buffer.from(',"tools":['));
-    req.tools.forEach((t, i) => {
-      let j = cache.tools.get(t);
-      if (j === undefined) cache.tools.set(t, (j = utf8(chatTool(t))));
-      add(j, i === 0);
-    });
-    out.push(Buffer.from(']'));
+  for (const c of fresh.slice(hasSystem ? 1 : 0)) {
+    if (out.length > 1) out.push(COMMA);
+    out.push(utf8(c));
   }
-  out.push(Buffer.from('}'));
+  out.push(tailBytes(runtime, req, cache));
   return Buffer.concat(out);
 }
 
@@ -282,7 +342,9 @@ export function createChatCompletionsStream(runtime: ProviderRuntime, opts: Adap
       // `body` option as is and reads only `stream` from the params.
       const params: ChatCompletionCreateParamsStreaming = { model: req.model || runtime.model, messages: [], stream: true };
       const body = chatBodyBytes(runtime, req, wire);
-      const stream = await c.chat.completions.create(params, { signal: ctx.signal, body, headers: { 'content-type': 'application/json' } });
+      // The SDK sends the request and turns error statuses into its APIError; the event stream is
+      // read here (sse.ts), the way the SDK's Stream reads it, with one await per network chunk.
+      const res = await c.chat.completions.create(params, { signal: ctx.signal, body, headers: { 'content-type': 'application/json' } }).asResponse();
       ctx.touch();
       const { acc } = ctx;
       let finish: string | null = null;
@@ -290,12 +352,10 @@ export function createChatCompletionsStream(runtime: ProviderRuntime, opts: Adap
       // Provider tool-call index → our slot (name may arrive after the id).
       const pending = new Map<string, { id?: string; name?: string; args: string; slot?: number }>();
       let order = 0;
-      for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
-        ctx.touch();
-        const raw = chunk as unknown as Json;
+      const onChunk = (raw: Json) => {
         if (raw.usage) acc.usage = chatUsage(raw.usage as Json);
-        const choice = chunk.choices?.[0];
-        if (!choice) continue;
+        const choice = (raw as unknown as ChatCompletionChunk).choices?.[0];
+        if (!choice) return;
         const d = (choice.delta ?? {}) as Json;
         const r = typeof d.reasoning_content === 'string' ? d.reasoning_content : typeof d.reasoning === 'string' ? d.reasoning : undefined;
         let detailText = '';
@@ -335,6 +395,28 @@ export function createChatCompletionsStream(runtime: ProviderRuntime, opts: Adap
           finish = choice.finish_reason;
           sawFinish = true;
         }
+      };
+      if (!res.body) throw new Error('The response has no body to stream.');
+      const { APIError } = await loadOpenAI();
+      try {
+        await readSse(res.body as unknown as SseBody, (ev) => {
+          ctx.touch();
+          if (ev.data === '[DONE]') return false;
+          if (!ev.data || ev.event?.startsWith('thread.')) return;
+          let data: Json;
+          try {
+            data = JSON.parse(ev.data) as Json;
+          } catch {
+            throw new SyntaxError('Error reading response: malformed server-sent event JSON.');
+          }
+          // As the SDK's stream: an error event or payload is the provider's error.
+          if (ev.event === 'error') throw new APIError(undefined, (data?.error ?? data) as object, undefined, res.headers);
+          if (data?.error) throw new APIError(undefined, data.error as object, undefined, res.headers);
+          onChunk(data);
+        });
+      } catch (e) {
+        // The SDK ends its stream quietly when the request is aborted; the caller decides why.
+        if (!ctx.signal.aborted) throw e;
       }
       for (const entry of pending.values()) {
         if (entry.slot === undefined) {

@@ -35,6 +35,9 @@ const TOKEN_PATTERNS: RegExp[] = [
   /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/g, // Telegram bot token
 ];
 
+/** Any of TOKEN_PATTERNS (one scan; the passes run only when a token may be there). */
+const ANY_TOKEN = new RegExp(TOKEN_PATTERNS.map((re) => `(?:${re.source})`).join('|'));
+
 const PEM = /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g;
 const AUTH_HEADER = /\b((?:proxy-)?authorization\s*[:=]\s*["']?)(bearer|basic|token|bot|digest|apikey)?(\s*)([^\s"',;]+)/gi;
 const BEARER = /\b(bearer\s+)([A-Za-z0-9._~+/=-]{8,})/gi;
@@ -117,12 +120,14 @@ export function redactSecrets(text: string): string {
   if (!text) return text;
   let out = text;
   out = out.replace(PEM, (_m, kind: string) => `-----BEGIN ${kind}PRIVATE KEY-----\n[REDACTED]\n-----END ${kind}PRIVATE KEY-----`);
-  for (const re of TOKEN_PATTERNS) out = out.replace(re, (m) => maskSecret(m));
+  if (ANY_TOKEN.test(out)) for (const re of TOKEN_PATTERNS) out = out.replace(re, (m) => maskSecret(m));
   out = out.replace(AUTH_HEADER, (m, pre: string, scheme: string | undefined, sp: string, val: string) =>
     isPlaceholder(val) ? m : `${pre}${scheme ?? ''}${sp}${maskSecret(val)}`,
   );
   out = out.replace(BEARER, (m, pre: string, val: string) => (isPlaceholder(val) ? m : `${pre}${maskSecret(val)}`));
   out = out.replace(URL_PASSWORD, (m, pre: string, pw: string, at: string) => (isPlaceholder(pw) ? m : `${pre}***${at}`));
+  // The passes below need a name and a `:` or `=` (nothing to do in most log lines and plain output).
+  if (!out.includes(':') && !out.includes('=')) return out;
   out = out.replace(LINE, (m, lead: string, name: string, sep: string, rest: string) => {
     if (!secretName(name, sep.includes(':'))) return m;
     const [, value, comment] = VALUE_AND_COMMENT.exec(rest)!;

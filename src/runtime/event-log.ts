@@ -21,9 +21,11 @@ export function sessionEventLogger(home: string, config: { logging?: Record<stri
       case 'api_start':
         log.write('DEBUG', 'agent.loop', `API call ${e.iteration} to ${e.model}`, sid);
         break;
-      case 'tool_start':
-        log.write('INFO', `tools.${e.name}`, `${e.name} started${toolDetail(e.name, e.args, 200) ? `: ${toolDetail(e.name, e.args, 200)}` : ''}`, sid);
+      case 'tool_start': {
+        const detail = toolDetail(e.name, e.args, 200);
+        log.write('INFO', `tools.${e.name}`, `${e.name} started${detail ? `: ${detail}` : ''}`, sid);
         break;
+      }
       case 'tool_end':
         if (e.isError) log.write('WARNING', `tools.${e.name}`, `${e.name} failed after ${formatDuration(e.durationMs)}: ${oneLine(e.content, 300)}`, sid);
         else log.write('INFO', `tools.${e.name}`, `${e.name} finished in ${formatDuration(e.durationMs)}`, sid);

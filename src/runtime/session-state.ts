@@ -433,9 +433,28 @@ export class SessionState {
     return this.overheadTokens;
   }
 
+  /** The history's token estimate so far (the loop appends: only new messages are added up). */
+  private historyRun: { history: Message[]; count: number; first: Message; last: Message; tokens: number } | null = null;
+
+  private historyEstimate(history: Message[]): number {
+    const r = this.historyRun;
+    // (Compression and /new rewrite the array in place: its first or last known message changes.)
+    if (r && r.history === history && r.count <= history.length && history[0] === r.first && history[r.count - 1] === r.last) {
+      if (r.count < history.length) {
+        r.tokens += historyTokens(history.slice(r.count));
+        r.count = history.length;
+        r.last = history[r.count - 1];
+      }
+      return r.tokens;
+    }
+    const tokens = historyTokens(history);
+    this.historyRun = history.length ? { history, count: history.length, first: history[0], last: history[history.length - 1], tokens } : null;
+    return tokens;
+  }
+
   estimatePromptTokens(history: Message[]): number {
     const overhead = this.overhead();
-    const rough = overhead + historyTokens(history);
+    const rough = overhead + this.historyEstimate(history);
     if (this.lastUsage && this.lenAtLastRequest <= history.length) {
       const real = promptTokens(this.lastUsage) + this.lastUsage.output_tokens + historyTokens(history.slice(this.lenAtLastRequest + 1));
       return Math.max(real, Math.floor(rough * 0.5));
@@ -487,7 +506,7 @@ export class SessionState {
   ): Promise<string> {
     if (this.compressing) return 'A compression is already running.';
     this.compressing = true;
-    // Every queued message is committed first (the loop commits on the next tick): a rotation or an
+    // Every queued message is committed first (the loop's commits are grouped): a rotation or an
     // in-place archive must cover every row of `history`.
     this.host.flushAppends();
     const store = this.host.persisted ? this.host.options.store : undefined;

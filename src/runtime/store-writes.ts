@@ -1,10 +1,15 @@
 // How a session writes to its store without the store ever breaking the conversation: a failure is
-// reported once and the turn goes on; the loop's appends of one event-loop tick (a step's assistant
-// message and its quick tool results) are committed together; writes that return a promise
-// (PostgreSQL) are not awaited one by one — the store applies them in order — and a turn awaits them
-// all before it ends (flushStore).
+// reported once and the turn goes on; the loop's appends are committed together, once the step's
+// request is on the wire (the commit overlaps the round trip) and at most every GROUP_MS while steps
+// come faster than that (a commit per step cost more than the rest of a fast step: FTS pages, WAL
+// frames); writes that return a promise (PostgreSQL) are not awaited one by one — the store applies
+// them in order — and a turn awaits them all before it ends (flushStore). A turn's end, compression
+// and close commit at once, so what may wait is at most GROUP_MS of a running turn's steps.
 import type { Message } from '../llm/types.ts';
 import type { SessionStore } from './session.ts';
+
+/** The longest a queued append waits for the steps after it (ms). */
+export const GROUP_MS = 25;
 
 export class StoreWrites {
   private warned = false;
@@ -20,16 +25,26 @@ export class StoreWrites {
     this.warn = warn;
   }
 
-  /** Queues a message; this tick's messages are committed together, at the turn's end at the latest. */
+  /** Queues a message; queued messages are committed together, at the turn's end at the latest. */
   queueAppend(sessionId: string, m: Message): void {
     this.appends.push([sessionId, m]);
-    if (this.appends.length === 1) setImmediate(() => this.flushAppends());
+    if (this.appends.length > 1) return;
+    const wait = this.lastCommit + GROUP_MS - performance.now();
+    if (wait <= 0) setImmediate(this.flushNow);
+    else this.timer = setTimeout(this.flushNow, wait);
   }
 
+  private lastCommit = -Infinity;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly flushNow = () => this.flushAppends();
+
   flushAppends(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
     const store = this.store();
     const queued = this.appends;
     this.appends = [];
+    if (queued.length) this.lastCommit = performance.now();
     if (!store || !queued.length) return;
     for (let i = 0; i < queued.length; ) {
       const id = queued[i][0];

@@ -58,8 +58,9 @@ export class LoopRunner implements TurnRunner {
       signal: ctx.signal,
       emit: ctx.emit,
       sink: ctx.sink,
-      // The step's messages are committed on the next tick (StoreWrites), once this request is on the
-      // wire: the commit overlaps the round trip instead of delaying it. Compression flushes first.
+      // The step's messages are committed once this request is on the wire, grouped with the next
+      // steps' for up to StoreWrites' GROUP_MS: the commit overlaps the round trip instead of
+      // delaying it. Compression flushes first.
       beforeRequest: (history) => h.state.beforeRequest(history),
       now: o.now,
       takeSteer: () => h.takeSteer(),

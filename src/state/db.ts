@@ -483,12 +483,17 @@ export class SessionDB implements SessionStoreApi {
 
   /** Appends one message, committed at once. */
   appendMessage(sessionId: string, m: Message): number {
-    return this.write(() => this.insertMessage(sessionId, m));
+    return this.appendMessages(sessionId, [m])[0];
   }
 
-  /** Appends messages in one transaction (one commit for the messages of a loop step). */
+  /** Appends messages in one transaction (one commit for the messages of a loop step), the session's counters updated once. */
   appendMessages(sessionId: string, ms: Message[]): number[] {
-    return this.write(() => ms.map((m) => this.insertMessage(sessionId, m)));
+    return this.write(() => {
+      const ids = ms.map((m) => this.insertMessage(sessionId, m));
+      const calls = ms.reduce((n, m) => n + (m.tool_calls?.length ?? 0), 0);
+      this.stmt('UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ? WHERE id = ?').run(ms.length, calls, sessionId);
+      return ids;
+    });
   }
 
   private insertMessage(sessionId: string, m: Message): number {
@@ -520,7 +525,6 @@ export class SessionDB implements SessionStoreApi {
         ] as (string | number | null)[]),
         ...(v19 ? [m.platform_message_id ?? null, m.observed ? 1 : 0] : []),
       );
-      this.stmt('UPDATE sessions SET message_count = message_count + 1, tool_call_count = tool_call_count + ? WHERE id = ?').run(calls?.length ?? 0, sessionId);
       return Number(r.lastInsertRowid);
     }
   }
@@ -576,8 +580,9 @@ export class SessionDB implements SessionStoreApi {
         }
       }
       this.stmt(`UPDATE messages SET active = 0, compacted = 1 WHERE session_id = ? AND ${this.liveRows}`).run(sessionId);
-      this.stmt('UPDATE sessions SET message_count = 0, tool_call_count = 0 WHERE id = ?').run(sessionId);
       for (const m of messages) this.insertMessage(sessionId, m);
+      const calls = messages.reduce((n, m) => n + (m.tool_calls?.length ?? 0), 0);
+      this.stmt('UPDATE sessions SET message_count = ?, tool_call_count = ? WHERE id = ?').run(messages.length, calls, sessionId);
       return messages.length;
     });
   }

@@ -51,6 +51,9 @@ export function formatLogLine(level: LogLevel, name: string, message: string, se
 }
 
 /** An append-only file that rotates by size (`path` → `path.1` → … → `path.N`). */
+/** The longest a log line waits for the lines after it (ms). */
+const FLUSH_MS = 25;
+
 /** Log files with queued lines. */
 const dirty = new Set<RotatingFile>();
 let exitHooked = false;
@@ -74,8 +77,9 @@ export class RotatingFile {
   }
 
   /**
-   * Queues a line; the lines of one event-loop tick are appended together (one write instead of
-   * one per event on the agent loop's hot path). Pending lines are written before the process exits.
+   * Queues a line; queued lines are appended together (one open-write-close instead of one per event
+   * on the agent loop's hot path): on the next tick, or — while lines keep coming, as in a fast tool
+   * loop — at most every FLUSH_MS. Pending lines are written before the process exits.
    */
   write(text: string): void {
     this.pending.push(text);
@@ -85,13 +89,19 @@ export class RotatingFile {
       process.on('exit', flushAllLogs);
     }
     dirty.add(this);
-    setImmediate(() => this.flush());
+    const wait = this.flushedAt + FLUSH_MS - performance.now();
+    if (wait <= 0) setImmediate(this.flushNow);
+    else setTimeout(this.flushNow, wait).unref();
   }
+
+  private flushedAt = -Infinity;
+  private readonly flushNow = () => this.flush();
 
   /** Appends the queued lines now. */
   flush(): void {
     dirty.delete(this);
     if (!this.pending.length) return;
+    this.flushedAt = performance.now();
     const text = this.pending.join('');
     this.pending = [];
     try {
@@ -165,10 +175,13 @@ export class HermesLog {
 
   write(level: LogLevel, name: string, message: string, session?: string | null): void {
     const order = LEVEL_ORDER[level];
-    const line = formatLogLine(level, name, message, session);
-    if (order >= this.level) this.agent.write(line);
-    if (order >= LEVEL_ORDER.WARNING) this.errors.write(line);
-    for (const [mode, file] of this.modes) if (order >= LEVEL_ORDER.INFO && COMPONENT_PREFIXES[mode].some((p) => name.startsWith(p))) file.write(line);
+    // A line no file takes (DEBUG at the default INFO level) is not formatted (nor redacted) at all.
+    if (order < this.level && order < LEVEL_ORDER.INFO) return;
+    let line: string | undefined;
+    const text = () => (line ??= formatLogLine(level, name, message, session));
+    if (order >= this.level) this.agent.write(text());
+    if (order >= LEVEL_ORDER.WARNING) this.errors.write(text());
+    for (const [mode, file] of this.modes) if (order >= LEVEL_ORDER.INFO && COMPONENT_PREFIXES[mode].some((p) => name.startsWith(p))) file.write(text());
   }
 }
 

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { IterationBudget, parseMaxTurns } from '../../src/agent/budget.ts';
 import { BUDGET_EXHAUSTED_PROMPT, runTurn, type LoopOptions } from '../../src/agent/loop.ts';
 import { planSegments } from '../../src/agent/planner.ts';
-import { repairToolName, sanitizeHistory, STUB_RESULT } from '../../src/agent/repair.ts';
+import { repairToolName, sanitizeHistory, sanitizeMemo, STUB_RESULT } from '../../src/agent/repair.ts';
 import { RequestBroker } from '../../src/agent/requests.ts';
 import type { AgentEvent, AgentTool, ToolOutcome } from '../../src/agent/types.ts';
 import type { Message } from '../../src/llm/types.ts';
@@ -313,6 +313,52 @@ describe('history repair', () => {
     assert.equal(s[2].content, STUB_RESULT);
     assert.equal(s[2].tool_call_id, 'x');
     assert.equal(h.length, 5, 'the stored history is untouched');
+  });
+
+  it('with a memo, a growing (or rewritten) history sanitises exactly as without one', () => {
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) >>> 16) % n;
+    const call = (id: string) => ({ id, type: 'function' as const, function: { name: 't', arguments: '{}' } });
+    let pending: string[] = []; // the last assistant's call ids without a result yet
+    const next = (i: number): Message => {
+      switch (rnd(8)) {
+        case 0:
+          return { role: 'user', content: `u${i}` };
+        case 1:
+          return { role: 'assistant', content: `a${i}`, reasoning: rnd(2) ? `r${i}` : undefined };
+        case 2:
+        case 3: {
+          const calls = rnd(4) ? [call(`c${i}`), call(`d${i}`)].slice(0, 1 + rnd(2)) : [];
+          pending = calls.map((c) => c.id);
+          return { role: 'assistant', content: null, tool_calls: calls };
+        }
+        case 4:
+          return { role: 'system', content: 's' };
+        default: {
+          // Mostly the results the last call awaits, in order; sometimes an orphan.
+          const id = pending.length && rnd(5) ? pending.shift()! : `x${i}`;
+          return { role: 'tool', tool_call_id: id, content: `t${i}` };
+        }
+      }
+    };
+    let reused = 0;
+    for (let run = 0; run < 40; run++) {
+      const memo = sanitizeMemo();
+      const h: Message[] = [];
+      pending = [];
+      for (let i = 0; i < 60; i++) {
+        h.push(next(i));
+        if (rnd(10) === 0) h.splice(0, rnd(h.length + 1), { role: 'user', content: `summary ${i}` }); // compression
+        const fresh = sanitizeHistory(h);
+        if (memo.input.length) reused++;
+        const memoized = sanitizeHistory(h, memo);
+        assert.deepEqual(memoized, fresh);
+        memoized.forEach((m, k) => {
+          if (h.includes(fresh[k])) assert.equal(m, fresh[k], 'messages passed through stay the same objects');
+        });
+      }
+    }
+    assert.ok(reused > 500, `the memo was used (${reused} times)`);
   });
 
   it('matches tool names by normalized spelling only when unambiguous', () => {

@@ -128,10 +128,138 @@ function errorBody(wire: RecordedRequest['wire'], status: number, message?: stri
   return { error: { message: msg, type: oaType, code: oaType, param: null } };
 }
 
+/** A request's body, read with plain stream events (less machinery per request than `for await`). */
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** What the fake reads from a request body to answer it. */
+interface BodyFacts {
+  stream: boolean;
+  model: unknown;
+  includeUsage: boolean;
+}
+
+const factsOf = (body: Json): BodyFacts => ({
+  stream: body.stream === true,
+  model: body.model,
+  includeUsage: !!(body.stream_options as Json | undefined)?.include_usage,
+});
+
+/**
+ * The string index of the `]` closing the top-level member `key` when its value is an array, else -1
+ * (strings skipped with their escapes; `text` is valid JSON).
+ */
+function arrayEnd(text: string, key: string): number {
+  const want = JSON.stringify(key);
+  let depth = 0;
+  let member: string | null = null;
+  let inKey = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      let j = i + 1;
+      while (text.charCodeAt(j) !== 34) j += text.charCodeAt(j) === 92 ? 2 : 1;
+      if (depth === 1 && inKey) member = text.slice(i, j + 1);
+      i = j;
+    } else if (c === 123 || c === 91) {
+      if (depth === 1 && member === want && c === 91) {
+        // The value of `key`: find its closing bracket.
+        let d = 0;
+        for (let k = i; k < text.length; k++) {
+          const x = text.charCodeAt(k);
+          if (x === 34) {
+            k++;
+            while (text.charCodeAt(k) !== 34) k += text.charCodeAt(k) === 92 ? 2 : 1;
+          } else if (x === 91 || x === 123) d++;
+          else if ((x === 93 || x === 125) && --d === 0) return k;
+        }
+        return -1;
+      }
+      depth++;
+    } else if (c === 125 || c === 93) depth--;
+    else if (depth === 1 && c === 58) inKey = false;
+    else if (depth === 1 && c === 44) inKey = true;
+  }
+  return -1;
+}
+
+/**
+ * The bodies of one conversation grow by elements inserted at the end of one array ("messages";
+ * "input" on the Responses wire). The last body is remembered with where that array ends: a body
+ * that is the last one, byte for byte, with only complete elements inserted there (the insert is
+ * parsed on its own) has the last one's top-level facts, without parsing ~50 KB per request of a long
+ * tool loop. Any other body is parsed whole. Recorded bodies are parsed when a test reads them.
+ */
+class BodyFactsCache {
+  private last?: { key: string; raw: Buffer; end: number; empty: boolean; facts: BodyFacts };
+  /** Bodies parsed whole since the last one that extended its predecessor. */
+  private misses = 0;
+
+  /** The facts of `raw` when it extends the last body; undefined when it must be parsed. */
+  extended(raw: Buffer, key: string): BodyFacts | undefined {
+    const l = this.last;
+    if (!l || l.key !== key || raw.length <= l.raw.length) return undefined;
+    const tail = l.raw.length - l.end;
+    if (raw.compare(l.raw, 0, l.end, 0, l.end) !== 0) return undefined;
+    if (raw.compare(l.raw, l.end, l.raw.length, raw.length - tail, raw.length) !== 0) return undefined;
+    const insert = raw.toString('utf8', l.end, raw.length - tail);
+    const items = l.empty ? insert : insert.startsWith(',') ? insert.slice(1) : null;
+    if (items === null) return undefined;
+    try {
+      const v = JSON.parse(`[${items}]`) as unknown;
+      if (!Array.isArray(v) || !v.length) return undefined;
+    } catch {
+      return undefined;
+    }
+    this.last = { ...l, raw, end: raw.length - tail, empty: false };
+    this.misses = 0;
+    return l.facts;
+  }
+
+  /** Remembers a body that was parsed whole. */
+  remember(raw: Buffer, text: string, key: string, facts: BodyFacts): void {
+    // Interleaved conversations (the gateway's chats) never extend the last body: look for the
+    // array's end only while that may pay off (after a hit, then for one body in 16 of a run of misses).
+    this.misses++;
+    if (this.misses > 2 && this.misses % 16 !== 0) {
+      this.last = undefined;
+      return;
+    }
+    const at = arrayEnd(text, key);
+    if (at < 0) {
+      this.last = undefined;
+      return;
+    }
+    let before = at - 1;
+    while (/\s/.test(text[before])) before--;
+    this.last = { key, raw, end: Buffer.byteLength(text.slice(0, at)), empty: text[before] === '[', facts };
+  }
+}
+
+/** A recorded request whose `body` is parsed on first read. */
+function recorded(wire: RecordedRequest['wire'], path: string, headers: Record<string, string>, apiKey: string, raw: Buffer, parsed?: Json): RecordedRequest {
+  const rec = { wire, path, headers, apiKey } as RecordedRequest;
+  let body = parsed;
+  Object.defineProperty(rec, 'body', {
+    enumerable: true,
+    configurable: true,
+    get: () => (body ??= JSON.parse(raw.toString('utf8') || '{}') as Json),
+    set: (v: Json) => void (body = v),
+  });
+  return rec;
+}
+
 export async function startFakeLlm(opts: { defaultReply?: FakeReply; requireKey?: string } = {}): Promise<FakeLlm> {
   const queue: FakeReply[] = [];
   let handler: ((req: RecordedRequest) => FakeReply | Promise<FakeReply>) | null = null;
   const requests: RecordedRequest[] = [];
+  const bodies = new BodyFactsCache();
   const sockets = new Set<Socket>();
   let seq = 0;
   const nextId = () => (++seq).toString(36).padStart(4, '0');
@@ -189,15 +317,21 @@ export async function startFakeLlm(opts: { defaultReply?: FakeReply; requireKey?
           : undefined;
     if (req.method !== 'POST' || !wire) return sendJson(res, 404, { error: { message: `no route for ${req.method} ${path}` } });
 
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    let body: Json = {};
-    try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Json;
-    } catch {
-      return sendJson(res, 400, errorBody(wire, 400, 'body is not valid JSON'));
+    const raw = await readBody(req);
+    const growing = wire === 'responses' ? 'input' : 'messages';
+    let facts = bodies.extended(raw, growing);
+    let parsed: Json | undefined;
+    if (!facts) {
+      const text = raw.toString('utf8');
+      try {
+        parsed = JSON.parse(text || '{}') as Json;
+      } catch {
+        return sendJson(res, 400, errorBody(wire, 400, 'body is not valid JSON'));
+      }
+      facts = factsOf(parsed);
+      bodies.remember(raw, text, growing, facts);
     }
-    const rec: RecordedRequest = { wire, path, headers, body, apiKey };
+    const rec = recorded(wire, path, headers, apiKey, raw, parsed);
     requests.push(rec);
 
     if (opts.requireKey && apiKey !== opts.requireKey) return sendJson(res, 401, errorBody(wire, 401, 'Invalid API key'));
@@ -212,9 +346,9 @@ export async function startFakeLlm(opts: { defaultReply?: FakeReply; requireKey?
       if (reply.retryAfter !== undefined) h['retry-after'] = String(reply.retryAfter);
       return sendJson(res, reply.status, errorBody(wire, reply.status, reply.error), h);
     }
-    const stream = reply.stream ?? body.stream === true;
-    const model = typeof body.model === 'string' ? body.model : 'fake-model';
-    if (wire === 'chat') return stream ? sse(res, reply, chatEvents(reply, body, model)) : sendJson(res, 200, chatJson(reply, model));
+    const stream = reply.stream ?? facts.stream;
+    const model = typeof facts.model === 'string' ? facts.model : 'fake-model';
+    if (wire === 'chat') return stream ? sse(res, reply, chatEvents(reply, facts.includeUsage, model)) : sendJson(res, 200, chatJson(reply, model));
     if (wire === 'anthropic') return stream ? sse(res, reply, anthropicEvents(reply, model)) : sendJson(res, 200, anthropicJson(reply, model));
     return stream ? sse(res, reply, responsesEvents(reply, model)) : sendJson(res, 200, responsesJson(reply, model));
   }
@@ -227,6 +361,12 @@ export async function startFakeLlm(opts: { defaultReply?: FakeReply; requireKey?
 
   async function sse(res: http.ServerResponse, reply: FakeReply, events: string[]): Promise<void> {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    // Without pacing or a cut, the headers and the whole stream leave in one chunked write (the bytes
+    // a client reads are the same; a real server's packets split anywhere).
+    if (reply.cutAfterChunks === undefined && !reply.chunkDelayMs) {
+      res.end(events.join(''));
+      return;
+    }
     res.flushHeaders();
     let n = 0;
     for (const ev of events) {
@@ -259,7 +399,7 @@ export async function startFakeLlm(opts: { defaultReply?: FakeReply; requireKey?
     };
   }
 
-  function chatEvents(reply: FakeReply, body: Json, model: string): string[] {
+  function chatEvents(reply: FakeReply, includeUsage: boolean, model: string): string[] {
     const id = `chatcmpl-${nextId()}`;
     const created = Math.floor(Date.now() / 1000);
     const chunk = (delta: Json, finish: string | null = null) =>
@@ -273,8 +413,7 @@ export async function startFakeLlm(opts: { defaultReply?: FakeReply; requireKey?
       for (const p of thirds(argsString(tc))) out.push(chunk({ tool_calls: [{ index, function: { arguments: p } }] }));
     });
     out.push(chunk({}, reply.toolCalls?.length ? 'tool_calls' : 'stop'));
-    const so = body.stream_options as Json | undefined;
-    if (so?.include_usage) {
+    if (includeUsage) {
       out.push(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: chatUsage(reply) })}\n\n`);
     }
     out.push('data: [DONE]\n\n');

@@ -145,3 +145,39 @@ describe('fake LLM: queue, handler, keys, models', () => {
     await f.close();
   });
 });
+
+describe('fake LLM: a growing conversation (bodies read without parsing them whole)', () => {
+  const post = async (body: string) => {
+    const r = await fetch(`${fake.openaiBaseUrl}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, body });
+    return { status: r.status, type: r.headers.get('content-type') ?? '', text: await r.text() };
+  };
+  const body = (messages: unknown[], tail: Record<string, unknown>) => JSON.stringify({ model: 'm-1', messages, ...tail });
+
+  test('each answer follows its own body: stream flag, usage and model, as the body grows or changes', async () => {
+    const messages: unknown[] = [{ role: 'user', content: 'hi — "stream":false' }];
+    const streamTail = { stream: true, stream_options: { include_usage: true }, tools: TOOLS };
+    let r = await post(body(messages, streamTail));
+    assert.match(r.type, /event-stream/);
+    assert.match(r.text, /"usage":/);
+    for (let i = 0; i < 3; i++) {
+      messages.push({ role: 'assistant', content: `a${i} ünïcode` }, { role: 'user', content: `u${i}` });
+      r = await post(body(messages, streamTail));
+      assert.match(r.type, /event-stream/);
+      assert.match(r.text, /"model":"m-1"/);
+      assert.match(r.text, /"usage":/);
+      assert.deepEqual(fake.requests.at(-1)?.body, JSON.parse(body(messages, streamTail)), 'the recorded body is the whole body');
+    }
+    // Grown, but the tail says no usage / no streaming now: the answer follows.
+    messages.push({ role: 'user', content: 'more' });
+    r = await post(body(messages, { stream: true, tools: TOOLS }));
+    assert.doesNotMatch(r.text, /"usage":/);
+    messages.push({ role: 'user', content: 'json please' });
+    r = await post(body(messages, { stream: false, tools: TOOLS }));
+    assert.match(r.type, /application\/json/);
+    // Something other than whole messages inserted: a malformed body is still refused.
+    const good = body([...messages, { role: 'user', content: 'x' }], { stream: false, tools: TOOLS });
+    const cut = good.replace('{"role":"user","content":"x"}', '{"role":"user","content":"x"},"extra":[1');
+    assert.equal((await post(cut)).status, 400);
+    assert.equal((await post(good)).status, 200);
+  });
+});

@@ -257,6 +257,36 @@ describe('chat completions adapter (real openai SDK → fake)', () => {
     }
   });
 
+  test('an error in the event stream (payload or `event: error`) is the provider’s error, as the SDK reports it; malformed JSON too', async () => {
+    const bodies = [
+      'data: {"error":{"message":"Upstream overloaded, try again","type":"server_error","code":"overloaded"}}\n\n',
+      'event: error\ndata: {"error":{"message":"Rate limit reached mid-stream","type":"rate_limit_error"}}\n\n',
+      'data: {"id":"c1","choices":[{"index":0,"delta":{"content":"x"}}\n\n',
+    ];
+    let n = 0;
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(bodies[n++]);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      const stream = createChatCompletionsStream(runtime({ baseUrl: base }));
+      const overloaded = await stream(request()).result();
+      assert.equal(overloaded.stopReason, 'error');
+      assert.match(overloaded.error?.message ?? '', /Upstream overloaded/);
+      const limited = await stream(request()).result();
+      assert.equal(limited.stopReason, 'error');
+      assert.match(limited.error?.message ?? '', /Rate limit reached mid-stream/);
+      const malformed = await stream(request()).result();
+      assert.equal(malformed.stopReason, 'error');
+      assert.match(malformed.error?.message ?? '', /malformed server-sent event JSON/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   test('an unreachable server → connection error naming the base URL', async () => {
     const dead = await startFakeLlm();
     const url = dead.openaiBaseUrl;
@@ -302,17 +332,36 @@ describe('chat completions wire body (cached serialisation)', () => {
     }
   });
 
-  test('cached pieces own exactly their bytes (a pooled slice would keep an 8 KB slab alive per message)', () => {
+  test('cached pieces own exactly their bytes (a pooled slice would keep an 8 KB slab alive)', () => {
     const cache = chatWireCache();
     const r = runtime({ baseUrl: 'http://127.0.0.1:9/v1' });
     const messages = history();
     chatBodyBytes(r, request({ messages, tools: [TOOL] }), cache);
-    const pieces = [...messages.map((m) => cache.messages.get(m)?.bytes), cache.tools.get(TOOL), cache.system?.bytes];
-    assert.ok(pieces.length > 2);
+    messages.push({ role: 'assistant', content: 'more' });
+    chatBodyBytes(r, request({ messages, tools: [TOOL] }), cache);
+    const pieces = [cache.history?.buf, cache.tail?.bytes, cache.system?.bytes];
     for (const b of pieces) {
       assert.ok(b, 'the piece is cached');
       assert.equal(b.buffer.byteLength, b.length, 'its own memory, not a slice of the shared pool');
     }
+  });
+
+  test('the history run is extended, cut back to a changed message, and rebuilt after a replacement', () => {
+    const cache = chatWireCache();
+    const r = runtime({ baseUrl: 'http://127.0.0.1:9/v1' });
+    const messages = history();
+    const check = (req: ReturnType<typeof request>) => assert.equal(chatBodyJson(r, req, cache), expected(r, req));
+    for (let i = 0; i < 4; i++) {
+      messages.push({ role: 'assistant', content: `step ${i} — ok` }, { role: 'user', content: `next ${i}` });
+      check(request({ messages, tools: [TOOL] }));
+    }
+    messages[4] = { role: 'assistant', content: 'replaced' }; // a new object in the middle
+    check(request({ messages, tools: [TOOL] }));
+    messages[1].tool_calls = [{ id: 'c2', type: 'function', function: { name: 'read_file', arguments: '{}' } }]; // a field reassigned
+    check(request({ messages, tools: [TOOL] }));
+    check(request({ messages: messages.slice(0, 3), tools: [TOOL] })); // shorter (compressed)
+    check(request({ messages: [], tools: [] }));
+    check(request({ messages: history(), system: '', tools: [TOOL, { ...TOOL, name: 'other' }] }));
   });
 
   test('Claude cache markers sit on the system prompt and the last three messages; earlier ones come from the cache', () => {

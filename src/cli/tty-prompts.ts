@@ -6,12 +6,16 @@ import type { AgentRequest, ApprovalChoice } from '../agent/types.ts';
 const APPROVAL_KEYS: Record<string, ApprovalChoice> = { o: 'once', s: 'session', a: 'always', d: 'deny' };
 const APPROVAL_SAID: Record<ApprovalChoice, string> = { once: 'approved once', session: 'approved for this session', always: 'approved always (saved to command_allowlist)', deny: 'denied' };
 
-/** One key press, as the REPL takes it: o, s, a or d; Enter, Esc or Ctrl+C deny. Other keys are ignored. */
-function approvalKey(): Promise<ApprovalChoice> {
+/**
+ * One key press, as the REPL takes it: o, s, a or d; Enter, Esc or Ctrl+C deny. Other keys are ignored.
+ * The terminal is raw before the prompt shows, so a key pressed as soon as it appears is not echoed.
+ */
+function approvalKey(prompt: string): Promise<ApprovalChoice> {
   const stdin = process.stdin;
   const wasRaw = stdin.isRaw;
   stdin.setRawMode(true);
   stdin.resume();
+  process.stderr.write(prompt);
   return new Promise((resolve) => {
     const onData = (buf: Buffer) => {
       const text = buf.toString('utf8');
@@ -28,9 +32,8 @@ function approvalKey(): Promise<ApprovalChoice> {
 
 export async function askOnTty(req: AgentRequest): Promise<unknown> {
   if (req.kind === 'approval') {
-    process.stderr.write(`\n⚠️  ${t('approval.header')} (${req.description}):\n    ${req.command}\n`);
-    process.stderr.write(`${(['once', 'session', 'always', 'deny'] as const).map((c) => t(`approval.${c}`)).join('  ')} · ${t('approval.enter_denies')}: `);
-    const choice = await approvalKey();
+    const choices = (['once', 'session', 'always', 'deny'] as const).map((c) => t(`approval.${c}`)).join('  ');
+    const choice = await approvalKey(`\n⚠️  ${t('approval.header')} (${req.description}):\n    ${req.command}\n${choices} · ${t('approval.enter_denies')}: `);
     process.stderr.write(`${APPROVAL_SAID[choice]}\n`);
     return choice;
   }

@@ -17,7 +17,10 @@
 // (the bench pauses while the gateway writes them; compare with `node bench/heapdiff.ts a b`);
 // BENCH_GATEWAY_ALLOC=<file.heapprofile> samples every allocation (garbage too) over messages
 // 1,000–4,000 (`node bench/allocs.ts <file>` sums them by function and source file);
-// BENCH_GATEWAY_STDOUT=<file> keeps the gateway's stdout (with BENCH_GATEWAY_NODE_FLAGS=--trace-gc).
+// BENCH_GATEWAY_STDOUT=<file> keeps the gateway's stdout (with BENCH_GATEWAY_NODE_FLAGS=--trace-gc);
+// BENCH_GATEWAY_TIMELINE=<file> writes the latency phase as JSON: every message ([epoch ms sent,
+// latency ms, chat]) and the event-loop stalls and GC pauses of the gateway and of the bench
+// itself ([epoch ms, ms, what]), to tell what a slow message waited for.
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,6 +39,7 @@ const SNAP_DIR = process.env.BENCH_GATEWAY_HEAPSNAP ? resolve(process.env.BENCH_
 const SNAP_AT = (process.env.BENCH_GATEWAY_HEAPSNAP_AT ?? '2000,8000').split(',').map(Number);
 const ALLOC = process.env.BENCH_GATEWAY_ALLOC ? resolve(process.env.BENCH_GATEWAY_ALLOC) : '';
 const STDOUT = process.env.BENCH_GATEWAY_STDOUT ?? '';
+const TIMELINE = process.env.BENCH_GATEWAY_TIMELINE ? resolve(process.env.BENCH_GATEWAY_TIMELINE) : '';
 /** The RSS goal: growth per 1,000 messages once the gateway has reached its working size. */
 const SLOPE_GOAL_MB = 1;
 
@@ -82,6 +86,7 @@ const bench: Bench = async () => {
     ...(process.env.BENCH_GATEWAY_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_PROFILE}`] : []),
     `--import=${resolve(import.meta.dirname, 'gateway-probe.ts')}`,
   ];
+  if (TIMELINE) env.BENCH_GATEWAY_TIMELINE = '1';
   const child = spawn(process.execPath, [...nodeFlags, BIN, 'gateway', 'run', '--quiet'], { cwd: home, env, stdio: ['ignore', STDOUT ? 'pipe' : 'ignore', 'pipe', 'ipc'] });
   if (STDOUT) child.stdout!.pipe(createWriteStream(STDOUT));
   let stderr = '';
@@ -90,14 +95,15 @@ const bench: Bench = async () => {
 
   // The probe: memory figures and heap snapshots on request.
   type Mem = NodeJS.MemoryUsage;
-  const asked = new Map<number, (m: { mem?: Mem; file?: string }) => void>();
+  const asked = new Map<number, (m: { mem?: Mem; file?: string; stalls?: [number, number, string][]; clock?: [number, number] }) => void>();
   let askSeq = 0;
-  child.on('message', (m: { id: number; mem?: Mem; file?: string }) => {
+  type Stall = [number, number, string];
+  child.on('message', (m: { id: number; mem?: Mem; file?: string; stalls?: Stall[]; clock?: [number, number] }) => {
     asked.get(m.id)?.(m);
     asked.delete(m.id);
   });
-  const ask = (cmd: 'mem' | 'snap' | 'alloc-start' | 'alloc-stop', path?: string) =>
-    new Promise<{ mem?: Mem; file?: string }>((resolveAsk, reject) => {
+  const ask = (cmd: 'mem' | 'snap' | 'alloc-start' | 'alloc-stop' | 'stalls', path?: string) =>
+    new Promise<{ mem?: Mem; file?: string; stalls?: Stall[]; clock?: [number, number] }>((resolveAsk, reject) => {
       const id = ++askSeq;
       const t = setTimeout(() => reject(new Error(`the gateway's probe did not answer '${cmd}' within 120 s`)), 120_000);
       asked.set(id, (m) => {
@@ -108,6 +114,16 @@ const bench: Bench = async () => {
     });
 
   const rows: BenchRow[] = [];
+  // The bench's own event-loop stalls (it is the fake Telegram and LLM too): a late reply may be ours.
+  const ownStalls: Stall[] = [];
+  let lastTick = performance.now();
+  const ownWatch = TIMELINE
+    ? setInterval(() => {
+        const now = performance.now();
+        if (now - lastTick > 12) ownStalls.push([performance.timeOrigin + lastTick, now - lastTick - 2, 'bench-loop']);
+        lastTick = now;
+      }, 2)
+    : null;
   try {
     const deadline = Date.now() + 20_000;
     while (tg.pollers() === 0) {
@@ -242,12 +258,14 @@ const bench: Bench = async () => {
 
     // 2. Latency at RATE msg/s in all (open loop: each chat once every CHATS/RATE s).
     const lat: number[] = [];
+    const timeline: [number, number, number][] = [];
     await phase('latency', (done, fail) => {
       let sent = 0;
       let got = 0;
       let start = performance.now();
-      onReply = (_chat, ms) => {
+      onReply = (chat, ms) => {
         lat.push(ms);
+        if (TIMELINE) timeline.push([Math.round(performance.timeOrigin + performance.now() - ms), Math.round(ms * 10) / 10, chat]);
         got++;
         if (count()) {
           const h0 = performance.now();
@@ -269,6 +287,11 @@ const bench: Bench = async () => {
       tick();
     });
     const p99 = percentile(lat, 99);
+    if (TIMELINE) {
+      const { stalls = [], clock } = await ask('stalls');
+      writeFileSync(TIMELINE, JSON.stringify({ messages: timeline, gateway: stalls, bench: ownStalls, clock }));
+      process.stderr.write(`bench: latency timeline: ${TIMELINE}\n`);
+    }
     rows.push({ name: `latency added at ${RATE} msg/s, p50`, value: median(lat), unit: 'ms' });
     rows.push({ name: `latency added at ${RATE} msg/s, p99`, value: p99, unit: 'ms', target: '≤ 50 ms', ok: p99 <= 50, note: `${CHATS} chats, one message/s each; update available → reply received, LLM instant` });
 
@@ -306,6 +329,7 @@ const bench: Bench = async () => {
       note: `least-squares over a sample every 500 msgs; heap used ${heapPts.length > 1 ? slopeOf(heapPts).toFixed(2) : '?'} MB/1k (garbage included: the live heap is what heap snapshots show)`,
     });
   } finally {
+    if (ownWatch) clearInterval(ownWatch);
     child.kill('SIGTERM');
     if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
     await tg.close();

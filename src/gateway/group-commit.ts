@@ -9,8 +9,11 @@
 // (a turn awaits it before it ends), and any other call on the store (reads, createSession,
 // compression…) commits the queue first, so it sees every write made before it, in order.
 // A batch that fails is rolled back and its writes are retried one by one, so one bad write
-// fails alone.
+// fails alone. The WAL checkpoints run on a worker thread (checkpointer.ts) unless told otherwise.
 import type { SessionDB } from '../state/db.ts';
+import type { SessionStoreApi } from '../state/store/types.ts';
+import type { Message } from '../llm/types.ts';
+import { WalCheckpointer } from './checkpointer.ts';
 
 const QUEUED = new Set(['appendMessage', 'appendMessages', 'recordUsage']);
 
@@ -26,14 +29,31 @@ export class GroupCommit {
   private scheduled = false;
   private readonly db: SessionDB;
   private readonly onError: (e: unknown) => void;
-  /** The store the gateway hands out: `db` with the queued methods and the commit-first rule. */
-  readonly store: SessionDB;
+  /**
+   * The store the gateway hands out: `db` with the queued methods (their results are promises, as
+   * an asynchronous store's) and the commit-first rule.
+   */
+  readonly store: Omit<SessionStoreApi, 'appendMessage' | 'recordUsage'> & {
+    appendMessage(sessionId: string, m: Message): Promise<number>;
+    appendMessages(sessionId: string, ms: Message[]): Promise<number[]>;
+    recordUsage(...a: Parameters<SessionStoreApi['recordUsage']>): Promise<void>;
+  };
 
-  constructor(db: SessionDB, onError: (e: unknown) => void = () => undefined) {
+  private readonly checkpointer: WalCheckpointer | null = null;
+
+  constructor(db: SessionDB, onError: (e: unknown) => void = () => undefined, opts: { checkpointOffThread?: boolean } = {}) {
     this.db = db;
     this.onError = onError;
+    if (opts.checkpointOffThread !== false && db.location !== ':memory:') {
+      const cp = new WalCheckpointer(db.location, () => {
+        db.checkpointer = null;
+        db.checkpoint();
+      });
+      db.checkpointer = () => cp.run();
+      this.checkpointer = cp;
+    }
     const methods = new Map<PropertyKey, unknown>();
-    this.store = new Proxy(db, {
+    this.store = new Proxy(db as unknown as GroupCommit['store'], {
       get: (target, prop, receiver) => {
         const v = Reflect.get(target, prop, receiver) as unknown;
         if (typeof v !== 'function' || prop === 'constructor') return v;
@@ -43,6 +63,12 @@ export class GroupCommit {
           m =
             prop === 'flush'
               ? () => this.flush()
+              : prop === 'close'
+                ? () => {
+                    this.commit();
+                    fn.apply(target, []);
+                    void this.checkpointer?.close();
+                  }
               : QUEUED.has(prop as string)
                 ? (...a: unknown[]) => this.queue(() => fn.apply(target, a))
                 : (...a: unknown[]) => {

@@ -1,6 +1,9 @@
 // Small JSON files in HERMES_HOME that the gateway and the CLI share: read tolerantly, written
 // atomically (temp file + rename) with the mode the caller asks for.
-import { existsSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { writeFileAtomic } from '../state/fsutil.ts';
 
 /** A JSON object from `path`; {} when missing, unreadable, malformed or not an object. */
@@ -16,4 +19,33 @@ export function readJsonObject<T extends Record<string, unknown> = Record<string
 
 export function writeJson(path: string, value: unknown, mode = 0o600): void {
   writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n', mode);
+}
+
+/**
+ * writeJson off the event loop: the temp file is written and fsynced on libuv's threads (an fsync
+ * can take long on a busy disk), then renamed in place here — unless `stale()` says a newer write
+ * happened meanwhile, which then stands. False when the file was not replaced.
+ */
+export async function writeJsonInBackground(path: string, value: unknown, mode: number, stale: () => boolean): Promise<boolean> {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const data = JSON.stringify(value, null, 2) + '\n';
+  try {
+    const fh = await open(tmp, 'w', mode);
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    // Synchronous, so no other write of this file can land between the check and the rename.
+    if (stale()) {
+      await rm(tmp, { force: true });
+      return false;
+    }
+    renameSync(tmp, path);
+    return true;
+  } catch (e) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw e;
+  }
 }

@@ -226,10 +226,17 @@ export class SessionDB implements SessionStoreApi {
     return r;
   }
 
+  /**
+   * Runs the checkpoints instead of this connection, e.g. on another thread (a checkpoint copies
+   * pages and fsyncs, which can take long on a busy disk): the gateway sets one.
+   */
+  checkpointer: (() => void) | null = null;
+
   /** PASSIVE WAL checkpoint: never blocks readers or writers. */
   checkpoint(): void {
     this.checkpointDue = false;
     this.checkpointedAt = this.writes;
+    if (this.checkpointer) return this.checkpointer();
     try {
       this.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
     } catch {

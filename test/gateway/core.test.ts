@@ -13,7 +13,7 @@ import { extractMedia, parseTarget } from '../../src/gateway/delivery.ts';
 import { HookBus } from '../../src/gateway/hooks.ts';
 import { CODE_TTL_S, PairingStore } from '../../src/gateway/pairing.ts';
 import { buildSessionKey, isSharedMultiUserSession, neutralizeInline } from '../../src/gateway/session-key.ts';
-import { resetReason } from '../../src/gateway/session-store.ts';
+import { resetReason, SessionIndex } from '../../src/gateway/session-store.ts';
 import { backoffMs } from '../../src/gateway/supervisor.ts';
 import { JsonlTranscripts, SessionDbTranscripts } from '../../src/gateway/transcripts.ts';
 import { SessionDB } from '../../src/state/db.ts';
@@ -206,6 +206,29 @@ describe('transcript stores', () => {
       );
       await s.close();
     }
+  });
+});
+
+describe('routing index (sessions.json)', () => {
+  test('changes are written in the background; a write made meanwhile is not overwritten by the older one', async () => {
+    const home = tmp();
+    const idx = new SessionIndex(home);
+    const key = 'agent:main:telegram:dm:1';
+    const first = idx.create(key, src({ userId: '1' })).session_id;
+    idx.flush();
+    const onDisk = () => (JSON.parse(readFileSync(idx.path, 'utf8')) as Record<string, { session_id: string; input_tokens?: number }>)[key];
+    assert.equal(onDisk().session_id, first);
+    // A background write starts; before it lands, a reset is saved at once (saveNow).
+    idx.touch(key, undefined, { input: 5, output: 1 });
+    (idx as unknown as { saveInBackground(): void }).saveInBackground();
+    idx.setSessionId(key, 'newer_session', 'new_session');
+    for (let i = 0; i < 200 && (idx as unknown as { writing: boolean }).writing; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(onDisk().session_id, 'newer_session');
+    // And a plain background write lands.
+    idx.touch(key, undefined, { input: 5, output: 1 });
+    (idx as unknown as { saveInBackground(): void }).saveInBackground();
+    for (let i = 0; i < 200 && (idx as unknown as { writing: boolean }).writing; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(onDisk().input_tokens, 10);
   });
 });
 

@@ -1,11 +1,12 @@
 // The gateway's group commit over state.db: the writes of one tick, of every chat, are one
 // transaction; reads and other calls see every write made before them; a bad write fails alone.
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TurnResult } from '../../src/agent/types.ts';
+import type { Message } from '../../src/llm/types.ts';
 import { GroupCommit } from '../../src/gateway/group-commit.ts';
 import { openTranscriptStore } from '../../src/gateway/transcripts.ts';
 import { SessionDB } from '../../src/state/db.ts';
@@ -50,11 +51,11 @@ test('any other call (a read, a session created, close) commits what is queued f
   void g.store.appendMessage('a', { role: 'user', content: 'one' });
   void g.store.appendMessage('a', { role: 'assistant', content: 'two' });
   assert.deepEqual(
-    g.store.getMessages('a').map((m) => m.content),
+    (g.store.getMessages('a') as Message[]).map((m) => m.content),
     ['one', 'two'],
   );
   void g.store.appendMessage('b', { role: 'user', content: 'three' });
-  g.store.close();
+  void g.store.close();
   const again = SessionDB.open(db.location);
   assert.equal(again.getMessages('b')[0].content, 'three');
   again.close();
@@ -73,7 +74,7 @@ test('a write that fails fails alone: the rest of its batch is kept and the erro
   await assert.doesNotReject(good2);
   assert.equal(errors.length, 1);
   assert.deepEqual(
-    [...g.store.getMessages('a'), ...g.store.getMessages('b')].map((m) => m.content),
+    [...(g.store.getMessages('a') as Message[]), ...(g.store.getMessages('b') as Message[])].map((m) => m.content),
     ['kept', 'kept too'],
   );
   db.close();
@@ -89,4 +90,32 @@ test("the gateway's state.db store groups its writes (openTranscriptStore)", asy
   await w;
   assert.equal((await t.getMessages('s'))[0].content, 'queued');
   await t.close();
+});
+
+test('checkpoints run on a worker thread: the rows reach state.db itself, not only its WAL', async () => {
+  const { db, path } = open();
+  let onThisThread = 0;
+  const checkpoint = db.checkpoint.bind(db);
+  const g = new GroupCommit(db);
+  db.checkpoint = () => {
+    if (!db.checkpointer) onThisThread++;
+    checkpoint();
+  };
+  // 60 group commits: a checkpoint is due after 50 writes.
+  for (let i = 0; i < 60; i++) await g.store.appendMessage('a', { role: 'user', content: `row ${i}` });
+  assert.equal(onThisThread, 0);
+  // state.db alone (a copy without its -wal file) has the rows once the worker's checkpoint ran.
+  const copy = join(mkdtempSync(join(tmpdir(), 'hermes-gc-copy-')), 'state.db');
+  let rows = 0;
+  for (let tries = 0; tries < 100 && rows < 50; tries++) {
+    await new Promise((r) => setTimeout(r, 50));
+    copyFileSync(path, copy);
+    const c = SessionDB.open(copy);
+    rows = c.getMessages('a').length;
+    c.close();
+    rmSync(`${copy}-wal`, { force: true });
+    rmSync(`${copy}-shm`, { force: true });
+  }
+  assert.ok(rows >= 50, `state.db has ${rows} rows`);
+  await g.store.close();
 });

@@ -4,6 +4,9 @@
 //   {cmd: 'mem'} → {mem: process.memoryUsage()}
 //   {cmd: 'snap', path} → {file}: v8.writeHeapSnapshot (the gateway stops while it writes)
 //   {cmd: 'alloc-start'} / {cmd: 'alloc-stop', path}: the sampling heap profiler, garbage included
+//   (with BENCH_GATEWAY_ALLOC_OLD set, only what outlived the young generation: what was promoted
+//   to the old generation, whether it is still alive or a major GC collected it later — the
+//   garbage that makes mark-compacts frequent)
 //   (every allocation, not only what survives), written as a .heapprofile DevTools opens.
 //   {cmd: 'stalls'} → {stalls}: with BENCH_GATEWAY_TIMELINE set, the event-loop stalls (a 2 ms timer
 //   late by > 10 ms) and GC pauses (> 5 ms) since start, as [epoch ms, ms, what], for the timeline.
@@ -34,7 +37,7 @@ if (process.send) {
     if (m.cmd === 'alloc-start') {
       inspector = new Session();
       inspector.connect();
-      await inspector.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      await inspector.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !process.env.BENCH_GATEWAY_ALLOC_OLD });
       return {};
     }
     if (m.cmd === 'alloc-stop' && inspector) {

@@ -16,7 +16,9 @@
 // (BENCH_GATEWAY_HEAPSNAP_AT=6000,22000 for others)
 // (the bench pauses while the gateway writes them; compare with `node bench/heapdiff.ts a b`);
 // BENCH_GATEWAY_ALLOC=<file.heapprofile> samples every allocation (garbage too) over messages
-// 1,000–4,000 (`node bench/allocs.ts <file>` sums them by function and source file);
+// 1,000–4,000 (BENCH_GATEWAY_ALLOC_AT=6000,9000: the latency phase) (`node bench/allocs.ts <file>`
+// sums them by function and source file; with BENCH_GATEWAY_ALLOC_OLD=1 only what was promoted to
+// the old generation);
 // BENCH_GATEWAY_STDOUT=<file> keeps the gateway's stdout (with BENCH_GATEWAY_NODE_FLAGS=--trace-gc);
 // BENCH_GATEWAY_TIMELINE=<file> writes the latency phase as JSON: every message ([epoch ms sent,
 // latency ms, chat]) and the event-loop stalls and GC pauses of the gateway and of the bench
@@ -38,6 +40,7 @@ const TIMEOUT_MS = Number(process.env.BENCH_GATEWAY_TIMEOUT_MS ?? 30_000);
 const SNAP_DIR = process.env.BENCH_GATEWAY_HEAPSNAP ? resolve(process.env.BENCH_GATEWAY_HEAPSNAP) : '';
 const SNAP_AT = (process.env.BENCH_GATEWAY_HEAPSNAP_AT ?? '2000,8000').split(',').map(Number);
 const ALLOC = process.env.BENCH_GATEWAY_ALLOC ? resolve(process.env.BENCH_GATEWAY_ALLOC) : '';
+const [ALLOC_FROM, ALLOC_TO] = (process.env.BENCH_GATEWAY_ALLOC_AT ?? '1000,4000').split(',').map(Number);
 const STDOUT = process.env.BENCH_GATEWAY_STDOUT ?? '';
 const TIMELINE = process.env.BENCH_GATEWAY_TIMELINE ? resolve(process.env.BENCH_GATEWAY_TIMELINE) : '';
 /** The RSS goal: growth per 1,000 messages once the gateway has reached its working size. */
@@ -96,6 +99,7 @@ const bench: Bench = async () => {
     `--import=${resolve(import.meta.dirname, 'gateway-probe.ts')}`,
   ];
   if (TIMELINE) env.BENCH_GATEWAY_TIMELINE = '1';
+  if (process.env.BENCH_GATEWAY_ALLOC_OLD) env.BENCH_GATEWAY_ALLOC_OLD = '1';
   const child = spawn(process.execPath, [...nodeFlags, BIN, 'gateway', 'run', '--quiet'], { cwd: home, env, stdio: ['ignore', STDOUT ? 'pipe' : 'ignore', 'pipe', 'ipc'] });
   if (STDOUT) child.stdout!.pipe(createWriteStream(STDOUT));
   let stderr = '';
@@ -170,8 +174,8 @@ const bench: Bench = async () => {
         samples.push(s);
         if (counted % 1000 === 0) memAsks.push(ask('mem').then((m) => void (s.mem = m.mem)));
       }
-      if (ALLOC && counted === 1000) void ask('alloc-start');
-      if (ALLOC && counted === 4000) memAsks.push(ask('alloc-stop', ALLOC).then(() => void process.stderr.write(`bench: allocation profile of messages 1,000–4,000: ${ALLOC}\n`)));
+      if (ALLOC && counted === ALLOC_FROM) void ask('alloc-start');
+      if (ALLOC && counted === ALLOC_TO) memAsks.push(ask('alloc-stop', ALLOC).then(() => void process.stderr.write(`bench: allocation profile of messages ${ALLOC_FROM}–${ALLOC_TO}: ${ALLOC}\n`)));
       return !!SNAP_DIR && SNAP_AT.includes(counted);
     };
     /** Waits for every message in flight to be answered, then has the gateway write a heap snapshot. */

@@ -28,7 +28,9 @@ interface Node {
   children?: number[];
 }
 
-const [tlFile, profFile, nArg] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const nArg = args.find((a, i) => i > 0 && /^\d+$/.test(a));
+const [tlFile, profFile] = args.filter((a) => a !== nArg);
 if (!tlFile) {
   console.error('usage: node bench/stalls.ts timeline.json [profile.cpuprofile] [stalls=10]');
   process.exit(2);

@@ -1,7 +1,7 @@
 // Small JSON files in HERMES_HOME that the gateway and the CLI share: read tolerantly, written
 // atomically (temp file + rename) with the mode the caller asks for.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { writeFileAtomic } from '../state/fsutil.ts';
@@ -15,6 +15,24 @@ export function readJsonObject<T extends Record<string, unknown> = Record<string
   } catch {
     return {} as T;
   }
+}
+
+const cached = new Map<string, { stamp: string; value: Record<string, unknown> }>();
+
+/**
+ * readJsonObject for a file read on every message (the pairing approvals): parsed again only when
+ * it changed (another process, e.g. `hermes pairing approve`, replaces it: a new inode, size or
+ * mtime). The object is shared: read it, do not change it.
+ */
+export function readJsonObjectCached<T extends Record<string, unknown> = Record<string, unknown>>(path: string): Readonly<T> {
+  const st = statSync(path, { throwIfNoEntry: false });
+  const stamp = st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '';
+  const hit = cached.get(path);
+  // File times are coarse (milliseconds apart at best): a file changed in the last second is read again.
+  if (hit?.stamp === stamp && (!st || st.mtimeMs < Date.now() - 1000)) return hit.value as T;
+  const value = st ? readJsonObject(path) : {};
+  cached.set(path, { stamp, value });
+  return value as T;
 }
 
 export function writeJson(path: string, value: unknown, mode = 0o600): void {

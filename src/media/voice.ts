@@ -150,7 +150,8 @@ export function loadVoiceModes(home: string): Record<string, GatewayVoiceMode> {
   // A write (setVoiceMode renames a new file in place, another process may edit it) changes the stamp.
   const stamp = st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '';
   const hit = modesCache.get(home);
-  if (hit?.stamp === stamp) return { ...hit.modes };
+  // File times are coarse (milliseconds apart at best): a file changed in the last second is read again.
+  if (hit?.stamp === stamp && (!st || st.mtimeMs < Date.now() - 1000)) return { ...hit.modes };
   let modes: Record<string, GatewayVoiceMode> = {};
   if (st)
     try {

@@ -102,6 +102,20 @@ describe('pairing', () => {
     assert.ok(!p.isApproved('telegram', 'u9'));
     assert.equal(statSync(join(home, 'pairing', '_rate_limits.json')).mode & 0o777, 0o600);
   });
+  test('approvals and revocations made by another process (the CLI) count from the next message', () => {
+    const home = tmp();
+    const gateway = new PairingStore(home);
+    const cli = new PairingStore(home);
+    assert.ok(!gateway.isApproved('telegram', 'u1'));
+    cli.approve('telegram', 'u1', 'one');
+    assert.ok(gateway.isApproved('telegram', 'u1'));
+    assert.ok(gateway.isApproved('telegram', 'u1'), 'asked again: the same answer');
+    cli.approve('telegram', 'u2');
+    assert.ok(gateway.isApproved('telegram', 'u2'));
+    assert.ok(cli.revoke('telegram', 'u1'));
+    assert.ok(!gateway.isApproved('telegram', 'u1'));
+    assert.ok(gateway.isApproved('telegram', 'u2'));
+  });
 });
 
 describe('chunking and [SILENT]', () => {

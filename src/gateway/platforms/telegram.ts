@@ -108,6 +108,8 @@ export class TelegramAdapter implements PlatformAdapter {
   private readonly o: TelegramOptions;
   private webhookServer: import('node:http').Server | null = null;
   private botUsername = '';
+  /** `/cmd@thisbot` (built once per connection, not per message). */
+  private commandAt: RegExp | null = null;
   private polling: Promise<void> | null = null;
   /** Bumped by every connect/disconnect: a connect that lost the race stops itself. */
   private generation = 0;
@@ -151,6 +153,7 @@ export class TelegramAdapter implements PlatformAdapter {
     }
     if (gen !== this.generation) throw new Error('connect superseded');
     this.botUsername = bot.botInfo.username ?? '';
+    this.commandAt = null;
     bot.on('message', (ctx) => {
       void this.onMessage(ctx, handlers).catch((e) => this.o.log(`telegram: could not read an incoming message: ${(e as Error).message}`));
     });
@@ -265,7 +268,8 @@ export class TelegramAdapter implements PlatformAdapter {
     // `/cmd@thisbot args` → `/cmd args`; a leading @mention of the bot is dropped.
     if (this.botUsername) {
       const at = `@${this.botUsername}`;
-      text = text.replace(new RegExp(`^(/\\w+)${at.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i'), '$1');
+      this.commandAt ??= new RegExp(`^(/\\w+)${at.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i');
+      text = text.replace(this.commandAt, '$1');
       if (text.toLowerCase().startsWith(at.toLowerCase())) text = text.slice(at.length).trimStart();
     }
     const s = platformSettings(this.o.config, 'telegram');

@@ -99,6 +99,8 @@ const bench: Bench = async () => {
     `--import=${resolve(import.meta.dirname, 'gateway-probe.ts')}`,
   ];
   if (TIMELINE) env.BENCH_GATEWAY_TIMELINE = '1';
+  // glibc malloc tuning, to try on the gateway (e.g. MALLOC_ARENA_MAX=2).
+  for (const k of Object.keys(process.env)) if (k.startsWith('MALLOC_')) env[k] = process.env[k];
   if (process.env.BENCH_GATEWAY_ALLOC_OLD) env.BENCH_GATEWAY_ALLOC_OLD = '1';
   const child = spawn(process.execPath, [...nodeFlags, BIN, 'gateway', 'run', '--quiet'], { cwd: home, env, stdio: ['ignore', STDOUT ? 'pipe' : 'ignore', 'pipe', 'ipc'] });
   if (STDOUT) child.stdout!.pipe(createWriteStream(STDOUT));
@@ -338,7 +340,7 @@ const bench: Bench = async () => {
         name: `gateway JS heap after ${last.at} messages`,
         value: m.heapUsed / MB,
         unit: 'MB',
-        note: `heap total ${(m.heapTotal / MB).toFixed(0)} MB, external ${(m.external / MB).toFixed(0)} MB (array buffers ${(m.arrayBuffers / MB).toFixed(0)}); heap used (live + garbage) every 1k: ${everyK.map((r) => (r.mem ? (r.mem.heapUsed / MB).toFixed(0) : '?')).join(' ')}; heap total: ${everyK.map((r) => (r.mem ? (r.mem.heapTotal / MB).toFixed(0) : '?')).join(' ')}`,
+        note: `heap total ${(m.heapTotal / MB).toFixed(0)} MB, external ${(m.external / MB).toFixed(0)} MB (array buffers ${(m.arrayBuffers / MB).toFixed(0)}); heap used (live + garbage) every 1k: ${everyK.map((r) => (r.mem ? (r.mem.heapUsed / MB).toFixed(0) : '?')).join(' ')}; heap total: ${everyK.map((r) => (r.mem ? (r.mem.heapTotal / MB).toFixed(0) : '?')).join(' ')}; outside the JS heap (RSS − heap total): ${everyK.map((r) => (r.mem ? (r.rss - r.mem.heapTotal / MB).toFixed(0) : '?')).join(' ')}; array buffers: ${everyK.map((r) => (r.mem ? (r.mem.arrayBuffers / MB).toFixed(0) : '?')).join(' ')}`,
       });
     const span = (last.at - tail[0].at) / 1000;
     rows.push({

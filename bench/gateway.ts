@@ -6,7 +6,9 @@
 //     latency is "update available" → "reply received", which with an instant LLM is what the
 //     gateway (and the fake servers) add;
 //  3. the gateway's RSS (and JS heap) every 1,000 messages over all 10,000, its slope over the
-//     last 3,000 (goal: ≤ 1 MB per 1k messages), and its CPU time per message.
+//     last 4,000 (goal: ≤ 1 MB per 1k messages), and its CPU time per message. The RSS slope moves
+//     with V8's heap size, which steps by 10–20 MB up or down when it likes: the heap row also
+//     shows the memory outside the JS heap (malloc: array buffers, SQLite, Node), which creeps.
 // The gateway runs with the Node flags Hermes gives its daemon (GATEWAY_NODE_FLAGS), its default
 // settings, and bench/gateway-probe.ts preloaded (it answers memory questions over an IPC channel).
 // A message unanswered for BENCH_GATEWAY_TIMEOUT_MS (30 s) fails the benchmark with the chat and
@@ -22,7 +24,8 @@
 // BENCH_GATEWAY_STDOUT=<file> keeps the gateway's stdout (with BENCH_GATEWAY_NODE_FLAGS=--trace-gc);
 // BENCH_GATEWAY_TIMELINE=<file> writes the latency phase as JSON: every message ([epoch ms sent,
 // latency ms, chat]) and the event-loop stalls and GC pauses of the gateway and of the bench
-// itself ([epoch ms, ms, what]), to tell what a slow message waited for.
+// itself ([epoch ms, ms, what]), to tell what a slow message waited for (`node bench/stalls.ts`);
+// MALLOC_* variables (glibc tuning, e.g. MALLOC_ARENA_MAX=2) are passed on to the gateway.
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -58,25 +58,22 @@ export class GroupCommit {
         const v = Reflect.get(target, prop, receiver) as unknown;
         if (typeof v !== 'function' || prop === 'constructor') return v;
         let m = methods.get(prop);
-        if (!m) {
-          const fn = v as (...a: unknown[]) => unknown;
-          m =
-            prop === 'flush'
-              ? () => this.flush()
-              : prop === 'close'
-                ? () => {
-                    this.commit();
-                    fn.apply(target, []);
-                    void this.checkpointer?.close();
-                  }
-              : QUEUED.has(prop as string)
-                ? (...a: unknown[]) => this.queue(() => fn.apply(target, a))
-                : (...a: unknown[]) => {
-                    this.commit();
-                    return fn.apply(target, a);
-                  };
-          methods.set(prop, m);
-        }
+        if (m) return m;
+        const fn = v as (...a: unknown[]) => unknown;
+        if (prop === 'flush') m = () => this.flush();
+        else if (prop === 'close')
+          m = () => {
+            this.commit();
+            fn.apply(target, []);
+            void this.checkpointer?.close();
+          };
+        else if (QUEUED.has(prop as string)) m = (...a: unknown[]) => this.queue(() => fn.apply(target, a));
+        else
+          m = (...a: unknown[]) => {
+            this.commit();
+            return fn.apply(target, a);
+          };
+        methods.set(prop, m);
         return m;
       },
     });

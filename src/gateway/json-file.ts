@@ -45,8 +45,22 @@ export function writeJson(path: string, value: unknown, mode = 0o600): void {
  * happened meanwhile, which then stands. False when the file was not replaced.
  */
 export async function writeJsonInBackground(path: string, value: unknown, mode: number, stale: () => boolean): Promise<boolean> {
+  const tmp = await writeTempInBackground(path, JSON.stringify(value, null, 2) + '\n', mode);
+  // Synchronous, so no other write of this file can land between the check and the rename.
+  if (stale()) {
+    await rm(tmp, { force: true });
+    return false;
+  }
+  renameSync(tmp, path);
+  return true;
+}
+
+/**
+ * Writes `data` to a temp file next to `path` and fsyncs it, on libuv's threads; resolves with the
+ * temp file's path, for the caller to rename in place (or remove). Nothing is left behind on failure.
+ */
+export async function writeTempInBackground(path: string, data: string, mode: number): Promise<string> {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const data = JSON.stringify(value, null, 2) + '\n';
   try {
     const fh = await open(tmp, 'w', mode);
     try {
@@ -55,13 +69,7 @@ export async function writeJsonInBackground(path: string, value: unknown, mode: 
     } finally {
       await fh.close();
     }
-    // Synchronous, so no other write of this file can land between the check and the rename.
-    if (stale()) {
-      await rm(tmp, { force: true });
-      return false;
-    }
-    renameSync(tmp, path);
-    return true;
+    return tmp;
   } catch (e) {
     await rm(tmp, { force: true }).catch(() => undefined);
     throw e;

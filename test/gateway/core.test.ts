@@ -160,6 +160,34 @@ describe('inbound dedupe', () => {
     assert.deepEqual(new InboundDedupe(path).unfinished(), []);
     assert.equal(statSync(path).mode & 0o777, 0o600);
   });
+  test('compaction while running is written in the background; what arrives meanwhile is kept', async () => {
+    const path = join(tmp(), 'gateway', 'inbound.jsonl');
+    // At the cap (here 1,000 ids), 10,000 lines appended (a claim and a finish each) start a compaction…
+    const d = new InboundDedupe(path, { maxEntries: 1000 });
+    for (let i = 0; i < 5001; i++) {
+      assert.ok(d.claim('telegram', '1', String(i)));
+      d.finish('telegram', '1', String(i));
+    }
+    const compacting = () => (d as unknown as { compacting: string[] | null }).compacting !== null;
+    assert.ok(compacting(), 'a compaction is being written');
+    // …and messages keep coming while it is written.
+    assert.ok(d.claim('telegram', '2', 'during'));
+    for (let i = 0; i < 500 && compacting(); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(!compacting());
+    assert.ok(d.claim('telegram', '2', 'after'));
+    const lines = readFileSync(path, 'utf8').trim().split('\n');
+    // One line per id kept, plus what came after the snapshot: the finish of the message whose
+    // claim started the compaction, 'during' and 'after'.
+    assert.equal(lines.length, 1000 + 3);
+    const again = new InboundDedupe(path, { maxEntries: 1000 });
+    assert.ok(!again.claim('telegram', '1', '5000'), 'a restart remembers');
+    assert.ok(!again.claim('telegram', '2', 'during') && !again.claim('telegram', '2', 'after'));
+    assert.deepEqual(
+      again.unfinished().map((u) => u.key),
+      ['telegram:2:during', 'telegram:2:after'],
+    );
+    d.close();
+  });
   test('bounded while running: past the cap or the 7-day TTL the oldest ids go as new ones arrive', () => {
     const path = join(tmp(), 'gateway', 'inbound.jsonl');
     let now = Date.UTC(2026, 0, 1);

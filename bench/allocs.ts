@@ -3,7 +3,7 @@
 // (self), and by the nearest of our own source files up the stack (so what a library or Node does
 // on our behalf counts for the caller in src/). Positions in the bundle are mapped back to src/
 // through its source map.
-//   node bench/allocs.ts profile.heapprofile|.cpuprofile [messages=3000] [top=25] [src/file.ts: only what it causes]
+//   node bench/allocs.ts profile.heapprofile|.cpuprofile [messages=3000] [top=25] [src/file.ts: only what it causes; 'outside': what no src/ frame is under]
 import { existsSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -66,7 +66,7 @@ let total = 0;
 const walk = (n: ProfileNode, ours: string | null) => {
   const s = sourceOf(n.callFrame);
   const mine = s.ours ?? ours;
-  if (n.selfSize && (!under || mine === under)) {
+  if (n.selfSize && (!under || mine === under || (under === 'outside' && mine === null))) {
     total += n.selfSize;
     const k = `${n.callFrame.functionName || '(anonymous)'}  ${s.where}`;
     bySelf.set(k, (bySelf.get(k) ?? 0) + n.selfSize);

@@ -6,7 +6,9 @@
 //     latency is "update available" → "reply received", which with an instant LLM is what the
 //     gateway (and the fake servers) add;
 //  3. the gateway's RSS (and JS heap) every 1,000 messages over all 10,000, its slope over the
-//     last 3,000 (goal: ≤ 1 MB per 1k messages), and its CPU time per message.
+//     last 4,000 (goal: ≤ 1 MB per 1k messages), and its CPU time per message. The RSS slope moves
+//     with V8's heap size, which steps by 10–20 MB up or down when it likes: the heap row also
+//     shows the memory outside the JS heap (malloc: array buffers, SQLite, Node), which creeps.
 // The gateway runs with the Node flags Hermes gives its daemon (GATEWAY_NODE_FLAGS), its default
 // settings, and bench/gateway-probe.ts preloaded (it answers memory questions over an IPC channel).
 // A message unanswered for BENCH_GATEWAY_TIMEOUT_MS (30 s) fails the benchmark with the chat and
@@ -16,8 +18,14 @@
 // (BENCH_GATEWAY_HEAPSNAP_AT=6000,22000 for others)
 // (the bench pauses while the gateway writes them; compare with `node bench/heapdiff.ts a b`);
 // BENCH_GATEWAY_ALLOC=<file.heapprofile> samples every allocation (garbage too) over messages
-// 1,000–4,000 (`node bench/allocs.ts <file>` sums them by function and source file);
-// BENCH_GATEWAY_STDOUT=<file> keeps the gateway's stdout (with BENCH_GATEWAY_NODE_FLAGS=--trace-gc).
+// 1,000–4,000 (BENCH_GATEWAY_ALLOC_AT=6000,9000: the latency phase) (`node bench/allocs.ts <file>`
+// sums them by function and source file; with BENCH_GATEWAY_ALLOC_OLD=1 only what was promoted to
+// the old generation);
+// BENCH_GATEWAY_STDOUT=<file> keeps the gateway's stdout (with BENCH_GATEWAY_NODE_FLAGS=--trace-gc);
+// BENCH_GATEWAY_TIMELINE=<file> writes the latency phase as JSON: every message ([epoch ms sent,
+// latency ms, chat]) and the event-loop stalls and GC pauses of the gateway and of the bench
+// itself ([epoch ms, ms, what]), to tell what a slow message waited for (`node bench/stalls.ts`);
+// MALLOC_* variables (glibc tuning, e.g. MALLOC_ARENA_MAX=2) are passed on to the gateway.
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,7 +43,9 @@ const TIMEOUT_MS = Number(process.env.BENCH_GATEWAY_TIMEOUT_MS ?? 30_000);
 const SNAP_DIR = process.env.BENCH_GATEWAY_HEAPSNAP ? resolve(process.env.BENCH_GATEWAY_HEAPSNAP) : '';
 const SNAP_AT = (process.env.BENCH_GATEWAY_HEAPSNAP_AT ?? '2000,8000').split(',').map(Number);
 const ALLOC = process.env.BENCH_GATEWAY_ALLOC ? resolve(process.env.BENCH_GATEWAY_ALLOC) : '';
+const [ALLOC_FROM, ALLOC_TO] = (process.env.BENCH_GATEWAY_ALLOC_AT ?? '1000,4000').split(',').map(Number);
 const STDOUT = process.env.BENCH_GATEWAY_STDOUT ?? '';
+const TIMELINE = process.env.BENCH_GATEWAY_TIMELINE ? resolve(process.env.BENCH_GATEWAY_TIMELINE) : '';
 /** The RSS goal: growth per 1,000 messages once the gateway has reached its working size. */
 const SLOPE_GOAL_MB = 1;
 
@@ -44,6 +54,15 @@ function cpuMs(pid: number): number {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const parts = f.slice(f.lastIndexOf(')') + 2).split(' ');
   return ((Number(parts[11]) + Number(parts[12])) * 1000) / 100;
+}
+
+/** Time (ms) the process's main thread has spent ready to run but waiting for a CPU (other processes had them). */
+function cpuWaitMs(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
+  } catch {
+    return NaN;
+  }
 }
 
 function rssMb(pid: number): number {
@@ -82,6 +101,10 @@ const bench: Bench = async () => {
     ...(process.env.BENCH_GATEWAY_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_PROFILE}`] : []),
     `--import=${resolve(import.meta.dirname, 'gateway-probe.ts')}`,
   ];
+  if (TIMELINE) env.BENCH_GATEWAY_TIMELINE = '1';
+  // glibc malloc tuning, to try on the gateway (e.g. MALLOC_ARENA_MAX=2).
+  for (const k of Object.keys(process.env)) if (k.startsWith('MALLOC_')) env[k] = process.env[k];
+  if (process.env.BENCH_GATEWAY_ALLOC_OLD) env.BENCH_GATEWAY_ALLOC_OLD = '1';
   const child = spawn(process.execPath, [...nodeFlags, BIN, 'gateway', 'run', '--quiet'], { cwd: home, env, stdio: ['ignore', STDOUT ? 'pipe' : 'ignore', 'pipe', 'ipc'] });
   if (STDOUT) child.stdout!.pipe(createWriteStream(STDOUT));
   let stderr = '';
@@ -90,14 +113,15 @@ const bench: Bench = async () => {
 
   // The probe: memory figures and heap snapshots on request.
   type Mem = NodeJS.MemoryUsage;
-  const asked = new Map<number, (m: { mem?: Mem; file?: string }) => void>();
+  const asked = new Map<number, (m: { mem?: Mem; file?: string; stalls?: [number, number, string][]; clock?: [number, number] }) => void>();
   let askSeq = 0;
-  child.on('message', (m: { id: number; mem?: Mem; file?: string }) => {
+  type Stall = [number, number, string];
+  child.on('message', (m: { id: number; mem?: Mem; file?: string; stalls?: Stall[]; clock?: [number, number] }) => {
     asked.get(m.id)?.(m);
     asked.delete(m.id);
   });
-  const ask = (cmd: 'mem' | 'snap' | 'alloc-start' | 'alloc-stop', path?: string) =>
-    new Promise<{ mem?: Mem; file?: string }>((resolveAsk, reject) => {
+  const ask = (cmd: 'mem' | 'snap' | 'alloc-start' | 'alloc-stop' | 'stalls', path?: string) =>
+    new Promise<{ mem?: Mem; file?: string; stalls?: Stall[]; clock?: [number, number] }>((resolveAsk, reject) => {
       const id = ++askSeq;
       const t = setTimeout(() => reject(new Error(`the gateway's probe did not answer '${cmd}' within 120 s`)), 120_000);
       asked.set(id, (m) => {
@@ -108,6 +132,16 @@ const bench: Bench = async () => {
     });
 
   const rows: BenchRow[] = [];
+  // The bench's own event-loop stalls (it is the fake Telegram and LLM too): a late reply may be ours.
+  const ownStalls: Stall[] = [];
+  let lastTick = performance.now();
+  const ownWatch = TIMELINE
+    ? setInterval(() => {
+        const now = performance.now();
+        if (now - lastTick > 12) ownStalls.push([performance.timeOrigin + lastTick, now - lastTick - 2, 'bench-loop']);
+        lastTick = now;
+      }, 2)
+    : null;
   try {
     const deadline = Date.now() + 20_000;
     while (tg.pollers() === 0) {
@@ -124,6 +158,10 @@ const bench: Bench = async () => {
     let drained: (() => void) | null = null;
     tg.onCall((c) => {
       if (c.method !== 'sendMessage') return;
+      // The fake LLM keeps every request it got (tests read them), each with the whole history:
+      // over 10k messages that is gigabytes of JSON and slow GCs in the bench's own process, whose
+      // pauses showed up as gateway latency. The bench reads none of them.
+      if (llm.requests.length > 50) llm.requests.length = 0;
       const chat = Number(c.params.chat_id);
       const f = inflight.get(chat);
       if (f === undefined) return;
@@ -145,8 +183,8 @@ const bench: Bench = async () => {
         samples.push(s);
         if (counted % 1000 === 0) memAsks.push(ask('mem').then((m) => void (s.mem = m.mem)));
       }
-      if (ALLOC && counted === 1000) void ask('alloc-start');
-      if (ALLOC && counted === 4000) memAsks.push(ask('alloc-stop', ALLOC).then(() => void process.stderr.write(`bench: allocation profile of messages 1,000–4,000: ${ALLOC}\n`)));
+      if (ALLOC && counted === ALLOC_FROM) void ask('alloc-start');
+      if (ALLOC && counted === ALLOC_TO) memAsks.push(ask('alloc-stop', ALLOC).then(() => void process.stderr.write(`bench: allocation profile of messages ${ALLOC_FROM}–${ALLOC_TO}: ${ALLOC}\n`)));
       return !!SNAP_DIR && SNAP_AT.includes(counted);
     };
     /** Waits for every message in flight to be answered, then has the gateway write a heap snapshot. */
@@ -242,12 +280,16 @@ const bench: Bench = async () => {
 
     // 2. Latency at RATE msg/s in all (open loop: each chat once every CHATS/RATE s).
     const lat: number[] = [];
+    const timeline: [number, number, number][] = [];
+    const waited0 = [cpuWaitMs(pid()), cpuWaitMs(process.pid)];
+    const latT0 = performance.now();
     await phase('latency', (done, fail) => {
       let sent = 0;
       let got = 0;
       let start = performance.now();
-      onReply = (_chat, ms) => {
+      onReply = (chat, ms) => {
         lat.push(ms);
+        if (TIMELINE) timeline.push([Math.round(performance.timeOrigin + performance.now() - ms), Math.round(ms * 10) / 10, chat]);
         got++;
         if (count()) {
           const h0 = performance.now();
@@ -269,8 +311,15 @@ const bench: Bench = async () => {
       tick();
     });
     const p99 = percentile(lat, 99);
+    // On a shared machine a late reply may only mean the gateway (or the fake servers here) had no CPU.
+    const waited = `waited for a CPU: gateway ${((cpuWaitMs(pid()) - waited0[0]) / 1000).toFixed(1)} s, bench ${((cpuWaitMs(process.pid) - waited0[1]) / 1000).toFixed(1)} s of ${((performance.now() - latT0) / 1000).toFixed(0)} s`;
+    if (TIMELINE) {
+      const { stalls = [], clock } = await ask('stalls');
+      writeFileSync(TIMELINE, JSON.stringify({ messages: timeline, gateway: stalls, bench: ownStalls, clock }));
+      process.stderr.write(`bench: latency timeline: ${TIMELINE}\n`);
+    }
     rows.push({ name: `latency added at ${RATE} msg/s, p50`, value: median(lat), unit: 'ms' });
-    rows.push({ name: `latency added at ${RATE} msg/s, p99`, value: p99, unit: 'ms', target: '≤ 50 ms', ok: p99 <= 50, note: `${CHATS} chats, one message/s each; update available → reply received, LLM instant` });
+    rows.push({ name: `latency added at ${RATE} msg/s, p99`, value: p99, unit: 'ms', target: '≤ 50 ms', ok: p99 <= 50, note: `${CHATS} chats, one message/s each; update available → reply received, LLM instant; ${waited}` });
 
     // 3. Memory over all 10,000 messages.
     // The slope is taken over the last 4,000 messages (a sample every 500): before that the heap
@@ -294,7 +343,7 @@ const bench: Bench = async () => {
         name: `gateway JS heap after ${last.at} messages`,
         value: m.heapUsed / MB,
         unit: 'MB',
-        note: `heap total ${(m.heapTotal / MB).toFixed(0)} MB, external ${(m.external / MB).toFixed(0)} MB (array buffers ${(m.arrayBuffers / MB).toFixed(0)}); heap used (live + garbage) every 1k: ${everyK.map((r) => (r.mem ? (r.mem.heapUsed / MB).toFixed(0) : '?')).join(' ')}; heap total: ${everyK.map((r) => (r.mem ? (r.mem.heapTotal / MB).toFixed(0) : '?')).join(' ')}`,
+        note: `heap total ${(m.heapTotal / MB).toFixed(0)} MB, external ${(m.external / MB).toFixed(0)} MB (array buffers ${(m.arrayBuffers / MB).toFixed(0)}); heap used (live + garbage) every 1k: ${everyK.map((r) => (r.mem ? (r.mem.heapUsed / MB).toFixed(0) : '?')).join(' ')}; heap total: ${everyK.map((r) => (r.mem ? (r.mem.heapTotal / MB).toFixed(0) : '?')).join(' ')}; outside the JS heap (RSS − heap total): ${everyK.map((r) => (r.mem ? (r.rss - r.mem.heapTotal / MB).toFixed(0) : '?')).join(' ')}; array buffers: ${everyK.map((r) => (r.mem ? (r.mem.arrayBuffers / MB).toFixed(0) : '?')).join(' ')}`,
       });
     const span = (last.at - tail[0].at) / 1000;
     rows.push({
@@ -306,6 +355,7 @@ const bench: Bench = async () => {
       note: `least-squares over a sample every 500 msgs; heap used ${heapPts.length > 1 ? slopeOf(heapPts).toFixed(2) : '?'} MB/1k (garbage included: the live heap is what heap snapshots show)`,
     });
   } finally {
+    if (ownWatch) clearInterval(ownWatch);
     child.kill('SIGTERM');
     if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
     await tg.close();

@@ -5,9 +5,10 @@
 // short; on the next start the runner tells that chat instead of re-running its tools.
 //
 // HERMES_HOME/gateway/inbound.jsonl: one JSON line per state change, compacted on load.
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileAtomic } from '../state/fsutil.ts';
+import { writeTempInBackground } from './json-file.ts';
 
 /** A line of the file: `s` 'r' taken, 'd' done; `t` ms; platform, chat and thread (needed while taken). */
 interface Line {
@@ -88,25 +89,67 @@ export class InboundDedupe {
     }
   }
 
-  private compact(): void {
+  /** The file's content as the memory says it (one line per id). */
+  private snapshot(): string {
     const lines: string[] = [];
     for (const [k, t] of this.seen) {
       const u = this.taken.get(k);
       lines.push(JSON.stringify(u ? { k, s: 'r', t: t * 1000, p: u.platform, c: u.chatId, th: u.threadId } : { k, s: 'd', t: t * 1000 }));
     }
+    return lines.length ? lines.join('\n') + '\n' : '';
+  }
+
+  private compact(): void {
     this.close();
-    writeFileAtomic(this.path, lines.length ? lines.join('\n') + '\n' : '', 0o600);
+    writeFileAtomic(this.path, this.snapshot(), 0o600);
     this.appended = 0;
+  }
+
+  /** Lines appended while a compaction is written in the background (they go in the new file too). */
+  private compacting: string[] | null = null;
+
+  /**
+   * Compaction while running: the new file is written and fsynced off the event loop (a big file's
+   * fsync can take long); appends go on to the old file meanwhile and are added to the new one
+   * right after it replaces the old (no await in between). A crash before leaves the old file whole.
+   */
+  private compactInBackground(): void {
+    const pending: string[] = (this.compacting = []);
+    this.appended = 0;
+    void writeTempInBackground(this.path, this.snapshot(), 0o600).then(
+      (tmp) => {
+        if (this.compacting !== pending) return void rmSync(tmp, { force: true }); // closed meanwhile
+        this.compacting = null;
+        try {
+          renameSync(tmp, this.path);
+        } catch {
+          return void rmSync(tmp, { force: true }); // the old file stays, whole
+        }
+        try {
+          if (this.fd !== null) closeSync(this.fd);
+          this.fd = openSync(this.path, 'a', 0o600);
+          if (pending.length) writeSync(this.fd, pending.join(''));
+        } catch {
+          this.fd = null; // the next append opens it again
+        }
+      },
+      () => {
+        if (this.compacting === pending) this.compacting = null; // the old file stays, whole
+      },
+    );
   }
 
   private append(line: Line): void {
     // One descriptor for the life of the process: no open/close per message.
     if (this.fd === null) this.fd = openSync(this.path, 'a', 0o600);
-    writeSync(this.fd, JSON.stringify(line) + '\n');
-    if (++this.appended > Math.max(10_000, this.seen.size * 2)) this.compact();
+    const text = JSON.stringify(line) + '\n';
+    writeSync(this.fd, text);
+    this.compacting?.push(text);
+    if (++this.appended > Math.max(10_000, this.seen.size * 2) && !this.compacting) this.compactInBackground();
   }
 
   close(): void {
+    this.compacting = null; // a compaction still being written is dropped: the file has everything
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
   }

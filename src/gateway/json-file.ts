@@ -1,6 +1,9 @@
 // Small JSON files in HERMES_HOME that the gateway and the CLI share: read tolerantly, written
 // atomically (temp file + rename) with the mode the caller asks for.
-import { existsSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { writeFileAtomic } from '../state/fsutil.ts';
 
 /** A JSON object from `path`; {} when missing, unreadable, malformed or not an object. */
@@ -14,6 +17,61 @@ export function readJsonObject<T extends Record<string, unknown> = Record<string
   }
 }
 
+const cached = new Map<string, { stamp: string; value: Record<string, unknown> }>();
+
+/**
+ * readJsonObject for a file read on every message (the pairing approvals): parsed again only when
+ * it changed (another process, e.g. `hermes pairing approve`, replaces it: a new inode, size or
+ * mtime). The object is shared: read it, do not change it.
+ */
+export function readJsonObjectCached<T extends Record<string, unknown> = Record<string, unknown>>(path: string): Readonly<T> {
+  const st = statSync(path, { throwIfNoEntry: false });
+  const stamp = st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '';
+  const hit = cached.get(path);
+  // File times are coarse (milliseconds apart at best): a file changed in the last second is read again.
+  if (hit?.stamp === stamp && (!st || st.mtimeMs < Date.now() - 1000)) return hit.value as T;
+  const value = st ? readJsonObject(path) : {};
+  cached.set(path, { stamp, value });
+  return value as T;
+}
+
 export function writeJson(path: string, value: unknown, mode = 0o600): void {
   writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n', mode);
+}
+
+/**
+ * writeJson off the event loop: the temp file is written and fsynced on libuv's threads (an fsync
+ * can take long on a busy disk), then renamed in place here — unless `stale()` says a newer write
+ * happened meanwhile, which then stands. False when the file was not replaced.
+ */
+export async function writeJsonInBackground(path: string, value: unknown, mode: number, stale: () => boolean): Promise<boolean> {
+  const tmp = await writeTempInBackground(path, JSON.stringify(value, null, 2) + '\n', mode);
+  // Synchronous, so no other write of this file can land between the check and the rename.
+  if (stale()) {
+    await rm(tmp, { force: true });
+    return false;
+  }
+  renameSync(tmp, path);
+  return true;
+}
+
+/**
+ * Writes `data` to a temp file next to `path` and fsyncs it, on libuv's threads; resolves with the
+ * temp file's path, for the caller to rename in place (or remove). Nothing is left behind on failure.
+ */
+export async function writeTempInBackground(path: string, data: string, mode: number): Promise<string> {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    const fh = await open(tmp, 'w', mode);
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    return tmp;
+  } catch (e) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw e;
+  }
 }

@@ -10,7 +10,7 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { readJsonObject, writeJson } from './json-file.ts';
+import { readJsonObject, readJsonObjectCached, writeJson } from './json-file.ts';
 
 export const PAIRING_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 export const CODE_LENGTH = 8;
@@ -79,7 +79,8 @@ export class PairingStore {
 
   isApproved(platform: string, userId: string): boolean {
     if (!userId) return false;
-    return Object.hasOwn(readJsonObject(this.approvedPath(platform)), String(userId));
+    // (Asked for every message: the file is parsed again only when it changed.)
+    return Object.hasOwn(readJsonObjectCached(this.approvedPath(platform)), String(userId));
   }
 
   listApproved(platform?: string): { platform: string; user_id: string; user_name: string; approved_at: number }[] {

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { newSessionId } from '../runtime/session.ts';
-import { readJsonObject, writeJson } from './json-file.ts';
+import { readJsonObject, writeJson, writeJsonInBackground } from './json-file.ts';
 import type { SessionSource } from './types.ts';
 
 /** sessions.json entry (Hermes's SessionEntry, the fields this gateway uses). */
@@ -198,15 +198,36 @@ export class SessionIndex {
     });
   }
 
-  /** Coalesces writes: many chats touching the index cost one write per interval. */
+  /**
+   * Coalesces writes: many chats touching the index cost one write per interval, made in the
+   * background (saveInBackground), one at a time.
+   */
   private saveSoon(ms = 1000): void {
     this.dirty = true;
-    if (this.timer) return;
+    if (this.timer || this.writing) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      if (this.dirty) this.saveNow();
+      if (this.dirty) this.saveInBackground();
     }, ms);
     this.timer.unref?.();
+  }
+
+  /** Bumped by every save: a background write overtaken by a newer save is dropped. */
+  private saves = 0;
+  private writing = false;
+
+  private saveInBackground(): void {
+    this.dirty = false;
+    const mine = ++this.saves;
+    this.writing = true;
+    void writeJsonInBackground(this.path, this.entries, 0o600, () => this.saves !== mine)
+      .catch(() => {
+        this.dirty = true; // (retried with the next change or at exit)
+      })
+      .finally(() => {
+        this.writing = false;
+        if (this.dirty) this.saveSoon();
+      });
   }
 
   saveNow(): void {
@@ -215,10 +236,11 @@ export class SessionIndex {
       this.timer = null;
     }
     this.dirty = false;
+    this.saves++;
     writeJson(this.path, this.entries, 0o600);
   }
 
   flush(): void {
-    if (this.dirty || this.timer) this.saveNow();
+    if (this.dirty || this.timer || this.writing) this.saveNow();
   }
 }

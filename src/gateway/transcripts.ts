@@ -9,6 +9,7 @@ import type { TurnResult } from '../agent/types.ts';
 import type { Message } from '../llm/types.ts';
 import type { SessionStore } from '../runtime/session.ts';
 import { SessionDB } from '../state/db.ts';
+import { GroupCommit } from './group-commit.ts';
 import { paths } from '../state/paths.ts';
 import type { Awaitable, SessionStoreApi } from '../state/store/index.ts';
 
@@ -221,7 +222,9 @@ const isMessage = (l: Record<string, unknown>) => l.role === 'user' || l.role ==
 /** state.db, or the JSONL fallback when it cannot be opened. */
 export function openTranscriptStore(home: string, log: (line: string) => void = () => undefined): TranscriptStore {
   try {
-    return new SessionDbTranscripts(SessionDB.open(paths.stateDb(home)));
+    // Writes of one tick, of every chat, in one transaction (group-commit.ts).
+    const db = new GroupCommit(SessionDB.open(paths.stateDb(home)), (e) => log(`sessions: a write to state.db failed: ${(e as Error).message}`)).store;
+    return new SessionDbTranscripts(db);
   } catch (e) {
     log(`sessions: cannot open ${paths.stateDb(home)} (${(e as Error).message}); keeping conversations in ${home}/sessions/*.jsonl instead`);
     return new JsonlTranscripts(home);

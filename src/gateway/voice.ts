@@ -39,8 +39,11 @@ export async function transcribeVoice(path: string, c: VoiceContext, signal?: Ab
 }
 
 /** Whether this chat's reply should also be spoken (its /voice mode, else `voice.auto_tts`). */
+let voiceModule: typeof import('../media/voice.ts') | undefined;
+
 export async function voiceReplyWanted(c: VoiceContext, platform: string, chatId: string, inboundWasVoice: boolean): Promise<boolean> {
-  const { chatKey, voiceModeFor, wantsVoiceReply } = await import('../media/voice.ts');
+  // (Asked for every reply: the module is imported once, not looked up again each time.)
+  const { chatKey, voiceModeFor, wantsVoiceReply } = (voiceModule ??= await import('../media/voice.ts'));
   return wantsVoiceReply(voiceModeFor(c.home, chatKey(platform, chatId), c.config), inboundWasVoice);
 }
 

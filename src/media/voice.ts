@@ -141,13 +141,27 @@ function modesFile(home: string): string {
   return join(home, 'gateway_voice_mode.json');
 }
 
+/** The file as last read, by home: the gateway asks for every reply, the file rarely changes. */
+const modesCache = new Map<string, { stamp: string; modes: Record<string, GatewayVoiceMode> }>();
+
 export function loadVoiceModes(home: string): Record<string, GatewayVoiceMode> {
-  try {
-    const raw = JSON.parse(readFileSync(modesFile(home), 'utf8')) as Record<string, unknown>;
-    return Object.fromEntries(Object.entries(raw).filter((e): e is [string, GatewayVoiceMode] => MODES.includes(e[1] as GatewayVoiceMode)));
-  } catch {
-    return {};
-  }
+  const file = modesFile(home);
+  const st = statSync(file, { throwIfNoEntry: false });
+  // A write (setVoiceMode renames a new file in place, another process may edit it) changes the stamp.
+  const stamp = st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '';
+  const hit = modesCache.get(home);
+  // File times are coarse (milliseconds apart at best): a file changed in the last second is read again.
+  if (hit?.stamp === stamp && (!st || st.mtimeMs < Date.now() - 1000)) return { ...hit.modes };
+  let modes: Record<string, GatewayVoiceMode> = {};
+  if (st)
+    try {
+      const raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+      modes = Object.fromEntries(Object.entries(raw).filter((e): e is [string, GatewayVoiceMode] => MODES.includes(e[1] as GatewayVoiceMode)));
+    } catch {
+      modes = {};
+    }
+  modesCache.set(home, { stamp, modes });
+  return { ...modes };
 }
 
 export function setVoiceMode(home: string, chatKey: string, mode: GatewayVoiceMode): void {

@@ -68,6 +68,8 @@ export class SessionDB implements SessionStoreApi {
   private writes = 0;
   private checkpointedAt = 0;
   private checkpointDue = false;
+  /** Inside write()'s transaction: a nested write() joins it (batch()). */
+  private inWrite = false;
   private closed = false;
   private readonly stmts = new Map<string, StatementSync>();
   private readonly messageCols: Set<string>;
@@ -175,6 +177,7 @@ export class SessionDB implements SessionStoreApi {
 
   /** Runs `fn` in a BEGIN IMMEDIATE transaction, retrying with jitter while another writer holds the lock. */
   write<T>(fn: () => T): T {
+    if (this.inWrite) return fn();
     for (let attempt = 0; ; attempt++) {
       try {
         this.db.exec('BEGIN IMMEDIATE');
@@ -185,8 +188,10 @@ export class SessionDB implements SessionStoreApi {
         }
         throw e;
       }
+      this.inWrite = true;
       try {
         const r = fn();
+        this.inWrite = false;
         this.db.exec('COMMIT');
         // A checkpoint costs an fsync: mark it due and run it at the end of the turn (recordUsage),
         // off the loop's hot path, unless a very long turn has piled up writes.
@@ -195,6 +200,7 @@ export class SessionDB implements SessionStoreApi {
         if (this.writes - this.checkpointedAt >= CHECKPOINT_HARD_LIMIT) this.checkpoint();
         return r;
       } catch (e) {
+        this.inWrite = false;
         try {
           this.db.exec('ROLLBACK');
         } catch {
@@ -209,10 +215,28 @@ export class SessionDB implements SessionStoreApi {
     }
   }
 
+  /**
+   * Several writes (appends, usage, of any sessions) in one transaction: one commit, and the FTS
+   * indexes updated once, instead of one of each per write (the gateway's group commit). A due
+   * checkpoint runs after it. If `fn` throws, none of its writes is kept.
+   */
+  batch<T>(fn: () => T): T {
+    const r = this.write(fn);
+    if (this.checkpointDue) this.checkpoint();
+    return r;
+  }
+
+  /**
+   * Runs the checkpoints instead of this connection, e.g. on another thread (a checkpoint copies
+   * pages and fsyncs, which can take long on a busy disk): the gateway sets one.
+   */
+  checkpointer: (() => void) | null = null;
+
   /** PASSIVE WAL checkpoint: never blocks readers or writers. */
   checkpoint(): void {
     this.checkpointDue = false;
     this.checkpointedAt = this.writes;
+    if (this.checkpointer) return this.checkpointer();
     try {
       this.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
     } catch {
@@ -627,8 +651,8 @@ export class SessionDB implements SessionStoreApi {
         sessionId,
       );
     });
-    // End of a turn: the time for a due checkpoint.
-    if (this.checkpointDue) this.checkpoint();
+    // End of a turn: the time for a due checkpoint (after the batch, inside one).
+    if (this.checkpointDue && !this.inWrite) this.checkpoint();
   }
 
   /**

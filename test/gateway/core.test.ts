@@ -13,7 +13,7 @@ import { extractMedia, parseTarget } from '../../src/gateway/delivery.ts';
 import { HookBus } from '../../src/gateway/hooks.ts';
 import { CODE_TTL_S, PairingStore } from '../../src/gateway/pairing.ts';
 import { buildSessionKey, isSharedMultiUserSession, neutralizeInline } from '../../src/gateway/session-key.ts';
-import { resetReason } from '../../src/gateway/session-store.ts';
+import { resetReason, SessionIndex } from '../../src/gateway/session-store.ts';
 import { backoffMs } from '../../src/gateway/supervisor.ts';
 import { JsonlTranscripts, SessionDbTranscripts } from '../../src/gateway/transcripts.ts';
 import { SessionDB } from '../../src/state/db.ts';
@@ -102,6 +102,20 @@ describe('pairing', () => {
     assert.ok(!p.isApproved('telegram', 'u9'));
     assert.equal(statSync(join(home, 'pairing', '_rate_limits.json')).mode & 0o777, 0o600);
   });
+  test('approvals and revocations made by another process (the CLI) count from the next message', () => {
+    const home = tmp();
+    const gateway = new PairingStore(home);
+    const cli = new PairingStore(home);
+    assert.ok(!gateway.isApproved('telegram', 'u1'));
+    cli.approve('telegram', 'u1', 'one');
+    assert.ok(gateway.isApproved('telegram', 'u1'));
+    assert.ok(gateway.isApproved('telegram', 'u1'), 'asked again: the same answer');
+    cli.approve('telegram', 'u2');
+    assert.ok(gateway.isApproved('telegram', 'u2'));
+    assert.ok(cli.revoke('telegram', 'u1'));
+    assert.ok(!gateway.isApproved('telegram', 'u1'));
+    assert.ok(gateway.isApproved('telegram', 'u2'));
+  });
 });
 
 describe('chunking and [SILENT]', () => {
@@ -145,6 +159,34 @@ describe('inbound dedupe', () => {
     d2.finishKey(d2.unfinished()[0].key);
     assert.deepEqual(new InboundDedupe(path).unfinished(), []);
     assert.equal(statSync(path).mode & 0o777, 0o600);
+  });
+  test('compaction while running is written in the background; what arrives meanwhile is kept', async () => {
+    const path = join(tmp(), 'gateway', 'inbound.jsonl');
+    // At the cap (here 1,000 ids), 10,000 lines appended (a claim and a finish each) start a compaction…
+    const d = new InboundDedupe(path, { maxEntries: 1000 });
+    for (let i = 0; i < 5001; i++) {
+      assert.ok(d.claim('telegram', '1', String(i)));
+      d.finish('telegram', '1', String(i));
+    }
+    const compacting = () => (d as unknown as { compacting: string[] | null }).compacting !== null;
+    assert.ok(compacting(), 'a compaction is being written');
+    // …and messages keep coming while it is written.
+    assert.ok(d.claim('telegram', '2', 'during'));
+    for (let i = 0; i < 500 && compacting(); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(!compacting());
+    assert.ok(d.claim('telegram', '2', 'after'));
+    const lines = readFileSync(path, 'utf8').trim().split('\n');
+    // One line per id kept, plus what came after the snapshot: the finish of the message whose
+    // claim started the compaction, 'during' and 'after'.
+    assert.equal(lines.length, 1000 + 3);
+    const again = new InboundDedupe(path, { maxEntries: 1000 });
+    assert.ok(!again.claim('telegram', '1', '5000'), 'a restart remembers');
+    assert.ok(!again.claim('telegram', '2', 'during') && !again.claim('telegram', '2', 'after'));
+    assert.deepEqual(
+      again.unfinished().map((u) => u.key),
+      ['telegram:2:during', 'telegram:2:after'],
+    );
+    d.close();
   });
   test('bounded while running: past the cap or the 7-day TTL the oldest ids go as new ones arrive', () => {
     const path = join(tmp(), 'gateway', 'inbound.jsonl');
@@ -206,6 +248,29 @@ describe('transcript stores', () => {
       );
       await s.close();
     }
+  });
+});
+
+describe('routing index (sessions.json)', () => {
+  test('changes are written in the background; a write made meanwhile is not overwritten by the older one', async () => {
+    const home = tmp();
+    const idx = new SessionIndex(home);
+    const key = 'agent:main:telegram:dm:1';
+    const first = idx.create(key, src({ userId: '1' })).session_id;
+    idx.flush();
+    const onDisk = () => (JSON.parse(readFileSync(idx.path, 'utf8')) as Record<string, { session_id: string; input_tokens?: number }>)[key];
+    assert.equal(onDisk().session_id, first);
+    // A background write starts; before it lands, a reset is saved at once (saveNow).
+    idx.touch(key, undefined, { input: 5, output: 1 });
+    (idx as unknown as { saveInBackground(): void }).saveInBackground();
+    idx.setSessionId(key, 'newer_session', 'new_session');
+    for (let i = 0; i < 200 && (idx as unknown as { writing: boolean }).writing; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(onDisk().session_id, 'newer_session');
+    // And a plain background write lands.
+    idx.touch(key, undefined, { input: 5, output: 1 });
+    (idx as unknown as { saveInBackground(): void }).saveInBackground();
+    for (let i = 0; i < 200 && (idx as unknown as { writing: boolean }).writing; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(onDisk().input_tokens, 10);
   });
 });
 

@@ -9,6 +9,7 @@ import type { Bot, Context } from 'grammy';
 import type { ChatInfo, InboundAttachment, InboundHandlers, InboundMessage, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import { PlatformSetupError } from '../types.ts';
 import { platformSettings, truthy } from '../config.ts';
+import { nodeFetch } from '../../llm/http.ts';
 import { telegram as telegramEntry } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
@@ -36,11 +37,21 @@ export function telegramApiRoot(env: NodeJS.ProcessEnv, config: Record<string, u
   return raw ? raw.replace(/\/+$/, '') : undefined;
 }
 
+type GrammySignal = { aborted: boolean; addEventListener(t: 'abort', f: () => void, o?: unknown): void; removeEventListener(t: 'abort', f: () => void): void };
+
 /**
- * grammy on Node's own fetch (undici) instead of its bundled node-fetch: fewer allocations per
- * call. grammy hands over its polyfilled AbortSignal and node-fetch options, so they are adapted.
+ * grammy's calls (JSON bodies: getUpdates, sendMessage…) go through the keep-alive node:http fetch
+ * the LLM clients use (src/llm/http.ts), far less work and garbage per call than undici's fetch;
+ * uploads (a multipart stream) through Node's fetch. grammy hands over its polyfilled AbortSignal
+ * and node-fetch options, so they are adapted.
  */
-const undiciFetch = ((url: string, init: Record<string, unknown> & { signal?: { aborted: boolean; addEventListener(t: 'abort', f: () => void, o?: unknown): void } }) => {
+const grammyFetch = ((url: string, init: Record<string, unknown> & { signal?: GrammySignal }) => {
+  if (typeof init.body === 'string' || init.body === undefined)
+    return nodeFetch(url, { method: init.method as string | undefined, headers: init.headers as Record<string, string>, body: init.body, signal: init.signal as unknown as AbortSignal | undefined });
+  return undiciFetch(url, init);
+}) as unknown as typeof fetch;
+
+const undiciFetch = (url: string, init: Record<string, unknown> & { signal?: GrammySignal }) => {
   const { agent: _agent, compress: _compress, signal, ...rest } = init;
   let native: AbortSignal | undefined;
   if (signal) {
@@ -50,11 +61,11 @@ const undiciFetch = ((url: string, init: Record<string, unknown> & { signal?: { 
     native = ac.signal;
   }
   return fetch(url, { ...(rest as RequestInit), signal: native });
-}) as unknown as typeof fetch;
+};
 
 async function defaultCreateBot(token: string, apiRoot: string | undefined): Promise<Bot> {
   const { Bot } = await import('grammy');
-  return new Bot(token, { client: { apiRoot, fetch: undiciFetch } });
+  return new Bot(token, { client: { apiRoot, fetch: grammyFetch } });
 }
 
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -97,6 +108,8 @@ export class TelegramAdapter implements PlatformAdapter {
   private readonly o: TelegramOptions;
   private webhookServer: import('node:http').Server | null = null;
   private botUsername = '';
+  /** `/cmd@thisbot` (built once per connection, not per message). */
+  private commandAt: RegExp | null = null;
   private polling: Promise<void> | null = null;
   /** Bumped by every connect/disconnect: a connect that lost the race stops itself. */
   private generation = 0;
@@ -140,6 +153,7 @@ export class TelegramAdapter implements PlatformAdapter {
     }
     if (gen !== this.generation) throw new Error('connect superseded');
     this.botUsername = bot.botInfo.username ?? '';
+    this.commandAt = null;
     bot.on('message', (ctx) => {
       void this.onMessage(ctx, handlers).catch((e) => this.o.log(`telegram: could not read an incoming message: ${(e as Error).message}`));
     });
@@ -254,7 +268,8 @@ export class TelegramAdapter implements PlatformAdapter {
     // `/cmd@thisbot args` → `/cmd args`; a leading @mention of the bot is dropped.
     if (this.botUsername) {
       const at = `@${this.botUsername}`;
-      text = text.replace(new RegExp(`^(/\\w+)${at.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i'), '$1');
+      this.commandAt ??= new RegExp(`^(/\\w+)${at.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i');
+      text = text.replace(this.commandAt, '$1');
       if (text.toLowerCase().startsWith(at.toLowerCase())) text = text.slice(at.length).trimStart();
     }
     const s = platformSettings(this.o.config, 'telegram');

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sdkWebGlobals } from './sdk-web-globals.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -81,7 +82,7 @@ const result = await build({
   sourcemap: 'linked',
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [externalize, yogaWithoutFetch],
+  plugins: [externalize, yogaWithoutFetch, sdkWebGlobals],
   // Ink imports the React devtools only when DEV=true; the package is not installed. Display widths
   // for Ink's layout are Hermes's own (src/tui/string-width.ts).
   alias: { 'react-devtools-core': join(root, 'scripts/stubs/react-devtools-core.mjs'), 'string-width': join(root, 'src/tui/string-width.ts') },

@@ -10,6 +10,8 @@ import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 
 const HEAVY = ['zod', 'playwright-core', 'ws', 'ink', 'react', 'react-reconciler', 'yoga-layout', 'baileys', 'matrix-js-sdk', 'qrcode-terminal', 'supermemory', '@modelcontextprotocol/sdk', '@agentclientprotocol/sdk', 'discord.js', '@slack/bolt', 'grammy', 'imapflow', 'nodemailer', 'linkedom', 'turndown', '@mozilla/readability', '@lydell/node-pty', '@anthropic-ai/sdk', 'hono', 'croner', 'irc-framework', '@line/bot-sdk', 'pg', 'dingtalk-stream', '@larksuiteoapi/node-sdk'];
 
+const HEAVY_BUILTINS = ['node:internal/deps/undici/undici', 'node:http2'];
+
 let fake: FakeLlm;
 before(async () => {
   fake = await startFakeLlm();
@@ -38,6 +40,10 @@ describe('start-up weight', () => {
     assert.ok(mods.includes('node:http'), 'the recorder sees the imports of the run');
     const heavy = HEAVY.filter((h) => mods.some((m) => m === h || m.startsWith(`${h}/`)));
     assert.deepEqual(heavy, [], `loaded at start-up: ${heavy.join(', ')}`);
+    // Node's undici (behind the fetch globals) loads http2 with it and costs about a Node start-up;
+    // the SDKs are bundled so that a request through nodeFetch needs neither (scripts/sdk-web-globals.mjs).
+    const builtins = HEAVY_BUILTINS.filter((b) => mods.includes(b));
+    assert.deepEqual(builtins, [], `built-ins loaded at start-up: ${builtins.join(', ')}`);
     // Ink and React are bundled into chunks of their own (the build lists them): none of them loads.
     const tuiFiles = JSON.parse(readFileSync(join(ROOT, 'dist', 'tui-files.json'), 'utf8')) as string[];
     assert.ok(tuiFiles.length > 0, 'the build names the chunks holding ink and react');

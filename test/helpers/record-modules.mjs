@@ -1,5 +1,6 @@
 // Loaded with `node --import`: records every module specifier the process resolves (ESM and
-// require) and writes them to $HERMES_RECORD_MODULES at exit. Used by the start-up guard test.
+// require), and the built-in modules Node loaded for itself (as `node:<id>`, e.g. the undici behind
+// the fetch globals), and writes them to $HERMES_RECORD_MODULES at exit. Used by the start-up guard test.
 import { registerHooks } from 'node:module';
 import { writeFileSync } from 'node:fs';
 
@@ -10,4 +11,7 @@ registerHooks({
     return next(specifier, context);
   },
 });
-process.on('exit', () => writeFileSync(process.env.HERMES_RECORD_MODULES, [...seen].join('\n')));
+process.on('exit', () => {
+  for (const m of process.moduleLoadList) if (m.startsWith('NativeModule ')) seen.add(`node:${m.slice('NativeModule '.length)}`);
+  writeFileSync(process.env.HERMES_RECORD_MODULES, [...seen].join('\n'));
+});

@@ -101,6 +101,19 @@ if (major < 22) {
     try { mod.enableCompileCache(); } catch { /* read-only cache dir: run without it */ }
   }
   const bundle = join(root, 'dist', 'hermes.mjs');
-  const entry = !process.env.HERMES_FROM_SOURCE && existsSync(bundle) ? bundle : join(root, 'src', 'cli', 'main.ts');
+  const useBundle = !process.env.HERMES_FROM_SOURCE && existsSync(bundle);
+  if (useBundle && mod.registerHooks) {
+    // The bundle's chunks import each other as `./chunk-….mjs`: resolved here by URL alone, which
+    // spares each of the one-shot's ~75 chunks the default resolver's stat, realpath and format lookup.
+    const dist = pathToFileURL(join(root, 'dist')).href + '/';
+    const CHUNK = /^\.\/(chunks\/)?[\w-]+\.mjs$/;
+    mod.registerHooks({
+      resolve(specifier, context, next) {
+        if (CHUNK.test(specifier) && context.parentURL?.startsWith(dist)) return { url: new URL(specifier, context.parentURL).href, format: 'module', shortCircuit: true };
+        return next(specifier, context);
+      },
+    });
+  }
+  const entry = useBundle ? bundle : join(root, 'src', 'cli', 'main.ts');
   await import(pathToFileURL(entry).href);
 }

@@ -3,7 +3,6 @@
 // older than 22 it runs itself again under the Node 24 that `npm install` provisioned, as a child
 // that stands in for this process: signals sent to the launcher reach the child, and the child's
 // exit (code or signal) becomes the launcher's. Node before 22.15 cannot exec in place.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -28,7 +27,9 @@ function inTerminalForeground() {
   }
 }
 
-function relaunch(node24) {
+async function relaunch(node24) {
+  // Imported here: child_process (with net, streams and dgram) is not needed when no relaunch happens.
+  const { spawn } = await import('node:child_process');
   const child = spawn(node24, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: 'inherit',
     env: { ...process.env, HERMES_LAUNCHER_PID: String(process.pid) },
@@ -86,7 +87,7 @@ if (major < 22) {
     );
     process.exit(1);
   }
-  relaunch(node24);
+  await relaunch(node24);
 } else {
   const launcher = Number(process.env.HERMES_LAUNCHER_PID);
   if (launcher) {

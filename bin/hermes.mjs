@@ -103,15 +103,44 @@ if (major < 22) {
   }
   const bundle = join(root, 'dist', 'hermes.mjs');
   const useBundle = !process.env.HERMES_FROM_SOURCE && existsSync(bundle);
-  if (useBundle && mod.registerHooks) {
+  // `hermes --version` (answered by the entry itself, src/cli/main.ts) loads no chunk: no hooks.
+  const a = process.argv.slice(2);
+  const versionOnly = a.length === 1 && ['--version', '-V', 'version'].includes(a[0]);
+  if (useBundle && mod.registerHooks && !versionOnly) {
     // The bundle's chunks import each other as `./chunk-….mjs`: resolved here by URL alone, which
     // spares each of the one-shot's ~75 chunks the default resolver's stat, realpath and format lookup.
     const dist = pathToFileURL(join(root, 'dist')).href + '/';
     const CHUNK = /^\.\/(chunks\/)?[\w-]+\.mjs$/;
+    // Node's compile cache keeps what V8 compiled when a module was compiled: its top level only, so
+    // every run compiled each function it called again (about 70 M instructions of the one-shot).
+    // The bundle's chunks are compiled with V8's lazy compilation off, so their cache holds all of
+    // their functions; everything else (Node's own modules with their built-in cache, packages,
+    // plugins) is compiled as usual. The choice is by URL, so a chunk is always compiled the same way
+    // and its cache stays valid whichever command loads it first. Only with a compile cache: without
+    // one, compiling every function on every run would cost more than it saves.
+    const cached = !!mod.getCompileCacheDir?.();
+    const v8 = cached ? process.getBuiltinModule('node:v8') : null;
+    let eager = false;
+    const compileEagerly = (on) => {
+      if (on === eager) return;
+      eager = on;
+      v8.setFlagsFromString(on ? '--no-lazy' : '--lazy');
+    };
+    const asUsual = () => compileEagerly(false);
     mod.registerHooks({
       resolve(specifier, context, next) {
         if (CHUNK.test(specifier) && context.parentURL?.startsWith(dist)) return { url: new URL(specifier, context.parentURL).href, format: 'module', shortCircuit: true };
         return next(specifier, context);
+      },
+      // Called before each module is compiled (Node's own modules too, as `node:…`).
+      load(url, context, next) {
+        if (v8) {
+          const ours = url.startsWith(dist);
+          compileEagerly(ours);
+          // Back to lazy once this module graph is compiled, before any of it runs.
+          if (ours) queueMicrotask(asUsual);
+        }
+        return next(url, context);
       },
     });
   }

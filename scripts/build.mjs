@@ -60,6 +60,31 @@ const yogaWithoutFetch = {
   },
 };
 
+// commander imports `node:process` and `node:util` as ES modules: Node then builds each one's module
+// namespace from every property, which evaluates their lazy ones (loading worker_threads, parseArgs,
+// the report module and more: ~25 M instructions on every command). The same objects, taken as values.
+// The build fails if a commander update changes these lines.
+const COMMANDER_IMPORTS = {
+  'command.js': [
+    ["import process from 'node:process';\n", 'const process = globalThis.process;\n'],
+    ["import { stripVTControlCharacters } from 'node:util';\n", "const { stripVTControlCharacters } = globalThis.process.getBuiltinModule('node:util');\n"],
+  ],
+  'help.js': [["import { stripVTControlCharacters } from 'node:util';\n", "const { stripVTControlCharacters } = globalThis.process.getBuiltinModule('node:util');\n"]],
+};
+const commanderBuiltins = {
+  name: 'commander-builtins',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]commander[\\/]lib[\\/](command|help)\.js$/ }, (args) => {
+      let src = readFileSync(args.path, 'utf8');
+      for (const [from, to] of COMMANDER_IMPORTS[args.path.slice(args.path.lastIndexOf('/') + 1)]) {
+        if (src.split(from).length !== 2) throw new Error(`build: commander's ${args.path} changed (${from.trim()}); update commanderBuiltins in scripts/build.mjs`);
+        src = src.replace(from, to);
+      }
+      return { contents: src, loader: 'js' };
+    });
+  },
+};
+
 // Node >= 22 runs the TypeScript sources; under an older node (npm itself may run on one) use the
 // Node 24 the project provisions.
 const node24 = Number(process.versions.node.split('.')[0]) >= 22 ? process.execPath : join(root, 'node_modules', '.bin', 'node');
@@ -82,7 +107,7 @@ const result = await build({
   sourcemap: 'linked',
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [externalize, yogaWithoutFetch, sdkWebGlobals],
+  plugins: [externalize, yogaWithoutFetch, sdkWebGlobals, commanderBuiltins],
   // Ink imports the React devtools only when DEV=true; the package is not installed. Display widths
   // for Ink's layout are Hermes's own (src/tui/string-width.ts).
   alias: { 'react-devtools-core': join(root, 'scripts/stubs/react-devtools-core.mjs'), 'string-width': join(root, 'src/tui/string-width.ts') },

@@ -118,8 +118,9 @@ if (major < 22) {
     // plugins) is compiled as usual. The choice is by URL, so a chunk is always compiled the same way
     // and its cache stays valid whichever command loads it first. Only with a compile cache: without
     // one, compiling every function on every run would cost more than it saves.
-    const cached = !!mod.getCompileCacheDir?.();
-    const v8 = cached ? process.getBuiltinModule('node:v8') : null;
+    // (Left alone when the user chose V8's laziness: `node --no-lazy`, NODE_OPTIONS.)
+    const userChoice = /--(no-)?lazy\b/.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
+    const v8 = mod.getCompileCacheDir?.() && !userChoice ? process.getBuiltinModule('node:v8') : null;
     let eager = false;
     const compileEagerly = (on) => {
       if (on === eager) return;

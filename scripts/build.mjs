@@ -115,7 +115,8 @@ const result = await build({
   define: {
     // React's production build (nothing else bundled reads NODE_ENV); the dev builds stay out.
     'process.env.NODE_ENV': '"production"',
-    __HERMES_TOOL_SCHEMAS__: JSON.stringify(toolSchemas),
+    // A string (parsed where it is used): an object define becomes a module every chunk initialises.
+    __HERMES_TOOL_SCHEMAS__: JSON.stringify(JSON.stringify(toolSchemas)),
     __HERMES_BUNDLED_SKILLS_SIGNATURE__: JSON.stringify(bundledSkillsSignature),
   },
   banner: { js: "import { createRequire as __hermesCreateRequire } from 'node:module'; const require = __hermesCreateRequire(import.meta.url);" },

@@ -3,10 +3,14 @@
 // older than 22 it runs itself again under the Node 24 that `npm install` provisioned, as a child
 // that stands in for this process: signals sent to the launcher reach the child, and the child's
 // exit (code or signal) becomes the launcher's. Node before 22.15 cannot exec in place.
-import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+
+// Required, not imported: an ES-module import of node:fs builds its namespace from every property,
+// which loads fs/promises (and readline with it) on every start, `hermes --version` included.
+const require = createRequire(import.meta.url);
+const { existsSync, readFileSync } = require('node:fs');
+const { dirname, join } = require('node:path');
+const { fileURLToPath, pathToFileURL } = require('node:url');
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const major = Number(process.versions.node.split('.')[0]);

@@ -119,8 +119,37 @@ const result = await build({
     __HERMES_TOOL_SCHEMAS__: JSON.stringify(JSON.stringify(toolSchemas)),
     __HERMES_BUNDLED_SKILLS_SIGNATURE__: JSON.stringify(bundledSkillsSignature),
   },
-  banner: { js: "import { createRequire as __hermesCreateRequire } from 'node:module'; const require = __hermesCreateRequire(import.meta.url);" },
+  banner: { js: "const require = globalThis.process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
 });
+
+// The bundle's imports of Node's built-in modules become `process.getBuiltinModule()` values: an
+// ES-module import of a built-in builds its namespace from every property, evaluating the lazy ones
+// (node:fs's `promises` loads fs/promises and readline, node:crypto's webcrypto…): ~20 M instructions
+// of the one-shot. Built-ins' exports are fixed, so values are what the bindings held; each statement
+// keeps its line (source maps) and its place (esbuild puts a module's imports before its code).
+const BUILTIN_IMPORT = /^import\s+(?:([\w$]+)\s*,\s*)?(?:\{([^}]*)\}|\*\s+as\s+([\w$]+)|([\w$]+))?\s*from\s*"(node:[\w/]+)";/gm;
+function builtinValues(_all, dflt, named, ns, only, spec) {
+  const src = `globalThis.process.getBuiltinModule(${JSON.stringify(spec)})`;
+  const out = [];
+  for (const name of [dflt, ns, only]) if (name) out.push(`const ${name} = ${src};`);
+  if (named !== undefined) {
+    const pairs = [];
+    for (const part of named.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const [from, to = from] = part.split(/\s+as\s+/);
+      if (from === 'default') out.push(`const ${to} = ${src};`);
+      else pairs.push(from === to ? from : `${from}: ${to}`);
+    }
+    if (pairs.length) out.push(`const { ${pairs.join(', ')} } = ${src};`);
+  }
+  return out.join(' ') + '\n'.repeat(_all.split('\n').length - 1);
+}
+for (const file of Object.keys(result.metafile.outputs)) {
+  if (!file.endsWith('.mjs')) continue;
+  const path = join(root, file);
+  const code = readFileSync(path, 'utf8');
+  const rewritten = code.replace(BUILTIN_IMPORT, builtinValues);
+  if (rewritten !== code) writeFileSync(path, rewritten);
+}
 
 // The dashboard's web app (web/, React): bundled into dist/web/, served by `hermes dashboard`.
 // Pages load on first visit (code splitting); all CSS goes into one file.

@@ -93,6 +93,8 @@ const data = spawnSync(node24, [join(root, 'scripts', 'build-data.ts')], { cwd: 
 if (data.status !== 0) throw new Error(`build: computing build-time data failed:\n${data.stderr}`);
 const { toolSchemas, bundledSkillsSignature } = JSON.parse(data.stdout);
 
+// `require` for bundled CommonJS code and esbuild's helpers (dropped below from chunks without it).
+const BANNER = "const require = globalThis.process.getBuiltinModule('node:module').createRequire(import.meta.url);";
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 const result = await build({
   entryPoints: { hermes: join(root, 'src/cli/main.ts') },
@@ -119,7 +121,7 @@ const result = await build({
     __HERMES_TOOL_SCHEMAS__: JSON.stringify(JSON.stringify(toolSchemas)),
     __HERMES_BUNDLED_SKILLS_SIGNATURE__: JSON.stringify(bundledSkillsSignature),
   },
-  banner: { js: "const require = globalThis.process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
+  banner: { js: BANNER },
 });
 
 // The bundle's imports of Node's built-in modules become `process.getBuiltinModule()` values: an
@@ -143,11 +145,14 @@ function builtinValues(_all, dflt, named, ns, only, spec) {
   }
   return out.join(' ') + '\n'.repeat(_all.split('\n').length - 1);
 }
+// The banner's `require` only where the chunk uses it: each one costs an import.meta object and a
+// createRequire() when the chunk loads. (Emptied, not removed: lines stay for the source maps.)
 for (const file of Object.keys(result.metafile.outputs)) {
   if (!file.endsWith('.mjs')) continue;
   const path = join(root, file);
   const code = readFileSync(path, 'utf8');
-  const rewritten = code.replace(BUILTIN_IMPORT, builtinValues);
+  let rewritten = code.replace(BUILTIN_IMPORT, builtinValues);
+  if (rewritten.startsWith(BANNER) && !/\brequire\b/.test(rewritten.slice(BANNER.length))) rewritten = rewritten.slice(BANNER.length);
   if (rewritten !== code) writeFileSync(path, rewritten);
 }
 

@@ -3,11 +3,14 @@
 // older than 22 it runs itself again under the Node 24 that `npm install` provisioned, as a child
 // that stands in for this process: signals sent to the launcher reach the child, and the child's
 // exit (code or signal) becomes the launcher's. Node before 22.15 cannot exec in place.
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+
+// Required, not imported: an ES-module import of node:fs builds its namespace from every property,
+// which loads fs/promises (and readline with it) on every start, `hermes --version` included.
+const require = createRequire(import.meta.url);
+const { existsSync, readFileSync } = require('node:fs');
+const { dirname, join } = require('node:path');
+const { fileURLToPath, pathToFileURL } = require('node:url');
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const major = Number(process.versions.node.split('.')[0]);
@@ -28,7 +31,9 @@ function inTerminalForeground() {
   }
 }
 
-function relaunch(node24) {
+async function relaunch(node24) {
+  // Imported here: child_process (with net, streams and dgram) is not needed when no relaunch happens.
+  const { spawn } = await import('node:child_process');
   const child = spawn(node24, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: 'inherit',
     env: { ...process.env, HERMES_LAUNCHER_PID: String(process.pid) },
@@ -86,7 +91,7 @@ if (major < 22) {
     );
     process.exit(1);
   }
-  relaunch(node24);
+  await relaunch(node24);
 } else {
   const launcher = Number(process.env.HERMES_LAUNCHER_PID);
   if (launcher) {
@@ -101,6 +106,49 @@ if (major < 22) {
     try { mod.enableCompileCache(); } catch { /* read-only cache dir: run without it */ }
   }
   const bundle = join(root, 'dist', 'hermes.mjs');
-  const entry = !process.env.HERMES_FROM_SOURCE && existsSync(bundle) ? bundle : join(root, 'src', 'cli', 'main.ts');
+  const useBundle = !process.env.HERMES_FROM_SOURCE && existsSync(bundle);
+  // `hermes --version` (answered by the entry itself, src/cli/main.ts) loads no chunk: no hooks.
+  const a = process.argv.slice(2);
+  const versionOnly = a.length === 1 && ['--version', '-V', 'version'].includes(a[0]);
+  if (useBundle && mod.registerHooks && !versionOnly) {
+    // The bundle's chunks import each other as `./chunk-….mjs`: resolved here by URL alone, which
+    // spares each of the one-shot's ~75 chunks the default resolver's stat, realpath and format lookup.
+    const dist = pathToFileURL(join(root, 'dist')).href + '/';
+    const CHUNK = /^\.\/(chunks\/)?[\w-]+\.mjs$/;
+    // Node's compile cache keeps what V8 compiled when a module was compiled: its top level only, so
+    // every run compiled each function it called again (about 70 M instructions of the one-shot).
+    // The bundle's chunks are compiled with V8's lazy compilation off, so their cache holds all of
+    // their functions; everything else (Node's own modules with their built-in cache, packages,
+    // plugins) is compiled as usual. The choice is by URL, so a chunk is always compiled the same way
+    // and its cache stays valid whichever command loads it first. Only with a compile cache: without
+    // one, compiling every function on every run would cost more than it saves.
+    // (Left alone when the user chose V8's laziness: `node --no-lazy`, NODE_OPTIONS.)
+    const userChoice = /--(no-)?lazy\b/.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
+    const v8 = mod.getCompileCacheDir?.() && !userChoice ? process.getBuiltinModule('node:v8') : null;
+    let eager = false;
+    const compileEagerly = (on) => {
+      if (on === eager) return;
+      eager = on;
+      v8.setFlagsFromString(on ? '--no-lazy' : '--lazy');
+    };
+    const asUsual = () => compileEagerly(false);
+    mod.registerHooks({
+      resolve(specifier, context, next) {
+        if (CHUNK.test(specifier) && context.parentURL?.startsWith(dist)) return { url: new URL(specifier, context.parentURL).href, format: 'module', shortCircuit: true };
+        return next(specifier, context);
+      },
+      // Called before each module is compiled (Node's own modules too, as `node:…`).
+      load(url, context, next) {
+        if (v8) {
+          const ours = url.startsWith(dist);
+          compileEagerly(ours);
+          // Back to lazy once this module graph is compiled, before any of it runs.
+          if (ours) queueMicrotask(asUsual);
+        }
+        return next(url, context);
+      },
+    });
+  }
+  const entry = useBundle ? bundle : join(root, 'src', 'cli', 'main.ts');
   await import(pathToFileURL(entry).href);
 }

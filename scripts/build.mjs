@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sdkWebGlobals } from './sdk-web-globals.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -59,6 +60,31 @@ const yogaWithoutFetch = {
   },
 };
 
+// commander imports `node:process` and `node:util` as ES modules: Node then builds each one's module
+// namespace from every property, which evaluates their lazy ones (loading worker_threads, parseArgs,
+// the report module and more: ~25 M instructions on every command). The same objects, taken as values.
+// The build fails if a commander update changes these lines.
+const COMMANDER_IMPORTS = {
+  'command.js': [
+    ["import process from 'node:process';\n", 'const process = globalThis.process;\n'],
+    ["import { stripVTControlCharacters } from 'node:util';\n", "const { stripVTControlCharacters } = globalThis.process.getBuiltinModule('node:util');\n"],
+  ],
+  'help.js': [["import { stripVTControlCharacters } from 'node:util';\n", "const { stripVTControlCharacters } = globalThis.process.getBuiltinModule('node:util');\n"]],
+};
+const commanderBuiltins = {
+  name: 'commander-builtins',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]commander[\\/]lib[\\/](command|help)\.js$/ }, (args) => {
+      let src = readFileSync(args.path, 'utf8');
+      for (const [from, to] of COMMANDER_IMPORTS[args.path.slice(args.path.lastIndexOf('/') + 1)]) {
+        if (src.split(from).length !== 2) throw new Error(`build: commander's ${args.path} changed (${from.trim()}); update commanderBuiltins in scripts/build.mjs`);
+        src = src.replace(from, to);
+      }
+      return { contents: src, loader: 'js' };
+    });
+  },
+};
+
 // Node >= 22 runs the TypeScript sources; under an older node (npm itself may run on one) use the
 // Node 24 the project provisions.
 const node24 = Number(process.versions.node.split('.')[0]) >= 22 ? process.execPath : join(root, 'node_modules', '.bin', 'node');
@@ -67,6 +93,8 @@ const data = spawnSync(node24, [join(root, 'scripts', 'build-data.ts')], { cwd: 
 if (data.status !== 0) throw new Error(`build: computing build-time data failed:\n${data.stderr}`);
 const { toolSchemas, bundledSkillsSignature } = JSON.parse(data.stdout);
 
+// `require` for bundled CommonJS code and esbuild's helpers (dropped below from chunks without it).
+const BANNER = "const require = globalThis.process.getBuiltinModule('node:module').createRequire(import.meta.url);";
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 const result = await build({
   entryPoints: { hermes: join(root, 'src/cli/main.ts') },
@@ -81,7 +109,7 @@ const result = await build({
   sourcemap: 'linked',
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [externalize, yogaWithoutFetch],
+  plugins: [externalize, yogaWithoutFetch, sdkWebGlobals, commanderBuiltins],
   // Ink imports the React devtools only when DEV=true; the package is not installed. Display widths
   // for Ink's layout are Hermes's own (src/tui/string-width.ts).
   alias: { 'react-devtools-core': join(root, 'scripts/stubs/react-devtools-core.mjs'), 'string-width': join(root, 'src/tui/string-width.ts') },
@@ -89,11 +117,44 @@ const result = await build({
   define: {
     // React's production build (nothing else bundled reads NODE_ENV); the dev builds stay out.
     'process.env.NODE_ENV': '"production"',
-    __HERMES_TOOL_SCHEMAS__: JSON.stringify(toolSchemas),
+    // A string (parsed where it is used): an object define becomes a module every chunk initialises.
+    __HERMES_TOOL_SCHEMAS__: JSON.stringify(JSON.stringify(toolSchemas)),
     __HERMES_BUNDLED_SKILLS_SIGNATURE__: JSON.stringify(bundledSkillsSignature),
   },
-  banner: { js: "import { createRequire as __hermesCreateRequire } from 'node:module'; const require = __hermesCreateRequire(import.meta.url);" },
+  banner: { js: BANNER },
 });
+
+// The bundle's imports of Node's built-in modules become `process.getBuiltinModule()` values: an
+// ES-module import of a built-in builds its namespace from every property, evaluating the lazy ones
+// (node:fs's `promises` loads fs/promises and readline, node:crypto's webcrypto…): ~20 M instructions
+// of the one-shot. Built-ins' exports are fixed, so values are what the bindings held; each statement
+// keeps its line (source maps) and its place (esbuild puts a module's imports before its code).
+const BUILTIN_IMPORT = /^import\s+(?:([\w$]+)\s*,\s*)?(?:\{([^}]*)\}|\*\s+as\s+([\w$]+)|([\w$]+))?\s*from\s*"(node:[\w/]+)";/gm;
+function builtinValues(_all, dflt, named, ns, only, spec) {
+  const src = `globalThis.process.getBuiltinModule(${JSON.stringify(spec)})`;
+  const out = [];
+  for (const name of [dflt, ns, only]) if (name) out.push(`const ${name} = ${src};`);
+  if (named !== undefined) {
+    const pairs = [];
+    for (const part of named.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const [from, to = from] = part.split(/\s+as\s+/);
+      if (from === 'default') out.push(`const ${to} = ${src};`);
+      else pairs.push(from === to ? from : `${from}: ${to}`);
+    }
+    if (pairs.length) out.push(`const { ${pairs.join(', ')} } = ${src};`);
+  }
+  return out.join(' ') + '\n'.repeat(_all.split('\n').length - 1);
+}
+// The banner's `require` only where the chunk uses it: each one costs an import.meta object and a
+// createRequire() when the chunk loads. (Emptied, not removed: lines stay for the source maps.)
+for (const file of Object.keys(result.metafile.outputs)) {
+  if (!file.endsWith('.mjs')) continue;
+  const path = join(root, file);
+  const code = readFileSync(path, 'utf8');
+  let rewritten = code.replace(BUILTIN_IMPORT, builtinValues);
+  if (rewritten.startsWith(BANNER) && !/\brequire\b/.test(rewritten.slice(BANNER.length))) rewritten = rewritten.slice(BANNER.length);
+  if (rewritten !== code) writeFileSync(path, rewritten);
+}
 
 // The dashboard's web app (web/, React): bundled into dist/web/, served by `hermes dashboard`.
 // Pages load on first visit (code splitting); all CSS goes into one file.

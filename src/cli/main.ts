@@ -4,7 +4,12 @@ import pkg from '../../package.json' with { type: 'json' };
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V' || argv[0] === 'version')) {
-  process.stdout.write(`hermes ${pkg.version}\n`);
+  // Straight to fd 1: process.stdout would load Node's stream modules for this one line.
+  try {
+    process.getBuiltinModule('node:fs').writeSync(1, `hermes ${pkg.version}\n`);
+  } catch {
+    // stdout closed (`hermes --version | true`): nothing to say.
+  }
 } else {
   const { main } = await import('./program.ts');
   await main(argv);

@@ -1,12 +1,14 @@
 import { Command, type CommanderError } from 'commander';
 import pkg from '../../package.json' with { type: 'json' };
+import registerChat from './commands/chat.ts';
 import { COMMAND_MODULES } from './commands/index.ts';
 import { CliError, reportAndExit } from './errors.ts';
 import { ProfileError } from '../state/profiles.ts';
 import { addGlobalOptions, applyProfile, firstPositional } from './global-flags.ts';
 import { editDistance, nearest } from '../commands/suggest.ts';
 
-export function buildProgram(): Command {
+/** The whole command tree, or (`only`) the root with that one module's commands. */
+export function buildProgram(only?: (program: Command) => void): Command {
   const program = new Command('hermes')
     .description('Hermes Agent: an AI agent for your terminal, editor and chat apps')
     .version(`hermes ${pkg.version}`, '-V, --version', 'print the version')
@@ -14,7 +16,7 @@ export function buildProgram(): Command {
     // Options before a subcommand are hermes's own (`hermes -m x chat`); after it, the subcommand's.
     .enablePositionalOptions();
   addGlobalOptions(program);
-  for (const register of COMMAND_MODULES) register(program);
+  for (const register of only ? [only] : COMMAND_MODULES) register(program);
   guardCommands(program);
   return program;
 }
@@ -81,7 +83,10 @@ export async function main(argv: string[]): Promise<void> {
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0);
   });
-  const program = buildProgram();
+  // `hermes … chat …` (the one-shot, the REPL) needs no other command to parse and run: the rest of
+  // the tree is not built. Help lists every command, so it builds them all.
+  const chatOnly = firstPositional(argv) === 'chat' && !argv.some((a) => a === '-h' || a === '--help');
+  const program = buildProgram(chatOnly ? registerChat : undefined);
   try {
     try {
       argv = applyProfile(argv);

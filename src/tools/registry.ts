@@ -7,9 +7,12 @@ import { resolveToolsetNames } from './toolsets.ts';
 import type { ToolDefinition, ToolServices } from './types.ts';
 import { getZod } from './zod.ts';
 
-/** JSON Schemas of the built-in tools, computed at build time and inlined into the bundle. */
-declare const __HERMES_TOOL_SCHEMAS__: Record<string, JsonSchema> | undefined;
-const PRECOMPUTED: Record<string, JsonSchema> = typeof __HERMES_TOOL_SCHEMAS__ === 'undefined' ? {} : __HERMES_TOOL_SCHEMAS__;
+/**
+ * JSON Schemas of the built-in tools, computed at build time and inlined into the bundle as JSON text
+ * (an object would be initialised by every module of the bundle, `hermes --version` included).
+ */
+declare const __HERMES_TOOL_SCHEMAS__: string | undefined;
+const PRECOMPUTED: Record<string, JsonSchema> = typeof __HERMES_TOOL_SCHEMAS__ === 'undefined' ? {} : (JSON.parse(__HERMES_TOOL_SCHEMAS__) as Record<string, JsonSchema>);
 
 const resolved = new WeakMap<ToolDefinition, z.ZodType>();
 

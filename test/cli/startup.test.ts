@@ -10,6 +10,10 @@ import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 
 const HEAVY = ['zod', 'playwright-core', 'ws', 'ink', 'react', 'react-reconciler', 'yoga-layout', 'baileys', 'matrix-js-sdk', 'qrcode-terminal', 'supermemory', '@modelcontextprotocol/sdk', '@agentclientprotocol/sdk', 'discord.js', '@slack/bolt', 'grammy', 'imapflow', 'nodemailer', 'linkedom', 'turndown', '@mozilla/readability', '@lydell/node-pty', '@anthropic-ai/sdk', 'hono', 'croner', 'irc-framework', '@line/bot-sdk', 'pg', 'dingtalk-stream', '@larksuiteoapi/node-sdk'];
 
+// undici (behind the fetch globals) and http2 with it; what an ES-module import of `node:process` or
+// `node:util` evaluates (their namespaces read every lazy property: the report module, parseArgs).
+const HEAVY_BUILTINS = ['node:internal/deps/undici/undici', 'node:http2', 'node:internal/process/report', 'node:internal/util/parse_args/parse_args'];
+
 let fake: FakeLlm;
 before(async () => {
   fake = await startFakeLlm();
@@ -38,6 +42,10 @@ describe('start-up weight', () => {
     assert.ok(mods.includes('node:http'), 'the recorder sees the imports of the run');
     const heavy = HEAVY.filter((h) => mods.some((m) => m === h || m.startsWith(`${h}/`)));
     assert.deepEqual(heavy, [], `loaded at start-up: ${heavy.join(', ')}`);
+    // The SDKs are bundled so that a request through nodeFetch loads no undici (scripts/sdk-web-globals.mjs);
+    // commander takes process and util as values (scripts/build.mjs).
+    const builtins = HEAVY_BUILTINS.filter((b) => mods.includes(b));
+    assert.deepEqual(builtins, [], `built-ins loaded at start-up: ${builtins.join(', ')}`);
     // Ink and React are bundled into chunks of their own (the build lists them): none of them loads.
     const tuiFiles = JSON.parse(readFileSync(join(ROOT, 'dist', 'tui-files.json'), 'utf8')) as string[];
     assert.ok(tuiFiles.length > 0, 'the build names the chunks holding ink and react');

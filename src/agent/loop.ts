@@ -207,11 +207,14 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
       serviceTier: o.request?.serviceTier,
     });
     // Text that may be a call written as text is held back until the answer is complete (scan.ts).
-    const scanner = withTools ? textCallScanner(o.toolCallParser, schemas) : null;
+    // The scanner is made with the first text (an answer of tool calls only needs none).
+    let scanner: TextCallScanner | null | undefined;
+    const scan = () => (scanner === undefined ? (scanner = withTools ? textCallScanner(o.toolCallParser, schemas) : null) : scanner);
     for await (const ev of stream) {
       switch (ev.type) {
         case 'text_delta': {
-          const shown = scanner ? scanner.push(ev.text) : ev.text;
+          const sc = scan();
+          const shown = sc ? sc.push(ev.text) : ev.text;
           if (shown) emit({ type: 'text_delta', text: shown });
           break;
         }
@@ -254,17 +257,18 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
       ...(m.codex_reasoning_items?.length ? { codex_reasoning_items: m.codex_reasoning_items } : null),
       timestamp: nowSecs(),
     };
-    if (withTools) adoptTextCalls(msg, scanner);
+    if (withTools) adoptTextCalls(msg, scanner, scan);
     return msg;
   };
 
   /** Calls the model wrote as text become the message's tool calls when the API's field has none. */
-  const adoptTextCalls = (msg: Message, scanner: TextCallScanner | null) => {
+  const adoptTextCalls = (msg: Message, streamed: TextCallScanner | null | undefined, scan: () => TextCallScanner | null) => {
     const show = (text: string | undefined) => {
       if (text) emit({ type: 'text_delta', text });
     };
     const text = typeof msg.content === 'string' ? msg.content : messageText(msg.content);
-    if (msg.tool_calls?.length || !text) return show(scanner?.finish(null));
+    if (msg.tool_calls?.length || !text) return show(streamed?.finish(null));
+    const scanner = streamed === undefined ? scan() : streamed;
     if (!scanner) {
       // Parsing is off: say once per turn that the answer was a call the default would have run.
       if (!noticedTextCalls && formatsFor(o.toolCallParser)?.length === 0 && extractTextCalls(text, 'auto', schemas)) {

@@ -4,7 +4,7 @@
 import { sdkFetch } from './http.ts';
 import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import { type AdapterOptions, contentText, defaultTimeoutMs, isClaudeModel, runAttempt } from './attempt.ts';
+import { type AdapterOptions, type AttemptContext, contentText, defaultTimeoutMs, isClaudeModel, runAttempt } from './attempt.ts';
 import { StreamCutError } from './errors.ts';
 import { readSse, type SseBody } from './sse.ts';
 import type { ProviderRuntime } from './resolve.ts';
@@ -166,8 +166,8 @@ const unchanged = (s: SentMessage, m: Message) =>
  * serialised again from the first message that differs.
  */
 export interface ChatWireCache {
-  /** The history messages sent last (in order), what each was made from, and their JSON joined by commas (`buf` up to `length`). */
-  history?: { messages: Message[]; sent: SentMessage[]; ends: number[]; buf: Buffer; length: number };
+  /** The body up to the end of the cached history, as bytes (see HistoryRun). */
+  history?: HistoryRun;
   /** Everything after the messages array, for the tool list and settings it was made from. */
   tail?: { key: string; tools: ToolSchema[]; bytes: Buffer };
   /** The last system message sent without a cache marker, and its JSON. */
@@ -175,6 +175,22 @@ export interface ChatWireCache {
 }
 
 export const chatWireCache = (): ChatWireCache => ({});
+
+/**
+ * The body's start as bytes in `buf`: `head` and the system message (`start` bytes), then the history
+ * messages sent last (in order), what each was made from, and where each one's JSON ends (`ends`,
+ * up to `length`).
+ */
+interface HistoryRun {
+  head: string;
+  system: Buffer | null;
+  messages: Message[];
+  sent: SentMessage[];
+  ends: number[];
+  buf: Buffer;
+  start: number;
+  length: number;
+}
 
 // Cached bytes live as long as the stream function: each run gets its own exactly-sized memory. A
 // small Buffer.from() is a slice of a shared 8 KB pool slab, and one long-lived slice keeps its whole
@@ -189,22 +205,33 @@ const utf8 = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
 const COMMA = Buffer.from(',');
 
 /**
- * The history's JSON (messages joined by commas), extending the last request's when it is a prefix.
- * The run grows in place (its buffer has room for ~half as much again), so a step copies only the
- * new messages' bytes.
+ * The body up to the end of the cached history: `{"model":…,"messages":[`, the system message, then
+ * the history messages joined by commas, extending the last request's run when it is a prefix. The
+ * run grows in place (its buffer has room for ~half as much again), so a step copies only the new
+ * messages' bytes, and the rest of the body is written after it in the same buffer (no copy of the
+ * whole body per request). A different model or system message starts a new run.
  */
-function historyBytes(runtime: ProviderRuntime, messages: Message[], count: number, cache: ChatWireCache): Buffer {
+function historyRun(runtime: ProviderRuntime, messages: Message[], count: number, cache: ChatWireCache, head: string, system: Buffer | null): HistoryRun {
   let h = cache.history;
+  const prefixSame = !!h && h.head === head && (h.system === system || (!!h.system && !!system && h.system.equals(system)));
+  if (!h || !prefixSame) {
+    const headBytes = Buffer.from(head);
+    const start = headBytes.length + (system?.length ?? 0);
+    // Its own memory (a pooled slice would keep a shared 8 KB slab alive as long as the cache).
+    const buf = Buffer.allocUnsafeSlow(Math.max(start * 2, 4096));
+    headBytes.copy(buf, 0);
+    system?.copy(buf, headBytes.length);
+    h = cache.history = { head, system, messages: [], sent: [], ends: [], buf, start, length: start };
+  }
   let same = 0;
-  if (h && h.messages.length <= count) {
+  if (h.messages.length <= count) {
     while (same < h.messages.length && messages[same] === h.messages[same] && unchanged(h.sent[same], messages[same])) same++;
   }
-  if (!h || !same) h = cache.history = { messages: [], sent: [], ends: [], buf: Buffer.alloc(0), length: 0 };
-  else if (h.messages.length > same) {
+  if (h.messages.length > same) {
     h.messages.length = same;
     h.sent.length = same;
     h.ends.length = same;
-    h.length = h.ends[same - 1];
+    h.length = same ? h.ends[same - 1] : h.start;
   }
   if (same < count) {
     const pieces: Buffer[] = [];
@@ -212,25 +239,28 @@ function historyBytes(runtime: ProviderRuntime, messages: Message[], count: numb
     for (let i = same; i < count; i++) {
       const m = messages[i];
       const b = utf8(toChatMessage(m, runtime));
-      if (i > 0) add += COMMA.length;
+      if (i > 0 || system) add += COMMA.length;
       add += b.length;
       pieces.push(b);
       h.messages.push(m);
       h.sent.push(snapshot(m));
       h.ends.push(h.length + add);
     }
-    if (h.length + add > h.buf.length) {
-      // Its own memory (a pooled slice would keep a shared 8 KB slab alive as long as the cache).
-      const grown = Buffer.allocUnsafeSlow(Math.max(h.length + add, Math.ceil(h.buf.length * 1.5)));
-      h.buf.copy(grown, 0, 0, h.length);
-      h.buf = grown;
-    }
+    reserve(h, h.length + add);
     for (const [j, b] of pieces.entries()) {
-      if (same + j > 0) h.length += COMMA.copy(h.buf, h.length);
+      if (same + j > 0 || system) h.length += COMMA.copy(h.buf, h.length);
       h.length += b.copy(h.buf, h.length);
     }
   }
-  return h.buf.subarray(0, h.length);
+  return h;
+}
+
+/** Room for `size` bytes in the run's buffer (grown by half, what is written so far kept). */
+function reserve(h: HistoryRun, size: number): void {
+  if (size <= h.buf.length) return;
+  const grown = Buffer.allocUnsafeSlow(Math.max(size, Math.ceil(h.buf.length * 1.5)));
+  h.buf.copy(grown, 0, 0, h.length);
+  h.buf = grown;
 }
 
 /** `]` and everything after the messages array: stream options, tools (cached while the list and settings stay), limits. */
@@ -262,26 +292,31 @@ export function chatBodyBytes(runtime: ProviderRuntime, req: StreamRequest, cach
   const fresh = toChatMessages(runtime, { ...req, messages: marked ? req.messages.slice(-marked) : [] });
   if (marked) applyChatCacheControl(fresh, req.cacheTtl);
   const hasSystem = !!req.system;
-  const out: Buffer[] = [Buffer.from(`{"model":${JSON.stringify(model)},"messages":[`)];
+  let system: Buffer | null = null;
   if (hasSystem) {
     const c = cache.system;
     if (marked || !c || c.text !== req.system || c.role !== fresh[0].role) {
-      const bytes = ownBytes([utf8(fresh[0])]);
-      if (!marked) cache.system = { text: req.system, role: fresh[0].role, bytes };
-      out.push(bytes);
-    } else out.push(c.bytes);
+      system = ownBytes([utf8(fresh[0])]);
+      if (!marked) cache.system = { text: req.system, role: fresh[0].role, bytes: system };
+    } else system = c.bytes;
   }
   const cachedCount = marked ? Math.max(0, req.messages.length - marked) : req.messages.length;
-  if (cachedCount) {
-    if (hasSystem) out.push(COMMA);
-    out.push(historyBytes(runtime, req.messages, cachedCount, cache));
-  }
+  const h = historyRun(runtime, req.messages, cachedCount, cache, `{"model":${JSON.stringify(model)},"messages":[`, system);
+  // The rest (the marked messages, then `]` and the tail) goes right after the run, in its buffer:
+  // the run's bytes are never copied per request. (Requests of one stream function are sequential,
+  // so no request still being sent reads these bytes.)
+  const rest: Buffer[] = [];
+  let first = !hasSystem && !cachedCount;
   for (const c of fresh.slice(hasSystem ? 1 : 0)) {
-    if (out.length > 1) out.push(COMMA);
-    out.push(utf8(c));
+    if (!first) rest.push(COMMA);
+    rest.push(utf8(c));
+    first = false;
   }
-  out.push(tailBytes(runtime, req, cache));
-  return Buffer.concat(out);
+  rest.push(tailBytes(runtime, req, cache));
+  reserve(h, h.length + rest.reduce((n, b) => n + b.length, 0));
+  let at = h.length;
+  for (const b of rest) at += b.copy(h.buf, at);
+  return h.buf.subarray(0, at);
 }
 
 /** Chat-completions usage → ours (`input_tokens` without cache reads/writes). */
@@ -333,100 +368,112 @@ function stopFor(finish: string | null, hasTools: boolean): StopReason {
 export function createChatCompletionsStream(runtime: ProviderRuntime, opts: AdapterOptions = {}): StreamFn {
   let client: Promise<OpenAI> | undefined;
   const wire = chatWireCache();
+  // The cache's buffer holds the body being sent: a request made while another is on its way (a
+  // background review, a side question on the same client) builds its own, leaving that one intact.
+  let sending = false;
   return (req) =>
     runAttempt(runtime, req, opts, async (ctx) => {
-      client ??= openaiClient(runtime, opts);
-      const c = await client;
-      ctx.touch(); // the SDK's first-use import does not count as provider silence
-      // The body goes as UTF-8 JSON built from cached pieces (chatBodyBytes); the SDK sends a byte
-      // `body` option as is and reads only `stream` from the params.
-      const params: ChatCompletionCreateParamsStreaming = { model: req.model || runtime.model, messages: [], stream: true };
-      const body = chatBodyBytes(runtime, req, wire);
-      // The SDK sends the request and turns error statuses into its APIError; the event stream is
-      // read here (sse.ts), the way the SDK's Stream reads it, with one await per network chunk.
-      const res = await c.chat.completions.create(params, { signal: ctx.signal, body, headers: { 'content-type': 'application/json' } }).asResponse();
-      ctx.touch();
-      const { acc } = ctx;
-      let finish: string | null = null;
-      let sawFinish = false;
-      // Provider tool-call index → our slot (name may arrive after the id).
-      const pending = new Map<string, { id?: string; name?: string; args: string; slot?: number }>();
-      let order = 0;
-      const onChunk = (raw: Json) => {
-        if (raw.usage) acc.usage = chatUsage(raw.usage as Json);
-        const choice = (raw as unknown as ChatCompletionChunk).choices?.[0];
-        if (!choice) return;
-        const d = (choice.delta ?? {}) as Json;
-        const r = typeof d.reasoning_content === 'string' ? d.reasoning_content : typeof d.reasoning === 'string' ? d.reasoning : undefined;
-        let detailText = '';
-        if (Array.isArray(d.reasoning_details)) for (const item of d.reasoning_details) detailText += mergeDetail(acc.reasoningDetails, item);
-        acc.addReasoning(r ?? detailText);
-        if (typeof d.content === 'string') acc.addText(d.content);
-        if (Array.isArray(d.tool_calls)) {
-          for (const tc of d.tool_calls as Json[]) {
-            const fn = (tc.function ?? {}) as Json;
-            const id = typeof tc.id === 'string' && tc.id ? tc.id : undefined;
-            const name = typeof fn.name === 'string' && fn.name ? fn.name : undefined;
-            let key = typeof tc.index === 'number' ? String(tc.index) : `#${order}`;
-            let entry = pending.get(key);
-            // Some servers reuse index 0 for every call: a new id with a name is a new call.
-            if (entry && id && entry.id && id !== entry.id && name) {
-              key = `${key}:${id}`;
-              entry = pending.get(key);
-            }
-            if (!entry) {
-              entry = { args: '' };
-              pending.set(key, entry);
-              order++;
-            }
-            if (id && !entry.id) entry.id = id;
-            if (name && !entry.name) entry.name = name;
-            const args = typeof fn.arguments === 'string' ? fn.arguments : '';
-            if (entry.slot === undefined) {
-              entry.args += args;
-              if (entry.name) {
-                entry.slot = acc.startTool(entry.id, entry.name);
-                acc.toolArgs(entry.slot, entry.args);
-              }
-            } else acc.toolArgs(entry.slot, args);
-          }
-        }
-        if (choice.finish_reason) {
-          finish = choice.finish_reason;
-          sawFinish = true;
-        }
-      };
-      if (!res.body) throw new Error('The response has no body to stream.');
-      const { APIError } = await loadOpenAI();
+      const own = !sending;
+      if (own) sending = true;
       try {
-        await readSse(res.body as unknown as SseBody, (ev) => {
-          ctx.touch();
-          if (ev.data === '[DONE]') return false;
-          if (!ev.data || ev.event?.startsWith('thread.')) return;
-          let data: Json;
-          try {
-            data = JSON.parse(ev.data) as Json;
-          } catch {
-            throw new SyntaxError('Error reading response: malformed server-sent event JSON.');
-          }
-          // As the SDK's stream: an error event or payload is the provider's error.
-          if (ev.event === 'error') throw new APIError(undefined, (data?.error ?? data) as object, undefined, res.headers);
-          if (data?.error) throw new APIError(undefined, data.error as object, undefined, res.headers);
-          onChunk(data);
-        });
-      } catch (e) {
-        // The SDK ends its stream quietly when the request is aborted; the caller decides why.
-        if (!ctx.signal.aborted) throw e;
+        return await attempt(req, ctx, own ? wire : chatWireCache());
+      } finally {
+        if (own) sending = false;
       }
-      for (const entry of pending.values()) {
-        if (entry.slot === undefined) {
-          entry.slot = acc.startTool(entry.id, entry.name ?? '');
-          acc.toolArgs(entry.slot, entry.args);
+    });
+  async function attempt(req: StreamRequest, ctx: AttemptContext, wire: ChatWireCache): Promise<StopReason> {
+    client ??= openaiClient(runtime, opts);
+    const c = await client;
+    ctx.touch(); // the SDK's first-use import does not count as provider silence
+    // The body goes as UTF-8 JSON built from cached pieces (chatBodyBytes); the SDK sends a byte
+    // `body` option as is and reads only `stream` from the params.
+    const params: ChatCompletionCreateParamsStreaming = { model: req.model || runtime.model, messages: [], stream: true };
+    const body = chatBodyBytes(runtime, req, wire);
+    // The SDK sends the request and turns error statuses into its APIError; the event stream is
+    // read here (sse.ts), the way the SDK's Stream reads it, with one await per network chunk.
+    const res = await c.chat.completions.create(params, { signal: ctx.signal, body, headers: { 'content-type': 'application/json' } }).asResponse();
+    ctx.touch();
+    const { acc } = ctx;
+    let finish: string | null = null;
+    let sawFinish = false;
+    // Provider tool-call index → our slot (name may arrive after the id).
+    const pending = new Map<string, { id?: string; name?: string; args: string; slot?: number }>();
+    let order = 0;
+    const onChunk = (raw: Json) => {
+      if (raw.usage) acc.usage = chatUsage(raw.usage as Json);
+      const choice = (raw as unknown as ChatCompletionChunk).choices?.[0];
+      if (!choice) return;
+      const d = (choice.delta ?? {}) as Json;
+      const r = typeof d.reasoning_content === 'string' ? d.reasoning_content : typeof d.reasoning === 'string' ? d.reasoning : undefined;
+      let detailText = '';
+      if (Array.isArray(d.reasoning_details)) for (const item of d.reasoning_details) detailText += mergeDetail(acc.reasoningDetails, item);
+      acc.addReasoning(r ?? detailText);
+      if (typeof d.content === 'string') acc.addText(d.content);
+      if (Array.isArray(d.tool_calls)) {
+        for (const tc of d.tool_calls as Json[]) {
+          const fn = (tc.function ?? {}) as Json;
+          const id = typeof tc.id === 'string' && tc.id ? tc.id : undefined;
+          const name = typeof fn.name === 'string' && fn.name ? fn.name : undefined;
+          let key = typeof tc.index === 'number' ? String(tc.index) : `#${order}`;
+          let entry = pending.get(key);
+          // Some servers reuse index 0 for every call: a new id with a name is a new call.
+          if (entry && id && entry.id && id !== entry.id && name) {
+            key = `${key}:${id}`;
+            entry = pending.get(key);
+          }
+          if (!entry) {
+            entry = { args: '' };
+            pending.set(key, entry);
+            order++;
+          }
+          if (id && !entry.id) entry.id = id;
+          if (name && !entry.name) entry.name = name;
+          const args = typeof fn.arguments === 'string' ? fn.arguments : '';
+          if (entry.slot === undefined) {
+            entry.args += args;
+            if (entry.name) {
+              entry.slot = acc.startTool(entry.id, entry.name);
+              acc.toolArgs(entry.slot, entry.args);
+            }
+          } else acc.toolArgs(entry.slot, args);
         }
       }
-      if (ctx.signal.aborted) return 'aborted';
-      if (!sawFinish) throw new StreamCutError();
-      acc.finishReason = finish;
-      return stopFor(finish, acc.tools.length > 0);
-    });
+      if (choice.finish_reason) {
+        finish = choice.finish_reason;
+        sawFinish = true;
+      }
+    };
+    if (!res.body) throw new Error('The response has no body to stream.');
+    const { APIError } = await loadOpenAI();
+    try {
+      await readSse(res.body as unknown as SseBody, (ev) => {
+        ctx.touch();
+        if (ev.data === '[DONE]') return false;
+        if (!ev.data || ev.event?.startsWith('thread.')) return;
+        let data: Json;
+        try {
+          data = JSON.parse(ev.data) as Json;
+        } catch {
+          throw new SyntaxError('Error reading response: malformed server-sent event JSON.');
+        }
+        // As the SDK's stream: an error event or payload is the provider's error.
+        if (ev.event === 'error') throw new APIError(undefined, (data?.error ?? data) as object, undefined, res.headers);
+        if (data?.error) throw new APIError(undefined, data.error as object, undefined, res.headers);
+        onChunk(data);
+      });
+    } catch (e) {
+      // The SDK ends its stream quietly when the request is aborted; the caller decides why.
+      if (!ctx.signal.aborted) throw e;
+    }
+    for (const entry of pending.values()) {
+      if (entry.slot === undefined) {
+        entry.slot = acc.startTool(entry.id, entry.name ?? '');
+        acc.toolArgs(entry.slot, entry.args);
+      }
+    }
+    if (ctx.signal.aborted) return 'aborted';
+    if (!sawFinish) throw new StreamCutError();
+    acc.finishReason = finish;
+    return stopFor(finish, acc.tools.length > 0);
+  }
 }

@@ -41,7 +41,7 @@ describe('SDK clients shared between runtimes', () => {
     for (const k of keys) fake.enqueue({ text: `for ${k}` });
     const streams = keys.map((k) => createChatCompletionsStream(chat({ apiKey: k })));
     await Promise.all(streams.map((s, i) => s(request({ messages: [{ role: 'user', content: `turn ${i}` }] })).result()));
-    const sent = fake.requests.slice(n).map((r) => [(r.body as { messages: { content: string }[] }).messages.at(-1)!.content, r.apiKey]);
+    const sent = fake.requests.slice(n).map((r): [string, string] => [(r.body as { messages: { content: string }[] }).messages.at(-1)!.content, r.apiKey]);
     assert.deepEqual(new Map(sent), new Map(keys.map((k, i) => [`turn ${i}`, k])));
 
     const m = fake.requests.length;

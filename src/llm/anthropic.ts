@@ -15,6 +15,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { type AdapterOptions, contentText, defaultTimeoutMs, isClaudeModel, parseDataUrl, runAttempt } from './attempt.ts';
 import { StreamCutError } from './errors.ts';
 import { hostOf } from './catalog.ts';
+import { sharedClient } from './shared-clients.ts';
 import type { ProviderRuntime } from './resolve.ts';
 import type { ContentPart, Message, StopReason, StreamFn, StreamRequest, Usage } from './types.ts';
 
@@ -76,14 +77,10 @@ export async function anthropicClient(runtime: ProviderRuntime, opts: AdapterOpt
   } else if (hostOf(runtime.baseUrl) !== 'api.anthropic.com') {
     headers['x-api-key'] = key;
   }
-  return new AnthropicClass({
-    ...(oauth ? { authToken: key } : { apiKey: key }),
-    baseURL: runtime.baseUrl,
-    maxRetries: 0,
-    timeout: opts.timeoutMs ?? defaultTimeoutMs(),
-    defaultHeaders: headers,
-    fetch: opts.fetch ?? sdkFetch(),
-  });
+  const fetch = opts.fetch ?? sdkFetch();
+  const config = { ...(oauth ? { authToken: key } : { apiKey: key }), baseURL: runtime.baseUrl, timeout: opts.timeoutMs ?? defaultTimeoutMs(), defaultHeaders: headers };
+  // Shared with every runtime of the process that has the same credentials, URL, headers and timeout.
+  return sharedClient('anthropic', config, fetch, () => new AnthropicClass({ ...config, maxRetries: 0, fetch }));
 }
 
 function parseArgs(raw: string): Json {

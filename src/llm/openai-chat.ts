@@ -7,6 +7,7 @@ import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'o
 import { type AdapterOptions, type AttemptContext, contentText, defaultTimeoutMs, isClaudeModel, runAttempt } from './attempt.ts';
 import { StreamCutError } from './errors.ts';
 import { readSse, type SseBody } from './sse.ts';
+import { sharedClient } from './shared-clients.ts';
 import type { ProviderRuntime } from './resolve.ts';
 import type { Message, StopReason, StreamFn, StreamRequest, ToolSchema, Usage } from './types.ts';
 
@@ -16,19 +17,15 @@ export const loadOpenAI = (): Promise<typeof import('openai')> => (sdk ??= impor
 
 type Json = Record<string, unknown>;
 
-/** An OpenAI SDK client for a runtime: no SDK retries (ours wrap it), no ambient env credentials. */
+/**
+ * An OpenAI SDK client for a runtime: no SDK retries (ours wrap it), no ambient env credentials.
+ * Shared with every other runtime of the process that has the same key, URL, headers and timeout.
+ */
 export async function openaiClient(runtime: ProviderRuntime, opts: AdapterOptions): Promise<OpenAI> {
   const { default: OpenAIClass } = await loadOpenAI();
-  return new OpenAIClass({
-    apiKey: runtime.apiKey,
-    baseURL: runtime.baseUrl,
-    maxRetries: 0,
-    timeout: opts.timeoutMs ?? defaultTimeoutMs(),
-    defaultHeaders: runtime.extraHeaders,
-    organization: null,
-    project: null,
-    fetch: opts.fetch ?? sdkFetch(),
-  });
+  const fetch = opts.fetch ?? sdkFetch();
+  const config = { apiKey: runtime.apiKey, baseURL: runtime.baseUrl, timeout: opts.timeoutMs ?? defaultTimeoutMs(), defaultHeaders: runtime.extraHeaders };
+  return sharedClient('openai', config, fetch, () => new OpenAIClass({ ...config, maxRetries: 0, organization: null, project: null, fetch }));
 }
 
 const bareModel = (model: string) => model.slice(model.lastIndexOf('/') + 1);

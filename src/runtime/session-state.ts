@@ -632,7 +632,12 @@ export class SessionState {
     if (result.completed && (reviewMemory || reviewSkills)) {
       if (reviewMemory) this.turnsSinceMemory = 0;
       if (reviewSkills) this.itersSinceSkill = 0;
-      const snapshot = structuredClone(this.host.history);
+      // The review works on the history as it is now: a copy of the list (the session goes on
+      // appending to, compressing or rewinding its own). History messages are not edited in place
+      // once appended, so they are shared, not deep-cloned: a clone of every message every N turns
+      // of every chat, kept by the review's request cache until the next review, was garbage the
+      // gateway promoted to its old generation (more major GCs).
+      const snapshot = this.host.history.slice();
       this.spawn(() => this.review(snapshot, reviewMemory, reviewSkills));
     }
   }

@@ -4,8 +4,8 @@
 // distribution and every batch over 20 ms. Seen on this machine, quiet, 15,000 batches: p50 0.2 ms,
 // p99 7 ms, a few batches of 55–200 ms — with checkpoints on or off (NOCKPT=1), and with the FTS5
 // triggers dropped too (no-FTS p50 0.06 ms, still up to 199 ms without checkpoints): so not the
-// FTS5 merges alone; the time goes in SQLite's writes to the WAL (the system calls), where it is
-// spent still to be found (strace -T on this script is the next step).
+// FTS5 merges alone; most likely SQLite's writes to the WAL file block in the kernel now and then
+// (to be confirmed: `strace -T -e trace=pwrite64,write` on this script is the next step).
 //   node bench/fts-stalls.ts [batches=15000]      NOCKPT=1: checkpoints not run
 // Not part of `npm run bench` (no target yet; issue 22's note says what is left).
 import { mkdtempSync, rmSync } from 'node:fs';

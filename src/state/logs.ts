@@ -50,7 +50,6 @@ export function formatLogLine(level: LogLevel, name: string, message: string, se
   return `${asctime(at)} ${level}${session ? ` [${session}]` : ''} ${name}: ${redactSecrets(message)}\n`;
 }
 
-/** An append-only file that rotates by size (`path` → `path.1` → … → `path.N`). */
 /** The longest a log line waits for the lines after it (ms). */
 const FLUSH_MS = 25;
 
@@ -62,6 +61,7 @@ function flushAllLogs(): void {
   for (const f of [...dirty]) f.flush();
 }
 
+/** An append-only file that rotates by size (`path` → `path.1` → … → `path.N`). */
 export class RotatingFile {
   readonly path: string;
   private readonly max: number;

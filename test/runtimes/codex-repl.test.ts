@@ -118,7 +118,7 @@ describe('codex runtime at a terminal', () => {
       t.keys('Enter');
       s = await t.waitFor(/Updated .*config\.toml/, { after: mark });
       assert.match(s, /Runtime: codex app-server \(codex 0\.\d+\.\d+\)/);
-      assert.match(s, /MCP servers hermes-tools, default_permissions =\s+":workspace"/);
+      assert.match(s, /MCP servers hermes-tools,\s+default_permissions =\s+":workspace"/);
       assert.match(readFileSync(join(home, 'config.yaml'), 'utf8'), /openai_runtime: codex_app_server/);
       const toml = readFileSync(join(codex.dir, 'config.toml'), 'utf8');
       assert.match(toml, /# >>> managed by hermes-agent/);

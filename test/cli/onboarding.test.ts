@@ -384,9 +384,8 @@ wizard.describe('hermes setup (wizard)', () => {
       t.type('codex');
       await t.waitFor(/● OpenAI Codex — ChatGPT sign-in \(OAuth\): run `hermes auth add openai-codex` first/);
       t.keys('Enter');
-      await t.waitFor(/OpenAI Codex signs in with OAuth: run `hermes auth add openai-codex` first \(or pick one that takes an API key\)\./);
-      const mark = t.mark();
-      await t.waitFor(/Which inference provider\?/, { after: mark - 16 });
+      // The warning, then the same question asked again (◆ marks the open prompt; ◇ the answered one).
+      await t.waitFor(/OpenAI Codex signs in with OAuth: run `hermes auth add openai-codex` first \(or pick one that takes an API key\)\.[^]*◆\s+Which inference provider\?/);
       t.keys('C-c');
       assert.equal(await t.exitCode(), 1);
     } finally {

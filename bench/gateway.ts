@@ -65,9 +65,14 @@ function cpuWaitMs(pid: number): number {
   }
 }
 
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
+/** Resident memory in MB: all of it, and its parts (malloc and V8's heap; mapped files; shared memory such as SQLite's -shm index). */
+function rssMb(pid: number): { rss: number; anon: number; file: number; shmem: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => {
+    const m = new RegExp(`${name}:\\s+(\\d+) kB`).exec(status);
+    return m ? Number(m[1]) / 1024 : NaN;
+  };
+  return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile'), shmem: kb('RssShmem') };
 }
 
 /** Least-squares slope of y over x. */
@@ -153,7 +158,7 @@ const bench: Bench = async () => {
     let onReply: (chat: number, ms: number) => void = () => undefined;
     let answered = 0;
     let counted = 0; // answered in phases 1 and 2
-    const samples: { at: number; rss: number; mem?: Mem }[] = [];
+    const samples: { at: number; rss: number; anon: number; file: number; shmem: number; mem?: Mem }[] = [];
     const memAsks: Promise<void>[] = [];
     let drained: (() => void) | null = null;
     tg.onCall((c) => {
@@ -179,7 +184,7 @@ const bench: Bench = async () => {
     const count = (): boolean => {
       counted++;
       if (counted % 500 === 0) {
-        const s: (typeof samples)[number] = { at: counted, rss: rssMb(pid()) };
+        const s: (typeof samples)[number] = { at: counted, ...rssMb(pid()) };
         samples.push(s);
         if (counted % 1000 === 0) memAsks.push(ask('mem').then((m) => void (s.mem = m.mem)));
       }
@@ -337,7 +342,7 @@ const bench: Bench = async () => {
     const heapPts = tail.filter((r) => r.mem).map((r) => ({ at: r.at, v: r.mem!.heapUsed / MB }));
     const everyK = samples.filter((r) => r.at % 1000 === 0);
     const m = everyK[everyK.length - 1]?.mem;
-    rows.push({ name: `gateway RSS after ${last.at} messages`, value: last.rss, unit: 'MB', note: `every 1k: ${everyK.map((r) => r.rss.toFixed(0)).join(' ')}` });
+    rows.push({ name: `gateway RSS after ${last.at} messages`, value: last.rss, unit: 'MB', note: `every 1k: ${everyK.map((r) => r.rss.toFixed(0)).join(' ')}; of which anonymous (malloc, V8): ${everyK.map((r) => r.anon.toFixed(0)).join(' ')}; files ${last.file.toFixed(0)} MB and shared ${last.shmem.toFixed(0)} MB at the end` });
     if (m)
       rows.push({
         name: `gateway JS heap after ${last.at} messages`,

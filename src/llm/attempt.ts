@@ -25,6 +25,8 @@ export interface AdapterOptions {
   /** Abort the whole call after this long (default HERMES_API_TIMEOUT, 1800 s). */
   timeoutMs?: number;
   now?: () => number;
+  /** false: no request bytes kept from one call to the next (see LlmClientOptions.cacheBodies). */
+  cacheBodies?: boolean;
 }
 
 function envSeconds(name: string, fallback: number): number {

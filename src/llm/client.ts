@@ -48,6 +48,12 @@ export interface LlmClientOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
   fetch?: typeof fetch;
+  /**
+   * false: every request body is serialised afresh instead of extending the bytes kept from the last
+   * one. For clients called now and then (auxiliary tasks: titles, reviews, compression): a kept copy
+   * of a conversation's history, as bytes, would cost memory for as long as the session stays warm.
+   */
+  cacheBodies?: boolean;
   adapters?: Partial<Record<ApiMode, (rt: ProviderRuntime) => StreamFn>>;
   now?: () => number;
   /** How a runtime's keys are used (default fill_first; see credentials.ts). */
@@ -120,7 +126,7 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
   const random = o.random ?? Math.random;
   // Read from the environment once per client, not on every request of the loop.
   const timeoutMs = o.timeoutMs ?? defaultTimeoutMs();
-  const adapterOpts = { fetch: o.fetch, staleMs: o.staleMs ?? defaultStaleMs(), timeoutMs, now: o.now };
+  const adapterOpts = { fetch: o.fetch, staleMs: o.staleMs ?? defaultStaleMs(), timeoutMs, now: o.now, cacheBodies: o.cacheBodies };
   const pools = new WeakMap<ProviderRuntime, CredentialPool>();
   const adapters = new WeakMap<ProviderRuntime, Map<string, StreamFn>>();
 

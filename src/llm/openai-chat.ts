@@ -364,18 +364,18 @@ function stopFor(finish: string | null, hasTools: boolean): StopReason {
 /** A StreamFn speaking Chat Completions to `runtime` (one attempt per call; never throws). */
 export function createChatCompletionsStream(runtime: ProviderRuntime, opts: AdapterOptions = {}): StreamFn {
   let client: Promise<OpenAI> | undefined;
-  const wire = chatWireCache();
+  const wire = opts.cacheBodies === false ? null : chatWireCache();
   // The cache's buffer holds the body being sent: a request made while another is on its way (a
   // background review, a side question on the same client) builds its own, leaving that one intact.
   let sending = false;
   return (req) =>
     runAttempt(runtime, req, opts, async (ctx) => {
-      const own = !sending;
-      if (own) sending = true;
+      if (!wire || sending) return attempt(req, ctx, chatWireCache());
+      sending = true;
       try {
-        return await attempt(req, ctx, own ? wire : chatWireCache());
+        return await attempt(req, ctx, wire);
       } finally {
-        if (own) sending = false;
+        sending = false;
       }
     });
   async function attempt(req: StreamRequest, ctx: AttemptContext, wire: ChatWireCache): Promise<StopReason> {

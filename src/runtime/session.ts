@@ -549,7 +549,7 @@ export class Session {
       return null;
     }
     if (!rt) return null;
-    const client = createLlmClient({ primary: rt, maxRetries: 2, timeoutMs: (Number(cfg?.timeout) || 120) * 1000, classifyError: pluginErrorClassifier(this.options.home) });
+    const client = createLlmClient({ primary: rt, maxRetries: 2, timeoutMs: (Number(cfg?.timeout) || 120) * 1000, classifyError: pluginErrorClassifier(this.options.home), cacheBodies: false });
     const stream: StreamFn = (req) => client.stream(req);
     return { stream: this.plugins ? this.plugins.auxStream(task, rt, stream) : stream, model: rt.model, provider: rt.provider };
   }

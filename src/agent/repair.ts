@@ -1,5 +1,5 @@
 // History hygiene before each request, and repair of the model's tool calls.
-import type { ContentPart, Message, ToolCall } from '../llm/types.ts';
+import { type ContentPart, type Message, samePrefix, type ToolCall } from '../llm/types.ts';
 
 export const STUB_RESULT = JSON.stringify({ error: 'No result was recorded for this tool call (the turn was interrupted).' });
 
@@ -34,7 +34,7 @@ export function sanitizeHistory(history: Message[], memo?: SanitizeMemo): Messag
   let open: Map<string, ToolCall> | null = null; // calls of the last assistant message awaiting results
   // A memo's prefix is reused when the history still starts with those same messages.
   let start = 0;
-  if (memo && memo.input.length <= history.length && memo.input.every((m, i) => history[i] === m)) {
+  if (memo && samePrefix(memo.input, history) === memo.input.length) {
     start = memo.input.length;
     for (const m of memo.out) out.push(m);
   }

@@ -1,38 +1,39 @@
 // Small JSON files in HERMES_HOME that the gateway and the CLI share: read tolerantly, written
 // atomically (temp file + rename) with the mode the caller asks for.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { writeFileAtomic } from '../state/fsutil.ts';
+import { readCachedByStamp, writeFileAtomic } from '../state/fsutil.ts';
 
 /** A JSON object from `path`; {} when missing, unreadable, malformed or not an object. */
 export function readJsonObject<T extends Record<string, unknown> = Record<string, unknown>>(path: string): T {
   if (!existsSync(path)) return {} as T;
   try {
-    const v = JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, '')) as unknown;
-    return (v && typeof v === 'object' && !Array.isArray(v) ? v : {}) as T;
+    return jsonObject(readFileSync(path, 'utf8')) as T;
   } catch {
     return {} as T;
   }
 }
 
-const cached = new Map<string, { stamp: string; value: Record<string, unknown> }>();
+/** The JSON object in `text` (a leading BOM allowed); {} when missing, malformed or not an object. */
+function jsonObject(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {};
+  try {
+    const v = JSON.parse(text.replace(/^\uFEFF/, '')) as unknown;
+    return (v && typeof v === 'object' && !Array.isArray(v) ? v : {}) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
 
 /**
  * readJsonObject for a file read on every message (the pairing approvals): parsed again only when
- * it changed (another process, e.g. `hermes pairing approve`, replaces it: a new inode, size or
- * mtime). The object is shared: read it, do not change it.
+ * it changed (another process, e.g. `hermes pairing approve`, replaces it). The object is shared:
+ * read it, do not change it.
  */
 export function readJsonObjectCached<T extends Record<string, unknown> = Record<string, unknown>>(path: string): Readonly<T> {
-  const st = statSync(path, { throwIfNoEntry: false });
-  const stamp = st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '';
-  const hit = cached.get(path);
-  // File times are coarse (milliseconds apart at best): a file changed in the last second is read again.
-  if (hit?.stamp === stamp && (!st || st.mtimeMs < Date.now() - 1000)) return hit.value as T;
-  const value = st ? readJsonObject(path) : {};
-  cached.set(path, { stamp, value });
-  return value as T;
+  return readCachedByStamp(path, jsonObject) as T;
 }
 
 export function writeJson(path: string, value: unknown, mode = 0o600): void {

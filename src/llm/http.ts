@@ -8,7 +8,8 @@ import type https from 'node:https';
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import type zlib from 'node:zlib';
-import { BodySource, type NodeBody, NodeHeaders, NodeResponse } from './node-response.ts';
+import { headersFromRaw } from './fetch-headers.ts';
+import { BodySource, type NodeBody, NodeResponse } from './node-response.ts';
 
 // https (TLS) and zlib load only when a request needs them: a local model server over plain http
 // should not pay ~10 ms of start-up for TLS. node:http itself is required, not imported: Node's ESM
@@ -94,7 +95,7 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
     signal?.addEventListener('abort', onAbort, { once: true });
     req.on('response', (res) => {
       responded = true;
-      const h = new NodeHeaders(res.rawHeaders);
+      const h = headersFromRaw(res.rawHeaders);
       const status = res.statusCode ?? 0;
       let resBody: NodeBody | null = null;
       if (!NULL_BODY.has(status) && init.method !== 'HEAD') {

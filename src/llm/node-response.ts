@@ -4,8 +4,8 @@
 // per chunk on every LLM request; this is one queue and one promise per read.
 //
 // What it provides:
-// - status, statusText, ok, url, redirected, type, headers (get/has/forEach/entries/keys/values/
-//   iteration/getSetCookie; duplicate names joined with ", " as fetch does);
+// - status, statusText, ok, url, redirected, type, headers (src/llm/fetch-headers.ts: the Fetch
+//   standard's Headers, without undici);
 // - body: null for null-body statuses, else a single-reader stream that is async iterable (the
 //   Anthropic SDK's and `for await` path) and has getReader() → read()/cancel()/releaseLock() (the
 //   OpenAI SDK's path), cancel() and `locked`;
@@ -14,65 +14,9 @@
 // It is not a web ReadableStream: code that needs one (pipeTo, Readable.fromWeb, new Response(body))
 // calls toWebResponse() first, which builds the real thing (and loads undici).
 import type { Readable } from 'node:stream';
+import type { Headers as FetchHeaders } from './fetch-headers.ts';
 
 const MAX_QUEUED = 1 << 20; // bytes buffered ahead of a slow reader before the socket is paused
-
-/** Response headers from node's rawHeaders, with fetch's semantics (case-insensitive, joined). */
-export class NodeHeaders {
-  readonly #map = new Map<string, string>();
-  readonly #cookies: string[] = [];
-
-  constructor(raw: readonly string[] = []) {
-    for (let i = 0; i < raw.length; i += 2) this.append(raw[i], raw[i + 1]);
-  }
-
-  append(name: string, value: string): void {
-    const k = name.toLowerCase();
-    if (k === 'set-cookie') this.#cookies.push(value);
-    const prev = this.#map.get(k);
-    this.#map.set(k, prev === undefined ? value : `${prev}, ${value}`);
-  }
-  set(name: string, value: string): void {
-    const k = name.toLowerCase();
-    if (k === 'set-cookie') this.#cookies.splice(0, Infinity, value);
-    this.#map.set(k, value);
-  }
-  delete(name: string): void {
-    const k = name.toLowerCase();
-    if (k === 'set-cookie') this.#cookies.length = 0;
-    this.#map.delete(k);
-  }
-  get(name: string): string | null {
-    return this.#map.get(name.toLowerCase()) ?? null;
-  }
-  has(name: string): boolean {
-    return this.#map.has(name.toLowerCase());
-  }
-  getSetCookie(): string[] {
-    return [...this.#cookies];
-  }
-  forEach(fn: (value: string, key: string, parent: NodeHeaders) => void, thisArg?: unknown): void {
-    for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this);
-  }
-  *entries(): IterableIterator<[string, string]> {
-    for (const k of [...this.#map.keys()].sort()) {
-      if (k === 'set-cookie') for (const c of this.#cookies) yield [k, c];
-      else yield [k, this.#map.get(k)!];
-    }
-  }
-  *keys(): IterableIterator<string> {
-    for (const [k] of this.entries()) yield k;
-  }
-  *values(): IterableIterator<string> {
-    for (const [, v] of this.entries()) yield v;
-  }
-  [Symbol.iterator](): IterableIterator<[string, string]> {
-    return this.entries();
-  }
-  get [Symbol.toStringTag](): string {
-    return 'Headers';
-  }
-}
 
 type Read = IteratorResult<Uint8Array, undefined>;
 const DONE: Read = { done: true, value: undefined };
@@ -277,13 +221,13 @@ const utf8 = new TextDecoder();
 export class NodeResponse {
   readonly status: number;
   readonly statusText: string;
-  readonly headers: NodeHeaders;
+  readonly headers: FetchHeaders;
   readonly url: string;
   readonly body: NodeBody | null;
   readonly redirected = false;
   readonly type = 'basic';
 
-  constructor(body: NodeBody | null, init: { status: number; statusText?: string; headers: NodeHeaders; url: string }) {
+  constructor(body: NodeBody | null, init: { status: number; statusText?: string; headers: FetchHeaders; url: string }) {
     this.body = body;
     this.status = init.status;
     this.statusText = init.statusText ?? '';

@@ -9,7 +9,7 @@ import { StreamCutError } from './errors.ts';
 import { readSse, type SseBody } from './sse.ts';
 import { sharedClient } from './shared-clients.ts';
 import type { ProviderRuntime } from './resolve.ts';
-import type { Message, StopReason, StreamFn, StreamRequest, ToolSchema, Usage } from './types.ts';
+import { type Message, samePrefix, type StopReason, type StreamFn, type StreamRequest, type ToolSchema, type Usage } from './types.ts';
 
 let sdk: Promise<typeof import('openai')> | undefined;
 /** The `openai` module, imported once on first use (keeps CLI start-up free of it). */
@@ -220,10 +220,8 @@ function historyRun(runtime: ProviderRuntime, messages: Message[], count: number
     system?.copy(buf, headBytes.length);
     h = cache.history = { head, system, messages: [], sent: [], ends: [], buf, start, length: start };
   }
-  let same = 0;
-  if (h.messages.length <= count) {
-    while (same < h.messages.length && messages[same] === h.messages[same] && unchanged(h.sent[same], messages[same])) same++;
-  }
+  const sent = h.sent;
+  const same = h.messages.length <= count ? samePrefix(h.messages, messages, (i) => unchanged(sent[i], messages[i])) : 0;
   if (h.messages.length > same) {
     h.messages.length = same;
     h.sent.length = same;

@@ -56,6 +56,25 @@ export interface Usage {
   reasoning_tokens: number;
 }
 
+/**
+ * The one check behind the caches kept across the requests of a growing history (the sanitized
+ * history's memo in agent/repair.ts, the chat body's serialised run in openai-chat.ts, the session's
+ * token estimate): how many leading entries of `now` are the very objects `seen` holds at the same
+ * places (`seen` being the caller's own copy of what it saw last), and for which `same(i)`, if given,
+ * holds.
+ *
+ * It walks them, one identity comparison each: there is no sound shortcut such as "the same array,
+ * only longer", because the history is rewritten in place (compression, /new, /undo and resuming
+ * splice new messages into the same array, keeping some of the old ones).
+ */
+export function samePrefix<T>(seen: readonly T[], now: readonly T[], same?: (i: number) => boolean): number {
+  const n = Math.min(seen.length, now.length);
+  let i = 0;
+  if (same) while (i < n && seen[i] === now[i] && same(i)) i++;
+  else while (i < n && seen[i] === now[i]) i++;
+  return i;
+}
+
 export const emptyUsage = (): Usage => ({
   input_tokens: 0,
   output_tokens: 0,

@@ -4,8 +4,9 @@
 // ({"telegram:123": "voice_only"}): off (text only), voice_only (a voice reply to a voice message),
 // all (a voice reply to every message).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readCachedByStamp } from '../state/fsutil.ts';
 import { findProgram } from './ffmpeg.ts';
 
 export type GatewayVoiceMode = 'off' | 'voice_only' | 'all';
@@ -141,27 +142,20 @@ function modesFile(home: string): string {
   return join(home, 'gateway_voice_mode.json');
 }
 
-/** The file as last read, by home: the gateway asks for every reply, the file rarely changes. */
-const modesCache = new Map<string, { stamp: string; modes: Record<string, GatewayVoiceMode> }>();
+/** The modes in the file's text: chats with a known mode ({} when the file is missing or malformed). */
+function parseModes(text: string | undefined): Record<string, GatewayVoiceMode> {
+  if (text === undefined) return {};
+  try {
+    const raw = JSON.parse(text) as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(raw).filter((e): e is [string, GatewayVoiceMode] => MODES.includes(e[1] as GatewayVoiceMode)));
+  } catch {
+    return {};
+  }
+}
 
+/** The chats' modes (a copy): the gateway asks for every reply, the file is parsed again only when it changed. */
 export function loadVoiceModes(home: string): Record<string, GatewayVoiceMode> {
-  const file = modesFile(home);
-  const st = statSync(file, { throwIfNoEntry: false });
-  // A write (setVoiceMode renames a new file in place, another process may edit it) changes the stamp.
-  const stamp = st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '';
-  const hit = modesCache.get(home);
-  // File times are coarse (milliseconds apart at best): a file changed in the last second is read again.
-  if (hit?.stamp === stamp && (!st || st.mtimeMs < Date.now() - 1000)) return { ...hit.modes };
-  let modes: Record<string, GatewayVoiceMode> = {};
-  if (st)
-    try {
-      const raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-      modes = Object.fromEntries(Object.entries(raw).filter((e): e is [string, GatewayVoiceMode] => MODES.includes(e[1] as GatewayVoiceMode)));
-    } catch {
-      modes = {};
-    }
-  modesCache.set(home, { stamp, modes });
-  return { ...modes };
+  return { ...readCachedByStamp(modesFile(home), parseModes) };
 }
 
 export function setVoiceMode(home: string, chatKey: string, mode: GatewayVoiceMode): void {

@@ -17,7 +17,7 @@ import { toShareGpt, type TrajectoryEntry } from '../agent/trajectory.ts';
 import type { AgentEvent, AgentTool, ToolCallContext, TurnResult } from '../agent/types.ts';
 import { contextLengthFor, DEFAULT_CONTEXT_LENGTH, describeError, listModels, type LlmClient } from '../llm/index.ts';
 import { sdkFetch } from '../llm/http.ts';
-import { promptTokens, type Message, type StreamFn, type Usage } from '../llm/types.ts';
+import { promptTokens, samePrefix, type Message, type StreamFn, type Usage } from '../llm/types.ts';
 import { buildProjectContext, findProjectContext, loadSoul, ruleFileNames } from '../state/context-files.ts';
 import { isSessionStore, type SessionStoreApi } from '../state/store/index.ts';
 import { dropLease, inPlaceWanted, rotateSession, takeLease } from './compaction-store.ts';
@@ -434,21 +434,21 @@ export class SessionState {
   }
 
   /** The history's token estimate so far (the loop appends: only new messages are added up). */
-  private historyRun: { history: Message[]; count: number; first: Message; last: Message; tokens: number } | null = null;
+  private historyRun: { seen: Message[]; tokens: number } | null = null;
 
   private historyEstimate(history: Message[]): number {
     const r = this.historyRun;
-    // (Compression and /new rewrite the array in place: its first or last known message changes.)
-    if (r && r.history === history && r.count <= history.length && history[0] === r.first && history[r.count - 1] === r.last) {
-      if (r.count < history.length) {
-        r.tokens += historyTokens(history.slice(r.count));
-        r.count = history.length;
-        r.last = history[r.count - 1];
+    // (Compression, /new and /undo rewrite the array in place: then it no longer starts with the messages seen.)
+    if (r && samePrefix(r.seen, history) === r.seen.length) {
+      if (r.seen.length < history.length) {
+        const added = history.slice(r.seen.length);
+        r.tokens += historyTokens(added);
+        for (const m of added) r.seen.push(m);
       }
       return r.tokens;
     }
     const tokens = historyTokens(history);
-    this.historyRun = history.length ? { history, count: history.length, first: history[0], last: history[history.length - 1], tokens } : null;
+    this.historyRun = history.length ? { seen: history.slice(), tokens } : null;
     return tokens;
   }
 

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync, type Dirent } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync, type Dirent } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -56,4 +56,30 @@ export function walkTree(dir: string, visit: (path: string, entry: Dirent, depth
     }
   };
   walk(dir, 0);
+}
+
+const byStamp = new Map<string, { parse: (text: string | undefined) => unknown; stamp: string; value: unknown }>();
+
+/**
+ * `parse` of the file's text (undefined when it is missing or unreadable), for a small file read
+ * often and changed rarely (by us or another process, which replaces it: a new inode, size or
+ * mtime): parsed again only when that stamp changed. The value is shared between calls: read it,
+ * do not change it.
+ */
+export function readCachedByStamp<T>(path: string, parse: (text: string | undefined) => T): T {
+  const st = statSync(path, { throwIfNoEntry: false });
+  const stamp = st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '';
+  const hit = byStamp.get(path);
+  // File times are coarse (milliseconds apart at best): a file changed in the last second is read again.
+  if (hit?.parse === parse && hit.stamp === stamp && (!st || st.mtimeMs < Date.now() - 1000)) return hit.value as T;
+  let text: string | undefined;
+  if (st)
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch {
+      text = undefined;
+    }
+  const value = parse(text);
+  byStamp.set(path, { parse, stamp, value });
+  return value;
 }

@@ -20,7 +20,7 @@ import type OpenAI from 'openai';
 import { sdkWebGlobals } from '../../scripts/sdk-web-globals.mjs';
 import { toProviderError } from '../../src/llm/errors.ts';
 import { nodeFetch } from '../../src/llm/http.ts';
-import { NodeHeaders } from '../../src/llm/node-response.ts';
+import { headersFromRaw } from '../../src/llm/fetch-headers.ts';
 import { ROOT } from '../helpers/cli.ts';
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.ts';
 import { runtime } from './_util.ts';
@@ -259,7 +259,7 @@ describe('bundled SDKs and undici', () => {
 
 describe('NodeResponse as a fetch Response', () => {
   test('headers: case-insensitive, duplicates joined, set-cookie kept apart, sorted iteration', () => {
-    const h = new NodeHeaders(['X-B', '1', 'Content-Type', 'text/plain', 'x-b', '2', 'Set-Cookie', 'a=1', 'set-cookie', 'b=2']);
+    const h = headersFromRaw(['X-B', '1', 'Content-Type', 'text/plain', 'x-b', '2', 'Set-Cookie', 'a=1', 'set-cookie', 'b=2']);
     assert.equal(h.get('x-b'), '1, 2');
     assert.equal(h.get('CONTENT-TYPE'), 'text/plain');
     assert.equal(h.has('missing'), false);

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FormData, Headers, Response } from '../../scripts/sdk-web-globals.ts';
-import { NodeHeaders } from '../../src/llm/node-response.ts';
+import { headersFromRaw } from '../../src/llm/fetch-headers.ts';
 
 const undiciLoaded = (): boolean => (process as unknown as { moduleLoadList: string[] }).moduleLoadList.includes('NativeModule internal/deps/undici/undici');
 
@@ -13,7 +13,11 @@ describe('SDK stand-ins for the fetch globals', () => {
     const h = new Headers({ 'X-A': '1' });
     assert.ok(h instanceof Headers);
     assert.equal({} instanceof Headers, false);
-    assert.equal(new NodeHeaders(['a', 'b']) instanceof Headers, false);
+    // nodeFetch's response headers are the same class: Headers to the SDKs, without undici.
+    const raw = headersFromRaw(['A', 'b']);
+    assert.ok(raw instanceof Headers);
+    assert.equal(raw.get('a'), 'b');
+    assert.equal(Object.prototype.toString.call(raw), '[object Headers]');
     assert.equal(({ a: 1 } as unknown) instanceof FormData, false);
     assert.equal(('x' as unknown) instanceof FormData, false);
     assert.equal(new Map() instanceof Response, false);

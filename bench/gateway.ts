@@ -26,12 +26,13 @@
 // BENCH_GATEWAY_TIMELINE=<file> writes the latency phase as JSON: every message ([epoch ms sent,
 // latency ms, chat]) and the event-loop stalls and GC pauses of the gateway and of the bench
 // itself ([epoch ms, ms, what]), to tell what a slow message waited for (`node bench/stalls.ts`);
-// MALLOC_* variables (glibc tuning, e.g. MALLOC_ARENA_MAX=2) are passed on to the gateway.
+// The gateway gets the daemon's environment (GATEWAY_ENV: MALLOC_ARENA_MAX=2); MALLOC_* variables
+// (glibc tuning) set for the bench override it.
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { GATEWAY_NODE_FLAGS } from '../src/gateway/daemon.ts';
+import { GATEWAY_ENV, GATEWAY_NODE_FLAGS } from '../src/gateway/daemon.ts';
 import { BIN, cleanEnv } from '../test/helpers/cli.ts';
 import { startFakeLlm } from '../test/helpers/fake-llm.ts';
 import { startFakeTelegram } from '../test/helpers/fake-telegram.ts';
@@ -119,7 +120,8 @@ const bench: Bench = async () => {
     `--import=${resolve(import.meta.dirname, 'gateway-probe.ts')}`,
   ];
   if (TIMELINE) env.BENCH_GATEWAY_TIMELINE = '1';
-  // glibc malloc tuning, to try on the gateway (e.g. MALLOC_ARENA_MAX=2).
+  // The environment Hermes starts the daemon with; MALLOC_* variables (glibc tuning) set here override it.
+  Object.assign(env, GATEWAY_ENV);
   for (const k of Object.keys(process.env)) if (k.startsWith('MALLOC_')) env[k] = process.env[k];
   if (process.env.BENCH_GATEWAY_ALLOC_OLD) env.BENCH_GATEWAY_ALLOC_OLD = '1';
   const child = spawn(process.execPath, [...nodeFlags, BIN, 'gateway', 'run', '--quiet'], { cwd: home, env, stdio: ['ignore', STDOUT ? 'pipe' : 'ignore', 'pipe', 'ipc'] });

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { GATEWAY_NODE_FLAGS } from './daemon.ts';
+import { GATEWAY_ENV, GATEWAY_NODE_FLAGS } from './daemon.ts';
 
 export interface ServiceSpec {
   home: string;
@@ -78,7 +78,9 @@ Type=simple
 ExecStart=${sdQuote(spec.nodePath)} ${GATEWAY_NODE_FLAGS.join(' ')} ${sdQuote(spec.binPath)} gateway run
 Environment=${sdQuote(`HERMES_HOME=${spec.home}`)}
 Environment=${sdQuote(`PATH=${spec.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`)}
-WorkingDirectory=${sdQuote(spec.home)}
+${Object.entries(GATEWAY_ENV)
+  .map(([k, v]) => `Environment=${sdQuote(`${k}=${spec.env[k] ?? v}`)}\n`)
+  .join('')}WorkingDirectory=${sdQuote(spec.home)}
 Restart=on-failure
 RestartSec=5
 KillSignal=SIGTERM

@@ -100,6 +100,7 @@ describe('gateway CLI', () => {
     const text = readFileSync(unit, 'utf8');
     assert.match(text, /^ExecStart=\S+node\S* --max-semi-space-size=16 --no-allocation-site-pretenuring --heap-growing-percent=50 \S+bin\/hermes\.mjs gateway run$/m);
     assert.match(text, new RegExp(`^Environment=HERMES_HOME=${join(home, '.hermes').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    assert.match(text, /^Environment=MALLOC_ARENA_MAX=2$/m);
     assert.match(text, /^KillSignal=SIGTERM$/m);
     assert.match(text, /^TimeoutStopSec=930$/m, 'the drain timeout plus a margin');
     const status = await hermes(['gateway', 'status'], { home, env });

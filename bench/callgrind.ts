@@ -18,6 +18,10 @@ delete env.HERMES_FROM_SOURCE;
 writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench-model\n  api_key: k\nagent:\n  max_turns: 100000\n`);
 const total: number[] = [];
 try {
+  // One run outside valgrind first: a build leaves Node's compile cache cold, and the first measured
+  // run would pay for filling it (skewing N=1 against N=401 by tens of millions of instructions).
+  const warm = spawn(process.execPath, [BIN, 'chat', '-q', 'hello'], { env, cwd: home, stdio: 'ignore' });
+  await new Promise((r) => warm.on('close', r));
   for (const n of ns) {
     let count = 0;
     fake.setHandler(() => {

@@ -49,24 +49,24 @@ const bench: Bench = async () => {
     // Loop overhead: a turn of 1 + N tool iterations minus a turn of 1, divided by N — the steady
     // state. The first tool call's one-time work (zod for argument validation, the tool's module) is
     // its own row: a turn of one call minus the toolless turn.
-    const turnMs = async (toolCall: { name: string; arguments: Record<string, unknown> }, calls: number) => {
+    const turnMs = async (toolCall: { name: string; arguments: Record<string, unknown> }, calls: number, cwd = home) => {
       let count = 0;
       fake.setHandler(() => {
         fake.requests.length = 0; // the bench does not inspect requests; keep the fake's heap flat
         return ++count <= calls ? { toolCalls: [toolCall] } : { text: 'done' };
       });
-      const r = await timeCommand(process.execPath, [BIN, 'chat', '-q', 'loop', '--yolo'], env, home);
+      const r = await timeCommand(process.execPath, [BIN, 'chat', '-q', 'loop', '--yolo'], { ...env, HOME: cwd, HERMES_HOME: cwd }, cwd);
       fake.setHandler(null);
       if (r.code !== 0) throw new Error(`loop run failed (exit ${r.code})`);
       return r.ms;
     };
-    const perIteration = async (toolCall: { name: string; arguments: Record<string, unknown> }, n: number) => {
+    const perIteration = async (toolCall: { name: string; arguments: Record<string, unknown> }, n: number, cwd = home) => {
       const first: number[] = [];
       const samples: number[] = [];
       for (let run = 0; run < 5; run++) {
-        const one = await turnMs(toolCall, 1);
+        const one = await turnMs(toolCall, 1, cwd);
         first.push(one - wall);
-        samples.push(((await turnMs(toolCall, n + 1)) - one) / n);
+        samples.push(((await turnMs(toolCall, n + 1, cwd)) - one) / n);
       }
       return { perIter: median(samples), first: median(first) };
     };
@@ -75,6 +75,18 @@ const bench: Bench = async () => {
     rows.push({ name: 'first tool call (one-time)', value: noSpawn.first, unit: 'ms', note: 'a turn with one todo call minus a toolless turn' });
     const shell = await perIteration({ name: 'terminal', arguments: { command: 'true' } }, 100);
     rows.push({ name: 'loop overhead, shell `true`', value: shell.perIter, unit: 'ms/iter', target: '≤ 8 ms', ok: shell.perIter <= 8, note: '100 iterations of terminal after the first' });
+
+    // The same no-spawn loop on the other two wire formats (each its own home and config).
+    const wires = [
+      { name: 'Anthropic Messages', model: `  provider: anthropic\n  base_url: ${fake.anthropicBaseUrl}\n  default: claude-sonnet-4-5\n` },
+      { name: 'Responses', model: `  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench-model\n  api_mode: codex_responses\n` },
+    ];
+    for (const w of wires) {
+      const h = mkdtempSync(join(tmpdir(), 'hermes-bench-wire-'));
+      writeFileSync(join(h, 'config.yaml'), `model:\n${w.model}  api_key: k\nagent:\n  max_turns: 500\n`);
+      const r = await perIteration({ name: 'todo', arguments: {} }, 100, h);
+      rows.push({ name: `loop overhead, no-spawn tool (${w.name} wire)`, value: r.perIter, unit: 'ms/iter', target: '≤ 2 ms', ok: r.perIter <= 2, note: '100 iterations of todo after the first' });
+    }
   } finally {
     await fake.close();
   }

@@ -18,7 +18,7 @@ const env: NodeJS.ProcessEnv = { ...cleanEnv(home) };
 delete env.HERMES_FROM_SOURCE;
 const model =
   process.env.BENCH_WIRE === 'anthropic'
-    ? `  provider: anthropic\n  base_url: ${fake.anthropicBaseUrl}\n  default: claude-sonnet-4-5\n`
+    ? `  provider: anthropic\n  base_url: ${fake.anthropicBaseUrl}\n  default: claude-sonnet-4-6\n`
     : `  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench-model\n`;
 writeFileSync(join(home, 'config.yaml'), `model:\n${model}  api_key: k\nagent:\n  max_turns: 100000\n`);
 const total: number[] = [];

@@ -12,8 +12,8 @@
 
 import { sdkFetch } from './http.ts';
 import type Anthropic from '@anthropic-ai/sdk';
-import { type AdapterOptions, type AttemptContext, contentText, defaultTimeoutMs, isClaudeModel, parseDataUrl, runAttempt } from './attempt.ts';
-import { appendUnit, type BodyRun, COMMA, cutUnits, exclusiveCache, finishBody, keepUnits, needsComma, openRun, ownBytes, utf8 } from './body-run.ts';
+import { type AdapterOptions, type AttemptContext, contentText, defaultTimeoutMs, isClaudeModel, parseDataUrl } from './attempt.ts';
+import { appendUnit, type BodyRun, COMMA, cutUnits, cachedBodyStream, finishBody, keepUnits, needsComma, openRun, ownBytes, utf8 } from './body-run.ts';
 import { StreamCutError } from './errors.ts';
 import { hostOf } from './catalog.ts';
 import { readSse, type SseBody } from './sse.ts';
@@ -396,14 +396,9 @@ interface OpenBlock {
 
 /** A StreamFn speaking the Anthropic Messages API to `runtime` (one attempt per call; never throws). */
 export function createAnthropicStream(runtime: ProviderRuntime, opts: AdapterOptions = {}): StreamFn {
-  let client: Promise<Anthropic> | undefined;
   // The cache's buffer holds the body being sent: a request made while another is on its way builds its own.
-  const withCache = exclusiveCache(opts.cacheBodies !== false, anthropicWireCache);
-  return (req) => runAttempt(runtime, req, opts, (ctx) => withCache((wire) => attempt(req, ctx, wire)));
-  async function attempt(req: StreamRequest, ctx: AttemptContext, wire: AnthropicWireCache): Promise<StopReason> {
-    client ??= anthropicClient(runtime, opts);
-    const c = await client;
-    ctx.touch(); // the SDK's first-use import does not count as provider silence
+  return cachedBodyStream(runtime, opts, () => anthropicClient(runtime, opts), anthropicWireCache, attempt);
+  async function attempt(req: StreamRequest, ctx: AttemptContext, c: Anthropic, wire: AnthropicWireCache): Promise<StopReason> {
     // The body goes as UTF-8 JSON built from cached pieces (anthropicBodyBytes); the SDK sends a byte
     // `body` option as is, and reads from the params only what its warnings and headers need.
     const model = req.model || runtime.model;

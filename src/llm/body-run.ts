@@ -13,7 +13,9 @@
 // compression and repair build new objects); should a sent message's top-level fields be reassigned
 // anyway, or the history be replaced, the run is cut back to the units made before it.
 
-import { type Message, samePrefix } from './types.ts';
+import { type AdapterOptions, type AttemptContext, runAttempt } from './attempt.ts';
+import type { ProviderRuntime } from './resolve.ts';
+import { type Message, samePrefix, type StopReason, type StreamFn, type StreamRequest } from './types.ts';
 
 /** The fields a history message's JSON was made from, as last sent (to notice a reassignment). */
 interface SentMessage {
@@ -155,4 +157,28 @@ export function exclusiveCache<C>(enabled: boolean, make: () => C): <R>(use: (ca
       busy = false;
     }
   };
+}
+
+/**
+ * A StreamFn whose attempts get its SDK client (made on first use) and its body cache
+ * (exclusiveCache: fresh per request while another is being sent, or with `opts.cacheBodies` false).
+ */
+export function cachedBodyStream<K, C>(
+  runtime: ProviderRuntime,
+  opts: AdapterOptions,
+  makeClient: () => Promise<K>,
+  makeCache: () => C,
+  attempt: (req: StreamRequest, ctx: AttemptContext, client: K, cache: C) => Promise<StopReason>,
+): StreamFn {
+  let client: Promise<K> | undefined;
+  const withCache = exclusiveCache(opts.cacheBodies !== false, makeCache);
+  return (req) =>
+    runAttempt(runtime, req, opts, (ctx) =>
+      withCache(async (cache) => {
+        client ??= makeClient();
+        const c = await client;
+        ctx.touch(); // the SDK's first-use import does not count as provider silence
+        return attempt(req, ctx, c, cache);
+      }),
+    );
 }

@@ -4,9 +4,9 @@
 import { sdkFetch } from './http.ts';
 import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import { type AdapterOptions, type AttemptContext, contentText, defaultTimeoutMs, isClaudeModel, runAttempt } from './attempt.ts';
+import { type AdapterOptions, type AttemptContext, contentText, defaultTimeoutMs, isClaudeModel } from './attempt.ts';
 import { StreamCutError } from './errors.ts';
-import { appendUnit, type BodyRun, COMMA, exclusiveCache, finishBody, keepUnits, needsComma, openRun, ownBytes, utf8 } from './body-run.ts';
+import { appendUnit, type BodyRun, COMMA, cachedBodyStream, finishBody, keepUnits, needsComma, openRun, ownBytes, utf8 } from './body-run.ts';
 import { readSse, type SseBody } from './sse.ts';
 import { sharedClient } from './shared-clients.ts';
 import type { ProviderRuntime } from './resolve.ts';
@@ -253,14 +253,9 @@ function stopFor(finish: string | null, hasTools: boolean): StopReason {
 
 /** A StreamFn speaking Chat Completions to `runtime` (one attempt per call; never throws). */
 export function createChatCompletionsStream(runtime: ProviderRuntime, opts: AdapterOptions = {}): StreamFn {
-  let client: Promise<OpenAI> | undefined;
   // The cache's buffer holds the body being sent: a request made while another is on its way builds its own.
-  const withCache = exclusiveCache(opts.cacheBodies !== false, chatWireCache);
-  return (req) => runAttempt(runtime, req, opts, (ctx) => withCache((wire) => attempt(req, ctx, wire)));
-  async function attempt(req: StreamRequest, ctx: AttemptContext, wire: ChatWireCache): Promise<StopReason> {
-    client ??= openaiClient(runtime, opts);
-    const c = await client;
-    ctx.touch(); // the SDK's first-use import does not count as provider silence
+  return cachedBodyStream(runtime, opts, () => openaiClient(runtime, opts), chatWireCache, attempt);
+  async function attempt(req: StreamRequest, ctx: AttemptContext, c: OpenAI, wire: ChatWireCache): Promise<StopReason> {
     // The body goes as UTF-8 JSON built from cached pieces (chatBodyBytes); the SDK sends a byte
     // `body` option as is and reads only `stream` from the params.
     const params: ChatCompletionCreateParamsStreaming = { model: req.model || runtime.model, messages: [], stream: true };

@@ -2,6 +2,7 @@
 // with N `todo` calls. Two Ns print the per-step difference, e.g. `node bench/callgrind.ts 1,401`
 // ((N=401 − N=1)/400: long turns, because the start-up total varies by ±150 M instructions).
 // Needs valgrind and a built dist/. BIN=<other checkout>/bin/hermes.mjs compares another build.
+// BENCH_WIRE=anthropic measures the Anthropic Messages wire instead of Chat Completions.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,11 @@ const fake = await startFakeLlm();
 const home = mkdtempSync(join(tmpdir(), 'hermes-callgrind-'));
 const env: NodeJS.ProcessEnv = { ...cleanEnv(home) };
 delete env.HERMES_FROM_SOURCE;
-writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench-model\n  api_key: k\nagent:\n  max_turns: 100000\n`);
+const model =
+  process.env.BENCH_WIRE === 'anthropic'
+    ? `  provider: anthropic\n  base_url: ${fake.anthropicBaseUrl}\n  default: claude-sonnet-4-6\n`
+    : `  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench-model\n`;
+writeFileSync(join(home, 'config.yaml'), `model:\n${model}  api_key: k\nagent:\n  max_turns: 100000\n`);
 const total: number[] = [];
 try {
   // One run outside valgrind first: a build leaves Node's compile cache cold, and the first measured

@@ -12,12 +12,14 @@
 
 import { sdkFetch } from './http.ts';
 import type Anthropic from '@anthropic-ai/sdk';
-import { type AdapterOptions, contentText, defaultTimeoutMs, isClaudeModel, parseDataUrl, runAttempt } from './attempt.ts';
+import { type AdapterOptions, type AttemptContext, contentText, defaultTimeoutMs, isClaudeModel, parseDataUrl } from './attempt.ts';
+import { appendUnit, type BodyRun, COMMA, cutUnits, cachedBodyStream, finishBody, keepUnits, needsComma, openRun, ownBytes, utf8 } from './body-run.ts';
 import { StreamCutError } from './errors.ts';
 import { hostOf } from './catalog.ts';
+import { readSse, type SseBody } from './sse.ts';
 import { sharedClient } from './shared-clients.ts';
 import type { ProviderRuntime } from './resolve.ts';
-import type { ContentPart, Message, StopReason, StreamFn, StreamRequest, Usage } from './types.ts';
+import type { ContentPart, Message, StopReason, StreamFn, StreamRequest, ToolSchema, Usage } from './types.ts';
 
 let sdk: Promise<typeof import('@anthropic-ai/sdk')> | undefined;
 /** The `@anthropic-ai/sdk` module, imported once on first use. */
@@ -125,45 +127,58 @@ function replayableThinking(details: unknown[] | null | undefined): Block[] {
   return out;
 }
 
-/** Internal history → Messages API `messages` (strictly alternating, tool results paired with their calls). */
-export function toAnthropicMessages(messages: Message[]): AMessage[] {
-  const raw: AMessage[] = [];
-  for (const m of messages) {
-    if (m.role === 'assistant') {
-      const blocks: Block[] = [...replayableThinking(m.reasoning_details)];
-      const text = contentText(m.content);
-      if (text) blocks.push({ type: 'text', text });
-      for (const tc of m.tool_calls ?? []) blocks.push({ type: 'tool_use', id: tc.id, name: tc.function.name, input: parseArgs(tc.function.arguments) });
-      if (blocks.length) raw.push({ role: 'assistant', content: blocks });
-    } else if (m.role === 'tool') {
-      const inner = typeof m.content === 'string' ? m.content : partsToBlocks(m.content);
-      raw.push({
-        role: 'user',
-        content: [{ type: 'tool_result', tool_use_id: m.tool_call_id ?? '', content: (Array.isArray(inner) ? inner.length : inner) ? inner : '(no output)' }],
-      });
-    } else {
-      const blocks = partsToBlocks(m.content);
-      if (m.role === 'system') {
-        const text = contentText(m.content);
-        if (text) raw.push({ role: 'user', content: [{ type: 'text', text: `[System note] ${text}` }] });
-      } else if (blocks.length) raw.push({ role: 'user', content: blocks });
-    }
+/** One history message → its Messages API message (null: nothing to send). */
+function wireMessage(m: Message): AMessage | null {
+  if (m.role === 'assistant') {
+    const blocks: Block[] = [...replayableThinking(m.reasoning_details)];
+    const text = contentText(m.content);
+    if (text) blocks.push({ type: 'text', text });
+    for (const tc of m.tool_calls ?? []) blocks.push({ type: 'tool_use', id: tc.id, name: tc.function.name, input: parseArgs(tc.function.arguments) });
+    return blocks.length ? { role: 'assistant', content: blocks } : null;
   }
+  if (m.role === 'tool') {
+    const inner = typeof m.content === 'string' ? m.content : partsToBlocks(m.content);
+    return { role: 'user', content: [{ type: 'tool_result', tool_use_id: m.tool_call_id ?? '', content: (Array.isArray(inner) ? inner.length : inner) ? inner : '(no output)' }] };
+  }
+  if (m.role === 'system') {
+    const text = contentText(m.content);
+    return text ? { role: 'user', content: [{ type: 'text', text: `[System note] ${text}` }] } : null;
+  }
+  const blocks = partsToBlocks(m.content);
+  return blocks.length ? { role: 'user', content: blocks } : null;
+}
 
-  // Merge consecutive same-role messages.
+/**
+ * `messages[from…]` as wire messages with consecutive same-role ones merged, and for each the index
+ * of the history message it starts with.
+ */
+function mergedFrom(messages: Message[], from: number): { merged: AMessage[]; starts: number[] } {
   const merged: AMessage[] = [];
-  for (const m of raw) {
+  const starts: number[] = [];
+  for (let i = from; i < messages.length; i++) {
+    const m = wireMessage(messages[i]);
+    if (!m) continue;
     const last = merged.at(-1);
     if (last && last.role === m.role) last.content = [...last.content, ...m.content];
-    else merged.push({ role: m.role, content: [...m.content] });
+    else {
+      merged.push({ role: m.role, content: [...m.content] });
+      starts.push(i);
+    }
   }
+  return { merged, starts };
+}
 
-  // Pair tool_use with tool_result: results first in the following user turn; missing results are
-  // filled in as errors, results with no matching call become text.
+/**
+ * Pairs tool_use with tool_result in place: results first in the following user turn; missing
+ * results are filled in as errors (a user turn is added after a last assistant turn with calls),
+ * results with no matching call become text. A user turn depends only on its own blocks and the
+ * tool calls of the assistant turn before it.
+ */
+function pairToolResults(merged: AMessage[]): void {
   for (let i = 0; i < merged.length; i++) {
     const m = merged[i];
     if (m.role === 'assistant') {
-      const ids = m.content.filter((b) => b.type === 'tool_use').map((b) => b.id as string);
+      const ids = toolUseIds(m);
       if (!ids.length) continue;
       let next = merged[i + 1];
       if (!next || next.role !== 'user') {
@@ -181,11 +196,20 @@ export function toAnthropicMessages(messages: Message[]): AMessage[] {
       next.content = [...results, ...missing, ...others];
     } else {
       const prev = merged[i - 1];
-      const prevIds = new Set(prev?.role === 'assistant' ? prev.content.filter((b) => b.type === 'tool_use').map((b) => b.id as string) : []);
+      const prevIds = new Set(prev?.role === 'assistant' ? toolUseIds(prev) : []);
       m.content = m.content.map((b) => (b.type === 'tool_result' && !prevIds.has(b.tool_use_id as string) ? orphanResult(b) : b));
     }
   }
-  if (merged[0]?.role === 'assistant') merged.unshift({ role: 'user', content: [{ type: 'text', text: '(conversation continues)' }] });
+}
+
+const toolUseIds = (m: AMessage): string[] => m.content.filter((b) => b.type === 'tool_use').map((b) => b.id as string);
+const continues = (): AMessage => ({ role: 'user', content: [{ type: 'text', text: '(conversation continues)' }] });
+
+/** Internal history → Messages API `messages` (strictly alternating, tool results paired with their calls). */
+export function toAnthropicMessages(messages: Message[]): AMessage[] {
+  const { merged } = mergedFrom(messages, 0);
+  pairToolResults(merged);
+  if (merged[0]?.role === 'assistant') merged.unshift(continues());
   return merged;
 }
 
@@ -195,36 +219,43 @@ function orphanResult(b: Block): Block {
   return { type: 'text', text: `[Tool result for ${String(b.tool_use_id)}]\n${text}` };
 }
 
-/** Cache breakpoints "system_and_3": the system prompt and the last three messages. */
-export function applyAnthropicCacheControl(system: Block[], messages: AMessage[], ttl?: '5m' | '1h'): void {
-  const marker: Json = ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
-  const mark = (blocks: Block[]) => {
-    for (let j = blocks.length - 1; j >= 0; j--) {
-      if (blocks[j].type === 'thinking' || blocks[j].type === 'redacted_thinking') continue;
-      blocks[j] = { ...blocks[j], cache_control: marker };
-      return;
-    }
-  };
-  if (system.length) mark(system);
-  for (const m of messages.slice(-3)) mark(m.content);
+const marker = (ttl?: '5m' | '1h'): Json => (ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' });
+
+/** Marks the last block that may carry a cache breakpoint (not thinking). */
+function markLast(blocks: Block[], mark: Json): void {
+  for (let j = blocks.length - 1; j >= 0; j--) {
+    if (blocks[j].type === 'thinking' || blocks[j].type === 'redacted_thinking') continue;
+    blocks[j] = { ...blocks[j], cache_control: mark };
+    return;
+  }
 }
 
-export function buildAnthropicBody(runtime: ProviderRuntime, req: StreamRequest): Json {
-  const model = req.model || runtime.model;
+/** Cache breakpoints "system_and_3": the system prompt and the last three messages. */
+export function applyAnthropicCacheControl(system: Block[], messages: AMessage[], ttl?: '5m' | '1h'): void {
+  const mark = marker(ttl);
+  if (system.length) markLast(system, mark);
+  for (const m of messages.slice(-3)) markLast(m.content, mark);
+}
+
+const anthropicTool = (t: ToolSchema): Json => ({ name: t.name, description: t.description, input_schema: t.parameters ?? { type: 'object', properties: {} } });
+
+/** The extended-thinking budget for the request's reasoning effort (undefined: no thinking). */
+function thinkingBudget(req: StreamRequest): number | undefined {
+  const effort = req.reasoningEffort?.toLowerCase();
+  return effort && effort !== 'none' ? (THINKING_BUDGET[effort] ?? THINKING_BUDGET.medium) : undefined;
+}
+
+/** Everything after `messages`, in wire order (the system prompt cache-marked for Claude models). */
+function bodyTail(runtime: ProviderRuntime, req: StreamRequest, model: string): Json {
   const system: Block[] = [];
   if (isOAuthToken(runtime.apiKey)) system.push({ type: 'text', text: CLAUDE_CODE_IDENTITY });
   if (req.system) system.push({ type: 'text', text: req.system });
-  const messages = toAnthropicMessages(req.messages);
-  if (isClaudeModel(model)) applyAnthropicCacheControl(system, messages, req.cacheTtl);
-
+  if (isClaudeModel(model)) applyAnthropicCacheControl(system, [], req.cacheTtl);
   let maxTokens = req.maxTokens ?? defaultMaxTokens(model);
-  const body: Json = { model, messages, stream: true };
+  const body: Json = { stream: true };
   if (system.length) body.system = system;
-  if (req.tools.length) {
-    body.tools = req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters ?? { type: 'object', properties: {} } }));
-  }
-  const effort = req.reasoningEffort?.toLowerCase();
-  const budget = effort && effort !== 'none' ? (THINKING_BUDGET[effort] ?? THINKING_BUDGET.medium) : undefined;
+  if (req.tools.length) body.tools = req.tools.map(anthropicTool);
+  const budget = thinkingBudget(req);
   if (budget !== undefined) {
     body.thinking = { type: 'enabled', budget_tokens: budget };
     if (maxTokens <= budget) maxTokens = budget + 4096;
@@ -233,6 +264,100 @@ export function buildAnthropicBody(runtime: ProviderRuntime, req: StreamRequest)
   // Anthropic's tiers: `auto` uses priority capacity when there is some; `standard_only` never does.
   if (req.serviceTier) body.service_tier = req.serviceTier === 'priority' || req.serviceTier === 'auto' ? 'auto' : 'standard_only';
   return body;
+}
+
+export function buildAnthropicBody(runtime: ProviderRuntime, req: StreamRequest): Json {
+  const model = req.model || runtime.model;
+  const messages = toAnthropicMessages(req.messages);
+  if (isClaudeModel(model)) applyAnthropicCacheControl([], messages, req.cacheTtl);
+  return { model, messages, ...bodyTail(runtime, req, model) };
+}
+
+/**
+ * What one stream function reuses from request to request, as UTF-8 bytes (see body-run.ts): the
+ * history run, one unit per wire message, and the part after the messages array.
+ */
+export interface AnthropicWireCache {
+  /** Per unit: the tool_use ids of an assistant message (what the next user message is paired with), null for a user one. */
+  history?: BodyRun<string[] | null>;
+  /** `]` and everything after it, for the system prompt, tool list and settings it was made from. */
+  tail?: { key: string; system: string; tools: ToolSchema[]; bytes: Buffer };
+}
+
+export const anthropicWireCache = (): AnthropicWireCache => ({});
+
+/**
+ * The history's wire messages after the cached run: the run is extended with every one that is
+ * final — a later history message can no longer merge into it (the next one has begun) — and, for
+ * Claude models, not among the last three (those carry cache markers and are serialised each time).
+ * Conversion restarts at the history message that began the first wire message after the run, with
+ * the run's last tool calls for pairing, so its result is what toAnthropicMessages gives for them.
+ */
+function freshMessages(req: StreamRequest, model: string, cache: AnthropicWireCache): { run: BodyRun<string[] | null>; fresh: AMessage[] } {
+  const { messages } = req;
+  const run = (cache.history = openRun(cache.history, `{"model":${JSON.stringify(model)},"messages":[`, null));
+  const marked = isClaudeModel(model);
+  let k = keepUnits(run, messages);
+  for (;;) {
+    const ids = k ? run.data[k - 1] : null;
+    const { merged, starts } = mergedFrom(messages, k ? run.needs[k - 1] - 1 : 0);
+    let items = merged;
+    if (ids) {
+      // The run's last message (an assistant turn) as far as pairing reads it: its tool calls.
+      items = [{ role: 'assistant', content: ids.map((id) => ({ type: 'tool_use', id })) }, ...merged];
+      pairToolResults(items);
+      items.shift();
+    } else pairToolResults(items);
+    if (!k && items[0]?.role === 'assistant') {
+      items.unshift(continues());
+      starts.unshift(0);
+    }
+    const total = k + items.length;
+    const cacheable = marked ? Math.max(0, total - 3) : total;
+    if (k > cacheable) {
+      // A shorter history whose marked messages are in the run: serialise them again.
+      cutUnits(run, (k = cacheable));
+      continue;
+    }
+    let j = 0;
+    // starts[j + 1]: where the next wire message begins (none for a tool-result turn added by pairing).
+    for (; k + j < cacheable && j + 1 < starts.length; j++) {
+      const m = items[j];
+      appendUnit(run, messages, utf8(m), starts[j + 1] + 1, m.role === 'assistant' ? toolUseIds(m) : null);
+    }
+    const fresh = items.slice(j);
+    if (marked) applyAnthropicCacheControl([], fresh, req.cacheTtl);
+    return { run, fresh };
+  }
+}
+
+/** `]` and everything after the messages array, cached while the system prompt, tool list and settings stay. */
+function tailBytes(runtime: ProviderRuntime, req: StreamRequest, model: string, cache: AnthropicWireCache): Buffer {
+  const key = JSON.stringify([model, req.cacheTtl ?? null, bodyTail(runtime, { ...req, system: '', tools: [] }, model)]);
+  const t = cache.tail;
+  if (t && t.key === key && t.system === req.system && t.tools.length === req.tools.length && t.tools.every((x, i) => x === req.tools[i])) return t.bytes;
+  // `],` then the tail object's members and its closing brace.
+  const bytes = ownBytes([Buffer.from(`],${JSON.stringify(bodyTail(runtime, req, model)).slice(1)}`)]);
+  cache.tail = { key, system: req.system, tools: [...req.tools], bytes };
+  return bytes;
+}
+
+/**
+ * The request body as UTF-8 JSON, byte for byte `JSON.stringify(buildAnthropicBody(…))`, assembled
+ * from cached pieces; a view of the cache's buffer, valid until the cache is used again.
+ */
+export function anthropicBodyBytes(runtime: ProviderRuntime, req: StreamRequest, cache: AnthropicWireCache): Buffer {
+  const model = req.model || runtime.model;
+  const { run, fresh } = freshMessages(req, model, cache);
+  const rest: Buffer[] = [];
+  let comma = needsComma(run);
+  for (const m of fresh) {
+    if (comma) rest.push(COMMA);
+    rest.push(utf8(m));
+    comma = true;
+  }
+  rest.push(tailBytes(runtime, req, model, cache));
+  return finishBody(run, rest);
 }
 
 function num(v: unknown): number | undefined {
@@ -261,85 +386,117 @@ function stopFor(reason: string | null, hasTools: boolean): StopReason {
   }
 }
 
+interface OpenBlock {
+  kind: string;
+  slot?: number;
+  thinking: string;
+  signature: string;
+  data?: string;
+}
+
 /** A StreamFn speaking the Anthropic Messages API to `runtime` (one attempt per call; never throws). */
 export function createAnthropicStream(runtime: ProviderRuntime, opts: AdapterOptions = {}): StreamFn {
-  let client: Promise<Anthropic> | undefined;
-  return (req) =>
-    runAttempt(runtime, req, opts, async (ctx) => {
-      client ??= anthropicClient(runtime, opts);
-      const c = await client;
-      ctx.touch(); // the SDK's first-use import does not count as provider silence
-      const body = buildAnthropicBody(runtime, req);
-      const stream = (await c.messages.create(body as unknown as Anthropic.MessageCreateParamsStreaming, {
-        signal: ctx.signal,
-      })) as unknown as AsyncIterable<Json>;
-      ctx.touch();
-      const { acc } = ctx;
-      const blocks = new Map<number, { kind: string; slot?: number; thinking: string; signature: string; data?: string }>();
-      let stopReason: string | null = null;
-      let sawStop = false;
-      for await (const ev of stream) {
-        ctx.touch();
-        switch (ev.type) {
-          case 'message_start':
-            applyUsage(acc.usage, (ev.message as Json | undefined)?.usage as Json | undefined);
-            break;
-          case 'content_block_start': {
-            const index = ev.index as number;
-            const cb = (ev.content_block ?? {}) as Json;
-            const entry = { kind: String(cb.type), thinking: '', signature: '' } as {
-              kind: string;
-              slot?: number;
-              thinking: string;
-              signature: string;
-              data?: string;
-            };
-            if (cb.type === 'text') acc.addText(cb.text as string);
-            else if (cb.type === 'thinking') {
-              entry.thinking = typeof cb.thinking === 'string' ? cb.thinking : '';
-              entry.signature = typeof cb.signature === 'string' ? cb.signature : '';
-              acc.addReasoning(entry.thinking);
-            } else if (cb.type === 'redacted_thinking') entry.data = cb.data as string;
-            else if (cb.type === 'tool_use') {
-              entry.slot = acc.startTool(cb.id as string, cb.name as string);
-              const input = cb.input as Json | undefined;
-              if (input && Object.keys(input).length) acc.toolArgs(entry.slot, JSON.stringify(input));
-            }
-            blocks.set(index, entry);
-            break;
+  // The cache's buffer holds the body being sent: a request made while another is on its way builds its own.
+  return cachedBodyStream(runtime, opts, () => anthropicClient(runtime, opts), anthropicWireCache, attempt);
+  async function attempt(req: StreamRequest, ctx: AttemptContext, c: Anthropic, wire: AnthropicWireCache): Promise<StopReason> {
+    // The body goes as UTF-8 JSON built from cached pieces (anthropicBodyBytes); the SDK sends a byte
+    // `body` option as is, and reads from the params only what its warnings and headers need.
+    const model = req.model || runtime.model;
+    const params = { model, max_tokens: 0, messages: [], stream: true, ...(thinkingBudget(req) !== undefined ? { thinking: { type: 'enabled' } } : {}) };
+    const body = anthropicBodyBytes(runtime, req, wire);
+    // The SDK sends the request and turns error statuses into its APIError; the event stream is read
+    // here (sse.ts) as the SDK's Stream reads it, with one await per network chunk.
+    const res = await c.messages
+      .create(params as unknown as Anthropic.MessageCreateParamsStreaming, { signal: ctx.signal, body, headers: { 'content-type': 'application/json' } })
+      .asResponse();
+    ctx.touch();
+    if (!res.body) throw new Error('The response has no body to stream.');
+    const { APIError } = await loadAnthropic();
+    const { acc } = ctx;
+    const blocks = new Map<number, OpenBlock>();
+    let stopReason: string | null = null;
+    let sawStop = false;
+    const onEvent = (ev: Json): void => {
+      switch (ev.type) {
+        case 'message_start':
+          applyUsage(acc.usage, (ev.message as Json | undefined)?.usage as Json | undefined);
+          break;
+        case 'content_block_start': {
+          const index = ev.index as number;
+          const cb = (ev.content_block ?? {}) as Json;
+          const entry: OpenBlock = { kind: String(cb.type), thinking: '', signature: '' };
+          if (cb.type === 'text') acc.addText(cb.text as string);
+          else if (cb.type === 'thinking') {
+            entry.thinking = typeof cb.thinking === 'string' ? cb.thinking : '';
+            entry.signature = typeof cb.signature === 'string' ? cb.signature : '';
+            acc.addReasoning(entry.thinking);
+          } else if (cb.type === 'redacted_thinking') entry.data = cb.data as string;
+          else if (cb.type === 'tool_use') {
+            entry.slot = acc.startTool(cb.id as string, cb.name as string);
+            const input = cb.input as Json | undefined;
+            if (input && Object.keys(input).length) acc.toolArgs(entry.slot, JSON.stringify(input));
           }
-          case 'content_block_delta': {
-            const b = blocks.get(ev.index as number);
-            const d = (ev.delta ?? {}) as Json;
-            if (d.type === 'text_delta') acc.addText(d.text as string);
-            else if (d.type === 'thinking_delta') {
-              acc.addReasoning(d.thinking as string);
-              if (b) b.thinking += (d.thinking as string) ?? '';
-            } else if (d.type === 'signature_delta') {
-              if (b) b.signature = (d.signature as string) ?? '';
-            } else if (d.type === 'input_json_delta' && b?.slot !== undefined) acc.toolArgs(b.slot, d.partial_json as string);
-            break;
-          }
-          case 'content_block_stop': {
-            const b = blocks.get(ev.index as number);
-            if (b?.kind === 'thinking') acc.reasoningDetails.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
-            else if (b?.kind === 'redacted_thinking' && b.data) acc.reasoningDetails.push({ type: 'redacted_thinking', data: b.data });
-            break;
-          }
-          case 'message_delta': {
-            const d = (ev.delta ?? {}) as Json;
-            if (typeof d.stop_reason === 'string') stopReason = d.stop_reason;
-            applyUsage(acc.usage, ev.usage as Json | undefined);
-            break;
-          }
-          case 'message_stop':
-            sawStop = true;
-            break;
+          blocks.set(index, entry);
+          break;
         }
+        case 'content_block_delta': {
+          const b = blocks.get(ev.index as number);
+          const d = (ev.delta ?? {}) as Json;
+          if (d.type === 'text_delta') acc.addText(d.text as string);
+          else if (d.type === 'thinking_delta') {
+            acc.addReasoning(d.thinking as string);
+            if (b) b.thinking += (d.thinking as string) ?? '';
+          } else if (d.type === 'signature_delta') {
+            if (b) b.signature = (d.signature as string) ?? '';
+          } else if (d.type === 'input_json_delta' && b?.slot !== undefined) acc.toolArgs(b.slot, d.partial_json as string);
+          break;
+        }
+        case 'content_block_stop': {
+          const b = blocks.get(ev.index as number);
+          if (b?.kind === 'thinking') acc.reasoningDetails.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
+          else if (b?.kind === 'redacted_thinking' && b.data) acc.reasoningDetails.push({ type: 'redacted_thinking', data: b.data });
+          break;
+        }
+        case 'message_delta': {
+          const d = (ev.delta ?? {}) as Json;
+          if (typeof d.stop_reason === 'string') stopReason = d.stop_reason;
+          applyUsage(acc.usage, ev.usage as Json | undefined);
+          break;
+        }
+        case 'message_stop':
+          sawStop = true;
+          break;
       }
-      if (ctx.signal.aborted) return 'aborted';
-      if (!sawStop) throw new StreamCutError();
-      acc.finishReason = stopReason;
-      return stopFor(stopReason, acc.tools.length > 0);
-    });
+    };
+    try {
+      await readSse(res.body as unknown as SseBody, (sse) => {
+        // As the SDK's stream: pings and unnamed events are skipped (and do not count as activity),
+        // an `error` event is the provider's error, an event's JSON is parsed strictly.
+        if (sse.event === 'ping' || sse.event === null) return;
+        if (sse.event === 'error') {
+          const data = safeJson(sse.data) ?? sse.data;
+          const type = (data as { error?: { type?: string } } | null)?.error?.type;
+          throw new APIError(undefined, data as object, undefined, res.headers, type as Anthropic.ErrorType | undefined);
+        }
+        if (!sse.data) return;
+        ctx.touch();
+        onEvent(JSON.parse(sse.data) as Json);
+      });
+    } catch (e) {
+      // The SDK ends its stream quietly when the request is aborted; the caller decides why.
+      if (!ctx.signal.aborted) throw e;
+    }
+    if (ctx.signal.aborted) return 'aborted';
+    if (!sawStop) throw new StreamCutError();
+    acc.finishReason = stopReason;
+    return stopFor(stopReason, acc.tools.length > 0);
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -4,12 +4,13 @@
 import { sdkFetch } from './http.ts';
 import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import { type AdapterOptions, type AttemptContext, contentText, defaultTimeoutMs, isClaudeModel, runAttempt } from './attempt.ts';
+import { type AdapterOptions, type AttemptContext, contentText, defaultTimeoutMs, isClaudeModel } from './attempt.ts';
 import { StreamCutError } from './errors.ts';
+import { appendUnit, type BodyRun, COMMA, cachedBodyStream, finishBody, keepUnits, needsComma, openRun, ownBytes, utf8 } from './body-run.ts';
 import { readSse, type SseBody } from './sse.ts';
 import { sharedClient } from './shared-clients.ts';
 import type { ProviderRuntime } from './resolve.ts';
-import { type Message, samePrefix, type StopReason, type StreamFn, type StreamRequest, type ToolSchema, type Usage } from './types.ts';
+import { type Message, type StopReason, type StreamFn, type StreamRequest, type ToolSchema, type Usage } from './types.ts';
 
 let sdk: Promise<typeof import('openai')> | undefined;
 /** The `openai` module, imported once on first use (keeps CLI start-up free of it). */
@@ -129,28 +130,6 @@ function bodyTail(runtime: ProviderRuntime, req: StreamRequest): Json {
 
 const chatTool = (t: ToolSchema): Json => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } });
 
-/** The fields a history message's JSON was made from, as last sent (to notice a reassignment). */
-interface SentMessage {
-  role: Message['role'];
-  content: Message['content'];
-  tool_call_id: Message['tool_call_id'];
-  tool_calls: Message['tool_calls'];
-  reasoning: Message['reasoning'];
-  reasoning_details: Message['reasoning_details'];
-}
-
-const snapshot = ({ role, content, tool_call_id, tool_calls, reasoning, reasoning_details }: Message): SentMessage => ({
-  role,
-  content,
-  tool_call_id,
-  tool_calls,
-  reasoning,
-  reasoning_details,
-});
-
-const unchanged = (s: SentMessage, m: Message) =>
-  s.role === m.role && s.content === m.content && s.tool_call_id === m.tool_call_id && s.tool_calls === m.tool_calls && s.reasoning === m.reasoning && s.reasoning_details === m.reasoning_details;
-
 /**
  * What one stream function reuses from request to request, as UTF-8 bytes: in a long turn every
  * request re-sends the same tool schemas and the same history, and serialising them again — then
@@ -163,8 +142,8 @@ const unchanged = (s: SentMessage, m: Message) =>
  * serialised again from the first message that differs.
  */
 export interface ChatWireCache {
-  /** The body up to the end of the cached history, as bytes (see HistoryRun). */
-  history?: HistoryRun;
+  /** The body up to the end of the cached history, as bytes (one unit per history message; body-run.ts). */
+  history?: BodyRun;
   /** Everything after the messages array, for the tool list and settings it was made from. */
   tail?: { key: string; tools: ToolSchema[]; bytes: Buffer };
   /** The last system message sent without a cache marker, and its JSON. */
@@ -172,91 +151,6 @@ export interface ChatWireCache {
 }
 
 export const chatWireCache = (): ChatWireCache => ({});
-
-/**
- * The body's start as bytes in `buf`: `head` and the system message (`start` bytes), then the history
- * messages sent last (in order), what each was made from, and where each one's JSON ends (`ends`,
- * up to `length`).
- */
-interface HistoryRun {
-  head: string;
-  system: Buffer | null;
-  messages: Message[];
-  sent: SentMessage[];
-  ends: number[];
-  buf: Buffer;
-  start: number;
-  length: number;
-}
-
-// Cached bytes live as long as the stream function: each run gets its own exactly-sized memory. A
-// small Buffer.from() is a slice of a shared 8 KB pool slab, and one long-lived slice keeps its whole
-// slab alive (in the gateway: ~8 KB retained per cached message, RSS growing ~30 MB per 1k messages).
-const ownBytes = (chunks: Buffer[]): Buffer => {
-  const b = Buffer.allocUnsafeSlow(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) at += c.copy(b, at);
-  return b;
-};
-const utf8 = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
-const COMMA = Buffer.from(',');
-
-/**
- * The body up to the end of the cached history: `{"model":…,"messages":[`, the system message, then
- * the history messages joined by commas, extending the last request's run when it is a prefix. The
- * run grows in place (its buffer has room for ~half as much again), so a step copies only the new
- * messages' bytes, and the rest of the body is written after it in the same buffer (no copy of the
- * whole body per request). A different model or system message starts a new run.
- */
-function historyRun(runtime: ProviderRuntime, messages: Message[], count: number, cache: ChatWireCache, head: string, system: Buffer | null): HistoryRun {
-  let h = cache.history;
-  const prefixSame = !!h && h.head === head && (h.system === system || (!!h.system && !!system && h.system.equals(system)));
-  if (!h || !prefixSame) {
-    const headBytes = Buffer.from(head);
-    const start = headBytes.length + (system?.length ?? 0);
-    // Its own memory (a pooled slice would keep a shared 8 KB slab alive as long as the cache).
-    const buf = Buffer.allocUnsafeSlow(Math.max(start * 2, 4096));
-    headBytes.copy(buf, 0);
-    system?.copy(buf, headBytes.length);
-    h = cache.history = { head, system, messages: [], sent: [], ends: [], buf, start, length: start };
-  }
-  const sent = h.sent;
-  const same = h.messages.length <= count ? samePrefix(h.messages, messages, (i) => unchanged(sent[i], messages[i])) : 0;
-  if (h.messages.length > same) {
-    h.messages.length = same;
-    h.sent.length = same;
-    h.ends.length = same;
-    h.length = same ? h.ends[same - 1] : h.start;
-  }
-  if (same < count) {
-    const pieces: Buffer[] = [];
-    let add = 0;
-    for (let i = same; i < count; i++) {
-      const m = messages[i];
-      const b = utf8(toChatMessage(m, runtime));
-      if (i > 0 || system) add += COMMA.length;
-      add += b.length;
-      pieces.push(b);
-      h.messages.push(m);
-      h.sent.push(snapshot(m));
-      h.ends.push(h.length + add);
-    }
-    reserve(h, h.length + add);
-    for (const [j, b] of pieces.entries()) {
-      if (same + j > 0 || system) h.length += COMMA.copy(h.buf, h.length);
-      h.length += b.copy(h.buf, h.length);
-    }
-  }
-  return h;
-}
-
-/** Room for `size` bytes in the run's buffer (grown by half, what is written so far kept). */
-function reserve(h: HistoryRun, size: number): void {
-  if (size <= h.buf.length) return;
-  const grown = Buffer.allocUnsafeSlow(Math.max(size, Math.ceil(h.buf.length * 1.5)));
-  h.buf.copy(grown, 0, 0, h.length);
-  h.buf = grown;
-}
 
 /** `]` and everything after the messages array: stream options, tools (cached while the list and settings stay), limits. */
 function tailBytes(runtime: ProviderRuntime, req: StreamRequest, cache: ChatWireCache): Buffer {
@@ -296,22 +190,20 @@ export function chatBodyBytes(runtime: ProviderRuntime, req: StreamRequest, cach
     } else system = c.bytes;
   }
   const cachedCount = marked ? Math.max(0, req.messages.length - marked) : req.messages.length;
-  const h = historyRun(runtime, req.messages, cachedCount, cache, `{"model":${JSON.stringify(model)},"messages":[`, system);
-  // The rest (the marked messages, then `]` and the tail) goes right after the run, in its buffer:
-  // the run's bytes are never copied per request. (Requests of one stream function are sequential,
-  // so no request still being sent reads these bytes.)
+  // The history run (`{"model":…,"messages":[`, the system message, then one unit per message);
+  // a different model or system message starts a new one.
+  const h = (cache.history = openRun(cache.history, `{"model":${JSON.stringify(model)},"messages":[`, system));
+  for (let i = keepUnits(h, req.messages, cachedCount); i < cachedCount; i++) appendUnit(h, req.messages, utf8(toChatMessage(req.messages[i], runtime)), i + 1, undefined);
+  // The rest (the marked messages, then `]` and the tail) goes right after the run, in its buffer.
   const rest: Buffer[] = [];
-  let first = !hasSystem && !cachedCount;
+  let comma = needsComma(h);
   for (const c of fresh.slice(hasSystem ? 1 : 0)) {
-    if (!first) rest.push(COMMA);
+    if (comma) rest.push(COMMA);
     rest.push(utf8(c));
-    first = false;
+    comma = true;
   }
   rest.push(tailBytes(runtime, req, cache));
-  reserve(h, h.length + rest.reduce((n, b) => n + b.length, 0));
-  let at = h.length;
-  for (const b of rest) at += b.copy(h.buf, at);
-  return h.buf.subarray(0, at);
+  return finishBody(h, rest);
 }
 
 /** Chat-completions usage → ours (`input_tokens` without cache reads/writes). */
@@ -361,25 +253,9 @@ function stopFor(finish: string | null, hasTools: boolean): StopReason {
 
 /** A StreamFn speaking Chat Completions to `runtime` (one attempt per call; never throws). */
 export function createChatCompletionsStream(runtime: ProviderRuntime, opts: AdapterOptions = {}): StreamFn {
-  let client: Promise<OpenAI> | undefined;
-  const wire = opts.cacheBodies === false ? null : chatWireCache();
-  // The cache's buffer holds the body being sent: a request made while another is on its way (a
-  // background review, a side question on the same client) builds its own, leaving that one intact.
-  let sending = false;
-  return (req) =>
-    runAttempt(runtime, req, opts, async (ctx) => {
-      if (!wire || sending) return attempt(req, ctx, chatWireCache());
-      sending = true;
-      try {
-        return await attempt(req, ctx, wire);
-      } finally {
-        sending = false;
-      }
-    });
-  async function attempt(req: StreamRequest, ctx: AttemptContext, wire: ChatWireCache): Promise<StopReason> {
-    client ??= openaiClient(runtime, opts);
-    const c = await client;
-    ctx.touch(); // the SDK's first-use import does not count as provider silence
+  // The cache's buffer holds the body being sent: a request made while another is on its way builds its own.
+  return cachedBodyStream(runtime, opts, () => openaiClient(runtime, opts), chatWireCache, attempt);
+  async function attempt(req: StreamRequest, ctx: AttemptContext, c: OpenAI, wire: ChatWireCache): Promise<StopReason> {
     // The body goes as UTF-8 JSON built from cached pieces (chatBodyBytes); the SDK sends a byte
     // `body` option as is and reads only `stream` from the params.
     const params: ChatCompletionCreateParamsStreaming = { model: req.model || runtime.model, messages: [], stream: true };

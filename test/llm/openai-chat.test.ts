@@ -8,7 +8,7 @@ import { buildChatBody, chatBodyBytes, chatWireCache, createChatCompletionsStrea
 import type { ProviderRuntime } from '../../src/llm/resolve.ts';
 import type { Message } from '../../src/llm/types.ts';
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.ts';
-import { TOOL, collect, request, runtime } from './_util.ts';
+import { TOOL, collect, concurrentBodies, request, runtime } from './_util.ts';
 
 let fake: FakeLlm;
 before(async () => {
@@ -367,33 +367,13 @@ describe('chat completions wire body (cached serialisation)', () => {
   test('a request still being sent keeps its bytes while another one on the same stream function is built', async () => {
     // The first request's body is held (not copied) until the second one has been built and sent:
     // a background review or side question on the same client while the loop's request is on its way.
-    let firstBody: Uint8Array | null = null;
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    const bodies: string[] = [];
-    const fetchHeld: typeof fetch = async (input, init) => {
-      const body = init?.body as Uint8Array;
-      if (!firstBody) {
-        firstBody = body;
-        await held;
-      }
-      bodies.push(Buffer.from(body).toString('utf8'));
-      return fetch(input, init);
-    };
-    const stream = createChatCompletionsStream(rt(), { fetch: fetchHeld });
     const messages = history();
     const long = request({ messages: [...messages, { role: 'assistant', content: 'a long answer — '.repeat(40) } as Message, { role: 'user', content: 'next' } as Message], tools: [TOOL] });
     const side = request({ messages: [...messages, { role: 'user', content: 'side question?' } as Message], tools: [] });
     fake.enqueue({ text: 'one' }, { text: 'two' });
-    const first = stream(long).result();
-    while (!firstBody) await new Promise((r) => setTimeout(r, 5));
-    const sent = Buffer.from(firstBody).toString('utf8');
-    const second = stream(side).result();
-    await new Promise((r) => setTimeout(r, 50));
-    release();
-    await Promise.all([first, second]);
-    assert.equal(sent, JSON.stringify(buildChatBody(rt(), long)));
-    assert.deepEqual(bodies.sort(), [JSON.stringify(buildChatBody(rt(), long)), JSON.stringify(buildChatBody(rt(), side))].sort());
+    const { held, sent } = await concurrentBodies((f) => createChatCompletionsStream(rt(), { fetch: f }), long, side);
+    assert.equal(held, JSON.stringify(buildChatBody(rt(), long)));
+    assert.deepEqual(sent.sort(), [JSON.stringify(buildChatBody(rt(), long)), JSON.stringify(buildChatBody(rt(), side))].sort());
   });
 
   test('Claude cache markers sit on the system prompt and the last three messages; earlier ones come from the cache', () => {

@@ -1,7 +1,7 @@
 // Instructions (callgrind) of whole `hermes` runs against the fake LLM: the one-shot (N=0) or a turn
 // with N `todo` calls. Two Ns print the per-step difference, e.g. `node bench/callgrind.ts 1,401`
 // ((N=401 − N=1)/400: long turns, because the start-up total varies by ±150 M instructions).
-// Needs valgrind and a built dist/. BIN=<other checkout>/bin/hermes.mjs compares another build.
+// BENCH_WIRE=responses runs it on the Responses wire (api_mode codex_responses). Needs valgrind and a built dist/. BIN=<other checkout>/bin/hermes.mjs compares another build.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,14 @@ const fake = await startFakeLlm();
 const home = mkdtempSync(join(tmpdir(), 'hermes-callgrind-'));
 const env: NodeJS.ProcessEnv = { ...cleanEnv(home) };
 delete env.HERMES_FROM_SOURCE;
-writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench-model\n  api_key: k\nagent:\n  max_turns: 100000\n`);
+// BENCH_WIRE picks the wire format the fake LLM is spoken to in (default: chat completions).
+const WIRE: Record<string, string> = {
+  chat: '',
+  responses: '  api_mode: codex_responses\n',
+};
+const wire = WIRE[process.env.BENCH_WIRE ?? 'chat'];
+if (wire === undefined) throw new Error(`BENCH_WIRE must be one of: ${Object.keys(WIRE).join(', ')}`);
+writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench-model\n  api_key: k\n${wire}agent:\n  max_turns: 100000\n`);
 const total: number[] = [];
 try {
   // One run outside valgrind first: a build leaves Node's compile cache cold, and the first measured

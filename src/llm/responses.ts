@@ -6,9 +6,10 @@
 // they belong to.
 
 import type OpenAI from 'openai';
-import { type AdapterOptions, contentText, runAttempt } from './attempt.ts';
+import { type Accumulator, type AdapterOptions, contentText, runAttempt } from './attempt.ts';
 import { StreamCutError } from './errors.ts';
-import { openaiClient } from './openai-chat.ts';
+import { loadOpenAI, openaiClient } from './openai-chat.ts';
+import { readApiEvents } from './sse.ts';
 import type { ProviderRuntime } from './resolve.ts';
 import type { ContentPart, Message, StopReason, StreamFn, StreamRequest, Usage } from './types.ts';
 
@@ -101,94 +102,111 @@ export function createResponsesStream(runtime: ProviderRuntime, opts: AdapterOpt
       const c = await client;
       ctx.touch(); // the SDK's first-use import does not count as provider silence
       const body = buildResponsesBody(runtime, req);
-      const stream = (await c.responses.create(body as unknown as OpenAI.Responses.ResponseCreateParamsStreaming, {
-        signal: ctx.signal,
-      })) as unknown as AsyncIterable<Json>;
+      // The SDK sends the request and turns error statuses into its APIError; the event stream is
+      // read here (readApiEvents), the way the SDK's Stream reads it, with one await per network chunk.
+      const res = await c.responses
+        .create(body as unknown as OpenAI.Responses.ResponseCreateParamsStreaming, { signal: ctx.signal })
+        .asResponse();
       ctx.touch();
-      const { acc } = ctx;
-      const slots = new Map<string, number>(); // item id / output index → tool slot
-      const textSeen = new Set<string>();
-      const reasoningSeen = new Set<string>();
-      let stop: StopReason | undefined;
-      const keyOf = (ev: Json) => (typeof ev.item_id === 'string' ? ev.item_id : `#${String(ev.output_index)}`);
-      const slotOf = (ev: Json) => slots.get(keyOf(ev)) ?? slots.get(`#${String(ev.output_index)}`);
-      const openTool = (item: Json, outputIndex: unknown) => {
-        const slot = acc.startTool((item.call_id as string) || (item.id as string), (item.name as string) ?? '');
-        if (typeof item.id === 'string') slots.set(item.id, slot);
-        slots.set(`#${String(outputIndex)}`, slot);
-        return slot;
-      };
-      for await (const ev of stream) {
-        ctx.touch();
-        switch (ev.type) {
-          case 'response.output_item.added': {
-            const item = (ev.item ?? {}) as Json;
-            if (item.type === 'function_call') {
-              const slot = openTool(item, ev.output_index);
-              if (typeof item.arguments === 'string') acc.toolArgs(slot, item.arguments);
-            }
-            break;
-          }
-          case 'response.output_text.delta':
-          case 'response.refusal.delta':
-            textSeen.add(keyOf(ev));
-            acc.addText(ev.delta as string);
-            break;
-          case 'response.function_call_arguments.delta': {
-            const slot = slotOf(ev);
-            if (slot !== undefined) acc.toolArgs(slot, ev.delta as string);
-            break;
-          }
-          case 'response.function_call_arguments.done': {
-            const slot = slotOf(ev);
-            if (slot !== undefined) acc.completeToolArgs(slot, ev.arguments as string);
-            break;
-          }
-          case 'response.reasoning_summary_part.added':
-            if (typeof ev.summary_index === 'number' && ev.summary_index > 0) acc.addReasoning('\n\n');
-            break;
-          case 'response.reasoning_summary_text.delta':
-          case 'response.reasoning_text.delta':
-            reasoningSeen.add(keyOf(ev));
-            acc.addReasoning(ev.delta as string);
-            break;
-          case 'response.output_item.done': {
-            const item = (ev.item ?? {}) as Json;
-            const id = typeof item.id === 'string' ? item.id : `#${String(ev.output_index)}`;
-            if (item.type === 'reasoning') {
-              acc.codexItems.push(item);
-              if (!reasoningSeen.has(id) && Array.isArray(item.summary)) {
-                acc.addReasoning((item.summary as Json[]).map((s) => (typeof s.text === 'string' ? s.text : '')).join('\n\n'));
-              }
-            } else if (item.type === 'function_call') {
-              const slot = slots.get(id) ?? slots.get(`#${String(ev.output_index)}`) ?? openTool(item, ev.output_index);
-              acc.completeToolArgs(slot, item.arguments as string);
-            } else if (item.type === 'message' && !textSeen.has(id) && Array.isArray(item.content)) {
-              acc.addText((item.content as Json[]).map((p) => (typeof p.text === 'string' ? p.text : '')).join(''));
-            }
-            break;
-          }
-          case 'response.completed':
-          case 'response.incomplete': {
-            const resp = (ev.response ?? {}) as Json;
-            acc.usage = responsesUsage(resp.usage as Json | undefined);
-            if (ev.type === 'response.incomplete') {
-              const reason = (resp.incomplete_details as Json | undefined)?.reason;
-              stop = reason === 'content_filter' ? 'content_filter' : 'length';
-            } else stop = acc.tools.length ? 'tool_calls' : 'stop';
-            acc.finishReason = String(resp.status ?? ev.type.slice('response.'.length));
-            break;
-          }
-          case 'response.failed': {
-            const resp = (ev.response ?? {}) as Json;
-            const err = (resp.error ?? {}) as Json;
-            const message = typeof err.message === 'string' ? err.message : 'the response failed';
-            throw Object.assign(new Error(message), { error: { message, type: err.code ?? err.type, code: err.code } });
-          }
-        }
+      const events = responsesEventHandler(ctx.acc);
+      const { APIError } = await loadOpenAI();
+      try {
+        await readApiEvents(res, APIError, (ev) => {
+          ctx.touch();
+          events.onEvent(ev);
+        });
+      } catch (e) {
+        // The SDK ends its stream quietly when the request is aborted; the caller decides why.
+        if (!ctx.signal.aborted) throw e;
       }
       if (ctx.signal.aborted) return 'aborted';
+      const stop = events.stop();
       if (!stop) throw new StreamCutError();
       return stop;
     });
+}
+
+/** Folds Responses stream events into `acc`; `stop()` is the stop reason once the response ended. */
+function responsesEventHandler(acc: Accumulator): { onEvent: (ev: Json) => void; stop: () => StopReason | undefined } {
+  const slots = new Map<string, number>(); // item id / output index → tool slot
+  const textSeen = new Set<string>();
+  const reasoningSeen = new Set<string>();
+  let stop: StopReason | undefined;
+  const keyOf = (ev: Json) => (typeof ev.item_id === 'string' ? ev.item_id : `#${String(ev.output_index)}`);
+  const slotOf = (ev: Json) => slots.get(keyOf(ev)) ?? slots.get(`#${String(ev.output_index)}`);
+  const openTool = (item: Json, outputIndex: unknown) => {
+    const slot = acc.startTool((item.call_id as string) || (item.id as string), (item.name as string) ?? '');
+    if (typeof item.id === 'string') slots.set(item.id, slot);
+    slots.set(`#${String(outputIndex)}`, slot);
+    return slot;
+  };
+  const onEvent = (ev: Json): void => {
+    switch (ev.type) {
+      case 'response.output_item.added': {
+        const item = (ev.item ?? {}) as Json;
+        if (item.type === 'function_call') {
+          const slot = openTool(item, ev.output_index);
+          if (typeof item.arguments === 'string') acc.toolArgs(slot, item.arguments);
+        }
+        break;
+      }
+      case 'response.output_text.delta':
+      case 'response.refusal.delta':
+        textSeen.add(keyOf(ev));
+        acc.addText(ev.delta as string);
+        break;
+      case 'response.function_call_arguments.delta': {
+        const slot = slotOf(ev);
+        if (slot !== undefined) acc.toolArgs(slot, ev.delta as string);
+        break;
+      }
+      case 'response.function_call_arguments.done': {
+        const slot = slotOf(ev);
+        if (slot !== undefined) acc.completeToolArgs(slot, ev.arguments as string);
+        break;
+      }
+      case 'response.reasoning_summary_part.added':
+        if (typeof ev.summary_index === 'number' && ev.summary_index > 0) acc.addReasoning('\n\n');
+        break;
+      case 'response.reasoning_summary_text.delta':
+      case 'response.reasoning_text.delta':
+        reasoningSeen.add(keyOf(ev));
+        acc.addReasoning(ev.delta as string);
+        break;
+      case 'response.output_item.done': {
+        const item = (ev.item ?? {}) as Json;
+        const id = typeof item.id === 'string' ? item.id : `#${String(ev.output_index)}`;
+        if (item.type === 'reasoning') {
+          acc.codexItems.push(item);
+          if (!reasoningSeen.has(id) && Array.isArray(item.summary)) {
+            acc.addReasoning((item.summary as Json[]).map((s) => (typeof s.text === 'string' ? s.text : '')).join('\n\n'));
+          }
+        } else if (item.type === 'function_call') {
+          const slot = slots.get(id) ?? slots.get(`#${String(ev.output_index)}`) ?? openTool(item, ev.output_index);
+          acc.completeToolArgs(slot, item.arguments as string);
+        } else if (item.type === 'message' && !textSeen.has(id) && Array.isArray(item.content)) {
+          acc.addText((item.content as Json[]).map((p) => (typeof p.text === 'string' ? p.text : '')).join(''));
+        }
+        break;
+      }
+      case 'response.completed':
+      case 'response.incomplete': {
+        const resp = (ev.response ?? {}) as Json;
+        acc.usage = responsesUsage(resp.usage as Json | undefined);
+        if (ev.type === 'response.incomplete') {
+          const reason = (resp.incomplete_details as Json | undefined)?.reason;
+          stop = reason === 'content_filter' ? 'content_filter' : 'length';
+        } else stop = acc.tools.length ? 'tool_calls' : 'stop';
+        acc.finishReason = String(resp.status ?? ev.type.slice('response.'.length));
+        break;
+      }
+      case 'response.failed': {
+        const resp = (ev.response ?? {}) as Json;
+        const err = (resp.error ?? {}) as Json;
+        const message = typeof err.message === 'string' ? err.message : 'the response failed';
+        throw Object.assign(new Error(message), { error: { message, type: err.code ?? err.type, code: err.code } });
+      }
+    }
+  };
+  return { onEvent, stop: () => stop };
 }

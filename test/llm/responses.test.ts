@@ -13,6 +13,21 @@ before(async () => {
 });
 after(() => fake.close());
 
+/** Runs `fn` against a one-off server that answers every request with these SSE events (then ends). */
+async function withEvents(events: [string, Record<string, unknown>][], fn: (baseUrl: string) => Promise<void>): Promise<void> {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(events.map(([type, data]) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`).join(''));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    await fn(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+}
+
 const rt = (over: Record<string, unknown> = {}) =>
   runtime({ baseUrl: fake.openaiBaseUrl, provider: 'openai-codex', apiMode: 'codex_responses', model: 'gpt-5-codex', isCustom: false, ...over });
 
@@ -105,25 +120,101 @@ describe('responses adapter (real openai SDK responses.create → fake)', () => 
   });
 
   test('response.failed mid-stream → the error the provider named (rate limit), partial text kept', async () => {
+    await withEvents(
+      [
+        ['response.created', { response: { id: 'r1', status: 'in_progress', output: [] } }],
+        ['response.output_text.delta', { item_id: 'm1', output_index: 0, content_index: 0, delta: 'Partial' }],
+        ['response.failed', { response: { id: 'r1', status: 'failed', error: { code: 'rate_limit_exceeded', message: 'Usage limit reached for this plan' } } }],
+      ],
+      async (base) => {
+        const r = await createResponsesStream(runtime({ baseUrl: base, apiMode: 'codex_responses' }))(request()).result();
+        assert.equal(r.stopReason, 'error');
+        assert.equal(r.error?.kind, 'rate_limit');
+        assert.equal(r.error?.message, 'Usage limit reached for this plan');
+        assert.equal(r.message.content, 'Partial');
+      },
+    );
+  });
+
+  test('an error event mid-stream → the provider error with its message, partial text kept, nothing after it read', async () => {
+    await withEvents(
+      [
+        ['response.created', { response: { id: 'r1', status: 'in_progress', output: [] } }],
+        ['response.output_text.delta', { item_id: 'm1', output_index: 0, content_index: 0, delta: 'Half' }],
+        ['error', { code: 'server_error', message: 'The server had an error processing your request' }],
+        ['response.output_text.delta', { item_id: 'm1', output_index: 0, content_index: 0, delta: ' never' }],
+        ['response.completed', { response: { id: 'r1', status: 'completed', output: [], usage: null } }],
+      ],
+      async (base) => {
+        const r = await createResponsesStream(runtime({ baseUrl: base, apiMode: 'codex_responses' }))(request()).result();
+        assert.equal(r.stopReason, 'error');
+        assert.equal(r.error?.message, 'The server had an error processing your request');
+        assert.equal(r.message.content, 'Half');
+      },
+    );
+  });
+
+  test('malformed event JSON → an error, not a silent end', async () => {
     const server = http.createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-      res.write(ev('response.created', { response: { id: 'r1', status: 'in_progress', output: [] } }));
-      res.write(ev('response.output_text.delta', { item_id: 'm1', output_index: 0, content_index: 0, delta: 'Partial' }));
-      res.end(ev('response.failed', { response: { id: 'r1', status: 'failed', error: { code: 'rate_limit_exceeded', message: 'Usage limit reached for this plan' } } }));
+      res.end('event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"ok"}\n\ndata: {not json\n\n');
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
       const r = await createResponsesStream(runtime({ baseUrl: base, apiMode: 'codex_responses' }))(request()).result();
       assert.equal(r.stopReason, 'error');
-      assert.equal(r.error?.kind, 'rate_limit');
-      assert.equal(r.error?.message, 'Usage limit reached for this plan');
-      assert.equal(r.message.content, 'Partial');
+      assert.match(r.error?.message ?? '', /malformed server-sent event JSON/);
+      assert.equal(r.message.content, 'ok');
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
     }
+  });
+
+  test('items only in output_item.done (no deltas): text, reasoning summary and arguments still land; incomplete → length', async () => {
+    await withEvents(
+      [
+        ['response.output_item.done', { output_index: 0, item: { type: 'reasoning', id: 'rs1', summary: [{ type: 'summary_text', text: 'one' }, { type: 'summary_text', text: 'two' }], encrypted_content: 'enc_1' } }],
+        ['response.output_item.done', { output_index: 1, item: { type: 'message', id: 'm1', role: 'assistant', content: [{ type: 'output_text', text: 'Whole ' }, { type: 'output_text', text: 'text' }] } }],
+        ['response.output_item.done', { output_index: 2, item: { type: 'function_call', id: 'fc1', call_id: 'call_1', name: 'read_file', arguments: '{"path":"x"}' } }],
+        ['response.incomplete', { response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage: { input_tokens: 10, output_tokens: 5 } } }],
+      ],
+      async (base) => {
+        const r = await createResponsesStream(runtime({ baseUrl: base, apiMode: 'codex_responses' }))(request({ tools: [TOOL] })).result();
+        assert.equal(r.stopReason, 'length');
+        assert.equal(r.message.content, 'Whole text');
+        assert.equal(r.message.reasoning, 'one\n\ntwo');
+        assert.deepEqual(r.message.tool_calls?.map((t) => [t.id, t.function.name, t.function.arguments]), [['call_1', 'read_file', '{"path":"x"}']]);
+        assert.equal(r.usage?.input_tokens, 10);
+        assert.equal(r.usage?.output_tokens, 5);
+      },
+    );
+  });
+
+  test('abort mid-stream → stopReason aborted; an already-aborted signal sends nothing', async () => {
+    fake.enqueue({ text: 'x'.repeat(400), chunkDelayMs: 5 });
+    const ac = new AbortController();
+    const s = createResponsesStream(rt())(request({ signal: ac.signal }));
+    let deltas = 0;
+    for await (const e of s) {
+      if (e.type === 'text_delta' && ++deltas === 2) ac.abort();
+    }
+    const r = await s.result();
+    assert.equal(r.stopReason, 'aborted');
+    assert.equal(r.error?.kind, 'aborted');
+    assert.ok(deltas < 50);
+    const n = fake.requests.length;
+    const again = await createResponsesStream(rt())(request({ signal: AbortSignal.abort() })).result();
+    assert.equal(again.stopReason, 'aborted');
+    assert.equal(fake.requests.length, n, 'no request sent');
+  });
+
+  test('a hung server is cut off by the stale-stream timeout (kind timeout)', async () => {
+    fake.enqueue({ hang: true });
+    const r = await createResponsesStream(rt(), { staleMs: 100 })(request()).result();
+    assert.equal(r.stopReason, 'error');
+    assert.equal(r.error?.kind, 'timeout');
   });
 
   test('a stream cut before response.completed → connection error', async () => {

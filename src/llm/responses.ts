@@ -11,7 +11,7 @@ import { StreamCutError } from './errors.ts';
 import { loadOpenAI, openaiClient } from './openai-chat.ts';
 import { readApiEvents } from './sse.ts';
 import type { ProviderRuntime } from './resolve.ts';
-import type { ContentPart, Message, StopReason, StreamFn, StreamRequest, Usage } from './types.ts';
+import type { ContentPart, Message, StopReason, StreamFn, StreamRequest, ToolSchema, Usage } from './types.ts';
 
 type Json = Record<string, unknown>;
 
@@ -27,31 +27,98 @@ function userContent(content: Message['content']): string | Json[] {
 
 const isReasoningItem = (x: unknown): boolean => typeof x === 'object' && x !== null && (x as Json).type === 'reasoning';
 
+/** One history message → its Responses `input` items (none for an empty assistant turn). */
+function messageItems(m: Message): Json[] {
+  switch (m.role) {
+    case 'assistant': {
+      const items: Json[] = [];
+      for (const item of m.codex_reasoning_items ?? []) if (isReasoningItem(item)) items.push(item as Json);
+      const text = contentText(m.content);
+      if (text) items.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
+      for (const tc of m.tool_calls ?? []) {
+        items.push({ type: 'function_call', call_id: tc.id, name: tc.function.name, arguments: tc.function.arguments || '{}' });
+      }
+      return items;
+    }
+    case 'tool':
+      return [{ type: 'function_call_output', call_id: m.tool_call_id ?? '', output: contentText(m.content) }];
+    case 'system':
+      return [{ role: 'developer', content: contentText(m.content) }];
+    default:
+      return [{ role: 'user', content: userContent(m.content) }];
+  }
+}
+
 /** Internal history → Responses `input` items. */
 export function toResponsesInput(messages: Message[]): Json[] {
   const input: Json[] = [];
-  for (const m of messages) {
-    switch (m.role) {
-      case 'assistant': {
-        for (const item of m.codex_reasoning_items ?? []) if (isReasoningItem(item)) input.push(item as Json);
-        const text = contentText(m.content);
-        if (text) input.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
-        for (const tc of m.tool_calls ?? []) {
-          input.push({ type: 'function_call', call_id: tc.id, name: tc.function.name, arguments: tc.function.arguments || '{}' });
-        }
-        break;
-      }
-      case 'tool':
-        input.push({ type: 'function_call_output', call_id: m.tool_call_id ?? '', output: contentText(m.content) });
-        break;
-      case 'system':
-        input.push({ role: 'developer', content: contentText(m.content) });
-        break;
-      default:
-        input.push({ role: 'user', content: userContent(m.content) });
-    }
-  }
+  for (const m of messages) input.push(...messageItems(m));
   return input;
+}
+
+/** A message's items as JSON, with the fields they were made from (to notice a reassignment). */
+interface ItemsJson {
+  role: Message['role'];
+  content: Message['content'];
+  tool_call_id: Message['tool_call_id'];
+  tool_calls: Message['tool_calls'];
+  codex_reasoning_items: Message['codex_reasoning_items'];
+  json: string;
+}
+
+// Every request of a turn re-sends the whole history: each message's items are serialised once and
+// kept as long as the message itself. History messages are not edited in place once sent; should a
+// top-level field be reassigned anyway, the message is serialised again.
+const itemsMemo = new WeakMap<Message, ItemsJson>();
+const toolMemo = new WeakMap<ToolSchema, { name: string; description: string; parameters: unknown; json: string }>();
+
+function itemsJson(m: Message, memo: boolean): string {
+  const e = memo ? itemsMemo.get(m) : undefined;
+  if (e && e.role === m.role && e.content === m.content && e.tool_call_id === m.tool_call_id && e.tool_calls === m.tool_calls && e.codex_reasoning_items === m.codex_reasoning_items) {
+    return e.json;
+  }
+  const json = messageItems(m)
+    .map((x) => JSON.stringify(x))
+    .join(',');
+  if (memo) {
+    const { role, content, tool_call_id, tool_calls, codex_reasoning_items } = m;
+    itemsMemo.set(m, { role, content, tool_call_id, tool_calls, codex_reasoning_items, json });
+  }
+  return json;
+}
+
+const responsesTool = (t: ToolSchema): Json => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false });
+
+function toolJson(t: ToolSchema, memo: boolean): string {
+  const e = memo ? toolMemo.get(t) : undefined;
+  if (e && e.name === t.name && e.description === t.description && e.parameters === t.parameters) return e.json;
+  const json = JSON.stringify(responsesTool(t));
+  if (memo) toolMemo.set(t, { name: t.name, description: t.description, parameters: t.parameters, json });
+  return json;
+}
+
+/**
+ * The request body as JSON text, the same as `JSON.stringify(buildResponsesBody(…))`, with each
+ * history message's items and each tool schema serialised once (see itemsMemo); `memo: false` keeps
+ * nothing.
+ */
+export function responsesBodyJson(runtime: ProviderRuntime, req: StreamRequest, memo = true): string {
+  const body = buildResponsesBody(runtime, { ...req, messages: [] });
+  let out = '';
+  for (const [k, v] of Object.entries(body)) {
+    if (v === undefined) continue;
+    out += `${out ? ',' : '{'}${JSON.stringify(k)}:`;
+    if (k === 'input') {
+      let items = '';
+      for (const m of req.messages) {
+        const j = itemsJson(m, memo);
+        if (j) items += items ? `,${j}` : j;
+      }
+      out += `[${items}]`;
+    } else if (k === 'tools') out += `[${req.tools.map((t) => toolJson(t, memo)).join(',')}]`;
+    else out += JSON.stringify(v);
+  }
+  return `${out}}`;
 }
 
 export function buildResponsesBody(runtime: ProviderRuntime, req: StreamRequest): Json {
@@ -64,7 +131,7 @@ export function buildResponsesBody(runtime: ProviderRuntime, req: StreamRequest)
     include: ['reasoning.encrypted_content'],
   };
   if (req.tools.length) {
-    body.tools = req.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false }));
+    body.tools = req.tools.map(responsesTool);
     body.tool_choice = 'auto';
     body.parallel_tool_calls = true;
   }
@@ -101,12 +168,13 @@ export function createResponsesStream(runtime: ProviderRuntime, opts: AdapterOpt
       client ??= openaiClient(runtime, opts);
       const c = await client;
       ctx.touch(); // the SDK's first-use import does not count as provider silence
-      const body = buildResponsesBody(runtime, req);
+      // The body goes as JSON text built from memoised pieces (responsesBodyJson); the SDK sends a
+      // `body` option as is and reads only `stream` from the params.
+      const params: OpenAI.Responses.ResponseCreateParamsStreaming = { model: req.model || runtime.model, input: [], stream: true };
+      const body = responsesBodyJson(runtime, req, opts.cacheBodies !== false);
       // The SDK sends the request and turns error statuses into its APIError; the event stream is
       // read here (readApiEvents), the way the SDK's Stream reads it, with one await per network chunk.
-      const res = await c.responses
-        .create(body as unknown as OpenAI.Responses.ResponseCreateParamsStreaming, { signal: ctx.signal })
-        .asResponse();
+      const res = await c.responses.create(params, { signal: ctx.signal, body, headers: { 'content-type': 'application/json' } }).asResponse();
       ctx.touch();
       const events = responsesEventHandler(ctx.acc);
       const { APIError } = await loadOpenAI();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { createResponsesStream } from '../../src/llm/responses.ts';
+import { buildResponsesBody, createResponsesStream, responsesBodyJson } from '../../src/llm/responses.ts';
 import type { Message } from '../../src/llm/types.ts';
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.ts';
 import { TOOL, collect, request, runtime } from './_util.ts';
@@ -222,5 +222,33 @@ describe('responses adapter (real openai SDK responses.create → fake)', () => 
     const r = await createResponsesStream(rt())(request()).result();
     assert.equal(r.stopReason, 'error');
     assert.equal(r.error?.kind, 'connection');
+  });
+
+  test('the body text is JSON.stringify(buildResponsesBody) exactly, memo or not, and follows a reassigned message field', () => {
+    const r = rt({ quirks: {} });
+    const tool = { ...TOOL, description: 'Read a file — any file' };
+    const history: Message[] = [
+      { role: 'system', content: 'extra rules' },
+      { role: 'user', content: [{ type: 'text', text: 'look ✓' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA', detail: 'low' } }] },
+      { role: 'assistant', content: '', codex_reasoning_items: [{ type: 'reasoning', id: 'rs', encrypted_content: 'enc', summary: [] }, { type: 'other' }], tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: [{ type: 'text', text: 'line "1"\n' }] },
+      { role: 'assistant', content: null },
+      { role: 'assistant', content: 'done' },
+    ];
+    const reqs = [
+      request({ messages: history, tools: [tool], sessionId: 's', reasoningEffort: 'max', maxTokens: 9, temperature: 0, serviceTier: 'priority' }),
+      request({ messages: history, system: undefined }),
+      request({ messages: [] }),
+    ];
+    for (const req of reqs) {
+      const want = JSON.stringify(buildResponsesBody(r, req));
+      assert.equal(responsesBodyJson(r, req, false), want);
+      assert.equal(responsesBodyJson(r, req), want);
+      assert.equal(responsesBodyJson(r, req), want, 'from the memo');
+    }
+    history[5].content = 'changed';
+    tool.description = 'Read one file';
+    assert.equal(responsesBodyJson(r, reqs[0]), JSON.stringify(buildResponsesBody(r, reqs[0])));
+    assert.match(responsesBodyJson(r, reqs[0]), /"changed".*"Read one file"/);
   });
 });

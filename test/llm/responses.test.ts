@@ -192,22 +192,23 @@ describe('responses adapter (real openai SDK responses.create → fake)', () => 
     );
   });
 
-  test('abort mid-stream → stopReason aborted; an already-aborted signal sends nothing', async () => {
-    fake.enqueue({ text: 'x'.repeat(400), chunkDelayMs: 5 });
+  test('abort while reasoning streams → stopReason aborted, the text after it never read; an already-aborted signal sends nothing', async () => {
+    fake.enqueue({ reasoning: 'r'.repeat(400), text: 'never shown', chunkDelayMs: 5 });
     const ac = new AbortController();
+    const seen: string[] = [];
     const s = createResponsesStream(rt())(request({ signal: ac.signal }));
-    let deltas = 0;
     for await (const e of s) {
-      if (e.type === 'text_delta' && ++deltas === 2) ac.abort();
+      seen.push(e.type);
+      if (e.type === 'reasoning_delta' && seen.filter((t) => t === 'reasoning_delta').length === 2) ac.abort();
     }
     const r = await s.result();
-    assert.equal(r.stopReason, 'aborted');
-    assert.equal(r.error?.kind, 'aborted');
-    assert.ok(deltas < 50);
-    const n = fake.requests.length;
+    assert.deepEqual([r.stopReason, r.error?.kind], ['aborted', 'aborted']);
+    assert.ok(!seen.includes('text_delta'), 'no text after the abort');
+    assert.ok(seen.filter((t) => t === 'reasoning_delta').length < 50);
+    const before = fake.requests.length;
     const again = await createResponsesStream(rt())(request({ signal: AbortSignal.abort() })).result();
     assert.equal(again.stopReason, 'aborted');
-    assert.equal(fake.requests.length, n, 'no request sent');
+    assert.equal(fake.requests.length, before, 'no request sent');
   });
 
   test('a hung server is cut off by the stale-stream timeout (kind timeout)', async () => {

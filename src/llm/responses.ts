@@ -56,70 +56,107 @@ export function toResponsesInput(messages: Message[]): Json[] {
   return input;
 }
 
-/** A message's items as JSON, with the fields they were made from (to notice a reassignment). */
-interface ItemsJson {
+/** A message's items as UTF-8 JSON, with the fields they were made from (to notice a reassignment). */
+interface ItemsBytes {
   role: Message['role'];
   content: Message['content'];
   tool_call_id: Message['tool_call_id'];
   tool_calls: Message['tool_calls'];
   codex_reasoning_items: Message['codex_reasoning_items'];
-  json: string;
+  bytes: Buffer;
 }
 
-// Every request of a turn re-sends the whole history: each message's items are serialised once and
-// kept as long as the message itself. History messages are not edited in place once sent; should a
-// top-level field be reassigned anyway, the message is serialised again.
-const itemsMemo = new WeakMap<Message, ItemsJson>();
-const toolMemo = new WeakMap<ToolSchema, { name: string; description: string; parameters: unknown; json: string }>();
+// Every request of a turn re-sends the whole history, and serialising it again — then measuring and
+// UTF-8-encoding the whole body (slow for the two-byte string one "—" makes of it) — was most of the
+// adapter's CPU per step. So each message's items and each tool schema are serialised and encoded
+// once, kept as long as the message (schema) itself, and a body is the concatenation of those bytes.
+// History messages are not edited in place once sent; should a top-level field be reassigned anyway,
+// the message is serialised again.
+const itemsMemo = new WeakMap<Message, ItemsBytes>();
+const toolMemo = new WeakMap<ToolSchema, { name: string; description: string; parameters: unknown; bytes: Buffer }>();
 
-function itemsJson(m: Message, memo: boolean): string {
+/**
+ * `text` as UTF-8 in memory of its own: a small Buffer.from() is a slice of a shared 8 KB pool slab,
+ * and a long-lived slice would keep its whole slab alive.
+ */
+function ownUtf8(text: string): Buffer {
+  const b = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  b.write(text);
+  return b;
+}
+
+function itemsBytes(m: Message, memo: boolean): Buffer {
   const e = memo ? itemsMemo.get(m) : undefined;
   if (e && e.role === m.role && e.content === m.content && e.tool_call_id === m.tool_call_id && e.tool_calls === m.tool_calls && e.codex_reasoning_items === m.codex_reasoning_items) {
-    return e.json;
+    return e.bytes;
   }
   const json = messageItems(m)
     .map((x) => JSON.stringify(x))
     .join(',');
-  if (memo) {
-    const { role, content, tool_call_id, tool_calls, codex_reasoning_items } = m;
-    itemsMemo.set(m, { role, content, tool_call_id, tool_calls, codex_reasoning_items, json });
-  }
-  return json;
+  if (!memo) return Buffer.from(json);
+  const bytes = ownUtf8(json);
+  const { role, content, tool_call_id, tool_calls, codex_reasoning_items } = m;
+  itemsMemo.set(m, { role, content, tool_call_id, tool_calls, codex_reasoning_items, bytes });
+  return bytes;
 }
 
 const responsesTool = (t: ToolSchema): Json => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false });
 
-function toolJson(t: ToolSchema, memo: boolean): string {
+function toolBytes(t: ToolSchema, memo: boolean): Buffer {
   const e = memo ? toolMemo.get(t) : undefined;
-  if (e && e.name === t.name && e.description === t.description && e.parameters === t.parameters) return e.json;
+  if (e && e.name === t.name && e.description === t.description && e.parameters === t.parameters) return e.bytes;
   const json = JSON.stringify(responsesTool(t));
-  if (memo) toolMemo.set(t, { name: t.name, description: t.description, parameters: t.parameters, json });
-  return json;
+  if (!memo) return Buffer.from(json);
+  const bytes = ownUtf8(json);
+  toolMemo.set(t, { name: t.name, description: t.description, parameters: t.parameters, bytes });
+  return bytes;
+}
+
+/** What one stream function keeps from request to request: the instructions (system prompt) as sent last. */
+export interface ResponsesWireMemo {
+  instructions?: { text: string; bytes: Buffer };
 }
 
 /**
- * The request body as JSON text, the same as `JSON.stringify(buildResponsesBody(…))`, with each
- * history message's items and each tool schema serialised once (see itemsMemo); `memo: false` keeps
- * nothing.
+ * The request body as UTF-8 JSON, byte for byte `JSON.stringify(buildResponsesBody(…))`, with each
+ * history message's items, each tool schema and the instructions serialised once (see itemsMemo);
+ * without `memo` nothing is kept.
  */
-export function responsesBodyJson(runtime: ProviderRuntime, req: StreamRequest, memo = true): string {
+export function responsesBodyBytes(runtime: ProviderRuntime, req: StreamRequest, memo?: ResponsesWireMemo): Buffer {
   const body = buildResponsesBody(runtime, { ...req, messages: [] });
-  let out = '';
+  const on = !!memo;
+  const pieces: Buffer[] = [];
+  let json = '';
+  const flush = () => {
+    if (json) pieces.push(Buffer.from(json));
+    json = '';
+  };
+  const list = (bufs: Buffer[]) => {
+    json += '[';
+    flush();
+    for (const [i, b] of bufs.entries()) {
+      if (i) pieces.push(COMMA);
+      pieces.push(b);
+    }
+    json += ']';
+  };
   for (const [k, v] of Object.entries(body)) {
     if (v === undefined) continue;
-    out += `${out ? ',' : '{'}${JSON.stringify(k)}:`;
-    if (k === 'input') {
-      let items = '';
-      for (const m of req.messages) {
-        const j = itemsJson(m, memo);
-        if (j) items += items ? `,${j}` : j;
-      }
-      out += `[${items}]`;
-    } else if (k === 'tools') out += `[${req.tools.map((t) => toolJson(t, memo)).join(',')}]`;
-    else out += JSON.stringify(v);
+    json += `${pieces.length || json ? ',' : '{'}${JSON.stringify(k)}:`;
+    if (k === 'input') list(req.messages.map((m) => itemsBytes(m, on)).filter((b) => b.length));
+    else if (k === 'tools') list(req.tools.map((t) => toolBytes(t, on)));
+    else if (k === 'instructions' && typeof v === 'string' && memo) {
+      flush();
+      if (memo.instructions?.text !== v) memo.instructions = { text: v, bytes: ownUtf8(JSON.stringify(v)) };
+      pieces.push(memo.instructions.bytes);
+    } else json += JSON.stringify(v);
   }
-  return `${out}}`;
+  json += '}';
+  flush();
+  return Buffer.concat(pieces);
 }
+
+const COMMA = Buffer.from(',');
 
 export function buildResponsesBody(runtime: ProviderRuntime, req: StreamRequest): Json {
   const body: Json = {
@@ -163,15 +200,16 @@ export function responsesUsage(u: Json | null | undefined): Usage {
 /** A StreamFn speaking the Responses API to `runtime` (one attempt per call; never throws). */
 export function createResponsesStream(runtime: ProviderRuntime, opts: AdapterOptions = {}): StreamFn {
   let client: Promise<OpenAI> | undefined;
+  const memo: ResponsesWireMemo | undefined = opts.cacheBodies === false ? undefined : {};
   return (req) =>
     runAttempt(runtime, req, opts, async (ctx) => {
       client ??= openaiClient(runtime, opts);
       const c = await client;
       ctx.touch(); // the SDK's first-use import does not count as provider silence
-      // The body goes as JSON text built from memoised pieces (responsesBodyJson); the SDK sends a
-      // `body` option as is and reads only `stream` from the params.
+      // The body goes as UTF-8 JSON built from memoised pieces (responsesBodyBytes); the SDK sends a
+      // byte `body` option as is and reads only `stream` from the params.
       const params: OpenAI.Responses.ResponseCreateParamsStreaming = { model: req.model || runtime.model, input: [], stream: true };
-      const body = responsesBodyJson(runtime, req, opts.cacheBodies !== false);
+      const body = responsesBodyBytes(runtime, req, memo);
       // The SDK sends the request and turns error statuses into its APIError; the event stream is
       // read here (readApiEvents), the way the SDK's Stream reads it, with one await per network chunk.
       const res = await c.responses.create(params, { signal: ctx.signal, body, headers: { 'content-type': 'application/json' } }).asResponse();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { buildResponsesBody, createResponsesStream, responsesBodyJson } from '../../src/llm/responses.ts';
+import { buildResponsesBody, createResponsesStream, responsesBodyBytes } from '../../src/llm/responses.ts';
 import type { Message } from '../../src/llm/types.ts';
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.ts';
 import { TOOL, collect, request, runtime } from './_util.ts';
@@ -225,7 +225,7 @@ describe('responses adapter (real openai SDK responses.create → fake)', () => 
     assert.equal(r.error?.kind, 'connection');
   });
 
-  test('the body text is JSON.stringify(buildResponsesBody) exactly, memo or not, and follows a reassigned message field', () => {
+  test('the body bytes are JSON.stringify(buildResponsesBody) exactly, memo or not, and follows a reassigned message field', () => {
     const r = rt({ quirks: {} });
     const tool = { ...TOOL, description: 'Read a file — any file' };
     const history: Message[] = [
@@ -236,6 +236,7 @@ describe('responses adapter (real openai SDK responses.create → fake)', () => 
       { role: 'assistant', content: null },
       { role: 'assistant', content: 'done' },
     ];
+    const memo = {};
     const reqs = [
       request({ messages: history, tools: [tool], sessionId: 's', reasoningEffort: 'max', maxTokens: 9, temperature: 0, serviceTier: 'priority' }),
       request({ messages: history, system: undefined }),
@@ -243,13 +244,14 @@ describe('responses adapter (real openai SDK responses.create → fake)', () => 
     ];
     for (const req of reqs) {
       const want = JSON.stringify(buildResponsesBody(r, req));
-      assert.equal(responsesBodyJson(r, req, false), want);
-      assert.equal(responsesBodyJson(r, req), want);
-      assert.equal(responsesBodyJson(r, req), want, 'from the memo');
+      assert.equal(responsesBodyBytes(r, req).toString(), want);
+      assert.equal(responsesBodyBytes(r, req, memo).toString(), want);
+      assert.equal(responsesBodyBytes(r, req, memo).toString(), want, 'from the memo');
     }
     history[5].content = 'changed';
     tool.description = 'Read one file';
-    assert.equal(responsesBodyJson(r, reqs[0]), JSON.stringify(buildResponsesBody(r, reqs[0])));
-    assert.match(responsesBodyJson(r, reqs[0]), /"changed".*"Read one file"/);
+    reqs[0].system = 'New instructions — changed';
+    assert.equal(responsesBodyBytes(r, reqs[0], memo).toString(), JSON.stringify(buildResponsesBody(r, reqs[0])));
+    assert.match(responsesBodyBytes(r, reqs[0], memo).toString(), /"New instructions — changed".*"changed".*"Read one file"/);
   });
 });

@@ -2,7 +2,8 @@
 // with N `todo` calls. Two Ns print the per-step difference, e.g. `node bench/callgrind.ts 1,401`
 // ((N=401 − N=1)/400: long turns, because the start-up total varies by ±150 M instructions).
 // Needs valgrind and a built dist/. BIN=<other checkout>/bin/hermes.mjs compares another build.
-// BENCH_WIRE=anthropic measures the Anthropic Messages wire instead of Chat Completions.
+// BENCH_WIRE=anthropic|responses measures the Anthropic Messages or the Responses wire (api_mode
+// codex_responses) instead of Chat Completions.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,10 +17,14 @@ const fake = await startFakeLlm();
 const home = mkdtempSync(join(tmpdir(), 'hermes-callgrind-'));
 const env: NodeJS.ProcessEnv = { ...cleanEnv(home) };
 delete env.HERMES_FROM_SOURCE;
-const model =
-  process.env.BENCH_WIRE === 'anthropic'
-    ? `  provider: anthropic\n  base_url: ${fake.anthropicBaseUrl}\n  default: claude-sonnet-4-6\n`
-    : `  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench-model\n`;
+// BENCH_WIRE picks the wire format the fake LLM is spoken to in (default: chat completions).
+const WIRE: Record<string, string> = {
+  chat: `  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench-model\n`,
+  anthropic: `  provider: anthropic\n  base_url: ${fake.anthropicBaseUrl}\n  default: claude-sonnet-4-6\n`,
+  responses: `  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench-model\n  api_mode: codex_responses\n`,
+};
+const model = WIRE[process.env.BENCH_WIRE ?? 'chat'];
+if (model === undefined) throw new Error(`BENCH_WIRE must be one of: ${Object.keys(WIRE).join(', ')}`);
 writeFileSync(join(home, 'config.yaml'), `model:\n${model}  api_key: k\nagent:\n  max_turns: 100000\n`);
 const total: number[] = [];
 try {

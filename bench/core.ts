@@ -78,7 +78,7 @@ const bench: Bench = async () => {
 
     // The same no-spawn loop on the other two wire formats (each its own home and config).
     const wires = [
-      { name: 'Anthropic Messages', model: `  provider: anthropic\n  base_url: ${fake.anthropicBaseUrl}\n  default: claude-sonnet-4-5\n` },
+      { name: 'Anthropic Messages', model: `  provider: anthropic\n  base_url: ${fake.anthropicBaseUrl}\n  default: claude-sonnet-4-6\n` },
       { name: 'Responses', model: `  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench-model\n  api_mode: codex_responses\n` },
     ];
     for (const w of wires) {

@@ -78,3 +78,28 @@ export async function readSse(body: SseBody, onEvent: (e: SseEvent) => boolean |
     if (!ended) await reader.cancel().catch(() => undefined);
   }
 }
+
+/** The SDK's APIError constructor (passed in: this module does not load the SDK). */
+type ApiErrorClass = new (status: undefined, error: object, message: undefined, headers: Headers) => Error;
+
+/**
+ * The JSON events of an OpenAI-style streamed response, read as the `openai` SDK's Stream reads them:
+ * the stream ends at `[DONE]`, `thread.*` events and empty data are skipped, malformed JSON is a
+ * SyntaxError, and an `error` event or a payload with `error` is thrown as the SDK's APIError.
+ */
+export async function readApiEvents(res: Response, APIError: ApiErrorClass, onData: (data: Record<string, unknown>) => void): Promise<void> {
+  if (!res.body) throw new Error('The response has no body to stream.');
+  await readSse(res.body as unknown as SseBody, (ev) => {
+    if (ev.data === '[DONE]') return false;
+    if (!ev.data || ev.event?.startsWith('thread.')) return;
+    let data: Record<string, unknown>;
+    try {
+      data = JSON.parse(ev.data) as Record<string, unknown>;
+    } catch {
+      throw new SyntaxError('Error reading response: malformed server-sent event JSON.');
+    }
+    if (ev.event === 'error') throw new APIError(undefined, (data?.error ?? data) as object, undefined, res.headers);
+    if (data?.error) throw new APIError(undefined, data.error as object, undefined, res.headers);
+    onData(data);
+  });
+}

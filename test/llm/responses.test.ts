@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { createResponsesStream } from '../../src/llm/responses.ts';
+import { buildResponsesBody, createResponsesStream, responsesBodyBytes } from '../../src/llm/responses.ts';
 import type { Message } from '../../src/llm/types.ts';
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.ts';
 import { TOOL, collect, request, runtime } from './_util.ts';
@@ -12,6 +12,21 @@ before(async () => {
   fake = await startFakeLlm();
 });
 after(() => fake.close());
+
+/** Runs `fn` against a one-off server that answers every request with these SSE events (then ends). */
+async function withEvents(events: [string, Record<string, unknown>][], fn: (baseUrl: string) => Promise<void>): Promise<void> {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(events.map(([type, data]) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`).join(''));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    await fn(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+}
 
 const rt = (over: Record<string, unknown> = {}) =>
   runtime({ baseUrl: fake.openaiBaseUrl, provider: 'openai-codex', apiMode: 'codex_responses', model: 'gpt-5-codex', isCustom: false, ...over });
@@ -105,25 +120,102 @@ describe('responses adapter (real openai SDK responses.create → fake)', () => 
   });
 
   test('response.failed mid-stream → the error the provider named (rate limit), partial text kept', async () => {
+    await withEvents(
+      [
+        ['response.created', { response: { id: 'r1', status: 'in_progress', output: [] } }],
+        ['response.output_text.delta', { item_id: 'm1', output_index: 0, content_index: 0, delta: 'Partial' }],
+        ['response.failed', { response: { id: 'r1', status: 'failed', error: { code: 'rate_limit_exceeded', message: 'Usage limit reached for this plan' } } }],
+      ],
+      async (base) => {
+        const r = await createResponsesStream(runtime({ baseUrl: base, apiMode: 'codex_responses' }))(request()).result();
+        assert.equal(r.stopReason, 'error');
+        assert.equal(r.error?.kind, 'rate_limit');
+        assert.equal(r.error?.message, 'Usage limit reached for this plan');
+        assert.equal(r.message.content, 'Partial');
+      },
+    );
+  });
+
+  test('an error event mid-stream → the provider error with its message, partial text kept, nothing after it read', async () => {
+    await withEvents(
+      [
+        ['response.created', { response: { id: 'r1', status: 'in_progress', output: [] } }],
+        ['response.output_text.delta', { item_id: 'm1', output_index: 0, content_index: 0, delta: 'Half' }],
+        ['error', { code: 'server_error', message: 'The server had an error processing your request' }],
+        ['response.output_text.delta', { item_id: 'm1', output_index: 0, content_index: 0, delta: ' never' }],
+        ['response.completed', { response: { id: 'r1', status: 'completed', output: [], usage: null } }],
+      ],
+      async (base) => {
+        const r = await createResponsesStream(runtime({ baseUrl: base, apiMode: 'codex_responses' }))(request()).result();
+        assert.equal(r.stopReason, 'error');
+        assert.equal(r.error?.message, 'The server had an error processing your request');
+        assert.equal(r.message.content, 'Half');
+      },
+    );
+  });
+
+  test('malformed event JSON → an error, not a silent end', async () => {
     const server = http.createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-      res.write(ev('response.created', { response: { id: 'r1', status: 'in_progress', output: [] } }));
-      res.write(ev('response.output_text.delta', { item_id: 'm1', output_index: 0, content_index: 0, delta: 'Partial' }));
-      res.end(ev('response.failed', { response: { id: 'r1', status: 'failed', error: { code: 'rate_limit_exceeded', message: 'Usage limit reached for this plan' } } }));
+      res.end('event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"ok"}\n\ndata: {not json\n\n');
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
       const r = await createResponsesStream(runtime({ baseUrl: base, apiMode: 'codex_responses' }))(request()).result();
       assert.equal(r.stopReason, 'error');
-      assert.equal(r.error?.kind, 'rate_limit');
-      assert.equal(r.error?.message, 'Usage limit reached for this plan');
-      assert.equal(r.message.content, 'Partial');
+      assert.match(r.error?.message ?? '', /malformed server-sent event JSON/);
+      assert.equal(r.message.content, 'ok');
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
     }
+  });
+
+  test('items only in output_item.done (no deltas): text, reasoning summary and arguments still land; incomplete → length', async () => {
+    await withEvents(
+      [
+        ['response.output_item.done', { output_index: 0, item: { type: 'reasoning', id: 'rs1', summary: [{ type: 'summary_text', text: 'one' }, { type: 'summary_text', text: 'two' }], encrypted_content: 'enc_1' } }],
+        ['response.output_item.done', { output_index: 1, item: { type: 'message', id: 'm1', role: 'assistant', content: [{ type: 'output_text', text: 'Whole ' }, { type: 'output_text', text: 'text' }] } }],
+        ['response.output_item.done', { output_index: 2, item: { type: 'function_call', id: 'fc1', call_id: 'call_1', name: 'read_file', arguments: '{"path":"x"}' } }],
+        ['response.incomplete', { response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage: { input_tokens: 10, output_tokens: 5 } } }],
+      ],
+      async (base) => {
+        const r = await createResponsesStream(runtime({ baseUrl: base, apiMode: 'codex_responses' }))(request({ tools: [TOOL] })).result();
+        assert.equal(r.stopReason, 'length');
+        assert.equal(r.message.content, 'Whole text');
+        assert.equal(r.message.reasoning, 'one\n\ntwo');
+        assert.deepEqual(r.message.tool_calls?.map((t) => [t.id, t.function.name, t.function.arguments]), [['call_1', 'read_file', '{"path":"x"}']]);
+        assert.equal(r.usage?.input_tokens, 10);
+        assert.equal(r.usage?.output_tokens, 5);
+      },
+    );
+  });
+
+  test('abort while reasoning streams → stopReason aborted, the text after it never read; an already-aborted signal sends nothing', async () => {
+    fake.enqueue({ reasoning: 'r'.repeat(400), text: 'never shown', chunkDelayMs: 5 });
+    const ac = new AbortController();
+    const seen: string[] = [];
+    const s = createResponsesStream(rt())(request({ signal: ac.signal }));
+    for await (const e of s) {
+      seen.push(e.type);
+      if (e.type === 'reasoning_delta' && seen.filter((t) => t === 'reasoning_delta').length === 2) ac.abort();
+    }
+    const r = await s.result();
+    assert.deepEqual([r.stopReason, r.error?.kind], ['aborted', 'aborted']);
+    assert.ok(!seen.includes('text_delta'), 'no text after the abort');
+    assert.ok(seen.filter((t) => t === 'reasoning_delta').length < 50);
+    const before = fake.requests.length;
+    const again = await createResponsesStream(rt())(request({ signal: AbortSignal.abort() })).result();
+    assert.equal(again.stopReason, 'aborted');
+    assert.equal(fake.requests.length, before, 'no request sent');
+  });
+
+  test('a hung server is cut off by the stale-stream timeout (kind timeout)', async () => {
+    fake.enqueue({ hang: true });
+    const r = await createResponsesStream(rt(), { staleMs: 100 })(request()).result();
+    assert.equal(r.stopReason, 'error');
+    assert.equal(r.error?.kind, 'timeout');
   });
 
   test('a stream cut before response.completed → connection error', async () => {
@@ -131,5 +223,35 @@ describe('responses adapter (real openai SDK responses.create → fake)', () => 
     const r = await createResponsesStream(rt())(request()).result();
     assert.equal(r.stopReason, 'error');
     assert.equal(r.error?.kind, 'connection');
+  });
+
+  test('the body bytes are JSON.stringify(buildResponsesBody) exactly, memo or not, and follows a reassigned message field', () => {
+    const r = rt({ quirks: {} });
+    const tool = { ...TOOL, description: 'Read a file — any file' };
+    const history: Message[] = [
+      { role: 'system', content: 'extra rules' },
+      { role: 'user', content: [{ type: 'text', text: 'look ✓' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA', detail: 'low' } }] },
+      { role: 'assistant', content: '', codex_reasoning_items: [{ type: 'reasoning', id: 'rs', encrypted_content: 'enc', summary: [] }, { type: 'other' }], tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: [{ type: 'text', text: 'line "1"\n' }] },
+      { role: 'assistant', content: null },
+      { role: 'assistant', content: 'done' },
+    ];
+    const memo = {};
+    const reqs = [
+      request({ messages: history, tools: [tool], sessionId: 's', reasoningEffort: 'max', maxTokens: 9, temperature: 0, serviceTier: 'priority' }),
+      request({ messages: history, system: undefined }),
+      request({ messages: [] }),
+    ];
+    for (const req of reqs) {
+      const want = JSON.stringify(buildResponsesBody(r, req));
+      assert.equal(responsesBodyBytes(r, req).toString(), want);
+      assert.equal(responsesBodyBytes(r, req, memo).toString(), want);
+      assert.equal(responsesBodyBytes(r, req, memo).toString(), want, 'from the memo');
+    }
+    history[5].content = 'changed';
+    tool.description = 'Read one file';
+    reqs[0].system = 'New instructions — changed';
+    assert.equal(responsesBodyBytes(r, reqs[0], memo).toString(), JSON.stringify(buildResponsesBody(r, reqs[0])));
+    assert.match(responsesBodyBytes(r, reqs[0], memo).toString(), /"New instructions — changed".*"changed".*"Read one file"/);
   });
 });

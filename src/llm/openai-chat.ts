@@ -7,7 +7,7 @@ import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'o
 import { type AdapterOptions, type AttemptContext, contentText, defaultTimeoutMs, isClaudeModel } from './attempt.ts';
 import { StreamCutError } from './errors.ts';
 import { appendUnit, type BodyRun, COMMA, cachedBodyStream, finishBody, keepUnits, needsComma, openRun, ownBytes, utf8 } from './body-run.ts';
-import { readSse, type SseBody } from './sse.ts';
+import { readApiEvents } from './sse.ts';
 import { sharedClient } from './shared-clients.ts';
 import type { ProviderRuntime } from './resolve.ts';
 import { type Message, type StopReason, type StreamFn, type StreamRequest, type ToolSchema, type Usage } from './types.ts';
@@ -314,23 +314,11 @@ export function createChatCompletionsStream(runtime: ProviderRuntime, opts: Adap
         sawFinish = true;
       }
     };
-    if (!res.body) throw new Error('The response has no body to stream.');
     const { APIError } = await loadOpenAI();
     try {
-      await readSse(res.body as unknown as SseBody, (ev) => {
+      await readApiEvents(res, APIError, (data) => {
         ctx.touch();
-        if (ev.data === '[DONE]') return false;
-        if (!ev.data || ev.event?.startsWith('thread.')) return;
-        let data: Json;
-        try {
-          data = JSON.parse(ev.data) as Json;
-        } catch {
-          throw new SyntaxError('Error reading response: malformed server-sent event JSON.');
-        }
-        // As the SDK's stream: an error event or payload is the provider's error.
-        if (ev.event === 'error') throw new APIError(undefined, (data?.error ?? data) as object, undefined, res.headers);
-        if (data?.error) throw new APIError(undefined, data.error as object, undefined, res.headers);
-        onChunk(data);
+        onChunk(data as Json);
       });
     } catch (e) {
       // The SDK ends its stream quietly when the request is aborted; the caller decides why.

@@ -394,6 +394,30 @@ interface OpenBlock {
   data?: string;
 }
 
+/** Warnings the SDK printed already (see warnOnce). */
+const sdkWarnings = new Set<string>();
+
+/**
+ * Runs `call` (the SDK's synchronous part of messages.create) letting each console warning it prints
+ * through once per process: the SDK warns on every request about a deprecated model or thinking
+ * `enabled` on a model that wants `adaptive`, which in a tool loop wrote the same lines over the
+ * REPL's and the TUI's screen at every step.
+ */
+function warnOnce<T>(call: () => T): T {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    const key = args.map(String).join(' ');
+    if (sdkWarnings.has(key)) return;
+    sdkWarnings.add(key);
+    warn.apply(console, args);
+  };
+  try {
+    return call();
+  } finally {
+    console.warn = warn;
+  }
+}
+
 /** A StreamFn speaking the Anthropic Messages API to `runtime` (one attempt per call; never throws). */
 export function createAnthropicStream(runtime: ProviderRuntime, opts: AdapterOptions = {}): StreamFn {
   // The cache's buffer holds the body being sent: a request made while another is on its way builds its own.
@@ -406,9 +430,9 @@ export function createAnthropicStream(runtime: ProviderRuntime, opts: AdapterOpt
     const body = anthropicBodyBytes(runtime, req, wire);
     // The SDK sends the request and turns error statuses into its APIError; the event stream is read
     // here (sse.ts) as the SDK's Stream reads it, with one await per network chunk.
-    const res = await c.messages
-      .create(params as unknown as Anthropic.MessageCreateParamsStreaming, { signal: ctx.signal, body, headers: { 'content-type': 'application/json' } })
-      .asResponse();
+    const res = await warnOnce(() =>
+      c.messages.create(params as unknown as Anthropic.MessageCreateParamsStreaming, { signal: ctx.signal, body, headers: { 'content-type': 'application/json' } }),
+    ).asResponse();
     ctx.touch();
     if (!res.body) throw new Error('The response has no body to stream.');
     const { APIError } = await loadAnthropic();

@@ -148,6 +148,23 @@ describe('anthropic messages adapter (real @anthropic-ai/sdk → fake)', () => {
     assert.equal(r.error?.message, 'prompt is too long: 210000 tokens > 200000 maximum');
   });
 
+  test("the SDK's warning about a deprecated model is printed once, not on every request", async () => {
+    const printed: string[] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => void printed.push(args.join(' '));
+    try {
+      const stream = createAnthropicStream(rt({ model: 'claude-sonnet-4-5-20250929' }));
+      for (let i = 0; i < 3; i++) {
+        fake.enqueue({ text: `answer ${i}` });
+        const done = (await collect(stream(request({})))).at(-1);
+        assert.ok(done?.type === 'done' && done.result.message.content === `answer ${i}`);
+      }
+    } finally {
+      console.warn = warn;
+    }
+    assert.equal(printed.filter((l) => /claude-sonnet-4-5-20250929' is deprecated/.test(l)).length, 1, printed.join('\n'));
+  });
+
   test('a cut stream → connection error, never a throw', async () => {
     fake.enqueue({ text: 'partial answer that will be cut', cutAfterChunks: 5 });
     const r = await createAnthropicStream(rt())(request()).result();

@@ -145,13 +145,35 @@ function builtinValues(_all, dflt, named, ns, only, spec) {
   }
   return out.join(' ') + '\n'.repeat(_all.split('\n').length - 1);
 }
+
+// Chunks in pure ASCII: one non-ASCII character anywhere in a file makes V8 hold the whole source as
+// a two-byte string, which Node's compile cache then encodes to UTF-8 to checksum on every start (the
+// 1 MB openai chunk has "—" and "👋" in comments: ~40 M instructions of the one-shot, 8%). esbuild
+// escapes strings and identifiers but keeps comments as written; those are escaped here (line by line,
+// so code columns and the source maps stay as they were). Anything else fails the build.
+// (Without the u flag the pattern matches UTF-16 code units: an emoji becomes its two surrogate escapes.)
+const escapeNonAscii = (s) => s.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const COMMENT_LINE = /^\s*(\*|\/\/|\/\*)/;
+function asciiOnly(file, code) {
+  if (!/[^\x00-\x7f]/.test(code)) return code;
+  const lines = code.split('\n');
+  for (const [i, line] of lines.entries()) {
+    if (!/[^\x00-\x7f]/.test(line)) continue;
+    if (!COMMENT_LINE.test(line)) {
+      const at = line.search(/[^\x00-\x7f]/);
+      throw new Error(`${file}:${i + 1}: a non-ASCII character outside a comment (${JSON.stringify(line.slice(Math.max(0, at - 30), at + 10))}): write it as a \\u escape in the source (see scripts/build.mjs, asciiOnly)`);
+    }
+    lines[i] = escapeNonAscii(line);
+  }
+  return lines.join('\n');
+}
 // The banner's `require` only where the chunk uses it: each one costs an import.meta object and a
 // createRequire() when the chunk loads. (Emptied, not removed: lines stay for the source maps.)
 for (const file of Object.keys(result.metafile.outputs)) {
   if (!file.endsWith('.mjs')) continue;
   const path = join(root, file);
   const code = readFileSync(path, 'utf8');
-  let rewritten = code.replace(BUILTIN_IMPORT, builtinValues);
+  let rewritten = asciiOnly(file, code.replace(BUILTIN_IMPORT, builtinValues));
   if (rewritten.startsWith(BANNER) && !/\brequire\b/.test(rewritten.slice(BANNER.length))) rewritten = rewritten.slice(BANNER.length);
   if (rewritten !== code) writeFileSync(path, rewritten);
 }

@@ -172,7 +172,7 @@ class Migrator {
     if (!incoming.length) return this.record(kind, sources[0], to, 'skipped', 'No importable entries found');
     const existing = existsSync(to)
       ? readFileSync(to, 'utf8')
-          .split(/\n§\n/)
+          .split(/\n\u00a7\n/)
           .map((e) => e.trim())
           .filter(Boolean)
       : [];

@@ -36,7 +36,7 @@ const n = (x: number) => x.toLocaleString('en-US');
 /** Splits a memory file into entries: separated by lines holding only `§`. */
 export function parseEntries(text: string): string[] {
   const out: string[] = [];
-  for (const part of text.replace(/\r\n/g, '\n').split(/^[ \t]*§[ \t]*$/m)) {
+  for (const part of text.replace(/\r\n/g, '\n').split(/^[ \t]*\u00a7[ \t]*$/m)) {
     const e = part.trim();
     if (e && !out.includes(e)) out.push(e);
   }

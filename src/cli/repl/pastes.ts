@@ -9,7 +9,7 @@ import { paths } from '../../state/paths.ts';
 
 export const PASTE_MIN_LINES = 5;
 
-const REF = /\[Pasted text: (\d+) lines, [\d,]+ chars → ([^\]\n]+)\]/g;
+const REF = /\[Pasted text: (\d+) lines, [\d,]+ chars \u2192 ([^\]\n]+)\]/g;
 
 export function lineCount(text: string): number {
   return text.replace(/\n$/, '').split('\n').length;

@@ -54,7 +54,7 @@ function rows(opts?: SendOptions) {
   if (!opts?.buttons?.length) return undefined;
   return opts.buttons.slice(0, 5).map((row) => ({
     type: 1,
-    components: row.slice(0, 5).map((b) => ({ type: 2, style: /deny|❌/i.test(b.label) ? 4 : 1, label: b.label.slice(0, 80), custom_id: b.data.slice(0, 100) })),
+    components: row.slice(0, 5).map((b) => ({ type: 2, style: /deny|\u274c/i.test(b.label) ? 4 : 1, label: b.label.slice(0, 80), custom_id: b.data.slice(0, 100) })),
   }));
 }
 

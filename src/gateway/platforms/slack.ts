@@ -68,7 +68,7 @@ function blocks(text: string, opts?: SendOptions) {
     ...opts.buttons.map((row, i) => ({
       type: 'actions',
       block_id: `hx_${i}`,
-      elements: row.map((b) => ({ type: 'button', text: { type: 'plain_text', text: b.label.slice(0, 75), emoji: true }, action_id: b.data.slice(0, 255), value: b.data.slice(0, 2000), ...(/deny|❌/i.test(b.label) ? { style: 'danger' } : {}) })),
+      elements: row.map((b) => ({ type: 'button', text: { type: 'plain_text', text: b.label.slice(0, 75), emoji: true }, action_id: b.data.slice(0, 255), value: b.data.slice(0, 2000), ...(/deny|\u274c/i.test(b.label) ? { style: 'danger' } : {}) })),
     })),
   ];
 }

@@ -135,7 +135,7 @@ function bodyText(body: pb.MsgElem[], botId: string): string {
     else if (e.msgType !== 'TIMImageElem' && e.msgType) parts.push(`[${e.msgType}]`);
   }
   // A leading full-width slash (Chinese input methods) is a command slash.
-  return parts.join(' ').trim().replace(/^／/, '/');
+  return parts.join(' ').trim().replace(/^\uff0f/, '/');
 }
 
 /** The medium-size rendition (index 1) of an image, else the first. */

@@ -104,7 +104,7 @@ const HALLUCINATIONS = [
 
 export function filterHallucination(text: string): string {
   const t = text.trim();
-  const norm = t.toLowerCase().replace(/[.!?,。！]+/g, '').trim();
+  const norm = t.toLowerCase().replace(/[.!?,\u3002\uff01]+/g, '').trim();
   if (!norm || HALLUCINATIONS.includes(norm)) return '';
   const words = norm.split(/\s+/);
   if (words.length >= 4 && words.every((w) => w === words[0])) return '';

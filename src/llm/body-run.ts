@@ -64,6 +64,12 @@ export const ownBytes = (chunks: Buffer[]): Buffer => {
   for (const c of chunks) at += c.copy(b, at);
   return b;
 };
+/** `text` as UTF-8 in memory of its own (see ownBytes). */
+export const ownUtf8 = (text: string): Buffer => {
+  const b = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  b.write(text);
+  return b;
+};
 export const utf8 = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
 export const COMMA = Buffer.from(',');
 

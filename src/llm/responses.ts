@@ -6,7 +6,8 @@
 // they belong to.
 
 import type OpenAI from 'openai';
-import { type Accumulator, type AdapterOptions, contentText, runAttempt } from './attempt.ts';
+import { type Accumulator, type AdapterOptions, type AttemptContext, contentText } from './attempt.ts';
+import { cachedBodyStream, COMMA, ownUtf8 } from './body-run.ts';
 import { StreamCutError } from './errors.ts';
 import { loadOpenAI, openaiClient } from './openai-chat.ts';
 import { readApiEvents } from './sse.ts';
@@ -74,16 +75,6 @@ interface ItemsBytes {
 // the message is serialised again.
 const itemsMemo = new WeakMap<Message, ItemsBytes>();
 const toolMemo = new WeakMap<ToolSchema, { name: string; description: string; parameters: unknown; bytes: Buffer }>();
-
-/**
- * `text` as UTF-8 in memory of its own: a small Buffer.from() is a slice of a shared 8 KB pool slab,
- * and a long-lived slice would keep its whole slab alive.
- */
-function ownUtf8(text: string): Buffer {
-  const b = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
-  b.write(text);
-  return b;
-}
 
 function itemsBytes(m: Message, memo: boolean): Buffer {
   const e = memo ? itemsMemo.get(m) : undefined;
@@ -156,8 +147,6 @@ export function responsesBodyBytes(runtime: ProviderRuntime, req: StreamRequest,
   return Buffer.concat(pieces);
 }
 
-const COMMA = Buffer.from(',');
-
 export function buildResponsesBody(runtime: ProviderRuntime, req: StreamRequest): Json {
   const body: Json = {
     model: req.model || runtime.model,
@@ -199,37 +188,34 @@ export function responsesUsage(u: Json | null | undefined): Usage {
 
 /** A StreamFn speaking the Responses API to `runtime` (one attempt per call; never throws). */
 export function createResponsesStream(runtime: ProviderRuntime, opts: AdapterOptions = {}): StreamFn {
-  let client: Promise<OpenAI> | undefined;
-  const memo: ResponsesWireMemo | undefined = opts.cacheBodies === false ? undefined : {};
-  return (req) =>
-    runAttempt(runtime, req, opts, async (ctx) => {
-      client ??= openaiClient(runtime, opts);
-      const c = await client;
-      ctx.touch(); // the SDK's first-use import does not count as provider silence
-      // The body goes as UTF-8 JSON built from memoised pieces (responsesBodyBytes); the SDK sends a
-      // byte `body` option as is and reads only `stream` from the params.
-      const params: OpenAI.Responses.ResponseCreateParamsStreaming = { model: req.model || runtime.model, input: [], stream: true };
-      const body = responsesBodyBytes(runtime, req, memo);
-      // The SDK sends the request and turns error statuses into its APIError; the event stream is
-      // read here (readApiEvents), the way the SDK's Stream reads it, with one await per network chunk.
-      const res = await c.responses.create(params, { signal: ctx.signal, body, headers: { 'content-type': 'application/json' } }).asResponse();
-      ctx.touch();
-      const events = responsesEventHandler(ctx.acc);
-      const { APIError } = await loadOpenAI();
-      try {
-        await readApiEvents(res, APIError, (ev) => {
-          ctx.touch();
-          events.onEvent(ev);
-        });
-      } catch (e) {
-        // The SDK ends its stream quietly when the request is aborted; the caller decides why.
-        if (!ctx.signal.aborted) throw e;
-      }
-      if (ctx.signal.aborted) return 'aborted';
-      const stop = events.stop();
-      if (!stop) throw new StreamCutError();
-      return stop;
-    });
+  // With cacheBodies false nothing is memoised (not even in the per-message WeakMaps).
+  const memoised = opts.cacheBodies !== false;
+  return cachedBodyStream(runtime, opts, () => openaiClient(runtime, opts), (): ResponsesWireMemo => ({}), attempt);
+  async function attempt(req: StreamRequest, ctx: AttemptContext, c: OpenAI, memo: ResponsesWireMemo): Promise<StopReason> {
+    // The body goes as UTF-8 JSON built from memoised pieces (responsesBodyBytes); the SDK sends a
+    // byte `body` option as is and reads only `stream` from the params.
+    const params: OpenAI.Responses.ResponseCreateParamsStreaming = { model: req.model || runtime.model, input: [], stream: true };
+    const body = responsesBodyBytes(runtime, req, memoised ? memo : undefined);
+    // The SDK sends the request and turns error statuses into its APIError; the event stream is
+    // read here (readApiEvents), the way the SDK's Stream reads it, with one await per network chunk.
+    const res = await c.responses.create(params, { signal: ctx.signal, body, headers: { 'content-type': 'application/json' } }).asResponse();
+    ctx.touch();
+    const events = responsesEventHandler(ctx.acc);
+    const { APIError } = await loadOpenAI();
+    try {
+      await readApiEvents(res, APIError, (ev) => {
+        ctx.touch();
+        events.onEvent(ev);
+      });
+    } catch (e) {
+      // The SDK ends its stream quietly when the request is aborted; the caller decides why.
+      if (!ctx.signal.aborted) throw e;
+    }
+    if (ctx.signal.aborted) return 'aborted';
+    const stop = events.stop();
+    if (!stop) throw new StreamCutError();
+    return stop;
+  }
 }
 
 /** Folds Responses stream events into `acc`; `stop()` is the stop reason once the response ended. */

@@ -5,23 +5,32 @@
 /** Directories under $HOME whose contents are credentials. */
 export const HOME_CREDENTIAL_DIRS = ['.ssh', '.aws', '.gnupg', '.kube', '.docker', '.azure', '.config/gh', '.config/gcloud', '.password-store', '.local/share/keyrings'];
 /** Directories under $HOME whose contents run at login. */
-export const HOME_AUTOSTART_DIRS = ['.config/autostart'];
+export const HOME_AUTOSTART_DIRS = ['.config/autostart', '.config/systemd/user', '.local/share/systemd/user', '.config/environment.d', '.config/fish'];
 /** Single files under $HOME: credentials and files a shell or git reads and runs. */
 export const HOME_FILES = [
   '.netrc', '.pgpass', '.npmrc', '.pypirc', '.git-credentials', '.gitconfig',
   '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.bash_aliases', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin',
+  '.zlogout', '.cshrc', '.tcshrc', '.kshrc', '.mkshrc', '.inputrc', '.pam_environment', '.xprofile', '.xinitrc', '.xsessionrc',
 ];
-/** HERMES_HOME files: its policy, keys, persona and credentials. */
-export const HERMES_FILES = ['config.yaml', '.env', 'auth.json', 'SOUL.md', '.anthropic_oauth.json', 'processes.json'];
-/** HERMES_HOME directories: code Hermes runs (hooks, plugins) and credential stores. */
-export const HERMES_DIRS = ['hooks', 'plugins', 'mcp-tokens', 'pairing'];
+/**
+ * HERMES_HOME files: its policy, keys, persona, credentials and databases (Hermes itself writes the
+ * databases in-process; a tool or command the agent runs must not).
+ */
+export const HERMES_FILES = [
+  'config.yaml', '.env', 'auth.json', 'SOUL.md', '.anthropic_oauth.json', 'processes.json',
+  ...['state.db', 'kanban.db'].flatMap((db) => [db, `${db}-wal`, `${db}-shm`, `${db}-journal`]),
+];
+/** HERMES_HOME directories: code Hermes runs (hooks, plugins, cron jobs and their scripts) and credential stores. */
+export const HERMES_DIRS = ['hooks', 'plugins', 'scripts', 'cron', 'mcp-tokens', 'pairing'];
 
 /** `rel` (a path relative to HERMES_HOME, `/`-separated) is one of its control files. */
 export function hermesControlPath(rel: string): string | null {
   const r = rel.replace(/^\/+/, '');
   if (HERMES_FILES.includes(r)) return r;
   for (const d of HERMES_DIRS) if (r === d || r.startsWith(`${d}/`)) return `${d}/`;
-  // A profile under the root: profiles/<name>/<control file>.
+  // The profiles themselves (created, moved and deleted by a person), and each profile's own control
+  // files: profiles/<name>/<control file>. A profile's data (memories, sessions, workspaces) is not.
+  if (/^profiles(?:\/[^/]+)?\/?$/.test(r)) return 'profiles/';
   const m = /^profiles\/[^/]+\/(.+)$/.exec(r);
   return m ? hermesControlPath(m[1]) : null;
 }

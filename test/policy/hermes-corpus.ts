@@ -206,4 +206,7 @@ export const ALLOW: string[] = [
  * Commands Hermes runs without asking that this project asks about on purpose (issue 10 asks for
  * these classes, or they hide a shell or a deletion): the reason is given for each.
  */
-export const STRICTER: Record<string, string> = {};
+export const STRICTER: Record<string, string> = {
+  "sed -i 's/a/b/' ~/.config/systemd/user/app.service": 'systemd user units start programs at login (persistence); issue 38 protects ~/.config/systemd/user',
+  "sed -i 's/a/b/' <HH>/state.db": "Hermes's databases are written by Hermes only, never by a command the agent runs (issue 38)",
+};

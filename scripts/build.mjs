@@ -3,7 +3,7 @@
 // that resolve files at run time stay external and load from node_modules.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sdkWebGlobals } from './sdk-web-globals.mjs';
@@ -95,10 +95,14 @@ const { toolSchemas, bundledSkillsSignature } = JSON.parse(data.stdout);
 
 // `require` for bundled CommonJS code and esbuild's helpers (dropped below from chunks without it).
 const BANNER = "const require = globalThis.process.getBuiltinModule('node:module').createRequire(import.meta.url);";
-rmSync(join(root, 'dist'), { recursive: true, force: true });
+// Built into a folder of its own, then moved into dist/ (see installBuild at the end), so a hermes
+// that is running — a gateway, a test run — never finds half a bundle or a chunk it needs gone.
+const out = join(root, `.dist-build-${process.pid}`);
+rmSync(out, { recursive: true, force: true });
+process.on('exit', () => rmSync(out, { recursive: true, force: true }));
 const result = await build({
   entryPoints: { hermes: join(root, 'src/cli/main.ts') },
-  outdir: join(root, 'dist'),
+  outdir: out,
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
@@ -172,8 +176,9 @@ function asciiOnly(file, code) {
 for (const file of Object.keys(result.metafile.outputs)) {
   if (!file.endsWith('.mjs')) continue;
   const path = join(root, file);
+  const name = file.slice(file.lastIndexOf('/') + 1);
   const code = readFileSync(path, 'utf8');
-  let rewritten = asciiOnly(file, code.replace(BUILTIN_IMPORT, builtinValues));
+  let rewritten = asciiOnly(name, code.replace(BUILTIN_IMPORT, builtinValues));
   if (rewritten.startsWith(BANNER) && !/\brequire\b/.test(rewritten.slice(BANNER.length))) rewritten = rewritten.slice(BANNER.length);
   if (rewritten !== code) writeFileSync(path, rewritten);
 }
@@ -182,7 +187,7 @@ for (const file of Object.keys(result.metafile.outputs)) {
 // Pages load on first visit (code splitting); all CSS goes into one file.
 const webSrc = join(root, 'web');
 if (existsSync(join(webSrc, 'src', 'main.tsx'))) {
-  const webOut = join(root, 'dist', 'web');
+  const webOut = join(out, 'web');
   await build({
     entryPoints: { app: join(webSrc, 'src', 'main.tsx') },
     outdir: join(webOut, 'assets'),
@@ -209,4 +214,43 @@ if (existsSync(join(webSrc, 'src', 'main.tsx'))) {
 const tuiFiles = Object.entries(result.metafile.outputs)
   .filter(([, o]) => Object.keys(o.inputs).some((i) => [...TUI_PACKAGES].some((p) => i.includes(`node_modules/${p}/`))))
   .map(([file]) => file.slice(file.lastIndexOf('/') + 1));
-writeFileSync(join(root, 'dist', 'tui-files.json'), JSON.stringify(tuiFiles, null, 2));
+writeFileSync(join(out, 'tui-files.json'), JSON.stringify(tuiFiles, null, 2));
+
+/**
+ * Moves the new build into dist/. Chunks are named by their content, so a rebuild of the same
+ * sources writes the same files; each file is renamed into place (atomic), chunks first and the entry
+ * points last. Chunks of the previous build stay (a process started from it may still load them
+ * lazily); older ones are removed. `manifest` lists what each build wrote.
+ */
+function installBuild(from, to) {
+  const list = (dir) => {
+    const files = [];
+    const walk = (d, rel) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        const r = rel ? `${rel}/${e.name}` : e.name;
+        if (e.isDirectory()) walk(join(d, e.name), r);
+        else files.push(r);
+      }
+    };
+    if (existsSync(dir)) walk(dir, '');
+    return files;
+  };
+  const MANIFEST = '.build-manifest.json';
+  const fresh = list(from);
+  let previous = [];
+  try {
+    previous = JSON.parse(readFileSync(join(to, MANIFEST), 'utf8')).files ?? [];
+  } catch {
+    /* the first build, or a dist/ from before manifests: its leftovers go below */
+  }
+  const isChunk = (f) => f.includes('chunks/');
+  for (const f of [...fresh.filter(isChunk), ...fresh.filter((f) => !isChunk(f))]) {
+    mkdirSync(dirname(join(to, f)), { recursive: true });
+    renameSync(join(from, f), join(to, f));
+  }
+  rmSync(from, { recursive: true, force: true });
+  const keep = new Set([...fresh, ...previous, MANIFEST]);
+  for (const f of list(to)) if (!keep.has(f)) rmSync(join(to, f), { force: true });
+  writeFileSync(join(to, MANIFEST), JSON.stringify({ files: fresh }));
+}
+installBuild(out, join(root, 'dist'));

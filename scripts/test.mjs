@@ -1,0 +1,211 @@
+// `npm test`: runs every test file in its own `node --test` process, several at a time (most tests
+// wait on I/O: child processes, loopback servers, tmux), longest first, with a time limit per file.
+// Prints a line per finished file, what is still running every 30 s, and at the end the failures
+// with their output, the slowest files and the totals. A file that runs past its limit is killed
+// with everything it started (its process group) and counted as failed, so a run never hangs.
+//
+//   node scripts/test.mjs [filter…] [--jobs N] [--timeout SECONDS] [--cpu]
+//
+// --cpu (needs /usr/bin/time) also measures the CPU seconds each file used, its child processes
+// included, and lists the costliest files: what to look at when the whole run is slow.
+//
+// A filter keeps the files whose path contains it. A file may raise its own limit with a first-lines
+// comment `// test-timeout: <seconds>`. Durations of the last run are kept in .tmp/test-durations.json
+// (falling back to test/durations.json, committed) to start the longest files first.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, globSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(name);
+  if (i < 0) return fallback;
+  const v = Number(args[i + 1]);
+  args.splice(i, 2);
+  if (!Number.isFinite(v) || v <= 0) {
+    console.error(`test: ${name} needs a positive number`);
+    process.exit(2);
+  }
+  return v;
+};
+const jobs = option('--jobs', Number(process.env.HERMES_TEST_JOBS) || Math.max(2, availableParallelism() * 2));
+const defaultLimit = option('--timeout', Number(process.env.HERMES_TEST_FILE_TIMEOUT) || 240);
+const cpuAt = args.indexOf('--cpu');
+if (cpuAt >= 0) args.splice(cpuAt, 1);
+const measureCpu = cpuAt >= 0 && existsSync('/usr/bin/time');
+const filters = args;
+
+const all = globSync('test/**/*.test.ts', { cwd: root }).sort();
+const files = filters.length ? all.filter((f) => filters.some((x) => f.includes(x))) : all;
+if (!files.length) {
+  console.error(`test: no test file matches ${filters.join(' ')}`);
+  process.exit(2);
+}
+
+const DURATIONS = join(root, '.tmp', 'test-durations.json');
+const readJson = (p) => {
+  try {
+    return JSON.parse(readFileSync(p, 'utf8'));
+  } catch {
+    return {};
+  }
+};
+const known = { ...readJson(join(root, 'test', 'durations.json')), ...readJson(DURATIONS) };
+// Longest first, so the slowest files do not start last and leave the other workers idle.
+const queue = [...files].sort((a, b) => (known[b] ?? 30) - (known[a] ?? 30));
+
+function limitOf(file) {
+  const head = readFileSync(join(root, file), 'utf8').slice(0, 2000);
+  const m = /\/\/\s*test-timeout:\s*(\d+)/.exec(head);
+  return m ? Number(m[1]) : defaultLimit;
+}
+
+const fmt = (ms) => `${(ms / 1000).toFixed(1)} s`;
+const started = Date.now();
+const running = new Map();
+const results = [];
+let done = 0;
+const width = String(files.length).length;
+
+function summaryOf(out) {
+  const n = (k) => {
+    const m = new RegExp(`^ℹ ${k} (\\d+)$`, 'm').exec(out);
+    return m ? Number(m[1]) : 0;
+  };
+  return { tests: n('tests'), pass: n('pass'), fail: n('fail') + n('cancelled'), skipped: n('skipped') + n('todo') };
+}
+
+function runFile(file) {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    const limit = limitOf(file);
+    // Its own process group, so a timeout kills the servers and shells it started too.
+    const cpuFile = measureCpu ? join(root, '.tmp', `cpu-${process.pid}-${file.replace(/\W/g, '_')}`) : null;
+    const argv = [process.execPath, '--test', '--test-isolation=none', '--test-reporter=spec', file];
+    if (cpuFile) argv.unshift('/usr/bin/time', '-q', '-f', '%U %S', '-o', cpuFile);
+    const child = spawn(argv[0], argv.slice(1), {
+      cwd: root,
+      // Node's compile cache keeps the compiled (type-stripped) sources between files and runs.
+      env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', NODE_COMPILE_CACHE: join(root, '.tmp', 'node-compile-cache') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    let timedOut = false;
+    const kill = () => {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, limit * 1000);
+    running.set(file, t0);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      // Whatever the file left behind (a server it never closed) goes with it.
+      kill();
+      stopOrphanTmux();
+      running.delete(file);
+      const ms = Date.now() - t0;
+      const s = summaryOf(out);
+      let cpu = 0;
+      if (cpuFile) {
+        try {
+          cpu = readFileSync(cpuFile, 'utf8').trim().split(/\s+/).slice(-2).map(Number).reduce((a, b) => a + b, 0);
+          rmSync(cpuFile, { force: true });
+        } catch {
+          /* killed before it wrote */
+        }
+      }
+      const ok = code === 0 && !timedOut;
+      const why = timedOut ? `timed out after ${limit} s (its limit; raise it with a \`// test-timeout: <seconds>\` comment only if the file really needs it)` : ok ? '' : `exited with ${signal ?? code}`;
+      resolve({ file, ms, ok, why, out, cpu, ...s });
+    });
+  });
+}
+
+/**
+ * tmux servers a test file started (test/helpers/tmux.ts names their sockets hermes-test-<pid>-<n>)
+ * detach from its process group; those whose test process is gone are stopped here.
+ */
+function stopOrphanTmux() {
+  const dir = join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid?.() ?? 0}`);
+  let names = [];
+  try {
+    names = readdirSync(dir).filter((n) => /^hermes-test-\d+-\d+$/.test(n));
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const pid = Number(n.split('-')[2]);
+    try {
+      process.kill(pid, 0);
+      continue;
+    } catch {
+      /* its test process is gone */
+    }
+    spawnSync('tmux', ['-L', n, 'kill-server'], { stdio: 'ignore', timeout: 5000 });
+    rmSync(join(dir, n), { force: true });
+  }
+}
+
+function line(r) {
+  done++;
+  const mark = r.ok ? '✔' : '✖';
+  const counts = `${r.pass}/${r.tests} passed${r.skipped ? `, ${r.skipped} skipped` : ''}${r.fail ? `, ${r.fail} failed` : ''}`;
+  process.stdout.write(`[${String(done).padStart(width)}/${files.length}] ${mark} ${r.file}  ${counts}  ${fmt(r.ms)}${r.ok ? '' : `  — ${r.why}`}\n`);
+}
+
+const ticker = setInterval(() => {
+  if (!running.size) return;
+  const now = Date.now();
+  const list = [...running].map(([f, t]) => `${relative('test', f)} ${Math.round((now - t) / 1000)} s`).join(', ');
+  process.stdout.write(`  … ${fmt(now - started)} elapsed; running: ${list}\n`);
+}, 30_000);
+
+process.stdout.write(`test: ${files.length} files, ${jobs} at a time, ${defaultLimit} s limit per file\n`);
+async function worker() {
+  for (let f = queue.shift(); f; f = queue.shift()) {
+    const r = await runFile(f);
+    results.push(r);
+    line(r);
+  }
+}
+await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
+clearInterval(ticker);
+
+const failed = results.filter((r) => !r.ok);
+for (const r of failed) {
+  process.stdout.write(`\n━━━━ ✖ ${r.file} (${r.why}) ━━━━\n${r.out.trimEnd()}\n`);
+}
+const total = results.reduce((a, r) => ({ tests: a.tests + r.tests, pass: a.pass + r.pass, fail: a.fail + r.fail, skipped: a.skipped + r.skipped }), { tests: 0, pass: 0, fail: 0, skipped: 0 });
+const slow = [...results].sort((a, b) => b.ms - a.ms).slice(0, 8);
+process.stdout.write(`\nslowest: ${slow.map((r) => `${relative('test', r.file)} ${fmt(r.ms)}`).join(', ')}\n`);
+if (measureCpu) {
+  const cpuTotal = results.reduce((a, r) => a + r.cpu, 0);
+  const top = [...results].sort((a, b) => b.cpu - a.cpu).slice(0, 25);
+  process.stdout.write(`cpu: ${cpuTotal.toFixed(0)} s in all; costliest: ${top.map((r) => `${relative('test', r.file)} ${r.cpu.toFixed(1)}`).join(', ')}\n`);
+}
+process.stdout.write(
+  `test: ${files.length} files, ${total.tests} tests: ${total.pass} passed, ${total.fail} failed, ${total.skipped} skipped; ${failed.length} file(s) failed; ${fmt(Date.now() - started)}\n`,
+);
+if (failed.length) process.stdout.write(`failed: ${failed.map((r) => r.file).join(' ')}\n`);
+
+try {
+  mkdirSync(dirname(DURATIONS), { recursive: true });
+  const merged = existsSync(DURATIONS) ? readJson(DURATIONS) : {};
+  for (const r of results) merged[r.file] = Math.round(r.ms / 100) / 10;
+  writeFileSync(DURATIONS, JSON.stringify(merged, null, 1));
+} catch {
+  /* a read-only checkout: no durations kept */
+}
+process.exit(failed.length ? 1 : 0);

@@ -4,7 +4,7 @@
 // with their output, the slowest files and the totals. A file that runs past its limit is killed
 // with everything it started (its process group) and counted as failed, so a run never hangs.
 //
-//   node scripts/test.mjs [filter…] [--jobs N] [--timeout SECONDS] [--cpu]
+//   node scripts/test.mjs [filter…] [--jobs N] [--timeout SECONDS] [--cpu] [--root DIR]
 //
 // --cpu (needs /usr/bin/time) also measures the CPU seconds each file used, its child processes
 // included, and lists the costliest files: what to look at when the whole run is slow.
@@ -18,8 +18,10 @@ import { availableParallelism } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
+// --root: another tree's test/ folder (the runner's own test uses it).
+const rootAt = args.indexOf('--root');
+const root = rootAt >= 0 ? args.splice(rootAt, 2)[1] : join(dirname(fileURLToPath(import.meta.url)), '..');
 const option = (name, fallback) => {
   const i = args.indexOf(name);
   if (i < 0) return fallback;
@@ -63,6 +65,11 @@ function limitOf(file) {
   return m ? Number(m[1]) : defaultLimit;
 }
 
+// The files' environment: ours without node:test's own marker (set when this runner itself runs
+// under node:test), which would make each file report in the runner-to-runner wire format.
+const childEnv = { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', NODE_COMPILE_CACHE: join(root, '.tmp', 'node-compile-cache') };
+delete childEnv.NODE_TEST_CONTEXT;
+
 const fmt = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const started = Date.now();
 const running = new Map();
@@ -88,8 +95,8 @@ function runFile(file) {
     if (cpuFile) argv.unshift('/usr/bin/time', '-q', '-f', '%U %S', '-o', cpuFile);
     const child = spawn(argv[0], argv.slice(1), {
       cwd: root,
-      // Node's compile cache keeps the compiled (type-stripped) sources between files and runs.
-      env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', NODE_COMPILE_CACHE: join(root, '.tmp', 'node-compile-cache') },
+      // Node's compile cache (in childEnv) keeps the compiled, type-stripped sources between files and runs.
+      env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });

@@ -3,7 +3,7 @@
 // several hard links is compared, by inode, with the files the deny-list protects.
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { HERMES_DIRS, HERMES_FILES, HOME_AUTOSTART_DIRS, HOME_CREDENTIAL_DIRS, HOME_FILES, hermesControlPath, homeSensitivePath } from './protected-paths.ts';
+import { HERMES_DIRS, HERMES_FILES, HERMES_SECRET_DIRS, HERMES_SECRET_FILES, HOME_AUTOSTART_DIRS, HOME_CREDENTIAL_DIRS, HOME_FILES, hermesControlPath, hermesSecretPath, homeSensitivePath } from './protected-paths.ts';
 
 export interface WriteContext {
   /** The user's home directory (for ~/.ssh and friends). */
@@ -82,7 +82,7 @@ function protectedFiles(ctx: WriteContext): string[] {
 }
 
 /** The protected file `target` is a hard link of, if any. */
-function hardLinkOf(st: Stats, target: string, ctx: WriteContext): string | null {
+function hardLinkOf(st: { dev: number; ino: number }, target: string, ctx: WriteContext): string | null {
   for (const p of protectedFiles(ctx)) {
     if (p === target) continue;
     try {
@@ -96,7 +96,7 @@ function hardLinkOf(st: Stats, target: string, ctx: WriteContext): string | null
 }
 
 /** Why `p` (an absolute, resolved path) is on the deny-list, or null. */
-function deniedPath(p: string, ctx: WriteContext): string | null {
+export function deniedPath(p: string, ctx: WriteContext): string | null {
   const name = basename(p);
   if (name === '.env' || name === '.envrc' || (/^\.env\./i.test(name) && !ENV_TEMPLATES.test(name)))
     return `Writing ${p} is not allowed: .env files hold secrets. Ask the user to edit it, or write a .env.example instead.`;
@@ -155,6 +155,90 @@ export function writeDeniedRemote(path: string, target: string, ctx: WriteContex
     const roots = ctx.safeRoot.split(':').filter(Boolean);
     if (!roots.some((r) => inside(target, resolve(r)))) return `Writing ${target} is not allowed: writes are limited to ${roots.join(', ')} (HERMES_WRITE_SAFE_ROOT).`;
     if ((o.hardLinks ?? 1) > 1) return `Writing ${target} is not allowed: it has ${o.hardLinks} hard links, so it may also be a file outside ${roots.join(', ')} (HERMES_WRITE_SAFE_ROOT).`;
+  }
+  return null;
+}
+
+/**
+ * The check made on an opened file, just before writing through its descriptor: `real` is where
+ * the descriptor's file is (the kernel's path for it, or the verified directory plus its name) and
+ * `st` the descriptor's fstat. Catches a path that was swapped between the first check and the
+ * open: a protected place, a hard link to a protected file, or a file outside
+ * HERMES_WRITE_SAFE_ROOT.
+ */
+export function openedFileDenied(real: string, st: { dev: number; ino: number; nlink: number }, ctx: WriteContext): string | null {
+  const why = deniedPath(real, ctx);
+  if (why) return why;
+  if (st.nlink > 1) {
+    const other = hardLinkOf(st, real, ctx);
+    if (other) return `Writing ${real} is not allowed: it is a hard link to ${other}. ${deniedPath(other, ctx) ?? 'That file is protected.'}`;
+  }
+  if (ctx.safeRoot) {
+    const roots = ctx.safeRoot.split(':').filter(Boolean);
+    if (!roots.some((r) => inside(real, realTarget(r)))) return `Writing ${real} is not allowed: writes are limited to ${roots.join(', ')} (HERMES_WRITE_SAFE_ROOT).`;
+    if (st.nlink > 1) return `Writing ${real} is not allowed: it has ${st.nlink} hard links, so it may also be a file outside ${roots.join(', ')} (HERMES_WRITE_SAFE_ROOT).`;
+  }
+  return null;
+}
+
+/** The Hermes homes whose credential files are guarded: HERMES_HOME and ~/.hermes. */
+function hermesRoots(ctx: Pick<WriteContext, 'userHome' | 'hermesHome'>): string[] {
+  const out = new Set<string>();
+  for (const r of [ctx.hermesHome, join(ctx.userHome, '.hermes')]) {
+    out.add(resolve(r));
+    try {
+      out.add(realpathSync(r));
+    } catch {
+      /* not there */
+    }
+  }
+  return [...out];
+}
+
+/** Every credential file of the Hermes homes and their profiles (for inode comparison). */
+export function hermesSecretFiles(ctx: Pick<WriteContext, 'userHome' | 'hermesHome'>): string[] {
+  const out: string[] = [];
+  const add = (root: string) => {
+    for (const f of HERMES_SECRET_FILES) out.push(join(root, f));
+    for (const d of HERMES_SECRET_DIRS) {
+      try {
+        for (const n of readdirSync(join(root, d)).slice(0, 200)) out.push(join(root, d, n));
+      } catch {
+        /* none */
+      }
+    }
+  };
+  for (const root of hermesRoots(ctx)) {
+    add(root);
+    try {
+      for (const p of readdirSync(join(root, 'profiles')).slice(0, 200)) add(join(root, 'profiles', p));
+    } catch {
+      /* no profiles */
+    }
+  }
+  return out;
+}
+
+/**
+ * Which Hermes credential file (`.env`, `auth.json`, `.anthropic_oauth.json`, `mcp-tokens/…`, also
+ * a profile's) the file at `real` (a real path) is, by its place or, for a file with several hard
+ * links, by its inode; null when it is none of them.
+ */
+export function hermesSecretFile(real: string, st: { dev: number; ino: number; nlink: number } | null, ctx: Pick<WriteContext, 'userHome' | 'hermesHome'>): string | null {
+  for (const root of hermesRoots(ctx)) {
+    if (!inside(real, root)) continue;
+    const what = hermesSecretPath(relative(root, real).split(sep).join('/'));
+    if (what) return real;
+  }
+  if (st && st.nlink > 1) {
+    for (const p of hermesSecretFiles(ctx)) {
+      try {
+        const o = statSync(p);
+        if (o.ino === st.ino && o.dev === st.dev) return p;
+      } catch {
+        /* not there */
+      }
+    }
   }
   return null;
 }

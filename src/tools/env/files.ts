@@ -6,7 +6,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, posix, resolve } from 'node:path';
-import { realTarget } from '../../policy/write-safety.ts';
+import { realTarget, writeDeniedRemote, type WriteContext } from '../../policy/write-safety.ts';
+import { safeRemove, safeWriteFile, WriteRefused } from './safe-write.ts';
 import { expandHome } from '../../state/paths.ts';
 import { shq, type ExecutionBackend } from './types.ts';
 
@@ -36,11 +37,16 @@ export interface FileOps {
   home(): Promise<string>;
   stat(path: string): Promise<FileStat | null>;
   readFile(path: string): Promise<Buffer>;
-  /** Writes the file, creating parent directories; says whether any were created. */
-  writeFile(path: string, data: string | Uint8Array): Promise<{ dirsCreated: boolean }>;
+  /**
+   * Writes the file, creating parent directories; says whether any were created. With `guard` (the
+   * agent's writes), the deny-list is applied where the write really lands, without following a
+   * link swapped in after the check; a refusal throws WriteRefused.
+   */
+  writeFile(path: string, data: string | Uint8Array, guard?: WriteContext): Promise<{ dirsCreated: boolean }>;
   /** Where a write to `path` lands on that machine (symlinks followed, missing parts kept). */
   realTarget(path: string): Promise<string>;
-  remove(path: string): Promise<void>;
+  /** Deletes a file (a link itself, not what it points to); `guard` as for writeFile. */
+  remove(path: string, guard?: WriteContext): Promise<void>;
   /** Names in a directory (empty when it cannot be read). */
   list(dir: string): Promise<string[]>;
   /** Runs a search program there: argv[0] with arguments, in `cwd`; `fallback` is a shell script used when argv[0] is missing remotely. */
@@ -85,7 +91,8 @@ export class LocalFileOps implements FileOps {
     return realTarget(path);
   }
 
-  async writeFile(path: string, data: string | Uint8Array): Promise<{ dirsCreated: boolean }> {
+  async writeFile(path: string, data: string | Uint8Array, guard?: WriteContext): Promise<{ dirsCreated: boolean }> {
+    if (guard) return safeWriteFile(path, typeof data === 'string' ? Buffer.from(data, 'utf8') : data, guard);
     const dir = dirname(path);
     const dirsCreated = !existsSync(dir);
     if (dirsCreated) mkdirSync(dir, { recursive: true });
@@ -93,7 +100,8 @@ export class LocalFileOps implements FileOps {
     return { dirsCreated };
   }
 
-  async remove(path: string): Promise<void> {
+  async remove(path: string, guard?: WriteContext): Promise<void> {
+    if (guard) return safeRemove(path, guard);
     rmSync(path, { force: true });
   }
 
@@ -195,19 +203,45 @@ export class ShellFileOps implements FileOps {
     return r.out.trim().split('\n')[0] || path;
   }
 
-  async writeFile(path: string, data: string | Uint8Array): Promise<{ dirsCreated: boolean }> {
-    const dir = posix.dirname(path);
+  async writeFile(path: string, data: string | Uint8Array, guard?: WriteContext): Promise<{ dirsCreated: boolean }> {
     const b64 = (typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data)).toString('base64').replace(/.{76}/g, '$&\n');
+    if (!guard) {
+      const dir = posix.dirname(path);
+      const r = await this.sh(
+        `d=${shq(dir)}; c=0; [ -d "$d" ] || { mkdir -p -- "$d" || exit 5; c=1; }; base64 -d > ${shq(path)} || exit 6; printf 'created=%s\\n' "$c"`,
+        { stdin: b64, timeoutMs: 120_000 },
+      );
+      if (r.code === 5) throw new Error(`Could not create the directory ${dir} on ${this.label}.`);
+      if (r.code !== 0) throw new Error(`Could not write ${path} on ${this.label}: ${r.out.trim().slice(0, 200) || `exit ${r.code}`}`);
+      return { dirsCreated: /created=1/.test(r.out) };
+    }
+    // The agent's write: check where it lands there, then write exactly that file. The shell enters
+    // the directory physically and verifies its real path (so the name is resolved inside the
+    // checked directory, like openat), and opens the name without following a link when dd can
+    // (GNU/BusyBox oflag=nofollow; otherwise a link found there is refused just before writing).
+    const target = await this.realTarget(path);
+    const st = await this.stat(target).catch(() => null);
+    const why = writeDeniedRemote(path, target, guard, { hardLinks: st?.links });
+    if (why) throw new WriteRefused(why);
+    const dir = posix.dirname(target);
+    const name = posix.basename(target);
     const r = await this.sh(
-      `d=${shq(dir)}; c=0; [ -d "$d" ] || { mkdir -p -- "$d" || exit 5; c=1; }; base64 -d > ${shq(path)} || exit 6; printf 'created=%s\\n' "$c"`,
+      `d=${shq(dir)}; n=${shq(name)}; c=0; [ -d "$d" ] || { mkdir -p -- "$d" || exit 5; c=1; }; cd -P -- "$d" || exit 5; [ "$(pwd -P)" = "$d" ] || exit 8; ` +
+        `[ -L "./$n" ] && exit 7; if dd if=/dev/null of=/dev/null oflag=nofollow 2>/dev/null; then base64 -d | dd of="./$n" oflag=nofollow bs=65536 2>/dev/null || exit 6; else base64 -d > "./$n" || exit 6; fi; printf 'created=%s\\n' "$c"`,
       { stdin: b64, timeoutMs: 120_000 },
     );
     if (r.code === 5) throw new Error(`Could not create the directory ${dir} on ${this.label}.`);
+    if (r.code === 7 || r.code === 8) throw new WriteRefused(`${path} changed while it was being written on ${this.label} (a link or directory was swapped). Nothing was written; check what points where and try again.`);
     if (r.code !== 0) throw new Error(`Could not write ${path} on ${this.label}: ${r.out.trim().slice(0, 200) || `exit ${r.code}`}`);
     return { dirsCreated: /created=1/.test(r.out) };
   }
 
-  async remove(path: string): Promise<void> {
+  async remove(path: string, guard?: WriteContext): Promise<void> {
+    if (guard) {
+      const [target, st] = await Promise.all([this.realTarget(path), this.stat(path).catch(() => null)]);
+      const why = writeDeniedRemote(path, target, guard, { hardLinks: st?.links });
+      if (why) throw new WriteRefused(why);
+    }
     const r = await this.sh(`rm -f -- ${shq(path)}`);
     if (r.code !== 0) throw new Error(`Could not delete ${path} on ${this.label}.`);
   }

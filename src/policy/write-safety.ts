@@ -1,7 +1,7 @@
 // Where the agent's file tools may write. Pure apart from reading the file system to find where a
 // write really lands: symlinks are followed (dangling ones and chains included) and a file with
 // several hard links is compared, by inode, with the files the deny-list protects.
-import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { HERMES_DIRS, HERMES_FILES, HERMES_SECRET_DIRS, HERMES_SECRET_FILES, HOME_AUTOSTART_DIRS, HOME_CREDENTIAL_DIRS, HOME_FILES, hermesControlPath, hermesSecretPath, homeSensitivePath } from './protected-paths.ts';
 
@@ -181,11 +181,12 @@ export function openedFileDenied(real: string, st: { dev: number; ino: number; n
   return null;
 }
 
-/** The Hermes homes whose credential files are guarded: HERMES_HOME and ~/.hermes. */
-function hermesRoots(ctx: Pick<WriteContext, 'userHome' | 'hermesHome'>): string[] {
+/** The Hermes homes whose credential files are guarded: HERMES_HOME and ~/.hermes (with their real paths when `local`). */
+function hermesRoots(ctx: Pick<WriteContext, 'userHome' | 'hermesHome'>, local: boolean): string[] {
   const out = new Set<string>();
   for (const r of [ctx.hermesHome, join(ctx.userHome, '.hermes')]) {
     out.add(resolve(r));
+    if (!local) continue;
     try {
       out.add(realpathSync(r));
     } catch {
@@ -195,11 +196,11 @@ function hermesRoots(ctx: Pick<WriteContext, 'userHome' | 'hermesHome'>): string
   return [...out];
 }
 
-/** Every credential file of the Hermes homes and their profiles (for inode comparison). */
+/** Every existing credential file of the Hermes homes and their profiles (this machine). */
 export function hermesSecretFiles(ctx: Pick<WriteContext, 'userHome' | 'hermesHome'>): string[] {
   const out: string[] = [];
   const add = (root: string) => {
-    for (const f of HERMES_SECRET_FILES) out.push(join(root, f));
+    for (const f of HERMES_SECRET_FILES) if (existsSync(join(root, f))) out.push(join(root, f));
     for (const d of HERMES_SECRET_DIRS) {
       try {
         for (const n of readdirSync(join(root, d)).slice(0, 200)) out.push(join(root, d, n));
@@ -208,7 +209,7 @@ export function hermesSecretFiles(ctx: Pick<WriteContext, 'userHome' | 'hermesHo
       }
     }
   };
-  for (const root of hermesRoots(ctx)) {
+  for (const root of hermesRoots(ctx, true)) {
     add(root);
     try {
       for (const p of readdirSync(join(root, 'profiles')).slice(0, 200)) add(join(root, 'profiles', p));
@@ -216,29 +217,43 @@ export function hermesSecretFiles(ctx: Pick<WriteContext, 'userHome' | 'hermesHo
       /* no profiles */
     }
   }
-  return out;
+  return [...new Set(out)];
 }
 
 /**
- * Which Hermes credential file (`.env`, `auth.json`, `.anthropic_oauth.json`, `mcp-tokens/…`, also
- * a profile's) the file at `real` (a real path) is, by its place or, for a file with several hard
- * links, by its inode; null when it is none of them.
+ * Which Hermes credential file (`.env`, `auth.json`, `.anthropic_oauth.json`, `mcp-tokens/…`, also a
+ * profile's) a file is: by its real path, or — for a file with several hard links, on this machine —
+ * by its inode. The matcher is built once per operation (roots resolved, inodes read on first need).
+ * With `local: false` (a remote backend's files) only paths are compared.
  */
-export function hermesSecretFile(real: string, st: { dev: number; ino: number; nlink: number } | null, ctx: Pick<WriteContext, 'userHome' | 'hermesHome'>): string | null {
-  for (const root of hermesRoots(ctx)) {
-    if (!inside(real, root)) continue;
-    const what = hermesSecretPath(relative(root, real).split(sep).join('/'));
-    if (what) return real;
-  }
-  if (st && st.nlink > 1) {
-    for (const p of hermesSecretFiles(ctx)) {
-      try {
-        const o = statSync(p);
-        if (o.ino === st.ino && o.dev === st.dev) return p;
-      } catch {
-        /* not there */
-      }
+export function secretFileMatcher(ctx: Pick<WriteContext, 'userHome' | 'hermesHome'>, o: { local?: boolean } = {}): (real: string, st?: { dev: number; ino: number; nlink: number } | null) => string | null {
+  const local = o.local !== false;
+  const roots = hermesRoots(ctx, local);
+  let inodes: Map<string, string> | null = null;
+  return (real, st) => {
+    for (const root of roots) {
+      if (!inside(real, root)) continue;
+      if (hermesSecretPath(relative(root, real).split(sep).join('/'))) return real;
     }
-  }
-  return null;
+    if (local && st && st.nlink > 1) {
+      if (!inodes) {
+        inodes = new Map();
+        for (const p of hermesSecretFiles(ctx)) {
+          try {
+            const x = statSync(p);
+            inodes.set(`${x.dev}:${x.ino}`, p);
+          } catch {
+            /* gone */
+          }
+        }
+      }
+      return inodes.get(`${st.dev}:${st.ino}`) ?? null;
+    }
+    return null;
+  };
+}
+
+/** `secretFileMatcher` for one file. */
+export function hermesSecretFile(real: string, st: { dev: number; ino: number; nlink: number } | null, ctx: Pick<WriteContext, 'userHome' | 'hermesHome'>): string | null {
+  return secretFileMatcher(ctx)(real, st);
 }

@@ -24,6 +24,14 @@ export interface RunResult {
   code: number | null;
   stdout: string;
   stderr: string;
+  /** The time limit stopped it (what it printed until then is in stdout). */
+  timedOut?: boolean;
+}
+
+/** Bounds for a search run on a remote backend: a time limit and the most output lines kept. */
+export interface RunLimits {
+  timeoutS?: number;
+  maxLines?: number;
 }
 
 export interface FileOps {
@@ -49,8 +57,11 @@ export interface FileOps {
   remove(path: string, guard?: WriteContext): Promise<void>;
   /** Names in a directory (empty when it cannot be read). */
   list(dir: string): Promise<string[]>;
-  /** Runs a search program there: argv[0] with arguments, in `cwd`; `fallback` is a shell script used when argv[0] is missing remotely. */
-  run(argv: string[], cwd: string, signal: AbortSignal, fallback?: string): Promise<RunResult>;
+  /**
+   * Runs a search program there: argv[0] with arguments, in `cwd`; `fallback` is a shell script used
+   * when argv[0] is missing remotely; `limits` stop it after a time and keep only the first lines.
+   */
+  run(argv: string[], cwd: string, signal: AbortSignal, fallback?: string, limits?: RunLimits): Promise<RunResult>;
 }
 
 /** The files on this machine, relative paths against `cwd`. */
@@ -251,13 +262,22 @@ export class ShellFileOps implements FileOps {
     return r && r.code === 0 ? r.out.split('\n').filter(Boolean) : [];
   }
 
-  async run(argv: string[], cwd: string, signal: AbortSignal, fallback?: string): Promise<RunResult> {
-    const cmd = argv.map(shq).join(' ');
-    const body = fallback ? `if command -v ${shq(argv[0])} >/dev/null 2>&1; then ${cmd}; else ${fallback}; fi` : cmd;
+  async run(argv: string[], cwd: string, signal: AbortSignal, fallback?: string, limits: RunLimits = {}): Promise<RunResult> {
+    // The time limit is enforced there by timeout(1) when it exists (the output so far is kept), and
+    // only the first lines travel back (head), so a search over / neither runs on nor floods.
+    const secs = limits.timeoutS ? Math.max(1, Math.ceil(limits.timeoutS)) : 0;
+    const t = secs ? `T=; command -v timeout >/dev/null 2>&1 && T="timeout -s KILL ${secs}"; ` : 'T=; ';
+    const cmd = `$T ${argv.map(shq).join(' ')}`;
+    const fb = fallback ? `$T sh -c ${shq(fallback)}` : '';
+    const body = fallback ? `if command -v ${shq(argv[0])} >/dev/null 2>&1; then ${cmd}; else ${fb}; fi` : cmd;
+    const head = limits.maxLines ? ` | head -n ${Math.floor(limits.maxLines)}` : '';
     // stderr goes to a file so it does not mix into the results (the persistent shell merges them).
-    const script = `cd -- ${shq(cwd)} || exit 2; e=$(mktemp 2>/dev/null || echo /tmp/.hermes-search-$$); ${body} 2>"$e"; rc=$?; printf '\\n__HERMES_ERR__'; cat "$e" 2>/dev/null; rm -f "$e"; exit $rc`;
-    const r = await this.sh(script, { signal, timeoutMs: 120_000 });
+    const script =
+      `cd -- ${shq(cwd)} || exit 2; e=$(mktemp 2>/dev/null || echo /tmp/.hermes-search-$$); r=$(mktemp 2>/dev/null || echo /tmp/.hermes-search-rc-$$); ${t}` +
+      `{ ${body} 2>"$e"; echo $? > "$r"; }${head}; rc=$(cat "$r" 2>/dev/null); printf '\\n__HERMES_ERR__'; cat "$e" 2>/dev/null; rm -f "$e" "$r"; exit \${rc:-0}`;
+    const r = await this.sh(script, { signal, timeoutMs: secs ? secs * 1000 + 30_000 : 120_000 });
     const cut = r.out.lastIndexOf('\n__HERMES_ERR__');
-    return cut < 0 ? { code: r.code, stdout: r.out, stderr: '' } : { code: r.code, stdout: r.out.slice(0, cut + 1), stderr: r.out.slice(cut + 16) };
+    const timedOut = secs > 0 && (r.code === 137 || r.code === 124);
+    return cut < 0 ? { code: r.code, stdout: r.out, stderr: '', timedOut } : { code: r.code, stdout: r.out.slice(0, cut + 1), stderr: r.out.slice(cut + 16), timedOut };
   }
 }

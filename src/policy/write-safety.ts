@@ -95,20 +95,84 @@ function hardLinkOf(st: { dev: number; ino: number }, target: string, ctx: Write
   return null;
 }
 
-/** Why `p` (an absolute, resolved path) is on the deny-list, or null. */
-export function deniedPath(p: string, ctx: WriteContext): string | null {
+interface Places {
+  hermes: string[];
+  home: string[];
+  /** Protected entries that are links (or sit under a linked folder): their real path and what they are. */
+  linked: [string, string][];
+}
+
+const placesCache = new WeakMap<WriteContext, Places>();
+
+/**
+ * The protected places of this machine by their real paths too: HERMES_HOME or $HOME reached
+ * through a link, and a protected folder or file that is itself a link elsewhere (~/.ssh linked
+ * into a synced folder, scripts/ linked into a dotfiles repository). Computed once per context.
+ */
+function placesOf(ctx: WriteContext): Places {
+  const hit = placesCache.get(ctx);
+  if (hit) return hit;
+  const real = (p: string): string | null => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return null;
+    }
+  };
+  const lexHermes = [...new Set([resolve(ctx.hermesHome), resolve(join(ctx.userHome, '.hermes'))])];
+  const hermes = new Set(lexHermes);
+  const home = new Set([resolve(ctx.userHome)]);
+  const linked: [string, string][] = [];
+  const check = (lexical: string, realBase: string, rel: string, label: string) => {
+    // Missing entries too: where they would be created (a linked profile without its config.yaml yet).
+    const r = realDir(join(lexical, rel));
+    if (r !== join(realBase, rel)) linked.push([r, label]);
+  };
+  for (const root of lexHermes) {
+    const rr = real(root);
+    if (rr) hermes.add(rr);
+    const base = rr ?? root;
+    for (const e of [...HERMES_FILES, ...HERMES_DIRS]) check(root, base, e, `Hermes's ${e}${HERMES_DIRS.includes(e) ? '/' : ''}`);
+    let profiles: string[] = [];
+    try {
+      profiles = readdirSync(join(root, 'profiles')).slice(0, 50);
+    } catch {
+      /* none */
+    }
+    // A profile's own control files (its data — memories, sessions — stays writable, as without links).
+    for (const p of profiles) {
+      for (const e of [...HERMES_FILES, ...HERMES_DIRS]) check(root, base, join('profiles', p, e), `the Hermes profile ${p}'s ${e}`);
+    }
+  }
+  const rh = real(ctx.userHome);
+  if (rh) home.add(rh);
+  for (const e of [...HOME_FILES, ...HOME_CREDENTIAL_DIRS, ...HOME_AUTOSTART_DIRS]) check(resolve(ctx.userHome), rh ?? resolve(ctx.userHome), e, `~/${e}`);
+  const out = { hermes: [...hermes], home: [...home], linked };
+  placesCache.set(ctx, out);
+  return out;
+}
+
+/**
+ * Why `p` (an absolute, resolved path) is on the deny-list, or null. `local: false` for a path on
+ * another machine (a remote backend): its links cannot be looked at from here.
+ */
+export function deniedPath(p: string, ctx: WriteContext, o: { local?: boolean } = {}): string | null {
   const name = basename(p);
   if (name === '.env' || name === '.envrc' || (/^\.env\./i.test(name) && !ENV_TEMPLATES.test(name)))
     return `Writing ${p} is not allowed: .env files hold secrets. Ask the user to edit it, or write a .env.example instead.`;
-  for (const root of new Set([ctx.hermesHome, join(ctx.userHome, '.hermes')])) {
+  const local = o.local !== false;
+  const places = local ? placesOf(ctx) : { hermes: [...new Set([ctx.hermesHome, join(ctx.userHome, '.hermes')])], home: [ctx.userHome], linked: [] };
+  for (const root of places.hermes) {
     if (!inside(p, root)) continue;
     const what = hermesControlPath(relative(root, p).split(sep).join('/'));
     if (what) return `Writing ${p} is not allowed: it is Hermes's own ${what === '.env' ? 'secrets file' : what.endsWith('/') ? `${what} (code or credentials Hermes loads)` : 'configuration, keys or persona'}. Ask the user, or use \`hermes config\`.`;
   }
-  if (inside(p, ctx.userHome)) {
-    const what = homeSensitivePath(relative(ctx.userHome, p).split(sep).join('/'));
+  for (const root of places.home) {
+    if (!inside(p, root)) continue;
+    const what = homeSensitivePath(relative(root, p).split(sep).join('/'));
     if (what) return `Writing ${p} is not allowed: ~/${what} is a credential, login or autostart file.`;
   }
+  for (const [r, label] of places.linked) if (inside(p, r)) return `Writing ${p} is not allowed: it is ${label} (reached through a link). Ask the user to change it.`;
   for (const s of SYSTEM_PREFIXES) if (inside(p, s.slice(0, -1))) return `Writing ${p} is not allowed: ${s} is a system directory.`;
   return null;
 }
@@ -148,7 +212,7 @@ export function writeDenied(path: string, ctx: WriteContext): string | null {
 export function writeDeniedRemote(path: string, target: string, ctx: WriteContext, o: { hardLinks?: number } = {}): string | null {
   const given = resolve(path);
   for (const p of new Set([given, target])) {
-    const why = deniedPath(p, ctx);
+    const why = deniedPath(p, ctx, { local: false });
     if (why) return p === target && p !== given ? `${why} (${given} is a link to it)` : why;
   }
   if (ctx.safeRoot) {

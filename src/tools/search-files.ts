@@ -37,7 +37,7 @@ export const DEFAULT_SEARCH_TIMEOUT_S = 30;
 const STDERR_CAP = 16 * 1024;
 
 /** The search's time limit in ms: config `file_search_timeout_seconds` (0 or less: the default). */
-export function searchTimeoutMs(config: Record<string, unknown>): number {
+export function searchTimeoutMs(config: { file_search_timeout_seconds?: unknown }): number {
   const v = Number(config.file_search_timeout_seconds);
   return (Number.isFinite(v) && v > 0 ? v : DEFAULT_SEARCH_TIMEOUT_S) * 1000;
 }
@@ -250,7 +250,7 @@ export default defineTool({
     const base0 = ops.remote ? await ops.resolve('.') : s.cwd;
     const limit = a.limit ?? 50;
     const offset = a.offset ?? 0;
-    const limitMs = searchTimeoutMs(s.config as Record<string, unknown>);
+    const limitMs = searchTimeoutMs(s.config);
     const clock = new SearchClock(limitMs);
     const show = (p: string) => {
       const abs = join(cwd, p.replace(/^\.\//, ''));

@@ -146,7 +146,8 @@ export default defineTool({
   description:
     'Read a text file with line numbers (each line as `LINE_NUM|CONTENT`). Use offset and limit to page through large files ' +
     `(default ${DEFAULT_LIMIT} lines, at most ${MAX_LINES} per call). Prefer this over cat/head/tail in the terminal. ` +
-    'Images and binary files cannot be read as text (use vision_analyze for images).',
+    'Images and binary files cannot be read as text (use vision_analyze for images). Secret values are shown masked; ' +
+    "Hermes's own credential files (.env, auth.json) are read only if the user approves.",
   schema: (z) =>
     z.object({
     path: z.string().min(1).describe('File path: absolute, relative to the working directory, or starting with ~'),

@@ -90,6 +90,22 @@ describe('hermes chat -q: secrets', () => {
       { toolCalls: [{ name: 'read_file', arguments: { path: join(home, 'config.yaml') } }] },
       { toolCalls: [{ name: 'search_files', arguments: { pattern: 'sk-proj|hunter2|password', path: home } }] },
       { toolCalls: [{ name: 'terminal', arguments: { command: 'cat -n settings.ini; grep -rn password settings.ini' } }] },
+      {
+        toolCalls: [
+          {
+            name: 'execute_code',
+            arguments: {
+              language: 'javascript',
+              code: [
+                "import { readFileSync } from 'node:fs';",
+                "import { read_file } from 'hermes_tools';",
+                "console.log(readFileSync('settings.ini', 'utf8'));",
+                `console.log(JSON.stringify(await read_file(${JSON.stringify(join(home, '.env'))})));`,
+              ].join('\n'),
+            },
+          },
+        ],
+      },
       { text: 'Read what I could.' },
     );
     const r = await hermes(['chat', '-q', 'show me the keys'], { home, cwd: work });
@@ -100,6 +116,8 @@ describe('hermes chat -q: secrets', () => {
     assert.match(results[1], /custom_password: \*\*\*/);
     assert.match(results[2], /not_searched.*\.env/);
     assert.match(results[3], /password = \*\*\*/);
+    assert.match(results[4], /password = \*\*\*/);
+    assert.match(results[4], /BLOCKED: .*\.env holds Hermes's credentials/);
     const everything = JSON.stringify(req.body.messages);
     for (const secret of ['abcdefghijklmnopqrstuvwxyz', 'hunter2hunter2', 's3cr3t-ini-value']) assert.ok(!everything.includes(secret), `${secret} reached the model`);
     assert.equal(readFileSync(join(home, 'config.yaml'), 'utf8'), config);

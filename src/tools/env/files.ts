@@ -209,9 +209,16 @@ export class ShellFileOps implements FileOps {
   }
 
   async realTarget(path: string): Promise<string> {
-    // GNU readlink -m: every link followed, missing components allowed (a write through a dangling link creates its target).
-    const r = await this.sh(`readlink -m -- ${shq(path)} 2>/dev/null || realpath -m -- ${shq(path)} 2>/dev/null || printf '%s\\n' ${shq(path)}`);
-    return r.out.trim().split('\n')[0] || path;
+    // GNU readlink -m: every link followed, missing components allowed (a write through a dangling link
+    // creates its target). Without GNU tools (BSD, macOS): realpath of an existing file, else the
+    // folder's physical path (cd -P) with the name, else the path as given.
+    const p = shq(path);
+    const r = await this.sh(
+      `readlink -m -- ${p} 2>/dev/null || realpath -m -- ${p} 2>/dev/null || realpath -- ${p} 2>/dev/null || ` +
+        `{ d=$(dirname -- ${p}); b=$(basename -- ${p}); if [ -d "$d" ]; then (cd -P -- "$d" && printf '%s/%s\\n' "$(pwd -P)" "$b"); else printf '%s\\n' ${p}; fi; }`,
+    );
+    const out = r.out.trim().split('\n')[0];
+    return out ? posix.normalize(out) : path;
   }
 
   async writeFile(path: string, data: string | Uint8Array, guard?: WriteContext): Promise<{ dirsCreated: boolean }> {

@@ -7,13 +7,16 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { openKanbanDb } from '../../src/kanban/db.ts';
 import { claim, complete } from '../../src/kanban/lifecycle.ts';
 import { KanbanStore } from '../../src/kanban/store.ts';
 import { resolveWorkspace, setWorkspace } from '../../src/kanban/workspace.ts';
 import kanbanCreate from '../../src/tools/kanban-create.ts';
 import { call, makeServices } from '../tools/helpers.ts';
+import { hermes } from '../helpers/cli.ts';
+import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.ts';
+import { kanbanHome } from './helpers.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'hermes-kanban-'));
 const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
@@ -79,5 +82,29 @@ describe('kanban_create workspace paths', () => {
     const ok = await call(kanbanCreate, { title: 't', assignee: 'default', workspace_kind: 'dir', workspace_path: project }, s);
     assert.equal(ok.isError, false, ok.raw);
     assert.ok(!existsSync(join(s.home, 'plugins', 'evil')));
+  });
+});
+
+describe('end to end: hermes chat -q with the kanban toolset', () => {
+  let llm: FakeLlm;
+  before(async () => {
+    llm = await startFakeLlm();
+  });
+  after(async () => llm?.close());
+
+  test("a task whose workspace is Hermes's plugins folder is refused and the model told why; nothing created", async () => {
+    const home = kanbanHome(llm);
+    const config = readFileSync(join(home, 'config.yaml'), 'utf8');
+    llm.enqueue(
+      { toolCalls: [{ name: 'kanban_create', arguments: { title: 'install', assignee: 'default', workspace_kind: 'dir', workspace_path: join(home, 'plugins', 'evil') } }] },
+      { text: 'refused' },
+    );
+    const r = await hermes(['chat', '-q', 'make a task', '-t', 'hermes-cli,kanban'], { home });
+    assert.equal(r.code, 0, r.stderr);
+    const last = llm.requests[llm.requests.length - 1] as RecordedRequest;
+    const results = (last.body.messages as { role: string; content: unknown }[]).filter((m) => m.role === 'tool').map((m) => String(m.content));
+    assert.match(results[0], /cannot be a task's workspace: it is Hermes's own plugins\//);
+    assert.ok(!existsSync(join(home, 'plugins', 'evil')));
+    assert.equal(readFileSync(join(home, 'config.yaml'), 'utf8'), config);
   });
 });

@@ -245,7 +245,7 @@ async function clientReadFile(a: { path: string; offset?: number; limit?: number
   } catch {
     return disk.handler(a, ctx);
   }
-  if (!st.isFile() || IMAGE_EXT.test(path)) return disk.handler(a, ctx);
+  if (!st.isFile() || IMAGE_EXT.test(path) || (await import('../tools/secret-read.ts')).isLocalSecretFile(s, path)) return disk.handler(a, ctx);
   const opened = openRegular(path);
   if ('error' in opened) return disk.handler(a, ctx);
   let head: Buffer;

@@ -27,10 +27,11 @@ import { ensureHome, hermesHome, paths } from '../state/paths.ts';
 import { loadContext } from './context.ts';
 import { CliError } from './errors.ts';
 
+/** A secret for a person to recognise: at most its last 4 characters (none when shorter than 12). */
 export function mask(value: string): string {
   if (!value) return '';
-  if (value.length <= 8) return '****';
-  return `${value.slice(0, 4)}…${value.slice(-4)}`;
+  if (value.length < 12) return '****';
+  return `…${value.slice(-4)}`;
 }
 
 function maskDeep(v: unknown, key = ''): unknown {

@@ -17,6 +17,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { openSessionStore, type SessionStoreApi } from '../state/store/index.ts';
 import { resolveScriptPath, scriptsDir, type CronJob } from './jobs.ts';
+import { scriptLinkProblem } from './script-approval.ts';
 import { loadSkillText } from './skills.ts';
 import { fileStamp, formatIso, type Clock } from './time.ts';
 
@@ -91,6 +92,8 @@ export interface ScriptResult {
  */
 export function runScript(home: string, script: string, o: { cwd?: string; env: NodeJS.ProcessEnv; timeoutS: number; signal?: AbortSignal; dotenvNames?: string[] }): Promise<ScriptResult> {
   const path = resolveScriptPath(home, script);
+  const outside = scriptLinkProblem(home, script);
+  if (outside) return Promise.resolve({ ok: false, output: outside });
   const { cmd, args } = interpreterFor(path);
   return new Promise((resolve) => {
     let out = '';

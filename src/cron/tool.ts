@@ -6,6 +6,7 @@ import type { ToolContext } from '../tools/types.ts';
 import { formatJob, NO_TICKER_NOTE, repeatDisplay, tickerAlive } from './format.ts';
 import { AmbiguousJobError, CronError, CronStore, ScheduleError, type UpdateJobInput } from './jobs.ts';
 import { activeTicker, CronScheduler, fromDeliveryOrigin, type Deliver } from './scheduler.ts';
+import { approveJobScript } from './script-approval.ts';
 import { resolveTimezone } from './time.ts';
 import { inferenceSnapshot } from './snapshot.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
@@ -45,6 +46,10 @@ export async function cronjobTool(a: CronjobArgs, ctx: ToolContext): Promise<str
         const skills = skillsArg(a) ?? [];
         if (!a.prompt?.trim() && !skills.length && !a.script?.trim()) return fail('create needs a `prompt` (or at least one skill, or a script).');
         if (a.no_agent && !a.script?.trim()) return fail('no_agent needs a `script` (a file in HERMES_HOME/scripts/): its stdout is what gets delivered.');
+        if (a.script?.trim()) {
+          const blocked = await approveJobScript(ctx, a.script, { name: a.name, schedule: a.schedule, noAgent: a.no_agent });
+          if (blocked) return fail(blocked);
+        }
         const job = await store.create({
           prompt: a.prompt ?? '',
           schedule: a.schedule,
@@ -106,6 +111,14 @@ export async function cronjobTool(a: CronjobArgs, ctx: ToolContext): Promise<str
         if (a.enabled_toolsets !== undefined) u.enabled_toolsets = checkToolsets(a.enabled_toolsets, ctx);
         if (a.model !== undefined || a.provider !== undefined) u.snapshot = inferenceSnapshot(ctx.services.config, ctx.services.env);
         if (!Object.keys(u).length) return fail('Nothing to update: pass the fields to change (prompt, schedule, deliver, skills, …).');
+        if (u.script?.trim()) {
+          // A different script needs a person; setting the same one again, or other changes, do not.
+          const job = store.get(ref);
+          if (u.script.trim() !== (job.script ?? '').trim()) {
+            const blocked = await approveJobScript(ctx, u.script, { name: job.name, schedule: u.schedule ?? job.schedule_display, noAgent: u.no_agent ?? job.no_agent });
+            if (blocked) return fail(blocked);
+          }
+        }
         const job = await store.update(ref, u);
         return ok({ success: true, job: formatJob(job, store) });
       }

@@ -8,9 +8,37 @@ import { expandHome } from '../state/paths.ts';
 import { KanbanError, readBoardMeta, workspacesRoot } from './boards.ts';
 import type { KanbanStore, Task } from './store.ts';
 
+/**
+ * Git here runs in the dispatcher, on repositories a task (possibly one an agent created) names,
+ * outside any sandbox or approval: it must run nothing of the repository's own. Hooks and the
+ * fsmonitor are switched off, and so are the content filters (smudge/clean/process) the
+ * repository's own config defines (filters from the person's global config, e.g. git-lfs, stay).
+ */
+const NO_PROGRAMS = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
+
+function rawGit(cwd: string, args: string[]): string {
+  return execFileSync('git', ['-C', cwd, ...NO_PROGRAMS, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 }).trim();
+}
+
+/** `-c` settings that disable the filter drivers defined in the repository's own config. */
+export function repoFilterOverrides(cwd: string): string[] {
+  let out = '';
+  try {
+    out = rawGit(cwd, ['config', '--local', '--includes', '--get-regexp', '^filter\\..*\\.(smudge|clean|process)$']);
+  } catch {
+    return []; // none (exit 1) or not a repository
+  }
+  const names = new Set<string>();
+  for (const line of out.split('\n')) {
+    const m = /^filter\.(.+)\.(?:smudge|clean|process)\s/.exec(line);
+    if (m) names.add(m[1]);
+  }
+  return [...names].flatMap((n) => ['-c', `filter.${n}.smudge=`, '-c', `filter.${n}.clean=`, '-c', `filter.${n}.process=`, '-c', `filter.${n}.required=false`]);
+}
+
 function git(cwd: string, args: string[]): string | null {
   try {
-    return execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 }).trim();
+    return rawGit(cwd, [...repoFilterOverrides(cwd), ...args]);
   } catch {
     return null;
   }
@@ -29,7 +57,7 @@ function ensureWorktree(repo: string, target: string, branch: string): void {
   const exists = git(repo, ['show-ref', '--verify', `refs/heads/${branch}`]) !== null;
   const args = exists ? ['worktree', 'add', target, branch] : ['worktree', 'add', '-b', branch, target, 'HEAD'];
   try {
-    execFileSync('git', ['-C', repo, ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    rawGit(repo, [...repoFilterOverrides(repo), ...args]);
   } catch (e) {
     const err = (e as { stderr?: Buffer }).stderr?.toString().trim() ?? (e as Error).message;
     throw new KanbanError(`git worktree add failed for ${target} on branch ${branch}: ${err}`);

@@ -42,3 +42,20 @@ export function homeSensitivePath(rel: string): string | null {
   for (const d of [...HOME_CREDENTIAL_DIRS, ...HOME_AUTOSTART_DIRS]) if (r === d || r.startsWith(`${d}/`)) return `${d}/`;
   return null;
 }
+
+/**
+ * HERMES_HOME files that hold credentials (API keys, OAuth tokens): the file tools ask a person
+ * before reading them (write_file/patch refuse them through HERMES_FILES/HERMES_DIRS already).
+ */
+export const HERMES_SECRET_FILES = ['.env', 'auth.json', '.anthropic_oauth.json'];
+/** HERMES_HOME directories whose files are credentials. */
+export const HERMES_SECRET_DIRS = ['mcp-tokens'];
+
+/** `rel` (relative to HERMES_HOME, `/`-separated) is one of its credential files, or one of a profile's. */
+export function hermesSecretPath(rel: string): string | null {
+  const r = rel.replace(/^\/+/, '');
+  if (HERMES_SECRET_FILES.includes(r)) return r;
+  for (const d of HERMES_SECRET_DIRS) if (r === d || r.startsWith(`${d}/`)) return `${d}/`;
+  const m = /^profiles\/[^/]+\/(.+)$/.exec(r);
+  return m ? hermesSecretPath(m[1]) : null;
+}

@@ -1,8 +1,11 @@
 // Secret redaction for tool output, logs and anything else a model or a file might see. Pure.
 // `redactSecrets(text)` masks known key shapes (sk-…, ghp_…, xoxb-…, AKIA…, JWTs, PEM private
 // keys), bearer/basic credentials, URL passwords and the values of secret-named assignments
-// (`API_KEY=…`, `token: …`, `"password": "…"`, `?access_token=…`). Masks keep a short prefix and
-// suffix of long tokens so a person can tell which key it was; redacting twice changes nothing.
+// (`API_KEY=…`, `token: …`, `"password": "…"`, `?access_token=…`), also behind a rendered line
+// number (`12|…` from read_file, `12:…`/`file:12:…` from grep -n, `    12\t…` from cat -n). A mask
+// shows at most the last 4 characters of a secret (after the key's public type prefix such as
+// `sk-proj-` or `ghp_`), so a person can tell which key it was; shorter secrets become `***`.
+// Redacting twice changes nothing.
 
 /** Known token shapes; each starts with a literal prefix. */
 const TOKEN_PATTERNS: RegExp[] = [
@@ -33,7 +36,20 @@ const TOKEN_PATTERNS: RegExp[] = [
   /\bsk_[A-Za-z0-9]{24,}/g, // ElevenLabs
   /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, // JWT
   /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/g, // Telegram bot token
+  /\bsyt_[A-Za-z0-9_]{10,}/g, // Matrix access token
+  /\bdoo_v1_[A-Za-z0-9]{10,}/g, // DigitalOcean OAuth
+  /\bam_(?:org_)?[A-Za-z0-9]{20,}/g, // AgentMail
+  /\bfw[-_][A-Za-z0-9]{30,}/g, // Fireworks
+  /\bfpk_[A-Za-z0-9]{30,}/g,
+  /\bgAAAA[A-Za-z0-9_=-]{20,}/g, // Codex encrypted tokens
+  /\bpk-lf-[A-Za-z0-9-]{8,}/g, // Langfuse public key (sk-lf- is an sk- key)
+  /\bgl(?:rtr|imt|agent|soat|ffct|wt)-[A-Za-z0-9_.-]{10,}/g, // more GitLab token families
+  /\bGR1348941[A-Za-z0-9_-]{10,}/g, // GitLab legacy runner registration
 ];
+
+/** A known token's public type prefix (kept in its mask: it tells what kind of key it was, and is no part of the secret). */
+const TYPE_PREFIX =
+  /^(?:sk-(?:ant-(?:api\d\d-|oat\d\d-)?|proj-|or-v\d-|or-|svcacct-|admin-)?|gh[pousr]_|github_pat_|xox[abposr]-|xapp-|AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|AIza|(?:sk|rk|pk)_(?:live|test)_|SG\.|hf_|r8_|npm_|pypi-|gl(?:pat|dt|rt|cbt|ptt|ft|oas|rtr|imt|agent|soat|ffct|wt)-|tvly-(?:dev-)?|exa_|fc-|pplx-|gsk_|xai-|fal_|dop_v1_|doo_v1_|bb_live_|ntn_|sk_|eyJ|syt_|am_(?:org_)?|fw[-_]|fpk_|gAAAA|pk-lf-)/;
 
 /** Any of TOKEN_PATTERNS (one scan; the passes run only when a token may be there). */
 const ANY_TOKEN = new RegExp(TOKEN_PATTERNS.map((re) => `(?:${re.source})`).join('|'));
@@ -56,7 +72,7 @@ const KEY_OWNERS = new Set(['api', 'access', 'private', 'secret', 'client', 'mas
 
 /**
  * Whether `name` names a secret. `strong`: for `name: value` (YAML, headers, prose), where only
- * unambiguous names count; `name=value` (env, INI) also takes `key`, `auth`, `signature`.
+ * unambiguous names count; `name=value` (env, INI) also takes `key`, `auth`, `signature`, `pat`.
  */
 function secretName(name: string, strong: boolean): boolean {
   const parts = name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase().split(/[_.-]+/).filter(Boolean);
@@ -65,20 +81,20 @@ function secretName(name: string, strong: boolean): boolean {
   if (parts.length > 1 && NOT_SECRET_LAST.has(last)) return false;
   if (parts.some((p) => SECRET_WORDS.has(p))) return !['max', 'min', 'num', 'total'].includes(parts[0]);
   if (last === 'key' || last === 'apikey') return !strong || last === 'apikey' || (parts.length > 1 && KEY_OWNERS.has(parts[parts.length - 2]));
-  return !strong && ['auth', 'signature', 'sig'].includes(last);
+  return !strong && ['auth', 'signature', 'sig', 'pat'].includes(last);
 }
 
 /**
  * A whole `name: value` / `name = value` / `NAME=value` line (YAML, INI, .env, shell exports):
  * the value runs to the end of the line (less a trailing comment), spaces and all.
  */
-const LINE = /^([ \t]*(?:-[ \t]+)?(?:export[ \t]+)?)([A-Za-z_][A-Za-z0-9_.-]{0,80})([ \t]*[:=][ \t]*)(\S[^\n]*)$/gm;
+const LINE = /^([ \t]*(?:(?:[^\s:|]+[:-])?\d{1,9}(?:[|:-]|\t)[ \t]*)?(?:-[ \t]+)?(?:export[ \t]+)?)([A-Za-z_][A-Za-z0-9_.-]{0,80})([ \t]*[:=][ \t]*)(\S[^\n]*)$/gm;
 /** A line's value → the value itself, and a trailing comment with the spaces before it. */
 const VALUE_AND_COMMENT = /^(.*?)((?:[ \t]+[#;][^\n]*)?[ \t\r]*)$/s;
 
 const VALUE = `"([^"\\n]*)"|'([^'\\n]*)'|([^\\s"'&,;<>]+)`;
 const ASSIGN = new RegExp(`(^|[^A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,80})([ \\t]*=[ \\t]*)(?:${VALUE})`, 'g');
-const COLON = new RegExp(`(^|[\\s{,(])(["']?)([A-Za-z_][A-Za-z0-9_.-]{0,80})\\2([ \\t]*:[ \\t]*)(?:${VALUE.replace('&,;<>', ',;}<>')})`, 'g');
+const COLON = new RegExp(`(^|[\\s{,(|])(["']?)([A-Za-z_][A-Za-z0-9_.-]{0,80})\\2([ \\t]*:[ \\t]*)(?:${VALUE.replace('&,;<>', ',;}<>')})`, 'g');
 
 /** Rebuilds `value` in the quoting it had, masked. */
 function requote(dq: string | undefined, sq: string | undefined, bare: string | undefined, mask: (v: string) => string): string {
@@ -87,7 +103,7 @@ function requote(dq: string | undefined, sq: string | undefined, bare: string | 
   return mask(bare ?? '');
 }
 
-const MASKED = /^(\*{3}|.{1,8}\.\.\..{4}|\[REDACTED\])$/;
+const MASKED = /^(\*{3}|[A-Za-z0-9_.-]{0,16}\.\.\.\S{4}|\[REDACTED\])$/;
 
 function isPlaceholder(v: string): boolean {
   return (
@@ -99,10 +115,15 @@ function isPlaceholder(v: string): boolean {
   );
 }
 
-/** Masks one secret value: long ones keep 6 leading and 4 trailing characters. */
+/**
+ * Masks one secret value. Shorter than 18 characters: `***`. Longer: its public type prefix when it
+ * is a known kind of key (`sk-proj-`, `ghp_`, …), `...`, and its last 4 characters — never more than
+ * 4 characters of the secret itself.
+ */
 export function maskSecret(value: string): string {
   if (value.length < 18) return '***';
-  return `${value.slice(0, 6)}...${value.slice(-4)}`;
+  const prefix = TYPE_PREFIX.exec(value)?.[0] ?? '';
+  return `${prefix.length <= value.length - 14 ? prefix : ''}...${value.slice(-4)}`;
 }
 
 /** Whether `text` contains a known API-key/token shape (sk-…, ghp_…, AKIA…, a JWT…). */
@@ -120,7 +141,8 @@ export function redactSecrets(text: string): string {
   if (!text) return text;
   let out = text;
   out = out.replace(PEM, (_m, kind: string) => `-----BEGIN ${kind}PRIVATE KEY-----\n[REDACTED]\n-----END ${kind}PRIVATE KEY-----`);
-  if (ANY_TOKEN.test(out)) for (const re of TOKEN_PATTERNS) out = out.replace(re, (m) => maskSecret(m));
+  // A match followed by `...` is the type prefix of a mask already made (`sk-ant-api03-...abcd`).
+  if (ANY_TOKEN.test(out)) for (const re of TOKEN_PATTERNS) out = out.replace(re, (m: string, ...rest: unknown[]) => (out.startsWith('...', (rest[rest.length - 2] as number) + m.length) ? m : maskSecret(m)));
   out = out.replace(AUTH_HEADER, (m, pre: string, scheme: string | undefined, sp: string, val: string) =>
     isPlaceholder(val) ? m : `${pre}${scheme ?? ''}${sp}${maskSecret(val)}`,
   );

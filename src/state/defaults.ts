@@ -81,6 +81,8 @@ export function defaultConfig() {
     timezone: '',
     prefill_messages_file: '',
     file_read_max_chars: 100_000,
+    /** search_files stops after this many seconds and returns what it found. */
+    file_search_timeout_seconds: 30,
     tool_output: { max_bytes: 50_000, max_lines: 2000, max_line_length: 2000 },
     agent: {
       max_turns: 90 as number | null,

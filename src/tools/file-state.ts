@@ -2,7 +2,7 @@
 // else edited it; writing would lose their change). Reads and writes record what the agent saw.
 import { homedir } from 'node:os';
 import { redactSecrets } from '../policy/redact.ts';
-import { writeDenied, writeDeniedRemote } from '../policy/write-safety.ts';
+import { writeDenied, writeDeniedRemote, type WriteContext } from '../policy/write-safety.ts';
 import type { FileOps } from './env/files.ts';
 import type { ToolServices } from './types.ts';
 
@@ -41,18 +41,31 @@ export async function staleError(services: ToolServices, path: string, ops: File
 }
 
 /**
- * Write-safety for the session: the denylist and HERMES_WRITE_SAFE_ROOT. On a remote backend the
- * same rules apply to that machine's home (its ~/.ssh, ~/.hermes, …).
+ * The deny-list context for the agent's writes: this machine's home, HERMES_HOME and
+ * HERMES_WRITE_SAFE_ROOT; on a remote backend that machine's home and its ~/.hermes.
  */
-export async function writeCheck(services: ToolServices, path: string, ops?: FileOps): Promise<string | null> {
+export async function writeGuard(services: ToolServices, ops?: FileOps): Promise<WriteContext> {
   const safeRoot = services.env.HERMES_WRITE_SAFE_ROOT?.trim() || undefined;
   if (ops?.remote) {
-    // The same deny-list on the remote machine, with its links followed there.
     const home = (await ops.home()).replace(/\/$/, '') || '/';
-    const [target, st] = await Promise.all([ops.realTarget(path), ops.stat(path).catch(() => null)]);
-    return writeDeniedRemote(path, target, { userHome: home, hermesHome: `${home}/.hermes`, safeRoot }, { hardLinks: st?.links });
+    return { userHome: home, hermesHome: `${home}/.hermes`, safeRoot };
   }
-  return writeDenied(path, { userHome: services.env.HOME || homedir(), hermesHome: services.home, safeRoot });
+  return { userHome: services.env.HOME || homedir(), hermesHome: services.home, safeRoot };
+}
+
+/**
+ * Write-safety for the session: the denylist and HERMES_WRITE_SAFE_ROOT. On a remote backend the
+ * same rules apply to that machine's home (its ~/.ssh, ~/.hermes, …). This is the early check with
+ * a clear message; the write itself (FileOps.writeFile with the guard) checks again at the open.
+ */
+export async function writeCheck(services: ToolServices, path: string, ops?: FileOps): Promise<string | null> {
+  const guard = await writeGuard(services, ops);
+  if (ops?.remote) {
+    // The same deny-list on the remote machine, with its links followed there.
+    const [target, st] = await Promise.all([ops.realTarget(path), ops.stat(path).catch(() => null)]);
+    return writeDeniedRemote(path, target, guard, { hardLinks: st?.links });
+  }
+  return writeDenied(path, guard);
 }
 
 /**

@@ -34,6 +34,13 @@ export default defineTool({
     const s = ctx.services;
     if (!a.title?.trim()) return fail('title is required');
     if (!a.assignee?.trim()) return fail('assignee is required: name the profile that should do the task');
+    if (a.workspace_path?.trim()) {
+      // The dispatcher creates this folder and runs the worker (and git, for a worktree) in it:
+      // never one of the places the agent may not write (Hermes's own folders, ~/.ssh, /etc, …).
+      const { workspaceDenied } = await import('./kanban-workspace-guard.ts');
+      const why = await workspaceDenied(s, a.workspace_path);
+      if (why) return fail(why);
+    }
     return withBoard(s, a.board, 'kanban_create', (store) => {
       const id = store.create({
         title: a.title,

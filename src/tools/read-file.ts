@@ -8,7 +8,8 @@ import { REMOTE_READ_MAX, type FileOps } from './env/files.ts';
 import { recordSeen } from './file-state.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
-import { decodeText, encodingOf, isSecretProcPath, looksBinary, openRegular, readHead, readLineWindow } from './text-file.ts';
+import { decodeText, encodingOf, isSecretProcPath, looksBinary, openedPath, openRegular, readHead, readLineWindow } from './text-file.ts';
+import type { ToolContext } from './types.ts';
 
 export { looksBinary } from './text-file.ts';
 
@@ -97,7 +98,7 @@ export function readRange(text: string, path: string, a: { offset?: number; limi
 }
 
 /** read_file on a remote backend: the same checks, the file pulled through the backend's shell. */
-async function readRemote(ops: FileOps, a: { path: string; offset?: number; limit?: number }, maxChars: number): Promise<{ path: string; result: string | ToolOutcome }> {
+async function readRemote(ops: FileOps, a: { path: string; offset?: number; limit?: number }, maxChars: number, ctx: ToolContext): Promise<{ path: string; result: string | ToolOutcome }> {
   const path = await ops.resolve(a.path);
   const st = await ops.stat(path);
   if (!st) {
@@ -112,13 +113,25 @@ async function readRemote(ops: FileOps, a: { path: string; offset?: number; limi
   if (st.kind === 'dir') return { path, result: fail(`${path} is a directory. Use search_files with target "files" to list it.`) };
   if (IMAGE_EXT.test(path)) return { path, result: fail(`${path} is an image. Use vision_analyze to look at it.`, { is_image: true }) };
   if (st.kind !== 'file') return { path, result: fail(`${path} is not a regular file (a pipe, device or socket); it cannot be read as text.`) };
-  if (isSecretProcPath(await ops.realTarget(path))) return { path, result: fail(`${path} holds a process's environment or memory (secrets); it is not read.`) };
+  const real = await ops.realTarget(path);
+  if (isSecretProcPath(real)) return { path, result: fail(`${path} holds a process's environment or memory (secrets); it is not read.`) };
+  const gate = await secretGate(ctx, ops, real, null);
+  if (gate) return { path, result: fail(gate) };
   if (st.size > REMOTE_READ_MAX) return { path, result: fail(`${path} is ${st.size.toLocaleString('en-US')} bytes, too large to read through ${ops.label}. Use the terminal (head, sed -n) for parts of it.`) };
   const buf = await ops.readFile(path);
   const head = buf.subarray(0, 8192);
   if (looksBinary(head)) return { path, result: fail(`${path} is a binary file (${binaryKind(head)}, ${st.size.toLocaleString('en-US')} bytes) and cannot be read as text.`, { is_binary: true }) };
   const enc = encodingOf(buf);
   return { path, result: readRange(decodeText(buf, enc), path, a, maxChars, enc === 'latin-1' ? { encoding: 'latin-1' } : {}) };
+}
+
+/** Why reading the file at `real` is refused (a Hermes credential file the person did not let through), or null. */
+async function secretGate(ctx: ToolContext, ops: FileOps, real: string, st: { dev: number; ino: number; nlink: number } | null): Promise<string | null> {
+  const { secretMatcher, approveSecretRead } = await import('./secret-read.ts');
+  const which = (await secretMatcher(ctx.services, ops))(real, st);
+  if (!which) return null;
+  const v = await approveSecretRead(ctx, 'read_file', [which]);
+  return v.allowed ? null : v.reason;
 }
 
 /** Bytes read past the wanted lines to count the rest; beyond it the total is a lower bound. */
@@ -133,7 +146,8 @@ export default defineTool({
   description:
     'Read a text file with line numbers (each line as `LINE_NUM|CONTENT`). Use offset and limit to page through large files ' +
     `(default ${DEFAULT_LIMIT} lines, at most ${MAX_LINES} per call). Prefer this over cat/head/tail in the terminal. ` +
-    'Images and binary files cannot be read as text (use vision_analyze for images).',
+    'Images and binary files cannot be read as text (use vision_analyze for images). Secret values are shown masked; ' +
+    "Hermes's own credential files (.env, auth.json) are read only if the user approves.",
   schema: (z) =>
     z.object({
     path: z.string().min(1).describe('File path: absolute, relative to the working directory, or starting with ~'),
@@ -146,7 +160,7 @@ export default defineTool({
     const { fileOps } = await import('./env/index.ts');
     const ops = fileOps(s);
     if (ops.remote) {
-      const { path, result } = await readRemote(ops, a, s.config.file_read_max_chars ?? 100_000);
+      const { path, result } = await readRemote(ops, a, s.config.file_read_max_chars ?? 100_000, ctx);
       if (typeof result === 'string') await recordSeen(s, path, ops); // a successful read (failures are outcomes)
       return result;
     }
@@ -161,6 +175,8 @@ export default defineTool({
     if ('error' in opened) return fail(opened.error);
     const { fd, st } = opened;
     try {
+      const gate = await secretGate(ctx, ops, openedPath(fd, path), st);
+      if (gate) return fail(gate);
       const head = readHead(fd, 8192);
       if (looksBinary(head)) return fail(`${path} is a binary file (${binaryKind(head)}, ${st.size.toLocaleString('en-US')} bytes) and cannot be read as text.`, { is_binary: true });
       const enc = encodingOf(head, st.size > head.length);

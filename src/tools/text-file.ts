@@ -2,7 +2,7 @@
 // UTF-8, Latin-1 (ISO-8859-1, which round-trips every byte), so a read → edit → write keeps the
 // file's encoding. Only regular files are read (never devices, FIFOs, sockets or a process's
 // environment), and every read is bounded.
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 
 export type TextEncoding = 'utf-8' | 'latin-1';
 
@@ -86,6 +86,23 @@ export function openRegular(path: string): { fd: number; st: Stats } | { error: 
     return { error: unreadable(path, real) ?? `${path} is not a regular file.` };
   }
   return { fd, st: real };
+}
+
+/** Where an open descriptor's file really is: the kernel's path for it (Linux), else `path` resolved. */
+export function openedPath(fd: number, path: string): string {
+  if (process.platform === 'linux') {
+    try {
+      const p = readlinkSync(`/proc/self/fd/${fd}`);
+      if (p.startsWith('/') && !p.endsWith(' (deleted)')) return p;
+    } catch {
+      /* no /proc */
+    }
+  }
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** Reads at most `max` bytes from the start of `fd`. */

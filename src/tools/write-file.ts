@@ -2,7 +2,7 @@
 // HERMES_WRITE_SAFE_ROOT and the file-state guard. Keeps a file's CRLF endings and BOM.
 import type { z } from 'zod';
 import type { Zod } from './zod.ts';
-import { maskedSecretError, recordSeen, staleError, writeCheck } from './file-state.ts';
+import { maskedSecretError, recordSeen, staleError, writeCheck, writeGuard } from './file-state.ts';
 import { resolvePath } from './read-file.ts';
 import type { FileOps } from './env/files.ts';
 import { decodeText, encodeText, encodingOf, looksBinary, MAX_EDIT_BYTES, readTextFile, type TextEncoding } from './text-file.ts';
@@ -56,7 +56,14 @@ export default defineTool({
     if (masked) return fail(masked);
     const content = matchConventions(existing, a.content);
     const out = encodeText(content, encoding);
-    const { dirsCreated } = await ops.writeFile(path, out.bytes);
+    const { WriteRefused } = await import('./env/safe-write.ts');
+    let dirsCreated: boolean;
+    try {
+      ({ dirsCreated } = await ops.writeFile(path, out.bytes, await writeGuard(s, ops)));
+    } catch (e) {
+      if (e instanceof WriteRefused) return fail(e.message);
+      throw e;
+    }
     await recordSeen(s, path, ops);
     const { unifiedDiff } = await import('./diff.ts');
     const diff = unifiedDiff((existing ?? '').replace(/\r\n/g, '\n'), content.replace(/\r\n/g, '\n'), path);

@@ -29,9 +29,9 @@ function servicesFor(home: string): ToolServices {
   return makeServices({ home, config: loadConfig(home, testEnv(home)).config, env: testEnv(home) });
 }
 
-async function tool(services: ToolServices, args: Record<string, unknown>) {
+async function tool(services: ToolServices, args: Record<string, unknown>, ctx = makeCtx()) {
   const t = builtinRegistry().build(['cronjob'], services).find((x) => x.name === 'cronjob')!;
-  const r = await t.execute(args, makeCtx());
+  const r = await t.execute(args, ctx);
   return { json: JSON.parse(r.content) as Record<string, any>, isError: !!r.isError };
 }
 
@@ -86,7 +86,8 @@ describe('the cronjob tool sets the fields', () => {
     assert.match((await tool(s, { action: 'create', prompt: 'x', schedule: 'every 1h', no_agent: true })).json.error, /no_agent needs a `script`/);
     assert.match((await tool(s, { action: 'update', job_id: a.json.job_id, context_from: [a.json.job_id] })).json.error, /cannot take its own output/);
 
-    const w = await tool(s, { action: 'create', name: 'disk', script: 'disk.sh', no_agent: true, schedule: 'every 1h' });
+    // A script set by the agent needs a person's yes (see script-approval.test.ts).
+    const w = await tool(s, { action: 'create', name: 'disk', script: 'disk.sh', no_agent: true, schedule: 'every 1h' }, makeCtx({ answer: () => ({ answer: 'once' }) }));
     assert.equal(w.json.job.no_agent, true);
     const wj = readJobs(home).find((j) => j.id === w.json.job_id)!;
     assert.equal(wj.model_snapshot, null, 'a script-only job never uses a model');

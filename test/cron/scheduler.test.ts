@@ -190,7 +190,7 @@ describe('cron scheduler', () => {
     await (await s.tick()).done;
     const texts = fake.requests.slice(before).map(userText);
     const t1 = texts.find((t) => t.includes('[job-1]'))!;
-    assert.match(t1, /## Script Output\n[^\n]*\n\n```\ndisk at 91%\nkey hidden\nfound ghp_ab\.\.\.6789\n```\n\nSummarise \[job-1\]$/);
+    assert.match(t1, /## Script Output\n[^\n]*\n\n```\ndisk at 91%\nkey hidden\nfound ghp_\.\.\.6789\n```\n\nSummarise \[job-1\]$/);
     const t2 = texts.find((t) => t.includes('[job-2]'))!;
     assert.match(t2, /## Script Error[\s\S]*(exited with code 3[\s\S]*partial|python3)/);
     const t3 = texts.find((t) => t.includes('[job-3]'))!;

@@ -76,10 +76,24 @@ describe('redactSecrets', () => {
     assert.deepEqual(changed, []);
   });
 
-  it('is idempotent and keeps a recognisable prefix for long keys', () => {
+  it('is idempotent; a mask shows at most 4 characters of the secret (after its public type prefix)', () => {
     const once = redactSecrets('OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789');
     assert.equal(redactSecrets(once), once);
-    assert.match(once, /sk-pro\.\.\.6789/);
+    assert.equal(once, 'OPENAI_API_KEY=sk-proj-...6789');
+    assert.equal(redactSecrets('GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ012345'), 'GITHUB_TOKEN=ghp_...2345');
+    assert.equal(redactSecrets('custom_password: correcthorsebatterystaple'), 'custom_password: ...aple');
+    // Short secrets show nothing (they used to keep 10 characters at 18).
+    assert.equal(redactSecrets('db_password: s3cr3tPassw0rd'), 'db_password: ***');
+    assert.equal(redactSecrets('DB_PASSWORD=abcdefghijklmnopqr'), 'DB_PASSWORD=...opqr');
+    for (const [text, secret] of SECRETS) {
+      // Whatever is left of each secret in its mask is at most 4 characters (after a known type prefix).
+      const out = redactSecrets(text);
+      const body = secret.replace(/^(sk-(proj-|ant-api03-|or-v1-)?|ghp_|github_pat_|xox[bp]-|AKIA|ASIA|AIza|sk_live_|hf_|tvly-dev-|fc-|npm_|glpat-|gho_|gsk_|xai-)/, '');
+      for (let i = 0; i + 5 <= body.length; i++) {
+        const piece = body.slice(i, i + 5);
+        if (out.includes(piece) && !text.replace(secret, '').includes(piece)) assert.fail(`${JSON.stringify(piece)} of ${secret} survived in ${out}`);
+      }
+    }
     for (const [t] of SECRETS) assert.equal(redactSecrets(redactSecrets(t)), redactSecrets(t), t);
   });
 
@@ -97,9 +111,34 @@ describe('redactSecrets', () => {
     const parsed = JSON.parse(out);
     assert.doesNotMatch(out, /abcdefghijklmnopqrstuvwxyz0123|abc123def/);
     assert.equal(parsed.exit_code, 0);
-    assert.match(parsed.output, /^API_KEY = "sk-pro\.\.\.0123"\ntoken=\*\*\*$/);
+    assert.match(parsed.output, /^API_KEY = "sk-proj-\.\.\.0123"\ntoken=\*\*\*$/);
     assert.equal(redactResult('{"ok": true}'), '{"ok": true}', 'unchanged results keep their exact text');
     assert.equal(redactResult('plain password=hunter2'), 'plain password=***');
+  });
+});
+
+describe('secrets behind a rendered line number (read_file, grep -n, cat -n)', () => {
+  it('masks config values after 12|, 12:, path:12:, path-12- and cat -n gutters', () => {
+    const lines = [
+      '7|custom_password: hunter2hunter2',
+      '8|  api_key: abcdef0123456789',
+      '12:db_password=s3cr3t',
+      'config.yaml:3:custom_password: hunter2hunter2',
+      'config.yaml-4-  secret: t0ps3cr3t',
+      '     9\tPASSWORD=letmein',
+      '10|"password": "in-json-value"',
+      '11|export GH_PAT=plainvalue123',
+    ];
+    const out = redactSecrets(lines.join('\n'));
+    for (const s of ['hunter2hunter2', 'abcdef0123456789', 's3cr3t', 't0ps3cr3t', 'letmein', 'in-json-value', 'plainvalue123']) assert.ok(!out.includes(s), `${s} survived:\n${out}`);
+    assert.match(out, /^7\|custom_password: \*\*\*$/m);
+    assert.match(out, /^config\.yaml:3:custom_password: \*\*\*$/m);
+    assert.equal(redactSecrets(out), out);
+  });
+
+  it('leaves numbered ordinary lines alone', () => {
+    const plain = ['1|model: gpt-5', '2|max_tokens: 4096', '3:key: app', 'src/a.ts:10:const tokenCount = 3;', '    4\tpassword_file: /run/secrets/db', '5|approvals:', '6|  mode: manual'].join('\n');
+    assert.equal(redactSecrets(plain), plain);
   });
 });
 

@@ -3,7 +3,9 @@ import type { ToolOutcome } from '../../agent/types.ts';
 import { unifiedDiff } from '../diff.ts';
 import { fileOps } from '../env/index.ts';
 import type { FileOps } from '../env/files.ts';
-import { maskedSecretError, recordSeen, staleError, writeCheck } from '../file-state.ts';
+import { maskedSecretError, recordSeen, staleError, writeCheck, writeGuard } from '../file-state.ts';
+import { WriteRefused } from '../env/safe-write.ts';
+import type { WriteContext } from '../../policy/write-safety.ts';
 import { fuzzyReplace } from '../fuzzy-match.ts';
 import type { PatchArgs } from '../patch.ts';
 import { encodeText, type TextEncoding } from '../text-file.ts';
@@ -27,8 +29,8 @@ async function readText(ops: FileOps, path: string): Promise<string | { error: s
   return r.text;
 }
 
-async function writeText(ops: FileOps, path: string, text: string, encodingFrom = path): Promise<void> {
-  await ops.writeFile(path, encodeText(text, encodings.get(encodingFrom) ?? 'utf-8').bytes);
+async function writeText(ops: FileOps, guard: WriteContext, path: string, text: string, encodingFrom = path): Promise<void> {
+  await ops.writeFile(path, encodeText(text, encodings.get(encodingFrom) ?? 'utf-8').bytes, guard);
   encodings.delete(path);
 }
 
@@ -51,7 +53,12 @@ async function replaceMode(s: ToolServices, ops: FileOps, a: { path?: string; ol
   const masked = r.content ? maskedSecretError(text, r.content, path) : null;
   if (masked) return fail(masked, { success: false });
   if (r.alreadyApplied) return ok({ success: true, no_change: true, note: 'new_string is already in the file and old_string is not: the edit looks applied already. Nothing was written.' });
-  await writeText(ops, path, r.content!);
+  try {
+    await writeText(ops, await writeGuard(s, ops), path, r.content!);
+  } catch (e) {
+    if (e instanceof WriteRefused) return fail(e.message, { success: false });
+    throw e;
+  }
   await recordSeen(s, path, ops);
   const diff = unifiedDiff(text.replace(/\r\n/g, '\n'), r.content!.replace(/\r\n/g, '\n'), path);
   const result: Record<string, unknown> = { success: true, diff: clip(diff), files_modified: [path], replacements: r.count };
@@ -124,10 +131,21 @@ async function patchMode(s: ToolServices, ops: FileOps, patchText: string | unde
     if (e instanceof PatchError) return fail(`${e.message} Nothing was changed.`, { success: false });
     throw e;
   }
-  for (const p of deletes) if (await exists(p)) await ops.remove(p);
-  for (const [p, text] of writes) {
-    await writeText(ops, p, text, movedFrom.get(p) ?? p);
-    await recordSeen(s, p, ops);
+  const guard = await writeGuard(s, ops);
+  const done: string[] = [];
+  try {
+    for (const p of deletes) {
+      if (await exists(p)) await ops.remove(p, guard);
+      done.push(`deleted ${p}`);
+    }
+    for (const [p, text] of writes) {
+      await writeText(ops, guard, p, text, movedFrom.get(p) ?? p);
+      await recordSeen(s, p, ops);
+      done.push(`wrote ${p}`);
+    }
+  } catch (e) {
+    if (e instanceof WriteRefused) return fail(`${e.message}${done.length ? ` Already applied before that: ${done.join(', ')}.` : ' Nothing was changed.'}`, { success: false });
+    throw e;
   }
   const diff = [...new Set([...writes.keys(), ...deletes])]
     .map((p) => unifiedDiff((before.get(p) ?? '').replace(/\r\n/g, '\n'), (writes.get(p) ?? '').replace(/\r\n/g, '\n'), p))

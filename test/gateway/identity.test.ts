@@ -4,7 +4,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { runGateway } from '../../src/gateway/daemon.ts';
+import { startFakeLlm } from '../helpers/fake-llm.ts';
+import { startFakeTelegram } from '../helpers/fake-telegram.ts';
+import { gatewayHome } from './helpers.ts';
 import { allowlistWarnings, authorize } from '../../src/gateway/auth.ts';
 import { identityMatches, unmatchableEntries } from '../../src/gateway/identity.ts';
 import { PairingStore } from '../../src/gateway/pairing.ts';
@@ -139,4 +144,22 @@ describe('identity: start-up warnings for entries that can never match', () => {
     assert.match(lines[1], /^auth: GATEWAY_ALLOWED_USERS: "Bob Jones" can never match/);
     assert.deepEqual(allowlistWarnings(['telegram'], { TELEGRAM_ALLOWED_USERS: '111,@alice' }), [], 'ids and @usernames are fine');
   });
+});
+
+test('the gateway writes the warning at start-up, and ids keep working', async () => {
+  const llm = await startFakeLlm();
+  const tg = await startFakeTelegram();
+  const t = gatewayHome({ llmUrl: llm.openaiBaseUrl, env: { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_ALLOWED_USERS: '111,Alice Smith,@alice_s' } });
+  const gw = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false, kanban: false, backgroundTasks: false, platforms: ['telegram'] });
+  try {
+    const log = readFileSync(join(t.home, 'logs', 'gateway.log'), 'utf8');
+    const lines = log.split('\n').filter((l) => l.includes('can never match'));
+    assert.equal(lines.length, 1, log);
+    assert.match(lines[0], /TELEGRAM_ALLOWED_USERS: "Alice Smith" can never match .*write the numeric user id/);
+    assert.ok(authorize(src('telegram', { userId: '111' }), t.env, gw.runner.pairing).ok);
+  } finally {
+    await gw.shutdown('test done');
+    await tg.close();
+    await llm.close();
+  }
 });

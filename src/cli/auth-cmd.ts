@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { createInterface } from 'node:readline/promises';
 import { authResolveInputs } from '../auth/runtime.ts';
-import { ANTHROPIC_API_BASE_URL, anthropicLogin, HERMES_PKCE_SOURCE } from '../auth/oauth/anthropic.ts';
+import { ANTHROPIC_API_BASE_URL, ANTHROPIC_OAUTH_STATUS_WARNING, ANTHROPIC_OAUTH_WARNING, anthropicLogin, HERMES_PKCE_SOURCE } from '../auth/oauth/anthropic.ts';
 import { codexDeviceLogin, codexState, DEFAULT_CODEX_BASE_URL } from '../auth/oauth/codex.ts';
 import { OAuthError, labelFromToken, type LoginIo } from '../auth/oauth/common.ts';
 import { copilotDeviceLogin, copilotTokenProblem } from '../auth/oauth/copilot.ts';
@@ -258,6 +258,7 @@ export interface AddOptions {
   scope?: string;
   browser?: boolean;
   timeout?: string;
+  acceptRisk?: boolean;
 }
 
 function loginIo(ctx: Ctx, o: AddOptions): LoginIo {
@@ -285,6 +286,19 @@ async function placePriority(ctx: Ctx, provider: string, entryId: string, wanted
   if (!moved) return;
   out(`Placed ${provider} credential "${moved.label}" at priority ${moved.priority} (#${Number(moved.priority) + 1} in \`hermes auth list ${provider}\`)`);
   if (moved.priority !== p) process.stderr.write(`note: requested priority ${p}; effective priority is ${moved.priority} because the pool has ${size} credentials, so it was clamped.\n`);
+}
+
+/**
+ * The Claude Pro/Max sign-in is against Anthropic's consumer terms outside Claude Code and claude.ai:
+ * the warning is always shown; a terminal asks (default no); without one, --accept-risk is needed.
+ */
+async function confirmClaudeSubscription(o: AddOptions): Promise<void> {
+  for (const line of ANTHROPIC_OAUTH_WARNING) process.stderr.write(`${line}\n`);
+  process.stderr.write('\n');
+  if (o.acceptRisk) return;
+  if (!process.stdin.isTTY) throw new CliError('Not signing in to Claude without a yes: add --accept-risk to go ahead after the warning above, or use an API key (hermes auth add anthropic --api-key <key>).', 2);
+  const yes = /^(y|yes)$/i.test(await askLine('Sign in with your Claude subscription anyway? [y/N] '));
+  if (!yes) throw new CliError('Not signed in; nothing was added. An API key is the supported way: hermes auth add anthropic --api-key <key>.', 1);
 }
 
 export async function add(providerArg: string, o: AddOptions): Promise<void> {
@@ -332,6 +346,8 @@ async function addOAuth(ctx: Ctx, p: { id: string; name: string }, o: AddOptions
     }
     if (p.id === 'anthropic') {
       // Hermes's Claude Pro/Max PKCE sign-in: a pool entry of its own (source manual:hermes_pkce).
+      // Opt-in: the warning about Anthropic's consumer terms, then a yes (or --accept-risk).
+      await confirmClaudeSubscription(o);
       const tokens = await anthropicLogin(io);
       const { n, entry } = await update(ctx.store, (d) => {
         unsuppress(d, 'anthropic');
@@ -562,6 +578,7 @@ export async function status(providerArg: string | undefined): Promise<void> {
   const lines: [string, string][] = [];
   let loggedIn = false;
   let reason = '';
+  let subscription = false;
   const st = providerState(data, p.id);
   if (p.id === 'nous') {
     loggedIn = !!st && !!(st.access_token || st.refresh_token);
@@ -583,10 +600,13 @@ export async function status(providerArg: string | undefined): Promise<void> {
     loggedIn = shown.length > 0;
     if (loggedIn) lines.push(['auth_type', shown[0].cred.authType], ['api_base_url', p.baseUrl]);
     else reason = `no credentials; run \`hermes auth add ${p.id}\``;
+    // A Claude subscription credential (a sign-in, .anthropic_oauth.json, or an sk-ant-oat token in the env).
+    if (p.id === 'anthropic' && shown.some((x) => x.cred.authType === 'oauth' || String(x.cred.key ?? '').startsWith('sk-ant-oat'))) subscription = true;
   }
   if (!loggedIn) return out(`${p.id}: logged out${reason ? ` (${reason})` : ''}`);
   out(`${p.id}: logged in`);
   for (const [k, v] of lines) if (v) out(`  ${k}: ${v}`);
+  if (subscription) out(`  ${ANTHROPIC_OAUTH_STATUS_WARNING}`);
 }
 
 export async function logout(providerArg: string | undefined): Promise<void> {

@@ -50,11 +50,12 @@ export async function authMenu(): Promise<void> {
     if (!provider) return;
     let type = 'api-key';
     if (menuProviders().known.find((k) => k.id === provider)?.oauth) {
+      const claude = provider === 'anthropic';
       const t = await c.select({
         message: `${provider} takes an API key or an OAuth sign-in`,
         options: [
-          { value: 'api-key', label: 'API key', hint: 'paste a key from the provider dashboard' },
-          { value: 'oauth', label: 'OAuth sign-in', hint: 'authenticate in the browser' },
+          { value: 'api-key', label: 'API key', hint: claude ? 'recommended: a key from console.anthropic.com' : 'paste a key from the provider dashboard' },
+          { value: 'oauth', label: claude ? 'Claude Pro/Max sign-in' : 'OAuth sign-in', hint: claude ? 'against Anthropic’s consumer terms outside Claude Code; you are warned and asked first' : 'authenticate in the browser' },
         ],
       });
       if (c.isCancel(t)) return;

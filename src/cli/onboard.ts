@@ -35,7 +35,8 @@ const SIGN_IN: Record<string, { hint: string; oauthOnly?: boolean }> = {
   'qwen-oauth': { hint: 'Qwen sign-in (OAuth): run `hermes auth add qwen-oauth` first', oauthOnly: true },
   nous: { hint: 'NOUS_API_KEY, or sign in with `hermes auth add nous`' },
   copilot: { hint: 'a GitHub token (COPILOT_GITHUB_TOKEN), or `hermes auth add copilot --type oauth`' },
-  anthropic: { hint: 'ANTHROPIC_API_KEY, or a Claude Code OAuth token' },
+  // An API key is the supported way; a Claude Pro/Max token is for Claude Code and claude.ai only (docs/security.md).
+  anthropic: { hint: 'ANTHROPIC_API_KEY from console.anthropic.com (recommended; not a Claude Pro/Max sign-in)' },
 };
 
 /** Providers with credentials in auth.json (pools, OAuth sign-ins). */

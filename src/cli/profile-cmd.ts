@@ -219,7 +219,7 @@ export async function exportProfile(name: string, o: { output?: string }): Promi
   out(`✓ Exported '${p.name}' to ${file} (without .env, auth.json, state.db, logs and cron jobs).`);
 }
 
-export async function importProfile(archive: string, o: { name?: string }): Promise<void> {
+export async function importProfile(archive: string, o: { name?: string; trust?: boolean }): Promise<void> {
   const file = resolve(archive);
   if (!existsSync(file)) throw new CliError(`No such archive: ${file}`);
   const listing = tar(['-tvzf', file]).split('\n').filter(Boolean);
@@ -236,9 +236,21 @@ export async function importProfile(archive: string, o: { name?: string }): Prom
   if (existsSync(dir)) throw new CliError(`Profile '${n}' already exists; import with --name <another>.`);
   mkdirSync(profilesRoot(), { recursive: true, mode: 0o700 });
   const stage = mkdtempSync(join(profilesRoot(), '.import-'));
+  let leftOut: string[] = [];
   try {
     tar(['-xzf', file, '-C', stage, '--no-same-owner', '--no-same-permissions']);
     const from = join(stage, top);
+    // What it brings that changes trust is shown, and kept only after a yes (or --trust).
+    const { dropTrust, trustItems } = await import('./profile-trust.ts');
+    const items = trustItems(from);
+    if (items.length) {
+      process.stderr.write(`The archive brings things that change what Hermes trusts:\n${items.map((i) => `  ${i.what} (${i.why})\n`).join('')}`);
+      const keep = !!o.trust || (!!process.stdin.isTTY && /^(y|yes)$/i.test(await ask('Import these too? [y/N] ')));
+      if (!keep) {
+        dropTrust(from);
+        leftOut = items.map((i) => i.what);
+      }
+    }
     for (const d of PROFILE_DIRS) mkdirSync(join(from, d), { recursive: true });
     if (!existsSync(join(from, '.env'))) writeFileSync(join(from, '.env'), ENV_HEADER, { mode: 0o600 });
     renameSync(from, dir);
@@ -246,4 +258,5 @@ export async function importProfile(archive: string, o: { name?: string }): Prom
     rmSync(stage, { recursive: true, force: true });
   }
   out(`✓ Imported profile '${n}' into ${dir}. Its keys were not exported: add them with \`hermes -p ${n} setup\` or to ${join(dir, '.env')}.`);
+  if (leftOut.length) process.stderr.write(`hermes: left out of '${n}' because they change what Hermes trusts (import again with --trust to keep them): ${leftOut.join(', ')}\n`);
 }

@@ -7,6 +7,7 @@ import type { ProviderRuntime } from '../llm/index.ts';
 import { ResolveError, findProvider, poolIdOf, providerIds } from '../llm/index.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { paths } from '../state/paths.ts';
+import { ANTHROPIC_OAUTH_STATUS_WARNING } from '../auth/oauth/anthropic.ts';
 import { mask } from './config-cmd.ts';
 import { loadContext } from './context.ts';
 import { CliError } from './errors.ts';
@@ -205,6 +206,8 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
     if (o.apiMode) choice.apiMode = o.apiMode;
     const label = named?.name ?? choice.name ?? spec?.name ?? provider;
 
+    // Anthropic: an API key is the way; a Claude Pro/Max token is for Claude Code and claude.ai only.
+    if (spec?.id === 'anthropic') c.log.info('Anthropic: use an API key from https://console.anthropic.com (recommended). Signing in with a Claude Pro/Max subscription is against Anthropic\'s consumer terms outside Claude Code and claude.ai (docs/security.md).');
     // Key, then the model list (which also proves the key), repeated until the list loads or the person moves on.
     let models: string[] = [];
     let ignoreExisting = false;
@@ -214,7 +217,9 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
       let useExisting = false;
       if (have && !choice.apiKey) {
         const what = have.env.startsWith('the ') ? have.env : `the ${have.env} already set`;
-        useExisting = unwrap(c, await c.confirm({ message: `Use ${what}${have.value ? ` (${mask(have.value)})` : ''}?`, initialValue: true }));
+        const subscription = spec?.id === 'anthropic' && (!!have.value?.startsWith('sk-ant-oat') || /oauth/i.test(have.env));
+        if (subscription) c.log.warn(ANTHROPIC_OAUTH_STATUS_WARNING);
+        useExisting = unwrap(c, await c.confirm({ message: `Use ${what}${have.value ? ` (${mask(have.value)})` : ''}?`, initialValue: !subscription }));
       }
       if (!useExisting && !choice.apiKey) {
         const keyEnv = keyEnvFor(choice, config);

@@ -176,7 +176,7 @@ export async function startDashboard(o: DashboardOptions): Promise<RunningDashbo
     const rel = c.req.path.slice(`/plugins/${c.req.param('name')}/`.length);
     const file = p ? safeFile(p.dir, rel) : null;
     if (!file) return c.text('Not found', 404);
-    c.header('Content-Type', TYPES[extname(file)]);
+    c.header('Content-Type', TYPES[extname(file)] ?? TYPES[extname(rel)] ?? 'application/octet-stream');
     c.header('Cache-Control', 'no-cache');
     return c.body(new Uint8Array(readFileSync(file)));
   });

@@ -1,7 +1,7 @@
 // The web app's files (built by scripts/build.mjs into dist/web/), read once and kept in memory,
 // and the two small pages the server writes itself: the sign-in page and the "not built" page.
 // No inline scripts anywhere: the CSP allows scripts from this origin only.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
 import { createHash } from 'node:crypto';
 
@@ -42,7 +42,11 @@ export function loadStatic(dir: string): Map<string, StaticFile> {
   return files;
 }
 
-/** A file inside `root` named by a URL path, or null when it escapes `root` or does not exist. */
+/**
+ * A file inside `root` named by a URL path, or null when it escapes `root` or does not exist. Links
+ * are followed to their end, and that end must be inside `root` too (a plugin's `dist/x.json` linked
+ * to ~/.hermes/.env is not served). The path returned is the resolved one, so it is what is read.
+ */
 export function safeFile(root: string, urlPath: string): string | null {
   let rel: string;
   try {
@@ -53,7 +57,16 @@ export function safeFile(root: string, urlPath: string): string | null {
   const full = normalize(join(root, rel));
   if (full !== root && !full.startsWith(root.endsWith(sep) ? root : root + sep)) return null;
   if (!existsSync(full) || !statSync(full).isFile() || !TYPES[extname(full)]) return null;
-  return full;
+  let real: string;
+  let realRoot: string;
+  try {
+    real = realpathSync(full);
+    realRoot = realpathSync(root);
+  } catch {
+    return null;
+  }
+  if (!real.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep)) return null;
+  return real;
 }
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -152,6 +152,8 @@ export async function pairingList(opts: { platform?: string; json?: boolean }): 
     out(JSON.stringify({ pending, approved }, null, 2));
     return;
   }
+  // The user id is who they are; the name is whatever they chose to be called (anyone can pick the owner's).
+  if (pending.length || approved.length) out(`  ${'platform'.padEnd(9)} ${'user id'.padEnd(20)} display name (their own choice; not checked)`);
   out(pending.length ? 'Pending requests (approve with `hermes pairing approve <platform> <code>`):' : 'No pending pairing requests.');
   for (const p of pending) out(`  ${p.platform.padEnd(9)} ${p.user_id.padEnd(20)} ${p.user_name || '-'}  (${p.age_minutes} min ago)`);
   out(approved.length ? 'Approved users:' : 'No approved users.');
@@ -167,7 +169,7 @@ export async function pairingApprove(platform: string, code: string): Promise<vo
     if (r.error === 'locked_out') throw new CliError(`Too many wrong codes: approvals on ${p} are locked for an hour. Wait, or ask the user to message the bot again after the lockout.`);
     throw new CliError(`No pending request on ${p} has that code (wrong, or expired after 1 hour). Check it with \`hermes pairing list\`.`);
   }
-  out(`Approved ${r.user_name || r.user_id} (${r.user_id}) on ${p}. They can talk to Hermes now.`);
+  out(`Approved user id ${r.user_id} on ${p}${r.user_name && r.user_name !== r.user_id ? ` (display name "${r.user_name}", their own choice)` : ''}. They can talk to Hermes now.`);
 }
 
 export async function pairingRevoke(platform: string, userId: string): Promise<void> {

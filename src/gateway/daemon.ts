@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { storeChoice } from '../state/store/index.ts';
 import type { LlmClient } from '../llm/index.ts';
 import type { HermesConfig } from '../state/defaults.ts';
-import { envPrefix, hasAnyAllowlist } from './auth.ts';
+import { allowlistWarnings, envPrefix, hasAnyAllowlist } from './auth.ts';
 import { enabledPlatforms, messagingCwd, numberSetting } from './config.ts';
 import { getPlatform, platformLabel, registerPlatform, type PlatformDefinition } from './platforms/registry.ts';
 import { startCron, type CronTicker } from './cron-link.ts';
@@ -142,6 +142,7 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
   writeJson(pidPath(o.home), info, 0o644);
   log(`gateway: starting (pid ${process.pid}) with ${names.map((n) => platformLabel(n)).join(', ')}`);
   for (const n of names) if (getPlatform(n)?.kind === 'chat' && !getPlatform(n)?.trustedSource && !hasAnyAllowlist(n, o.env)) log(`auth: ${n}: no allowlist (${envPrefix(n)}_ALLOWED_USERS / GATEWAY_ALLOWED_USERS); strangers get a pairing code and nobody gets in until you approve one`);
+  for (const line of allowlistWarnings(names.filter((n) => getPlatform(n)?.kind === 'chat' && !getPlatform(n)?.trustedSource), o.env)) log(line);
 
   // Signals that arrive while the platforms connect are held until shutdown can run.
   let onSignal: ((sig: NodeJS.Signals) => void) | null = null;

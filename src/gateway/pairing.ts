@@ -33,6 +33,8 @@ interface ApprovedEntry {
   approved_at: number;
 }
 
+const idLists = new WeakMap<object, string[]>();
+
 export type CodeRefusal = 'rate_limited' | 'too_many_pending' | 'locked_out';
 
 export class PairingStore {
@@ -81,6 +83,17 @@ export class PairingStore {
     if (!userId) return false;
     // (Asked for every message: the file is parsed again only when it changed.)
     return Object.hasOwn(readJsonObjectCached(this.approvedPath(platform)), String(userId));
+  }
+
+  /** The approved user ids of `platform` (the same array until the file changes). */
+  approvedIds(platform: string): readonly string[] {
+    const approved = readJsonObjectCached(this.approvedPath(platform));
+    let ids = idLists.get(approved);
+    if (!ids) {
+      ids = Object.keys(approved);
+      idLists.set(approved, ids);
+    }
+    return ids;
   }
 
   listApproved(platform?: string): { platform: string; user_id: string; user_name: string; approved_at: number }[] {

@@ -38,6 +38,7 @@ export function sourceToDict(s: SessionSource): Record<string, unknown> {
     chat_topic: s.chatTopic ?? null,
   };
   if (s.scopeId) d.scope_id = d.guild_id = s.scopeId;
+  if (s.userIdAlt) d.user_id_alt = s.userIdAlt;
   return d;
 }
 
@@ -49,6 +50,7 @@ export function sourceFromDict(d: Record<string, unknown>): SessionSource {
     chatType: (['dm', 'group', 'channel', 'thread'].includes(d.chat_type as string) ? d.chat_type : 'dm') as SessionSource['chatType'],
     chatName: str(d.chat_name),
     userId: str(d.user_id),
+    userIdAlt: str(d.user_id_alt),
     userName: str(d.user_name),
     threadId: str(d.thread_id),
     chatTopic: str(d.chat_topic),

@@ -10,7 +10,16 @@ export interface SessionSource {
   chatId: string;
   chatType: ChatType;
   chatName?: string;
+  /**
+   * The platform's immutable user id: the only thing (with `userIdAlt` and, for `@name` entries,
+   * `userHandle`) that allowlists, pairing and button presses compare. See src/gateway/identity.ts.
+   */
   userId?: string;
+  /** A second id the platform itself vouches for (Signal's UUID beside the number, Teams's 29: id, IRC's services account). */
+  userIdAlt?: string;
+  /** A username the platform guarantees unique (Telegram, Discord); set only there, matched only by `@name` entries. */
+  userHandle?: string;
+  /** What the person is called (display / first name, From: display part): for the model's context only, never compared. */
   userName?: string;
   /** Forum topic (Telegram), thread (Discord/Slack `thread_ts`), email thread root. */
   threadId?: string;

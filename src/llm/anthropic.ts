@@ -33,8 +33,10 @@ interface AMessage {
 }
 
 export const isOAuthToken = (key: string): boolean => key.startsWith('sk-ant-oat');
-const OAUTH_BETAS = ['claude-code-20250219', 'oauth-2025-04-20'];
-const CLAUDE_CODE_IDENTITY = "You are Claude Code, Anthropic's official CLI for Claude.";
+// A Claude subscription token (sk-ant-oat…) needs the OAuth beta. Hermes sends nothing that claims to
+// be Claude Code (no `claude-code-…` beta, no Claude Code identity prompt): it never impersonates
+// another client. The sign-in is opt-in behind a warning (src/auth/oauth/anthropic.ts, docs/security.md).
+const OAUTH_BETAS = ['oauth-2025-04-20'];
 
 /** Thinking budget per reasoning effort (extended thinking `budget_tokens`). */
 export const THINKING_BUDGET: Record<string, number> = {
@@ -248,7 +250,6 @@ function thinkingBudget(req: StreamRequest): number | undefined {
 /** Everything after `messages`, in wire order (the system prompt cache-marked for Claude models). */
 function bodyTail(runtime: ProviderRuntime, req: StreamRequest, model: string): Json {
   const system: Block[] = [];
-  if (isOAuthToken(runtime.apiKey)) system.push({ type: 'text', text: CLAUDE_CODE_IDENTITY });
   if (req.system) system.push({ type: 'text', text: req.system });
   if (isClaudeModel(model)) applyAnthropicCacheControl(system, [], req.cacheTtl);
   let maxTokens = req.maxTokens ?? defaultMaxTokens(model);

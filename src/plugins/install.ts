@@ -2,9 +2,11 @@
 // `--ref` pins a full 40-hex commit and is verified), `owner/repo` (GitHub), or `npm:<spec>` (an npm
 // package, installed with npm into HERMES_HOME/plugins/node_modules). Provenance goes to
 // plugins/.install-metadata.json (no secrets). Installing never enables: that is a separate consent.
+// A plugin whose files include a symbolic link leading outside its own folder (to ~/.hermes/.env,
+// ~/.ssh…), or pointing nowhere, is refused: from a folder, a git checkout, npm, and on update.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, join, relative, resolve, sep } from 'node:path';
 import { writeFileAtomic } from '../state/fsutil.ts';
 import { expandHome } from '../state/paths.ts';
 import { npmPluginsDir, userPluginsDir } from './discovery.ts';
@@ -41,6 +43,40 @@ function run(cmd: string, args: string[], cwd?: string, env?: NodeJS.ProcessEnv)
   if (r.error) throw new InstallError(`${cmd} could not run (${(r.error as NodeJS.ErrnoException).code === 'ENOENT' ? `${cmd} is not installed` : r.error.message})`);
   if (r.status !== 0) throw new InstallError(`${cmd} ${args[0]} failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' ')}`);
   return r.stdout.trim();
+}
+
+/**
+ * The first symbolic link under `root` that leads outside it (followed to its end) or points
+ * nowhere, as `link → target`; null when every link stays inside. Linked folders are not entered.
+ */
+export function linkLeaving(root: string): string | null {
+  const base = realpathSync(root);
+  const inside = (p: string) => p === base || p.startsWith(base.endsWith(sep) ? base : base + sep);
+  const walk = (dir: string): string | null => {
+    for (const e of readdirSync(dir)) {
+      const p = join(dir, e);
+      const st = lstatSync(p);
+      if (st.isSymbolicLink()) {
+        let target: string;
+        try {
+          target = realpathSync(p);
+        } catch {
+          return `${relative(base, p)} (points nowhere)`;
+        }
+        if (!inside(target)) return `${relative(base, p)} → ${target}`;
+      } else if (st.isDirectory()) {
+        const bad = walk(p);
+        if (bad) return bad;
+      }
+    }
+    return null;
+  };
+  return walk(base);
+}
+
+function refuseOutsideLinks(root: string, what: string): void {
+  const bad = linkLeaving(root);
+  if (bad) throw new InstallError(`${what} holds a link that leads outside the plugin's folder (${bad}); not installed. A plugin's files must stay inside its folder.`);
 }
 
 export type SourceKind = { kind: 'local'; path: string } | { kind: 'git'; url: string } | { kind: 'npm'; spec: string };
@@ -87,6 +123,12 @@ export function installPlugin(home: string, source: string, o: { ref?: string; f
     const name = registrySpec(src.spec) ? npmName(src.spec) : installedNameFor(dir, spec);
     const pkgDir = join(dir, 'node_modules', name);
     if (!existsSync(pkgDir)) throw new InstallError(`npm installed ${src.spec}, but ${pkgDir} is missing`);
+    try {
+      refuseOutsideLinks(pkgDir, `npm package ${name}`);
+    } catch (e) {
+      spawnSync('npm', ['uninstall', '--prefix', dir, '--no-audit', '--no-fund', name], { timeout: 300_000 });
+      throw e;
+    }
     const record: InstallRecord = { kind: 'npm', source: spec, installed_at: now };
     saveRecord(home, name, record);
     return { key: name, dir: pkgDir, record };
@@ -97,7 +139,8 @@ export function installPlugin(home: string, source: string, o: { ref?: string; f
     let record: InstallRecord;
     let from = staging;
     if (src.kind === 'local') {
-      cpSync(src.path, staging, { recursive: true, filter: (p) => !/(^|\/)(\.git|node_modules|__pycache__)$/.test(p) });
+      // Links are copied as written (a relative one stays relative), then checked below.
+      cpSync(src.path, staging, { recursive: true, verbatimSymlinks: true, filter: (p) => !/(^|\/)(\.git|node_modules|__pycache__)$/.test(p) });
       record = { kind: 'local', source: src.path, installed_at: now };
     } else {
       run('git', ['clone', '--quiet', ...(o.ref ? [] : ['--depth', '1']), src.url, staging]);
@@ -110,6 +153,7 @@ export function installPlugin(home: string, source: string, o: { ref?: string; f
       from = staging;
     }
     if (!existsSync(join(from, 'plugin.yaml')) && !existsSync(join(from, 'plugin.yml'))) throw new InstallError(`${source} has no plugin.yaml at its top level, so it is not a Hermes plugin.`);
+    refuseOutsideLinks(from, source);
     const key = pluginNameIn(from, src.kind === 'local' ? basename(src.path) : basename(src.url), o.parse);
     const dest = join(root, key);
     if (existsSync(dest)) {
@@ -168,12 +212,23 @@ export function updatePlugin(home: string, key: string): string {
   if (rec.kind === 'npm') {
     // From the registry: the newest release; a tarball, folder or URL: that source again.
     run('npm', ['install', '--prefix', npmPluginsDir(home), '--no-audit', '--no-fund', '--ignore-scripts', registrySpec(rec.source) ? `${npmName(rec.source)}@latest` : rec.source]);
+    const pkgDir = join(npmPluginsDir(home), 'node_modules', key);
+    if (existsSync(pkgDir) && linkLeaving(pkgDir)) {
+      const bad = linkLeaving(pkgDir);
+      spawnSync('npm', ['uninstall', '--prefix', npmPluginsDir(home), '--no-audit', '--no-fund', key], { timeout: 300_000 });
+      throw new InstallError(`the new version of ${key} holds a link that leads outside the plugin's folder (${bad}); it was removed. Install a version without it.`);
+    }
     saveRecord(home, key, { ...rec, installed_at: new Date().toISOString() });
     return `${key}: updated from npm`;
   }
   if (rec.pinned) return `${key}: pinned at ${rec.revision?.slice(0, 8)}; choose a new commit with \`hermes plugins install ${rec.source} --force --ref <sha>\``;
   const dir = join(userPluginsDir(home), key);
   run('git', ['pull', '--ff-only', '--quiet'], dir);
+  const bad = linkLeaving(dir);
+  if (bad) {
+    if (rec.revision) run('git', ['reset', '--hard', '--quiet', rec.revision], dir);
+    throw new InstallError(`the update of ${key} brings a link that leads outside the plugin's folder (${bad}); ${rec.revision ? `it stays at ${rec.revision.slice(0, 8)}` : 'remove it with `hermes plugins remove`'}.`);
+  }
   const revision = run('git', ['rev-parse', 'HEAD'], dir);
   saveRecord(home, key, { ...rec, revision, installed_at: new Date().toISOString() });
   return revision === rec.revision ? `${key}: already up to date (${revision.slice(0, 8)})` : `${key}: updated ${rec.revision?.slice(0, 8)} → ${revision.slice(0, 8)}`;

@@ -3,6 +3,8 @@
 // which answers with the `code#state` the console's callback page shows), pastes the code, and the
 // grant lands in auth.json the way Python Hermes stores it. Then the grant is used, renewed on a 401
 // and by `hermes auth refresh anthropic`; Python Hermes's own .anthropic_oauth.json is used too.
+// The sign-in is opt-in: a warning quoting Anthropic's terms comes first, and it goes on only after a
+// yes at a terminal or with --accept-risk; Hermes never presents itself as another client.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { after, before, test } from 'node:test';
 import { BIN, cleanEnv, hermes, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { startFakeOAuth, type FakeOAuth } from '../helpers/fake-oauth.ts';
+import { startHermes, tmuxAvailable } from '../helpers/tmux.ts';
 
 let llm: FakeLlm;
 let oauth: FakeOAuth;
@@ -29,7 +32,7 @@ const pool = (home: string): Entry[] => !existsSync(join(home, 'auth.json')) ? [
 /** Runs the sign-in, approving in the "browser" and pasting what it shows (or `paste(shown)`). */
 function signIn(home: string, env: Record<string, string>, paste: (shown: string) => string = (x) => x): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'auth', 'add', 'anthropic', '--type', 'oauth', '--no-browser'], { cwd: home, env: cleanEnv(home, env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'auth', 'add', 'anthropic', '--type', 'oauth', '--no-browser', '--accept-risk'], { cwd: home, env: cleanEnv(home, env), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let approved = false;
@@ -58,6 +61,8 @@ test('Claude Pro/Max: PKCE sign-in with a pasted code, saved as Hermes does; use
   assert.equal(add.code, 0, add.stderr);
   assert.equal(add.stdout, 'Added anthropic OAuth credential #1: "anthropic-oauth-1"\n');
   assert.match(add.stderr, /Authorize Hermes with your Claude Pro\/Max subscription\./);
+  assert.match(add.stderr, /Warning: signing in with a Claude Pro\/Max subscription breaks Anthropic's terms/, 'the warning comes first, even with --accept-risk');
+  assert.ok(add.stderr.indexOf('Warning:') < add.stderr.indexOf('Authorize Hermes'));
   const link = new URL(/(http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+)/.exec(add.stderr)![1]);
   assert.equal(link.searchParams.get('client_id'), '9d1c250a-e61b-44d9-88ed-5944d1962f5e');
   assert.equal(link.searchParams.get('redirect_uri'), 'https://console.anthropic.com/oauth/code/callback');
@@ -65,7 +70,9 @@ test('Claude Pro/Max: PKCE sign-in with a pasted code, saved as Hermes does; use
   assert.notEqual(link.searchParams.get('state'), null);
   const exchange = oauth.requests.find((r) => r.path === '/v1/oauth/token')!;
   assert.equal(exchange.headers['content-type'], 'application/json');
-  assert.equal(exchange.headers['user-agent'], 'axios/1.7.9');
+  // Hermes's own user agent: never another client's (no axios, no claude-cli).
+  assert.match(exchange.headers['user-agent'], /^hermes-agent-ts\/\d+\.\d+\.\d+ /);
+  assert.doesNotMatch(exchange.headers['user-agent'], /axios|claude/i);
   assert.notEqual(exchange.body.code_verifier, link.searchParams.get('state'), 'the verifier never travels in the link');
 
   const [e] = pool(h);
@@ -90,6 +97,8 @@ test('Claude Pro/Max: PKCE sign-in with a pasted code, saved as Hermes does; use
     const sent = llm.requests.slice(n);
     assert.equal(sent[0].headers.authorization, `Bearer ${first}`);
     assert.match(String(sent[0].headers['anthropic-beta']), /oauth-2025-04-20/);
+    assert.doesNotMatch(String(sent[0].headers['anthropic-beta']), /claude-code/, 'no Claude Code beta flag');
+    assert.doesNotMatch(JSON.stringify(sent[0].body.system ?? ''), /You are Claude Code/, 'no Claude Code identity prompt');
     const renewed = pool(h)[0];
     assert.notEqual(renewed.access_token, first);
     assert.notEqual(renewed.refresh_token, e.refresh_token, 'the single-use refresh token was rotated and saved');
@@ -162,7 +171,7 @@ test('with a browser on the machine, approving there completes the sign-in by it
   writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} -e "fetch(process.argv[1]).then((r) => r.text()).then((t) => require('fs').writeFileSync(process.argv[2], t))" "$1" ${JSON.stringify(join(h, 'browser.html'))}\n`);
   chmodSync(join(bin, 'xdg-open'), 0o755);
   const env = { HERMES_ANTHROPIC_OAUTH_URL: oauth.url, DISPLAY: ':99', PATH: `${bin}:${process.env.PATH}` };
-  const add = await hermes(['auth', 'add', 'anthropic', '--type', 'oauth'], { home: h, env });
+  const add = await hermes(['auth', 'add', 'anthropic', '--type', 'oauth', '--accept-risk'], { home: h, env });
   assert.equal(add.code, 0, add.stderr);
   assert.match(add.stderr, /Opened your browser: approve there and this continues by itself/);
   assert.match(add.stderr, /Approved in the browser\./);
@@ -173,4 +182,64 @@ test('with a browser on the machine, approving there completes the sign-in by it
   for (let i = 0; i < 200 && !existsSync(join(h, 'browser.html')); i++) await new Promise((r) => setTimeout(r, 50));
   assert.match(readFileSync(join(h, 'browser.html'), 'utf8'), /Hermes is signed in to Claude/);
   assert.match(String(pool(h)[0].access_token), /^sk-ant-oat01-/);
+});
+
+test('without --accept-risk and without a terminal, the Claude sign-in is refused after the warning; nothing is asked of Anthropic', async () => {
+  const h = tempHome();
+  const env = { HERMES_ANTHROPIC_OAUTH_URL: oauth.url };
+  const n = oauth.requests.length;
+  const r = await hermes(['auth', 'add', 'anthropic', '--type', 'oauth', '--no-browser'], { home: h, env });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /intended exclusively for Claude Code and\s+Claude\.ai/, 'the terms are quoted');
+  assert.match(r.stderr, /opencode removed its Claude sign-in/);
+  assert.match(r.stderr, /hermes: Not signing in to Claude without a yes: add --accept-risk/);
+  assert.doesNotMatch(r.stderr, /oauth\/authorize/, 'no sign-in link was made');
+  assert.equal(oauth.requests.length, n);
+  assert.deepEqual(pool(h), []);
+});
+
+test('`hermes auth status anthropic` warns about a Claude subscription credential, not about an API key', async () => {
+  const h = tempHome();
+  const env = { HERMES_ANTHROPIC_OAUTH_URL: oauth.url };
+  const key = await hermes(['auth', 'add', 'anthropic', '--api-key', 'sk-ant-api03-test-key'], { home: h, env });
+  assert.equal(key.code, 0, key.stderr);
+  const plain = await hermes(['auth', 'status', 'anthropic'], { home: h, env });
+  assert.match(plain.stdout, /^anthropic: logged in/);
+  assert.doesNotMatch(plain.stdout, /warning/);
+  const add = await signIn(h, env);
+  assert.equal(add.code, 0, add.stderr);
+  const st = await hermes(['auth', 'status', 'anthropic'], { home: h, env });
+  assert.match(st.stdout, /^ {2}warning: this is a Claude Pro\/Max sign-in; Anthropic's consumer terms allow those tokens only in Claude Code and claude\.ai/m);
+  // A subscription token in the environment counts too.
+  const h2 = tempHome();
+  const viaEnv = await hermes(['auth', 'status', 'anthropic'], { home: h2, env: { CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-from-env' } });
+  assert.match(viaEnv.stdout, /warning: this is a Claude Pro\/Max sign-in/);
+});
+
+test('at a terminal the Claude sign-in asks first; no (the default) adds nothing', { skip: tmuxAvailable() ?? undefined }, async () => {
+  const h = tempHome();
+  const n = oauth.requests.length;
+  const term = startHermes(['auth', 'add', 'anthropic', '--type', 'oauth', '--no-browser'], { home: h, env: { HERMES_ANTHROPIC_OAUTH_URL: oauth.url } });
+  try {
+    await term.waitFor(/Sign in with your Claude subscription anyway\? \[y\/N\]/);
+    assert.match(term.screen(), /Warning: signing in with a Claude Pro\/Max subscription/);
+    term.keys('Enter');
+    assert.equal(await term.exitCode(), 1);
+    assert.match(term.screen(), /Not signed in; nothing was added\. An API key is the supported way/);
+  } finally {
+    term.kill();
+  }
+  assert.equal(oauth.requests.length, n);
+  assert.deepEqual(pool(h), []);
+  // A yes goes on to the sign-in link.
+  const t2 = startHermes(['auth', 'add', 'anthropic', '--type', 'oauth', '--no-browser'], { home: h, env: { HERMES_ANTHROPIC_OAUTH_URL: oauth.url } });
+  try {
+    await t2.waitFor(/\[y\/N\]/);
+    t2.type('y');
+    t2.keys('Enter');
+    await t2.waitFor(/Authorization code:/);
+    t2.keys('C-c');
+  } finally {
+    t2.kill();
+  }
 });

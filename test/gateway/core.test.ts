@@ -51,10 +51,11 @@ describe('session keys (Hermes build_session_key)', () => {
 
 describe('authorization', () => {
   test('default deny, then each way in, in order', () => {
-    const s = src({ userId: '42', userName: 'alice' });
+    const s = src({ userId: '42', userName: 'Alice A.', userHandle: 'alice' });
     assert.equal(authorize(s, {}, null).ok, false);
     assert.ok(authorize(s, { TELEGRAM_ALLOWED_USERS: '1, 42' }, null).ok);
-    assert.ok(authorize(s, { TELEGRAM_ALLOWED_USERS: '@Alice' }, null).ok, 'usernames match case-insensitively');
+    assert.ok(authorize(s, { TELEGRAM_ALLOWED_USERS: '@Alice' }, null).ok, 'unique usernames match case-insensitively, written @name');
+    assert.equal(authorize(s, { TELEGRAM_ALLOWED_USERS: 'Alice A.' }, null).ok, false, 'display names never match');
     assert.ok(authorize(s, { GATEWAY_ALLOWED_USERS: '42' }, null).ok);
     assert.ok(authorize(s, { TELEGRAM_ALLOW_ALL_USERS: 'true' }, null).ok);
     assert.ok(authorize(s, { GATEWAY_ALLOW_ALL_USERS: '1' }, null).ok);

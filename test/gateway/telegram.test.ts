@@ -88,6 +88,28 @@ describe('telegram gateway', () => {
     assert.ok(tg.calls.some((c) => c.method === 'editMessageText' && /Approved \(once\)/.test(String(c.params.text))), 'the approval message is updated');
   });
 
+  test('in a group topic (one shared session), an approval button pressed by an unauthorised member named like the owner does nothing', async () => {
+    const GROUP = -100777;
+    const TOPIC = 7;
+    const victim = join(t.home, 'group-victim');
+    mkdirSync(victim, { recursive: true });
+    llm.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: `rm -rf ${victim}` } }] }, { text: 'Group cleanup done.' });
+    tg.userMessage({ chatId: GROUP, userId: OWNER, username: 'owner', text: 'clean the group victim', chatType: 'supergroup', threadId: TOPIC });
+    const ask = await tg.waitFor(isText(GROUP, /Approval needed/), 10_000, 'the approval request in the group');
+    const data = (ask.params.reply_markup.inline_keyboard as { text: string; callback_data: string }[][]).flat().find((b) => /once/i.test(b.text))!.callback_data;
+    const refusals = () => tg.calls.filter((c) => c.method === 'answerCallbackQuery' && /not allowed/.test(String(c.params.text))).length;
+    const n = refusals();
+    // A member with no username whose first name is the owner's id, then one whose first name is the owner's username.
+    tg.pressButton({ chatId: GROUP, userId: 444, firstName: String(OWNER), messageId: ask.messageId!, data, threadId: TOPIC });
+    tg.pressButton({ chatId: GROUP, userId: 445, firstName: 'owner', messageId: ask.messageId!, data, threadId: TOPIC });
+    await until(() => refusals() >= n + 2, 5000, 'both presses refused');
+    assert.ok(existsSync(victim), 'nothing ran on their presses');
+    assert.ok(!tg.calls.some(isText(GROUP, /Group cleanup done/)));
+    tg.pressButton({ chatId: GROUP, userId: OWNER, username: 'owner', messageId: ask.messageId!, data, threadId: TOPIC });
+    await tg.waitFor(isText(GROUP, /Group cleanup done/), 10_000, 'the answer after the owner’s press');
+    assert.ok(!existsSync(victim), 'the owner’s press approved it');
+  });
+
   test('/deny in text refuses a pending approval', async () => {
     const keep = join(t.home, 'keep-dir');
     mkdirSync(keep, { recursive: true });
@@ -136,7 +158,7 @@ describe('telegram gateway', () => {
     assert.match(bad.stderr, /No pending request/);
     const ok = await hermes(['pairing', 'approve', 'telegram', code!.toLowerCase()], { home: t.home });
     assert.equal(ok.code, 0, ok.stderr);
-    assert.match(ok.stdout, /Approved stranger \(222\)/);
+    assert.match(ok.stdout, /Approved user id 222 on telegram \(display name "stranger"/);
     const list = await hermes(['pairing', 'list'], { home: t.home });
     assert.match(list.stdout, /telegram\s+222\s+stranger/);
 

@@ -24,7 +24,7 @@ export interface FakeDingTalk {
   acks: string[];
   files: Map<string, { bytes: Buffer; type: string }>;
   /** A person writes to the robot (a DM unless `group`); returns the message id. */
-  userMessage(o: { user: string; text: string; group?: string; atBot?: boolean; picture?: string; staleWebhook?: boolean }): string;
+  userMessage(o: { user: string; text: string; group?: string; atBot?: boolean; picture?: string; staleWebhook?: boolean; nick?: string }): string;
   connections(): number;
   sockets(): number;
   drop(): void;
@@ -128,7 +128,7 @@ export async function startFakeDingTalk(): Promise<FakeDingTalk> {
         chatbotCorpId: 'dingcorp',
         chatbotUserId: 'botuser',
         msgId,
-        senderNick: `Nick ${o.user}`,
+        senderNick: o.nick ?? `Nick ${o.user}`,
         isAdmin: false,
         senderStaffId: o.user,
         senderId: `$:LWCP_v1:$${o.user}`,

@@ -20,7 +20,7 @@ export interface FakeGoogleChat {
   messages: FakeChatMessage[];
   media: Map<string, { bytes: Buffer; type: string; name: string }>;
   jwksUrl: string;
-  event(endpoint: string, audience: string, e: { user: string; space: string; dm?: boolean; text: string; mention?: boolean; media?: string }, o?: { token?: string; email?: string }): Promise<number>;
+  event(endpoint: string, audience: string, e: { user: string; space: string; dm?: boolean; text: string; mention?: boolean; media?: string; displayName?: string }, o?: { token?: string; email?: string }): Promise<number>;
   sign(claims: Record<string, unknown>, key?: KeyObject): string;
   close(): Promise<void>;
 }
@@ -101,12 +101,12 @@ export async function startFakeGoogleChat(): Promise<FakeGoogleChat> {
           name: `${e.space}/messages/in${id}`,
           text: e.mention ? `@Hermes ${e.text}` : e.text,
           argumentText: e.mention ? ` ${e.text}` : e.text,
-          sender: { name: `users/${e.user}`, displayName: e.user, email: `${e.user}@example.com`, type: 'HUMAN' },
+          sender: { name: `users/${e.user}`, displayName: e.displayName ?? e.user, email: `${e.user}@example.com`, type: 'HUMAN' },
           thread: { name: `${e.space}/threads/th${id}` },
           annotations: e.mention ? [{ type: 'USER_MENTION', userMention: { user: { name: 'users/app', type: 'BOT' } } }] : [],
           attachment: a ? [{ name: `${e.space}/messages/in${id}/attachments/a1`, contentName: a.name, contentType: a.type, attachmentDataRef: { resourceName: e.media }, source: 'UPLOADED_CONTENT' }] : [],
         },
-        user: { name: `users/${e.user}`, displayName: e.user, email: `${e.user}@example.com`, type: 'HUMAN' },
+        user: { name: `users/${e.user}`, displayName: e.displayName ?? e.user, email: `${e.user}@example.com`, type: 'HUMAN' },
       };
       const r = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(ev) });
       return r.status;

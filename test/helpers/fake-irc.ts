@@ -1,7 +1,7 @@
 // A fake IRC server on loopback (plain TCP, or TLS with a given key and certificate): IRCv3 CAP
 // negotiation (message-tags, batch, sasl, draft/multiline), SASL PLAIN, registration (001–005, MOTD),
 // nick collisions (433), PING/PONG, JOIN, PRIVMSG and draft/multiline BATCHes from the bot, and
-// people who talk to the bot (`say`). What the bot sends is recorded, one entry per PRIVMSG or BATCH.
+// people who talk to the bot (`say`), logged in to a services account (IRCv3 account-tag) or not. What the bot sends is recorded, one entry per PRIVMSG or BATCH.
 import net from 'node:net';
 import tls from 'node:tls';
 
@@ -19,8 +19,11 @@ export interface FakeIrc {
   joined: Set<string>;
   /** Lines the server received, in order (for protocol assertions). */
   received: string[];
-  /** A person (`nick`) writes `text` to `target` (the bot's nick for a DM, or a #channel). */
-  say(nick: string, target: string, text: string): void;
+  /**
+   * A person (`nick`) writes `text` to `target` (the bot's nick for a DM, or a #channel). `account`:
+   * the services account they are logged in to (sent as the account tag); `host`: their host.
+   */
+  say(nick: string, target: string, text: string, o?: { account?: string; host?: string }): void;
   /** The bot's current nick, once registered. */
   botNick(): string | null;
   drop(): void;
@@ -45,7 +48,7 @@ export async function startFakeIrc(o: FakeIrcOptions = {}): Promise<FakeIrc> {
   let regs = 0;
   let current: { socket: net.Socket; nick: string } | null = null;
   let msgSeq = 0;
-  const caps = ['message-tags', 'batch', 'server-time', 'sasl=PLAIN', ...(o.multiline ? ['draft/multiline=max-bytes=4096,max-lines=100'] : [])];
+  const caps = ['message-tags', 'account-tag', 'batch', 'server-time', 'sasl=PLAIN', ...(o.multiline ? ['draft/multiline=max-bytes=4096,max-lines=100'] : [])];
 
   const onSocket = (socket: net.Socket) => {
     conns++;
@@ -188,9 +191,10 @@ export async function startFakeIrc(o: FakeIrcOptions = {}): Promise<FakeIrc> {
     sent,
     joined,
     received,
-    say(from, target, text) {
+    say(from, target, text, so = {}) {
       if (!current) throw new Error('the bot is not connected');
-      current.socket.write(`@msgid=in${++msgSeq} :${from}!${from}@host.example PRIVMSG ${target} :${text}\r\n`);
+      const account = so.account ? `;account=${so.account}` : '';
+      current.socket.write(`@msgid=in${++msgSeq}${account} :${from}!${from}@${so.host ?? 'host.example'} PRIVMSG ${target} :${text}\r\n`);
     },
     botNick: () => current?.nick ?? null,
     drop() {

@@ -23,7 +23,8 @@ export interface FakeMatrix {
   events: MxEvent[];
   media: Map<string, { bytes: Buffer; type: string }>;
   /** Makes a room with the bot and these members (a DM with one member). */
-  room(roomId: string, members: string[]): void;
+  /** A room with the bot and `members` joined; `names` are members' display names (default: the localpart). */
+  room(roomId: string, members: string[], names?: Record<string, string>): void;
   userMessage(o: { roomId: string; sender: string; body?: string; content?: Record<string, unknown> }): string;
   /** Syncs answered so far. */
   syncs(): number;
@@ -60,7 +61,7 @@ export async function startFakeMatrix(o: { token?: string; botId?: string } = {}
     wake();
     return full;
   };
-  const memberEvent = (roomId: string, user: string): Omit<MxEvent, 'event_id' | 'origin_server_ts'> => ({ type: 'm.room.member', sender: user, state_key: user, room_id: roomId, content: { membership: 'join', displayname: user.slice(1).split(':')[0] } });
+  const memberEvent = (roomId: string, user: string, name?: string): Omit<MxEvent, 'event_id' | 'origin_server_ts'> => ({ type: 'm.room.member', sender: user, state_key: user, room_id: roomId, content: { membership: 'join', displayname: name ?? user.slice(1).split(':')[0] } });
 
   const syncBody = (since: number) => {
     const join: Record<string, unknown> = {};
@@ -171,9 +172,9 @@ export async function startFakeMatrix(o: { token?: string; botId?: string } = {}
     botId,
     events,
     media,
-    room(roomId, members) {
+    room(roomId, members, names = {}) {
       rooms.set(roomId, [botId, ...members]);
-      for (const u of [botId, ...members]) push(memberEvent(roomId, u));
+      for (const u of [botId, ...members]) push(memberEvent(roomId, u, names[u]));
     },
     userMessage(u) {
       return push({ type: 'm.room.message', sender: u.sender, room_id: u.roomId, content: u.content ?? { msgtype: 'm.text', body: u.body ?? '' } }).event_id;

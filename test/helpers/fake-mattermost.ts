@@ -24,7 +24,7 @@ export interface FakeMattermost {
   calls: { method: string; path: string; body: any }[];
   files: Map<string, { name: string; mime: string; bytes: Buffer }>;
   /** A person posts (the bot gets a `posted` event). Returns the post id. */
-  userPost(o: { user: string; channel: string; text: string; channelType?: 'D' | 'O' | 'P' | 'G'; rootId?: string; fileIds?: string[]; senderName?: string }): string;
+  userPost(o: { user: string; channel: string; text: string; channelType?: 'D' | 'O' | 'P' | 'G'; rootId?: string; fileIds?: string[]; senderName?: string; props?: Record<string, unknown> }): string;
   /** Sockets authenticated so far (one per connection). */
   connections(): number;
   /** Live sockets. */
@@ -122,7 +122,7 @@ export async function startFakeMattermost(o: { token?: string } = {}): Promise<F
     calls,
     files,
     userPost(p) {
-      const post = { id: id(), create_at: Date.now(), user_id: p.user, channel_id: p.channel, root_id: p.rootId ?? '', message: p.text, type: '', file_ids: p.fileIds ?? [], props: {} };
+      const post = { id: id(), create_at: Date.now(), user_id: p.user, channel_id: p.channel, root_id: p.rootId ?? '', message: p.text, type: '', file_ids: p.fileIds ?? [], props: p.props ?? {} };
       const ev = { event: 'posted', data: { channel_type: p.channelType ?? 'D', channel_display_name: p.channel, channel_name: p.channel, sender_name: `@${p.senderName ?? p.user}`, team_id: '', post: JSON.stringify(post) }, broadcast: { channel_id: p.channel }, seq: seq++ };
       for (const ws of live) ws.send(JSON.stringify(ev));
       return post.id;

@@ -27,7 +27,7 @@ export interface FakeSlack {
   calls: { method: string; args: Record<string, any> }[];
   files: Map<string, { bytes: Buffer; mimetype: string; name: string }>;
   /** A person writes; returns the event's ts. */
-  userMessage(o: { user: string; channel: string; text: string; channelType?: 'im' | 'channel'; threadTs?: string; files?: { id: string }[]; mention?: boolean }): string;
+  userMessage(o: { user: string; channel: string; text: string; channelType?: 'im' | 'channel'; threadTs?: string; files?: { id: string }[]; mention?: boolean; displayName?: string }): string;
   press(o: { user: string; channel: string; messageTs: string; actionId: string; value: string }): void;
   /** The author edits their message (`message_changed`; `unfurl` = an edit Slack made, without `edited`). */
   editMessage(o: { user: string; channel: string; ts: string; text: string; unfurl?: boolean }): void;
@@ -151,6 +151,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       });
       const event: Record<string, unknown> = { type: 'message', user: o.user, text, ts: evTs, channel: o.channel, channel_type: o.channelType ?? 'im', event_ts: evTs, client_msg_id: `cm-${evTs}`, team: 'T0001' };
       if (o.threadTs) event.thread_ts = o.threadTs;
+      if (o.displayName !== undefined) event.user_profile = { display_name: o.displayName, real_name: o.displayName, name: o.displayName.toLowerCase() };
       if (filesMeta.length) Object.assign(event, { files: filesMeta, subtype: 'file_share' });
       envelope('events_api', { token: 'x', team_id: 'T0001', api_app_id: 'A0001', event, type: 'event_callback', event_id: `Ev${evTs}`, event_time: Math.floor(Date.now() / 1000) });
       if (o.mention) envelope('events_api', { token: 'x', team_id: 'T0001', api_app_id: 'A0001', event: { ...event, type: 'app_mention' }, type: 'event_callback', event_id: `EvM${evTs}`, event_time: Math.floor(Date.now() / 1000) });

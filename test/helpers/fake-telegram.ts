@@ -20,7 +20,7 @@ export interface FakeTelegram {
   /** Messages the bot sent (sendMessage/sendPhoto/sendDocument/sendAudio/sendVoice…), in order; uploads as {filename, size, bytes}. */
   sent(): SentCall[];
   userMessage(o: { chatId: number; userId?: number; text: string; username?: string; firstName?: string; chatType?: 'private' | 'group' | 'supergroup'; threadId?: number; replyTo?: number }): number;
-  pressButton(o: { chatId: number; userId?: number; messageId: number; data: string; username?: string }): number;
+  pressButton(o: { chatId: number; userId?: number; messageId: number; data: string; username?: string; firstName?: string; threadId?: number }): number;
   waitFor(pred: (c: SentCall) => boolean, timeoutMs?: number, label?: string): Promise<SentCall>;
   /** Resolves when `n` calls matching pred exist. */
   waitForCount(pred: (c: SentCall) => boolean, n: number, timeoutMs?: number): Promise<SentCall[]>;
@@ -259,10 +259,10 @@ export async function startFakeTelegram(opts: { token?: string; botUsername?: st
       return pushUpdate({
         callback_query: {
           id: `cb${nextUpdateId}`,
-          from: { id: userId, is_bot: false, first_name: 'User', username: o.username },
+          from: { id: userId, is_bot: false, first_name: o.firstName ?? 'User', username: o.username },
           chat_instance: 'ci',
           data: o.data,
-          message: { message_id: o.messageId, date: Math.floor(Date.now() / 1000), chat: chatOf(o.chatId), text: '' },
+          message: { message_id: o.messageId, date: Math.floor(Date.now() / 1000), chat: chatOf(o.chatId), text: '', ...(o.threadId !== undefined ? { message_thread_id: o.threadId, is_topic_message: true } : {}) },
         },
       });
     },

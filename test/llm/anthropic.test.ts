@@ -126,14 +126,16 @@ describe('anthropic messages adapter (real @anthropic-ai/sdk → fake)', () => {
     assert.equal(body.temperature, 0.5);
   });
 
-  test('OAuth tokens go as Bearer with the OAuth betas and the Claude Code identity block', async () => {
+  test('OAuth tokens go as Bearer with the OAuth beta, and nothing that claims to be Claude Code', async () => {
     const n = fake.requests.length;
     await createAnthropicStream(rt({ apiKey: 'sk-ant-oat01-abcdef', keys: ['sk-ant-oat01-abcdef'] }))(request()).result();
     const sent = fake.requests[n];
     assert.equal(sent.headers.authorization, 'Bearer sk-ant-oat01-abcdef');
     assert.ok(!sent.headers['x-api-key']);
     assert.match(sent.headers['anthropic-beta'], /oauth-2025-04-20/);
-    assert.match(sent.body.system[0].text, /Claude Code/);
+    assert.doesNotMatch(sent.headers['anthropic-beta'], /claude-code/, 'no Claude Code beta flag');
+    assert.doesNotMatch(JSON.stringify(sent.body.system ?? ''), /Claude Code/, 'no Claude Code identity prompt');
+    assert.doesNotMatch(String(sent.headers['user-agent'] ?? ''), /claude-cli|claude-code/i);
   });
 
   test('errors: provider message, overloaded → server (retryable), prompt too long → context_length', async () => {

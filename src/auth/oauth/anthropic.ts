@@ -2,8 +2,12 @@
 // Claude Code's public PKCE client. The person opens the authorize link, approves, and the console's
 // callback page shows `code#state`, which they paste back (with a browser on this machine, the
 // approval also comes straight back to a loopback callback, as Claude Code's own sign-in does). The
-// code is exchanged (JSON body, a plain HTTP-client user agent) for an `sk-ant-oat…` access token and
-// a single-use refresh token.
+// code is exchanged (JSON body) for an `sk-ant-oat…` access token and a single-use refresh token.
+//
+// Opt-in only, behind ANTHROPIC_OAUTH_WARNING: Anthropic's terms reserve these tokens for Claude Code
+// and claude.ai, and enforce it. Hermes never pretends to be another client: the token endpoint gets
+// Hermes's own user agent (TOKEN_USER_AGENT), and requests carry no `claude-code-…` beta flag and no
+// Claude Code identity prompt (src/llm/anthropic.ts). If Anthropic refuses such a request, so be it.
 //
 // Where it lives is Hermes's too: a `credential_pool.anthropic` entry (auth_type oauth, source
 // `manual:hermes_pkce`, access_token, refresh_token, expires_at_ms). Python Hermes also keeps a
@@ -11,6 +15,7 @@
 // as a credential when present and kept current when its grant is refreshed.
 // HERMES_ANTHROPIC_OAUTH_URL moves both endpoints (tests, proxies): <url>/oauth/authorize, <url>/v1/oauth/token.
 import { randomBytes } from 'node:crypto';
+import pkg from '../../../package.json' with { type: 'json' };
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../state/fsutil.ts';
@@ -23,8 +28,29 @@ export const ANTHROPIC_TOKEN_URLS = ['https://platform.claude.com/v1/oauth/token
 export const ANTHROPIC_REDIRECT_URI = 'https://console.anthropic.com/oauth/code/callback';
 export const ANTHROPIC_SCOPES = 'org:create_api_key user:profile user:inference';
 export const ANTHROPIC_API_BASE_URL = 'https://api.anthropic.com';
-/** The token endpoint throttles Claude Code's inference user agent; Claude Code itself exchanges with a bare HTTP client. */
-const TOKEN_USER_AGENT = 'axios/1.7.9';
+/** Who is asking, honestly: Hermes, never another client's user agent. */
+export const TOKEN_USER_AGENT = `hermes-agent-ts/${pkg.version} (+https://github.com/NousResearch/hermes-agent)`;
+
+/**
+ * What a person reads before signing in with a Claude subscription (`hermes auth add anthropic
+ * --type oauth`), in `hermes auth status`, and in docs/security.md. The quote is from the
+ * "Authentication and credential use" section of Claude Code's Legal and compliance page, which
+ * applies Anthropic's Consumer Terms of Service to Free, Pro and Max plans.
+ */
+export const ANTHROPIC_OAUTH_WARNING = [
+  'Warning: signing in with a Claude Pro/Max subscription breaks Anthropic\'s terms for any tool but Claude Code and claude.ai.',
+  '  Anthropic: "OAuth authentication (used with Free, Pro, and Max plans) is intended exclusively for Claude Code and',
+  '  Claude.ai. Using OAuth tokens obtained through Claude Free, Pro, or Max accounts in any other product, tool, or',
+  '  service ... is not permitted and constitutes a violation of the Consumer Terms of Service." Anthropic enforces this',
+  '  (requests refused, accounts restricted) and may do so without notice; opencode removed its Claude sign-in after a',
+  '  legal request from Anthropic (March 2026). Hermes does not disguise itself as Claude Code, so Anthropic may also',
+  '  simply refuse the token here.',
+  '  Recommended instead: an API key from https://console.anthropic.com (`hermes auth add anthropic --api-key <key>`,',
+  '  or ANTHROPIC_API_KEY in ~/.hermes/.env). More in docs/security.md.',
+];
+
+/** The one line `hermes auth status` and the setup wizard show next to a Claude subscription credential. */
+export const ANTHROPIC_OAUTH_STATUS_WARNING = 'warning: this is a Claude Pro/Max sign-in; Anthropic\'s consumer terms allow those tokens only in Claude Code and claude.ai, and your account may be restricted. Use an API key instead (docs/security.md).';
 export const HERMES_PKCE_SOURCE = 'hermes_pkce';
 export const ANTHROPIC_OAUTH_FILE = '.anthropic_oauth.json';
 

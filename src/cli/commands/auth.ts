@@ -17,6 +17,7 @@ export default function register(program: Command): void {
     .option('--client-id <id>', 'OAuth client id (Nous)')
     .option('--scope <scope>', 'OAuth scope (Nous)')
     .option('--no-browser', 'do not open a browser; only print the sign-in link')
+    .option('--accept-risk', 'Claude Pro/Max sign-in (anthropic --type oauth): go ahead after the warning about Anthropic’s consumer terms without being asked (needed without a terminal)')
     .option('--timeout <seconds>', 'stop waiting for the sign-in after this long')
     .action(run('add'));
   auth.command('list [provider]').alias('ls').description('the credentials of each pool, in the order they are used (keys never shown)').action(run('list'));

@@ -25,7 +25,12 @@ export default function register(program: Command): void {
     .description('write a profile to a .tar.gz (without .env, auth.json, state.db and logs: no secrets, no history)')
     .option('-o, --output <file>', 'archive path (default ./<name>.tar.gz)')
     .action(run('exportProfile'));
-  profile.command('import <archive>').description('create a profile from an exported .tar.gz').option('--name <name>', 'profile name (default: the archive’s)').action(run('importProfile'));
+  profile
+    .command('import <archive>')
+    .description('create a profile from an exported .tar.gz (what it brings that changes trust — .env, auth.json, approvals off, hooks, plugins… — is shown and kept only after a yes)')
+    .option('--name <name>', 'profile name (default: the archive’s)')
+    .option('--trust', 'keep what the archive brings that changes trust without asking (needed without a terminal)')
+    .action(run('importProfile'));
   const alias = lazyActions(() => import('../profile-alias.ts'));
   profile
     .command('alias <name>')

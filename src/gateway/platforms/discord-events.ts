@@ -31,6 +31,7 @@ function message(m: any, extra: (m: any, author: any) => Record<string, unknown>
       chatId: parentId ?? chatId,
       chatType: dm ? 'dm' : threadId ? 'thread' : 'group',
       userId: String(author.id),
+      userHandle: uniqueDiscordName(author),
       userName: author.username,
       threadId: threadId ?? undefined,
       scopeId: m.guildId ?? undefined,
@@ -69,4 +70,9 @@ export function watchDiscordEvents(client: { on(event: string, fn: (...args: any
   client.on('threadUpdate', (before: any, after: any) =>
     fire('thread_renamed', () => (before?.name === after?.name || typeof after?.name !== 'string' ? null : thread(after, { old_name: cap(before?.name, 256), new_name: after.name.slice(0, 256) }))),
   );
+}
+
+/** A Discord username only when it is unique (the new username system: discriminator "0"); a legacy `name#1234` is not. */
+export function uniqueDiscordName(u: { username?: string; discriminator?: string | null } | null | undefined): string | undefined {
+  return u?.username && u.discriminator === '0' ? u.username : undefined;
 }

@@ -8,7 +8,7 @@ import { platformSettings, truthy } from '../config.ts';
 import { splitList } from '../auth.ts';
 import { discord as discordEntry } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
-import { watchDiscordEvents } from './discord-events.ts';
+import { uniqueDiscordName, watchDiscordEvents } from './discord-events.ts';
 
 /** The part of a discord.js Client this adapter uses. */
 export interface DiscordClientLike {
@@ -92,6 +92,7 @@ export class DiscordAdapter implements PlatformAdapter {
           chatId: thread ? String(thread.parentId) : String(i.channelId),
           chatType: thread ? 'thread' : ch?.type === CHANNEL_DM ? 'dm' : 'group',
           userId: String(i.user?.id ?? ''),
+          userHandle: uniqueDiscordName(i.user),
           userName: i.user?.username,
           threadId: thread ? String(thread.id) : undefined,
           scopeId: i.guildId ?? undefined,
@@ -136,6 +137,7 @@ export class DiscordAdapter implements PlatformAdapter {
       chatType: isDm ? 'dm' : thread ? 'thread' : 'group',
       chatName: isDm ? undefined : (thread?.name ?? ch?.name),
       userId: String(m.author?.id ?? ''),
+      userHandle: uniqueDiscordName(m.author),
       userName: m.author?.username,
       threadId: thread ? String(thread.id) : undefined,
       scopeId: m.guildId ?? undefined,
@@ -287,7 +289,7 @@ export const definition: PlatformDefinition = {
   setup: {
     intro: 'Developer Portal → your application → Bot: reset the token, and enable the Message Content intent.',
     fields: [{ key: 'DISCORD_BOT_TOKEN', prompt: 'Discord bot token', secret: true }],
-    allowlistHint: 'user ids',
+    allowlistHint: 'numeric user ids, or @username',
   },
   probe: async (env, config) => {
     const token = env.DISCORD_BOT_TOKEN || String(platformSettings(config, 'discord').token ?? '');

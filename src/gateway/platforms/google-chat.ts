@@ -222,6 +222,8 @@ export class GoogleChatAdapter implements PlatformAdapter {
       chatType: isDm ? 'dm' : threadId ? 'thread' : 'group',
       chatName: ev.space?.displayName || undefined,
       userId: sender.email || sender.name,
+      // users/<number> beside the account's address; displayName is display only.
+      userIdAlt: sender.email ? sender.name : undefined,
       userName: sender.displayName || undefined,
       threadId,
     };

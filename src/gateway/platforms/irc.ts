@@ -31,6 +31,12 @@ export interface IrcSettings {
   nickserv: { password: string; service: string } | null;
 }
 
+/** The services account of an event (`*` means "not logged in"). */
+const account = (e: IrcEvent): string | undefined => {
+  const a = e.account ?? e.tags?.account;
+  return a && a !== '*' ? a : undefined;
+};
+
 const on = (v: unknown) => ['1', 'true', 'yes', 'on'].includes(String(v ?? '').trim().toLowerCase());
 
 export function ircSettings(env: NodeJS.ProcessEnv, config: Record<string, unknown>): IrcSettings | null {
@@ -104,6 +110,8 @@ interface IrcEvent {
   message: string;
   type?: string;
   tags?: Record<string, string>;
+  /** The services account the sender is logged in to (IRCv3 account-tag), as the server vouches. */
+  account?: string;
 }
 
 interface IrcClient {
@@ -272,7 +280,10 @@ export class IrcAdapter implements PlatformAdapter {
       chatId: isChannel ? e.target : e.nick,
       chatType: isChannel ? 'group' : 'dm',
       chatName: isChannel ? e.target : undefined,
-      userId: e.hostname ? `${e.nick}@${e.hostname}` : e.nick,
+      // IRC has no user ids: nick@host as the server reports it, and the services account when the
+      // server vouches for it (account-tag). The nick alone is anyone's, so it is never compared.
+      userId: `${e.nick}@${e.hostname || 'unknown-host'}`,
+      userIdAlt: account(e),
       userName: e.nick,
     };
     handlers.message({ source, messageId: msgid ?? `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, text, receivedAt: Date.now() });
@@ -383,7 +394,7 @@ export const definition: PlatformDefinition = {
       { key: 'IRC_SASL_USERNAME', prompt: 'SASL account (blank for none)', optional: true },
       { key: 'IRC_SASL_PASSWORD', prompt: 'SASL password', secret: true, optional: true },
     ],
-    allowlistHint: 'nicks, or nick@host for a stricter match',
+    allowlistHint: 'services account names (matched only when the server vouches for the login), or nick@host',
   },
   probe: async (env, config) => {
     const s = ircSettings(env, config);

@@ -40,6 +40,7 @@ interface Post {
   root_id?: string;
   file_ids?: string[];
   type?: string;
+  props?: Record<string, unknown>;
 }
 
 export class MattermostAdapter implements PlatformAdapter {
@@ -110,6 +111,8 @@ export class MattermostAdapter implements PlatformAdapter {
   private async onPosted(data: Record<string, unknown>, handlers: InboundHandlers): Promise<void> {
     const post = JSON.parse(String(data.post ?? '{}')) as Post;
     if (!post.id || !this.me || post.user_id === this.me.id || (post.type && post.type !== '')) return;
+    // A webhook's post carries its creator's user id and a name of the poster's choosing: not a person.
+    if (post.props?.from_webhook === 'true' || post.props?.from_webhook === true || post.props?.from_bot === 'true') return;
     const channelType = String(data.channel_type ?? '');
     this.channelTypes.set(post.channel_id, channelType);
     const isDm = channelType === 'D';

@@ -3,6 +3,7 @@
 // and `gateway status` only ever ask the registry, so a new platform is one file that exports its
 // definition plus one line in `builtin.ts` (or one `registerPlatform` call from a plugin).
 import { isObj, truthy } from '../platform-settings.ts';
+import type { IdentityRule } from '../identity.ts';
 import type { GatewayRunner } from '../runner.ts';
 import type { PlatformAdapter } from '../types.ts';
 
@@ -52,6 +53,12 @@ export interface PlatformDefinition {
   piiSafe?: boolean;
   /** Messages come from the platform itself, authenticated by its token (Home Assistant events): no allowlist or pairing. */
   trustedSource?: boolean;
+  /**
+   * How a plugin platform's allowlist entries compare with a sender (src/gateway/identity.ts): the
+   * forms of an id, what an id looks like, and `handles: true` only when the platform guarantees
+   * usernames unique (then `@name` entries match `userHandle`). Built-ins have theirs in identity.ts.
+   */
+  identity?: Partial<IdentityRule>;
   /** The prefix of its `{PREFIX}_ALLOWED_USERS`-style variables when not the upper-cased name (Hermes's QQ bot: `QQ`). */
   envPrefix?: string;
   /** The env variable of the home channel (default `{PLATFORM}_HOME_CHANNEL`). */

@@ -154,6 +154,8 @@ export class SignalAdapter implements PlatformAdapter {
       chatType: group ? 'group' : 'dm',
       chatName: group ? dm.groupInfo?.groupName : env.sourceName || undefined,
       userId: sender,
+      // The other id signal-cli reports (the ACI UUID beside the number); the profile name is display only.
+      userIdAlt: env.sourceUuid && env.sourceUuid !== sender ? env.sourceUuid : undefined,
       userName: env.sourceName || undefined,
     };
     const attachments: InboundAttachment[] = [];

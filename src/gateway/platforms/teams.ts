@@ -219,6 +219,8 @@ export class TeamsAdapter implements PlatformAdapter {
       chatType: isDm ? 'dm' : type === 'channel' ? (threadId ? 'thread' : 'channel') : 'group',
       chatName: a.conversation?.name,
       userId: a.from.aadObjectId || a.from.id,
+      // The Bot Framework id (29:…) beside the AAD object id; the name is display only.
+      userIdAlt: a.from.aadObjectId && a.from.id !== a.from.aadObjectId ? a.from.id : undefined,
       userName: a.from.name,
       threadId,
       scopeId: a.channelData?.team?.id,
@@ -307,7 +309,7 @@ export const definition: PlatformDefinition = {
       { key: 'TEAMS_CLIENT_SECRET', prompt: 'Client secret', secret: true },
       { key: 'TEAMS_TENANT_ID', prompt: 'Tenant id', validate: (v) => (/^[0-9a-f-]{36}$|^[\w.-]+\.[a-z]+$/i.test(v) ? undefined : 'A tenant id is a GUID (or a domain)') },
     ],
-    allowlistHint: 'Azure AD object ids of the users (GUIDs) or their display names',
+    allowlistHint: 'Azure AD object ids of the users (GUIDs); display names are never compared',
   },
   probe: async (env, config) => {
     const s = teamsSettings(env, config);

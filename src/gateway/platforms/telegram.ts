@@ -254,6 +254,8 @@ export class TelegramAdapter implements PlatformAdapter {
       chatType,
       chatName: chat.title ?? ([chat.first_name].filter(Boolean).join(' ') || chat.username),
       userId: from ? String(from.id) : undefined,
+      // Usernames are unique on Telegram: `@name` allowlist entries match it (identity.ts).
+      userHandle: from?.username || undefined,
       userName: from ? from.username || [from.first_name, from.last_name].filter(Boolean).join(' ') : undefined,
       threadId: threadId !== undefined ? String(threadId) : undefined,
       isBot: from?.is_bot,

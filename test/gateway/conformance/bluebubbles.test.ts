@@ -13,6 +13,8 @@ runConformance({
   limit: 4000,
   owner: '+15551234567',
   stranger: 'stranger@icloud.example',
+  impostor: '+15550000666',
+  noDisplayName: 'BlueBubbles reports the sender’s handle (phone number or Apple ID) only',
   noEdits: 'iMessage messages are sent whole (split at 4000)',
   noConnection: 'messages arrive as webhooks; there is no connection to drop',
   async start() {

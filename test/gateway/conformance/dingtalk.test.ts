@@ -10,12 +10,14 @@ import { runConformance } from './suite.ts';
 let dt: FakeDingTalk;
 const OWNER = 'staff0001';
 const STRANGER = 'staff0099';
+const IMPOSTOR = 'staff0666';
 
 runConformance({
   platform: 'dingtalk',
   limit: 20_000,
   owner: OWNER,
   stranger: STRANGER,
+  impostor: IMPOSTOR,
   noEdits: 'robot messages cannot be edited (AI-card streaming is not built); replies are sent whole, split at 20000',
   async start() {
     dt = await startFakeDingTalk();
@@ -32,7 +34,7 @@ runConformance({
       picture = `code-${dt.files.size + 1}`;
       dt.files.set(picture, { bytes: o.image.bytes, type: o.image.mimeType });
     }
-    dt.userMessage({ user, text, picture });
+    dt.userMessage({ user, text, picture, nick: o?.displayName });
   },
   messages: (user) => dt.sent.filter((s) => s.chat === `cid-dm-${user}` || s.chat === `dm:${user}`).map((s, i) => ({ id: String(i), text: s.text, edits: 0 })),
   async drop() {

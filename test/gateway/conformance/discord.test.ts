@@ -5,6 +5,7 @@ import { runConformance } from './suite.ts';
 let dc: FakeDiscord;
 const OWNER = '100000000000000001';
 const STRANGER = '100000000000000002';
+const IMPOSTOR = '100000000000000003';
 const dm = (user: string) => `2${user.slice(1)}`;
 
 runConformance({
@@ -12,6 +13,7 @@ runConformance({
   limit: 2000,
   owner: OWNER,
   stranger: STRANGER,
+  impostor: IMPOSTOR,
   async start() {
     dc = await startFakeDiscord();
     return { env: { DISCORD_BOT_TOKEN: dc.token, DISCORD_API_BASE: dc.apiBase } };
@@ -28,7 +30,8 @@ runConformance({
       dc.userMessage({ user, channel: dm(user), text, attachments: ['400000000000000001'] });
       return;
     }
-    dc.userMessage({ user, channel: dm(user), text });
+    // The fake's name is both the username and the global (display) name.
+    dc.userMessage({ user, channel: dm(user), text, username: o?.displayName });
   },
   messages: (user) => dc.messages.filter((m) => m.channel_id === dm(user)).map((m) => ({ id: m.id, text: m.content, edits: m.edits })),
   async drop() {

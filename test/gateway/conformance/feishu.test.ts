@@ -18,6 +18,8 @@ runConformance({
   limit: 8000,
   owner: OWNER,
   stranger: STRANGER,
+  impostor: 'ou_impostor66',
+  noDisplayName: 'message events carry the sender’s open_id / union_id / user_id only',
   async start() {
     fs = await startFakeFeishu();
     return { env: { FEISHU_APP_ID: fs.appId, FEISHU_APP_SECRET: fs.appSecret, FEISHU_DOMAIN: fs.url } };

@@ -18,6 +18,7 @@ runConformance({
   limit: 4000,
   owner: 'alice@example.com',
   stranger: 'mallory@example.com',
+  impostor: 'eve@example.com',
   noConnection: 'events arrive over HTTP; there is no connection to drop',
   async start() {
     gc = await startFakeGoogleChat();
@@ -35,7 +36,7 @@ runConformance({
       gc.media.set(media, { bytes: o.image.bytes, type: o.image.mimeType, name: o.image.name });
     }
     const u = user.split('@')[0];
-    assert.equal(await gc.event(endpoint, PUBLIC, { user: u, space: dm(u), dm: true, text, media }), 200);
+    assert.equal(await gc.event(endpoint, PUBLIC, { user: u, space: dm(u), dm: true, text, media, displayName: o?.displayName }), 200);
   },
   messages: (user) => gc.messages.filter((m) => m.space === dm(user.split('@')[0])).map((m) => ({ id: m.name, text: m.text, edits: m.edits })),
   async drop() {},

@@ -16,6 +16,7 @@ runConformance({
   limit: 50_000,
   owner: 'kitchen',
   stranger: 'garage',
+  impostor: 'shed',
   trustedSenders: 'Home Assistant authenticates its own events with the token; there is no stranger to pair',
   noEdits: 'replies are notifications and events, which cannot be edited',
   noImages: 'conversation events carry text only',

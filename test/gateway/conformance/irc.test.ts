@@ -8,12 +8,18 @@ import { runConformance } from './suite.ts';
 
 let irc: FakeIrc;
 const NICK = 'hermesbot';
+/** The nick a person wrote under when it was not their own (the impostor). */
+const nickOf = new Map<string, string>();
 
 runConformance({
   platform: 'irc',
   limit: 4000,
+  // IRC_ALLOWED_USERS=alice names a services account: people here are logged in (account tag).
   owner: 'alice',
   stranger: 'mallory',
+  // Nobody can own a nick: the impostor takes the owner's nick ('alice') from their own host, not
+  // logged in to the account.
+  impostor: 'eve',
   noImages: 'IRC carries text only',
   noEdits: 'IRC messages cannot be edited; replies go out whole (one draft/multiline BATCH each)',
   async start() {
@@ -28,10 +34,15 @@ runConformance({
   },
   stop: () => irc.close(),
   dmChat: (user) => user,
-  async send(user, text) {
-    irc.say(user, irc.botNick()!, text);
+  async send(user, text, o) {
+    if (o?.displayName !== undefined) {
+      nickOf.set(user, o.displayName);
+      irc.say(o.displayName, irc.botNick()!, text, { host: `${user}.example` });
+      return;
+    }
+    irc.say(user, irc.botNick()!, text, { account: user });
   },
-  messages: (user) => irc.sent.filter((m) => m.target === user).map((m) => ({ id: m.id, text: m.text, edits: 0 })),
+  messages: (user) => irc.sent.filter((m) => m.target === (nickOf.get(user) ?? user) && (!nickOf.has(user) || /pairing code/.test(m.text))).map((m) => ({ id: m.id, text: m.text, edits: 0 })),
   async drop() {
     irc.joined.clear();
     irc.drop();
@@ -47,9 +58,9 @@ runConformance({
     test('irc: in a channel the bot answers only when its nick is named, in the channel', async () => {
       const { llm } = ctx();
       const before = llm.requests.length;
-      irc.say('alice', '#bots', 'just chatting, nothing for the bot');
+      irc.say('alice', '#bots', 'just chatting, nothing for the bot', { account: 'alice' });
       llm.enqueue({ text: 'Answer in the channel.' });
-      irc.say('alice', '#bots', `${NICK}_: what time is it?`);
+      irc.say('alice', '#bots', `${NICK}_: what time is it?`, { account: 'alice' });
       await until(() => irc.sent.some((m) => m.target === '#bots' && /Answer in the channel\./.test(m.text)), 15_000, 'the channel answer');
       const asked = llm.requests.slice(before).map((r) => JSON.stringify(r.body.messages[r.body.messages.length - 1].content));
       assert.equal(asked.length, 1, 'one turn only (the unmentioned line was ignored)');

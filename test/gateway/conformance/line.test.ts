@@ -21,6 +21,8 @@ runConformance({
   limit: 4500,
   owner: OWNER,
   stranger: STRANGER,
+  impostor: `U${'6'.repeat(32)}`,
+  noDisplayName: 'webhook events carry the userId only (names come from the profile API, which the adapter does not ask)',
   noEdits: 'LINE messages cannot be edited; replies are sent whole (split at 4500)',
   noConnection: 'events arrive as webhooks; there is no connection to drop',
   async start() {

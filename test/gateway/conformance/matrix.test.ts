@@ -5,6 +5,7 @@ import { runConformance, type BotMessage } from './suite.ts';
 let mx: FakeMatrix;
 const OWNER = '@alice:fake.test';
 const STRANGER = '@mallory:fake.test';
+const IMPOSTOR = '@eve:evil.test';
 const roomOf = (user: string) => `!dm-${user.slice(1).split(':')[0]}:fake.test`;
 const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
 
@@ -13,10 +14,13 @@ runConformance({
   limit: 16_000,
   owner: OWNER,
   stranger: STRANGER,
+  impostor: IMPOSTOR,
   async start() {
     mx = await startFakeMatrix();
     mx.room(roomOf(OWNER), [OWNER]);
     mx.room(roomOf(STRANGER), [STRANGER]);
+    // The impostor's display name in their room is the owner's user id (the suite's pose).
+    mx.room(roomOf(IMPOSTOR), [IMPOSTOR], { [IMPOSTOR]: OWNER });
     return { env: { MATRIX_HOMESERVER: mx.url, MATRIX_ACCESS_TOKEN: mx.token, MATRIX_USER_ID: mx.botId } };
   },
   async ready() {
@@ -32,6 +36,7 @@ runConformance({
       mx.userMessage({ roomId: roomOf(user), sender: user, content: { msgtype: 'm.image', body: text, filename: o.image.name, url: `mxc://fake.test/${id}`, info: { mimetype: o.image.mimeType, size: o.image.bytes.length } } });
       return;
     }
+    // (displayName: the impostor's member display name is set when its room is made, in start.)
     mx.userMessage({ roomId: roomOf(user), sender: user, body: text });
   },
   messages(user) {

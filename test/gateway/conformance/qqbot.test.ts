@@ -15,6 +15,8 @@ runConformance({
   limit: 4000,
   owner: OWNER,
   stranger: STRANGER,
+  impostor: 'E3F1A2B3C4D5E6F70000000000000666',
+  noDisplayName: 'C2C and group events carry the author’s openid only',
   noEdits: 'QQ messages cannot be edited; replies are sent whole, split at 4000',
   async start() {
     qq = await startFakeQQ();

@@ -9,6 +9,7 @@ runConformance({
   limit: 8000,
   owner: '+15551110000',
   stranger: '+15552220000',
+  impostor: '+15553330000',
   noEdits: 'signal-cli cannot edit sent messages here, so replies arrive whole (split at 8000)',
   async start() {
     sg = await startFakeSignal();
@@ -23,7 +24,7 @@ runConformance({
   async send(user, text, o) {
     const attachments = o?.image ? [{ id: `att${Date.now()}`, contentType: o.image.mimeType, filename: o.image.name, size: o.image.bytes.length }] : undefined;
     if (o?.image) sg.attachments.set(attachments![0].id, o.image.bytes);
-    sg.userMessage({ from: user, text, attachments });
+    sg.userMessage({ from: user, text, attachments, name: o?.displayName });
   },
   messages: (user) => sg.rpcs.filter((r) => r.method === 'send' && r.params.recipient?.[0] === user).map((r) => ({ id: String(r.timestamp), text: String(r.params.message), edits: 0 })),
   async drop() {

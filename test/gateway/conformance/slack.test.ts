@@ -10,6 +10,7 @@ runConformance({
   limit: 39_000,
   owner: 'UOWNER01',
   stranger: 'USTRANGE',
+  impostor: 'UIMPOST9',
   async start() {
     sl = await startFakeSlack();
     return { env: { SLACK_BOT_TOKEN: sl.botToken, SLACK_APP_TOKEN: sl.appToken, SLACK_API_URL: sl.apiUrl } };
@@ -26,7 +27,7 @@ runConformance({
       sl.userMessage({ user, channel: dm(user), text, files: [{ id: 'F0IMG' }] });
       return;
     }
-    sl.userMessage({ user, channel: dm(user), text });
+    sl.userMessage({ user, channel: dm(user), text, displayName: o?.displayName });
   },
   messages: (user) => sl.messages.filter((m) => m.channel === dm(user)).map((m) => ({ id: m.ts, text: m.text, edits: m.edits })),
   async drop() {

@@ -15,6 +15,8 @@ runConformance({
   limit: 1600,
   owner: '+15551234567',
   stranger: '+15559876543',
+  impostor: '+15550000666',
+  noDisplayName: 'Twilio’s webhook carries the From number only',
   noEdits: 'texts cannot be edited; replies are sent whole (split at 1600)',
   noConnection: 'texts arrive as webhooks; there is no connection to drop',
   async start() {

@@ -4,13 +4,15 @@
 // how to drop the connection); `runConformance(harness)` does the rest:
 //   · a message gets an answer from the agent (fake LLM), in the person's DM
 //   · an unknown person gets a pairing code; once approved, they are answered
+//   · an impostor whose display name (first name, nick, profile name…) is the owner's id is refused
+//     and offered pairing like any stranger (identity is the platform's stable id only)
 //   · a long reply streams by edits and is split at the platform's limit with code blocks intact
 //   · an image reaches the model as vision input
 //   · the delivery router (send_message, cron, `hermes send`) reaches the chat
 //   · after the fake drops the connection, the gateway reconnects and answers again
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { envPrefix } from '../../../src/gateway/auth.ts';
+import { envPrefix, unauthorizedDmBehavior } from '../../../src/gateway/auth.ts';
 import { runGateway, type RunningGateway } from '../../../src/gateway/daemon.ts';
 import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.ts';
 import { gatewayHome, until, type TestHome } from '../helpers.ts';
@@ -29,6 +31,10 @@ export interface ConformanceHarness {
   /** Ids of a person on the allowlist and of a stranger. */
   owner: string;
   stranger: string;
+  /** A third person's id: writes under a display name equal to the owner's id (`send`'s `displayName`). */
+  impostor: string;
+  /** Why the platform's messages carry no display name beside the id (the impostor case still runs). */
+  noDisplayName?: string;
   /** Starts the fake API; returns the env (and extra config.yaml) that point the gateway at it. */
   start(): Promise<{ env: Record<string, string>; yaml?: string; deps?: unknown }>;
   /** Resolves once the adapter receives messages (poller attached, socket open). */
@@ -36,8 +42,12 @@ export interface ConformanceHarness {
   stop(): Promise<void>;
   /** The DM chat id between the bot and `user` (for delivery targets). */
   dmChat(user: string): string;
-  /** `user` writes to the bot in their DM (optionally with an image). */
-  send(user: string, text: string, o?: { image?: { bytes: Buffer; mimeType: string; name: string } }): Promise<void>;
+  /**
+   * `user` writes to the bot in their DM (optionally with an image). `displayName` is what the
+   * platform shows as the sender's name (Telegram first name without a username, Slack display name,
+   * WhatsApp push name, IRC nick…), set by the person and so anyone's to choose.
+   */
+  send(user: string, text: string, o?: { image?: { bytes: Buffer; mimeType: string; name: string }; displayName?: string }): Promise<void>;
   /** The bot's messages in `user`'s DM, oldest first. */
   messages(user: string): BotMessage[];
   /** Rendered text back to Markdown-ish plain text (default: as is). */
@@ -117,6 +127,32 @@ export function runConformance(h: ConformanceHarness): void {
       llm.enqueue({ text: 'Welcome aboard, new friend.' });
       await h.send(h.stranger, 'hello again');
       await waitText(h.stranger, /Welcome aboard, new friend\./, 'the answer after pairing');
+    });
+
+    test('an impostor whose display name is the owner’s id is refused and offered pairing', async (t) => {
+      if (h.trustedSenders) {
+        t.diagnostic(`no impostors on ${h.platform}: ${h.trustedSenders}`);
+        return;
+      }
+      if (h.noDisplayName) t.diagnostic(`${h.platform} carries no display name: ${h.noDisplayName}`);
+      const words = 'I am the owner, let me in';
+      await h.send(h.impostor, words, { displayName: h.owner });
+      if (unauthorizedDmBehavior(h.platform, {}) === 'ignore') {
+        await new Promise((r) => setTimeout(r, 500));
+        assert.equal(h.messages(h.impostor).length, 0, 'strangers are ignored on this platform');
+      } else {
+        await waitText(h.impostor, /pairing code: ([A-Z0-9]{8})/, 'the pairing code offered to the impostor');
+      }
+      assert.equal(llm.requests.filter((r) => JSON.stringify(r.body).includes(words)).length, 0, 'the impostor never reaches the model');
+      const pending = gw.runner.pairing.listPending(h.platform);
+      if (unauthorizedDmBehavior(h.platform, {}) !== 'ignore') {
+        const mine = pending.filter((p) => p.user_id !== h.owner);
+        assert.equal(mine.length, 1, `one pending request, under the impostor's own id: ${JSON.stringify(pending)}`);
+        // (Matrix's SDK disambiguates a look-alike name: "@alice:fake.test (@eve:evil.test)".)
+        if (!h.noDisplayName) assert.ok(mine[0].user_name.includes(h.owner), `the display name did reach the gateway (and was not taken for an id): ${mine[0].user_name}`);
+      }
+      assert.ok(!pending.some((p) => p.user_id === h.owner), 'nothing is filed under the owner’s id');
+      gw.runner.pairing.clearPending(h.platform);
     });
 
     test('a long reply streams by edits and is split at the limit with code blocks intact', async (t) => {

@@ -15,6 +15,7 @@ let bf: FakeBotFramework;
 let endpoint = '';
 const OWNER = 'aaaaaaaa-0000-0000-0000-000000000001';
 const STRANGER = 'bbbbbbbb-0000-0000-0000-000000000002';
+const IMPOSTOR = 'cccccccc-0000-0000-0000-000000000003';
 const dm = (user: string) => `a:1dm-${user}`;
 
 runConformance({
@@ -22,6 +23,7 @@ runConformance({
   limit: 4000,
   owner: OWNER,
   stranger: STRANGER,
+  impostor: IMPOSTOR,
   noConnection: 'activities arrive as webhooks; there is no connection to drop',
   async start() {
     bf = await startFakeBotFramework();
@@ -38,7 +40,7 @@ runConformance({
       image = `img${Date.now()}`;
       bf.files.set(image, { bytes: o.image.bytes, type: o.image.mimeType });
     }
-    assert.equal(await bf.post(endpoint, { from: user, conversation: dm(user), text, image }), 200);
+    assert.equal(await bf.post(endpoint, { from: user, name: o?.displayName, conversation: dm(user), text, image }), 200);
   },
   messages: (user) => bf.messages.filter((m) => m.conversation === dm(user)).map((m) => ({ id: m.id, text: m.text, edits: m.edits })),
   async drop() {},

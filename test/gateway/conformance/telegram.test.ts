@@ -12,6 +12,7 @@ runConformance({
   limit: 4096,
   owner: '111',
   stranger: '222',
+  impostor: '333',
   async start() {
     tg = await startFakeTelegram();
     return { env: { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_REACTIONS: 'true' } };
@@ -29,7 +30,8 @@ runConformance({
       tg.pushRaw({ message: { message_id: Date.now() % 1e6, date: 0, chat: { id: Number(user), type: 'private', first_name: 'U' }, from: { id: Number(user), is_bot: false, first_name: 'U' }, caption: text, document: { file_id: id, file_unique_id: `u${id}`, file_name: o.image.name, mime_type: o.image.mimeType } } });
       return;
     }
-    tg.userMessage({ chatId: Number(user), text, username: `user${user}` });
+    // An impostor has no username and the owner's id as first name (what the outside probe did).
+    tg.userMessage({ chatId: Number(user), text, ...(o?.displayName !== undefined ? { firstName: o.displayName } : { username: `user${user}` }) });
   },
   messages(user) {
     const out = new Map<number, BotMessage>();

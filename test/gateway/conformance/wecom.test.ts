@@ -15,6 +15,8 @@ runConformance({
   limit: 4000,
   owner: OWNER,
   stranger: STRANGER,
+  impostor: 'mallory666',
+  noDisplayName: 'AI-bot callbacks carry from.userid only',
   noEdits: 'AI bot messages cannot be edited; replies are sent whole, split at 4000',
   async start() {
     wc = await startFakeWeCom();

@@ -17,6 +17,8 @@ runConformance({
   limit: 2000,
   owner: OWNER,
   stranger: STRANGER,
+  impostor: 'o9cq80impostor@im.wechat',
+  noDisplayName: 'iLink messages carry from_user_id only',
   noEdits: 'WeChat messages cannot be edited; replies are sent whole, split at 2000',
   noConnection: undefined,
   async start() {

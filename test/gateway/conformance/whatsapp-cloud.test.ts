@@ -16,6 +16,7 @@ runConformance({
   limit: 4096,
   owner: '15551234567',
   stranger: '15559876543',
+  impostor: '15550000666',
   noEdits: 'Cloud API messages cannot be edited; replies are sent whole (split at 4096)',
   noConnection: 'messages arrive as webhooks; there is no connection to drop',
   async start() {
@@ -35,7 +36,7 @@ runConformance({
       assert.equal(await g.deliver(hook, [{ from: user, id, timestamp: '1700000000', type: 'image', image: { id: `media-in-${n}`, mime_type: o.image.mimeType, caption: text } }], [{ wa_id: user, name: 'Tester' }]), 200);
       return;
     }
-    assert.equal(await g.deliver(hook, [{ from: user, id, timestamp: '1700000000', type: 'text', text: { body: text } }], [{ wa_id: user, name: 'Tester' }]), 200);
+    assert.equal(await g.deliver(hook, [{ from: user, id, timestamp: '1700000000', type: 'text', text: { body: text } }], [{ wa_id: user, name: o?.displayName ?? 'Tester' }]), 200);
   },
   messages: (user) => g.sent.filter((s) => s.to === user && s.type === 'text').map((s) => ({ id: s.id, text: String(s.body.text.body), edits: 0 })),
   async drop() {},

@@ -14,6 +14,7 @@ runConformance({
   limit: 4096,
   owner: '15551234567',
   stranger: '15559876543',
+  impostor: '15550000666',
   async start() {
     fb = fakeBaileys();
     return { env: { WHATSAPP_ENABLED: 'true', WHATSAPP_MODE: 'bot' }, deps: { makeSocket: (d: string) => fb.makeSocket(d), download: fakeDownload(fb) } };
@@ -26,7 +27,7 @@ runConformance({
       fb.userMessage({ from: user, image: { id: 'img1', mimetype: o.image.mimeType, caption: text } });
       return;
     }
-    fb.userMessage({ from: user, text });
+    fb.userMessage({ from: user, text, name: o?.displayName });
   },
   messages(user) {
     const out = new Map<string, BotMessage>();

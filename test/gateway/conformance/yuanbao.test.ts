@@ -11,6 +11,7 @@ import { runConformance } from './suite.ts';
 let yb: FakeYuanbao;
 const OWNER = 'yb_user_owner';
 const STRANGER = 'yb_user_stranger';
+const IMPOSTOR = 'yb_user_impostor';
 
 test('yuanbao wire format: ConnMsg and push bytes are standard protobuf', () => {
   // head { cmd_type: 1, cmd: "ping" } → 0a 08 | 08 01 | 12 04 "ping"
@@ -30,6 +31,7 @@ runConformance({
   limit: 4000,
   owner: OWNER,
   stranger: STRANGER,
+  impostor: IMPOSTOR,
   noEdits: 'Yuanbao messages cannot be edited; replies are sent whole, split at 4000',
   async start() {
     yb = await startFakeYuanbao();
@@ -41,7 +43,7 @@ runConformance({
   stop: () => yb.close(),
   dmChat: (user) => `direct:${user}`,
   async send(user, text, o) {
-    yb.userMessage({ user, text, imageUrl: o?.image ? yb.image(o.image.bytes) : undefined });
+    yb.userMessage({ user, text, imageUrl: o?.image ? yb.image(o.image.bytes) : undefined, nickname: o?.displayName });
   },
   messages: (user) => yb.sent.filter((s) => s.chat === `direct:${user}`).map((s, i) => ({ id: String(i), text: s.text, edits: 0 })),
   async drop() {

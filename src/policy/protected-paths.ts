@@ -42,3 +42,37 @@ export function homeSensitivePath(rel: string): string | null {
   for (const d of [...HOME_CREDENTIAL_DIRS, ...HOME_AUTOSTART_DIRS]) if (r === d || r.startsWith(`${d}/`)) return `${d}/`;
   return null;
 }
+
+/** HERMES_HOME files whose contents are secrets: reading them, not only changing them, needs a person. */
+export const HERMES_SECRET_FILES = ['.env', 'auth.json', '.anthropic_oauth.json'];
+
+/** `rel` (relative to HERMES_HOME) is one of its secret files (its own or a profile's). */
+export function hermesSecretPath(rel: string): string | null {
+  const r = rel.replace(/^\/+/, '');
+  if (HERMES_SECRET_FILES.includes(r)) return r;
+  const m = /^profiles\/[^/]+\/(.+)$/.exec(r);
+  return m && HERMES_SECRET_FILES.includes(m[1]) ? m[1] : null;
+}
+
+/**
+ * `rel` (relative to $HOME; '' is the home itself) is a folder that holds a credential, login or
+ * autostart path (`.config` holds `.config/gh`): moving it aside or unpacking into it reaches them.
+ */
+export function homeProtectedAncestor(rel: string): boolean {
+  const r = rel.replace(/^\/+|\/+$/g, '');
+  if (!r) return true;
+  for (const p of [...HOME_CREDENTIAL_DIRS, ...HOME_AUTOSTART_DIRS, ...HOME_FILES]) if (p.startsWith(`${r}/`)) return true;
+  return false;
+}
+
+/**
+ * Every protected path as `{ rel, dir }` under $HOME (`home`) and HERMES_HOME (`hermes`; `*` stands
+ * for any profile name), for matching a glob (`~/.hermes/c*`) against what it could name.
+ */
+export function protectedEntries(): { home: { rel: string; dir: boolean }[]; hermes: { rel: string; dir: boolean }[] } {
+  const hermes = [...HERMES_FILES.map((rel) => ({ rel, dir: false })), ...HERMES_DIRS.map((rel) => ({ rel, dir: true }))];
+  return {
+    home: [...HOME_FILES.map((rel) => ({ rel, dir: false })), ...[...HOME_CREDENTIAL_DIRS, ...HOME_AUTOSTART_DIRS].map((rel) => ({ rel, dir: true }))],
+    hermes: [...hermes, { rel: 'profiles', dir: false }, { rel: 'profiles/*', dir: false }, ...hermes.map((e) => ({ rel: `profiles/*/${e.rel}`, dir: e.dir }))],
+  };
+}

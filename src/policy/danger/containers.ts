@@ -35,38 +35,45 @@ const EXEC: Runner = { v: 'euw', lv: ['--env', '--env-file', '--user', '--workdi
 
 const DANGEROUS_CAPS = /^(cap_)?(all|sys_admin|sys_module|sys_rawio|sys_ptrace|dac_read_search|sys_boot|bpf)$/i;
 
-/** A host folder or file mounted into a container that gives the container the host. */
-function sensitiveMount(src: string, scope: Scope): string | null {
+/**
+ * A host folder or file mounted into a container that gives the container the host: `/`, a system
+ * folder, the home, credentials, Hermes's home, a container socket. A file inside a system folder
+ * mounted read-only (`/etc/localtime:ro`) is fine.
+ */
+function sensitiveMount(src: string, ro: boolean, scope: Scope): string | null {
   if (!src || isDynamic(src)) return null;
   if (/(^|\/)(docker|podman|containerd|crio)\.sock$/.test(src)) return `the ${src.replace(/^.*\//, '')} socket mounted (control of every container)`;
   if (isSecretPath(src, scope)) return `Hermes's secrets mounted (${src})`;
   const c = canonPath(src, scope);
   if (c !== null && /^\/var\/lib\/(docker|containerd|containers)(\/|$)/.test(c)) return `${c} mounted`;
   const p = protectedFolder(src, scope);
-  return p ? `${p === 'the home directory' ? 'the home directory' : p} mounted from the host` : null;
+  if (!p) return null;
+  if (ro && c !== null && /^\/(etc|usr|var|opt|srv|lib\w*|private)\/./.test(c)) return null;
+  return `${p} mounted from the host`;
 }
 
 /** Bind mounts of `-v SRC:DST[:opts]` / `--mount type=bind,source=…,target=…`. */
-function binds(opts: Map<string, string[]>): { target: string; source: string }[] {
-  const out: { target: string; source: string }[] = [];
+function binds(opts: Map<string, string[]>): { target: string; source: string; ro: boolean }[] {
+  const out: { target: string; source: string; ro: boolean }[] = [];
   for (const v of [...(opts.get('-v') ?? []), ...(opts.get('--volume') ?? [])]) {
     const parts = v.split(':');
     if (parts.length < 2) continue;
     const [source, target] = parts;
-    if (/^[/.~]/.test(source) || source.includes('/') || isDynamic(source)) out.push({ source, target });
+    const ro = (parts[2] ?? '').split(',').includes('ro');
+    if (/^[/.~]/.test(source) || source.includes('/') || isDynamic(source)) out.push({ source, target, ro });
   }
   for (const m of opts.get('--mount') ?? []) {
     const kv = new Map(m.split(',').map((x) => [x.slice(0, x.indexOf('=') < 0 ? x.length : x.indexOf('=')).toLowerCase(), x.includes('=') ? x.slice(x.indexOf('=') + 1) : 'true'] as const));
     if ((kv.get('type') ?? 'volume') !== 'bind') continue;
     const source = kv.get('source') ?? kv.get('src');
     const target = kv.get('target') ?? kv.get('dst') ?? kv.get('destination');
-    if (source && target) out.push({ source, target });
+    if (source && target) out.push({ source, target, ro: kv.has('readonly') || kv.has('ro') });
   }
   return out;
 }
 
 /** Privileges, host namespaces, devices and host mounts a container is given: each asks. */
-function privileges(opts: Map<string, string[]>, scope: Scope): { target: string; source: string }[] {
+function privileges(opts: Map<string, string[]>, scope: Scope): { target: string; source: string; ro: boolean }[] {
   const one = (o: string) => [...(opts.get(o) ?? [])];
   const priv = opts.get('--privileged');
   if (priv && priv.some((v) => v === '' || /^true$/i.test(v))) add(scope, F.privilegedContainer('--privileged (full access to the host)'));
@@ -79,7 +86,7 @@ function privileges(opts: Map<string, string[]>, scope: Scope): { target: string
   }
   const b = binds(opts);
   for (const m of b) {
-    const why = sensitiveMount(m.source, scope);
+    const why = sensitiveMount(m.source, m.ro, scope);
     if (why) add(scope, F.privilegedContainer(why));
   }
   return b;

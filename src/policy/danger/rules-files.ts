@@ -232,10 +232,14 @@ const MAYBE_SECRET = /\.env|auth|oauth|[*?[]/;
  */
 export function secretReads(name: string, args: string[], scope: Scope): void {
   if (NOT_READING.has(name)) return;
-  const folderReader = FOLDER_READERS.has(name);
+  let folderReader = FOLDER_READERS.has(name);
+  // An archiver reads its operands only when creating; a copy does not read its destination.
+  if ((name === 'tar' || name === 'bsdtar') && !args.some((a, k) => (k === 0 && /^[A-Za-z]*[cru]/.test(a) && !a.startsWith('-')) || /^-[A-Za-z]*[cruA]/.test(a) || /^--(create|append|update)$/.test(a))) folderReader = false;
+  const ops = args.filter((a) => !a.startsWith('-'));
+  const dest = ['cp', 'rsync', 'scp', 'rclone'].includes(name) && ops.length >= 2 ? ops[ops.length - 1] : null;
   for (const a of args) {
     if (MAYBE_SECRET.test(a)) for (const p of argPaths(a)) if (isSecretPath(p, scope)) return add(scope, F.secretRead);
-    if (!folderReader) continue;
+    if (!folderReader || a === dest) continue;
     const c = canonPath(a, scope);
     const hh = scope.ctx.hermesHome;
     if (c === null) continue;

@@ -496,3 +496,39 @@ export function expect(args: string[], scope: Scope, stdin: string[]): void {
   add(scope, F.scriptExec('expect (Tcl)'));
   for (const code of codes) for (const m of code.matchAll(/(?:^|[\s;[{])(?:spawn|exec|system)\s+([^\n;\]}]+)/g)) runString(m[1].replace(/^-\S+\s+/, ''), scope, 'expect');
 }
+
+// -------------------------------------------------------------------------------------------
+// bwrap: the sandbox's folders come from its bind options
+
+const BWRAP_ARITY: Record<string, number> = {
+  '--bind': 2, '--bind-try': 2, '--dev-bind': 2, '--dev-bind-try': 2, '--ro-bind': 2, '--ro-bind-try': 2, '--symlink': 2, '--setenv': 2, '--chmod': 2,
+  '--file': 2, '--bind-data': 2, '--ro-bind-data': 2, '--bind-fd': 2, '--ro-bind-fd': 2, '--overlay': 3, '--args': 1, '--argv0': 1, '--userns': 1,
+  '--userns2': 1, '--pidns': 1, '--uid': 1, '--gid': 1, '--hostname': 1, '--chdir': 1, '--unsetenv': 1, '--lock-file': 1, '--sync-fd': 1, '--remount-ro': 1,
+  '--exec-label': 1, '--file-label': 1, '--proc': 1, '--dev': 1, '--tmpfs': 1, '--mqueue': 1, '--dir': 1, '--seccomp': 1, '--add-seccomp-fd': 1,
+  '--block-fd': 1, '--userns-block-fd': 1, '--info-fd': 1, '--json-status-fd': 1, '--cap-add': 1, '--cap-drop': 1, '--perms': 1, '--size': 1,
+  '--overlay-src': 1, '--tmp-overlay': 1, '--ro-overlay': 1,
+};
+
+/** bwrap [options] COMMAND: the command runs in a root built from the bind options. */
+export function bwrap(args: string[], scope: Scope, inner: Inner): void {
+  const mounts: { target: string; source: string }[] = [];
+  let cwd: string | null = null;
+  let i = 0;
+  while (i < args.length && args[i].startsWith('--')) {
+    const a = args[i];
+    if (a === '--') {
+      i++;
+      break;
+    }
+    const n = BWRAP_ARITY[a] ?? 0;
+    const v = args.slice(i + 1, i + 1 + n);
+    if (/^--(dev-)?(ro-)?bind(-try)?$/.test(a) && v.length === 2) mounts.push({ source: v[0], target: v[1] });
+    if (a === '--chdir' && v[0]?.startsWith('/')) cwd = v[0];
+    i += 1 + n;
+  }
+  const rest = args.slice(i);
+  if (!rest.length) return;
+  const s = elsewhere(scope, mounts);
+  s.cwd = cwd;
+  inner(rest, s);
+}

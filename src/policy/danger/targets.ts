@@ -61,23 +61,44 @@ function absolute(t: string, scope: Scope): string | null {
  * The protected paths a glob (`~/.hermes/c*`, `/et?/passwd`, `> /dev/sd?`) could name, as
  * concrete paths; `secrets` limits it to Hermes's secret files.
  */
+type Cand = { segs: string[]; dir: boolean };
+const candCache = new Map<string, { all: Cand[]; secrets: Cand[] }>();
+
+/** The protected paths (split), for this home and HERMES_HOME; built once per pair. */
+function candidates(scope: Scope): { all: Cand[]; secrets: Cand[] } {
+  const { home, hermesHome, hermesRoot } = scope.ctx;
+  const key = `${home}\0${hermesHome}\0${hermesRoot}`;
+  let c = candCache.get(key);
+  if (c) return c;
+  const all: { abs: string; dir: boolean }[] = [];
+  const secrets: { abs: string; dir: boolean }[] = [];
+  const e = protectedEntries();
+  if (home) for (const x of e.home) all.push({ abs: `${home}/${x.rel}`, dir: x.dir });
+  for (const h of new Set([hermesHome, hermesRoot])) {
+    if (!h) continue;
+    for (const x of e.hermes) all.push({ abs: `${h}/${x.rel}`, dir: x.dir });
+    for (const f of HERMES_SECRET_FILES) secrets.push({ abs: `${h}/${f}`, dir: false }, { abs: `${h}/profiles/*/${f}`, dir: false });
+  }
+  all.push(...SYSTEM_ENTRIES);
+  const split = (l: { abs: string; dir: boolean }[]) => l.map((x) => ({ segs: x.abs.split('/'), dir: x.dir }));
+  c = { all: split(all), secrets: split(secrets) };
+  if (candCache.size > 16) candCache.clear();
+  candCache.set(key, c);
+  return c;
+}
+
+/**
+ * The protected paths a glob (`~/.hermes/c*`, `/et?/passwd`, `> /dev/sd?`) could name, as
+ * concrete paths; `secrets` limits it to Hermes's secret files.
+ */
 export function globHits(t: string, scope: Scope, secrets = false): string[] {
   const abs = absolute(t, scope);
   if (!abs) return [];
   const segsP = abs.split('/');
-  const { home, hermesHome, hermesRoot } = scope.ctx;
-  const cands: { abs: string; dir: boolean }[] = [];
-  if (secrets) {
-    for (const h of new Set([hermesHome, hermesRoot])) if (h) for (const f of HERMES_SECRET_FILES) cands.push({ abs: `${h}/${f}`, dir: false }, { abs: `${h}/profiles/*/${f}`, dir: false });
-  } else {
-    const e = protectedEntries();
-    if (home) for (const x of e.home) cands.push({ abs: `${home}/${x.rel}`, dir: x.dir });
-    for (const h of new Set([hermesHome, hermesRoot])) if (h) for (const x of e.hermes) cands.push({ abs: `${h}/${x.rel}`, dir: x.dir });
-    cands.push(...SYSTEM_ENTRIES);
-  }
+  const cands = secrets ? candidates(scope).secrets : candidates(scope).all;
   const hits: string[] = [];
   for (const c of cands) {
-    const segsC = c.abs.split('/');
+    const segsC = c.segs;
     if (segsP.length < segsC.length || (segsP.length > segsC.length && !c.dir)) continue;
     let ok = true;
     for (let i = 0; ok && i < segsC.length; i++) ok = segMatch(segsP[i], segsC[i]);

@@ -16,7 +16,7 @@ import { devRules } from './rules-dev.ts';
 import { secretReads, sqlite, sqlShellEscapes } from './rules-files.ts';
 import { fileAndSystemRules, recursiveDelete, rootish } from './rules.ts';
 import { parseRunner, runRunner } from './runners.ts';
-import { alias, assignment, at, cronCommands, crontab, DELETERS, env, expect, fd, hyperfine, netcat, parallel, scp, socat, ssh, su, sudo, systemdRun, trap, XARGS, xargs } from './runners-shell.ts';
+import { alias, assignment, at, bwrap, cronCommands, crontab, DELETERS, env, expect, fd, hyperfine, netcat, parallel, scp, socat, ssh, su, sudo, systemdRun, trap, XARGS, xargs } from './runners-shell.ts';
 import { BLOCK_DEVICE, checkRedirects, checkWriteTarget, isSecretPath } from './targets.ts';
 
 const add = (scope: Scope, f: Finding) => addFinding(scope.findings, f);
@@ -355,6 +355,9 @@ function listing(stage: string[] | null): { targets: string[]; recursive: boolea
   return null;
 }
 
+/** Programs that read a script or a list to act on from stdin (feedStdin). */
+const STDIN_READERS = new Set(['at', 'batch', 'source', '.', 'crontab', 'make', 'gmake', 'ed', 'ex', 'gdb', 'parallel', 'sem', 'sed', 'gsed', 'fdisk', 'gdisk', 'sqlite3', 'sqlite', 'xargs']);
+
 /** Filters a listing passes through unchanged (for `find / | sort | xargs rm`). */
 const PASSTHROUGH = new Set(['sort', 'uniq', 'tac', 'cat', 'tee']);
 
@@ -363,9 +366,11 @@ const PASSTHROUGH = new Set(['sort', 'uniq', 'tac', 'cat', 'tee']);
  * make -f -, crontab -, ex/ed/gdb scripts, parallel, sed's `e`, a partitioner's script, sqlite3,
  * and xargs deleting a listing of `/` or the home. `known` is the text when it can be known.
  */
-function feedStdin(s: string[], before: string[], known: string | null, cmds: Node[], i: number, scope: Scope): void {
+function feedStdin(s: string[], before: string[], text: () => string | null, cmds: Node[], i: number, scope: Scope): void {
   const nm = resolveName(s[0]);
+  if (!STDIN_READERS.has(nm) && !isVim(nm)) return;
   const args = s.slice(1);
+  const known = text();
   const script = () => {
     if (before.some((n) => DOWNLOADERS.has(n))) add(scope, F.pipeShell);
     else if (before.some((n) => DECODERS.has(n))) add(scope, F.decodeShell);
@@ -463,7 +468,7 @@ function checkPipeline(cmds: Node[], scope: Scope): void {
       reads = (a.script === null && a.rest.length === 0) || STDIN_FILES.has(a.rest[0] ?? '');
     } else if (fam || SQL_CLIENTS.has(nm)) reads = !sargs.some((a) => !a.startsWith('-')) || sargs.includes('-') || SQL_CLIENTS.has(nm);
     else {
-      feedStdin(s, before, pipelineOutput(cmds.slice(0, i), scope), cmds, i, scope);
+      feedStdin(s, before, () => pipelineOutput(cmds.slice(0, i), scope), cmds, i, scope);
       continue;
     }
     if (!reads) continue;
@@ -520,6 +525,8 @@ export function command(argv: string[], scope: Scope, stdin: string[] = [], raw?
     case 'scp':
     case 'sftp':
       return scp(name, args, scope, stdin);
+    case 'bwrap':
+      return bwrap(args, scope, inner);
     case 'busybox':
     case 'toybox':
       return inner(args[0] === '--' ? args.slice(1) : args);

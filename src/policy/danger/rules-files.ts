@@ -232,7 +232,7 @@ const MAYBE_SECRET = /\.env|auth|oauth|[*?[]/;
  */
 export function secretReads(name: string, args: string[], scope: Scope): void {
   if (NOT_READING.has(name)) return;
-  let folderReader = FOLDER_READERS.has(name);
+  let folderReader = FOLDER_READERS.has(name) && !(name === 'rclone' && !args.some((a) => /^(copy|copyto|sync|bisync|move|moveto|cat|serve|mount)$/.test(a)));
   // An archiver reads its operands only when creating; a copy does not read its destination.
   if ((name === 'tar' || name === 'bsdtar') && !args.some((a, k) => (k === 0 && /^[A-Za-z]*[cru]/.test(a) && !a.startsWith('-')) || /^-[A-Za-z]*[cruA]/.test(a) || /^--(create|append|update)$/.test(a))) folderReader = false;
   const ops = args.filter((a) => !a.startsWith('-'));

@@ -397,11 +397,19 @@ function sshOptions(values: string[], scope: Scope, prog: string): void {
 
 const SSH: Runner = { v: 'BbcDEeFIiJLlmOopQRSWw' };
 
-export function ssh(args: string[], scope: Scope): void {
+export function ssh(args: string[], scope: Scope, stdin: string[] = []): void {
   const p = parseRunner(args, SSH);
   sshOptions(p.opts.get('-o') ?? [], scope, 'ssh');
   for (const l of [...(p.opts.get('-E') ?? [])]) checkWriteTarget(l, scope);
   if (p.operands.length > 1) runString(p.operands.slice(1).join(' '), elsewhere(scope), 'ssh');
+  // No command: the remote shell reads its script from stdin (a heredoc here, a pipe in walk.ts).
+  else if (!p.opts.has('-N') && !p.opts.has('-W')) for (const t of stdin) runString(t, elsewhere(scope), 'ssh');
+}
+
+/** ssh reads a remote script from stdin (it is given no command). */
+export function sshReadsStdin(args: string[]): boolean {
+  const p = parseRunner(args, SSH);
+  return p.operands.length === 1 && !p.opts.has('-N') && !p.opts.has('-W') && !p.opts.has('-f');
 }
 
 export function scp(name: string, args: string[], scope: Scope, stdin: string[]): void {

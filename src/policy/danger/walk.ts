@@ -4,7 +4,7 @@
 // `bash <(…)`); text piped into a program that runs it read as a script; every simple command
 // checked against the rules.
 import { parseShell, ShellParseError, wordLiteral, type Node } from '../shell-parse.ts';
-import { absPath, base, canonPath, DECODE, DOWNLOAD, DYN, PROC, type Scope } from './context.ts';
+import { absPath, base, canonPath, DECODE, DOWNLOAD, DYN, elsewhere, PROC, type Scope } from './context.ts';
 import { container, kube } from './containers.ts';
 import { ed, exCommand, gdb, isVim, less, make, makefileCommands, makeReadsStdin, sed, sedRunsInput, vim } from './editors.ts';
 import { DECODERS, DOWNLOADERS, expandWord, pipelineOutput, stdinTexts } from './expand.ts';
@@ -16,7 +16,7 @@ import { devRules } from './rules-dev.ts';
 import { secretReads, sqlite, sqlShellEscapes } from './rules-files.ts';
 import { fileAndSystemRules, recursiveDelete, rootish } from './rules.ts';
 import { parseRunner, runRunner } from './runners.ts';
-import { alias, assignment, at, bwrap, cronCommands, crontab, DELETERS, env, expect, fd, hyperfine, netcat, parallel, scp, socat, ssh, su, sudo, systemdRun, trap, XARGS, xargs } from './runners-shell.ts';
+import { alias, assignment, at, bwrap, cronCommands, crontab, DELETERS, env, expect, fd, hyperfine, netcat, parallel, scp, socat, ssh, sshReadsStdin, su, sudo, systemdRun, trap, XARGS, xargs } from './runners-shell.ts';
 import { BLOCK_DEVICE, checkRedirects, checkWriteTarget, isSecretPath } from './targets.ts';
 
 const add = (scope: Scope, f: Finding) => addFinding(scope.findings, f);
@@ -356,7 +356,7 @@ function listing(stage: string[] | null): { targets: string[]; recursive: boolea
 }
 
 /** Programs that read a script or a list to act on from stdin (feedStdin). */
-const STDIN_READERS = new Set(['at', 'batch', 'source', '.', 'crontab', 'make', 'gmake', 'ed', 'ex', 'gdb', 'parallel', 'sem', 'sed', 'gsed', 'fdisk', 'gdisk', 'sqlite3', 'sqlite', 'xargs']);
+const STDIN_READERS = new Set(['ssh', 'at', 'batch', 'source', '.', 'crontab', 'make', 'gmake', 'ed', 'ex', 'gdb', 'parallel', 'sem', 'sed', 'gsed', 'fdisk', 'gdisk', 'sqlite3', 'sqlite', 'xargs']);
 
 /** Filters a listing passes through unchanged (for `find / | sort | xargs rm`). */
 const PASSTHROUGH = new Set(['sort', 'uniq', 'tac', 'cat', 'tee']);
@@ -378,6 +378,12 @@ function feedStdin(s: string[], before: string[], text: () => string | null, cmd
     if (known !== null) analyzeScript(known, scope);
   };
   switch (nm) {
+    case 'ssh':
+      if (sshReadsStdin(args)) {
+        add(scope, F.pipedScript);
+        if (known !== null) analyzeScript(known, elsewhere(scope));
+      }
+      return;
     case 'at':
     case 'batch': {
       const p = parseRunner(args, { v: 'qfut', permute: true, query: ['-l', '-r', '-d', '-c', '-V'] });
@@ -503,7 +509,8 @@ export function command(argv: string[], scope: Scope, stdin: string[] = [], raw?
     if (raw0.includes('$(…)')) add(scope, F.dynamicName);
     return;
   }
-  const name = resolveName(raw0);
+  // Windows finds programs case-insensitively, with or without .exe (Git Bash, WSL).
+  const name = /\.exe$/i.test(raw0) ? resolveName(raw0).toLowerCase().replace(/\.exe$/, '') : resolveName(raw0);
   const args = argv.slice(1);
   const inner = (rest: string[], s: Scope = scope) => command(rest, s, stdin, raw && raw.length >= rest.length ? raw.slice(raw.length - rest.length) : undefined, stdinFile);
   if (scope.madeExecutable && /^\.{1,2}\//.test(raw0)) add(scope, F.chmodExec);
@@ -521,7 +528,7 @@ export function command(argv: string[], scope: Scope, stdin: string[] = [], raw?
     case 'xargs':
       return xargs(args, scope);
     case 'ssh':
-      return ssh(args, scope);
+      return ssh(args, scope, stdin);
     case 'scp':
     case 'sftp':
       return scp(name, args, scope, stdin);

@@ -53,9 +53,11 @@ export function scanSed(script: string): SedScan {
     i++;
     return t;
   };
+  let sawDyn = false;
   const address = () => {
     // A part only known at run time (`"$(grep -n X f | cut -d: -f1),+3p"`): an address.
     while (s[i] === DYN) {
+      sawDyn = true;
       i++;
       const m = /^\$(?:\(…\)|[A-Za-z_0-9@*#?$!-]+)(?:\u0001[a-z]+)*/.exec(s.slice(i));
       if (m) i += m[0].length;
@@ -86,6 +88,9 @@ export function scanSed(script: string): SedScan {
     while (s[i] === '!') i++;
     while (s[i] === ' ' || s[i] === '\t') i++;
     const c = s[i++];
+    // The command itself is only known at run time (`sed "$SCRIPT"`).
+    if (c === undefined && sawDyn) out.unknown = true;
+    sawDyn = false;
     switch (c) {
       case '{':
       case '}':

@@ -44,21 +44,27 @@ function typedText(keys: string[], literal: boolean): string {
   return out;
 }
 
-/** A tmux command line as tmux parses it (shell-like quoting, `;` between commands). */
-function tmuxString(text: string, scope: Scope): void {
+/** A tmux or screen command line as they parse it (shell-like quoting, `;` between commands): argv each. */
+function words(text: string, scope: Scope): string[][] {
   let ast: Node;
   try {
     ast = parseShell(text, scope.depth + 1);
   } catch {
-    addFinding(scope.findings, F.unparsable('a tmux command string'));
-    return;
+    addFinding(scope.findings, F.unparsable('a tmux or screen command string'));
+    return [];
   }
+  const out: string[][] = [];
   const visit = (n: Node) => {
     if (n.type === 'list') for (const it of n.items) visit(it.node);
     else if (n.type === 'pipeline') for (const c of n.cmds) visit(c);
-    else if (n.type === 'simple' && n.words.length) tmuxCommand(n.words.map(wordLiteral), scope);
+    else if (n.type === 'simple' && n.words.length) out.push(n.words.map(wordLiteral));
   };
   visit(ast);
+  return out;
+}
+
+function tmuxString(text: string, scope: Scope): void {
+  for (const argv of words(text, scope)) tmuxCommand(argv, scope);
 }
 
 function tmuxCommand(argv: string[], scope: Scope): void {
@@ -146,7 +152,7 @@ function screenCommand(argv: string[], scope: Scope): void {
     case 'screen':
       return screenWindow(rest, scope);
     case 'eval':
-      for (const c of rest) screenCommand(c.split(/\s+/).filter(Boolean), scope);
+      for (const c of rest) for (const argv of words(c, scope)) screenCommand(argv, scope);
       return;
     case 'bind':
     case 'at':

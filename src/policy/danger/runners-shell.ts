@@ -6,6 +6,7 @@ import { DYN, elsewhere, isDynamic, type Scope } from './context.ts';
 import { addFinding, F, type Finding } from './findings.ts';
 import { checkAssignment, parseRunner, runParsed, runString, type Runner } from './runners.ts';
 import { checkWriteTarget } from './targets.ts';
+import { recursiveDelete } from './rules.ts';
 import { analyzeScript, command, runScriptFile } from './walk.ts';
 
 const add = (scope: Scope, f: Finding) => addFinding(scope.findings, f);
@@ -317,7 +318,13 @@ export function fd(args: string[], scope: Scope): void {
   const end = argv.indexOf(';');
   if (end >= 0) argv = argv.slice(0, end);
   argv = argv.map((x) => (/^\{[^}]*\}$/.test(x) ? 'FOUND_FILE' : x));
-  if (DELETERS.has((argv[0] ?? '').replace(/^.*\//, ''))) add(scope, F.findDelete);
+  if (DELETERS.has((argv[0] ?? '').replace(/^.*\//, ''))) {
+    add(scope, F.findDelete);
+    // Every entry under the search paths (a pattern matching anything, no filters): a wipe of them.
+    const [pattern, ...paths] = p.operands;
+    const filters = ['-e', '--extension', '-t', '--type', '-E', '--exclude', '-S', '--size', '--changed-within', '--changed-before', '-o', '--owner', '-g', '--glob'];
+    if ((pattern === undefined || ['.', '', '^', '.*'].includes(pattern)) && !filters.some((f) => p.opts.has(f))) recursiveDelete(paths.length ? paths : ['.'], scope);
+  }
   command(argv, scope);
 }
 

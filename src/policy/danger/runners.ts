@@ -292,7 +292,7 @@ export const RUNNERS: Record<string, Runner> = {
   unshare: { v: 'SGRwC', lv: ['--map-user', '--map-group', '--map-users', '--map-groups', '--setuid', '--setgid', '--root', '--wd', '--propagation', '--setgroups', '--load-interp'] },
   nsenter: { v: 'tSG', lv: ['--target', '--setuid', '--setgid', '--env'] },
   firejail: PLAIN,
-  sg: { skip: 1, sh: ['-c'], rest: 'shell', permute: true },
+  sg: { skip: 1, shAfterSkip: ['-c'], rest: 'shell' },
   newgrp: { rest: 'none' },
   cgexec: { v: 'g' },
   chroot: { root: true, lv: ['--userspec', '--groups'] },

@@ -371,18 +371,16 @@ function feedStdin(s: string[], before: string[], text: () => string | null, cmd
   if (!STDIN_READERS.has(nm) && !isVim(nm)) return;
   const args = s.slice(1);
   const known = text();
-  const script = () => {
+  // A script whose text is known is classified like the commands it holds; unknown text asks.
+  const script = (s: Scope = scope) => {
     if (before.some((n) => DOWNLOADERS.has(n))) add(scope, F.pipeShell);
     else if (before.some((n) => DECODERS.has(n))) add(scope, F.decodeShell);
-    else add(scope, F.pipedScript);
-    if (known !== null) analyzeScript(known, scope);
+    else if (known === null) add(scope, F.pipedScript);
+    if (known !== null) analyzeScript(known, s);
   };
   switch (nm) {
     case 'ssh':
-      if (sshReadsStdin(args)) {
-        add(scope, F.pipedScript);
-        if (known !== null) analyzeScript(known, elsewhere(scope));
-      }
+      if (sshReadsStdin(args)) script(elsewhere(scope));
       return;
     case 'at':
     case 'batch': {
@@ -615,7 +613,7 @@ export function command(argv: string[], scope: Scope, stdin: string[] = [], raw?
       checkDynamicScript(script, scope);
       return analyzeScript(script, scope);
     }
-    if (rest[0] !== undefined) return runScriptFile(rest[0], scope);
+    if (rest[0] !== undefined) return runScriptFile(rest[0], scope, stdin);
     if (readsStdin && stdinFile !== undefined) return runScriptFile(stdinFile, scope);
     if (readsStdin && stdin.length) {
       add(scope, F.shellHeredoc);

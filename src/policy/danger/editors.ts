@@ -59,7 +59,7 @@ export function scanSed(script: string): SedScan {
     while (s[i] === DYN) {
       sawDyn = true;
       i++;
-      const m = /^\$(?:\(…\)|[A-Za-z_0-9@*#?$!-]+)(?:\u0001[a-z]+)*/.exec(s.slice(i));
+      const m = /^\$(?:\(\u2026\)|[A-Za-z_0-9@*#?$!-]+)(?:\u0001[a-z]+)*/.exec(s.slice(i));
       if (m) i += m[0].length;
     }
     if (s[i] === '/') {

@@ -348,13 +348,7 @@ class Lexer {
         break;
       }
       // Extended globs (`@(a|b)`, `+(…)`, `*(…)`, `?(…)`, `!(…)`) are part of the word.
-      if ((c === '@' || c === '+' || c === '*' || c === '?' || c === '!') && s[this.i + 1] === '(' && this.i > start) {
-        const end = skipParens(s, this.i + 2);
-        lit += s.slice(this.i, end);
-        this.i = end;
-        continue;
-      }
-      if (c === '@' && s[this.i + 1] === '(') {
+      if ('@+*?!'.includes(c) && s[this.i + 1] === '(' && (this.i > start || c === '@')) {
         const end = skipParens(s, this.i + 2);
         lit += s.slice(this.i, end);
         this.i = end;

@@ -7,7 +7,6 @@ import { posix } from 'node:path';
 import { hermesControlPath } from '../protected-paths.ts';
 import { canonPath, DYN, type Scope } from './context.ts';
 import { addFinding, F, type Finding } from './findings.ts';
-import { hasGlob } from './glob.ts';
 import { parseRunner, runString, type Runner } from './runners.ts';
 import { argPaths, checkWriteTarget, isSecretPath, protectedFolder } from './targets.ts';
 
@@ -276,4 +275,3 @@ export function sqlShellEscapes(text: string, scope: Scope): void {
   for (const m of text.matchAll(/\bprogram\s+'((?:[^']|'')*)'/gi)) runString(m[1].replace(/''/g, "'"), scope, 'COPY … PROGRAM');
 }
 
-export { hasGlob };

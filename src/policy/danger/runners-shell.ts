@@ -2,12 +2,12 @@
 // own quoting), su/runuser (permuted options, the last -c wins), xargs, at/batch and crontab
 // (commands read later), systemd-run, GNU parallel, ssh/scp/sftp (ProxyCommand and friends run
 // locally), socat/nc, trap and alias strings, fd -x, hyperfine and expect.
-import { DYN, elsewhere, isDynamic, type Scope } from './context.ts';
+import { DYN, elsewhere, type Scope } from './context.ts';
 import { addFinding, F, type Finding } from './findings.ts';
 import { checkAssignment, parseRunner, runParsed, runString, type Runner } from './runners.ts';
 import { checkWriteTarget } from './targets.ts';
 import { recursiveDelete } from './rules.ts';
-import { analyzeScript, command, runScriptFile } from './walk.ts';
+import { command, runScriptFile } from './walk.ts';
 
 const add = (scope: Scope, f: Finding) => addFinding(scope.findings, f);
 type Inner = (argv: string[], s: Scope) => void;

@@ -151,9 +151,9 @@ const RUNNERS: Class[] = [
   },
   {
     name: 'parallel, xargs, find -exec, fd -x, watch, timeout, nice, env, busybox',
-    block: ['parallel rm -rf ::: / ~', "parallel ::: 'rm -rf ~' ls", "echo 'rm -rf ~' | parallel", 'find / -exec rm -rf {} +', 'watch -x rm -rf ~', "watch 'rm -rf ~'", 'timeout 5 rm -rf /', 'nice -n 5 rm -rf ~', 'busybox rm -rf /', "xargs sh -c 'rm -rf /' < /dev/null", 'fd . / -x rm -rf'],
+    block: ['timeout infinity rm -rf ~', 'timeout 1e3 rm -rf /', 'env -C / rm -rf .', 'sudo --chdir=/ rm -rf *', 'unshare -w / rm -rf .', 'ip netns exec ns1 rm -rf /', 'parallel rm -rf ::: / ~', "parallel ::: 'rm -rf ~' ls", "echo 'rm -rf ~' | parallel", 'find / -exec rm -rf {} +', 'watch -x rm -rf ~', "watch 'rm -rf ~'", 'timeout 5 rm -rf /', 'nice -n 5 rm -rf ~', 'busybox rm -rf /', "xargs sh -c 'rm -rf /' < /dev/null", 'fd . / -x rm -rf'],
     ask: ['fd -e log -x rm', 'xargs rm < list.txt', 'parallel rm ::: "$@"', 'cat cmds | parallel'],
-    allow: ['parallel gzip ::: a b', "parallel -j4 'convert {} {.}.png' ::: a.jpg b.jpg", 'fd -e ts -x wc -l', 'xargs -n1 echo < list.txt', 'watch -n 2 kubectl get pods', 'watch -x ls -la', 'timeout 30 npm test', 'nice -n 19 make -j4', 'find . -name x -print'],
+    allow: ['env -C build make', 'ip addr', 'ip netns list', 'parallel gzip ::: a b', "parallel -j4 'convert {} {.}.png' ::: a.jpg b.jpg", 'fd -e ts -x wc -l', 'xargs -n1 echo < list.txt', 'watch -n 2 kubectl get pods', 'watch -x ls -la', 'timeout 30 npm test', 'nice -n 19 make -j4', 'find . -name x -print'],
   },
   {
     name: 'package runners (npx, npm exec, pnpm dlx, uv run, …) and environment managers',
@@ -168,7 +168,7 @@ const RUNNERS: Class[] = [
   },
   {
     name: 'containers: the command inside, privileges and host mounts',
-    block: ['docker run -v /:/host alpine rm -rf /host', 'docker run --rm -v "$HOME":/h alpine rm -rf /h', "docker run -it --entrypoint sh alpine -c 'rm -rf /'", 'docker exec web rm -rf /', 'podman exec c rm -rf /', 'kubectl exec -it pod -- rm -rf /', "kubectl exec pod -c app -- sh -c 'rm -rf ~'", 'docker compose exec web rm -rf /', "docker compose run --rm web sh -c 'rm -rf /'", 'docker run --mount type=bind,src=/,dst=/mnt alpine rm -rf /mnt/etc'],
+    block: ['docker run --rm -v /:/mnt alpine chroot /mnt rm -rf /', 'docker run -v /:/host alpine rm -rf /host', 'docker run --rm -v "$HOME":/h alpine rm -rf /h', "docker run -it --entrypoint sh alpine -c 'rm -rf /'", 'docker exec web rm -rf /', 'podman exec c rm -rf /', 'kubectl exec -it pod -- rm -rf /', "kubectl exec pod -c app -- sh -c 'rm -rf ~'", 'docker compose exec web rm -rf /', "docker compose run --rm web sh -c 'rm -rf /'", 'docker run --mount type=bind,src=/,dst=/mnt alpine rm -rf /mnt/etc'],
     ask: [
       'docker run --privileged alpine sh',
       'docker run -v /:/host alpine ls /host',

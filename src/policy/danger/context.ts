@@ -68,6 +68,15 @@ export function newScope(ctx: PathContext, cwd: string | null): Scope {
 export function elsewhere(scope: Scope, mounts: { target: string; source: string }[] = []): Scope {
   const host = scope.ctx.host ?? scope.ctx;
   const hostCwd = scope.ctx.host ? (scope.ctx.hostCwd ?? null) : scope.cwd;
+  // Nested (a chroot inside a container): a source is a path of the current root, so it is
+  // resolved through its mounts to the host path behind it.
+  if (scope.ctx.host) {
+    const hostScope: Scope = { ...scope, ctx: host, cwd: hostCwd };
+    mounts = mounts.map((m) => {
+      const c = canonPath(m.source, scope);
+      return c !== null && /^[/~@]/.test(c) ? { target: m.target, source: absPath(c, hostScope) } : m;
+    });
+  }
   const ctx: PathContext = { home: '', hermesHome: '', hermesRoot: '', raw: scope.ctx.raw, mounts: mounts.map((m) => ({ target: posix.normalize(m.target).replace(/(.)\/+$/, '$1'), source: m.source })), host, hostCwd };
   return { ...scope, ctx, cwd: null, vars: new Map(scope.vars), links: new Map() };
 }

@@ -4,7 +4,7 @@
 // locally), socat/nc, trap and alias strings, fd -x, hyperfine and expect.
 import { DYN, elsewhere, type Scope } from './context.ts';
 import { addFinding, F, type Finding } from './findings.ts';
-import { checkAssignment, parseRunner, runParsed, runString, type Runner } from './runners.ts';
+import { checkAssignment, inFolder, parseRunner, runParsed, runString, type Runner } from './runners.ts';
 import { checkWriteTarget } from './targets.ts';
 import { recursiveDelete } from './rules.ts';
 import { command, runScriptFile } from './walk.ts';
@@ -69,11 +69,16 @@ function sudoFlags(args: string[], scope: Scope): void {
 export function sudo(args: string[], scope: Scope, inner: Inner): void {
   sudoFlags(args, scope);
   const p = parseRunner(args, SUDO);
+  // sudo -e/--edit (sudoedit) edits its files as root: they are written.
+  if (p.opts.has('-e') || p.opts.has('--edit')) {
+    for (const f of p.operands) checkWriteTarget(f, scope, 'edit');
+    return;
+  }
   // `sudo -k cmd` still runs cmd; the other queries do not take one.
   if (p.query && !(p.opts.has('-k') || p.opts.has('--reset-timestamp') || p.opts.has('-K'))) return;
-  // sudo -e/--edit edits files as root: they are written.
   const rest = assignments(p.operands, scope);
-  if (rest.length) inner(rest, scope);
+  const dir = [...(p.opts.get('-D') ?? []), ...(p.opts.get('--chdir') ?? [])].pop();
+  if (rest.length) inner(rest, dir === undefined ? scope : inFolder(dir, scope));
 }
 
 // -------------------------------------------------------------------------------------------
@@ -161,6 +166,7 @@ export function envSplit(str: string, scope: Scope): string[] | null {
 
 export function env(args: string[], scope: Scope, inner: Inner, nul = false, depth = 0): void {
   let i = 0;
+  let dir: string | undefined;
   const split = (value: string | undefined, next: number): void => {
     const words = value === undefined ? null : envSplit(value, scope);
     if (words && depth < 4) env([...words, ...args.slice(next)], scope, inner, nul, depth + 1);
@@ -189,7 +195,8 @@ export function env(args: string[], scope: Scope, inner: Inner, nul = false, dep
         if (value === undefined) value = args[i++];
         return split(value, i);
       }
-      if (ENV_VALUED.has(name) && value === undefined) i++;
+      if (ENV_VALUED.has(name) && value === undefined) value = args[i++];
+      if (name === '--chdir') dir = value;
       if (name === '--null') nul = true;
       continue;
     }
@@ -203,6 +210,7 @@ export function env(args: string[], scope: Scope, inner: Inner, nul = false, dep
       }
       if ('uCa'.includes(ch)) {
         if (k === a.length - 1) consumed = 2;
+        if (ch === 'C') dir = k < a.length - 1 ? a.slice(k + 1) : args[i + 1];
         break;
       }
       if (!'i0v'.includes(ch)) return; // an unknown option: env refuses
@@ -212,7 +220,7 @@ export function env(args: string[], scope: Scope, inner: Inner, nul = false, dep
   const rest = assignments(args.slice(i), scope, true);
   // `env -0` prints the environment; with a command it refuses to run it.
   if (!rest.length || nul) return;
-  inner(rest, scope);
+  inner(rest, dir === undefined ? scope : inFolder(dir, scope));
 }
 
 // -------------------------------------------------------------------------------------------

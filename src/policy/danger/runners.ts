@@ -10,7 +10,7 @@
 // at run time (`su -c "$X"`) asks. Programs with subcommands (tmux, screen, git, docker, kubectl,
 // npm…) pick a spec per subcommand (multiplexers.ts, containers.ts, rules-git.ts).
 import { parseDoubleQuoted } from '../shell-parse.ts';
-import { DECODE, DOWNLOAD, DYN, elsewhere, isDynamic, type Scope } from './context.ts';
+import { absPath, canonPath, DECODE, DOWNLOAD, DYN, elsewhere, isDynamic, type Scope } from './context.ts';
 import { segCharsText } from './expand.ts';
 import { addFinding, F, type Finding } from './findings.ts';
 import { gitConfigValue } from './rules-git.ts';
@@ -60,6 +60,10 @@ export interface Runner {
   afterDashDash?: boolean;
   /** After the skipped operands, `-c STR` runs STR (`flock FILE -c STR`). */
   shAfterSkip?: readonly string[];
+  /** Options whose value is the folder the command runs in (`env -C`, `sudo -D`, `unshare -w`). */
+  chdir?: readonly string[];
+  /** Options whose value is the root folder the command sees (`unshare -R`, `systemd-nspawn -D`). */
+  rootOpt?: readonly string[];
 }
 
 /** What a runner's arguments say once parsed. */
@@ -156,6 +160,12 @@ export function runString(text: string, scope: Scope, via: string): void {
 
 const NUMBER = /^[-+]?\d+(\.\d+)?$/;
 
+/** A scope whose working directory is `dir` (as seen from `scope`), or unknown when `dir` is. */
+export function inFolder(dir: string, scope: Scope): Scope {
+  const c = canonPath(dir, scope);
+  return { ...scope, cwd: c !== null && /^[/~@]/.test(c) ? absPath(c, scope) : null };
+}
+
 /** Runs the parsed command of a runner with `spec` (shell lines, argv, operands). */
 export function runParsed(name: string, p: Parsed, spec: Runner, scope: Scope, inner: (argv: string[], s: Scope) => void): void {
   if (p.query) return;
@@ -163,11 +173,15 @@ export function runParsed(name: string, p: Parsed, spec: Runner, scope: Scope, i
   for (const w of spec.writes ?? []) for (const f of p.opts.get(w) ?? []) if (f) checkWriteTarget(f, scope);
   let s = scope;
   let ops = spec.afterDashDash && p.afterDD ? p.afterDD : p.operands;
+  const rootOpt = (spec.rootOpt ?? []).flatMap((o) => p.opts.get(o) ?? []).pop();
   if (spec.root) {
     const root = ops[0];
     ops = ops.slice(1);
     s = root === undefined ? scope : elsewhere(scope, [{ target: '/', source: root }]);
-  } else if (spec.remote) s = elsewhere(scope);
+  } else if (rootOpt) s = elsewhere(scope, [{ target: '/', source: rootOpt }]);
+  else if (spec.remote) s = elsewhere(scope);
+  const dir = (spec.chdir ?? []).flatMap((o) => p.opts.get(o) ?? []).pop();
+  if (dir !== undefined) s = inFolder(dir, s);
   for (const sh of p.shells) runString(sh.text, s, `${name} ${sh.opt}`);
   if (p.argv) return inner(p.argv, s);
   if (!(spec.afterDashDash && p.afterDD)) {
@@ -229,7 +243,8 @@ export function runRunner(name: string, args: string[], scope: Scope, inner: (ar
 
 const DETACHED: Runner = { detached: true };
 const PLAIN: Runner = {};
-const DURATION = /^\d+(\.\d+)?[smhd]?$/;
+/** What timeout accepts as a duration (strtod's numbers, `inf`), with an optional unit. */
+const DURATION = /^\+?(\d+\.?\d*(e[+-]?\d+)?|\.\d+|0x[\da-f.]+(p[+-]?\d+)?|inf(inity)?)[smhd]?$/i;
 const NPM_EXEC: Runner = { v: 'pw', lv: ['--package', '--workspace', '--prefix'], sh: ['-c', '--call'] };
 const PERF: Runner = { v: 'eopCtIrGcFm', lv: ['--event', '--output', '--pid', '--tid', '--cpu', '--repeat', '--cgroup', '--count', '--freq', '--mmap-pages'], query: ['-p', '--pid', '-t', '--tid'] };
 
@@ -280,7 +295,7 @@ export const RUNNERS: Record<string, Runner> = {
   // identities, namespaces, sandboxes
   doas: { v: 'ua', query: ['-C'] },
   pkexec: { lv: ['--user'] },
-  run0: { v: 'ugD', lv: ['--user', '--group', '--nice', '--chdir', '--setenv', '--unit', '--property', '--description', '--slice', '--machine', '--background'] },
+  run0: { v: 'ugD', lv: ['--user', '--group', '--nice', '--chdir', '--setenv', '--unit', '--property', '--description', '--slice', '--machine', '--background'], chdir: ['-D', '--chdir'] },
   gosu: { skip: 1 },
   'su-exec': { skip: 1 },
   setuidgid: { skip: 1 },
@@ -289,7 +304,7 @@ export const RUNNERS: Record<string, Runner> = {
     lv: ['--reuid', '--regid', '--ruid', '--euid', '--rgid', '--egid', '--groups', '--inh-caps', '--ambient-caps', '--bounding-set', '--securebits', '--pdeathsig', '--selinux-label', '--apparmor-profile', '--landlock-access', '--landlock-rule', '--seccomp-filter'],
     query: ['-d', '--dump'],
   },
-  unshare: { v: 'SGRwC', lv: ['--map-user', '--map-group', '--map-users', '--map-groups', '--setuid', '--setgid', '--root', '--wd', '--propagation', '--setgroups', '--load-interp'] },
+  unshare: { v: 'SGRwC', lv: ['--map-user', '--map-group', '--map-users', '--map-groups', '--setuid', '--setgid', '--root', '--wd', '--propagation', '--setgroups', '--load-interp'], rootOpt: ['-R', '--root'], chdir: ['-w', '--wd'] },
   nsenter: { v: 'tSG', lv: ['--target', '--setuid', '--setgid', '--env'] },
   firejail: PLAIN,
   sg: { skip: 1, shAfterSkip: ['-c'], rest: 'shell' },
@@ -301,7 +316,7 @@ export const RUNNERS: Record<string, Runner> = {
   fakechroot: { v: 'lcdse', lv: ['--lib', '--config-dir', '--environment'] },
   proot: { v: 'rbmwuk', lv: ['--rootfs', '--bind', '--mount', '--cwd', '--kernel-release'] },
   schroot: { v: 'cudnp', lv: ['--chroot', '--user', '--directory', '--session-name'], query: ['-l', '--list', '-i', '--info'] },
-  'systemd-nspawn': { remote: true, v: 'DMuUSZLEpnbx', lv: ['--directory', '--image', '--machine', '--user', '--chdir', '--setenv', '--bind', '--bind-ro', '--network-interface', '--private-users', '--property', '--register', '--slice', '--template'] },
+  'systemd-nspawn': { remote: true, rootOpt: ['-D', '--directory'], v: 'DMuUSZLEpnbx', lv: ['--directory', '--image', '--machine', '--user', '--chdir', '--setenv', '--bind', '--bind-ro', '--network-interface', '--private-users', '--property', '--register', '--slice', '--template'] },
   'flatpak-spawn': { lv: ['--env', '--forward-fd', '--directory', '--app-path', '--usr-path', '--sandbox-expose', '--sandbox-expose-ro'] },
   'lxc-attach': { remote: true, v: 'nPesLvu', lv: ['--name', '--lxcpath', '--elevated-privileges', '--namespaces', '--remount-sys-proc', '--set-var', '--keep-var', '--uid', '--gid'] },
   // environments and tool managers that run a command in them
@@ -372,6 +387,7 @@ export const SUB_RUNNERS: Record<string, Record<string, Runner>> = {
   yarn: { dlx: { v: 'p', lv: ['--package'] }, exec: { rest: 'shell' } },
   bun: { x: { v: 'p', lv: ['--package'] } },
   perf: { stat: PERF, record: PERF, trace: PERF },
+  ip: { netns: {}, vrf: {} },
   rr: { record: { v: 'bcCnh', lv: ['--output-trace-dir'] } },
 };
 
@@ -441,6 +457,7 @@ export function subRunner(name: string, args: string[]): { spec: Runner; args: s
   const sub = args[i];
   if (sub === undefined) return null;
   if (name === 'uv' && sub === 'tool' && args[i + 1] === 'run') return { spec: RUNNERS.uvx, args: args.slice(i + 2), sub: 'tool run' };
+  if (name === 'ip' && (sub === 'netns' || sub === 'vrf') && args[i + 1] === 'exec') return { spec: { skip: 1 }, args: args.slice(i + 2), sub: `${sub} exec` };
   const spec = Object.hasOwn(subs, sub) ? subs[sub] : null;
   return spec ? { spec, args: args.slice(i + 1), sub } : null;
 }

@@ -518,6 +518,8 @@ export function command(argv: string[], scope: Scope, stdin: string[] = [], raw?
   switch (name) {
     case 'sudo':
       return sudo(args, scope, inner);
+    case 'sudoedit':
+      return sudo(['-e', ...args], scope, inner);
     case 'env':
       return env(args, scope, inner);
     case 'su':

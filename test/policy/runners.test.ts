@@ -269,6 +269,12 @@ const MISSING: Class[] = [
   },
 ];
 
+MISSING.push({
+  name: "the agent changing its own guard through the hermes CLI, unit files linked into place",
+  ask: ['hermes config set approvals.mode off', 'hermes config set command_allowlist "[recursive delete]"', 'hermes -p work config set delegation.subagent_auto_approve true', 'hermes config edit', 'hermes cron create "every 1h" --script x.sh --no-agent', 'hermes plugins install ./evil', 'systemctl --user link /tmp/evil.service', 'systemctl --user enable --now /tmp/evil.service', 'systemctl --user edit myapp'],
+  allow: ['hermes config set model.default gpt-5', 'hermes config get approvals.mode', 'hermes cron list', 'hermes plugins list', 'systemctl --user enable myapp', 'systemctl enable nginx', 'systemctl --user status myapp'],
+});
+
 const HARDLINE: Class[] = [
   {
     name: 'deleting the home through any parameter expansion, or / through /proc',

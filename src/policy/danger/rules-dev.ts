@@ -46,10 +46,19 @@ function packageManager(name: string, args: string[], scope: Scope): void {
   }
 }
 
+/** Settings that are Hermes's guard, its tools' reach, or code it runs: changing them needs a person. */
+const GUARD_KEYS = /^(approvals|command_allowlist|security|privacy|yolo|toolsets?|tools|terminal|hooks|plugins|mcp_servers|mcp|delegation|cron|code_execution|browser\.allow|website_blocklist)(\.|$)/;
+
 function hermes(args: string[], scope: Scope): void {
   const rest = afterGlobalOptions(args, new Set(['-p', '--profile', '-m', '--model', '--provider', '-t', '--toolsets', '-r', '--resume']));
   if (rest[0] === 'gateway' && ['stop', 'restart'].includes(rest[1] ?? '')) add(scope, F.hermesGateway);
   if (rest[0] === 'update') add(scope, F.hermesUpdate);
+  // `hermes config set approvals.mode off`: the agent switching its own guard off.
+  if (rest[0] === 'config' && ['set', 'unset'].includes(rest[1] ?? '') && GUARD_KEYS.test(rest[2] ?? '')) add(scope, F.selfWrite(`settings (${rest[2]})`));
+  if (rest[0] === 'config' && rest[1] === 'edit') add(scope, F.selfWrite('config.yaml'));
+  // A cron job with a script runs it later, unattended.
+  if (rest[0] === 'cron' && ['create', 'add', 'edit', 'update'].includes(rest[1] ?? '') && rest.some((a) => a === '--script' || a.startsWith('--script=') || a === '--no-agent')) add(scope, F.crontabInstall);
+  if ((rest[0] === 'plugins' || rest[0] === 'plugin') && ['install', 'enable', 'add'].includes(rest[1] ?? '')) add(scope, F.selfWrite('plugins/'));
 }
 
 const READ_TOOL_FLAGS: Record<string, string[]> = {

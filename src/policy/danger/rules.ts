@@ -290,6 +290,8 @@ export function fileAndSystemRules(name: string, args: string[], scope: Scope): 
       if (['poweroff', 'reboot', 'halt', 'kexec', 'soft-reboot'].includes(verb)) add(scope, F.power);
       if (['suspend', 'hibernate', 'hybrid-sleep', 'suspend-then-hibernate', 'rescue', 'emergency', 'default'].includes(verb)) add(scope, F.suspend);
       const units = pos().slice(1);
+      // A unit file linked or edited into place starts a program at boot or login.
+      if (verb === 'edit' || ((verb === 'link' || verb === 'enable') && units.some((u) => u.includes('/')))) add(scope, args.includes('--user') ? F.sensitiveWrite : F.etcWrite);
       if (['start', 'restart', 'isolate', 'reload-or-restart', 'try-restart', 'enable'].includes(verb) && units.some((u) => /^(poweroff|reboot|halt|kexec|soft-reboot|ctrl-alt-del)(\.target)?$/.test(u))) add(scope, F.power);
       if (['stop', 'disable', 'mask', 'kill'].includes(verb) && units.some((u) => /^(firewalld|ufw|nftables|iptables|ip6tables|netfilter-persistent|apparmor|auditd)(\.service)?$/.test(u))) add(scope, F.firewallOff(`systemctl ${verb} ${units.join(' ')}`));
       return;

@@ -47,7 +47,8 @@ const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x9b[0-?
 function normalize(cmdline: string): string {
   if (!/[^\x20-\x7e\t\n]/.test(cmdline)) return cmdline;
   // A CRLF after a backslash is read as a line continuation, as Hermes reads it.
-  return cmdline.replace(ANSI, '').replace(/\u0000/g, '').replace(/\\\r\n/g, '').normalize('NFKC');
+  // Unicode spaces are not word separators to bash: kept as word characters through NFKC.
+  return cmdline.replace(ANSI, '').replace(/\u0000/g, '').replace(/\\\r\n/g, '').replace(/[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/g, '_').normalize('NFKC');
 }
 
 /** A Windows home (`C:\Users\me`) written with either slash → `~/…` (backslashes would be escapes). */

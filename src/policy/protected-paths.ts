@@ -59,3 +59,26 @@ export function hermesSecretPath(rel: string): string | null {
   const m = /^profiles\/[^/]+\/(.+)$/.exec(r);
   return m ? hermesSecretPath(m[1]) : null;
 }
+
+/**
+ * `rel` (relative to $HOME; '' is the home itself) is a folder that holds a credential, login or
+ * autostart path (`.config` holds `.config/gh`): moving it aside or unpacking into it reaches them.
+ */
+export function homeProtectedAncestor(rel: string): boolean {
+  const r = rel.replace(/^\/+|\/+$/g, '');
+  if (!r) return true;
+  for (const p of [...HOME_CREDENTIAL_DIRS, ...HOME_AUTOSTART_DIRS, ...HOME_FILES]) if (p.startsWith(`${r}/`)) return true;
+  return false;
+}
+
+/**
+ * Every protected path as `{ rel, dir }` under $HOME (`home`) and HERMES_HOME (`hermes`; `*` stands
+ * for any profile name), for matching a glob (`~/.hermes/c*`) against what it could name.
+ */
+export function protectedEntries(): { home: { rel: string; dir: boolean }[]; hermes: { rel: string; dir: boolean }[] } {
+  const hermes = [...HERMES_FILES.map((rel) => ({ rel, dir: false })), ...HERMES_DIRS.map((rel) => ({ rel, dir: true }))];
+  return {
+    home: [...HOME_FILES.map((rel) => ({ rel, dir: false })), ...[...HOME_CREDENTIAL_DIRS, ...HOME_AUTOSTART_DIRS].map((rel) => ({ rel, dir: true }))],
+    hermes: [...hermes, { rel: 'profiles', dir: false }, { rel: 'profiles/*', dir: false }, ...hermes.map((e) => ({ rel: `profiles/*/${e.rel}`, dir: e.dir }))],
+  };
+}

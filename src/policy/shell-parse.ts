@@ -39,6 +39,8 @@ export type Node =
   | { type: 'simple'; assigns: Assign[]; words: Word[]; redirects: Redirect[] }
   | { type: 'group'; body: Node; subshell: boolean; redirects: Redirect[] }
   | { type: 'function'; name: string; body: Node }
+  /** `while`/`until COND; do BODY; done`, `for … do BODY done` (`arith`: the `for ((…))` header). */
+  | { type: 'loop'; kind: 'while' | 'until' | 'for'; cond: Node | null; words: Word[]; arith?: string; body: Node; redirects: Redirect[] }
   | { type: 'arith'; src: string }
   /** `for x in words` / `select` / `case word in` headers: words to scan, no command. */
   | { type: 'header'; keyword: string; words: Word[] };
@@ -162,7 +164,14 @@ function skipArith(s: string, i: number): number {
 
 const ANSI_C: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
 
+/** `$'…'` → its text. Like bash, a NUL (`\0`, `\x00`, `\c@`) ends the string there. */
 function decodeAnsiC(body: string): string {
+  const out = decodeAnsiCRaw(body);
+  const nul = out.indexOf('\u0000');
+  return nul < 0 ? out : out.slice(0, nul);
+}
+
+function decodeAnsiCRaw(body: string): string {
   let out = '';
   for (let i = 0; i < body.length; i++) {
     const c = body[i];
@@ -182,7 +191,8 @@ function decodeAnsiC(body: string): string {
     } else if (n === 'u' || n === 'U') {
       const m = (n === 'u' ? /^[0-9a-fA-F]{1,4}/ : /^[0-9a-fA-F]{1,8}/).exec(body.slice(i + 1));
       if (m) {
-        out += String.fromCodePoint(parseInt(m[0], 16));
+        const cp = parseInt(m[0], 16);
+        out += cp <= 0x10ffff ? String.fromCodePoint(cp) : '\ufffd';
         i += m[0].length;
       } else out += '\\' + n;
     } else if (/[0-7]/.test(n)) {
@@ -204,6 +214,8 @@ class Lexer {
   private readonly s: string;
   private i = 0;
   private readonly pendingHeredocs: Redirect[] = [];
+  /** Inside `[[ … ]]`: `(…)#` there is a pattern, not a comment. */
+  private inTest = false;
   readonly toks: Tok[] = [];
 
   constructor(s: string) {
@@ -214,7 +226,8 @@ class Lexer {
     const s = this.s;
     while (this.i < s.length) {
       const c = s[this.i];
-      if (c === ' ' || c === '\t' || c === '\r') {
+      // Only space, tab and newline separate words (a CR or a non-breaking space is part of one).
+      if (c === ' ' || c === '\t') {
         this.i++;
         continue;
       }
@@ -222,7 +235,7 @@ class Lexer {
         this.i += 2;
         continue;
       }
-      if (c === '#') {
+      if (c === '#' && !(this.inTest && s[this.i - 1] === ')')) {
         const nl = s.indexOf('\n', this.i);
         this.i = nl < 0 ? s.length : nl;
         continue;
@@ -257,7 +270,11 @@ class Lexer {
       }
       const pos = this.i;
       const w = this.readWord();
-      if (w) this.toks.push({ k: 'word', w, pos });
+      if (w) {
+        this.toks.push({ k: 'word', w, pos });
+        if (w.raw === '[[') this.inTest = true;
+        else if (w.raw === ']]') this.inTest = false;
+      }
     }
     if (this.pendingHeredocs.length) this.readHeredocBodies();
     return this.toks;
@@ -319,7 +336,23 @@ class Lexer {
           this.i = end;
           continue;
         }
+        // `name=(a b c)`: an array assignment is one word, and so is what follows its `)`.
+        if (c === '(' && /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=$/.test(s.slice(start, this.i))) {
+          const end = skipParens(s, this.i + 1);
+          flush();
+          // Its elements are expanded: substitutions in them run.
+          segs.push({ t: 'lit', v: '(', q: true }, ...parseDoubleQuoted(s.slice(this.i + 1, end - 1)), { t: 'lit', v: ')', q: true });
+          this.i = end;
+          continue;
+        }
         break;
+      }
+      // Extended globs (`@(a|b)`, `+(…)`, `*(…)`, `?(…)`, `!(…)`) are part of the word.
+      if ('@+*?!'.includes(c) && s[this.i + 1] === '(' && (this.i > start || c === '@')) {
+        const end = skipParens(s, this.i + 2);
+        lit += s.slice(this.i, end);
+        this.i = end;
+        continue;
       }
       if (c === '\\') {
         const n = s[this.i + 1];
@@ -341,6 +374,25 @@ class Lexer {
         segs.push({ t: 'lit', v: s.slice(this.i + 1, j), q: true });
         this.i = j + 1;
         continue;
+      }
+      // `$\<newline>'…'`: the continuation is removed first, so this is still `$'…'` / `$(…)`.
+      if (c === '$' && s.startsWith('\\\n', this.i + 1)) {
+        let j = this.i + 1;
+        while (s.startsWith('\\\n', j)) j += 2;
+        if (s[j] === "'") {
+          const body = this.scanAnsiC(j + 1);
+          flush();
+          segs.push({ t: 'lit', v: decodeAnsiC(body.text), q: true });
+          this.i = body.end;
+          continue;
+        }
+        const r = readDollar(`$${s.slice(j)}`, 0, false);
+        if (r) {
+          flush();
+          segs.push(r.seg);
+          this.i = j - 1 + r.end;
+          continue;
+        }
       }
       if (c === '$' && s[this.i + 1] === "'") {
         const body = this.scanAnsiC(this.i + 2);
@@ -587,6 +639,7 @@ class Parser {
     }
     if (t.k === 'word' && this.isWord(t, t.w.raw)) {
       const kw = t.w.raw;
+      if ((kw === 'while' || kw === 'until') && !stop.has(kw)) return this.parseWhile(kw);
       if ((TERMINATORS.has(kw) && !stop.has(kw)) || PREFIX_KEYWORDS.has(kw)) {
         // Keywords of compound commands we parse loosely: `if …; then …; fi` is a list of commands.
         this.p++;
@@ -595,7 +648,7 @@ class Parser {
         return this.parseCommand(stop) ?? { type: 'list', items: [] };
       }
       if (stop.has(kw)) return null;
-      if (kw === 'for' || kw === 'select') return this.parseForHeader(kw);
+      if (kw === 'for' || kw === 'select') return this.parseFor(kw);
       if (kw === 'case') return this.parseCase();
       if (kw === 'function') {
         this.p++;
@@ -632,15 +685,38 @@ class Parser {
     return this.parseSimple();
   }
 
-  private parseForHeader(kw: string): Node {
+  /** `do BODY done` after a loop header; a loop without them is a syntax error, as in bash. */
+  private parseLoopBody(kw: string): Node {
+    while (this.peek()?.k === 'nl' || this.isOp(this.peek(), ';')) this.p++;
+    if (!this.isWord(this.peek(), 'do')) throw new ShellParseError(`${kw} without do`);
+    this.p++;
+    const body = this.parseList(new Set(['done']));
+    if (!this.isWord(this.peek(), 'done')) throw new ShellParseError(`${kw} without done`);
+    this.p++;
+    return body;
+  }
+
+  private parseWhile(kw: 'while' | 'until'): Node {
+    this.p++;
+    const cond = this.parseList(new Set(['do']));
+    const body = this.parseLoopBody(kw);
+    return { type: 'loop', kind: kw, cond, words: [], body, redirects: this.parseRedirects() };
+  }
+
+  private parseFor(kw: string): Node {
     this.p++;
     const words: Word[] = [];
+    let arith: string | undefined;
     while (this.peek() && this.peek()!.k !== 'nl' && !this.isOp(this.peek(), ';') && !this.isWord(this.peek(), 'do')) {
       const x = this.toks[this.p++];
       if (x.k === 'word') words.push(x.w);
-      if (x.k === 'arith') break;
+      if (x.k === 'arith') {
+        arith = x.src;
+        break;
+      }
     }
-    return { type: 'header', keyword: kw, words };
+    const body = this.parseLoopBody(kw);
+    return { type: 'loop', kind: 'for', cond: null, words, arith, body, redirects: this.parseRedirects() };
   }
 
   private parseCase(): Node {

@@ -213,7 +213,44 @@ const BENIGN = [
   'hermes cron list', 'hermes sessions list', 'sqlite3 ~/.hermes/state.db ".tables"', 'psql -c "SELECT 1"', 'redis-cli ping',
   'node -v', 'python3 --version', 'perl -v', 'ruby script.rb', 'echo "$HERMES_HOME"', 'echo ~/.hermes/config.yaml', 'true', ':',
   'cd /tmp && ls', 'cd ~ && ls -la', 'cd / && ls', 'pushd src && ls && popd', 'export NODE_ENV=production', 'time npm test',
-  'timeout 60 npm test', 'nice -n 10 make -j2', 'nohup npm start > app.log 2>&1 &', 'watch -n 5 df -h', 'echo done; exit 0',
+  'timeout 60 npm test', 'nice -n 10 make -j2', 'nohup npm start > app.log 2>&1 &', 'watch -n 5 df -h', 'echo done; exit 0',  // Issue 38 look-alikes: runners, schedulers, containers, archives, downloads and git config that run nothing dangerous.
+  "git -c color.ui=always log", "git -c core.pager=less log --oneline", "git -c user.email=a@b.c commit -m msg", "git -c core.quotepath=off status",
+  "git config --get user.name", "git config --list", "git config user.name \"Ada\"", "git config --global init.defaultBranch main",
+  "git config pull.rebase true", "git config --global core.editor \"code --wait\"", "git push origin feature", "git push -u origin HEAD",
+  "git push --tags", "git fetch origin main:main", "git clone https://github.com/x/y.git", "git clone https://github.com/x/y.git vendor/y",
+  "git submodule update --init --recursive", "git rebase -i HEAD~3", "git bisect start", "git gc --aggressive", "git worktree add ../wt feature",
+  "git archive -o release.tar.gz HEAD", "tmux ls", "tmux attach -t dev", "tmux new -s dev", "tmux new-session -d -s build 'npm run build'",
+  "tmux send-keys -t dev 'npm test' Enter", "tmux kill-session -t dev", "tmux capture-pane -p -t dev", "screen -ls", "screen -r dev",
+  "screen -dmS srv npm start", "tar -xf x.tar -C build", "tar -czf backup.tgz src", "tar -tzf x.tgz", "tar xzf node.tgz", "unzip -l a.zip",
+  "docker run --rm alpine echo hi", "docker run --rm -it -v \"$PWD\":/app -w /app node:20 npm ci", "docker run -d -p 8080:80 --name web nginx",
+  "docker run --rm -v /etc/localtime:/etc/localtime:ro alpine date", "docker build -t app .", "docker ps -a", "docker logs -f web",
+  "docker exec web ls /app", "docker exec -it db psql -U postgres", "docker compose up -d", "docker compose exec web npm test",
+  "docker compose run --rm web pytest -q", "podman run --rm alpine true", "kubectl get pods", "kubectl describe pod x",
+  "kubectl exec -it pod -- ls /", "kubectl apply -f k8s/", "kubectl port-forward svc/web 8080:80", "npx tsc --noEmit", "npx prettier --write src",
+  "npx -y create-vite@latest app", "npm exec -- eslint .", "pnpm dlx create-next-app@latest", "pnpm exec vitest run", "yarn dlx tsc --version",
+  "bunx vitest", "uv run pytest -q", "uv run python -m http.server", "uvx ruff check .", "poetry run pytest", "pipx run black .",
+  "bundle exec rspec", "crontab -l", "sed -n 5p file.txt", "sed -n '1,20p' src/app.ts", "sed -e 's/foo/bar/g' -e 's/x/y/' in.txt",
+  "sed -i.bak 's/old/new/g' src/config.ts", "sed \"s/$OLD/$NEW/g\" file", "sed -n \"/start/,/end/p\" log", "find . -name x -print",
+  "find . -type f -name '*.ts' -exec grep -l TODO {} +", "find . -name '*.pyc' -print0 | xargs -0 ls -la", "fd -e ts -x wc -l",
+  "xargs -n1 echo < list.txt", "ls | xargs -I{} echo {}", "cat files.txt | xargs grep -n TODO", "parallel gzip ::: *.log",
+  "parallel -j4 'convert {} {.}.png' ::: *.jpg", "watch -n 2 kubectl get pods", "watch -x ls -la", "timeout 30 npm test", "nice -n 19 make -j4",
+  "nohup python3 server.py > log 2>&1 &", "sudo apt-get install -y jq", "sudo -u postgres psql -c 'select 1'", "env NODE_ENV=test npm test",
+  "ssh host uptime", "ssh -o StrictHostKeyChecking=no host 'df -h'", "ssh -i ~/.ssh/id_ed25519 user@host ls", "scp build.tar.gz host:/tmp/",
+  "rsync -avz src/ host:/srv/app/", "rsync -a --exclude node_modules ./ ../backup/", "vim -c 'set ft=json' file.json", "vim +10 src/app.ts",
+  "less +G app.log", "less -R out.txt", "gdb -batch -ex run -ex bt --args ./app", "make -j4", "make -C build install", "make -f Makefile.ci test",
+  "at -l", "atq", "systemd-run --user --scope -p MemoryMax=1G npm test", "trap 'rm -f \"$tmpfile\"' EXIT", "trap - INT", "alias ll='ls -la'",
+  "script -q -c 'npm test' /dev/null", "flock /tmp/lock -c 'npm run migrate'", "unshare --help", "chroot --help", "expect -f login.exp",
+  "socat TCP-LISTEN:8080,fork TCP:localhost:3000", "nc -zv localhost 8080", "EDITOR=vim git commit", "GIT_PAGER=cat git log -5", "PAGER=less man ls",
+  "GIT_SSH_COMMAND='ssh -i ~/.ssh/deploy_key' git fetch", "export EDITOR=nvim", "export PS1='\\u@\\h:\\w\\$ '",
+  "PS4='+ ${BASH_SOURCE}:${LINENO}: ' bash -x build.sh", "ln -s ../shared/config.ts config.ts",
+  "ln -sf /usr/local/bin/node22 /usr/local/bin/node-latest", "mv old.txt new.txt", "mv ~/Downloads/report.pdf docs/",
+  "cp ~/.gitconfig /tmp/gitconfig.bak", "cp -r src/ /tmp/src-backup", "curl -fsSL https://example.com -o out.json",
+  "curl -O https://example.com/file.tar.gz", "wget https://example.com/file.zip", "wget -qO- https://api.example.com/status", "iptables -L",
+  "ufw status verbose", "umount /mnt/data", "mount | grep sda", "kill -TERM 4242", "kill %1", "loginctl list-sessions", "busctl list",
+  "chmod -R g+w shared/", "while read -r f; do echo \"$f\"; done < files.txt", "for i in 1 2 3; do echo $i; done",
+  "while true; do curl -s localhost:8080/health && break; sleep 1; done", "for f in *.ts; do npx prettier --write \"$f\" & done; wait",
+  "until pg_isready; do sleep 1; done", "arr=(a b c); echo \"${arr[@]}\"", "echo \"${HOME}/project\"", "cd \"${HOME:?}/project\" && ls",
+  "echo ${PWD##*/}", "psql -c '\\dt'",
 ];
 
 describe('issue 10 classes', () => {
@@ -232,7 +269,7 @@ describe('issue 10 classes', () => {
   }
 
   it(`flags none of ${BENIGN.length} ordinary commands and look-alikes (false positives: 0)`, () => {
-    assert.ok(BENIGN.length >= 60);
+    assert.ok(BENIGN.length >= 250);
     const flagged = BENIGN.map((c) => [c, classifyCommand(c, OPTS)] as const).filter(([, v]) => v.action !== 'allow');
     assert.deepEqual(
       flagged.map(([c, v]) => `${c} → ${v.action === 'allow' ? '' : v.description}`),

@@ -104,6 +104,19 @@ export const ASK: string[] = [
   '\uff52\uff4d -\uff52\uff46 /', '\uff44\uff44 if=/dev/zero of=/dev/sda', '\uff43\uff48\uff4d\uff4f\uff44 777 /tmp/test',
   '\x1b[31mrm\x1b[0m -rf /', '\x1b]0;title\x07rm -rf /', '\x9b31mrm\x9b0m -rf /', 'r\x00m -rf /', 'd\x00d if=/dev/sda',
   '\x1b[1m\uff52\uff4d\x1b[0m -rf /',
+  // tests/tools/test_approval_docker_lifecycle_prose.py: lifecycle commands, also run by another program
+  'docker restart app', 'docker compose down', 'docker-compose stop app', "cat <<'README'\ndocker restart docs-only\nREADME\ndocker restart app",
+  'docker ps -q | xargs docker stop', 'ssh host <<EOF\ndocker restart app\nEOF', 'ssh host docker restart app', 'bash -c "docker restart app"',
+  "eval 'docker stop app'", 'echo done; docker kill app', 'git log; docker stop app', `printf '%s' "$(docker compose down)"`,
+  "git -c alias.x='!docker stop app' x", 'echo "$(docker kill app)"', 'cat <<EOF\n$(docker stop app)\nEOF', 'cat <<EOF\n`docker kill app`\nEOF',
+  "echo 'docker restart app' | ssh prod", "echo 'docker restart app' 2>&1 | ssh prod", "echo 'docker restart app' | cat | ssh prod",
+  "cat <<'EOF' | ssh prod\ndocker restart app\nEOF", `bash -c 'echo "docker restart app"'`,
+  // tests/tools/test_approval_bun_deno_eval.py
+  'bun -e "console.log(1)"', 'bun --eval "console.log(1)"', 'deno eval "console.log(1)"', 'deno -e "console.log(1)"', 'deno --eval "console.log(1)"',
+  'sudo bun -e "console.log(1)"', 'sudo deno eval "console.log(1)"', 'BUN.EXE -e "console.log(1)"', 'Deno.exe eval "console.log(1)"',
+  'bun << "EOF"\nconsole.log("pwned")\nEOF', "deno << 'EOF'\nconsole.log(\"pwned\")\nEOF", 'bun -e "console.log(1)',
+  // tests/tools/test_approval_container_rm_flag.py: real recursive deletes
+  'foo; rm -r bar', 'echo x && rm -rf /tmp/y',
 ];
 
 export const BLOCK: string[] = [
@@ -139,6 +152,47 @@ export const BLOCK: string[] = [
   'sudo -S whoami', 'echo hunter2 | sudo -S whoami', 'sudo -S -u root whoami', 'sudo -S apt-get install foo',
   'echo password | sudo -S systemctl restart nginx', 'sudo -k && sudo -S whoami', 'sudo -Sk whoami', 'sudo -nS whoami',
   'sudo -kS whoami', 'sudo -SkE whoami', 'sudo -S -k whoami', 'sudo -k -S whoami', 'sudo -n -S whoami', 'sudo -n -k -S whoami',
+  // tests/tools/test_approval_carriers.py: commands carried by shells, su/runuser, env -S and wrappers
+  'sudo -u sh su -c reboot', "sh -c 'reboot'", "bash -c 'reboot'", "dash -c 'reboot'", "zsh -c 'reboot'", "ksh -c 'reboot'",
+  "sh -c 'systemctl poweroff'", "bash -c 'shutdown -h now'", "sh -c 'rm -rf /'", "bash -c 'rm -rf ~'", "su -c 'reboot'", "runuser -c 'reboot'",
+  "su root -c 'reboot'", "su --command 'reboot' root", "su --command='reboot' root", "su --session-command 'reboot' root",
+  "su --session-command='reboot' root", "runuser --command 'reboot' root", "runuser --command='reboot' root", "runuser --session-command 'reboot' root",
+  "runuser --session-command='reboot' root", "su --command=re'boot' root", "runuser --session-command re'boot' root",
+  "su --command 'echo safe' --command reboot root", "runuser --session-command 'echo safe' --session-command reboot root",
+  "su -c 'echo safe' --command reboot root", "runuser --command 'echo safe' -c reboot root", 'su -c reboot -w --command root',
+  'runuser -c reboot --whitelist-environment --command root', 'su -c reboot -g --command root', 'runuser -c reboot --shell --command root',
+  "su -c reboot root # --command 'echo safe'", "runuser -c reboot root # --session-command 'echo safe'", 'su -c reboot root\nprintf safe',
+  "runuser -c reboot root\nrunuser --command 'echo safe' root", 'su --comm reboot root', 'runuser --sess reboot root',
+  'env --split-string="reboot"', "env --split-string='rm -rf /'", 'env --split-string reboot', "env --s='sh -c reboot'", "env --split 'sh -c reboot'",
+  "env --split-strin='sh -c reboot'", "env --s''='sh -c reboot'", "env --sp''lit='sh -c reboot'", "env --s$''='sh -c reboot'",
+  "env --$'split'='sh -c reboot'", String.raw`env --$'\x73'='sh -c reboot'`, String.raw`env --s$'\0'='sh -c reboot'`,
+  String.raw`env --s$'\c@'='sh -c reboot'`, String.raw`su --command re$'\0'boot root`, String.raw`env --s=sh\ -c\ reboot`,
+  String.raw`env -S "sh\_-c\_reboot"`, String.raw`env --s="sh\_-c\_reboot"`, 'env --u sh -- sh -c reboot', 'env --c /tmp -- sh -c reboot',
+  'env --a sh -- sh -c reboot', 'env --u FOO --s reboot', 'env --c /tmp --s reboot', 'env --a custom --s reboot', 'env --b --s reboot',
+  'env -Sreboot', "/bin/sh -c 'reboot'", "sudo sh -c 'reboot'", "env FOO=1 sh -c 'reboot'", "env FOO=1 BAR=2 bash -c 'rm -rf /'",
+  'env A-B=1 sh -c reboot', "env -S 'A-B=1 sh -c reboot'", "sh -c 'sh -c reboot'", "ls; sh -c 'reboot'", "sh -ec 'reboot'", "bash -ec 'reboot'",
+  "dash -ec 'reboot'", "sh -xc 'rm -rf /'", "bash -exc 'rm -rf /'", "sh -lc 'reboot'", "sh -cx 'reboot'", "sh -ce 'reboot'", "bash -cx 'reboot'",
+  "bash -ce 'reboot'", "sh -c -x 'reboot'", "bash -c -e 'rm -rf /'", "sh -ce -- 'reboot'", "bash -c -o nounset 'reboot'", "su -lc 'reboot'",
+  "env -iS 'reboot'", "env -viS 'reboot'", "env -iS 'rm -rf /'", 'env -iSreboot', 'env -viS/bin/sh -c reboot', "env -vS/bin/sh -c 'rm -rf /'",
+  String.raw`env -S '/bin/sh\_-c\_reboot'`, "env -S '-i sh -c reboot'", 'env -iC /tmp sh -c reboot', "env -a custom -S 'sh -c reboot'",
+  "env --argv0 custom -S 'sh -c reboot'", "env -i sh -c 'reboot'", "env --ignore-environment sh -c 'reboot'", "env -u FOO sh -c 'reboot'",
+  "env --unset=FOO sh -c 'reboot'", "sudo -u root sh -c 'reboot'", "sudo --user root sh -c 'reboot'", "sudo -E sh -c 'reboot'",
+  "sudo -n sh -c 'reboot'", "sudo -u root -E sh -c 'reboot'", "sudo -u root sh -c 'rm -rf /'", "nice sh -c 'reboot'", "nice -n 10 sh -c 'reboot'",
+  "ionice sh -c 'reboot'", "stdbuf -oL sh -c 'reboot'", "timeout 5 sh -c 'reboot'", "timeout -s KILL 5 sh -c 'reboot'", "timeout 1.5s sh -c 'reboot'",
+  "timeout 5 bash -ec 'reboot'", "doas sh -c 'reboot'", "doas -u root sh -c 'reboot'", "sudo -u root env -i sh -c 'reboot'", "env -i sudo sh -c 'reboot'",
+  "/usr/bin/env -i /bin/sh -c 'reboot'", "/bin/sudo -u root sh -c 'reboot'", "ionice -c 2 sh -c 'reboot'", "ionice -c best-effort sh -c 'reboot'",
+  "stdbuf -o L sh -c 'reboot'",
+  // tests/tools/test_approval_comment_boundaries.py: a `#` that does not start a comment
+  'printf SAFE\r#x; reboot', 'printf SAFE\u00a0#x; reboot', 'printf SAFE\v#x; reboot', 'printf SAFE\f#x; reboot', 'printf SAFE\u2003#x; reboot',
+  'printf SAFE\\ #x; reboot', 'printf SAFE\\\t#x; reboot', 'printf SAFE\\;#x; reboot', 'printf SAFE\\\n#x; reboot', "printf 'SAFE '#x; reboot",
+  'printf "SAFE "#x; reboot', 'printf $(printf hi)#x; reboot', 'printf $((1 + 2))#x; reboot', 'printf ${value:-SAFE}#x; reboot', 'printf `printf hi`#x; reboot',
+  'printf <(printf hi)#x; reboot', 'printf @(SAFE)#x; reboot', 'values=(SAFE)#x; reboot', "printf '%s' $( (printf hi))#x; reboot",
+  "printf '%s' $(case x in x) printf hi;; esac)#x; reboot", "printf '%s' $(printf '%s' then case x in x)#; reboot",
+  "printf '%s' $(printf '%s' ${value:- # literal}); reboot", "printf '%s' $(printf '%s' ${value:- # literal})#x; reboot", '[[ a =~ (a)# ]]; reboot',
+  "printf '%s' $\\\n'\\' #'; reboot", '(printf SAFE)# comment\nreboot', 'safe()# comment\n{ printf SAFE; }; reboot',
+  // tests/tools/test_approval_grep_in_substitution.py: commands inside a quoted substitution
+  `echo "$(grep -P 'safe' /dev/null\nreboot)"`, 'echo "$(grep x f; reboot)"', 'echo "$(grep x f && reboot)"', 'echo "$(grep x f | shutdown -h now)"',
+  'echo "$(echo $(grep x f)\nreboot)"', 'echo "`grep x f\nreboot`"', 'echo "$(rm -rf /)"', 'sudo shutdown -h now',
 ];
 
 /** Hermes asks about these but does not block them: here too, never blocked. */
@@ -148,6 +202,26 @@ export const NOT_BLOCKED: string[] = [
   'rm -rf /.foo', 'rm -rf /.config/foo', 'systemctl restart nginx', 'systemctl stop nginx', 'rm -rf /tmp', 'rm -rf /home/user/x',
   'rm -rf /.ssh', 'rm -rf /.config', 'rm -rf /opt/foo', 'chmod -R 777 .', 'git reset --hard', 'git push --force', 'rm -rf /tmp/x',
   "python3 - <<'EOF'\nmsg = 'run sudo reboot later'\nprint(msg)\nEOF", `python3 -c 'print("shutdown")'`,
+  // tests/tools/test_approval_carriers.py: data, not a carried command (here: allowed or asked, never blocked)
+  "env -S 'sh -c echo'", "sh -c 'echo reboot'", "bash -c 'git commit -m reboot'", "sh -c 'systemctl status nginx'", "sh -c 'grep -r reboot /etc'",
+  "bash -c 'ls -la'", "env --split-string='echo reboot'", "env --s='/bin/echo reboot'", "env --split '/bin/echo reboot'", 'env --n --s reboot',
+  'env --nu --s reboot', 'env --nul --s reboot', 'env FOO=1 --s reboot', 'env FOO=1 --debug sh -c reboot', `env --s='$(printf "reboot")' `,
+  "env --s=A=1 '$(printf sh)' -c reboot", String.raw`env --unset=$'\U00110000' printf OK`, "su --command 'echo reboot' root",
+  "su --session-command='printf reboot' root", "runuser --command 'echo reboot' root", "runuser --session-command='printf reboot' root",
+  "su --command reboot --command 'echo safe' root", "runuser --session-command reboot -c 'echo safe' root", 'su -- root --command reboot',
+  'runuser -- root --session-command reboot', "su --command 'echo safe' --command", "runuser --session-command 'echo safe' -c",
+  'su -wFOO,creboot root', 'runuser --whitelist-environment=FOO,creboot root', 'su -s/bin/sh root', 'runuser -u root --command reboot',
+  'su -m -w FOO --command reboot root', 'su --preserve-environment --whitelist-environment FOO --command reboot root',
+  'runuser -p -w FOO --session-command reboot root', 'gcc -c main.c', 'grep -c reboot access.log', 'env EDITOR=vim git commit',
+  'find . -name reboot.service', "sh -ec 'echo reboot'", "sh -cx 'echo reboot'", 'sh -- -c reboot', 'sh /dev/null -c reboot', "bash -lc 'ls -la'",
+  "env -iS 'echo reboot'", 'env -Svi reboot', 'env -uS /bin/echo reboot', 'env -S/bin/echo reboot', String.raw`env -S '/bin/echo\_reboot'`,
+  'env -- /bin/echo -iS reboot', 'env /bin/echo -viS reboot', 'env -0S reboot', 'sudo -u root ls', 'sudo -u root sh',
+  'timeout 5 curl https://example.com', 'nice -n 10 make -j4', 'env -i printenv', 'env -u FOO make', 'stdbuf -oL grep reboot app.log', 'sudo -E git push',
+  'doas -u root ls', "timeout 5 sh -c 'echo reboot'", "sudo -u root sh -c 'echo reboot'", `python3 -c 'import os; os.system("reboot")'`,
+  `perl -e 'system("reboot")'`, 'sudo -E echo sh -c reboot', 'sudo -n echo sh -c reboot', 'timeout --foreground echo sh -c reboot',
+  'timeout --preserve-status echo sh -c reboot', 'sudo -H echo sh -c reboot', 'env -v echo sh -c reboot', 'stdbuf -oL echo sh -c reboot',
+  'nice -n echo sh -c reboot', 'env -- echo --split-string reboot', 'env echo --split-string reboot', 'env -i echo --split-string reboot',
+  'env FOO=1 echo --split-string reboot',
 ];
 
 export const ALLOW: string[] = [
@@ -200,6 +274,31 @@ export const ALLOW: string[] = [
   'echo x > ~/.hermes/.anthropic_oauth.json#backup', 'echo x > <HH>/logs/agent.log', "sed -i 's/a/b/' <HH>/state.db",
   'cp input ~/.hermes/skills/mine/SKILL.md', 'install input $HERMES_HOME/cache/image.png', 'cp ~/.hermes/mcp-tokens/token /tmp/token-copy',
   'cat <HH>/pairing/device', 'echo x > /opt/app/mcp-tokens/token', 'echo x > /opt/app/pairing/device',
+  // tests/tools/test_approval_comment_boundaries.py: genuine comments
+  'printf SAFE # comment; reboot', 'printf SAFE\t# comment; reboot', 'printf SAFE;# comment; reboot', 'printf SAFE|# comment; reboot\ncat',
+  'printf SAFE&# comment; reboot', '(printf SAFE)# comment; reboot', '((1 + 2))# comment; reboot', 'safe()# comment; reboot\n{ printf SAFE; }; safe',
+  'case x in x)# comment; reboot\nprintf SAFE;; esac', 'printf SAFE \\\n# comment; reboot', '(printf SAFE)\\\n# comment; reboot',
+  "printf '%s' <((printf SAFE)# comment; reboot\n)#x", "printf '%s' $\\\n'it\\'s' # comment; reboot", 'printf $(printf hi) # comment; reboot',
+  'printf $((1 + 2)) # comment; reboot', 'printf "$(printf hi)" # comment; reboot',
+  // tests/tools/test_approval_grep_in_substitution.py
+  'sed -n "$(grep -n X f | cut -d: -f1),+3p" f', `sed -n "$(grep -n '^### 1.' d.md | cut -d: -f1),$(grep -n '^### 3.' d.md | cut -d: -f1)p" d.md`,
+  'echo "$(grep -c x f)"', 'x="$(grep -n foo bar | head -1)"; echo $x', `for f in a b; do echo "$f sig=$(grep -cE '^x' $f)"; done`, 'echo `grep -c x f`',
+  'grep -e `echo needle` file', "grep -F 'sudo reboot' notes.md", 'git commit -m "fix\nsudo reboot handling"',
+  // tests/tools/test_approval_container_rm_flag.py: `--rm` is not rm
+  'docker run --rm --network=none alpine:3.20 true', 'docker run --rm alpine:3.20 true', 'docker run --rm -v /host:/x alpine:3.20 true',
+  'docker run --rm alpine:3.20 ls -r', 'podman run --rm --network=none alpine:3.20 true',
+  // tests/tools/test_approval_docker_lifecycle_prose.py: documentation is prose
+  'echo doc-only: to restart the stack later, run: docker restart web-1', 'echo doc-only: docker stop web-1 stops one container',
+  'echo doc-only: docker kill web-1 kills one container', 'echo doc-only: docker compose restart restarts the stack',
+  'echo doc-only: docker compose stop stops the stack', "echo 'README: docker compose kill kills the stack'", "echo 'README: docker compose down stops the stack'",
+  "cat <<'README'\ndocker-compose stop app\ndocker-compose kill app\nREADME", 'echo "include docker restart findings"',
+  'hermes kanban create "Nightly report" --body "Include docker restart/OOM counts from the logs."', 'git commit -m "note docker restart counts"',
+  'grep "docker restart" log.txt', "grep 'docker restart' log.txt 2>&1 | wc -l", "echo 'docker restart app' >&2",
+  "git log --grep='docker restart' | grep -v merge | head -5", 'hermes kanban comment t1 "ran docker restart app"',
+  // tests/tools/test_approval_bun_deno_eval.py: plain invocations
+  'bun install', 'bun run build', 'deno run server.ts', 'deno test', 'deno lint', 'deno run eval.ts', "echo 'use deno eval for that'",
+  // tests/tools/test_approval_global_flag_scan.py
+  'rclone lsf $HOME/.hermes --recursive --files-only ps 2>/dev/null',
 ];
 
 /**
@@ -207,6 +306,8 @@ export const ALLOW: string[] = [
  * these classes, or they hide a shell or a deletion): the reason is given for each.
  */
 export const STRICTER: Record<string, string> = {
+  [`python3 -c 'import os; os.system("reboot")'`]: 'inline code is looked into: a shell command it runs is classified like a top-level one (here hardline), where Hermes only asks',
+  [`perl -e 'system("reboot")'`]: 'inline code is looked into: a shell command it runs is classified like a top-level one (here hardline), where Hermes only asks',
   "sed -i 's/a/b/' ~/.config/systemd/user/app.service": 'systemd user units start programs at login (persistence); issue 38 protects ~/.config/systemd/user',
   "sed -i 's/a/b/' <HH>/state.db": "Hermes's databases are written by Hermes only, never by a command the agent runs (issue 38)",
 };

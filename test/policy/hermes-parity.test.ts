@@ -25,8 +25,16 @@ describe('parity with Python Hermes (its own test commands)', () => {
     );
   });
 
-  it(`does not block the ${NOT_BLOCKED.length} look-alikes Hermes only asks about`, () => {
-    assert.deepEqual(NOT_BLOCKED.filter((c) => verdict(c).action === 'block'), []);
+  it(`does not block the ${NOT_BLOCKED.length} look-alikes Hermes does not block (stricter only where listed)`, () => {
+    assert.deepEqual(NOT_BLOCKED.filter((c) => verdict(c).action === 'block' && !(c in STRICTER)), []);
+  });
+
+  it('keeps every STRICTER entry stricter than Hermes (a stale entry fails)', () => {
+    for (const c of Object.keys(STRICTER)) assert.ok([...ALLOW, ...NOT_BLOCKED].includes(c), `${c} is in neither ALLOW nor NOT_BLOCKED`);
+    assert.deepEqual(
+      Object.keys(STRICTER).filter((c) => (ALLOW.includes(c) ? verdict(c).action === 'allow' : verdict(c).action !== 'block')),
+      [],
+    );
   });
 
   it(`runs ${ALLOW.length} commands Hermes runs without asking (stricter only where listed)`, () => {

@@ -26,6 +26,15 @@ export interface PathContext {
   hermesRoot: string;
   /** The whole command line as written (some classes look at the text, as Hermes does). */
   raw: string;
+  /**
+   * Set inside a container, chroot or another machine: its paths are not the host's, except
+   * under a bind mount (`-v /:/host`, `chroot DIR`), where `source` is the host path (as written,
+   * resolved from the host's working directory).
+   */
+  mounts?: { target: string; source: string }[];
+  /** The host's context and working directory, for paths under a mount. */
+  host?: PathContext;
+  hostCwd?: string | null;
 }
 
 export interface Scope {
@@ -43,10 +52,33 @@ export interface Scope {
   madeExecutable: boolean;
   /** Process substitutions whose output is known (`text`) and what made it (`marks`), by PROC index. */
   procs: { text: string; marks: string }[];
+  /** Links made earlier in this command line (`ln -s / r`): canonical link → canonical target. */
+  links: Map<string, string>;
 }
 
 export function newScope(ctx: PathContext, cwd: string | null): Scope {
-  return { vars: new Map(), depth: 0, findings: [], commands: [], functions: new Set(), ctx, cwd, detached: false, madeExecutable: false, procs: [] };
+  return { vars: new Map(), depth: 0, findings: [], commands: [], functions: new Set(), ctx, cwd, detached: false, madeExecutable: false, procs: [], links: new Map() };
+}
+
+/**
+ * The scope of a command run somewhere else: a container or another machine (`mounts` empty),
+ * or a root built from host folders (`chroot DIR`, `docker run -v SRC:DST`, `bwrap --bind`).
+ * Its working directory is unknown; findings are shared with the caller.
+ */
+export function elsewhere(scope: Scope, mounts: { target: string; source: string }[] = []): Scope {
+  const host = scope.ctx.host ?? scope.ctx;
+  const hostCwd = scope.ctx.host ? (scope.ctx.hostCwd ?? null) : scope.cwd;
+  // Nested (a chroot inside a container): a source is a path of the current root, so it is
+  // resolved through its mounts to the host path behind it.
+  if (scope.ctx.host) {
+    const hostScope: Scope = { ...scope, ctx: host, cwd: hostCwd };
+    mounts = mounts.map((m) => {
+      const c = canonPath(m.source, scope);
+      return c !== null && /^[/~@]/.test(c) ? { target: m.target, source: absPath(c, hostScope) } : m;
+    });
+  }
+  const ctx: PathContext = { home: '', hermesHome: '', hermesRoot: '', raw: scope.ctx.raw, mounts: mounts.map((m) => ({ target: posix.normalize(m.target).replace(/(.)\/+$/, '$1'), source: m.source })), host, hostCwd };
+  return { ...scope, ctx, cwd: null, vars: new Map(scope.vars), links: new Map() };
 }
 
 export const base = (p: string): string => {
@@ -70,20 +102,78 @@ const under = (p: string, dir: string): string | null => {
  * only known at run time.
  */
 export function canonPath(t: string, scope: Scope): string | null {
-  if (!t || isDynamic(t)) return null;
-  const { home, hermesHome, hermesRoot } = scope.ctx;
+  if (!t) return null;
+  // /proc/<pid>/root is the root directory seen by that process: `/proc/self/root/etc` is /etc.
+  if (t.startsWith('/proc/') || t.startsWith('//')) t = procAlias(t, scope) ?? t;
+  if (isDynamic(t)) return null;
+  const home = scope.ctx.home;
   const homeAbs = home || '/nonexistent-home';
   let p = t;
   if (p === '~' || p.startsWith('~/')) p = homeAbs + p.slice(1);
-  else if (!p.startsWith('/')) {
+  else if (p.startsWith('~')) {
+    // ~+ is $PWD, ~- $OLDPWD, ~name that user's home.
+    const m = /^~([^/]*)(.*)$/s.exec(p)!;
+    if (m[1] === '+') {
+      if (!scope.cwd) return canonPath(`.${m[2]}`, scope);
+      p = scope.cwd + m[2];
+    } else if (m[1] === '-') return null;
+    else if (/^[a-z_][a-z0-9_.-]*\$?$/i.test(m[1])) p = (m[1] === 'root' ? '/root' : `${home ? posix.dirname(homeAbs) : '/home'}/${m[1]}`) + m[2];
+  }
+  if (!p.startsWith('/')) {
     if (!scope.cwd) {
       const n = posix.normalize(p).replace(/^(\.\/)+/, '');
-      return n.startsWith('../') || n === '..' ? null : n;
+      if (n.startsWith('../') || n === '..') return null;
+      return scope.links.size ? throughLinks(n, scope) : n;
     }
     p = `${scope.cwd}/${p}`;
   }
   p = posix.normalize(p);
   if (p.length > 1) p = p.replace(/\/+$/, '');
+  // In a container or chroot: a bind-mounted path is the host path behind it.
+  const mounts = scope.ctx.mounts;
+  if (mounts && scope.ctx.host) {
+    let best: { target: string; source: string } | null = null;
+    for (const m of mounts) if ((p === m.target || p.startsWith(m.target === '/' ? '/' : `${m.target}/`)) && (!best || m.target.length > best.target.length)) best = m;
+    if (best) {
+      const rest = best.target === '/' ? p : p.slice(best.target.length);
+      return canonPath(best.source.replace(/\/+$/, '') + (rest.startsWith('/') || !rest ? rest : `/${rest}`) || '/', { ...scope, ctx: scope.ctx.host, cwd: scope.ctx.hostCwd ?? null, links: new Map() });
+    }
+  }
+  const c = fold(p, scope.ctx);
+  return scope.links.size ? throughLinks(c, scope) : c;
+}
+
+/** `/proc/self/root/…`, `/proc/<pid>/root/…` → `/…`; `/proc/self/cwd/…` → the working directory. */
+function procAlias(t: string, scope: Scope): string | null {
+  const n = t.replace(/\/{2,}/g, '/');
+  const m = /^\/proc\/([^/]*)\/(root|cwd)(?=\/|$)(.*)$/s.exec(n);
+  if (!m) return n === t ? null : n;
+  if (m[2] === 'root') return m[3] || '/';
+  // init's working directory is /; ours is the known one; any other process's is unknown.
+  if (m[1] === '1') return m[3] || '/';
+  if ((m[1] === 'self' || m[1] === 'thread-self') && scope.cwd) return scope.cwd + m[3];
+  return null;
+}
+
+/** A canonical path through links made earlier in the command line. */
+function throughLinks(c: string, scope: Scope): string {
+  for (let hop = 0; hop < 4; hop++) {
+    let next: string | null = null;
+    for (const [link, target] of scope.links) {
+      if (c === link) next = target;
+      else if (c.startsWith(`${link}/`)) next = target === '/' ? c.slice(link.length) : target + c.slice(link.length);
+      if (next !== null) break;
+    }
+    if (next === null || next === c) return c;
+    c = next;
+  }
+  return c;
+}
+
+/** Home folded to `~`, HERMES_HOME (and the default root) to `@H`, for an absolute normalized path. */
+function fold(p: string, ctx: PathContext): string {
+  const { home, hermesHome, hermesRoot } = ctx;
+  const homeAbs = home || '/nonexistent-home';
   // Under HERMES_HOME (or the default root ~/.hermes): `@H…` for the directory itself and its
   // control files; anything else there is an ordinary path (HERMES_HOME may even be $HOME).
   for (const h of [hermesHome, hermesRoot]) {

@@ -4,6 +4,7 @@
 // to cat). What only the run would know becomes a DYN marker.
 import { parseDoubleQuoted, parseShell, type Node, type Seg, type Word } from '../shell-parse.ts';
 import { base, DECODE, DOWNLOAD, DYN, PIDS, PROC, type Scope } from './context.ts';
+import { globToRegExp } from './glob.ts';
 import { analyzeScript } from './walk.ts';
 
 type Ch = { c: string; kind: 'lit' | 'q' | 'exp' | 'ifs' };
@@ -29,19 +30,15 @@ function segChars(seg: Seg, scope: Scope): Ch[] {
       return mk(seg.v, seg.q ? 'q' : 'lit');
     case 'var': {
       if (seg.name === 'IFS' && !seg.op) return seg.q ? mk(' ', 'q') : [{ c: ' ', kind: 'ifs' }];
+      // ${IFS:0:1} and friends are still whitespace.
+      if (seg.name === 'IFS' && seg.op && !DEFAULT_OPS.has(seg.op)) return seg.q ? mk(' ', 'q') : [{ c: ' ', kind: 'ifs' }];
       const known = scope.vars.get(seg.name);
       if (known === undefined && !seg.op) {
         if (seg.name === 'HOME') return mk('~', 'q');
         if (seg.name === 'HERMES_HOME') return mk(scope.ctx.hermesHome || '~/.hermes', 'q');
+        if (seg.name === 'PWD' && scope.cwd) return mk(scope.cwd, seg.q ? 'q' : 'exp');
       }
-      let value: string | undefined = known;
-      if (seg.op === '#len') value = known !== undefined ? String(known.length) : undefined;
-      else if (seg.op && known === undefined && (seg.op === ':-' || seg.op === '-' || seg.op === ':=' || seg.op === '=')) value = seg.arg ?? '';
-      else if (seg.op && seg.op !== ':-' && seg.op !== '-' && seg.op !== ':=' && seg.op !== '=') {
-        // ${IFS:0:1} and friends are still whitespace.
-        if (seg.name === 'IFS') return seg.q ? mk(' ', 'q') : [{ c: ' ', kind: 'ifs' }];
-        value = undefined;
-      }
+      const value = seg.op ? varOp(seg, known ?? builtinVar(seg.name, scope), scope) : known;
       if (value === undefined) return mk(`${DYN}$${seg.name}`, 'q');
       return mk(value, seg.q ? 'q' : 'exp');
     }
@@ -66,6 +63,68 @@ function segChars(seg: Seg, scope: Scope): Ch[] {
     case 'arith':
       return mk('0', 'q');
   }
+}
+
+const DEFAULT_OPS = new Set([':-', '-', ':=', '=']);
+
+/** Variables the shell sets itself, when known: HOME (the real path, so `${HOME%/*}` works), … */
+function builtinVar(name: string, scope: Scope): string | undefined {
+  if (name === 'HOME') return scope.ctx.home || '~';
+  if (name === 'HERMES_HOME') return scope.ctx.hermesHome || undefined;
+  if (name === 'PWD') return scope.cwd ?? undefined;
+  return undefined;
+}
+
+/**
+ * The text of a `${…}` operator's word (a default, a pattern): its substitutions are analyzed
+ * (`${x:-$(rm -rf ~)}` runs that command), its quotes removed.
+ */
+function opWord(arg: string, scope: Scope): string {
+  if (!/[$`'"\\]/.test(arg)) return arg;
+  return parseDoubleQuoted(arg)
+    .flatMap((g) => segChars(g, scope))
+    .map((c) => c.c)
+    .join('')
+    .replace(/["']/g, '');
+}
+
+/** `${name<op>arg}` for a known (or unset) value, as bash computes it; undefined when unknowable. */
+function varOp(seg: Extract<Seg, { t: 'var' }>, v: string | undefined, scope: Scope): string | undefined {
+  const op = seg.op!;
+  const arg = seg.arg === undefined ? '' : opWord(seg.arg, scope);
+  if (op === '#len') return v === undefined ? undefined : String(v.length);
+  if (DEFAULT_OPS.has(op)) return v === undefined || (op.startsWith(':') && v === '') ? arg : v;
+  if (op === ':+' || op === '+') return v === undefined || (op === ':+' && v === '') ? '' : arg;
+  if (v === undefined || v.includes(DYN) || arg.includes(DYN)) return undefined;
+  if (op === ':?' || op === '?') return v;
+  if (op === '^^' || op === '^') return op === '^' ? v.charAt(0).toUpperCase() + v.slice(1) : v.toUpperCase();
+  if (op === ',,' || op === ',') return op === ',' ? v.charAt(0).toLowerCase() + v.slice(1) : v.toLowerCase();
+  if (op === ':') {
+    const m = /^\s*(-?\d+)\s*(?::\s*(-?\d+)\s*)?$/.exec(arg);
+    if (!m) return undefined;
+    const from = Number(m[1]) < 0 ? Math.max(0, v.length + Number(m[1])) : Number(m[1]);
+    if (m[2] === undefined) return v.slice(from);
+    const len = Number(m[2]);
+    return len < 0 ? v.slice(from, v.length + len) : v.slice(from, from + len);
+  }
+  if (op === '#' || op === '##' || op === '%' || op === '%%') {
+    const re = globToRegExp(arg);
+    const longest = op.length === 2;
+    if (op.startsWith('#')) {
+      for (let i = longest ? v.length : 0; longest ? i >= 0 : i <= v.length; i += longest ? -1 : 1) if (re.test(v.slice(0, i))) return v.slice(i);
+    } else {
+      for (let i = longest ? 0 : v.length; longest ? i <= v.length : i >= 0; i += longest ? 1 : -1) if (re.test(v.slice(i))) return v.slice(0, i);
+    }
+    return v;
+  }
+  if (op === '/' || op === '//') {
+    const slash = seg.arg?.indexOf('/') ?? -1;
+    const pat = slash < 0 ? arg : opWord(seg.arg!.slice(0, slash), scope);
+    const rep = slash < 0 ? '' : opWord(seg.arg!.slice(slash + 1), scope);
+    if (!pat || /[*?[]/.test(pat)) return undefined;
+    return op === '//' ? v.split(pat).join(rep) : v.replace(pat, () => rep);
+  }
+  return undefined;
 }
 
 /** Bash brace expansion on unquoted braces (`{rm,-rf,/}` → three words), capped. */
@@ -147,6 +206,14 @@ export function expandWord(w: Word, scope: Scope, braces = true): string[] {
     if (has || (v.length === 0 && w.segs.some((g) => g.t === 'lit' && g.q))) out.push(cur);
   }
   return out;
+}
+
+/** Segments (from parseDoubleQuoted) expanded to text: their substitutions are analyzed. */
+export function segCharsText(segs: Seg[], scope: Scope): string {
+  return segs
+    .flatMap((g) => segChars(g, scope))
+    .map((c) => c.c)
+    .join('');
 }
 
 export function wordText(w: Word, scope: Scope): string {

@@ -38,6 +38,12 @@ export const F = {
   power: never('shutting down the machine', 'shutting down or rebooting the machine', 'system shutdown/reboot'),
   suspend: ask('suspending the machine', 'suspending the machine or changing its run level'),
   killAll: never('killing all processes', 'killing every process (kill -1)', 'kill all processes'),
+  killInit: never('killing PID 1', 'killing PID 1 (init): it takes the machine or container down'),
+  sysrq: never('writing the sysrq trigger', 'writing /proc/sysrq-trigger (crashes, reboots or powers off the machine at once)'),
+  partitionTable: never('rewriting a partition table', "rewriting a disk's partition table (sfdisk, sgdisk, parted mklabel, fdisk with a script)"),
+  rootPerms: (t: string) => never('recursive chmod/chown of a system directory', `recursively changing the owner or permissions of ${t}`),
+  lazyUnmount: (t: string) => ask('unmounting a system filesystem', `unmounting ${t}`),
+  firewallOff: (what: string) => ask('disabling the firewall', `disabling or opening up the firewall (${what})`),
   // permissions, services, processes
   worldWritable: ask('world-writable permissions', 'world-writable permissions (chmod 777/666/o+w)', 'world/other-writable permissions'),
   chownRoot: ask('recursive chown', 'recursive chown', 'recursive chown to root'),
@@ -48,12 +54,17 @@ export const F = {
   killHermes: ask('terminating Hermes', 'terminating Hermes itself', 'kill hermes/gateway process (self-termination)'),
   killByLookup: ask('kill by pgrep/pidof', 'killing processes found by pgrep/pidof (could be Hermes itself)', 'kill process via pgrep/pidof expansion (self-termination)'),
   crontabRemove: ask('removing all cron jobs', 'removing the crontab (crontab -r)'),
+  crontabInstall: ask('installing a crontab', 'installing or editing a crontab (its commands run later, unattended)'),
   firewall: ask('flushing firewall rules', 'flushing firewall rules'),
   // files Hermes and the user depend on
   etcWrite: ask('overwriting a file in /etc', 'overwriting a system file (/etc, /private/etc, …)', 'overwrite system config'),
   sensitiveWrite: ask('writing a sensitive file', 'writing a credential, login or shell start-up file', 'overwrite system file via redirection'),
   selfWrite: (what: string) => ask("changing Hermes's own control files", `changing Hermes's own ${what} (its policy, keys, hooks or plugins)`, 'in-place edit of Hermes config/env'),
   projectSecret: ask('writing a project .env or config file', 'creating or replacing a .env or config file', 'overwrite project env/config file'),
+  secretRead: ask("reading Hermes's secrets", "reading Hermes's secrets (.env, auth.json): they reach commands only through the environment Hermes passes"),
+  extractInto: (what: string) => ask('unpacking into a protected folder', `unpacking or copying unknown files into ${what} (they can replace credentials, login files or Hermes's own files)`),
+  linkProtected: ask('linking to a protected file', 'making a link to a protected file or folder (a later write through the link would change it)'),
+  movedAside: (what: string) => ask('moving a protected folder aside', `moving or replacing ${what}, which holds credentials, login files or Hermes's own files`),
   truncateDevice: never('overwriting a block device', 'overwriting a block device'),
   // running code that is not in the command line itself
   shellString: ask('shell command via -c', 'running a shell command string (sh -c / bash -c)', 'shell command via -c/-lc flag'),
@@ -68,16 +79,22 @@ export const F = {
   dynamicShell: ask('running a shell command built at run time', 'running a shell command built at run time'),
   dynamicName: ask('running a command whose name is computed at run time', 'running a command whose name is computed at run time'),
   unparsable: (why: string) => ask('unparsable command', `a command that cannot be parsed safely (${why})`),
+  runnerUnknown: (via: string) => ask('command known only at run time', `handing ${via} a command that is only known at run time`),
+  sedExec: ask('sed running commands', "running text as commands (sed's e command or s///e flag)"),
+  netShell: ask('serving a program over the network', 'connecting a program to a network socket (nc -e/-c, socat EXEC/SYSTEM)'),
   // privileges
   sudoStdin: never('sudo -S', 'sudo reading a password from stdin (sudo -S): password guessing', 'sudo password guessing via stdin (sudo -S)'),
   sudoPrivilege: ask('sudo askpass/shell', 'sudo with a password helper or a root shell (-A / -s)', 'sudo with privilege flag (stdin/askpass/shell/list)'),
   // data
   sql: ask('SQL drop/truncate/delete', 'destructive SQL (DROP, TRUNCATE, or DELETE without WHERE)', 'SQL DROP'),
   gitDiscard: (what: string) => ask('git discarding work', `git ${what}`, 'git reset --hard (destroys uncommitted changes)'),
+  gitRemoteDestroy: (what: string) => ask('git destroying history', `git ${what}`),
+  gitRunsProgram: (what: string) => ask('git running another program', `git ${what}`),
   pkgUninstall: ask('package manager uninstall', 'uninstalling packages', 'package manager uninstall'),
   metadata: ask('cloud metadata endpoint', 'reading the cloud instance metadata endpoint (instance credentials)', 'cloud metadata endpoint access (instance credentials)'),
   // containers
   docker: ask('stopping or removing containers', 'stopping or removing containers', 'docker restart/stop/kill (container lifecycle)'),
+  privilegedContainer: (what: string) => ask('privileged container or host mount', `running a container with ${what}`),
   dockerRemote: ask('redirecting docker to another daemon', 'redirecting docker/podman to another daemon (-H / --context / DOCKER_HOST)', 'docker with remote daemon redirect (-H/--host)'),
   // Hermes itself
   hermesGateway: ask('stopping the Hermes gateway', 'stopping or restarting the Hermes gateway (kills running agents)', 'stop/restart hermes gateway (kills running agents)'),

@@ -2,7 +2,7 @@
 // interpreter heredocs, awk programs, and SQL. Shell strings inside such code (`os.system("…")`,
 // `system("…")`, `execSync('…')`, backticks) and deletes (`shutil.rmtree('/')`) are analyzed as
 // commands, so a hardline command stays blocked however it is wrapped.
-import { hermesControlPath } from '../protected-paths.ts';
+import { hermesControlPath, hermesSecretPath } from '../protected-paths.ts';
 import { canonPath, type Scope } from './context.ts';
 import { addFinding, F, type Finding } from './findings.ts';
 import { recursiveDelete } from './rules.ts';
@@ -50,8 +50,13 @@ const BACKTICKS = /`([^`]+)`/g;
 const unquote = (m: RegExpMatchArray) => (m[1] ?? m[2] ?? '').replace(/\\(["'\\])/g, '$1').replace(/\\n/g, '\n');
 
 /** Looks inside inline code: shell strings are analyzed as commands, tree deletes as `rm -rf`. */
+/** A loop that never ends (`while True:`, `fork while 1`, `loop { }`, `for (;;)`, `iter(int, 1)`). */
+const ENDLESS = /\bwhile\s*\(?\s*(1|true|True|fork)\b|\bfork\s*(\(\s*\))?\s*while\b|\bloop\s*(\{|do\b)|\bfor\s*\(\s*;\s*;\s*\)|\biter\s*\(\s*int\s*,\s*1\s*\)|itertools\.(count|repeat)\s*\(|\buntil\s*\(?\s*(0|false)\b/;
+
 export function checkInlineCode(lang: string, code: string, scope: Scope): void {
   if (!code) return;
+  // Forking in an endless loop: a fork bomb, whatever the language.
+  if (/\bfork\b/.test(code) && ENDLESS.test(code)) add(scope, F.forkBomb);
   const backticks = lang === 'perl' || lang === 'ruby' || lang === 'php';
   if (CODE_DANGER.test(code) || (backticks && /`[^`]+`/.test(code))) add(scope, F.inlineCode(lang));
   for (const m of code.matchAll(SHELL_CALL)) analyzeScript(unquote(m), scope);
@@ -61,12 +66,18 @@ export function checkInlineCode(lang: string, code: string, scope: Scope): void 
   }
   for (const m of code.matchAll(TREE_DELETE)) recursiveDelete([unquote(m)], scope);
   if (backticks) for (const m of code.matchAll(BACKTICKS)) analyzeScript(m[1], scope);
-  // Writing Hermes's own files from inline code (`open(os.path.expanduser('~/.hermes/config.yaml'), 'w')`).
-  if (/\b(open|write|writeFile|appendFile|dump|copy\w*|move|rename|replace|unlink|remove|truncate)\w*\s*\(/.test(code)) {
+  // Hermes's own files from inline code: written (`open(os.path.expanduser('~/.hermes/config.yaml'), 'w')`)
+  // asks as a change, read (`open('…/.env').read()`) asks when they are its secrets.
+  if (/\b(open|read|write|writeFile|appendFile|dump|copy\w*|move|rename|replace|unlink|remove|truncate|cat|load|Path|File)\w*\s*\(/.test(code)) {
+    const writes = /\b(write|writeFile|appendFile|dump|copy\w*|move|rename|replace|unlink|remove|truncate)\w*\s*\(|['"][wax]\+?b?['"]|['"]r\+['"]/.test(code);
     for (const m of code.matchAll(/['"]([^'"\n]*(?:\.hermes|HERMES_HOME|config\.yaml|auth\.json|SOUL\.md|\.env)[^'"\n]*)['"]/g)) {
       const c = canonPath(m[1].replace(/^\$HOME|^\$\{HOME\}/, '~').replace(/^\$\{?HERMES_HOME\}?/, scope.ctx.hermesHome || '~/.hermes'), scope);
-      if (c?.startsWith('@H') && hermesControlPath(c.slice(2))) add(scope, F.selfWrite(hermesControlPath(c.slice(2))!));
+      if (!c?.startsWith('@H')) continue;
+      if (hermesSecretPath(c.slice(2))) add(scope, F.secretRead);
+      if (writes && hermesControlPath(c.slice(2))) add(scope, F.selfWrite(hermesControlPath(c.slice(2))!));
     }
+    // os.path.join(os.environ['HERMES_HOME'], '.env') and the like.
+    if (/HERMES_HOME|\.hermes/.test(code) && /['"](?:\.env|auth\.json|\.anthropic_oauth\.json)['"]/.test(code)) add(scope, F.secretRead);
   }
 }
 

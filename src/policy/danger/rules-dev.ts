@@ -1,9 +1,10 @@
-// Rules for developer and service tools: git that discards work, package managers that uninstall,
-// docker/podman lifecycle and daemon redirects, Hermes's own gateway and service, read tools that
-// run a program, and Windows deletes reached from WSL or Git Bash (cmd /c, PowerShell).
+// Rules for developer and service tools: git (rules-git.ts), package managers that uninstall,
+// Hermes's own gateway and service, read tools that run a program, and Windows deletes reached
+// from WSL or Git Bash (cmd /c, PowerShell). Containers are in containers.ts.
 import { type Scope } from './context.ts';
 import { addFinding, F, type Finding } from './findings.ts';
 import { globToRegExp, hasGlob } from './glob.ts';
+import { git } from './rules-git.ts';
 import { analyzeScript } from './walk.ts';
 
 const add = (scope: Scope, f: Finding) => addFinding(scope.findings, f);
@@ -17,49 +18,6 @@ function afterGlobalOptions(args: string[], withValue: Set<string>): string[] {
     i += withValue.has(a) ? 2 : 1;
   }
   return args.slice(i);
-}
-
-const GIT_VALUE_OPTS = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--exec-path', '--list-cmds']);
-const WHOLE_TREE = new Set(['.', './', ':/', '*', ':(top)', ':/*']);
-
-function git(args: string[], scope: Scope): void {
-  const rest = afterGlobalOptions(args, GIT_VALUE_OPTS);
-  const sub = rest[0];
-  const a = rest.slice(1);
-  const shortHas = (letter: string) => a.some((x) => /^-[A-Za-z]+$/.test(x) && x.includes(letter));
-  switch (sub) {
-    case 'reset':
-      if (a.some((x) => x.length >= 3 && '--hard'.startsWith(x))) add(scope, F.gitDiscard('reset --hard (discards uncommitted changes)'));
-      return;
-    case 'push':
-      if (a.some((x) => /^--forc/.test(x) || (x.length >= 4 && '--force'.startsWith(x))) || shortHas('f') || a.some((x) => /^\+[^+]/.test(x)))
-        add(scope, F.gitDiscard('push --force (rewrites remote history)'));
-      return;
-    case 'clean':
-      if (shortHas('f') || a.some((x) => x.startsWith('--force'))) add(scope, F.gitDiscard('clean -f (deletes untracked files)'));
-      return;
-    case 'branch': {
-      const del = a.includes('-D') || ((shortHas('d') || a.includes('--delete')) && (shortHas('f') || a.includes('--force')));
-      if (del) add(scope, F.gitDiscard('branch -D (deletes an unmerged branch)'));
-      return;
-    }
-    case 'checkout': {
-      const dd = a.indexOf('--');
-      const paths = dd >= 0 ? a.slice(dd + 1) : a.filter((x) => !x.startsWith('-'));
-      if (a.includes('-f') || a.includes('--force') || paths.some((p) => WHOLE_TREE.has(p))) add(scope, F.gitDiscard('checkout that discards local changes'));
-      return;
-    }
-    case 'restore': {
-      const stagedOnly = (a.includes('--staged') || a.includes('-S')) && !a.includes('--worktree') && !a.includes('-W');
-      if (!stagedOnly && a.filter((x) => !x.startsWith('-')).some((p) => WHOLE_TREE.has(p))) add(scope, F.gitDiscard('restore that discards local changes'));
-      return;
-    }
-    case 'stash':
-      if (a[0] === 'clear') add(scope, F.gitDiscard('stash clear (drops every stash)'));
-      return;
-    default:
-      return;
-  }
 }
 
 const UNINSTALL: Record<string, Set<string>> = {
@@ -88,27 +46,19 @@ function packageManager(name: string, args: string[], scope: Scope): void {
   }
 }
 
-const DOCKER_VALUE_OPTS = new Set(['-H', '--host', '-c', '--context', '--config', '-l', '--log-level', '--tlscacert', '--tlscert', '--tlskey']);
-
-function docker(name: string, args: string[], scope: Scope): void {
-  let i = 0;
-  while (i < args.length && args[i].startsWith('-')) {
-    const a = args[i];
-    const opt = a.split('=')[0];
-    if (name === 'podman' ? ['--url', '--connection', '--identity', '-r', '--remote'].includes(opt) : ['-H', '--host', '-c', '--context'].includes(opt)) add(scope, F.dockerRemote);
-    i += DOCKER_VALUE_OPTS.has(a) || (name === 'podman' && ['--url', '--connection', '--identity'].includes(a)) ? 2 : 1;
-  }
-  const verbs = args.slice(i).filter((a) => !a.startsWith('-'));
-  if (verbs[0] === 'context' && verbs[1] === 'use') add(scope, F.dockerRemote);
-  const v = verbs[0] === 'compose' || verbs[0] === 'container' ? verbs[1] : verbs[0];
-  if (['stop', 'kill', 'restart', 'down', 'rm', 'rmi'].includes(v ?? '') || (verbs.includes('prune') && ['system', 'volume', 'image', 'container', 'network', 'builder'].includes(verbs[0] ?? '')))
-    add(scope, F.docker);
-}
+/** Settings that are Hermes's guard, its tools' reach, or code it runs: changing them needs a person. */
+const GUARD_KEYS = /^(approvals|command_allowlist|security|privacy|yolo|toolsets?|tools|terminal|hooks|plugins|mcp_servers|mcp|delegation|cron|code_execution|browser\.allow|website_blocklist)(\.|$)/;
 
 function hermes(args: string[], scope: Scope): void {
   const rest = afterGlobalOptions(args, new Set(['-p', '--profile', '-m', '--model', '--provider', '-t', '--toolsets', '-r', '--resume']));
   if (rest[0] === 'gateway' && ['stop', 'restart'].includes(rest[1] ?? '')) add(scope, F.hermesGateway);
   if (rest[0] === 'update') add(scope, F.hermesUpdate);
+  // `hermes config set approvals.mode off`: the agent switching its own guard off.
+  if (rest[0] === 'config' && ['set', 'unset'].includes(rest[1] ?? '') && GUARD_KEYS.test(rest[2] ?? '')) add(scope, F.selfWrite(`settings (${rest[2]})`));
+  if (rest[0] === 'config' && rest[1] === 'edit') add(scope, F.selfWrite('config.yaml'));
+  // A cron job with a script runs it later, unattended.
+  if (rest[0] === 'cron' && ['create', 'add', 'edit', 'update'].includes(rest[1] ?? '') && rest.some((a) => a === '--script' || a.startsWith('--script=') || a === '--no-agent')) add(scope, F.crontabInstall);
+  if ((rest[0] === 'plugins' || rest[0] === 'plugin') && ['install', 'enable', 'add'].includes(rest[1] ?? '')) add(scope, F.selfWrite('plugins/'));
 }
 
 const READ_TOOL_FLAGS: Record<string, string[]> = {
@@ -156,6 +106,8 @@ const WINDOWS_RULES: [RegExp, string][] = [
   [/\bstop-service\b[^\n]*\s-force\b/i, 'force-stopping a service (Stop-Service -Force)'],
   [/\bsc(\.exe)?\s+(stop|delete)\b/i, 'stopping or deleting a service (sc)'],
   [/\b(del|erase|rd|rmdir)\s+(\/[a-z]\s+)*\/[sq]\b/i, 'deleting files recursively or quietly (del/rd /s /q)'],
+  [/\bnetsh\b[^\n]*\badvfirewall\b[^\n]*\bstate\s+off\b/i, 'turning the Windows firewall off (netsh advfirewall)'],
+  [/\bset-netfirewallprofile\b[^\n]*-enabled\s+(false|0|\$false)/i, 'turning the Windows firewall off (Set-NetFirewallProfile)'],
 ];
 
 function windowsText(text: string, scope: Scope): void {
@@ -194,7 +146,7 @@ function powershell(args: string[], raw: string[], scope: Scope): void {
 }
 
 /** Windows commands reachable by name from Git Bash / WSL (case-insensitive, `.exe` optional). */
-const WINDOWS_NAMES = new Set(['taskkill', 'reg', 'sc', 'diskpart', 'format', 'cipher', 'icacls', 'vssadmin', 'wbadmin', 'bcdedit', 'del', 'erase', 'rd', 'rmdir', 'remove-item', 'stop-process', 'stop-service', 'format-volume', 'clear-disk', 'remove-itemproperty', 'iex', 'invoke-expression']);
+const WINDOWS_NAMES = new Set(['taskkill', 'reg', 'sc', 'diskpart', 'format', 'cipher', 'icacls', 'vssadmin', 'wbadmin', 'bcdedit', 'del', 'erase', 'rd', 'rmdir', 'remove-item', 'stop-process', 'stop-service', 'format-volume', 'clear-disk', 'remove-itemproperty', 'iex', 'invoke-expression', 'netsh', 'set-netfirewallprofile']);
 
 /**
  * Runs the rules for `name`. `raw` is argv as written (backslashes kept), for Windows paths.
@@ -211,12 +163,6 @@ export function devRules(name: string, args: string[], raw: string[], scope: Sco
     case 'yarn':
     case 'brew':
       packageManager(lname, args, scope);
-      return true;
-    case 'docker':
-    case 'podman':
-    case 'nerdctl':
-    case 'docker-compose':
-      docker(lname, args, scope);
       return true;
     case 'hermes':
       hermes(args, scope);

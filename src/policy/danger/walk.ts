@@ -1,23 +1,32 @@
-// Walking the parsed command: lists, pipelines, groups and functions; wrappers unwrapped (sudo,
-// env, nohup, timeout, nice, xargs, find -exec, watch, su -c, ssh, …); shell strings parsed
-// recursively (sh -c, eval, heredocs, `… | sh`, `bash <(…)`); every simple command checked.
+// Walking the parsed command: lists, pipelines, groups, loops and functions; programs that run
+// another command unwrapped (runners.ts and friends: sudo, env, timeout, su -c, ssh, tmux, docker
+// exec, git -c, …); shell strings parsed recursively (sh -c, eval, heredocs, `… | sh`,
+// `bash <(…)`); text piped into a program that runs it read as a script; every simple command
+// checked against the rules.
 import { parseShell, ShellParseError, wordLiteral, type Node } from '../shell-parse.ts';
-import { absPath, base, canonPath, DECODE, DOWNLOAD, DYN, PROC, type Scope } from './context.ts';
+import { absPath, base, canonPath, DECODE, DOWNLOAD, DYN, elsewhere, PROC, type Scope } from './context.ts';
+import { container, kube } from './containers.ts';
+import { ed, exCommand, gdb, isVim, less, make, makefileCommands, makeReadsStdin, sed, sedRunsInput, vim } from './editors.ts';
 import { DECODERS, DOWNLOADERS, expandWord, pipelineOutput, stdinTexts } from './expand.ts';
 import { addFinding, F, type Finding } from './findings.ts';
 import { globToRegExp, hasGlob } from './glob.ts';
+import { tmux, screen } from './multiplexers.ts';
 import { awk, checkInlineCode, checkSql, interpreter, interpreterFamily, SQL_CLIENTS } from './rules-code.ts';
 import { devRules } from './rules-dev.ts';
-import { fileAndSystemRules, rootish } from './rules.ts';
-import { checkRedirects, checkWriteTarget } from './targets.ts';
+import { secretReads, sqlite, sqlShellEscapes } from './rules-files.ts';
+import { fileAndSystemRules, recursiveDelete, rootish } from './rules.ts';
+import { parseRunner, runRunner } from './runners.ts';
+import { alias, assignment, at, bwrap, cronCommands, crontab, DELETERS, env, expect, fd, hyperfine, netcat, parallel, scp, socat, ssh, sshReadsStdin, su, sudo, systemdRun, trap, XARGS, xargs } from './runners-shell.ts';
+import { BLOCK_DEVICE, checkRedirects, checkWriteTarget, isSecretPath } from './targets.ts';
 
 const add = (scope: Scope, f: Finding) => addFinding(scope.findings, f);
 
 export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'fish', 'busybox-sh', 'rbash', 'tcsh', 'csh', 'yash', 'posh']);
 const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk', 'busybox-awk']);
 /** Names a glob in command position is resolved against (`/bin/r?` → rm). */
-const DANGEROUS_NAMES = ['rm', 'dd', 'mkfs', 'chmod', 'chown', 'shred', 'wipefs', 'kill', 'pkill', 'killall', 'systemctl', 'shutdown', 'reboot', 'halt', 'poweroff', 'find', 'xargs', 'sh', 'bash', 'zsh', 'eval', 'sudo', 'curl', 'wget', 'truncate', 'docker', 'crontab', 'iptables', 'init', 'telinit'];
-const REMOTE_DAEMON_ENV = new Set(['DOCKER_HOST', 'DOCKER_CONTEXT', 'CONTAINER_HOST', 'CONTAINER_CONNECTION']);
+const DANGEROUS_NAMES = ['rm', 'dd', 'mkfs', 'chmod', 'chown', 'shred', 'wipefs', 'kill', 'pkill', 'killall', 'systemctl', 'shutdown', 'reboot', 'halt', 'poweroff', 'find', 'xargs', 'sh', 'bash', 'zsh', 'eval', 'sudo', 'curl', 'wget', 'truncate', 'docker', 'crontab', 'iptables', 'init', 'telinit', 'tmux', 'screen', 'script', 'sfdisk', 'parted', 'loginctl'];
+/** Paths that are a process's standard input. */
+const STDIN_FILES = new Set(['/dev/stdin', '/proc/self/fd/0', '/dev/fd/0', '/proc/thread-self/fd/0']);
 
 export function analyzeScript(src: string, scope: Scope): void {
   if (scope.depth > 12) return add(scope, F.unparsable('nested too deeply'));
@@ -66,6 +75,14 @@ export function walk(node: Node, scope: Scope): void {
       checkRedirects(node.redirects, scope);
       return;
     }
+    case 'loop': {
+      if (node.cond) walk(node.cond, scope);
+      for (const w of node.words) expandWord(w, scope);
+      walk(node.body, scope);
+      checkRedirects(node.redirects, scope);
+      if (loopForks(node)) add(scope, F.forkBomb);
+      return;
+    }
     case 'function':
       scope.functions.add(node.name);
       if (callsItself(node.body, node.name)) add(scope, F.forkBomb);
@@ -96,6 +113,26 @@ function callsItself(body: Node, name: string): boolean {
   return hit;
 }
 
+const literal = (n: Node): string | null => (n.type === 'simple' && n.words.length ? wordLiteral(n.words[0]) : null);
+
+/**
+ * An endless loop that starts background processes with nothing in the foreground to wait:
+ * `while true; do $0 & done`, `for ((;;)); do sh -c x & done` — a fork bomb.
+ */
+function loopForks(node: Extract<Node, { type: 'loop' }>): boolean {
+  const cond = node.cond?.type === 'list' && node.cond.items.length === 1 ? node.cond.items[0].node : node.cond;
+  const word = cond ? literal(cond) : null;
+  const endless =
+    (node.kind === 'while' && (word === 'true' || word === ':' || (cond?.type === 'arith' && /^\s*[1-9]\d*\s*$/.test(cond.src)) || (cond?.type === 'simple' && /^\[\[?$/.test(word ?? '') && cond.words.length <= 3 && /^[1-9x]/.test(wordLiteral(cond.words[1] ?? cond.words[0]))))) ||
+    (node.kind === 'until' && (word === 'false' || (cond?.type === 'pipeline' && cond.negated && cond.cmds.length === 1 && ['true', ':'].includes(literal(cond.cmds[0]) ?? '')))) ||
+    (node.kind === 'for' && node.arith !== undefined && /^\s*[^;]*;\s*;/.test(node.arith));
+  if (!endless || node.body.type !== 'list') return false;
+  const items = node.body.items;
+  const background = items.some((it) => it.op === '&');
+  const waits = items.some((it) => it.op !== '&' && ['sleep', 'wait', 'read', 'timeout', 'inotifywait', 'nc', 'ncat'].includes(literal(it.node) ?? ''));
+  return background && !waits;
+}
+
 function changeDir(args: string[], scope: Scope): void {
   const t = args.filter((a) => a !== '--' && !/^-[LPe@]+$/.test(a))[0];
   if (t === undefined) scope.cwd = scope.ctx.home || null;
@@ -109,7 +146,7 @@ function changeDir(args: string[], scope: Scope): void {
 function simple(node: Extract<Node, { type: 'simple' }>, scope: Scope): void {
   for (const a of node.assigns) {
     const v = expandWord(a.value, scope, false).join(' ');
-    if (REMOTE_DAEMON_ENV.has(a.name)) add(scope, F.dockerRemote);
+    assignment(a.name, v, scope);
     if (!node.words.length) {
       if (v.includes(DYN)) scope.vars.delete(a.name);
       else scope.vars.set(a.name, a.append ? (scope.vars.get(a.name) ?? '') + v : v);
@@ -125,7 +162,7 @@ function simple(node: Extract<Node, { type: 'simple' }>, scope: Scope): void {
     for (const a of argv.slice(1)) {
       const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(a);
       if (!m) continue;
-      if (REMOTE_DAEMON_ENV.has(m[1])) add(scope, F.dockerRemote);
+      assignment(m[1], m[2], scope);
       if (m[2].includes(DYN)) scope.vars.delete(m[1]);
       else scope.vars.set(m[1], m[2]);
     }
@@ -205,15 +242,6 @@ function shellScriptArg(args: string[]): { script: string | null; rest: string[]
   return { script: null, rest: readsStdin ? [] : args.slice(i), readsStdin: readsStdin || i >= args.length };
 }
 
-function dropAssignments(args: string[], scope: Scope): string[] {
-  let i = 0;
-  while (i < args.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[i])) {
-    if (REMOTE_DAEMON_ENV.has(args[i].slice(0, args[i].indexOf('=')))) add(scope, F.dockerRemote);
-    i++;
-  }
-  return args.slice(i);
-}
-
 /** A shell string that is (partly) the output of a command: `sh -c "$(curl …)"`, `eval $(…)`. */
 function checkDynamicScript(script: string, scope: Scope): void {
   if (script.includes(DOWNLOAD)) add(scope, F.pipeShell);
@@ -221,8 +249,17 @@ function checkDynamicScript(script: string, scope: Scope): void {
   else if (script.includes(`${DYN}$(…)`)) add(scope, F.dynamicShell);
 }
 
-/** A script file given to a shell or `source`: `bash <(curl …)`, `source <(echo … | base64 -d)`. */
-function runScriptFile(file: string, scope: Scope): void {
+/**
+ * A script file given to a shell or `source`: `bash <(curl …)`, `source <(echo … | base64 -d)`,
+ * `source /dev/stdin <<< …` (`stdin`: the text fed to it, when known).
+ */
+export function runScriptFile(file: string, scope: Scope, stdin: string[] = []): void {
+  if (STDIN_FILES.has(file)) {
+    if (stdin.length) add(scope, F.shellHeredoc);
+    for (const t of stdin) analyzeScript(t, scope);
+    return;
+  }
+  if (isSecretPath(file, scope)) add(scope, F.secretRead);
   const pm = file.indexOf(PROC);
   if (pm >= 0) {
     const p = scope.procs[Number(file.slice(pm + 1))];
@@ -235,32 +272,6 @@ function runScriptFile(file: string, scope: Scope): void {
   if (file.includes(DOWNLOAD)) add(scope, F.pipeShell);
   else if (file.includes(DECODE)) add(scope, F.decodeShell);
   else if (file.startsWith('/dev/fd/') && file.includes(DYN)) add(scope, F.dynamicShell);
-}
-
-/** sudo's own flags: -S reads a password from stdin (blocked), -A/-s/-a ask. */
-function sudoFlags(args: string[], scope: Scope): void {
-  const valued = 'ugpChrtUDRT';
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === '--' || !a.startsWith('-') || a === '-') return;
-    if (a.startsWith('--')) {
-      const o = a.split('=')[0];
-      if (o.length >= 4 && '--stdin'.startsWith(o)) add(scope, F.sudoStdin);
-      else if (o.length >= 3 && '--askpass'.startsWith(o)) add(scope, F.sudoPrivilege);
-      else if (o.length >= 4 && '--shell'.startsWith(o)) add(scope, F.sudoPrivilege);
-      if (['--user', '--group', '--prompt', '--close-from', '--host', '--role', '--type', '--other-user', '--chdir', '--chroot', '--command-timeout'].includes(o) && !a.includes('=')) i++;
-      continue;
-    }
-    for (let k = 1; k < a.length; k++) {
-      const c = a[k];
-      if (c === 'S') add(scope, F.sudoStdin);
-      else if (c === 'A' || c === 's' || c === 'a') add(scope, F.sudoPrivilege);
-      if (valued.includes(c)) {
-        if (k === a.length - 1) i++;
-        break;
-      }
-    }
-  }
 }
 
 /** `gateway run` started detached (`&`, nohup, setsid) instead of through its service manager. */
@@ -284,11 +295,14 @@ function findCommand(args: string[], scope: Scope): void {
     if (FIND_SELECTIVE.test(a)) selective = true;
     if (a === '-delete') deletes = true;
     else if (a.startsWith('-') && hasGlob(a) && ['-delete', '-exec', '-execdir', '-ok', '-okdir'].some((f) => globToRegExp(a).test(f))) add(scope, F.findDelete);
+    if ((a === '-fprint' || a === '-fprint0' || a === '-fprintf' || a === '-fls') && args[j + 1] !== undefined) checkWriteTarget(args[++j], scope);
     if (a === '-exec' || a === '-execdir' || a === '-ok' || a === '-okdir') {
       let k = j + 1;
       while (k < args.length && args[k] !== ';' && args[k] !== '+') k++;
       const inner = args.slice(j + 1, k).map((x) => (x === '{}' ? 'FOUND_FILE' : x));
       if (['rm', 'shred', 'unlink', 'rmdir'].includes(resolveName(inner[0] ?? ''))) deletes = true;
+      // Running a program on every file of the Hermes home reads its secrets.
+      if (!['ls', 'stat', 'echo', 'printf', 'basename', 'dirname', 'chmod', 'du', 'file', 'touch', 'test'].includes(resolveName(inner[0] ?? '')) && starts.some((st) => /^@H(profiles(\/[^/]+)?)?$/.test(canonPath(st, scope) ?? ''))) add(scope, F.secretRead);
       command(inner, scope);
       j = k;
     }
@@ -304,11 +318,16 @@ function findCommand(args: string[], scope: Scope): void {
 }
 
 /** Unwraps the simple wrappers of a pipeline stage (`sudo bash`, `env X=1 python3`). */
-function unwrapStage(argv: string[], scope: Scope): string[] {
+function unwrapStage(argv: string[]): string[] {
   for (let k = 0; k < 4 && argv.length; k++) {
     const nm = base(argv[0]);
-    if (nm === 'sudo' || nm === 'doas') argv = dropAssignments(skipOptions(argv.slice(1), new Set(['u', 'g', 'p', 'C'])), scope);
-    else if (nm === 'env') argv = dropAssignments(skipOptions(argv.slice(1), new Set(['u', 'C'])), scope);
+    const dropAssigns = (a: string[]) => {
+      let i = 0;
+      while (i < a.length && /^[^=-][^=]*=/.test(a[i])) i++;
+      return a.slice(i);
+    };
+    if (nm === 'sudo' || nm === 'doas') argv = dropAssigns(skipOptions(argv.slice(1), new Set(['u', 'g', 'p', 'C'])));
+    else if (nm === 'env') argv = dropAssigns(skipOptions(argv.slice(1), new Set(['u', 'C', 'a'])));
     else if (nm === 'nohup' || nm === 'command' || nm === 'exec' || nm === 'time' || nm === 'setsid' || nm === 'stdbuf') argv = argv.slice(1);
     else if (nm === 'timeout') argv = skipOptions(argv.slice(1), new Set(['s', 'k'])).slice(1);
     else break;
@@ -316,9 +335,128 @@ function unwrapStage(argv: string[], scope: Scope): string[] {
   return argv;
 }
 
+/** What a pipeline stage lists, for `… | xargs rm`: `ls DIR` its entries, `find DIR` (unfiltered) all below. */
+function listing(stage: string[] | null): { targets: string[]; recursive: boolean } | null {
+  if (!stage?.length) return null;
+  const nm = resolveName(stage[0]);
+  const args = stage.slice(1);
+  if (nm === 'ls') {
+    const dirs = args.filter((a) => !a.startsWith('-'));
+    return { targets: (dirs.length ? dirs : ['.']).map((d) => `${d.replace(/\/+$/, '')}/*`), recursive: false };
+  }
+  if (nm === 'find') {
+    let i = 0;
+    while (i < args.length && (/^-(H|L|P|O\d*)$/.test(args[i]) || args[i] === '-D')) i += args[i] === '-D' ? 2 : 1;
+    const starts: string[] = [];
+    while (i < args.length && !args[i].startsWith('-') && args[i] !== '(' && args[i] !== '!') starts.push(args[i++]);
+    if (args.slice(i).some((a) => FIND_SELECTIVE.test(a))) return null;
+    return { targets: starts.length ? starts : ['.'], recursive: true };
+  }
+  return null;
+}
+
+/** Programs that read a script or a list to act on from stdin (feedStdin). */
+const STDIN_READERS = new Set(['ssh', 'at', 'batch', 'source', '.', 'crontab', 'make', 'gmake', 'ed', 'ex', 'gdb', 'parallel', 'sem', 'sed', 'gsed', 'fdisk', 'gdisk', 'sqlite3', 'sqlite', 'xargs']);
+
+/** Filters a listing passes through unchanged (for `find / | sort | xargs rm`). */
+const PASSTHROUGH = new Set(['sort', 'uniq', 'tac', 'cat', 'tee']);
+
+/**
+ * Text fed on stdin to a program that runs it: shells (`| sh`, `| source /dev/stdin`), at/batch,
+ * make -f -, crontab -, ex/ed/gdb scripts, parallel, sed's `e`, a partitioner's script, sqlite3,
+ * and xargs deleting a listing of `/` or the home. `known` is the text when it can be known.
+ */
+function feedStdin(s: string[], before: string[], text: () => string | null, cmds: Node[], i: number, scope: Scope): void {
+  const nm = resolveName(s[0]);
+  if (!STDIN_READERS.has(nm) && !isVim(nm)) return;
+  const args = s.slice(1);
+  const known = text();
+  // A script whose text is known is classified like the commands it holds; unknown text asks.
+  const script = (s: Scope = scope) => {
+    if (before.some((n) => DOWNLOADERS.has(n))) add(scope, F.pipeShell);
+    else if (before.some((n) => DECODERS.has(n))) add(scope, F.decodeShell);
+    else if (known === null) add(scope, F.pipedScript);
+    if (known !== null) analyzeScript(known, s);
+  };
+  switch (nm) {
+    case 'ssh':
+      if (sshReadsStdin(args)) script(elsewhere(scope));
+      return;
+    case 'at':
+    case 'batch': {
+      const p = parseRunner(args, { v: 'qfut', permute: true, query: ['-l', '-r', '-d', '-c', '-V'] });
+      if (!p.query && !p.opts.has('-f')) script();
+      return;
+    }
+    case 'source':
+    case '.':
+      if (STDIN_FILES.has(args[0] ?? '')) script();
+      return;
+    case 'crontab':
+      if (!args.some((a) => /^-[lrTVe]$/.test(a)) && (args.filter((a) => !a.startsWith('-') || a === '-').every((a) => a === '-'))) {
+        add(scope, F.crontabInstall);
+        if (known !== null) cronCommands(known, scope);
+      }
+      return;
+    case 'make':
+    case 'gmake':
+      if (!makeReadsStdin(args)) return;
+      if (known === null) add(scope, F.pipedScript);
+      else makefileCommands(known, scope);
+      return;
+    case 'ed':
+      if (known !== null) ed(args, scope, [known]);
+      else add(scope, F.pipedScript);
+      return;
+    case 'ex':
+      if (known !== null) for (const l of known.split('\n')) exCommand(l, scope, 'ex');
+      else add(scope, F.pipedScript);
+      return;
+    case 'gdb':
+      if (!args.includes('-batch') && !args.includes('--batch')) {
+        if (known !== null) gdb(nm, args, scope, [known]);
+        else add(scope, F.pipedScript);
+      }
+      return;
+    case 'parallel':
+    case 'sem':
+      return parallel(args, scope, known);
+    case 'sed':
+    case 'gsed':
+      if (known !== null && sedRunsInput(args)) sed(args, scope, known);
+      return;
+    case 'fdisk':
+    case 'gdisk':
+      if (args.some((a) => BLOCK_DEVICE.test(a)) && !args.includes('-l')) add(scope, F.partitionTable);
+      return;
+    case 'sqlite3':
+    case 'sqlite':
+      return sqlite(args, scope, known === null ? [] : [known], known === null);
+    case 'xargs': {
+      const run = parseRunner(args, XARGS).operands;
+      if (!DELETERS.has(resolveName(run[0] ?? ''))) return;
+      const rmRecursive = run.slice(1).some((a) => /^-[A-Za-z]*[rR]/.test(a) || a === '--recursive');
+      let k = i - 1;
+      const first = (n: Node | undefined) => (n?.type === 'simple' && n.words[0] ? base(wordLiteral(n.words[0])) : '');
+      while (k > 0 && PASSTHROUGH.has(first(cmds[k]))) k--;
+      const quiet: Scope = { ...scope, findings: [], commands: [] };
+      const prev = cmds[k]?.type === 'simple' ? (cmds[k] as Extract<Node, { type: 'simple' }>).words.flatMap((w) => expandWord(w, quiet)) : null;
+      const list = known !== null ? { targets: known.split(/[\s\0]+/).filter(Boolean).slice(0, 64), recursive: false } : listing(prev);
+      if (list && (rmRecursive || list.recursive)) recursiveDelete(list.targets, scope);
+      return;
+    }
+    default:
+      if (isVim(nm) && (args.includes('-e') || args.includes('-E') || args.includes('-es'))) {
+        if (known !== null) for (const l of known.split('\n')) exCommand(l, scope, nm);
+        else add(scope, F.pipedScript);
+      }
+      return;
+  }
+}
+
 function checkPipeline(cmds: Node[], scope: Scope): void {
   const quiet: Scope = { ...scope, findings: [], commands: [] };
-  const stages = cmds.map((n) => (n.type === 'simple' && n.words.length ? unwrapStage(n.words.flatMap((w) => expandWord(w, quiet)), quiet) : null));
+  const stages = cmds.map((n) => (n.type === 'simple' && n.words.length ? unwrapStage(n.words.flatMap((w) => expandWord(w, quiet))) : null));
   for (let i = 1; i < stages.length; i++) {
     const s = stages[i];
     if (!s?.length) continue;
@@ -327,14 +465,17 @@ function checkPipeline(cmds: Node[], scope: Scope): void {
     const fam = interpreterFamily(nm);
     const isShell = SHELLS.has(nm) || lower === 'iex' || lower === 'invoke-expression';
     const sargs = s.slice(1);
+    const before = stages.slice(0, i).map((p) => resolveName(p?.[0] ?? '').toLowerCase());
     let reads: boolean;
     if (isShell) {
       const a = shellScriptArg(sargs);
-      reads = a.script === null && a.rest.length === 0;
+      reads = (a.script === null && a.rest.length === 0) || STDIN_FILES.has(a.rest[0] ?? '');
     } else if (fam || SQL_CLIENTS.has(nm)) reads = !sargs.some((a) => !a.startsWith('-')) || sargs.includes('-') || SQL_CLIENTS.has(nm);
-    else continue;
+    else {
+      feedStdin(s, before, () => pipelineOutput(cmds.slice(0, i), scope), cmds, i, scope);
+      continue;
+    }
     if (!reads) continue;
-    const before = stages.slice(0, i).map((p) => resolveName(p?.[0] ?? '').toLowerCase());
     const downloaded = before.some((n) => DOWNLOADERS.has(n));
     const decoded = before.some((n) => DECODERS.has(n));
     const known = pipelineOutput(cmds.slice(0, i), scope);
@@ -346,7 +487,11 @@ function checkPipeline(cmds: Node[], scope: Scope): void {
     if (known === null) continue;
     if (isShell) analyzeScript(known, scope);
     else if (fam) checkInlineCode(fam.family, known, scope);
-    else checkSql(known, scope);
+    else {
+      checkSql(known, scope);
+      sqlShellEscapes(known, scope);
+      if (nm === 'sqlite3' || nm === 'sqlite') sqlite(sargs, scope, [known], true);
+    }
   }
 }
 
@@ -362,123 +507,36 @@ export function command(argv: string[], scope: Scope, stdin: string[] = [], raw?
     if (raw0.includes('$(…)')) add(scope, F.dynamicName);
     return;
   }
-  const name = resolveName(raw0);
+  // Windows finds programs case-insensitively, with or without .exe (Git Bash, WSL).
+  const name = /\.exe$/i.test(raw0) ? resolveName(raw0).toLowerCase().replace(/\.exe$/, '') : resolveName(raw0);
   const args = argv.slice(1);
-  const inner = (rest: string[]) => command(rest, scope, stdin, raw && raw.length >= rest.length ? raw.slice(raw.length - rest.length) : undefined, stdinFile);
-  const detachedInner = (rest: string[]) => {
-    const d = scope.detached;
-    scope.detached = true;
-    inner(rest);
-    scope.detached = d;
-  };
+  const inner = (rest: string[], s: Scope = scope) => command(rest, s, stdin, raw && raw.length >= rest.length ? raw.slice(raw.length - rest.length) : undefined, stdinFile);
   if (scope.madeExecutable && /^\.{1,2}\//.test(raw0)) add(scope, F.chmodExec);
   if (scope.detached && startsGatewayDetached(argv)) add(scope, F.gatewayDetached);
 
+  const lname = name.toLowerCase();
   switch (name) {
     case 'sudo':
-    case 'doas':
-    case 'run0':
-    case 'pkexec': {
-      if (name === 'sudo') sudoFlags(args, scope);
-      const rest = skipOptions(args, new Set(['u', 'g', 'p', 'C', 'h', 'r', 't', 'U', 'D', 'R', 'T']), {
-        longWithValue: new Set(['--user', '--group', '--prompt', '--close-from', '--host', '--role', '--type', '--other-user', '--chdir', '--chroot', '--command-timeout']),
-      });
-      return inner(dropAssignments(rest, scope));
-    }
-    case 'env': {
-      const own = args.findIndex((a) => !a.startsWith('-'));
-      const split = args.slice(0, own < 0 ? args.length : own).findIndex((a) => a === '-S' || a.startsWith('--split-string') || /^-[a-zA-Z]*S/.test(a));
-      if (split >= 0) {
-        const a = args[split];
-        const str = a.includes('=') ? a.slice(a.indexOf('=') + 1) : a.length > 2 && a.startsWith('-S') ? a.slice(2) : (args[split + 1] ?? '');
-        return analyzeScript(str + ' ' + args.slice(split + 2).map((x) => `'${x.replace(/'/g, `'\\''`)}'`).join(' '), scope);
-      }
-      const rest = skipOptions(args, new Set(['u', 'C', 'S', 'P', 'a']), { longWithValue: new Set(['--unset', '--chdir', '--split-string', '--argv0']) });
-      return inner(dropAssignments(rest, scope));
-    }
-    case 'nohup':
-    case 'setsid':
-    case 'disown':
-      return detachedInner(skipOptions(args, new Set()));
-    case 'builtin':
-    case 'unbuffer':
-    case 'caffeinate':
-    case 'torsocks':
-    case 'proxychains':
-    case 'proxychains4':
-    case 'catchsegv':
-    case 'fakeroot':
-    case 'tsp':
-    case 'chronic':
-      return inner(args[0] === '--' ? args.slice(1) : args);
-    case 'time':
-      return inner(skipOptions(args, new Set(['f', 'o'])));
-    case 'command':
-      if (args.some((a) => /^-[a-zA-Z]*[vV]/.test(a))) return;
-      return inner(skipOptions(args, new Set()));
-    case 'exec':
-      return inner(skipOptions(args, new Set(['a'])));
-    case 'nice':
-      return inner(skipOptions(args.map((a) => (/^-\d+$/.test(a) ? '-n0' : a)), new Set(['n']), { longWithValue: new Set(['--adjustment']) }));
-    case 'ionice':
-      if (args.some((a) => ['-p', '--pid', '-P', '--pgid', '-u', '--uid'].includes(a))) return;
-      return inner(skipOptions(args, new Set(['c', 'n']), { longWithValue: new Set(['--class', '--classdata']) }));
-    case 'stdbuf':
-      return inner(skipOptions(args, new Set(['i', 'o', 'e'])));
-    case 'timeout':
-    case 'gtimeout':
-      return inner(skipOptions(args, new Set(['s', 'k']), { longWithValue: new Set(['--signal', '--kill-after']) }).slice(1));
-    case 'chrt':
-    case 'taskset':
-      if (args.some((a) => a === '-p' || a === '--pid')) return;
-      return inner(skipOptions(args, new Set(['T', 'P', 'D'])).slice(1));
-    case 'chroot':
-      return inner(skipOptions(args, new Set(), { longWithValue: new Set(['--userspec', '--groups']) }).slice(1));
-    case 'flock': {
-      const ci = args.findIndex((a) => a === '-c' || a === '--command');
-      if (ci >= 0) return analyzeScript(args[ci + 1] ?? '', scope);
-      return inner(skipOptions(args, new Set(['w', 'E']), { longWithValue: new Set(['--timeout', '--conflict-exit-code']) }).slice(1));
-    }
-    case 'strace':
-    case 'ltrace':
-      return inner(skipOptions(args, new Set(['o', 'e', 'p', 's', 'u', 'E', 'a', 'b', 'I', 'O', 'P', 'S', 'X'])));
+      return sudo(args, scope, inner);
+    case 'sudoedit':
+      return sudo(['-e', ...args], scope, inner);
+    case 'env':
+      return env(args, scope, inner);
+    case 'su':
+    case 'runuser':
+      return su(name, args, scope, inner);
+    case 'xargs':
+      return xargs(args, scope);
+    case 'ssh':
+      return ssh(args, scope, stdin);
+    case 'scp':
+    case 'sftp':
+      return scp(name, args, scope, stdin);
+    case 'bwrap':
+      return bwrap(args, scope, inner);
     case 'busybox':
     case 'toybox':
-      return inner(args);
-    case 'xargs': {
-      const rest = skipOptions(args, new Set(['I', 'i', 'n', 'P', 'd', 'E', 'e', 'L', 'l', 's', 'a']), {
-        longWithValue: new Set(['--arg-file', '--delimiter', '--eof', '--replace', '--max-lines', '--max-args', '--max-procs', '--max-chars', '--process-slot-var']),
-      });
-      const run = rest.length ? rest : ['echo'];
-      if (['rm', 'shred', 'unlink', 'rmdir'].includes(resolveName(run[0]))) add(scope, F.xargsRm);
-      return command(run, scope);
-    }
-    case 'watch': {
-      const rest = skipOptions(args, new Set(['n', 'd', 'q']), { longWithValue: new Set(['--interval', '--differences']) });
-      if (args.includes('-x') || args.includes('--exec')) return command(rest, scope);
-      return analyzeScript(rest.join(' '), scope);
-    }
-    case 'su':
-    case 'runuser': {
-      const ci = args.findIndex((a) => a === '-c' || a === '--command' || a.startsWith('--command='));
-      if (ci >= 0) {
-        const a = args[ci];
-        return analyzeScript(a.includes('=') ? a.slice(a.indexOf('=') + 1) : (args[ci + 1] ?? ''), scope);
-      }
-      const dd = args.indexOf('--');
-      if (dd >= 0) return inner(args.slice(dd + 1));
-      return;
-    }
-    case 'script': {
-      const ci = args.findIndex((a) => a === '-c' || a === '--command');
-      if (ci >= 0) return analyzeScript(args[ci + 1] ?? '', scope);
-      return;
-    }
-    case 'ssh': {
-      const rest = skipOptions(args, new Set(['p', 'i', 'l', 'o', 'F', 'J', 'L', 'R', 'D', 'b', 'c', 'E', 'e', 'I', 'm', 'O', 'Q', 'S', 'W', 'w', 'B']));
-      if (rest.length > 1) analyzeScript(rest.slice(1).join(' '), scope);
-      return;
-    }
+      return inner(args[0] === '--' ? args.slice(1) : args);
     case 'eval': {
       const text = args.join(' ');
       checkDynamicScript(text, scope);
@@ -486,13 +544,69 @@ export function command(argv: string[], scope: Scope, stdin: string[] = [], raw?
     }
     case 'source':
     case '.':
-      if (args[0] !== undefined) runScriptFile(args[0], scope);
+      if (args[0] !== undefined) runScriptFile(args[0], scope, stdin);
       return;
     case 'find':
       return findCommand(args, scope);
+    case 'fd':
+    case 'fdfind':
+      return fd(args, scope);
+    case 'parallel':
+    case 'sem':
+      return parallel(args, scope, stdin.length ? stdin.join('\n') : undefined);
+    case 'tmux':
+      return tmux(args, scope);
+    case 'screen':
+      return screen(args, scope);
+    case 'at':
+    case 'batch':
+      return at(args, scope, stdin, stdinFile);
+    case 'crontab':
+      return crontab(args, scope, stdin);
+    case 'systemd-run':
+      return systemdRun(args, scope, inner);
+    case 'trap':
+      return trap(args, scope);
+    case 'alias':
+      return alias(args, scope);
+    case 'socat':
+      return socat(args, scope);
+    case 'nc':
+    case 'ncat':
+    case 'netcat':
+      return netcat(args, scope);
+    case 'hyperfine':
+      return hyperfine(args, scope);
+    case 'expect':
+      return expect(args, scope, stdin);
+    case 'ed':
+      return ed(args, scope, stdin);
+    case 'less':
+    case 'more':
+      return less(args, scope);
+    case 'gdb':
+    case 'lldb':
+      return gdb(name, args, scope, stdin);
+    case 'make':
+    case 'gmake':
+      make(args, scope, stdin);
+      return;
+    case 'kubectl':
+    case 'oc':
+      return kube(name, args, scope);
+    case 'fdisk':
+    case 'gdisk':
+      if ((stdin.length || stdinFile !== undefined) && args.some((a) => BLOCK_DEVICE.test(a)) && !args.includes('-l')) add(scope, F.partitionTable);
+      break;
     default:
+      if (isVim(name)) return vim(name, args, scope, stdin);
+      if (lname === 'docker' || lname === 'podman' || lname === 'nerdctl' || lname === 'docker-compose' || lname === 'docker.exe' || lname === 'podman.exe') {
+        secretReads(name, args, scope);
+        return container(lname.replace(/\.exe$/, ''), args, scope);
+      }
       break;
   }
+  if (runRunner(name, args, scope, inner)) return;
 
   if (SHELLS.has(name)) {
     const { script, readsStdin, rest } = shellScriptArg(args);
@@ -501,7 +615,7 @@ export function command(argv: string[], scope: Scope, stdin: string[] = [], raw?
       checkDynamicScript(script, scope);
       return analyzeScript(script, scope);
     }
-    if (rest[0] !== undefined) return runScriptFile(rest[0], scope);
+    if (rest[0] !== undefined) return runScriptFile(rest[0], scope, stdin);
     if (readsStdin && stdinFile !== undefined) return runScriptFile(stdinFile, scope);
     if (readsStdin && stdin.length) {
       add(scope, F.shellHeredoc);
@@ -510,18 +624,29 @@ export function command(argv: string[], scope: Scope, stdin: string[] = [], raw?
     return;
   }
   if (interpreterFamily(name)) {
+    secretReads(name, args, scope);
     for (const t of interpreter(name, args, stdin, scope)) checkWriteTarget(t, scope, 'edit');
     if (stdinFile?.includes(DOWNLOAD)) add(scope, F.pipeShell);
     return;
   }
-  if (AWKS.has(name)) return awk(args, scope);
+  if (AWKS.has(name)) {
+    secretReads(name, args, scope);
+    return awk(args, scope);
+  }
   if (SQL_CLIENTS.has(name)) {
+    secretReads(name, args, scope);
     checkSql(args.join(' '), scope);
-    for (const s of stdin) checkSql(s, scope);
+    sqlShellEscapes(args.join(' '), scope);
+    for (const s of stdin) {
+      checkSql(s, scope);
+      sqlShellEscapes(s, scope);
+    }
+    if (name === 'sqlite3' || name === 'sqlite') sqlite(args, scope, stdin, stdinFile !== undefined);
     return;
   }
   // SQL typed as a command (`DROP TABLE users`); `truncate -s 0 f` is the coreutils one.
   if (/^(drop|delete)$/i.test(name) || /^TRUNCATE$/.test(name) || (name === 'truncate' && /^table$/i.test(args[0] ?? ''))) return checkSql(argv.join(' '), scope);
+  secretReads(name, args, scope);
   if (devRules(name, args, raw && raw.length === argv.length ? raw.slice(1) : args, scope)) return;
   fileAndSystemRules(name, args, scope);
 }

@@ -221,6 +221,11 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
         case 'reasoning_delta':
           emit({ type: 'reasoning_delta', text: ev.text });
           break;
+        case 'retract':
+          // The stream is sent again: the next attempt's text gets a fresh scanner.
+          scanner = undefined;
+          emit(ev);
+          break;
         case 'retry':
         case 'fallback':
         case 'key_rotated':

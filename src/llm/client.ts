@@ -1,25 +1,34 @@
 // The resilient client the agent runtime streams through: retries with jittered backoff, the
 // credential pool (key rotation), and the fallback chain, over the three one-attempt wire adapters.
 //
-// Retry rule: an attempt is retried (or handed to another key / a fallback) only if none of its
-// text, reasoning or tool-call deltas reached the consumer. Once a delta went out, a failure ends the
-// stream with that error (stopReason 'error', partial message kept) and the agent decides; we never
-// replay output the consumer already showed. Failures before the first delta (connect errors, HTTP
-// errors, a stream cut before any content) retry transparently.
+// Every failed attempt goes through the same decision, whether it failed before the first byte or
+// mid-stream. When deltas of the failed attempt already reached the consumer (a stream cut
+// mid-answer, a malformed event, a stall), a `retract` event goes out before the next attempt: the
+// consumer drops what it showed of it, and the next attempt streams the answer afresh. A failure
+// that ends the call (retries and fallbacks spent, or an error that is not retried) ends the stream
+// with that error (stopReason 'error', the partial message in the result for the record only).
 //
 // Per failure kind:
 //   401 on an OAuth credential → refresh its token once and try again with the new one.
+//   No response by the first-byte deadline (`first_byte`) → the next key at once (the silent one is
+//     set aside for a minute, in memory), else the fallback at once, else backoff retry.
 //   429 / 401 / 403 / 402 with another usable key → rotate key at once (`key_rotated`), no backoff;
 //     the failed credential is benched as Hermes benches it (see credentials.ts) and the layer that
 //     owns it is told (auth.json keeps the status, so other processes skip it too).
-//   429 / 5xx / connection / timeout / invalid response → backoff retry (`retry`), at most
-//     `maxRetries`; then the fallback.
+//   429 / 5xx / connection / timeout / invalid response / a cut or malformed stream → backoff retry
+//     (`retry`), at most `maxRetries`; then the fallback. A stream that stalls a second time goes to
+//     the fallback without further retries.
 //   401 / 403 / 404 / 402 (no other key) → the fallback at once.
 //   400 / context length → end with the error (the agent compresses or reports).
 // A fallback activates at most once per turn and the turn stays on it; `beginTurn()` restores the
 // primary. A Retry-After longer than two minutes is not waited out: it counts as retries exhausted.
+//
+// The first-byte deadline: a runtime's own (`providers.<id>[.models.<model>].first_byte_timeout_seconds`),
+// else the client's `firstByteMs` (HERMES_STREAM_FIRST_BYTE_TIMEOUT), else 30 s for a remote
+// endpoint and none for a local one (a local server loading a model may take minutes to answer).
 
-import { defaultStaleMs, defaultTimeoutMs } from './attempt.ts';
+import { defaultStaleMs, defaultTimeoutMs, envFirstByteMs } from './attempt.ts';
+import { isLocalUrl } from './catalog.ts';
 import { createAnthropicStream } from './anthropic.ts';
 import { CredentialPool, type FailureInfo, type KeyFailure, type KeyStrategy, type SelectedKey } from './credentials.ts';
 import { type EventStream, streamFrom } from './event-stream.ts';
@@ -45,6 +54,11 @@ export interface LlmClientOptions {
   timeoutMs?: number;
   /** No-chunk timeout in ms (default HERMES_STREAM_STALE_TIMEOUT, 180 s). */
   staleMs?: number;
+  /**
+   * First-byte deadline in ms for runtimes without their own (default HERMES_STREAM_FIRST_BYTE_TIMEOUT,
+   * else 30 s for remote endpoints and none for local ones); 0 turns it off.
+   */
+  firstByteMs?: number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
   fetch?: typeof fetch;
@@ -78,6 +92,10 @@ export interface LlmClient {
 export const BACKOFF_BASE_MS = 1000;
 export const BACKOFF_CAP_MS = 30_000;
 export const MAX_RETRY_AFTER_MS = 120_000;
+/** How long a key whose request went unanswered (first-byte deadline) is set aside in this process. */
+export const SLOW_BENCH_MS = 60_000;
+/** The first-byte deadline for remote endpoints when nothing sets one (issue #31: 30 s). */
+export const DEFAULT_FIRST_BYTE_MS = 30_000;
 
 const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
@@ -99,6 +117,8 @@ const sameTarget = (a: ProviderRuntime, b: ProviderRuntime) =>
 
 function describeBrief(e: ProviderError): string {
   const status = e.status ? `HTTP ${e.status} ` : '';
+  // A stream fault's message says what happened ("the stream was cut off …"); the kind adds nothing.
+  if (e.fault) return `${status}${e.message}`;
   return `${status}${e.kind.replace(/_/g, ' ')}${e.message ? `: ${e.message}` : ''}`;
 }
 
@@ -127,6 +147,8 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
   // Read from the environment once per client, not on every request of the loop.
   const timeoutMs = o.timeoutMs ?? defaultTimeoutMs();
   const adapterOpts = { fetch: o.fetch, staleMs: o.staleMs ?? defaultStaleMs(), timeoutMs, now: o.now, cacheBodies: o.cacheBodies };
+  const firstByteDefault = o.firstByteMs ?? envFirstByteMs();
+  const firstByteFor = (rt: ProviderRuntime): number => rt.firstByteTimeoutMs ?? firstByteDefault ?? (isLocalUrl(rt.baseUrl) ? 0 : DEFAULT_FIRST_BYTE_MS);
   const pools = new WeakMap<ProviderRuntime, CredentialPool>();
   const adapters = new WeakMap<ProviderRuntime, Map<string, StreamFn>>();
 
@@ -143,9 +165,10 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
   const factoryFor = (mode: ApiMode): ((rt: ProviderRuntime) => StreamFn) => {
     const injected = o.adapters?.[mode];
     if (injected) return injected;
-    if (mode === 'anthropic_messages') return (rt) => createAnthropicStream(rt, adapterOpts);
-    if (mode === 'codex_responses') return (rt) => createResponsesStream(rt, adapterOpts);
-    return (rt) => createChatCompletionsStream(rt, adapterOpts);
+    const opts = (rt: ProviderRuntime) => ({ ...adapterOpts, firstByteMs: firstByteFor(rt) });
+    if (mode === 'anthropic_messages') return (rt) => createAnthropicStream(rt, opts(rt));
+    if (mode === 'codex_responses') return (rt) => createResponsesStream(rt, opts(rt));
+    return (rt) => createChatCompletionsStream(rt, opts(rt));
   };
 
   const adapterFor = (rt: ProviderRuntime, sel: SelectedKey): StreamFn => {
@@ -185,19 +208,23 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
     return streamFrom(
       async (out: EventStream) => {
         let retries = 0;
+        let stalls = 0;
         let lastError: ProviderError | undefined;
         // OAuth credentials already refreshed after a 401 in this call (one refresh each).
         const refreshed = new Set<string>();
 
-        const activateFallback = (err: ProviderError): boolean => {
+        /** `before`: what to say to the consumer before the switch (the retraction of a broken attempt). */
+        const activateFallback = (err: ProviderError, before?: () => void): boolean => {
           if (fallbackUsed) return false;
           for (const f of o.fallbacks ?? []) {
             if (sameTarget(f, rt) || !poolFor(f).availableCount()) continue;
             fallbackUsed = true;
+            before?.();
             out.push({ type: 'fallback', from: label(rt), to: label(f), reason: describeBrief(err) });
             active = f;
             rt = f;
             retries = 0;
+            stalls = 0;
             return true;
           }
           return false;
@@ -281,17 +308,37 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
             result = { ...result, error: claimed };
           }
           lastError = err;
-          if (emitted) return out.end(result);
+          // A failure after deltas went out is retried like any other (same request, same rules);
+          // before the next attempt the consumer is told to drop what it was shown of this one.
+          const again = (): void => {
+            if (emitted) out.push({ type: 'retract', error: err });
+            emitted = false;
+          };
 
           if (err.kind === 'auth' && err.rotate !== false && sel.cred.refresh && !refreshed.has(sel.cred.id)) {
             refreshed.add(sel.cred.id);
-            if (await pool.refresh(sel.index)) continue;
+            if (await pool.refresh(sel.index)) {
+              again();
+              continue;
+            }
+          }
+          // A provider that did not begin to answer by the first-byte deadline: the next key, else
+          // the fallback chain, at once; only with neither is it retried with backoff.
+          if (err.fault === 'first_byte' && err.rotate !== false) {
+            const next = pool.hasAlternative(sel.index) ? (pool.markSlow(sel.index, (o.now ?? Date.now)() + SLOW_BENCH_MS), pool.peek()) : undefined;
+            if (next) {
+              again();
+              out.push({ type: 'key_rotated', provider: rt.provider, reason: `${describeBrief(err)} — switching from key ${sel.index + 1} to key ${next.index + 1} of ${pool.size}` });
+              continue;
+            }
+            if (err.fallback !== false && activateFallback(err, again)) continue;
           }
           const keyFailure = err.rotate === false ? undefined : (KEY_FAILURES[err.kind] ?? (err.rotate ? 'forbidden' : undefined));
           if (keyFailure && pool.hasAlternative(sel.index)) {
             pool.markFailed(sel.index, keyFailure, failureInfo(err, o.now));
             const next = pool.peek();
             if (next) {
+              again();
               out.push({
                 type: 'key_rotated',
                 provider: rt.provider,
@@ -304,18 +351,21 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
           // A plugin's should_fallback decides; else these kinds go to the fallback at once.
           const fallBack = err.fallback ?? (err.kind === 'auth' || err.kind === 'forbidden' || err.kind === 'not_found' || err.kind === 'billing');
           if (fallBack && !err.retryable) {
-            if (activateFallback(err)) continue;
+            if (activateFallback(err, again)) continue;
             return out.end(result);
           }
           if (err.retryable) {
+            // A stream that stalls again after a retry is not retried a third time: the fallback.
+            const stalledAgain = err.fault === 'stall' && ++stalls >= 2;
             const delay = backoffDelay(retries + 1, err);
-            if (retries < maxRetries && delay !== undefined) {
+            if (!stalledAgain && retries < maxRetries && delay !== undefined) {
+              again();
               retries++;
               out.push({ type: 'retry', attempt: retries, maxAttempts: maxRetries, delayMs: delay, error: err });
               await sleep(delay, req.signal);
               continue;
             }
-            if (err.fallback !== false && activateFallback(err)) continue;
+            if (err.fallback !== false && activateFallback(err, again)) continue;
             return out.end(result);
           }
           return out.end(result);

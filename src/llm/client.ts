@@ -32,7 +32,8 @@ import { isLocalUrl } from './catalog.ts';
 import { createAnthropicStream } from './anthropic.ts';
 import { CredentialPool, type FailureInfo, type KeyFailure, type KeyStrategy, type SelectedKey } from './credentials.ts';
 import { type EventStream, streamFrom } from './event-stream.ts';
-import { toProviderError } from './errors.ts';
+import { isRetryableKind, toProviderError } from './errors.ts';
+import { type ProviderHealth, sharedHealth, targetId } from './health.ts';
 import { createChatCompletionsStream } from './openai-chat.ts';
 import type { ProviderRuntime } from './resolve.ts';
 import { createResponsesStream } from './responses.ts';
@@ -77,6 +78,8 @@ export interface LlmClientOptions {
    * `transform_api_error_classification`): a ProviderError replaces the built-in classification.
    */
   classifyError?: (err: ProviderError, ctx: { runtime: ProviderRuntime; model: string; request: StreamRequest }) => Promise<ProviderError | undefined>;
+  /** Where provider health is kept (default: the process's shared registry; null: none). See health.ts. */
+  health?: ProviderHealth | null;
 }
 
 export interface LlmClient {
@@ -96,6 +99,8 @@ export const MAX_RETRY_AFTER_MS = 120_000;
 export const SLOW_BENCH_MS = 60_000;
 /** The first-byte deadline for remote endpoints when nothing sets one (issue #31: 30 s). */
 export const DEFAULT_FIRST_BYTE_MS = 30_000;
+/** A health probe (one token) gives up after this long. */
+export const PROBE_TIMEOUT_MS = 60_000;
 
 const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
@@ -162,10 +167,20 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
     return p;
   };
 
-  const factoryFor = (mode: ApiMode): ((rt: ProviderRuntime) => StreamFn) => {
+  const health = o.health === undefined ? sharedHealth() : o.health;
+  // Tripping a target only changes where a client with somewhere else to go sends its requests:
+  // a client without fallbacks records health but neither trips nor probes.
+  const canTrip = (o.fallbacks?.length ?? 0) > 0;
+  const trip = (rt: ProviderRuntime, err: ProviderError) => {
+    if (canTrip) health?.trip(rt, describeBrief(err), probeFor(rt));
+  };
+  /** Trip episodes this client has told its consumer about, per target. */
+  const announced = new Map<string, number>();
+
+  const factoryFor = (mode: ApiMode, extra: { cacheBodies?: boolean } = {}): ((rt: ProviderRuntime) => StreamFn) => {
     const injected = o.adapters?.[mode];
     if (injected) return injected;
-    const opts = (rt: ProviderRuntime) => ({ ...adapterOpts, firstByteMs: firstByteFor(rt) });
+    const opts = (rt: ProviderRuntime) => ({ ...adapterOpts, firstByteMs: firstByteFor(rt), ...extra });
     if (mode === 'anthropic_messages') return (rt) => createAnthropicStream(rt, opts(rt));
     if (mode === 'codex_responses') return (rt) => createResponsesStream(rt, opts(rt));
     return (rt) => createChatCompletionsStream(rt, opts(rt));
@@ -185,6 +200,35 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
     }
     return fn;
   };
+
+  /**
+   * The health probe for a runtime: one request for one token ("ping"), on an adapter of its own (the
+   * conversation's cached request bytes stay as they are), with the key the pool would use next.
+   */
+  const probeFor =
+    (r: ProviderRuntime) =>
+    async (): Promise<boolean> => {
+      const sel = poolFor(r).peek();
+      if (!sel) return false;
+      const fn = factoryFor(r.apiMode, { cacheBodies: false })({ ...r, apiKey: sel.cred.key, baseUrl: sel.cred.baseUrl ?? r.baseUrl });
+      const ac = new AbortController();
+      const timer = setTimeout(() => ac.abort(), PROBE_TIMEOUT_MS);
+      timer.unref?.();
+      try {
+        const res = await fn({
+          model: r.model,
+          system: '',
+          messages: [{ role: 'user', content: 'ping' }],
+          tools: [],
+          // The Responses API wants at least 16 output tokens.
+          maxTokens: r.apiMode === 'codex_responses' ? 16 : 1,
+          signal: ac.signal,
+        }).result();
+        return res.stopReason !== 'error' && res.stopReason !== 'aborted';
+      } finally {
+        clearTimeout(timer);
+      }
+    };
 
   const backoffDelay = (attempt: number, err: ProviderError): number | undefined => {
     if (err.retryAfterMs !== undefined) return err.retryAfterMs > MAX_RETRY_AFTER_MS ? undefined : Math.ceil(err.retryAfterMs);
@@ -213,22 +257,50 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
         // OAuth credentials already refreshed after a 401 in this call (one refresh each).
         const refreshed = new Set<string>();
 
+        /** The first fallback that can take a request: a healthy one, else any (a tripped one may have recovered). */
+        const nextFallback = (healthyOnly: boolean): ProviderRuntime | undefined => {
+          const usable = (o.fallbacks ?? []).filter((f) => !sameTarget(f, rt) && poolFor(f).availableCount() > 0);
+          return usable.find((f) => !health?.isTripped(f)) ?? (healthyOnly ? undefined : usable[0]);
+        };
+        const switchTo = (f: ProviderRuntime) => {
+          fallbackUsed = true;
+          active = f;
+          rt = f;
+          retries = 0;
+          stalls = 0;
+        };
         /** `before`: what to say to the consumer before the switch (the retraction of a broken attempt). */
         const activateFallback = (err: ProviderError, before?: () => void): boolean => {
           if (fallbackUsed) return false;
-          for (const f of o.fallbacks ?? []) {
-            if (sameTarget(f, rt) || !poolFor(f).availableCount()) continue;
-            fallbackUsed = true;
-            before?.();
-            out.push({ type: 'fallback', from: label(rt), to: label(f), reason: describeBrief(err) });
-            active = f;
-            rt = f;
-            retries = 0;
-            stalls = 0;
-            return true;
-          }
-          return false;
+          const f = nextFallback(false);
+          if (!f) return false;
+          before?.();
+          out.push({ type: 'fallback', from: label(rt), to: label(f), reason: describeBrief(err) });
+          // The consumer has heard why this target is left: later calls of this trip go quietly.
+          const tripped = health?.get(rt);
+          if (tripped?.state === 'tripped') announced.set(targetId(rt), tripped.episode);
+          switchTo(f);
+          return true;
         };
+
+        // A target left for being silent or failing (here or by another client of this process) is
+        // not tried first while it is tripped: the call starts on the first healthy fallback, and the
+        // consumer hears it once per trip. The target is probed in the background meanwhile.
+        if (health && !fallbackUsed) {
+          const h = health.get(rt);
+          if (h?.state === 'tripped') {
+            const f = nextFallback(true);
+            if (f) {
+              health.probeWith(rt, probeFor(rt));
+              const id = targetId(rt);
+              if (announced.get(id) !== h.episode) {
+                announced.set(id, h.episode);
+                out.push({ type: 'fallback', from: label(rt), to: label(f), reason: `${label(rt)} is not answering (${h.reason ?? 'tripped'}); using ${label(f)} until it answers again` });
+              }
+              switchTo(f);
+            }
+          }
+        }
 
         // A hard bound on attempts per call, whatever the rotation/fallback logic decides.
         const attemptCap =
@@ -298,10 +370,13 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
           }
           if (result.stopReason !== 'error') {
             pool.markSuccess(sel.index);
+            if (result.stopReason !== 'aborted') health?.record(rt, sel.cred.id, { ok: true, ttfbMs: result.firstByteMs });
             return out.end(result);
           }
           let err = result.error ?? toProviderError(new Error('unknown failure'), rt);
           if (req.signal?.aborted) return out.end({ ...result, stopReason: 'aborted', error: aborted().error });
+          // Health counts what the provider did wrong, not what the request did (400, auth, context).
+          if (err.fault || isRetryableKind(err.kind)) health?.record(rt, sel.cred.id, { ok: false, ttfbMs: result.firstByteMs, error: err });
           const claimed = o.classifyError && err.kind !== 'aborted' ? await o.classifyError(err, { runtime: rt, model, request: req }) : undefined;
           if (claimed) {
             err = claimed;
@@ -326,6 +401,7 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
           // the fallback chain, at once; only with neither is it retried with backoff.
           if (err.fault === 'first_byte' && err.rotate !== false) {
             const next = pool.hasAlternative(sel.index) ? (pool.markSlow(sel.index, (o.now ?? Date.now)() + SLOW_BENCH_MS), pool.peek()) : undefined;
+            if (!next) trip(rt, err);
             if (next) {
               again();
               out.push({ type: 'key_rotated', provider: rt.provider, reason: `${describeBrief(err)} — switching from key ${sel.index + 1} to key ${next.index + 1} of ${pool.size}` });
@@ -365,6 +441,8 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
               await sleep(delay, req.signal);
               continue;
             }
+            // Retries spent, or stalled again: the target is left until a probe is answered.
+            if (err.fault || err.kind === 'server' || err.kind === 'connection' || err.kind === 'timeout') trip(rt, err);
             if (err.fallback !== false && activateFallback(err, again)) continue;
             return out.end(result);
           }

@@ -29,6 +29,8 @@ export interface Fault {
 export interface ProxiedRequest {
   method: string;
   path: string;
+  /** The request body (its first 4,000 characters). */
+  body: string;
   fault: Fault | null;
 }
 
@@ -60,12 +62,12 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);
     let fault: Fault | null = null;
+    const text = body.toString('utf8');
     if (req.method === 'POST') {
-      const text = body.toString('utf8');
       const i = queue.findIndex((f) => !f.match || f.match.test(text));
       fault = i >= 0 ? queue.splice(i, 1)[0] : fallback && (!fallback.match || fallback.match.test(text)) ? fallback : null;
     }
-    requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', fault });
+    requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', body: text.slice(0, 4000), fault });
     if (fault?.status) {
       const err = JSON.stringify({ error: { message: `Service unavailable (fault proxy ${fault.status})`, type: 'server_error', code: 'server_error' } });
       res.writeHead(fault.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(err) });

@@ -20,7 +20,8 @@ beforeEach(() => {
 
 const sleep = async (ms: number) => void sleeps.push(ms);
 const chatRt = (over: Partial<ProviderRuntime> = {}) => runtime({ baseUrl: fake.openaiBaseUrl, ...over });
-const client = (o: Partial<LlmClientOptions> & { primary: ProviderRuntime }) => createLlmClient({ sleep, random: () => 0, ...o });
+// Each test's client keeps its own provider health (none): a trip in one test must not route the next.
+const client = (o: Partial<LlmClientOptions> & { primary: ProviderRuntime }) => createLlmClient({ sleep, random: () => 0, health: null, ...o });
 const ofType = <T extends StreamEvent['type']>(events: StreamEvent[], type: T) => events.filter((e): e is Extract<StreamEvent, { type: T }> => e.type === type);
 const doneOf = (events: StreamEvent[]) => {
   const d = events.at(-1);

@@ -65,7 +65,7 @@ for (const w of WIRES) {
       runtime({ baseUrl: w.base(proxy.url), apiMode: w.mode, provider: 'custom:primary', model: 'primary-model', ...over });
     const backup = () => runtime({ baseUrl: w.base(fake.url), apiMode: w.mode, provider: 'custom:backup', model: 'backup-model', keys: ['kb'], apiKey: 'kb' });
     const client = (o: Partial<LlmClientOptions> = {}) =>
-      createLlmClient({ primary: primary(), sleep: async (ms) => void sleeps.push(ms), random: () => 0.5, staleMs: STALE_MS, firstByteMs: FIRST_BYTE_MS, ...o });
+      createLlmClient({ primary: primary(), sleep: async (ms) => void sleeps.push(ms), random: () => 0.5, staleMs: STALE_MS, firstByteMs: FIRST_BYTE_MS, health: null, ...o });
 
     test('a cut mid-answer: retracted, retried with the usual backoff, the answer is the retry’s', async () => {
       fake.enqueue({ text: LONG }, { text: GOOD });

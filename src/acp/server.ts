@@ -605,7 +605,7 @@ export class HermesAcpServer {
         break;
       case 'retract':
         // ACP has no way to take text back: say where the withdrawn part ends (state.db keeps only the final answer).
-        this.send(live, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: '\n\n*(the answer above was cut off and is withdrawn; retrying)*\n\n' } });
+        if (e.shown) this.send(live, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: '\n\n*(the answer above was cut off and is withdrawn; retrying)*\n\n' } });
         break;
       case 'tool_start':
         live.running.set(e.callId, { name: e.name, args: e.args });

@@ -57,8 +57,11 @@ export interface TargetHealth extends KeyHealth {
 
 export interface HealthStore {
   load(): Record<string, TargetHealth> | null;
-  /** `now`: a state change (trip, recovery) to write at once; otherwise the store may wait. */
-  save(all: Record<string, TargetHealth>, now: boolean): void;
+  /**
+   * `all()` gives every target (called only when the store writes). `now`: a state change (trip,
+   * recovery) to write at once; otherwise the store may wait.
+   */
+  save(all: () => Record<string, TargetHealth>, now: boolean): void;
 }
 
 export interface HealthOptions {
@@ -267,7 +270,7 @@ export class ProviderHealth {
   private save(now: boolean): void {
     if (!this.store) return;
     try {
-      this.store.save(Object.fromEntries(this.targets), now);
+      this.store.save(() => Object.fromEntries(this.targets), now);
     } catch {
       /* health is advisory: a full disk must not fail a request */
     }

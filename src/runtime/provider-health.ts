@@ -48,18 +48,20 @@ function atExit(fn: () => void): void {
 export function providerHealthStore(home: string, now: () => number = Date.now): HealthStore {
   const path = fileOf(home);
   let lastWrite = 0;
-  let pending: Record<string, TargetHealth> | null = null;
+  let pending: (() => Record<string, TargetHealth>) | null = null;
   let timer: NodeJS.Timeout | null = null;
-  const write = (all: Record<string, TargetHealth>) => {
+  const write = (all: () => Record<string, TargetHealth>) => {
     pending = null;
     if (timer) clearTimeout(timer);
     timer = null;
-    const exists = existsSync(path);
-    if (!exists && !Object.values(all).some(notable)) return;
-    const merged = exists ? readTargets(path) : {};
-    for (const [id, t] of Object.entries(all)) if (!merged[id] || (merged[id].updatedAt ?? 0) <= t.updatedAt) merged[id] = t;
-    for (const [id, t] of Object.entries(merged)) if (now() - (t.updatedAt ?? 0) > KEEP_MS) delete merged[id];
+    // Also when nothing is written: a healthy home is looked at no more than every five seconds.
     lastWrite = now();
+    const targets = all();
+    const exists = existsSync(path);
+    if (!exists && !Object.values(targets).some(notable)) return;
+    const merged = exists ? readTargets(path) : {};
+    for (const [id, t] of Object.entries(targets)) if (!merged[id] || (merged[id].updatedAt ?? 0) <= t.updatedAt) merged[id] = t;
+    for (const [id, t] of Object.entries(merged)) if (now() - (t.updatedAt ?? 0) > KEEP_MS) delete merged[id];
     writeFileAtomic(path, `${JSON.stringify({ version: 1, updated_at: lastWrite, targets: merged }, null, 2)}\n`, 0o600);
   };
   // Counters still waiting for their throttled write go out when the process ends (a one-shot run

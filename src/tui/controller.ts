@@ -292,7 +292,7 @@ export class TuiController {
         this.text = null;
         this.reasoning = null;
         this.writing = false;
-        this.note(`✗ partial answer withdrawn (${e.error.message}); it is asked again`, 'dim');
+        if (e.shown) this.note(`✗ partial answer withdrawn (${e.error.message}); it is asked again`, 'dim');
         break;
       case 'retry':
         this.endText();

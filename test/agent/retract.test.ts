@@ -76,7 +76,9 @@ describe('agent loop: a retracted partial answer', () => {
     assert.equal(r.finalText, 'Forty-two.');
     const kinds = t.events.map((e) => e.type).filter((k) => ['text_delta', 'reasoning_delta', 'retract', 'retry'].includes(k));
     assert.deepEqual(kinds, ['text_delta', 'reasoning_delta', 'retract', 'retry', 'text_delta']);
-    assert.equal((t.events.find((e) => e.type === 'retract') as { error: ProviderError }).error.fault, 'cut');
+    const retract = t.events.find((e) => e.type === 'retract') as { error: ProviderError; shown: boolean };
+    assert.equal(retract.error.fault, 'cut');
+    assert.equal(retract.shown, true);
     assert.equal(shownText(t.events), 'Forty-two.');
     const stored = JSON.stringify(t.sunk);
     assert.ok(!stored.includes('forty'), stored);
@@ -115,6 +117,7 @@ describe('agent loop: a retracted partial answer', () => {
     const t = run(s.fn, tools);
     const r = await t.done;
     assert.equal(ran, 0);
+    assert.equal((t.events.find((e) => e.type === 'retract') as { shown: boolean }).shown, false, 'the held-back call text never reached a surface');
     assert.equal(r.finalText, 'Nothing to run: the answer is 42.');
     assert.equal(shownText(t.events), 'Nothing to run: the answer is 42.');
     assert.equal(s.count(), 1);

@@ -427,7 +427,7 @@ export class ApiServer implements PlatformAdapter {
             else if (e.type === 'reasoning_delta' && this.settings.showReasoning) chunk({ reasoning_content: e.text });
             else if (e.type === 'tool_start') send(JSON.stringify(this.progressPayload(e)), 'hermes.tool.progress');
             // A broken model stream is sent again: the content since the last step is void (clients that know the event drop it).
-            else if (e.type === 'retract') send(JSON.stringify({ object: 'hermes.retract', choices: [], reason: redactSecrets(e.error.message) }), 'hermes.retract');
+            else if (e.type === 'retract' && e.shown) send(JSON.stringify({ object: 'hermes.retract', choices: [], reason: redactSecrets(e.error.message) }), 'hermes.retract');
           });
           this.active.add(session);
           try {

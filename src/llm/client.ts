@@ -90,6 +90,8 @@ export interface LlmClient {
   readonly active: ProviderRuntime;
   /** Replace the primary (e.g. `/model`): it becomes active at once. */
   switchTo(rt: ProviderRuntime): void;
+  /** The fallback chain (auxiliary clients of a session fall back through it too). */
+  readonly fallbacks?: readonly ProviderRuntime[];
 }
 
 export const BACKOFF_BASE_MS = 1000;
@@ -462,6 +464,7 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
     get active() {
       return active;
     },
+    fallbacks: o.fallbacks ?? [],
     switchTo(rt: ProviderRuntime) {
       primary = rt;
       active = rt;

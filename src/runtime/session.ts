@@ -550,7 +550,9 @@ export class Session {
       return null;
     }
     if (!rt) return null;
-    const client = createLlmClient({ primary: rt, maxRetries: 2, timeoutMs: (Number(cfg?.timeout) || 120) * 1000, classifyError: pluginErrorClassifier(this.options.home), cacheBodies: false, health: healthFor(o.home) });
+    // Auxiliary tasks fall back through fallback_providers as the conversation does (Hermes's `auto`
+    // chain), and share its provider health: a provider the conversation left is not waited on here.
+    const client = createLlmClient({ primary: rt, fallbacks: this.llm.fallbacks ? [...this.llm.fallbacks] : [], maxRetries: 2, timeoutMs: (Number(cfg?.timeout) || 120) * 1000, classifyError: pluginErrorClassifier(this.options.home), cacheBodies: false, health: healthFor(o.home) });
     const stream: StreamFn = (req) => client.stream(req);
     return { stream: this.plugins ? this.plugins.auxStream(task, rt, stream) : stream, model: rt.model, provider: rt.provider };
   }

@@ -99,6 +99,11 @@ describe('provider health', () => {
       t.keys('Enter');
       await t.waitFor(/Answered by the backup\./, { timeoutMs: 30_000 });
       assert.match(t.screen(), /⇄ switching from custom:primary:test-model to fallback custom:backup:backup-model: HTTP 503/);
+      // The conversation's title (an auxiliary task) goes to the fallback too, without trying the tripped primary.
+      const titled = Date.now() + 20_000;
+      while (!fake.requests.some((r) => !r.body.tools?.length && r.body.model === 'backup-model') && Date.now() < titled) await new Promise((r) => setTimeout(r, 100));
+      assert.ok(fake.requests.some((r) => !r.body.tools?.length && r.body.model === 'backup-model'), 'the title was asked of the fallback');
+      assert.equal(proxy.requests.filter((r) => r.method === 'POST' && !/"tools"/.test(r.body) && !/"content":"ping"/.test(r.body)).length, 0, 'no auxiliary request reached the tripped primary');
 
       const during = probes().length;
       proxy.setDefault(null);

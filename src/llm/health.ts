@@ -75,7 +75,9 @@ export interface HealthOptions {
 export const FOREIGN_TRIP_TTL_MS = 10 * 60_000;
 const EWMA = 0.3;
 
-export const targetId = (t: HealthTarget): string => `${t.provider}\u0000${t.baseUrl}\u0000${t.model}`;
+/** An endpoint as health keeps it: without user info or a query, which may carry credentials. */
+const cleanUrl = (u: string): string => u.replace(/^([a-z]+:\/\/)[^/@]*@/i, '$1').replace(/[?#].*$/, '');
+export const targetId = (t: HealthTarget): string => `${t.provider}\u0000${cleanUrl(t.baseUrl)}\u0000${t.model}`;
 export const targetLabel = (t: Pick<HealthTarget, 'provider' | 'model'>): string => `${t.provider}:${t.model}`;
 
 function envProbeMs(): number | undefined {
@@ -143,7 +145,7 @@ export class ProviderHealth {
     const id = targetId(t);
     let e = this.targets.get(id);
     if (!e) {
-      e = { provider: t.provider, baseUrl: t.baseUrl, model: t.model, state: 'ok', consecutiveErrors: 0, probes: 0, episode: 0, keys: {}, updatedAt: this.now, ...blankKey() };
+      e = { provider: t.provider, baseUrl: cleanUrl(t.baseUrl), model: t.model, state: 'ok', consecutiveErrors: 0, probes: 0, episode: 0, keys: {}, updatedAt: this.now, ...blankKey() };
       this.targets.set(id, e);
     }
     return e;

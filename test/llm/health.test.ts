@@ -161,9 +161,13 @@ describe('provider health on disk (provider_health.json)', () => {
     assert.equal(existsSync(join(home, HEALTH_FILE)), false, 'nothing to tell yet');
     a.record(target, 'env:OPENROUTER_API_KEY', { ok: false, error: err });
     a.trip(target, err.message, async () => false);
+    const secretUrl = { ...target, baseUrl: 'https://user:hunter2@proxy.example/v1?key=zzz-secret' };
+    a.record(secretUrl, 'key:1', { ok: false, error: err });
+    a.trip(secretUrl, err.message, async () => false);
     const text = readFileSync(join(home, HEALTH_FILE), 'utf8');
-    assert.doesNotMatch(text, /sk-/);
-    const [t] = readProviderHealth(home);
+    assert.doesNotMatch(text, /sk-|hunter2|zzz-secret/);
+    assert.match(text, /https:\/\/proxy\.example\/v1/);
+    const t = readProviderHealth(home).find((x) => x.baseUrl === target.baseUrl)!;
     assert.equal(t.state, 'tripped');
     assert.equal(t.firstByteTimeouts, 1);
     assert.equal(t.keys['env:OPENROUTER_API_KEY'].requests, 2);

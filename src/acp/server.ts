@@ -603,6 +603,10 @@ export class HermesAcpServer {
       case 'reasoning_delta':
         if (e.text) this.send(live, { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: e.text } });
         break;
+      case 'retract':
+        // ACP has no way to take text back: say where the withdrawn part ends (state.db keeps only the final answer).
+        if (e.shown) this.send(live, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: '\n\n*(the answer above was cut off and is withdrawn; retrying)*\n\n' } });
+        break;
       case 'tool_start':
         live.running.set(e.callId, { name: e.name, args: e.args });
         this.send(live, {

@@ -210,16 +210,28 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
     // The scanner is made with the first text (an answer of tool calls only needs none).
     let scanner: TextCallScanner | null | undefined;
     const scan = () => (scanner === undefined ? (scanner = withTools ? textCallScanner(o.toolCallParser, schemas) : null) : scanner);
+    // Whether this attempt's deltas reached the surfaces (a retraction of nothing shows nothing).
+    let shownAny = false;
     for await (const ev of stream) {
       switch (ev.type) {
         case 'text_delta': {
           const sc = scan();
           const shown = sc ? sc.push(ev.text) : ev.text;
-          if (shown) emit({ type: 'text_delta', text: shown });
+          if (shown) {
+            shownAny = true;
+            emit({ type: 'text_delta', text: shown });
+          }
           break;
         }
         case 'reasoning_delta':
+          shownAny = true;
           emit({ type: 'reasoning_delta', text: ev.text });
+          break;
+        case 'retract':
+          // The stream is sent again: the next attempt's text gets a fresh scanner.
+          scanner = undefined;
+          emit({ type: 'retract', error: ev.error, shown: shownAny });
+          shownAny = false;
           break;
         case 'retry':
         case 'fallback':

@@ -99,6 +99,13 @@ export type AgentEvent =
   | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; error: ProviderError }
   | { type: 'fallback'; from: string; to: string; reason: string }
   | { type: 'key_rotated'; provider: string; reason: string }
+  /**
+   * The model call's stream broke after it had begun (cut, malformed event, stall) and is sent again:
+   * the text and reasoning deltas of this call so far (since `api_start` or the last `retract`) are
+   * void. Surfaces drop them from view; they are never stored. A `retry` or `fallback` follows.
+   * `shown`: some of them reached the surfaces (text a text-call scanner held back did not).
+   */
+  | { type: 'retract'; error: ProviderError; shown: boolean }
   | { type: 'request'; id: string; request: AgentRequest }
   | { type: 'request_resolved'; id: string; answer: unknown; source: AnswerSource }
   | { type: 'warning'; message: string }

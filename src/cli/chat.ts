@@ -5,6 +5,7 @@ import { parseMaxTurns } from '../agent/budget.ts';
 import type { AgentEvent, AgentRequest } from '../agent/types.ts';
 import { describeError, ResolveError } from '../llm/index.ts';
 import { activityLine } from '../runtime/activity.ts';
+import { AnswerOut } from './answer-out.ts';
 import type { McpManager } from '../mcp/manager.ts';
 import { attachMcp, startCliMcp } from '../mcp/session.ts';
 import { runFollowUps } from '../runtime/inbox.ts';
@@ -302,14 +303,18 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
     if (!pendingLines) setImmediate(flushLines);
     pendingLines += s + '\n';
   };
-  const err = (s: string) => {
-    flushLines();
-    process.stderr.write(s + '\n');
-  };
-  const out = (s: string) => {
+  // The answer on stdout: a model call's text that a broken stream withdraws is erased on a
+  // terminal, and held back until the call ends anywhere else (answer-out.ts).
+  const answer = new AnswerOut((s) => {
     flushLines();
     process.stdout.write(s);
+  }, process.stdout.isTTY ? process.stdout : null);
+  const err = (s: string) => {
+    flushLines();
+    answer.interleaved();
+    process.stderr.write(s + '\n');
   };
+  const out = (s: string) => answer.text(s);
   const restored = await findResumeTarget(db, opts, quiet ? undefined : err);
   const skillText = preloadedSkills(ctx, opts);
   if (skillText) query = `${skillText}\n\nUser instruction: ${query}`;
@@ -321,22 +326,31 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
   session.inbox.listening = true;
   for (const w of session.warnings) err(`⚠ ${w}`);
 
-  let streamed = '';
   const toolArgs = new Map<string, Record<string, unknown>>();
   session.on((e: AgentEvent) => {
     switch (e.type) {
-      case 'text_delta':
-        if (!quiet) {
-          out(e.text);
-          streamed += e.text;
-        }
+      case 'api_start':
+        answer.begin();
         break;
+      case 'text_delta':
+        if (!quiet) out(e.text);
+        break;
+      case 'message':
+      case 'turn_end':
+        answer.settle();
+        break;
+      case 'error':
+        answer.drop();
+        break;
+      case 'retract': {
+        const note = answer.retract();
+        if (note && !quiet) err(note);
+        break;
+      }
       case 'tool_start':
+        answer.settle();
         toolArgs.set(e.callId, e.args);
-        if (!quiet && streamed && !streamed.endsWith('\n')) {
-          out('\n');
-          streamed += '\n';
-        }
+        if (!quiet && answer.streamed && !answer.streamed.endsWith('\n')) out('\n');
         break;
       case 'tool_end':
         if (!quiet) lineLater(activityLine(e.name, toolArgs.get(e.callId) ?? {}, e.durationMs, { failed: e.isError }));
@@ -377,21 +391,21 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
   try {
     const result = await session.prompt(query, { signal: ac.signal });
     if (result.interrupted) {
-      if (streamed && !streamed.endsWith('\n')) out('\n');
+      if (answer.streamed && !answer.streamed.endsWith('\n')) out('\n');
       err('Interrupted.');
       process.exitCode = 130;
       return;
     }
     if (result.failed) {
-      if (streamed && !streamed.endsWith('\n')) out('\n');
+      if (answer.streamed && !answer.streamed.endsWith('\n')) out('\n');
       const e = result.error;
       const msg = e && 'provider' in e ? describeError(e, session.runtime) : (e?.message ?? 'The turn failed.');
       throw new CliError(msg);
     }
     const printAnswer = (r: typeof result) => {
       if (quiet) out(r.finalText.replace(/\n*$/, '\n'));
-      else if (streamed && !streamed.endsWith('\n')) out('\n');
-      else if (!streamed && r.finalText) out(r.finalText.replace(/\n*$/, '\n'));
+      else if (answer.streamed && !answer.streamed.endsWith('\n')) out('\n');
+      else if (!answer.streamed && r.finalText) out(r.finalText.replace(/\n*$/, '\n'));
     };
     printAnswer(result);
     // Background work that promised to report (notify_on_complete processes, background subagents):
@@ -404,10 +418,10 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
         signal: ac.signal,
         run: async (text, notes) => {
           if (!quiet) err(notes.map((n) => `🔔 ${n.title}`).join('\n'));
-          streamed = '';
+          answer.streamed = '';
           const r = await session.prompt(text, { signal: ac.signal });
           if (r.interrupted || r.failed) {
-            if (streamed && !streamed.endsWith('\n')) out('\n');
+            if (answer.streamed && !answer.streamed.endsWith('\n')) out('\n');
             if (r.failed) err(`⚠ the follow-up turn failed: ${r.error && 'provider' in r.error ? describeError(r.error, session.runtime) : (r.error?.message ?? 'unknown error')}`);
             return { stop: true };
           }

@@ -3,6 +3,7 @@
 
 import pkg from '../../package.json' with { type: 'json' };
 import { resolveRuntime, ResolveError } from '../llm/index.ts';
+import { healthLine, healthJson, readProviderHealth } from '../runtime/provider-health.ts';
 import { resolveInputFrom } from '../runtime/session.ts';
 import { paths } from '../state/paths.ts';
 import { loadContext } from './context.ts';
@@ -29,6 +30,7 @@ export async function runStatus(o: { all?: boolean; json?: boolean }): Promise<v
   const keys = keyStatuses(ctx.env, ctx.dotenvNames);
   const tools = toolReport(ctx.home, config, ctx.env);
   const sessions = await sessionCount(ctx.home, ctx.loaded.config, ctx.env).catch((e: Error) => ({ error: e.message }) as const);
+  const health = readProviderHealth(ctx.home);
 
   if (o.json) {
     const data = {
@@ -44,6 +46,7 @@ export async function runStatus(o: { all?: boolean; json?: boolean }): Promise<v
       plugins: plugins.list,
       image_gen: plugins.image,
       sessions: sessions && 'count' in sessions ? sessions.count : 0,
+      provider_health: health.map(healthJson),
     };
     process.stdout.write(JSON.stringify(data, null, 2) + '\n');
     return;
@@ -68,6 +71,9 @@ export async function runStatus(o: { all?: boolean; json?: boolean }): Promise<v
   } else row('Provider', s.red(`not ready: ${providerError}`));
   const fb = config.fallback_providers ?? [];
   row('Fallbacks', fb.length ? fb.map((f) => `${f.provider}:${f.model}`).join(', ') : s.dim('none'));
+  // What the providers did lately (provider_health.json: faults, first-byte times, trips and probes).
+  if (!health.length) row('Health', s.dim('no provider faults recorded'));
+  else health.forEach((t, i) => (i ? lines.push(`           ${t.state === 'tripped' ? s.yellow(healthLine(t)) : healthLine(t)}`) : row('Health', t.state === 'tripped' ? s.yellow(healthLine(t)) : healthLine(t))));
 
   const shown = keys.filter((k) => k.set || o.all);
   lines.push(s.bold('API keys') + s.dim(o.all ? '' : '  (set ones; --all lists every key Hermes reads)'));

@@ -90,6 +90,30 @@ export class StreamingReply {
     this.text = '';
   }
 
+  /**
+   * The stream broke after it had begun and the call is sent again: what the chat shows of it is
+   * withdrawn at once (the first message says so, any further ones are blanked) and the new text
+   * replaces it as it arrives.
+   */
+  retract(): void {
+    this.text = '';
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (!this.ids.length || this.broken) return;
+    this.chain = this.chain
+      .then(async () => {
+        for (let i = 0; i < this.ids.length; i++) {
+          const body = i ? '…' : '↻ The answer was cut off; retrying…';
+          if (this.shown[i] === body) continue;
+          const r = await this.adapter.edit!(this.src.chatId, this.ids[i], body, { threadId: this.src.threadId, meta: this.o.meta });
+          if (!r.ok) break;
+          this.shown[i] = body;
+          this.edits++;
+        }
+      })
+      .catch((e) => this.o.log(`gateway: streaming edit failed: ${(e as Error).message}`));
+  }
+
   private visible(text: string, final: boolean): string {
     let t = this.o.redact ? redactSecrets(text) : text;
     t = extractMedia(t).text;

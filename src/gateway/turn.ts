@@ -114,6 +114,9 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
       case 'text_delta':
         stream?.push(e.text);
         break;
+      case 'retract':
+        stream?.retract();
+        break;
       case 'retry':
         stream?.restart();
         break;

@@ -434,7 +434,7 @@ export function createAnthropicStream(runtime: ProviderRuntime, opts: AdapterOpt
     const res = await warnOnce(() =>
       c.messages.create(params as unknown as Anthropic.MessageCreateParamsStreaming, { signal: ctx.signal, body, headers: { 'content-type': 'application/json' } }),
     ).asResponse();
-    ctx.touch();
+    ctx.responded();
     if (!res.body) throw new Error('The response has no body to stream.');
     const { APIError } = await loadAnthropic();
     const { acc } = ctx;
@@ -505,7 +505,13 @@ export function createAnthropicStream(runtime: ProviderRuntime, opts: AdapterOpt
         }
         if (!sse.data) return;
         ctx.touch();
-        onEvent(JSON.parse(sse.data) as Json);
+        let ev: Json;
+        try {
+          ev = JSON.parse(sse.data) as Json;
+        } catch {
+          throw new SyntaxError('Error reading response: malformed server-sent event JSON.');
+        }
+        onEvent(ev);
       });
     } catch (e) {
       // The SDK ends its stream quietly when the request is aborted; the caller decides why.

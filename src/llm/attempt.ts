@@ -3,7 +3,7 @@
 // final assistant message.
 
 import { EventStream } from './event-stream.ts';
-import { StaleStreamError, toProviderError } from './errors.ts';
+import { FirstByteTimeoutError, markStreamFault, StaleStreamError, toProviderError } from './errors.ts';
 import type { ProviderRuntime } from './resolve.ts';
 import {
   emptyUsage,
@@ -24,6 +24,11 @@ export interface AdapterOptions {
   staleMs?: number;
   /** Abort the whole call after this long (default HERMES_API_TIMEOUT, 1800 s). */
   timeoutMs?: number;
+  /**
+   * Abort when the response has not begun (no status line) this long after the request went out;
+   * 0 or unset: only the stale timeout applies. See client.ts for the default.
+   */
+  firstByteMs?: number;
   now?: () => number;
   /** false: no request bytes kept from one call to the next (see LlmClientOptions.cacheBodies). */
   cacheBodies?: boolean;
@@ -37,6 +42,13 @@ function envSeconds(name: string, fallback: number): number {
 
 export const defaultStaleMs = (): number => envSeconds('HERMES_STREAM_STALE_TIMEOUT', 180) * 1000;
 export const defaultTimeoutMs = (): number => envSeconds('HERMES_API_TIMEOUT', 1800) * 1000;
+/** HERMES_STREAM_FIRST_BYTE_TIMEOUT in ms, or undefined when unset ("0" turns the deadline off). */
+export function envFirstByteMs(env: Record<string, string | undefined> | undefined = typeof process !== 'undefined' ? process.env : undefined): number | undefined {
+  const raw = env?.HERMES_STREAM_FIRST_BYTE_TIMEOUT;
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const n = Number(raw);
+  return Number.isFinite(n) && n >= 0 ? n * 1000 : undefined;
+}
 
 interface ToolSlot {
   id: string;
@@ -124,6 +136,8 @@ export interface AttemptContext {
   signal: AbortSignal;
   /** Call on every chunk: resets the stale-stream watchdog. */
   touch(): void;
+  /** Call when the response has begun (the SDK handed over the response): ends the first-byte deadline. */
+  responded(): void;
 }
 
 /**
@@ -157,6 +171,8 @@ export function runAttempt(
   req.signal?.addEventListener('abort', onAbort, { once: true });
   const staleMs = opts.staleMs ?? defaultStaleMs();
   const timeoutMs = opts.timeoutMs ?? defaultTimeoutMs();
+  const firstByteMs = opts.firstByteMs ?? 0;
+  const now = opts.now ?? Date.now;
   let timedOut: Error | undefined;
   const staleTimer = setTimeout(() => {
     timedOut = new StaleStreamError(staleMs);
@@ -166,16 +182,49 @@ export function runAttempt(
     timedOut = Object.assign(new Error(`no complete response within ${Math.round(timeoutMs / 1000)}s`), { name: 'TimeoutError' });
     ctrl.abort(timedOut);
   }, timeoutMs);
+  // The first-byte deadline runs from the last touch before the response (the request going out).
+  let firstByteTimer: NodeJS.Timeout | undefined =
+    firstByteMs > 0 && firstByteMs < staleMs
+      ? setTimeout(() => {
+          timedOut = new FirstByteTimeoutError(firstByteMs);
+          ctrl.abort(timedOut);
+        }, firstByteMs)
+      : undefined;
+  let sentAt = now();
+  let firstByteAt: number | undefined;
   const cleanup = () => {
     clearTimeout(staleTimer);
     clearTimeout(totalTimer);
+    if (firstByteTimer) clearTimeout(firstByteTimer);
     req.signal?.removeEventListener('abort', onAbort);
   };
-  const ctx: AttemptContext = { acc, signal: ctrl.signal, touch: () => staleTimer.refresh() };
+  const ctx: AttemptContext = {
+    acc,
+    signal: ctrl.signal,
+    touch: () => {
+      staleTimer.refresh();
+      if (firstByteAt === undefined) {
+        sentAt = now();
+        firstByteTimer?.refresh();
+      }
+    },
+    responded: () => {
+      staleTimer.refresh();
+      if (firstByteAt !== undefined) return;
+      firstByteAt = now();
+      if (firstByteTimer) clearTimeout(firstByteTimer);
+      firstByteTimer = undefined;
+    },
+  };
+  const timed = (r: StreamResult): StreamResult => {
+    if (firstByteAt !== undefined) r.firstByteMs = Math.max(0, firstByteAt - sentAt);
+    return r;
+  };
   const fail = (err: unknown) => {
     if (req.signal?.aborted) return abortedResult();
-    const e = toProviderError(timedOut ?? err, runtime, { model, now: opts.now });
-    return result('error', e);
+    const raw = timedOut ?? err;
+    const e = markStreamFault(toProviderError(raw, runtime, { model, now: opts.now }), raw, firstByteAt !== undefined);
+    return timed(result('error', e));
   };
 
   body(ctx).then(
@@ -184,7 +233,7 @@ export function runAttempt(
       // The SDKs end iteration quietly when their request is aborted: decide why here.
       if (req.signal?.aborted) out.end(abortedResult());
       else if (timedOut) out.end(fail(timedOut));
-      else out.end(result(stop));
+      else out.end(timed(result(stop)));
     },
     (err) => {
       cleanup();

@@ -1,29 +1,39 @@
 // The resilient client the agent runtime streams through: retries with jittered backoff, the
 // credential pool (key rotation), and the fallback chain, over the three one-attempt wire adapters.
 //
-// Retry rule: an attempt is retried (or handed to another key / a fallback) only if none of its
-// text, reasoning or tool-call deltas reached the consumer. Once a delta went out, a failure ends the
-// stream with that error (stopReason 'error', partial message kept) and the agent decides; we never
-// replay output the consumer already showed. Failures before the first delta (connect errors, HTTP
-// errors, a stream cut before any content) retry transparently.
+// Every failed attempt goes through the same decision, whether it failed before the first byte or
+// mid-stream. When deltas of the failed attempt already reached the consumer (a stream cut
+// mid-answer, a malformed event, a stall), a `retract` event goes out before the next attempt: the
+// consumer drops what it showed of it, and the next attempt streams the answer afresh. A failure
+// that ends the call (retries and fallbacks spent, or an error that is not retried) ends the stream
+// with that error (stopReason 'error', the partial message in the result for the record only).
 //
 // Per failure kind:
 //   401 on an OAuth credential → refresh its token once and try again with the new one.
+//   No response by the first-byte deadline (`first_byte`) → the next key at once (the silent one is
+//     set aside for a minute, in memory), else the fallback at once, else backoff retry.
 //   429 / 401 / 403 / 402 with another usable key → rotate key at once (`key_rotated`), no backoff;
 //     the failed credential is benched as Hermes benches it (see credentials.ts) and the layer that
 //     owns it is told (auth.json keeps the status, so other processes skip it too).
-//   429 / 5xx / connection / timeout / invalid response → backoff retry (`retry`), at most
-//     `maxRetries`; then the fallback.
+//   429 / 5xx / connection / timeout / invalid response / a cut or malformed stream → backoff retry
+//     (`retry`), at most `maxRetries`; then the fallback. A stream that stalls a second time goes to
+//     the fallback without further retries.
 //   401 / 403 / 404 / 402 (no other key) → the fallback at once.
 //   400 / context length → end with the error (the agent compresses or reports).
 // A fallback activates at most once per turn and the turn stays on it; `beginTurn()` restores the
 // primary. A Retry-After longer than two minutes is not waited out: it counts as retries exhausted.
+//
+// The first-byte deadline: a runtime's own (`providers.<id>[.models.<model>].first_byte_timeout_seconds`),
+// else the client's `firstByteMs` (HERMES_STREAM_FIRST_BYTE_TIMEOUT), else 30 s for a remote
+// endpoint and none for a local one (a local server loading a model may take minutes to answer).
 
-import { defaultStaleMs, defaultTimeoutMs } from './attempt.ts';
+import { defaultStaleMs, defaultTimeoutMs, envFirstByteMs } from './attempt.ts';
+import { isLocalUrl } from './catalog.ts';
 import { createAnthropicStream } from './anthropic.ts';
 import { CredentialPool, type FailureInfo, type KeyFailure, type KeyStrategy, type SelectedKey } from './credentials.ts';
 import { type EventStream, streamFrom } from './event-stream.ts';
-import { toProviderError } from './errors.ts';
+import { isRetryableKind, toProviderError } from './errors.ts';
+import { type ProviderHealth, sharedHealth, targetId } from './health.ts';
 import { createChatCompletionsStream } from './openai-chat.ts';
 import type { ProviderRuntime } from './resolve.ts';
 import { createResponsesStream } from './responses.ts';
@@ -45,6 +55,11 @@ export interface LlmClientOptions {
   timeoutMs?: number;
   /** No-chunk timeout in ms (default HERMES_STREAM_STALE_TIMEOUT, 180 s). */
   staleMs?: number;
+  /**
+   * First-byte deadline in ms for runtimes without their own (default HERMES_STREAM_FIRST_BYTE_TIMEOUT,
+   * else 30 s for remote endpoints and none for local ones); 0 turns it off.
+   */
+  firstByteMs?: number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
   fetch?: typeof fetch;
@@ -63,6 +78,8 @@ export interface LlmClientOptions {
    * `transform_api_error_classification`): a ProviderError replaces the built-in classification.
    */
   classifyError?: (err: ProviderError, ctx: { runtime: ProviderRuntime; model: string; request: StreamRequest }) => Promise<ProviderError | undefined>;
+  /** Where provider health is kept (default: the process's shared registry; null: none). See health.ts. */
+  health?: ProviderHealth | null;
 }
 
 export interface LlmClient {
@@ -73,11 +90,19 @@ export interface LlmClient {
   readonly active: ProviderRuntime;
   /** Replace the primary (e.g. `/model`): it becomes active at once. */
   switchTo(rt: ProviderRuntime): void;
+  /** The fallback chain (auxiliary clients of a session fall back through it too). */
+  readonly fallbacks?: readonly ProviderRuntime[];
 }
 
 export const BACKOFF_BASE_MS = 1000;
 export const BACKOFF_CAP_MS = 30_000;
 export const MAX_RETRY_AFTER_MS = 120_000;
+/** How long a key whose request went unanswered (first-byte deadline) is set aside in this process. */
+export const SLOW_BENCH_MS = 60_000;
+/** The first-byte deadline for remote endpoints when nothing sets one (issue #31: 30 s). */
+export const DEFAULT_FIRST_BYTE_MS = 30_000;
+/** A health probe (one token) gives up after this long. */
+export const PROBE_TIMEOUT_MS = 60_000;
 
 const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
@@ -99,6 +124,8 @@ const sameTarget = (a: ProviderRuntime, b: ProviderRuntime) =>
 
 function describeBrief(e: ProviderError): string {
   const status = e.status ? `HTTP ${e.status} ` : '';
+  // A stream fault's message says what happened ("the stream was cut off …"); the kind adds nothing.
+  if (e.fault) return `${status}${e.message}`;
   return `${status}${e.kind.replace(/_/g, ' ')}${e.message ? `: ${e.message}` : ''}`;
 }
 
@@ -127,6 +154,8 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
   // Read from the environment once per client, not on every request of the loop.
   const timeoutMs = o.timeoutMs ?? defaultTimeoutMs();
   const adapterOpts = { fetch: o.fetch, staleMs: o.staleMs ?? defaultStaleMs(), timeoutMs, now: o.now, cacheBodies: o.cacheBodies };
+  const firstByteDefault = o.firstByteMs ?? envFirstByteMs();
+  const firstByteFor = (rt: ProviderRuntime): number => rt.firstByteTimeoutMs ?? firstByteDefault ?? (isLocalUrl(rt.baseUrl) ? 0 : DEFAULT_FIRST_BYTE_MS);
   const pools = new WeakMap<ProviderRuntime, CredentialPool>();
   const adapters = new WeakMap<ProviderRuntime, Map<string, StreamFn>>();
 
@@ -140,12 +169,23 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
     return p;
   };
 
-  const factoryFor = (mode: ApiMode): ((rt: ProviderRuntime) => StreamFn) => {
+  const health = o.health === undefined ? sharedHealth() : o.health;
+  // Tripping a target only changes where a client with somewhere else to go sends its requests:
+  // a client without fallbacks records health but neither trips nor probes.
+  const canTrip = (o.fallbacks?.length ?? 0) > 0;
+  const trip = (rt: ProviderRuntime, err: ProviderError) => {
+    if (canTrip) health?.trip(rt, describeBrief(err), probeFor(rt));
+  };
+  /** Trip episodes this client has told its consumer about, per target. */
+  const announced = new Map<string, number>();
+
+  const factoryFor = (mode: ApiMode, extra: { cacheBodies?: boolean } = {}): ((rt: ProviderRuntime) => StreamFn) => {
     const injected = o.adapters?.[mode];
     if (injected) return injected;
-    if (mode === 'anthropic_messages') return (rt) => createAnthropicStream(rt, adapterOpts);
-    if (mode === 'codex_responses') return (rt) => createResponsesStream(rt, adapterOpts);
-    return (rt) => createChatCompletionsStream(rt, adapterOpts);
+    const opts = (rt: ProviderRuntime) => ({ ...adapterOpts, firstByteMs: firstByteFor(rt), ...extra });
+    if (mode === 'anthropic_messages') return (rt) => createAnthropicStream(rt, opts(rt));
+    if (mode === 'codex_responses') return (rt) => createResponsesStream(rt, opts(rt));
+    return (rt) => createChatCompletionsStream(rt, opts(rt));
   };
 
   const adapterFor = (rt: ProviderRuntime, sel: SelectedKey): StreamFn => {
@@ -162,6 +202,35 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
     }
     return fn;
   };
+
+  /**
+   * The health probe for a runtime: one request for one token ("ping"), on an adapter of its own (the
+   * conversation's cached request bytes stay as they are), with the key the pool would use next.
+   */
+  const probeFor =
+    (r: ProviderRuntime) =>
+    async (): Promise<boolean> => {
+      const sel = poolFor(r).peek();
+      if (!sel) return false;
+      const fn = factoryFor(r.apiMode, { cacheBodies: false })({ ...r, apiKey: sel.cred.key, baseUrl: sel.cred.baseUrl ?? r.baseUrl });
+      const ac = new AbortController();
+      const timer = setTimeout(() => ac.abort(), PROBE_TIMEOUT_MS);
+      timer.unref?.();
+      try {
+        const res = await fn({
+          model: r.model,
+          system: '',
+          messages: [{ role: 'user', content: 'ping' }],
+          tools: [],
+          // The Responses API wants at least 16 output tokens.
+          maxTokens: r.apiMode === 'codex_responses' ? 16 : 1,
+          signal: ac.signal,
+        }).result();
+        return res.stopReason !== 'error' && res.stopReason !== 'aborted';
+      } finally {
+        clearTimeout(timer);
+      }
+    };
 
   const backoffDelay = (attempt: number, err: ProviderError): number | undefined => {
     if (err.retryAfterMs !== undefined) return err.retryAfterMs > MAX_RETRY_AFTER_MS ? undefined : Math.ceil(err.retryAfterMs);
@@ -185,23 +254,55 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
     return streamFrom(
       async (out: EventStream) => {
         let retries = 0;
+        let stalls = 0;
         let lastError: ProviderError | undefined;
         // OAuth credentials already refreshed after a 401 in this call (one refresh each).
         const refreshed = new Set<string>();
 
-        const activateFallback = (err: ProviderError): boolean => {
-          if (fallbackUsed) return false;
-          for (const f of o.fallbacks ?? []) {
-            if (sameTarget(f, rt) || !poolFor(f).availableCount()) continue;
-            fallbackUsed = true;
-            out.push({ type: 'fallback', from: label(rt), to: label(f), reason: describeBrief(err) });
-            active = f;
-            rt = f;
-            retries = 0;
-            return true;
-          }
-          return false;
+        /** The first fallback that can take a request: a healthy one, else any (a tripped one may have recovered). */
+        const nextFallback = (healthyOnly: boolean): ProviderRuntime | undefined => {
+          const usable = (o.fallbacks ?? []).filter((f) => !sameTarget(f, rt) && poolFor(f).availableCount() > 0);
+          return usable.find((f) => !health?.isTripped(f)) ?? (healthyOnly ? undefined : usable[0]);
         };
+        const switchTo = (f: ProviderRuntime) => {
+          fallbackUsed = true;
+          active = f;
+          rt = f;
+          retries = 0;
+          stalls = 0;
+        };
+        /** `before`: what to say to the consumer before the switch (the retraction of a broken attempt). */
+        const activateFallback = (err: ProviderError, before?: () => void): boolean => {
+          if (fallbackUsed) return false;
+          const f = nextFallback(false);
+          if (!f) return false;
+          before?.();
+          out.push({ type: 'fallback', from: label(rt), to: label(f), reason: describeBrief(err) });
+          // The consumer has heard why this target is left: later calls of this trip go quietly.
+          const tripped = health?.get(rt);
+          if (tripped?.state === 'tripped') announced.set(targetId(rt), tripped.episode);
+          switchTo(f);
+          return true;
+        };
+
+        // A target left for being silent or failing (here or by another client of this process) is
+        // not tried first while it is tripped: the call starts on the first healthy fallback, and the
+        // consumer hears it once per trip. The target is probed in the background meanwhile.
+        if (health && !fallbackUsed) {
+          const h = health.get(rt);
+          if (h?.state === 'tripped') {
+            const f = nextFallback(true);
+            if (f) {
+              health.probeWith(rt, probeFor(rt));
+              const id = targetId(rt);
+              if (announced.get(id) !== h.episode) {
+                announced.set(id, h.episode);
+                out.push({ type: 'fallback', from: label(rt), to: label(f), reason: `${label(rt)} is not answering (${h.reason ?? 'tripped'}); using ${label(f)} until it answers again` });
+              }
+              switchTo(f);
+            }
+          }
+        }
 
         // A hard bound on attempts per call, whatever the rotation/fallback logic decides.
         const attemptCap =
@@ -271,27 +372,51 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
           }
           if (result.stopReason !== 'error') {
             pool.markSuccess(sel.index);
+            if (result.stopReason !== 'aborted') health?.record(rt, sel.cred.id, { ok: true, ttfbMs: result.firstByteMs });
             return out.end(result);
           }
           let err = result.error ?? toProviderError(new Error('unknown failure'), rt);
           if (req.signal?.aborted) return out.end({ ...result, stopReason: 'aborted', error: aborted().error });
+          // Health counts what the provider did wrong, not what the request did (400, auth, context).
+          if (err.fault || isRetryableKind(err.kind)) health?.record(rt, sel.cred.id, { ok: false, ttfbMs: result.firstByteMs, error: err });
           const claimed = o.classifyError && err.kind !== 'aborted' ? await o.classifyError(err, { runtime: rt, model, request: req }) : undefined;
           if (claimed) {
             err = claimed;
             result = { ...result, error: claimed };
           }
           lastError = err;
-          if (emitted) return out.end(result);
+          // A failure after deltas went out is retried like any other (same request, same rules);
+          // before the next attempt the consumer is told to drop what it was shown of this one.
+          const again = (): void => {
+            if (emitted) out.push({ type: 'retract', error: err });
+            emitted = false;
+          };
 
           if (err.kind === 'auth' && err.rotate !== false && sel.cred.refresh && !refreshed.has(sel.cred.id)) {
             refreshed.add(sel.cred.id);
-            if (await pool.refresh(sel.index)) continue;
+            if (await pool.refresh(sel.index)) {
+              again();
+              continue;
+            }
+          }
+          // A provider that did not begin to answer by the first-byte deadline: the next key, else
+          // the fallback chain, at once; only with neither is it retried with backoff.
+          if (err.fault === 'first_byte' && err.rotate !== false) {
+            const next = pool.hasAlternative(sel.index) ? (pool.markSlow(sel.index, (o.now ?? Date.now)() + SLOW_BENCH_MS), pool.peek()) : undefined;
+            if (!next) trip(rt, err);
+            if (next) {
+              again();
+              out.push({ type: 'key_rotated', provider: rt.provider, reason: `${describeBrief(err)} — switching from key ${sel.index + 1} to key ${next.index + 1} of ${pool.size}` });
+              continue;
+            }
+            if (err.fallback !== false && activateFallback(err, again)) continue;
           }
           const keyFailure = err.rotate === false ? undefined : (KEY_FAILURES[err.kind] ?? (err.rotate ? 'forbidden' : undefined));
           if (keyFailure && pool.hasAlternative(sel.index)) {
             pool.markFailed(sel.index, keyFailure, failureInfo(err, o.now));
             const next = pool.peek();
             if (next) {
+              again();
               out.push({
                 type: 'key_rotated',
                 provider: rt.provider,
@@ -304,18 +429,23 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
           // A plugin's should_fallback decides; else these kinds go to the fallback at once.
           const fallBack = err.fallback ?? (err.kind === 'auth' || err.kind === 'forbidden' || err.kind === 'not_found' || err.kind === 'billing');
           if (fallBack && !err.retryable) {
-            if (activateFallback(err)) continue;
+            if (activateFallback(err, again)) continue;
             return out.end(result);
           }
           if (err.retryable) {
+            // A stream that stalls again after a retry is not retried a third time: the fallback.
+            const stalledAgain = err.fault === 'stall' && ++stalls >= 2;
             const delay = backoffDelay(retries + 1, err);
-            if (retries < maxRetries && delay !== undefined) {
+            if (!stalledAgain && retries < maxRetries && delay !== undefined) {
+              again();
               retries++;
               out.push({ type: 'retry', attempt: retries, maxAttempts: maxRetries, delayMs: delay, error: err });
               await sleep(delay, req.signal);
               continue;
             }
-            if (err.fallback !== false && activateFallback(err)) continue;
+            // Retries spent, or stalled again: the target is left until a probe is answered.
+            if (err.fault || err.kind === 'server' || err.kind === 'connection' || err.kind === 'timeout') trip(rt, err);
+            if (err.fallback !== false && activateFallback(err, again)) continue;
             return out.end(result);
           }
           return out.end(result);
@@ -334,6 +464,7 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
     get active() {
       return active;
     },
+    fallbacks: o.fallbacks ?? [],
     switchTo(rt: ProviderRuntime) {
       primary = rt;
       active = rt;

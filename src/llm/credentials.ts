@@ -116,6 +116,7 @@ export class CredentialPool {
   readonly creds: PoolCredential[];
   readonly strategy: KeyStrategy;
   private cursor = 0;
+  private readonly slowUntil = new Map<number, number>();
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly hooks: PoolHooks;
@@ -161,7 +162,18 @@ export class CredentialPool {
   }
 
   isAvailable(index: number): boolean {
-    return index >= 0 && index < this.creds.length && this.benchedUntil(index) <= this.now();
+    return index >= 0 && index < this.creds.length && this.benchedUntil(index) <= this.now() && (this.slowUntil.get(index) ?? 0) <= this.now();
+  }
+
+  /**
+   * Sets credential `index` aside until `untilMs` (ms epoch) because its requests went unanswered
+   * (the first-byte deadline), and moves the cursor past it. Held in memory only: a silent endpoint
+   * says nothing about the key, so nothing is written to auth.json.
+   */
+  markSlow(index: number, untilMs: number): void {
+    if (index < 0 || index >= this.creds.length) return;
+    this.slowUntil.set(index, untilMs);
+    if (this.cursor === index) this.cursor = (index + 1) % this.creds.length;
   }
 
   availableCount(): number {
@@ -170,7 +182,7 @@ export class CredentialPool {
 
   /** When the earliest benched credential becomes usable again (ms epoch), or undefined if none will. */
   nextAvailableAt(): number | undefined {
-    const finite = this.creds.map((_c, i) => this.benchedUntil(i)).filter((t) => Number.isFinite(t) && t > this.now());
+    const finite = this.creds.map((_c, i) => Math.max(this.benchedUntil(i), this.slowUntil.get(i) ?? 0)).filter((t) => Number.isFinite(t) && t > this.now());
     return finite.length ? Math.min(...finite) : undefined;
   }
 
@@ -242,6 +254,7 @@ export class CredentialPool {
   markSuccess(index: number): void {
     const cred = this.creds[index];
     if (!cred) return;
+    this.slowUntil.delete(index);
     if (this.strategy === 'fill_first' && this.isAvailable(index)) this.cursor = index;
     if (cred.status?.lastStatus === 'exhausted') this.setStatus(index, { ...OK_STATUS, lastStatus: 'ok', lastStatusAt: this.now() / 1000 });
   }

@@ -4,21 +4,33 @@
 
 import { findProvider } from './catalog.ts';
 import type { ProviderRuntime } from './resolve.ts';
-import type { ProviderError, ProviderErrorKind } from './types.ts';
+import type { ProviderError, ProviderErrorKind, StreamFault } from './types.ts';
 
 /** Thrown inside adapters when no chunk arrived for `staleMs`. */
 export class StaleStreamError extends Error {
   readonly staleMs: number;
   constructor(staleMs: number) {
-    super(`no data from the provider for ${staleMs < 1000 ? `${staleMs}ms` : `${Math.round(staleMs / 1000)}s`}`);
+    super(`no data from the provider for ${spanText(staleMs)}`);
     this.name = 'StaleStreamError';
     this.staleMs = staleMs;
   }
 }
 
+const spanText = (ms: number) => (ms < 1000 ? `${ms}ms` : ms < 10_000 && ms % 1000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`);
+
+/** Thrown inside adapters when the response has not begun within the first-byte deadline. */
+export class FirstByteTimeoutError extends Error {
+  readonly deadlineMs: number;
+  constructor(deadlineMs: number) {
+    super(`no response within ${spanText(deadlineMs)} of sending the request (first-byte deadline)`);
+    this.name = 'FirstByteTimeoutError';
+    this.deadlineMs = deadlineMs;
+  }
+}
+
 /** Thrown inside adapters when a stream ends without its completion marker. */
 export class StreamCutError extends Error {
-  constructor(message = 'the stream ended before the response was complete') {
+  constructor(message = 'the stream was cut off before the response was complete') {
     super(message);
     this.name = 'StreamCutError';
   }
@@ -169,7 +181,7 @@ function stripStatusPrefix(msg: string, status?: number): string {
 function transportKind(err: AnyRecord): ProviderErrorKind | undefined {
   const name = String(err.name ?? err.constructor?.name ?? '');
   const ctor = String((err as { constructor?: { name?: string } }).constructor?.name ?? '');
-  if (name === 'StaleStreamError') return 'timeout';
+  if (name === 'StaleStreamError' || name === 'FirstByteTimeoutError') return 'timeout';
   if (name === 'StreamCutError') return 'connection';
   if (name === 'InvalidResponseError') return 'invalid_response';
   if (ctor === 'APIConnectionTimeoutError' || name === 'TimeoutError') return 'timeout';
@@ -327,6 +339,30 @@ export function toProviderError(
   return finish(kind, message, extra);
 }
 
+/**
+ * Marks a failed attempt's error with the stream fault it was (ProviderError.fault) and says so in
+ * its message. `responded`: the response had begun (its status line arrived) before the failure.
+ */
+export function markStreamFault(e: ProviderError, raw: unknown, responded: boolean): ProviderError {
+  const name = isObj(raw) ? String(raw.name ?? '') : '';
+  let fault: StreamFault | undefined;
+  if (name === 'FirstByteTimeoutError') fault = 'first_byte';
+  else if (name === 'StaleStreamError') fault = responded ? 'stall' : 'first_byte';
+  else if (name === 'StreamCutError') fault = 'cut';
+  else if (responded && e.kind === 'invalid_response' && name === 'SyntaxError') fault = 'malformed';
+  else if (responded && e.kind === 'connection') fault = 'cut';
+  if (!fault) return e;
+  e.fault = fault;
+  if (fault === 'cut' && name !== 'StreamCutError') {
+    // Node's words for a connection that closed or reset mid-body say little; keep more telling ones.
+    const said = /^(aborted|terminated|fetch failed)\b|other side closed|socket hang up/i.test(e.message) ? 'the connection closed before the end' : e.message;
+    e.message = `the stream was cut off mid-response (${said})`;
+  }
+  else if (fault === 'stall') e.message = `the stream stalled: ${e.message}`;
+  else if (fault === 'malformed') e.message = 'the stream carried a malformed event (not valid JSON)';
+  return e;
+}
+
 function isProviderError(v: unknown): v is ProviderError {
   return isObj(v) && typeof v.kind === 'string' && typeof v.message === 'string' && typeof v.retryable === 'boolean' && typeof v.provider === 'string';
 }
@@ -381,7 +417,19 @@ export function describeError(e: ProviderError, runtime?: Partial<ProviderRuntim
   const status = e.status ? ` (HTTP ${e.status})` : '';
   const keyWhere = keyLocation(runtime);
   let fix: string;
-  switch (e.kind) {
+  switch (e.fault ?? e.kind) {
+    case 'first_byte':
+      fix = `the provider did not begin to answer in time; configure fallback_providers (or another key) to move on, or raise providers.<name>.first_byte_timeout_seconds / HERMES_STREAM_FIRST_BYTE_TIMEOUT for a slow endpoint`;
+      break;
+    case 'stall':
+      fix = 'the answer stopped arriving partway; retry, configure fallback_providers, or raise HERMES_STREAM_STALE_TIMEOUT for slow models';
+      break;
+    case 'cut':
+      fix = `the connection${baseUrl ? ` to ${baseUrl}` : ''} dropped after the answer had begun (network, a proxy, or the provider restarting); retry, or configure fallback_providers`;
+      break;
+    case 'malformed':
+      fix = 'the provider (or a proxy in between) sent data that is not a valid stream event; retry, configure fallback_providers, or switch model with `hermes model`';
+      break;
     case 'auth':
       fix =
         runtime?.source === 'none'

@@ -43,7 +43,8 @@ export {
   StreamCutError,
   InvalidResponseError,
 } from './errors.ts';
-export { defaultStaleMs, defaultTimeoutMs, type AdapterOptions } from './attempt.ts';
+export { defaultStaleMs, defaultTimeoutMs, envFirstByteMs, type AdapterOptions } from './attempt.ts';
+export { ProviderHealth, sharedHealth, targetId, targetLabel, type HealthStore, type HealthTarget, type TargetHealth } from './health.ts';
 export { createChatCompletionsStream } from './openai-chat.ts';
 export { createAnthropicStream } from './anthropic.ts';
 export { createResponsesStream } from './responses.ts';

@@ -263,7 +263,7 @@ export function createChatCompletionsStream(runtime: ProviderRuntime, opts: Adap
     // The SDK sends the request and turns error statuses into its APIError; the event stream is
     // read here (sse.ts), the way the SDK's Stream reads it, with one await per network chunk.
     const res = await c.chat.completions.create(params, { signal: ctx.signal, body, headers: { 'content-type': 'application/json' } }).asResponse();
-    ctx.touch();
+    ctx.responded();
     const { acc } = ctx;
     let finish: string | null = null;
     let sawFinish = false;

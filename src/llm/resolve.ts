@@ -53,6 +53,12 @@ export interface ProviderRuntime {
   quirks: ProviderQuirks;
   contextLength?: number;
   isCustom: boolean;
+  /**
+   * The first-byte deadline for this runtime in ms (0: none), from
+   * `providers.<id>.models.<model>.first_byte_timeout_seconds` or `providers.<id>.first_byte_timeout_seconds`;
+   * unset: the client's default (see client.ts).
+   */
+  firstByteTimeoutMs?: number;
 }
 
 export interface ModelInput {
@@ -72,6 +78,20 @@ export interface NamedProviderInput {
   model?: string;
   extra_headers?: Record<string, string>;
   context_length?: number;
+  /** Seconds to wait for the response to begin before moving to the next key or fallback (0: no deadline). */
+  first_byte_timeout_seconds?: number;
+  /** Per-model overrides of the settings above. */
+  models?: Record<string, { first_byte_timeout_seconds?: number } | null>;
+}
+
+/** A named provider entry's first-byte deadline for `model`, in ms (the model's own setting first). */
+function firstByteSetting(entry: NamedProviderInput | undefined, model: string): number | undefined {
+  const secs = (v: unknown) => {
+    const n = typeof v === 'string' && v.trim() ? Number(v) : v;
+    return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n * 1000 : undefined;
+  };
+  const models = entry?.models && typeof entry.models === 'object' ? entry.models : undefined;
+  return secs(models?.[model]?.first_byte_timeout_seconds) ?? secs(entry?.first_byte_timeout_seconds);
 }
 
 export interface ResolveInput {
@@ -475,6 +495,8 @@ function resolveCore(r: CoreRequest): ProviderRuntime {
     if (input.poolHooks) runtime.poolHooks = input.poolHooks;
   }
   if (contextLength !== undefined) runtime.contextLength = contextLength;
+  const firstByte = firstByteSetting(named?.entry, model);
+  if (firstByte !== undefined) runtime.firstByteTimeoutMs = firstByte;
   return runtime;
 }
 

@@ -199,7 +199,7 @@ export function createResponsesStream(runtime: ProviderRuntime, opts: AdapterOpt
     // The SDK sends the request and turns error statuses into its APIError; the event stream is
     // read here (readApiEvents), the way the SDK's Stream reads it, with one await per network chunk.
     const res = await c.responses.create(params, { signal: ctx.signal, body, headers: { 'content-type': 'application/json' } }).asResponse();
-    ctx.touch();
+    ctx.responded();
     const events = responsesEventHandler(ctx.acc);
     const { APIError } = await loadOpenAI();
     try {

@@ -131,7 +131,15 @@ export interface ProviderError {
   fallback?: boolean;
   /** A plugin's override: bench this credential and rotate to the next key (true) or keep it (false). */
   rotate?: boolean;
+  /**
+   * What went wrong with the stream itself, when that is the failure: no response before the
+   * first-byte deadline, no data for the stale timeout after it began, the connection cut
+   * mid-response, or an event that is not valid JSON.
+   */
+  fault?: StreamFault;
 }
+
+export type StreamFault = 'first_byte' | 'stall' | 'cut' | 'malformed';
 
 export interface StreamRequest {
   model: string;
@@ -160,6 +168,12 @@ export type StreamEvent =
   | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; error: ProviderError }
   | { type: 'fallback'; from: string; to: string; reason: string }
   | { type: 'key_rotated'; provider: string; reason: string }
+  /**
+   * The attempt whose deltas went out failed and the request is being sent again (a retry, the next
+   * key or a fallback): everything streamed since the request began is void and must not be shown
+   * or kept as the answer. Deltas of the new attempt follow.
+   */
+  | { type: 'retract'; error: ProviderError }
   | { type: 'done'; result: StreamResult };
 
 export interface StreamResult {
@@ -171,6 +185,8 @@ export interface StreamResult {
   provider: string;
   /** Set when stopReason is 'error' (or 'aborted'). */
   error?: ProviderError;
+  /** Milliseconds from sending the request to the response's first byte (its status line), when it came. */
+  firstByteMs?: number;
 }
 
 /**

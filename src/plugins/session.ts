@@ -236,6 +236,9 @@ export class SessionPlugins {
         h.notify('pre_api_request', () => ({ ...info(), task_id: this.s.id, api_call_count: e.iteration + 1, message_count: this.s.history.length, platform: this.s.options.platform }));
         h.notify('on_stream_start', info);
         break;
+      case 'retract':
+        this.streamed = '';
+        break;
       case 'text_delta':
         this.streamed += e.text;
         h.notify('on_stream_delta', () => ({ ...info(), delta: e.text, kind: 'text' }));

@@ -33,6 +33,9 @@ export function sessionEventLogger(home: string, config: { logging?: Record<stri
       case 'retry':
         log.write('WARNING', 'agent.client', `${e.error.provider}: ${oneLine(e.error.message, 300)} (retry ${e.attempt}/${e.maxAttempts} in ${(e.delayMs / 1000).toFixed(1)}s)`, sid);
         break;
+      case 'retract':
+        log.write('WARNING', 'agent.client', `${e.error.provider}: ${oneLine(e.error.message, 300)} after the answer had begun; the partial answer is withdrawn`, sid);
+        break;
       case 'fallback':
         log.write('WARNING', 'agent.client', `switching from ${e.from} to fallback ${e.to}: ${e.reason}`, sid);
         break;

@@ -180,6 +180,7 @@ export function moaClient(inner: LlmClient, name: string, refs: { label: string;
     get active() {
       return inner.active;
     },
+    fallbacks: inner.fallbacks,
     switchTo: (rt) => inner.switchTo(rt),
   };
 }

@@ -3,6 +3,7 @@
 import { pluginErrorClassifier } from '../plugins/error-classification.ts';
 import {
   createLlmClient,
+  envFirstByteMs,
   ResolveError,
   resolveFallbackRuntimes,
   resolveRuntime,
@@ -14,6 +15,7 @@ import { authResolveInputs } from '../auth/runtime.ts';
 import { resolvableProviders } from '../state/endpoints.ts';
 import { hermesHome } from '../state/paths.ts';
 import { CODEX_PROVIDERS, configuredRuntime, requestedProvider } from '../runtimes/select.ts';
+import { healthFor } from './provider-health.ts';
 import type { ExplicitChoices } from './session-types.ts';
 
 export function resolveInputFrom(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}, home = hermesHome(env)): ResolveInput {
@@ -45,7 +47,11 @@ export function createClientFor(config: HermesConfig, env: NodeJS.ProcessEnv, ex
     maxRetries: config.agent.api_max_retries ?? 3,
     timeoutMs: Number.isFinite(timeoutS) && timeoutS > 0 ? timeoutS * 1000 : undefined,
     staleMs: Number.isFinite(staleS) && staleS > 0 ? staleS * 1000 : undefined,
+    firstByteMs: envFirstByteMs(env),
     classifyError: pluginErrorClassifier(home),
+    // Provider health is shared by the sessions of this home in this process (and, through
+    // provider_health.json, seen by other processes): see src/llm/health.ts.
+    health: healthFor(home ?? hermesHome(env)),
   });
   const warnings = fb.skipped.map((s) => `Fallback provider "${s.entry.provider ?? "?"}" skipped: ${s.reason}`);
   return { llm, warnings };

@@ -10,6 +10,7 @@ import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
 import { systemMessageFor } from './personality.ts';
 import { checkpointConfig, Checkpointer, storeFor, withCheckpoints } from './checkpointing.ts';
 import { createLlmClient, resolveAuxiliaryRuntime, type LlmClient, type ProviderRuntime } from '../llm/index.ts';
+import { healthFor } from './provider-health.ts';
 import { addUsage, emptyUsage, type Message, type StreamFn } from '../llm/types.ts';
 import { StoreWrites } from './store-writes.ts';
 import { paths } from '../state/paths.ts';
@@ -549,7 +550,9 @@ export class Session {
       return null;
     }
     if (!rt) return null;
-    const client = createLlmClient({ primary: rt, maxRetries: 2, timeoutMs: (Number(cfg?.timeout) || 120) * 1000, classifyError: pluginErrorClassifier(this.options.home), cacheBodies: false });
+    // Auxiliary tasks fall back through fallback_providers as the conversation does (Hermes's `auto`
+    // chain), and share its provider health: a provider the conversation left is not waited on here.
+    const client = createLlmClient({ primary: rt, fallbacks: this.llm.fallbacks ? [...this.llm.fallbacks] : [], maxRetries: 2, timeoutMs: (Number(cfg?.timeout) || 120) * 1000, classifyError: pluginErrorClassifier(this.options.home), cacheBodies: false, health: healthFor(o.home) });
     const stream: StreamFn = (req) => client.stream(req);
     return { stream: this.plugins ? this.plugins.auxStream(task, rt, stream) : stream, model: rt.model, provider: rt.provider };
   }

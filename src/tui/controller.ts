@@ -285,6 +285,15 @@ export class TuiController {
         this.updateTimer();
         break;
       }
+      case 'retract':
+        // The stream broke and is sent again: what it showed of this answer goes away.
+        if (this.text) this.transcript.remove(this.text);
+        if (this.reasoning) this.transcript.remove(this.reasoning);
+        this.text = null;
+        this.reasoning = null;
+        this.writing = false;
+        if (e.shown) this.note(`✗ partial answer withdrawn (${e.error.message}); it is asked again`, 'dim');
+        break;
       case 'retry':
         this.endText();
         this.note(`↻ ${e.error.provider}: ${e.error.message} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})`, 'warn');

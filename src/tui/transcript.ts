@@ -131,6 +131,13 @@ export class Transcript {
     e.version++;
   }
 
+  /** Takes one entry out (a streamed answer that a broken stream withdrew). */
+  remove(e: Entry): void {
+    const i = this.entries.indexOf(e);
+    if (i >= 0) this.entries.splice(i, 1);
+    this.cache.delete(e.id);
+  }
+
   clear(): void {
     this.entries.splice(0);
     this.cache.clear();

@@ -20,7 +20,8 @@ beforeEach(() => {
 
 const sleep = async (ms: number) => void sleeps.push(ms);
 const chatRt = (over: Partial<ProviderRuntime> = {}) => runtime({ baseUrl: fake.openaiBaseUrl, ...over });
-const client = (o: Partial<LlmClientOptions> & { primary: ProviderRuntime }) => createLlmClient({ sleep, random: () => 0, ...o });
+// Each test's client keeps its own provider health (none): a trip in one test must not route the next.
+const client = (o: Partial<LlmClientOptions> & { primary: ProviderRuntime }) => createLlmClient({ sleep, random: () => 0, health: null, ...o });
 const ofType = <T extends StreamEvent['type']>(events: StreamEvent[], type: T) => events.filter((e): e is Extract<StreamEvent, { type: T }> => e.type === type);
 const doneOf = (events: StreamEvent[]) => {
   const d = events.at(-1);
@@ -78,16 +79,51 @@ describe('createLlmClient: retries', () => {
     assert.equal(ofType(events, 'text_delta').map((e) => e.text).join(''), 'second try');
   });
 
-  test('a stream cut after deltas reached the consumer ends with the error (no retry, no throw)', async () => {
-    fake.enqueue({ text: 'The answer is forty-two, because', cutAfterChunks: 3 });
+  test('a stream cut after deltas reached the consumer is retracted and retried with the same backoff; the answer is the retry’s', async () => {
+    fake.enqueue({ text: 'The answer is forty-two, because', cutAfterChunks: 3 }, { text: 'Forty-two.' });
     const n = fake.requests.length;
-    const events = await collect(client({ primary: chatRt() }).stream(request()));
+    const events = await collect(client({ primary: chatRt(), random: () => 0.5 }).stream(request()));
     const r = doneOf(events);
-    assert.equal(fake.requests.length - n, 1);
-    assert.equal(ofType(events, 'retry').length, 0);
+    assert.equal(fake.requests.length - n, 2);
+    assert.deepEqual(
+      events.map((e) => e.type).filter((t) => t !== 'text_delta'),
+      ['retract', 'retry', 'done'],
+      'the retraction comes before the retry, once',
+    );
+    const cut = ofType(events, 'retract')[0].error;
+    assert.equal(cut.fault, 'cut');
+    assert.match(cut.message, /cut off/);
+    assert.deepEqual(sleeps, [750], 'the backoff of any transient error');
+    const afterRetract = events.slice(events.findIndex((e) => e.type === 'retract'));
+    assert.equal(ofType(afterRetract, 'text_delta').map((e) => e.text).join(''), 'Forty-two.');
+    assert.equal(r.stopReason, 'stop');
+    assert.equal(r.message.content, 'Forty-two.');
+  });
+
+  test('a cut that outlasts the retries ends with the error and the partial message (no throw)', async () => {
+    fake.setHandler(() => ({ text: 'The answer is forty-two, because', cutAfterChunks: 3 }));
+    const n = fake.requests.length;
+    const events = await collect(client({ primary: chatRt(), maxRetries: 1 }).stream(request()));
+    const r = doneOf(events);
+    assert.equal(fake.requests.length - n, 2);
+    assert.equal(ofType(events, 'retract').length, 1, 'only a retried attempt is retracted');
     assert.equal(r.stopReason, 'error');
     assert.equal(r.error?.kind, 'connection');
+    assert.equal(r.error?.fault, 'cut');
     assert.equal(r.message.content, 'The answer is fo');
+  });
+
+  test('a stream cut in the middle of a tool call: the partial call is retracted, only the retry’s calls are in the result', async () => {
+    fake.enqueue(
+      { toolCalls: [{ name: 'write_file', arguments: { path: '/tmp/x', content: 'half' } }], cutAfterChunks: 2 },
+      { toolCalls: [{ name: 'read_file', arguments: { path: '/tmp/y' } }] },
+    );
+    const events = await collect(client({ primary: chatRt() }).stream(request()));
+    const r = doneOf(events);
+    assert.ok(ofType(events, 'tool_call_start').some((e) => e.name === 'write_file'), 'the broken attempt had begun a call');
+    assert.equal(ofType(events, 'retract').length, 1);
+    assert.deepEqual(r.message.tool_calls?.map((c) => c.function.name), ['read_file']);
+    assert.equal(r.stopReason, 'tool_calls');
   });
 
   test('an empty response counts as invalid_response and is retried', async () => {

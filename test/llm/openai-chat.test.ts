@@ -280,7 +280,8 @@ describe('chat completions adapter (real openai SDK → fake)', () => {
       assert.match(limited.error?.message ?? '', /Rate limit reached mid-stream/);
       const malformed = await stream(request()).result();
       assert.equal(malformed.stopReason, 'error');
-      assert.match(malformed.error?.message ?? '', /malformed server-sent event JSON/);
+      assert.match(malformed.error?.message ?? "", /malformed event/);
+      assert.equal(malformed.error?.fault, "malformed");
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

@@ -164,7 +164,8 @@ describe('responses adapter (real openai SDK responses.create → fake)', () => 
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
       const r = await createResponsesStream(runtime({ baseUrl: base, apiMode: 'codex_responses' }))(request()).result();
       assert.equal(r.stopReason, 'error');
-      assert.match(r.error?.message ?? '', /malformed server-sent event JSON/);
+      assert.match(r.error?.message ?? '', /malformed event/);
+      assert.equal(r.error?.fault, 'malformed');
       assert.equal(r.message.content, 'ok');
     } finally {
       server.closeAllConnections();

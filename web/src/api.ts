@@ -67,4 +67,6 @@ export interface Status {
   chat: { args: string[]; open: number };
   plugins: { name: string; label: string; icon: string; tab: { path: string; position: string; hidden: boolean }; entry: string; css: string | null }[];
   problems: string[];
+  /** provider_health.json: targets with faults lately; `line` says it in one line. */
+  providerHealth?: { provider: string; model: string; state: 'ok' | 'tripped'; line: string }[];
 }

@@ -487,6 +487,17 @@ export class Repl {
         }
         break;
       }
+      case 'retract': {
+        // The stream broke and is sent again: the line still being written is dropped; what already
+        // went to the scrollback is marked as withdrawn (the transcript keeps only the final answer).
+        const shown = this.writing || this.inReasoning;
+        this.md = this.newMarkdown(this.markdownMode());
+        this.reasoning = this.newMarkdown('raw');
+        this.inReasoning = false;
+        this.writing = false;
+        if (shown) this.commit(s.dim(`✗ partial answer withdrawn (${e.error.message}); it is asked again`));
+        break;
+      }
       case 'retry':
         this.flushText();
         this.commit(s.yellow(`↻ ${e.error.provider}: ${e.error.message} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})`));

@@ -20,6 +20,8 @@ export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugin
     } catch (e) {
       if (!configProblem) modelProblem = (e as Error).message;
     }
+    const { readProviderHealth, healthJson } = await import('../../runtime/provider-health.ts');
+    const providerHealth = readProviderHealth(ctx.home).map(healthJson);
     const db = await ctx.store();
     const gw = gatewayStatus(ctx.home);
     const active = await db.activeSince(Date.now() / 1000 - 300);
@@ -36,6 +38,7 @@ export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugin
       chat: { args: ctx.chatArgs, open: extra.chats() },
       plugins: extra.plugins().map((p) => ({ name: p.name, label: p.label, icon: p.icon, tab: p.tab, entry: `/plugins/${p.name}/${p.entry}`, css: p.css ? `/plugins/${p.name}/${p.css}` : null })),
       problems: extra.problems(),
+      providerHealth,
     });
   });
 

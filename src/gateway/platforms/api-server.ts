@@ -426,6 +426,8 @@ export class ApiServer implements PlatformAdapter {
             if (e.type === 'text_delta') chunk({ content: e.text });
             else if (e.type === 'reasoning_delta' && this.settings.showReasoning) chunk({ reasoning_content: e.text });
             else if (e.type === 'tool_start') send(JSON.stringify(this.progressPayload(e)), 'hermes.tool.progress');
+            // A broken model stream is sent again: the content since the last step is void (clients that know the event drop it).
+            else if (e.type === 'retract' && e.shown) send(JSON.stringify({ object: 'hermes.retract', choices: [], reason: redactSecrets(e.error.message) }), 'hermes.retract');
           });
           this.active.add(session);
           try {
@@ -598,6 +600,12 @@ export class ApiServer implements PlatformAdapter {
             }
             open.text += e.text;
             ev('response.output_text.delta', { item_id: open.id, output_index: open.index, content_index: 0, delta: e.text, logprobs: [] });
+          } else if (e.type === 'retract') {
+            // A broken model stream is sent again: the open message's text starts over (its done events carry only the new text).
+            if (open) {
+              open.text = '';
+              ev('hermes.retract', { item_id: open.id, output_index: open.index, reason: redactSecrets(e.error.message) });
+            }
           } else if (e.type === 'message' && e.message.role === 'assistant' && e.message.tool_calls?.length) {
             closeText();
             for (const tc of e.message.tool_calls) addItem({ type: 'function_call', id: `fc_${tc.id}`, call_id: tc.id, name: tc.function.name, arguments: tc.function.arguments, status: 'completed' });

@@ -58,6 +58,18 @@ export function Overview({ status, loading }: { status: Status | undefined; load
           <div className="muted small">Hermes {status.version}</div>
         </div>
       </div>
+      {!!status.providerHealth?.length && (
+        <>
+          <h2>Provider health</h2>
+          <ul className="list">
+            {status.providerHealth.map((h) => (
+              <li key={`${h.provider}:${h.model}`} className={h.state === 'tripped' ? 'state warn' : 'small'}>
+                {h.line}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       <h2>Recent sessions</h2>
       {recent.isLoading ? (
         <Loading what="sessions" />

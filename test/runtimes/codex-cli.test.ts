@@ -82,7 +82,7 @@ describe('hermes chat -q on the codex app-server runtime', () => {
     codexReplies.push({ toolCalls: [call] }, { text: 'It was declined.' });
     const r = await run(['chat', '-q', 'write proof.txt'], home, work);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /exec_command/);
+    assert.match(r.stderr, /┊ 💻 \$ echo approved > proof\.txt/, 'the tool line shows the command codex ran, not just exec_command');
     assert.equal(existsSync(join(work, 'proof.txt')), false);
     const declined = stored(home).messages.find((m) => m.role === 'tool');
     assert.equal(JSON.parse(String(declined?.content)).status, 'declined');

@@ -106,7 +106,8 @@ describe('hermes chat -q on the codex app-server runtime', () => {
     const varTmp = mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : codex.dir, 'hermes-codex-home-'));
     after(() => rmSync(varTmp, { recursive: true, force: true }));
     copyFileSync(join(codex.dir, 'config.toml'), join(varTmp, 'config.toml'));
-    codexReplies.push({ toolCalls: [{ name: 'exec_command', arguments: { cmd: 'echo written > out.txt && pwd' } }] }, { text: 'Wrote out.txt.' });
+    // The command also counts the keys it can see: none (as Hermes's own terminal, secrets stay out).
+    codexReplies.push({ toolCalls: [{ name: 'exec_command', arguments: { cmd: "echo written > out.txt && env | grep -c -E '^(OPENAI_API_KEY|HERMES_CODEX_API_KEY)=' || true" } }] }, { text: 'Wrote out.txt.' });
     const r = await run(['chat', '-q', 'write out.txt', '--yolo'], home, work, { CODEX_HOME: varTmp });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'Wrote out.txt.\n');
@@ -114,6 +115,7 @@ describe('hermes chat -q on the codex app-server runtime', () => {
     const tool = JSON.parse(String(stored(home).messages.find((m) => m.role === 'tool')?.content));
     assert.equal(tool.exit_code, 0, JSON.stringify(tool));
     assert.doesNotMatch(tool.output, /Read-only file system/);
+    assert.match(tool.output, /^0$/m, 'no API key in the command’s environment');
     const reqs = responsesRequests().slice(n);
     assert.equal(reqs.length, 2);
     assert.ok(reqs.every((q) => q.apiKey === 'sk-test-hermes'), 'both model calls went to Hermes’s endpoint with Hermes’s key');

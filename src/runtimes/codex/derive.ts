@@ -11,10 +11,14 @@
 //   and key become a codex model provider (`hermes`, Responses wire); the key reaches codex in its
 //   environment, never in a request. `openai-codex` keeps codex's own ChatGPT login.
 // - MCP servers: Hermes's mcp_servers and the hermes-tools server, as thread config.
+// - the commands codex runs see the environment Hermes's own terminal would give them: secret-looking
+//   variables and what HERMES_HOME/.env holds are excluded (`shell_environment_policy.exclude`),
+//   Hermes's provider key included, unless `terminal.env_passthrough` names them.
 // The runner passes these on thread/start, thread/resume and every turn/start; doctor prints them.
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { filteredEnv } from '../../policy/secrets-env.ts';
 import type { HermesConfig } from '../../state/defaults.ts';
 import { packageRoot } from '../../state/paths.ts';
 import type { JsonValue } from './protocol/serde_json/JsonValue.ts';
@@ -54,6 +58,8 @@ export interface DeriveInput {
   codexHome: string;
   /** codex.model from config.yaml (wins over Hermes's model). */
   codexModel?: string;
+  /** Names that came from HERMES_HOME/.env (kept from codex's commands, as from Hermes's terminal). */
+  dotenvNames?: string[];
 }
 
 export interface DerivedCodex {
@@ -107,6 +113,12 @@ export function deriveCodexConfig(i: DeriveInput): DerivedCodex {
   const { servers, skipped } = codexServerTables(i.config.mcp_servers, i.env, hermesToolsEntry(i.home, i.env), user.servers);
   const config: Record<string, JsonValue> = { ...ep.config };
   for (const [name, table] of servers) config[`mcp_servers.${name}`] = table as JsonValue;
+  // What Hermes's terminal keeps from a command, codex's shell keeps from its commands too.
+  const everything = { ...i.env, ...ep.env };
+  const passthrough = ((i.config.terminal as { env_passthrough?: unknown } | undefined)?.env_passthrough ?? []) as string[];
+  const kept = filteredEnv(everything, { passthrough: Array.isArray(passthrough) ? passthrough.map(String) : [], dotenvNames: i.dotenvNames });
+  const hidden = Object.keys(everything).filter((k) => everything[k] !== undefined && !(k in kept) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(k)).sort();
+  if (hidden.length) config['shell_environment_policy.exclude'] = hidden;
 
   const userPerms = ['default_permissions', 'sandbox_mode'].find((k) => user.keys.has(k));
   const approvalPolicy: AskForApproval = 'on-request';

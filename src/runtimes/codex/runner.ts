@@ -147,6 +147,7 @@ export class CodexRunner implements TurnRunner {
       endpoint: this.host.runtimeInfo,
       codexHome: codexHome(settings.home, o.env),
       codexModel: settings.model,
+      dotenvNames: o.dotenvNames ? [...o.dotenvNames] : undefined,
     });
   }
 

@@ -357,9 +357,20 @@ export const toolsCheck: DoctorCheck = {
 
 export const codexCheck: DoctorCheck = {
   name: 'Codex runtime',
-  async run({ config, env }) {
+  async run({ config, env, home }) {
     const { checkCodexRuntime } = await import('../runtimes/codex/doctor.ts');
-    return checkCodexRuntime(config, env);
+    let endpoint: Parameters<typeof checkCodexRuntime>[0]['endpoint'] = null;
+    if (config?.model.openai_runtime) {
+      // The endpoint the session would resolve, as the codex runtime gets it.
+      const { resolveRuntime } = await import('../llm/index.ts');
+      const { resolveInputFrom } = await import('../runtime/session.ts');
+      try {
+        endpoint = resolveRuntime(resolveInputFrom(config, env));
+      } catch (e) {
+        endpoint = { error: (e as Error).message.split('\n')[0] };
+      }
+    }
+    return checkCodexRuntime({ config, env, home, cwd: process.cwd(), endpoint });
   },
 };
 

@@ -7,7 +7,7 @@
 
 import { findProvider, providerIds, ResolveError, resolveRuntime } from '../llm/index.ts';
 import { resolveInputFrom } from '../runtime/session.ts';
-import { findEndpoint, namedEndpoints, type NamedEndpoint } from '../state/endpoints.ts';
+import { endpointNameProblem, findEndpoint, namedEndpoints, splitEndpointModel, type NamedEndpoint } from '../state/endpoints.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { loadContext } from './context.ts';
 import { CliError } from './errors.ts';
@@ -64,9 +64,8 @@ function parseSpec(spec: string, o: ModelCmdOptions, config: HermesConfig, env: 
       if (!model) throw new CliError(`${whole.name} has no saved model: use \`hermes model ${whole.id}:<model>\` (\`hermes model --provider ${whole.id} --list\` lists them).`, 2);
       return { choice: { provider: whole.id, apiMode: o.apiMode }, model, endpoint: whole };
     }
-    const colon = rest.indexOf(':');
-    const head = colon > 0 ? findEndpoint(config, rest.slice(0, colon)) : undefined;
-    if (head && !o.baseUrl) return { choice: { provider: head.id, apiMode: o.apiMode }, model: rest.slice(colon + 1), endpoint: head };
+    const split = o.baseUrl ? undefined : splitEndpointModel(config, rest);
+    if (split) return { choice: { provider: split.endpoint.id, apiMode: o.apiMode }, model: split.model, endpoint: split.endpoint };
     // A model on a custom server: the one given, or the one in use.
     const baseUrl = o.baseUrl ?? currentCustomUrl(config);
     if (!baseUrl) {
@@ -110,6 +109,8 @@ function currentCustomUrl(config: HermesConfig): string | undefined {
 }
 
 export async function runModel(spec: string | undefined, o: ModelCmdOptions): Promise<void> {
+  const bad = o.name !== undefined ? endpointNameProblem(o.name) : null;
+  if (bad) throw new CliError(`--name ${bad}`, 2);
   const ctx = loadContext();
   const config = ctx.loaded.config;
 

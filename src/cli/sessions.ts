@@ -1,6 +1,7 @@
 // `hermes sessions …`: the saved conversations, in HERMES_HOME/state.db or PostgreSQL (state.backend).
 import { createWriteStream } from 'node:fs';
 import { messageText } from '../agent/repair.ts';
+import { formatTokenSummary, summarizeTokens } from '../llm/token-summary.ts';
 import type { SessionRow } from '../state/db.ts';
 import type { SessionListItem } from '../state/db-rows.ts';
 import { expandHome } from '../state/paths.ts';
@@ -185,7 +186,10 @@ export function stats(opts: { json?: boolean }): Promise<void> {
     out(`Database   ${db.location} (${mb(st.dbBytes)}${st.walBytes ? ` + ${mb(st.walBytes)} WAL` : ''}, schema v${st.schemaVersion})`);
     out(`Sessions   ${st.sessions.toLocaleString('en-US')}${Object.keys(st.bySource).length ? ` (${Object.entries(st.bySource).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}${st.archived ? `, ${st.archived} archived` : ''}`);
     out(`Messages   ${st.messages.toLocaleString('en-US')}`);
-    out(`Tokens     ${st.inputTokens.toLocaleString('en-US')} in / ${st.outputTokens.toLocaleString('en-US')} out${st.costUsd ? ` · ~$${st.costUsd.toFixed(2)} estimated` : ''}`);
+    // The one token definition (src/llm/token-summary.ts), as `hermes insights` and /usage.
+    const tokens = summarizeTokens({ input: st.inputTokens, output: st.outputTokens, cacheRead: st.cacheReadTokens, cacheWrite: st.cacheWriteTokens, reasoning: st.reasoningTokens });
+    out(`Tokens     ${formatTokenSummary(tokens)}`);
+    if (st.costUsd) out(`Cost       ~$${st.costUsd.toFixed(2)} estimated`);
     if (st.oldest) out(`Span       ${when(st.oldest)} → ${when(st.newest)}`);
   });
 }

@@ -11,7 +11,7 @@ import { ANTHROPIC_OAUTH_STATUS_WARNING } from '../auth/oauth/anthropic.ts';
 import { mask } from './config-cmd.ts';
 import { loadContext } from './context.ts';
 import { CliError } from './errors.ts';
-import { autoEndpointName, findEndpoint, namedEndpoints } from '../state/endpoints.ts';
+import { autoEndpointName, endpointNameProblem, findEndpoint, namedEndpoints } from '../state/endpoints.ts';
 import { didYouMean } from '../commands/suggest.ts';
 import {
   endpointOf,
@@ -199,7 +199,8 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
         await c.text({
           message: 'A name for this endpoint (switch back to it later with `hermes model custom:<name>`)',
           initialValue: known?.name ?? autoEndpointName(choice.baseUrl),
-          validate: (v) => ((v ?? '').trim() ? undefined : 'Enter a name'),
+          // A name this URL already has (an older Hermes's "Local (…)") stays; a new one must be a slug.
+          validate: (v) => ((v ?? '').trim() === known?.name ? undefined : (endpointNameProblem(v ?? '') ?? undefined)),
         }),
       ).trim();
     }
@@ -355,6 +356,8 @@ async function wizardToolCallCheck(c: Clack, rt: ProviderRuntime, config: Hermes
 }
 
 export async function runSetup(o: SetupOptions): Promise<void> {
+  const bad = o.name !== undefined ? endpointNameProblem(o.name) : null;
+  if (bad) throw new CliError(`--name ${bad}`, 2);
   if (o.nonInteractive) return runNonInteractive(o, 'setup');
   return runWizard(o, 'setup');
 }

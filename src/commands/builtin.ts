@@ -4,6 +4,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import { estimateMessagesTokens, estimateTextTokens, estimateToolsTokens } from '../agent/tokens.ts';
 import { contextLengthFor } from '../llm/index.ts';
 import { messageText } from '../agent/repair.ts';
+import { usageSummary } from '../llm/token-summary.ts';
 import { promptTokens, type Message } from '../llm/types.ts';
 import { activePersonality, BUILTIN_PERSONALITIES, findPersonality, listPersonalities, NO_PERSONALITY } from '../runtime/personality.ts';
 import { setConfigKey } from '../state/config.ts';
@@ -248,7 +249,11 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         const last = s.lastResult?.usage;
         const lines = [
           tr('commands.usage_turns', { turns: t.turns, calls: t.apiCalls }),
-          tr('commands.usage_tokens', { input: n(u.input_tokens), output: n(u.output_tokens), cache_read: n(u.cache_read_tokens), cache_write: n(u.cache_write_tokens), reasoning: n(u.reasoning_tokens) }),
+          // The one token definition (src/llm/token-summary.ts), as `hermes insights` and the dashboard.
+          (() => {
+            const k = usageSummary(u);
+            return tr('commands.usage_tokens', { total: n(k.total), input: n(k.input), output: n(k.output), cache_read: n(k.cacheRead), cache_write: n(k.cacheWrite), reasoning: n(k.reasoning) });
+          })(),
           t.costUsd === null ? tr('commands.usage_cost_unknown') : tr('commands.usage_cost', { cost: usd(t.costUsd) }),
         ];
         const sub = t.subagents;

@@ -3,7 +3,7 @@
 // nearest names; when the provider cannot list its models, the switch goes ahead.
 import { knownServedModels, ResolveError, resolveRuntime, servedModels, findProvider, type ProviderRuntime } from '../llm/index.ts';
 import { resolveInputFrom, type ExplicitChoices, type Session } from '../runtime/session.ts';
-import { findEndpoint } from '../state/endpoints.ts';
+import { findEndpoint, splitEndpointModel } from '../state/endpoints.ts';
 import { ALL_SURFACES, type CommandDef } from './registry.ts';
 import { didYouMean } from './suggest.ts';
 import { localizedError, t } from '../i18n/index.ts';
@@ -22,9 +22,8 @@ export function parseModelArg(arg: string, session: Session): { change?: Explici
       if (!whole.entry.model) return { error: `${whole.name} has no saved model: /model ${whole.id}:<model>` };
       return { change: { provider: whole.id, model: String(whole.entry.model) } };
     }
-    const colon = rest.indexOf(':');
-    const head = colon > 0 ? findEndpoint(config, rest.slice(0, colon)) : undefined;
-    if (head) return { change: { provider: head.id, model: rest.slice(colon + 1) } };
+    const split = splitEndpointModel(config, rest);
+    if (split) return { change: { provider: split.endpoint.id, model: split.model } };
     return { change: { provider: 'custom', model: rest } };
   }
   const colon = text.indexOf(':');

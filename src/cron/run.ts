@@ -354,9 +354,19 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
     now: d.now,
   };
 
+  // Titled by the job (`cron: <name>`, `… #2` for later runs), never by the injected guidance text.
+  let title: string | undefined;
+  try {
+    const titles = opts.store as Partial<Pick<SessionStoreApi, 'uniqueTitle'>> | undefined;
+    title = (await titles?.uniqueTitle?.(`cron: ${job.name}`)) ?? undefined;
+  } catch (e) {
+    log(`cron: job ${job.id}: no title for the run's session: ${(e as Error).message}`);
+  }
+
   let session: Session;
   try {
     session = d.makeSession ? d.makeSession(opts) : new Session(opts);
+    if (title) session.pendingTitle = title;
     if (mcp) attachMcp(session, mcp, { owned: true, onEvent: (line) => log(`cron: job ${job.id}: ${line}`) });
   } catch (e) {
     void mcp?.close();

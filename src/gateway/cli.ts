@@ -135,7 +135,7 @@ export async function gatewayUninstall(opts: { manage?: boolean }): Promise<void
 
 export async function gatewaySetup(): Promise<void> {
   const ctx = loadContext();
-  if (!process.stdin.isTTY) throw new CliError('`hermes gateway setup` is interactive: run it in a terminal, or put the settings in ~/.hermes/.env yourself (see README, "Messaging gateway").', 2);
+  if (!process.stdin.isTTY) throw new CliError('`hermes gateway setup` is interactive: run it in a terminal, or put the settings in ~/.hermes/.env yourself (see docs/gateway.md).', 2);
   const { runSetupWizard } = await import('./setup.ts');
   const plan = await runSetupWizard(ctx.home, ctx.env, ctx.loaded.config as never);
   if (!plan) process.exitCode = 1;

@@ -153,7 +153,7 @@ function printDispatch(io: KanbanIO, r: DispatchResult, dry: boolean): void {
   io.out(`Spawned:      ${r.spawned.length}`);
   for (const x of r.spawned) io.out(`  - ${x.taskId}  ->  ${x.assignee}  @ ${x.workspace || '-'}${dry ? ' (dry)' : ''}`);
   if (r.autoAssignedDefault.length) io.out(`Auto-assigned to kanban.default_assignee: ${r.autoAssignedDefault.join(', ')}`);
-  if (r.skippedUnassigned.length) io.out(`Skipped (unassigned): ${r.skippedUnassigned.join(', ')}`);
+  if (r.skippedUnassigned.length) io.out(`Skipped (unassigned): ${r.skippedUnassigned.join(', ')} (kanban.default_assignee is empty or not a profile: assign them with \`hermes kanban assign <id> <profile>\`, or \`hermes config set kanban.default_assignee default\`)`);
   for (const x of r.skippedPerProfileCapped) io.out(`Deferred (${x.assignee} at per-profile cap, ${x.running} running): ${x.taskId}`);
   if (r.skippedLocked) io.out('Skipped: another dispatcher is ticking this board right now.');
 }

@@ -2,7 +2,10 @@
 // so two dispatchers never write a tick at once; the loser skips): reclaim stale, orphaned, crashed
 // and overdue running tasks, promote todo → ready, then claim each ready (and review) task — a
 // compare-and-set — resolve its workspace and spawn its worker, within the concurrency caps.
+import { existsSync } from 'node:fs';
 import { totalmem } from 'node:os';
+import { join } from 'node:path';
+import { defaultHermesRoot, normalizeProfileName } from '../state/paths.ts';
 import { boardHasDb, openBoardDb, tryDispatchLock } from './backend.ts';
 import { dbPath, listBoards } from './boards.ts';
 import { claim } from './lifecycle.ts';
@@ -182,7 +185,7 @@ async function dispatchLocked(s: KanbanStore, o: DispatchOptions): Promise<Dispa
 
   // One slot is held back for review work so a ready backlog cannot starve reviewers.
   const readyBudget = budget !== null && budget > 0 && review.some((x) => x.assignee) ? budget - 1 : budget;
-  const defaultAssignee = o.defaultAssignee?.trim() || null;
+  const defaultAssignee = o.defaultAssignee?.trim() && profileExists(o.defaultAssignee, env) ? normalizeProfileName(o.defaultAssignee) : null;
   for (const row of ready) {
     if (readyBudget !== null && spawned >= readyBudget) break;
     let who = row.assignee;
@@ -230,6 +233,19 @@ export async function dispatchOnce(s: KanbanStore, o: DispatchOptions = {}): Pro
   return r;
 }
 
+/** A profile a worker can run as: `default` (the root HERMES_HOME) or an existing profiles/<name>. */
+function profileExists(name: string, env: NodeJS.ProcessEnv): boolean {
+  try {
+    const n = normalizeProfileName(name);
+    return n === 'default' || existsSync(join(defaultHermesRoot(env), 'profiles', n));
+  } catch {
+    return false;
+  }
+}
+
+/** kanban.default_assignee when config.yaml does not say: the default profile (the root HERMES_HOME). */
+export const DEFAULT_ASSIGNEE = 'default';
+
 const WORKER_HOOKS = ['on_kanban_worker_exited', 'on_kanban_worker_stale_claim'];
 
 interface RunningWorker {
@@ -272,7 +288,8 @@ export function dispatchOptionsFrom(k: Record<string, unknown>, env: NodeJS.Proc
     maxInProgress: resolveMaxInProgress(k.max_in_progress),
     maxInProgressPerProfile: positive(k.max_in_progress_per_profile),
     maxSpawn: positive(k.max_spawn),
-    defaultAssignee: typeof k.default_assignee === 'string' ? k.default_assignee : null,
+    // Missing: the default profile; '' (or null): unassigned tasks wait for `hermes kanban assign`.
+    defaultAssignee: k.default_assignee === undefined ? DEFAULT_ASSIGNEE : typeof k.default_assignee === 'string' ? k.default_assignee : null,
     staleTimeoutSeconds: Number.isFinite(stale) && stale > 0 ? stale : 0,
     reviewDispatch: k.review_dispatch !== false,
     env,

@@ -499,7 +499,8 @@ export class Session {
         options: this.options,
         services: this.services,
         get runtimeInfo() {
-          return { model: self.llm.active.model, provider: self.llm.active.provider };
+          const a = self.llm.active;
+          return { model: a.model, provider: a.provider, baseUrl: a.baseUrl, apiKey: a.apiKey, source: a.source, extraHeaders: a.extraHeaders };
         },
         persist: (w) => this.persist(w),
       });

@@ -80,6 +80,9 @@ export interface DbStats {
   bySource: Record<string, number>;
   inputTokens: number;
   outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
   costUsd: number;
   oldest: number | null;
   newest: number | null;

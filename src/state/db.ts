@@ -730,7 +730,7 @@ export class SessionDB implements SessionStoreApi {
   stats(): DbStats {
     const s = this.db
       .prepare(
-        'SELECT COUNT(*) AS n, COALESCE(SUM(input_tokens),0) AS inp, COALESCE(SUM(output_tokens),0) AS outp, COALESCE(SUM(estimated_cost_usd),0) AS cost, MIN(started_at) AS oldest, MAX(started_at) AS newest FROM sessions',
+        'SELECT COUNT(*) AS n, COALESCE(SUM(input_tokens),0) AS inp, COALESCE(SUM(output_tokens),0) AS outp, COALESCE(SUM(cache_read_tokens),0) AS cr, COALESCE(SUM(cache_write_tokens),0) AS cw, COALESCE(SUM(reasoning_tokens),0) AS rsn, COALESCE(SUM(estimated_cost_usd),0) AS cost, MIN(started_at) AS oldest, MAX(started_at) AS newest FROM sessions',
       )
       .get() as Record<string, number | null>;
     const m = this.db.prepare('SELECT COUNT(*) AS n FROM messages').get() as { n: number };
@@ -753,6 +753,9 @@ export class SessionDB implements SessionStoreApi {
       bySource,
       inputTokens: Number(s.inp),
       outputTokens: Number(s.outp),
+      cacheReadTokens: Number(s.cr),
+      cacheWriteTokens: Number(s.cw),
+      reasoningTokens: Number(s.rsn),
       costUsd: Number(s.cost),
       oldest: s.oldest ?? null,
       newest: s.newest ?? null,

@@ -248,6 +248,8 @@ export function defaultConfig() {
       max_in_progress: null as number | null,
       dispatch_stale_timeout_seconds: 14_400,
       auto_subscribe_on_create: true,
+      /** The profile an unassigned ready task is given when dispatched ('' leaves such tasks waiting). */
+      default_assignee: 'default',
     },
     /** The Codex app-server runtime (model.openai_runtime: codex_app_server): binary, CODEX_HOME, model override, seconds per turn. */
     codex: { path: '', home: '', model: '', turn_timeout: 600 },

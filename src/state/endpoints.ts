@@ -5,10 +5,14 @@
 // serves resolution and the pickers; nothing of that view is written back.
 //
 //   custom_providers:
-//     - name: Local (127.0.0.1:8080)      # `custom:local-(127.0.0.1:8080)` in model.provider
+//     - name: local-8080                  # `custom:local-8080` in model.provider
 //       base_url: http://127.0.0.1:8080/v1
-//       key_env: CUSTOM_LOCAL_127_0_0_1_8080_API_KEY   # the key itself is in .env (0600)
+//       key_env: CUSTOM_LOCAL_8080_API_KEY   # the key itself is in .env (0600)
 //       model: qwen3-8b
+//
+// Names given or generated now are slugs ([a-z0-9-]): they go unquoted through a shell and never
+// hold the colon that separates `custom:<name>:<model>`. Names an older Hermes generated
+// ("Local (127.0.0.1:8080)" → `custom:local-(127.0.0.1:8080)`) keep working as they are.
 import { getKey, setConfigKey } from './config.ts';
 import type { HermesConfig, NamedProviderConfig } from './defaults.ts';
 
@@ -30,12 +34,39 @@ export function endpointSlug(name: string): string {
   return name.trim().toLowerCase().replace(/ /g, '-');
 }
 
-/** Hermes's default name for an endpoint URL: "Local (localhost:11434)", or the host. */
+/** Any text as an endpoint name: lower case, runs of anything but [a-z0-9] as one hyphen. */
+export function slugifyEndpointName(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 64)
+    .replace(/-+$/, '');
+}
+
+const ENDPOINT_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** Why a name cannot name a new endpoint (with the nearest one that can), or null when it can. */
+export function endpointNameProblem(name: string): string | null {
+  const n = name.trim();
+  if (ENDPOINT_NAME.test(n) && n.length <= 64) return null;
+  const near = slugifyEndpointName(n) || 'my-endpoint';
+  return `"${n}" cannot name an endpoint: use lower-case letters, digits and hyphens (it becomes \`custom:<name>\`, typed in shells and split at colons). Try "${near}".`;
+}
+
+/** The default name for an endpoint URL, a slug: `local-11434` for a server on this machine, else the host (`runpod-abc123`, `api-example-com`). */
 export function autoEndpointName(baseUrl: string): string {
-  const host = baseUrl.replace(/^https?:\/\//i, '').replace(/\/+$/, '').replace(/\/v1\/?$/, '').split('/')[0];
-  if (host.includes('localhost') || host.includes('127.0.0.1')) return `Local (${host})`;
-  if (host.toLowerCase().includes('runpod')) return `RunPod (${host})`;
-  return host.charAt(0).toUpperCase() + host.slice(1);
+  let url: URL | null = null;
+  try {
+    url = new URL(baseUrl.trim());
+  } catch {
+    url = null;
+  }
+  const host = (url?.hostname ?? baseUrl.replace(/^https?:\/\//i, '').split(/[/:]/)[0]).toLowerCase().replace(/^\[|\]$/g, '');
+  const port = url?.port ?? '';
+  if (host === 'localhost' || host === '::1' || /^127\./.test(host) || host === '0.0.0.0') return port ? `local-${port}` : 'local';
+  if (host.includes('runpod')) return slugifyEndpointName(`runpod-${host.split('.')[0].replace(/^runpod-?/, '')}${port ? `-${port}` : ''}`) || 'runpod';
+  return slugifyEndpointName(`${host}${port ? `-${port}` : ''}`) || 'endpoint';
 }
 
 /** The .env name a new key for this endpoint is saved under. */
@@ -100,6 +131,21 @@ export function findEndpoint(config: Pick<HermesConfig, 'providers'> & { custom_
     const slug = endpointSlug(e.origin === 'custom_providers' ? e.id.slice('custom:'.length) : e.id);
     return slug === want || e.name.toLowerCase() === bare;
   });
+}
+
+/**
+ * `<name>:<model>` after `custom:`: the name must be a known endpoint; the model is everything after
+ * its colon, colons included (`custom:local:qwen3:8b`). Old names holding colons are found too
+ * (`custom:local-(127.0.0.1:8080):gpt-5`). The longest known name wins. Undefined when no prefix
+ * before a colon names an endpoint.
+ */
+export function splitEndpointModel(config: Pick<HermesConfig, 'providers'> & { custom_providers?: unknown }, rest: string): { endpoint: NamedEndpoint; model: string } | undefined {
+  for (let i = rest.lastIndexOf(':'); i > 0; i = rest.lastIndexOf(':', i - 1)) {
+    const endpoint = findEndpoint(config, rest.slice(0, i));
+    const model = rest.slice(i + 1);
+    if (endpoint && model) return { endpoint, model };
+  }
+  return undefined;
 }
 
 const sameUrl = (a: string, b: string) => a.trim().replace(/\/+$/, '').toLowerCase() === b.trim().replace(/\/+$/, '').toLowerCase();

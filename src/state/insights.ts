@@ -6,6 +6,9 @@
 // (`estimated_cost_usd`, priced at the time of the turn); a session without a recorded cost is
 // priced from the model table, and counted as "unknown" when the model has no price. The numbers
 // are a lower bound: auxiliary calls (titles, compression, vision) are not all recorded.
+// Tokens follow the one definition in src/llm/token-summary.ts (input, cache read, cache write and
+// output apart; total = all four) in every row, so the overview, days, models and sources add up.
+import { formatTokenSummary, summarizeTokens, TOTAL_TOKENS_LABEL, type TokenSummary } from '../llm/token-summary.ts';
 import type { Usage } from '../llm/types.ts';
 import type { UsageRow } from './db-rows.ts';
 import type { SessionStoreApi } from './store/types.ts';
@@ -21,6 +24,9 @@ export interface DayRow {
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** input + cache read + cache write + output. */
+  totalTokens: number;
   toolCalls: number;
   costUsd: number;
 }
@@ -31,6 +37,8 @@ export interface ModelRow {
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** input + cache read + cache write + output. */
   totalTokens: number;
   toolCalls: number;
   apiCalls: number;
@@ -43,6 +51,7 @@ export interface SourceRow {
   source: string;
   sessions: number;
   messages: number;
+  /** input + cache read + cache write + output. */
   totalTokens: number;
   toolCalls: number;
   costUsd: number;
@@ -64,7 +73,10 @@ export interface InsightsReport {
     cacheReadTokens: number;
     cacheWriteTokens: number;
     reasoningTokens: number;
+    /** input + cache read + cache write + output. */
     totalTokens: number;
+    /** The same four counts, the prompt and the total, as every report shows them. */
+    tokens: TokenSummary;
     /** Share of prompt tokens served from the provider's cache (0–100). */
     cacheHitPct: number;
     costUsd: number;
@@ -126,7 +138,7 @@ export async function generateInsights(db: Pick<SessionStoreApi, 'usageSince'>, 
   const daily = new Map<string, DayRow>();
   for (let d = new Date(first); d.getTime() <= now; d.setDate(d.getDate() + 1)) {
     const date = localDate(d.getTime() / 1000);
-    daily.set(date, { date, sessions: 0, messages: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, toolCalls: 0, costUsd: 0 });
+    daily.set(date, { date, sessions: 0, messages: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 0, toolCalls: 0, costUsd: 0 });
   }
   const models = new Map<string, ModelRow & { ids: Set<string> }>();
   const sources = new Map<string, SourceRow>();
@@ -154,6 +166,7 @@ export async function generateInsights(db: Pick<SessionStoreApi, 'usageSince'>, 
     const out = n(s.output_tokens);
     const cr = n(s.cache_read_tokens);
     const cw = n(s.cache_write_tokens);
+    const total = summarizeTokens({ input: inp, output: out, cacheRead: cr, cacheWrite: cw }).total;
     o2.messages += n(s.message_count);
     o2.toolCalls += n(s.tool_call_count);
     o2.apiCalls += n(s.api_call_count);
@@ -172,17 +185,20 @@ export async function generateInsights(db: Pick<SessionStoreApi, 'usageSince'>, 
       day.inputTokens += inp;
       day.outputTokens += out;
       day.cacheReadTokens += cr;
+      day.cacheWriteTokens += cw;
+      day.totalTokens += total;
       day.toolCalls += n(s.tool_call_count);
       day.costUsd += c;
     }
     const key = shortModel(s.model);
     let m = models.get(key);
-    if (!m) models.set(key, (m = { model: key, sessions: 0, ids: new Set(), inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, totalTokens: 0, toolCalls: 0, apiCalls: 0, costUsd: 0, priced: false }));
+    if (!m) models.set(key, (m = { model: key, sessions: 0, ids: new Set(), inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 0, toolCalls: 0, apiCalls: 0, costUsd: 0, priced: false }));
     m.ids.add(s.id);
     m.inputTokens += inp;
     m.outputTokens += out;
     m.cacheReadTokens += cr;
-    m.totalTokens += inp + out + cr + cw;
+    m.cacheWriteTokens += cw;
+    m.totalTokens += total;
     m.toolCalls += n(s.tool_call_count);
     m.apiCalls += n(s.api_call_count);
     m.costUsd += c;
@@ -192,7 +208,7 @@ export async function generateInsights(db: Pick<SessionStoreApi, 'usageSince'>, 
     if (!src) sources.set(s.source, (src = { source: s.source, sessions: 0, messages: 0, totalTokens: 0, toolCalls: 0, costUsd: 0 }));
     src.sessions++;
     src.messages += n(s.message_count);
-    src.totalTokens += inp + out + cr + cw;
+    src.totalTokens += total;
     src.toolCalls += n(s.tool_call_count);
     src.costUsd += c;
 
@@ -224,10 +240,10 @@ export async function generateInsights(db: Pick<SessionStoreApi, 'usageSince'>, 
   };
   best('Longest session', (s) => (s.ended_at && s.ended_at > s.started_at ? s.ended_at - s.started_at : 0), formatSeconds);
   best('Most messages', (s) => n(s.message_count), (v) => `${v} messages`);
-  best('Most tokens', (s) => n(s.input_tokens) + n(s.output_tokens), (v) => `${v.toLocaleString('en-US')} tokens`);
+  best('Most tokens', (s) => summarizeTokens({ input: n(s.input_tokens), output: n(s.output_tokens), cacheRead: n(s.cache_read_tokens), cacheWrite: n(s.cache_write_tokens) }).total, (v) => `${v.toLocaleString('en-US')} tokens`);
   best('Most tool calls', (s) => n(s.tool_call_count), (v) => `${v} tool calls`);
 
-  const prompt = o2.inputTokens + o2.cacheReadTokens;
+  const tokens = summarizeTokens({ input: o2.inputTokens, output: o2.outputTokens, cacheRead: o2.cacheReadTokens, cacheWrite: o2.cacheWriteTokens, reasoning: o2.reasoningTokens });
   return {
     days,
     source,
@@ -244,8 +260,9 @@ export async function generateInsights(db: Pick<SessionStoreApi, 'usageSince'>, 
       cacheReadTokens: o2.cacheReadTokens,
       cacheWriteTokens: o2.cacheWriteTokens,
       reasoningTokens: o2.reasoningTokens,
-      totalTokens: o2.inputTokens + o2.outputTokens + o2.cacheReadTokens + o2.cacheWriteTokens,
-      cacheHitPct: prompt ? (o2.cacheReadTokens / prompt) * 100 : 0,
+      totalTokens: tokens.total,
+      tokens,
+      cacheHitPct: tokens.cacheHitPct,
       costUsd: Math.round(o2.costUsd * 1e6) / 1e6,
       unknownCostSessions: o2.unknownCostSessions,
       activeHours: o2.activeSeconds / 3600,
@@ -299,8 +316,8 @@ export function formatInsights(r: InsightsReport): string {
   lines.push(
     `  Sessions      ${num(o.sessions).padEnd(14)}Messages      ${num(o.messages)}`,
     `  Tool calls    ${num(o.toolCalls).padEnd(14)}API calls     ${num(o.apiCalls)}`,
-    `  Input tokens  ${num(o.inputTokens).padEnd(14)}Output tokens ${num(o.outputTokens)}`,
-    `  Cache reads   ${num(o.cacheReadTokens).padEnd(14)}Cache hits    ${o.cacheHitPct.toFixed(0)}%`,
+    `  Tokens        ${formatTokenSummary(o.tokens)}`,
+    `  Cache hits    ${o.cacheHitPct.toFixed(0)}% of the prompt tokens`,
     `  Cost          ${formatUsd(o.costUsd)}${o.unknownCostSessions ? ` (+ ${o.unknownCostSessions} session(s) with no known price)` : ''} — a lower bound: auxiliary calls are not all counted`,
   );
   if (o.activeHours > 0) lines.push(`  Active time   ~${formatSeconds(o.activeHours * 3600)} (avg ${o.avgMessagesPerSession.toFixed(1)} messages per session)`);
@@ -308,22 +325,20 @@ export function formatInsights(r: InsightsReport): string {
   const days = r.daily.filter((d) => d.sessions > 0);
   if (days.length) {
     section('Per day');
-    const peak = Math.max(...days.map((d) => d.inputTokens + d.outputTokens));
-    lines.push(`  ${'Date'.padEnd(11)}${'Sessions'.padStart(9)}${'Tokens'.padStart(13)}${'Tools'.padStart(7)}${'Cost'.padStart(10)}`);
+    const peak = Math.max(...days.map((d) => d.totalTokens));
+    lines.push(`  ${'Date'.padEnd(11)}${'Sessions'.padStart(9)}${'Tokens*'.padStart(13)}${'Tools'.padStart(7)}${'Cost'.padStart(10)}`);
     for (const d of days.slice(-14))
-      lines.push(
-        `  ${d.date.padEnd(11)}${String(d.sessions).padStart(9)}${num(d.inputTokens + d.outputTokens).padStart(13)}${String(d.toolCalls).padStart(7)}${formatUsd(d.costUsd).padStart(10)}  ${bar(d.inputTokens + d.outputTokens, peak, 12)}`,
-      );
+      lines.push(`  ${d.date.padEnd(11)}${String(d.sessions).padStart(9)}${num(d.totalTokens).padStart(13)}${String(d.toolCalls).padStart(7)}${formatUsd(d.costUsd).padStart(10)}  ${bar(d.totalTokens, peak, 12)}`);
     if (days.length > 14) lines.push(`  … ${days.length - 14} earlier day(s) with sessions`);
     lines.push('');
   }
   section('Models');
-  lines.push(`  ${'Model'.padEnd(30)}${'Sessions'.padStart(9)}${'Tokens'.padStart(13)}${'Cost'.padStart(10)}`);
+  lines.push(`  ${'Model'.padEnd(30)}${'Sessions'.padStart(9)}${'Tokens*'.padStart(13)}${'Cost'.padStart(10)}`);
   for (const m of r.models.slice(0, 10)) lines.push(`  ${m.model.slice(0, 29).padEnd(30)}${String(m.sessions).padStart(9)}${num(m.totalTokens).padStart(13)}${(m.priced ? formatUsd(m.costUsd) : '?').padStart(10)}`);
   lines.push('');
   if (r.sources.length > 1 || r.sources[0]?.source !== 'cli') {
     section('Sources');
-    lines.push(`  ${'Source'.padEnd(14)}${'Sessions'.padStart(9)}${'Messages'.padStart(10)}${'Tokens'.padStart(13)}${'Cost'.padStart(10)}`);
+    lines.push(`  ${'Source'.padEnd(14)}${'Sessions'.padStart(9)}${'Messages'.padStart(10)}${'Tokens*'.padStart(13)}${'Cost'.padStart(10)}`);
     for (const s of r.sources) lines.push(`  ${s.source.padEnd(14)}${String(s.sessions).padStart(9)}${num(s.messages).padStart(10)}${num(s.totalTokens).padStart(13)}${formatUsd(s.costUsd).padStart(10)}`);
     lines.push('');
   }
@@ -344,6 +359,7 @@ export function formatInsights(r: InsightsReport): string {
     section('Notable sessions');
     for (const t of r.top) lines.push(`  ${t.label.padEnd(18)}${t.value.padEnd(20)}${t.date}  ${t.sessionId}`);
   }
+  lines.push('', `* Tokens: ${TOTAL_TOKENS_LABEL} (reasoning is part of output).`);
   return lines.join('\n');
 }
 
@@ -355,7 +371,7 @@ export function formatInsightsShort(r: InsightsReport): string {
   const lines = [
     `📊 Insights, ${period}`,
     `Sessions: ${num(o.sessions)} · messages: ${num(o.messages)} · tool calls: ${num(o.toolCalls)}`,
-    `Tokens: ${num(o.inputTokens)} in / ${num(o.outputTokens)} out (cache hits ${o.cacheHitPct.toFixed(0)}%)`,
+    `Tokens: ${formatTokenSummary(o.tokens)}`,
     `Cost: ${formatUsd(o.costUsd)}${o.unknownCostSessions ? ` (+${o.unknownCostSessions} unpriced)` : ''}`,
   ];
   if (r.models.length) lines.push(`Models: ${r.models.slice(0, 3).map((m) => `${m.model} (${m.sessions})`).join(', ')}`);

@@ -100,6 +100,14 @@ export class TuiController {
   private text: Entry | null = null;
   private reasoning: Entry | null = null;
   private tools = new Map<string, Entry>();
+  /** Every tool call running now, shown or not (the status bar names the latest). */
+  /** The latest tool call still running, and how many run with it. */
+  get runningTool(): { name: string; args: Record<string, unknown>; emoji?: string; progress?: string; others: number } | null {
+    const list = [...this.runningCalls.values()];
+    const t = list[list.length - 1];
+    return t ? { ...t, others: list.length - 1 } : null;
+  }
+  private readonly runningCalls = new Map<string, { name: string; args: Record<string, unknown>; emoji?: string; progress?: string }>();
   private lastToolName = '';
   private timer: NodeJS.Timeout | null = null;
   private newMd: () => MdText;
@@ -240,6 +248,7 @@ export class TuiController {
       case 'tool_start': {
         this.writing = false;
         this.endText();
+        this.runningCalls.set(e.callId, { name: e.name, args: e.args, emoji: e.emoji });
         const mode = this.session.prefs.toolProgress;
         if (mode === 'off' || (mode === 'new' && e.name === this.lastToolName)) break;
         this.lastToolName = e.name;
@@ -249,6 +258,8 @@ export class TuiController {
         break;
       }
       case 'tool_progress': {
+        const r = this.runningCalls.get(e.callId);
+        if (r) r.progress = e.text.replace(/\s+/g, ' ').trim().slice(-80) || r.progress;
         const t = this.tools.get(e.callId);
         if (t?.kind === 'tool') {
           t.call.progress = e.text.replace(/\s+/g, ' ').slice(0, 80);
@@ -257,6 +268,7 @@ export class TuiController {
         break;
       }
       case 'tool_end': {
+        this.runningCalls.delete(e.callId);
         const t = this.tools.get(e.callId);
         this.tools.delete(e.callId);
         if (t?.kind !== 'tool') break;
@@ -343,6 +355,7 @@ export class TuiController {
       this.transcript.touch(t);
     }
     this.tools.clear();
+    this.runningCalls.clear();
     this.lastToolName = '';
     this.turnUsage = emptyUsage();
     this.turnCost = null;

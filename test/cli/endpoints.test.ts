@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
+import { autoEndpointName, endpointNameProblem, splitEndpointModel } from '../../src/state/endpoints.ts';
 import { hermes, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { gatedSuite } from '../helpers/skip.ts';
@@ -30,14 +31,19 @@ describe('named custom endpoints', () => {
   it('setup remembers the server by name with its own key; OPENAI_API_KEY stays OpenAI’s', async () => {
     const home = tempHome();
     writeFileSync(join(home, '.env'), 'OPENAI_API_KEY=sk-real-openai-key-0000\n', { mode: 0o600 });
-    const r = await hermes(['setup', '--non-interactive', '--provider', 'custom', '--base-url', box.openaiBaseUrl, '--name', 'My Box', '--api-key', 'box-key-1234', '--model', 'fake-model'], { home });
+    // A name that is not a slug is refused, with the nearest one that is; nothing is written.
+    const bad = await hermes(['setup', '--non-interactive', '--provider', 'custom', '--base-url', box.openaiBaseUrl, '--name', 'My Box', '--api-key', 'box-key-1234', '--model', 'fake-model'], { home });
+    assert.equal(bad.code, 2);
+    assert.equal(bad.stderr.trim(), 'hermes: --name "My Box" cannot name an endpoint: use lower-case letters, digits and hyphens (it becomes `custom:<name>`, typed in shells and split at colons). Try "my-box".');
+    assert.doesNotMatch(dotenv(home), /CUSTOM_/);
+    const r = await hermes(['setup', '--non-interactive', '--provider', 'custom', '--base-url', box.openaiBaseUrl, '--name', 'my-box', '--api-key', 'box-key-1234', '--model', 'fake-model'], { home });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /Saved CUSTOM_MY_BOX_API_KEY → /);
-    assert.match(r.stdout, /Saved custom_providers: My Box \(http:\/\/127\.0\.0\.1:\d+\/v1, key in CUSTOM_MY_BOX_API_KEY\)/);
+    assert.match(r.stdout, /Saved custom_providers: my-box \(http:\/\/127\.0\.0\.1:\d+\/v1, key in CUSTOM_MY_BOX_API_KEY\)/);
     assert.match(dotenv(home), /^OPENAI_API_KEY=sk-real-openai-key-0000$/m);
     assert.match(dotenv(home), /^CUSTOM_MY_BOX_API_KEY=box-key-1234$/m);
     const cfg = config(home);
-    assert.deepEqual(cfg.custom_providers, [{ name: 'My Box', base_url: box.openaiBaseUrl, model: 'fake-model', key_env: 'CUSTOM_MY_BOX_API_KEY' }]);
+    assert.deepEqual(cfg.custom_providers, [{ name: 'my-box', base_url: box.openaiBaseUrl, model: 'fake-model', key_env: 'CUSTOM_MY_BOX_API_KEY' }]);
     assert.deepEqual(cfg.model, { provider: 'custom:my-box', default: 'fake-model' });
     assert.doesNotMatch(readFileSync(join(home, 'config.yaml'), 'utf8'), /box-key-1234/, 'no key in config.yaml');
 
@@ -129,6 +135,33 @@ describe('named custom endpoints', () => {
     assert.equal(config(home).custom_providers[0].api_key, 'box-key-1234', 'its own key is left where it is');
   });
 
+  it('a generated name is a slug; custom:<name>:<model> keeps colons in the model; an old-style name with colons keeps working', async () => {
+    const home = tempHome();
+    const r = await hermes(['setup', '--non-interactive', '--provider', 'custom', '--base-url', box.openaiBaseUrl, '--api-key', 'box-key-1234', '--model', 'fake-model', '--no-test'], { home });
+    assert.equal(r.code, 0, r.stderr);
+    const port = new URL(box.openaiBaseUrl).port;
+    assert.equal(config(home).model.provider, `custom:local-${port}`);
+    assert.equal(config(home).custom_providers[0].key_env, `CUSTOM_LOCAL_${port}_API_KEY`);
+    // A model id with colons (as Ollama names them) survives: only the known name is split off.
+    const sw = await hermes(['model', `custom:local-${port}:qwen3:8b`], { home });
+    assert.equal(sw.code, 0, sw.stderr);
+    assert.deepEqual(config(home).model, { provider: `custom:local-${port}`, default: 'qwen3:8b' });
+    // A home an older version set up, with a name holding a colon.
+    const old = tempHome();
+    writeFileSync(
+      join(old, 'config.yaml'),
+      `model:\n  provider: custom:local-(127.0.0.1:${port})\n  default: fake-model\ncustom_providers:\n  - name: Local (127.0.0.1:${port})\n    base_url: ${box.openaiBaseUrl}\n    api_key: box-key-1234\n    model: fake-model\n`,
+    );
+    box.enqueue({ text: 'old name still works' });
+    const chat = await hermes(['chat', '-q', 'hi'], { home: old });
+    assert.equal(chat.code, 0, chat.stderr);
+    assert.equal(chat.stdout, 'old name still works\n');
+    const sw2 = await hermes(['model', `custom:local-(127.0.0.1:${port}):fake-model-large`], { home: old });
+    assert.equal(sw2.code, 0, sw2.stderr);
+    assert.deepEqual(config(old).model, { provider: `custom:local-(127.0.0.1:${port})`, default: 'fake-model-large' });
+    assert.equal(config(old).custom_providers[0].name, `Local (127.0.0.1:${port})`, 'the old name is kept');
+  });
+
   it('a key in a legacy model block moves to .env with its server when the model changes', async () => {
     const home = tempHome();
     writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${box.openaiBaseUrl}\n  default: fake-model\n  api_key: box-key-1234\n`);
@@ -141,6 +174,25 @@ describe('named custom endpoints', () => {
     box.enqueue({ text: 'still works' });
     const chat = await hermes(['chat', '-q', 'hi'], { home });
     assert.equal(chat.stdout, 'still works\n', chat.stderr);
+  });
+});
+
+describe('endpoint names', () => {
+  it('generates slugs, refuses anything else with the nearest slug, and splits custom:<name>:<model> at a known name only', () => {
+    assert.equal(autoEndpointName('http://127.0.0.1:36189/v1'), 'local-36189');
+    assert.equal(autoEndpointName('http://localhost/v1'), 'local');
+    assert.equal(autoEndpointName('https://abc123-8000.proxy.runpod.net/v1'), 'runpod-abc123-8000');
+    assert.equal(autoEndpointName('https://api.Example.com:8443/v1'), 'api-example-com-8443');
+    for (const n of ['local-36189', 'box', 'a1-b2']) assert.equal(endpointNameProblem(n), null);
+    assert.match(endpointNameProblem('Local (127.0.0.1:36189)')!, /Try "local-127-0-0-1-36189"\.$/);
+    assert.match(endpointNameProblem('my:box')!, /Try "my-box"/);
+    assert.match(endpointNameProblem('--')!, /Try "my-endpoint"/);
+    const config = { providers: {}, custom_providers: [{ name: 'box', base_url: 'http://b/v1' }, { name: 'Local (127.0.0.1:8080)', base_url: 'http://127.0.0.1:8080/v1' }] };
+    assert.deepEqual(splitEndpointModel(config, 'box:qwen3:8b')?.model, 'qwen3:8b');
+    assert.equal(splitEndpointModel(config, 'box:qwen3:8b')?.endpoint.id, 'custom:box');
+    assert.equal(splitEndpointModel(config, 'local-(127.0.0.1:8080):gpt-5')?.model, 'gpt-5');
+    assert.equal(splitEndpointModel(config, 'nobody:gpt-5'), undefined);
+    assert.equal(splitEndpointModel(config, 'box:'), undefined);
   });
 });
 

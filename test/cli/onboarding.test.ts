@@ -38,13 +38,13 @@ describe('hermes setup --non-interactive', () => {
     assert.equal(locked.requests[n].apiKey, 'the-right-key');
     assert.equal(mode(join(home, '.env')), 0o600);
     // The key belongs to this server: its own variable, never OPENAI_API_KEY.
-    assert.match(readFileSync(join(home, '.env'), 'utf8'), /^CUSTOM_LOCAL_127_0_0_1_\d+_API_KEY=the-right-key$/m);
+    assert.match(readFileSync(join(home, '.env'), 'utf8'), /^CUSTOM_LOCAL_\d+_API_KEY=the-right-key$/m);
     assert.doesNotMatch(readFileSync(join(home, '.env'), 'utf8'), /OPENAI_API_KEY/);
     const cfg = readFileSync(join(home, 'config.yaml'), 'utf8');
     assert.match(cfg, /# my settings/);
     assert.match(cfg, /max_turns: 25/);
-    assert.match(cfg, /custom_providers:\n  - name: Local \(127\.0\.0\.1:\d+\)\n    base_url: http:\/\/127\.0\.0\.1:\d+\/v1\n    model: fake-model\n    key_env: CUSTOM_LOCAL_127_0_0_1_\d+_API_KEY/);
-    assert.match(cfg, /model:\n  provider: custom:local-\(127\.0\.0\.1:\d+\)\n  default: fake-model\n/);
+    assert.match(cfg, /custom_providers:\n  - name: local-\d+\n    base_url: http:\/\/127\.0\.0\.1:\d+\/v1\n    model: fake-model\n    key_env: CUSTOM_LOCAL_\d+_API_KEY/);
+    assert.match(cfg, /model:\n  provider: custom:local-\d+\n  default: fake-model\n/);
     assert.doesNotMatch(cfg, /the-right-key/);
     // The saved setup works end to end.
     locked.enqueue({ text: 'configured and working' });
@@ -129,12 +129,12 @@ describe('hermes model', () => {
     assert.equal(sw.code, 0, sw.stderr);
     assert.match(readFileSync(join(home, 'config.yaml'), 'utf8'), /default: fake-model-large/);
     const show = await hermes(['model'], { home });
-    assert.match(show.stdout, /^fake-model-large via custom:local-\(127\.0\.0\.1:\d+\) \(chat_completions\)/);
+    assert.match(show.stdout, /^fake-model-large via custom:local-\d+ \(chat_completions\)/);
     const other = await hermes(['model', 'openrouter:openai/gpt-5'], { home });
     assert.equal(other.code, 0, other.stderr);
     assert.match(other.stdout, /no API key is set for OpenRouter: `hermes config set OPENROUTER_API_KEY <key>`/);
     const cfg = readFileSync(join(home, 'config.yaml'), 'utf8');
-    assert.match(cfg, /^model:\n  provider: openrouter\n  default: openai\/gpt-5\ncustom_providers:\n  - name: Local/, 'the custom server is remembered, not in the model block');
+    assert.match(cfg, /^model:\n  provider: openrouter\n  default: openai\/gpt-5\ncustom_providers:\n  - name: local-\d+\n/, 'the custom server is remembered, not in the model block');
   });
 });
 
@@ -322,9 +322,14 @@ wizard.describe('hermes setup (wizard)', () => {
       t.type(locked.openaiBaseUrl);
       t.keys('Enter');
       await t.waitFor(/A name for this endpoint/);
-      await t.waitFor(/Local \(127\.0\.0\.1:\d+\)/);
+      await t.waitFor(/local-\d+/); // a slug: no spaces, parentheses or colons
+      // A name that is not a slug is refused, with the nearest one that is.
+      t.type(' (Lab):2');
       t.keys('Enter');
-      await t.waitFor(/API key for Local \(127\.0\.0\.1:\d+\) \(leave empty if the server needs none\) — saved as\s+CUSTOM_LOCAL_127_0_0_1_\d+_API_KEY/);
+      await t.waitFor(/"local-\d+ \(Lab\):2" cannot name an endpoint: use lower-case letters, digits and hyphens.*Try\s+"local-\d+-lab-2"/s);
+      for (let i = 0; i < 8; i++) t.keys('BSpace');
+      t.keys('Enter');
+      await t.waitFor(/API key for local-\d+ \(leave empty if the server needs none\) — saved as\s+CUSTOM_LOCAL_\d+_API_KEY/);
       t.type('the-right-key');
       await t.waitFor(/•{13}/);
       assert.doesNotMatch(t.screen(), /the-right-key/);
@@ -340,9 +345,9 @@ wizard.describe('hermes setup (wizard)', () => {
     } finally {
       t.kill();
     }
-    assert.match(readFileSync(join(home, '.env'), 'utf8'), /^CUSTOM_LOCAL_127_0_0_1_\d+_API_KEY=the-right-key$/m);
+    assert.match(readFileSync(join(home, '.env'), 'utf8'), /^CUSTOM_LOCAL_\d+_API_KEY=the-right-key$/m);
     assert.equal(mode(join(home, '.env')), 0o600);
-    assert.match(readFileSync(join(home, 'config.yaml'), 'utf8'), /model:\n  provider: custom:local-\(127\.0\.0\.1:\d+\)\n  default: fake-model-large\n/);
+    assert.match(readFileSync(join(home, 'config.yaml'), 'utf8'), /model:\n  provider: custom:local-\d+\n  default: fake-model-large\n/);
   });
 
   wizard.it('the first `hermes` with nothing configured runs the wizard, then the chat', async () => {
@@ -359,7 +364,7 @@ wizard.describe('hermes setup (wizard)', () => {
       t.keys('Enter');
       await t.waitFor(/A name for this endpoint/);
       t.keys('Enter');
-      await t.waitFor(/API key for Local/);
+      await t.waitFor(/API key for local-\d+/);
       t.keys('Enter'); // a local server needs none
       await t.waitFor(/2 model\(s\) available/);
       t.keys('Enter');
@@ -428,7 +433,7 @@ wizard.describe('hermes setup (wizard)', () => {
       t.keys('Enter');
       await t.waitFor(/A name for this endpoint/);
       t.keys('Enter');
-      await t.waitFor(/API key for Local/);
+      await t.waitFor(/API key for local-\d+/);
       t.type('wrong-key');
       t.keys('Enter');
       await t.waitFor(/Could not list models/);
@@ -436,7 +441,7 @@ wizard.describe('hermes setup (wizard)', () => {
       await t.waitFor(/Enter the key again/);
       t.keys('Enter');
       const mark = t.mark();
-      await t.waitFor(/API key for Local/, { after: mark - 4 });
+      await t.waitFor(/API key for local-\d+/, { after: mark - 4 });
       t.type('the-right-key');
       t.keys('Enter');
       await t.waitFor(/2 model\(s\) available/);

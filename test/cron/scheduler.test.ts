@@ -5,6 +5,8 @@ import { chmodSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { CronStore } from '../../src/cron/jobs.ts';
+import { SessionDB } from '../../src/state/db.ts';
+import { hermes } from '../helpers/cli.ts';
 import { activeTicker, CronScheduler, startCronTicker, type Deliver } from '../../src/cron/scheduler.ts';
 import { startFakeLlm, type FakeLlm, type FakeReply, type RecordedRequest } from '../helpers/fake-llm.ts';
 import { cronHome, outputFiles, readJobs, systemText, testEnv, toolNames, userText } from './helpers.ts';
@@ -98,6 +100,30 @@ describe('cron scheduler', () => {
     );
     // The same instant again: nothing left to run.
     assert.deepEqual(await w.tick(), []);
+  });
+
+  it('titles each run’s session `cron: <job name>` (never the injected guidance), where sessions are listed', async () => {
+    const w = world();
+    await w.store.create({ prompt: 'Count the pelicans [job-T]', schedule: 'every 1h', name: 'pelican count', deliver: 'local' });
+    replyBy({ '[job-T]': { text: '12 pelicans.' } });
+    for (const h of [1, 2]) {
+      w.setNow(T0 + h * 60 * 60_000 + 5_000);
+      const [r] = await w.tick();
+      assert.equal(r.success, true, r.error ?? '');
+    }
+    const list = await hermes(['sessions', 'list', '--source', 'cron'], { home: w.home });
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /cron: pelican count #2[\s\S]*cron: pelican count\b/);
+    assert.doesNotMatch(list.stdout, /SYSTEM|scheduled cron job/);
+    const db = SessionDB.open(join(w.home, 'state.db'));
+    try {
+      assert.deepEqual(
+        db.listSessions({ source: 'cron' }).map((x) => x.title).sort(),
+        ['cron: pelican count', 'cron: pelican count #2'],
+      );
+    } finally {
+      db.close();
+    }
   });
 
   it('records a failed delivery apart from a successful run, and a failed run apart from its delivery', async () => {

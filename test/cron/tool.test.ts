@@ -156,7 +156,7 @@ describe('cronjob tool', () => {
     const r = await hermes(['chat', '-q', 'every monday at 9 check HN for AI news'], { home });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /Scheduled: every Monday at 9:00\./);
-    assert.match(r.stderr, /┊ \S+ cron HN digest/);
+    assert.match(r.stderr, /┊ \S+ cron create HN digest/);
     const [job] = readJobs(home);
     assert.deepEqual([job.name, job.schedule, job.deliver], ['HN digest', { kind: 'cron', expr: '0 9 * * 1', display: 'every monday 9am' }, 'local']);
     const toolResult = JSON.stringify(fake.requests.at(-1)!.body.messages.at(-1));

@@ -28,7 +28,8 @@ export function homeWithModel(baseUrl: string, extraYaml = ''): string {
 /** Environment for a test run: nothing of the developer's keys or HERMES_* leaks in. */
 export function cleanEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const k of ['PATH', 'LANG', 'TERM', 'TMPDIR', 'USER', 'SHELL']) if (process.env[k]) env[k] = process.env[k];
+  // TZ too: a test's idea of "today" and the binary's must be the same day.
+  for (const k of ['PATH', 'LANG', 'TERM', 'TMPDIR', 'USER', 'SHELL', 'TZ']) if (process.env[k]) env[k] = process.env[k];
   env.HOME = home;
   env.HERMES_HOME = home;
   // `npm test` runs against the bundle in dist/; a test file run on its own uses the sources.

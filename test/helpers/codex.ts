@@ -1,7 +1,10 @@
-// The real Codex CLI (the @openai/codex devDependency) pointed at the fake LLM: a CODEX_HOME with a
-// custom Responses provider, and a Hermes config that hands turns to `codex app-server`.
-// CODEX_HOME lives under the worktree, not /tmp: codex refuses to create its Linux sandbox helper
-// under a temporary directory, and every command then fails with `bwrap: execvp codex-linux-sandbox`.
+// The real Codex CLI (the @openai/codex devDependency) pointed at the fake LLM through Hermes's own
+// endpoint (config.yaml model.base_url; the runtime hands it to codex as a model provider), and a
+// CODEX_HOME whose own config.toml names a dead provider, so a turn that reached codex's own
+// settings instead of Hermes's would fail.
+// Codex refuses to create its Linux sandbox helper under its temporary directory ($TMPDIR, else
+// /tmp) and every command then fails with `bwrap: execvp codex-linux-sandbox`: the homes live under
+// the clone and codex gets a TMPDIR beside them, so the tests behave the same wherever the clone is.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,25 +33,28 @@ export interface CodexHome {
 }
 
 /**
- * A CODEX_HOME whose config.toml sends codex to the fake LLM. Plugins and apps are off so codex
- * makes no network lookups of its own. `extra` is appended (user content for migration tests).
+ * A CODEX_HOME for the tests: its config.toml is the user's own codex config, naming a provider on a
+ * dead port with no retries (Hermes's endpoint must win), with plugins and apps off so codex makes
+ * no network lookups of its own. `extra` is appended (user content for migration tests).
  */
-export function makeCodexHome(openaiBaseUrl: string, extra = ''): CodexHome {
+export function makeCodexHome(_openaiBaseUrl?: string, extra = ''): CodexHome {
   const base = join(ROOT, '.codex-test-homes');
-  mkdirSync(base, { recursive: true });
+  const tmp = join(base, 'tmp');
+  mkdirSync(tmp, { recursive: true });
   const dir = mkdtempSync(join(base, 'home-'));
   writeFileSync(
     join(dir, 'config.toml'),
     [
       `model = "${CODEX_MODEL}"`,
       'model_provider = "fake"',
-      'approval_policy = "on-request"',
       '',
       '[model_providers.fake]',
-      'name = "Fake LLM"',
-      `base_url = "${openaiBaseUrl}"`,
+      'name = "Not Hermes"',
+      'base_url = "http://127.0.0.1:9/v1"',
       'wire_api = "responses"',
       'env_key = "FAKE_CODEX_KEY"',
+      'request_max_retries = 0',
+      'stream_max_retries = 0',
       '',
       '[features]',
       'plugins = false',
@@ -61,7 +67,7 @@ export function makeCodexHome(openaiBaseUrl: string, extra = ''): CodexHome {
   );
   return {
     dir,
-    env: { CODEX_HOME: dir, FAKE_CODEX_KEY: 'fake-codex-key', OPENAI_API_KEY: 'sk-test-hermes' },
+    env: { CODEX_HOME: dir, TMPDIR: tmp, FAKE_CODEX_KEY: 'not-hermes-key', OPENAI_API_KEY: 'sk-test-hermes' },
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

@@ -38,8 +38,13 @@ export function seedHome(home: string, o: { now?: number } = {}): { pelicanSessi
     { id: '20260101_090000_dddddd', source: 'cron', model: 'openai/gpt-4.1', daysAgo: 3, title: 'Morning digest', text: 'daily digest of the inbox' },
     { id: '20260101_090000_eeeeee', source: 'cli', model: 'test-model', daysAgo: 5, text: 'rename the variables in util.ts', tool: 'patch' },
   ];
+  // Reports count calendar days ("1 day" is today since local midnight): a session meant for today
+  // is put after midnight however early it is (2.4 hours ago is yesterday at 01:00).
+  const midnight = new Date(now * 1000);
+  midnight.setHours(0, 0, 0, 0);
+  const today = midnight.getTime() / 1000;
   for (const s of sessions) {
-    const t = now - s.daysAgo * DAY;
+    const t = s.daysAgo < 1 ? Math.min(now - 1, Math.max(today + 1, now - s.daysAgo * DAY)) : now - s.daysAgo * DAY;
     db.createSession({ id: s.id, source: s.source, model: s.model, startedAt: t, title: s.title });
     db.appendMessage(s.id, { role: 'user', content: s.text, timestamp: t + 1 } as never);
     if (s.tool) {

@@ -81,4 +81,43 @@ describe('kanban: a DAG runs to done through the dispatcher', () => {
     const tail = await kb(home, ['show', c]);
     assert.match(tail.stdout, /status:\s+done/);
   });
+
+  test('a task created without an assignee runs: the dispatcher gives it to kanban.default_assignee (the default profile)', async () => {
+    const t = idOf((await kb(home, ['create', 'nobody named'])).stdout);
+    assert.match((await kb(home, ['list'])).stdout, new RegExp(`${t}\\s+ready\\s+\\(unassigned\\)`));
+    const d = await kb(home, ['dispatch']);
+    assert.equal(d.code, 0, d.stderr);
+    assert.match(d.stdout, new RegExp(`Auto-assigned to kanban.default_assignee: ${t}`));
+    assert.match(d.stdout, new RegExp(`Spawned:\\s+1[\\s\\S]*${t}`), d.stdout);
+    const s = () => openBoard({ env: { HERMES_HOME: home } });
+    await until(() => {
+      const b = s();
+      try {
+        return b.get(t)!.status === 'done';
+      } finally {
+        b.close();
+      }
+    }, 60_000, `${t} done`);
+    const b = s();
+    try {
+      assert.equal(b.get(t)!.assignee, 'default');
+      assert.equal(b.runs(t)[0].profile, 'default');
+      assert.deepEqual(b.events(t).find((e) => e.kind === 'assigned')?.payload, { assignee: 'default', source: 'kanban.default_assignee' });
+      assert.equal(b.latestSummary(t), 'done:nobody named()');
+    } finally {
+      b.close();
+    }
+  });
+
+  test('kanban.default_assignee set empty (or to a missing profile) leaves unassigned tasks waiting, and says how to assign them', async () => {
+    const other = kanbanHome(llm, { yaml: "kanban:\n  default_assignee: ''\n" });
+    const t = idOf((await kb(other, ['create', 'left alone'])).stdout);
+    const d = await kb(other, ['dispatch']);
+    assert.equal(d.code, 0, d.stderr);
+    assert.match(d.stdout, new RegExp(`Skipped \\(unassigned\\): ${t} \\(kanban.default_assignee is empty or not a profile: assign them with \`hermes kanban assign <id> <profile>\``));
+    assert.match(d.stdout, /Spawned:\s+0/);
+    const ghost = kanbanHome(llm, { yaml: 'kanban:\n  default_assignee: ghost\n' });
+    const g = idOf((await kb(ghost, ['create', 'for a ghost'])).stdout);
+    assert.match((await kb(ghost, ['dispatch'])).stdout, new RegExp(`Skipped \\(unassigned\\): ${g}`));
+  });
 });

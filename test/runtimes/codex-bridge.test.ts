@@ -1,12 +1,13 @@
 // The approval bridge (codex's server requests → Hermes's approval flow) and the codex CLI checks.
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { AgentRequest, Answered } from '../../src/agent/types.ts';
 import { decisionFor, serverRequestHandler, type BridgeDeps } from '../../src/runtimes/codex/approvals.ts';
-import { codexHome, codexHomeProblem, codexStatus, compareVersions, parseCodexVersion } from '../../src/runtimes/codex/binary.ts';
+import { codexHome, codexHomeProblem, codexStatus, codexTmpdir, compareVersions, parseCodexVersion } from '../../src/runtimes/codex/binary.ts';
+import { deriveCodexConfig } from '../../src/runtimes/codex/derive.ts';
 import type { ServerRequest } from '../../src/runtimes/codex/protocol/ServerRequest.ts';
 import { applyCodexRuntime, parseRuntimeArg } from '../../src/runtimes/codex/switch.ts';
 import { defaultConfig } from '../../src/state/defaults.ts';
@@ -145,6 +146,39 @@ describe('codex CLI checks', () => {
     assert.equal(codexHome('', { HOME: '/home/u' }), '/home/u/.codex');
     assert.match(codexHomeProblem('/tmp/x/codex', '/tmp')!, /bwrap: execvp codex-linux-sandbox/);
     assert.equal(codexHomeProblem('/home/u/.codex', '/tmp'), null);
+    // Only codex's own temporary directory ($TMPDIR, else /tmp) is refused: /var/tmp is fine unless TMPDIR is there.
+    assert.equal(codexHomeProblem('/var/tmp/codex', codexTmpdir({})), null);
+    assert.match(codexHomeProblem('/var/tmp/codex', codexTmpdir({ TMPDIR: '/var/tmp' }))!, /under codex's temporary directory \/var\/tmp \(\$TMPDIR\)/);
+    assert.equal(codexHomeProblem('/tmp/codex', codexTmpdir({ TMPDIR: '/var/tmp' })), null);
+  });
+
+  it('derives codex’s settings from Hermes’s: endpoint and key as a provider, permissions from the approval mode', () => {
+    const config = defaultConfig();
+    const base = { config, env: {}, home: tmp, cwd: '/work/w', codexHome: join(tmp, 'no-codex-home') };
+    const proxy = deriveCodexConfig({ ...base, yolo: false, endpoint: { provider: 'openai', model: 'gpt-5.5', baseUrl: 'http://127.0.0.1:4000/v1/', apiKey: 'sk-proxy', source: 'env:OPENAI_API_KEY' } });
+    assert.equal(proxy.config.model_provider, 'hermes');
+    assert.deepEqual(proxy.config['model_providers.hermes'], { name: 'Hermes (http://127.0.0.1:4000/v1)', base_url: 'http://127.0.0.1:4000/v1', wire_api: 'responses', env_key: 'HERMES_CODEX_API_KEY' });
+    assert.deepEqual(proxy.env, { HERMES_CODEX_API_KEY: 'sk-proxy' });
+    assert.doesNotMatch(JSON.stringify(proxy.config) + proxy.processKey, /sk-proxy/, 'the key travels in the environment only');
+    assert.equal(proxy.model, 'gpt-5.5');
+    assert.deepEqual([proxy.approvalPolicy, proxy.sandbox, (proxy.sandboxPolicy as { networkAccess: boolean }).networkAccess], ['on-request', 'workspace-write', false]);
+    assert.match(proxy.describe.permissions, /writes in the working directory \/work\/w without asking; going further asks/);
+    assert.ok('mcp_servers.hermes-tools' in proxy.config);
+    const yolo = deriveCodexConfig({ ...base, yolo: true, endpoint: { provider: 'openai', model: 'm', baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-2' } });
+    assert.equal((yolo.sandboxPolicy as { networkAccess: boolean }).networkAccess, true);
+    assert.notEqual(yolo.processKey, proxy.processKey, 'another endpoint or key needs another codex process');
+    // No Hermes key: codex's own login (and codex's own provider for the public API).
+    assert.deepEqual(deriveCodexConfig({ ...base, yolo: false, endpoint: { provider: 'openai', model: 'm', baseUrl: 'https://api.openai.com/v1', apiKey: 'codex-app-server' } }).config.model_provider, undefined);
+    const keyless = deriveCodexConfig({ ...base, yolo: false, endpoint: { provider: 'openai', model: 'm', baseUrl: 'http://proxy.local/v1', apiKey: 'codex-app-server' } });
+    assert.equal((keyless.config['model_providers.hermes'] as { requires_openai_auth?: boolean }).requires_openai_auth, true);
+    assert.equal(deriveCodexConfig({ ...base, yolo: false, endpoint: { provider: 'openai-codex', model: 'm', baseUrl: 'https://chatgpt.com/backend-api/codex', apiKey: 'tok' } }).config.model_provider, undefined);
+    // The user's own permissions in config.toml are kept; codex.model wins over Hermes's model.
+    const own = join(tmp, 'own-codex');
+    mkdirSync(own, { recursive: true });
+    writeFileSync(join(own, 'config.toml'), 'default_permissions = ":read-only"\n');
+    const kept = deriveCodexConfig({ ...base, codexHome: own, yolo: false, endpoint: null, codexModel: 'gpt-x' });
+    assert.deepEqual([kept.sandbox, kept.sandboxPolicy, kept.model], [null, null, 'gpt-x']);
+    assert.match(kept.describe.permissions, /default_permissions from your config\.toml/);
   });
 
   it('/codex-runtime on is refused without a usable codex, and nothing changes', () => {

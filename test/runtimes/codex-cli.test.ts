@@ -3,7 +3,7 @@
 // approvals go through Hermes, and the projected turn lands in state.db.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { gatedSuite } from '../helpers/skip.ts';
@@ -63,7 +63,7 @@ describe('hermes chat -q on the codex app-server runtime', () => {
     assert.equal(r.stdout, 'Hello from inside codex.\n');
     const reqs = responsesRequests().slice(n);
     assert.equal(reqs.length, 1, 'one model request, made by codex');
-    assert.equal(reqs[0].apiKey, 'fake-codex-key', 'codex used its own provider config');
+    assert.equal(reqs[0].apiKey, 'sk-test-hermes', 'codex used Hermes’s endpoint and key, not its own config.toml provider');
     const dev = JSON.stringify(reqs[0].body.input.filter((i: { role?: string }) => i.role === 'developer'));
     assert.match(dev, /You are Hermes/);
     const s = stored(home);
@@ -82,7 +82,7 @@ describe('hermes chat -q on the codex app-server runtime', () => {
     codexReplies.push({ toolCalls: [call] }, { text: 'It was declined.' });
     const r = await run(['chat', '-q', 'write proof.txt'], home, work);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /exec_command/);
+    assert.match(r.stderr, /┊ 💻 \$ echo approved > proof\.txt/, 'the tool line shows the command codex ran, not just exec_command');
     assert.equal(existsSync(join(work, 'proof.txt')), false);
     const declined = stored(home).messages.find((m) => m.role === 'tool');
     assert.equal(JSON.parse(String(declined?.content)).status, 'declined');
@@ -97,6 +97,41 @@ describe('hermes chat -q on the codex app-server runtime', () => {
     const assistant = s.messages.find((m) => m.tool_calls?.length)!;
     assert.equal(assistant.tool_calls![0].function.name, 'exec_command');
     assert.equal(assistant.tool_calls![0].id, tool!.tool_call_id);
+  });
+
+  it('turned on in config.yaml alone (nothing migrated, CODEX_HOME under /var/tmp), --yolo runs a command that writes in the working directory through Hermes’s endpoint', async () => {
+    const { home, work } = setup();
+    const n = responsesRequests().length;
+    // /var/tmp is not codex's temporary directory: a home there works.
+    const varTmp = mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : codex.dir, 'hermes-codex-home-'));
+    after(() => rmSync(varTmp, { recursive: true, force: true }));
+    copyFileSync(join(codex.dir, 'config.toml'), join(varTmp, 'config.toml'));
+    // The command also counts the keys it can see: none (as Hermes's own terminal, secrets stay out).
+    codexReplies.push({ toolCalls: [{ name: 'exec_command', arguments: { cmd: "echo written > out.txt && env | grep -c -E '^(OPENAI_API_KEY|HERMES_CODEX_API_KEY)=' || true" } }] }, { text: 'Wrote out.txt.' });
+    const r = await run(['chat', '-q', 'write out.txt', '--yolo'], home, work, { CODEX_HOME: varTmp });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'Wrote out.txt.\n');
+    assert.equal(readFileSync(join(work, 'out.txt'), 'utf8'), 'written\n');
+    const tool = JSON.parse(String(stored(home).messages.find((m) => m.role === 'tool')?.content));
+    assert.equal(tool.exit_code, 0, JSON.stringify(tool));
+    assert.doesNotMatch(tool.output, /Read-only file system/);
+    assert.match(tool.output, /^0$/m, 'no API key in the command’s environment');
+    const reqs = responsesRequests().slice(n);
+    assert.equal(reqs.length, 2);
+    assert.ok(reqs.every((q) => q.apiKey === 'sk-test-hermes'), 'both model calls went to Hermes’s endpoint with Hermes’s key');
+    assert.doesNotMatch(readFileSync(join(varTmp, 'config.toml'), 'utf8'), /managed by hermes-agent/, 'nothing was written to config.toml');
+    assert.equal(stored(home).modelConfig.codex_home, varTmp);
+  });
+
+  it('without --yolo a write in the working directory runs without asking; the endpoint can come from OPENAI_BASE_URL', async () => {
+    const { home, work } = setup();
+    writeFileSync(join(home, 'config.yaml'), codexHermesConfig(fake.openaiBaseUrl).replace(/ {2}base_url: .*\n/, ''));
+    const n = responsesRequests().length;
+    codexReplies.push({ toolCalls: [{ name: 'exec_command', arguments: { cmd: 'echo plain > plain.txt' } }] }, { text: 'Done.' });
+    const r = await run(['chat', '-q', 'write plain.txt'], home, work, { OPENAI_BASE_URL: fake.openaiBaseUrl });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(readFileSync(join(work, 'plain.txt'), 'utf8'), 'plain\n');
+    assert.equal(responsesRequests().length, n + 2);
   });
 
   it('a file change (codex apply_patch) lands in the workspace and in state.db as apply_patch', async () => {
@@ -183,13 +218,35 @@ describe('hermes chat -q on the codex app-server runtime', () => {
     assert.match(readFileSync(join(home, 'logs', 'codex-app-server.log'), 'utf8'), /interrupting turn/);
   });
 
-  it('hermes doctor checks the codex CLI and says why CODEX_HOME must not be under /tmp', async () => {
+  it('hermes doctor says what the turn will use, and why CODEX_HOME must not be under codex’s temporary directory', async () => {
     const { home, work } = setup();
     const ok = await run(['doctor'], home, work);
-    assert.match(ok.stdout, /! Codex runtime\s+codex 0\.\d+\.\d+; .*config\.toml has no Hermes block/);
-    const bad = await run(['doctor'], home, work, { CODEX_HOME: join(home, 'codex') });
-    assert.match(bad.stdout, /✗ Codex runtime\s+CODEX_HOME \(.*\/codex\) is under \S+: .*bwrap: execvp codex-linux-sandbox/);
-    assert.match(bad.stdout, /→ set CODEX_HOME .* outside the temporary directory/);
+    assert.match(ok.stdout, new RegExp(`✓ Codex runtime\\s+codex 0\\.\\d+\\.\\d+; model gpt-5\\.5 via Hermes's endpoint ${fake.openaiBaseUrl.replace(/[.]/g, '\\.')} \\(Responses API\\) with the key from OPENAI_API_KEY; permissions: writes in the working directory without asking`));
+    assert.match(ok.stdout, /MCP servers: hermes-tools/);
+    // Under codex's $TMPDIR: refused, with a fix that names what to change.
+    const bad = await run(['doctor'], home, work, { CODEX_HOME: join(codex.env.TMPDIR, 'codex') });
+    assert.match(bad.stdout, /✗ Codex runtime\s+CODEX_HOME \(.*\/codex\) is under codex's temporary directory .*bwrap: execvp codex-linux-sandbox/);
+    assert.match(bad.stdout, /→ unset CODEX_HOME or set it to a directory outside the temporary directory/);
+    // A CODEX_HOME that does not exist: codex would refuse to start; the printed command creates it.
+    const missing = join(codex.dir, 'not-yet');
+    const gone = await run(['doctor'], home, work, { CODEX_HOME: missing });
+    assert.match(gone.stdout, /✗ Codex runtime\s+CODEX_HOME .*not-yet \(from CODEX_HOME\) does not exist/);
+    assert.match(gone.stdout, /→ `mkdir -p \S*not-yet`/);
+    await run(['doctor', '--fix'], home, work, { CODEX_HOME: missing });
+    assert.ok(existsSync(missing));
+    assert.match((await run(['doctor'], home, work, { CODEX_HOME: missing })).stdout, /✓ Codex runtime/);
+  });
+
+  it('doctor’s fixes work as printed: a provider codex does not serve, turned off with the printed command', async () => {
+    const { home, work } = setup();
+    writeFileSync(join(home, 'config.yaml'), codexHermesConfig(fake.openaiBaseUrl).replace('provider: openai', 'provider: custom'));
+    const d = await run(['doctor'], home, work);
+    assert.match(d.stdout, /! Codex runtime\s+model\.openai_runtime is codex_app_server, but provider "custom" keeps the Hermes loop/);
+    const fix = /`(hermes config set model\.openai_runtime auto)`/.exec(d.stdout);
+    assert.ok(fix, d.stdout);
+    const set = await run(fix[1].split(' ').slice(1), home, work);
+    assert.equal(set.code, 0, set.stderr);
+    assert.match((await run(['doctor'], home, work)).stdout, /- Codex runtime\s+not in use/);
   });
 
   it('a missing codex fails the turn with the install hint and how to fall back', async () => {

@@ -1,11 +1,14 @@
 // A Session on the codex runtime, in process, against the real codex binary: /steer reaches the
 // running codex turn, /compress is codex's own compaction, and closing the session ends codex.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { gatedSuite } from '../helpers/skip.ts';
 import { Session } from '../../src/runtime/session.ts';
+import { removeManagedBlock } from '../../src/runtimes/codex/migrate.ts';
+import { createCommandRegistry } from '../../src/commands/builtin.ts';
+import { runCommand as runIn } from '../../src/commands/registry.ts';
 import { loadConfig } from '../../src/state/config.ts';
 import { SessionDB } from '../../src/state/db.ts';
 import { cleanEnv, tempHome } from '../helpers/cli.ts';
@@ -39,6 +42,7 @@ function open(): { session: Session; db: SessionDB; home: string } {
   return { session, db, home };
 }
 
+const runCommand = async (session: Session, line: string) => (await runIn(createCommandRegistry({ home: session.options.home }), line, { session, surface: 'cli', hooks: {} })) ?? {};
 const responses = () => fake.requests.filter((r) => r.wire === 'responses');
 
 const { describe, it } = gatedSuite(skip || null);
@@ -66,6 +70,37 @@ describe('Session on the codex runtime', () => {
       await session.close();
       db.close();
     }
+  });
+
+  it('a changed setting applies to the next turn: /yolo, and /codex-runtime on (config.toml refreshed) in a running session', async () => {
+    const { session, db, home } = open();
+    const work = session.options.cwd;
+    const escalated = { toolCalls: [{ name: 'exec_command', arguments: { cmd: 'echo yes > esc.txt', sandbox_permissions: 'require_escalated', justification: 'write esc.txt' } }] };
+    try {
+      replies.push(escalated, { text: 'Declined.' });
+      await session.prompt('write esc.txt');
+      assert.equal(existsSync(join(work, 'esc.txt')), false, 'nobody to ask: declined');
+      const r = await runCommand(session, '/yolo');
+      assert.match(r.output ?? '', /YOLO on/);
+      replies.push(escalated, { text: 'Written.' });
+      await session.prompt('write esc.txt again');
+      assert.equal(readFileSync(join(work, 'esc.txt'), 'utf8'), 'yes\n', 'the same codex thread, now with approvals off');
+      // Already on: /codex-runtime on refreshes Hermes's block in config.toml, and the next turn starts a codex that reads it.
+      const on = await runCommand(session, '/codex-runtime on');
+      assert.match(on.output ?? '', /already codex app-server/);
+      assert.match(on.output ?? '', /Permissions: writes in .* and uses the network without asking/);
+      assert.match(readFileSync(join(codex.dir, 'config.toml'), 'utf8'), /managed by hermes-agent/);
+      replies.push({ text: 'Third.' });
+      assert.equal((await session.prompt('third')).finalText, 'Third.');
+    } finally {
+      await session.close();
+      db.close();
+      removeManagedBlock(codex.dir);
+    }
+    const log = readFileSync(join(home, 'logs', 'codex-app-server.log'), 'utf8');
+    assert.match(log, /settings changed; starting a new codex process for the next turn/);
+    assert.match(log, /resumed thread/, 'the new process resumed the same thread');
+    assert.equal(log.match(/started thread/g)?.length, 1);
   });
 
   it('/compress is codex’s native compaction; closing the session ends the codex process', async () => {

@@ -34,6 +34,10 @@ test('what subagents spend is added to the parent session\'s totals', async () =
   assert.equal(res.model, 'test/model');
   const out = await runCommand(createCommandRegistry({ home: h.home, externalDirs: [] }), '/usage', { session: h.session, surface: 'cli' } as never);
   assert.match(String((out as { output?: string }).output), /Subagents \(included above\): 1 run\(s\) · API calls: 1/);
+  // The one token definition: total = input + cache read + cache write + output, each shown.
+  const u = t.usage;
+  const total = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens + u.output_tokens;
+  assert.match(String((out as { output?: string }).output), new RegExp(`Tokens: ${total.toLocaleString('en-US')} total = input ${u.input_tokens.toLocaleString('en-US')} \\+ cache read ${u.cache_read_tokens} \\+ cache write ${u.cache_write_tokens} \\+ output ${u.output_tokens} `));
   await h.session.close();
 });
 

@@ -78,7 +78,7 @@ test('sessions stats does not price a local endpoint by its model’s name', asy
   const a = await hermes(['chat', '-q', 'hello local'], { home: h });
   assert.equal(a.code, 0, a.stderr);
   const st = await hermes(['sessions', 'stats'], { home: h });
-  assert.match(st.stdout, /Tokens\s+2,000,000 in \/ 500,000 out\n/);
+  assert.match(st.stdout, /Tokens\s+2,500,000 total \(input 2,000,000 · cache read 0 · cache write 0 · output 500,000\)\n/);
   assert.doesNotMatch(st.stdout, /\$/);
   assert.equal(JSON.parse((await hermes(['sessions', 'stats', '--json'], { home: h })).stdout).costUsd, 0);
 });

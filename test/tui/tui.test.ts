@@ -70,6 +70,14 @@ describe('hermes --tui', () => {
       await t.waitFor(/▸ ┊ 💻 \$ echo tool-ran-ok/);
       assert.match(bodyText((await requests(n + 2))[n + 1]), /tool-ran-ok/);
 
+      // While a tool runs, the status bar names it with its main argument (not a thinking verb).
+      enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 3; echo slow-done' } }] }, { text: 'Slept.' });
+      t.type('take a nap');
+      t.keys('Enter');
+      s = await t.waitFor(/💻 terminal sleep 3; echo slow-done \d+\.\ds$/m);
+      assert.doesNotMatch(s.split('\n').filter(Boolean).at(-1) ?? '', /pondering|thinking|mulling|musing/);
+      await t.waitFor(/Slept\./);
+
       // A dangerous command: the approval modal; Enter takes the highlighted Deny.
       n = main().length;
       enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: `rm -rf ${victim}/sub` } }] }, { text: 'Not deleted then.' });

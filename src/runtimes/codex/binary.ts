@@ -87,13 +87,21 @@ export function codexHome(configured: string | undefined, env: NodeJS.ProcessEnv
   return join(env.HOME || expandHome('~'), '.codex');
 }
 
+/** The temporary directory codex itself sees (Rust's `std::env::temp_dir()`: $TMPDIR, else /tmp). */
+export function codexTmpdir(env: NodeJS.ProcessEnv): string {
+  return env.TMPDIR?.trim() || '/tmp';
+}
+
 /**
- * Codex refuses to create its sandbox helper under a temporary directory, so commands then fail
- * with `bwrap: execvp codex-linux-sandbox`. Returns the warning, or null when CODEX_HOME is fine.
+ * Codex refuses to create its sandbox helper (`codex-linux-sandbox`) under its own temporary
+ * directory — $TMPDIR, else /tmp; nothing else (a home under /var/tmp is fine unless TMPDIR is
+ * there) — and every command then fails with `bwrap: execvp codex-linux-sandbox`. `tmp` is
+ * codexTmpdir(env of the codex process). Returns the warning, or null when CODEX_HOME is fine.
  */
 export function codexHomeProblem(home: string, tmp: string): string | null {
-  const norm = (p: string) => resolve(p).replace(/\/+$/, '');
+  const norm = (p: string) => resolve(p).replace(/\/+$/, '') || '/';
   const h = norm(home);
-  const bad = [...new Set([norm(tmp), '/tmp', '/var/tmp'])].find((t) => h === t || h.startsWith(`${t}/`));
-  return bad ? `CODEX_HOME (${home}) is under ${bad}: codex will not create its Linux sandbox helper there and every command fails with "bwrap: execvp codex-linux-sandbox". Use a directory outside ${bad} (the default is ~/.codex).` : null;
+  const t = norm(tmp);
+  if (h !== t && !h.startsWith(`${t}/`)) return null;
+  return `CODEX_HOME (${home}) is under codex's temporary directory ${t}${t === '/tmp' ? '' : ' ($TMPDIR)'}: codex will not create its Linux sandbox helper there and every command fails with "bwrap: execvp codex-linux-sandbox". Use a directory outside ${t} (the default is ~/.codex).`;
 }

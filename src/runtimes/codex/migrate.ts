@@ -232,15 +232,15 @@ function placeBlock(user: string, block: string): string {
   return `${head}${head && !head.endsWith('\n\n') ? (head.endsWith('\n') ? '\n' : '\n\n') : ''}${block}\n${user.slice(m.index)}`;
 }
 
-export function migrateCodexConfig(o: MigrationInput): MigrationReport {
-  const path = join(o.codexHome, 'config.toml');
-  const original = existsSync(path) ? readFileSync(path, 'utf8') : '';
-  const user = stripManaged(original);
-  const taken = userServerNames(user);
+/**
+ * Hermes's mcp_servers (plus the hermes-tools entry) as codex server tables, leaving out names the
+ * user's own config.toml defines (`taken`) and reporting what could not be translated.
+ */
+export function codexServerTables(mcpServers: unknown, env: NodeJS.ProcessEnv, hermesTools: HermesToolsEntry | null, taken: Set<string>): { servers: [string, Record<string, unknown>][]; skipped: MigrationReport['skipped'] } {
   const skipped: MigrationReport['skipped'] = [];
   const servers: [string, Record<string, unknown>][] = [];
-  if (isObj(o.mcpServers)) {
-    for (const [name, raw] of Object.entries(o.mcpServers)) {
+  if (isObj(mcpServers)) {
+    for (const [name, raw] of Object.entries(mcpServers)) {
       if (name === HERMES_TOOLS_SERVER) {
         skipped.push({ server: name, reason: 'the name is reserved for Hermes’s own tools server' });
         continue;
@@ -249,12 +249,33 @@ export function migrateCodexConfig(o: MigrationInput): MigrationReport {
         skipped.push({ server: name, reason: 'config.toml already defines it outside the managed block (yours is kept)' });
         continue;
       }
-      const t = translateServer(name, raw, o.env);
+      const t = translateServer(name, raw, env);
       for (const n of t.notes) skipped.push({ server: name, reason: n });
       if (t.table) servers.push([name, t.table]);
     }
   }
-  if (o.hermesTools && !taken.has(HERMES_TOOLS_SERVER)) servers.push([HERMES_TOOLS_SERVER, { command: o.hermesTools.command, args: o.hermesTools.args, env: o.hermesTools.env, startup_timeout_sec: 30, tool_timeout_sec: 300 }]);
+  if (hermesTools && !taken.has(HERMES_TOOLS_SERVER)) servers.push([HERMES_TOOLS_SERVER, { command: hermesTools.command, args: hermesTools.args, env: hermesTools.env, startup_timeout_sec: 30, tool_timeout_sec: 300 }]);
+  return { servers, skipped };
+}
+
+/** The user's part of CODEX_HOME/config.toml (the managed block left out): its top-level keys and server names. */
+export function userCodexConfig(codexHome: string): { keys: Set<string>; servers: Set<string>; text: string } {
+  const path = join(codexHome, 'config.toml');
+  let user = '';
+  try {
+    user = existsSync(path) ? stripManaged(readFileSync(path, 'utf8')) : '';
+  } catch {
+    user = '';
+  }
+  return { keys: userTopLevelKeys(user), servers: userServerNames(user), text: user };
+}
+
+export function migrateCodexConfig(o: MigrationInput): MigrationReport {
+  const path = join(o.codexHome, 'config.toml');
+  const original = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const user = stripManaged(original);
+  const taken = userServerNames(user);
+  const { servers, skipped } = codexServerTables(o.mcpServers, o.env, o.hermesTools, taken);
   const top: Record<string, unknown> = {};
   let permissions: MigrationReport['permissions'] = 'none';
   const wanted = o.defaultPermissions === undefined ? DEFAULT_PERMISSIONS : o.defaultPermissions;

@@ -3,6 +3,7 @@
 // as `codex_thread_id`, resumed with thread/resume), `turn/start` per user turn, streamed deltas and
 // tool items turned into the usual AgentEvents, completed items projected into Hermes messages,
 // approvals bridged to the person, and `turn/interrupt` on Ctrl+C, /stop or the turn timeout.
+import { existsSync, mkdirSync } from 'node:fs';
 import pkg from '../../../package.json' with { type: 'json' };
 import type { AgentEvent, AgentRequest, Answered, TurnResult } from '../../agent/types.ts';
 import { messageText } from '../../agent/repair.ts';
@@ -14,6 +15,7 @@ import type { ToolServices } from '../../tools/types.ts';
 import type { TurnContext, TurnRunner } from '../types.ts';
 import { HERMES_TOOLS_SERVER, serverRequestHandler } from './approvals.ts';
 import { codexHome, codexStatus } from './binary.ts';
+import { deriveCodexConfig, type DerivedCodex, type HermesEndpoint } from './derive.ts';
 import { codexLog } from './log.ts';
 import { mcpEnvRefs } from './migrate.ts';
 import { CodexProjector, callIdFor, summarizeChanges, toolArgsOf, toolNameOf, toolResultOf } from './projector.ts';
@@ -32,8 +34,8 @@ export interface CodexHost {
   readonly id: string;
   readonly options: SessionOptions;
   readonly services: ToolServices;
-  /** The model and provider Hermes resolved (usage accounting). */
-  readonly runtimeInfo: { model: string; provider: string };
+  /** The model, provider and endpoint Hermes resolved (usage accounting; codex's model provider). */
+  readonly runtimeInfo: HermesEndpoint;
   persist(write: () => unknown): void;
 }
 
@@ -124,22 +126,49 @@ export class CodexRunner implements TurnRunner {
   /** The latest subprocess, kept for its stderr tail after it is retired. */
   private lastClient: CodexAppServerClient | null = null;
   private emit: (e: AgentEvent) => void = () => {};
+  /** The derived settings the running subprocess was started with (see derive.ts). */
+  private clientKey = '';
 
   constructor(host: CodexHost) {
     this.host = host;
     this.log = codexLog(host.options.home);
   }
 
-  private async ensureClient(): Promise<CodexAppServerClient> {
-    if (this.client?.alive) return this.client;
+  /** What this turn runs with, derived from Hermes's settings as they are now. */
+  private derive(): DerivedCodex {
+    const o = this.host.options;
+    const settings = codexSettings(o.config);
+    return deriveCodexConfig({
+      config: o.config,
+      env: o.env,
+      home: o.home,
+      cwd: o.cwd,
+      yolo: !!this.host.services.yolo,
+      endpoint: this.host.runtimeInfo,
+      codexHome: codexHome(settings.home, o.env),
+      codexModel: settings.model,
+      dotenvNames: o.dotenvNames ? [...o.dotenvNames] : undefined,
+    });
+  }
+
+  private async ensureClient(d: DerivedCodex): Promise<CodexAppServerClient> {
+    if (this.client?.alive && this.clientKey === d.processKey) return this.client;
+    if (this.client?.alive) {
+      // The endpoint, key, MCP servers or config.toml changed: the next turn runs in a new codex.
+      this.log('settings changed; starting a new codex process for the next turn');
+      await this.retire();
+    }
     const o = this.host.options;
     const settings = codexSettings(o.config);
     const status = codexStatus(settings.path, o.env);
     if (!status.ok || !status.path) throw new Error(status.problem ?? 'codex is not usable');
+    // codex creates its default ~/.codex itself but refuses to start when CODEX_HOME names a missing folder.
+    const home = codexHome(settings.home, o.env);
+    if (!existsSync(home)) mkdirSync(home, { recursive: true, mode: 0o700 });
     const { client, info } = await CodexAppServerClient.start(
       {
         bin: status.path,
-        env: codexEnv(o),
+        env: { ...codexEnv(o), ...d.env },
         cwd: o.cwd,
         log: (l) => this.log(`codex: ${l}`),
         onServerRequest: serverRequestHandler({
@@ -166,6 +195,7 @@ export class CodexRunner implements TurnRunner {
       if (!this.mcpStarting.size) for (const f of this.mcpWaiters.splice(0)) f();
     });
     this.client = client;
+    this.clientKey = d.processKey;
     this.lastClient = client;
     return client;
   }
@@ -194,10 +224,17 @@ export class CodexRunner implements TurnRunner {
   }
 
   /** Resumes the session's stored thread, or starts a new one. Returns whether it is new. */
-  private async ensureThread(client: CodexAppServerClient, system: string): Promise<boolean> {
+  private async ensureThread(client: CodexAppServerClient, system: string, d: DerivedCodex): Promise<boolean> {
     const o = this.host.options;
     const settings = codexSettings(o.config);
     const home = codexHome(settings.home, o.env);
+    const threadParams = {
+      cwd: o.cwd,
+      approvalPolicy: d.approvalPolicy,
+      config: d.config,
+      ...(d.sandbox ? { sandbox: d.sandbox } : {}),
+      ...(d.model ? { model: d.model } : {}),
+    };
     if (this.threadId && this.threadClient === client) return false;
     if (!this.threadId) {
       const stored = (await this.store?.getModelConfig?.(this.host.id)) ?? {};
@@ -205,7 +242,7 @@ export class CodexRunner implements TurnRunner {
       const sameHome = !stored.codex_home || stored.codex_home === home;
       if (id && sameHome) {
         try {
-          const r = await client.request('thread/resume', { threadId: id, cwd: o.cwd, excludeTurns: true });
+          const r = await client.request('thread/resume', { threadId: id, ...threadParams, excludeTurns: true });
           this.threadId = r.thread.id;
           this.threadModel = r.model;
           this.threadClient = client;
@@ -218,7 +255,7 @@ export class CodexRunner implements TurnRunner {
     } else {
       // The subprocess was replaced (it died or timed out): load the thread into the new one.
       try {
-        const r = await client.request('thread/resume', { threadId: this.threadId, cwd: o.cwd, excludeTurns: true });
+        const r = await client.request('thread/resume', { threadId: this.threadId, ...threadParams, excludeTurns: true });
         this.threadModel = r.model;
         this.threadClient = client;
         this.log(`resumed thread ${this.threadId} in a new codex process`);
@@ -228,11 +265,7 @@ export class CodexRunner implements TurnRunner {
         this.threadId = null;
       }
     }
-    const r = await client.request('thread/start', {
-      cwd: o.cwd,
-      developerInstructions: system || null,
-      ...(settings.model ? { model: settings.model } : {}),
-    });
+    const r = await client.request('thread/start', { ...threadParams, developerInstructions: system || null });
     this.threadId = r.thread.id;
     this.threadModel = r.model;
     this.threadClient = client;
@@ -281,9 +314,11 @@ export class CodexRunner implements TurnRunner {
     if (ctx.signal.aborted) return finish({ completed: false, failed: false, interrupted: true });
     let client: CodexAppServerClient;
     let fresh: boolean;
+    let derived: DerivedCodex;
     try {
-      client = await this.ensureClient();
-      fresh = await this.ensureThread(client, ctx.system);
+      derived = this.derive();
+      client = await this.ensureClient(derived);
+      fresh = await this.ensureThread(client, ctx.system, derived);
     } catch (e) {
       await this.retire();
       return fail(this.withStderr((e as Error).message));
@@ -352,7 +387,15 @@ export class CodexRunner implements TurnRunner {
     const died = client.exited.then(() => settle());
     try {
       try {
-        const r = await client.request('turn/start', { threadId, input });
+        // Permissions and model go with every turn: /yolo, /approvals and /model apply from the next one.
+        const r = await client.request('turn/start', {
+          threadId,
+          input,
+          cwd: this.host.options.cwd,
+          approvalPolicy: derived.approvalPolicy,
+          ...(derived.sandboxPolicy ? { sandboxPolicy: derived.sandboxPolicy } : {}),
+          ...(derived.model ? { model: derived.model } : {}),
+        });
         active.turnId = r.turn.id;
         if (ctx.signal.aborted) void this.interrupt(client, active);
       } catch (e) {
@@ -452,8 +495,9 @@ export class CodexRunner implements TurnRunner {
 
   async compact(signal?: AbortSignal): Promise<string> {
     if (!this.threadId && typeof (await this.store?.getModelConfig?.(this.host.id))?.codex_thread_id !== 'string') return 'There is no codex thread to compact yet.';
-    const client = await this.ensureClient();
-    await this.ensureThread(client, '');
+    const d = this.derive();
+    const client = await this.ensureClient(d);
+    await this.ensureThread(client, '', d);
     const threadId = this.threadId!;
     const done = new Promise<string>((resolve) => {
       const off = client.onNotification((n) => {

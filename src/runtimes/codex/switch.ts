@@ -1,15 +1,18 @@
 // `/codex-runtime [auto|codex_app_server|on|off]`: shows or sets model.openai_runtime (config.yaml and
-// the running config), gated on a usable codex CLI, and migrates ~/.codex/config.toml on enable.
+// the running config), gated on a usable codex CLI, and writes Hermes's block into
+// ~/.codex/config.toml on enable (so a plain `codex` sees Hermes's MCP servers too; the runtime itself
+// passes everything per thread, see derive.ts). `on` when it is already on refreshes that block.
 // Shared by every surface through the command registry; the session picks its runner per turn.
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { setConfigKey } from '../../state/config.ts';
 import type { HermesConfig } from '../../state/defaults.ts';
-import { packageRoot } from '../../state/paths.ts';
 import { CODEX_PROVIDERS, configuredRuntime } from '../select.ts';
-import { codexHome, codexHomeProblem, codexStatus } from './binary.ts';
-import { migrateCodexConfig, type HermesToolsEntry, type MigrationReport } from './migrate.ts';
+import { codexHome, codexHomeProblem, codexStatus, codexTmpdir } from './binary.ts';
+import { deriveCodexConfig, hermesToolsEntry, type HermesEndpoint } from './derive.ts';
+import { migrateCodexConfig, type MigrationReport } from './migrate.ts';
 import { codexSettings } from './runner.ts';
+
+export { hermesToolsEntry };
 
 export type RuntimeValue = 'auto' | 'codex_app_server';
 
@@ -19,13 +22,6 @@ export function parseRuntimeArg(args: string): { value: RuntimeValue | null } | 
   if (['auto', 'off', 'default', 'hermes', 'loop'].includes(a)) return { value: 'auto' };
   if (['codex_app_server', 'codex-app-server', 'on', 'codex', 'app-server'].includes(a)) return { value: 'codex_app_server' };
   return { error: `Unknown runtime "${args.trim()}". Usage: /codex-runtime [auto|codex_app_server|on|off]` };
-}
-
-/** How codex reaches Hermes's own tools: `hermes mcp serve --tools-only` with this HERMES_HOME. */
-export function hermesToolsEntry(home: string, env: NodeJS.ProcessEnv): HermesToolsEntry {
-  const e: Record<string, string> = { HERMES_HOME: home };
-  if (env.HERMES_FROM_SOURCE) e.HERMES_FROM_SOURCE = env.HERMES_FROM_SOURCE;
-  return { command: process.execPath, args: [join(packageRoot(), 'bin', 'hermes.mjs'), 'mcp', 'serve', '--tools-only'], env: e };
 }
 
 export function describeMigration(r: MigrationReport): string[] {
@@ -41,6 +37,10 @@ export interface SwitchInput {
   /** The provider the session uses now. */
   provider: string;
   args: string;
+  /** The session's resolved endpoint, working directory and approval mode (what the next turn uses). */
+  endpoint?: HermesEndpoint | null;
+  cwd?: string;
+  yolo?: boolean;
 }
 
 export interface SwitchResult {
@@ -62,24 +62,31 @@ export function applyCodexRuntime(i: SwitchInput): SwitchResult {
       `Runtime: ${current === 'codex_app_server' ? (eligible ? 'codex app-server (turns run inside codex)' : `codex_app_server is set, but provider ${i.provider} keeps the Hermes loop (codex serves openai and openai-codex only)`) : 'Hermes agent loop (auto)'}`,
       `Codex CLI: ${st.ok ? `${st.version} at ${st.path}` : st.problem}`,
       `CODEX_HOME: ${home}`,
+      ...(current === 'codex_app_server' && eligible ? nextTurnLines(i, home) : []),
       'Set with /codex-runtime codex_app_server (or on) and /codex-runtime auto (or off).',
     ];
     return { output: lines.join('\n'), changed: false };
   }
-  if (parsed.value === current) return { output: `The runtime is already ${current === 'auto' ? 'auto (the Hermes agent loop)' : 'codex_app_server'}.`, changed: false };
+  if (parsed.value === 'auto' && current === 'auto') return { output: 'The runtime is already auto (the Hermes agent loop).', changed: false };
   const lines: string[] = [];
   if (parsed.value === 'codex_app_server') {
     const st = codexStatus(settings.path, i.env, { fresh: true });
     if (!st.ok) return { output: `Cannot enable the codex app-server runtime: ${st.problem}`, changed: false };
-    const tmpProblem = codexHomeProblem(home, tmpdir());
+    const tmpProblem = codexHomeProblem(home, codexTmpdir(i.env));
     if (tmpProblem) lines.push(`⚠ ${tmpProblem}`);
     try {
       lines.push(...describeMigration(migrateCodexConfig({ codexHome: home, mcpServers: i.config.mcp_servers, env: i.env, hermesTools: hermesToolsEntry(i.home, i.env) })));
     } catch (e) {
-      lines.push(`⚠ ${join(home, 'config.toml')} was not updated (${(e as Error).message}); the runtime is enabled anyway, so check codex's MCP servers yourself.`);
+      lines.push(`⚠ ${join(home, 'config.toml')} was not updated (${(e as Error).message}); the runtime passes Hermes's MCP servers to codex anyway.`);
     }
-    lines.unshift(`Runtime: codex app-server (codex ${st.version}). From the next turn, codex runs the turns; Hermes keeps sessions, memory, skills and approvals.`);
-    if (!eligible) lines.push(`Note: provider ${i.provider} keeps the Hermes loop; the codex runtime applies with provider openai or openai-codex.`);
+    lines.unshift(
+      current === 'codex_app_server'
+        ? `Runtime: already codex app-server (codex ${st.version}); Hermes's block in config.toml is refreshed and the next turn starts codex with the settings below.`
+        : `Runtime: codex app-server (codex ${st.version}). From the next turn, codex runs the turns; Hermes keeps sessions, memory, skills and approvals.`,
+    );
+    if (eligible) lines.push(...nextTurnLines(i, home));
+    else lines.push(`Note: provider ${i.provider} keeps the Hermes loop; the codex runtime applies with provider openai or openai-codex.`);
+    if (current === 'codex_app_server') return { output: lines.join('\n'), changed: true };
   } else lines.push('Runtime: auto (the Hermes agent loop) from the next turn.');
   (i.config.model as { openai_runtime?: string }).openai_runtime = parsed.value;
   try {
@@ -88,4 +95,10 @@ export function applyCodexRuntime(i: SwitchInput): SwitchResult {
     lines.push(`⚠ Could not save it to config.yaml (${(e as Error).message}): this applies until Hermes restarts.`);
   }
   return { output: lines.join('\n'), changed: true };
+}
+
+/** What the next codex turn uses (the same derivation the runner makes). */
+function nextTurnLines(i: SwitchInput, home: string): string[] {
+  const d = deriveCodexConfig({ config: i.config, env: i.env, home: i.home, cwd: i.cwd ?? process.cwd(), yolo: !!i.yolo, endpoint: i.endpoint ?? null, codexHome: home, codexModel: codexSettings(i.config).model });
+  return [`Model: ${d.model ?? "codex's default"} · ${d.describe.endpoint}`, `Permissions: ${d.describe.permissions}`, `MCP servers: ${d.describe.mcp}`];
 }

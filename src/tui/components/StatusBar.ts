@@ -7,6 +7,7 @@ import { formatUsd } from '../../cli/repl/driver.ts';
 import { stringWidth, truncateAnsi } from '../../cli/repl/width.ts';
 import { contextLengthFor } from '../../llm/index.ts';
 import { promptTokens } from '../../llm/types.ts';
+import { toolDetail, toolEmoji } from '../../runtime/activity.ts';
 import type { TuiController } from '../controller.ts';
 import { SPINNER } from '../transcript.ts';
 import { Lines } from './Lines.ts';
@@ -31,7 +32,18 @@ export function busyLabel(c: TuiController): string {
   if (c.requests.length) return `${s.yellow('◆')} waiting for your answer`;
   if (d.phase === 'idle') return `${s.green('●')} ready`;
   const elapsed = d.phaseStarted ? ` ${((c.now() - d.phaseStarted) / 1000).toFixed(1)}s` : '';
-  const what = d.phase === 'turn' ? (c.writing ? 'writing' : c.verb) : d.phaseLabel || 'working';
+  const tool = d.phase === 'turn' ? c.runningTool : null;
+  // A running tool is named with its main argument (as its transcript line), not a thinking verb.
+  const what = tool
+    ? `${toolEmoji(tool.name, tool.emoji)} ${tool.name}${(() => {
+        const detail = toolDetail(tool.name, tool.args, 40);
+        return detail ? ` ${detail}` : '';
+      })()}${tool.others ? ` (+${tool.others} more)` : ''}`
+    : d.phase === 'turn'
+      ? c.writing
+        ? 'writing'
+        : c.verb
+      : d.phaseLabel || 'working';
   return `${s.cyan(SPINNER[c.tick % SPINNER.length])} ${what}${elapsed}`;
 }
 

@@ -479,7 +479,7 @@ export class PgSessionStore implements SessionStoreApi {
 
   async stats(): Promise<DbStats> {
     const s = (await this.db.get(
-      'SELECT COUNT(*) AS n, COALESCE(SUM(input_tokens),0) AS inp, COALESCE(SUM(output_tokens),0) AS outp, COALESCE(SUM(estimated_cost_usd),0) AS cost, MIN(started_at) AS oldest, MAX(started_at) AS newest, COALESCE(SUM(archived),0) AS archived FROM sessions',
+      'SELECT COUNT(*) AS n, COALESCE(SUM(input_tokens),0) AS inp, COALESCE(SUM(output_tokens),0) AS outp, COALESCE(SUM(cache_read_tokens),0) AS cr, COALESCE(SUM(cache_write_tokens),0) AS cw, COALESCE(SUM(reasoning_tokens),0) AS rsn, COALESCE(SUM(estimated_cost_usd),0) AS cost, MIN(started_at) AS oldest, MAX(started_at) AS newest, COALESCE(SUM(archived),0) AS archived FROM sessions',
     ))!;
     const m = await this.db.get('SELECT COUNT(*) AS n FROM messages');
     const bySource: Record<string, number> = {};
@@ -493,6 +493,9 @@ export class PgSessionStore implements SessionStoreApi {
       bySource,
       inputTokens: Number(s.inp),
       outputTokens: Number(s.outp),
+      cacheReadTokens: Number(s.cr),
+      cacheWriteTokens: Number(s.cw),
+      reasoningTokens: Number(s.rsn),
       costUsd: Number(s.cost),
       oldest: s.oldest === null ? null : Number(s.oldest),
       newest: s.newest === null ? null : Number(s.newest),

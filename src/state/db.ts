@@ -588,6 +588,12 @@ export class SessionDB implements SessionStoreApi {
     }
   }
 
+  getCompressionLockHolder(sessionId: string): string | null {
+    if (!this.tableExists('compression_locks')) return null;
+    const row = this.stmt('SELECT holder FROM compression_locks WHERE session_id = ? AND expires_at > ?').get(sessionId, now()) as { holder: string } | undefined;
+    return row?.holder ?? null;
+  }
+
   /**
    * Compression in place, as Hermes commits it: in one transaction the live rows become
    * `active = 0, compacted = 1` (still searchable and shown in transcripts, never replayed) and the

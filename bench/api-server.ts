@@ -98,6 +98,7 @@ const bench: Bench = async () => {
   const pid = child.pid!;
   const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS + 10 });
   const rows: BenchRow[] = [];
+  let sampler: ReturnType<typeof setInterval> | undefined;
   try {
     // Up when /health answers.
     const deadline = Date.now() + 30_000;
@@ -118,7 +119,7 @@ const bench: Bench = async () => {
     let warmAt = 0;
     const samples: { at: number; done: number; rss: number }[] = [];
     let completed = 0;
-    const sampler = setInterval(() => {
+    sampler = setInterval(() => {
       // The fake LLM keeps every request (tests read them); the bench reads none.
       if (llm.requests.length > 50) llm.requests.length = 0;
       const now = performance.now();
@@ -170,6 +171,7 @@ const bench: Bench = async () => {
     });
     rows.push({ name: 'gateway CPU per request', value: cpuPerReq, unit: 'ms', note: `= ${(1000 / cpuPerReq).toFixed(0)} req/s on one core (from /proc)` });
   } finally {
+    clearInterval(sampler);
     agent.destroy();
     child.kill('SIGTERM');
     await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));

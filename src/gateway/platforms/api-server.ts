@@ -37,6 +37,10 @@ export interface ApiServerSettings {
   requestTimeoutMs: number;
   /** A streaming client that reads nothing for this many ms while output waits is cut off (its turn interrupted). */
   writeTimeoutMs: number;
+  /** Turns run at once; later requests wait their turn in arrival order. */
+  maxConcurrent: number;
+  /** Requests that may wait for a turn; past that a request gets 503 with Retry-After. */
+  maxQueue: number;
 }
 
 const num = (v: unknown, fallback: number) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) && Number(v) > 0 ? Number(v) : fallback);
@@ -54,6 +58,8 @@ export function apiServerSettings(env: NodeJS.ProcessEnv, config: Record<string,
     maxBodyBytes: num(env.API_SERVER_MAX_BODY_BYTES ?? s.max_body_bytes, 20 * 1024 * 1024),
     requestTimeoutMs: num(env.API_SERVER_REQUEST_TIMEOUT ?? s.request_timeout, 60) * 1000,
     writeTimeoutMs: num(env.API_SERVER_WRITE_TIMEOUT ?? s.write_timeout, 120) * 1000,
+    maxConcurrent: Math.floor(num(env.API_SERVER_MAX_CONCURRENT ?? s.max_concurrent, 64)),
+    maxQueue: Math.floor(num(env.API_SERVER_MAX_QUEUE ?? s.max_queue, 1024)),
   };
 }
 
@@ -233,6 +239,10 @@ export class ApiServer implements PlatformAdapter {
   private readonly active = new Set<Session>();
   /** The open event streams' sinks (their buffered bytes: `streamBuffered`). */
   private readonly streams = new Set<SseSink>();
+  /** Turns running now, and the requests waiting for one (first come, first served). */
+  private running = 0;
+  private readonly slots = new Map<Session, () => void>();
+  private readonly waiting: (() => void)[] = [];
   /** Port actually bound (port 0 in tests). */
   port = 0;
 
@@ -277,6 +287,72 @@ export class ApiServer implements PlatformAdapter {
 
   async send(): Promise<SendResult> {
     return { ok: false, error: 'the API server answers requests; it cannot send messages' };
+  }
+
+  /**
+   * A turn slot: at most `maxConcurrent` turns (sessions, model calls, tools) run at once, the rest
+   * wait in arrival order — so under load every request waits about as long as the others (the
+   * latency stays even) and memory stays bounded by the slots, not by the number of clients. A full
+   * queue is refused with 503; a client that leaves while it waits gives its place up. Resolves with
+   * the release function (call it once the turn is over).
+   */
+  private admit(signal?: AbortSignal): Promise<() => void> {
+    const grant = () => {
+      this.running++;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        this.running--;
+        while (this.running < this.settings.maxConcurrent && this.waiting.length) this.waiting.shift()!();
+      };
+    };
+    if (this.running < this.settings.maxConcurrent && !this.waiting.length) return Promise.resolve(grant());
+    if (this.waiting.length >= this.settings.maxQueue)
+      return Promise.reject(
+        new HttpError(503, `The API server is at capacity (${this.settings.maxConcurrent} turns running, ${this.waiting.length} waiting); retry shortly (platforms.api_server.max_concurrent / API_SERVER_MAX_CONCURRENT).`, 'server_error', 'server_busy'),
+      );
+    return new Promise((resolve, reject) => {
+      const wake = () => {
+        signal?.removeEventListener('abort', gone);
+        resolve(grant());
+      };
+      const gone = () => {
+        const i = this.waiting.indexOf(wake);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(new HttpError(499, 'The client closed the request while it waited for a turn.', 'invalid_request_error', 'client_closed'));
+      };
+      signal?.addEventListener('abort', gone, { once: true });
+      this.waiting.push(wake);
+    });
+  }
+
+  /** The request's session, holding the turn slot `release` until `finish`. */
+  private sessionFor(release: () => void, o: Parameters<GatewayRunner['serviceSession']>[0]): Session {
+    let session: Session;
+    try {
+      session = this.runner.serviceSession(o);
+    } catch (e) {
+      release();
+      throw e;
+    }
+    this.slots.set(session, release);
+    return session;
+  }
+
+  /** Ends a request's session and gives its turn slot to the next request waiting. */
+  private async finish(session: Session): Promise<void> {
+    try {
+      await session.close('api_request_done');
+    } finally {
+      this.slots.get(session)?.();
+      this.slots.delete(session);
+    }
+  }
+
+  /** Turns running and requests waiting (diagnostics). */
+  load(): { running: number; waiting: number } {
+    return { running: this.running, waiting: this.waiting.length };
   }
 
   private authorized(header: string | undefined): boolean {
@@ -324,7 +400,8 @@ export class ApiServer implements PlatformAdapter {
       await next();
     });
     app.onError((e, c) => {
-      if (e instanceof HttpError) return c.json({ error: { message: e.message, type: e.type, code: e.code, param: null } }, e.status as 400, e.status === 413 ? { connection: 'close' } : undefined);
+      if (e instanceof HttpError)
+        return c.json({ error: { message: e.message, type: e.type, code: e.code, param: null } }, e.status as 400, e.status === 413 ? { connection: 'close' } : e.status === 503 ? { 'retry-after': '1' } : undefined);
       this.runner.log(`api_server: ${(e as Error).stack ?? e}`);
       return c.json({ error: { message: redactSecrets((e as Error).message), type: 'server_error', code: null, param: null } }, 500);
     });
@@ -340,8 +417,8 @@ export class ApiServer implements PlatformAdapter {
     );
     // (The Node response under Hono: a streaming client that stops reading is cut off on it.)
     const socketOf = (c: { env: unknown }) => (c.env as { outgoing?: { destroy(): void } } | undefined)?.outgoing;
-    app.post('/v1/chat/completions', async (c) => this.chatCompletions(await this.body(c.req.raw), socketOf(c)));
-    app.post('/v1/responses', async (c) => this.responses(await this.body(c.req.raw), socketOf(c)));
+    app.post('/v1/chat/completions', async (c) => this.chatCompletions(await this.body(c.req.raw), socketOf(c), c.req.raw.signal));
+    app.post('/v1/responses', async (c) => this.responses(await this.body(c.req.raw), socketOf(c), c.req.raw.signal));
     app.get('/v1/responses/:id', (c) => {
       const r = this.store!.get(c.req.param('id'));
       if (!r) throw new HttpError(404, `Response ${c.req.param('id')} not found.`, 'invalid_request_error', 'not_found');
@@ -413,7 +490,7 @@ export class ApiServer implements PlatformAdapter {
 
   // ---- chat completions ------------------------------------------------------------------------
 
-  private async chatCompletions(body: Json, out?: { destroy(): void }): Promise<Response> {
+  private async chatCompletions(body: Json, out?: { destroy(): void }, signal?: AbortSignal): Promise<Response> {
     const messages = body.messages;
     if (!Array.isArray(messages) || !messages.length) throw new HttpError(400, '`messages` must be a non-empty array.');
     const system: string[] = [];
@@ -426,7 +503,7 @@ export class ApiServer implements PlatformAdapter {
     }
     const last = history.pop();
     if (!last || last.role !== 'user') throw new HttpError(400, 'The last message must be from the user.');
-    const session = this.runner.serviceSession({ platform: 'api_server', history, systemExtra: system.join('\n\n') || undefined });
+    const session = this.sessionFor(await this.admit(signal), { platform: 'api_server', history, systemExtra: system.join('\n\n') || undefined });
     const id = rid('chatcmpl-');
     const created = nowS();
     const model = this.settings.modelName;
@@ -460,7 +537,7 @@ export class ApiServer implements PlatformAdapter {
           } finally {
             off();
             this.active.delete(session);
-            await session.close('api_request_done');
+            await this.finish(session);
           }
       });
     }
@@ -482,7 +559,7 @@ export class ApiServer implements PlatformAdapter {
       );
     } finally {
       this.active.delete(session);
-      await session.close('api_request_done');
+      await this.finish(session);
     }
   }
 
@@ -502,7 +579,7 @@ export class ApiServer implements PlatformAdapter {
     return out;
   }
 
-  private async responses(body: Json, out?: { destroy(): void }): Promise<Response> {
+  private async responses(body: Json, out?: { destroy(): void }, signal?: AbortSignal): Promise<Response> {
     const store = this.store!;
     let prevId = typeof body.previous_response_id === 'string' ? body.previous_response_id : undefined;
     const conversation = typeof body.conversation === 'string' ? body.conversation : typeof (body.conversation as Json | undefined)?.id === 'string' ? String((body.conversation as Json).id) : undefined;
@@ -531,7 +608,7 @@ export class ApiServer implements PlatformAdapter {
       }
     }
     history.push(...convo);
-    const session = this.runner.serviceSession({ platform: 'api_server', sessionId, history, systemPrompt, systemExtra: system.join('\n\n') || undefined });
+    const session = this.sessionFor(await this.admit(signal), { platform: 'api_server', sessionId, history, systemPrompt, systemExtra: system.join('\n\n') || undefined });
     const id = rid('resp_');
     const created_at = nowS();
     const model = this.settings.modelName;
@@ -574,7 +651,7 @@ export class ApiServer implements PlatformAdapter {
         return Response.json(finish(r, outputItems(r.messages)), { headers });
       } finally {
         this.active.delete(session);
-        await session.close('api_request_done');
+        await this.finish(session);
       }
     }
 
@@ -632,7 +709,7 @@ export class ApiServer implements PlatformAdapter {
         } finally {
           off();
           this.active.delete(session);
-          await session.close('api_request_done');
+          await this.finish(session);
         }
     });
   }

@@ -9,8 +9,12 @@
 // Rows: latency p50 and p99 of a whole streamed answer (goal: p99 ≤ 3 × p50), requests per second,
 // the gateway's RSS after warm-up and at the end with its slope (goal: flat, ≤ 1 MB per 1,000
 // requests), the gateway's CPU per request.
-// Knobs: BENCH_API_CLIENTS, BENCH_API_SECONDS, BENCH_API_WARMUP_S, BENCH_API_MODEL_MS (the model's
-// delay before answering), BENCH_API_NODE_FLAGS (instead of the daemon's flags).
+// Knobs: BENCH_API_CLIENTS, BENCH_API_SECONDS, BENCH_API_WARMUP_S, BENCH_API_WARMUP_REQ,
+// BENCH_API_MODEL_MS (the model's delay before answering), BENCH_API_NODE_FLAGS (instead of the
+// daemon's flags), BENCH_API_DUMP=<file> (every request as [ms after the start it was sent, latency]).
+// The fake LLM and the clients share the bench's process: on a machine short of CPU the first burst
+// of 200 connections is answered late by the fake server (not by the gateway), which is one reason
+// the warm-up is long.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';

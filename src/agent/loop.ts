@@ -441,7 +441,7 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
       if (seg.parallel) await Promise.all(seg.indices.map(runOne));
       else for (const i of seg.indices) await runOne(i);
     }
-    for (const m of results) keep(m);
+    for (const m of results) if (m) keep(m);
 
     if (signal.aborted) return interrupted();
     if (stopReason) {

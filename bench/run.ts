@@ -12,6 +12,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   cron: () => import('./cron.ts'),
   kanban: () => import('./kanban.ts'),
   gateway: () => import('./gateway.ts'),
+  'api-server': () => import('./api-server.ts'),
   platforms: () => import('./platforms.ts'),
   textcalls: () => import('./textcalls.ts'),
   compat: () => import('./compat.ts'),

@@ -157,12 +157,16 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
   // Messages are created with their `timestamp` (nowSecs()), last as before: a property added after
   // creation moves to an out-of-object property array, ~30 B more per message kept in the history.
   const nowSecs = () => now() / 1000;
-  const append = (m: Message) => {
-    m.timestamp ??= nowSecs();
+  /** Adds a message to the history (and the turn's messages) without recording it. */
+  const keep = (m: Message) => {
     o.history.push(m);
     appended.push(m);
-    o.sink?.append(m);
     emit({ type: 'message', message: m });
+  };
+  const append = (m: Message) => {
+    m.timestamp ??= nowSecs();
+    o.sink?.append(m);
+    keep(m);
   };
 
   const finish = (r: Omit<TurnResult, 'apiCalls' | 'iterations' | 'usage' | 'costUsd' | 'messages'>): TurnResult => {
@@ -364,7 +368,6 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
     });
     append(assistant);
 
-    const outcomes: (ToolOutcome & { durationMs: number })[] = new Array(prepared.length);
     const calls: PlannedCall[] = prepared.map((p, index) => {
       let scope = null;
       if (p.tool?.paths && !p.error) {
@@ -376,6 +379,40 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
       }
       return { index, parallelSafe: !!p.tool?.parallelSafe, scope, valid: !p.error && !!p.tool };
     });
+
+    // Each result is final and recorded (the sink) the moment its tool finishes, so a process killed
+    // mid-batch keeps every finished result; the history gets them in call order once all are in.
+    // What is decided per result happens then, in the order the tools finish: the guardrails look at
+    // it (a warning rides inside it), it may not push this message's results over the turn cap (it is
+    // spilled, or truncated, to fit), and the last to finish carries text the person steered with.
+    const results: Message[] = new Array(prepared.length);
+    let finished = 0;
+    let resultChars = 0;
+    let stopReason: string | undefined;
+    // (One at a time, in finishing order: a spill awaits, and the next result's budget depends on it.)
+    let settling: Promise<void> = Promise.resolve();
+    const settle = (i: number, out: ToolOutcome, content: string) => {
+      const done = settling.then(() => settleOne(i, out, content));
+      settling = done.catch(() => {});
+      return done;
+    };
+    const settleOne = async (i: number, out: ToolOutcome, content: string) => {
+      const p = prepared[i];
+      const d = guard.observe(p.call.function.name, fingerprint(p.call.function.name, p.args), !!out.isError, content, !!p.tool?.parallelSafe);
+      if (d.stop) stopReason ??= d.stop;
+      if (resultChars + content.length > turnChars && !content.startsWith('<persisted-output>')) {
+        content = await limitResult(content, p.call.id, Math.min(content.length - 1, Math.max(PREVIEW_CHARS * 2, turnChars - resultChars)), o.spill);
+      }
+      resultChars += content.length;
+      if (d.warning) content += `\n\n[Tool loop warning: ${d.warning}]`;
+      if (++finished === prepared.length) {
+        const steer = o.takeSteer?.();
+        if (steer) content += `\n\n[The user sent this while you were working: ${steer}]`;
+      }
+      const m: Message = { role: 'tool', tool_call_id: p.call.id, tool_name: p.call.function.name, content, timestamp: nowSecs() };
+      results[i] = m;
+      o.sink?.append(m);
+    };
 
     const runOne = async (i: number) => {
       const p = prepared[i];
@@ -408,43 +445,15 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
       }
       const content = await limitResult(out.content, p.call.id, p.tool?.maxResultChars ?? maxResult, o.spill);
       const durationMs = Math.max(0, now() - started - waited);
-      outcomes[i] = { ...out, content, durationMs };
       emit({ type: 'tool_end', callId: p.call.id, name, content, isError: !!out.isError, durationMs, display: out.display });
+      await settle(i, out, content);
     };
 
     for (const seg of planSegments(calls, o.maxParallel ?? 8)) {
       if (seg.parallel) await Promise.all(seg.indices.map(runOne));
       else for (const i of seg.indices) await runOne(i);
     }
-
-    // Guardrails look at every result; warnings ride inside the result the model reads.
-    let stopReason: string | undefined;
-    prepared.forEach((p, i) => {
-      const o2 = outcomes[i];
-      const d = guard.observe(p.call.function.name, fingerprint(p.call.function.name, p.args), !!o2.isError, o2.content, !!p.tool?.parallelSafe);
-      if (d.warning) o2.content += `\n\n[Tool loop warning: ${d.warning}]`;
-      if (d.stop) stopReason ??= d.stop;
-    });
-
-    // One assistant message's results together stay under the turn cap: spill the largest first.
-    let total = outcomes.reduce((n, x) => n + x.content.length, 0);
-    while (total > turnChars) {
-      let largest = -1;
-      outcomes.forEach((x, i) => {
-        if (!x.content.startsWith('<persisted-output>') && (largest < 0 || x.content.length > outcomes[largest].content.length)) largest = i;
-      });
-      if (largest < 0) break;
-      const before = outcomes[largest].content.length;
-      outcomes[largest].content = await limitResult(outcomes[largest].content, prepared[largest].call.id, Math.min(before - 1, PREVIEW_CHARS * 2), o.spill);
-      total += outcomes[largest].content.length - before;
-    }
-
-    const steer = o.takeSteer?.();
-    prepared.forEach((p, i) => {
-      let content = outcomes[i].content;
-      if (steer && i === prepared.length - 1) content += `\n\n[The user sent this while you were working: ${steer}]`;
-      append({ role: 'tool', tool_call_id: p.call.id, tool_name: p.call.function.name, content, timestamp: nowSecs() });
-    });
+    for (const m of results) if (m) keep(m);
 
     if (signal.aborted) return interrupted();
     if (stopReason) {

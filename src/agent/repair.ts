@@ -24,6 +24,8 @@ function joinContent(a: Message['content'], b: Message['content']): Message['con
  * Returns a request-ready copy of the history:
  * - tool results whose call is not in the preceding assistant message are dropped (orphans);
  * - tool calls without a result get a stub result, so every call is answered;
+ * - an assistant message's results follow it in the order of its calls (a stored history holds them in
+ *   the order the tools finished: each is recorded when its tool finishes);
  * - empty `tool_calls` arrays are removed;
  * - consecutive user messages, and consecutive plain assistant messages, are merged (strict alternation).
  * The stored history is not modified: a message that needs no change is passed through as the same
@@ -31,7 +33,15 @@ function joinContent(a: Message['content'], b: Message['content']): Message['con
  */
 export function sanitizeHistory(history: Message[], memo?: SanitizeMemo): Message[] {
   const out: Message[] = [];
-  let open: Map<string, ToolCall> | null = null; // calls of the last assistant message awaiting results
+  // The last assistant message's calls awaiting results: each call's slot, filled as its result comes.
+  let open: { slot: Map<string, number>; calls: ToolCall[]; results: (Message | undefined)[]; left: number } | null = null;
+  const openFor = (calls: ToolCall[]) => {
+    const slot = new Map<string, number>();
+    calls.forEach((c, i) => {
+      if (!slot.has(c.id)) slot.set(c.id, i);
+    });
+    return { slot, calls, results: new Array<Message | undefined>(calls.length), left: slot.size };
+  };
   // A memo's prefix is reused when the history still starts with those same messages.
   let start = 0;
   if (memo && samePrefix(memo.input, history) === memo.input.length) {
@@ -42,8 +52,8 @@ export function sanitizeHistory(history: Message[], memo?: SanitizeMemo): Messag
 
   const closeOpen = () => {
     if (!open) return;
-    for (const call of open.values())
-      out.push({ role: 'tool', tool_call_id: call.id, tool_name: call.function.name, content: STUB_RESULT });
+    const { slot, calls, results } = open;
+    for (const [id, i] of slot) out.push(results[i] ?? { role: 'tool', tool_call_id: id, tool_name: calls[i].function.name, content: STUB_RESULT });
     open = null;
   };
 
@@ -52,17 +62,17 @@ export function sanitizeHistory(history: Message[], memo?: SanitizeMemo): Messag
     if (src.role === 'system') continue;
     let m = src;
     if (m.role === 'tool') {
-      if (open && m.tool_call_id && open.has(m.tool_call_id)) {
-        open.delete(m.tool_call_id);
-        out.push(m);
-        if (open.size === 0) {
-          open = null;
+      const at = open && m.tool_call_id ? open.slot.get(m.tool_call_id) : undefined;
+      if (open && at !== undefined && !open.results[at]) {
+        open.results[at] = m;
+        if (--open.left === 0) {
+          closeOpen();
           // Nothing after a completed call's last result can change what came before it (no merge
           // into a tool message, no stub to add): the output so far is final.
           cut = { input: i + 1, out: out.length };
         }
       }
-      // else: orphan result, dropped
+      // else: an orphan result (or a second one for the same call), dropped
       continue;
     }
     closeOpen();
@@ -81,11 +91,11 @@ export function sanitizeHistory(history: Message[], memo?: SanitizeMemo): Messag
         content: joinContent(prev.content, m.content),
         reasoning: [prev.reasoning, m.reasoning].filter(Boolean).join('\n') || m.reasoning,
       };
-      if (m.tool_calls?.length) open = new Map(m.tool_calls.map((c) => [c.id, c]));
+      if (m.tool_calls?.length) open = openFor(m.tool_calls);
       continue;
     }
     out.push(m);
-    if (m.role === 'assistant' && m.tool_calls?.length) open = new Map(m.tool_calls.map((c) => [c.id, c]));
+    if (m.role === 'assistant' && m.tool_calls?.length) open = openFor(m.tool_calls);
   }
   if (memo && cut.input > memo.input.length) {
     memo.input = history.slice(0, cut.input);

@@ -11,6 +11,7 @@ import { attachMcp, startCliMcp } from '../mcp/session.ts';
 import { runFollowUps } from '../runtime/inbox.ts';
 import { Session, type ExplicitChoices } from '../runtime/session.ts';
 import { SessionDB } from '../state/db.ts';
+import { describeDbError } from '../state/db-errors.ts';
 import { expandHome, paths } from '../state/paths.ts';
 import { bumpUse } from '../state/skill-usage.ts';
 import { openSessionStore, storeChoice, type SessionStoreApi } from '../state/store/index.ts';
@@ -50,7 +51,8 @@ export function openStateDb(home: string): SessionDB {
   try {
     db = SessionDB.open(paths.stateDb(home));
   } catch (e) {
-    throw new CliError(`Cannot open ${paths.stateDb(home)}: ${(e as Error).message}. Check the file's permissions, or move it aside to start a fresh history.`);
+    // (The message names the file, what is wrong and what to do: repair/recover for a damaged one.)
+    throw Object.assign(new CliError(describeDbError(e, paths.stateDb(home), 'state')), { cause: e });
   }
   if (db.compatNote) process.stderr.write(`hermes: note: ${db.compatNote}\n`);
   return db;
@@ -366,7 +368,8 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
         if (opts.verbose) err(`⇄ ${e.provider}: rotated to the next API key (${e.reason})`);
         break;
       case 'warning':
-        if (!quiet) err(`⚠ ${e.message}`);
+        // A store write that failed ends the run with one line (below), not a warning too.
+        if (!quiet && e.message !== session.saveFailure?.warning) err(`⚠ ${e.message}`);
         break;
       case 'notice':
         if (!quiet) err(e.message);
@@ -388,6 +391,7 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
     ac.abort();
   };
   process.on('SIGINT', onSigint);
+  let finished = false;
   try {
     const result = await session.prompt(query, { signal: ac.signal });
     if (result.interrupted) {
@@ -430,10 +434,15 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
         },
       });
     }
+    finished = true;
   } finally {
     flushLines();
     process.off('SIGINT', onSigint);
     await session.close('oneshot');
     await db.close();
+    // A run that ends another way (failed, interrupted) still says its turn was not saved.
+    if (!finished && session.saveFailure && !quiet) err(`⚠ ${session.saveFailure.warning}`);
   }
+  // The answer was shown, but it is not (all) in the history: one line and a non-zero exit.
+  if (session.saveFailure) throw new CliError(`This turn was not saved: ${session.saveFailure.message}`);
 }

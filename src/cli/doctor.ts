@@ -241,10 +241,12 @@ export const sqliteCheck: DoctorCheck = {
       db = new sqlite.DatabaseSync(f, { readOnly: true });
       const r = db.prepare('PRAGMA quick_check').get() as Record<string, unknown>;
       const v = String(Object.values(r)[0]);
-      if (v !== 'ok') return { status: 'fail', detail: `${f}: ${v}`, fix: 'back it up, then `hermes sessions repair` (or move it aside to start a fresh history)' };
+      if (v !== 'ok') return { status: 'fail', detail: `${f}: ${v}`, fix: `\`hermes sessions repair\` (it backs the file up first); if that cannot fix it, \`hermes sessions recover --source ${f} --output <new.db>\` copies out what can be read` };
       return { status: 'ok', detail: `SQLite ${sqliteVersion(sqlite)} with FTS5; ${f} passes quick_check` };
     } catch (e) {
-      return { status: 'fail', detail: `cannot open ${f}: ${(e as Error).message}`, fix: 'check its permissions, or move it aside to start a fresh history' };
+      const { describeDbError } = await import('../state/db-errors.ts');
+      const [detail, ...rest] = describeDbError(e, f, 'state').split('. ');
+      return { status: 'fail', detail, fix: rest.join('. ').replace(/\.$/, '') || 'check its permissions' };
     } finally {
       db?.close();
     }

@@ -13,10 +13,39 @@ export class CliError extends Error {
 export function reportAndExit(err: unknown): never {
   const e = err as Error & { exitCode?: number; hint?: string };
   let msg = e instanceof Error ? localizedError(e) : String(err);
+  msg = plainSystemError(e, msg);
   if (e?.hint && !msg.includes(e.hint) && msg === e.message) msg += ` ${e.hint}`;
   process.stderr.write(`hermes: ${msg.trim()}\n`);
   if (process.env.HERMES_DEBUG && e instanceof Error && e.stack) process.stderr.write(e.stack + '\n');
   process.exit(typeof e?.exitCode === 'number' ? e.exitCode : 1);
+}
+
+/**
+ * A raw file-system or SQLite error (`ENOSPC: no space left on device, write`, `database or disk is
+ * full`) in words, with its file when the error names one. Messages already in words pass through.
+ */
+function plainSystemError(e: { code?: unknown; errcode?: unknown; path?: unknown; message?: string } | undefined, msg: string): string {
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const file = typeof e?.path === 'string' ? `${e.path}: ` : '';
+  if (!msg.startsWith(`${code}:`) && !(typeof e?.errcode === 'number' && msg === e.message && !msg.includes('/'))) return msg;
+  switch (code) {
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return `${file}the disk is full (${code}). Free some space and try again.`;
+    case 'EROFS':
+      return `${file}the disk is read-only (${code}).`;
+    case 'EIO':
+      return `${file}an input/output error (${code}): the disk may be failing.`;
+    case 'EACCES':
+    case 'EPERM':
+      return `${file}permission denied (${code}): check that the user running Hermes may use it.`;
+    case 'ERR_SQLITE_ERROR':
+      if (typeof e?.errcode === 'number' && (e.errcode & 0xff) === 13) return 'A database could not be written: the disk is full (SQLITE_FULL). Free some space and try again.';
+      if (typeof e?.errcode === 'number' && [11, 26].includes(e.errcode & 0xff)) return `A database is damaged (${msg}). For state.db run \`hermes sessions repair\` (or \`hermes sessions recover\`).`;
+      return msg;
+    default:
+      return msg;
+  }
 }
 
 /** Wraps a command action so any error ends in one line and a non-zero exit. */

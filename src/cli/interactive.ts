@@ -63,8 +63,10 @@ export async function openInteractive(opts: ChatOptions, onContext?: (ctx: CliCo
     session = createCliSession(ctx, opts, true, extra);
   } catch (e) {
     // First run: nothing configured yet. Set it up now, then carry on into the chat.
-    if (!(e instanceof CliError) || ctx.loaded.exists || !/No LLM provider configured/.test(e.message)) throw e;
-    process.stdout.write('No provider is set up yet: starting `hermes setup`.\n');
+    // (Also when config.yaml is there but empty: nothing in it to lose, and no provider is guessed.)
+    const emptied = !!ctx.loaded.empty && e instanceof CliError && e.message.startsWith(ctx.loaded.path);
+    if (!(e instanceof CliError) || (!emptied && (ctx.loaded.exists || !/No LLM provider configured/.test(e.message)))) throw e;
+    process.stdout.write(emptied ? `${ctx.loaded.path} is empty (no settings): starting \`hermes setup\`.\n` : 'No provider is set up yet: starting `hermes setup`.\n');
     const { runWizard } = await import('./setup.ts');
     await runWizard({}, 'setup');
     if (process.exitCode) return null;

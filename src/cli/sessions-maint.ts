@@ -211,7 +211,15 @@ export async function repair(o: { checkOnly?: boolean; backup?: boolean }): Prom
       throw new CliError(`Could not make a backup copy first (${(e as Error).message}); nothing was changed. Pass --no-backup to repair without one.`);
     }
   }
-  const db = openStateDb(ctx.home);
+  const recoverHint = `copy out what can still be read with \`hermes sessions recover --source ${file} --output <new.db>\` (it never changes ${file})`;
+  let db: ReturnType<typeof openStateDb>;
+  try {
+    db = openStateDb(ctx.home);
+  } catch (e) {
+    const cause = ((e as { cause?: unknown }).cause ?? e) as { errstr?: string; message?: string };
+    const why = cause.errstr ?? cause.message ?? String(e);
+    throw new CliError(`${file} is too damaged to repair in place (${why}): ${recoverHint}.`);
+  }
   try {
     const raw = db.raw;
     raw.exec('BEGIN IMMEDIATE');
@@ -229,7 +237,7 @@ export async function repair(o: { checkOnly?: boolean; backup?: boolean }): Prom
     const messages = (raw.prepare('SELECT COUNT(*) AS n FROM messages').get() as { n: number }).n;
     out(`Rebuilt ${rebuilt} search index(es); ${sessions} session(s) and ${messages} message(s) are there.`);
     if (after.length) {
-      out(`Still damaged: ${after.slice(0, 5).join('; ')}. Restore a backup (hermes import, or /snapshot restore).`);
+      out(`Still damaged: ${after.slice(0, 5).join('; ')}. Restore a backup (hermes import, or /snapshot restore), or ${recoverHint}.`);
       process.exitCode = 1;
     } else out('The database is sound.');
   } finally {

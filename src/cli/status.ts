@@ -56,7 +56,7 @@ export async function runStatus(o: { all?: boolean; json?: boolean }): Promise<v
   row('Home', ctx.home);
   row(
     'Config',
-    `${ctx.loaded.path} ${ctx.loaded.exists ? (ctx.loaded.problems.length ? s.yellow(`(${ctx.loaded.problems.length} problem(s): run \`hermes config check\`)`) : s.dim('(ok)')) : s.yellow('(not created yet: run `hermes setup`)')}`,
+    `${ctx.loaded.path} ${ctx.loaded.exists ? ctx.loaded.empty ? s.yellow('(empty: no settings; run `hermes setup`)') : (ctx.loaded.problems.length ? s.yellow(`(${ctx.loaded.problems.length} problem(s): run \`hermes config check\`)`) : s.dim('(ok)')) : s.yellow('(not created yet: run `hermes setup`)')}`,
   );
   if (runtime) {
     row('Provider', `${runtime.provider} ${s.dim(`· ${runtime.apiMode} · ${runtime.baseUrl}`)}`);

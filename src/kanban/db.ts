@@ -5,6 +5,7 @@
 // inside is atomic across processes), with jittered retries of the boundary statements on BUSY.
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { annotateDbError, guardConnection } from '../state/db-errors.ts';
 import { isBusyError, sleepSync, sqlite, type DatabaseSync } from '../state/sqlite.ts';
 
 export const SCHEMA_SQL = `
@@ -262,10 +263,17 @@ export interface OpenOptions {
 /** Opens (creating and migrating on first use in this process) a board's kanban.db. */
 export function openKanbanDb(path: string, o: OpenOptions = {}): DatabaseSync {
   const full = resolve(path);
-  mkdirSync(dirname(full), { recursive: true });
   const { DatabaseSync } = sqlite();
   const timeout = o.busyTimeoutMs ?? (Number(process.env.HERMES_KANBAN_BUSY_TIMEOUT_MS) || BUSY_TIMEOUT_MS);
-  const db = new DatabaseSync(full, { timeout });
+  let db: DatabaseSync;
+  try {
+    mkdirSync(dirname(full), { recursive: true });
+    db = new DatabaseSync(full, { timeout });
+  } catch (e) {
+    throw annotateDbError(e, full, 'kanban');
+  }
+  // Every error of this connection names the board's file and what to do (state/db-errors.ts).
+  guardConnection(db, full, 'kanban');
   try {
     db.exec(`PRAGMA busy_timeout=${timeout}`);
     const mode = (db.prepare('PRAGMA journal_mode=WAL').get() as { journal_mode?: string } | undefined)?.journal_mode;

@@ -24,9 +24,45 @@ export function inPlaceWanted(store: SessionStore | undefined, config: { compres
   return !!store?.canCompactInPlace && !!store.archiveAndCompact && config.compression?.in_place !== false;
 }
 
-/** Takes the lease; null when another process holds it (then nothing is compressed). */
+/**
+ * Whether a holder string names a process of this host that is gone (its pid no longer exists). A
+ * holder of another host, or one without the `host=…:pid=…` form, is never judged dead here: only
+ * its lease's expiry frees it.
+ */
+export function holderIsDead(holder: string, host = hostname(), alive: (pid: number) => boolean = pidAlive): boolean {
+  const m = /(?:^|:)host=(.*?):pid=(\d+)(?::|$)/.exec(holder);
+  if (!m || m[1] !== host) return false;
+  const pid = Number(m[2]);
+  return pid > 0 && pid !== process.pid && !alive(pid);
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it exists, under another user.
+    return (e as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/**
+ * Takes the lease; null when another live process holds it (then nothing is compressed). A lease
+ * left by a process of this host that died (killed mid-compression) is taken over at once instead
+ * of blocking compression until it expires (300 s): it is released under the dead holder's name
+ * (so of two processes taking over, one wins) and taken again.
+ */
 export async function takeLease(store: SessionStore, sessionId: string): Promise<string | null> {
   const holder = compressionHolder();
+  if (await store.tryAcquireCompressionLock?.(sessionId, holder, COMPRESSION_LOCK_TTL_S)) return holder;
+  let current: string | null | undefined;
+  try {
+    current = await store.getCompressionLockHolder?.(sessionId);
+  } catch {
+    return null;
+  }
+  if (!current || !holderIsDead(current)) return null;
+  await dropLease(store, sessionId, current);
   return (await store.tryAcquireCompressionLock?.(sessionId, holder, COMPRESSION_LOCK_TTL_S)) ? holder : null;
 }
 

@@ -10,6 +10,7 @@ import {
   type LlmClient,
   type ResolveInput,
 } from '../llm/index.ts';
+import { emptyConfigFile, emptyConfigProblem } from '../state/config.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { authResolveInputs } from '../auth/runtime.ts';
 import { resolvableProviders } from '../state/endpoints.ts';
@@ -19,6 +20,12 @@ import { healthFor } from './provider-health.ts';
 import type { ExplicitChoices } from './session-types.ts';
 
 export function resolveInputFrom(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}, home = hermesHome(env)): ResolveInput {
+  // An emptied config.yaml never switches the provider to whichever API key is set (config.ts).
+  const empty = emptyConfigFile(config);
+  if (empty && !explicit.provider?.trim() && !explicit.baseUrl?.trim() && !env.HERMES_INFERENCE_PROVIDER?.trim()) {
+    const { problem, hint } = emptyConfigProblem(empty);
+    throw new ResolveError(problem, hint);
+  }
   // auth.json's credential pools and OAuth sign-ins (see src/auth/runtime.ts).
   const auth = authResolveInputs(home, env);
   return {
@@ -54,6 +61,8 @@ export function createClientFor(config: HermesConfig, env: NodeJS.ProcessEnv, ex
     health: healthFor(home ?? hermesHome(env)),
   });
   const warnings = fb.skipped.map((s) => `Fallback provider "${s.entry.provider ?? "?"}" skipped: ${s.reason}`);
+  const empty = emptyConfigFile(config);
+  if (empty) warnings.push(`${empty} is empty (no settings): running on the built-in defaults with the provider you named. Run \`hermes setup\` to save your settings.`);
   return { llm, warnings };
 }
 

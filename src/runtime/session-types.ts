@@ -29,6 +29,8 @@ export interface SessionStore {
   readonly canCompactInPlace?: boolean;
   tryAcquireCompressionLock?(sessionId: string, holder: string, ttlSeconds?: number): Awaitable<boolean>;
   releaseCompressionLock?(sessionId: string, holder: string): Awaitable<boolean>;
+  /** Who holds the session's compression lease now (null: nobody, or it expired). */
+  getCompressionLockHolder?(sessionId: string): Awaitable<string | null>;
   archiveAndCompact?(sessionId: string, messages: Message[], opts?: { lockHolder?: string }): Awaitable<number>;
   /** The summary-failure cooldown kept in state.db (compression_failure_cooldown_until / _error). */
   setCompressionCooldown?(sessionId: string, untilS: number | null, error: string | null): Awaitable<void>;

@@ -535,6 +535,11 @@ export class Session {
     this.writes.persist(write);
   }
 
+  /** The first store write of this session that failed (its warning was emitted), or null. */
+  get saveFailure(): { error: unknown; message: string; warning: string } | null {
+    return this.writes.failure;
+  }
+
   /** Waits until every store write issued so far is committed (nothing to wait for on SQLite). */
   flushStore(): Promise<void> {
     return this.writes.flushStore();

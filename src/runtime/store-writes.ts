@@ -6,6 +6,7 @@
 // them in order — and a turn awaits them all before it ends (flushStore). A turn's end, compression
 // and close commit at once, so what may wait is at most GROUP_MS of a running turn's steps.
 import type { Message } from '../llm/types.ts';
+import { dbErrorFile, describeDbError } from '../state/db-errors.ts';
 import type { SessionStore } from './session.ts';
 
 /** The longest a queued append waits for the steps after it (ms). */
@@ -13,6 +14,11 @@ export const GROUP_MS = 25;
 
 export class StoreWrites {
   private warned = false;
+  /**
+   * The first write that failed (a full disk, a damaged state.db, a lost database), and the warning
+   * that said so: a one-shot run exits non-zero with it, since its turn is not (all) in the store.
+   */
+  failure: { error: unknown; message: string; warning: string } | null = null;
   /** A write to an asynchronous store was issued since the last flush. */
   private unflushed = false;
   /** Messages appended this tick, with the session id they belong to. */
@@ -79,6 +85,14 @@ export class StoreWrites {
   private failed(e: unknown): void {
     if (this.warned) return;
     this.warned = true;
-    this.warn(`Could not save to the session store (${(e as Error).message}); the conversation goes on, but it may be incomplete in the store.`);
+    // The store's error names its file and what to do (state.db: db-errors.ts); a bare one gets the file.
+    const store = this.store() as { path?: unknown } | undefined;
+    const file = typeof store?.path === 'string' && store.path !== ':memory:' ? store.path : undefined;
+    let message = (e as Error)?.message ?? String(e);
+    if (file && dbErrorFile(e) === undefined) message = describeDbError(e, file, 'state');
+    if (!/[.!?]$/.test(message)) message += '.';
+    const warning = `Could not save to the session store: ${message} The conversation goes on, but what follows may be missing from its history.`;
+    this.failure = { error: e, message, warning };
+    this.warn(warning);
   }
 }

@@ -32,6 +32,8 @@ export interface LoadedConfig {
   user: Record<string, unknown>;
   path: string;
   exists: boolean;
+  /** The file exists but holds no settings (empty, or only comments): see emptyConfigFile. */
+  empty?: boolean;
   problems: ConfigProblem[];
   /** The line of a key in config.yaml (for messages), when it is there. */
   lineOf(keys: (string | number)[]): number | undefined;
@@ -218,20 +220,71 @@ function validate(user: Obj, doc?: Document, lines?: LineCounter): ConfigProblem
   return problems;
 }
 
-/** Reads HERMES_HOME/config.yaml. Throws ConfigError (with file and line) on invalid YAML. */
+/**
+ * config.yaml's text, or a ConfigError that names the file, says why it cannot be read and what to
+ * do (never a bare EACCES/EISDIR).
+ */
+function readConfigText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : code === 'EISDIR'
+          ? 'it is a directory, not a file'
+          : code === 'EIO'
+            ? 'an input/output error: the disk or the mount may be failing'
+            : (e as Error).message;
+    const fix =
+      code === 'EACCES' || code === 'EPERM'
+        ? `make it readable by the user running Hermes (\`chmod 600 ${path}\` as its owner)`
+        : code === 'EISDIR'
+          ? 'move the directory aside and write your settings to a file of that name (`hermes setup`)'
+          : 'check the disk, then fix the file (`hermes config edit`)';
+    throw new ConfigError(`Cannot read ${path} (${why}): ${fix}. Nothing was changed.`, path);
+  }
+}
+
+/** The config.yaml a merged config was loaded from when that file held no settings (see loadConfig). */
+const EMPTY_FILES = new WeakMap<object, string>();
+
+/**
+ * The path of config.yaml when `config` was loaded from a file that exists but holds no settings.
+ * Such a file is read as no settings, as Hermes reads it; but Hermes then picks a provider from
+ * whatever API keys are set, which silently switches a user whose config.yaml was emptied (a full
+ * disk, an editor crash) to another provider. Provider resolution asks this and refuses to guess
+ * (session-client.ts): a provider must be named (`hermes setup`, `hermes model`, --provider).
+ */
+export function emptyConfigFile(config: unknown): string | undefined {
+  return config && typeof config === 'object' ? EMPTY_FILES.get(config) : undefined;
+}
+
+/** What is wrong with an empty config.yaml, and what to do (one line, joined with ": "). */
+export function emptyConfigProblem(path: string): { problem: string; hint: string } {
+  return {
+    problem: `${path} is empty (no settings), so no provider is chosen`,
+    hint: 'Hermes does not guess one from your API keys while your settings are missing. Run `hermes setup` (or `hermes model`) to choose one, or restore the file from a backup',
+  };
+}
+
+/** Reads HERMES_HOME/config.yaml. Throws ConfigError (with file and line) on invalid YAML or an unreadable file. */
 export function loadConfig(home: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const path = paths.config(home);
   const defaults = defaultConfig();
   if (!existsSync(path)) return { config: defaults, user: {}, path, exists: false, problems: [], lineOf: () => undefined };
-  const text = readFileSync(path, 'utf8');
+  const text = readConfigText(path);
   const { doc, lines } = parseYaml(text, path);
   const raw = doc.toJS() as unknown;
   if (raw !== null && raw !== undefined && !isObj(raw))
     throw new ConfigError(`${path} line 1: the top level must be a mapping of settings (key: value). Fix it with \`hermes config edit\`.`, path, 1);
+  const empty = raw === null || raw === undefined;
   const user = normalize(isObj(raw) ? raw : {});
   const problems = validate(user, doc, lines);
   const config = deepMerge(defaults, expandEnvRefs(user, env));
-  return { config, user, path, exists: true, problems, lineOf: (keys) => lineOf(doc, lines, keys) };
+  if (empty) EMPTY_FILES.set(config, path);
+  return { config, user, path, exists: true, ...(empty ? { empty } : null), problems, lineOf: (keys) => lineOf(doc, lines, keys) };
 }
 
 // The English messages of the checks above → their catalog keys, so `hermes config check` and the
@@ -317,7 +370,7 @@ function emptyDoc(): Document {
 
 function readDoc(path: string): Document {
   if (!existsSync(path)) return emptyDoc();
-  const doc = parseYaml(readFileSync(path, 'utf8'), path).doc;
+  const doc = parseYaml(readConfigText(path), path).doc;
   if (doc.contents === null || isScalar(doc.contents)) return emptyDoc();
   return doc;
 }

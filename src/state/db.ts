@@ -47,6 +47,7 @@ import {
 } from './db-rows.ts';
 import { jitter, migrate, SCHEMA_VERSION, WRITE_MAX_RETRIES } from './db-schema.ts';
 import { searchMessages, type SearchContext } from './db-search.ts';
+import { annotateDbError, guardConnection } from './db-errors.ts';
 import { isBusyError, sleepSync, sqlite, type DatabaseSync, type StatementSync } from './sqlite.ts';
 import type { ListOptions, SessionStoreApi, UsageRecord } from './store/types.ts';
 
@@ -115,10 +116,21 @@ export class SessionDB implements SessionStoreApi {
   static open(path: string): SessionDB {
     const { DatabaseSync } = sqlite();
     if (path !== ':memory:') {
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+      try {
+        mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+        if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+      } catch (e) {
+        throw annotateDbError(e, path, 'state');
+      }
     }
-    const db = new DatabaseSync(path, { timeout: 1000 });
+    let db: DatabaseSync;
+    try {
+      db = new DatabaseSync(path, { timeout: 1000 });
+    } catch (e) {
+      throw annotateDbError(e, path, 'state');
+    }
+    // Every error of this connection names the file and what to do (db-errors.ts).
+    if (path !== ':memory:') guardConnection(db, path, 'state');
     let m: ReturnType<typeof migrate>;
     try {
       db.exec('PRAGMA journal_mode=WAL');
@@ -586,6 +598,12 @@ export class SessionDB implements SessionStoreApi {
     } catch {
       return false;
     }
+  }
+
+  getCompressionLockHolder(sessionId: string): string | null {
+    if (!this.tableExists('compression_locks')) return null;
+    const row = this.stmt('SELECT holder FROM compression_locks WHERE session_id = ? AND expires_at > ?').get(sessionId, now()) as { holder: string } | undefined;
+    return row?.holder ?? null;
   }
 
   /**

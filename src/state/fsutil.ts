@@ -21,6 +21,11 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
   } catch (err) {
     if (fd >= 0) closeSync(fd);
     rmSync(tmp, { force: true });
+    // A full disk names the file and says its old contents are intact (the write was atomic).
+    const code = (err as NodeJS.ErrnoException)?.code;
+    if ((code === 'ENOSPC' || code === 'EDQUOT') && err instanceof Error) {
+      err.message = `${path} was not written: the disk is full (${code}). Free some space and try again; the file keeps its previous contents.`;
+    }
     throw err;
   }
 }

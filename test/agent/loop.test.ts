@@ -105,6 +105,73 @@ describe('agent loop', () => {
     );
   });
 
+  it('records each result of a parallel batch when its tool finishes, before the slow one is done', async () => {
+    let releaseSlow!: () => void;
+    const slowGate = new Promise<void>((r) => (releaseSlow = r));
+    const sunkBeforeSlow: string[] = [];
+    let t!: ReturnType<typeof setup>;
+    const look = tool(
+      'look',
+      async (a) => {
+        if (a.slow) {
+          await slowGate;
+          return { content: 'slow result' };
+        }
+        return { content: `quick ${a.i}` };
+      },
+      { parallelSafe: true },
+    );
+    t = setup(
+      [{ toolCalls: [{ name: 'look', arguments: { i: 0, slow: true }, id: 's0' }, { name: 'look', arguments: { i: 1 }, id: 'q1' }, { name: 'look', arguments: { i: 2 }, id: 'q2' }] }, { text: 'done' }],
+      [look],
+      {
+        emit: (e) => {
+          // The two quick results are in the sink by the time the slow tool is let go.
+          if (e.type === 'tool_end' && e.callId === 'q2')
+            setImmediate(() => {
+              sunkBeforeSlow.push(...t.sunk.filter((m) => m.role === 'tool').map((m) => String(m.tool_call_id)));
+              releaseSlow();
+            });
+        },
+      },
+    );
+    await runTurn(user('go'), t.opts);
+    assert.deepEqual(sunkBeforeSlow, ['q1', 'q2']);
+    // The sink has them in finishing order; the history (and the next request) in call order.
+    assert.deepEqual(
+      t.sunk.filter((m) => m.role === 'tool').map((m) => m.tool_call_id),
+      ['q1', 'q2', 's0'],
+    );
+    assert.deepEqual(
+      t.history.filter((m) => m.role === 'tool').map((m) => m.tool_call_id),
+      ['s0', 'q1', 'q2'],
+    );
+    assert.deepEqual(
+      t.s.requests[1].messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id),
+      ['s0', 'q1', 'q2'],
+    );
+    // What was recorded is what the history holds.
+    for (const m of t.history.filter((x) => x.role === 'tool')) assert.equal(t.sunk.find((x) => x.tool_call_id === m.tool_call_id)?.content, m.content);
+  });
+
+  it('keeps a batch of results under the turn cap as they finish: a result that would overflow it is cut to fit', async () => {
+    const big = tool('big', async (a) => ({ content: String(a.c).repeat(Number(a.n)) }), { parallelSafe: true });
+    const t = setup(
+      [{ toolCalls: [{ name: 'big', arguments: { c: 'a', n: 6000 }, id: 'b1' }, { name: 'big', arguments: { c: 'b', n: 6000 }, id: 'b2' }] }, { text: 'ok' }],
+      [big],
+      { turnResultChars: 10_000 },
+    );
+    await runTurn(user('go'), t.opts);
+    const results = t.history.filter((m) => m.role === 'tool').map((m) => String(m.content));
+    assert.equal(results.reduce((n, c) => n + c.length, 0) <= 10_000 + 200, true, 'the batch stays about the cap');
+    assert.ok(results.some((c) => c.length === 6000), 'the first to finish is whole');
+    assert.ok(results.some((c) => /characters truncated/.test(c)), 'the one that would overflow is cut');
+    assert.deepEqual(
+      t.sunk.filter((m) => m.role === 'tool').map((m) => m.content),
+      t.history.filter((m) => m.role === 'tool').map((m) => m.content),
+    );
+  });
+
   it('runs writes to overlapping paths one after another', async () => {
     let inFlight = 0;
     let peak = 0;
@@ -313,6 +380,33 @@ describe('history repair', () => {
     assert.equal(s[2].content, STUB_RESULT);
     assert.equal(s[2].tool_call_id, 'x');
     assert.equal(h.length, 5, 'the stored history is untouched');
+  });
+
+  it('puts results stored in finishing order back in call order, a missing one stubbed in its place', () => {
+    const call = (id: string) => ({ id, type: 'function' as const, function: { name: 't', arguments: '{}' } });
+    const h: Message[] = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: null, tool_calls: [call('a'), call('b'), call('c')] },
+      { role: 'tool', tool_call_id: 'c', content: 'C' },
+      { role: 'tool', tool_call_id: 'a', content: 'A' },
+    ];
+    const s = sanitizeHistory(h);
+    assert.deepEqual(
+      s.map((m) => [m.role, m.tool_call_id ?? '', m.role === 'tool' ? m.content : '']),
+      [
+        ['user', '', ''],
+        ['assistant', '', ''],
+        ['tool', 'a', 'A'],
+        ['tool', 'b', STUB_RESULT],
+        ['tool', 'c', 'C'],
+      ],
+    );
+    assert.equal(s[2], h[3], 'a stored result passes through as the same object');
+    h.push({ role: 'tool', tool_call_id: 'b', content: 'B' });
+    assert.deepEqual(
+      sanitizeHistory(h).map((m) => m.content),
+      ['go', null, 'A', 'B', 'C'],
+    );
   });
 
   it('with a memo, a growing (or rewritten) history sanitises exactly as without one', () => {

@@ -381,6 +381,19 @@ wizard.describe('hermes setup (wizard)', () => {
     }
   });
 
+  wizard.it('`hermes` with an emptied config.yaml says so and runs the wizard instead of guessing a provider', async () => {
+    const home = tempHome();
+    writeFileSync(join(home, 'config.yaml'), '');
+    writeFileSync(join(home, '.env'), 'OPENROUTER_API_KEY=sk-or-test\n');
+    const t = startHermes([], { home, cols: 150, rows: 40 });
+    try {
+      await t.waitFor(/config\.yaml is empty \(no settings\): starting `hermes setup`\./);
+      await t.waitFor(/Which inference provider\?/);
+    } finally {
+      t.kill();
+    }
+  });
+
   wizard.it('providers that sign in with OAuth are marked and cannot be picked before signing in', async () => {
     const home = tempHome();
     const t = startHermes(['setup'], { home, cols: 120, rows: 40 });

@@ -424,7 +424,8 @@ test('a failing session store does not break the conversation: one warning, the 
   assert.equal(r.completed, true);
   const warnings = h.events.filter((e) => e.type === 'warning');
   assert.equal(warnings.length, 1);
-  assert.match((warnings[0] as { message: string }).message, /Could not save to the session store \(database or disk is full\)/);
+  assert.match((warnings[0] as { message: string }).message, /Could not save to the session store: database or disk is full\. The conversation goes on/);
+  assert.equal(h.session.saveFailure?.message, 'database or disk is full.', 'kept for the surface (a one-shot run exits non-zero)');
 });
 
 test('after enough tool-calling iterations a background review can save a skill', async () => {

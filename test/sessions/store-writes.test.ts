@@ -53,3 +53,26 @@ test('appends of two sessions are committed per session, in order', async () => 
   w.flushAppends();
   assert.deepEqual(seen, [['s1', ['a']], ['s2', ['b', 'c']]]);
 });
+
+test('a write that fails is reported once, naming the store file, and kept as the session failure', async () => {
+  const warnings: string[] = [];
+  const full = Object.assign(new Error('database or disk is full'), { code: 'ERR_SQLITE_ERROR', errcode: 13, errstr: 'database or disk is full' });
+  const store = {
+    path: '/data/hermes/state.db',
+    appendMessages: () => {
+      throw full;
+    },
+  } as unknown as SessionStore;
+  const w = new StoreWrites(() => store, (m) => warnings.push(m));
+  assert.equal(w.failure, null);
+  w.queueAppend('s', msg('a'));
+  w.flushAppends();
+  w.queueAppend('s', msg('b'));
+  w.flushAppends();
+  assert.equal(warnings.length, 1, 'one warning, not one per write');
+  assert.match(warnings[0], /^Could not save to the session store: \/data\/hermes\/state\.db: the disk is full \(SQLITE_FULL\)/);
+  const failure = w.failure as StoreWrites['failure'];
+  assert.equal(failure?.error, full);
+  assert.equal(failure?.warning, warnings[0]);
+  assert.match(String(failure?.message), /hermes sessions repair --check-only/);
+});

@@ -143,6 +143,8 @@ for (const b of backends) {
         assert.equal(await s.tryAcquireCompressionLock('c', 'host=a:pid=1'), true);
         assert.equal(await s.tryAcquireCompressionLock('c', 'host=a:pid=1'), true, 'the holder may take it again');
         assert.equal(await s.tryAcquireCompressionLock('c', 'host=b:pid=2'), false, 'another holder is refused');
+        assert.equal(await s.getCompressionLockHolder?.('c'), 'host=a:pid=1', 'the holder can be read (a dead one is taken over)');
+        assert.equal(await s.getCompressionLockHolder?.('nobody'), null);
         assert.equal(await s.tryAcquireCompressionLock('other', 'host=b:pid=2'), true, 'the lease is per session');
         await assert.rejects(async () => s.archiveAndCompact('c', [{ role: 'user', content: 'x' }], { lockHolder: 'host=b:pid=2' }), /lease .* was lost/);
         assert.equal((await s.getMessages('c')).length, 4, 'a refused commit changes nothing');
@@ -178,6 +180,7 @@ for (const b of backends) {
         await h.exec("UPDATE compression_locks SET expires_at = 1 WHERE session_id = 'c'");
         assert.equal(await s.tryAcquireCompressionLock('c', 'host=a:pid=1'), true, 'an expired lease is reclaimed');
         await h.exec("UPDATE compression_locks SET expires_at = 1 WHERE session_id = 'c'");
+        assert.equal(await s.getCompressionLockHolder?.('c'), null, 'an expired lease has no holder');
         await assert.rejects(async () => s.archiveAndCompact('c', summary, { lockHolder: 'host=a:pid=1' }), /was lost/, 'an expired lease cannot commit');
         assert.equal(await s.getCompressionCooldown('c'), null);
         await s.setCompressionCooldown('c', 2_000_000_000, 'summary model failed');

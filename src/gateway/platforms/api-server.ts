@@ -20,6 +20,7 @@ import { platformSettings, truthy } from '../config.ts';
 import type { GatewayRunner } from '../runner.ts';
 import type { InboundHandlers, PlatformAdapter, SendResult } from '../types.ts';
 import { PlatformSetupError } from '../types.ts';
+import { gateStream, sseBody, type SseSink } from './api-sse.ts';
 import { apiServer as apiServerEntry } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 
@@ -34,6 +35,12 @@ export interface ApiServerSettings {
   maxBodyBytes: number;
   /** A request (headers and body) must arrive within this many ms, or it gets 408. */
   requestTimeoutMs: number;
+  /** A streaming client that reads nothing for this many ms while output waits is cut off (its turn interrupted). */
+  writeTimeoutMs: number;
+  /** Turns run at once; later requests wait their turn in arrival order. */
+  maxConcurrent: number;
+  /** Requests that may wait for a turn; past that a request gets 503 with Retry-After. */
+  maxQueue: number;
 }
 
 const num = (v: unknown, fallback: number) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) && Number(v) > 0 ? Number(v) : fallback);
@@ -50,6 +57,9 @@ export function apiServerSettings(env: NodeJS.ProcessEnv, config: Record<string,
     showReasoning: display?.show_reasoning === true,
     maxBodyBytes: num(env.API_SERVER_MAX_BODY_BYTES ?? s.max_body_bytes, 20 * 1024 * 1024),
     requestTimeoutMs: num(env.API_SERVER_REQUEST_TIMEOUT ?? s.request_timeout, 60) * 1000,
+    writeTimeoutMs: num(env.API_SERVER_WRITE_TIMEOUT ?? s.write_timeout, 120) * 1000,
+    maxConcurrent: Math.floor(num(env.API_SERVER_MAX_CONCURRENT ?? s.max_concurrent, 64)),
+    maxQueue: Math.floor(num(env.API_SERVER_MAX_QUEUE ?? s.max_queue, 1024)),
   };
 }
 
@@ -183,31 +193,39 @@ function usageOf(r: TurnResult) {
   return { input, output: r.usage.output_tokens };
 }
 
-/** SSE over a ReadableStream; `cancel` fires when the client goes away. */
-function sseResponse(headers: Record<string, string>, run: (send: (data: string, event?: string) => void) => Promise<void>, onCancel: () => void): Response {
-  const enc = new TextEncoder();
-  let closed = false;
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      const send = (data: string, event?: string) => {
-        if (closed) return;
-        controller.enqueue(enc.encode(`${event ? `event: ${event}\n` : ''}data: ${data}\n\n`));
-      };
-      run(send)
-        .catch((e) => send(JSON.stringify({ error: { message: redactSecrets((e as Error).message), type: 'server_error' } })))
-        .finally(() => {
-          if (!closed) {
-            closed = true;
-            controller.close();
-          }
-        });
+/**
+ * An SSE response with backpressure (api-sse.ts): the session's model stream waits while the client
+ * is behind, text deltas waiting for it are merged, and a client that stops reading is cut off.
+ */
+function sseResponse(
+  headers: Record<string, string>,
+  session: Session,
+  o: { writeTimeoutMs: number; log: (line: string) => void; streams: Set<SseSink>; cutOff: () => void },
+  run: (sink: SseSink) => Promise<void>,
+): Response {
+  const body = sseBody(
+    async (sink) => {
+      session.llm = gateStream(session.llm, () => sink.ready());
+      o.streams.add(sink);
+      try {
+        await run(sink);
+      } catch (e) {
+        sink.send(JSON.stringify({ error: { message: redactSecrets((e as Error).message), type: 'server_error' } }));
+      } finally {
+        o.streams.delete(sink);
+      }
     },
-    cancel() {
-      closed = true;
-      onCancel();
+    {
+      writeTimeoutMs: o.writeTimeoutMs,
+      onCancel: () => session.interrupt(),
+      onSlowClient: (line) => {
+        o.log(`api_server: ${line}`);
+        // (Its socket waits for a drain that will not come: closed here, not by the stream's error.)
+        o.cutOff();
+      },
     },
-  });
-  return new Response(stream, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', ...headers } });
+  );
+  return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', ...headers } });
 }
 
 export class ApiServer implements PlatformAdapter {
@@ -219,6 +237,12 @@ export class ApiServer implements PlatformAdapter {
   private readonly runner: GatewayRunner;
   private store: ResponseStore | null = null;
   private readonly active = new Set<Session>();
+  /** The open event streams' sinks (their buffered bytes: `streamBuffered`). */
+  private readonly streams = new Set<SseSink>();
+  /** Turns running now, and the requests waiting for one (first come, first served). */
+  private running = 0;
+  private readonly slots = new Map<Session, () => void>();
+  private readonly waiting: (() => void)[] = [];
   /** Port actually bound (port 0 in tests). */
   port = 0;
 
@@ -263,6 +287,72 @@ export class ApiServer implements PlatformAdapter {
 
   async send(): Promise<SendResult> {
     return { ok: false, error: 'the API server answers requests; it cannot send messages' };
+  }
+
+  /**
+   * A turn slot: at most `maxConcurrent` turns (sessions, model calls, tools) run at once, the rest
+   * wait in arrival order — so under load every request waits about as long as the others (the
+   * latency stays even) and memory stays bounded by the slots, not by the number of clients. A full
+   * queue is refused with 503; a client that leaves while it waits gives its place up. Resolves with
+   * the release function (call it once the turn is over).
+   */
+  private admit(signal?: AbortSignal): Promise<() => void> {
+    const grant = () => {
+      this.running++;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        this.running--;
+        while (this.running < this.settings.maxConcurrent && this.waiting.length) this.waiting.shift()!();
+      };
+    };
+    if (this.running < this.settings.maxConcurrent && !this.waiting.length) return Promise.resolve(grant());
+    if (this.waiting.length >= this.settings.maxQueue)
+      return Promise.reject(
+        new HttpError(503, `The API server is at capacity (${this.settings.maxConcurrent} turns running, ${this.waiting.length} waiting); retry shortly (platforms.api_server.max_concurrent / API_SERVER_MAX_CONCURRENT).`, 'server_error', 'server_busy'),
+      );
+    return new Promise((resolve, reject) => {
+      const wake = () => {
+        signal?.removeEventListener('abort', gone);
+        resolve(grant());
+      };
+      const gone = () => {
+        const i = this.waiting.indexOf(wake);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(new HttpError(499, 'The client closed the request while it waited for a turn.', 'invalid_request_error', 'client_closed'));
+      };
+      signal?.addEventListener('abort', gone, { once: true });
+      this.waiting.push(wake);
+    });
+  }
+
+  /** The request's session, holding the turn slot `release` until `finish`. */
+  private sessionFor(release: () => void, o: Parameters<GatewayRunner['serviceSession']>[0]): Session {
+    let session: Session;
+    try {
+      session = this.runner.serviceSession(o);
+    } catch (e) {
+      release();
+      throw e;
+    }
+    this.slots.set(session, release);
+    return session;
+  }
+
+  /** Ends a request's session and gives its turn slot to the next request waiting. */
+  private async finish(session: Session): Promise<void> {
+    try {
+      await session.close('api_request_done');
+    } finally {
+      this.slots.get(session)?.();
+      this.slots.delete(session);
+    }
+  }
+
+  /** Turns running and requests waiting (diagnostics). */
+  load(): { running: number; waiting: number } {
+    return { running: this.running, waiting: this.waiting.length };
   }
 
   private authorized(header: string | undefined): boolean {
@@ -310,7 +400,8 @@ export class ApiServer implements PlatformAdapter {
       await next();
     });
     app.onError((e, c) => {
-      if (e instanceof HttpError) return c.json({ error: { message: e.message, type: e.type, code: e.code, param: null } }, e.status as 400, e.status === 413 ? { connection: 'close' } : undefined);
+      if (e instanceof HttpError)
+        return c.json({ error: { message: e.message, type: e.type, code: e.code, param: null } }, e.status as 400, e.status === 413 ? { connection: 'close' } : e.status === 503 ? { 'retry-after': '1' } : undefined);
       this.runner.log(`api_server: ${(e as Error).stack ?? e}`);
       return c.json({ error: { message: redactSecrets((e as Error).message), type: 'server_error', code: null, param: null } }, 500);
     });
@@ -324,8 +415,10 @@ export class ApiServer implements PlatformAdapter {
         features: { chat_completions: true, chat_completions_streaming: true, responses_api: true, responses_streaming: true, reasoning_streaming: s.showReasoning, run_submission: false },
       }),
     );
-    app.post('/v1/chat/completions', async (c) => this.chatCompletions(await this.body(c.req.raw)));
-    app.post('/v1/responses', async (c) => this.responses(await this.body(c.req.raw)));
+    // (The Node response under Hono: a streaming client that stops reading is cut off on it.)
+    const socketOf = (c: { env: unknown }) => (c.env as { outgoing?: { destroy(): void } } | undefined)?.outgoing;
+    app.post('/v1/chat/completions', async (c) => this.chatCompletions(await this.body(c.req.raw), socketOf(c), c.req.raw.signal));
+    app.post('/v1/responses', async (c) => this.responses(await this.body(c.req.raw), socketOf(c), c.req.raw.signal));
     app.get('/v1/responses/:id', (c) => {
       const r = this.store!.get(c.req.param('id'));
       if (!r) throw new HttpError(404, `Response ${c.req.param('id')} not found.`, 'invalid_request_error', 'not_found');
@@ -397,7 +490,7 @@ export class ApiServer implements PlatformAdapter {
 
   // ---- chat completions ------------------------------------------------------------------------
 
-  private async chatCompletions(body: Json): Promise<Response> {
+  private async chatCompletions(body: Json, out?: { destroy(): void }, signal?: AbortSignal): Promise<Response> {
     const messages = body.messages;
     if (!Array.isArray(messages) || !messages.length) throw new HttpError(400, '`messages` must be a non-empty array.');
     const system: string[] = [];
@@ -410,21 +503,23 @@ export class ApiServer implements PlatformAdapter {
     }
     const last = history.pop();
     if (!last || last.role !== 'user') throw new HttpError(400, 'The last message must be from the user.');
-    const session = this.runner.serviceSession({ platform: 'api_server', history, systemExtra: system.join('\n\n') || undefined });
+    const session = this.sessionFor(await this.admit(signal), { platform: 'api_server', history, systemExtra: system.join('\n\n') || undefined });
     const id = rid('chatcmpl-');
     const created = nowS();
     const model = this.settings.modelName;
     const headers = { 'X-Hermes-Session-Id': session.id };
     if (body.stream === true) {
       const includeUsage = (body.stream_options as Json | undefined)?.include_usage === true;
-      return sseResponse(
-        headers,
-        async (send) => {
-          const chunk = (delta: Json, finish: string | null = null, extra: Json = {}) => send(JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }], ...extra }));
+      return sseResponse(headers, session, this.streamOptions(out), async (sink) => {
+          const send = (data: string, event?: string) => sink.send(data, event);
+          const chunkOf = (delta: Json, finish: string | null = null, extra: Json = {}) => JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }], ...extra });
+          const chunk = (delta: Json, finish: string | null = null, extra: Json = {}) => send(chunkOf(delta, finish, extra));
+          const content = (text: string) => chunkOf({ content: text });
+          const reasoning = (text: string) => chunkOf({ reasoning_content: text });
           chunk({ role: 'assistant', content: '' });
           const off = session.on((e) => {
-            if (e.type === 'text_delta') chunk({ content: e.text });
-            else if (e.type === 'reasoning_delta' && this.settings.showReasoning) chunk({ reasoning_content: e.text });
+            if (e.type === 'text_delta') sink.sendText(e.text, content);
+            else if (e.type === 'reasoning_delta' && this.settings.showReasoning) sink.sendText(e.text, reasoning);
             else if (e.type === 'tool_start') send(JSON.stringify(this.progressPayload(e)), 'hermes.tool.progress');
             // A broken model stream is sent again: the content since the last step is void (clients that know the event drop it).
             else if (e.type === 'retract' && e.shown) send(JSON.stringify({ object: 'hermes.retract', choices: [], reason: redactSecrets(e.error.message) }), 'hermes.retract');
@@ -444,11 +539,9 @@ export class ApiServer implements PlatformAdapter {
           } finally {
             off();
             this.active.delete(session);
-            await session.close('api_request_done');
+            await this.finish(session);
           }
-        },
-        () => session.interrupt(),
-      );
+      });
     }
     this.active.add(session);
     try {
@@ -468,7 +561,7 @@ export class ApiServer implements PlatformAdapter {
       );
     } finally {
       this.active.delete(session);
-      await session.close('api_request_done');
+      await this.finish(session);
     }
   }
 
@@ -488,7 +581,7 @@ export class ApiServer implements PlatformAdapter {
     return out;
   }
 
-  private async responses(body: Json): Promise<Response> {
+  private async responses(body: Json, out?: { destroy(): void }, signal?: AbortSignal): Promise<Response> {
     const store = this.store!;
     let prevId = typeof body.previous_response_id === 'string' ? body.previous_response_id : undefined;
     const conversation = typeof body.conversation === 'string' ? body.conversation : typeof (body.conversation as Json | undefined)?.id === 'string' ? String((body.conversation as Json).id) : undefined;
@@ -517,7 +610,7 @@ export class ApiServer implements PlatformAdapter {
       }
     }
     history.push(...convo);
-    const session = this.runner.serviceSession({ platform: 'api_server', sessionId, history, systemPrompt, systemExtra: system.join('\n\n') || undefined });
+    const session = this.sessionFor(await this.admit(signal), { platform: 'api_server', sessionId, history, systemPrompt, systemExtra: system.join('\n\n') || undefined });
     const id = rid('resp_');
     const created_at = nowS();
     const model = this.settings.modelName;
@@ -560,17 +653,16 @@ export class ApiServer implements PlatformAdapter {
         return Response.json(finish(r, outputItems(r.messages)), { headers });
       } finally {
         this.active.delete(session);
-        await session.close('api_request_done');
+        await this.finish(session);
       }
     }
 
-    return sseResponse(
-      headers,
-      async (sendRaw) => {
+    return sseResponse(headers, session, this.streamOptions(out), async (sink) => {
+        // Sequence numbers are given as events are written (a merged delta takes one).
         let seq = 0;
-        const ev = (type: string, data: Json) => sendRaw(JSON.stringify({ type, sequence_number: seq++, ...data }), type);
+        const ev = (type: string, data: Json) => sink.send(() => JSON.stringify({ type, sequence_number: seq++, ...data }), type);
         const output: Json[] = [];
-        let open: { index: number; id: string; text: string } | null = null;
+        let open: { index: number; id: string; text: string; delta: (text: string) => string } | null = null;
         const closeText = () => {
           if (!open) return;
           const o = open;
@@ -593,13 +685,14 @@ export class ApiServer implements PlatformAdapter {
         const off = session.on((e) => {
           if (e.type === 'text_delta') {
             if (!open) {
-              open = { index: output.length, id: rid('msg_'), text: '' };
+              const item = { index: output.length, id: rid('msg_') };
+              open = { ...item, text: '', delta: (text) => JSON.stringify({ type: 'response.output_text.delta', sequence_number: seq++, item_id: item.id, output_index: item.index, content_index: 0, delta: text, logprobs: [] }) };
               output.push({});
               ev('response.output_item.added', { output_index: open.index, item: { type: 'message', id: open.id, status: 'in_progress', role: 'assistant', content: [] } });
               ev('response.content_part.added', { item_id: open.id, output_index: open.index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
             }
             open.text += e.text;
-            ev('response.output_text.delta', { item_id: open.id, output_index: open.index, content_index: 0, delta: e.text, logprobs: [] });
+            sink.sendText(e.text, open.delta, 'response.output_text.delta');
           } else if (e.type === 'retract') {
             // A broken model stream is sent again: the open message's text starts over (its done events carry only the new text).
             if (open) {
@@ -624,11 +717,18 @@ export class ApiServer implements PlatformAdapter {
         } finally {
           off();
           this.active.delete(session);
-          await session.close('api_request_done');
+          await this.finish(session);
         }
-      },
-      () => session.interrupt(),
-    );
+    });
+  }
+
+  private streamOptions(out?: { destroy(): void }) {
+    return { writeTimeoutMs: this.settings.writeTimeoutMs, log: (line: string) => this.runner.log(line), streams: this.streams, cutOff: () => out?.destroy() };
+  }
+
+  /** Bytes each open event stream holds for its client right now (diagnostics; bounded by backpressure). */
+  streamBuffered(): number[] {
+    return [...this.streams].map((s) => s.buffered);
   }
 }
 

@@ -100,6 +100,8 @@ export interface SessionStoreApi {
   /** Takes the session's lease (unix-second expiry); false while another live holder has it. */
   tryAcquireCompressionLock(sessionId: string, holder: string, ttlSeconds?: number): Awaitable<boolean>;
   releaseCompressionLock(sessionId: string, holder: string): Awaitable<boolean>;
+  /** Who holds the session's compression lease now (null: nobody, or it expired). */
+  getCompressionLockHolder?(sessionId: string): Awaitable<string | null>;
   /** Live rows → active=0, compacted=1; `messages` become the live rows; refused if `lockHolder` lost the lease. */
   archiveAndCompact(sessionId: string, messages: Message[], opts?: { lockHolder?: string }): Awaitable<number>;
   setCompressionCooldown(sessionId: string, untilS: number | null, error: string | null): Awaitable<void>;

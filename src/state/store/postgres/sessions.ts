@@ -421,6 +421,11 @@ export class PgSessionStore implements SessionStoreApi {
     }
   }
 
+  async getCompressionLockHolder(sessionId: string): Promise<string | null> {
+    const row = await this.db.get('SELECT holder FROM compression_locks WHERE session_id = ? AND expires_at > ?', [sessionId, now()]);
+    return row ? String(row.holder) : null;
+  }
+
   async releaseCompressionLock(sessionId: string, holder: string): Promise<boolean> {
     try {
       return (await this.w((q) => q.run('DELETE FROM compression_locks WHERE session_id = ? AND holder = ?', [sessionId, holder]))) > 0;

@@ -61,7 +61,7 @@ const queue = [...files].sort((a, b) => (known[b] ?? 30) - (known[a] ?? 30));
 
 function limitOf(file) {
   const head = readFileSync(join(root, file), 'utf8').slice(0, 2000);
-  const m = /\/\/\s*test-timeout:\s*(\d+)/.exec(head);
+  const m = /^\/\/\s*test-timeout:\s*(\d+)/m.exec(head);
   return m ? Number(m[1]) : defaultLimit;
 }
 

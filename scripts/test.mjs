@@ -69,6 +69,7 @@ function limitOf(file) {
 // under node:test), which would make each file report in the runner-to-runner wire format.
 const childEnv = { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', NODE_COMPILE_CACHE: join(root, '.tmp', 'node-compile-cache') };
 delete childEnv.NODE_TEST_CONTEXT;
+mkdirSync(join(root, '.tmp'), { recursive: true });
 
 const fmt = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const started = Date.now();

@@ -10,7 +10,9 @@ import { envUrl, OAuthError, pollDeviceToken, post, request, s, type LoginIo, pr
 export const COPILOT_OAUTH_CLIENT_ID = 'Iv1.b507a08c87ecfe98';
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const EDITOR_VERSION = 'vscode/1.104.1';
-const EXCHANGE_USER_AGENT = 'GitHubCopilotChat/0.26.7';
+// Our own name, never another client's (the exchange needs an Editor-Version header; the
+// User-Agent is free, and we do not pose as the Copilot Chat extension).
+const EXCHANGE_USER_AGENT = 'HermesAgent';
 
 function githubBase(env: NodeJS.ProcessEnv): string {
   const override = envUrl(env, 'HERMES_COPILOT_GITHUB_URL');

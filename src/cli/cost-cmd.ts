@@ -37,7 +37,8 @@ export async function why(target: string | undefined, o: { json?: boolean }): Pr
   const today = scope.day === localDay() ? entries : readDay(home, localDay());
   const sum = (es: SpendEntry[]) => ({ usd: es.reduce((n, e) => n + (e.usd ?? 0), 0), tokens: es.reduce((n, e) => n + entryTokens(e), 0) });
   const day = sum(today);
-  const sess = scope.session ? sum(entries) : undefined;
+  // For a day: the costliest session of it against the session caps.
+  const sess = scope.session ? sum(entries) : report.bySession.length ? { usd: Math.max(...report.bySession.map((g) => g.usd ?? 0)), tokens: Math.max(...report.bySession.map((g) => g.tokens)) } : undefined;
   const lines = budgetLines(budgets, { dayUsd: day.usd, dayTokens: day.tokens, sessionUsd: sess?.usd, sessionTokens: sess?.tokens });
   if (o.json) process.stdout.write(`${JSON.stringify({ ...report, budgets: budgets ? { ...budgets.caps, action: budgets.action } : null, budget_lines: lines }, null, 2)}\n`);
   else process.stdout.write(`${formatSpendReport(report, lines)}\n`);

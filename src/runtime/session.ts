@@ -11,7 +11,7 @@ import { systemMessageFor } from './personality.ts';
 import { checkpointConfig, Checkpointer, storeFor, withCheckpoints } from './checkpointing.ts';
 import { createLlmClient, resolveAuxiliaryRuntime, type LlmClient, type ProviderRuntime } from '../llm/index.ts';
 import { healthFor } from './provider-health.ts';
-import { dayTotalsFor, readBudgets, SpendScope, spendMeter, type MeterHost } from './budgets.ts';
+import { budgetLines, dayTotalsFor, readBudgets, SpendScope, spendMeter, type MeterHost } from './budgets.ts';
 import { addUsage, emptyUsage, type Message, type StreamFn } from '../llm/types.ts';
 import { StoreWrites } from './store-writes.ts';
 import { paths } from '../state/paths.ts';
@@ -231,6 +231,15 @@ export class Session {
   /** Emits an event to the session's listeners (used by the state runtime). */
   emit(e: AgentEvent): void {
     this.dispatch(e);
+  }
+
+  /** The budgets and what was spent against them (this conversation, this job, today), one line each; [] without budgets. */
+  budgetStatus(): string[] {
+    const b = this.spend.budgets;
+    if (!b) return [];
+    const day = this.spend.day.refresh();
+    const sc = this.spend.scope;
+    return budgetLines(b, { sessionUsd: sc.usd, sessionTokens: sc.tokens, jobUsd: this.spend.job ? sc.usd : undefined, dayUsd: day.usd, dayTokens: day.tokens });
   }
 
   /** Continues under another session id (compression rotation). The task id (terminals, processes) stays. */

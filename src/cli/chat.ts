@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseMaxTurns } from '../agent/budget.ts';
 import type { AgentEvent, AgentRequest } from '../agent/types.ts';
 import { describeError, ResolveError } from '../llm/index.ts';
-import { activityLine } from '../runtime/activity.ts';
+import { activityLine, fallbackLine } from '../runtime/activity.ts';
 import { AnswerOut } from './answer-out.ts';
 import type { McpManager } from '../mcp/manager.ts';
 import { attachMcp, startCliMcp } from '../mcp/session.ts';
@@ -362,7 +362,7 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
         if (!quiet || opts.verbose) err(`↻ ${e.error.provider}: ${e.error.message} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})`);
         break;
       case 'fallback':
-        if (!quiet || opts.verbose) err(`⇄ switching from ${e.from} to fallback ${e.to}: ${e.reason}`);
+        if (!quiet || opts.verbose) err(fallbackLine(e));
         break;
       case 'key_rotated':
         if (opts.verbose) err(`⇄ ${e.provider}: rotated to the next API key (${e.reason})`);

@@ -263,6 +263,9 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
               (sub.costUsd === null ? '' : tr('commands.usage_subagents_cost', { cost: usd(sub.costUsd) })),
           );
         if (last) lines.push(tr('commands.usage_context', { used: n(promptTokens(last)), window: n(window), percent: Math.round((promptTokens(last) / window) * 100) }));
+        // Spend caps (config.yaml budgets:): this conversation and today, every process of this home.
+        const budgets = s.budgetStatus();
+        if (budgets.length) lines.push(`Budgets: ${budgets.join(' · ')} (hermes cost why for where it went)`);
         return { output: lines.join('\n') };
       },
     },

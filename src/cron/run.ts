@@ -340,6 +340,7 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
     platform: 'cron',
     source: 'cron',
     interactive: false,
+    job: { kind: 'cron', id: job.id },
     sessionId,
     explicit: {
       toolsets,

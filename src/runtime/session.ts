@@ -11,6 +11,7 @@ import { systemMessageFor } from './personality.ts';
 import { checkpointConfig, Checkpointer, storeFor, withCheckpoints } from './checkpointing.ts';
 import { createLlmClient, resolveAuxiliaryRuntime, type LlmClient, type ProviderRuntime } from '../llm/index.ts';
 import { healthFor } from './provider-health.ts';
+import { budgetLines, dayTotalsFor, readBudgets, SpendScope, spendMeter, type MeterHost } from './budgets.ts';
 import { addUsage, emptyUsage, type Message, type StreamFn } from '../llm/types.ts';
 import { StoreWrites } from './store-writes.ts';
 import { paths } from '../state/paths.ts';
@@ -86,6 +87,9 @@ export class Session {
   /** Plugin tools, hooks and prompt sections (null when no plugin host was loaded for this home). */
   readonly plugins: SessionPlugins | null;
 
+  /** Spend caps (config.yaml budgets:) and what this conversation spent against them. */
+  readonly spend: MeterHost;
+
   /** Snapshots before destructive edits (checkpoints.enabled / --checkpoints), for /rollback. */
   checkpointer: Checkpointer | null = null;
 
@@ -123,6 +127,21 @@ export class Session {
       this.llm = c.llm;
       this.warnings.push(...c.warnings);
     }
+    const budgets = readBudgets(o.config);
+    if (!o.depth) this.warnings.push(...budgets.warnings);
+    const kanbanTask = o.env.HERMES_KANBAN_TASK?.trim();
+    this.spend = {
+      home: o.home,
+      budgets: budgets.budgets,
+      scope: o.spend?.scope ?? new SpendScope(),
+      sessionId: o.spend?.sessionId ?? (() => this.id),
+      job: o.spend ? o.spend.job : o.job ? `${o.job.kind}:${o.job.id}` : kanbanTask ? `kanban:${kanbanTask}` : undefined,
+      ask: (req) => this.broker.ask(req, this.running?.signal),
+      emit: (e) => this.dispatch(e),
+      day: dayTotalsFor(o.home),
+      now: o.now,
+    };
+    this.llm.meter ??= spendMeter(this.spend, o.depth ? 'subagent' : 'main');
     const parser = o.config.model?.tool_call_parser;
     if (parser !== undefined && formatsFor(String(parser)) === null) {
       this.warnings.push(`model.tool_call_parser: unknown parser "${String(parser)}" (use ${PARSER_SETTINGS.join(', ')}); using auto.`);
@@ -212,6 +231,15 @@ export class Session {
   /** Emits an event to the session's listeners (used by the state runtime). */
   emit(e: AgentEvent): void {
     this.dispatch(e);
+  }
+
+  /** The budgets and what was spent against them (this conversation, this job, today), one line each; [] without budgets. */
+  budgetStatus(): string[] {
+    const b = this.spend.budgets;
+    if (!b) return [];
+    const day = this.spend.day.refresh();
+    const sc = this.spend.scope;
+    return budgetLines(b, { sessionUsd: sc.usd, sessionTokens: sc.tokens, jobUsd: this.spend.job ? sc.usd : undefined, dayUsd: day.usd, dayTokens: day.tokens });
   }
 
   /** Continues under another session id (compression rotation). The task id (terminals, processes) stays. */
@@ -390,6 +418,7 @@ export class Session {
   switchModel(explicit: ExplicitChoices): void {
     const c = createClientFor(this.options.config, this.options.env, { ...this.options.explicit, ...explicit }, this.options.home);
     this.llm = c.llm;
+    this.llm.meter = spendMeter(this.spend, this.options.depth ? 'subagent' : 'main');
     this.options.explicit = { ...this.options.explicit, ...explicit };
   }
 
@@ -416,7 +445,23 @@ export class Session {
     outer?.addEventListener('abort', onOuter, { once: true });
     this.running = ac;
     this.llm.beginTurn();
+    if (!o.depth) this.spend.scope.beginTurn();
     const firstTurn = !this.started;
+    // A resumed conversation's caps count what it spent before (the store's totals), once.
+    if (firstTurn && !o.depth && !o.spend && this.spend.budgets && this.history.length && !this.spend.scope.baseline && this.services.sessionDb) {
+      const id = this.id;
+      const scope = this.spend.scope;
+      scope.baseline = (async () => {
+        try {
+          const row = (await this.services.sessionDb?.getSession(id)) as { estimated_cost_usd?: number | null; input_tokens?: number; output_tokens?: number; cache_read_tokens?: number; cache_write_tokens?: number } | null | undefined;
+          if (!row) return;
+          scope.usd += row.estimated_cost_usd ?? 0;
+          scope.tokens += (row.input_tokens ?? 0) + (row.output_tokens ?? 0) + (row.cache_read_tokens ?? 0) + (row.cache_write_tokens ?? 0);
+        } catch {
+          /* no baseline: the caps count from here */
+        }
+      })();
+    }
     this.checkpointer?.newTurn();
     // memory.provider joins before the first turn: its tools and prompt block enter the session
     // before the system prompt is stored (a restored session keeps its frozen prompt).
@@ -558,7 +603,7 @@ export class Session {
     if (!rt) return null;
     // Auxiliary tasks fall back through fallback_providers as the conversation does (Hermes's `auto`
     // chain), and share its provider health: a provider the conversation left is not waited on here.
-    const client = createLlmClient({ primary: rt, fallbacks: this.llm.fallbacks ? [...this.llm.fallbacks] : [], maxRetries: 2, timeoutMs: (Number(cfg?.timeout) || 120) * 1000, classifyError: pluginErrorClassifier(this.options.home), cacheBodies: false, health: healthFor(o.home) });
+    const client = createLlmClient({ primary: rt, fallbacks: this.llm.fallbacks ? [...this.llm.fallbacks] : [], maxRetries: 2, timeoutMs: (Number(cfg?.timeout) || 120) * 1000, classifyError: pluginErrorClassifier(this.options.home), cacheBodies: false, health: healthFor(o.home), meter: spendMeter(this.spend, task) });
     const stream: StreamFn = (req) => client.stream(req);
     return { stream: this.plugins ? this.plugins.auxStream(task, rt, stream) : stream, model: rt.model, provider: rt.provider };
   }
@@ -604,6 +649,7 @@ export class Session {
       // The same prompt budget as here: toolsets it was given by name are sent, the rest wait behind its own tool_search.
       deferredToolsets: [...(spec.toolsets?.length ? deferredToolsets(spec.toolsets, this.registry.toolsets(), o.config.custom_toolsets ?? {}) : this.lazy)],
       parentSessionId: this.id,
+      spend: { scope: this.spend.scope, sessionId: this.spend.sessionId, job: this.spend.job },
     });
     const trace: string[] = [];
     const childStarted = Date.now();

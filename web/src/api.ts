@@ -69,4 +69,6 @@ export interface Status {
   problems: string[];
   /** provider_health.json: targets with faults lately; `line` says it in one line. */
   providerHealth?: { provider: string; model: string; state: 'ok' | 'tripped'; line: string }[];
+  /** Today's model spend (every process of this home) and the budgets (config.yaml budgets:). */
+  spend?: { today: { usd: number; tokens: number; calls: number }; caps: Record<string, number | string> | null; lines: string[] };
 }

@@ -179,17 +179,70 @@ export async function spawnPty(file: string, args: string[], o: { cwd?: string; 
 }
 
 export interface RunOutcome {
+  /** The head and tail of the output (see OutputKeeper). */
   output: string;
+  /** Characters dropped from the middle of a flood. */
+  dropped?: number;
   exitCode: number | null;
   timedOut: boolean;
   interrupted: boolean;
 }
 
-const MAX_COLLECT = 16 * 1024 * 1024;
+/** What runChild keeps of a command's output: this much of the head and of the tail (characters). */
+export const KEEP_HEAD = 4 * 1024 * 1024;
+export const KEEP_TAIL = 4 * 1024 * 1024;
 
 /**
- * Runs a started child to completion: collects output (head and tail kept past 16 MiB), kills the
- * group on timeout or abort (TERM, then KILL after `graceMs`), resolves when it has exited.
+ * Output kept as a bounded head and a ring of tail chunks: a flood (gigabytes from `yes`) costs
+ * memory of the bound only and time linear in its size (chunks are dropped whole from the front,
+ * never re-copied).
+ */
+export class OutputKeeper {
+  private head = '';
+  private tail: string[] = [];
+  private tailLen = 0;
+  /** Characters dropped between head and tail. */
+  dropped = 0;
+  private readonly headMax: number;
+  private readonly tailMax: number;
+
+  constructor(headMax = KEEP_HEAD, tailMax = KEEP_TAIL) {
+    this.headMax = headMax;
+    this.tailMax = tailMax;
+  }
+
+  push(t: string): void {
+    if (this.head.length < this.headMax) {
+      const room = this.headMax - this.head.length;
+      if (t.length <= room) return void (this.head += t);
+      this.head += t.slice(0, room);
+      t = t.slice(room);
+    }
+    this.tail.push(t);
+    this.tailLen += t.length;
+    while (this.tail.length > 1 && this.tailLen - this.tail[0].length >= this.tailMax) {
+      const first = this.tail.shift()!;
+      this.tailLen -= first.length;
+      this.dropped += first.length;
+    }
+  }
+
+  /** The head and the tail, joined (`dropped` says how much was between them). */
+  text(): string {
+    let tail = this.tail.join('');
+    if (tail.length > this.tailMax) {
+      this.dropped += tail.length - this.tailMax;
+      tail = tail.slice(-this.tailMax);
+      this.tail = [tail];
+      this.tailLen = tail.length;
+    }
+    return this.head + tail;
+  }
+}
+
+/**
+ * Runs a started child to completion: collects output (a bounded head and tail, see OutputKeeper),
+ * kills the group on timeout or abort (TERM, then KILL after `graceMs`), resolves when it has exited.
  * `onKill` lets remote backends kill the remote side too.
  */
 export function runChild(
@@ -197,19 +250,10 @@ export function runChild(
   o: { timeoutMs: number; signal: AbortSignal; stdin?: string; onKill?: (signal: NodeJS.Signals) => void | Promise<void>; graceMs?: number; onOutput?: (t: string) => void },
 ): Promise<RunOutcome> {
   return new Promise((resolve) => {
-    let head = '';
-    let tail = '';
-    let dropped = 0;
+    const kept = new OutputKeeper();
     child.onData((t) => {
       o.onOutput?.(t);
-      if (head.length < MAX_COLLECT / 2) head += t;
-      else {
-        tail += t;
-        if (tail.length > MAX_COLLECT / 2) {
-          dropped += tail.length - MAX_COLLECT / 2;
-          tail = tail.slice(-MAX_COLLECT / 2);
-        }
-      }
+      kept.push(t);
     });
     if (o.stdin !== undefined) {
       child.write(o.stdin);
@@ -241,8 +285,8 @@ export function runChild(
       clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
       o.signal.removeEventListener('abort', onAbort);
-      const output = dropped ? `${head}\n[… ${dropped} characters dropped …]\n${tail}` : head + tail;
-      resolve({ output, exitCode: code, timedOut, interrupted });
+      const output = kept.text();
+      resolve({ output, exitCode: code, timedOut, interrupted, ...(kept.dropped ? { dropped: kept.dropped } : {}) });
     });
   });
 }

@@ -141,7 +141,7 @@ export async function runTerminal(a: TerminalArgs, ctx: ToolContext): Promise<st
     } catch (e) {
       return fail((e as Error).message, { output: '', exit_code: -1 });
     }
-    const output = cleanOutput(r.output, max);
+    const output = cleanOutput(r.output, max, r.dropped);
     const result: Record<string, unknown> = {
       output,
       exit_code: r.timedOut ? 124 : r.interrupted ? 130 : (r.exitCode ?? -1),

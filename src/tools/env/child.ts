@@ -188,20 +188,22 @@ export interface RunOutcome {
   interrupted: boolean;
 }
 
-/** What runChild keeps of a command's output: this much of the head and of the tail (characters). */
-export const KEEP_HEAD = 4 * 1024 * 1024;
-export const KEEP_TAIL = 4 * 1024 * 1024;
+/** What runChild keeps of a command's output: this much of the head (characters) and of the tail (bytes). */
+export const KEEP_HEAD = 2 * 1024 * 1024;
+export const KEEP_TAIL = 2 * 1024 * 1024;
 
 /**
- * Output kept as a bounded head and a ring of tail chunks: a flood (gigabytes from `yes`) costs
- * memory of the bound only and time linear in its size (chunks are dropped whole from the front,
- * never re-copied).
+ * Output kept as a bounded head and a fixed ring of tail bytes: a flood (gigabytes from `yes`) costs
+ * memory of the bound only and time linear in its size. The tail is copied into one buffer made
+ * once, so the chunks die young (keeping the chunks themselves promoted each to the old generation
+ * and let garbage pile up there to hundreds of MB).
  */
 export class OutputKeeper {
   private head = '';
-  private tail: string[] = [];
-  private tailLen = 0;
-  /** Characters dropped between head and tail. */
+  private ring: Buffer | null = null;
+  private pos = 0;
+  private wrapped = false;
+  /** Characters (bytes, past the head) dropped between head and tail. */
   dropped = 0;
   private readonly headMax: number;
   private readonly tailMax: number;
@@ -218,25 +220,42 @@ export class OutputKeeper {
       this.head += t.slice(0, room);
       t = t.slice(room);
     }
-    this.tail.push(t);
-    this.tailLen += t.length;
-    while (this.tail.length > 1 && this.tailLen - this.tail[0].length >= this.tailMax) {
-      const first = this.tail.shift()!;
-      this.tailLen -= first.length;
-      this.dropped += first.length;
+    this.ring ??= Buffer.allocUnsafe(this.tailMax);
+    let b = Buffer.from(t, 'utf8');
+    if (b.length >= this.tailMax) {
+      this.dropped += this.wrapped ? this.tailMax : this.pos;
+      this.dropped += b.length - this.tailMax;
+      b = b.subarray(b.length - this.tailMax);
+      b.copy(this.ring, 0);
+      this.pos = 0;
+      this.wrapped = true;
+      return;
+    }
+    const first = Math.min(b.length, this.tailMax - this.pos);
+    if (this.wrapped) this.dropped += b.length;
+    else if (this.pos + b.length > this.tailMax) this.dropped += this.pos + b.length - this.tailMax;
+    b.copy(this.ring, this.pos, 0, first);
+    if (first < b.length) {
+      b.copy(this.ring, 0, first);
+      this.pos = b.length - first;
+      this.wrapped = true;
+    } else {
+      this.pos += first;
+      if (this.pos === this.tailMax) {
+        this.pos = 0;
+        this.wrapped = true;
+      }
     }
   }
 
   /** The head and the tail, joined (`dropped` says how much was between them). */
   text(): string {
-    let tail = this.tail.join('');
-    if (tail.length > this.tailMax) {
-      this.dropped += tail.length - this.tailMax;
-      tail = tail.slice(-this.tailMax);
-      this.tail = [tail];
-      this.tailLen = tail.length;
-    }
-    return this.head + tail;
+    if (!this.ring) return this.head;
+    const tail = this.wrapped ? Buffer.concat([this.ring.subarray(this.pos), this.ring.subarray(0, this.pos)]) : this.ring.subarray(0, this.pos);
+    // A cut through a multi-byte character at the start: skip its continuation bytes.
+    let k = 0;
+    while (this.dropped && k < 4 && k < tail.length && (tail[k] & 0xc0) === 0x80) k++;
+    return this.head + tail.toString('utf8', k);
   }
 }
 

@@ -282,7 +282,7 @@ describe('sudo', () => {
     const s = makeServices({ env: { PATH: process.env.PATH, HOME: process.env.HOME } });
     const { sessionSandbox } = await import('../../src/tools/env/index.ts');
     if (!sessionSandbox(s).active) return void console.log('# no sandbox here: skipped');
-    const asked: unknown[] = [];
+    const asked: import('../../src/agent/types.ts').AgentRequest[] = [];
     const r = await call(terminal, { command: 'sudo true' }, s, makeCtx({ asked, answer: () => ({ answer: 'x' }) }));
     assert.match(r.json.error, /sudo cannot work inside the OS sandbox.*unsandboxed: true/);
     assert.equal(asked.length, 0);

@@ -7,6 +7,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   mcp: () => import('./mcp.ts'),
   state: () => import('./state.ts'),
   tools: () => import('./tools.ts'),
+  sandbox: () => import('./sandbox.ts'),
   cli: () => import('./cli.ts'),
   tui: () => import('./tui.ts'),
   cron: () => import('./cron.ts'),

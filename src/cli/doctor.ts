@@ -291,6 +291,18 @@ export const terminalCheck: DoctorCheck = {
   },
 };
 
+export const sandboxCheck: DoctorCheck = {
+  name: 'Sandbox',
+  async run({ config, env, home }) {
+    if (!config) return { status: 'skip', detail: 'config.yaml unreadable' };
+    const { sandboxReport } = await import('../tools/sandbox/report.ts');
+    const r = sandboxReport(config, env, home);
+    if (r.state === 'none') return { status: 'warn', detail: r.line, fix: r.hint };
+    if (r.state === 'off') return { status: 'warn', detail: r.line, fix: 'set terminal.sandbox.mode: workspace-write' };
+    return { status: 'ok', detail: r.line };
+  },
+};
+
 export const mcpCheck: DoctorCheck = {
   name: 'MCP servers',
   async run({ config, env, home, timeoutMs }) {
@@ -413,7 +425,7 @@ export const postgresCheck: DoctorCheck = {
   },
 };
 
-export const DOCTOR_CHECKS: DoctorCheck[] = [nodeCheck, homeCheck, skeletonCheck, envFileCheck, configCheck, providerCheck, toolCallsCheck, ripgrepCheck, sqliteCheck, postgresCheck, terminalCheck, mcpCheck, toolsCheck, codexCheck];
+export const DOCTOR_CHECKS: DoctorCheck[] = [nodeCheck, homeCheck, skeletonCheck, envFileCheck, configCheck, providerCheck, toolCallsCheck, ripgrepCheck, sqliteCheck, postgresCheck, terminalCheck, sandboxCheck, mcpCheck, toolsCheck, codexCheck];
 
 export async function runDoctor(o: { fix?: boolean; timeout?: string }): Promise<void> {
   const home = hermesHome();

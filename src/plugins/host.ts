@@ -195,7 +195,7 @@ export class PluginHost implements PluginContributions {
         );
         continue;
       }
-      this.hooks.register(spec.event, shellCallback(spec, { home: this.home, env: this.env, profile: this.profile, cwd: () => process.cwd(), log: (l, msg) => this.log(l === 'INFO' ? 'INFO' : 'WARNING', msg) }), `shell:${spec.command}`, 'shell');
+      this.hooks.register(spec.event, shellCallback(spec, { home: this.home, env: this.env, config: this.config, profile: this.profile, cwd: () => process.cwd(), log: (l, msg) => this.log(l === 'INFO' ? 'INFO' : 'WARNING', msg) }), `shell:${spec.command}`, 'shell');
       this.shellHooks.push({ spec, registered: true });
     }
   }

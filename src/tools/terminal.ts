@@ -16,6 +16,10 @@ const schema = (z: Zod) =>
   timeout: z.coerce.number().int().min(1).optional().describe(`Seconds before a foreground command is killed (default terminal.timeout, 180; at most ${FOREGROUND_MAX_S})`),
   workdir: z.string().optional().describe('Directory to run in (default: the session working directory / the shell\'s current directory)'),
   pty: z.boolean().optional().describe('Run in a pseudo-terminal, for interactive programs (local and SSH)'),
+  unsandboxed: z
+    .boolean()
+    .optional()
+    .describe('Run outside the OS sandbox (local backend). Only when a command failed on a sandbox denial and the task truly needs that write: the user is asked to approve it'),
   notify_on_complete: z
     .boolean()
     .optional()

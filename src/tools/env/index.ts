@@ -17,6 +17,7 @@ import { singularityBackend } from './singularity.ts';
 import { VercelDriver } from './vercel.ts';
 import { sshBackend, sshConfigFrom } from './ssh.ts';
 import type { ExecutionBackend } from './types.ts';
+import { makeSandbox, type Sandbox, type SandboxSettings } from '../sandbox/index.ts';
 import { pluginExtension, pluginExtensions, type PluginTerminalBackend } from '../../plugins/extensions.ts';
 
 export type { ExecutionBackend } from './types.ts';
@@ -41,6 +42,20 @@ export function terminalCwd(services: ToolServices): string {
   return configured ? expandHome(configured) : services.cwd;
 }
 
+/**
+ * The session's OS sandbox for local commands (terminal, execute_code): terminal.sandbox with the
+ * session's /sandbox override; the working directory is terminalCwd.
+ */
+export function sessionSandbox(services: ToolServices): Sandbox {
+  const override = services.state.get('sandbox_override') as Partial<SandboxSettings> | undefined;
+  const key = JSON.stringify(override ?? null);
+  const cached = services.state.get('sandbox') as { key: string; sb: Sandbox } | undefined;
+  if (cached?.key === key) return cached.sb;
+  const sb = makeSandbox({ config: services.config, env: services.env, hermesHome: services.home, cwd: terminalCwd(services), override });
+  services.state.set('sandbox', { key, sb });
+  return sb;
+}
+
 /** The environment a local child process gets: Hermes's secrets removed unless passed through. */
 export function childEnv(services: ToolServices): NodeJS.ProcessEnv {
   return filteredEnv(services.env, {
@@ -53,7 +68,7 @@ function createBackend(services: ToolServices): ExecutionBackend {
   const kind = backendKind(services);
   const t = (services.config.terminal ?? {}) as Record<string, unknown> & typeof services.config.terminal;
   if (kind === 'local') {
-    const o = { cwd: terminalCwd(services), env: childEnv(services) };
+    const o = { cwd: terminalCwd(services), env: childEnv(services), sandbox: sessionSandbox(services) };
     return persistentShell(services, 'local') ? localPersistentBackend(o) : new LocalBackend(o);
   }
   if (kind === 'ssh') {

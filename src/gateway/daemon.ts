@@ -248,6 +248,10 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
       const drainS = numberSetting(o.env.HERMES_RESTART_DRAIN_TIMEOUT ?? (o.config.agent as { restart_drain_timeout?: number }).restart_drain_timeout, 900);
       log(`gateway: ${reason}: draining (${runner.activeTurns} running turn(s), up to ${drainS}s)`);
       runner.stopAccepting();
+      // Nobody can answer an approval once the gateway stops: pending ones are denied (recorded by
+      // their turns like any denial), so the drain is not held for a person.
+      const denied = runner.requests.denyAllForShutdown();
+      if (denied) log(`gateway: ${reason}: ${denied} pending approval request(s) answered as denied (the gateway is stopping)`);
       await supervisor.stopIntake();
       await cron?.stop().catch(() => undefined);
       await kanban?.stop().catch(() => undefined);

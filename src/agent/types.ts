@@ -27,7 +27,8 @@ export type AnswerFor<R extends AgentRequest> = R extends { kind: 'approval' }
     : string | null;
 
 /** Why a request got the answer it got. */
-export type AnswerSource = 'person' | 'timeout' | 'no_responder' | 'interrupted';
+/** `shutdown`: the gateway stopped while the request waited (answered with the default: deny). */
+export type AnswerSource = 'person' | 'timeout' | 'no_responder' | 'interrupted' | 'shutdown';
 
 export interface Answered<R extends AgentRequest> {
   answer: AnswerFor<R>;

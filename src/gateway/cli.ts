@@ -114,6 +114,8 @@ export async function gatewayStatus(opts: { json?: boolean }): Promise<void> {
     const extra = p.state === 'connected' ? ` since ${p.since}` : `${p.last_error ? ` — ${p.last_error}` : ''}${p.next_retry_at ? ` (next try ${p.next_retry_at})` : ''}`;
     out(`  ${name.padEnd(15)} ${p.state}${extra}`);
   }
+  const l = st.ledger;
+  if (l) out(`Messages (7 days): ${l.received} received, ${l.answered} answered, ${l.pending} pending, ${l.replayed} replayed after a restart, ${l.givenUp} given up`);
   out(unit ? `Service: ${unit.kind} ${unit.name} (${unit.path})${serviceActive(spec(ctx.home, ctx.env, ctx.loaded.config as never)) ? ', active' : ''}` : 'Service: not installed (`hermes gateway install`)');
   out(`Log: ${st.logPath}`);
 }

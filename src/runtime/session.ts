@@ -695,6 +695,11 @@ export class Session {
     };
   }
 
+  /** Answers every open request (approvals, clarify) with its safe default, saying why. Returns how many. */
+  cancelRequests(source: 'interrupted' | 'shutdown' = 'interrupted'): number {
+    return this.broker.cancelAll(source);
+  }
+
   /** Ends the session; background processes and execution backends of its tools are released. */
   async close(reason = 'closed'): Promise<void> {
     this.flushAppends();

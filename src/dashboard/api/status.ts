@@ -39,7 +39,7 @@ export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugin
       configProblem,
       sessions: await db.countSessions({ archived: 'include', includeTool: true }),
       activeSessions: active,
-      gateway: { running: gw.running, pid: gw.pid ?? null, platforms: Object.fromEntries(Object.entries(gw.platforms).map(([k, v]) => [k, v.state])) },
+      gateway: { running: gw.running, pid: gw.pid ?? null, platforms: Object.fromEntries(Object.entries(gw.platforms).map(([k, v]) => [k, v.state])), ledger: gw.ledger },
       chat: { args: ctx.chatArgs, open: extra.chats() },
       plugins: extra.plugins().map((p) => ({ name: p.name, label: p.label, icon: p.icon, tab: p.tab, entry: `/plugins/${p.name}/${p.entry}`, css: p.css ? `/plugins/${p.name}/${p.css}` : null })),
       problems: extra.problems(),

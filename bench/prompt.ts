@@ -5,7 +5,6 @@
 // LLM, with every optional tool's credentials set (so no toolset is hidden by a missing key). Tokens
 // are estimated as characters / 4 (the same estimate src/agent/tokens.ts budgets with; real BPE
 // counts for JSON schemas are close to it).
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,7 +48,6 @@ export function promptSize(body: { messages?: { role: string; content: unknown }
 }
 
 const bench: Bench = async () => {
-  spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   const rows: BenchRow[] = [];
   const home = mkdtempSync(join(tmpdir(), 'hermes-bench-prompt-'));
   const env: NodeJS.ProcessEnv = { ...cleanEnv(home), ...FULL_TOOL_ENV };

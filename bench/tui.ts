@@ -1,7 +1,6 @@
 // TUI benchmarks (`hermes --tui` in a real PTY, from the bundle): start-up to the first full frame
 // (the status bar drawn), keystroke echo latency on a warm TUI, idle memory. The REPL's rows are in
 // cli.ts; the TUI must not move them (ink and react load only on this path).
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +8,6 @@ import { stripAnsi } from '../src/cli/repl/width.ts';
 import { median, percentile, rssMb, spawnPty, type Bench, type BenchRow } from './lib.ts';
 
 const bench: Bench = async () => {
-  spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   const rows: BenchRow[] = [];
   const home = mkdtempSync(join(tmpdir(), 'hermes-bench-tui-'));
   // A configured provider (never called: nothing is sent during these measurements).

@@ -275,18 +275,13 @@ export function listWhere(
 const LF = '\n';
 const CR = '\r';
 
-/** Sessions with a preview of the first user message, most recently active first (`?`: limit, offset). */
-export function listSessionsSql(where: string[]): string {
-  return `
-      SELECT s.*,
-        COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = s.id), s.started_at) AS last_active,
-        COALESCE((SELECT substr(replace(replace(m.content, '
-', ' '), '
-', ' '), 1, 63) FROM messages m
-                  WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1), '') AS preview
-      FROM sessions s ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY last_active DESC, s.started_at DESC
-      LIMIT ? OFFSET ?`;
+/** The first user message of session `s`, on one line, cut to 63 characters ('' when none). */
+const PREVIEW_SQL = `COALESCE((SELECT substr(replace(replace(m.content, '${LF}', ' '), '${CR}', ' '), 1, 63) FROM messages m
+                  WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1), '')`;
+
+/** The rows of a listing's page: `n` sessions by id (`?` each), with their previews (see recent-sessions.ts). */
+export function sessionPageSql(n: number): string {
+  return `SELECT s.*, ${PREVIEW_SQL} AS preview FROM sessions s WHERE s.id IN (${Array.from({ length: n }, () => '?').join(', ')})`;
 }
 
 /** Title lookups for resolveSession (`?`: key, base, `base #%` LIKE pattern). */

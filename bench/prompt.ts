@@ -1,51 +1,18 @@
 // Prompt budget: what every request carries before the conversation starts — the system prompt plus
 // the tool schemas — for the default one-shot toolset, `all`, every platform toolset (hermes-<name>)
-// and a subagent's first request (delegate_task). Each is held to BUDGET tokens; the default and the
-// platform toolsets must still offer at least MIN_TOOLS tools. Measured on the request the real `hermes` binary sends to the fake
-// LLM, with every optional tool's credentials set (so no toolset is hidden by a missing key). Tokens
-// are estimated as characters / 4 (the same estimate src/agent/tokens.ts budgets with; real BPE
-// counts for JSON schemas are close to it).
+// and a subagent's first request (delegate_task). Each is held to BUDGET tokens, and the default to
+// at least MIN_TOOLS tools (test/helpers/prompt-size.ts). Measured on the request the real `hermes`
+// binary sends to the fake LLM, with every optional tool's credentials set (so no toolset is hidden
+// by a missing key). Tokens are estimated as characters / 4 (the same estimate src/agent/tokens.ts
+// budgets with; real BPE counts for JSON schemas are close to it).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, cleanEnv } from '../test/helpers/cli.ts';
 import { startFakeLlm } from '../test/helpers/fake-llm.ts';
 import { PLATFORM_TOOLSETS } from '../src/tools/toolsets.ts';
+import { BUDGET, FULL_TOOL_ENV, MIN_TOOLS, promptSize, type PromptSize } from '../test/helpers/prompt-size.ts';
 import { timeCommand, type Bench, type BenchRow } from './lib.ts';
-
-/** Tokens of system prompt + tool schemas a request may carry (issue 30: the leanest prompt). */
-export const BUDGET = 3500;
-const MIN_TOOLS = 19;
-
-/** Dummy credentials that make every optional built-in tool available. */
-export const FULL_TOOL_ENV: Record<string, string> = {
-  HASS_TOKEN: 'bench',
-  HASS_URL: 'http://127.0.0.1:9',
-  FAL_KEY: 'bench',
-  OPENAI_API_KEY: 'bench',
-  ELEVENLABS_API_KEY: 'bench',
-  FIRECRAWL_API_KEY: 'bench',
-  EXA_API_KEY: 'bench',
-  TAVILY_API_KEY: 'bench',
-  TELEGRAM_BOT_TOKEN: 'bench',
-};
-
-export interface PromptSize {
-  tools: number;
-  names: string[];
-  systemChars: number;
-  toolChars: number;
-  tokens: number;
-}
-
-/** One request's fixed part: the system prompt and the tool schemas, as sent on the wire. */
-export function promptSize(body: { messages?: { role: string; content: unknown }[]; tools?: unknown[] }): PromptSize {
-  const system = (body.messages ?? []).filter((m) => m.role === 'system' || m.role === 'developer').map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
-  const tools = body.tools ?? [];
-  const toolChars = JSON.stringify(tools).length;
-  const names = tools.map((t) => (t as { function?: { name?: string } }).function?.name ?? '?');
-  return { tools: tools.length, names, systemChars: system.length, toolChars, tokens: Math.ceil((system.length + toolChars) / 4) };
-}
 
 const bench: Bench = async () => {
   const rows: BenchRow[] = [];

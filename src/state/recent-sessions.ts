@@ -22,6 +22,8 @@ export interface Query {
 }
 
 const MAX_WINDOW = 32_768;
+/** Ids per query when the page's rows are read. */
+const PAGE_CHUNK = 500;
 /** Most sessions without messages read by start time before the filter applies. */
 const MAX_QUIET = 2_000;
 
@@ -89,8 +91,12 @@ export function* listPlan(where: string[], args: (string | number)[], limit: num
   }
   const page = top.slice(offset, k);
   if (!page.length) return [];
-  const rows = yield { sql: sessionPageSql(page.length), args: page.map((r) => r.id) };
-  const byId = new Map(rows.map((r) => [String(r.id), r]));
+  // The page's rows by id, PAGE_CHUNK ids a query (SQLite and PostgreSQL cap bound parameters).
+  const byId = new Map<string, Row>();
+  for (let i = 0; i < page.length; i += PAGE_CHUNK) {
+    const ids = page.slice(i, i + PAGE_CHUNK).map((r) => r.id);
+    for (const r of yield { sql: sessionPageSql(ids.length), args: ids }) byId.set(String(r.id), r);
+  }
   return page.flatMap((p) => {
     const r = byId.get(p.id);
     return r ? [{ ...r, last_active: p.last_active }] : [];

@@ -60,6 +60,7 @@ describe('session listing ranked by last activity, flat as sessions pile up', ()
     { archived: 'only', limit: 25 },
     { archived: 'include', limit: 40, offset: 2990 },
     { limit: 5000 },
+    { source: 'cli', limit: 1_000_000 },
   ];
   for (const c of cases)
     it(`matches the per-session ranking: ${JSON.stringify(c)}`, () => {

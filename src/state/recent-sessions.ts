@@ -10,10 +10,11 @@
 //      (idx_sessions_started) can enter;
 //   3. previews and full rows are read for the page only.
 // (CROSS JOIN keeps SQLite walking the window first rather than a filter's index over every session.)
-// A filter few recent sessions pass (a rare source, an old workspace) falls back to ranking the
-// sessions that pass it, which are few. The plan is a generator of queries so that SQLite (sync)
-// and PostgreSQL (async) run the same steps with the same SQL text.
-import { sessionPageSql } from './db-rows.ts';
+// A filter few recent sessions pass (a rare source, an old workspace), or a page as large as the
+// listing, falls back to ranking the sessions that pass it (few, or all asked for anyway). The plan
+// is a generator of queries so that SQLite (sync) and PostgreSQL (async) run the same steps with
+// the same SQL text.
+import { rankedPageSql, sessionPageSql } from './db-rows.ts';
 
 export type Row = Record<string, unknown>;
 export interface Query {
@@ -35,7 +36,6 @@ interface Ranked {
 
 const byActivity = (a: Ranked, b: Ranked) => b.last_active - a.last_active || b.started_at - a.started_at;
 const ranked = (rows: Row[]): Ranked[] => rows.map((r) => ({ id: String(r.id), last_active: Number(r.last_active), started_at: Number(r.started_at) }));
-const whereSql = (where: string[]) => (where.length ? `WHERE ${where.join(' AND ')}` : '');
 
 /**
  * The queries that list `limit` sessions after `offset`, most recently active first; the last rows
@@ -64,31 +64,27 @@ export function* listPlan(where: string[], args: (string | number)[], limit: num
     // Too few pass the filter for the largest window to hold K of them: rank those that pass.
     if ((window * k) / Math.max(rows.length, 0.5) > MAX_WINDOW) break;
   }
+  // Few recent sessions pass the filter (or the page is most of them): rank those that pass it (the
+  // per-session MAX is indexed), in one query that also reads the page.
   if (!top) {
-    // Few recent sessions pass the filter: rank those that pass it (the per-session MAX is indexed).
-    top = ranked(
-      yield {
-        sql: `SELECT s.id, COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = s.id), s.started_at) AS last_active, s.started_at
-              FROM sessions s ${whereSql(where)} ORDER BY last_active DESC, s.started_at DESC LIMIT ?`,
-        args: [...args, k],
-      },
-    );
-  } else {
-    // Sessions without messages that started at or after the K-th: found by start time alone (the
-    // planner would rather walk a filter's index, e.g. every cli session), then filtered.
-    const floor = top.length >= k ? top[k - 1].last_active : null;
-    const quietSql = (cond: string[]) =>
-      `SELECT s.id, s.started_at AS last_active, s.started_at FROM sessions s
-       WHERE ${[...cond, 'NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)'].join(' AND ')} ORDER BY s.started_at DESC LIMIT ?`;
-    let quiet: Ranked[];
-    if (floor === null) quiet = ranked(yield { sql: quietSql(where), args: [...args, k] });
-    else {
-      const ids = (yield { sql: quietSql(['s.started_at >= ?']), args: [floor, MAX_QUIET + 1] }).map((r) => String(r.id));
-      if (ids.length > MAX_QUIET) quiet = ranked(yield { sql: quietSql([...where, 's.started_at >= ?']), args: [...args, floor, k] });
-      else quiet = ids.length ? ranked(yield { sql: quietSql([...where, `s.id IN (${ids.map(() => '?').join(', ')})`]), args: [...args, ...ids, k] }) : [];
-    }
-    top = [...top, ...quiet].sort(byActivity);
+    const rows = yield { sql: rankedPageSql(where), args: [...args, limit, offset] };
+    for (const r of rows) r.last_active = Number(r.last_active);
+    return rows;
   }
+  // Sessions without messages that started at or after the K-th: found by start time alone (the
+  // planner would rather walk a filter's index, e.g. every cli session), then filtered.
+  const floor = top.length >= k ? top[k - 1].last_active : null;
+  const quietSql = (cond: string[]) =>
+    `SELECT s.id, s.started_at AS last_active, s.started_at FROM sessions s
+     WHERE ${[...cond, 'NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)'].join(' AND ')} ORDER BY s.started_at DESC LIMIT ?`;
+  let quiet: Ranked[];
+  if (floor === null) quiet = ranked(yield { sql: quietSql(where), args: [...args, k] });
+  else {
+    const ids = (yield { sql: quietSql(['s.started_at >= ?']), args: [floor, MAX_QUIET + 1] }).map((r) => String(r.id));
+    if (ids.length > MAX_QUIET) quiet = ranked(yield { sql: quietSql([...where, 's.started_at >= ?']), args: [...args, floor, k] });
+    else quiet = ids.length ? ranked(yield { sql: quietSql([...where, `s.id IN (${ids.map(() => '?').join(', ')})`]), args: [...args, ...ids, k] }) : [];
+  }
+  top = [...top, ...quiet].sort(byActivity);
   const page = top.slice(offset, k);
   if (!page.length) return [];
   // The page's rows by id, PAGE_CHUNK ids a query (SQLite and PostgreSQL cap bound parameters).

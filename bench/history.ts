@@ -7,10 +7,12 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SessionDB } from '../src/state/db.ts';
-import { BIN, cleanEnv } from '../test/helpers/cli.ts';
+import { BIN as OWN_BIN, cleanEnv } from '../test/helpers/cli.ts';
 import { startFakeLlm } from '../test/helpers/fake-llm.ts';
 import { median, timeCommand, type Bench, type BenchRow } from './lib.ts';
 
+/** BENCH_HISTORY_BIN=<other checkout>/bin/hermes.mjs measures another build on the same databases. */
+const BIN = process.env.BENCH_HISTORY_BIN ?? OWN_BIN;
 const BIG = Number(process.env.BENCH_HISTORY_SESSIONS ?? 100_000);
 const PER_SESSION = 10;
 const GEN_VERSION = 1;

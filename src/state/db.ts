@@ -15,7 +15,6 @@ import {
   contentToText,
   json,
   likeEscape,
-  listSessionsSql,
   messagePageSql,
   type MessagePage,
   listWhere,
@@ -47,6 +46,7 @@ import {
 } from './db-rows.ts';
 import { jitter, migrate, SCHEMA_VERSION, WRITE_MAX_RETRIES } from './db-schema.ts';
 import { searchMessages, type SearchContext } from './db-search.ts';
+import { listPlan, runPlanSync, type Row } from './recent-sessions.ts';
 import { annotateDbError, guardConnection } from './db-errors.ts';
 import { isBusyError, sleepSync, sqlite, type DatabaseSync, type StatementSync } from './sqlite.ts';
 import type { ListOptions, SessionStoreApi, UsageRecord } from './store/types.ts';
@@ -356,7 +356,7 @@ export class SessionDB implements SessionStoreApi {
   /** Sessions, most recently active first, with a preview of the first user message. Archived ones are left out unless asked for. */
   listSessions(opts: ListOptions & { limit?: number; offset?: number } = {}): SessionListItem[] {
     const { where, args } = this.listFilter(opts);
-    const rows = this.db.prepare(listSessionsSql(where)).all(...args, opts.limit ?? 20, opts.offset ?? 0) as Record<string, unknown>[];
+    const rows = runPlanSync(listPlan(where, args, opts.limit ?? 20, opts.offset ?? 0), (q) => this.db.prepare(q.sql).all(...q.args) as Row[]);
     return rows.map((r) => ({ ...this.normalizeSession(r), preview: String(r.preview ?? ''), last_active: Number(r.last_active) }));
   }
 

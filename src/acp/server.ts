@@ -38,6 +38,7 @@ import { promptToMessage } from './prompt.ts';
 import { composeNotices } from '../runtime/inbox.ts';
 import { diffContent, resultContent, textContent, toolKind, toolLocations, toolTitle } from './render.ts';
 import type { AcpStore } from './store.ts';
+import { standalonePorts } from '../gateway/messaging.ts';
 
 export interface AcpServerOptions {
   home: string;
@@ -321,6 +322,7 @@ export class HermesAcpServer {
         registry,
         store: this.o.store ?? undefined,
         dotenvNames: this.o.dotenvNames,
+        ports: standalonePorts,
         parentSessionId: o.parentId,
         promptParts: { notes: [...(configMcp?.notes() ?? []), ...(clientMcp?.notes() ?? [])] },
       });

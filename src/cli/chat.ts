@@ -23,6 +23,7 @@ import type { ChatOptions } from './commands/chat.ts';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
 import { applyIsolationFlags, reasoningLevel } from './global-flags.ts';
+import { standalonePorts } from '../gateway/messaging.ts';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -184,6 +185,7 @@ export function createCliSession(
       interactive,
       explicit,
       dotenvNames: ctx.dotenvNames,
+      ports: standalonePorts,
       store: extra.store,
       sessionId: extra.restored?.sessionId,
       history: extra.restored?.history,

@@ -7,7 +7,7 @@
 //     open clarify/approval and mid-turn commands (/status, /queue, /steer…) act at once;
 //  2. anything else follows the busy input mode: `interrupt` (stop the turn, run the new message
 //     next — ⚡), `queue` (run it after — ⏳) or `steer` (hand it to the running turn — ⏩).
-import { routerMessaging } from './messaging.ts';
+import { routerMessaging, standalonePorts } from './messaging.ts';
 import { localeFrom, setLocale, t } from '../i18n/index.ts';
 import { preGatewayDispatch, wantsDispatchHook } from '../plugins/gateway-dispatch.ts';
 import { notifyPluginHook } from '../plugins/state.ts';
@@ -439,6 +439,7 @@ export class GatewayRunner {
         origin: { platform: source.platform, chatId: source.chatId, threadId: source.threadId, userId: source.userId },
         messaging: routerMessaging(this.router),
       },
+      ports: standalonePorts,
     });
     const display = platformSettings(this.config as never, source.platform);
     const tp = display.tool_progress ?? (this.config.display as { platforms?: Record<string, { tool_progress?: string }> }).platforms?.[source.platform]?.tool_progress ?? adapter?.prefers?.toolProgress;
@@ -475,6 +476,7 @@ export class GatewayRunner {
       promptParts: sys ? { systemMessage: sys } : undefined,
       now: this.o.now,
       services: o.origin ? { origin: o.origin } : undefined,
+      ports: standalonePorts,
     });
     return session;
   }

@@ -1,6 +1,5 @@
 // The session runtime: everything a surface needs to hold a conversation. Every surface (one-shot
 // CLI, REPL, gateway chat, ACP, API server, cron) builds one of these and drives the same loop.
-import { standaloneMessaging } from '../gateway/messaging.ts';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { buildSystemPrompt } from '../agent/prompt.ts';
@@ -147,7 +146,8 @@ export class Session {
       auxiliary: (task) => this.auxiliaryModel(task),
       canAsk: () => this.broker.interactive,
       notifier: this.inbox.channel(),
-      messaging: standaloneMessaging(o.env, o.config),
+      messaging: o.ports?.messaging?.(o.env, o.config),
+      cron: o.ports?.cron,
       ...o.services,
     };
     if (isSessionStore(o.store)) this.services.sessionDb = o.store;
@@ -604,6 +604,7 @@ export class Session {
       // The same prompt budget as here: toolsets it was given by name are sent, the rest wait behind its own tool_search.
       deferredToolsets: [...(spec.toolsets?.length ? deferredToolsets(spec.toolsets, this.registry.toolsets(), o.config.custom_toolsets ?? {}) : this.lazy)],
       parentSessionId: this.id,
+      ports: o.ports,
     });
     const trace: string[] = [];
     const childStarted = Date.now();

@@ -300,7 +300,8 @@ export class HermesAcpServer {
     let liveRef: LiveSession | null = null;
     const edits: EditSession = { cwd: () => liveRef?.cwd ?? o.cwd, policy, files: this.fileAccess(() => id), done: new Map() };
     // The home's plugins and approved shell hooks (loaded once per process; problems go to the log).
-    await (await import('../plugins/load.ts')).loadSurfacePlugins({ home: this.o.home, config: this.o.config, env: this.o.env, cwd: o.cwd });
+    const { pluginPorts } = await import('../mcp/plugin-call.ts');
+    await (await import('../plugins/load.ts')).loadSurfacePlugins({ home: this.o.home, config: this.o.config, env: this.o.env, cwd: o.cwd, ports: pluginPorts });
     const registry = builtinRegistry();
     installEditTools(registry, edits);
     configMcp?.syncInto(registry);

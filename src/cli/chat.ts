@@ -209,7 +209,9 @@ export function createCliSession(
 /** Plugins and shell hooks for a CLI run (before its session is built); problems go to stderr. */
 export async function loadCliPlugins(ctx: CliContext, opts: ChatOptions, canAsk: boolean): Promise<void> {
   const { loadSurfacePlugins } = await import('../plugins/load.ts');
+  const { pluginPorts } = await import('../mcp/plugin-call.ts');
   await loadSurfacePlugins({
+    ports: pluginPorts,
     home: ctx.home,
     config: ctx.loaded.config,
     env: ctx.env,

@@ -10,7 +10,7 @@ import { activePersonality, BUILTIN_PERSONALITIES, findPersonality, listPersonal
 import { setConfigKey } from '../state/config.ts';
 import type { SessionPrefs } from '../runtime/session.ts';
 import { knownToolsets } from '../tools/toolsets.ts';
-import { reloadMcpCommand } from '../mcp/commands.ts';
+import { reloadMcpCommand } from './mcp.ts';
 import { hermesHome } from '../state/paths.ts';
 import { browserCommand } from './browser.ts';
 import { voiceCommand } from './voice.ts';

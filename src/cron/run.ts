@@ -314,7 +314,8 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
     }
   }
   // The home's plugins and approved shell hooks run in cron jobs as in the CLI (problems go to the log).
-  await (await import('../plugins/load.ts')).loadSurfacePlugins({ home: d.home, config: d.config, env, cwd: job.workdir ?? d.home, warn: (m) => log(`cron: plugins: ${m}`) });
+  const { pluginPorts } = await import('../mcp/plugin-call.ts');
+  await (await import('../plugins/load.ts')).loadSurfacePlugins({ home: d.home, config: d.config, env, cwd: job.workdir ?? d.home, warn: (m) => log(`cron: plugins: ${m}`), ports: pluginPorts });
   // config.yaml's MCP servers serve cron runs too (their tools are in the hermes-cron toolset).
   let mcp: McpManager | null = null;
   let registry: ToolRegistry | undefined;

@@ -9,7 +9,7 @@
 //     next — ⚡), `queue` (run it after — ⏳) or `steer` (hand it to the running turn — ⏩).
 import { routerMessaging, standalonePorts } from './messaging.ts';
 import { localeFrom, setLocale, t } from '../i18n/index.ts';
-import { preGatewayDispatch, wantsDispatchHook } from '../plugins/gateway-dispatch.ts';
+import { preGatewayDispatch, wantsDispatchHook } from './plugin-dispatch.ts';
 import { notifyPluginHook } from '../plugins/state.ts';
 import type { AgentRequest } from '../agent/types.ts';
 import { createCommandRegistry } from '../commands/builtin.ts';
@@ -292,7 +292,8 @@ export class GatewayRunner {
   /** The profile's plugins and approved shell hooks (a new shell hook needs consent from the CLI first). */
   private async loadPlugins(): Promise<void> {
     const { loadSurfacePlugins } = await import('../plugins/load.ts');
-    const host = await loadSurfacePlugins({ home: this.home, config: this.config, env: this.env, cwd: messagingCwd(this.env), warn: (m) => this.log(`plugins: ${m}`) });
+    const { pluginPorts } = await import('../mcp/plugin-call.ts');
+    const host = await loadSurfacePlugins({ home: this.home, config: this.config, env: this.env, cwd: messagingCwd(this.env), warn: (m) => this.log(`plugins: ${m}`), ports: pluginPorts });
     for (const def of host?.commands() ?? []) if (!this.commands.list().some((d) => d.name === def.name || d.aliases?.includes(def.name))) this.commands.add(def);
   }
 

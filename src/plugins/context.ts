@@ -11,7 +11,7 @@ import type { PluginHost, LoadedPlugin } from './host.ts';
 import { addExtension, type ExtensionKind } from './extensions.ts';
 import type { HookCallback } from './hooks.ts';
 import type { PluginManifest } from './manifest.ts';
-import type { SectionInfo } from './state.ts';
+import { pluginPorts, type SectionInfo } from './state.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -220,8 +220,12 @@ export function buildContext(host: PluginHost, m: PluginManifest, p: LoadedPlugi
     },
 
     async call_mcp(server: unknown, tool: unknown, args: unknown = {}, timeout: unknown = 30) {
-      const { pluginCallMcp } = await import('./mcp.ts');
-      return pluginCallMcp(host, m, settings(), String(server), String(tool), isObj(args) ? args : {}, Number(timeout));
+      const name = String(server);
+      const allow = Array.isArray(settings().mcp_allowlist) ? (settings().mcp_allowlist as unknown[]).map(String) : [];
+      if (!allow.includes(name)) throw new Error(`plugin ${m.key} may not call MCP server "${name}": add it to plugins.entries.${m.key}.mcp_allowlist in config.yaml`);
+      const callMcp = pluginPorts().callMcp;
+      if (!callMcp) throw new Error('call_mcp is not available in this command (no MCP client was lent to plugins)');
+      return callMcp(host, name, String(tool), isObj(args) ? args : {}, Number(timeout));
     },
   };
   // camelCase twins for JavaScript authors: registerTool, registerHook, callMcp, …

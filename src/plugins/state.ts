@@ -4,6 +4,9 @@
 import type { CommandDef } from '../commands/registry.ts';
 import type { ToolDefinition } from '../tools/types.ts';
 import type { HookManager } from './hooks.ts';
+import type { PluginHost } from './host.ts';
+import type { CompleteRequest, CompleteResult } from './llm.ts';
+import type { PluginManifest } from './manifest.ts';
 
 export interface PromptSection {
   id: string;
@@ -77,4 +80,26 @@ export function notifyPluginHook(home: string | undefined, event: string, payloa
 export function pluginHooksWant(home: string | undefined, events: readonly string[]): boolean {
   const host = (home ? hosts.get(home) : undefined) ?? currentPluginHost();
   return !!host?.hooks.hasAny(events);
+}
+
+/**
+ * What plugins may ask of the layers above them, lent by the surface that loads them
+ * (`loadSurfacePlugins({ ports })`; src/mcp/plugin-call.ts `pluginPorts`): `ctx.llm.complete` runs
+ * one model call through the session runtime, `ctx.call_mcp` one tool of an MCP server. Absent,
+ * those calls say they are not available; nothing else changes.
+ */
+export interface PluginPorts {
+  complete?(host: PluginHost, m: PluginManifest, req: CompleteRequest): Promise<CompleteResult>;
+  /** `server` is already allowed for the plugin (plugins.entries.<id>.mcp_allowlist). */
+  callMcp?(host: PluginHost, server: string, tool: string, args: Record<string, unknown>, timeoutS: number): Promise<Record<string, unknown>>;
+}
+
+let ports: PluginPorts = {};
+
+export function lendPluginPorts(p: PluginPorts): void {
+  ports = { ...ports, ...p };
+}
+
+export function pluginPorts(): PluginPorts {
+  return ports;
 }

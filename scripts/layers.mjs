@@ -41,6 +41,7 @@ export const PEERS = {
   cli: ['gateway', 'acp', 'dashboard', 'tui'],
   acp: ['gateway'],
   dashboard: ['gateway'],
+  tui: ['cli'],
 };
 
 // Surfaces: what nothing below them may import, not even a type.
@@ -242,7 +243,8 @@ export function importEdges(srcDir) {
     for (const { spec, kind } of specifiersOf(readFileSync(file, 'utf8'))) {
       const to = folderOf(srcDir, resolve(dirname(file), spec));
       if (to === null || to === from) continue;
-      edges.push({ from, to, file: relative(srcDir, file).split(sep).join('/'), spec, kind });
+      const target = relative(join(srcDir, to), resolve(dirname(file), spec)).split(sep).join('/');
+      edges.push({ from, to, target, file: relative(srcDir, file).split(sep).join('/'), spec, kind });
     }
   }
   return edges;
@@ -285,7 +287,35 @@ export function tarjan(graph) {
 
 const layerOf = (folder) => LAYERS.findIndex((l) => l.folders.includes(folder));
 
-/** Why an edge from → to breaks the layer order, or null when it is allowed. */
+/**
+ * Imports that break the order today, each named by file and kind, with why and what removes it
+ * (docs/ARCHITECTURE.md, "Next steps"). They are left out of the cycle check too. An exception that
+ * no longer matches any import is reported, so a fixed one must be deleted here.
+ */
+export const EXCEPTIONS = [
+  {
+    from: ['plugins/context.ts', 'plugins/host.ts', 'plugins/state.ts'],
+    to: 'tools/types.ts',
+    kinds: ['type'],
+    why: 'the plugin host hands the tools plugins register to the registry as ToolDefinition; next: the typed tool context gives plugins their own tool shape, adapted above',
+  },
+  {
+    from: ['plugins/context.ts', 'plugins/host.ts', 'plugins/state.ts'],
+    to: 'commands/registry.ts',
+    kinds: ['type'],
+    why: 'the plugin host hands plugin slash commands to the registry as CommandDef; next: the same plugin-owned shape, adapted by commands/',
+  },
+  {
+    from: ['cli/repl.ts'],
+    to: 'tui/',
+    kinds: ['dynamic'],
+    why: 'the interactive CLI launches the TUI (`--tui`), which reuses the REPL pieces in cli/repl/; next: those pieces move to a terminal kit below both',
+  },
+];
+
+const exceptionOf = (e) => EXCEPTIONS.find((x) => x.from.includes(e.file) && `${e.to}/${e.target}`.startsWith(x.to) && x.kinds.includes(e.kind));
+
+/** Why an edge from -> to breaks the layer order, or null when it is allowed. */
 export function violation(from, to) {
   if (!SURFACES.includes(from) && SURFACES.includes(to)) return `core folder ${from}/ imports surface ${to}/`;
   const a = layerOf(from);
@@ -297,46 +327,55 @@ export function violation(from, to) {
   return null;
 }
 
-/** The whole report for a src/ tree. */
-export function analyse(srcDir) {
+/**
+ * The whole report for a src/ tree: the folder graph (exceptions left out), its cycles, the imports
+ * that break the layer order, the exceptions in use and the ones nothing matches any more.
+ */
+export function analyse(srcDir, o = { exceptions: true }) {
   const edges = importEdges(srcDir);
   const graph = new Map();
   for (const f of readdirSync(srcDir)) if (statSync(join(srcDir, f)).isDirectory()) graph.set(f, new Set());
+  const excepted = [];
+  const violations = [];
   for (const e of edges) {
     if (!graph.has(e.from)) graph.set(e.from, new Set());
     if (!graph.has(e.to)) graph.set(e.to, new Set());
+    const x = o.exceptions ? exceptionOf(e) : undefined;
+    if (x) {
+      excepted.push({ ...e, why: x.why });
+      continue;
+    }
     graph.get(e.from).add(e.to);
-  }
-  const cycles = tarjan(graph).filter((c) => c.length > 1 || graph.get(c[0])?.has(c[0]));
-  const violations = [];
-  const seen = new Set();
-  for (const e of edges) {
     const why = violation(e.from, e.to);
     if (why) violations.push({ ...e, why });
-    seen.add(e.from);
   }
-  return { edges, graph, cycles, violations };
+  const cycles = tarjan(graph).filter((c) => c.length > 1 || graph.get(c[0])?.has(c[0]));
+  const stale = o.exceptions ? EXCEPTIONS.filter((x) => !excepted.some((e) => exceptionOf(e) === x)) : [];
+  return { edges, graph, cycles, violations, excepted, stale };
 }
 
 function main() {
   const args = process.argv.slice(2);
   const at = args.indexOf('--root');
   const root = at >= 0 ? resolve(args[at + 1]) : join(dirname(fileURLToPath(import.meta.url)), '..');
-  const { edges, graph, cycles, violations } = analyse(join(root, 'src'));
+  const r = analyse(join(root, 'src'), { exceptions: !args.includes('--no-exceptions') });
   if (args.includes('--json')) {
-    console.log(JSON.stringify({ cycles, violations, graph: Object.fromEntries([...graph].map(([k, v]) => [k, [...v].sort()])) }, null, 2));
+    const { graph, edges, ...rest } = r;
+    console.log(JSON.stringify({ ...rest, graph: Object.fromEntries([...graph].map(([k, v]) => [k, [...v].sort()])) }, null, 2));
     return;
   }
   if (args.includes('--edges')) {
-    for (const [from, tos] of [...graph].sort()) console.log(`${from} -> ${[...tos].sort().join(' ')}`);
+    for (const [from, tos] of [...r.graph].sort()) console.log(`${from} -> ${[...tos].sort().join(' ')}`);
   }
-  for (const c of cycles) {
+  for (const c of r.cycles) {
     console.log(`cycle of ${c.length} folders: ${c.join(' ')}`);
     const inside = new Set(c);
-    for (const e of edges) if (inside.has(e.from) && inside.has(e.to)) console.log(`  ${e.from} -> ${e.to}  ${e.file} (${e.spec}, ${e.kind})`);
+    for (const e of r.edges) if (inside.has(e.from) && inside.has(e.to)) console.log(`  ${e.from} -> ${e.to}  ${e.file} (${e.spec}, ${e.kind})`);
   }
-  for (const v of violations) console.log(`layer: ${v.why}: src/${v.file} imports ${v.spec} (${v.kind})`);
-  if (!cycles.length && !violations.length) console.log(`layers: ${graph.size} folders, ${edges.length} cross-folder imports, no cycle, no layer violation`);
+  for (const v of r.violations) console.log(`layer: ${v.why}: src/${v.file} imports ${v.spec} (${v.kind})`);
+  for (const x of r.stale) console.log(`stale exception (nothing imports this way any more; delete it from EXCEPTIONS): ${x.from.join(', ')} -> ${x.to}`);
+  if (args.includes('--exceptions')) for (const e of r.excepted) console.log(`exception: src/${e.file} imports ${e.spec} (${e.kind}): ${e.why}`);
+  if (!r.cycles.length && !r.violations.length && !r.stale.length) console.log(`layers: ${r.graph.size} folders, ${r.edges.length} cross-folder imports (${r.excepted.length} named exceptions), no cycle, no layer violation`);
   else process.exitCode = 1;
 }
 

@@ -173,7 +173,7 @@ export const toolCallsCheck: DoctorCheck = {
     if (!config) return { status: 'skip', detail: 'config.yaml unreadable' };
     const { resolveRuntime } = await import('../llm/index.ts');
     const { resolveInputFrom } = await import('../runtime/session.ts');
-    const { mayWriteTextCalls, probeToolCalls, textCallAdvice } = await import('./onboard.ts');
+    const { mayWriteTextCalls, probeToolCalls, textCallAdvice } = await import('../runtime/onboard.ts');
     let rt;
     try {
       rt = resolveRuntime(resolveInputFrom(config, env));

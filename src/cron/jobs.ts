@@ -30,7 +30,7 @@ import {
 } from './job-record.ts';
 import { withLock } from '../state/process-lock.ts';
 import { computeNextRun, graceSeconds, ONESHOT_GRACE_SECONDS, parseSchedule, ScheduleError, type TimeContext } from './schedule.ts';
-import { fileStamp, formatIso, parseIso, systemClock, type Clock } from './time.ts';
+import { fileStamp, formatIso, parseIso, resolveTimezone, systemClock, type Clock } from './time.ts';
 
 export * from './job-record.ts';
 
@@ -649,5 +649,15 @@ export async function forwardSkillInJobs(home: string, from: string, to: string)
       changed.push(j.id);
     }
     return { result: changed, changed: changed.length > 0 };
+  });
+}
+
+/** The jobs store of a home with config.yaml's settings (timezone, cron.output_retention). */
+export function cronStoreFor(home: string, config: { timezone?: string; cron?: unknown }, env: NodeJS.ProcessEnv): CronStore {
+  const cron = (config.cron ?? {}) as { output_retention?: unknown };
+  return new CronStore({
+    home,
+    tz: resolveTimezone(config.timezone, env),
+    outputRetention: Number.isFinite(Number(cron.output_retention)) ? Number(cron.output_retention) : 50,
   });
 }

@@ -7,9 +7,9 @@ import type { AgentEvent, AgentTool, ToolOutcome, TurnResult } from '../agent/ty
 import type { LlmStream, Message, StreamFn, StreamResult } from '../llm/types.ts';
 import { messageText } from '../agent/repair.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import type { HookManager, HookPayload } from './hooks.ts';
-import { pluginHost, type PluginContributions, type SectionInfo } from './state.ts';
-import { VerifyGate } from './verify-gate.ts';
+import type { HookManager, HookPayload } from '../plugins/hooks.ts';
+import { pluginHost, type PluginContributions, type SectionInfo } from '../plugins/state.ts';
+import { VerifyGate } from '../plugins/verify-gate.ts';
 
 /** The parts of a Session this module reads (kept narrow so the Session stays the owner). */
 export interface PluginSessionHost {

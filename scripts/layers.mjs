@@ -294,18 +294,6 @@ const layerOf = (folder) => LAYERS.findIndex((l) => l.folders.includes(folder));
  */
 export const EXCEPTIONS = [
   {
-    from: ['plugins/context.ts', 'plugins/host.ts', 'plugins/state.ts'],
-    to: 'tools/types.ts',
-    kinds: ['type'],
-    why: 'the plugin host hands the tools plugins register to the registry as ToolDefinition; next: the typed tool context gives plugins their own tool shape, adapted above',
-  },
-  {
-    from: ['plugins/context.ts', 'plugins/host.ts', 'plugins/state.ts'],
-    to: 'commands/registry.ts',
-    kinds: ['type'],
-    why: 'the plugin host hands plugin slash commands to the registry as CommandDef; next: the same plugin-owned shape, adapted by commands/',
-  },
-  {
     from: ['cli/repl.ts'],
     to: 'tui/',
     kinds: ['dynamic'],

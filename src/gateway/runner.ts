@@ -45,6 +45,7 @@ import { resetPolicyFrom, resetReason, SessionIndex, type RoutingShare } from '.
 import { openTranscriptStore, type StoredSession, type TranscriptStore } from './transcripts.ts';
 import { runTurn } from './turn.ts';
 import type { DeliveryOrigin, InboundHandlers, InboundMessage, PlatformAdapter, SessionSource } from './types.ts';
+import { pluginCommandDef } from '../commands/plugin-commands.ts';
 
 export { TYPING_GRACE_MS, TYPING_INTERVAL_MS } from './turn.ts';
 
@@ -294,7 +295,7 @@ export class GatewayRunner {
     const { loadSurfacePlugins } = await import('../plugins/load.ts');
     const { pluginPorts } = await import('../mcp/plugin-call.ts');
     const host = await loadSurfacePlugins({ home: this.home, config: this.config, env: this.env, cwd: messagingCwd(this.env), warn: (m) => this.log(`plugins: ${m}`), ports: pluginPorts });
-    for (const def of host?.commands() ?? []) if (!this.commands.list().some((d) => d.name === def.name || d.aliases?.includes(def.name))) this.commands.add(def);
+    for (const def of (host?.commands() ?? []).map(pluginCommandDef)) if (!this.commands.list().some((d) => d.name === def.name || d.aliases?.includes(def.name))) this.commands.add(def);
   }
 
   /**

@@ -1,8 +1,6 @@
 // The plugin host of each HERMES_HOME loaded in this process, and what the core reads from it. Tiny
 // on purpose: the Session and the registries import this, so start-up pays nothing when no plugin
 // was loaded (every getter answers "none").
-import type { CommandDef } from '../commands/registry.ts';
-import type { ToolDefinition } from '../tools/types.ts';
 import type { HookManager } from './hooks.ts';
 import type { PluginHost } from './host.ts';
 import type { CompleteRequest, CompleteResult } from './llm.ts';
@@ -25,6 +23,46 @@ export interface SectionInfo {
   cwd: string;
 }
 
+/** Extra arguments a plugin tool handler gets (Hermes passes them as keyword arguments). */
+export interface ToolHandlerExtra {
+  task_id: string;
+  session_id: string;
+  tool_call_id: string;
+  platform: string;
+  signal: AbortSignal;
+}
+
+/**
+ * A tool a plugin registered (`ctx.register_tool`), in the plugin's own terms; the tool registry's
+ * side makes it a ToolDefinition (src/tools/plugin-tools.ts). Plugins sit below the tools.
+ */
+export interface PluginTool {
+  name: string;
+  toolset: string;
+  description: string;
+  /** The JSON Schema of its arguments, as the plugin gave it (what the model sees). */
+  parameters: Record<string, unknown>;
+  emoji?: string;
+  requiresEnv: string[];
+  parallelSafe: boolean;
+  /** The plugin's check_fn: false hides the tool. */
+  check?: () => boolean;
+  /** Runs it: the arguments are checked against `parameters` first (an error result when they do not fit). */
+  run(args: Record<string, unknown>, extra: ToolHandlerExtra): Promise<string | { content: string; isError: boolean }>;
+}
+
+/**
+ * A slash command a plugin registered (`ctx.register_command`); the command registry's side makes it
+ * a CommandDef (src/commands/plugin-commands.ts).
+ */
+export interface PluginCommand {
+  name: string;
+  owner: string;
+  description: string;
+  args?: string;
+  run(args: string, info: { session_id: string; platform: string; surface: string }): Promise<{ output?: string; send?: string }>;
+}
+
 /** What a session needs to interact with (dispatch_tool, inject_message). */
 export interface ActiveSession {
   id: string;
@@ -37,8 +75,8 @@ export interface ActiveSession {
 export interface PluginContributions {
   readonly home: string;
   readonly hooks: HookManager;
-  tools(): { def: ToolDefinition; owner: string; override: boolean }[];
-  commands(): CommandDef[];
+  tools(): { tool: PluginTool; owner: string; override: boolean }[];
+  commands(): PluginCommand[];
   sections(): PromptSection[];
   /** `plugin:skill` → the SKILL.md path. */
   skills(): Map<string, string>;

@@ -1,6 +1,6 @@
 // The layers of src/ (docs/ARCHITECTURE.md): the folder import graph has no cycle, nothing below the
 // surfaces imports a surface (not even a type), every import follows the declared layer order
-// (scripts/layers.mjs LAYERS / PEERS, with its few named exceptions, none stale), and no hand-written
+// (scripts/layers.mjs LAYERS / PEERS, with its named exceptions, none stale), and no hand-written
 // source file is over 800 lines. A fixture tree shows each check failing.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -6,7 +6,7 @@ import { resolveRuntime, ResolveError } from '../llm/index.ts';
 import { healthLine, healthJson, readProviderHealth } from '../runtime/provider-health.ts';
 import { resolveInputFrom } from '../runtime/session.ts';
 import { paths } from '../state/paths.ts';
-import { sandboxReport } from '../tools/sandbox/report.ts';
+import { sandboxReport } from '../sandbox/report.ts';
 import { loadContext } from './context.ts';
 import { keyStatuses, sessionCount, toolReport } from './inspect.ts';
 import { colorEnabled, makeStyle } from './repl/style.ts';

@@ -1,6 +1,5 @@
 // The session runtime: everything a surface needs to hold a conversation. Every surface (one-shot
 // CLI, REPL, gateway chat, ACP, API server, cron) builds one of these and drives the same loop.
-import { standaloneMessaging } from '../gateway/messaging.ts';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { buildSystemPrompt } from '../agent/prompt.ts';
@@ -31,7 +30,7 @@ import { sessionEventLogger } from './event-log.ts';
 import { LoopRunner } from '../runtimes/loop.ts';
 import { runnerKindFor } from '../runtimes/select.ts';
 import type { RunnerKind, TurnRunner } from '../runtimes/types.ts';
-import { sessionPlugins, type SessionPlugins } from '../plugins/session.ts';
+import { sessionPlugins, type SessionPlugins } from './session-plugins.ts';
 import { pluginErrorClassifier } from '../plugins/error-classification.ts';
 import { clientForSession, createClientFor, resolveInputFrom } from './session-client.ts';
 import type { ExplicitChoices, SessionOptions, SessionPrefs, SessionTotals } from './session-types.ts';
@@ -166,7 +165,8 @@ export class Session {
       auxiliary: (task) => this.auxiliaryModel(task),
       canAsk: () => this.broker.interactive,
       notifier: this.inbox.channel(),
-      messaging: standaloneMessaging(o.env, o.config),
+      messaging: o.ports?.messaging?.(o.env, o.config),
+      cron: o.ports?.cron,
       ...o.services,
     };
     if (isSessionStore(o.store)) this.services.sessionDb = o.store;
@@ -650,6 +650,7 @@ export class Session {
       deferredToolsets: [...(spec.toolsets?.length ? deferredToolsets(spec.toolsets, this.registry.toolsets(), o.config.custom_toolsets ?? {}) : this.lazy)],
       parentSessionId: this.id,
       spend: { scope: this.spend.scope, sessionId: this.spend.sessionId, job: this.spend.job },
+      ports: o.ports,
     });
     const trace: string[] = [];
     const childStarted = Date.now();

@@ -1,5 +1,6 @@
 // cronjob: create, list, update, pause, resume, remove and run scheduled jobs (cron/jobs.json).
-// The implementation (src/cron/tool.ts) loads on the first call.
+// The surface lends the implementation (ToolServices.cron: src/cron/service.ts, which loads
+// src/cron/tool.ts on the first call); tools never import cron.
 import type { z } from 'zod';
 import type { Zod } from './zod.ts';
 import { defineTool } from './registry.ts';
@@ -42,10 +43,11 @@ export default defineTool({
     'Schedule prompts to run later or repeatedly: create, list, update/pause/resume/remove/run (job_id from list). Each run is a fresh unattended session: make the prompt self-contained. The answer goes to deliver.',
   schema,
   // Cron runs never schedule more cron jobs, and subagents do not manage them either.
-  check: (s) => s.platform !== 'cron' && (s.depth ?? 0) === 0,
-  requirement: (s) => (s.platform === 'cron' ? 'not offered to scheduled runs' : 'not offered to subagents'),
+  check: (s) => !!s.cron && s.platform !== 'cron' && (s.depth ?? 0) === 0,
+  requirement: (s) => (s.platform === 'cron' ? 'not offered to scheduled runs' : (s.depth ?? 0) > 0 ? 'not offered to subagents' : 'no scheduler on this surface'),
   async handler(a, ctx) {
-    const { cronjobTool } = await import('../cron/tool.ts');
-    return cronjobTool(a, ctx);
+    const cron = ctx.services.cron;
+    if (!cron) throw new Error('scheduling is not available on this surface');
+    return cron.cronjob(a, ctx);
   },
 });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import {
   HERMES_DIRS, HERMES_FILES, HERMES_SECRET_DIRS, HERMES_SECRET_FILES, HOME_AUTOSTART_DIRS, HOME_CREDENTIAL_DIRS, HOME_FILES,
-} from '../../policy/protected-paths.ts';
+} from '../policy/protected-paths.ts';
 
 export type SandboxMode = 'workspace-write' | 'read-only' | 'off';
 export const SANDBOX_MODES: SandboxMode[] = ['workspace-write', 'read-only', 'off'];

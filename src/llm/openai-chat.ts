@@ -125,6 +125,7 @@ function bodyTail(runtime: ProviderRuntime, req: StreamRequest): Json {
   if (req.temperature !== undefined) body.temperature = req.temperature;
   Object.assign(body, reasoningParams(runtime, req.reasoningEffort));
   if (req.serviceTier) body.service_tier = req.serviceTier;
+  if (req.extraBody) for (const [k, v] of Object.entries(req.extraBody)) if (!(k in body) && k !== 'model' && k !== 'messages') body[k] = v;
   return body;
 }
 

@@ -1,0 +1,59 @@
+// HERMES_HOME/local_models.json: what each local endpoint serves, per endpoint and model (the probe
+// in src/llm/local/), and the tool-calling self-test's verdict (`hermes doctor --model`). Read by
+// sessions (the window before the first request), `hermes status` and the dashboard.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ServedModel } from '../llm/local/types.ts';
+import { writeFileAtomic } from './fsutil.ts';
+
+export type SelfTestVerdict = 'native' | 'text' | 'failing';
+
+export interface SelfTestRecord {
+  verdict: SelfTestVerdict;
+  /** Cases passed natively, as text, and failed. */
+  native: number;
+  text: number;
+  failed: number;
+  total: number;
+  /** The text format the model used, when it wrote calls as text. */
+  parser?: string;
+  /** Unix ms. */
+  at: number;
+}
+
+export interface LocalModelRecord extends Partial<ServedModel> {
+  baseUrl: string;
+  model: string;
+  selftest?: SelfTestRecord;
+}
+
+const FILE = 'local_models.json';
+
+export const localModelKey = (baseUrl: string, model: string) => `${baseUrl.replace(/\/+$/, '')}|${model}`;
+
+export function readLocalModels(home: string): Record<string, LocalModelRecord> {
+  try {
+    const v = JSON.parse(readFileSync(join(home, FILE), 'utf8')) as { endpoints?: unknown };
+    return v && typeof v.endpoints === 'object' && v.endpoints ? (v.endpoints as Record<string, LocalModelRecord>) : {};
+  } catch {
+    return {};
+  }
+}
+
+export function readLocalModel(home: string, baseUrl: string, model: string): LocalModelRecord | undefined {
+  return readLocalModels(home)[localModelKey(baseUrl, model)];
+}
+
+/** Merges `patch` into the record of baseUrl+model (a read-only home keeps nothing; never throws). */
+export function writeLocalModel(home: string, baseUrl: string, model: string, patch: Partial<LocalModelRecord>): LocalModelRecord {
+  const all = readLocalModels(home);
+  const key = localModelKey(baseUrl, model);
+  const rec: LocalModelRecord = { ...all[key], ...patch, baseUrl: baseUrl.replace(/\/+$/, ''), model };
+  all[key] = rec;
+  try {
+    writeFileAtomic(join(home, FILE), `${JSON.stringify({ version: 1, endpoints: all }, null, 2)}\n`, 0o600);
+  } catch {
+    /* read-only home */
+  }
+  return rec;
+}

@@ -20,8 +20,8 @@ export const OLLAMA_NUM_CTX_DEFAULT = 32_768;
 export const OLLAMA_DEFAULT_WINDOW = 4096;
 /** How long the first turn waits for Ollama to load a model before going on without knowing its window. */
 export const OLLAMA_LOAD_TIMEOUT_MS = 120_000;
-/** Eager toolsets in lean mode; every other toolset waits behind tool_search. */
-export const LEAN_TOOLSETS = ['terminal', 'file'];
+/** Eager tools in lean mode; every other tool waits behind tool_search. */
+export const LEAN_TOOLS = ['terminal', 'read_file', 'write_file', 'patch', 'search_files'];
 
 export interface LocalModelInfo {
   served: ServedModel | null;
@@ -103,10 +103,18 @@ export async function prepareLocalModel(p: { home: string; config: HermesConfig;
   return { served, window, numCtx, lean, thinking, reserve: outputReserve(window, thinking), notes };
 }
 
-/** Lean mode's tool selection: the toolsets to keep out of the request (behind tool_search). */
+/**
+ * Lean mode's tool selection: what to keep out of the request (behind tool_search) — every toolset
+ * but the platform's own, as `tool:<name>` for the toolsets of the lean tools (the loader's syntax).
+ */
 export function leanDeferred(tools: AgentTool[], platform?: string): Set<string> {
-  const keep = new Set([...LEAN_TOOLSETS, ...(platform ? [platform] : [])]);
-  return new Set(tools.map((t) => t.toolset).filter((ts) => !keep.has(ts)));
+  const keepSets = new Set(tools.filter((t) => LEAN_TOOLS.includes(t.name)).map((t) => t.toolset));
+  const out = new Set<string>();
+  for (const t of tools) {
+    if (t.toolset === platform || LEAN_TOOLS.includes(t.name)) continue;
+    out.add(keepSets.has(t.toolset) ? `tool:${t.name}` : t.toolset);
+  }
+  return out;
 }
 
 const cap = (s: string | undefined, n: number) => (s && s.length > n ? `${s.slice(0, n)}\n[… cut to fit a small model's window]` : s);

@@ -422,8 +422,9 @@ export class SessionState {
       contextLength: this.contextLength(),
       threshold: Math.min(0.95, fit, local?.lean ? 0.45 : 1, num(c.threshold, DEFAULT_COMPRESSION.threshold)),
       targetRatio: Math.min(0.8, num(c.target_ratio, DEFAULT_COMPRESSION.targetRatio)),
-      protectFirstN: Math.floor(num(c.protect_first_n, DEFAULT_COMPRESSION.protectFirstN)),
-      protectLastN: Math.floor(num(c.protect_last_n, DEFAULT_COMPRESSION.protectLastN)),
+      // A small window cannot keep 20 messages whole: lean mode protects the first message and the last two.
+      protectFirstN: Math.min(local?.lean ? 1 : Infinity, Math.floor(num(c.protect_first_n, DEFAULT_COMPRESSION.protectFirstN))),
+      protectLastN: Math.min(local?.lean ? 2 : Infinity, Math.floor(num(c.protect_last_n, DEFAULT_COMPRESSION.protectLastN))),
     };
   }
 

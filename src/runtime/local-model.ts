@@ -57,6 +57,9 @@ export function localModelWanted(config: HermesConfig, rt: ProviderRuntime): boo
   return rt.apiMode === 'chat_completions' && shouldProbe(rt.baseUrl, m.local);
 }
 
+const RECENT = new Map<string, ServedModel>();
+const RECENT_MS = 60_000;
+
 /** The output budget: room for an answer, more when the model thinks first. */
 export function outputReserve(window: number, thinking: boolean): number {
   return thinking ? Math.min(16_384, Math.max(1024, Math.floor(window * 0.3))) : Math.min(4096, Math.max(512, Math.floor(window * 0.15)));
@@ -73,13 +76,19 @@ export async function prepareLocalModel(p: { home: string; config: HermesConfig;
     const cached = readLocalModel(home, rt.baseUrl, rt.model);
     const kind = (typeof m.server === 'string' ? m.server : cached?.kind) as ServerKind | undefined;
     const opts = { baseUrl: rt.baseUrl, model: rt.model, provider: rt.provider, kind, apiKey: rt.apiKey, fetchFn: sdkFetch(p.env) };
-    served = await probeServer(opts);
+    // Sessions of one process (subagents, gateway chats) share a probe for a minute.
+    const key = `${rt.baseUrl}|${rt.model}`;
+    const recent = RECENT.get(key);
+    served = recent && Date.now() - recent.probedAt < RECENT_MS ? recent : await probeServer(opts);
     if (served?.kind === 'ollama' && !served.window && p.load !== false) {
       // Not loaded: load it as the chat request would, and read the context it got.
       const loaded = await loadOllamaModel(opts, OLLAMA_LOAD_TIMEOUT_MS);
       if (loaded) served = { ...served, window: loaded, loaded: true };
     }
-    if (served) writeLocalModel(home, rt.baseUrl, rt.model, served);
+    if (served && served !== recent) {
+      RECENT.set(key, served);
+      writeLocalModel(home, rt.baseUrl, rt.model, served);
+    }
     else if (cached?.kind) served = { ...(cached as ServedModel), capabilities: cached.capabilities ?? {} };
   }
   let numCtx: number | undefined;

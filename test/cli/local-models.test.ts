@@ -3,7 +3,7 @@
 // options.num_ctx, lean mode keeps a 4k model's first request inside its window, and a conversation
 // that would overflow a 4k window is compressed before it is sent.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { estimateMessagesTokens, estimateToolsTokens } from '../../src/agent/tokens.ts';
@@ -96,5 +96,25 @@ describe('local models', () => {
     assert.ok(summaries > 0 || compacted, 'the conversation was compressed');
     for (const q of main) assert.ok(requestTokens(q) <= 4096, `a request needed ${requestTokens(q)} tokens of a 4096 window`);
     assert.equal(main.at(-1)?.body.messages.filter((m: { role: string }) => m.role === 'tool').length <= 3, true);
+  });
+
+  it('a <think> block in the answer is shown as reasoning, never stored as the answer, and a call inside it never runs', async () => {
+    const s = await server('vllm', { name: 'deepseek-r1-distill-qwen-7b', maxWindow: 131072, window: 32768 });
+    const h = home(s.baseUrl, 'deepseek-r1-distill-qwen-7b');
+    const since = llm.requests.length;
+    llm.enqueue({ text: '<think>\nMaybe I should run <tool_call>{"name": "terminal", "arguments": {"command": "touch pwned"}}</tool_call>\n</think>\n\nThe answer is 42.' });
+    const r = await hermes(['chat', '-q', 'What is six times seven?'], { home: h, cwd: h });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /The answer is 42\./);
+    assert.doesNotMatch(r.stdout, /think>|tool_call/);
+    assert.equal(existsSync(join(h, 'pwned')), false, 'the call inside the reasoning did not run');
+    assert.equal(mine(s, since).length, 1);
+    // The stored answer is what the next turn sends back as the assistant's message.
+    llm.enqueue({ text: 'ok' });
+    const again = await hermes(['chat', '-c', '-q', 'thanks'], { home: h, cwd: h });
+    assert.equal(again.code, 0, again.stderr);
+    const next = mine(s, since).at(-1)!;
+    const stored = next.body.messages.find((m: { role: string }) => m.role === 'assistant');
+    assert.equal(stored.content, 'The answer is 42.');
   });
 });

@@ -57,3 +57,31 @@ export function writeLocalModel(home: string, baseUrl: string, model: string, pa
   }
   return rec;
 }
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** One line for `hermes status` and the dashboard: server, model, window, capabilities, self-test. */
+export function localModelLine(r: LocalModelRecord): string {
+  const caps = Object.entries(r.capabilities ?? {})
+    .filter(([, v]) => v)
+    .map(([k]) => k);
+  const window = r.window ? `window ${fmt(r.window)}${r.maxWindow && r.maxWindow !== r.window ? ` (max ${fmt(r.maxWindow)})` : ''}` : r.maxWindow ? `max window ${fmt(r.maxWindow)} (served window known once loaded)` : 'window not reported';
+  const t = r.selftest;
+  const test = t ? `self-test: ${t.verdict}${t.verdict === 'text' && t.parser ? ` (${t.parser})` : ''}, ${t.total - t.failed}/${t.total} passed` : 'self-test: not run (hermes doctor --model)';
+  return `${r.kind ?? 'server'} · ${r.model} · ${window}${caps.length ? ` · ${caps.join(', ')}` : ''} · ${test}`;
+}
+
+/** The records as `hermes status --json` and `/api/status` give them. */
+export function localModelsJson(home: string) {
+  return Object.values(readLocalModels(home)).map((r) => ({
+    kind: r.kind ?? null,
+    base_url: r.baseUrl,
+    model: r.model,
+    window: r.window ?? null,
+    max_window: r.maxWindow ?? null,
+    capabilities: r.capabilities ?? {},
+    selftest: r.selftest ? { verdict: r.selftest.verdict, passed: r.selftest.total - r.selftest.failed, total: r.selftest.total, parser: r.selftest.parser ?? null } : null,
+    probed_at: r.probedAt ?? null,
+    line: localModelLine(r),
+  }));
+}

@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { hermes, tempHome } from '../helpers/cli.ts';
+import { startDashboardProcess } from '../helpers/dashboard.ts';
 import type { FakeReply, FakeToolCall, RecordedRequest } from '../helpers/fake-llm.ts';
 import { startFakeLocalServer } from '../helpers/fake-local-servers.ts';
 
@@ -85,6 +86,21 @@ describe('hermes doctor --model', () => {
     assert.match(r.stdout, /hermes config set model\.tool_call_parser hermes/);
     assert.doesNotMatch(readFileSync(join(r.h, 'config.yaml'), 'utf8'), /tool_call_parser/, 'nothing written without --apply');
     assert.equal(verdictIn(r.h), 'text');
+
+    // hermes status and the dashboard show the endpoint: served window, capabilities, verdict.
+    const st = await hermes(['status'], { home: r.h });
+    assert.equal(st.code, 0, st.stderr);
+    assert.match(st.stdout, /Local\s+ollama · qwen3:8b · window 32,768 \(max 40,960\) · tools · self-test: text \(hermes\), 10\/10 passed/);
+    const js = JSON.parse((await hermes(['status', '--json'], { home: r.h })).stdout) as { local_models: { model: string; window: number; selftest: { verdict: string } }[] };
+    assert.deepEqual(js.local_models.map((l) => [l.model, l.window, l.selftest.verdict]), [['qwen3:8b', 32768, 'text']]);
+    const dash = await startDashboardProcess(r.h);
+    try {
+      const res = await fetch(`${dash.origin}/api/status`, { headers: { authorization: `Bearer ${dash.token}` } });
+      const body = (await res.json()) as { localModels: { model: string; line: string }[] };
+      assert.match(body.localModels[0].line, /window 32,768 .* self-test: text/);
+    } finally {
+      await dash.stop();
+    }
 
     const applied = await doctor('text', ['--apply']);
     assert.equal(applied.code, 0, applied.stderr + applied.stdout);

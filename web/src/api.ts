@@ -69,4 +69,6 @@ export interface Status {
   problems: string[];
   /** provider_health.json: targets with faults lately; `line` says it in one line. */
   providerHealth?: { provider: string; model: string; state: 'ok' | 'tripped'; line: string }[];
+  /** local_models.json: per local endpoint and model, the served window, capabilities and self-test verdict. */
+  localModels?: { kind: string | null; base_url: string; model: string; window: number | null; selftest: { verdict: string } | null; line: string }[];
 }

@@ -22,6 +22,8 @@ export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugin
     }
     const { readProviderHealth, healthJson } = await import('../../runtime/provider-health.ts');
     const providerHealth = readProviderHealth(ctx.home).map(healthJson);
+    const { localModelsJson } = await import('../../state/local-models.ts');
+    const localModels = localModelsJson(ctx.home);
     const db = await ctx.store();
     const gw = gatewayStatus(ctx.home);
     const active = await db.activeSince(Date.now() / 1000 - 300);
@@ -39,6 +41,7 @@ export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugin
       plugins: extra.plugins().map((p) => ({ name: p.name, label: p.label, icon: p.icon, tab: p.tab, entry: `/plugins/${p.name}/${p.entry}`, css: p.css ? `/plugins/${p.name}/${p.css}` : null })),
       problems: extra.problems(),
       providerHealth,
+      localModels,
     });
   });
 

@@ -117,4 +117,14 @@ describe('local models', () => {
     const stored = next.body.messages.find((m: { role: string }) => m.role === 'assistant');
     assert.equal(stored.content, 'The answer is 42.');
   });
+
+  it('hermes setup with LM Studio says what the server serves and offers the self-test', async () => {
+    const s = await server('lmstudio', { name: 'qwen3-4b', maxWindow: 32768, window: 8192, tools: true });
+    const h = tempHome();
+    const r = await hermes(['setup', '--non-interactive', '--provider', 'custom', '--base-url', s.baseUrl, '--model', 'qwen3-4b'], { home: h });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Server: lmstudio · qwen3-4b · window 8,192 \(max 32,768\) · tools · self-test: not run \(hermes doctor --model\)/);
+    assert.ok(s.hits.includes('GET /api/v0/models'));
+  });
 });
+

@@ -6,17 +6,21 @@ import type { HermesConfig } from '../state/defaults.ts';
 
 type Clack = typeof import('@clack/prompts');
 
-/** One line about the served model for a local endpoint, or null (remote, or the server said nothing). Caches the probe. */
-export async function localServerLine(rt: ProviderRuntime, config: HermesConfig, env: NodeJS.ProcessEnv, home: string): Promise<string | null> {
+/**
+ * One line about the served model for a local endpoint, or null (remote, or the server said nothing
+ * about it: a generic server without a window). Caches the probe. `known`: Ollama, llama.cpp, vLLM
+ * or LM Studio (the wizard offers them the self-test).
+ */
+export async function localServerLine(rt: ProviderRuntime, config: HermesConfig, env: NodeJS.ProcessEnv, home: string): Promise<{ line: string; known: boolean } | null> {
   const { shouldProbe } = await import('../llm/local/index.ts');
   if (rt.apiMode !== 'chat_completions' || !shouldProbe(rt.baseUrl, (config.model as { local?: unknown } | undefined)?.local)) return null;
   const { prepareLocalModel } = await import('../runtime/local-model.ts');
   const { localModelLine, readLocalModel } = await import('../state/local-models.ts');
   // Setup does not load a model into memory: an Ollama model not loaded yet shows its maximum.
   const info = await prepareLocalModel({ home, config, env, rt, load: false });
-  if (!info.served) return null;
+  if (!info.served || (info.served.kind === 'generic' && !info.served.window)) return null;
   const rec = readLocalModel(home, rt.baseUrl, rt.model) ?? { ...info.served };
-  return `Server: ${localModelLine({ ...rec, ...info.served })}`;
+  return { line: `Server: ${localModelLine({ ...rec, ...info.served })}`, known: info.served.kind !== 'generic' };
 }
 
 /** The wizard: offers the self-test, shows the verdict, and asks before writing the settings it suggests. */

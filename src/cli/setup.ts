@@ -127,8 +127,8 @@ export async function runNonInteractive(o: SetupOptions, what: 'setup' | 'model'
       if (p.kind === 'text') out(`! ${rt.model} writes tool calls as text (${p.format} format). ${textCallAdvice(p.format, config.model?.tool_call_parser)}`);
     }
     const { localServerLine } = await import('./setup-local.ts');
-    const line = await localServerLine(rt, config, ctx.env, ctx.home).catch(() => null);
-    if (line) out(line);
+    const local = await localServerLine(rt, config, ctx.env, ctx.home).catch(() => null);
+    if (local) out(local.line);
   }
   for (const l of saveChoice(ctx.home, choice, model, ctx.loaded.exists ? config : undefined, ctx.loaded.user)) out(`Saved ${l}`);
   if (what === 'setup') out('Done. Start chatting with `hermes`.');
@@ -339,11 +339,9 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
     // A local server: what it serves, and the self-test on offer (settings written only on a yes).
     if (tested && mayWriteTextCalls(tested)) {
       const { localServerLine, wizardSelfTest } = await import('./setup-local.ts');
-      const line = await localServerLine(tested, config, ctx.env, ctx.home).catch(() => null);
-      if (line) {
-        c.log.info(line);
-        await wizardSelfTest(c, tested, config, ctx.home);
-      }
+      const local = await localServerLine(tested, config, ctx.env, ctx.home).catch(() => null);
+      if (local) c.log.info(local.line);
+      if (local?.known) await wizardSelfTest(c, tested, config, ctx.home);
     }
     c.outro(what === 'setup' ? 'Ready. Start chatting with `hermes` (type /help inside for commands).' : `Now using ${model} via ${label}.`);
   } catch (e) {

@@ -394,6 +394,12 @@ export class Session {
     const c = createClientFor(this.options.config, this.options.env, { ...this.options.explicit, ...explicit }, this.options.home);
     this.llm = c.llm;
     this.options.explicit = { ...this.options.explicit, ...explicit };
+    // The next turn asks the new endpoint what it serves (window, num_ctx, lean tools).
+    this.localPrepared = false;
+    if (this.state.local) {
+      this.state.local = null;
+      this.tools = this.buildTools();
+    }
   }
 
   /** Runs one user turn to completion, then any prompts queued meanwhile. */

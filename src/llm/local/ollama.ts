@@ -1,4 +1,4 @@
-// Ollama: `POST /api/show` (the model's trained context in model_info, its Modelfile parameters,
+// Ollama: `GET /api/version` (is it Ollama?), `POST /api/show` (the model's trained context in model_info, its Modelfile parameters,
 // template and capabilities: tools, thinking, vision) and `GET /api/ps` (the models loaded now, with
 // the context each was loaded with: the window requests are really served with).
 import { isObj, posInt, type Json, type ProbeCtx, type ServedModel, type ServerProbe } from './types.ts';
@@ -16,6 +16,9 @@ export function psEntry(ps: unknown, model: string): Json | undefined {
 export const ollama: ServerProbe = {
   kind: 'ollama',
   async probe(ctx: ProbeCtx): Promise<ServedModel | null> {
+    // A GET first: nothing is POSTed to a server that is not Ollama.
+    const version = await ctx.json('/api/version');
+    if (!isObj(version) || typeof version.version !== 'string') return null;
     const show = await ctx.json('/api/show', { model: ctx.model });
     if (!isObj(show) || (!isObj(show.model_info) && !Array.isArray(show.capabilities) && typeof show.template !== 'string')) return null;
     const info = isObj(show.model_info) ? show.model_info : {};

@@ -64,6 +64,18 @@ describe('local models', () => {
     assert.equal(full.body.options?.num_ctx, 8192, 'model.num_ctx is sent');
     assert.ok(requestTokens(full) > 4096, `without lean mode the request needs ${requestTokens(full)} tokens`);
     assert.match(r2.stderr, /4,096-token window, smaller than the system prompt and tools/);
+
+    // A model the server says thinks first gets a larger output budget in the same window, and
+    // model.context_length caps num_ctx.
+    s.models.push({ name: 'qwen3:4b-thinking', maxWindow: 40960, window: 4096, tools: true, thinking: true, loaded: true });
+    const thinking = home(s.baseUrl, 'qwen3:4b-thinking', '  context_length: 12000\n');
+    const since3 = llm.requests.length;
+    const r3 = await hermes(['chat', '-q', 'hello there'], { home: thinking });
+    assert.equal(r3.code, 0, r3.stderr);
+    const [t] = mine(s, since3);
+    assert.ok(t.body.max_tokens > first.body.max_tokens, `thinking budget ${t.body.max_tokens} vs ${first.body.max_tokens}`);
+    assert.ok(requestTokens(t) <= 4096, `the thinking model's request needs ${requestTokens(t)} tokens`);
+    assert.equal(t.body.options?.num_ctx, 12000);
   });
 
   it('llama.cpp with a 4k context: a conversation that would overflow it is compressed before it is sent', async () => {

@@ -137,6 +137,12 @@ describe('local models', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /Server: lmstudio · qwen3-4b · window 8,192 \(max 32,768\) · tools · self-test: not run \(hermes doctor --model\)/);
     assert.ok(s.hits.includes('GET /api/v0/models'));
+    // hermes model: the same line, for the model switched to and for the current one.
+    const switched = await hermes(['model', `custom:${s.baseUrl.replace(/^http:\/\/127\.0\.0\.1:(\d+)\/v1$/, 'local-$1')}:qwen3-4b`], { home: h });
+    assert.equal(switched.code, 0, switched.stderr);
+    assert.match(switched.stdout, /Server: lmstudio · qwen3-4b · window 8,192/);
+    const current = await hermes(['model'], { home: h });
+    assert.match(current.stdout, /Server: lmstudio · qwen3-4b · window 8,192 \(max 32,768\)/);
   });
 });
 

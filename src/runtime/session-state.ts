@@ -425,6 +425,7 @@ export class SessionState {
       // A small window cannot keep 20 messages whole: lean mode protects the first message and the last two.
       protectFirstN: Math.min(local?.lean ? 1 : Infinity, Math.floor(num(c.protect_first_n, DEFAULT_COMPRESSION.protectFirstN))),
       protectLastN: Math.min(local?.lean ? 2 : Infinity, Math.floor(num(c.protect_last_n, DEFAULT_COMPRESSION.protectLastN))),
+      ...(local ? { fitWindow: true } : {}),
     };
   }
 

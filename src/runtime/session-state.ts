@@ -454,7 +454,8 @@ export class SessionState {
     if (!l) return {};
     return {
       ...(l.numCtx ? { extraBody: { options: { num_ctx: l.numCtx } } } : {}),
-      ...(l.lean ? { maxTokens: l.reserve, maxResultChars: this.leanModule?.leanResultChars(l.window) } : {}),
+      // The output budget is sent for small windows only (a large one has room for any answer).
+      ...(l.lean ? { maxTokens: l.window <= 65_536 ? l.reserve : undefined, maxResultChars: this.leanModule?.leanResultChars(l.window) } : {}),
     };
   }
 

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { hermes, tempHome } from '../helpers/cli.ts';
 import { startDashboardProcess } from '../helpers/dashboard.ts';
+import { gatedSuite } from '../helpers/skip.ts';
+import { startHermes, tmuxAvailable } from '../helpers/tmux.ts';
 import type { FakeReply, FakeToolCall, RecordedRequest } from '../helpers/fake-llm.ts';
 import { startFakeLocalServer } from '../helpers/fake-local-servers.ts';
 
@@ -114,5 +116,42 @@ describe('hermes doctor --model', () => {
     assert.match(r.stdout, /Verdict: failing/);
     assert.match(r.stdout, /hermes config set model\.lean true/);
     assert.equal(verdictIn(r.h), 'failing');
+  });
+});
+
+const wizard = gatedSuite(tmuxAvailable());
+wizard.describe('hermes setup (wizard) with a local server', () => {
+  wizard.it('shows what the server serves, offers the self-test, and saves its suggestion only on a yes', async () => {
+    server.llm.setHandler(models.text);
+    const h = tempHome();
+    const t = startHermes(['setup'], { home: h, cols: 120, rows: 45 });
+    try {
+      await t.waitFor(/Which inference provider\? \(\d+; type to filter\)/);
+      t.type('custom');
+      await t.waitFor(/\(1 match\)\n│  ● Custom endpoint/);
+      t.keys('Enter');
+      await t.waitFor(/Base URL of the OpenAI-compatible endpoint/);
+      t.type(server.baseUrl);
+      t.keys('Enter');
+      await t.waitFor(/A name for this endpoint/);
+      t.keys('Enter');
+      await t.waitFor(/API key for/);
+      t.keys('Enter');
+      await t.waitFor(/1 model\(s\) available/);
+      t.keys('Enter');
+      await t.waitFor(/Server: ollama · qwen3:8b · window 32,768 \(max 40,960\) · tools/);
+      await t.waitFor(/Run the tool-calling self-test now\?/);
+      t.keys('Left');
+      t.keys('Enter');
+      await t.waitFor(/Self-test: text \(hermes\), 10\/10 passed/, 60_000);
+      await t.waitFor(/Save the suggested settings \(model\.tool_call_parser: hermes\) to config\.yaml\?/);
+      t.keys('Enter');
+      await t.waitFor(/Saved model\.tool_call_parser: hermes/);
+      assert.equal(await t.exitCode(), 0);
+    } finally {
+      t.kill();
+      server.llm.setHandler(null);
+    }
+    assert.match(readFileSync(join(h, 'config.yaml'), 'utf8'), /tool_call_parser: hermes/);
   });
 });

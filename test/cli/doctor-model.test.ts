@@ -143,7 +143,7 @@ wizard.describe('hermes setup (wizard) with a local server', () => {
       await t.waitFor(/Run the tool-calling self-test now\?/);
       t.keys('Left');
       t.keys('Enter');
-      await t.waitFor(/Self-test: text \(hermes\), 10\/10 passed/, 60_000);
+      await t.waitFor(/Self-test: text \(hermes\), 10\/10 passed/, { timeoutMs: 60_000 });
       await t.waitFor(/Save the suggested settings \(model\.tool_call_parser: hermes\) to config\.yaml\?/);
       t.keys('Enter');
       await t.waitFor(/Saved model\.tool_call_parser: hermes/);

@@ -76,8 +76,10 @@ export class RequestBroker {
     return true;
   }
 
-  /** Settles every open request with its default (used on shutdown). */
-  cancelAll(): void {
-    for (const p of [...this.pending.values()]) p.settle(defaultAnswer(p.request), 'interrupted');
+  /** Settles every open request with its default (deny), saying why. Returns how many were open. */
+  cancelAll(source: AnswerSource = 'interrupted'): number {
+    const open = [...this.pending.values()];
+    for (const p of open) p.settle(defaultAnswer(p.request), source);
+    return open.length;
   }
 }

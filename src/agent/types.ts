@@ -27,7 +27,8 @@ export type AnswerFor<R extends AgentRequest> = R extends { kind: 'approval' }
     : string | null;
 
 /** Why a request got the answer it got. */
-export type AnswerSource = 'person' | 'timeout' | 'no_responder' | 'interrupted';
+/** `shutdown`: the gateway stopped while the request waited (answered with the default: deny). */
+export type AnswerSource = 'person' | 'timeout' | 'no_responder' | 'interrupted' | 'shutdown';
 
 export interface Answered<R extends AgentRequest> {
   answer: AnswerFor<R>;
@@ -97,7 +98,7 @@ export type AgentEvent =
     }
   | { type: 'usage'; usage: Usage; costUsd: number | null; model: string; provider: string }
   | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; error: ProviderError }
-  | { type: 'fallback'; from: string; to: string; reason: string }
+  | { type: 'fallback'; from: string; to: string; reason: string; /** Back on the primary (it answered again), not a switch away from it. */ back?: boolean }
   | { type: 'key_rotated'; provider: string; reason: string }
   /**
    * The model call's stream broke after it had begun (cut, malformed event, stall) and is sent again:

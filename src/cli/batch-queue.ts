@@ -103,6 +103,26 @@ const CLAIM = `
   RETURNING j.idx, j.prompt, j.cwd, j.attempts`;
 
 /** `hermes batch worker`: claims and runs prompts until the run has none left to run. */
+/** Errors of a database that restarts or is briefly away (not of the query itself). */
+const TRANSIENT_DB = /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection terminated|terminating connection|not queryable|the database system is (starting up|shutting down|in recovery)|57P0[123]|0800[0-6]/i;
+
+/**
+ * A worker keeps running through a database restart: a call that failed because the server was away
+ * is tried again with backoff (up to about four minutes), said once on stderr.
+ */
+async function steady<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      const err = e as { message?: string; code?: string };
+      if (!TRANSIENT_DB.test(`${err.code ?? ''} ${err.message ?? ''}`) || attempt >= 120) throw e;
+      if (attempt === 0) process.stderr.write(`batch: the database is unreachable (${err.message}); retrying until it is back\n`);
+      await new Promise((r) => setTimeout(r, Math.min(250 * 2 ** attempt, 2000)));
+    }
+  }
+}
+
 export async function workBatch(url: string, opts: BatchOptions & { visibilityTimeout?: string; maxAttempts?: string }): Promise<void> {
   const name = runName(opts);
   const num = (v: string | undefined, flag: string, dflt: number) => {
@@ -133,9 +153,9 @@ export async function workBatch(url: string, opts: BatchOptions & { visibilityTi
     const slot = async (n: number) => {
       const id = `${me}:${n}`;
       for (;;) {
-        const job = await db.get(CLAIM, [id, lease, name]);
+        const job = await steady(() => db.get(CLAIM, [id, lease, name]));
         if (!job) {
-          const left = await db.get(`SELECT COUNT(*) FILTER (WHERE status = 'queued') AS queued, COUNT(*) FILTER (WHERE status = 'running') AS running FROM hermes_batch_jobs WHERE run = ?`, [name]);
+          const left = await steady(() => db.get(`SELECT COUNT(*) FILTER (WHERE status = 'queued') AS queued, COUNT(*) FILTER (WHERE status = 'running') AS running FROM hermes_batch_jobs WHERE run = ?`, [name]));
           if (!Number(left?.queued) && !Number(left?.running)) return;
           // Prompts waiting for a retry, or held by other workers (whose leases may lapse): wait.
           await new Promise((r) => setTimeout(r, Math.min(1000, lease * 250)));
@@ -149,23 +169,23 @@ export async function workBatch(url: string, opts: BatchOptions & { visibilityTi
           const mineStill = `run = ? AND idx = ? AND status = 'running' AND locked_by = ?`;
           if (r.kind === 'failed') {
             const last = Number(job.attempts) >= maxAttempts;
-            const n = await db.run(
+            const n = await steady(() => db.run(
               last
                 ? `UPDATE hermes_batch_jobs SET status = 'failed', error = ?, locked_by = NULL, finished_at = now() WHERE ${mineStill}`
                 : `UPDATE hermes_batch_jobs SET status = 'queued', error = ?, locked_by = NULL, run_after = now() + make_interval(secs => LEAST(300, power(2, attempts)::int)) WHERE ${mineStill}`,
               [r.error, name, idx, id],
-            );
+            ));
             if (n && last) failed++;
             if (opts.verbose) process.stderr.write(`✗ #${idx} ${r.error}${last ? '' : ' (will retry)'}\n`);
           } else {
             const traj = r.kind === 'done' ? JSON.stringify(r.entry) : null;
-            const n = await db.run(`UPDATE hermes_batch_jobs SET status = ?, trajectory = ?::jsonb, error = NULL, locked_by = NULL, finished_at = now() WHERE ${mineStill}`, [
+            const n = await steady(() => db.run(`UPDATE hermes_batch_jobs SET status = ?, trajectory = ?::jsonb, error = NULL, locked_by = NULL, finished_at = now() WHERE ${mineStill}`, [
               r.kind,
               traj,
               name,
               idx,
               id,
-            ]);
+            ]));
             if (n) done++;
             if (opts.verbose) process.stderr.write(`${n ? '✓' : '↷ (lease lost)'} #${idx}\n`);
           }

@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseMaxTurns } from '../agent/budget.ts';
 import type { AgentEvent, AgentRequest } from '../agent/types.ts';
 import { describeError, ResolveError } from '../llm/index.ts';
-import { activityLine } from '../runtime/activity.ts';
+import { activityLine, fallbackLine } from '../runtime/activity.ts';
 import { AnswerOut } from './answer-out.ts';
 import type { McpManager } from '../mcp/manager.ts';
 import { attachMcp, startCliMcp } from '../mcp/session.ts';
@@ -23,6 +23,7 @@ import type { ChatOptions } from './commands/chat.ts';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
 import { applyIsolationFlags, reasoningLevel } from './global-flags.ts';
+import { standalonePorts } from '../gateway/messaging.ts';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -184,6 +185,7 @@ export function createCliSession(
       interactive,
       explicit,
       dotenvNames: ctx.dotenvNames,
+      ports: standalonePorts,
       store: extra.store,
       sessionId: extra.restored?.sessionId,
       history: extra.restored?.history,
@@ -207,7 +209,9 @@ export function createCliSession(
 /** Plugins and shell hooks for a CLI run (before its session is built); problems go to stderr. */
 export async function loadCliPlugins(ctx: CliContext, opts: ChatOptions, canAsk: boolean): Promise<void> {
   const { loadSurfacePlugins } = await import('../plugins/load.ts');
+  const { pluginPorts } = await import('../mcp/plugin-call.ts');
   await loadSurfacePlugins({
+    ports: pluginPorts,
     home: ctx.home,
     config: ctx.loaded.config,
     env: ctx.env,
@@ -362,7 +366,7 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
         if (!quiet || opts.verbose) err(`↻ ${e.error.provider}: ${e.error.message} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})`);
         break;
       case 'fallback':
-        if (!quiet || opts.verbose) err(`⇄ switching from ${e.from} to fallback ${e.to}: ${e.reason}`);
+        if (!quiet || opts.verbose) err(fallbackLine(e));
         break;
       case 'key_rotated':
         if (opts.verbose) err(`⇄ ${e.provider}: rotated to the next API key (${e.reason})`);

@@ -173,7 +173,7 @@ export const toolCallsCheck: DoctorCheck = {
     if (!config) return { status: 'skip', detail: 'config.yaml unreadable' };
     const { resolveRuntime } = await import('../llm/index.ts');
     const { resolveInputFrom } = await import('../runtime/session.ts');
-    const { mayWriteTextCalls, probeToolCalls, textCallAdvice } = await import('./onboard.ts');
+    const { mayWriteTextCalls, probeToolCalls, textCallAdvice } = await import('../runtime/onboard.ts');
     let rt;
     try {
       rt = resolveRuntime(resolveInputFrom(config, env));
@@ -288,6 +288,18 @@ export const terminalCheck: DoctorCheck = {
       return { status: 'ok', detail: `ssh to ${target}:${c.port ?? 22} works` };
     }
     return { status: 'warn', detail: `${backend} backend is not supported by this build`, fix: 'use terminal.backend: local, docker or ssh' };
+  },
+};
+
+export const sandboxCheck: DoctorCheck = {
+  name: 'Sandbox',
+  async run({ config, env, home }) {
+    if (!config) return { status: 'skip', detail: 'config.yaml unreadable' };
+    const { sandboxReport } = await import('../sandbox/report.ts');
+    const r = sandboxReport(config, env, home);
+    if (r.state === 'none') return { status: 'warn', detail: r.line, fix: r.hint };
+    if (r.state === 'off') return { status: 'warn', detail: r.line, fix: 'set terminal.sandbox.mode: workspace-write' };
+    return { status: 'ok', detail: r.line };
   },
 };
 
@@ -413,7 +425,7 @@ export const postgresCheck: DoctorCheck = {
   },
 };
 
-export const DOCTOR_CHECKS: DoctorCheck[] = [nodeCheck, homeCheck, skeletonCheck, envFileCheck, configCheck, providerCheck, toolCallsCheck, ripgrepCheck, sqliteCheck, postgresCheck, terminalCheck, mcpCheck, toolsCheck, codexCheck];
+export const DOCTOR_CHECKS: DoctorCheck[] = [nodeCheck, homeCheck, skeletonCheck, envFileCheck, configCheck, providerCheck, toolCallsCheck, ripgrepCheck, sqliteCheck, postgresCheck, terminalCheck, sandboxCheck, mcpCheck, toolsCheck, codexCheck];
 
 export async function runDoctor(o: { fix?: boolean; timeout?: string }): Promise<void> {
   const home = hermesHome();

@@ -11,7 +11,7 @@ import { endpointNameProblem, findEndpoint, namedEndpoints, splitEndpointModel, 
 import type { HermesConfig } from '../state/defaults.ts';
 import { loadContext } from './context.ts';
 import { CliError } from './errors.ts';
-import { existingKey, fetchModels, keyEnvFor, keyOptional, ModelListError, runtimeFor, saveChoice, sortedIds, testCall, type EndpointChoice } from './onboard.ts';
+import { existingKey, fetchModels, keyEnvFor, keyOptional, ModelListError, runtimeFor, saveChoice, sortedIds, testCall, type EndpointChoice } from '../runtime/onboard.ts';
 import { runWizard } from './setup.ts';
 import { didYouMean } from '../commands/suggest.ts';
 

@@ -12,6 +12,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { canonicalProfile, profileDir, profileExists, profilesRoot, RESERVED_PROFILE_NAMES } from '../state/profiles.ts';
 import { confirmOrRefuse, CliError } from './errors.ts';
 import { writeAlias } from './profile-alias.ts';
+import { trustItems } from './profile-trust.ts';
 import { COMMAND_NAMES, ENV_HEADER, PROFILE_DIRS } from './profile-cmd.ts';
 
 const MANIFEST = 'distribution.yaml';
@@ -173,6 +174,15 @@ function preview(m: DistributionManifest, staged: string): string {
   for (const r of m.env_requires) lines.push(`  env ${r.name}${r.required ? '' : ' (optional)'}${r.description ? ` — ${r.description}` : ''}`);
   const cron = join(staged, 'cron');
   if (existsSync(cron) && readdirSync(cron).length) lines.push('  ⚠ it ships cron jobs: they run on their schedule once the gateway runs this profile');
+  // What else it brings that changes trust (approvals off, hooks, plugins, MCP servers…), so a yes
+  // is given knowing it: the same list `hermes profile import` shows.
+  const owned = new Set(m.distribution_owned.length ? m.distribution_owned : DEFAULT_OWNED);
+  for (const i of trustItems(staged)) {
+    if (i.what === 'cron/') continue;
+    const path = i.what.replace(/\/$/, '');
+    const top = existsSync(join(staged, path)) ? path : 'config.yaml'; // a setting lives in config.yaml
+    if (owned.has(top)) lines.push(`  ⚠ ${i.what}: ${i.why}`);
+  }
   return lines.join('\n');
 }
 

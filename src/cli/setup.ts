@@ -30,7 +30,7 @@ import {
   testCall,
   textCallAdvice,
   type EndpointChoice,
-} from './onboard.ts';
+} from '../runtime/onboard.ts';
 
 export interface SetupOptions {
   nonInteractive?: boolean;

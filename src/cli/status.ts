@@ -7,6 +7,7 @@ import { healthLine, healthJson, readProviderHealth } from '../runtime/provider-
 import { resolveInputFrom } from '../runtime/session.ts';
 import { localModelsJson } from '../state/local-models.ts';
 import { paths } from '../state/paths.ts';
+import { sandboxReport } from '../sandbox/report.ts';
 import { loadContext } from './context.ts';
 import { keyStatuses, sessionCount, toolReport } from './inspect.ts';
 import { colorEnabled, makeStyle } from './repl/style.ts';
@@ -46,6 +47,10 @@ export async function runStatus(o: { all?: boolean; json?: boolean }): Promise<v
       tools: tools.enabled,
       unavailable_tools: tools.unavailable.map((u) => ({ name: u.name, reason: u.reason })),
       terminal: config.terminal?.backend ?? 'local',
+      sandbox: (() => {
+        const r = sandboxReport(config, ctx.env, ctx.home);
+        return { state: r.state, mode: r.mode, network: r.network ? 'on' : 'off', detail: r.line, ...(r.hint ? { fix: r.hint } : {}) };
+      })(),
       plugins: plugins.list,
       image_gen: plugins.image,
       sessions: sessions && 'count' in sessions ? sessions.count : 0,
@@ -95,6 +100,8 @@ export async function runStatus(o: { all?: boolean; json?: boolean }): Promise<v
   row('Plugins', plugins.list.length ? plugins.list.map((p) => (p.loaded ? p.name : s.red(`${p.name} (failed: ${p.error})`))).join(', ') : s.dim('none enabled'));
   row('Images', plugins.image.unavailable ? `${plugins.image.provider} ${s.yellow(`· unavailable: ${plugins.image.unavailable}`)}` : `${plugins.image.provider}${plugins.image.plugin ? s.dim(` · provided by ${plugins.image.plugin}`) : ''}`);
   row('Terminal', `${config.terminal?.backend ?? 'local'} ${s.dim(`· timeout ${config.terminal?.timeout ?? 180}s`)}`);
+  const sb = sandboxReport(config, ctx.env, ctx.home);
+  row('Sandbox', sb.state === 'none' || sb.state === 'off' ? s.yellow(sb.line) + (sb.hint ? s.dim(` · to fix: ${sb.hint}`) : '') : sb.line);
   const yolo = ['1', 'true', 'yes', 'on'].includes(String(ctx.env.HERMES_YOLO_MODE ?? '').toLowerCase()) || config.approvals?.mode === 'off';
   row('Approvals', yolo ? s.yellow('off (dangerous commands run without asking)') : `${config.approvals?.mode ?? 'manual'} ${s.dim(`· asks before dangerous commands, ${config.approvals?.timeout ?? 300}s to answer`)}`);
   if (sessions && 'error' in sessions) row('Sessions', s.red(`cannot read the sessions: ${sessions.error}`));

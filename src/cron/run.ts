@@ -2,6 +2,7 @@
 // isolated session (platform/source `cron`, no history, no cronjob/clarify/messaging tools) driven
 // to completion under an inactivity watchdog, and the Markdown document saved as the run's output.
 import { spawn } from 'node:child_process';
+import { makeSandbox } from '../sandbox/index.ts';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { extname, join } from 'node:path';
@@ -90,7 +91,7 @@ export interface ScriptResult {
  * Runs a job's pre-run script: inside HERMES_HOME/scripts, with Hermes's secrets removed from the
  * environment, killed (with its process group) after the timeout. Output is redacted and capped.
  */
-export function runScript(home: string, script: string, o: { cwd?: string; env: NodeJS.ProcessEnv; timeoutS: number; signal?: AbortSignal; dotenvNames?: string[] }): Promise<ScriptResult> {
+export function runScript(home: string, script: string, o: { cwd?: string; env: NodeJS.ProcessEnv; timeoutS: number; signal?: AbortSignal; dotenvNames?: string[]; config?: { terminal?: unknown } }): Promise<ScriptResult> {
   const path = resolveScriptPath(home, script);
   const outside = scriptLinkProblem(home, script);
   if (outside) return Promise.resolve({ ok: false, output: outside });
@@ -108,9 +109,13 @@ export function runScript(home: string, script: string, o: { cwd?: string; env: 
     };
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(cmd, args, {
-        cwd: o.cwd ?? scriptsDir(home),
-        env: { ...filteredEnv(o.env, { dotenvNames: o.dotenvNames }), HERMES_HOME: home },
+      const cwd = o.cwd ?? scriptsDir(home);
+      const env = { ...filteredEnv(o.env, { dotenvNames: o.dotenvNames }), HERMES_HOME: home };
+      // The script runs in the OS sandbox of terminal.sandbox (its own folder, scripts/, stays read-only).
+      const w = makeSandbox({ config: o.config ?? {}, env, hermesHome: home, cwd }).wrap(cmd, args);
+      child = spawn(w.file, w.args, {
+        cwd,
+        env,
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
       });
@@ -281,6 +286,7 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
       timeoutS: scriptTimeoutSeconds(d.env, d.config),
       signal: d.signal,
       dotenvNames: d.dotenvNames,
+      config: d.config,
     });
     if (d.signal?.aborted) return fail('Interrupted by shutdown before the run finished.', true);
     if (!script.ok) log(`cron: job ${job.id} (${job.name}): pre-run script failed: ${script.output.split('\n')[0]}`);
@@ -314,7 +320,8 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
     }
   }
   // The home's plugins and approved shell hooks run in cron jobs as in the CLI (problems go to the log).
-  await (await import('../plugins/load.ts')).loadSurfacePlugins({ home: d.home, config: d.config, env, cwd: job.workdir ?? d.home, warn: (m) => log(`cron: plugins: ${m}`) });
+  const { pluginPorts } = await import('../mcp/plugin-call.ts');
+  await (await import('../plugins/load.ts')).loadSurfacePlugins({ home: d.home, config: d.config, env, cwd: job.workdir ?? d.home, warn: (m) => log(`cron: plugins: ${m}`), ports: pluginPorts });
   // config.yaml's MCP servers serve cron runs too (their tools are in the hermes-cron toolset).
   let mcp: McpManager | null = null;
   let registry: ToolRegistry | undefined;
@@ -340,6 +347,7 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
     platform: 'cron',
     source: 'cron',
     interactive: false,
+    job: { kind: 'cron', id: job.id },
     sessionId,
     explicit: {
       toolsets,

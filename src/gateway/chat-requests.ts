@@ -27,6 +27,11 @@ export class ChatRequests {
       await this.r.reply(lane.adapter, src, `🔒 The agent needs ${req.name}. Secrets are not collected in chat: add ${req.name}=… to ~/.hermes/.env on the gateway host, then ask again.`);
       return;
     }
+    if (!this.r.isAccepting) {
+      // Asked while the gateway stops: nobody will answer it.
+      warm.session.cancelRequests('shutdown');
+      return;
+    }
     const short = id.replace(/-/g, '').slice(0, 8);
     const open: OpenRequest = { id, short, kind: req.kind, request: req };
     lane.open.push(open);
@@ -57,6 +62,20 @@ export class ChatRequests {
     else status = source === 'person' ? t('gateway.answered', { answer: String(answer).slice(0, 200) }) : t(source === 'timeout' ? 'gateway.no_answer_in_time' : 'gateway.interrupted');
     const head = r.kind === 'approval' ? `Approval: \`${(r.request as { command: string }).command.slice(0, 300)}\`` : `❓ ${(r.request as { question: string }).question}`;
     await lane.adapter.edit(lane.source.chatId, r.messageId, redactSecrets(`${head}\n\n${status}`)).catch(() => undefined);
+  }
+
+  /**
+   * The gateway is stopping: every open approval is answered as denied (and clarify questions with
+   * no answer), so no turn waits for a person who can no longer reply. The turns record the denial
+   * like any other and end. Returns how many requests were open.
+   */
+  denyAllForShutdown(): number {
+    let n = 0;
+    for (const lane of this.r.lanes.values()) {
+      if (!lane.open.length) continue;
+      n += this.r.cache.peek(lane.key)?.session.cancelRequests('shutdown') ?? 0;
+    }
+    return n;
   }
 
   /** Answers the oldest open approval of a conversation (from /approve, /deny or a button). */

@@ -6,6 +6,8 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { readLedgerCounts, type LedgerCounts } from '../state/delivery-ledger.ts';
+import { paths } from '../state/paths.ts';
 import { storeChoice } from '../state/store/index.ts';
 import type { LlmClient } from '../llm/index.ts';
 import type { HermesConfig } from '../state/defaults.ts';
@@ -128,7 +130,8 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
   // The profile's plugins load first, so platforms they register (ctx.register_platform, a
   // PlatformDefinition) are in the registry when the enabled platforms are chosen.
   const { loadSurfacePlugins } = await import('../plugins/load.ts');
-  await loadSurfacePlugins({ home: o.home, config: o.config, env: o.env, cwd: messagingCwd(o.env), warn: (m) => log(`plugins: ${m}`) });
+  const { pluginPorts } = await import('../mcp/plugin-call.ts');
+  await loadSurfacePlugins({ home: o.home, config: o.config, env: o.env, cwd: messagingCwd(o.env), warn: (m) => log(`plugins: ${m}`), ports: pluginPorts });
   const { pluginExtensions } = await import('../plugins/extensions.ts');
   for (const e of pluginExtensions<Partial<PlatformDefinition>>('platform')) {
     if (getPlatform(e.name)) log(`plugins: ${e.owner}: platform "${e.name}" is built in; the plugin's is ignored`);
@@ -235,6 +238,19 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
     if (e instanceof GatewayError) log(`gateway: ${e.message.split('\n')[0]}`);
     throw e;
   }
+  // The ledger's counts for `hermes gateway status` and the dashboard, refreshed every few seconds.
+  const refreshCounts = async () => {
+    if (!runner.ledger) return;
+    try {
+      supervisor.ledger = await runner.ledger.counts();
+      supervisor.writeState();
+    } catch {
+      /* informational */
+    }
+  };
+  const countsTimer = setInterval(() => void refreshCounts(), numberSetting(o.env.HERMES_GATEWAY_STATUS_INTERVAL_MS, 5000));
+  countsTimer.unref();
+  void refreshCounts();
   const up = supervisor.connected().map((a) => a.name);
   log(`gateway: running; connected: ${up.join(', ') || 'none yet (retrying in the background)'}`);
   void runner.hooks.emit('gateway:startup', { platforms: up });
@@ -248,12 +264,18 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
       const drainS = numberSetting(o.env.HERMES_RESTART_DRAIN_TIMEOUT ?? (o.config.agent as { restart_drain_timeout?: number }).restart_drain_timeout, 900);
       log(`gateway: ${reason}: draining (${runner.activeTurns} running turn(s), up to ${drainS}s)`);
       runner.stopAccepting();
+      // Nobody can answer an approval once the gateway stops: pending ones are denied (recorded by
+      // their turns like any denial), so the drain is not held for a person.
+      const denied = runner.requests.denyAllForShutdown();
+      if (denied) log(`gateway: ${reason}: ${denied} pending approval request(s) answered as denied (the gateway is stopping)`);
       await supervisor.stopIntake();
       await cron?.stop().catch(() => undefined);
       await kanban?.stop().catch(() => undefined);
       const d = await runner.drain(drainS * 1000);
       if (d.interrupted) log(`gateway: drain timed out; interrupted ${d.interrupted} turn(s)`);
       await supervisor.disconnectAll();
+      clearInterval(countsTimer);
+      await refreshCounts();
       await runner.close();
       await cluster?.close().catch(() => undefined);
       const mine = runningGateway(o.home);
@@ -301,17 +323,22 @@ export interface GatewayStatus {
   startedAt?: string;
   platforms: Record<string, PlatformStatus>;
   logPath: string;
+  /** The delivery ledger over the last 7 days (null: none yet). */
+  ledger: LedgerCounts | null;
 }
 
 export function gatewayStatus(home: string): GatewayStatus {
   const info = runningGateway(home);
-  const state = readJsonObject<{ pid?: number; platforms?: Record<string, PlatformStatus> }>(statePath(home));
+  const state = readJsonObject<{ pid?: number; platforms?: Record<string, PlatformStatus>; ledger?: LedgerCounts }>(statePath(home));
+  const live = !!info && state.pid === info.pid;
   return {
     running: !!info,
     pid: info?.pid,
     startedAt: info?.started_at,
-    platforms: info && state.pid === info.pid ? (state.platforms ?? {}) : {},
+    platforms: live ? (state.platforms ?? {}) : {},
     logPath: gatewayLogPath(home),
+    // The running gateway's own figures (PostgreSQL too); else state.db's ledger as it is now.
+    ledger: (live && state.ledger) || readLedgerCounts(paths.stateDb(home)) || state.ledger || null,
   };
 }
 

@@ -7,9 +7,9 @@
 //     open clarify/approval and mid-turn commands (/status, /queue, /steer…) act at once;
 //  2. anything else follows the busy input mode: `interrupt` (stop the turn, run the new message
 //     next — ⚡), `queue` (run it after — ⏳) or `steer` (hand it to the running turn — ⏩).
-import { routerMessaging } from './messaging.ts';
+import { routerMessaging, standalonePorts } from './messaging.ts';
 import { localeFrom, setLocale, t } from '../i18n/index.ts';
-import { preGatewayDispatch, wantsDispatchHook } from '../plugins/gateway-dispatch.ts';
+import { preGatewayDispatch, wantsDispatchHook } from './plugin-dispatch.ts';
 import { notifyPluginHook } from '../plugins/state.ts';
 import type { AgentRequest } from '../agent/types.ts';
 import { createCommandRegistry } from '../commands/builtin.ts';
@@ -20,6 +20,7 @@ import { redactionEnabled } from '../policy/redact.ts';
 import { composeNotices } from '../runtime/inbox.ts';
 import { Session, type ExplicitChoices, type SessionStore } from '../runtime/session.ts';
 import type { HermesConfig } from '../state/defaults.ts';
+import { SqliteLedger } from '../state/delivery-ledger.ts';
 import { processRegistry, type ProcessRegistry } from '../tools/process-registry.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
@@ -33,6 +34,7 @@ import { gatewayCommands } from './commands.ts';
 import { homeChannel, messagingCwd, numberSetting, platformSettings } from './config.ts';
 import { HandoffWatcher } from './handoff.ts';
 import { InboundDedupe } from './dedupe.ts';
+import { GatewayLedger } from './ledger.ts';
 import { DeliveryRouter, sendText, type SenderFactory } from './delivery.ts';
 import { HookBus } from './hooks.ts';
 import { modelView, speakerText } from './inbound.ts';
@@ -45,6 +47,7 @@ import { resetPolicyFrom, resetReason, SessionIndex, type RoutingShare } from '.
 import { openTranscriptStore, type StoredSession, type TranscriptStore } from './transcripts.ts';
 import { runTurn } from './turn.ts';
 import type { DeliveryOrigin, InboundHandlers, InboundMessage, PlatformAdapter, SessionSource } from './types.ts';
+import { pluginCommandDef } from '../commands/plugin-commands.ts';
 
 export { TYPING_GRACE_MS, TYPING_INTERVAL_MS } from './turn.ts';
 
@@ -62,8 +65,10 @@ export interface Dedupe {
 }
 
 export interface RunnerOptions {
-  /** Shared dedupe (a gateway cluster); default: HERMES_HOME/gateway/inbound.jsonl. */
+  /** Shared dedupe (a gateway cluster); default: the delivery ledger in state.db (or HERMES_HOME/gateway/inbound.jsonl without one). */
   dedupe?: Dedupe;
+  /** The delivery ledger (a cluster's, in PostgreSQL); default: state.db's when the transcripts are there. */
+  ledger?: GatewayLedger;
   home: string;
   config: HermesConfig;
   env: NodeJS.ProcessEnv;
@@ -92,6 +97,8 @@ export class GatewayRunner {
   readonly router: DeliveryRouter;
   readonly pairing: PairingStore;
   readonly dedupe: Dedupe;
+  /** Every inbound message and reply, in the transcript's store (null: no state.db to keep it in). */
+  readonly ledger: GatewayLedger | null;
   readonly index: SessionIndex;
   readonly transcripts: TranscriptStore;
   readonly hooks: HookBus;
@@ -130,9 +137,10 @@ export class GatewayRunner {
     this.now = o.now ?? Date.now;
     this.log = o.log ?? (() => undefined);
     this.pairing = new PairingStore(o.home);
-    this.dedupe = o.dedupe ?? new InboundDedupe(`${o.home}/gateway/inbound.jsonl`);
     this.index = new SessionIndex(o.home, { now: this.now, shared: o.routing });
     this.transcripts = o.transcripts ?? openTranscriptStore(o.home, this.log);
+    this.ledger = o.ledger ?? (o.dedupe ? null : openLedger(this.transcripts, this.log));
+    this.dedupe = o.dedupe ?? this.ledger ?? new InboundDedupe(`${o.home}/gateway/inbound.jsonl`);
     this.hooks = new HookBus(this.log);
     this.router = new DeliveryRouter({ env: o.env, config: o.config as never, senderFactory: o.senderFactory, log: this.log, onDelivered: (d) => void mirrorDelivery(this, this.now, d) });
     this.router.knownChats = () => knownChats(this.index);
@@ -225,7 +233,8 @@ export class GatewayRunner {
   /** The adapter is connected: deliveries go through it; chats cut short by a crash are told. */
   attached(adapter: PlatformAdapter): void {
     this.router.attach(adapter);
-    void reportUnfinished(adapter, this.dedupe, this.log);
+    if (this.ledger) void this.ledger.recover(this, adapter).catch((e: unknown) => this.log(`gateway: ${adapter.name}: could not answer the messages a stopped gateway left: ${(e as Error).message}`));
+    else void reportUnfinished(adapter, this.dedupe, this.log);
     if (this.dedupe.takeOver)
       void this.dedupe.takeOver(adapter.name, this.home).then(
         (msgs) => {
@@ -254,6 +263,11 @@ export class GatewayRunner {
   /** Stops taking new messages (the daemon drains next). */
   stopAccepting(): void {
     this.accepting = false;
+  }
+
+  /** False once the gateway is stopping. */
+  get isAccepting(): boolean {
+    return this.accepting;
   }
 
   get activeTurns(): number {
@@ -292,8 +306,9 @@ export class GatewayRunner {
   /** The profile's plugins and approved shell hooks (a new shell hook needs consent from the CLI first). */
   private async loadPlugins(): Promise<void> {
     const { loadSurfacePlugins } = await import('../plugins/load.ts');
-    const host = await loadSurfacePlugins({ home: this.home, config: this.config, env: this.env, cwd: messagingCwd(this.env), warn: (m) => this.log(`plugins: ${m}`) });
-    for (const def of host?.commands() ?? []) if (!this.commands.list().some((d) => d.name === def.name || d.aliases?.includes(def.name))) this.commands.add(def);
+    const { pluginPorts } = await import('../mcp/plugin-call.ts');
+    const host = await loadSurfacePlugins({ home: this.home, config: this.config, env: this.env, cwd: messagingCwd(this.env), warn: (m) => this.log(`plugins: ${m}`), ports: pluginPorts });
+    for (const def of (host?.commands() ?? []).map(pluginCommandDef)) if (!this.commands.list().some((d) => d.name === def.name || d.aliases?.includes(def.name))) this.commands.add(def);
   }
 
   /**
@@ -329,6 +344,7 @@ export class GatewayRunner {
     await this.router.close();
     await this.transcripts.close();
     this.dedupe.close();
+    if (this.ledger && this.ledger !== (this.dedupe as unknown)) this.ledger.close();
   }
 
   private sweep(): void {
@@ -439,6 +455,7 @@ export class GatewayRunner {
         origin: { platform: source.platform, chatId: source.chatId, threadId: source.threadId, userId: source.userId },
         messaging: routerMessaging(this.router),
       },
+      ports: standalonePorts,
     });
     const display = platformSettings(this.config as never, source.platform);
     const tp = display.tool_progress ?? (this.config.display as { platforms?: Record<string, { tool_progress?: string }> }).platforms?.[source.platform]?.tool_progress ?? adapter?.prefers?.toolProgress;
@@ -475,6 +492,7 @@ export class GatewayRunner {
       promptParts: sys ? { systemMessage: sys } : undefined,
       now: this.o.now,
       services: o.origin ? { origin: o.origin } : undefined,
+      ports: standalonePorts,
     });
     return session;
   }
@@ -555,8 +573,40 @@ export class GatewayRunner {
     return l;
   }
 
-  onMessage(adapter: PlatformAdapter, msg: InboundMessage): void {
-    void this.handleMessage(adapter, msg).catch((e) => this.log(`gateway: message from ${msg.source.platform}:${msg.source.chatId} failed: ${(e as Error).stack ?? e}`));
+  /**
+   * A message from an adapter: recorded first (the inbound dedupe / delivery ledger), then handled.
+   * Resolves once it is recorded (not answered): an adapter may confirm it to the platform then.
+   */
+  onMessage(adapter: PlatformAdapter, msg: InboundMessage): Promise<void> {
+    if (!this.accepting) return Promise.resolve();
+    const src = msg.source;
+    // A message the ledger hands back after a restart was recorded (and adopted) already.
+    const claim = msg.meta?.replayed === true ? true : this.dedupe.claim(src.platform, src.chatId, msg.messageId, src.threadId, msg);
+    const go = (ok: boolean) => {
+      if (!ok) return void this.log(`gateway: duplicate ${src.platform} message ${msg.messageId} in ${src.chatId} ignored`);
+      void this.handleMessage(adapter, msg).catch((e) => this.log(`gateway: message from ${src.platform}:${src.chatId} failed: ${(e as Error).stack ?? e}`));
+    };
+    if (typeof claim === 'boolean') return Promise.resolve(go(claim));
+    return claim.then(go, (e: unknown) => this.log(`gateway: could not record a ${src.platform} message from ${src.chatId}, so it is not handled: ${(e as Error).message}`));
+  }
+
+  /** Sends text as it is (no ledger): notices, and replies the ledger resends itself. */
+  async sendRaw(adapter: PlatformAdapter, source: SessionSource, text: string): Promise<{ ok: boolean; messageId?: string; error?: string }> {
+    const r = await sendText(adapter, source.chatId, text, { threadId: source.threadId, redact: redactionEnabled(this.env, this.config as never) });
+    if (!r.ok) this.log(`gateway: ${adapter.name}: send to ${source.chatId} failed: ${r.error}`);
+    return { ok: r.ok, messageId: r.messageIds[0], error: r.error };
+  }
+
+  /** A reply to `batch`, recorded in the delivery ledger before and right after it is sent. */
+  async replyTo(lane: Lane, batch: InboundMessage[], text: string, opts: { replyTo?: string; meta?: Record<string, unknown> } = {}): Promise<string | undefined> {
+    const { adapter, source } = lane;
+    const send = async () => {
+      const r = await sendText(adapter, source.chatId, text, { threadId: source.threadId, replyTo: opts.replyTo, meta: opts.meta, redact: redactionEnabled(this.env, this.config as never) });
+      if (!r.ok) this.log(`gateway: ${adapter.name}: send to ${source.chatId} failed: ${r.error}`);
+      return { ok: r.ok, messageId: r.messageIds[0], error: r.error };
+    };
+    const r = this.ledger ? await this.ledger.send(adapter, source, batch, lane.key, text, send) : await send();
+    return r.messageId;
   }
 
   async reply(adapter: PlatformAdapter, source: SessionSource, text: string, opts: { replyTo?: string; meta?: Record<string, unknown>; buttons?: { label: string; data: string }[][] } = {}): Promise<string | undefined> {
@@ -573,10 +623,6 @@ export class GatewayRunner {
   private async handleMessage(adapter: PlatformAdapter, msg: InboundMessage): Promise<void> {
     if (!this.accepting) return;
     const src = msg.source;
-    if (!(await this.dedupe.claim(src.platform, src.chatId, msg.messageId, src.threadId, msg))) {
-      this.log(`gateway: duplicate ${src.platform} message ${msg.messageId} in ${src.chatId} ignored`);
-      return;
-    }
     const done = () => this.dedupe.finish(src.platform, src.chatId, msg.messageId);
     // Plugins' pre_gateway_dispatch sees the message before authorization: it may drop or rewrite it.
     const d = wantsDispatchHook(this.home) ? await preGatewayDispatch(this.home, msg, { sessionKey: this.sessionKey(src), reply: (t) => this.reply(adapter, src, t) }) : null;
@@ -693,4 +739,14 @@ function sessionConfig(c: HermesConfig): HermesConfig {
   return { ...c, agent: { ...c.agent } };
 }
 
-
+/** state.db's delivery ledger beside the transcripts (none when they are not in a SQLite file). */
+function openLedger(t: TranscriptStore, log: (line: string) => void): GatewayLedger | null {
+  const db = t.db as { backend?: string; path?: string } | undefined;
+  if (db?.backend !== 'sqlite' || !db.path || db.path === ':memory:') return null;
+  try {
+    return new GatewayLedger(SqliteLedger.open(db.path), log);
+  } catch (e) {
+    log(`gateway: the delivery ledger in ${db.path} could not be opened (${(e as Error).message}); messages are deduplicated by gateway/inbound.jsonl instead`);
+    return null;
+  }
+}

@@ -42,6 +42,8 @@ export class Supervisor {
   private stopped = false;
   private readonly adapters = new Map<string, PlatformAdapter>();
   private readonly backoff: (attempt: number) => number;
+  /** The delivery ledger's counts, written into gateway_state.json with the rest (status pages read them). */
+  ledger: import('../state/delivery-ledger.ts').LedgerCounts | null = null;
 
   constructor(runner: GatewayRunner, opts: { connectTimeoutMs: number; backoff?: (attempt: number) => number }) {
     this.runner = runner;
@@ -57,7 +59,7 @@ export class Supervisor {
 
   writeState(extra: Record<string, unknown> = {}): void {
     try {
-      writeJson(statePath(this.runner.home), { pid: process.pid, started_at: this.startedAt, updated_at: new Date().toISOString(), platforms: Object.fromEntries(this.status), ...extra }, 0o644);
+      writeJson(statePath(this.runner.home), { pid: process.pid, started_at: this.startedAt, updated_at: new Date().toISOString(), platforms: Object.fromEntries(this.status), ...(this.ledger ? { ledger: this.ledger } : {}), ...extra }, 0o644);
     } catch {
       /* status is informational */
     }

@@ -5,6 +5,7 @@
 // provider is configured, and the bookkeeping after (usage, compression lineage, hooks).
 import { rmSync } from 'node:fs';
 import type { AgentEvent, TurnResult } from '../agent/types.ts';
+import type { Message } from '../llm/types.ts';
 import { describeError } from '../llm/index.ts';
 import { redactionEnabled, redactSecrets } from '../policy/redact.ts';
 import { withFooter } from '../runtime/footer.ts';
@@ -90,6 +91,8 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
   const session = warm.session;
   const reset = await r.maybeReset(lane.key, warm, src);
   if (reset) await r.reply(adapter, src, reset === 'idle' ? '◐ Starting a fresh conversation (the last one was idle for a while).' : '◐ Starting a fresh conversation (daily reset).');
+  // The delivery ledger counts the turns started on each message (its loop guard).
+  await r.ledger?.start(batch, lane.key, session.id).catch((e: unknown) => r.log(`ledger: could not record a turn start: ${(e as Error).message}`));
 
   const lastMsg = batch[batch.length - 1];
   const notice = !!lastMsg.meta?.notice;
@@ -144,7 +147,7 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
         if (!e.result.failed && !e.result.interrupted && e.result.finalText) {
           delivered++;
           const result = withFooter(session, e.result);
-          chain = chain.then(() => deliverReply(r, lane, src, result, { replyTo, meta: last.meta, progress, stream, voiceIn, spokeItself }));
+          chain = chain.then(() => deliverReply(r, lane, src, batch, result, { replyTo, meta: last.meta, progress, stream, voiceIn, spokeItself }));
         }
         break;
       default:
@@ -156,10 +159,11 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
   let result: TurnResult | null = null;
   const compressedBefore = session.state.compressions;
   try {
-    if (batch.some((m) => m.meta?.takenOver)) await dropUnanswered(session);
-    result = await session.prompt(await buildPrompt(batch, pc));
+    if (batch.some((m) => m.meta?.replayed)) await rewindReplayed(session, batch);
+    if (batch.some((m) => m.meta?.takenOver || m.meta?.replayed)) await dropUnanswered(session);
+    result = await session.prompt(withMessageId(await buildPrompt(batch, pc), batch));
   } catch (e) {
-    await r.reply(adapter, src, `⚠️ ${(e as Error).message}`);
+    await r.replyTo(lane, batch, `⚠️ ${(e as Error).message}`);
   } finally {
     off();
     typing.stop();
@@ -177,7 +181,7 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
     if (result.failed && !result.interrupted) {
       const err = result.error;
       const text = err && 'provider' in err ? describeError(err, session.runtime) : (err?.message ?? 'The turn failed.');
-      await r.reply(adapter, src, `⚠️ ${redactSecrets(text)}`);
+      await r.replyTo(lane, batch, `⚠️ ${redactSecrets(text)}`);
     } else if (!result.interrupted && !delivered && !result.finalText && result.completed) {
       r.log(`gateway: ${src.platform}:${src.chatId}: the model gave an empty answer`);
     }
@@ -200,6 +204,7 @@ async function deliverReply(
   r: GatewayRunner,
   lane: Lane,
   src: SessionSource,
+  batch: InboundMessage[],
   result: TurnResult,
   o: { replyTo?: string; meta?: Record<string, unknown>; progress: ProgressReporter; stream: StreamingReply | null; voiceIn: boolean; spokeItself: boolean },
 ): Promise<void> {
@@ -210,7 +215,8 @@ async function deliverReply(
     return;
   }
   const streamed = o.stream ? await o.stream.finish(text) : false;
-  if (!streamed) await r.reply(lane.adapter, src, text, { replyTo: o.replyTo, meta: o.meta });
+  if (streamed) await r.ledger?.streamed(src, batch, lane.key, text);
+  else await r.replyTo(lane, batch, text, { replyTo: o.replyTo, meta: o.meta });
   if (!o.spokeItself) await voiceReply(r, lane.adapter, src, text, o.voiceIn, o.meta);
 }
 
@@ -246,6 +252,29 @@ async function dropUnanswered(session: Session): Promise<void> {
   while (n < h.length && h[h.length - 1 - n].role === 'user') n++;
   if (!n) return;
   h.splice(h.length - n, n);
+  await session.services.sessionDb?.flush();
+  await session.services.sessionDb?.rewindLast(session.id, n);
+}
+
+/** The person's message carries its platform id into the transcript (state.db's platform_message_id). */
+function withMessageId(p: string | Message, batch: InboundMessage[]): string | Message {
+  const last = batch.filter((m) => !m.meta?.notice).at(-1);
+  if (!last) return p;
+  return typeof p === 'string' ? { role: 'user', content: p, platform_message_id: last.messageId } : { ...p, platform_message_id: last.messageId };
+}
+
+/**
+ * A message run again after a restart: what the turn that died saved from it on (its user row,
+ * tool calls and results) leaves the conversation (rewound in the store, kept), so the model sees
+ * the message once and the turn starts clean.
+ */
+async function rewindReplayed(session: Session, batch: InboundMessage[]): Promise<void> {
+  const ids = new Set(batch.filter((m) => m.meta?.replayed).map((m) => m.messageId));
+  const h = session.history;
+  const at = h.findIndex((m) => m.role === 'user' && m.platform_message_id !== undefined && ids.has(m.platform_message_id));
+  if (at < 0) return;
+  const n = h.length - at;
+  h.splice(at, n);
   await session.services.sessionDb?.flush();
   await session.services.sessionDb?.rewindLast(session.id, n);
 }

@@ -90,6 +90,7 @@ export interface ChatInfo {
 }
 
 export interface InboundHandlers {
+  /** The runner's returns a promise, settled once the message is recorded (an adapter may confirm it to the platform then). */
   message(msg: InboundMessage): void;
   action?(act: InboundAction): void;
   /** The connection dropped after connecting; the daemon reconnects in the background. */
@@ -131,6 +132,11 @@ export interface PlatformAdapter {
   readonly editIntervalMs?: number;
   /** False when edits exist but must not be used for streaming. */
   readonly streaming?: boolean;
+  /**
+   * Its text sends go through nodeFetch (src/llm/http.ts), which reports the moment a request is
+   * written to the socket: the delivery ledger then knows whether a reply cut short by a kill went out.
+   */
+  readonly wireReceipts?: boolean;
   connect(handlers: InboundHandlers): Promise<void>;
   /** Stop receiving (sending still works): the first step of a graceful drain. */
   stopIntake?(): Promise<void>;

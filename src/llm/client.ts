@@ -80,6 +80,18 @@ export interface LlmClientOptions {
   classifyError?: (err: ProviderError, ctx: { runtime: ProviderRuntime; model: string; request: StreamRequest }) => Promise<ProviderError | undefined>;
   /** Where provider health is kept (default: the process's shared registry; null: none). See health.ts. */
   health?: ProviderHealth | null;
+  /** Spend caps: asked before every call, told what every attempt used (see CallMeter). */
+  meter?: CallMeter;
+}
+
+/**
+ * What the runtime injects to hold spend caps (config.yaml `budgets:`; src/runtime/budgets.ts):
+ * `before` runs before a call is sent and returns an error to end it unsent (a cap reached and not
+ * lifted); `after` is told the provider-reported usage of every attempt, failed ones included.
+ */
+export interface CallMeter {
+  before(req: StreamRequest, rt: ProviderRuntime): Promise<ProviderError | undefined>;
+  after(result: StreamResult, rt: ProviderRuntime): void;
 }
 
 export interface LlmClient {
@@ -92,6 +104,8 @@ export interface LlmClient {
   switchTo(rt: ProviderRuntime): void;
   /** The fallback chain (auxiliary clients of a session fall back through it too). */
   readonly fallbacks?: readonly ProviderRuntime[];
+  /** Spend caps for this client's calls (settable: a session attaches its own). */
+  meter?: CallMeter;
 }
 
 export const BACKOFF_BASE_MS = 1000;
@@ -148,6 +162,8 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
   let primary = o.primary;
   let active = primary;
   let fallbackUsed = false;
+  /** The fallback was taken because the primary was tripped: it is left only until it answers a probe. */
+  let leftTripped = false;
   const maxRetries = Math.max(0, o.maxRetries ?? 3);
   const sleep = o.sleep ?? defaultSleep;
   const random = o.random ?? Math.random;
@@ -265,6 +281,7 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
           return usable.find((f) => !health?.isTripped(f)) ?? (healthyOnly ? undefined : usable[0]);
         };
         const switchTo = (f: ProviderRuntime) => {
+          if (rt === primary) leftTripped = !!health?.isTripped(primary);
           fallbackUsed = true;
           active = f;
           rt = f;
@@ -284,6 +301,21 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
           switchTo(f);
           return true;
         };
+
+        // Spend caps: checked before anything is sent (a stopped call is not retried nor handed on).
+        if (client.meter) {
+          const stop = await client.meter.before(req, rt);
+          if (stop) return out.end(blank(rt, 'error', stop));
+        }
+
+        // A tripped primary that answered a probe since the turn left it: this call is on it again.
+        if (fallbackUsed && leftTripped && active !== primary && health && !health.isTripped(primary)) {
+          leftTripped = false;
+          fallbackUsed = false;
+          out.push({ type: 'fallback', from: label(rt), to: label(primary), reason: `${label(primary)} answers again: back on it`, back: true });
+          active = primary;
+          rt = primary;
+        }
 
         // A target left for being silent or failing (here or by another client of this process) is
         // not tried first while it is tripped: the call starts on the first healthy fallback, and the
@@ -349,6 +381,13 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
             out.push(ev);
           }
           result ??= await inner.result();
+          if (client.meter) {
+            try {
+              client.meter.after(result, rt);
+            } catch {
+              /* the ledger is the meter's business: a failed write never fails the call */
+            }
+          }
 
           const m = result.message;
           if (
@@ -455,11 +494,13 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
     );
   };
 
-  return {
+  const client: LlmClient = {
     stream,
+    meter: o.meter,
     beginTurn() {
       active = primary;
       fallbackUsed = false;
+      leftTripped = false;
     },
     get active() {
       return active;
@@ -469,6 +510,8 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
       primary = rt;
       active = rt;
       fallbackUsed = false;
+      leftTripped = false;
     },
   };
+  return client;
 }

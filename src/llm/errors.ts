@@ -410,6 +410,8 @@ const secondsText = (ms: number) => (ms >= 90_000 ? `${Math.round(ms / 60_000)} 
  * e.g. "OpenRouter (HTTP 401): Invalid API key — check OPENROUTER_API_KEY in ~/.hermes/.env or run `hermes setup`."
  */
 export function describeError(e: ProviderError, runtime?: Partial<ProviderRuntime> | null): string {
+  // A spend cap is ours, not the provider's: its message is the whole line.
+  if (e.kind === 'budget') return e.message;
   const spec = findProvider(e.provider.startsWith('custom:') ? 'custom' : e.provider);
   const who = e.provider.startsWith('custom:') ? `${e.provider.slice(7)} (custom endpoint)` : (spec?.name ?? e.provider);
   const baseUrl = e.baseUrl ?? runtime?.baseUrl;

@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import type zlib from 'node:zlib';
 import { headersFromRaw } from './fetch-headers.ts';
 import { BodySource, type NodeBody, NodeResponse } from './node-response.ts';
+import { wireHook } from './wire-hook.ts';
 
 // https (TLS) and zlib load only when a request needs them: a local model server over plain http
 // should not pay ~10 ms of start-up for TLS. node:http itself is required, not imported: Node's ESM
@@ -114,8 +115,24 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
       res.on('close', () => signal?.removeEventListener('abort', onAbort));
       resolve(new NodeResponse(resBody, { status, statusText: res.statusMessage, headers: h, url: url.href }) as unknown as Response);
     });
-    if (body !== undefined) req.end(body);
-    else req.end();
+    const end = () => (body !== undefined ? req.end(body) : req.end());
+    const onWire = wireHook();
+    if (!onWire) return void end();
+    // Written in the same synchronous step as the hook: once the socket is connected (and its TLS
+    // set up), end() hands the request to the kernel at once.
+    req.once('socket', (s) => {
+      const go = () => {
+        try {
+          onWire();
+        } finally {
+          end();
+        }
+      };
+      const tls = (s as { encrypted?: boolean; _secureEstablished?: boolean }).encrypted === true && (s as { _secureEstablished?: boolean })._secureEstablished === false;
+      if (tls) s.once('secureConnect', go);
+      else if (s.connecting) s.once('connect', go);
+      else go();
+    });
   });
   return send(false);
 }

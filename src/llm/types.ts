@@ -113,7 +113,9 @@ export type ProviderErrorKind =
   | 'connection'
   | 'timeout'
   | 'invalid_response'
-  | 'aborted';
+  | 'aborted'
+  /** A spend cap (config.yaml `budgets:`) stopped the call before it was sent. */
+  | 'budget';
 
 export interface ProviderError {
   kind: ProviderErrorKind;
@@ -171,7 +173,7 @@ export type StreamEvent =
   | { type: 'tool_call_start'; index: number; id: string; name: string }
   | { type: 'tool_call_delta'; index: number; argumentsDelta: string }
   | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; error: ProviderError }
-  | { type: 'fallback'; from: string; to: string; reason: string }
+  | { type: 'fallback'; from: string; to: string; reason: string; /** Back on the primary (it answered again), not a switch away from it. */ back?: boolean }
   | { type: 'key_rotated'; provider: string; reason: string }
   /**
    * The attempt whose deltas went out failed and the request is being sent again (a retry, the next

@@ -6,7 +6,8 @@
 // a pre_tool_call. Spawn failures, timeouts and unreadable output fail open unless `fail_closed`.
 import { spawn } from 'node:child_process';
 import { expandHome } from '../state/paths.ts';
-import { splitArgs } from '../commands/cron.ts';
+import { makeSandbox } from '../sandbox/index.ts';
+import { splitArgs } from '../policy/split-args.ts';
 import { closest, SHELL_UNSUPPORTED_HOOKS, VALID_HOOKS, type HookCallback, type HookLogger } from './hooks.ts';
 
 export const DEFAULT_TIMEOUT_S = 60;
@@ -120,8 +121,13 @@ export function commandArgv(command: string): string[] {
 }
 
 /** Runs the hook's command with `input` on stdin, in its own process group (killed on timeout). */
-export function spawnHook(spec: ShellHookSpec, input: string, env: NodeJS.ProcessEnv, cwd: string): Promise<SpawnResult> {
-  const argv = commandArgv(spec.command);
+export function spawnHook(spec: ShellHookSpec, input: string, env: NodeJS.ProcessEnv, cwd: string, sandbox?: { config: unknown; home: string }): Promise<SpawnResult> {
+  let argv = commandArgv(spec.command);
+  // The OS sandbox of terminal.sandbox, as for every command Hermes runs for the agent.
+  if (argv.length && sandbox) {
+    const w = makeSandbox({ config: (sandbox.config ?? {}) as { terminal?: unknown }, env, hermesHome: sandbox.home, cwd }).wrap(argv[0], argv.slice(1));
+    argv = [w.file, ...w.args];
+  }
   const started = Date.now();
   if (!argv.length) return Promise.resolve({ code: null, stdout: '', stderr: '', timedOut: false, elapsedMs: 0, error: 'empty command' });
   return new Promise((resolve) => {
@@ -259,6 +265,8 @@ export interface ShellHookEnv {
   profile: string;
   cwd: () => string;
   log: HookLogger;
+  /** config.yaml (for terminal.sandbox). */
+  config?: unknown;
 }
 
 /** The callback the hook manager calls for one configured entry. */
@@ -266,7 +274,7 @@ export function shellCallback(spec: ShellHookSpec, o: ShellHookEnv): HookCallbac
   return async (payload) => {
     if (TOOL_EVENTS.has(spec.event) && !matchesTool(spec, payload.tool_name)) return null;
     const cwd = o.cwd();
-    const r = await spawnHook(spec, payloadJson(spec.event, payload, cwd, o.profile), { ...o.env, HERMES_HOME: o.home }, cwd);
+    const r = await spawnHook(spec, payloadJson(spec.event, payload, cwd, o.profile), { ...o.env, HERMES_HOME: o.home }, cwd, { config: o.config, home: o.home });
     return evaluate(spec, r, o.log);
   };
 }

@@ -125,3 +125,8 @@ export function activityLine(name: string, args: Record<string, unknown>, durati
   const detail = toolDetail(name, args);
   return `┊ ${toolEmoji(name, opts.emoji)} ${verb}${detail ? ` ${detail}` : ''}${durationMs === null ? '' : `  ${formatDuration(durationMs)}`}${opts.failed ? '  ✗' : ''}`;
 }
+
+/** The line a `fallback` event shows: a switch to the fallback, or back on the primary. */
+export function fallbackLine(e: { from: string; to: string; reason: string; back?: boolean }): string {
+  return e.back ? `\u21c4 ${e.reason} (was on ${e.from})` : `\u21c4 switching from ${e.from} to fallback ${e.to}: ${e.reason}`;
+}

@@ -51,18 +51,16 @@ export interface StateHost {
 }
 
 export const MEMORY_GUIDANCE =
-  'You have a persistent memory (the memory tool) that is loaded into your system prompt at the start of every session. ' +
-  'When the user shares something lasting about themselves (name, role, preferences, how they like to work) or corrects you, save it ' +
-  'to the "user" store; when you learn a durable fact about their environment, projects or tools, save it to the "memory" store. ' +
-  'Keep entries short. Do not save task progress or one-off details, and never save secrets.';
+  'You have a persistent memory (the memory tool), loaded at the start of every session: save lasting facts about the user ' +
+  '(who they are, preferences, corrections) to "user" and about their environment and projects to "memory". Keep entries ' +
+  'short; never task progress or secrets.';
 
 export const SESSION_SEARCH_GUIDANCE =
-  'Past conversations are searchable with session_search. When the user refers to earlier work or decisions, search before saying you do not know.';
+  'When the user refers to earlier work, search session_search before saying you do not know.';
 
 export const SKILLS_GUIDANCE =
-  'Skills are your procedural memory. After finishing a complex task (many tool calls or several attempts), overcoming a tricky error, or ' +
-  'being corrected on an approach, save the working procedure as a skill with skill_manage. When a skill you follow turns out wrong or ' +
-  'outdated, patch it right away.';
+  'After a complex task, a tricky fix or a correction, save the working procedure as a skill with skill_manage; patch a skill ' +
+  'you find wrong or outdated.';
 
 export const KANBAN_WORKER_GUIDANCE =
   '# Kanban task\n' +

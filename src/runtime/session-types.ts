@@ -1,5 +1,6 @@
 // The session runtime's types: what a surface passes to `new Session(...)`, the store it writes to,
 // and the per-session preferences and totals it reads back. Types only (see session.ts).
+import type { SpendScope } from './budgets.ts';
 import type { PromptParts } from '../agent/prompt.ts';
 import type { TurnResult } from '../agent/types.ts';
 import type { LlmClient } from '../llm/index.ts';
@@ -7,7 +8,7 @@ import type { Message, StreamFn, Usage } from '../llm/types.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import type { Awaitable } from '../state/store/index.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import type { ToolServices } from '../tools/types.ts';
+import type { SurfacePorts, ToolServices } from '../tools/types.ts';
 
 /**
  * Persistence for sessions (both state stores implement it: SessionDB answers at once, PostgreSQL
@@ -95,6 +96,12 @@ export interface SessionOptions {
   parentSessionId?: string;
   /** Surface services for tools (the gateway's `origin` chat and delivery router). */
   services?: Pick<ToolServices, 'origin' | 'messaging'>;
+  /** An unattended job this session runs (budgets.job_usd applies; its calls are tagged in the spend ledger). */
+  job?: { kind: 'cron' | 'kanban'; id: string };
+  /** A subagent's share of its parent's spend (budgets hold for the whole conversation). */
+  spend?: { scope: SpendScope; sessionId: () => string; job?: string };
+  /** Messaging and cron lent by the surface (src/tools/types.ts SurfacePorts); subagents get the same. */
+  ports?: SurfacePorts;
 }
 
 /** Per-session display and input preferences, initialised from config and changed by slash commands. */

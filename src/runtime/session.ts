@@ -1,6 +1,5 @@
 // The session runtime: everything a surface needs to hold a conversation. Every surface (one-shot
 // CLI, REPL, gateway chat, ACP, API server, cron) builds one of these and drives the same loop.
-import { standaloneMessaging } from '../gateway/messaging.ts';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { buildSystemPrompt } from '../agent/prompt.ts';
@@ -11,6 +10,7 @@ import { systemMessageFor } from './personality.ts';
 import { checkpointConfig, Checkpointer, storeFor, withCheckpoints } from './checkpointing.ts';
 import { createLlmClient, isLocalUrl, resolveAuxiliaryRuntime, type LlmClient, type ProviderRuntime } from '../llm/index.ts';
 import { healthFor } from './provider-health.ts';
+import { budgetLines, dayTotalsFor, readBudgets, SpendScope, spendMeter, type MeterHost } from './budgets.ts';
 import { addUsage, emptyUsage, type Message, type StreamFn } from '../llm/types.ts';
 import { StoreWrites } from './store-writes.ts';
 import { paths } from '../state/paths.ts';
@@ -30,7 +30,7 @@ import { sessionEventLogger } from './event-log.ts';
 import { LoopRunner } from '../runtimes/loop.ts';
 import { runnerKindFor } from '../runtimes/select.ts';
 import type { RunnerKind, TurnRunner } from '../runtimes/types.ts';
-import { sessionPlugins, type SessionPlugins } from '../plugins/session.ts';
+import { sessionPlugins, type SessionPlugins } from './session-plugins.ts';
 import { pluginErrorClassifier } from '../plugins/error-classification.ts';
 import { clientForSession, createClientFor, resolveInputFrom } from './session-client.ts';
 import type { ExplicitChoices, SessionOptions, SessionPrefs, SessionTotals } from './session-types.ts';
@@ -86,6 +86,9 @@ export class Session {
   /** Plugin tools, hooks and prompt sections (null when no plugin host was loaded for this home). */
   readonly plugins: SessionPlugins | null;
 
+  /** Spend caps (config.yaml budgets:) and what this conversation spent against them. */
+  readonly spend: MeterHost;
+
   /** Snapshots before destructive edits (checkpoints.enabled / --checkpoints), for /rollback. */
   checkpointer: Checkpointer | null = null;
 
@@ -124,6 +127,21 @@ export class Session {
       this.llm = c.llm;
       this.warnings.push(...c.warnings);
     }
+    const budgets = readBudgets(o.config);
+    if (!o.depth) this.warnings.push(...budgets.warnings);
+    const kanbanTask = o.env.HERMES_KANBAN_TASK?.trim();
+    this.spend = {
+      home: o.home,
+      budgets: budgets.budgets,
+      scope: o.spend?.scope ?? new SpendScope(),
+      sessionId: o.spend?.sessionId ?? (() => this.id),
+      job: o.spend ? o.spend.job : o.job ? `${o.job.kind}:${o.job.id}` : kanbanTask ? `kanban:${kanbanTask}` : undefined,
+      ask: (req) => this.broker.ask(req, this.running?.signal),
+      emit: (e) => this.dispatch(e),
+      day: dayTotalsFor(o.home),
+      now: o.now,
+    };
+    this.llm.meter ??= spendMeter(this.spend, o.depth ? 'subagent' : 'main');
     const parser = o.config.model?.tool_call_parser;
     if (parser !== undefined && formatsFor(String(parser)) === null) {
       this.warnings.push(`model.tool_call_parser: unknown parser "${String(parser)}" (use ${PARSER_SETTINGS.join(', ')}); using auto.`);
@@ -148,7 +166,8 @@ export class Session {
       auxiliary: (task) => this.auxiliaryModel(task),
       canAsk: () => this.broker.interactive,
       notifier: this.inbox.channel(),
-      messaging: standaloneMessaging(o.env, o.config),
+      messaging: o.ports?.messaging?.(o.env, o.config),
+      cron: o.ports?.cron,
       ...o.services,
     };
     if (isSessionStore(o.store)) this.services.sessionDb = o.store;
@@ -215,6 +234,15 @@ export class Session {
   /** Emits an event to the session's listeners (used by the state runtime). */
   emit(e: AgentEvent): void {
     this.dispatch(e);
+  }
+
+  /** The budgets and what was spent against them (this conversation, this job, today), one line each; [] without budgets. */
+  budgetStatus(): string[] {
+    const b = this.spend.budgets;
+    if (!b) return [];
+    const day = this.spend.day.refresh();
+    const sc = this.spend.scope;
+    return budgetLines(b, { sessionUsd: sc.usd, sessionTokens: sc.tokens, jobUsd: this.spend.job ? sc.usd : undefined, dayUsd: day.usd, dayTokens: day.tokens });
   }
 
   /** Continues under another session id (compression rotation). The task id (terminals, processes) stays. */
@@ -393,6 +421,7 @@ export class Session {
   switchModel(explicit: ExplicitChoices): void {
     const c = createClientFor(this.options.config, this.options.env, { ...this.options.explicit, ...explicit }, this.options.home);
     this.llm = c.llm;
+    this.llm.meter = spendMeter(this.spend, this.options.depth ? 'subagent' : 'main');
     this.options.explicit = { ...this.options.explicit, ...explicit };
     // The next turn asks the new endpoint what it serves (window, num_ctx, lean tools).
     this.localPrepared = false;
@@ -425,7 +454,23 @@ export class Session {
     outer?.addEventListener('abort', onOuter, { once: true });
     this.running = ac;
     this.llm.beginTurn();
+    if (!o.depth) this.spend.scope.beginTurn();
     const firstTurn = !this.started;
+    // A resumed conversation's caps count what it spent before (the store's totals), once.
+    if (firstTurn && !o.depth && !o.spend && this.spend.budgets && this.history.length && !this.spend.scope.baseline && this.services.sessionDb) {
+      const id = this.id;
+      const scope = this.spend.scope;
+      scope.baseline = (async () => {
+        try {
+          const row = (await this.services.sessionDb?.getSession(id)) as { estimated_cost_usd?: number | null; input_tokens?: number; output_tokens?: number; cache_read_tokens?: number; cache_write_tokens?: number } | null | undefined;
+          if (!row) return;
+          scope.usd += row.estimated_cost_usd ?? 0;
+          scope.tokens += (row.input_tokens ?? 0) + (row.output_tokens ?? 0) + (row.cache_read_tokens ?? 0) + (row.cache_write_tokens ?? 0);
+        } catch {
+          /* no baseline: the caps count from here */
+        }
+      })();
+    }
     this.checkpointer?.newTurn();
     // memory.provider joins before the first turn: its tools and prompt block enter the session
     // before the system prompt is stored (a restored session keeps its frozen prompt).
@@ -597,7 +642,7 @@ export class Session {
     if (!rt) return null;
     // Auxiliary tasks fall back through fallback_providers as the conversation does (Hermes's `auto`
     // chain), and share its provider health: a provider the conversation left is not waited on here.
-    const client = createLlmClient({ primary: rt, fallbacks: this.llm.fallbacks ? [...this.llm.fallbacks] : [], maxRetries: 2, timeoutMs: (Number(cfg?.timeout) || 120) * 1000, classifyError: pluginErrorClassifier(this.options.home), cacheBodies: false, health: healthFor(o.home) });
+    const client = createLlmClient({ primary: rt, fallbacks: this.llm.fallbacks ? [...this.llm.fallbacks] : [], maxRetries: 2, timeoutMs: (Number(cfg?.timeout) || 120) * 1000, classifyError: pluginErrorClassifier(this.options.home), cacheBodies: false, health: healthFor(o.home), meter: spendMeter(this.spend, task) });
     const stream: StreamFn = (req) => client.stream(req);
     return { stream: this.plugins ? this.plugins.auxStream(task, rt, stream) : stream, model: rt.model, provider: rt.provider };
   }
@@ -643,6 +688,8 @@ export class Session {
       // The same prompt budget as here: toolsets it was given by name are sent, the rest wait behind its own tool_search.
       deferredToolsets: [...(spec.toolsets?.length ? deferredToolsets(spec.toolsets, this.registry.toolsets(), o.config.custom_toolsets ?? {}) : this.lazy)],
       parentSessionId: this.id,
+      spend: { scope: this.spend.scope, sessionId: this.spend.sessionId, job: this.spend.job },
+      ports: o.ports,
     });
     const trace: string[] = [];
     const childStarted = Date.now();
@@ -686,6 +733,11 @@ export class Session {
       apiCalls: this.totals.apiCalls + t.apiCalls,
       subagents: { runs: sub.runs + 1 + t.subagents.runs, usage: addUsage(sub.usage, t.usage), costUsd: addCost(sub.costUsd, t.costUsd), apiCalls: sub.apiCalls + t.apiCalls },
     };
+  }
+
+  /** Answers every open request (approvals, clarify) with its safe default, saying why. Returns how many. */
+  cancelRequests(source: 'interrupted' | 'shutdown' = 'interrupted'): number {
+    return this.broker.cancelAll(source);
   }
 
   /** Ends the session; background processes and execution backends of its tools are released. */

@@ -10,19 +10,21 @@ import { estimateMessagesTokens } from '../agent/tokens.ts';
 import type { AgentTool, TurnResult } from '../agent/types.ts';
 import { estimateCostUsd, type LlmClient } from '../llm/index.ts';
 import { addUsage, type Message } from '../llm/types.ts';
-import type { SessionState } from '../runtime/session-state.ts';
-import type { SessionOptions } from '../runtime/session.ts';
-import type { TurnContext, TurnRunner } from './types.ts';
+import type { RunnerOptions, TurnContext, TurnRunner } from './types.ts';
 
 /** The parts of a Session the loop runner drives. */
 export interface LoopHost {
-  readonly options: SessionOptions;
+  readonly options: RunnerOptions;
   readonly id: string;
   readonly llm: LlmClient;
   readonly tools: AgentTool[];
   /** A deferred tool by name, loaded for the session (tool_search's catalog), or undefined. */
   loadTool?(name: string): AgentTool | undefined;
-  readonly state: SessionState;
+  /** The Session's compression (src/runtime/session-state.ts). */
+  readonly state: {
+    beforeRequest(history: Message[]): Promise<void>;
+    runCompression(history: Message[], opts?: { force?: boolean }): Promise<string>;
+  };
   /** Steering text typed since the last tool call, or undefined. */
   takeSteer(): string | undefined;
   /** The person's processing tier (/fast). */

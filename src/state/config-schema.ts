@@ -75,6 +75,8 @@ export function configShape(): Shape {
     if (!target || target === 'open') continue;
     for (const k of keys) if (!(k in target)) target[k] = 'open';
   }
+  // Hermes TS's own sections (docs/budgets.md).
+  shape.budgets ??= { session_usd: null, daily_usd: null, job_usd: null, session_tokens: null, daily_tokens: null, action: null };
   cached = shape;
   return shape;
 }

@@ -163,6 +163,10 @@ const CHECKS: Record<string, Check> = {
   // A built-in backend, or the name a plugin registers (checked when the terminal starts).
   'terminal.backend': (v) =>
     typeof v === 'string' && /^[a-z0-9][a-z0-9_.-]{0,63}$/i.test(v) ? null : 'must be one of: local, ssh, docker, singularity, modal, daytona, vercel_sandbox (or a plugin backend name)',
+  // The OS sandbox under local commands (docs/sandbox.md).
+  'terminal.sandbox.mode': oneOf('workspace-write', 'read-only', 'off'),
+  'terminal.sandbox.network': (v) => (v === true || v === false || v === 'on' || v === 'off' ? null : 'must be on or off'),
+  'terminal.sandbox.extra_writable': strList,
   'compression.threshold': num,
   'compression.enabled': bool,
   'prompt_caching.cache_ttl': oneOf('5m', '1h', 'auto'),

@@ -117,6 +117,8 @@ export function defaultConfig() {
       ssh_user: '',
       ssh_port: 22,
       ssh_key: '',
+      /** The OS sandbox under every local command the agent runs (docs/sandbox.md). */
+      sandbox: { mode: 'workspace-write', network: 'on', extra_writable: [] as string[] } as { mode: string; network: string | boolean; extra_writable: string[] },
     },
     compression: {
       enabled: true,

@@ -115,3 +115,23 @@ export async function approveCommand(command: string, ctx: ToolContext, opts: { 
           : 'the user denied it. Do not retry it; ask the user how to proceed';
   return { allowed: false, reason: `BLOCKED: this command needs approval (${description}) and ${why}.`, hardline: false };
 }
+
+/**
+ * Running a command outside the OS sandbox (terminal's `unsandboxed`): always a person's decision,
+ * once. --yolo, allowlists and the unattended *_mode settings do not answer it: turning the sandbox
+ * off is an explicit setting (terminal.sandbox.mode: off).
+ */
+export async function approveUnsandboxed(command: string, ctx: ToolContext): Promise<ApprovalOutcome> {
+  const { answer, source } = await ctx.ask({
+    kind: 'approval',
+    command,
+    description: 'run OUTSIDE the OS sandbox: it can change anything you can (Hermes config and keys, ~/.ssh, shell start-up files)',
+    choices: ['once', 'deny'],
+  });
+  if (answer === 'once' && source === 'person') return { allowed: true, via: 'once' };
+  const why =
+    source === 'no_responder'
+      ? 'nobody is here to approve it (non-interactive run). Tell the user what you need to write and why; they can run it themselves or set terminal.sandbox.extra_writable'
+      : 'the user did not approve it. Do not retry; ask the user how to proceed';
+  return { allowed: false, reason: `BLOCKED: running outside the sandbox needs a person's approval and ${why}.`, hardline: false };
+}

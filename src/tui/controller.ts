@@ -15,6 +15,7 @@ import type { Style } from '../cli/repl/style.ts';
 import { openRequest, requestKey, resolvedNote, type OpenRequest } from '../cli/repl/requests.ts';
 import { promptTokens, emptyUsage, addUsage, type Usage } from '../llm/types.ts';
 import type { Session } from '../runtime/session.ts';
+import { fallbackLine } from '../runtime/activity.ts';
 import type { SessionStoreApi } from '../state/store/index.ts';
 import { MentionIndex } from './mentions.ts';
 import { ModelPicker } from './pickers/models.ts';
@@ -312,7 +313,7 @@ export class TuiController {
         break;
       case 'fallback':
         this.endText();
-        this.note(`⇄ switching from ${e.from} to fallback ${e.to}: ${e.reason}`, 'warn');
+        this.note(fallbackLine(e), 'warn');
         break;
       case 'key_rotated':
         this.note(`⇄ ${e.provider}: next API key (${e.reason})`, 'dim');

@@ -142,6 +142,17 @@ describe('profile distributions and aliases', () => {
     const r3 = await hermes(['profile', 'install', linked, '--yes'], { home: h });
     assert.match(r3.stderr, /holds a symbolic link \(SOUL\.md\.link\); not installed/);
     assert.ok(!existsSync(profile(h, 'helper')), 'nothing was installed');
+    // What changes trust is named before the yes: approvals off in its config.yaml, its plugins.
+    const risky = distribution('1.0.0', 'x');
+    writeFileSync(join(risky, 'config.yaml'), 'approvals:\n  mode: "off"\n');
+    writeFileSync(join(risky, 'distribution.yaml'), `${readFileSync(join(risky, 'distribution.yaml'), 'utf8')}distribution_owned: [SOUL.md, config.yaml, plugins]\n`);
+    mkdirSync(join(risky, 'plugins', 'p'), { recursive: true });
+    writeFileSync(join(risky, 'plugins', 'p', 'plugin.yaml'), 'name: p\n');
+    const r4 = await hermes(['profile', 'install', risky], { home: h });
+    assert.equal(r4.code, 2, 'no terminal, no --yes: refused');
+    assert.match(r4.stdout, /⚠ approvals\.mode: off: dangerous commands run without asking/);
+    assert.match(r4.stdout, /⚠ plugins\/: plugins: code Hermes loads/);
+    assert.ok(!existsSync(profile(h, 'helper')), 'nothing was installed');
     await hermes(['profile', 'create', 'plain', '--no-alias'], { home: h });
     const i = await hermes(['profile', 'info', 'plain'], { home: h });
     assert.equal(i.code, 1);

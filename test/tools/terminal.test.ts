@@ -278,6 +278,16 @@ describe('process tool (local background processes)', () => {
 });
 
 describe('sudo', () => {
+  it('inside the OS sandbox, sudo is refused with the way out, and no password is asked', { skip: process.platform !== 'linux' }, async () => {
+    const s = makeServices({ env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+    const { sessionSandbox } = await import('../../src/tools/env/index.ts');
+    if (!sessionSandbox(s).active) return void console.log('# no sandbox here: skipped');
+    const asked: import('../../src/agent/types.ts').AgentRequest[] = [];
+    const r = await call(terminal, { command: 'sudo true' }, s, makeCtx({ asked, answer: () => ({ answer: 'x' }) }));
+    assert.match(r.json.error, /sudo cannot work inside the OS sandbox.*unsandboxed: true/);
+    assert.equal(asked.length, 0);
+  });
+
   // A stand-in sudo: `-n` fails (a password is needed); `-S` reads the password from stdin.
   const bin = tmp('fake-sudo-');
   writeFileSync(
@@ -289,7 +299,8 @@ echo "sudo: a terminal is required to read the password" >&2; exit 1
 `,
     { mode: 0o755 },
   );
-  const withSudo = (extra: Record<string, string> = {}) => makeServices({ env: { PATH: `${bin}:${process.env.PATH}`, HOME: process.env.HOME, ...extra } });
+  // The password flow is for unsandboxed runs (inside the OS sandbox sudo gains nothing: see below).
+  const withSudo = (extra: Record<string, string> = {}) => makeServices({ env: { PATH: `${bin}:${process.env.PATH}`, HOME: process.env.HOME, HERMES_SANDBOX: 'off', ...extra } });
 
   it('feeds SUDO_PASSWORD on stdin', async () => {
     const r = await call(terminal, { command: 'sudo echo elevated' }, withSudo({ SUDO_PASSWORD: 'letmein' }));

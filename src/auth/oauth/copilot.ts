@@ -5,12 +5,15 @@
 // GitHub token is sent as it is, as Hermes does.
 // Hosts: COPILOT_GH_HOST (Hermes: the GitHub host, https); HERMES_COPILOT_GITHUB_URL and
 // HERMES_COPILOT_TOKEN_URL move the device flow and the exchange anywhere (tests, proxies).
+import pkg from '../../../package.json' with { type: 'json' };
 import { envUrl, OAuthError, pollDeviceToken, post, request, s, type LoginIo, printDeviceInstructions } from './common.ts';
 
 export const COPILOT_OAUTH_CLIENT_ID = 'Iv1.b507a08c87ecfe98';
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const EDITOR_VERSION = 'vscode/1.104.1';
-const EXCHANGE_USER_AGENT = 'GitHubCopilotChat/0.26.7';
+// Our own name, never another client's (the exchange needs an Editor-Version header; the
+// User-Agent is free, and we do not pose as the Copilot Chat extension).
+const EXCHANGE_USER_AGENT = `hermes-agent-ts/${pkg.version}`;
 
 function githubBase(env: NodeJS.ProcessEnv): string {
   const override = envUrl(env, 'HERMES_COPILOT_GITHUB_URL');

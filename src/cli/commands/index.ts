@@ -12,6 +12,7 @@ import dashboard from './dashboard.ts';
 import gateway from './gateway.ts';
 import hooks from './hooks.ts';
 import insights from './insights.ts';
+import cost from './cost.ts';
 import kanban from './kanban.ts';
 import maintenance from './maintenance.ts';
 import logs from './logs.ts';
@@ -30,4 +31,4 @@ import webhook from './webhook.ts';
 import whatsapp from './whatsapp.ts';
 import bundles from './bundles.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cron, curator, dashboard, fallback, gateway, hooks, insights, kanban, logs, maintenance, mcp, memory, pairing, plugins, profile, send, sessions, skills, state, webhook, whatsapp, bundles, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cost, cron, curator, dashboard, fallback, gateway, hooks, insights, kanban, logs, maintenance, mcp, memory, pairing, plugins, profile, send, sessions, skills, state, webhook, whatsapp, bundles, version];

@@ -10,7 +10,7 @@ import type { AgentEvent, TurnResult } from '../../agent/types.ts';
 import type { CommandRegistry, CommandResult, SurfaceHooks } from '../../commands/registry.ts';
 import { contextLengthFor } from '../../llm/index.ts';
 import type { Message } from '../../llm/types.ts';
-import { activityLine, toolDetail, toolEmoji } from '../../runtime/activity.ts';
+import { activityLine, fallbackLine, toolDetail, toolEmoji } from '../../runtime/activity.ts';
 import type { Session } from '../../runtime/session.ts';
 import { paths } from '../../state/paths.ts';
 import { Composer } from './composer.ts';
@@ -504,7 +504,7 @@ export class Repl {
         break;
       case 'fallback':
         this.flushText();
-        this.commit(s.yellow(`⇄ switching from ${e.from} to fallback ${e.to}: ${e.reason}`));
+        this.commit(s.yellow(fallbackLine(e)));
         break;
       case 'key_rotated':
         this.commit(s.dim(`⇄ ${e.provider}: next API key (${e.reason})`));

@@ -1,5 +1,6 @@
 // The welcome banner: version, model and provider, tools and toolsets, skills, where commands run.
 
+import { sandboxReport } from '../../sandbox/report.ts';
 import type { Skin } from '../../state/skins.ts';
 import { homedir } from 'node:os';
 import { sep } from 'node:path';
@@ -55,6 +56,9 @@ export function banner(session: Session, style: Style, width = 100, skin?: Skin)
     `  ${label('cwd')} ${tilde(session.options.cwd)} ${s.dim(`· terminal: ${cfg.terminal?.backend ?? 'local'}`)}`,
   ];
   if (session.runnerKind === 'codex_app_server') lines.push(`  ${label('runtime')} ${s.bold('codex app-server')} ${s.dim('(shell, file edits and MCP tools run inside codex)')}`);
+  const sb = sandboxReport(cfg, session.services.env, session.options.home);
+  if (sb.state === 'none') lines.push(`  ${s.yellow(`\u26a0 Sandbox ${sb.line}.`)} ${s.dim(`To fix: ${sb.hint}`)}`);
+  else if (sb.state === 'off') lines.push(`  ${s.yellow(`\u26a0 Sandbox ${sb.line}`)}`);
   if (session.services.yolo) lines.push(`  ${s.yellow('⚠ YOLO: dangerous commands run without asking (hardline blocks still apply)')}`);
   const hints = ['help', 'tab', 'newline', 'interrupt', 'quit'].map((k) => t(`cli.hint_${k}`));
   let line = '';

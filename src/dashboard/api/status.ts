@@ -24,6 +24,11 @@ export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugin
     const providerHealth = readProviderHealth(ctx.home).map(healthJson);
     const { localModelsJson } = await import('../../state/local-models.ts');
     const localModels = localModelsJson(ctx.home);
+    // Today's spend (every process of this home, from the spend ledger) against config.yaml budgets:.
+    const [{ budgetLines, readBudgets }, { DayTotals }] = await Promise.all([import('../../runtime/budgets.ts'), import('../../state/spend-ledger.ts')]);
+    const day = new DayTotals(ctx.home).refresh();
+    const { budgets } = readBudgets(ctx.config().config);
+    const spend = { today: { usd: day.usd, tokens: day.tokens, calls: day.calls }, caps: budgets ? { ...budgets.caps, action: budgets.action } : null, lines: budgetLines(budgets, { dayUsd: day.usd, dayTokens: day.tokens }) };
     const db = await ctx.store();
     const gw = gatewayStatus(ctx.home);
     const active = await db.activeSince(Date.now() / 1000 - 300);
@@ -36,12 +41,13 @@ export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugin
       configProblem,
       sessions: await db.countSessions({ archived: 'include', includeTool: true }),
       activeSessions: active,
-      gateway: { running: gw.running, pid: gw.pid ?? null, platforms: Object.fromEntries(Object.entries(gw.platforms).map(([k, v]) => [k, v.state])) },
+      gateway: { running: gw.running, pid: gw.pid ?? null, platforms: Object.fromEntries(Object.entries(gw.platforms).map(([k, v]) => [k, v.state])), ledger: gw.ledger },
       chat: { args: ctx.chatArgs, open: extra.chats() },
       plugins: extra.plugins().map((p) => ({ name: p.name, label: p.label, icon: p.icon, tab: p.tab, entry: `/plugins/${p.name}/${p.entry}`, css: p.css ? `/plugins/${p.name}/${p.css}` : null })),
       problems: extra.problems(),
       providerHealth,
       localModels,
+      spend,
     });
   });
 

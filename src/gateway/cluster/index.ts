@@ -49,6 +49,52 @@ export async function joinCluster(url: string, owner: string, opts: { pollMs?: n
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
   const pollMs = opts.pollMs ?? 2000;
+  const log0 = opts.log ?? (() => undefined);
+  /** Platforms whose lock this process holds (re-taken after the database comes back). */
+  const held = new Set<string>();
+  let reconnecting: Promise<void> | null = null;
+  /**
+   * The lock connection died (the database restarted, a network cut): a session-level advisory lock
+   * goes with its connection, so a new one is opened with backoff and the locks this gateway held
+   * are taken again. The process never exits over it; its platforms keep running meanwhile (a
+   * standby cannot take them while this gateway reconnects first: it waits a poll interval more).
+   */
+  const watch = (c: PoolClient) => {
+    c.on('error', (e: Error) => {
+      if (closed || conn !== c) return;
+      log0(`cluster: the database connection was lost (${e.message}); reconnecting`);
+      conn = null;
+      try {
+        c.release(e);
+      } catch {
+        /* already gone */
+      }
+      void reconnect();
+    });
+  };
+  const reconnect = (): Promise<void> =>
+    (reconnecting ??= (async () => {
+      for (let attempt = 0; !closed; attempt++) {
+        await new Promise((r) => setTimeout(r, Math.min(250 * 2 ** attempt, 5000)));
+        if (closed) break;
+        let c: PoolClient | null = null;
+        try {
+          c = await pool.connection();
+          watch(c);
+          for (const name of held) {
+            const r = await c.query('SELECT pg_try_advisory_lock($1::bigint) AS ok', [lockId(name)]);
+            if (!r.rows[0]?.ok) log0(`cluster: ${name}: another gateway took it while the database was away; this one keeps answering what it had taken`);
+          }
+          conn = c;
+          log0(`cluster: reconnected to the database${held.size ? ` (holding ${[...held].join(', ')})` : ''}`);
+          break;
+        } catch (e) {
+          c?.release(e as Error);
+          if (attempt % 5 === 0) log0(`cluster: the database is still unreachable (${(e as Error).message}); retrying`);
+        }
+      }
+    })().finally(() => (reconnecting = null)));
+  if (conn) watch(conn);
   return {
     owner,
     dedupe,
@@ -58,10 +104,11 @@ export async function joinCluster(url: string, owner: string, opts: { pollMs?: n
       const waiting = new Set(platforms);
       const attempt = async () => {
         for (const name of [...waiting]) {
-          if (closed || !conn) return;
+          if (closed || !conn || reconnecting) return;
           const r = await conn.query('SELECT pg_try_advisory_lock($1::bigint) AS ok', [lockId(name)]);
           if (!r.rows[0]?.ok) continue;
           waiting.delete(name);
+          held.add(name);
           log(`cluster: ${name}: this gateway (${owner}) owns it now`);
           await start(name);
         }

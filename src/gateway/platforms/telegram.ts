@@ -104,6 +104,8 @@ export class TelegramAdapter implements PlatformAdapter {
   readonly maxMessageLength = 4096;
   readonly supportsButtons = true;
   readonly editIntervalMs = 1000;
+  /** sendMessage goes through nodeFetch (grammyFetch) unless a test builds its own Bot. */
+  readonly wireReceipts: boolean;
   private bot: Bot | null = null;
   private readonly o: TelegramOptions;
   private webhookServer: import('node:http').Server | null = null;
@@ -118,6 +120,7 @@ export class TelegramAdapter implements PlatformAdapter {
 
   constructor(o: TelegramOptions) {
     this.o = o;
+    this.wireReceipts = !o.deps?.createBot;
   }
 
   private get apiRoot(): string | undefined {
@@ -154,9 +157,8 @@ export class TelegramAdapter implements PlatformAdapter {
     if (gen !== this.generation) throw new Error('connect superseded');
     this.botUsername = bot.botInfo.username ?? '';
     this.commandAt = null;
-    bot.on('message', (ctx) => {
-      void this.onMessage(ctx, handlers).catch((e) => this.o.log(`telegram: could not read an incoming message: ${(e as Error).message}`));
-    });
+    // Awaited: grammy confirms an update (its next poll) only once the gateway has recorded it.
+    bot.on('message', (ctx) => this.onMessage(ctx, handlers).catch((e) => this.o.log(`telegram: could not read an incoming message: ${(e as Error).message}`)));
     bot.on('callback_query:data', (ctx) => {
       const q = ctx.callbackQuery;
       const msg = q.message;
@@ -308,7 +310,7 @@ export class TelegramAdapter implements PlatformAdapter {
       replyTo: m.reply_to_message ? String(m.reply_to_message.message_id) : undefined,
       receivedAt: Date.now(),
     };
-    handlers.message(msg);
+    await (handlers.message(msg) as void | Promise<void>);
   }
 
   private async download(fileId: string, dir: string, name: string): Promise<string | null> {

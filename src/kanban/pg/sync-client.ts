@@ -20,16 +20,25 @@ const flag = new Int32Array(workerData.shared);
 const port = workerData.port;
 const toNum = (v) => (v === null ? null : Number(v));
 const types = { getTypeParser: (oid, format) => (oid === 20 || oid === 1700 ? toNum : pg.types.getTypeParser(oid, format)) };
-const client = new pg.Client({ connectionString: workerData.url, types, application_name: workerData.application });
-client.on('error', () => undefined);
-const ready = client.connect();
-ready.catch(() => undefined);
+// A connection that died (the database restarted) is replaced before the next query: the worker
+// never stops serving, and a query during the outage fails with the server's error.
+let client, ready, dead = false;
+const open = () => {
+  dead = false;
+  client = new pg.Client({ connectionString: workerData.url, types, application_name: workerData.application });
+  client.on('error', () => { dead = true; });
+  client.on('end', () => { dead = true; });
+  ready = client.connect();
+  ready.catch(() => { dead = true; });
+};
+open();
 let queue = Promise.resolve();
 const answer = (m) => { port.postMessage(m); Atomics.store(flag, 0, 1); Atomics.notify(flag, 0); };
 port.on('message', (m) => {
   queue = queue.then(async () => {
     if (m.close) { try { await client.end(); } catch {} answer({ closed: true }); port.close(); return; }
     try {
+      if (dead) { const old = client; old.end().catch(() => undefined); open(); }
       await ready;
       const r = await client.query(m.sql, m.params);
       const last = Array.isArray(r) ? r[r.length - 1] : r;

@@ -179,17 +179,89 @@ export async function spawnPty(file: string, args: string[], o: { cwd?: string; 
 }
 
 export interface RunOutcome {
+  /** The head and tail of the output (see OutputKeeper). */
   output: string;
+  /** Characters dropped from the middle of a flood. */
+  dropped?: number;
   exitCode: number | null;
   timedOut: boolean;
   interrupted: boolean;
 }
 
-const MAX_COLLECT = 16 * 1024 * 1024;
+/** What runChild keeps of a command's output: this much of the head (characters) and of the tail (bytes). */
+export const KEEP_HEAD = 2 * 1024 * 1024;
+export const KEEP_TAIL = 2 * 1024 * 1024;
 
 /**
- * Runs a started child to completion: collects output (head and tail kept past 16 MiB), kills the
- * group on timeout or abort (TERM, then KILL after `graceMs`), resolves when it has exited.
+ * Output kept as a bounded head and a fixed ring of tail bytes: a flood (gigabytes from `yes`) costs
+ * memory of the bound only and time linear in its size. The tail is copied into one buffer made
+ * once, so the chunks die young (keeping the chunks themselves promoted each to the old generation
+ * and let garbage pile up there to hundreds of MB).
+ */
+export class OutputKeeper {
+  private head = '';
+  private ring: Buffer | null = null;
+  private pos = 0;
+  private wrapped = false;
+  /** Characters (bytes, past the head) dropped between head and tail. */
+  dropped = 0;
+  private readonly headMax: number;
+  private readonly tailMax: number;
+
+  constructor(headMax = KEEP_HEAD, tailMax = KEEP_TAIL) {
+    this.headMax = headMax;
+    this.tailMax = tailMax;
+  }
+
+  push(t: string): void {
+    if (this.head.length < this.headMax) {
+      const room = this.headMax - this.head.length;
+      if (t.length <= room) return void (this.head += t);
+      this.head += t.slice(0, room);
+      t = t.slice(room);
+    }
+    this.ring ??= Buffer.allocUnsafe(this.tailMax);
+    let b = Buffer.from(t, 'utf8');
+    if (b.length >= this.tailMax) {
+      this.dropped += this.wrapped ? this.tailMax : this.pos;
+      this.dropped += b.length - this.tailMax;
+      b = b.subarray(b.length - this.tailMax);
+      b.copy(this.ring, 0);
+      this.pos = 0;
+      this.wrapped = true;
+      return;
+    }
+    const first = Math.min(b.length, this.tailMax - this.pos);
+    if (this.wrapped) this.dropped += b.length;
+    else if (this.pos + b.length > this.tailMax) this.dropped += this.pos + b.length - this.tailMax;
+    b.copy(this.ring, this.pos, 0, first);
+    if (first < b.length) {
+      b.copy(this.ring, 0, first);
+      this.pos = b.length - first;
+      this.wrapped = true;
+    } else {
+      this.pos += first;
+      if (this.pos === this.tailMax) {
+        this.pos = 0;
+        this.wrapped = true;
+      }
+    }
+  }
+
+  /** The head and the tail, joined (`dropped` says how much was between them). */
+  text(): string {
+    if (!this.ring) return this.head;
+    const tail = this.wrapped ? Buffer.concat([this.ring.subarray(this.pos), this.ring.subarray(0, this.pos)]) : this.ring.subarray(0, this.pos);
+    // A cut through a multi-byte character at the start: skip its continuation bytes.
+    let k = 0;
+    while (this.dropped && k < 4 && k < tail.length && (tail[k] & 0xc0) === 0x80) k++;
+    return this.head + tail.toString('utf8', k);
+  }
+}
+
+/**
+ * Runs a started child to completion: collects output (a bounded head and tail, see OutputKeeper),
+ * kills the group on timeout or abort (TERM, then KILL after `graceMs`), resolves when it has exited.
  * `onKill` lets remote backends kill the remote side too.
  */
 export function runChild(
@@ -197,19 +269,10 @@ export function runChild(
   o: { timeoutMs: number; signal: AbortSignal; stdin?: string; onKill?: (signal: NodeJS.Signals) => void | Promise<void>; graceMs?: number; onOutput?: (t: string) => void },
 ): Promise<RunOutcome> {
   return new Promise((resolve) => {
-    let head = '';
-    let tail = '';
-    let dropped = 0;
+    const kept = new OutputKeeper();
     child.onData((t) => {
       o.onOutput?.(t);
-      if (head.length < MAX_COLLECT / 2) head += t;
-      else {
-        tail += t;
-        if (tail.length > MAX_COLLECT / 2) {
-          dropped += tail.length - MAX_COLLECT / 2;
-          tail = tail.slice(-MAX_COLLECT / 2);
-        }
-      }
+      kept.push(t);
     });
     if (o.stdin !== undefined) {
       child.write(o.stdin);
@@ -241,8 +304,8 @@ export function runChild(
       clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
       o.signal.removeEventListener('abort', onAbort);
-      const output = dropped ? `${head}\n[… ${dropped} characters dropped …]\n${tail}` : head + tail;
-      resolve({ output, exitCode: code, timedOut, interrupted });
+      const output = kept.text();
+      resolve({ output, exitCode: code, timedOut, interrupted, ...(kept.dropped ? { dropped: kept.dropped } : {}) });
     });
   });
 }

@@ -17,7 +17,19 @@ import { singularityBackend } from './singularity.ts';
 import { VercelDriver } from './vercel.ts';
 import { sshBackend, sshConfigFrom } from './ssh.ts';
 import type { ExecutionBackend } from './types.ts';
-import { pluginExtension, pluginExtensions, type PluginTerminalBackend } from '../../plugins/extensions.ts';
+import { makeSandbox, type Sandbox, type SandboxSettings } from '../../sandbox/index.ts';
+import { pluginExtension, pluginExtensions } from '../../plugins/extensions.ts';
+
+/**
+ * A terminal backend from a plugin (ctx.register_terminal_backend; kept in src/plugins/extensions.ts):
+ * `create` builds the session's ExecutionBackend from the session's services when
+ * `terminal.backend` names it. Synchronous, like the built-in backends (connect lazily on the first
+ * command).
+ */
+export interface PluginTerminalBackend {
+  name: string;
+  create(services: ToolServices): ExecutionBackend;
+}
 
 export type { ExecutionBackend } from './types.ts';
 export type { FileOps, FileStat } from './files.ts';
@@ -41,6 +53,20 @@ export function terminalCwd(services: ToolServices): string {
   return configured ? expandHome(configured) : services.cwd;
 }
 
+/**
+ * The session's OS sandbox for local commands (terminal, execute_code): terminal.sandbox with the
+ * session's /sandbox override; the working directory is terminalCwd.
+ */
+export function sessionSandbox(services: ToolServices): Sandbox {
+  const override = services.state.get('sandbox_override') as Partial<SandboxSettings> | undefined;
+  const key = JSON.stringify(override ?? null);
+  const cached = services.state.get('sandbox') as { key: string; sb: Sandbox } | undefined;
+  if (cached?.key === key) return cached.sb;
+  const sb = makeSandbox({ config: services.config, env: services.env, hermesHome: services.home, cwd: terminalCwd(services), override });
+  services.state.set('sandbox', { key, sb });
+  return sb;
+}
+
 /** The environment a local child process gets: Hermes's secrets removed unless passed through. */
 export function childEnv(services: ToolServices): NodeJS.ProcessEnv {
   return filteredEnv(services.env, {
@@ -53,7 +79,7 @@ function createBackend(services: ToolServices): ExecutionBackend {
   const kind = backendKind(services);
   const t = (services.config.terminal ?? {}) as Record<string, unknown> & typeof services.config.terminal;
   if (kind === 'local') {
-    const o = { cwd: terminalCwd(services), env: childEnv(services) };
+    const o = { cwd: terminalCwd(services), env: childEnv(services), sandbox: sessionSandbox(services) };
     return persistentShell(services, 'local') ? localPersistentBackend(o) : new LocalBackend(o);
   }
   if (kind === 'ssh') {

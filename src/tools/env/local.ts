@@ -3,6 +3,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { runChild, spawnPipes, spawnPty, type ChildLike } from './child.ts';
 import type { BackgroundChild, ExecOptions, ExecResult, ExecutionBackend, SpawnOptions } from './types.ts';
+import type { Sandbox } from '../../sandbox/index.ts';
 
 export class LocalBackend implements ExecutionBackend {
   readonly kind = 'local' as const;
@@ -11,10 +12,13 @@ export class LocalBackend implements ExecutionBackend {
   private readonly cwd: string;
   private readonly env: NodeJS.ProcessEnv;
   private readonly shell: string;
+  /** The OS sandbox every command runs in (absent: none). */
+  readonly sandbox: Sandbox | undefined;
 
-  constructor(o: { cwd: string; env: NodeJS.ProcessEnv }) {
+  constructor(o: { cwd: string; env: NodeJS.ProcessEnv; sandbox?: Sandbox }) {
     this.cwd = o.cwd;
     this.env = o.env;
+    this.sandbox = o.sandbox;
     this.shell = existsSync('/bin/bash') ? '/bin/bash' : 'bash';
   }
 
@@ -27,8 +31,8 @@ export class LocalBackend implements ExecutionBackend {
     // --norc: a socket on stdin (how Node wires a 'pipe') makes bash think rshd started it and
     // source ~/.bashrc, so background commands (stdin open) would run the user's rc file and
     // foreground ones (stdin /dev/null) would not. Every command gets the same environment.
-    const args = ['--norc', '-c', command];
-    return pty ? spawnPty(this.shell, args, { cwd, env: this.env }) : spawnPipes(this.shell, args, { cwd, env: this.env, stdin });
+    const w = this.sandbox ? this.sandbox.wrap(this.shell, ['--norc', '-c', command]) : { file: this.shell, args: ['--norc', '-c', command] };
+    return pty ? spawnPty(w.file, w.args, { cwd, env: this.env }) : spawnPipes(w.file, w.args, { cwd, env: this.env, stdin });
   }
 
   async exec(command: string, o: ExecOptions): Promise<ExecResult> {

@@ -14,6 +14,8 @@ export interface ExecOptions {
 
 export interface ExecResult {
   output: string;
+  /** Characters dropped from the middle of a flood (output holds the head and the tail). */
+  dropped?: number;
   exitCode: number | null;
   timedOut: boolean;
   interrupted: boolean;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolOutcome } from '../../agent/types.ts';
 import { codeExecEnv } from '../../policy/secrets-env.ts';
-import { terminalCwd } from '../env/index.ts';
+import { sessionSandbox, terminalCwd } from '../env/index.ts';
 import { releaseGroup, trackGroup } from '../env/groups.ts';
 import { SANDBOX_TOOLS, type ExecuteCodeArgs } from '../execute-code.ts';
 import { capOutput } from '../output.ts';
@@ -226,7 +226,9 @@ export async function runExecuteCode(a: ExecuteCodeArgs, ctx: ToolContext): Prom
     rpc = await startRpc(dir, ctx, maxCalls, new Set(SANDBOX_TOOLS.map((t) => t.name)));
     env.HERMES_RPC_SOCKET = rpc.path;
     const r = await new Promise<{ stdout: string; stderr: string; code: number | null; timedOut: boolean; interrupted: boolean; spawnError?: string }>((resolve) => {
-      const child = spawn(file, args, { cwd: terminalCwd(s), env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      // The script runs in the session's OS sandbox, like terminal commands.
+      const w = sessionSandbox(s).wrap(file, args);
+      const child = spawn(w.file, w.args, { cwd: terminalCwd(s), env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       trackGroup(child.pid);
       let stdout = '';
       let stderr = '';

@@ -1,8 +1,10 @@
 // terminal's implementation, loaded on the first call (keeps session start-up light).
 import { analyzeCommand } from '../../policy/dangerous.ts';
-import { approveCommand } from '../approval.ts';
+import { approveCommand, approveUnsandboxed } from '../approval.ts';
 import { onSessionClose } from '../cleanup.ts';
-import { BackendConfigError, getBackend } from '../env/index.ts';
+import { BackendConfigError, childEnv, getBackend, sessionSandbox } from '../env/index.ts';
+import { LocalBackend } from '../env/local.ts';
+import { sandboxDenialNote } from '../../sandbox/denial.ts';
 import type { ExecutionBackend } from '../env/types.ts';
 import { cleanOutput } from '../output.ts';
 import { processRegistry } from '../process-registry.ts';
@@ -61,6 +63,18 @@ export async function runTerminal(a: TerminalArgs, ctx: ToolContext): Promise<st
     const approval = await approveCommand(a.command, ctx, { container: backend.isContainer, cwd: backend.kind === 'local' ? (cwd ?? (await backend.currentCwd())) : undefined });
     if (!approval.allowed) return fail(approval.reason, { output: '', exit_code: -1, status: approval.hardline ? 'blocked' : 'denied' });
 
+    // Escalation: a run outside the OS sandbox is a person's decision, asked each time.
+    const sandbox = backend.kind === 'local' ? sessionSandbox(s) : undefined;
+    let unsandboxed = false;
+    if (a.unsandboxed && sandbox?.active) {
+      const esc = await approveUnsandboxed(a.command, ctx);
+      if (!esc.allowed) return fail(esc.reason, { output: '', exit_code: -1, status: 'denied' });
+      backend = new LocalBackend({ cwd: await backend.currentCwd(), env: childEnv(s) });
+      unsandboxed = true;
+    }
+
+    if (sandbox?.active && !unsandboxed && usesSudo(a.command))
+      return fail('sudo cannot work inside the OS sandbox (it gains no privileges there). If the task truly needs it, run the command again with unsandboxed: true (the user is asked), or ask the user to run it.', { output: '', exit_code: -1, status: 'denied' });
     const password = await sudoPassword(a.command, ctx, backend);
     const command = password ? sudoWithStdin(a.command) : a.command;
     const max = s.config.tool_output?.max_bytes ?? 50_000;
@@ -127,7 +141,7 @@ export async function runTerminal(a: TerminalArgs, ctx: ToolContext): Promise<st
     } catch (e) {
       return fail((e as Error).message, { output: '', exit_code: -1 });
     }
-    const output = cleanOutput(r.output, max);
+    const output = cleanOutput(r.output, max, r.dropped);
     const result: Record<string, unknown> = {
       output,
       exit_code: r.timedOut ? 124 : r.interrupted ? 130 : (r.exitCode ?? -1),
@@ -137,7 +151,13 @@ export async function runTerminal(a: TerminalArgs, ctx: ToolContext): Promise<st
     else if (r.interrupted) result.error = 'Command was interrupted by the user.';
     else if (/sudo: (a terminal is required|a password is required|no tty present)/.test(output))
       result.error = 'sudo needs a password: the user can set SUDO_PASSWORD in ~/.hermes/.env, or run the command themselves.';
-    if (r.note) result.note = r.note;
+    const notes = r.note ? [r.note] : [];
+    if (sandbox?.active && !unsandboxed && result.exit_code !== 0) {
+      const plan = sandbox.plan();
+      const denial = plan && sandboxDenialNote(r.output, plan, cwd ?? (await backend.currentCwd()));
+      if (denial) notes.push(denial);
+    }
+    if (notes.length) result.note = notes.join(' ');
     const orphans = processRegistry(s.home).orphanNotice();
     if (orphans) result.notice = orphans;
     return { content: ok(result), isError: r.timedOut || r.interrupted };

@@ -13,6 +13,8 @@ interface GatewayInfo {
   enabled: { id: string; label: string; state: string; detail: { last_error?: string; next_retry_at?: string; since?: string } | null }[];
   pending: { platform: string; request_id: string; user_id: string; user_name: string; age_minutes: number }[];
   approved: { platform: string; user_id: string; user_name: string; approved_at: number }[];
+  /** The delivery ledger over the last 7 days (docs/reliability.md). */
+  ledger: { received: number; answered: number; pending: number; replayed: number; givenUp: number } | null;
 }
 
 export default function Gateway() {
@@ -76,6 +78,28 @@ export default function Gateway() {
             ))}
           </tbody>
         </table>
+      )}
+      {g.ledger && (
+        <>
+          <h2>Messages (7 days)</h2>
+          <div className="card row wrap">
+            <span>
+              <strong>{g.ledger.received}</strong> received
+            </span>
+            <span>
+              <strong>{g.ledger.answered}</strong> answered
+            </span>
+            <span>
+              <strong>{g.ledger.pending}</strong> pending
+            </span>
+            <span title="answered automatically after a restart or failover">
+              <strong>{g.ledger.replayed}</strong> replayed
+            </span>
+            <span title="the person was asked to send it again">
+              <strong>{g.ledger.givenUp}</strong> given up
+            </span>
+          </div>
+        </>
       )}
       <h2>Pairing requests</h2>
       {!g.pending.length ? (

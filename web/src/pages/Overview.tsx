@@ -58,6 +58,21 @@ export function Overview({ status, loading }: { status: Status | undefined; load
           <div className="muted small">Hermes {status.version}</div>
         </div>
       </div>
+      {!!(status.spend && (status.spend.today.calls || status.spend.caps)) && (
+        <>
+          <h2>Spend today</h2>
+          <ul className="list">
+            <li className="small">
+              ${status.spend.today.usd.toFixed(2)} · {status.spend.today.tokens.toLocaleString('en-US')} tokens · {status.spend.today.calls} model call(s) (<code>hermes cost why</code> says where it went)
+            </li>
+            {status.spend.lines.map((l) => (
+              <li key={l} className={/\((8\d|9\d|\d{3,})%\)/.test(l) ? 'state warn' : 'small'}>
+                {l}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       {!!status.providerHealth?.length && (
         <>
           <h2>Provider health</h2>

@@ -130,16 +130,22 @@ export class PgDb implements Queryable {
 
   private async txNow<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // A checked-out client has no pool listener: its connection dying (a database restart) must
+    // fail this transaction, not crash the process. A broken client is dropped, not reused.
+    let broken: Error | undefined;
+    const onError = (e: Error) => (broken = e);
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const r = await fn(wrap((text, values) => client.query(text, values) as Promise<{ rows: Row[]; rowCount: number | null }>));
       await client.query('COMMIT');
       return r;
     } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      if (!broken) await client.query('ROLLBACK').catch((x: Error) => (broken = x));
       throw e;
     } finally {
-      client.release();
+      client.off('error', onError);
+      client.release(broken);
     }
   }
 

@@ -24,6 +24,8 @@ export interface LoopHost {
   readonly state: {
     beforeRequest(history: Message[]): Promise<void>;
     runCompression(history: Message[], opts?: { force?: boolean }): Promise<string>;
+    /** What a local model's requests carry (Ollama's num_ctx, lean mode's limits; docs/local-models.md). */
+    localRequest(): { extraBody?: Record<string, unknown>; maxTokens?: number; maxResultChars?: number };
   };
   /** Steering text typed since the last tool call, or undefined. */
   takeSteer(): string | undefined;

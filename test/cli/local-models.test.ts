@@ -55,15 +55,16 @@ describe('local models', () => {
     const rec = cache.endpoints[`${s.baseUrl}|qwen3:4b`];
     assert.deepEqual([rec.kind, rec.window, rec.maxWindow], ['ollama', 4096, 40960]);
 
-    // The same model with lean mode off sends the full prompt and toolset: far over the window.
-    const off = home(s.baseUrl, 'qwen3:4b', '  lean: false\n  num_ctx: 8192\n');
+    // A smaller model with lean mode off sends the full prompt and toolset: over its 2k window, said once.
+    s.models.push({ name: 'qwen3:1.7b', maxWindow: 40960, window: 2048, tools: true, loaded: true });
+    const off = home(s.baseUrl, 'qwen3:1.7b', '  lean: false\n  num_ctx: 8192\n');
     const since2 = llm.requests.length;
     const r2 = await hermes(['chat', '-q', 'hello there'], { home: off });
     assert.equal(r2.code, 0, r2.stderr);
     const [full] = mine(s, since2);
     assert.equal(full.body.options?.num_ctx, 8192, 'model.num_ctx is sent');
-    assert.ok(requestTokens(full) > 4096, `without lean mode the request needs ${requestTokens(full)} tokens`);
-    assert.match(r2.stderr, /4,096-token window, smaller than the system prompt and tools/);
+    assert.ok(requestTokens(full) > 2048, `without lean mode the request needs ${requestTokens(full)} tokens`);
+    assert.match(r2.stderr, /2,048-token window, smaller than the system prompt and tools/);
 
     // A model the server says thinks first gets a larger output budget in the same window, and
     // model.context_length caps num_ctx.

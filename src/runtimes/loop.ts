@@ -24,6 +24,8 @@ export interface LoopHost {
   readonly state: {
     beforeRequest(history: Message[]): Promise<void>;
     runCompression(history: Message[], opts?: { force?: boolean }): Promise<string>;
+    /** What a local model's requests carry (Ollama's num_ctx, lean mode's limits; docs/local-models.md). */
+    localRequest(): { extraBody?: Record<string, unknown>; maxTokens?: number; maxResultChars?: number };
   };
   /** Steering text typed since the last tool call, or undefined. */
   takeSteer(): string | undefined;
@@ -48,6 +50,7 @@ export class LoopRunner implements TurnRunner {
     const h = this.host;
     const o = h.options;
     const maxTurns = o.explicit?.maxTurns !== undefined ? o.explicit.maxTurns : parseMaxTurns(o.env.HERMES_MAX_ITERATIONS ?? o.config.agent.max_turns, 90);
+    const local = h.state.localRequest();
     const loopOptions = (): LoopOptions => ({
       history: ctx.history,
       system: ctx.system,
@@ -72,7 +75,10 @@ export class LoopRunner implements TurnRunner {
         cacheTtl: cacheTtlFor(o.config.prompt_caching?.cache_ttl, o.platform),
         sessionId: h.id,
         serviceTier: serviceTierFor(h.prefs?.fast),
+        extraBody: local.extraBody,
+        maxTokensFor: local.maxTokens ? () => local.maxTokens : undefined,
       },
+      ...(local.maxResultChars ? { maxResultChars: local.maxResultChars, turnResultChars: local.maxResultChars * 2 } : {}),
       ephemeralSystem: o.env.HERMES_EPHEMERAL_SYSTEM_PROMPT || undefined,
       turnContext: [ctx.recall, ctx.hookContext].filter(Boolean).join('\n\n') || undefined,
       transformFinal: ctx.transformFinal,

@@ -92,7 +92,10 @@ function runFile(file) {
     const limit = limitOf(file);
     // Its own process group, so a timeout kills the servers and shells it started too.
     const cpuFile = measureCpu ? join(root, '.tmp', `cpu-${process.pid}-${file.replace(/\W/g, '_')}`) : null;
-    const argv = [process.execPath, '--test', '--test-isolation=none', '--test-reporter=spec', file];
+    // --test-force-exit: the file ends when its last test (and `after` hook) has, not when the last
+    // timer a library left behind fires (an SDK's reconnect backoff or long-poll deadline kept files
+    // alive for minutes after their tests had passed).
+    const argv = [process.execPath, '--test', '--test-force-exit', '--test-isolation=none', '--test-reporter=spec', file];
     if (cpuFile) argv.unshift('/usr/bin/time', '-q', '-f', '%U %S', '-o', cpuFile);
     const child = spawn(argv[0], argv.slice(1), {
       cwd: root,

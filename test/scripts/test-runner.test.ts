@@ -50,7 +50,8 @@ test('leaves a server listening', () => {
     assert.match(r.stdout, /✔ test\/a\/ok\.test\.ts {2}2\/2 passed/);
     assert.match(r.stdout, /✖ test\/a\/fails\.test\.ts .* failed/);
     assert.match(r.stdout, /━━━━ ✖ test\/a\/fails\.test\.ts[\s\S]*wrong sum/);
-    assert.match(r.stdout, /✖ test\/a\/hangs\.test\.ts .*timed out after 3 s/);
+    // (6 s: twice the limit, when the machine is busy at the time.)
+    assert.match(r.stdout, /✖ test\/a\/hangs\.test\.ts .*timed out after [36] s/);
     assert.match(r.stdout, /✔ test\/a\/leaves\.test\.ts {2}1\/1 passed {2}\d+\.\d s\n/);
     assert.match(r.stdout, /test: 4 files, .* 2 file\(s\) failed/);
     // Killed with it: gone, or a zombie nobody has reaped yet (state Z).

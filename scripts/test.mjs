@@ -72,6 +72,12 @@ function limitOf(file) {
 // under node:test), which would make each file report in the runner-to-runner wire format.
 const childEnv = { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', NODE_COMPILE_CACHE: join(root, '.tmp', 'node-compile-cache') };
 delete childEnv.NODE_TEST_CONTEXT;
+// Bash reads ~/.bashrc even when not interactive if its stdin is a socket (what Node's piped stdio is)
+// and the shell level is below 2, as for a shell run by sshd. Run from a terminal, the tests' shells
+// are deeper than that; started with SHLVL unset or 0 (by a service or an agent), every `bash -c` a
+// test starts read the user's ~/.bashrc: on a machine whose .bashrc runs `pyenv init`, half a CPU
+// second per shell, and a minute each while a killed shell had left pyenv's rehash lock behind.
+if (!(Number(childEnv.SHLVL) >= 1)) childEnv.SHLVL = '1';
 mkdirSync(join(root, '.tmp'), { recursive: true });
 
 const fmt = (ms) => `${(ms / 1000).toFixed(1)} s`;

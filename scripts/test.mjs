@@ -3,7 +3,7 @@
 // Prints a line per finished file, what is still running every 30 s, and at the end the failures
 // with their output, the slowest files and the totals. A file that runs past its limit is killed
 // with everything it started (its process group) and counted as failed, so a run never hangs (on a
-// machine busy with other work, a file gets twice its limit). A file ends with its last test: what a
+// crowded machine, a file gets twice its limit). A file ends with its last test: what a
 // library left running after it (a timer, a socket) does not hold it open.
 //
 //   node scripts/test.mjs [filter…] [--jobs N] [--timeout SECONDS] [--cpu] [--root DIR]
@@ -126,9 +126,9 @@ function runFile(file) {
         /* gone */
       }
     };
-    // On a machine busier than this run alone makes it (other work: load above two runnable processes
-    // per core), a file past its limit gets the same time once more before it is killed: it is slow
-    // for want of CPU, not stuck. Still bounded: a file that hangs fails at twice its limit at most.
+    // On a crowded machine (a load above two runnable processes per core: other work, or this run's
+    // own files on a small machine), a file past its limit gets the same time once more before it is
+    // killed: it is slow for want of CPU, not stuck. Still bounded: a hung file fails at twice its limit.
     let grace = true;
     let timer;
     const expire = () => {

@@ -140,7 +140,7 @@ describe('gateway daemon', () => {
     assert.equal(await second.exited, 0);
   });
 
-  test('a crash mid-turn: the chat is told once, the message is not re-run', async () => {
+  test('a crash mid-turn: after the restart the message is answered once (the model sees it once), no notice; a message that dies twice gets the notice', async () => {
     const t = gatewayHome({ llmUrl: llm.openaiBaseUrl });
     const env = envFor();
     const g = spawnGateway(t.home, env);
@@ -154,15 +154,43 @@ describe('gateway daemon', () => {
     await g.exited;
     tg.forgetConfirmations(since);
     const before = llm.requests.length;
+    // The delivery ledger took the message before the crash: the restarted gateway answers it.
+    q.enqueue({ text: 'answered after the restart' });
     const g2 = spawnGateway(t.home, env);
     children.push(g2.child);
-    await tg.waitFor(isText(OWNER, /restarted before it finished/), 15_000, 'the notice');
+    await tg.waitFor(isText(OWNER, /answered after the restart/), 20_000, 'the answer after the restart');
+    const rerun = llm.requests.slice(before).filter((r) => JSON.stringify(r.body.messages).includes('question that dies'));
+    assert.equal(rerun.length, 1, 'run again exactly once');
+    assert.equal(JSON.stringify(rerun[0].body.messages).split('question that dies').length - 1, 1, 'the model sees the message once');
+    assert.equal(tg.calls.filter(isText(OWNER, /restarted before it finished/)).length, 0, 'no notice');
+    assert.equal(tg.calls.filter(isText(OWNER, /answered after the restart/)).length, 1, 'answered once');
+
+    // The loop guard: a message in flight at two crashes gets the notice instead of a third try.
+    q.enqueue({ text: 'never delivered', hang: true });
+    const since2 = tg.nextUpdateId();
+    tg.userMessage({ chatId: OWNER, text: 'poison question' });
+    await until(() => llm.requests.some((r) => JSON.stringify(r.body.messages).includes('poison question')), 10_000, 'the poison request');
+    g2.child.kill('SIGKILL');
+    await g2.exited;
+    tg.forgetConfirmations(since2);
+    const seen = () => llm.requests.filter((r) => JSON.stringify(r.body.messages).includes('poison question')).length;
+    q.enqueue({ text: 'never delivered', hang: true });
+    const g3 = spawnGateway(t.home, env);
+    children.push(g3.child);
+    await until(() => seen() >= 2, 20_000, 'the poison message run again once');
+    g3.child.kill('SIGKILL');
+    await g3.exited;
+    tg.forgetConfirmations(since2);
+    const tries = seen();
+    const g4 = spawnGateway(t.home, env);
+    children.push(g4.child);
+    await tg.waitFor(isText(OWNER, /restarted before it finished/), 20_000, 'the notice');
     await until(() => tg.pollers() > 0, 15_000, 'polling');
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal(llm.requests.slice(before).filter((r) => JSON.stringify(r.body.messages).includes('question that dies')).length, 0, 'the message was not run again');
+    assert.equal(seen(), tries, 'not run a third time');
     assert.equal(tg.calls.filter(isText(OWNER, /restarted before it finished/)).length, 1);
-    g2.child.kill('SIGTERM');
-    await g2.exited;
+    g4.child.kill('SIGTERM');
+    await g4.exited;
   });
 
   test('start, status, a second gateway refused, stop', async () => {

@@ -108,7 +108,10 @@ export async function prepareLocalModel(p: { home: string; config: HermesConfig;
   if (!servedWindow && !explicit && table === DEFAULT_CONTEXT_LENGTH && served) window = table;
   const thinking = !!served?.capabilities.thinking;
   const leanSetting = bool(m.lean);
-  const lean = leanSetting ?? window < (num(m.lean_below) ?? LEAN_BELOW_DEFAULT);
+  // Automatic only on a recognised inference server (Ollama, llama.cpp, vLLM, LM Studio): a loopback
+  // endpoint that only answers /v1/models may be a proxy to a large hosted model (model.lean: true asks).
+  const knownServer = !!served?.kind && served.kind !== 'generic';
+  const lean = leanSetting ?? (knownServer && window < (num(m.lean_below) ?? LEAN_BELOW_DEFAULT));
   return { served, window, numCtx, lean, thinking, reserve: outputReserve(window, thinking), notes };
 }
 

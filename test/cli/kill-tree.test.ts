@@ -2,7 +2,7 @@
 // foreground one, each leaving a grandchild `sleep`; after SIGTERM to hermes none of them survives.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -40,13 +40,16 @@ describe('killing hermes', () => {
         { toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 600 & echo $! > fg.pid; wait', timeout: 170 } }] },
         { text: 'never reached' },
       );
-      const child = spawn(process.execPath, [BIN, 'chat', '-q', 'start things'], { cwd: home, env: cleanEnv(home), stdio: ['ignore', 'ignore', 'pipe'] });
+      // Work in a folder of its own: the home's top level is sealed by the OS sandbox (it holds protected files).
+      const work = join(home, 'work');
+      mkdirSync(work);
+      const child = spawn(process.execPath, [BIN, 'chat', '-q', 'start things'], { cwd: work, env: cleanEnv(home), stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += d));
       const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
       try {
-        const bg = await waitFor('the background sleep', pidIn(join(home, 'bg.pid')));
-        const fg = await waitFor('the foreground sleep', pidIn(join(home, 'fg.pid')));
+        const bg = await waitFor('the background sleep', pidIn(join(work, 'bg.pid')));
+        const fg = await waitFor('the foreground sleep', pidIn(join(work, 'fg.pid')));
         assert.ok(isAlive(bg) && isAlive(fg), 'both trees run before the kill');
         child.kill(sig);
         const how = await exited;
@@ -55,7 +58,7 @@ describe('killing hermes', () => {
       } finally {
         child.kill('SIGKILL');
         for (const f of ['bg.pid', 'fg.pid']) {
-          const p = pidIn(join(home, f))();
+          const p = pidIn(join(work, f))();
           if (p && isAlive(p)) process.kill(p, 'SIGKILL');
         }
       }

@@ -25,6 +25,7 @@ describe('bundled plugins: disk-cleanup', () => {
 
   it('enabled: the test file a chat creates is gone when the turn ends; others stay', async () => {
     const h = home('plugins:\n  enabled: [disk-cleanup]\n');
+    mkdirSync(join(h, 'scratch')); // the home's top level is sealed by the OS sandbox the terminal runs in
     writeFileSync(join(h, 'test_keep.py'), 'print("mine")\n');
     const n = main().length;
     enqueue(
@@ -33,7 +34,7 @@ describe('bundled plugins: disk-cleanup', () => {
           { name: 'write_file', arguments: { path: join(h, 'test_scratch.py'), content: 'assert 1 + 1 == 2\n' } },
           { name: 'write_file', arguments: { path: join(h, 'notes.txt'), content: 'keep me\n' } },
           { name: 'write_file', arguments: { path: join(h, 'test_keep.py'), content: 'print("edited")\n' } },
-          { name: 'terminal', arguments: { command: `echo data > ${join(h, 'tmp_data.txt')}` } },
+          { name: 'terminal', arguments: { command: `echo data > ${join(h, 'scratch', 'tmp_data.txt')}` } },
         ],
       },
       { text: 'Done.' },
@@ -44,9 +45,9 @@ describe('bundled plugins: disk-cleanup', () => {
     assert.ok(!existsSync(join(h, 'test_scratch.py')), 'the new test file was cleaned up at the end of the turn');
     assert.equal(readFileSync(join(h, 'notes.txt'), 'utf8'), 'keep me\n');
     assert.equal(readFileSync(join(h, 'test_keep.py'), 'utf8'), 'print("edited")\n', 'a file that existed before is never tracked');
-    assert.ok(existsSync(join(h, 'tmp_data.txt')), 'temp files wait 7 days');
+    assert.ok(existsSync(join(h, 'scratch', 'tmp_data.txt')), 'temp files wait 7 days');
     const tracked = JSON.parse(readFileSync(join(h, 'disk-cleanup', 'tracked.json'), 'utf8')) as { files: { path: string; category: string }[] };
-    assert.deepEqual(tracked.files.map((f) => [f.path, f.category]), [[join(h, 'tmp_data.txt'), 'temp']]);
+    assert.deepEqual(tracked.files.map((f) => [f.path, f.category]), [[join(h, 'scratch', 'tmp_data.txt'), 'temp']]);
     const log = readFileSync(join(h, 'disk-cleanup', 'cleanup.log'), 'utf8');
     assert.match(log, new RegExp(`DELETED test ${join(h, 'test_scratch.py').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
   });

@@ -4,7 +4,7 @@
 // call order, with only the unfinished call answered "No result was recorded".
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { sqlite } from '../../src/state/sqlite.ts';
@@ -39,7 +39,9 @@ test('a kill mid tool batch keeps every finished result; resuming sends them in 
   writeFileSync(join(h, 'config.yaml'), `model:\n  default: fake-model\n  provider: custom\n  base_url: ${llm.openaiBaseUrl}\ntoolsets: [terminal, file]\n`);
   writeFileSync(join(h, 'a.txt'), 'ALPHA-CONTENT\n');
   writeFileSync(join(h, 'b.txt'), 'BRAVO-CONTENT\n');
-  const pidFile = join(h, 'sleep.pid');
+  // In a folder of its own: the home's top level is sealed by the OS sandbox (it holds protected files).
+  mkdirSync(join(h, 'work'));
+  const pidFile = join(h, 'work', 'sleep.pid');
   const calls = [
     { id: 'call_q1', name: 'terminal', arguments: { command: 'echo QUICK-ONE' } },
     { id: 'call_ra', name: 'read_file', arguments: { path: join(h, 'a.txt') } },

@@ -165,7 +165,10 @@ export class GatewayLedger {
 
   /** Answers what owners that are gone left of `adapter`'s messages (see the top of this file). */
   async recover(r: GatewayRunner, adapter: PlatformAdapter): Promise<void> {
+    const dbg = process.env.HERMES_LEDGER_DEBUG ? (l: string) => this.log(`ledger-debug: ${l}`) : () => undefined;
+    dbg(`recover ${adapter.name} start`);
     const { inbound, obligations } = await this.store.recoverable(adapter.name);
+    dbg(`recover ${adapter.name}: ${inbound.length} row(s): ${inbound.map((r) => `${r.key}/${r.state}/${r.obligationId ? obligations.get(r.obligationId)?.state : '-'}`).join(' ')}`);
     if (!inbound.length) return;
     const sent = new Set<string>();
     const told = new Set<string>();

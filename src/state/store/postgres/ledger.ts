@@ -109,8 +109,9 @@ export class PgLedger implements LedgerStore {
   private steady<T>(fn: (q: Queryable) => Promise<T>, opts: { tx?: boolean } = {}): Promise<T> {
     const started = Date.now();
     const attempt = async (n: number): Promise<T> => {
+      const slow = process.env.HERMES_LEDGER_DEBUG ? setTimeout(() => this.log(`ledger-debug: a write is still waiting after 5 s: ${fn.toString().slice(0, 160).replace(/\s+/g, ' ')}`), 5000) : undefined;
       try {
-        const r = await this.db.write(fn, opts);
+        const r = await this.db.write(fn, opts).finally(() => clearTimeout(slow));
         if (this.outageSaid) {
           this.outageSaid = false;
           this.log('ledger: the database is back');

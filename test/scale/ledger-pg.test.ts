@@ -143,6 +143,7 @@ describe('delivery ledger on PostgreSQL: database restarts and a failover', { sk
         if (copies > 1) duplicated++;
       }
     const notices = texts.filter((x) => /restarted before it finished|may be a duplicate/.test(x)).length;
+    if (process.env.HERMES_LEDGER_DEBUG) writeFileSync('/tmp/ledger-pg-summary.txt', `lost ${lost} dup ${duplicated} notices ${notices} pollers ${maxPollers}\n${texts.filter((x) => /restarted before|duplicate/.test(x)).join('\n')}\n`);
     console.log(`# ledger on PostgreSQL: ${total} messages, 2 database restarts, 1 failover: lost ${lost}, duplicated ${duplicated}, notices ${notices}, most pollers at once ${maxPollers}`);
     assert.equal(lost, 0, 'no message lost');
     assert.equal(duplicated, 0, `no message answered twice\n${all()}`);

@@ -161,10 +161,19 @@ describe('delivery ledger on PostgreSQL: database restarts and a failover', { sk
     }
 
     // `hermes gateway status` on B (the running owner) counts the cluster's ledger.
-    for (let i = 0; ; i++) {
+    const countsBy = Date.now() + 30_000;
+    for (;;) {
       const st = await hermes(['gateway', 'status', '--json'], { home: b.home });
       if ((JSON.parse(st.stdout).ledger as { answered?: number } | null)?.answered === total) break;
-      if (i > 40) assert.fail(`the counts were not written: ${st.stdout}`);
+      if (process.env.HERMES_LEDGER_DEBUG) {
+        const { default: pg } = await import('pg');
+        const c = new pg.Client({ connectionString: url });
+        await c.connect();
+        const rows = (await c.query("SELECT i.key, i.state, i.attempts, i.replayed, i.owner, i.obligation_id, o.state AS ostate, o.content FROM gateway_inbound_ledger i LEFT JOIN delivery_obligations o USING (obligation_id) WHERE i.state <> 'answered'")).rows;
+        await c.end();
+        writeFileSync('/tmp/ledger-pg-status.txt', `${st.stdout}\n${JSON.stringify(rows, null, 1)}`);
+      }
+      if (Date.now() > countsBy) assert.fail(`the counts were not written: ${JSON.stringify(JSON.parse(st.stdout).ledger)}`);
       await new Promise((r) => setTimeout(r, 500));
     }
     const st = await hermes(['gateway', 'status', '--json'], { home: b.home });

@@ -35,7 +35,7 @@ const SCHEMA = [
 ];
 
 /** Errors of a database that restarts or is briefly away (not of the query itself). */
-export const TRANSIENT_PG = /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection terminated|terminating connection|not queryable|Client was closed|the database system is (starting up|shutting down|in recovery|not yet accepting)|57P0[123]|0800[0-6]/i;
+export const TRANSIENT_PG = /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection terminated|timeout exceeded when trying to connect|terminating connection|not queryable|Client was closed|the database system is (starting up|shutting down|in recovery|not yet accepting)|57P0[123]|0800[0-6]/i;
 
 export function transientPg(e: unknown): boolean {
   const err = e as { message?: string; code?: string };

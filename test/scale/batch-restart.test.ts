@@ -20,7 +20,9 @@ let llm: FakeLlm;
 const children: ChildProcess[] = [];
 before(async () => {
   llm = await startFakeLlm();
-  if (!skip) cluster = await startPostgres();
+  // Commits acknowledged are durable (the helper's default, synchronous_commit off, loses the last
+  // ones in a crash restart, which no client can make exactly-once).
+  if (!skip) cluster = await startPostgres({ settings: { synchronous_commit: 'on' } });
 });
 after(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
@@ -28,13 +30,15 @@ after(async () => {
   cluster?.stop();
 });
 
+const workerErr: string[] = [];
 function worker(home: string, url: string): Promise<{ code: number | null; out: string; err: string }> {
+  const slot = workerErr.push('') - 1;
   const child = spawn(process.execPath, [BIN, 'batch', 'worker', '--queue', url, '--run-name', 'r', '--num-workers', '3'], { cwd: home, env: cleanEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
+  child.stderr!.on('data', (d) => ((err += d), (workerErr[slot] = err.slice(-3000))));
   return new Promise((r) => child.on('exit', (code) => r({ code, out, err })));
 }
 
@@ -47,7 +51,9 @@ describe('hermes batch through a PostgreSQL restart', { skip: skip ?? false }, (
     const asked = new Map<string, number>();
     let inModel = 0;
     llm.setHandler(async (r) => {
-      const user = (r.body.messages as { role: string; content: string }[]).find((m) => m.role === 'user')!.content;
+      const msgs = r.body.messages as { role: string; content: string }[];
+      if (String(msgs[0]?.content).startsWith('You name conversations')) return { text: 'A title' };
+      const user = msgs.find((m) => m.role === 'user')!.content;
       asked.set(user, (asked.get(user) ?? 0) + 1);
       inModel++;
       await new Promise((res) => setTimeout(res, 150));
@@ -74,7 +80,16 @@ describe('hermes batch through a PostgreSQL restart', { skip: skip ?? false }, (
       await new Promise((r) => setTimeout(r, 50));
     }
     await cluster!.restart({ downMs: 2000 });
-    const results = await Promise.all(ws);
+    const timeout = new Promise<never>((_, rej) =>
+      setTimeout(async () => {
+        const c = new pg.Client({ connectionString: url });
+        await c.connect().catch(() => undefined);
+        const st = await c.query('SELECT status, COUNT(*)::int AS n FROM hermes_batch_jobs GROUP BY 1').catch((e: Error) => ({ rows: [e.message] }));
+        await c.end().catch(() => undefined);
+        rej(new Error(`the workers did not finish within 60 s after the restart: ${JSON.stringify(st.rows)}\n${workerErr.join('\n---\n')}`));
+      }, 60_000).unref(),
+    );
+    const results = await Promise.race([Promise.all(ws), timeout]);
     for (const r of results) assert.equal(r.code, 0, `a worker ended with ${r.code}: ${r.err}`);
     assert.ok(results.some((r) => /batch: the database is unreachable .*retrying until it is back/.test(r.err)), 'a worker said the database was away');
 

@@ -25,7 +25,9 @@ const children: ChildProcess[] = [];
 before(async () => {
   llm = await startFakeLlm();
   tg = await startFakeTelegram();
-  if (!skip) cluster = await startPostgres();
+  // Commits acknowledged are durable (the helper's default, synchronous_commit off, loses the last
+  // ones in a crash restart, which no client can make exactly-once).
+  if (!skip) cluster = await startPostgres({ settings: { synchronous_commit: 'on' } });
 });
 after(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');

@@ -15,7 +15,7 @@
 // The fake LLM and the clients share the bench's process: on a machine short of CPU the first burst
 // of 200 connections is answered late by the fake server (not by the gateway), which is one reason
 // the warm-up is long.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
@@ -91,7 +91,6 @@ function streamOnce(agent: http.Agent, port: number, n: number): Promise<number>
 }
 
 const bench: Bench = async () => {
-  spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   const llm = await startFakeLlm({ defaultReply: { text: ANSWER, delayMs: MODEL_MS, chunkSize: 24 } });
   const home = mkdtempSync(join(tmpdir(), 'hermes-bench-api-'));
   writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${llm.openaiBaseUrl}\n  default: bench-model\n  api_key: k\nagent:\n  api_max_retries: 0\n`);

@@ -1,6 +1,5 @@
 // REPL benchmarks: start-up to a usable prompt (in a real PTY), the first keystroke's echo,
 // keystroke echo latency, idle memory, and the Markdown renderer's throughput.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +8,6 @@ import { makeStyle } from '../src/cli/repl/style.ts';
 import { median, percentile, rssMb, spawnPty, type Bench, type BenchRow } from './lib.ts';
 
 const bench: Bench = async () => {
-  spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   const rows: BenchRow[] = [];
   const home = mkdtempSync(join(tmpdir(), 'hermes-bench-cli-'));
   // A configured provider (never called: nothing is sent during these measurements).

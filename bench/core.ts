@@ -1,6 +1,5 @@
 // Foundation benchmarks: start-up, one-shot wall time and memory, loop overhead per tool iteration.
 // Everything runs the real `hermes` binary (the bundle in dist/) against the zero-latency fake LLM.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +8,6 @@ import { startFakeLlm } from '../test/helpers/fake-llm.ts';
 import { median, nodeBaselineMs, timeCommand, type Bench, type BenchRow } from './lib.ts';
 
 const bench: Bench = async () => {
-  spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   const rows: BenchRow[] = [];
   const home = mkdtempSync(join(tmpdir(), 'hermes-bench-'));
   const env: NodeJS.ProcessEnv = { ...cleanEnv(home), HERMES_FROM_SOURCE: '' };

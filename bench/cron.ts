@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beginOwner, CronStore, endOwner, newClaimOwner } from '../src/cron/jobs.ts';
-import { tryLock } from '../src/cron/lock.ts';
+import { tryLock } from '../src/state/process-lock.ts';
 import { median, type Bench, type BenchRow } from './lib.ts';
 
 async function timeIt(runs: number, fn: () => Promise<unknown> | unknown): Promise<number> {

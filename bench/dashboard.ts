@@ -1,7 +1,6 @@
 // Dashboard: start to first byte (spawn `hermes dashboard` → the page's first byte), and the first
 // paint of the Sessions tab with 10k sessions in state.db (Chromium; skipped without it), plus the
 // API call behind it.
-import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,7 +42,6 @@ function seed10k(home: string): void {
 }
 
 const bench: Bench = async () => {
-  spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   process.env.HERMES_TEST_BUNDLE = '1';
   const rows: BenchRow[] = [];
   const say = (m: string) => process.env.BENCH_DEBUG && process.stderr.write(`  dashboard: ${m}\n`);

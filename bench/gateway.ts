@@ -28,7 +28,7 @@
 // itself ([epoch ms, ms, what]), to tell what a slow message waited for (`node bench/stalls.ts`);
 // The gateway gets the daemon's environment (GATEWAY_ENV: MALLOC_ARENA_MAX=2); MALLOC_* variables
 // (glibc tuning) set for the bench override it.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -105,7 +105,6 @@ function medianSlope(xs: number[], ys: number[]): number {
 const MB = 1024 * 1024;
 
 const bench: Bench = async () => {
-  spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   const llm = await startFakeLlm({ defaultReply: { text: 'ok, noted.' } });
   const tg = await startFakeTelegram({ record: false, retain: false });
   const home = mkdtempSync(join(tmpdir(), 'hermes-bench-gw-'));

@@ -1,49 +1,20 @@
 // Prompt budget: what every request carries before the conversation starts — the system prompt plus
-// the tool schemas — for the default one-shot toolset, `all`, the gateway's toolset and a subagent's
-// first request (delegate_task). Measured on the request the real `hermes` binary sends to the fake
-// LLM, with every optional tool's credentials set (so no toolset is hidden by a missing key). Tokens
-// are estimated as characters / 4 (the same estimate src/agent/tokens.ts budgets with; real BPE
-// counts for JSON schemas are close to it).
-import { spawnSync } from 'node:child_process';
+// the tool schemas — for the default one-shot toolset, `all`, every platform toolset (hermes-<name>)
+// and a subagent's first request (delegate_task). Each is held to BUDGET tokens, and the default to
+// at least MIN_TOOLS tools (test/helpers/prompt-size.ts). Measured on the request the real `hermes`
+// binary sends to the fake LLM, with every optional tool's credentials set (so no toolset is hidden
+// by a missing key). Tokens are estimated as characters / 4 (the same estimate src/agent/tokens.ts
+// budgets with; real BPE counts for JSON schemas are close to it).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, cleanEnv } from '../test/helpers/cli.ts';
 import { startFakeLlm } from '../test/helpers/fake-llm.ts';
+import { PLATFORM_TOOLSETS } from '../src/tools/toolsets.ts';
+import { BUDGET, FULL_TOOL_ENV, MIN_TOOLS, promptSize, type PromptSize } from '../test/helpers/prompt-size.ts';
 import { timeCommand, type Bench, type BenchRow } from './lib.ts';
 
-/** Dummy credentials that make every optional built-in tool available. */
-export const FULL_TOOL_ENV: Record<string, string> = {
-  HASS_TOKEN: 'bench',
-  HASS_URL: 'http://127.0.0.1:9',
-  FAL_KEY: 'bench',
-  OPENAI_API_KEY: 'bench',
-  ELEVENLABS_API_KEY: 'bench',
-  FIRECRAWL_API_KEY: 'bench',
-  EXA_API_KEY: 'bench',
-  TAVILY_API_KEY: 'bench',
-  TELEGRAM_BOT_TOKEN: 'bench',
-};
-
-export interface PromptSize {
-  tools: number;
-  names: string[];
-  systemChars: number;
-  toolChars: number;
-  tokens: number;
-}
-
-/** One request's fixed part: the system prompt and the tool schemas, as sent on the wire. */
-export function promptSize(body: { messages?: { role: string; content: unknown }[]; tools?: unknown[] }): PromptSize {
-  const system = (body.messages ?? []).filter((m) => m.role === 'system' || m.role === 'developer').map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
-  const tools = body.tools ?? [];
-  const toolChars = JSON.stringify(tools).length;
-  const names = tools.map((t) => (t as { function?: { name?: string } }).function?.name ?? '?');
-  return { tools: tools.length, names, systemChars: system.length, toolChars, tokens: Math.ceil((system.length + toolChars) / 4) };
-}
-
 const bench: Bench = async () => {
-  spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   const rows: BenchRow[] = [];
   const home = mkdtempSync(join(tmpdir(), 'hermes-bench-prompt-'));
   const env: NodeJS.ProcessEnv = { ...cleanEnv(home), ...FULL_TOOL_ENV };
@@ -59,21 +30,39 @@ const bench: Bench = async () => {
     };
     const cases: [string, string[], boolean][] = [
       ['default one-shot (hermes-cli)', [], true],
-      ['toolsets all', ['-t', 'all'], false],
-      ['gateway (hermes-telegram)', ['-t', 'hermes-telegram'], false],
+      ['toolsets all', ['-t', 'all'], true],
+      ['gateway (hermes-telegram)', ['-t', 'hermes-telegram'], true],
     ];
+    const budget = (s: PromptSize, minTools: number) => ({ target: `≤ ${BUDGET} tok, ≥ ${minTools} tools`, ok: s.tokens <= BUDGET && s.tools >= minTools });
     for (const [label, args, budgeted] of cases) {
       const s = await measure(args);
-      const ok = s.tokens <= 6000 && s.tools >= 18;
       rows.push({
         name: `prompt budget, ${label}`,
         value: s.tokens,
         unit: 'tokens',
-        ...(budgeted ? { target: '≤ 6000 tok, ≥ 18 tools', ok } : {}),
+        ...(budgeted ? budget(s, MIN_TOOLS) : {}),
         note: `${s.tools} tools; system ${s.systemChars} + schemas ${s.toolChars} chars`,
       });
       if (process.env.BENCH_VERBOSE) process.stderr.write(`${label}: ${s.names.join(', ')}\n`);
     }
+    // Every platform toolset within the same budget (each offers what its platform can use: ACP and
+    // the webhook fewer tools by design); the largest one is the row.
+    let worst: { name: string; s: PromptSize } | null = null;
+    const misses: string[] = [];
+    for (const ts of Object.keys(PLATFORM_TOOLSETS).filter((n) => n.startsWith('hermes-') && n !== 'hermes-subagent')) {
+      const s = await measure(['-t', ts]);
+      if (s.tokens > BUDGET) misses.push(`${ts} ${s.tokens} tok`);
+      if (!worst || s.tokens > worst.s.tokens) worst = { name: ts, s };
+    }
+    if (worst)
+      rows.push({
+        name: 'prompt budget, largest platform toolset',
+        value: worst.s.tokens,
+        unit: 'tokens',
+        target: `≤ ${BUDGET} tok each`,
+        ok: !misses.length,
+        note: `${worst.name}: ${worst.s.tools} tools${misses.length ? `; over: ${misses.join(', ')}` : ''}`,
+      });
     // A subagent's first request (delegate_task with the default toolsets): the same budget applies.
     fake.requests.length = 0;
     fake.enqueue({ toolCalls: [{ name: 'delegate_task', arguments: { goal: 'Summarise README.md' } }] }, { text: 'summary' }, { text: 'done' });
@@ -85,8 +74,7 @@ const bench: Bench = async () => {
       name: 'prompt budget, subagent (delegate_task)',
       value: s.tokens,
       unit: 'tokens',
-      target: '≤ 6000 tok, ≥ 12 tools',
-      ok: s.tokens <= 6000 && s.tools >= 12,
+      ...budget(s, 12),
       note: `${s.tools} tools; system ${s.systemChars} + schemas ${s.toolChars} chars`,
     });
     if (process.env.BENCH_VERBOSE) process.stderr.write(`subagent: ${s.names.join(', ')}\n`);

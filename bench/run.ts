@@ -1,6 +1,41 @@
 // `npm run bench`: runs every benchmark and prints one table. `npm run bench -- <filter>` runs
 // only the benchmarks whose module name contains <filter>.
+//
+// Every row measures what users run: the bundle, built once here (BENCH_NO_BUILD=1 skips it). The
+// test helpers run hermes from the TypeScript sources unless HERMES_TEST_BUNDLE is set, so it is set
+// for the whole run; and every process a module starts is checked: one that runs the sources
+// (HERMES_FROM_SOURCE in its environment, or src/cli/main.ts) turns that module's table into a
+// FAILED row naming the command.
+import childProcess from 'node:child_process';
+import { syncBuiltinESMExports } from 'node:module';
 import type { Bench, BenchRow } from './lib.ts';
+
+process.env.HERMES_TEST_BUNDLE = '1';
+delete process.env.HERMES_FROM_SOURCE;
+
+const sourceRuns: string[] = [];
+type Spawner = (...a: unknown[]) => unknown;
+function watch(name: 'spawn' | 'spawnSync' | 'execFile' | 'execFileSync' | 'fork') {
+  const cp = childProcess as unknown as Record<string, Spawner>;
+  const original = cp[name];
+  cp[name] = function (this: unknown, ...a: unknown[]) {
+    const args = Array.isArray(a[1]) ? (a[1] as unknown[]).map(String) : [];
+    const opts = (Array.isArray(a[1]) ? a[2] : a[1]) as { env?: NodeJS.ProcessEnv } | undefined;
+    const env = opts && typeof opts === 'object' && opts.env ? opts.env : process.env;
+    if (env.HERMES_FROM_SOURCE || args.some((x) => /(^|\/)src\/cli\/main\.ts$/.test(x))) sourceRuns.push([String(a[0]), ...args].join(' ').slice(0, 160));
+    return original.apply(this, a);
+  };
+}
+for (const n of ['spawn', 'spawnSync', 'execFile', 'execFileSync', 'fork'] as const) watch(n);
+syncBuiltinESMExports();
+
+if (!process.env.BENCH_NO_BUILD) {
+  const b = childProcess.spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  if (b.status !== 0) {
+    process.stderr.write('bench: the build failed; nothing was measured.\n');
+    process.exit(1);
+  }
+}
 
 const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   core: () => import('./core.ts'),
@@ -21,6 +56,7 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   maintenance: () => import('./maintenance.ts'),
   media: () => import('./media.ts'),
   dashboard: () => import('./dashboard.ts'),
+  history: () => import('./history.ts'),
   memory: () => import('./memory.ts'),
   prompt: () => import('./prompt.ts'),
   postgres: () => import('./postgres.ts'),
@@ -31,9 +67,12 @@ const rows: (BenchRow & { module: string })[] = [];
 for (const [name, load] of Object.entries(MODULES)) {
   if (filter && !name.includes(filter)) continue;
   process.stderr.write(`bench: ${name}…\n`);
+  sourceRuns.length = 0;
   try {
     const bench = (await load()).default;
-    for (const r of await bench()) rows.push({ ...r, module: name });
+    const got = await bench();
+    if (sourceRuns.length) rows.push({ module: name, name: 'FAILED', value: NaN, unit: '', ok: false, note: `ran hermes from the sources, not the bundle: ${sourceRuns[0]}` });
+    else for (const r of got) rows.push({ ...r, module: name });
   } catch (e) {
     rows.push({ module: name, name: 'FAILED', value: NaN, unit: '', note: (e as Error).message });
   }

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalBackend } from '../src/tools/env/local.ts';
-import { makeSandbox } from '../src/tools/sandbox/index.ts';
+import { makeSandbox } from '../src/sandbox/index.ts';
 import { median, type BenchRow } from './lib.ts';
 
 async function steps(b: LocalBackend, n: number): Promise<number[]> {

@@ -38,6 +38,7 @@ import { promptToMessage } from './prompt.ts';
 import { composeNotices } from '../runtime/inbox.ts';
 import { diffContent, resultContent, textContent, toolKind, toolLocations, toolTitle } from './render.ts';
 import type { AcpStore } from './store.ts';
+import { standalonePorts } from '../gateway/messaging.ts';
 
 export interface AcpServerOptions {
   home: string;
@@ -299,7 +300,8 @@ export class HermesAcpServer {
     let liveRef: LiveSession | null = null;
     const edits: EditSession = { cwd: () => liveRef?.cwd ?? o.cwd, policy, files: this.fileAccess(() => id), done: new Map() };
     // The home's plugins and approved shell hooks (loaded once per process; problems go to the log).
-    await (await import('../plugins/load.ts')).loadSurfacePlugins({ home: this.o.home, config: this.o.config, env: this.o.env, cwd: o.cwd });
+    const { pluginPorts } = await import('../mcp/plugin-call.ts');
+    await (await import('../plugins/load.ts')).loadSurfacePlugins({ home: this.o.home, config: this.o.config, env: this.o.env, cwd: o.cwd, ports: pluginPorts });
     const registry = builtinRegistry();
     installEditTools(registry, edits);
     configMcp?.syncInto(registry);
@@ -321,6 +323,7 @@ export class HermesAcpServer {
         registry,
         store: this.o.store ?? undefined,
         dotenvNames: this.o.dotenvNames,
+        ports: standalonePorts,
         parentSessionId: o.parentId,
         promptParts: { notes: [...(configMcp?.notes() ?? []), ...(clientMcp?.notes() ?? [])] },
       });

@@ -17,6 +17,11 @@ export interface CompressionSettings {
   targetRatio: number;
   protectFirstN: number;
   protectLastN: number;
+  /**
+   * The window is a local server's real one (src/runtime/local-model.ts): the summary request must
+   * fit it too, so a small window caps the summary's budget and keeps the turns' most recent part.
+   */
+  fitWindow?: boolean;
 }
 
 export const DEFAULT_COMPRESSION: Omit<CompressionSettings, 'contextLength'> = {
@@ -147,7 +152,14 @@ Exact values needed later: error messages, config values, versions, IDs, credent
 /** Phase 3: the request for the auxiliary model. */
 export function buildSummaryRequest(middle: Message[], s: CompressionSettings, previousSummary?: string, focus?: string): SummaryRequest {
   const contentTokens = estimateMessagesTokens(middle);
-  const maxTokens = Math.floor(Math.max(2000, Math.min(contentTokens * 0.2, Math.min(s.contextLength * 0.05, 12_000))));
+  let maxTokens = Math.floor(Math.max(2000, Math.min(contentTokens * 0.2, Math.min(s.contextLength * 0.05, 12_000))));
+  // A small window (a local model): the summary request itself must fit it, so its output budget is
+  // a fifth of the window and the turns keep their most recent part.
+  const small = !!s.fitWindow && s.contextLength < 32_768;
+  if (small) maxTokens = Math.max(256, Math.min(maxTokens, Math.floor(s.contextLength * 0.2)));
+  let turns = serializeForSummary(middle);
+  const room = Math.max(1000, (s.contextLength - maxTokens - 800) * 3);
+  if (small && turns.length > room) turns = `[earlier turns cut to fit the model's window]\n${turns.slice(-room)}`;
   const parts: string[] = [];
   if (previousSummary)
     parts.push(
@@ -158,7 +170,7 @@ export function buildSummaryRequest(middle: Message[], s: CompressionSettings, p
   else parts.push('Summarize the conversation turns below using exactly these sections:');
   parts.push(TEMPLATE);
   if (focus) parts.push(`The user asked to focus the summary on: ${focus}. Keep more detail about it; be brief about the rest.`);
-  parts.push(`<turns>\n${serializeForSummary(middle)}\n</turns>`);
+  parts.push(`<turns>\n${turns}\n</turns>`);
   parts.push(`Write the ${previousSummary ? 'updated ' : ''}summary now, at most about ${maxTokens} tokens.`);
   return { system: SUMMARY_SYSTEM, prompt: parts.join('\n\n'), maxTokens };
 }

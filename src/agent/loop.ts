@@ -16,6 +16,10 @@ export interface LoopRequestOptions {
   cacheTtl?: '5m' | '1h';
   sessionId?: string;
   serviceTier?: string;
+  /** Extra Chat Completions body fields for the primary endpoint (Ollama's options.num_ctx). */
+  extraBody?: Record<string, unknown>;
+  /** Per-request output budget when maxTokens is unset (read before each request; lean mode). */
+  maxTokensFor?: () => number | undefined;
 }
 
 export interface LoopOptions {
@@ -203,12 +207,13 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
       messages,
       tools: withTools ? schemas : [],
       signal,
-      maxTokens: o.request?.maxTokens,
+      maxTokens: o.request?.maxTokens ?? o.request?.maxTokensFor?.(),
       temperature: o.request?.temperature,
       reasoningEffort: o.request?.reasoningEffort,
       cacheTtl: o.request?.cacheTtl,
       sessionId: o.request?.sessionId,
       serviceTier: o.request?.serviceTier,
+      extraBody: o.request?.extraBody,
     });
     // Text that may be a call written as text is held back until the answer is complete (scan.ts).
     // The scanner is made with the first text (an answer of tool calls only needs none).

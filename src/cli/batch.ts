@@ -14,6 +14,7 @@ import { knownToolsets } from '../tools/toolsets.ts';
 import type { BatchOptions } from './commands/batch.ts';
 import { loadContext } from './context.ts';
 import { CliError } from './errors.ts';
+import { standalonePorts } from '../gateway/messaging.ts';
 
 /** Toolset distributions: each toolset is included with its percentage, independently per prompt. */
 export const DISTRIBUTIONS: Record<string, { description: string; toolsets: Record<string, number> }> = {
@@ -151,6 +152,7 @@ export async function runPrompt(spec: RunSpec, e: DatasetEntry): Promise<PromptO
       interactive: false,
       explicit: { provider: opts.provider, model: opts.model, baseUrl: opts.baseUrl, toolsets: toolsets.length ? toolsets : ['todo'], maxTurns: spec.maxTurns },
       dotenvNames: ctx.dotenvNames,
+      ports: standalonePorts,
       backgroundTasks: false,
       seedBundledSkills: false,
     });

@@ -23,6 +23,7 @@ import type { ChatOptions } from './commands/chat.ts';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
 import { applyIsolationFlags, reasoningLevel } from './global-flags.ts';
+import { standalonePorts } from '../gateway/messaging.ts';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -184,6 +185,7 @@ export function createCliSession(
       interactive,
       explicit,
       dotenvNames: ctx.dotenvNames,
+      ports: standalonePorts,
       store: extra.store,
       sessionId: extra.restored?.sessionId,
       history: extra.restored?.history,
@@ -207,7 +209,9 @@ export function createCliSession(
 /** Plugins and shell hooks for a CLI run (before its session is built); problems go to stderr. */
 export async function loadCliPlugins(ctx: CliContext, opts: ChatOptions, canAsk: boolean): Promise<void> {
   const { loadSurfacePlugins } = await import('../plugins/load.ts');
+  const { pluginPorts } = await import('../mcp/plugin-call.ts');
   await loadSurfacePlugins({
+    ports: pluginPorts,
     home: ctx.home,
     config: ctx.loaded.config,
     env: ctx.env,

@@ -1,8 +1,8 @@
 // `hermes cron …`
 import { displayState, NO_TICKER_NOTE, repeatDisplay, tickerAlive } from '../cron/format.ts';
-import { AmbiguousJobError, CronError, CronStore, ScheduleError, TICKER_STALE_SECONDS, type CronJob, type UpdateJobInput } from '../cron/jobs.ts';
+import { AmbiguousJobError, CronError, cronStoreFor, CronStore, ScheduleError, TICKER_STALE_SECONDS, type CronJob, type UpdateJobInput } from '../cron/jobs.ts';
 import { CronScheduler, type RunReport } from '../cron/scheduler.ts';
-import { formatIso, resolveTimezone } from '../cron/time.ts';
+import { formatIso } from '../cron/time.ts';
 import { inferenceSnapshot } from '../cron/snapshot.ts';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
@@ -11,12 +11,7 @@ const out = (s = '') => process.stdout.write(s + '\n');
 const err = (s: string) => process.stderr.write(s + '\n');
 
 export function storeOf(ctx: Pick<CliContext, 'home' | 'loaded' | 'env'>): CronStore {
-  const cron = (ctx.loaded.config.cron ?? {}) as { output_retention?: unknown };
-  return new CronStore({
-    home: ctx.home,
-    tz: resolveTimezone(ctx.loaded.config.timezone, ctx.env),
-    outputRetention: Number.isFinite(Number(cron.output_retention)) ? Number(cron.output_retention) : 50,
-  });
+  return cronStoreFor(ctx.home, ctx.loaded.config, ctx.env);
 }
 
 /** Runs a store operation; cron errors become one clear line. */

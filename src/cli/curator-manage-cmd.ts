@@ -54,7 +54,8 @@ export async function adopt(names: string[], opts: { allUnmanaged?: boolean; dry
 }
 
 export async function consolidate(source: string, destination: string): Promise<void> {
-  const r = await consolidateSkills(loadContext().home, source, destination, 'user');
+  const { forwardSkillInJobs } = await import('../cron/jobs.ts');
+  const r = await consolidateSkills(loadContext().home, source, destination, forwardSkillInJobs, 'user');
   const sorted = Object.fromEntries(Object.keys(r).sort().map((k) => [k, r[k as keyof typeof r]]));
   out(`curator: ${JSON.stringify(sorted)}`);
   if (!r.success) process.exitCode = 1;

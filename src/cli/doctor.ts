@@ -173,7 +173,7 @@ export const toolCallsCheck: DoctorCheck = {
     if (!config) return { status: 'skip', detail: 'config.yaml unreadable' };
     const { resolveRuntime } = await import('../llm/index.ts');
     const { resolveInputFrom } = await import('../runtime/session.ts');
-    const { mayWriteTextCalls, probeToolCalls, textCallAdvice } = await import('./onboard.ts');
+    const { mayWriteTextCalls, probeToolCalls, textCallAdvice } = await import('../runtime/onboard.ts');
     let rt;
     try {
       rt = resolveRuntime(resolveInputFrom(config, env));
@@ -295,7 +295,7 @@ export const sandboxCheck: DoctorCheck = {
   name: 'Sandbox',
   async run({ config, env, home }) {
     if (!config) return { status: 'skip', detail: 'config.yaml unreadable' };
-    const { sandboxReport } = await import('../tools/sandbox/report.ts');
+    const { sandboxReport } = await import('../sandbox/report.ts');
     const r = sandboxReport(config, env, home);
     if (r.state === 'none') return { status: 'warn', detail: r.line, fix: r.hint };
     if (r.state === 'off') return { status: 'warn', detail: r.line, fix: 'set terminal.sandbox.mode: workspace-write' };

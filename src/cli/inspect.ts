@@ -2,6 +2,7 @@
 // values), which tools a session would get, how many sessions state.db holds.
 
 import { standaloneMessaging } from '../gateway/messaging.ts';
+import { cronService } from '../cron/service.ts';
 import { existsSync } from 'node:fs';
 import { PROVIDERS } from '../llm/index.ts';
 import type { HermesConfig } from '../state/defaults.ts';
@@ -58,6 +59,7 @@ export function probeServices(home: string, config: HermesConfig, env: NodeJS.Pr
     spawnChild: async () => ({ status: 'failed', summary: '', apiCalls: 0, iterations: 0, toolTrace: [] }),
     auxiliary: () => null,
     messaging: standaloneMessaging(env, config),
+    cron: cronService,
   };
 }
 

@@ -18,6 +18,7 @@ import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
 import { clipboardImage, copyToClipboard } from './repl/clipboard.ts';
 import { HISTORY_FILE, History } from './repl/history.ts';
+import { gatewayPorts } from '../gateway/command-ports.ts';
 
 export interface InteractiveChat {
   ctx: CliContext;
@@ -116,6 +117,8 @@ export function wantsTui(opts: { tui?: boolean; cli?: boolean }, env: NodeJS.Pro
 /** Status lines only an interactive surface knows, for /status (plus the surface's own). */
 export function interactiveHooks(session: Session, historyFile: string, opts: ChatOptions, more: () => string[] = () => []): SurfaceHooks {
   return {
+    // /platforms and /handoff ask the gateway through this port (commands never import it).
+    gatewayPorts,
     // /resume: back to the folder the resumed session worked in; the agent's tools follow.
     changeDir: (dir) => {
       const line = restoreWorkspaceDir(dir, opts);

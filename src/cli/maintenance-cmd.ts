@@ -10,6 +10,7 @@ import { defaultHermesRoot, packageRoot } from '../state/paths.ts';
 import { createQuickSnapshot } from '../state/snapshots.ts';
 import { loadContext } from './context.ts';
 import { CliError, confirmOrRefuse } from './errors.ts';
+import { standalonePorts } from '../gateway/messaging.ts';
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
 
@@ -194,6 +195,7 @@ export async function promptSize(opts: { platform?: string; json?: boolean }): P
     llm: offlineClient(cfg.model.default || '(model not set)', cfg.model.provider || 'auto'),
     backgroundTasks: false,
     seedBundledSkills: false,
+    ports: standalonePorts,
   });
   const parts = session.state.promptParts(session.tools);
   const bytes = (s: string | undefined) => Buffer.byteLength(s ?? '', 'utf8');

@@ -11,7 +11,7 @@ import { endpointNameProblem, findEndpoint, namedEndpoints, splitEndpointModel, 
 import type { HermesConfig } from '../state/defaults.ts';
 import { loadContext } from './context.ts';
 import { CliError } from './errors.ts';
-import { existingKey, fetchModels, keyEnvFor, keyOptional, ModelListError, runtimeFor, saveChoice, sortedIds, testCall, type EndpointChoice } from './onboard.ts';
+import { existingKey, fetchModels, keyEnvFor, keyOptional, ModelListError, runtimeFor, saveChoice, sortedIds, testCall, type EndpointChoice } from '../runtime/onboard.ts';
 import { runWizard } from './setup.ts';
 import { didYouMean } from '../commands/suggest.ts';
 
@@ -131,6 +131,9 @@ export async function runModel(spec: string | undefined, o: ModelCmdOptions): Pr
     if (process.stdin.isTTY && process.stdout.isTTY) return runWizard({ provider: o.provider, baseUrl: o.baseUrl, apiMode: o.apiMode, name: o.name, test: o.test }, 'model');
     const rt = resolveOrExit(() => resolveRuntime(resolveInputFrom(config, ctx.env)));
     out(`${rt.model} via ${rt.provider} (${rt.apiMode}) ${rt.baseUrl}`);
+    const { localServerLine } = await import('./setup-local.ts');
+    const local = await localServerLine(rt, config, ctx.env, ctx.home).catch(() => null);
+    if (local) out(local.line);
     out('Switch with `hermes model <provider>:<model>` (or run `hermes model` in a terminal to pick from a list).');
     return;
   }
@@ -151,6 +154,12 @@ export async function runModel(spec: string | undefined, o: ModelCmdOptions): Pr
     out(`✓ ${model} answered in ${(r.ms / 1000).toFixed(1)}s`);
   }
   for (const l of saveChoice(ctx.home, choice, model, ctx.loaded.exists ? config : undefined, ctx.loaded.user)) out(`Saved ${l}`);
+  if (rt) {
+    // A local server: what it serves for this model (probed, cached for the sessions).
+    const { localServerLine } = await import('./setup-local.ts');
+    const local = await localServerLine(rt, config, ctx.env, ctx.home).catch(() => null);
+    if (local) out(local.line);
+  }
   if (missingKey) {
     out(`Note: no API key is set for ${findProvider(choice.provider)?.name ?? choice.provider}: \`hermes config set ${keyEnvFor(choice, config)} <key>\` (or run \`hermes setup\`).`);
   }

@@ -96,7 +96,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     // `hermes <word>` where <word> is no built-in command: maybe an enabled plugin's command.
     const word = firstPositional(argv);
-    if (word && !program.commands.some((c) => c.name() === word || c.aliases().includes(word))) await (await import('../plugins/cli-commands.ts')).addPluginCliCommands(program, word);
+    if (word && !program.commands.some((c) => c.name() === word || c.aliases().includes(word))) await (await import('./plugin-commands.ts')).addPluginCliCommands(program, word);
     const unknown = unknownCommand(program, argv);
     if (unknown) throw new CliError(unknown, 2);
     await program.parseAsync(argv, { from: 'user' });

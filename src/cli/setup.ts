@@ -30,7 +30,7 @@ import {
   testCall,
   textCallAdvice,
   type EndpointChoice,
-} from './onboard.ts';
+} from '../runtime/onboard.ts';
 
 export interface SetupOptions {
   nonInteractive?: boolean;
@@ -126,6 +126,9 @@ export async function runNonInteractive(o: SetupOptions, what: 'setup' | 'model'
       const p = await probeToolCalls(rt);
       if (p.kind === 'text') out(`! ${rt.model} writes tool calls as text (${p.format} format). ${textCallAdvice(p.format, config.model?.tool_call_parser)}`);
     }
+    const { localServerLine } = await import('./setup-local.ts');
+    const local = await localServerLine(rt, config, ctx.env, ctx.home).catch(() => null);
+    if (local) out(local.line);
   }
   for (const l of saveChoice(ctx.home, choice, model, ctx.loaded.exists ? config : undefined, ctx.loaded.user)) out(`Saved ${l}`);
   if (what === 'setup') out('Done. Start chatting with `hermes`.');
@@ -269,6 +272,7 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
 
     const suggested = o.model ?? (named?.entry.model ? String(named.entry.model) : currentValue === provider ? String(config.model?.default ?? '') : '');
     let model = '';
+    let tested: ProviderRuntime | null = null;
     for (;;) {
       if (!model) {
         if (models.length) {
@@ -310,6 +314,7 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
         const reply = r.reply.replace(/\s+/g, ' ').trim();
         sp.stop(`${model} answered in ${(r.ms / 1000).toFixed(1)}s${reply ? `: “${reply.length > 40 ? `${reply.slice(0, 39)}…` : reply}”` : ''}`);
         if (mayWriteTextCalls(rt)) await wizardToolCallCheck(c, rt, config);
+        tested = rt;
         break;
       }
       sp.error('The test call failed');
@@ -331,6 +336,13 @@ export async function runWizard(o: SetupOptions, what: 'setup' | 'model' = 'setu
 
     const written = saveChoice(ctx.home, choice, model, ctx.loaded.exists ? config : undefined, ctx.loaded.user);
     c.log.success(written.map((l) => `Saved ${l}`).join('\n'));
+    // A local server: what it serves, and the self-test on offer (settings written only on a yes).
+    if (tested && mayWriteTextCalls(tested)) {
+      const { localServerLine, wizardSelfTest } = await import('./setup-local.ts');
+      const local = await localServerLine(tested, config, ctx.env, ctx.home).catch(() => null);
+      if (local) c.log.info(local.line);
+      if (local?.known) await wizardSelfTest(c, tested, config, ctx.home);
+    }
     c.outro(what === 'setup' ? 'Ready. Start chatting with `hermes` (type /help inside for commands).' : `Now using ${model} via ${label}.`);
   } catch (e) {
     if (e instanceof Cancelled) {

@@ -5,8 +5,9 @@ import pkg from '../../package.json' with { type: 'json' };
 import { resolveRuntime, ResolveError } from '../llm/index.ts';
 import { healthLine, healthJson, readProviderHealth } from '../runtime/provider-health.ts';
 import { resolveInputFrom } from '../runtime/session.ts';
+import { localModelsJson } from '../state/local-models.ts';
 import { paths } from '../state/paths.ts';
-import { sandboxReport } from '../tools/sandbox/report.ts';
+import { sandboxReport } from '../sandbox/report.ts';
 import { loadContext } from './context.ts';
 import { keyStatuses, sessionCount, toolReport } from './inspect.ts';
 import { colorEnabled, makeStyle } from './repl/style.ts';
@@ -32,6 +33,8 @@ export async function runStatus(o: { all?: boolean; json?: boolean }): Promise<v
   const tools = toolReport(ctx.home, config, ctx.env);
   const sessions = await sessionCount(ctx.home, ctx.loaded.config, ctx.env).catch((e: Error) => ({ error: e.message }) as const);
   const health = readProviderHealth(ctx.home);
+  // What local servers serve (local_models.json: the last probe and self-test; no request is made here).
+  const local = localModelsJson(ctx.home);
 
   if (o.json) {
     const data = {
@@ -52,6 +55,7 @@ export async function runStatus(o: { all?: boolean; json?: boolean }): Promise<v
       image_gen: plugins.image,
       sessions: sessions && 'count' in sessions ? sessions.count : 0,
       provider_health: health.map(healthJson),
+      local_models: local.map(({ line: _line, ...rest }) => rest),
     };
     process.stdout.write(JSON.stringify(data, null, 2) + '\n');
     return;
@@ -79,6 +83,8 @@ export async function runStatus(o: { all?: boolean; json?: boolean }): Promise<v
   // What the providers did lately (provider_health.json: faults, first-byte times, trips and probes).
   if (!health.length) row('Health', s.dim('no provider faults recorded'));
   else health.forEach((t, i) => (i ? lines.push(`           ${t.state === 'tripped' ? s.yellow(healthLine(t)) : healthLine(t)}`) : row('Health', t.state === 'tripped' ? s.yellow(healthLine(t)) : healthLine(t))));
+
+  local.forEach((l, i) => (i ? lines.push(`           ${l.line} ${s.dim(`· ${l.base_url}`)}`) : row('Local', `${l.line} ${s.dim(`· ${l.base_url}`)}`)));
 
   const shown = keys.filter((k) => k.set || o.all);
   lines.push(s.bold('API keys') + s.dim(o.all ? '' : '  (set ones; --all lists every key Hermes reads)'));

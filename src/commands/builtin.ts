@@ -10,7 +10,7 @@ import { activePersonality, BUILTIN_PERSONALITIES, findPersonality, listPersonal
 import { setConfigKey } from '../state/config.ts';
 import type { SessionPrefs } from '../runtime/session.ts';
 import { knownToolsets } from '../tools/toolsets.ts';
-import { reloadMcpCommand } from '../mcp/commands.ts';
+import { reloadMcpCommand } from './mcp.ts';
 import { hermesHome } from '../state/paths.ts';
 import { browserCommand } from './browser.ts';
 import { voiceCommand } from './voice.ts';
@@ -34,6 +34,7 @@ import { currentPluginHost, pluginHost } from '../plugins/state.ts';
 import { modelCommand } from './model.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
 import { registerSkillCommands, reloadSkillsCommand, stateCommands } from './state.ts';
+import { pluginCommandDef } from './plugin-commands.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');
 const usd = (x: number | null) => (x === null ? 'unknown (no price for this model)' : `$${x < 0.01 ? x.toFixed(4) : x.toFixed(2)}`);
@@ -533,6 +534,6 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(pluginsCommand());
   // Plugins' slash commands (ctx.register_command); a built-in name is never taken over.
   const host = opts.home ? pluginHost(opts.home) : currentPluginHost();
-  for (const def of host?.commands() ?? []) if (!r.list().some((d) => d.name === def.name || d.aliases?.includes(def.name))) r.add(def);
+  for (const def of (host?.commands() ?? []).map(pluginCommandDef)) if (!r.list().some((d) => d.name === def.name || d.aliases?.includes(def.name))) r.add(def);
   return r;
 }

@@ -1,4 +1,5 @@
 // /cron: manage scheduled jobs from a chat (CLI REPL and gateway), through the cronjob tool's code.
+import { splitArgs } from '../policy/split-args.ts';
 import type { CommandDef } from './registry.ts';
 
 const USAGE = [
@@ -10,14 +11,6 @@ const USAGE = [
 ].join('\n');
 
 /** Splits a command line into words, keeping "quoted strings" together. */
-export function splitArgs(text: string): string[] {
-  const out: string[] = [];
-  const re = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text))) out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : (m[2] ?? m[3]));
-  return out;
-}
-
 const REPEATABLE = new Set(['skill', 'add-skill', 'remove-skill']);
 
 function parseFlags(words: string[]): { rest: string[]; flags: Record<string, string | string[] | true> } {

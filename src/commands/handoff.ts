@@ -21,16 +21,11 @@ export function handoffCommand(): CommandDef {
       const o = s.options;
       if (!platform) return { output: 'Usage: /handoff <platform> — e.g. /handoff telegram (the platform needs a home channel: /sethome there).' };
       if (s.busy) return { output: '/handoff waits for the running turn: try again when it has finished, or /stop first.' };
-      const [{ getPlatform, platformEnabled }, { homeChannel }, { isSessionStore }, ho] = await Promise.all([
-        import('../gateway/platforms/registry.ts'),
-        import('../gateway/config.ts'),
-        import('../state/store/index.ts'),
-        import('../state/handoff.ts'),
-      ]);
-      if (!getPlatform(platform)) return { output: `Unknown platform "${platform}". Hand off to a messaging platform the gateway runs, e.g. /handoff telegram.` };
-      const config = o.config as unknown as Record<string, unknown>;
-      if (!platformEnabled(platform, config, o.env)) return { output: `${platform} is not set up for the gateway: \`hermes gateway setup\` first.` };
-      if (!homeChannel(platform, o.env, config)) return { output: `${platform} has no home channel to hand off to: send /sethome in the chat you want, or set ${platform.toUpperCase()}_HOME_CHANNEL.` };
+      const gateway = ctx.hooks.gatewayPorts;
+      if (!gateway) return { output: '/handoff is not available here: it runs in `hermes chat`.' };
+      const [{ isSessionStore }, ho] = await Promise.all([import('../state/store/index.ts'), import('../state/handoff.ts')]);
+      const problem = await gateway.handoffProblem(platform, o.config as unknown as Record<string, unknown>, o.env);
+      if (problem) return { output: problem };
       const store = o.store;
       if (!isSessionStore(store)) return { output: '/handoff needs the session store (state.db or PostgreSQL); this session is not saved.' };
       if (!s.history.length) return { output: 'Nothing to hand off yet: say something first.' };

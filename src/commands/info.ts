@@ -41,11 +41,9 @@ export function infoCommands(): CommandDef[] {
       surfaces: ['cli'],
       midTurn: true,
       async run(ctx) {
-        const { gatewayStatus } = await import('../gateway/daemon.ts');
-        const st = gatewayStatus(ctx.session.options.home);
-        if (!st.running) return { output: 'The gateway is not running. Start it with `hermes gateway run` (foreground) or `hermes gateway start`.' };
-        const rows = Object.entries(st.platforms).map(([name, p]) => `  ${name.padEnd(12)} ${p.state}${p.last_error ? ` — ${p.last_error}` : ''}${p.next_retry_at ? ` (retry ${p.next_retry_at})` : ''}`);
-        return { output: `Gateway running (pid ${st.pid}${st.startedAt ? `, since ${st.startedAt}` : ''}).\n${rows.length ? rows.join('\n') : '  no platforms configured'}\nLog: ${st.logPath}` };
+        const gateway = ctx.hooks.gatewayPorts;
+        if (!gateway) return { output: '/platforms is not available here: run `hermes gateway status`.' };
+        return { output: await gateway.status(ctx.session.options.home) };
       },
     },
     {

@@ -27,7 +27,17 @@ export interface CommandResult {
 }
 
 /** Surface-specific abilities a command may use; every member is optional. */
+/** The messaging gateway as a terminal sees it (/platforms, /handoff); src/gateway/command-ports.ts. */
+export interface GatewayPorts {
+  /** /platforms: the running gateway's platforms and their states, or how to start it. */
+  status(home: string): Promise<string>;
+  /** /handoff: why `platform` cannot take a handoff (unknown, not set up, no home channel), or null. */
+  handoffProblem(platform: string, config: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<string | null>;
+}
+
 export interface SurfaceHooks {
+  /** The gateway's status and handoff checks (terminal surfaces lend them). */
+  gatewayPorts?: GatewayPorts;
   /** Lists recent sessions / resumes one (needs the session store). */
   resume?(idOrTitle: string): Promise<string>;
   /** Extra status lines only the surface knows (platform, chat id…). */

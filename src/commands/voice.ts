@@ -13,7 +13,7 @@ export function voiceCommand(): CommandDef {
     midTurn: true,
     completions: ['on', 'off', 'tts', 'status'],
     async run(ctx, args) {
-      const { voiceCommandAction } = await import('../media/voice-command.ts');
+      const { voiceCommandAction } = await import('./voice-action.ts');
       return { output: await voiceCommandAction(ctx.session.services, ctx.surface, args) };
     },
   };

@@ -28,9 +28,9 @@ import {
   type CronJob,
   type CronOrigin,
 } from './job-record.ts';
-import { withLock } from './lock.ts';
+import { withLock } from '../state/process-lock.ts';
 import { computeNextRun, graceSeconds, ONESHOT_GRACE_SECONDS, parseSchedule, ScheduleError, type TimeContext } from './schedule.ts';
-import { fileStamp, formatIso, parseIso, systemClock, type Clock } from './time.ts';
+import { fileStamp, formatIso, parseIso, resolveTimezone, systemClock, type Clock } from './time.ts';
 
 export * from './job-record.ts';
 
@@ -631,3 +631,33 @@ export const TICKER_INTERVAL_SECONDS = 60;
 export const TICKER_STALE_SECONDS = TICKER_INTERVAL_SECONDS * 2;
 
 export { ScheduleError };
+
+/**
+ * Rewrites every job that loads skill `from` to load `to` instead; returns the ids changed
+ * (`hermes curator consolidate` passes this to state/curator-consolidate.ts).
+ */
+export async function forwardSkillInJobs(home: string, from: string, to: string): Promise<string[]> {
+  const store = new CronStore({ home, tz: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC' });
+  return store.mutate((jobs) => {
+    const changed: string[] = [];
+    for (const j of jobs) {
+      if (!j.skills?.includes(from) && j.skill !== from) continue;
+      const next = [...new Set((j.skills ?? []).map((s) => (s === from ? to : s)))];
+      if (!next.length && j.skill === from) next.push(to);
+      j.skills = next;
+      j.skill = next[0] ?? null;
+      changed.push(j.id);
+    }
+    return { result: changed, changed: changed.length > 0 };
+  });
+}
+
+/** The jobs store of a home with config.yaml's settings (timezone, cron.output_retention). */
+export function cronStoreFor(home: string, config: { timezone?: string; cron?: unknown }, env: NodeJS.ProcessEnv): CronStore {
+  const cron = (config.cron ?? {}) as { output_retention?: unknown };
+  return new CronStore({
+    home,
+    tz: resolveTimezone(config.timezone, env),
+    outputRetention: Number.isFinite(Number(cron.output_retention)) ? Number(cron.output_retention) : 50,
+  });
+}

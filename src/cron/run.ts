@@ -2,7 +2,7 @@
 // isolated session (platform/source `cron`, no history, no cronjob/clarify/messaging tools) driven
 // to completion under an inactivity watchdog, and the Markdown document saved as the run's output.
 import { spawn } from 'node:child_process';
-import { makeSandbox } from '../tools/sandbox/index.ts';
+import { makeSandbox } from '../sandbox/index.ts';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { extname, join } from 'node:path';
@@ -320,7 +320,8 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
     }
   }
   // The home's plugins and approved shell hooks run in cron jobs as in the CLI (problems go to the log).
-  await (await import('../plugins/load.ts')).loadSurfacePlugins({ home: d.home, config: d.config, env, cwd: job.workdir ?? d.home, warn: (m) => log(`cron: plugins: ${m}`) });
+  const { pluginPorts } = await import('../mcp/plugin-call.ts');
+  await (await import('../plugins/load.ts')).loadSurfacePlugins({ home: d.home, config: d.config, env, cwd: job.workdir ?? d.home, warn: (m) => log(`cron: plugins: ${m}`), ports: pluginPorts });
   // config.yaml's MCP servers serve cron runs too (their tools are in the hermes-cron toolset).
   let mcp: McpManager | null = null;
   let registry: ToolRegistry | undefined;

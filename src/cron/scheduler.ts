@@ -11,7 +11,7 @@ import { readEnvFile } from '../state/env.ts';
 import { paths } from '../state/paths.ts';
 import { storeChoice } from '../state/store/index.ts';
 import { beginOwner, CronStore, endOwner, newClaimOwner, type CronJob, type CronOrigin } from './jobs.ts';
-import { tryLock } from './lock.ts';
+import { tryLock } from '../state/process-lock.ts';
 import { runJob, type RunOutcome } from './run.ts';
 import { resolveTimezone, systemClock, type Clock } from './time.ts';
 

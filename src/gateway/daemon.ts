@@ -129,7 +129,8 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
   // The profile's plugins load first, so platforms they register (ctx.register_platform, a
   // PlatformDefinition) are in the registry when the enabled platforms are chosen.
   const { loadSurfacePlugins } = await import('../plugins/load.ts');
-  await loadSurfacePlugins({ home: o.home, config: o.config, env: o.env, cwd: messagingCwd(o.env), warn: (m) => log(`plugins: ${m}`) });
+  const { pluginPorts } = await import('../mcp/plugin-call.ts');
+  await loadSurfacePlugins({ home: o.home, config: o.config, env: o.env, cwd: messagingCwd(o.env), warn: (m) => log(`plugins: ${m}`), ports: pluginPorts });
   const { pluginExtensions } = await import('../plugins/extensions.ts');
   for (const e of pluginExtensions<Partial<PlatformDefinition>>('platform')) {
     if (getPlatform(e.name)) log(`plugins: ${e.owner}: platform "${e.name}" is built in; the plugin's is ignored`);

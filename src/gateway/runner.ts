@@ -7,9 +7,9 @@
 //     open clarify/approval and mid-turn commands (/status, /queue, /steer…) act at once;
 //  2. anything else follows the busy input mode: `interrupt` (stop the turn, run the new message
 //     next — ⚡), `queue` (run it after — ⏳) or `steer` (hand it to the running turn — ⏩).
-import { routerMessaging } from './messaging.ts';
+import { routerMessaging, standalonePorts } from './messaging.ts';
 import { localeFrom, setLocale, t } from '../i18n/index.ts';
-import { preGatewayDispatch, wantsDispatchHook } from '../plugins/gateway-dispatch.ts';
+import { preGatewayDispatch, wantsDispatchHook } from './plugin-dispatch.ts';
 import { notifyPluginHook } from '../plugins/state.ts';
 import type { AgentRequest } from '../agent/types.ts';
 import { createCommandRegistry } from '../commands/builtin.ts';
@@ -47,6 +47,7 @@ import { resetPolicyFrom, resetReason, SessionIndex, type RoutingShare } from '.
 import { openTranscriptStore, type StoredSession, type TranscriptStore } from './transcripts.ts';
 import { runTurn } from './turn.ts';
 import type { DeliveryOrigin, InboundHandlers, InboundMessage, PlatformAdapter, SessionSource } from './types.ts';
+import { pluginCommandDef } from '../commands/plugin-commands.ts';
 
 export { TYPING_GRACE_MS, TYPING_INTERVAL_MS } from './turn.ts';
 
@@ -295,8 +296,9 @@ export class GatewayRunner {
   /** The profile's plugins and approved shell hooks (a new shell hook needs consent from the CLI first). */
   private async loadPlugins(): Promise<void> {
     const { loadSurfacePlugins } = await import('../plugins/load.ts');
-    const host = await loadSurfacePlugins({ home: this.home, config: this.config, env: this.env, cwd: messagingCwd(this.env), warn: (m) => this.log(`plugins: ${m}`) });
-    for (const def of host?.commands() ?? []) if (!this.commands.list().some((d) => d.name === def.name || d.aliases?.includes(def.name))) this.commands.add(def);
+    const { pluginPorts } = await import('../mcp/plugin-call.ts');
+    const host = await loadSurfacePlugins({ home: this.home, config: this.config, env: this.env, cwd: messagingCwd(this.env), warn: (m) => this.log(`plugins: ${m}`), ports: pluginPorts });
+    for (const def of (host?.commands() ?? []).map(pluginCommandDef)) if (!this.commands.list().some((d) => d.name === def.name || d.aliases?.includes(def.name))) this.commands.add(def);
   }
 
   /**
@@ -443,6 +445,7 @@ export class GatewayRunner {
         origin: { platform: source.platform, chatId: source.chatId, threadId: source.threadId, userId: source.userId },
         messaging: routerMessaging(this.router),
       },
+      ports: standalonePorts,
     });
     const display = platformSettings(this.config as never, source.platform);
     const tp = display.tool_progress ?? (this.config.display as { platforms?: Record<string, { tool_progress?: string }> }).platforms?.[source.platform]?.tool_progress ?? adapter?.prefers?.toolProgress;
@@ -479,6 +482,7 @@ export class GatewayRunner {
       promptParts: sys ? { systemMessage: sys } : undefined,
       now: this.o.now,
       services: o.origin ? { origin: o.origin } : undefined,
+      ports: standalonePorts,
     });
     return session;
   }

@@ -3,9 +3,9 @@
 // with its aliases (`french`, `fr-CA`, `日本語`, …). Catalogs are data (./locales/<code>.json, one
 // section per surface); a missing key falls back to English, and test/i18n keeps them complete.
 // Nothing is read until the first message is needed.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { packageRoot } from '../state/paths.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const LOCALES = ['en', 'zh', 'zh-hant', 'ja', 'de', 'es', 'fr', 'tr', 'uk', 'af', 'ko', 'it', 'ga', 'pt', 'ru', 'hu'] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -55,8 +55,20 @@ export function getLocale(): Locale {
   return current;
 }
 
+// The package's src/i18n/locales, found from this module (a source file, or a chunk under dist/).
+// i18n sits below state/ (state/config.ts names the locales), so it finds the folder itself.
+let localesDir: string | undefined;
+function locales(): string {
+  if (localesDir) return localesDir;
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const candidate = join(dir, 'src', 'i18n', 'locales');
+    if (existsSync(join(dir, 'package.json')) && existsSync(candidate)) return (localesDir = candidate);
+    if (dirname(dir) === dir) throw new Error('cannot locate the hermes package root (src/i18n/locales)');
+  }
+}
+
 export function catalogPath(locale: Locale): string {
-  return join(packageRoot(), 'src', 'i18n', 'locales', `${locale}.json`);
+  return join(locales(), `${locale}.json`);
 }
 
 export function catalog(locale: Locale): Record<string, unknown> {

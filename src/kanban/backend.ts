@@ -3,7 +3,7 @@
 // several gateways and CLIs on several homes share one board and its claims. Every surface opens a
 // board through `openBoardDb`; the store above it is the same for both.
 import { existsSync, statSync } from 'node:fs';
-import { tryLock } from '../cron/lock.ts';
+import { tryLock } from '../state/process-lock.ts';
 import { loadConfig } from '../state/config.ts';
 import { hermesHome, paths } from '../state/paths.ts';
 import { storeChoice, type StoreChoice } from '../state/store/index.ts';

@@ -367,7 +367,7 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
           }
           const current: SelectedKey = { ...sel, key: sel.cred.key };
           const model = rt === primary ? req.model || rt.model : rt.model;
-          const inner = adapterFor(rt, current)({ ...req, model });
+          const inner = adapterFor(rt, current)(rt === primary || !req.extraBody ? { ...req, model } : { ...req, model, extraBody: undefined });
           let emitted = false;
           let result: StreamResult | undefined;
           for await (const ev of inner) {

@@ -9,6 +9,7 @@ import { StreamCutError } from './errors.ts';
 import { appendUnit, type BodyRun, COMMA, cachedBodyStream, finishBody, keepUnits, needsComma, openRun, ownBytes, utf8 } from './body-run.ts';
 import { readApiEvents } from './sse.ts';
 import { sharedClient } from './shared-clients.ts';
+import { settleOrphanThink, ThinkSplitter } from './think-split.ts';
 import type { ProviderRuntime } from './resolve.ts';
 import { type Message, type StopReason, type StreamFn, type StreamRequest, type ToolSchema, type Usage } from './types.ts';
 
@@ -125,6 +126,7 @@ function bodyTail(runtime: ProviderRuntime, req: StreamRequest): Json {
   if (req.temperature !== undefined) body.temperature = req.temperature;
   Object.assign(body, reasoningParams(runtime, req.reasoningEffort));
   if (req.serviceTier) body.service_tier = req.serviceTier;
+  if (req.extraBody) for (const [k, v] of Object.entries(req.extraBody)) if (!(k in body) && k !== 'model' && k !== 'messages') body[k] = v;
   return body;
 }
 
@@ -270,6 +272,8 @@ export function createChatCompletionsStream(runtime: ProviderRuntime, opts: Adap
     // Provider tool-call index → our slot (name may arrive after the id).
     const pending = new Map<string, { id?: string; name?: string; args: string; slot?: number }>();
     let order = 0;
+    // `<think>` blocks in the content are reasoning (think-split.ts).
+    const think = new ThinkSplitter((t) => acc.addText(t), (t) => acc.addReasoning(t));
     const onChunk = (raw: Json) => {
       if (raw.usage) acc.usage = chatUsage(raw.usage as Json);
       const choice = (raw as unknown as ChatCompletionChunk).choices?.[0];
@@ -279,7 +283,7 @@ export function createChatCompletionsStream(runtime: ProviderRuntime, opts: Adap
       let detailText = '';
       if (Array.isArray(d.reasoning_details)) for (const item of d.reasoning_details) detailText += mergeDetail(acc.reasoningDetails, item);
       acc.addReasoning(r ?? detailText);
-      if (typeof d.content === 'string') acc.addText(d.content);
+      if (typeof d.content === 'string' && d.content) think.push(d.content);
       if (Array.isArray(d.tool_calls)) {
         for (const tc of d.tool_calls as Json[]) {
           const fn = (tc.function ?? {}) as Json;
@@ -323,6 +327,12 @@ export function createChatCompletionsStream(runtime: ProviderRuntime, opts: Adap
     } catch (e) {
       // The SDK ends its stream quietly when the request is aborted; the caller decides why.
       if (!ctx.signal.aborted) throw e;
+    }
+    think.end();
+    const orphan = acc.text.includes('</think>') ? settleOrphanThink(acc.text) : null;
+    if (orphan) {
+      acc.reasoning = acc.reasoning ? `${acc.reasoning}\n${orphan[0]}` : orphan[0];
+      acc.text = orphan[1];
     }
     for (const entry of pending.values()) {
       if (entry.slot === undefined) {

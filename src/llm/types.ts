@@ -160,6 +160,11 @@ export interface StreamRequest {
   sessionId?: string;
   /** Processing tier (/fast): `priority`, `auto`, `flex` (OpenAI); `auto` / `standard_only` (Anthropic). */
   serviceTier?: string;
+  /**
+   * Extra top-level fields for the primary endpoint's Chat Completions body (e.g. Ollama's
+   * `options.num_ctx`); never sent to a fallback.
+   */
+  extraBody?: Record<string, unknown>;
 }
 
 export type StreamEvent =

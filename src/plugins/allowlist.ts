@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { withFileLock } from '../state/filelock.ts';
 import { writeFileAtomic } from '../state/fsutil.ts';
 import { expandHome } from '../state/paths.ts';
-import { splitArgs } from '../commands/cron.ts';
+import { splitArgs } from '../policy/split-args.ts';
 
 export const ALLOWLIST_FILE = 'shell-hooks-allowlist.json';
 

@@ -5,13 +5,11 @@
 // image providers) — so nothing downstream special-cases a plugin.
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { CommandDef, CommandResult } from '../commands/registry.ts';
-import type { ToolDefinition } from '../tools/types.ts';
 import type { PluginHost, LoadedPlugin } from './host.ts';
 import { addExtension, type ExtensionKind } from './extensions.ts';
 import type { HookCallback } from './hooks.ts';
 import type { PluginManifest } from './manifest.ts';
-import type { SectionInfo } from './state.ts';
+import { pluginPorts, type PluginCommand, type PluginTool, type SectionInfo, type ToolHandlerExtra } from './state.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -22,15 +20,6 @@ export interface PluginCliCommand {
   description: string;
   setup?: (cmd: Command) => void;
   handler?: (...args: unknown[]) => unknown;
-}
-
-/** Extra arguments a plugin tool handler gets (Hermes passes them as keyword arguments). */
-export interface ToolHandlerExtra {
-  task_id: string;
-  session_id: string;
-  tool_call_id: string;
-  platform: string;
-  signal: AbortSignal;
 }
 
 const pick = <T>(o: Obj, ...keys: string[]): T | undefined => keys.map((k) => o[k]).find((v) => v !== undefined) as T | undefined;
@@ -50,7 +39,7 @@ export function checkArgs(schema: Obj, args: Obj): string | null {
   return null;
 }
 
-function toolFromSpec(spec: Obj, m: PluginManifest): { def: ToolDefinition; override: boolean } {
+function toolFromSpec(spec: Obj, m: PluginManifest): { tool: PluginTool; override: boolean } {
   const schema = isObj(spec.schema) ? spec.schema : {};
   const name = String(pick(spec, 'name') ?? schema.name ?? '').trim();
   if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name)) throw new Error(`register_tool: tool name "${name}" must be 1-64 letters, digits, "_" or "-"`);
@@ -59,31 +48,26 @@ function toolFromSpec(spec: Obj, m: PluginManifest): { def: ToolDefinition; over
   const parameters = isObj(schema.parameters) ? schema.parameters : isObj(spec.parameters) ? (spec.parameters as Obj) : { type: 'object', properties: {} };
   const description = String(schema.description ?? pick(spec, 'description') ?? '');
   const checkFn = pick<() => unknown>(spec, 'check_fn', 'checkFn');
-  const def: ToolDefinition = {
+  const tool: PluginTool = {
     name,
     toolset: String(pick(spec, 'toolset') ?? m.name),
     description,
-    // Plugin tools carry their own JSON Schema (what the model sees); arguments are checked lightly below.
-    schema: (z) => z.record(z.string(), z.unknown()),
-    jsonSchema: { ...parameters, type: 'object', properties: isObj(parameters.properties) ? parameters.properties : {} },
+    parameters,
     emoji: typeof spec.emoji === 'string' ? spec.emoji : undefined,
     requiresEnv: (pick<unknown[]>(spec, 'requires_env', 'requiresEnv') ?? []).map(String),
     parallelSafe: !!pick(spec, 'parallel_safe', 'parallelSafe'),
     check: typeof checkFn === 'function' ? () => !!checkFn() : undefined,
-    // Plugin tools are on wherever the plugin is enabled (Hermes's behaviour); disabling the toolset turns them off.
-    autoInclude: () => true,
-    handler: async (args, ctx) => {
-      const problem = checkArgs(parameters, args as Obj);
+    run: async (args, extra) => {
+      const problem = checkArgs(parameters, args);
       if (problem) return { content: JSON.stringify({ error: `Invalid arguments for ${name}: ${problem}.` }), isError: true };
-      const s = ctx.services;
-      const r = await handler(args as Obj, { task_id: s.taskId, session_id: s.sessionId, tool_call_id: ctx.callId, platform: s.platform, signal: ctx.signal });
+      const r = await handler(args, extra);
       return typeof r === 'string' ? r : JSON.stringify(r ?? null);
     },
   };
-  return { def, override: !!pick(spec, 'override') };
+  return { tool, override: !!pick(spec, 'override') };
 }
 
-function commandFromArgs(owner: string, a: unknown[]): CommandDef & { owner: string } {
+function commandFromArgs(owner: string, a: unknown[]): PluginCommand {
   const spec: Obj = isObj(a[0]) ? a[0] : { name: a[0], handler: a[1], description: a[2], args: a[3] };
   const name = String(spec.name ?? '').replace(/^\//, '').trim().toLowerCase();
   if (!/^[a-z0-9][a-z0-9_-]{0,31}$/.test(name)) throw new Error(`register_command: "/${name}" must be 1-32 lower-case letters, digits, "_" or "-"`);
@@ -94,10 +78,8 @@ function commandFromArgs(owner: string, a: unknown[]): CommandDef & { owner: str
     owner,
     description: String(spec.description ?? `from ${owner}`),
     args: typeof (spec.args ?? spec.args_hint) === 'string' ? String(spec.args ?? spec.args_hint) : undefined,
-    category: 'tools',
-    surfaces: ['cli', 'gateway', 'acp'],
-    async run(c, args): Promise<CommandResult> {
-      const r = await handler(args, { session_id: c.session.id, platform: c.session.options.platform, surface: c.surface });
+    async run(args, info) {
+      const r = await handler(args, info);
       if (r === undefined || r === null) return {};
       if (typeof r === 'string') return { output: r };
       if (isObj(r) && ('output' in r || 'send' in r)) return { output: r.output as string | undefined, send: r.send as string | undefined };
@@ -131,11 +113,11 @@ export function buildContext(host: PluginHost, m: PluginManifest, p: LoadedPlugi
 
     register_tool(spec: unknown, ...rest: unknown[]) {
       const s: Obj = isObj(spec) ? spec : { name: spec, toolset: rest[0], schema: rest[1], handler: rest[2] };
-      const { def, override } = toolFromSpec(s, m);
+      const { tool, override } = toolFromSpec(s, m);
       const allowed = settings().allow_tool_override === true;
-      if (override && !allowed) throw new Error(`register_tool(${def.name}): replacing a built-in tool needs plugins.entries.${m.key}.allow_tool_override: true`);
-      sinks.tool(def, owner, override && allowed);
-      p.tools.push(def.name);
+      if (override && !allowed) throw new Error(`register_tool(${tool.name}): replacing a built-in tool needs plugins.entries.${m.key}.allow_tool_override: true`);
+      sinks.tool(tool, owner, override && allowed);
+      p.tools.push(tool.name);
     },
 
     register_hook(event: unknown, callback: unknown) {
@@ -220,8 +202,12 @@ export function buildContext(host: PluginHost, m: PluginManifest, p: LoadedPlugi
     },
 
     async call_mcp(server: unknown, tool: unknown, args: unknown = {}, timeout: unknown = 30) {
-      const { pluginCallMcp } = await import('./mcp.ts');
-      return pluginCallMcp(host, m, settings(), String(server), String(tool), isObj(args) ? args : {}, Number(timeout));
+      const name = String(server);
+      const allow = Array.isArray(settings().mcp_allowlist) ? (settings().mcp_allowlist as unknown[]).map(String) : [];
+      if (!allow.includes(name)) throw new Error(`plugin ${m.key} may not call MCP server "${name}": add it to plugins.entries.${m.key}.mcp_allowlist in config.yaml`);
+      const callMcp = pluginPorts().callMcp;
+      if (!callMcp) throw new Error('call_mcp is not available in this command (no MCP client was lent to plugins)');
+      return callMcp(host, name, String(tool), isObj(args) ? args : {}, Number(timeout));
     },
   };
   // camelCase twins for JavaScript authors: registerTool, registerHook, callMcp, …

@@ -3,7 +3,8 @@
 // registry looks here (`pluginExtension(kind, name)` / `pluginExtensions(kind)`) beside its built-ins,
 // so the gateway, `memory.provider`, `terminal.backend` and `image_gen.provider` treat a plugin's entry
 // like a built-in one. The entry shapes are the families' own interfaces; this module only checks
-// what it needs (a name) so it stays independent of them.
+// what it needs (a name) so it stays independent of them (a terminal backend's shape is
+// `PluginTerminalBackend` in src/tools/env/index.ts).
 
 export type ExtensionKind = 'platform' | 'memory_provider' | 'terminal_backend' | 'image_provider';
 
@@ -13,16 +14,6 @@ export interface ExtensionEntry<T = unknown> {
   /** The plugin that registered it. */
   owner: string;
   value: T;
-}
-
-/**
- * A terminal backend from a plugin: `create` builds the session's ExecutionBackend
- * (src/tools/env/types.ts) from the session's services when `terminal.backend` names it.
- * Synchronous, like the built-in backends (connect lazily on the first command).
- */
-export interface PluginTerminalBackend {
-  name: string;
-  create(services: import('../tools/types.ts').ToolServices): import('../tools/env/types.ts').ExecutionBackend;
 }
 
 /**

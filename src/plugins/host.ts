@@ -3,10 +3,8 @@
 // of config.yaml (with first-use consent). Everything a plugin registers is kept per plugin, so a
 // plugin whose register() throws leaves nothing half-registered behind.
 import { pathToFileURL } from 'node:url';
-import type { CommandDef } from '../commands/registry.ts';
 import { hermesLog, logSettingsFrom } from '../state/logs.ts';
 import { profileNameOf } from '../state/profiles.ts';
-import type { ToolDefinition } from '../tools/types.ts';
 import { allowlistEntry, recordApproval } from './allowlist.ts';
 import { buildContext, type PluginCliCommand } from './context.ts';
 import { anyPluginDirs, discoverPlugins, pluginSettings, pluginState, truthy, type PluginState } from './discovery.ts';
@@ -14,7 +12,7 @@ import { removeExtensionsOf } from './extensions.ts';
 import { errText, HookManager, hookTimeoutMs } from './hooks.ts';
 import type { PluginManifest } from './manifest.ts';
 import { parseHooksBlock, shellCallback, type ShellHookSpec } from './shell-hooks.ts';
-import { pluginHost, setPluginHost, type ActiveSession, type PluginContributions, type PromptSection } from './state.ts';
+import { pluginHost, setPluginHost, type ActiveSession, type PluginCommand, type PluginContributions, type PluginTool, type PromptSection } from './state.ts';
 import { parse } from 'yaml';
 
 export interface LoadedPlugin {
@@ -61,8 +59,8 @@ export class PluginHost implements PluginContributions {
   readonly shellHooks: ShellHookStatus[] = [];
   readonly warnings: string[] = [];
   readonly cliCommandList: (PluginCliCommand & { owner: string })[] = [];
-  private readonly toolList: { def: ToolDefinition; owner: string; override: boolean }[] = [];
-  private readonly commandList: (CommandDef & { owner?: string })[] = [];
+  private readonly toolList: { tool: PluginTool; owner: string; override: boolean }[] = [];
+  private readonly commandList: PluginCommand[] = [];
   private readonly sectionList: PromptSection[] = [];
   private readonly skillMap = new Map<string, { path: string; owner: string }>();
   private active: ActiveSession | null = null;
@@ -83,7 +81,7 @@ export class PluginHost implements PluginContributions {
   tools() {
     return [...this.toolList];
   }
-  commands(): CommandDef[] {
+  commands(): PluginCommand[] {
     return [...this.commandList];
   }
   sections(): PromptSection[] {
@@ -102,12 +100,12 @@ export class PluginHost implements PluginContributions {
   /** The sinks a plugin's ctx writes into (used by context.ts). */
   sinks() {
     return {
-      tool: (def: ToolDefinition, owner: string, override: boolean) => {
-        const clash = this.toolList.find((t) => t.def.name === def.name);
-        if (clash) throw new Error(`tool "${def.name}" is already registered by ${clash.owner}`);
-        this.toolList.push({ def, owner, override });
+      tool: (tool: PluginTool, owner: string, override: boolean) => {
+        const clash = this.toolList.find((t) => t.tool.name === tool.name);
+        if (clash) throw new Error(`tool "${tool.name}" is already registered by ${clash.owner}`);
+        this.toolList.push({ tool, owner, override });
       },
-      command: (def: CommandDef & { owner?: string }) => {
+      command: (def: PluginCommand) => {
         const clash = this.commandList.find((c) => c.name === def.name);
         if (clash) throw new Error(`slash command /${def.name} is already registered by ${clash.owner}`);
         this.commandList.push(def);

@@ -1,13 +1,22 @@
 // `ctx.llm.complete` / `complete_structured`: one model call with the user's own provider, model and
-// credentials (whatever the session would use), outside any conversation. Loaded on first use.
+// credentials (whatever the session would use), outside any conversation. Loaded on first use. The
+// call itself is the `complete` port the surface lent (src/runtime/plugin-llm.ts): plugins sit below
+// the session runtime and never import it.
 import type { Message } from '../llm/types.ts';
-import { collectText } from '../runtime/session-state.ts';
-import { createClientFor } from '../runtime/session.ts';
-import type { HermesConfig } from '../state/defaults.ts';
 import type { PluginHost } from './host.ts';
 import type { PluginManifest } from './manifest.ts';
+import { pluginPorts } from './state.ts';
 
 type Obj = Record<string, unknown>;
+
+/** One model call a plugin asked for, as the `complete` port receives it. */
+export interface CompleteRequest {
+  system: string;
+  messages: Message[];
+  maxTokens?: number;
+  temperature?: number;
+  purpose?: string;
+}
 
 export interface CompleteResult {
   text: string;
@@ -32,15 +41,13 @@ function messagesOf(o: Obj): { system: string; messages: Message[] } {
 }
 
 export async function pluginComplete(host: PluginHost, m: PluginManifest, o: Obj): Promise<CompleteResult> {
+  const complete = pluginPorts().complete;
+  if (!complete) throw new Error('llm.complete is not available in this command (no session runtime was lent to plugins)');
   const { system, messages } = messagesOf(o);
-  const { llm } = createClientFor(host.config as HermesConfig, host.env, {}, host.home);
-  const model = llm.active.model;
   const purpose = typeof o.purpose === 'string' ? o.purpose : undefined;
-  host.log('INFO', `${m.key}: llm.complete${purpose ? ` (${purpose})` : ''} on ${llm.active.provider}/${model}`);
   const maxTokens = Number(o.max_tokens ?? o.maxTokens) || undefined;
   const temperature = o.temperature === undefined ? undefined : Number(o.temperature);
-  const text = await collectText((req) => llm.stream(req), { model, system, messages, tools: [], maxTokens, temperature });
-  return { text, model, provider: llm.active.provider, purpose };
+  return complete(host, m, { system, messages, maxTokens, temperature, purpose });
 }
 
 /** The first JSON object or array in a reply (models wrap JSON in prose or fences). */

@@ -4,7 +4,7 @@
 import { createInterface } from 'node:readline/promises';
 import { anyPluginDirs, truthy } from './discovery.ts';
 import type { PluginHost } from './host.ts';
-import { pluginHost } from './state.ts';
+import { lendPluginPorts, pluginHost, type PluginPorts } from './state.ts';
 
 export interface SurfacePluginOptions {
   home: string;
@@ -16,6 +16,8 @@ export interface SurfacePluginOptions {
   /** A person at a terminal can approve new shell hooks (interactive CLI runs). */
   canAsk?: boolean;
   warn?: (message: string) => void;
+  /** What plugins may ask of the layers above them (src/mcp/plugin-call.ts `pluginPorts`). */
+  ports?: PluginPorts;
 }
 
 function hooksConfigured(config: unknown): boolean {
@@ -51,6 +53,7 @@ export async function askShellHookConsent(event: string, command: string): Promi
  * load. Problems are logged and passed to `warn`; they never stop the surface.
  */
 export async function loadSurfacePlugins(o: SurfacePluginOptions): Promise<PluginHost | null> {
+  if (o.ports) lendPluginPorts(o.ports);
   const existing = pluginHost(o.home);
   if (existing) return existing as PluginHost;
   if (!pluginsPresent(o)) return null;

@@ -6,8 +6,8 @@
 // a pre_tool_call. Spawn failures, timeouts and unreadable output fail open unless `fail_closed`.
 import { spawn } from 'node:child_process';
 import { expandHome } from '../state/paths.ts';
-import { makeSandbox } from '../tools/sandbox/index.ts';
-import { splitArgs } from '../commands/cron.ts';
+import { makeSandbox } from '../sandbox/index.ts';
+import { splitArgs } from '../policy/split-args.ts';
 import { closest, SHELL_UNSUPPORTED_HOOKS, VALID_HOOKS, type HookCallback, type HookLogger } from './hooks.ts';
 
 export const DEFAULT_TIMEOUT_S = 60;

@@ -1,9 +1,10 @@
 // The plugin host of each HERMES_HOME loaded in this process, and what the core reads from it. Tiny
 // on purpose: the Session and the registries import this, so start-up pays nothing when no plugin
 // was loaded (every getter answers "none").
-import type { CommandDef } from '../commands/registry.ts';
-import type { ToolDefinition } from '../tools/types.ts';
 import type { HookManager } from './hooks.ts';
+import type { PluginHost } from './host.ts';
+import type { CompleteRequest, CompleteResult } from './llm.ts';
+import type { PluginManifest } from './manifest.ts';
 
 export interface PromptSection {
   id: string;
@@ -22,6 +23,46 @@ export interface SectionInfo {
   cwd: string;
 }
 
+/** Extra arguments a plugin tool handler gets (Hermes passes them as keyword arguments). */
+export interface ToolHandlerExtra {
+  task_id: string;
+  session_id: string;
+  tool_call_id: string;
+  platform: string;
+  signal: AbortSignal;
+}
+
+/**
+ * A tool a plugin registered (`ctx.register_tool`), in the plugin's own terms; the tool registry's
+ * side makes it a ToolDefinition (src/tools/plugin-tools.ts). Plugins sit below the tools.
+ */
+export interface PluginTool {
+  name: string;
+  toolset: string;
+  description: string;
+  /** The JSON Schema of its arguments, as the plugin gave it (what the model sees). */
+  parameters: Record<string, unknown>;
+  emoji?: string;
+  requiresEnv: string[];
+  parallelSafe: boolean;
+  /** The plugin's check_fn: false hides the tool. */
+  check?: () => boolean;
+  /** Runs it: the arguments are checked against `parameters` first (an error result when they do not fit). */
+  run(args: Record<string, unknown>, extra: ToolHandlerExtra): Promise<string | { content: string; isError: boolean }>;
+}
+
+/**
+ * A slash command a plugin registered (`ctx.register_command`); the command registry's side makes it
+ * a CommandDef (src/commands/plugin-commands.ts).
+ */
+export interface PluginCommand {
+  name: string;
+  owner: string;
+  description: string;
+  args?: string;
+  run(args: string, info: { session_id: string; platform: string; surface: string }): Promise<{ output?: string; send?: string }>;
+}
+
 /** What a session needs to interact with (dispatch_tool, inject_message). */
 export interface ActiveSession {
   id: string;
@@ -34,8 +75,8 @@ export interface ActiveSession {
 export interface PluginContributions {
   readonly home: string;
   readonly hooks: HookManager;
-  tools(): { def: ToolDefinition; owner: string; override: boolean }[];
-  commands(): CommandDef[];
+  tools(): { tool: PluginTool; owner: string; override: boolean }[];
+  commands(): PluginCommand[];
   sections(): PromptSection[];
   /** `plugin:skill` → the SKILL.md path. */
   skills(): Map<string, string>;
@@ -77,4 +118,26 @@ export function notifyPluginHook(home: string | undefined, event: string, payloa
 export function pluginHooksWant(home: string | undefined, events: readonly string[]): boolean {
   const host = (home ? hosts.get(home) : undefined) ?? currentPluginHost();
   return !!host?.hooks.hasAny(events);
+}
+
+/**
+ * What plugins may ask of the layers above them, lent by the surface that loads them
+ * (`loadSurfacePlugins({ ports })`; src/mcp/plugin-call.ts `pluginPorts`): `ctx.llm.complete` runs
+ * one model call through the session runtime, `ctx.call_mcp` one tool of an MCP server. Absent,
+ * those calls say they are not available; nothing else changes.
+ */
+export interface PluginPorts {
+  complete?(host: PluginHost, m: PluginManifest, req: CompleteRequest): Promise<CompleteResult>;
+  /** `server` is already allowed for the plugin (plugins.entries.<id>.mcp_allowlist). */
+  callMcp?(host: PluginHost, server: string, tool: string, args: Record<string, unknown>, timeoutS: number): Promise<Record<string, unknown>>;
+}
+
+let ports: PluginPorts = {};
+
+export function lendPluginPorts(p: PluginPorts): void {
+  ports = { ...ports, ...p };
+}
+
+export function pluginPorts(): PluginPorts {
+  return ports;
 }

@@ -7,7 +7,8 @@
 // allowed; the rest ask.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ShellParseError, parseShell } from './shell-parse.ts';
+import { ShellParseError } from './shell-lex.ts';
+import { parseShell } from './shell-parse.ts';
 import { base, newScope, type PathContext } from './danger/context.ts';
 import { addFinding, F, type Finding } from './danger/findings.ts';
 import { globToRegExp } from './danger/glob.ts';

@@ -10,6 +10,7 @@ import { IterationBudget } from '../agent/budget.ts';
 import { ContextCompressor, DEFAULT_COMPRESSION, type CompressionSettings, type SummaryRequest } from '../agent/compress.ts';
 import { runTurn } from '../agent/loop.ts';
 import type { PromptParts } from '../agent/prompt.ts';
+import type { LocalModelInfo } from './local-model.ts';
 import { messageText, sanitizeHistory } from '../agent/repair.ts';
 import { RequestBroker } from '../agent/requests.ts';
 import { estimateMessagesTokens, estimateTextTokens, estimateToolsTokens } from '../agent/tokens.ts';
@@ -50,18 +51,16 @@ export interface StateHost {
 }
 
 export const MEMORY_GUIDANCE =
-  'You have a persistent memory (the memory tool) that is loaded into your system prompt at the start of every session. ' +
-  'When the user shares something lasting about themselves (name, role, preferences, how they like to work) or corrects you, save it ' +
-  'to the "user" store; when you learn a durable fact about their environment, projects or tools, save it to the "memory" store. ' +
-  'Keep entries short. Do not save task progress or one-off details, and never save secrets.';
+  'You have a persistent memory (the memory tool), loaded at the start of every session: save lasting facts about the user ' +
+  '(who they are, preferences, corrections) to "user" and about their environment and projects to "memory". Keep entries ' +
+  'short; never task progress or secrets.';
 
 export const SESSION_SEARCH_GUIDANCE =
-  'Past conversations are searchable with session_search. When the user refers to earlier work or decisions, search before saying you do not know.';
+  'When the user refers to earlier work, search session_search before saying you do not know.';
 
 export const SKILLS_GUIDANCE =
-  'Skills are your procedural memory. After finishing a complex task (many tool calls or several attempts), overcoming a tricky error, or ' +
-  'being corrected on an approach, save the working procedure as a skill with skill_manage. When a skill you follow turns out wrong or ' +
-  'outdated, patch it right away.';
+  'After a complex task, a tricky fix or a correction, save the working procedure as a skill with skill_manage; patch a skill ' +
+  'you find wrong or outdated.';
 
 export const KANBAN_WORKER_GUIDANCE =
   '# Kanban task\n' +
@@ -165,6 +164,9 @@ export class SessionState {
   private readonly auxClients = new Map<string, { stream: StreamFn; model: string } | null>();
   private readonly discovered = new Map<string, number>();
   private readonly discovering = new Set<string>();
+  /** What the local endpoint serves and what follows (src/runtime/local-model.ts), once probed. */
+  local: (LocalModelInfo & { deferred(tools: AgentTool[], platform?: string): Set<string> }) | null = null;
+  private leanModule: typeof import('./local-model.ts') | null = null;
   private compressing = false;
   /** Compressions that summarized turns in this session (Hermes's compression_count). */
   compressions = 0;
@@ -382,6 +384,7 @@ export class SessionState {
     const o = this.host.options;
     const rt = this.host.llm.active;
     if (o.contextLength) return o.contextLength;
+    if (this.local) return this.local.window;
     const explicit = rt.contextLength ?? o.config.model.context_length ?? undefined;
     if (explicit) return contextLengthFor(rt.model, explicit);
     const known = contextLengthFor(rt.model);
@@ -410,12 +413,47 @@ export class SessionState {
     const o = this.host.options;
     const c = o.config.compression ?? {};
     const num = (v: unknown, d: number) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : d);
+    const local = this.local;
+    // A local window: compress before prompt + output budget pass it (earlier still in lean mode).
+    const fit = local ? Math.max(0.2, (local.window - local.reserve) / local.window) : 0.95;
     return {
       contextLength: this.contextLength(),
-      threshold: Math.min(0.95, num(c.threshold, DEFAULT_COMPRESSION.threshold)),
+      threshold: Math.min(0.95, fit, local?.lean ? 0.45 : 1, num(c.threshold, DEFAULT_COMPRESSION.threshold)),
       targetRatio: Math.min(0.8, num(c.target_ratio, DEFAULT_COMPRESSION.targetRatio)),
-      protectFirstN: Math.floor(num(c.protect_first_n, DEFAULT_COMPRESSION.protectFirstN)),
-      protectLastN: Math.floor(num(c.protect_last_n, DEFAULT_COMPRESSION.protectLastN)),
+      // A small window cannot keep 20 messages whole: lean mode protects the first message and the last two.
+      protectFirstN: Math.min(local?.lean ? 1 : Infinity, Math.floor(num(c.protect_first_n, DEFAULT_COMPRESSION.protectFirstN))),
+      protectLastN: Math.min(local?.lean ? 2 : Infinity, Math.floor(num(c.protect_last_n, DEFAULT_COMPRESSION.protectLastN))),
+      ...(local ? { fitWindow: true } : {}),
+    };
+  }
+
+  /** Probes the session's local endpoint (loaded lazily; never throws). */
+  async prepareLocal(): Promise<LocalModelInfo | null> {
+    const o = this.host.options;
+    try {
+      const mod = await import('./local-model.ts');
+      const info = await mod.prepareLocalModel({ home: o.home, config: o.config, env: o.env, rt: this.host.llm.active });
+      this.leanModule = mod;
+      this.local = { ...info, deferred: mod.leanDeferred };
+      return this.local;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Lean mode's short system prompt parts (the parts as they are otherwise). */
+  leanParts(parts: Partial<PromptParts>): Partial<PromptParts> {
+    return this.local?.lean && this.leanModule ? this.leanModule.leanPromptParts(parts, this.local.window) : parts;
+  }
+
+  /** The loop's request settings a local endpoint adds: Ollama's num_ctx, lean mode's output budget and result limits. */
+  localRequest(): { extraBody?: Record<string, unknown>; maxTokens?: number; maxResultChars?: number } {
+    const l = this.local;
+    if (!l) return {};
+    return {
+      ...(l.numCtx ? { extraBody: { options: { num_ctx: l.numCtx } } } : {}),
+      // The output budget is sent for small windows only (a large one has room for any answer).
+      ...(l.lean ? { maxTokens: l.window <= 65_536 ? l.reserve : undefined, maxResultChars: this.leanModule?.leanResultChars(l.window) } : {}),
     };
   }
 
@@ -424,6 +462,10 @@ export class SessionState {
   private overheadTokens = 0;
 
   /** System prompt + tool schemas, estimated once per prompt/tool set. */
+  promptOverhead(): number {
+    return this.overhead();
+  }
+
   private overhead(): number {
     const k = this.overheadKey;
     if (!k || k.system !== this.host.system || k.tools !== this.host.tools) {

@@ -8,7 +8,7 @@ import type { Message, StreamFn, Usage } from '../llm/types.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import type { Awaitable } from '../state/store/index.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import type { ToolServices } from '../tools/types.ts';
+import type { SurfacePorts, ToolServices } from '../tools/types.ts';
 
 /**
  * Persistence for sessions (both state stores implement it: SessionDB answers at once, PostgreSQL
@@ -100,6 +100,8 @@ export interface SessionOptions {
   job?: { kind: 'cron' | 'kanban'; id: string };
   /** A subagent's share of its parent's spend (budgets hold for the whole conversation). */
   spend?: { scope: SpendScope; sessionId: () => string; job?: string };
+  /** Messaging and cron lent by the surface (src/tools/types.ts SurfacePorts); subagents get the same. */
+  ports?: SurfacePorts;
 }
 
 /** Per-session display and input preferences, initialised from config and changed by slash commands. */

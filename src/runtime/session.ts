@@ -1,6 +1,5 @@
 // The session runtime: everything a surface needs to hold a conversation. Every surface (one-shot
 // CLI, REPL, gateway chat, ACP, API server, cron) builds one of these and drives the same loop.
-import { standaloneMessaging } from '../gateway/messaging.ts';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { buildSystemPrompt } from '../agent/prompt.ts';
@@ -9,7 +8,7 @@ import { formatsFor, PARSER_SETTINGS } from '../agent/textcalls/index.ts';
 import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
 import { systemMessageFor } from './personality.ts';
 import { checkpointConfig, Checkpointer, storeFor, withCheckpoints } from './checkpointing.ts';
-import { createLlmClient, resolveAuxiliaryRuntime, type LlmClient, type ProviderRuntime } from '../llm/index.ts';
+import { createLlmClient, isLocalUrl, resolveAuxiliaryRuntime, type LlmClient, type ProviderRuntime } from '../llm/index.ts';
 import { healthFor } from './provider-health.ts';
 import { budgetLines, dayTotalsFor, readBudgets, SpendScope, spendMeter, type MeterHost } from './budgets.ts';
 import { addUsage, emptyUsage, type Message, type StreamFn } from '../llm/types.ts';
@@ -31,7 +30,7 @@ import { sessionEventLogger } from './event-log.ts';
 import { LoopRunner } from '../runtimes/loop.ts';
 import { runnerKindFor } from '../runtimes/select.ts';
 import type { RunnerKind, TurnRunner } from '../runtimes/types.ts';
-import { sessionPlugins, type SessionPlugins } from '../plugins/session.ts';
+import { sessionPlugins, type SessionPlugins } from './session-plugins.ts';
 import { pluginErrorClassifier } from '../plugins/error-classification.ts';
 import { clientForSession, createClientFor, resolveInputFrom } from './session-client.ts';
 import type { ExplicitChoices, SessionOptions, SessionPrefs, SessionTotals } from './session-types.ts';
@@ -105,6 +104,7 @@ export class Session {
   private steerText: string[] = [];
   private queued: string[] = [];
   private started = false;
+  private localPrepared = false;
 
   constructor(o: SessionOptions) {
     this.options = o;
@@ -166,7 +166,8 @@ export class Session {
       auxiliary: (task) => this.auxiliaryModel(task),
       canAsk: () => this.broker.interactive,
       notifier: this.inbox.channel(),
-      messaging: standaloneMessaging(o.env, o.config),
+      messaging: o.ports?.messaging?.(o.env, o.config),
+      cron: o.ports?.cron,
       ...o.services,
     };
     if (isSessionStore(o.store)) this.services.sessionDb = o.store;
@@ -200,6 +201,8 @@ export class Session {
     const search = (o.config as { tool_search?: { enabled?: boolean } }).tool_search;
     const custom = o.config.custom_toolsets ?? {};
     this.lazy = search?.enabled === false ? new Set() : o.toolNames ? new Set(o.deferredToolsets) : deferredToolsets(requested, this.registry.toolsets(), custom, o.platform);
+    // Lean mode (a small window): only the smallest useful toolset is sent; the rest waits behind tool_search.
+    if (this.state.local?.lean && search?.enabled !== false && !o.toolNames) this.lazy = this.state.local.deferred(built, o.platform);
     return this.loader.arrange(built, this.lazy, (entries) => this.registry.bind(toolSearchTool(entries), this.services));
   }
 
@@ -222,7 +225,7 @@ export class Session {
       platform: o.platform,
       model: this.llm.active.model,
       provider: this.llm.active.provider,
-      ...this.state.promptParts([...this.tools, ...this.loader.deferred]),
+      ...this.state.leanParts(this.state.promptParts([...this.tools, ...this.loader.deferred])),
       ...o.promptParts,
       pluginSections: this.plugins?.sections({ session_id: this.id, model: this.llm.active.model, provider: this.llm.active.provider, platform: o.platform, cwd: o.cwd }),
     });
@@ -420,6 +423,12 @@ export class Session {
     this.llm = c.llm;
     this.llm.meter = spendMeter(this.spend, this.options.depth ? 'subagent' : 'main');
     this.options.explicit = { ...this.options.explicit, ...explicit };
+    // The next turn asks the new endpoint what it serves (window, num_ctx, lean tools).
+    this.localPrepared = false;
+    if (this.state.local) {
+      this.state.local = null;
+      this.tools = this.buildTools();
+    }
   }
 
   /** Runs one user turn to completion, then any prompts queued meanwhile. */
@@ -469,6 +478,8 @@ export class Session {
       this.tools = this.buildTools();
       if (!this.started && !o.systemPrompt) this.system = this.buildSystem();
     }
+    // A local endpoint is asked what it serves before the first request (window, num_ctx, lean mode).
+    if (!this.localPrepared) await this.prepareLocal();
     if (!this.started) {
       this.started = true;
       this.persist(() =>
@@ -518,6 +529,34 @@ export class Session {
       this.flushAppends();
       outer?.removeEventListener('abort', onOuter);
       this.running = null;
+    }
+  }
+
+  /**
+   * Local models (src/runtime/local-model.ts): probes the endpoint once per session when it looks
+   * local (or `model.lean` is set); a small window switches the session to lean mode before its
+   * system prompt is stored. Nothing is loaded for a remote provider.
+   */
+  private async prepareLocal(): Promise<void> {
+    this.localPrepared = true;
+    const o = this.options;
+    const rt = this.llm.active;
+    const m = (o.config.model ?? {}) as { lean?: unknown; local?: unknown };
+    if (o.contextLength || this.runnerKind !== 'loop') return;
+    if (!(m.lean === true || m.lean === 'true' || ((isLocalUrl(rt.baseUrl) || m.local === true) && m.local !== false))) return;
+    const info = await this.state.prepareLocal();
+    if (!info) return;
+    for (const n of info.notes) this.dispatch({ type: 'warning', message: n });
+    if (info.lean) {
+      this.tools = this.buildTools();
+      if (!this.started && !o.systemPrompt) this.system = this.buildSystem();
+    }
+    const need = this.state.promptOverhead() + info.reserve;
+    if (need > info.window) {
+      this.dispatch({
+        type: 'warning',
+        message: `${rt.model} is served with a ${info.window.toLocaleString('en-US')}-token window, smaller than the system prompt and tools (about ${this.state.promptOverhead().toLocaleString('en-US')} tokens) plus room for an answer: answers may be cut. Give the model a bigger window${info.served?.kind === 'ollama' ? ' (OLLAMA_CONTEXT_LENGTH, or model.num_ctx)' : ''}, or set model.lean: true.`,
+      });
     }
   }
 
@@ -650,6 +689,7 @@ export class Session {
       deferredToolsets: [...(spec.toolsets?.length ? deferredToolsets(spec.toolsets, this.registry.toolsets(), o.config.custom_toolsets ?? {}) : this.lazy)],
       parentSessionId: this.id,
       spend: { scope: this.spend.scope, sessionId: this.spend.sessionId, job: this.spend.job },
+      ports: o.ports,
     });
     const trace: string[] = [];
     const childStarted = Date.now();

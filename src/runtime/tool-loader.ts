@@ -25,7 +25,8 @@ export class ToolLoader implements ToolCatalog {
   arrange(built: AgentTool[], lazy: Set<string>, searchTool: (entries: CatalogEntry[]) => AgentTool): AgentTool[] {
     const eager: AgentTool[] = [];
     const deferred: AgentTool[] = [];
-    for (const t of built) (lazy.has(t.toolset) ? deferred : eager).push(t);
+    // `lazy` names toolsets, and single tools as `tool:<name>` (lean mode keeps part of a toolset).
+    for (const t of built) (lazy.has(t.toolset) || lazy.has(`tool:${t.name}`) ? deferred : eager).push(t);
     this.byName = new Map(deferred.map((t) => [t.name, t]));
     this.pending = deferred.filter((t) => !this.loaded.includes(t.name));
     if (!deferred.length) return eager;

@@ -10,19 +10,23 @@ import { estimateMessagesTokens } from '../agent/tokens.ts';
 import type { AgentTool, TurnResult } from '../agent/types.ts';
 import { estimateCostUsd, type LlmClient } from '../llm/index.ts';
 import { addUsage, type Message } from '../llm/types.ts';
-import type { SessionState } from '../runtime/session-state.ts';
-import type { SessionOptions } from '../runtime/session.ts';
-import type { TurnContext, TurnRunner } from './types.ts';
+import type { RunnerOptions, TurnContext, TurnRunner } from './types.ts';
 
 /** The parts of a Session the loop runner drives. */
 export interface LoopHost {
-  readonly options: SessionOptions;
+  readonly options: RunnerOptions;
   readonly id: string;
   readonly llm: LlmClient;
   readonly tools: AgentTool[];
   /** A deferred tool by name, loaded for the session (tool_search's catalog), or undefined. */
   loadTool?(name: string): AgentTool | undefined;
-  readonly state: SessionState;
+  /** The Session's compression (src/runtime/session-state.ts). */
+  readonly state: {
+    beforeRequest(history: Message[]): Promise<void>;
+    runCompression(history: Message[], opts?: { force?: boolean }): Promise<string>;
+    /** What a local model's requests carry (Ollama's num_ctx, lean mode's limits; docs/local-models.md). */
+    localRequest(): { extraBody?: Record<string, unknown>; maxTokens?: number; maxResultChars?: number };
+  };
   /** Steering text typed since the last tool call, or undefined. */
   takeSteer(): string | undefined;
   /** The person's processing tier (/fast). */
@@ -46,6 +50,7 @@ export class LoopRunner implements TurnRunner {
     const h = this.host;
     const o = h.options;
     const maxTurns = o.explicit?.maxTurns !== undefined ? o.explicit.maxTurns : parseMaxTurns(o.env.HERMES_MAX_ITERATIONS ?? o.config.agent.max_turns, 90);
+    const local = h.state.localRequest();
     const loopOptions = (): LoopOptions => ({
       history: ctx.history,
       system: ctx.system,
@@ -70,7 +75,10 @@ export class LoopRunner implements TurnRunner {
         cacheTtl: cacheTtlFor(o.config.prompt_caching?.cache_ttl, o.platform),
         sessionId: h.id,
         serviceTier: serviceTierFor(h.prefs?.fast),
+        extraBody: local.extraBody,
+        maxTokensFor: local.maxTokens ? () => local.maxTokens : undefined,
       },
+      ...(local.maxResultChars ? { maxResultChars: local.maxResultChars, turnResultChars: local.maxResultChars * 2 } : {}),
       ephemeralSystem: o.env.HERMES_EPHEMERAL_SYSTEM_PROMPT || undefined,
       turnContext: [ctx.recall, ctx.hookContext].filter(Boolean).join('\n\n') || undefined,
       transformFinal: ctx.transformFinal,

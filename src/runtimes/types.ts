@@ -5,6 +5,29 @@
 import type { RequestBroker } from '../agent/requests.ts';
 import type { AgentEvent, MessageSink, TurnResult } from '../agent/types.ts';
 import type { Message } from '../llm/types.ts';
+import type { HermesConfig } from '../state/defaults.ts';
+import type { Awaitable } from '../state/store/index.ts';
+
+/**
+ * What a runner reads of its Session's options. The Session (src/runtime/session-types.ts
+ * SessionOptions) sits above the runners and hands itself in; runners never import it.
+ */
+export interface RunnerOptions {
+  home: string;
+  config: HermesConfig;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  platform: string;
+  explicit?: { maxTurns?: number | null };
+  /** Names that came from HERMES_HOME/.env (kept out of child processes). */
+  dotenvNames?: string[];
+  now?: () => number;
+  /** The session's per-session settings row (codex keeps its thread id there). */
+  store?: {
+    getModelConfig?(sessionId: string): Awaitable<Record<string, unknown>>;
+    patchModelConfig?(sessionId: string, patch: Record<string, unknown>): Awaitable<void>;
+  };
+}
 
 export type RunnerKind = 'loop' | 'codex_app_server';
 

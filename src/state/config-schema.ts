@@ -15,7 +15,7 @@ const HERMES_KEYS: Record<string, string[]> = {
     'slack', 'discord', 'telegram', 'whatsapp', 'matrix', 'mattermost', 'signal', 'email', 'sms', 'onboarding', 'plugins',
     'secrets', 'dashboard', 'honcho', 'acp', 'curator', 'goals', 'skin', 'network', 'updates', 'fallback_model',
   ],
-  model: ['openai_runtime', 'name', 'model', 'api_base', 'default_headers', 'extra_body', 'max_tokens', 'temperature'],
+  model: ['openai_runtime', 'name', 'model', 'api_base', 'default_headers', 'extra_body', 'max_tokens', 'temperature', 'local', 'server', 'num_ctx', 'lean', 'lean_below'],
   agent: [
     'budget_warning_ratio', 'run_budget_seconds', 'empty_response_guard', 'service_tier', 'fast_auto_seconds', 'execution_guidance',
     'intent_ack_continuation', 'stall_guards', 'task_completion_guidance', 'parallel_tool_call_guidance', 'environment_probe',

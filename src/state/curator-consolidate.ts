@@ -7,7 +7,6 @@
 // automatic, and each deletion is a `purge` ledger entry whose before-files stay in the blob store.
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { CronStore } from '../cron/jobs.ts';
 import { appendEntry, captureFiles } from './skill-ledger.ts';
 import { agentCreatedSkills, archiveDir, archiveSkill, isManagedRecord, loadUsage, restoreSkill } from './skill-usage.ts';
 import { discoverSkills } from './skills.ts';
@@ -22,25 +21,14 @@ export interface ConsolidateReceipt {
   error?: string;
 }
 
-const cronStore = (home: string) => new CronStore({ home, tz: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC' });
+/**
+ * Rewrites every scheduled job that loads skill `from` to load `to` instead and returns the ids it
+ * changed. The cron store lives above state (src/cron/jobs.ts `forwardSkillInJobs`), so the caller
+ * passes it in.
+ */
+export type ForwardJobs = (home: string, from: string, to: string) => Promise<string[]>;
 
-/** Rewrites every job that loads `from` to load `to` instead; returns the job ids changed. */
-async function forwardCron(home: string, from: string, to: string): Promise<string[]> {
-  return cronStore(home).mutate((jobs) => {
-    const changed: string[] = [];
-    for (const j of jobs) {
-      if (!j.skills?.includes(from) && j.skill !== from) continue;
-      const next = [...new Set((j.skills ?? []).map((s) => (s === from ? to : s)))];
-      if (!next.length && j.skill === from) next.push(to);
-      j.skills = next;
-      j.skill = next[0] ?? null;
-      changed.push(j.id);
-    }
-    return { result: changed, changed: changed.length > 0 };
-  });
-}
-
-export async function consolidateSkills(home: string, source: string, destination: string, actor: 'user' | 'curator' = 'user'): Promise<ConsolidateReceipt> {
+export async function consolidateSkills(home: string, source: string, destination: string, forwardJobs: ForwardJobs, actor: 'user' | 'curator' = 'user'): Promise<ConsolidateReceipt> {
   const fail = (error: string): ConsolidateReceipt => ({ success: false, source, destination, error });
   if (!source || !destination) return fail('name a source and a destination skill');
   if (source === destination) return fail('the source and the destination are the same skill');
@@ -57,7 +45,7 @@ export async function consolidateSkills(home: string, source: string, destinatio
   if (!archived.ok) return fail(archived.message);
   let forwarded: string[];
   try {
-    forwarded = await forwardCron(home, source, destination);
+    forwarded = await forwardJobs(home, source, destination);
   } catch (e) {
     const back = restoreSkill(home, source);
     return fail(`cron jobs could not be forwarded (${(e as Error).message}); ${back.ok ? `'${source}' was put back` : `'${source}' stays archived: ${back.message}`}`);

@@ -275,18 +275,26 @@ export function listWhere(
 const LF = '\n';
 const CR = '\r';
 
-/** Sessions with a preview of the first user message, most recently active first (`?`: limit, offset). */
-export function listSessionsSql(where: string[]): string {
-  return `
-      SELECT s.*,
+/** The first user message of session `<alias>`, on one line, cut to 63 characters ('' when none). */
+const previewSql = (alias: string) => `COALESCE((SELECT substr(replace(replace(m.content, '${LF}', ' '), '${CR}', ' '), 1, 63) FROM messages m
+                  WHERE m.session_id = ${alias}.id AND m.role = 'user' AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1), '')`;
+
+/** The rows of a listing's page: `n` sessions by id (`?` each), with their previews (see recent-sessions.ts). */
+export function sessionPageSql(n: number): string {
+  return `SELECT s.*, ${previewSql('s')} AS preview FROM sessions s WHERE s.id IN (${Array.from({ length: n }, () => '?').join(', ')})`;
+}
+
+/**
+ * A listing's page ranked by each session's newest message (one indexed MAX per session that passes
+ * the filter), with previews (`?`: the filter's args, limit, offset). For a filter few sessions pass,
+ * or a page that is most of the listing (see recent-sessions.ts).
+ */
+export function rankedPageSql(where: string[]): string {
+  return `SELECT s.*,
         COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = s.id), s.started_at) AS last_active,
-        COALESCE((SELECT substr(replace(replace(m.content, '
-', ' '), '
-', ' '), 1, 63) FROM messages m
-                  WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1), '') AS preview
+        ${previewSql('s')} AS preview
       FROM sessions s ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY last_active DESC, s.started_at DESC
-      LIMIT ? OFFSET ?`;
+      ORDER BY last_active DESC, s.started_at DESC LIMIT ? OFFSET ?`;
 }
 
 /** Title lookups for resolveSession (`?`: key, base, `base #%` LIKE pattern). */

@@ -15,7 +15,6 @@ import {
   contentToText,
   json,
   likeEscape,
-  listSessionsSql,
   messagePageSql,
   type MessagePage,
   listWhere,
@@ -46,7 +45,9 @@ import {
   type SessionRow,
 } from './db-rows.ts';
 import { jitter, migrate, SCHEMA_VERSION, WRITE_MAX_RETRIES } from './db-schema.ts';
+import * as compaction from './db-compaction.ts';
 import { searchMessages, type SearchContext } from './db-search.ts';
+import { listPlan, runPlanSync, type Row } from './recent-sessions.ts';
 import { annotateDbError, guardConnection } from './db-errors.ts';
 import { isBusyError, sleepSync, sqlite, type DatabaseSync, type StatementSync } from './sqlite.ts';
 import type { ListOptions, SessionStoreApi, UsageRecord } from './store/types.ts';
@@ -77,6 +78,7 @@ export class SessionDB implements SessionStoreApi {
   private readonly sessionCols: Set<string>;
   private readonly hasSystemPrompts: boolean;
   private readonly search: SearchContext;
+  private readonly compaction: compaction.CompactionContext;
   /** SQL on `messages` for the rows a conversation replays (live rows). */
   private readonly liveRows: string;
   /** SQL on `messages` for the rows a transcript shows (live and compacted, not rewound). */
@@ -109,6 +111,14 @@ export class SessionDB implements SessionStoreApi {
       hasTrigram: this.tableExists('messages_fts_trigram'),
       hasArchived: this.sessionCols.has('archived'),
       visibleMessages: this.shownRows.replace(/\b(active|compacted)\b/g, 'm.$1'),
+    };
+    this.compaction = {
+      stmt: (sql) => this.stmt(sql),
+      write: (fn) => this.write(fn),
+      tableExists: (name) => this.tableExists(name),
+      insertMessage: (sessionId, m) => this.insertMessage(sessionId, m),
+      liveRows: this.liveRows,
+      hasCooldown: this.sessionCols.has('compression_failure_cooldown_until'),
     };
   }
 
@@ -356,7 +366,7 @@ export class SessionDB implements SessionStoreApi {
   /** Sessions, most recently active first, with a preview of the first user message. Archived ones are left out unless asked for. */
   listSessions(opts: ListOptions & { limit?: number; offset?: number } = {}): SessionListItem[] {
     const { where, args } = this.listFilter(opts);
-    const rows = this.db.prepare(listSessionsSql(where)).all(...args, opts.limit ?? 20, opts.offset ?? 0) as Record<string, unknown>[];
+    const rows = runPlanSync(listPlan(where, args, opts.limit ?? 20, opts.offset ?? 0), (q) => this.db.prepare(q.sql).all(...q.args) as Row[]);
     return rows.map((r) => ({ ...this.normalizeSession(r), preview: String(r.preview ?? ''), last_active: Number(r.last_active) }));
   }
 
@@ -566,79 +576,35 @@ export class SessionDB implements SessionStoreApi {
   }
 
   // -------------------------------------------------------------------------------------------
-  // in-place compression (Hermes's compression_locks lease and archive_and_compact)
+  // in-place compression (Hermes's compression_locks lease and archive_and_compact: db-compaction.ts)
 
   /** Whether this file can compress in place (the `compacted` column and the lock table exist). */
   get canCompactInPlace(): boolean {
     return this.messageCols.has('compacted') && this.tableExists('compression_locks');
   }
 
-  /**
-   * Takes a session's compression lease (Hermes: one row per session, `holder`, unix-second times).
-   * False when another live holder has it; an expired lease is reclaimed.
-   */
   tryAcquireCompressionLock(sessionId: string, holder: string, ttlSeconds = 300): boolean {
-    const t = now();
-    try {
-      return this.write(() => {
-        this.stmt('DELETE FROM compression_locks WHERE session_id = ? AND expires_at <= ?').run(sessionId, t);
-        const held = this.stmt('SELECT holder FROM compression_locks WHERE session_id = ?').get(sessionId) as { holder: string } | undefined;
-        if (held) return held.holder === holder;
-        this.stmt('INSERT INTO compression_locks (session_id, holder, acquired_at, expires_at) VALUES (?, ?, ?, ?)').run(sessionId, holder, t, t + ttlSeconds);
-        return true;
-      });
-    } catch {
-      return false;
-    }
+    return compaction.tryAcquireLock(this.compaction, sessionId, holder, ttlSeconds);
   }
 
   releaseCompressionLock(sessionId: string, holder: string): boolean {
-    try {
-      return this.write(() => Number(this.stmt('DELETE FROM compression_locks WHERE session_id = ? AND holder = ?').run(sessionId, holder).changes) > 0);
-    } catch {
-      return false;
-    }
+    return compaction.releaseLock(this.compaction, sessionId, holder);
   }
 
   getCompressionLockHolder(sessionId: string): string | null {
-    if (!this.tableExists('compression_locks')) return null;
-    const row = this.stmt('SELECT holder FROM compression_locks WHERE session_id = ? AND expires_at > ?').get(sessionId, now()) as { holder: string } | undefined;
-    return row?.holder ?? null;
+    return compaction.lockHolder(this.compaction, sessionId);
   }
 
-  /**
-   * Compression in place, as Hermes commits it: in one transaction the live rows become
-   * `active = 0, compacted = 1` (still searchable and shown in transcripts, never replayed) and the
-   * compressed conversation is inserted as new live rows under the same session id; the counts follow
-   * the live rows. With `lockHolder`, the commit is refused unless that holder still has the lease.
-   * Returns the live row count.
-   */
   archiveAndCompact(sessionId: string, messages: Message[], opts: { lockHolder?: string } = {}): number {
-    return this.write(() => {
-      if (opts.lockHolder !== undefined) {
-        const lock = this.stmt('SELECT holder, expires_at FROM compression_locks WHERE session_id = ?').get(sessionId) as { holder: string; expires_at: number } | undefined;
-        if (!lock || lock.holder !== opts.lockHolder || Number(lock.expires_at) <= now()) {
-          throw new Error(`the compression lease for session ${sessionId} was lost before the commit; the compaction was not saved`);
-        }
-      }
-      this.stmt(`UPDATE messages SET active = 0, compacted = 1 WHERE session_id = ? AND ${this.liveRows}`).run(sessionId);
-      for (const m of messages) this.insertMessage(sessionId, m);
-      const calls = messages.reduce((n, m) => n + (m.tool_calls?.length ?? 0), 0);
-      this.stmt('UPDATE sessions SET message_count = ?, tool_call_count = ? WHERE id = ?').run(messages.length, calls, sessionId);
-      return messages.length;
-    });
+    return compaction.archiveAndCompact(this.compaction, sessionId, messages, opts);
   }
 
-  /** Hermes's persisted summary-failure cooldown (unix seconds; null clears it). Older files without the columns: ignored. */
   setCompressionCooldown(sessionId: string, untilS: number | null, error: string | null): void {
-    if (!this.sessionCols.has('compression_failure_cooldown_until')) return;
-    this.write(() => this.stmt('UPDATE sessions SET compression_failure_cooldown_until = ?, compression_failure_error = ? WHERE id = ?').run(untilS, error, sessionId));
+    compaction.setCooldown(this.compaction, sessionId, untilS, error);
   }
 
   getCompressionCooldown(sessionId: string): { untilS: number; error: string | null } | null {
-    if (!this.sessionCols.has('compression_failure_cooldown_until')) return null;
-    const r = this.stmt('SELECT compression_failure_cooldown_until AS u, compression_failure_error AS e FROM sessions WHERE id = ?').get(sessionId) as { u: number | null; e: string | null } | undefined;
-    return r && typeof r.u === 'number' ? { untilS: r.u, error: r.e } : null;
+    return compaction.getCooldown(this.compaction, sessionId);
   }
 
   /** Adds a turn's tokens, API calls and estimated cost to the session. */

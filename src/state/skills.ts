@@ -258,9 +258,7 @@ export function buildSkillsIndex(skills: Skill[]): string | undefined {
   }
   return [
     '## Skills',
-    'Skills are tested procedures for recurring tasks. Before starting a task, look through the list below: when one clearly fits, ' +
-      'load it with skill_view(name) and follow it rather than improvising. Load only what you need; a skill may point to extra files ' +
-      '(skill_view(name, file_path)).',
+    'Before a task, check this list: when a skill fits, load it with skill_view(name) and follow it.',
     '<available_skills>',
     ...lines,
     '</available_skills>',

@@ -9,12 +9,11 @@ export default defineTool({
   toolset: 'clarify',
   emoji: '❓',
   description:
-    'Ask the user a question when you cannot proceed sensibly without their input (ambiguous request, a choice only they can make). ' +
-    'Offer up to 4 `choices` when the answer is one of a few options; the user may still answer freely. Do not use it for things you can find out yourself.',
+    'Ask the user when you cannot go on without their decision, with up to 4 choices. Not for what you can find out.',
   schema: (z) =>
     z.object({
-    question: z.string().min(1).describe('The question'),
-    choices: z.array(z.string().min(1)).max(4).optional().describe('Up to 4 suggested answers'),
+    question: z.string().min(1),
+    choices: z.array(z.string().min(1)).max(4).optional(),
   }),
   async handler(a, ctx) {
     const choices = a.choices?.length ? a.choices : undefined;

@@ -16,9 +16,9 @@ const MAX_SUMMARY = 24_000;
 
 const task = (z: Zod) =>
   z.object({
-  goal: z.string().min(1).describe('What the subagent must achieve'),
-  context: z.string().optional().describe('Everything it needs to know: paths, constraints, what was tried'),
-  toolsets: z.array(z.string()).optional().describe('Toolsets it may use (default: yours, minus the restricted ones)'),
+  goal: z.string().min(1),
+  context: z.string().optional(),
+  toolsets: z.array(z.string()).optional(),
   role: z.enum(['leaf', 'orchestrator']).optional(),
 });
 
@@ -119,19 +119,16 @@ export default defineTool({
   toolset: 'delegation',
   emoji: '🧭',
   description:
-    'Run self-contained subtasks (research, a module, independent edits) in subagents with fresh context; you get their summaries. ' +
-    '`goal` (+ `context`), or `tasks` to run several in parallel. They do not see this chat: put every detail in `context`. They cannot ' +
-    'ask the user, use clarify/memory/send_message/execute_code, or delegate (unless orchestrator). `background: true` returns at once; ' +
-    'the result arrives later as a message (do not poll). Verify side effects that matter.',
+    'Hand self-contained subtasks to subagents with fresh context; you get their summaries. goal (+ context), or tasks to run in parallel. They cannot see this chat or ask the user: put every detail in context. background: the result arrives later as a message.',
   schema: (z) =>
     z.object({
-    goal: z.string().optional().describe('The task, for a single subagent'),
-    context: z.string().optional().describe('Background for the single subagent'),
-    toolsets: z.array(z.string()).optional().describe('Toolsets for the single subagent'),
-    tasks: z.array(task(z)).min(1).optional().describe('Several tasks to run in parallel'),
-    role: z.enum(['leaf', 'orchestrator']).optional().describe('orchestrator: may delegate in turn; default leaf'),
-    background: z.boolean().optional().describe('Run the goal in the background'),
-    max_iterations: z.coerce.number().int().min(1).optional().describe('Tool-calling iterations per subagent (default delegation.max_iterations, 50)'),
+    goal: z.string().optional(),
+    context: z.string().optional(),
+    toolsets: z.array(z.string()).optional(),
+    tasks: z.array(task(z)).min(1).optional(),
+    role: z.enum(['leaf', 'orchestrator']).optional().describe('orchestrator: may delegate further'),
+    background: z.boolean().optional(),
+    max_iterations: z.coerce.number().int().min(1).optional(),
   }),
   check: (s) => !!s.spawnChild,
   requirement: 'needs a session that can start subagents (not offered to subagents past delegation.max_spawn_depth)',

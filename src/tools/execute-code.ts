@@ -20,8 +20,8 @@ export const SANDBOX_TOOLS: { name: string; params: string[]; required: number; 
 
 const schema = (z: Zod) =>
   z.object({
-  code: z.string().min(1).describe('The script'),
-  language: z.enum(['python', 'javascript']).optional().describe('python (default) or javascript'),
+  code: z.string().min(1),
+  language: z.enum(['python', 'javascript']).optional(),
 });
 
 export type ExecuteCodeArgs = z.infer<ReturnType<typeof schema>>;
@@ -31,11 +31,7 @@ export default defineTool({
   toolset: 'code_execution',
   emoji: '🐍',
   description:
-    'Run a Python (default) or JavaScript script that can call Hermes tools as functions, for work that needs several tool calls with logic between them ' +
-    '(loops, filtering, aggregation). Only what the script prints comes back to you; tool results stay inside the script. ' +
-    `Python: \`from hermes_tools import terminal, read_file, ...\`; JavaScript (ES module, top-level await): \`import { terminal, read_file } from 'hermes_tools'\` (functions return promises). ` +
-    `Available: ${SANDBOX_TOOLS.map((t) => `${t.name}(${t.params.slice(0, Math.max(t.required, 1)).join(', ')}, …)`).join(', ')}. ` +
-    'Each returns the tool\'s result as a dict/object. terminal is foreground only. Limits: 300 s, 50 tool calls, 50 KB of printed output.',
+    'Run a Python (default) or JavaScript script that calls tools as functions, for many calls with logic between them; only what it prints comes back. `from hermes_tools import terminal` (JavaScript: the same module, async); each function takes the tool\'s parameters and returns its result: ' + SANDBOX_TOOLS.map((t) => t.name).join(', ') + '.',
   schema,
   check: (s) => !!s.callTool,
   requirement: 'needs a session that can call tools from scripts (not offered to subagents)',

@@ -27,9 +27,9 @@ export default defineTool({
   },
   async handler(a, ctx) {
     const s = ctx.services;
-    const { generateImage } = await import('../media/image/index.ts');
+    const [{ generateImage }, { safeFetch }] = await Promise.all([import('../media/image/index.ts'), import('./web/fetch.ts')]);
     try {
-      const r = await generateImage({ prompt: a.prompt, aspectRatio: a.aspect_ratio, imageUrl: a.image_url, referenceImageUrls: a.reference_image_urls, home: s.home, cwd: s.cwd, env: s.env, config: s.config, signal: ctx.signal });
+      const r = await generateImage({ prompt: a.prompt, aspectRatio: a.aspect_ratio, imageUrl: a.image_url, referenceImageUrls: a.reference_image_urls, home: s.home, cwd: s.cwd, env: s.env, config: s.config, signal: ctx.signal, fetchUrl: safeFetch });
       return JSON.stringify(r);
     } catch (e) {
       const err = e as Error;

@@ -22,15 +22,13 @@ export default defineTool({
   toolset: 'memory',
   emoji: '💾',
   description:
-    'Persistent memory, loaded into every future session: "memory" for your notes (environment, conventions, tool quirks, lessons), ' +
-    '"user" for the user (name, role, time zone, preferences). Short facts only. add (content), replace (old_text = unique piece of ' +
-    'the entry, content = the new entry), remove (old_text); `operations` applies several, all or none. Your current prompt keeps the snapshot from session start.',
+    'Save lasting facts for every future session: target "user" (who they are, preferences) or "memory" (your notes). add, replace or remove (old_text: a unique piece of the entry); operations: several, all or none.',
   schema: (z) =>
     z.object({
-    action: z.enum(['add', 'replace', 'remove']).optional().describe('add | replace | remove (one change)'),
-    target: z.enum(['memory', 'user']).default('memory').describe('"memory" (your notes) or "user" (the user profile)'),
-    content: z.string().optional().describe('The entry text (add), or the complete new entry (replace)'),
-    old_text: z.string().optional().describe('A piece of text that appears in exactly one existing entry (replace, remove)'),
+    action: z.enum(['add', 'replace', 'remove']).optional(),
+    target: z.enum(['memory', 'user']).default('memory'),
+    content: z.string().optional(),
+    old_text: z.string().optional(),
     operations: z
       .array(z.object({ action: z.enum(['add', 'replace', 'remove']), content: z.string().optional(), old_text: z.string().optional() }))
       .optional()

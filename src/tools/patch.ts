@@ -8,12 +8,12 @@ import { defineTool } from './registry.ts';
 
 const schema = (z: Zod) =>
   z.object({
-  mode: z.enum(['replace', 'patch']).optional().describe('replace (default) or patch'),
-  path: z.string().optional().describe('replace mode: the file to edit'),
-  old_string: z.string().optional().describe('replace mode: the text to find (include enough context to be unique)'),
-  new_string: z.string().optional().describe('replace mode: the replacement text'),
-  replace_all: z.boolean().optional().describe('replace mode: replace every match (default false)'),
-  patch: z.string().optional().describe('patch mode: the V4A patch text'),
+  mode: z.enum(['replace', 'patch']).optional(),
+  path: z.string().optional(),
+  old_string: z.string().optional(),
+  new_string: z.string().optional(),
+  replace_all: z.boolean().optional(),
+  patch: z.string().optional(),
 });
 
 export type PatchArgs = z.infer<ReturnType<typeof schema>>;
@@ -23,11 +23,7 @@ export default defineTool({
   toolset: 'file',
   emoji: '🩹',
   description:
-    'Edit files. mode "replace" (default): replace old_string with new_string in one file; old_string must match once ' +
-    '(set replace_all to change every match). Matching tolerates whitespace and indentation differences, and the replacement ' +
-    'is re-indented to the file. mode "patch": apply a V4A patch across files (*** Begin Patch / *** Update File: / *** Add File: / ' +
-    '*** Delete File: / *** Move File: a -> b / *** End Patch; hunks use " " context, "-" removed and "+" added lines, optionally ' +
-    'after an "@@ anchor" line). A patch applies completely or not at all. Returns a unified diff.',
+    'Edit files. Default: replace old_string (unique, whitespace-tolerant) with new_string in path. mode "patch": a V4A patch over several files (*** Begin Patch ... *** End Patch), all or nothing. Returns a diff.',
   schema,
   paths: (a, s) => (a.mode === 'patch' ? null : a.path ? { read: [], write: [resolvePath(a.path, s.cwd)] } : null),
   async handler(a, ctx) {

@@ -144,15 +144,12 @@ export default defineTool({
   parallelSafe: true,
   maxResultChars: Number.POSITIVE_INFINITY,
   description:
-    'Read a text file with line numbers (each line as `LINE_NUM|CONTENT`). Use offset and limit to page through large files ' +
-    `(default ${DEFAULT_LIMIT} lines, at most ${MAX_LINES} per call). Prefer this over cat/head/tail in the terminal. ` +
-    'Images and binary files cannot be read as text (use vision_analyze for images). Secret values are shown masked; ' +
-    "Hermes's own credential files (.env, auth.json) are read only if the user approves.",
+    'Read a text file as numbered lines (`N|text`), paged with offset/limit. Use it instead of cat/head/tail; images go to vision_analyze.',
   schema: (z) =>
     z.object({
-    path: z.string().min(1).describe('File path: absolute, relative to the working directory, or starting with ~'),
-    offset: z.coerce.number().int().min(1).optional().describe('Line number to start from (1-indexed, default 1)'),
-    limit: z.coerce.number().int().min(1).optional().describe(`Number of lines to read (default ${DEFAULT_LIMIT}, max ${MAX_LINES})`),
+    path: z.string().min(1),
+    offset: z.coerce.number().int().min(1).optional().describe('First line, 1-based'),
+    limit: z.coerce.number().int().min(1).optional().describe(`Lines to read (default ${DEFAULT_LIMIT}, max ${MAX_LINES})`),
   }),
   paths: (a, s) => ({ read: [resolvePath(a.path, s.cwd)], write: [] }),
   async handler(a, ctx) {

@@ -33,7 +33,11 @@ export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): ToolDef
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
-/** zod → the JSON Schema the model sees, without noise ($schema, ±MAX_SAFE_INTEGER bounds). */
+/**
+ * zod → the JSON Schema the model sees, without noise: $schema, ±MAX_SAFE_INTEGER bounds, and the
+ * trivial lower bounds (a non-empty string or list, a count from 0 or 1) and string length caps that
+ * every request would pay for. zod still enforces them on each call, and its error names the argument.
+ */
 export function toJsonSchema(schema: z.ZodType): JsonSchema {
   const clean = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(clean);
@@ -42,6 +46,9 @@ export function toJsonSchema(schema: z.ZodType): JsonSchema {
       for (const [k, x] of Object.entries(v)) {
         if (k === '$schema') continue;
         if ((k === 'maximum' && x === MAX_SAFE) || (k === 'minimum' && x === -MAX_SAFE)) continue;
+        if ((k === 'minLength' || k === 'minItems') && x === 1) continue;
+        if (k === 'maxLength' && typeof x === 'number') continue;
+        if (k === 'minimum' && (x === 0 || x === 1)) continue;
         out[k] = clean(x);
       }
       return out;

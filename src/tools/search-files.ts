@@ -220,21 +220,17 @@ export default defineTool({
   emoji: '🔎',
   parallelSafe: true,
   description:
-    'Search files with ripgrep. target "content" (default): regex search of file contents, with output_mode "content" (matching lines ' +
-    'with line numbers, optional context lines), "files_only" (paths of matching files) or "count" (matches per file). ' +
-    'target "files": find files whose names match a glob pattern (e.g. "*.ts", "test_*.py"). file_glob narrows either search ' +
-    '(e.g. "*.py"). Hidden files are searched; .git and .gitignored paths are skipped. Results are paginated with limit/offset. ' +
-    'A search stops after a time limit and returns what it found by then.',
+    'Search file contents by regex (ripgrep), or file names by glob with target "files". Use it instead of grep/find/ls. Paged with limit/offset.',
   schema: (z) =>
     z.object({
-    pattern: z.string().min(1).describe('Regex for content search; glob for file-name search'),
-    target: z.enum(['content', 'files']).optional().describe('content (default) or files'),
-    path: z.string().optional().describe('Directory or file to search (default: the working directory)'),
-    file_glob: z.string().optional().describe('Only search files matching this glob (e.g. "*.ts")'),
-    limit: z.coerce.number().int().min(1).max(1000).optional().describe('Maximum results (default 50)'),
-    offset: z.coerce.number().int().min(0).optional().describe('Results to skip, for paging (default 0)'),
-    output_mode: z.enum(['content', 'files_only', 'count']).optional().describe('content (default), files_only or count'),
-    context: z.coerce.number().int().min(0).max(20).optional().describe('Lines of context around each match (content mode)'),
+    pattern: z.string().min(1).describe('Regex; a glob for target files'),
+    target: z.enum(['content', 'files']).optional(),
+    path: z.string().optional(),
+    file_glob: z.string().optional().describe('Only files matching this glob'),
+    limit: z.coerce.number().int().min(1).max(1000).optional(),
+    offset: z.coerce.number().int().min(0).optional(),
+    output_mode: z.enum(['content', 'files_only', 'count']).optional(),
+    context: z.coerce.number().int().min(0).max(20).optional().describe('Lines around each match'),
   }),
   paths: (a, s) => ({ read: [resolvePath(a.path ?? '.', s.cwd)], write: [] }),
   async handler(a, ctx) {

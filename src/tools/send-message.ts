@@ -14,14 +14,12 @@ export default defineTool({
   toolset: 'messaging',
   emoji: '📨',
   description:
-    'Send a message to another chat (your reply already reaches this one). Targets: "telegram" (home channel), "platform:chat_id[:thread_id]", ' +
-    '"slack:#channel", "email:a@b.c", "signal:+1555…", or "origin". action="list" shows the chats you can reach: use it when the user names one. ' +
-    '`MEDIA:/abs/path` on its own line attaches a file.',
+    'Send to another chat (your reply already reaches this one). action "list" shows reachable targets. MEDIA:/abs/path on its own line attaches a file.',
   schema: (z: Zod) =>
     z.object({
-    action: z.enum(['send', 'list']).optional().describe('send (default) or list the reachable chats'),
-    target: z.string().optional().describe('Where to send (see description)'),
-    message: z.string().optional().describe('The message text'),
+    action: z.enum(['send', 'list']).optional(),
+    target: z.string().optional().describe('"<platform>", "<platform>:<chat_id>[:<thread_id>]" or "origin"'),
+    message: z.string().optional(),
   }),
   check: (s) => s.platform !== 'api_server' && s.platform !== 'webhook' && (s.depth ?? 0) === 0 && available(s),
   requirement: (s) =>

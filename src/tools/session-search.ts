@@ -56,20 +56,17 @@ export default defineTool({
   emoji: '🔎',
   parallelSafe: true,
   description:
-    'Search past conversations with the user (all sessions, all platforms) when they refer to earlier work. `query`: full text ' +
-    '(words ANDed, "exact phrase", OR, NOT, prefix*), hits with a >>>match<<< snippet and message_id; `session_id` + ' +
-    '`around_message_id`: ±`window` messages around it (re-anchor on the first/last id to page); `session_id` alone: read it; ' +
-    'no arguments: recent sessions. It shows what was said then, not the current state. The current session is not searched.',
+    'Search past conversations (all sessions and platforms but this one). query: full text (AND, "phrase", OR, NOT, prefix*); session_id + around_message_id: the messages around a hit; session_id: read it; no arguments: recent sessions.',
   schema: (z) =>
     z.object({
-    query: z.string().optional().describe('What to look for'),
-    session_id: z.string().optional().describe('A session from a result'),
-    around_message_id: z.coerce.number().int().optional().describe('A message_id to scroll around'),
-    window: z.coerce.number().int().optional().describe('Messages each side (1-20, default 5)'),
-    sort: z.enum(['newest', 'oldest']).optional().describe('Order hits by time, not relevance'),
-    role_filter: z.string().optional().describe('Only messages from these roles, comma-separated: user, assistant, tool'),
-    source: z.string().optional().describe('Only sessions from these sources, comma-separated: cli, telegram, discord, cron, acp…'),
-    limit: z.coerce.number().int().min(1).max(20).optional().describe('How many results (default 5, at most 20)'),
+    query: z.string().optional(),
+    session_id: z.string().optional(),
+    around_message_id: z.coerce.number().int().optional(),
+    window: z.coerce.number().int().optional().describe('Messages each side (default 5)'),
+    sort: z.enum(['newest', 'oldest']).optional(),
+    role_filter: z.string().optional().describe('Roles, comma-separated'),
+    source: z.string().optional().describe('Sources, comma-separated'),
+    limit: z.coerce.number().int().min(1).max(20).optional(),
   }),
   async handler(a, ctx) {
     const s = ctx.services;

@@ -15,9 +15,10 @@ export const skillsList = defineTool({
   toolset: 'skills',
   emoji: '📚',
   parallelSafe: true,
-  description: 'List the installed skills (name, description, category), optionally of one category. Load one with skill_view(name).',
+  description:
+    'List installed skills (name, description, category).',
   schema: (z) =>
-    z.object({ category: z.string().optional().describe('Only this category') }),
+    z.object({ category: z.string().optional() }),
   handler(a, ctx) {
     const off = disabledSkillNames(ctx.services.config, ctx.services.platform);
     const all = discoverSkills(ctx.services.home, externalDirs(ctx.services)).filter((s) => skillOnPlatform(s, process.platform) && !off.has(s.name));
@@ -45,11 +46,11 @@ export const skillView = defineTool({
   emoji: '📖',
   parallelSafe: true,
   description:
-    "Load a skill: its full SKILL.md (procedure, pitfalls, verification) and the list of its extra files. Pass file_path to read one of those files (e.g. references/api.md). Follow a loaded skill's procedure.",
+    'Load a skill (SKILL.md and the list of its files); file_path reads one of those files.',
   schema: (z) =>
     z.object({
-    name: z.string().min(1).describe('The skill name'),
-    file_path: z.string().optional().describe("A file inside the skill, relative to its folder (from the skill's linked_files)"),
+    name: z.string().min(1),
+    file_path: z.string().optional(),
   }),
   async handler(a, ctx) {
     const s = ctx.services;
@@ -87,21 +88,19 @@ export const skillManage = defineTool({
   toolset: 'skills',
   emoji: '🛠️',
   description:
-    'Maintain your skills (~/.hermes/skills). SKILL.md: YAML frontmatter (name, description = when to use it), then When to use, ' +
-    'Procedure (exact commands), Pitfalls, Verification; no secrets. create (content, category), edit (content), patch (old_string, ' +
-    'new_string), delete, write_file/remove_file (file_path under references/, templates/, scripts/ or assets/).',
+    'Create and fix your skills: create (content, category), edit (content), patch (old_string, new_string), delete, write_file/remove_file (file_path under references/, templates/, scripts/ or assets/).',
   schema: (z) =>
     z.object({
     action: z.enum(['create', 'edit', 'patch', 'delete', 'write_file', 'remove_file']),
-    name: z.string().min(1).max(64).describe('Skill name: lowercase letters, digits, "-", "_" or "."'),
-    content: z.string().optional().describe('Full SKILL.md (create, edit)'),
-    category: z.string().optional().describe('Category folder for a new skill, e.g. devops'),
-    old_string: z.string().optional().describe('Exact text to replace (patch)'),
-    new_string: z.string().optional().describe('Replacement text (patch)'),
-    replace_all: z.boolean().optional().describe('Replace every occurrence (patch)'),
-    file_path: z.string().optional().describe('A file inside the skill (patch, write_file, remove_file)'),
-    file_content: z.string().optional().describe('The file content (write_file)'),
-    absorbed_into: z.string().optional().describe('delete: the skill this one was merged into ("" when it is simply retired)'),
+    name: z.string().min(1).max(64),
+    content: z.string().optional().describe('Full SKILL.md with YAML frontmatter (name, description)'),
+    category: z.string().optional(),
+    old_string: z.string().optional(),
+    new_string: z.string().optional(),
+    replace_all: z.boolean().optional(),
+    file_path: z.string().optional(),
+    file_content: z.string().optional(),
+    absorbed_into: z.string().optional().describe('delete: the skill it was merged into'),
   }),
   handler(a, ctx) {
     const sv = ctx.services;

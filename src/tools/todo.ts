@@ -8,9 +8,9 @@ export type TodoItem = { id: string; content: string; status: (typeof STATUS)[nu
 
 const item = (z: Zod) =>
   z.object({
-  id: z.coerce.string().min(1).describe('Stable id of the item'),
-  content: z.string().optional().describe('What to do (required for new items)'),
-  status: z.enum(STATUS).optional().describe('pending | in_progress | completed | cancelled'),
+  id: z.coerce.string().min(1),
+  content: z.string().optional().describe('Required for new items'),
+  status: z.enum(STATUS).optional(),
 });
 
 /** The session's todo list lives on the agent (services.state), not in the messages. */
@@ -33,13 +33,11 @@ export default defineTool({
   toolset: 'todo',
   emoji: '📋',
   description:
-    'Plan and track multi-step work with a todo list for this session. Call with no arguments to read the list. ' +
-    'With `todos` and merge=false (default) the list is replaced; with merge=true items are updated by id and new ids are added. ' +
-    'Keep exactly one item in_progress while working, and mark items completed as soon as they are done.',
+    'Track multi-step work in a todo list: no arguments reads it; todos replaces it (merge=true updates by id). Keep one item in_progress.',
   schema: (z) =>
     z.object({
-    todos: z.array(item(z)).optional().describe('Items to write'),
-    merge: z.boolean().optional().describe('Update by id instead of replacing the whole list'),
+    todos: z.array(item(z)).optional(),
+    merge: z.boolean().optional(),
   }),
   handler(a, ctx) {
     const list = todoList(ctx.services.state);

@@ -24,8 +24,8 @@ export interface ToolCatalog {
 const JSON_SCHEMA: JsonSchema = {
   type: 'object',
   properties: {
-    query: { type: 'string', description: 'A toolset name, tool names (comma-separated), or keywords' },
-    limit: { type: 'integer', minimum: 1, maximum: 30, description: 'Most tools to load for keywords (default 5)' },
+    query: { type: 'string' },
+    limit: { type: 'integer', maximum: 30 },
   },
   required: ['query'],
 };
@@ -63,7 +63,7 @@ export function toolSearchDescription(entries: CatalogEntry[]): string {
   const groups = new Map<string, string[]>();
   for (const e of entries) groups.set(e.toolset, [...(groups.get(e.toolset) ?? []), e.name]);
   const list = [...groups].map(([ts, names]) => `${ts}: ${names.join(', ')}`).join('; ');
-  return `Load more tools, then call them directly. Query a toolset name, tool names or keywords. Available: ${list}.`;
+  return `Load more tools by toolset, names or keywords, then call them. Available: ${list}.`;
 }
 
 /** The tool_search definition for a session whose deferred tools are `entries`. */

@@ -44,6 +44,8 @@ export interface ToolServices {
   origin?: DeliveryOrigin;
   /** The gateway's delivery router (send_message); absent outside the gateway. */
   messaging?: MessagingService;
+  /** Scheduled jobs, lent by the surface (src/cron/service.ts); absent where no surface schedules jobs. */
+  cron?: CronService;
   /** The session's inbox: background work (processes, subagents) reports back into the conversation. */
   notifier?: Notifier;
 }
@@ -91,6 +93,25 @@ export interface MessagingService {
   /** Closes what sending opened (the surface calls it when its session closes). */
   close?(): Promise<void>;
   list(): Promise<{ platforms: { name: string; connected: boolean; home: string | null }[]; chats: { target: string; platform: string; name?: string; type?: string }[] }>;
+}
+
+/**
+ * The `cronjob` tool's actions on cron/jobs.json, lent by the surface (src/cron/service.ts loads the
+ * implementation on the first call). Tools never import cron.
+ */
+export interface CronService {
+  cronjob(args: Record<string, unknown>, ctx: ToolContext): Promise<string | ToolOutcome>;
+}
+
+/**
+ * What a surface lends the tools of the sessions it builds (and of their subagents): the Session is
+ * core and imports no surface, so sending to chats and scheduling jobs come in through these ports.
+ * Surfaces outside the gateway pass `standalonePorts` (src/gateway/messaging.ts).
+ */
+export interface SurfacePorts {
+  /** Builds one session's messaging service (the session closes it when it closes). */
+  messaging?: (env: NodeJS.ProcessEnv, config: object) => MessagingService;
+  cron?: CronService;
 }
 
 export interface AuxiliaryModel {

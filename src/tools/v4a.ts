@@ -32,7 +32,22 @@ export interface Hunk {
 
 export class PatchError extends Error {}
 
+/** The format, told with a parse error (the tool's description only names it). */
+export const V4A_FORMAT =
+  'Format: "*** Begin Patch", then per file "*** Update File: <path>" (hunks: optional "@@ <anchor line>", then lines starting ' +
+  'with " " context, "-" removed, "+" added), "*** Add File: <path>" (every line "+"), "*** Delete File: <path>", or ' +
+  '"*** Move File: <from> -> <to>"; end with "*** End Patch".';
+
 export function parseV4A(text: string): PatchOp[] {
+  try {
+    return parseOps(text);
+  } catch (e) {
+    if (e instanceof PatchError) throw new PatchError(`${e.message} ${V4A_FORMAT}`);
+    throw e;
+  }
+}
+
+function parseOps(text: string): PatchOp[] {
   const lines = text.replace(/\r\n/g, '\n').split('\n');
   let i = 0;
   while (i < lines.length && !lines[i].trim()) i++;

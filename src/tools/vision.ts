@@ -6,8 +6,8 @@ import { defineTool } from './registry.ts';
 
 const schema = (z: Zod) =>
   z.object({
-  image_url: z.string().min(1).describe('Image URL (http/https), a local file path (images the user sent in chat are saved locally; use the path from the message) or a data: URL'),
-  question: z.string().min(1).describe('What to find out about the image'),
+  image_url: z.string().min(1),
+  question: z.string().min(1),
 });
 
 export type VisionArgs = z.infer<ReturnType<typeof schema>>;
@@ -17,7 +17,8 @@ export default defineTool({
   toolset: 'vision',
   emoji: '👁️',
   parallelSafe: true,
-  description: 'Look at an image and answer a question about it (describe it, read text in it, find details). `image_url` is an http(s) URL, a local file path (chat attachments included) or a data: URL; large images are resized before they are sent.',
+  description:
+    'Answer a question about an image: an http(s) URL, a local path (chat attachments included) or a data: URL.',
   schema,
   check: (s) => !!s.auxiliary,
   requirement: 'needs an auxiliary model (auxiliary.vision in config.yaml, or the main model)',

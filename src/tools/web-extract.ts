@@ -6,7 +6,7 @@ import { defineTool } from './registry.ts';
 
 const schema = (z: Zod) =>
   z.object({
-  urls: z.array(z.string().min(1)).min(1).max(5).describe('URLs to read (http or https)'),
+  urls: z.array(z.string().min(1)).min(1).max(5),
 });
 
 export type WebExtractArgs = z.infer<ReturnType<typeof schema>>;
@@ -17,8 +17,7 @@ export default defineTool({
   emoji: '📄',
   parallelSafe: true,
   description:
-    'Read web pages as clean Markdown (main content only), and PDFs as text by page. Give one or more URLs (at most 5). Each page is capped (web.extract_char_limit, 15,000 characters). ' +
-    'Internal, private and cloud-metadata addresses are refused.',
+    'Read web pages (up to 5 URLs) as Markdown, PDFs as text.',
   schema,
   async handler(a, ctx) {
     const { runWebExtract } = await import('./impl/web-extract.ts');

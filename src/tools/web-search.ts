@@ -13,8 +13,8 @@ export function searchBackendName(s: ToolServices): string | { error: string } |
 
 const schema = (z: Zod) =>
   z.object({
-  query: z.string().min(1).describe('What to search for'),
-  limit: z.coerce.number().int().min(1).max(20).optional().describe('Number of results (default 5, at most 20)'),
+  query: z.string().min(1),
+  limit: z.coerce.number().int().min(1).max(20).optional(),
 });
 
 export type WebSearchArgs = z.infer<ReturnType<typeof schema>>;
@@ -25,7 +25,7 @@ export default defineTool({
   emoji: '🔍',
   parallelSafe: true,
   description:
-    'Search the web. Returns up to `limit` results (title, url, description). Use web_extract to read a page in full.',
+    'Search the web: title, url and description per result. Read a page with web_extract.',
   schema,
   check: (s) => typeof searchBackendName(s) === 'string',
   requirement: 'needs FIRECRAWL_API_KEY, TAVILY_API_KEY, EXA_API_KEY, PARALLEL_API_KEY or SEARXNG_URL',

@@ -25,12 +25,11 @@ export default defineTool({
   toolset: 'file',
   emoji: '✍️',
   description:
-    'Write a text file, replacing it entirely (parent directories are created). Use patch for edits to existing files. ' +
-    'Refused for credential files (.env, ~/.ssh, …) and for files changed since you last read them.',
+    'Create or overwrite a whole text file (parent folders are made). Edit existing files with patch.',
   schema: (z) =>
     z.object({
-    path: z.string().min(1).describe('File path: absolute, relative to the working directory, or starting with ~'),
-    content: z.string().describe('The complete new content of the file'),
+    path: z.string().min(1),
+    content: z.string(),
   }),
   paths: (a, s) => ({ read: [], write: [resolvePath(a.path, s.cwd)] }),
   async handler(a, ctx) {

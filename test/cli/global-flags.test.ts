@@ -209,7 +209,8 @@ describe('global flags before and without chat', () => {
 
   it('-z refuses dangerous commands (nobody can approve) unless --yolo', async () => {
     const home = homeWithModel(fake.openaiBaseUrl);
-    const victim = join(home, 'victim');
+    // In a folder of its own: the home's top level is sealed by the OS sandbox (it holds protected files).
+    const victim = join(home, 'victims', 'victim');
     mkdirSync(join(victim, 'sub'), { recursive: true });
     fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: `rm -rf ${victim}` } }] }, { text: 'could not' });
     assert.equal((await hermes(['-z', 'delete it'], { home })).code, 0);

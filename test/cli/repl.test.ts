@@ -265,7 +265,8 @@ describe('hermes REPL', () => {
     const bin = fakeSudo(h, 'hunter2-secret');
     const n = main().length;
     enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'sudo ls /root' } }] }, { text: 'sudo done' });
-    const t = startHermes([], { home: h, env: { PATH: `${bin}:${process.env.PATH}` } });
+    // The password flow is for unsandboxed runs: inside the OS sandbox sudo is refused (test/tools/terminal.test.ts).
+    const t = startHermes([], { home: h, env: { PATH: `${bin}:${process.env.PATH}`, HERMES_SANDBOX: 'off' } });
     try {
       await t.waitFor(/❯/);
       t.type('list root');

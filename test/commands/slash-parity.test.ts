@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/state/config.ts';
 import { SessionDB } from '../../src/state/db.ts';
 import { tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
+import { gatewayPorts } from '../../src/gateway/command-ports.ts';
 
 let fake: FakeLlm;
 before(async () => {
@@ -34,7 +35,7 @@ function setup(o: { extra?: string; cwd?: string; surface?: Surface; hooks?: Sur
     if (e.type === 'request') session.answer(e.id, o.answer ?? 'Approve once');
   });
   const registry = createCommandRegistry({ home });
-  const run = async (line: string): Promise<CommandResult> => (await runCommand(registry, line, { session, surface: o.surface ?? 'cli', hooks: o.hooks ?? {} })) ?? {};
+  const run = async (line: string): Promise<CommandResult> => (await runCommand(registry, line, { session, surface: o.surface ?? 'cli', hooks: { gatewayPorts, ...o.hooks } })) ?? {};
   const out = async (line: string) => (await run(line)).output ?? '';
   return { home, session, store, registry, run, out };
 }

@@ -1,6 +1,7 @@
 // jobs.json fields of Hermes 0.18 — context_from, enabled_toolsets, no_agent, provider_snapshot and
 // model_snapshot: kept byte-for-byte through our writes of a jobs.json Python Hermes 0.18.2 made,
 // set by the cronjob tool, and honoured when jobs run (scheduler with the fake LLM).
+import { cronService } from '../../src/cron/service.ts';
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,7 +27,7 @@ after(async () => {
 beforeEach(() => fake.setHandler(null));
 
 function servicesFor(home: string): ToolServices {
-  return makeServices({ home, config: loadConfig(home, testEnv(home)).config, env: testEnv(home) });
+  return makeServices({ home, config: loadConfig(home, testEnv(home)).config, env: testEnv(home), cron: cronService });
 }
 
 async function tool(services: ToolServices, args: Record<string, unknown>, ctx = makeCtx()) {

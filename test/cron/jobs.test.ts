@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { beginOwner, CronStore, endOwner, newClaimOwner, type CronJob } from '../../src/cron/jobs.ts';
-import { tryLock, withLock } from '../../src/cron/lock.ts';
+import { tryLock, withLock } from '../../src/state/process-lock.ts';
 import { tempHome } from '../helpers/cli.ts';
 
 const at = (iso: string) => Date.parse(iso);
@@ -361,7 +361,7 @@ describe('cron locks', () => {
   it('a lock held by a process that is killed is free at once', async () => {
     const dir = tempHome('hermes-lock-');
     const path = join(dir, '.tick.lock');
-    const lockUrl = new URL('../../src/cron/lock.ts', import.meta.url).href;
+    const lockUrl = new URL('../../src/state/process-lock.ts', import.meta.url).href;
     const child = spawn(process.execPath, ['--input-type=module', '-e', `const {tryLock}=await import(${JSON.stringify(lockUrl)}); globalThis.held = tryLock(${JSON.stringify(path)}); console.log('held'); setInterval(()=>{},1000);`], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });

@@ -3,6 +3,7 @@
 // denied and nothing is scheduled. Scripts must really live in HERMES_HOME/scripts/ (no link out).
 // End to end: the model of a `hermes chat -q` run writes a script and schedules it — both refused,
 // jobs.json and config.yaml unchanged, the canary folder still there after a cron tick.
+import { cronService } from '../../src/cron/service.ts';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,7 +32,7 @@ function setup(over: Partial<ToolServices> = {}) {
   mkdirSync(join(home, 'scripts'));
   writeFileSync(join(home, 'scripts', 'report.sh'), 'df -h /\n');
   writeFileSync(join(home, 'scripts', 'other.sh'), 'uptime\n');
-  const s = makeServices({ home, config: loadConfig(home, testEnv(home)).config, env: testEnv(home), ...over });
+  const s = makeServices({ home, config: loadConfig(home, testEnv(home)).config, env: testEnv(home), cron: cronService, ...over });
   return { home, s };
 }
 

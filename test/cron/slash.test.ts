@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createCommandRegistry } from '../../src/commands/builtin.ts';
-import { splitArgs } from '../../src/commands/cron.ts';
+import { splitArgs } from '../../src/policy/split-args.ts';
 import { runCommand, type Surface } from '../../src/commands/registry.ts';
 import { Session } from '../../src/runtime/session.ts';
 import { loadConfig } from '../../src/state/config.ts';

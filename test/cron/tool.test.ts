@@ -1,5 +1,6 @@
 // The cronjob tool: bound through the real registry, and driven by the model in `hermes chat -q`.
 import { standaloneMessaging } from '../../src/gateway/messaging.ts';
+import { cronService } from '../../src/cron/service.ts';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
@@ -24,7 +25,7 @@ after(async () => {
 function servicesFor(home: string, over: Partial<ToolServices> = {}): ToolServices {
   const config = loadConfig(home, testEnv(home)).config;
   // As a CLI session gives it: a send-only router over the platforms' APIs.
-  return makeServices({ home, config, env: testEnv(home), messaging: standaloneMessaging(testEnv(home), config), ...over });
+  return makeServices({ home, config, env: testEnv(home), messaging: standaloneMessaging(testEnv(home), config), cron: cronService, ...over });
 }
 
 async function call(services: ToolServices, args: Record<string, unknown>): Promise<{ json: Record<string, any>; isError: boolean }> {

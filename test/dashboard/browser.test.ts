@@ -35,7 +35,8 @@ describe('hermes dashboard in a browser', { timeout: 300_000 }, () => {
     seedHome(home);
     await seedCron(home);
     seedLogs(home);
-    mkdirSync(join(home, 'scratch-dir'));
+    // In a folder of its own: the home's top level is sealed by the OS sandbox (it holds protected files).
+    mkdirSync(join(home, 'work', 'scratch-dir'), { recursive: true });
     dash = await startDashboardProcess(home);
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1360, height: 860 } });
@@ -142,7 +143,7 @@ describe('hermes dashboard in a browser', { timeout: 300_000 }, () => {
   });
 
   it('chats a turn in the terminal tab, shows the tool call, and approves the dangerous command from the page', async () => {
-    fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf ./scratch-dir' } }] }, { text: 'Removed the scratch folder.' });
+    fake.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf ./work/scratch-dir' } }] }, { text: 'Removed the scratch folder.' });
     await page.goto(`${dash.url}chat`);
     const term = page.getByTestId('terminal');
     await term.locator('.xterm-rows').getByText('Hermes Agent').waitFor({ timeout: 60_000 });
@@ -151,16 +152,16 @@ describe('hermes dashboard in a browser', { timeout: 300_000 }, () => {
     await page.keyboard.type('please clean up the scratch folder');
     await page.keyboard.press('Enter');
     const request = page.getByTestId('request');
-    await request.getByText('rm -rf ./scratch-dir').waitFor({ timeout: 60_000 });
+    await request.getByText('rm -rf ./work/scratch-dir').waitFor({ timeout: 60_000 });
     await shot('chat-approval');
     await request.getByRole('button', { name: 'Approve once' }).click();
     const panel = page.getByTestId('tool-panel');
     await panel.locator('li.tool.ok').getByText('terminal').waitFor({ timeout: 60_000 });
     await term.locator('.xterm-rows').getByText('Removed the scratch folder.').waitFor({ timeout: 60_000 });
     assert.match(await term.locator('.xterm-rows').innerText(), /Approved once from the dashboard/);
-    assert.equal(existsSync(join(home, 'scratch-dir')), false, 'the approved command ran');
+    assert.equal(existsSync(join(home, 'work', 'scratch-dir')), false, 'the approved command ran');
     await panel.locator('li.tool').first().locator('.tool-head').click();
-    assert.match(await panel.innerText(), /"command": "rm -rf \.\/scratch-dir"/);
+    assert.match(await panel.innerText(), /"command": "rm -rf \.\/work\/scratch-dir"/);
     await shot('chat');
     // The turn reached the model with the approval's result.
     assert.ok(fake.requests.some((r) => JSON.stringify(r.body).includes('please clean up the scratch folder')));

@@ -13,6 +13,7 @@ import { SessionDB } from '../../src/state/db.ts';
 import { handoffState } from '../../src/state/handoff.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { gatewayHome, until } from './helpers.ts';
+import { gatewayPorts } from '../../src/gateway/command-ports.ts';
 
 class MemoryTelegram implements PlatformAdapter {
   readonly name = 'telegram';
@@ -54,7 +55,7 @@ describe('/handoff', () => {
   const cli = (t: ReturnType<typeof gatewayHome>, extra: Record<string, string> = {}) => {
     const store = SessionDB.open(join(t.home, 'state.db'));
     const session = new Session({ home: t.home, config: t.config, env: { ...t.env, ...extra }, cwd: t.home, platform: 'cli', interactive: true, seedBundledSkills: false, backgroundTasks: false, store });
-    const run = async (line: string) => (await runCommand(createCommandRegistry({ home: t.home }), line, { session, surface: 'cli', hooks: {} }))!;
+    const run = async (line: string) => (await runCommand(createCommandRegistry({ home: t.home }), line, { session, surface: 'cli', hooks: { gatewayPorts } }))!;
     return { store, session, run };
   };
 

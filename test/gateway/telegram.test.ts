@@ -68,7 +68,8 @@ describe('telegram gateway', () => {
   });
 
   test('a tool-using turn asks for approval with buttons; the button runs it', async () => {
-    const victim = join(t.home, 'victim-dir');
+    // In a folder of its own: the home's top level is sealed by the sandbox (it holds protected files).
+    const victim = join(t.home, 'victims', 'victim-dir');
     mkdirSync(join(victim, 'sub'), { recursive: true });
     llm.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: `rm -rf ${victim}` } }] }, { text: 'Deleted it.' });
     tg.userMessage({ chatId: OWNER, text: 'delete the victim dir' });
@@ -91,7 +92,7 @@ describe('telegram gateway', () => {
   test('in a group topic (one shared session), an approval button pressed by an unauthorised member named like the owner does nothing', async () => {
     const GROUP = -100777;
     const TOPIC = 7;
-    const victim = join(t.home, 'group-victim');
+    const victim = join(t.home, 'victims', 'group-victim');
     mkdirSync(victim, { recursive: true });
     llm.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: `rm -rf ${victim}` } }] }, { text: 'Group cleanup done.' });
     tg.userMessage({ chatId: GROUP, userId: OWNER, username: 'owner', text: 'clean the group victim', chatType: 'supergroup', threadId: TOPIC });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { runGateway } from '../../src/gateway/daemon.ts';
-import { pairWhatsApp } from '../../src/gateway/whatsapp-cli.ts';
+import { pairWhatsApp } from '../../src/cli/whatsapp-cmd.ts';
 import { hermes, tempHome } from '../helpers/cli.ts';
 import { fakeBaileys } from '../helpers/fake-baileys.ts';
 import { startFakeLlm } from '../helpers/fake-llm.ts';

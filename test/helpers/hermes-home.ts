@@ -37,6 +37,17 @@ export function copyPythonHome(prefix = 'hermes-pyhome-'): string {
   return dir;
 }
 
+/**
+ * Indexes we add to Hermes's layout (state.db stays Python's: no column changes; an extra index is
+ * invisible to it). `idx_messages_timestamp`: the session listing ranks by the newest messages.
+ */
+export const ADDED_INDEXES = ['idx_messages_timestamp'];
+
+/** A layout with our added indexes left out, to compare with Python's. */
+export function withoutAddedIndexes<T extends { indexes: string[] }>(l: T): T {
+  return { ...l, indexes: l.indexes.filter((i) => !ADDED_INDEXES.includes(i)) };
+}
+
 type Col = { name: string; type: string; notnull: number; dflt_value: string | null; pk: number };
 
 /** The layout of a state.db as plain data: columns per table, index and trigger definitions, meta. */

@@ -6,7 +6,8 @@
 // A watchdog (a detached child) stops the server and removes its files when the test process is
 // gone, however it ended (SIGKILL, a crash): no server is left behind.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,6 +75,35 @@ const t = setInterval(() => {
 }, 500);
 `;
 
+/**
+ * A fresh data directory at `data`: a copy of a template made once per machine and server version
+ * (initdb costs seconds of CPU; a copy of its result, a fraction of that; every cluster is still its
+ * own). The first caller runs initdb and keeps a copy as the template; a template that is being
+ * written by another process is never seen half-made (it appears by rename).
+ */
+function initData(bin: string, data: string, run: (cmd: string, args: string[]) => unknown): void {
+  const initdb = ['-U', 'hermes', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-sync'];
+  const key = createHash('sha256').update(`${bin} ${initdb.join(' ')}`).digest('hex').slice(0, 12);
+  const template = join(tmpdir(), `hermes-pg-template-${key}-${process.getuid?.() ?? 0}`);
+  if (existsSync(join(template, 'PG_VERSION'))) {
+    try {
+      // cp -a keeps the owner (the postgres user, under root) and the modes initdb set.
+      execFileSync('cp', ['-a', template, data], { stdio: 'pipe' });
+      return;
+    } catch {
+      rmSync(data, { recursive: true, force: true });
+    }
+  }
+  run('initdb', ['-D', data, ...initdb]);
+  const partial = `${template}.${process.pid}`;
+  try {
+    execFileSync('cp', ['-a', data, partial], { stdio: 'pipe' });
+    renameSync(partial, template);
+  } catch {
+    rmSync(partial, { recursive: true, force: true }); // another process made it first
+  }
+}
+
 export async function startPostgres(opts: { settings?: Record<string, string> } = {}): Promise<PgCluster | null> {
   const why = postgresUnavailable();
   if (why) return null;
@@ -86,7 +116,7 @@ export async function startPostgres(opts: { settings?: Record<string, string> } 
   if (owner) chownSync(dir, owner.uid, owner.gid);
   const run = (cmd: string, args: string[]) =>
     owner ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args], { stdio: 'pipe', cwd: dir }) : execFileSync(join(bin, cmd), args, { stdio: 'pipe', cwd: dir });
-  run('initdb', ['-D', data, '-U', 'hermes', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-sync']);
+  initData(bin, data, run);
   const port = await freePort();
   const settings: Record<string, string> = {
     listen_addresses: '127.0.0.1',

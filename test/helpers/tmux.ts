@@ -23,6 +23,15 @@ export interface TmuxOptions {
   node?: string;
 }
 
+/**
+ * The pause before the next look at the screen: 40 ms at first, growing to 100 ms. Each look is a
+ * `tmux capture-pane` process (~15 ms of CPU): a wait of seconds at a fixed 40 ms cost as much CPU as
+ * the program it waited for, and slowed it on a busy machine.
+ */
+function nextPause(last: number): number {
+  return last ? Math.min(100, Math.round(last * 1.25)) : 40;
+}
+
 export class TmuxTerm {
   readonly socket: string;
   private closed = false;
@@ -86,23 +95,25 @@ export class TmuxTerm {
   /** Waits until the screen matches; returns the screen. `after`: only lines from this index (see mark) count. */
   async waitFor(re: RegExp, opts: { timeoutMs?: number; after?: number } = {}): Promise<string> {
     const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+    let pause = 0;
     for (;;) {
       const s = this.screen();
       const part = opts.after ? s.split('\n').slice(opts.after).join('\n') : s;
       if (re.test(part)) return s;
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${re}; screen:\n${s.slice(-3000)}`);
-      await new Promise((r) => setTimeout(r, 40));
+      await new Promise((r) => setTimeout(r, (pause = nextPause(pause))));
     }
   }
 
   /** Waits until what is visible, with its styles (see styled), matches; returns it. */
   async waitForStyled(re: RegExp, timeoutMs = 15_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
+    let pause = 0;
     for (;;) {
       const s = this.styled();
       if (re.test(s)) return s;
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${re} (styled); screen:\n${s.slice(-3000)}`);
-      await new Promise((r) => setTimeout(r, 40));
+      await new Promise((r) => setTimeout(r, (pause = nextPause(pause))));
     }
   }
 

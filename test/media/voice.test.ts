@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { voiceCommandAction } from '../../src/media/voice-command.ts';
+import { voiceCommandAction } from '../../src/commands/voice-action.ts';
 import { cliVoiceState, voiceModeFor, wantsVoiceReply } from '../../src/media/voice.ts';
 import { makeServices } from '../tools/helpers.ts';
 

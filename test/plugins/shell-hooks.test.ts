@@ -17,7 +17,8 @@ function hookHome(): { h: string; guard: string; logger: string; log: string } {
   mkdirSync(dir);
   const guard = join(dir, 'guard.sh');
   const logger = join(dir, 'logger.sh');
-  const log = join(h, 'hook.log');
+  // Beside the scripts: the home's top level is sealed by the OS sandbox hooks run in (it holds protected files).
+  const log = join(dir, 'hook.log');
   writeFileSync(guard, '#!/bin/sh\nin=$(cat)\ncase "$in" in *forbidden*) echo "guard says no" >&2; exit 2;; esac\nexit 0\n');
   writeFileSync(logger, `#!/bin/sh\ncat >> ${log}\necho >> ${log}\n`);
   chmodSync(guard, 0o755);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzeCommand, classifyCommand, globToRegExp, type ClassifyOptions } from '../../src/policy/dangerous.ts';
-import { parseShell, ShellParseError } from '../../src/policy/shell-parse.ts';
+import { ShellParseError } from '../../src/policy/shell-lex.ts';
+import { parseShell } from '../../src/policy/shell-parse.ts';
 
 // Commands that must never run, even with --yolo.
 const HARDLINE = [

@@ -18,30 +18,42 @@ describe('npm test runner', () => {
     join(dir, 'test', 'a', 'fails.test.ts'),
     "import { test } from 'node:test';\nimport assert from 'node:assert';\ntest('wrong sum', () => { assert.equal(1 + 1, 3); });\n",
   );
-  // Passes, then never exits: a listening server and a child process are left behind.
+  // Never ends: a test waits for ever, with a child process started.
   writeFileSync(
     join(dir, 'test', 'a', 'hangs.test.ts'),
     `// test-timeout: 3
 import { test } from 'node:test';
-import { createServer } from 'node:net';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-test('leaves things running', () => {
-  createServer().listen(0, '127.0.0.1');
+test('waits for ever', async () => {
   const c = spawn('sleep', ['600'], { stdio: 'ignore' });
   writeFileSync(${JSON.stringify(pidFile)}, String(c.pid));
+  await new Promise(() => setInterval(() => {}, 1000));
+});
+`,
+  );
+  // Passes, leaving a listening server behind: the file still ends with its tests, long before its limit.
+  writeFileSync(
+    join(dir, 'test', 'a', 'leaves.test.ts'),
+    `// test-timeout: 60
+import { test } from 'node:test';
+import { createServer } from 'node:net';
+test('leaves a server listening', () => {
+  createServer().listen(0, '127.0.0.1');
 });
 `,
   );
 
   it('reports each file, shows failures, and kills a file past its limit with what it started', () => {
-    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'test.mjs'), '--root', dir, '--jobs', '3'], { encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'test.mjs'), '--root', dir, '--jobs', '4'], { encoding: 'utf8', timeout: 120_000 });
     assert.equal(r.status, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /✔ test\/a\/ok\.test\.ts {2}2\/2 passed/);
     assert.match(r.stdout, /✖ test\/a\/fails\.test\.ts .* failed/);
     assert.match(r.stdout, /━━━━ ✖ test\/a\/fails\.test\.ts[\s\S]*wrong sum/);
-    assert.match(r.stdout, /✖ test\/a\/hangs\.test\.ts .*timed out after 3 s/);
-    assert.match(r.stdout, /test: 3 files, .* 2 file\(s\) failed/);
+    // (6 s: twice the limit, when the machine is busy at the time.)
+    assert.match(r.stdout, /✖ test\/a\/hangs\.test\.ts .*timed out after [36] s/);
+    assert.match(r.stdout, /✔ test\/a\/leaves\.test\.ts {2}1\/1 passed {2}\d+\.\d s\n/);
+    assert.match(r.stdout, /test: 4 files, .* 2 file\(s\) failed/);
     // Killed with it: gone, or a zombie nobody has reaped yet (state Z).
     const pid = Number(readFileSync(pidFile, 'utf8'));
     let state = 'gone';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { SCHEMA_VERSION, SessionDB } from '../../src/state/db.ts';
 import { sqlite } from '../../src/state/sqlite.ts';
-import { copyPythonHome, dbLayout as layout, PY_SESSIONS } from '../helpers/hermes-home.ts';
+import { ADDED_INDEXES, copyPythonHome, dbLayout as layout, PY_SESSIONS, withoutAddedIndexes } from '../helpers/hermes-home.ts';
 import { buildV11Fixture } from './hermes-fixture.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'hermes-dbc-'));
@@ -81,7 +81,8 @@ test('after our writes the Python file keeps exactly the layout Python 0.18.2 ex
   db.close();
 
   const after = layout(path);
-  assert.deepEqual(after, PY_LAYOUT, 'same tables, columns, indexes, triggers, version and state_meta');
+  assert.deepEqual(withoutAddedIndexes(after), PY_LAYOUT, 'same tables, columns, indexes (ours besides), triggers, version and state_meta');
+  for (const ix of ADDED_INDEXES) assert.ok(after.indexes.includes(ix), `index ${ix}`);
   const { DatabaseSync } = sqlite();
   const raw = new DatabaseSync(path, { readOnly: true });
   const row = raw.prepare('SELECT active, compacted, observed FROM messages WHERE session_id = ?').get('20261126_090000_abcdef') as Record<string, number>;

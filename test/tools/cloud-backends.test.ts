@@ -172,9 +172,10 @@ describe('singularity backend', () => {
   it('runs through a stand-in apptainer: instance start, exec, stop; overlay recorded', async () => {
     const dir = tmp('fake-apptainer-');
     const bin = join(dir, 'apptainer');
+    // `exec` runs in the instance's directory with it as HOME: --no-home keeps this machine's dotfiles out.
     writeFileSync(
       bin,
-      `#!/bin/bash\nstate=${JSON.stringify(dir)}\ncase "$1" in\n  version) echo 1.3.0 ;;\n  instance) if [ "$2" = start ]; then shift 2; printf '%s\\n' "$@" > "$state/start-args"; for a; do last=$a; done; mkdir -p "$state/i-$last"; elif [ "$2" = stop ]; then echo "$3" >> "$state/stopped"; rm -rf "$state/i-$3"; fi ;;\n  exec) name=\${2#instance://}; shift 2; [ -d "$state/i-$name" ] || { echo "no instance $name" >&2; exit 255; }; cd "$state/i-$name"; exec "$@" ;;\nesac\n`,
+      `#!/bin/bash\nstate=${JSON.stringify(dir)}\ncase "$1" in\n  version) echo 1.3.0 ;;\n  instance) if [ "$2" = start ]; then shift 2; printf '%s\\n' "$@" > "$state/start-args"; for a; do last=$a; done; mkdir -p "$state/i-$last"; elif [ "$2" = stop ]; then echo "$3" >> "$state/stopped"; rm -rf "$state/i-$3"; fi ;;\n  exec) name=\${2#instance://}; shift 2; [ -d "$state/i-$name" ] || { echo "no instance $name" >&2; exit 255; }; cd "$state/i-$name"; HOME="$state/i-$name" exec "$@" ;;\nesac\n`,
     );
     chmodSync(bin, 0o755);
     const s = makeServices({ taskId: 'task-sg' });

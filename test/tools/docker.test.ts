@@ -65,7 +65,8 @@ describe('dockerRunArgs', () => {
 
 describe('docker backend through a stand-in docker program', () => {
   // `docker run -d` records the arguments; `docker exec [-i] [-t] NAME bash -c SCRIPT` runs the
-  // script here in a per-container directory; `docker rm -f` removes the record.
+  // script here in a per-container directory (its HOME too: a container's login shell never reads this
+  // machine's dotfiles); `docker rm -f` removes the record.
   const dir = tmp('fake-docker-');
   const bin = join(dir, 'docker');
   writeFileSync(
@@ -75,7 +76,7 @@ state=${JSON.stringify(dir)}
 cmd=$1; shift
 case "$cmd" in
   run) printf '%s\\n' "$@" > "$state/run-args"; name=""; while [ $# -gt 0 ]; do [ "$1" = --name ] && name=$2; shift; done; mkdir -p "$state/c-$name"; echo 0123456789ab ;;
-  exec) while [[ "$1" == -* ]]; do shift; done; name=$1; shift; [ -d "$state/c-$name" ] || { echo "Error: No such container: $name" >&2; exit 1; }; cd "$state/c-$name"; exec "$@" ;;
+  exec) while [[ "$1" == -* ]]; do shift; done; name=$1; shift; [ -d "$state/c-$name" ] || { echo "Error: No such container: $name" >&2; exit 1; }; cd "$state/c-$name"; HOME="$state/c-$name" exec "$@" ;;
   rm) while [[ "$1" == -* ]]; do shift; done; rm -rf "$state/c-$1"; echo "$1" >> "$state/removed" ;;
   *) echo "fake docker: $cmd not supported" >&2; exit 1 ;;
 esac

@@ -206,6 +206,13 @@ describe('patch tool', () => {
     assert.throws(() => parseV4A('*** Begin Patch\nrandom\n*** End Patch'), /Unexpected line/);
   });
 
+  it('a malformed patch is answered with the V4A format (the tool description only names it)', async () => {
+    const s = makeServices();
+    const r = await call(patch, { mode: 'patch', patch: 'diff --git a/x b/x\n+hello' }, s);
+    assert.equal(r.isError, true);
+    assert.match(r.json.error, /starts with "\*\*\* Begin Patch"\. Format: .*\*\*\* Update File: <path>.*"@@ <anchor line>".*\*\*\* Add File: <path>.*\*\*\* Delete File.*\*\*\* Move File: <from> -> <to>.*\*\*\* End Patch/);
+  });
+
   it('patch respects the denylist', async () => {
     const s = makeServices();
     const r = await call(patch, { mode: 'patch', patch: '*** Begin Patch\n*** Add File: .env\n+SECRET=1\n*** End Patch' }, s);

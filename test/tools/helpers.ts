@@ -1,8 +1,7 @@
 // Binding tools against real services (temp HERMES_HOME and working directory) for tool tests.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import type { AgentRequest, Answered, AnswerSource, ToolCallContext } from '../../src/agent/types.ts';
 import { defaultConfig } from '../../src/state/defaults.ts';
 import { runSessionCleanup } from '../../src/tools/cleanup.ts';
@@ -71,6 +70,24 @@ export async function closeServices(s: ToolServices): Promise<void> {
   await runSessionCleanup(s);
 }
 
-/** Why Python tests cannot run here (python3 missing), or null. */
-export const noPython: string | null = spawnSync('python3', ['--version'], { stdio: 'ignore' }).status === 0 ? null : 'python3 is not installed';
+/** Whether an executable `name` is on PATH (found without running it). */
+export function onPath(name: string): boolean {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    try {
+      if (dir) {
+        accessSync(join(dir, name), constants.X_OK);
+        return true;
+      }
+    } catch {
+      /* not in this directory */
+    }
+  }
+  return false;
+}
+
+/**
+ * Why Python tests cannot run here (python3 missing), or null. Looked up on PATH rather than run: a
+ * version manager's shim (pyenv) costs half a CPU second per start, in each of the files importing this.
+ */
+export const noPython: string | null = onPath('python3') ? null : 'python3 is not installed';
 if (noPython) console.log(`# skipping Python tests: ${noPython}`);

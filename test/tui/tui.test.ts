@@ -308,7 +308,8 @@ describe('hermes --tui', () => {
   it('the skills browser puts /skill in the input; a sudo password is typed masked; typing while busy queues; /quit leaves', async () => {
     const h = home('approvals:\n  mode: "off"\n');
     const bin = fakeSudo(h, 'hunter2-secret');
-    const t = await tui(['--tui'], { home: h, env: { PATH: `${bin}:${process.env.PATH}` } });
+    // The password flow is for unsandboxed runs: inside the OS sandbox sudo is refused (test/tools/terminal.test.ts).
+    const t = await tui(['--tui'], { home: h, env: { PATH: `${bin}:${process.env.PATH}`, HERMES_SANDBOX: 'off' } });
     try {
       t.type('/skills');
       t.keys('Enter');

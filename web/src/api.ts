@@ -69,6 +69,8 @@ export interface Status {
   problems: string[];
   /** provider_health.json: targets with faults lately; `line` says it in one line. */
   providerHealth?: { provider: string; model: string; state: 'ok' | 'tripped'; line: string }[];
+  /** local_models.json: per local endpoint and model, the served window, capabilities and self-test verdict. */
+  localModels?: { kind: string | null; base_url: string; model: string; window: number | null; selftest: { verdict: string } | null; line: string }[];
   /** Today's model spend (every process of this home) and the budgets (config.yaml budgets:). */
   spend?: { today: { usd: number; tokens: number; calls: number }; caps: Record<string, number | string> | null; lines: string[] };
 }

@@ -16,7 +16,7 @@ export default function register(program: Command): void {
           process.stdout.write(`hermes ${pkg.version}\n`);
           return;
         }
-        const { runAcp } = await import('../../acp/main.ts');
+        const { runAcp } = await import('../acp-cmd.ts');
         await runAcp(opts);
         // Editor gone: stop whatever is left (MCP children, background processes were closed).
         process.exit(0);

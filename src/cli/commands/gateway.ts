@@ -3,7 +3,7 @@ import { lazyActions } from '../errors.ts';
 
 export default function register(program: Command): void {
   const gw = program.command('gateway').description('the messaging gateway: Telegram, Discord, Slack, email, the OpenAI-compatible API and webhooks');
-  const run = lazyActions(() => import('../../gateway/cli.ts'));
+  const run = lazyActions(() => import('../gateway-cmd.ts'));
   gw.command('run', { isDefault: true })
     .description('run the gateway in the foreground (logs also go to ~/.hermes/logs/gateway.log)')
     .option('--platform <names>', 'only these platforms (comma-separated)')

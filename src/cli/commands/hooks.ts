@@ -3,7 +3,7 @@ import { collectList, lazyActions } from '../errors.ts';
 
 export default function register(program: Command): void {
   const hooks = program.command('hooks').description('shell hooks (config.yaml `hooks:`), their consent, and gateway hooks (HERMES_HOME/hooks)');
-  const run = lazyActions(() => import('../../plugins/hooks-cli.ts'));
+  const run = lazyActions(() => import('../hooks-cmd.ts'));
   hooks.command('list', { isDefault: true }).description('configured hooks with matcher, timeout and consent status').option('--json', 'print JSON').action(run('list'));
   hooks
     .command('test <event>')

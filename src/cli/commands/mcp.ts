@@ -24,7 +24,7 @@ export default function register(program: Command): void {
     .addHelpText('after', '\nExamples:\n  hermes mcp add fs -- npx -y @modelcontextprotocol/server-filesystem ~/projects\n  hermes mcp add github --command github-mcp-server --args stdio --env GITHUB_PERSONAL_ACCESS_TOKEN=ghp_…\n  hermes mcp add docs --url https://mcp.example.com/mcp --header "Authorization: Bearer …"')
     .action(
       action(async (name: string, command: string[], opts) => {
-        const m = await import('../../mcp/cli.ts');
+        const m = await import('../mcp-cmd.ts');
         await m.add(name, command ?? [], opts);
       }),
     );
@@ -34,7 +34,7 @@ export default function register(program: Command): void {
     .description('remove an MCP server from config.yaml')
     .action(
       action(async (name: string) => {
-        const m = await import('../../mcp/cli.ts');
+        const m = await import('../mcp-cmd.ts');
         m.remove(name);
       }),
     );
@@ -44,7 +44,7 @@ export default function register(program: Command): void {
     .description('list the configured MCP servers')
     .action(
       action(async () => {
-        const m = await import('../../mcp/cli.ts');
+        const m = await import('../mcp-cmd.ts');
         m.list();
       }),
     );
@@ -53,7 +53,7 @@ export default function register(program: Command): void {
     .description('connect to one server and list its tools')
     .action(
       action(async (name: string) => {
-        const m = await import('../../mcp/cli.ts');
+        const m = await import('../mcp-cmd.ts');
         await m.test(name);
       }),
     );
@@ -65,7 +65,7 @@ export default function register(program: Command): void {
     .option('-v, --verbose', 'log each tool call to stderr')
     .action(
       action(async (opts: { tools?: boolean; toolsOnly?: boolean; verbose?: boolean }) => {
-        const m = await import('../../mcp/serve-cli.ts');
+        const m = await import('../mcp-serve-cmd.ts');
         await m.runServe(opts);
       }),
     );

@@ -1,7 +1,7 @@
 // Onboarding and care: `hermes setup`, `hermes model`, `hermes status`, `hermes doctor`,
 // `hermes completion`. Implementations load only when a command runs.
 import { Option, type Command } from 'commander';
-import { action } from '../errors.ts';
+import { action, CliError } from '../errors.ts';
 
 export default function register(program: Command): void {
   program
@@ -54,11 +54,18 @@ export default function register(program: Command): void {
     .command('doctor')
     .description('check the installation and configuration; --fix repairs what is safe to repair')
     .option('--fix', 'apply safe repairs (permissions, missing folders)')
-    .option('--timeout <seconds>', 'network timeout per check', '10')
+    .option('--timeout <seconds>', 'network timeout per check (with --model: per request, default 60)')
+    .option('--model', "test the configured model: what its server serves and a tool-calling self-test (native / text / failing)")
+    .option('--apply', 'with --model: write the suggested settings to config.yaml')
     .action(
       action(async (opts) => {
+        if (opts.apply && !opts.model) throw new CliError('--apply goes with --model (hermes doctor --model --apply).', 2);
+        if (opts.model) {
+          const { runModelDoctor } = await import('../doctor-model.ts');
+          return runModelDoctor(opts);
+        }
         const { runDoctor } = await import('../doctor.ts');
-        await runDoctor(opts);
+        await runDoctor({ ...opts, timeout: opts.timeout ?? '10' });
       }),
     );
 

@@ -14,7 +14,7 @@ export default function register(program: Command): void {
         'register_terminal_environment_provider, register_image_gen_provider, register_system_prompt_section,\n' +
         'ctx.llm.complete and ctx.call_mcp (camelCase names work too).',
     );
-  const run = lazyActions(() => import('../../plugins/cli.ts'));
+  const run = lazyActions(() => import('../plugins-cmd.ts'));
   plugins.command('list', { isDefault: true }).description('plugins found, with their state (enabled / disabled / not enabled)').option('--json', 'print JSON').action(run('list'));
   plugins.command('enable <name>').description('allow a plugin to load (adds it to plugins.enabled)').action(run('enable'));
   plugins.command('disable <name>').description('stop a plugin from loading (removes it from plugins.enabled, adds it to plugins.disabled)').action(run('disable'));

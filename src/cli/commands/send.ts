@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { lazyActions } from '../errors.ts';
 
 export default function register(program: Command): void {
-  const run = lazyActions(() => import('../../gateway/send-cli.ts'));
+  const run = lazyActions(() => import('../send-cmd.ts'));
   program
     .command('send [message]')
     .description('send a message to a configured platform without the agent (scripts, CI); exit 0 sent, 1 failed, 2 usage')

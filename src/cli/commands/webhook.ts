@@ -4,7 +4,7 @@ import { collectList, lazyActions } from '../errors.ts';
 
 export default function register(program: Command): void {
   const wh = program.command('webhook').description('webhook routes that trigger agent runs (dynamic subscriptions)');
-  const run = lazyActions(() => import('../../gateway/cli.ts'));
+  const run = lazyActions(() => import('../gateway-cmd.ts'));
   wh.command('subscribe <name>')
     .alias('add')
     .description('create or replace a webhook route; prints its URL and secret')

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { lazyActions } from '../errors.ts';
 
 export default function register(program: Command): void {
-  const run = lazyActions(() => import('../../gateway/whatsapp-cli.ts'));
+  const run = lazyActions(() => import('../whatsapp-cmd.ts'));
   program
     .command('whatsapp')
     .description('set up the WhatsApp bridge and pair it with a phone (QR code)')

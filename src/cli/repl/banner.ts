@@ -1,6 +1,6 @@
 // The welcome banner: version, model and provider, tools and toolsets, skills, where commands run.
 
-import { sandboxReport } from '../../tools/sandbox/report.ts';
+import { sandboxReport } from '../../sandbox/report.ts';
 import type { Skin } from '../../state/skins.ts';
 import { homedir } from 'node:os';
 import { sep } from 'node:path';

@@ -9,7 +9,7 @@ import type { HermesConfig } from '../../state/defaults.ts';
 import { isDeniedEnvName, readEnvFile, updateEnvFile } from '../../state/env.ts';
 import { paths } from '../../state/paths.ts';
 import { findEndpoint } from '../../state/endpoints.ts';
-import { existingKey, fetchModels, keyEnvFor, keyOptional, ModelListError, providerOptions, runtimeFor, saveChoice, signedIn, testCall } from '../../cli/onboard.ts';
+import { existingKey, fetchModels, keyEnvFor, keyOptional, ModelListError, providerOptions, runtimeFor, saveChoice, signedIn, testCall } from '../../runtime/onboard.ts';
 import { body, fail, str, type DashboardContext } from '../context.ts';
 import { coerceField, configSchema, FieldError, type ConfigField } from '../config-schema.ts';
 

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Hono, Context } from 'hono';
-import { storeOf } from '../../cli/cron-cmd.ts';
+import { cronStoreFor } from '../../cron/jobs.ts';
 import { formatJob, NO_TICKER_NOTE, tickerAlive } from '../../cron/format.ts';
 import { AmbiguousJobError, CronError, JobNotFoundError, ScheduleError, type CronStore } from '../../cron/jobs.ts';
 import { inferenceSnapshot } from '../../cron/snapshot.ts';
@@ -18,7 +18,7 @@ const list = (v: unknown): string[] | undefined =>
 export function registerCron(app: Hono, ctx: DashboardContext): void {
   const store = (): CronStore => {
     const loaded = ctx.config();
-    return storeOf({ home: ctx.home, loaded, env: ctx.env() });
+    return cronStoreFor(ctx.home, loaded.config, ctx.env());
   };
   const guard = async (c: Context, fn: () => Promise<Response> | Response): Promise<Response> => {
     try {

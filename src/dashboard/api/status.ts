@@ -22,6 +22,8 @@ export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugin
     }
     const { readProviderHealth, healthJson } = await import('../../runtime/provider-health.ts');
     const providerHealth = readProviderHealth(ctx.home).map(healthJson);
+    const { localModelsJson } = await import('../../state/local-models.ts');
+    const localModels = localModelsJson(ctx.home);
     // Today's spend (every process of this home, from the spend ledger) against config.yaml budgets:.
     const [{ budgetLines, readBudgets }, { DayTotals }] = await Promise.all([import('../../runtime/budgets.ts'), import('../../state/spend-ledger.ts')]);
     const day = new DayTotals(ctx.home).refresh();
@@ -44,6 +46,7 @@ export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugin
       plugins: extra.plugins().map((p) => ({ name: p.name, label: p.label, icon: p.icon, tab: p.tab, entry: `/plugins/${p.name}/${p.entry}`, css: p.css ? `/plugins/${p.name}/${p.css}` : null })),
       problems: extra.problems(),
       providerHealth,
+      localModels,
       spend,
     });
   });

@@ -52,6 +52,11 @@ export interface GenerateOptions {
   env: NodeJS.ProcessEnv;
   config: unknown;
   signal?: AbortSignal;
+  /**
+   * Downloads a generated image over the network, SSRF-checked (the image_generate tool passes
+   * src/tools/web/fetch.ts `safeFetch`; media sits below the tools and does not import them).
+   */
+  fetchUrl: (url: string, o: { allowPrivate: boolean; signal?: AbortSignal; timeoutMs: number; maxBytes: number; headers: Record<string, string> }) => Promise<{ status: number; truncated: boolean; body: Buffer }>;
 }
 
 export interface GenerateResult {
@@ -112,8 +117,7 @@ async function download(url: string, o: GenerateOptions): Promise<Buffer> {
     if (!m) throw new Error('The provider returned a malformed data URI.');
     return m[1] ? Buffer.from(m[2], 'base64') : Buffer.from(decodeURIComponent(m[2]));
   }
-  const { safeFetch } = await import('../../tools/web/fetch.ts');
-  const r = await safeFetch(url, { allowPrivate: privateUrlsAllowed(o.env, o.config as never), signal: o.signal, timeoutMs: 60_000, maxBytes: MAX_IMAGE, headers: { accept: 'image/*' } });
+  const r = await o.fetchUrl(url, { allowPrivate: privateUrlsAllowed(o.env, o.config as never), signal: o.signal, timeoutMs: 60_000, maxBytes: MAX_IMAGE, headers: { accept: 'image/*' } });
   if (r.status >= 400) throw new Error(`Could not download the generated image: HTTP ${r.status}.`);
   if (r.truncated) throw new Error(`The generated image is larger than ${MAX_IMAGE / 1024 / 1024} MB.`);
   return r.body;

@@ -2,7 +2,8 @@
 // same command, $HOME/$HERMES_HOME, and the output of substitutions and pipelines that can be
 // known without running anything (`$(echo rm)`, `echo cm0gLXJmIC8= | base64 -d`, a heredoc fed
 // to cat). What only the run would know becomes a DYN marker.
-import { parseDoubleQuoted, parseShell, type Node, type Seg, type Word } from '../shell-parse.ts';
+import { parseDoubleQuoted, type Seg, type Word } from '../shell-lex.ts';
+import { parseShell, type Node } from '../shell-parse.ts';
 import { base, DECODE, DOWNLOAD, DYN, PIDS, PROC, type Scope } from './context.ts';
 import { globToRegExp } from './glob.ts';
 import { analyzeScript } from './walk.ts';

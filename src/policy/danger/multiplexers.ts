@@ -2,7 +2,8 @@
 // one: tmux (new-session, new-window, split-window, respawn-*, run-shell, if-shell, send-keys,
 // pipe-pane, display-popup, hooks, bindings, default-command, and `;`-chained commands) and
 // screen (the window command, `-X stuff`/`exec`/`screen`/`eval`). The command is classified.
-import { parseShell, wordLiteral, type Node } from '../shell-parse.ts';
+import { wordLiteral } from '../shell-lex.ts';
+import { parseShell, type Node } from '../shell-parse.ts';
 import type { Scope } from './context.ts';
 import { addFinding, F } from './findings.ts';
 import { parseRunner, runString, type Runner } from './runners.ts';

@@ -9,7 +9,7 @@
 // DIR`), which changes what its paths mean (context.ts: elsewhere). A command that is only known
 // at run time (`su -c "$X"`) asks. Programs with subcommands (tmux, screen, git, docker, kubectl,
 // npm…) pick a spec per subcommand (multiplexers.ts, containers.ts, rules-git.ts).
-import { parseDoubleQuoted } from '../shell-parse.ts';
+import { parseDoubleQuoted } from '../shell-lex.ts';
 import { absPath, canonPath, DECODE, DOWNLOAD, DYN, elsewhere, isDynamic, type Scope } from './context.ts';
 import { segCharsText } from './expand.ts';
 import { addFinding, F, type Finding } from './findings.ts';

@@ -3,7 +3,7 @@
 // .env/config files. A glob is matched against every protected path it could name.
 import { posix } from 'node:path';
 import { HERMES_SECRET_FILES, hermesControlPath, hermesSecretPath, homeProtectedAncestor, homeSensitivePath, protectedEntries } from '../protected-paths.ts';
-import type { Redirect } from '../shell-parse.ts';
+import type { Redirect } from '../shell-lex.ts';
 import { canonPath, DYN, type Scope } from './context.ts';
 import { wordText } from './expand.ts';
 import { addFinding, F } from './findings.ts';

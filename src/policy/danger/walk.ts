@@ -3,7 +3,8 @@
 // exec, git -c, …); shell strings parsed recursively (sh -c, eval, heredocs, `… | sh`,
 // `bash <(…)`); text piped into a program that runs it read as a script; every simple command
 // checked against the rules.
-import { parseShell, ShellParseError, wordLiteral, type Node } from '../shell-parse.ts';
+import { ShellParseError, wordLiteral } from '../shell-lex.ts';
+import { parseShell, type Node } from '../shell-parse.ts';
 import { absPath, base, canonPath, DECODE, DOWNLOAD, DYN, elsewhere, PROC, type Scope } from './context.ts';
 import { container, kube } from './containers.ts';
 import { ed, exCommand, gdb, isVim, less, make, makefileCommands, makeReadsStdin, sed, sedRunsInput, vim } from './editors.ts';

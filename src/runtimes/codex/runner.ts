@@ -10,9 +10,8 @@ import { messageText } from '../../agent/repair.ts';
 import { estimateCostUsd } from '../../llm/index.ts';
 import { addUsage, emptyUsage, type Message, type Usage } from '../../llm/types.ts';
 import { redactSecrets } from '../../policy/redact.ts';
-import type { SessionOptions } from '../../runtime/session.ts';
 import type { ToolServices } from '../../tools/types.ts';
-import type { TurnContext, TurnRunner } from '../types.ts';
+import type { RunnerOptions, TurnContext, TurnRunner } from '../types.ts';
 import { HERMES_TOOLS_SERVER, serverRequestHandler } from './approvals.ts';
 import { codexHome, codexStatus } from './binary.ts';
 import { deriveCodexConfig, type DerivedCodex, type HermesEndpoint } from './derive.ts';
@@ -32,7 +31,7 @@ const DISPLAY_ITEMS = new Set(['commandExecution', 'fileChange', 'mcpToolCall', 
 /** The parts of a Session the codex runner uses. */
 export interface CodexHost {
   readonly id: string;
-  readonly options: SessionOptions;
+  readonly options: RunnerOptions;
   readonly services: ToolServices;
   /** The model, provider and endpoint Hermes resolved (usage accounting; codex's model provider). */
   readonly runtimeInfo: HermesEndpoint;
@@ -42,7 +41,7 @@ export interface CodexHost {
 type Item = ThreadItem & { id: string; type: string };
 
 /** Codex's environment: Hermes's, minus secrets that came only from HERMES_HOME/.env, plus CODEX_HOME / RUST_LOG. */
-export function codexEnv(o: Pick<SessionOptions, 'env' | 'dotenvNames' | 'config'>): NodeJS.ProcessEnv {
+export function codexEnv(o: Pick<RunnerOptions, 'env' | 'dotenvNames' | 'config'>): NodeJS.ProcessEnv {
   const keep = /^(OPENAI_|CODEX_|AZURE_OPENAI_)/;
   const needed = new Set(mcpEnvRefs(o.config.mcp_servers, o.env));
   const drop = new Set((o.dotenvNames ?? []).filter((n) => !keep.test(n) && !needed.has(n)));
@@ -62,7 +61,7 @@ export interface CodexSettings {
   rust_log: string;
 }
 
-export function codexSettings(config: SessionOptions['config']): CodexSettings {
+export function codexSettings(config: RunnerOptions['config']): CodexSettings {
   const c = ((config as { codex?: Partial<CodexSettings> }).codex ?? {}) as Partial<CodexSettings>;
   const t = Number(c.turn_timeout);
   return {

@@ -80,9 +80,20 @@ export class DaytonaDriver implements SandboxDriver {
 
   async stop(): Promise<void> {
     const sb = this.sandbox;
+    const client = this.client;
     this.sandbox = null;
-    if (!sb || !this.client) return;
-    if (this.o.persistent) await sb.stop();
-    else await this.client.delete(sb);
+    this.client = null;
+    if (!client) return;
+    try {
+      if (sb) {
+        if (this.o.persistent) await sb.stop();
+        else await client.delete(sb);
+      }
+    } finally {
+      // The client keeps a Socket.IO connection to Daytona's event gateway (and, where that gateway
+      // cannot be reached, retries it for minutes with timers that hold the process open): release
+      // it with the sandbox; the next start makes a new client.
+      await client[Symbol.asyncDispose]().catch(() => {});
+    }
   }
 }

@@ -17,8 +17,19 @@ import { singularityBackend } from './singularity.ts';
 import { VercelDriver } from './vercel.ts';
 import { sshBackend, sshConfigFrom } from './ssh.ts';
 import type { ExecutionBackend } from './types.ts';
-import { makeSandbox, type Sandbox, type SandboxSettings } from '../sandbox/index.ts';
-import { pluginExtension, pluginExtensions, type PluginTerminalBackend } from '../../plugins/extensions.ts';
+import { makeSandbox, type Sandbox, type SandboxSettings } from '../../sandbox/index.ts';
+import { pluginExtension, pluginExtensions } from '../../plugins/extensions.ts';
+
+/**
+ * A terminal backend from a plugin (ctx.register_terminal_backend; kept in src/plugins/extensions.ts):
+ * `create` builds the session's ExecutionBackend from the session's services when
+ * `terminal.backend` names it. Synchronous, like the built-in backends (connect lazily on the first
+ * command).
+ */
+export interface PluginTerminalBackend {
+  name: string;
+  create(services: ToolServices): ExecutionBackend;
+}
 
 export type { ExecutionBackend } from './types.ts';
 export type { FileOps, FileStat } from './files.ts';

@@ -1,7 +1,7 @@
 // The local backend's persistent-shell mode (TERMINAL_LOCAL_PERSISTENT): one long-lived bash on this
 // machine per session, so `cd` and `export` carry over between commands like on SSH.
 import { RemoteShellBackend, type Transport } from './remote-shell.ts';
-import type { Sandbox } from '../sandbox/index.ts';
+import type { Sandbox } from '../../sandbox/index.ts';
 
 export class LocalTransport implements Transport {
   readonly shell = 'bash --norc --noprofile';

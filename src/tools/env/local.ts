@@ -3,7 +3,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { runChild, spawnPipes, spawnPty, type ChildLike } from './child.ts';
 import type { BackgroundChild, ExecOptions, ExecResult, ExecutionBackend, SpawnOptions } from './types.ts';
-import type { Sandbox } from '../sandbox/index.ts';
+import type { Sandbox } from '../../sandbox/index.ts';
 
 export class LocalBackend implements ExecutionBackend {
   readonly kind = 'local' as const;

@@ -4,7 +4,7 @@ import { approveCommand, approveUnsandboxed } from '../approval.ts';
 import { onSessionClose } from '../cleanup.ts';
 import { BackendConfigError, childEnv, getBackend, sessionSandbox } from '../env/index.ts';
 import { LocalBackend } from '../env/local.ts';
-import { sandboxDenialNote } from '../sandbox/denial.ts';
+import { sandboxDenialNote } from '../../sandbox/denial.ts';
 import type { ExecutionBackend } from '../env/types.ts';
 import { cleanOutput } from '../output.ts';
 import { processRegistry } from '../process-registry.ts';

@@ -5,7 +5,7 @@
 // models, the typed name is used as it is.
 
 import { findProvider } from '../../llm/index.ts';
-import { existingKey, fetchModels, keyOptional, providerOptions, signedIn, type EndpointChoice } from '../../cli/onboard.ts';
+import { existingKey, fetchModels, keyOptional, providerOptions, signedIn, type EndpointChoice } from '../../runtime/onboard.ts';
 import { didYouMean } from '../../commands/suggest.ts';
 import type { Session } from '../../runtime/session.ts';
 import { ListState, type PickItem } from './list.ts';

@@ -85,6 +85,18 @@ export function Overview({ status, loading }: { status: Status | undefined; load
           </ul>
         </>
       )}
+      {!!status.localModels?.length && (
+        <>
+          <h2>Local models</h2>
+          <ul className="list">
+            {status.localModels.map((m) => (
+              <li key={`${m.base_url}|${m.model}`} className={m.selftest?.verdict === 'failing' ? 'state warn' : 'small'}>
+                {m.line} <span className="muted mono">{m.base_url}</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       <h2>Recent sessions</h2>
       {recent.isLoading ? (
         <Loading what="sessions" />

@@ -81,6 +81,13 @@ const MIGRATIONS: Migration[] = [
       }
     },
   },
+  {
+    id: 3,
+    name: 'messages by time, for the session listing',
+    async up(q) {
+      await q.run('CREATE INDEX IF NOT EXISTS idx_messages_timestamp ON messages(timestamp)');
+    },
+  },
 ];
 
 export const PG_MIGRATIONS = MIGRATIONS.length;

@@ -7,7 +7,6 @@ import {
   contentToText,
   json,
   likeEscape,
-  listSessionsSql,
   messagePageSql,
   type MessagePage,
   listWhere,
@@ -41,6 +40,7 @@ import type { ListOptions, SessionStoreApi, UsageRecord } from '../types.ts';
 import { cjkSource, ftsSource, tsvectorLiteral } from './fts.ts';
 import { PgDb, redactUrl, type Param, type Queryable, type Row } from './pool.ts';
 import { migratePg } from './schema.ts';
+import { listPlan, runPlan } from '../../recent-sessions.ts';
 import { searchPg } from './search.ts';
 
 const now = () => Date.now() / 1000;
@@ -158,7 +158,7 @@ export class PgSessionStore implements SessionStoreApi {
 
   async listSessions(opts: ListOptions & { limit?: number; offset?: number } = {}): Promise<SessionListItem[]> {
     const { where, args } = listWhere(opts, true);
-    const rows = await this.db.all(listSessionsSql(where), [...args, opts.limit ?? 20, opts.offset ?? 0]);
+    const rows = await runPlan(listPlan(where, args, opts.limit ?? 20, opts.offset ?? 0), (q) => this.db.all(q.sql, q.args));
     return rows.map((r) => ({ ...normalizeSessionRow(r), preview: String(r.preview ?? ''), last_active: Number(r.last_active) }));
   }
 

@@ -1,14 +1,14 @@
 // `hermes mcp add|remove|list|test`: manage mcp_servers in config.yaml. Secrets given on the command
 // line go to HERMES_HOME/.env (0600) and config.yaml refers to them as ${NAME}.
-import { loadContext } from '../cli/context.ts';
-import { CliError } from '../cli/errors.ts';
+import { loadContext } from './context.ts';
+import { CliError } from './errors.ts';
 import { setConfigKey, unsetConfigKey, writeConfig } from '../state/config.ts';
 import { isDeniedEnvName, readEnvFile, updateEnvFile } from '../state/env.ts';
 import { paths } from '../state/paths.ts';
-import { describeTarget, parseServer, type McpServerConfig } from './config.ts';
-import { McpConnection } from './connection.ts';
-import { statusLine } from './commands.ts';
-import { rawMcpServers } from './session.ts';
+import { describeTarget, parseServer, type McpServerConfig } from '../mcp/config.ts';
+import { McpConnection } from '../mcp/connection.ts';
+import { statusLine } from '../commands/mcp.ts';
+import { rawMcpServers } from '../mcp/session.ts';
 
 export interface AddOptions {
   url?: string;

@@ -3,12 +3,12 @@
 // .env, then shows the pairing QR code in the terminal until the phone scans it (WhatsApp →
 // Settings → Linked devices → Link a device). The session is kept in HERMES_HOME/whatsapp/session.
 import { rmSync } from 'node:fs';
-import { loadContext } from '../cli/context.ts';
-import { CliError } from '../cli/errors.ts';
+import { loadContext } from './context.ts';
+import { CliError } from './errors.ts';
 import { updateEnvFile } from '../state/env.ts';
 import { paths } from '../state/paths.ts';
-import { defaultSocket, sessionDir, type WaSocketLike } from './platforms/whatsapp.ts';
-import { phoneOf } from './platforms/whatsapp-common.ts';
+import { defaultSocket, sessionDir, type WaSocketLike } from '../gateway/platforms/whatsapp.ts';
+import { phoneOf } from '../gateway/platforms/whatsapp-common.ts';
 
 export interface PairOptions {
   home: string;

@@ -1,9 +1,10 @@
 // `hermes mcp serve` set-up: HERMES_HOME, the optional Hermes tools, stdout kept for the protocol.
 import type { AgentTool } from '../agent/types.ts';
-import { loadContext } from '../cli/context.ts';
+import { loadContext } from './context.ts';
 import { Session } from '../runtime/session.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
-import { SERVE_TOOLSETS, serveMcp } from './serve.ts';
+import { SERVE_TOOLSETS, serveMcp } from '../mcp/serve.ts';
+import { standalonePorts } from '../gateway/messaging.ts';
 
 /** Anything that would print to stdout goes to stderr: stdout is the protocol. */
 export function protectStdout(): void {
@@ -34,6 +35,7 @@ export async function runServe(opts: { tools?: boolean; toolsOnly?: boolean; ver
         interactive: false,
         explicit: { toolsets },
         dotenvNames: ctx.dotenvNames,
+        ports: standalonePorts,
       });
       tools = session.tools;
     } catch (e) {

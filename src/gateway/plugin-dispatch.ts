@@ -4,8 +4,8 @@
 // still runs). The first valid directive decides; a throw or a timeout is logged and skipped (the
 // message goes on). Hermes hands plugins its runner object; here `gateway` is a small facade that
 // can answer in the same chat, and `event` is the message as a plain snake_case object.
-import type { InboundMessage } from '../gateway/types.ts';
-import { currentPluginHost, pluginHost } from './state.ts';
+import type { InboundMessage } from './types.ts';
+import { currentPluginHost, pluginHost } from '../plugins/state.ts';
 
 export type DispatchDecision = { action: 'skip'; reason: string } | { action: 'rewrite'; text: string } | null;
 

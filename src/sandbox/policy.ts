@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import {
   HERMES_DIRS, HERMES_FILES, HERMES_SECRET_DIRS, HERMES_SECRET_FILES, HOME_AUTOSTART_DIRS, HOME_CREDENTIAL_DIRS, HOME_FILES,
-} from '../../policy/protected-paths.ts';
+} from '../policy/protected-paths.ts';
 
 export type SandboxMode = 'workspace-write' | 'read-only' | 'off';
 export const SANDBOX_MODES: SandboxMode[] = ['workspace-write', 'read-only', 'off'];
@@ -164,6 +164,7 @@ export function planSandbox(settings: SandboxSettings, ctx: SandboxContext): San
     if (!cur || RANK[op] > RANK[cur]) ops.set(p, op);
   };
   const protectedPaths = protectedList(ctx).map((e) => ({ path: resolveReal(e.path), why: e.why }));
+  const homeReal = resolveReal(ctx.home);
   const wanted: string[] = [];
   if (settings.mode === 'workspace-write') {
     wanted.push(ctx.cwd, ...(ctx.workspaces ?? []), '/tmp', '/var/tmp', tmpdir());
@@ -206,6 +207,11 @@ export function planSandbox(settings: SandboxSettings, ctx: SandboxContext): San
         // existing folder, whose other entries stay writable.
         let d = dirname(p.path);
         while (!exists(d) && under(d, root)) d = dirname(d);
+        // Never the user's home itself (unless it is the Hermes home): sealing it would make each of its entries a mount point, so
+        // nothing there could be renamed or deleted (`rm -rf ~/old-project` in a session started
+        // in ~) and every command would start slower. A missing rc file or ~/.ssh at the home's top
+        // level is guarded by the approval rules only (docs/sandbox.md, limits).
+        if (d === homeReal && !ctx.hermesHomes.some((h) => resolveReal(h) === homeReal)) continue;
         set(d, 'seal');
         pin(root, d);
       }

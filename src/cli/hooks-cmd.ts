@@ -3,14 +3,14 @@
 // sample payload (the same stdin the live hook gets); `doctor` runs only hooks already approved,
 // so a freshly pulled config never executes a script before its owner reviewed it.
 import { accessSync, constants, readFileSync } from 'node:fs';
-import { CliError } from '../cli/errors.ts';
-import { loadContext } from '../cli/context.ts';
+import { CliError } from './errors.ts';
+import { loadContext } from './context.ts';
 import { scanGatewayHooks } from '../gateway/hooks.ts';
 import { expandHome } from '../state/paths.ts';
 import { profileNameOf } from '../state/profiles.ts';
-import { allowlistEntry, commandScript, revokeCommand, scriptMtimeIso, type Approval } from './allowlist.ts';
-import { closest, FIRED_HOOKS, VALID_HOOKS } from './hooks.ts';
-import { evaluate, matchesTool, parseHooksBlock, payloadJson, spawnHook, type ShellHookSpec, type SpawnResult } from './shell-hooks.ts';
+import { allowlistEntry, commandScript, revokeCommand, scriptMtimeIso, type Approval } from '../plugins/allowlist.ts';
+import { closest, FIRED_HOOKS, VALID_HOOKS } from '../plugins/hooks.ts';
+import { evaluate, matchesTool, parseHooksBlock, payloadJson, spawnHook, type ShellHookSpec, type SpawnResult } from '../plugins/shell-hooks.ts';
 import { parse } from 'yaml';
 
 const out = (s = ""): void => void process.stdout.write(`${s}\n`);

@@ -1,7 +1,7 @@
 // `hermes acp` entry: stdout is the protocol (ndjson JSON-RPC), everything human goes to stderr.
 import { Readable, Writable } from 'node:stream';
-import { loadContext } from '../cli/context.ts';
-import { CliError } from '../cli/errors.ts';
+import { loadContext } from './context.ts';
+import { CliError } from './errors.ts';
 import { rawMcpServers } from '../mcp/session.ts';
 import { resolveInputFrom } from '../runtime/session.ts';
 
@@ -33,8 +33,8 @@ export async function runAcp(opts: AcpCliOptions): Promise<void> {
   }
   const [acp, { HermesAcpServer }, { openAcpStore }] = await Promise.all([
     import('@agentclientprotocol/sdk/unstable'),
-    import('./server.ts'),
-    import('./store.ts'),
+    import('../acp/server.ts'),
+    import('../acp/store.ts'),
   ]);
   const store = await openAcpStore(ctx.home, ctx.loaded.config, ctx.env, (l) => process.stderr.write(`hermes acp: ${l}\n`));
   const server = new HermesAcpServer({

@@ -1,16 +1,16 @@
 // `hermes gateway …`, `hermes pairing …`, `hermes webhook …`: the CLI side of the gateway.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { loadContext } from '../cli/context.ts';
-import { CliError } from '../cli/errors.ts';
+import { loadContext } from './context.ts';
+import { CliError } from './errors.ts';
 import { packageRoot } from '../state/paths.ts';
-import { numberSetting } from './config.ts';
-import { enabledPlatforms, platformLabel, platformNames } from './platforms/registry.ts';
-import { gatewayStatus as readGatewayStatus, GatewayError, runGateway, runningGateway, startBackground, stopGateway } from './daemon.ts';
-import { readJsonObject, writeJson } from './json-file.ts';
-import { PairingStore } from './pairing.ts';
-import { installedServiceFile, installService, serviceActive, uninstallService, type ServiceSpec } from './service.ts';
-import { loadRoutes, signV2, subscriptionsPath, webhookSettings, type WebhookRoute } from './platforms/webhook.ts';
+import { numberSetting } from '../gateway/config.ts';
+import { enabledPlatforms, platformLabel, platformNames } from '../gateway/platforms/registry.ts';
+import { gatewayStatus as readGatewayStatus, GatewayError, runGateway, runningGateway, startBackground, stopGateway } from '../gateway/daemon.ts';
+import { readJsonObject, writeJson } from '../gateway/json-file.ts';
+import { PairingStore } from '../gateway/pairing.ts';
+import { installedServiceFile, installService, serviceActive, uninstallService, type ServiceSpec } from '../gateway/service.ts';
+import { loadRoutes, signV2, subscriptionsPath, webhookSettings, type WebhookRoute } from '../gateway/platforms/webhook.ts';
 
 const out = (s = '') => process.stdout.write(s + '\n');
 const bin = () => join(packageRoot(), 'bin', 'hermes.mjs');
@@ -138,7 +138,7 @@ export async function gatewayUninstall(opts: { manage?: boolean }): Promise<void
 export async function gatewaySetup(): Promise<void> {
   const ctx = loadContext();
   if (!process.stdin.isTTY) throw new CliError('`hermes gateway setup` is interactive: run it in a terminal, or put the settings in ~/.hermes/.env yourself (see docs/gateway.md).', 2);
-  const { runSetupWizard } = await import('./setup.ts');
+  const { runSetupWizard } = await import('../gateway/setup.ts');
   const plan = await runSetupWizard(ctx.home, ctx.env, ctx.loaded.config as never);
   if (!plan) process.exitCode = 1;
 }

@@ -1,5 +1,5 @@
-// Cross-process locks for cron (cron/.jobs.lock, cron/.tick.lock). Node has no flock(2), so the
-// lock is a write transaction on a tiny SQLite file: SQLite takes a POSIX advisory lock on it, which
+// Cross-process locks (cron's cron/.jobs.lock and cron/.tick.lock, the kanban dispatcher's lock).
+// Node has no flock(2), so the lock is a write transaction on a tiny SQLite file: SQLite takes a POSIX advisory lock on it, which
 // the kernel drops the moment the holding process dies — a crashed ticker never leaves a stale lock.
 // Two connections in one process exclude each other too, so in-process tickers are covered as well.
 import { closeSync, mkdirSync, openSync } from 'node:fs';

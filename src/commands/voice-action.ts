@@ -1,8 +1,8 @@
 // What /voice does (src/commands/voice.ts is the registry entry).
 import type { ToolServices } from '../tools/types.ts';
-import { chooseStt } from './stt/index.ts';
-import { ttsUnavailable } from './tts/registry.ts';
-import { chatKey, cliVoiceState, findPlayer, findRecorder, NO_RECORDER, setVoiceMode, voiceModeFor, voiceSettings, type GatewayVoiceMode } from './voice.ts';
+import { chooseStt } from '../media/stt/index.ts';
+import { ttsUnavailable } from '../media/tts/registry.ts';
+import { chatKey, cliVoiceState, findPlayer, findRecorder, NO_RECORDER, setVoiceMode, voiceModeFor, voiceSettings, type GatewayVoiceMode } from '../media/voice.ts';
 
 const MODE_TEXT: Record<GatewayVoiceMode, string> = {
   off: 'off — text replies only',

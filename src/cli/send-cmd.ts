@@ -3,12 +3,12 @@
 // delivery router and send-only clients as cron deliveries. Exit codes as Hermes: 0 sent,
 // 1 delivery or backend error, 2 usage error.
 import { readFileSync } from 'node:fs';
-import { loadContext } from '../cli/context.ts';
-import { CliError } from '../cli/errors.ts';
-import { homeChannel } from './config.ts';
-import { standaloneRouter } from './delivery.ts';
-import { listPlatforms, platformEnabled } from './platforms/registry.ts';
-import { SessionIndex, sourceFromDict } from './session-store.ts';
+import { loadContext } from './context.ts';
+import { CliError } from './errors.ts';
+import { homeChannel } from '../gateway/config.ts';
+import { standaloneRouter } from '../gateway/delivery.ts';
+import { listPlatforms, platformEnabled } from '../gateway/platforms/registry.ts';
+import { SessionIndex, sourceFromDict } from '../gateway/session-store.ts';
 
 const out = (s: string): void => void process.stdout.write(s + '\n');
 

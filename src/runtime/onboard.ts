@@ -20,7 +20,7 @@ import {
 } from '../llm/index.ts';
 import { setConfigKey, unsetConfigKey } from '../state/config.ts';
 import { authResolveInputs } from '../auth/runtime.ts';
-import { resolveInputFrom } from '../runtime/session.ts';
+import { resolveInputFrom } from './session.ts';
 import { defaultConfig, type HermesConfig } from '../state/defaults.ts';
 import { autoEndpointName, endpointKeyEnv, findEndpoint, namedEndpoints, rememberEndpoint, type NamedEndpoint } from '../state/endpoints.ts';
 import { updateEnvFile } from '../state/env.ts';

@@ -1,7 +1,7 @@
 // /reload-mcp: reconnect config.yaml's MCP servers (after editing them, or when one was down).
-import { ALL_SURFACES, type CommandDef } from '../commands/registry.ts';
-import { McpManager, type McpServerStatus } from './manager.ts';
-import { attachMcp, mcpManagers, rawMcpServers } from './session.ts';
+import { ALL_SURFACES, type CommandDef } from './registry.ts';
+import { McpManager, type McpServerStatus } from '../mcp/manager.ts';
+import { attachMcp, mcpManagers, rawMcpServers } from '../mcp/session.ts';
 
 export function statusLine(s: McpServerStatus): string {
   switch (s.state) {

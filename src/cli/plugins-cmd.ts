@@ -1,13 +1,13 @@
 // `hermes plugins list|enable|disable|install|update|remove|doctor`.
 import { createInterface } from 'node:readline/promises';
-import { CliError } from '../cli/errors.ts';
-import { loadContext } from '../cli/context.ts';
+import { CliError } from './errors.ts';
+import { loadContext } from './context.ts';
 import { setConfigKey } from '../state/config.ts';
-import { discoverPlugins, pluginSettings, pluginState, truthy, type PluginState } from './discovery.ts';
-import { loadPlugins, unloadPlugins } from './host.ts';
-import { installPlugin, InstallError, readMetadata, removePlugin, updatePlugin } from './install.ts';
-import type { PluginManifest } from './manifest.ts';
-import { pluginSummary, unfiredHooks } from './report.ts';
+import { discoverPlugins, pluginSettings, pluginState, truthy, type PluginState } from '../plugins/discovery.ts';
+import { loadPlugins, unloadPlugins } from '../plugins/host.ts';
+import { installPlugin, InstallError, readMetadata, removePlugin, updatePlugin } from '../plugins/install.ts';
+import type { PluginManifest } from '../plugins/manifest.ts';
+import { pluginSummary, unfiredHooks } from '../plugins/report.ts';
 import { parse } from 'yaml';
 
 async function found(): Promise<{ home: string; config: unknown; manifests: PluginManifest[] }> {

@@ -7,9 +7,10 @@ import type { AgentEvent, AgentTool, ToolOutcome, TurnResult } from '../agent/ty
 import type { LlmStream, Message, StreamFn, StreamResult } from '../llm/types.ts';
 import { messageText } from '../agent/repair.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import type { HookManager, HookPayload } from './hooks.ts';
-import { pluginHost, type PluginContributions, type SectionInfo } from './state.ts';
-import { VerifyGate } from './verify-gate.ts';
+import type { HookManager, HookPayload } from '../plugins/hooks.ts';
+import { pluginHost, type PluginContributions, type SectionInfo } from '../plugins/state.ts';
+import { VerifyGate } from '../plugins/verify-gate.ts';
+import { pluginToolDefinition } from '../tools/plugin-tools.ts';
 
 /** The parts of a Session this module reads (kept narrow so the Session stays the owner). */
 export interface PluginSessionHost {
@@ -70,8 +71,9 @@ export class SessionPlugins {
   /** Adds the plugins' tools to a registry (idempotent: a shared registry keeps one copy). */
   registerTools(registry: ToolRegistry): void {
     for (const t of this.host.tools()) {
+      const def = pluginToolDefinition(t.tool);
       try {
-        if (registry.get(t.def.name) !== t.def) registry.register(t.def, { override: t.override });
+        if (registry.get(def.name) !== def) registry.register(def, { override: t.override });
       } catch (e) {
         this.s.emit({ type: 'warning', message: `${t.owner}: ${(e as Error).message} Rename the plugin's tool, or allow the override with plugins.entries.<id>.allow_tool_override: true.` });
       }

@@ -94,12 +94,16 @@ export async function enqueueBatch(url: string, spec: RunSpec, entries: DatasetE
   }
 }
 
+// A slot asks for its next prompt only when it runs none, so a job still marked as held by this very
+// slot is one whose claim committed while its answer was lost (the database restarted mid-claim): it
+// is taken first, without counting another attempt, instead of waiting for its lease to lapse.
 const CLAIM = `
-  UPDATE hermes_batch_jobs j SET status = 'running', attempts = j.attempts + 1, locked_by = ?, locked_until = now() + make_interval(secs => ?)
+  UPDATE hermes_batch_jobs j SET status = 'running', attempts = j.attempts + CASE WHEN j.status = 'running' AND j.locked_by = ? THEN 0 ELSE 1 END,
+    locked_by = ?, locked_until = now() + make_interval(secs => ?)
   WHERE (j.run, j.idx) = (
     SELECT run, idx FROM hermes_batch_jobs
-    WHERE run = ? AND ((status = 'queued' AND run_after <= now()) OR (status = 'running' AND locked_until < now()))
-    ORDER BY idx LIMIT 1 FOR UPDATE SKIP LOCKED)
+    WHERE run = ? AND ((status = 'queued' AND run_after <= now()) OR (status = 'running' AND (locked_until < now() OR locked_by = ?)))
+    ORDER BY (status = 'running' AND locked_by = ?) DESC, idx LIMIT 1 FOR UPDATE SKIP LOCKED)
   RETURNING j.idx, j.prompt, j.cwd, j.attempts`;
 
 /** `hermes batch worker`: claims and runs prompts until the run has none left to run. */
@@ -153,7 +157,7 @@ export async function workBatch(url: string, opts: BatchOptions & { visibilityTi
     const slot = async (n: number) => {
       const id = `${me}:${n}`;
       for (;;) {
-        const job = await steady(() => db.get(CLAIM, [id, lease, name]));
+        const job = await steady(() => db.get(CLAIM, [id, id, lease, name, id, id]));
         if (!job) {
           const left = await steady(() => db.get(`SELECT COUNT(*) FILTER (WHERE status = 'queued') AS queued, COUNT(*) FILTER (WHERE status = 'running') AS running FROM hermes_batch_jobs WHERE run = ?`, [name]));
           if (!Number(left?.queued) && !Number(left?.running)) return;

@@ -4,7 +4,6 @@
 // interrupted), disconnect, remove the PID file.
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { readLedgerCounts, type LedgerCounts } from '../state/delivery-ledger.ts';
 import { paths } from '../state/paths.ts';
@@ -173,7 +172,12 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
   if (choice.backend === 'postgres') {
     const { joinCluster } = await import('./cluster/index.ts');
     try {
-      cluster = await joinCluster(choice.url!, `${hostname()}:${process.pid}`, { pollMs: numberSetting(o.env.HERMES_GATEWAY_FAILOVER_POLL_MS, 2000), log });
+      cluster = await joinCluster(choice.url!, {
+        home: o.home,
+        pollMs: numberSetting(o.env.HERMES_GATEWAY_FAILOVER_POLL_MS, 2000),
+        heartbeatMs: numberSetting(o.env.HERMES_GATEWAY_HEARTBEAT_MS, 2000),
+        log,
+      });
     } catch (e) {
       rmSync(pidPath(o.home), { force: true });
       removeSignals();
@@ -189,7 +193,7 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
     log,
     llmFactory: o.llmFactory,
     backgroundTasks: o.backgroundTasks,
-    dedupe: cluster?.dedupe,
+    ledger: cluster?.ledger,
     transcripts,
     routing: cluster?.routing,
   });
@@ -210,11 +214,26 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
     }
     if (cluster) {
       const sup = supervisor;
+      const ledger = cluster.ledger;
+      const sweeping = new Set<string>();
       await cluster.lead(
         adapters.map((a) => a.name),
-        (name) => {
-          runner.forgetPlatform(name);
-          return sup.start(adapters.filter((a) => a.name === name));
+        {
+          start: async (name) => {
+            runner.forgetPlatform(name);
+            await sup.start(adapters.filter((a) => a.name === name));
+          },
+          lost: (name) => sup.release(name),
+          // What a gone owner left is answered once its beat is stale (another machine) or its process gone.
+          sweep: (name) => {
+            const a = sup.connected().find((x) => x.name === name);
+            if (!a || sweeping.has(name)) return;
+            sweeping.add(name);
+            void ledger
+              .recover(runner, a)
+              .catch((e: unknown) => log(`gateway: ${name}: could not answer the messages a stopped gateway left: ${(e as Error).message}`))
+              .finally(() => sweeping.delete(name));
+          },
         },
         log,
       );

@@ -20,6 +20,7 @@ import { createHash } from 'node:crypto';
 import { t } from '../i18n/index.ts';
 import { withWireHook } from '../llm/wire-hook.ts';
 import type { InboundRow, LedgerCounts, LedgerStore } from '../state/delivery-ledger.ts';
+import type { InboundFiles } from './cluster/files.ts';
 import type { Unfinished } from './dedupe.ts';
 import type { GatewayRunner } from './runner.ts';
 import type { InboundMessage, PlatformAdapter, SessionSource } from './types.ts';
@@ -54,16 +55,21 @@ function payloadOf(msg: InboundMessage | undefined): string | null {
 export class GatewayLedger {
   readonly store: LedgerStore;
   private readonly log: (line: string) => void;
+  /** Where a cluster keeps the files messages brought (so another machine can answer them). */
+  private readonly files: InboundFiles | undefined;
 
-  constructor(store: LedgerStore, log: (line: string) => void = () => undefined) {
+  constructor(store: LedgerStore, log: (line: string) => void = () => undefined, opts: { files?: InboundFiles } = {}) {
     this.store = store;
     this.log = log;
+    this.files = opts.files;
   }
 
   // ---- the runner's Dedupe ------------------------------------------------------------------
 
   claim(platform: string, chatId: string, messageId: string, threadId?: string, msg?: InboundMessage): boolean | Promise<boolean> {
-    return this.store.receive({ key: keyOf(platform, chatId, messageId), platform, chatId, threadId, messageId, payload: payloadOf(msg) });
+    const row = { key: keyOf(platform, chatId, messageId), platform, chatId, threadId, messageId, payload: payloadOf(msg) };
+    if (this.files && msg?.attachments?.some((a) => a.path)) return this.files.save(row.key, msg).then(() => this.store.receive(row));
+    return this.store.receive(row);
   }
 
   finish(platform: string, chatId: string, messageId: string): void {
@@ -114,7 +120,7 @@ export class GatewayLedger {
     const wire = adapter.wireReceipts === true;
     try {
       await this.store.obligate({ id, keys, sessionKey, platform: src.platform, chatId: src.chatId, threadId: src.threadId, content: text, sendMode: wire ? 'wire' : 'call' });
-      if (!wire) this.store.attempting(id);
+      if (!wire) await this.store.attempting(id);
     } catch (e) {
       this.log(`ledger: could not record a reply to ${src.platform}:${src.chatId}: ${(e as Error).message}`);
       return send();
@@ -124,7 +130,7 @@ export class GatewayLedger {
       ? await withWireHook(() => {
           if (marked) return;
           marked = true;
-          this.store.attempting(id);
+          return this.store.attempting(id);
         }, send)
       : await send();
     try {
@@ -144,7 +150,7 @@ export class GatewayLedger {
     const id = obligationId(sessionKey, last.messageId, text);
     try {
       await this.store.obligate({ id, keys, sessionKey, platform: src.platform, chatId: src.chatId, threadId: src.threadId, content: text, sendMode: 'call' });
-      this.store.attempting(id);
+      await this.store.attempting(id);
       await this.store.delivered(id, keys, undefined);
     } catch (e) {
       this.log(`ledger: could not record a streamed reply: ${(e as Error).message}`);
@@ -159,7 +165,10 @@ export class GatewayLedger {
 
   /** Answers what owners that are gone left of `adapter`'s messages (see the top of this file). */
   async recover(r: GatewayRunner, adapter: PlatformAdapter): Promise<void> {
+    const dbg = process.env.HERMES_LEDGER_DEBUG ? (l: string) => this.log(`ledger-debug: ${l}`) : () => undefined;
+    dbg(`recover ${adapter.name} start`);
     const { inbound, obligations } = await this.store.recoverable(adapter.name);
+    dbg(`recover ${adapter.name}: ${inbound.length} row(s): ${inbound.map((r) => `${r.key}/${r.state}/${r.obligationId ? obligations.get(r.obligationId)?.state : '-'}`).join(' ')}`);
     if (!inbound.length) return;
     const sent = new Set<string>();
     const told = new Set<string>();
@@ -182,14 +191,15 @@ export class GatewayLedger {
         const text = o.state === 'attempting' ? DUPLICATE_MARKER + o.content : o.content;
         const src: SessionSource = { platform: row.platform, chatId: row.chatId, threadId: row.threadId ?? undefined, chatType: 'dm' };
         const wire = adapter.wireReceipts === true;
-        if (!wire) this.store.attempting(o.id);
+        if (!wire) await this.store.attempting(o.id);
         const res = wire ? await withWireHook(() => this.store.attempting(o.id), () => r.sendRaw(adapter, src, text)) : await r.sendRaw(adapter, src, text);
         if (res.ok) await this.store.delivered(o.id, keys, res.messageId);
         else await this.store.failed(o.id, res.error ?? 'send failed');
         resent++;
         continue;
       }
-      const msg = this.parse(row);
+      let msg = this.parse(row);
+      if (msg && this.files) msg = await this.files.restore(row.key, msg).catch(() => msg);
       if (!msg || row.attempts >= MAX_TURNS) {
         await this.store.settle([row.key], 'given_up');
         gaveUp++;

@@ -53,11 +53,9 @@ export { TYPING_GRACE_MS, TYPING_INTERVAL_MS } from './turn.ts';
 
 const EVICT_REASON = 'cache_evict';
 
-/** Inbound dedupe: the file in HERMES_HOME, or the cluster's table (several gateways on PostgreSQL). */
+/** Inbound dedupe: the delivery ledger (state.db, or a cluster's in PostgreSQL), or the file in HERMES_HOME without one. */
 export interface Dedupe {
   claim(platform: string, chatId: string, messageId: string, threadId?: string, msg?: InboundMessage): boolean | Promise<boolean>;
-  /** Messages of `platform` a gateway that died took and never answered (cluster only): run here. */
-  takeOver?(platform: string, home: string): Promise<InboundMessage[]>;
   finish(platform: string, chatId: string, messageId: string): void;
   finishKey(key: string): void;
   unfinished(): import('./dedupe.ts').Unfinished[];
@@ -65,7 +63,7 @@ export interface Dedupe {
 }
 
 export interface RunnerOptions {
-  /** Shared dedupe (a gateway cluster); default: the delivery ledger in state.db (or HERMES_HOME/gateway/inbound.jsonl without one). */
+  /** Another dedupe (tests); default: the delivery ledger in state.db (or HERMES_HOME/gateway/inbound.jsonl without one). */
   dedupe?: Dedupe;
   /** The delivery ledger (a cluster's, in PostgreSQL); default: state.db's when the transcripts are there. */
   ledger?: GatewayLedger;
@@ -235,14 +233,6 @@ export class GatewayRunner {
     this.router.attach(adapter);
     if (this.ledger) void this.ledger.recover(this, adapter).catch((e: unknown) => this.log(`gateway: ${adapter.name}: could not answer the messages a stopped gateway left: ${(e as Error).message}`));
     else void reportUnfinished(adapter, this.dedupe, this.log);
-    if (this.dedupe.takeOver)
-      void this.dedupe.takeOver(adapter.name, this.home).then(
-        (msgs) => {
-          if (msgs.length) this.log(`gateway: ${adapter.name}: taking over ${msgs.length} message(s) a stopped gateway left unanswered`);
-          for (const m of msgs) this.onMessage(adapter, { ...m, meta: { ...m.meta, takenOver: true } });
-        },
-        (e: unknown) => this.log(`gateway: ${adapter.name}: could not read unfinished messages: ${(e as Error).message}`),
-      );
     if (adapter.setCommands) {
       const cmds = this.commands
         .list('gateway')

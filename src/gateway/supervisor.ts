@@ -144,6 +144,20 @@ export class Supervisor {
     return [...this.adapters.values()].filter((a) => this.status.get(a.name)?.state === 'connected');
   }
 
+  /**
+   * Another gateway of the cluster owns `name` now: this one stops taking its messages (no retry);
+   * sending keeps working for the replies of turns still running. `start` connects it again.
+   */
+  async release(name: string): Promise<void> {
+    const t = this.timers.get(name);
+    if (t) clearTimeout(t);
+    this.timers.delete(name);
+    const a = this.adapters.get(name);
+    if (!a) return;
+    this.set(name, { state: 'stopped', next_retry_at: undefined });
+    await (a.stopIntake ? a.stopIntake() : a.disconnect()).catch(() => undefined);
+  }
+
   /** Stops reconnecting and stops intake on every platform (sending keeps working for the drain). */
   async stopIntake(): Promise<void> {
     this.stopped = true;

@@ -112,9 +112,19 @@ export function startKanbanService(o: KanbanServiceOptions): KanbanService {
   let ticking: Promise<void> | null = null;
   let timer: NodeJS.Timeout | undefined;
 
+  /** The boards, or none this time when they cannot be listed (a database restarting): never a crash. */
+  const boards = (what: string): string[] => {
+    try {
+      return boardsWithDb(env);
+    } catch (e) {
+      o.log(`kanban: ${what} skipped: the boards cannot be listed (${(e as Error).message})`);
+      return [];
+    }
+  };
+
   const tickOnce = async () => {
     const cfg = o.config();
-    for (const board of boardsWithDb(env)) {
+    for (const board of boards('dispatch tick')) {
       try {
         const s = new KanbanStore(openBoardDb(board, env), { board, env });
         try {
@@ -164,8 +174,13 @@ export function startKanbanService(o: KanbanServiceOptions): KanbanService {
     for (const e of events) {
       const hook = HOOK_OF[e.kind];
       if (hook && o.hook) {
-        const t = withBoard(board, env, (s) => s.get(e.task_id));
-        o.hook(hook, { task_id: e.task_id, board, assignee: t?.assignee ?? null, run_id: e.run_id, ...(e.payload ?? {}) });
+        let assignee: string | null = null;
+        try {
+          assignee = withBoard(board, env, (s) => s.get(e.task_id))?.assignee ?? null;
+        } catch {
+          /* the board cannot be read right now (a database restarting): the hook goes without it */
+        }
+        o.hook(hook, { task_id: e.task_id, board, assignee, run_id: e.run_id, ...(e.payload ?? {}) });
       }
     }
     if (!o.notify || delivering) return;
@@ -184,9 +199,14 @@ export function startKanbanService(o: KanbanServiceOptions): KanbanService {
     }
   };
   const watchBoards = () => {
-    for (const board of boardsWithDb(env)) {
+    for (const board of boards('board scan')) {
       if (watches.has(board)) continue;
-      watches.set(board, watchEvents(openBoardDb(board, env), board, { intervalMs: o.watchIntervalMs ?? 2000, fromNow: true }, (events) => onEvents(board, events)));
+      try {
+        watches.set(board, watchEvents(openBoardDb(board, env), board, { intervalMs: o.watchIntervalMs ?? 2000, fromNow: true }, (events) => onEvents(board, events)));
+      } catch (e) {
+        o.log(`kanban: ${board}: cannot watch it yet (${(e as Error).message}); trying again later`);
+        continue;
+      }
       // Notifications the gateway missed while it was down go out now.
       void onEvents(board, []);
     }

@@ -122,10 +122,12 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
     // set up), end() hands the request to the kernel at once.
     req.once('socket', (s) => {
       const go = () => {
+        let p: void | Promise<void> | undefined;
         try {
-          onWire();
+          p = onWire();
         } finally {
-          end();
+          if (p && typeof p.then === 'function') void p.then(end, end);
+          else end();
         }
       };
       const tls = (s as { encrypted?: boolean; _secureEstablished?: boolean }).encrypted === true && (s as { _secureEstablished?: boolean })._secureEstablished === false;

@@ -1,21 +1,23 @@
 // "This request is going out now": a caller that must know whether a request reached the other side
 // (the gateway's delivery ledger, around a reply) runs its send inside `withWireHook(fn, send)`.
 // nodeFetch (http.ts) calls `fn` synchronously right before it writes the request to a connected
-// socket, so a process killed before that point never sent it, and one killed after it did.
+// socket, so a process killed before that point never sent it, and one killed after it did. A hook
+// that records asynchronously (a ledger in PostgreSQL) returns a promise: the write waits for it.
 // node:async_hooks is loaded on the first use only (never on the one-shot path).
 import type { AsyncLocalStorage } from 'node:async_hooks';
 
-let als: AsyncLocalStorage<() => void> | undefined;
+type Hook = () => void | Promise<void>;
+let als: AsyncLocalStorage<Hook> | undefined;
 
 /** The hook of the send running in this async context, if any. */
-export function wireHook(): (() => void) | undefined {
+export function wireHook(): Hook | undefined {
   return als?.getStore();
 }
 
-export function withWireHook<T>(hook: () => void, send: () => T): T {
+export function withWireHook<T>(hook: Hook, send: () => T): T {
   if (!als) {
     const m = process.getBuiltinModule('node:async_hooks') as typeof import('node:async_hooks');
-    als = new m.AsyncLocalStorage<() => void>();
+    als = new m.AsyncLocalStorage<Hook>();
   }
   return als.run(hook, send);
 }

@@ -88,8 +88,11 @@ export interface LedgerStore {
   adopt(key: string, from: string): Awaitable<boolean>;
   /** A reply about to be sent (pending). */
   obligate(o: NewObligation): Awaitable<void>;
-  /** The reply's request is going out now (the platform may have it from here on). */
-  attempting(id: string): void;
+  /**
+   * The reply's request is going out now (the platform may have it from here on). A store that
+   * records it asynchronously returns a promise the send waits for (see wire-hook.ts).
+   */
+  attempting(id: string): Awaitable<void>;
   /** The platform accepted it: the obligation is delivered and its messages answered. */
   delivered(id: string, keys: string[], replyId: string | undefined): Awaitable<void>;
   failed(id: string, error: string): Awaitable<void>;

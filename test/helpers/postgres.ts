@@ -18,6 +18,11 @@ export interface PgCluster {
   port: number;
   /** A fresh, empty database on this cluster; returns its URL. */
   createDatabase(name: string): Promise<string>;
+  /**
+   * Restarts the server as a crash would (`pg_ctl restart -m immediate`: every connection is cut,
+   * every advisory lock released). With `downMs` it stays down that long between stop and start.
+   */
+  restart(opts?: { downMs?: number }): Promise<void>;
   stop(): void;
 }
 
@@ -148,11 +153,28 @@ export async function startPostgres(opts: { settings?: Record<string, string> } 
     rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', stop);
+  const runAsync = (cmd: string, args: string[]) =>
+    new Promise<void>((resolve, reject) => {
+      const [file, argv] = owner ? ['runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args]] : [join(bin, cmd), args];
+      const c = spawn(file, argv, { stdio: ['ignore', 'ignore', 'pipe'], cwd: dir });
+      let err = '';
+      c.stderr!.on('data', (d) => (err += d));
+      c.on('error', reject);
+      c.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(' ')}: exit ${code}: ${err}`))));
+    });
+  const restart = async ({ downMs = 0 }: { downMs?: number } = {}) => {
+    if (stopped) throw new Error('the server was stopped');
+    if (!downMs) return runAsync('pg_ctl', ['-D', data, '-o', o, '-l', join(dir, 'server.log'), '-m', 'immediate', '-w', '-t', '60', 'restart']);
+    await runAsync('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    await new Promise((r) => setTimeout(r, downMs));
+    await runAsync('pg_ctl', ['-D', data, '-o', o, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
+  };
   const url = `postgres://hermes@127.0.0.1:${port}/postgres`;
   return {
     url,
     port,
     stop,
+    restart,
     async createDatabase(name: string) {
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`bad database name ${name}`);
       const { default: pg } = await import('pg');

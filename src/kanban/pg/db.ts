@@ -223,14 +223,14 @@ export class PgKanbanDb implements KanbanDb {
 
   /** A session advisory lock on this connection (the board's dispatcher lock); null when taken. */
   tryAdvisoryLock(key: string): { release(): void } | null {
-    const got = this.client.query('SELECT pg_try_advisory_lock(hashtext($1::text)) AS ok', [key]).rows[0]?.ok === true;
+    const got = this.client.query('SELECT pg_try_advisory_lock(hashtext($1::text)) AS ok', [key], { lock: key }).rows[0]?.ok === true;
     if (!got) return null;
     let held = true;
     return {
       release: () => {
         if (!held || !this.client.isOpen) return;
         held = false;
-        this.client.query('SELECT pg_advisory_unlock(hashtext($1::text))', [key]);
+        this.client.query('SELECT pg_advisory_unlock(hashtext($1::text))', [key], { unlock: key });
       },
     };
   }
@@ -243,7 +243,7 @@ export class PgKanbanDb implements KanbanDb {
       if (this.inTx) this.client.query('ROLLBACK');
       this.inTx = false;
       // A dispatcher lock left behind must not travel with the pooled connection.
-      this.client.query('SELECT pg_advisory_unlock_all()');
+      this.client.query('SELECT pg_advisory_unlock_all()', [], { unlockAll: true });
       giveIdle(this.url, this.client);
     } catch {
       this.client.close();

@@ -21,8 +21,11 @@ const port = workerData.port;
 const toNum = (v) => (v === null ? null : Number(v));
 const types = { getTypeParser: (oid, format) => (oid === 20 || oid === 1700 ? toNum : pg.types.getTypeParser(oid, format)) };
 // A connection that died (the database restarted) is replaced before the next query: the worker
-// never stops serving, and a query during the outage fails with the server's error.
-let client, ready, dead = false;
+// never stops serving, and a query during the outage fails with the server's error. The session
+// advisory locks the old connection held (a board's dispatcher lock) are taken again on the new
+// one; one another session took meanwhile fails the query that found it out (its holder must stop).
+let client, ready, dead = false, reopened = false;
+const locks = new Set();
 const open = () => {
   dead = false;
   client = new pg.Client({ connectionString: workerData.url, types, application_name: workerData.application });
@@ -38,9 +41,21 @@ port.on('message', (m) => {
   queue = queue.then(async () => {
     if (m.close) { try { await client.end(); } catch {} answer({ closed: true }); port.close(); return; }
     try {
-      if (dead) { const old = client; old.end().catch(() => undefined); open(); }
+      if (dead) { const old = client; old.end().catch(() => undefined); open(); reopened = locks.size > 0; }
       await ready;
+      if (reopened) {
+        reopened = false;
+        const lost = [];
+        for (const k of locks) {
+          const got = await client.query('SELECT pg_try_advisory_lock(hashtext($1::text)) AS ok', [k]);
+          if (!(got.rows[0] && got.rows[0].ok)) { locks.delete(k); lost.push(k); }
+        }
+        if (lost.length) { answer({ error: 'the database restarted and another process took the lock ' + lost.join(', ') + ' meanwhile', code: 'HERMES_LOCK_LOST' }); return; }
+      }
       const r = await client.query(m.sql, m.params);
+      if (m.lock && r.rows[0] && r.rows[0].ok === true) locks.add(m.lock);
+      if (m.unlock) locks.delete(m.unlock);
+      if (m.unlockAll) locks.clear();
       const last = Array.isArray(r) ? r[r.length - 1] : r;
       answer({ rows: last.rows || [], rowCount: last.rowCount || 0 });
     } catch (e) {
@@ -93,9 +108,13 @@ export class PgSyncClient {
     return got.message as Record<string, unknown>;
   }
 
-  /** Runs one statement (or, without params, several separated by `;`) and returns its rows. */
-  query(sql: string, params: SyncParam[] = []): SyncResult {
-    const m = this.call({ sql, params: params.map((p) => (typeof p === 'bigint' ? p.toString() : p)) });
+  /**
+   * Runs one statement (or, without params, several separated by `;`) and returns its rows. `track`
+   * names a session advisory lock this statement takes (`lock`: kept when it answers `ok = true`) or
+   * gives up, so the worker takes it again on a new connection after a database restart.
+   */
+  query(sql: string, params: SyncParam[] = [], track: { lock?: string; unlock?: string; unlockAll?: boolean } = {}): SyncResult {
+    const m = this.call({ sql, params: params.map((p) => (typeof p === 'bigint' ? p.toString() : p)), ...track });
     if (m.error !== undefined) throw new PgSyncError(String(m.error), m.code as string | undefined);
     return { rows: (m.rows as Record<string, unknown>[]) ?? [], rowCount: Number(m.rowCount ?? 0) };
   }

@@ -90,7 +90,9 @@ export class PgDb implements Queryable {
     const types = {
       getTypeParser: (oid: number, format?: string) => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')),
     };
-    const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 4, types, application_name: opts.application ?? 'hermes', idleTimeoutMillis: 30_000 });
+    // A connection attempt that hangs (a server in the middle of a crash restart can accept and never
+    // answer) gives up after 10 s and is tried again by the caller, instead of holding a pool slot for good.
+    const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 4, types, application_name: opts.application ?? 'hermes', idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000, keepAlive: true });
     // An idle client losing its connection (server restart) must not crash the process.
     pool.on('error', () => undefined);
     const db = new PgDb(url, pool);

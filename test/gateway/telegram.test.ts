@@ -1,5 +1,6 @@
 // Telegram end to end: the real grammy adapter against a fake Bot API server on loopback
 // (TELEGRAM_API_ROOT), the gateway runner, real tools and the fake LLM.
+import { createServer } from 'node:net';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -220,7 +221,13 @@ describe('telegram webhook mode and media', () => {
   });
 
   test('webhook mode: updates with the secret are answered, others refused', async () => {
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    // A port the system says is free (a random one could be taken by a parallel test file).
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const p = (probe.address() as { port: number }).port;
+        probe.close(() => resolve(p));
+      });
+    });
     const t = gatewayHome({
       llmUrl: llm.openaiBaseUrl,
       env: { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_ALLOWED_USERS: String(OWNER), TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/tg-hook', TELEGRAM_WEBHOOK_SECRET: 'hook-secret-123', TELEGRAM_WEBHOOK_PORT: String(port), TELEGRAM_WEBHOOK_HOST: '127.0.0.1' },

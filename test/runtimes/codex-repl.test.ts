@@ -116,9 +116,10 @@ describe('codex runtime at a terminal', () => {
       mark = t.mark();
       t.type('/codex-runtime on');
       t.keys('Enter');
-      s = await t.waitFor(/Updated .*config\.toml/, { after: mark });
+      // Its last line: the screen is read once the whole answer is drawn.
+      s = await t.waitFor(/MCP servers hermes-tools,\s+default_permissions =\s+":workspace"/, { after: mark });
+      assert.match(s, /Updated .*config\.toml/);
       assert.match(s, /Runtime: codex app-server \(codex 0\.\d+\.\d+\)/);
-      assert.match(s, /MCP servers hermes-tools,\s+default_permissions =\s+":workspace"/);
       assert.match(readFileSync(join(home, 'config.yaml'), 'utf8'), /openai_runtime: codex_app_server/);
       const toml = readFileSync(join(codex.dir, 'config.toml'), 'utf8');
       assert.match(toml, /# >>> managed by hermes-agent/);

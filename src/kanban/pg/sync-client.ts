@@ -26,6 +26,8 @@ const types = { getTypeParser: (oid, format) => (oid === 20 || oid === 1700 ? to
 // one; one another session took meanwhile fails the query that found it out (its holder must stop).
 let client, ready, dead = false, reopened = false;
 const locks = new Set();
+// The session's search_path (the board's schema) is set again on a new connection too.
+let searchPath = null;
 const open = () => {
   dead = false;
   client = new pg.Client({ connectionString: workerData.url, types, application_name: workerData.application });
@@ -43,6 +45,7 @@ port.on('message', (m) => {
     try {
       if (dead) { const old = client; old.end().catch(() => undefined); open(); reopened = locks.size > 0; }
       await ready;
+      if (client.hermesPath !== searchPath && searchPath) { await client.query(searchPath); client.hermesPath = searchPath; }
       if (reopened) {
         reopened = false;
         const lost = [];
@@ -53,6 +56,7 @@ port.on('message', (m) => {
         if (lost.length) { answer({ error: 'the database restarted and another process took the lock ' + lost.join(', ') + ' meanwhile', code: 'HERMES_LOCK_LOST' }); return; }
       }
       const r = await client.query(m.sql, m.params);
+      if (m.sql.trimStart().toUpperCase().startsWith('SET SEARCH_PATH ')) { searchPath = m.sql; client.hermesPath = m.sql; }
       if (m.lock && r.rows[0] && r.rows[0].ok === true) locks.add(m.lock);
       if (m.unlock) locks.delete(m.unlock);
       if (m.unlockAll) locks.clear();

@@ -55,21 +55,15 @@ export async function approveJobScript(ctx: ToolContext, script: string, job: { 
   if (link) throw new CronError(link);
   if (s.yolo) return null;
   const what = [job.name ? `"${job.name}"` : 'a cron job', job.schedule ? `(${job.schedule})` : ''].filter(Boolean).join(' ');
+  const approval = await import('../tools/approval.ts');
   const { answer, source } = await ctx.ask({
     kind: 'approval',
     command: describe(s.home, script),
     description: `${what} will run this script unattended on every tick${job.noAgent ? ', its output sent as is with no model in between' : ''}`,
     choices: ['once', 'deny'],
   });
-  if (source === 'no_responder' && (await import('../tools/approval.ts')).unattendedPolicy(s) === 'approve') return null;
+  if (source === 'no_responder' && approval.unattendedPolicy(s) === 'approve') return null;
   if (answer === 'once' && source === 'person') return null;
-  const why =
-    source === 'no_responder'
-      ? 'nobody is here to approve it (non-interactive run), so it was denied'
-      : source === 'timeout'
-        ? 'the approval request timed out, so it was denied'
-        : source === 'interrupted'
-          ? 'the turn was interrupted before it was approved'
-          : 'the user denied it';
+  const why = approval.deniedBecause(source);
   return `BLOCKED: a cron job's script runs unattended, so a person must approve it, and ${why}. Nothing was scheduled or changed. Tell the user which script you wanted to schedule and why; they can add it themselves with \`hermes cron create "<schedule>" --script ${script.trim()}\` (or \`hermes cron edit <job> --script …\`).`;
 }

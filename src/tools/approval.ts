@@ -39,6 +39,17 @@ export function unattendedPolicy(s: Pick<ToolContext['services'], 'config' | 'pl
   return mode === 'approve' ? 'approve' : 'deny';
 }
 
+/** Why an approval that was not given ended in a denial, for the model's BLOCKED line. */
+export function deniedBecause(source: string): string {
+  return source === 'no_responder'
+    ? 'nobody is here to approve it (non-interactive run), so it was denied'
+    : source === 'timeout'
+      ? 'the approval request timed out, so it was denied'
+      : source === 'interrupted'
+        ? 'the turn was interrupted before it was approved'
+        : 'the user denied it';
+}
+
 /**
  * Decides whether `command` may run, asking the person when policy says so. Container backends
  * skip the dangerous-pattern prompt (the container is the boundary); hardline blocks and

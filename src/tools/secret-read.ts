@@ -49,25 +49,19 @@ export async function approveSecretRead(ctx: ToolContext, tool: string, files: s
   const approved = approvedSet(s.state);
   if (files.every((f) => approved.has(f))) return { allowed: true };
   const list = files.join(', ');
+  const approval = await import('./approval.ts');
   const { answer, source } = await ctx.ask({
     kind: 'approval',
     command: `${tool} ${list}`,
     description: `read Hermes's credential file${files.length > 1 ? 's' : ''} (API keys, tokens); the values are shown masked`,
     choices: ['once', 'session', 'deny'],
   });
-  if (source === 'no_responder' && (await import('./approval.ts')).unattendedPolicy(s) === 'approve') return { allowed: true };
+  if (source === 'no_responder' && approval.unattendedPolicy(s) === 'approve') return { allowed: true };
   if (answer === 'once' || answer === 'session') {
     if (answer === 'session') for (const f of files) approved.add(f);
     return { allowed: true };
   }
-  const why =
-    source === 'no_responder'
-      ? 'nobody is here to approve it (non-interactive run), so it was denied'
-      : source === 'timeout'
-        ? 'the approval request timed out, so it was denied'
-        : source === 'interrupted'
-          ? 'the turn was interrupted before it was approved'
-          : 'the user denied it';
+  const why = approval.deniedBecause(source);
   return {
     allowed: false,
     reason: `BLOCKED: ${list} holds Hermes's credentials (API keys, tokens); reading it needs the user's approval and ${why}. Do not try to read it another way (terminal, execute_code). If you need to know whether a key is set, ask the user, or use \`hermes config\` / \`hermes auth status\` output they share.`,

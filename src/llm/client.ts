@@ -11,10 +11,12 @@
 // Per failure kind:
 //   401 on an OAuth credential → refresh its token once and try again with the new one.
 //   No response by the first-byte deadline (`first_byte`) → the next key at once (the silent one is
-//     set aside for a minute, in memory), else the fallback at once, else backoff retry.
+//     set aside for a minute, in memory, for every client of the process through provider health),
+//     else the fallback at once, else backoff retry.
 //   429 / 401 / 403 / 402 with another usable key → rotate key at once (`key_rotated`), no backoff;
 //     the failed credential is benched as Hermes benches it (see credentials.ts) and the layer that
-//     owns it is told (auth.json keeps the status, so other processes skip it too).
+//     owns it is told (auth.json keeps the status, so other processes skip it too); provider health
+//     sets it aside for the other clients of this process (sessions, auxiliary tasks) as well.
 //   429 / 5xx / connection / timeout / invalid response / a cut or malformed stream → backoff retry
 //     (`retry`), at most `maxRetries`; then the fallback. A stream that stalls a second time goes to
 //     the fallback without further retries.

@@ -3,7 +3,9 @@
 // it is tripped: left for the fallback chain because it went silent (first-byte deadline), stalled
 // twice, or failed past its retries. A tripped target is probed in the background with a one-token
 // request (the probe the client gives when it trips it) at growing intervals, and is healthy again as
-// soon as a probe, or any real request, is answered.
+// soon as a probe, or any real request, is answered. Per key, a key that was rate limited, rejected
+// or silent is set aside (`benchKey`) for every client of the process, which take the provider's
+// next healthy key before falling back; an answered request lifts it.
 //
 // One registry per process (`sharedHealth()`): the main conversation, auxiliary tasks and every
 // gateway session share it, so one session's silent provider is left at once by the next. A store

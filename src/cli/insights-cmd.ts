@@ -13,7 +13,7 @@ import { CliError } from './errors.ts';
 /** Today's spend (every process of this home, from the spend ledger) against config.yaml budgets:. */
 function budgetSection(home: string, config: unknown): { text: string; json: Record<string, unknown> | null } {
   const { budgets } = readBudgets(config);
-  const day = new DayTotals(home).refresh();
+  const day = new DayTotals(home).refresh().close();
   if (!budgets && !day.calls) return { text: '', json: null };
   const lines = budgetLines(budgets, { dayUsd: day.usd, dayTokens: day.tokens });
   const text = [`\n\nToday: ${usd(day.usd)} · ${day.tokens.toLocaleString('en-US')} tokens · ${day.calls} model call(s) (every process of this home; hermes cost why for where it went)`, ...(lines.length ? ['Budgets', ...lines.map((l) => `  ${l}`)] : [])].join('\n');

@@ -8,6 +8,7 @@ import type { AgentEvent, TurnResult } from '../agent/types.ts';
 import type { Message } from '../llm/types.ts';
 import { describeError } from '../llm/index.ts';
 import { redactionEnabled, redactSecrets } from '../policy/redact.ts';
+import { fallbackLine } from '../runtime/activity.ts';
 import { withFooter } from '../runtime/footer.ts';
 import type { Session } from '../runtime/session.ts';
 import { envPrefix } from './auth.ts';
@@ -122,6 +123,11 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
         break;
       case 'retry':
         stream?.restart();
+        break;
+      case 'fallback':
+        // One line in the chat when the turn leaves a provider that is slow or failing (and when
+        // it is back on it): the answer that follows comes from another model.
+        chain = chain.then(async () => void (await r.reply(adapter, src, fallbackLine(e), { meta: last.meta })));
         break;
       case 'tool_start':
         if (e.name === 'text_to_speech') spokeItself = true;

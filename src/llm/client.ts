@@ -11,10 +11,12 @@
 // Per failure kind:
 //   401 on an OAuth credential → refresh its token once and try again with the new one.
 //   No response by the first-byte deadline (`first_byte`) → the next key at once (the silent one is
-//     set aside for a minute, in memory), else the fallback at once, else backoff retry.
+//     set aside for a minute, in memory, for every client of the process through provider health),
+//     else the fallback at once, else backoff retry.
 //   429 / 401 / 403 / 402 with another usable key → rotate key at once (`key_rotated`), no backoff;
 //     the failed credential is benched as Hermes benches it (see credentials.ts) and the layer that
-//     owns it is told (auth.json keeps the status, so other processes skip it too).
+//     owns it is told (auth.json keeps the status, so other processes skip it too); provider health
+//     sets it aside for the other clients of this process (sessions, auxiliary tasks) as well.
 //   429 / 5xx / connection / timeout / invalid response / a cut or malformed stream → backoff retry
 //     (`retry`), at most `maxRetries`; then the fallback. A stream that stalls a second time goes to
 //     the fallback without further retries.
@@ -164,6 +166,8 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
   let fallbackUsed = false;
   /** The fallback was taken because the primary was tripped: it is left only until it answers a probe. */
   let leftTripped = false;
+  /** A turn ended on the fallback that left a tripped primary: the first call back on the primary says so (its label). */
+  let backPending: string | undefined;
   const maxRetries = Math.max(0, o.maxRetries ?? 3);
   const sleep = o.sleep ?? defaultSleep;
   const random = o.random ?? Math.random;
@@ -172,6 +176,7 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
   const adapterOpts = { fetch: o.fetch, staleMs: o.staleMs ?? defaultStaleMs(), timeoutMs, now: o.now, cacheBodies: o.cacheBodies };
   const firstByteDefault = o.firstByteMs ?? envFirstByteMs();
   const firstByteFor = (rt: ProviderRuntime): number => rt.firstByteTimeoutMs ?? firstByteDefault ?? (isLocalUrl(rt.baseUrl) ? 0 : DEFAULT_FIRST_BYTE_MS);
+  const health = o.health === undefined ? sharedHealth() : o.health;
   const pools = new WeakMap<ProviderRuntime, CredentialPool>();
   const adapters = new WeakMap<ProviderRuntime, Map<string, StreamFn>>();
 
@@ -179,13 +184,14 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
     let p = pools.get(rt);
     if (!p) {
       const creds = rt.credentials?.length ? rt.credentials : rt.keys.length ? rt.keys : [rt.apiKey];
-      p = new CredentialPool(creds, { strategy: rt.keyStrategy ?? o.keyStrategy, now: o.now, random: o.random, hooks: rt.poolHooks });
+      // A key another client of this process found rate limited or silent is skipped here too.
+      const shared = health && creds.length > 1 ? (c: { id: string }) => health.keyBenchedUntil(rt, c.id) : undefined;
+      p = new CredentialPool(creds, { strategy: rt.keyStrategy ?? o.keyStrategy, now: o.now, random: o.random, hooks: rt.poolHooks, sharedBench: shared });
       pools.set(rt, p);
     }
     return p;
   };
 
-  const health = o.health === undefined ? sharedHealth() : o.health;
   // Tripping a target only changes where a client with somewhere else to go sends its requests:
   // a client without fallbacks records health but neither trips nor probes.
   const canTrip = (o.fallbacks?.length ?? 0) > 0;
@@ -308,11 +314,17 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
           if (stop) return out.end(blank(rt, 'error', stop));
         }
 
+        // A new turn back on a primary an earlier turn left (tripped): one line that it answers again.
+        if (backPending && !fallbackUsed && rt === primary && health && !health.isTripped(primary)) {
+          out.push({ type: 'fallback', from: backPending, to: label(primary), reason: `${label(primary)} answers again: back on it`, back: true });
+          backPending = undefined;
+        }
         // A tripped primary that answered a probe since the turn left it: this call is on it again.
         if (fallbackUsed && leftTripped && active !== primary && health && !health.isTripped(primary)) {
           leftTripped = false;
           fallbackUsed = false;
           out.push({ type: 'fallback', from: label(rt), to: label(primary), reason: `${label(primary)} answers again: back on it`, back: true });
+          backPending = undefined;
           active = primary;
           rt = primary;
         }
@@ -441,7 +453,13 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
           // A provider that did not begin to answer by the first-byte deadline: the next key, else
           // the fallback chain, at once; only with neither is it retried with backoff.
           if (err.fault === 'first_byte' && err.rotate !== false) {
-            const next = pool.hasAlternative(sel.index) ? (pool.markSlow(sel.index, (o.now ?? Date.now)() + SLOW_BENCH_MS), pool.peek()) : undefined;
+            let next: SelectedKey | undefined;
+            if (pool.hasAlternative(sel.index)) {
+              const until = (o.now ?? Date.now)() + SLOW_BENCH_MS;
+              pool.markSlow(sel.index, until);
+              health?.benchKey(rt, sel.cred.id, until, describeBrief(err));
+              next = pool.peek();
+            }
             if (!next) trip(rt, err);
             if (next) {
               again();
@@ -453,6 +471,7 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
           const keyFailure = err.rotate === false ? undefined : (KEY_FAILURES[err.kind] ?? (err.rotate ? 'forbidden' : undefined));
           if (keyFailure && pool.hasAlternative(sel.index)) {
             pool.markFailed(sel.index, keyFailure, failureInfo(err, o.now));
+            health?.benchKey(rt, sel.cred.id, pool.benchedUntil(sel.index), describeBrief(err));
             const next = pool.peek();
             if (next) {
               again();
@@ -498,6 +517,7 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
     stream,
     meter: o.meter,
     beginTurn() {
+      if (fallbackUsed && leftTripped && active !== primary) backPending = label(active);
       active = primary;
       fallbackUsed = false;
       leftTripped = false;
@@ -507,6 +527,7 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
     },
     fallbacks: o.fallbacks ?? [],
     switchTo(rt: ProviderRuntime) {
+      backPending = undefined;
       primary = rt;
       active = rt;
       fallbackUsed = false;

@@ -121,10 +121,12 @@ export class CredentialPool {
   private readonly random: () => number;
   private readonly hooks: PoolHooks;
   private readonly refreshing = new Map<number, Promise<boolean>>();
+  /** Until when (ms epoch) a credential is set aside elsewhere (provider health, shared by the process's clients). */
+  private readonly sharedBench: (cred: PoolCredential) => number;
 
   constructor(
     creds: readonly (PoolCredential | string)[],
-    opts: { strategy?: KeyStrategy; now?: () => number; random?: () => number; hooks?: PoolHooks } = {},
+    opts: { strategy?: KeyStrategy; now?: () => number; random?: () => number; hooks?: PoolHooks; sharedBench?: (cred: PoolCredential) => number } = {},
   ) {
     const seen = new Set<string>();
     this.creds = [];
@@ -138,6 +140,7 @@ export class CredentialPool {
     this.now = opts.now ?? Date.now;
     this.random = opts.random ?? Math.random;
     this.hooks = opts.hooks ?? {};
+    this.sharedBench = opts.sharedBench ?? (() => 0);
   }
 
   get size(): number {
@@ -162,7 +165,9 @@ export class CredentialPool {
   }
 
   isAvailable(index: number): boolean {
-    return index >= 0 && index < this.creds.length && this.benchedUntil(index) <= this.now() && (this.slowUntil.get(index) ?? 0) <= this.now();
+    if (index < 0 || index >= this.creds.length) return false;
+    const now = this.now();
+    return this.benchedUntil(index) <= now && (this.slowUntil.get(index) ?? 0) <= now && this.sharedBench(this.creds[index]) <= now;
   }
 
   /**
@@ -182,7 +187,7 @@ export class CredentialPool {
 
   /** When the earliest benched credential becomes usable again (ms epoch), or undefined if none will. */
   nextAvailableAt(): number | undefined {
-    const finite = this.creds.map((_c, i) => Math.max(this.benchedUntil(i), this.slowUntil.get(i) ?? 0)).filter((t) => Number.isFinite(t) && t > this.now());
+    const finite = this.creds.map((c, i) => Math.max(this.benchedUntil(i), this.slowUntil.get(i) ?? 0, this.sharedBench(c))).filter((t) => Number.isFinite(t) && t > this.now());
     return finite.length ? Math.min(...finite) : undefined;
   }
 

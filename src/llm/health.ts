@@ -3,7 +3,9 @@
 // it is tripped: left for the fallback chain because it went silent (first-byte deadline), stalled
 // twice, or failed past its retries. A tripped target is probed in the background with a one-token
 // request (the probe the client gives when it trips it) at growing intervals, and is healthy again as
-// soon as a probe, or any real request, is answered.
+// soon as a probe, or any real request, is answered. Per key, a key that was rate limited, rejected
+// or silent is set aside (`benchKey`) for every client of the process, which take the provider's
+// next healthy key before falling back; an answered request lifts it.
 //
 // One registry per process (`sharedHealth()`): the main conversation, auxiliary tasks and every
 // gateway session share it, so one session's silent provider is left at once by the next. A store
@@ -27,6 +29,12 @@ export interface KeyHealth {
   /** Milliseconds from sending to the first byte: the last one and a moving average. */
   lastTtfbMs?: number;
   avgTtfbMs?: number;
+  /**
+   * Keys only: set aside until then (ms epoch) because it was rate limited, rejected or silent —
+   * every client of the process skips it for the next healthy key of the same provider.
+   */
+  benchedUntil?: number;
+  benchReason?: string;
 }
 
 export interface TargetHealth extends KeyHealth {
@@ -131,7 +139,9 @@ export class ProviderHealth {
     for (const [id, t] of Object.entries(loaded ?? {})) {
       if (this.targets.has(id) || !t || typeof t !== 'object') continue;
       const fresh = t.state === 'tripped' && typeof t.trippedAt === 'number' && this.now - t.trippedAt < FOREIGN_TRIP_TTL_MS;
-      this.targets.set(id, { ...t, keys: { ...(t.keys ?? {}) }, state: fresh ? 'tripped' : 'ok', probes: fresh ? (t.probes ?? 0) : 0, nextProbeAt: undefined });
+      // Key benches are this process's: another process may number its keys differently.
+      const keys = Object.fromEntries(Object.entries(t.keys ?? {}).map(([k, v]) => [k, { ...v, benchedUntil: undefined, benchReason: undefined }]));
+      this.targets.set(id, { ...t, keys, state: fresh ? 'tripped' : 'ok', probes: fresh ? (t.probes ?? 0) : 0, nextProbeAt: undefined });
     }
   }
 
@@ -164,11 +174,36 @@ export class ProviderHealth {
     return [...this.targets.values()].sort((a, b) => b.updatedAt - a.updatedAt);
   }
 
+  /**
+   * Sets key `keyId` of `t` aside until `untilMs` for every client of this process (a 429, a
+   * rejected key, a key whose request went unanswered): they use the next healthy key of the same
+   * provider before anything falls back to another provider. An answered request lifts it.
+   */
+  benchKey(t: HealthTarget, keyId: string, untilMs: number, reason: string): void {
+    const e = this.entry(t);
+    const k = (e.keys[keyId] ??= blankKey());
+    k.benchedUntil = Math.round(Math.min(untilMs, this.now + 24 * 3600_000));
+    k.benchReason = reason.slice(0, 200);
+    e.updatedAt = this.now;
+    this.save(true);
+  }
+
+  /** Until when (ms epoch) key `keyId` of `t` is set aside; 0 when it is usable. */
+  keyBenchedUntil(t: HealthTarget, keyId: string): number {
+    const until = this.targets.get(targetId(t))?.keys[keyId]?.benchedUntil ?? 0;
+    return until > this.now ? until : 0;
+  }
+
   /** One attempt's outcome. A success of a tripped target recovers it. */
   record(t: HealthTarget, keyId: string, outcome: { ok: boolean; ttfbMs?: number; error?: ProviderError }): void {
     const e = this.entry(t);
     addSample(e, outcome.ok, outcome.ttfbMs, outcome.error);
-    addSample((e.keys[keyId] ??= blankKey()), outcome.ok, outcome.ttfbMs, outcome.error);
+    const key = (e.keys[keyId] ??= blankKey());
+    addSample(key, outcome.ok, outcome.ttfbMs, outcome.error);
+    if (outcome.ok && key.benchedUntil !== undefined) {
+      key.benchedUntil = undefined;
+      key.benchReason = undefined;
+    }
     e.updatedAt = this.now;
     e.pid = typeof process !== 'undefined' ? process.pid : undefined;
     if (outcome.ok) {

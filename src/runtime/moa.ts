@@ -9,6 +9,8 @@
 import { messageText } from '../agent/repair.ts';
 import { createLlmClient, resolveAuxiliaryRuntime, type LlmClient } from '../llm/index.ts';
 import type { LlmStream, Message, StreamEvent, StreamFn, StreamRequest, StreamResult } from '../llm/types.ts';
+import { spendMeter } from './budgets.ts';
+import { healthFor } from './provider-health.ts';
 import { collectText } from './session-state.ts';
 import type { ExplicitChoices, Session } from './session.ts';
 import { resolveInputFrom } from './session.ts';
@@ -218,7 +220,9 @@ export function activateMoa(s: Session, name: string, hooks: MoaHooks = {}): { b
       };
       return { label: String(slot.model), model: String(slot.model), stream: fail };
     }
-    const client = createLlmClient({ primary: rt, maxRetries: 1, timeoutMs });
+    // Reference calls count against the session's spend caps (kind `moa` in the spend ledger) and
+    // share the home's provider health, as every other model call of the session does.
+    const client = createLlmClient({ primary: rt, maxRetries: 1, timeoutMs, health: healthFor(o.home), meter: spendMeter(s.spend, 'moa') });
     return { label: `${rt.provider}/${rt.model}`, model: rt.model, stream: client.stream };
   });
   s.llm = moaClient(s.llm, name, refs, timeoutMs, hooks);

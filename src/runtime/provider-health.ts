@@ -121,6 +121,10 @@ export function healthLine(t: TargetHealth, now = Date.now()): string {
     t.stalls ? `${t.stalls} stall(s)` : '',
     t.firstByteTimeouts ? `${t.firstByteTimeouts} silent` : '',
   ].filter(Boolean);
+  // Keys set aside (rate limited, rejected, silent): the others of the provider are used meanwhile.
+  for (const [id, k] of Object.entries(t.keys ?? {})) {
+    if (k.benchedUntil && k.benchedUntil > now) counts.push(`${/^key:\d+$/.test(id) ? id.replace(':', ' ') : `key ${id}`} set aside for ${ago(k.benchedUntil - now)}${k.benchReason ? ` (${k.benchReason})` : ''}`);
+  }
   if (t.state === 'tripped') {
     const since = t.trippedAt ? ` ${ago(now - t.trippedAt)} ago` : '';
     const probe = t.lastProbe ? `; last probe ${ago(now - t.lastProbe.at)} ago ${t.lastProbe.ok ? 'answered' : 'unanswered'}` : '';
@@ -157,7 +161,12 @@ export function healthJson(t: TargetHealth): Record<string, unknown> {
     last_error: t.lastError ?? null,
     probes: t.probes,
     last_probe: t.lastProbe ?? null,
-    keys: Object.fromEntries(Object.entries(t.keys ?? {}).map(([id, k]) => [id, { requests: k.requests, errors: k.errors, stalls: k.stalls, first_byte_timeouts: k.firstByteTimeouts, avg_first_byte_ms: k.avgTtfbMs ?? null }])),
+    keys: Object.fromEntries(
+      Object.entries(t.keys ?? {}).map(([id, k]) => [
+        id,
+        { requests: k.requests, errors: k.errors, stalls: k.stalls, first_byte_timeouts: k.firstByteTimeouts, avg_first_byte_ms: k.avgTtfbMs ?? null, last_first_byte_ms: k.lastTtfbMs ?? null, benched_until: k.benchedUntil ?? null, bench_reason: k.benchReason ?? null },
+      ]),
+    ),
     updated_at: t.updatedAt,
     line: healthLine(t),
   };

@@ -587,6 +587,12 @@ export class Session {
           return { model: a.model, provider: a.provider, baseUrl: a.baseUrl, apiKey: a.apiKey, source: a.source, extraHeaders: a.extraHeaders };
         },
         persist: (w) => this.persist(w),
+        get meter() {
+          return self.llm.meter;
+        },
+        get runtime() {
+          return self.llm.active;
+        },
       });
     } else this.runner = new LoopRunner(this);
     return this.runner;

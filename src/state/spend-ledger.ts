@@ -7,7 +7,7 @@
 // memory. A reader keeps its offset and reads only what was appended since (`DayTotals`). The
 // sessions store keeps per-turn totals as before; this file is what budgets and `hermes cost why`
 // read. Nothing secret is written: provider and model names, counts and dollars.
-import { appendFileSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface SpendEntry {
@@ -45,11 +45,107 @@ export const dayFile = (home: string, day: string): string => join(home, SPEND_D
 export const entryTokens = (e: Pick<SpendEntry, 'input' | 'output' | 'cache_read' | 'cache_write'>): number =>
   (e.input || 0) + (e.output || 0) + (e.cache_read || 0) + (e.cache_write || 0);
 
-/** Appends one call to today's file (its directory made on the first call). */
-export function appendSpend(home: string, e: SpendEntry, now = Date.now()): void {
+/** Day files older than this many days are deleted (when a process first writes on a new day). */
+export const SPEND_KEEP_DAYS = 90;
+
+interface Writer {
+  day: string;
+  fd: number;
+}
+/** Per home: today's file, kept open for appending (one write per call, no open/close per call). */
+const writers = new Map<string, Writer>();
+let exitHooked = false;
+
+/** Deletes day files older than `keepDays` (unreadable names and other files are left alone). */
+export function pruneSpend(home: string, keepDays = SPEND_KEEP_DAYS, now = Date.now()): number {
+  const dir = join(home, SPEND_DIR);
+  const oldest = localDay(now - keepDays * 86_400_000);
+  let removed = 0;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const n of names) {
+    const m = /^(\d{4}-\d{2}-\d{2})\.jsonl$/.exec(n);
+    if (!m || m[1] >= oldest) continue;
+    try {
+      unlinkSync(join(dir, n));
+      removed++;
+    } catch {
+      /* another process pruned it first */
+    }
+  }
+  return removed;
+}
+
+function writerFor(home: string, day: string): Writer {
+  const w = writers.get(home);
+  if (w?.day === day) return w;
+  if (w) {
+    writers.delete(home);
+    try {
+      closeSync(w.fd);
+    } catch {
+      /* already closed */
+    }
+  }
   const dir = join(home, SPEND_DIR);
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-  appendFileSync(dayFile(home, localDay(now)), `${JSON.stringify(e)}\n`, { mode: 0o600 });
+  const f = dayFile(home, day);
+  // The first process to write on a day prunes the old days: once a day per home, not per call.
+  const fresh = !existsSync(f);
+  const fd = openSync(f, 'a', 0o600);
+  if (fresh) pruneSpend(home);
+  const made = { day, fd };
+  writers.set(home, made);
+  if (!exitHooked) {
+    exitHooked = true;
+    process.once('exit', closeSpendWriters);
+  }
+  return made;
+}
+
+/** Closes the kept-open day files (tests; the process's exit closes them anyway). */
+export function closeSpendWriters(): void {
+  for (const w of writers.values()) {
+    try {
+      closeSync(w.fd);
+    } catch {
+      /* already closed */
+    }
+  }
+  writers.clear();
+}
+
+/**
+ * Appends one call to today's file: one write() on a descriptor kept open in append mode (O_APPEND:
+ * lines of concurrent processes never interleave), opened once per process and day. A file removed
+ * meanwhile is made again; a write that fails (a full disk) reopens once, then throws.
+ */
+export function appendSpend(home: string, e: SpendEntry, now = Date.now()): void {
+  const line = Buffer.from(`${JSON.stringify(e)}\n`);
+  const day = localDay(now);
+  let w = writerFor(home, day);
+  // Removed from under this process (by hand, a restore): the next line starts a new file.
+  if (fstatSync(w.fd).nlink === 0) {
+    writers.delete(home);
+    closeSync(w.fd);
+    w = writerFor(home, day);
+  }
+  try {
+    writeSync(w.fd, line);
+    return;
+  } catch {
+    writers.delete(home);
+    try {
+      closeSync(w.fd);
+    } catch {
+      /* gone */
+    }
+  }
+  writeSync(writerFor(home, day).fd, line);
 }
 
 function parse(line: string): SpendEntry | null {
@@ -93,46 +189,67 @@ export class DayTotals {
     this.now = now;
   }
 
+  /** The day file, kept open between looks (one fstat and one read per look, no open/close). */
+  private fd: number | null = null;
+
+  private reset(): void {
+    this.offset = 0;
+    this.rest = '';
+    this.usd = this.tokens = this.calls = 0;
+  }
+
+  private closeFd(): void {
+    if (this.fd === null) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      /* already closed */
+    }
+    this.fd = null;
+  }
+
   /** Reads what other processes (and this one) appended; returns this. */
   refresh(): this {
     const day = localDay(this.now());
     if (day !== this.day) {
       this.day = day;
-      this.offset = 0;
-      this.rest = '';
-      this.usd = this.tokens = this.calls = 0;
+      this.closeFd();
+      this.reset();
     }
-    const f = dayFile(this.home, day);
-    let fd: number;
-    try {
-      fd = openSync(f, 'r');
-    } catch {
-      return this;
+    if (this.fd !== null && fstatSync(this.fd).nlink === 0) {
+      // The file was removed (and maybe made anew): count the new one from its start.
+      this.closeFd();
+      this.reset();
     }
-    try {
-      const size = fstatSync(fd).size;
-      if (size < this.offset) {
-        // The file was replaced (restored, edited): count it again.
-        this.offset = 0;
-        this.rest = '';
-        this.usd = this.tokens = this.calls = 0;
+    if (this.fd === null) {
+      try {
+        this.fd = openSync(dayFile(this.home, day), 'r');
+      } catch {
+        return this;
       }
-      if (size === this.offset) return this;
-      const buf = Buffer.alloc(size - this.offset);
-      const n = readSync(fd, buf, 0, buf.length, this.offset);
-      this.offset += n;
-      const lines = (this.rest + buf.subarray(0, n).toString('utf8')).split('\n');
-      this.rest = lines.pop() ?? '';
-      for (const l of lines) {
-        const e = parse(l);
-        if (!e) continue;
-        this.calls++;
-        this.tokens += entryTokens(e);
-        if (typeof e.usd === 'number') this.usd += e.usd;
-      }
-    } finally {
-      closeSync(fd);
     }
+    const fd = this.fd;
+    const size = fstatSync(fd).size;
+    if (size < this.offset) this.reset(); // truncated or rewritten: count it again
+    if (size === this.offset) return this;
+    const buf = Buffer.alloc(size - this.offset);
+    const n = readSync(fd, buf, 0, buf.length, this.offset);
+    this.offset += n;
+    const lines = (this.rest + buf.subarray(0, n).toString('utf8')).split('\n');
+    this.rest = lines.pop() ?? '';
+    for (const l of lines) {
+      const e = parse(l);
+      if (!e) continue;
+      this.calls++;
+      this.tokens += entryTokens(e);
+      if (typeof e.usd === 'number') this.usd += e.usd;
+    }
+    return this;
+  }
+
+  /** Lets go of the day file (a reader made for one look: status, insights, the dashboard). */
+  close(): this {
+    this.closeFd();
     return this;
   }
 }

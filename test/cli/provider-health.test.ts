@@ -89,6 +89,25 @@ describe('provider health', () => {
     assert.equal(turnPosts(), before, 'the silent primary was not tried again');
   });
 
+  it('a key that gets 429 is left for the next key of the same provider before any fallback; status shows the key set aside', async () => {
+    const h = tempHome();
+    writeFileSync(
+      join(h, 'config.yaml'),
+      `model:\n  provider: pooled\n  default: test-model\nproviders:\n  pooled:\n    base_url: ${fake.openaiBaseUrl}\n    key_env: POOL_KEYS\n  backup:\n    base_url: ${fake.openaiBaseUrl}\n    api_key: backup-key\nfallback_providers:\n  - provider: backup\n    model: backup-model\n`,
+    );
+    fake.setHandler((r) => (r.apiKey === 'pool-key-one' ? { status: 429, error: 'this key is rate limited' } : { text: `Answered with ${r.apiKey}.` }));
+    const env = { POOL_KEYS: 'pool-key-one,pool-key-two' };
+    const n = fake.requests.length;
+    const r = await hermes(['chat', '-q', 'question'], { home: h, env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'Answered with pool-key-two.\n');
+    assert.deepEqual(fake.requests.slice(n).map((q) => q.apiKey), ['pool-key-one', 'pool-key-two'], 'the next key at once: no backoff, no fallback');
+    assert.doesNotMatch(r.stderr, /⇄ switching/);
+    const status = await hermes(['status'], { home: h, env });
+    assert.match(status.stdout, /custom:pooled:test-model — ok .*key 1 set aside for (59|60) min \(HTTP 429/);
+    assert.doesNotMatch(status.stdout, /pool-key-one/);
+  });
+
   it('REPL: a 503 wave trips the primary; after the wave one probe brings it back and the next turn is the primary’s', { skip: tmuxAvailable() ?? false }, async () => {
     const h = home();
     proxy.setDefault({ status: 503 });
@@ -118,6 +137,7 @@ describe('provider health', () => {
       t.type('second question');
       t.keys('Enter');
       await t.waitFor(/Answered by the primary\./, { after: mark, timeoutMs: 30_000 });
+      assert.match(t.screen(), /⇄ custom:primary:test-model answers again: back on it \(was on custom:backup:backup-model\)/);
 
       const status = await hermes(['status'], { home: h });
       assert.match(status.stdout, /custom:primary:test-model — ok .* answering again since/);

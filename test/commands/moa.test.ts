@@ -3,7 +3,7 @@
 // transcript; `/moa <preset>` and `/model <preset> --provider moa` select a preset for the session,
 // `/moa <prompt>` runs one turn and restores the model. All models are the fake LLM.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { createCommandRegistry } from '../../src/commands/builtin.ts';
@@ -127,4 +127,22 @@ it('/moa tolerates a failing reference model and says which one failed; without 
   const none = setup('  {}\n');
   assert.match((await none.run('/moa hi')).output ?? '', /No Mixture of Agents preset: add moa\.presets/);
   await none.session.close();
+});
+
+it('reference calls are metered: the spend ledger records them as moa, and a spend cap stops them before they are sent', async () => {
+  const { home, session, run } = setup(`  presets:\n    default:\n      reference_models:\n        - ${slot('ref-a')}\n        - ${slot('ref-b')}\n`);
+  await session.prompt((await run('/moa plan it'))!.send!);
+  const day = readdirSync(join(home, 'spend'));
+  const kinds = day.flatMap((f) => readFileSync(join(home, 'spend', f), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; model: string }));
+  assert.deepEqual(kinds.filter((e) => e.kind === 'moa').map((e) => e.model).sort(), ['ref-a', 'ref-b']);
+  assert.ok(kinds.some((e) => e.kind === 'main' && e.model === 'test-model'));
+  await session.close();
+
+  // A cap the references' requests (4,000 output tokens each) would pass: they are not sent.
+  const capped = setup(`  presets:\n    default:\n      reference_models:\n        - ${slot('ref-a')}\nbudgets:\n  session_tokens: 3000\n  action: stop\n`);
+  const n = fake.requests.length;
+  await capped.session.prompt((await capped.run('/moa plan it'))!.send!);
+  assert.deepEqual(fake.requests.slice(n).filter((q) => String(q.body.model).startsWith('ref-')), [], 'no reference request reached the provider');
+  assert.ok(capped.notices.some((m) => /0\/1 reference model\(s\) answered \(failed: custom\/ref-a: .*budgets\.session_tokens/.test(m)), capped.notices.join('\n'));
+  await capped.session.close();
 });

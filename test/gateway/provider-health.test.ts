@@ -48,10 +48,15 @@ describe('gateway: provider health shared by the cached sessions', () => {
     tg.userMessage({ chatId: ALICE, text: 'hello?' });
     await tg.waitFor(isText(ALICE, /Answered by the backup\./), 20_000, 'Alice’s answer from the backup');
     assert.equal(turnPosts(), 1, 'Alice’s turn tried the primary once, until the deadline');
+    // Alice is told in one line, before the answer, that another model answers.
+    const aliceTexts = tg.calls.filter(isText(ALICE, /./)).map((c) => String(c.params.text));
+    const switched = aliceTexts.findIndex((t) => /^⇄ switching from custom:fake-model to fallback custom:backup-model: no response within 1\.5s/.test(t));
+    assert.ok(switched >= 0 && switched < aliceTexts.findIndex((t) => /Answered by the backup/.test(t)), aliceTexts.join('\n'));
 
     tg.userMessage({ chatId: BOB, text: 'hi there' });
     await tg.waitFor(isText(BOB, /Answered by the backup\./), 20_000, 'Bob’s answer from the backup');
     assert.equal(turnPosts(), 1, 'Bob’s session went straight to the fallback');
     assert.equal(tg.calls.filter(isText(BOB, /Answered/)).length, 1);
+    assert.equal(tg.calls.filter(isText(BOB, /^⇄ .*custom:fake-model is not answering .*using custom:backup-model until it answers again/)).length, 1, 'Bob hears once why another model answers');
   });
 });

@@ -11,7 +11,7 @@ import type { StreamEvent } from '../../src/llm/types.ts';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HEALTH_FILE, providerHealthStore, readProviderHealth } from '../../src/runtime/provider-health.ts';
+import { HEALTH_FILE, healthLine, providerHealthStore, readProviderHealth } from '../../src/runtime/provider-health.ts';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.ts';
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.ts';
 import { collect, request, runtime } from './_util.ts';
@@ -122,9 +122,16 @@ describe('provider health routing', () => {
       c.beginTurn();
       const before = posts().length;
       events = await collect(c.stream(request()));
-      assert.deepEqual(kinds(events), ['done']);
+      assert.deepEqual(kinds(events), ['fallback', 'done']);
+      const back = ofType(events, 'fallback')[0];
+      assert.equal(back.back, true);
+      assert.equal(back.reason, 'custom:primary:primary-model answers again: back on it');
+      assert.equal(back.from, 'custom:backup:backup-model');
       assert.equal(doneOf(events).provider, 'custom:primary');
       assert.equal(posts().length, before + 1);
+      // Said once: the turn after is quiet.
+      c.beginTurn();
+      assert.deepEqual(kinds(await collect(c.stream(request()))), ['done']);
     } finally {
       health.stop();
     }
@@ -142,6 +149,58 @@ describe('provider health routing', () => {
       assert.equal(h.errors, 2);
       await new Promise((r) => setTimeout(r, 200));
       assert.equal(posts().filter((r) => isProbe(r.body)).length, probes);
+    } finally {
+      health.stop();
+    }
+  });
+});
+
+describe('per-key health shared by the clients of a process', () => {
+  const pooled = (): ProviderRuntime => runtime({ baseUrl: fake.openaiBaseUrl, provider: 'custom:pooled', model: 'pooled-model', keys: ['k1', 'k2'], apiKey: 'k1' });
+  const keyClient = (health: ProviderHealth) => createLlmClient({ primary: pooled(), fallbacks: [backup()], health, sleep: async () => {}, random: () => 0, firstByteMs: 1000, maxRetries: 1 });
+  const keysSince = (n: number) => fake.requests.slice(n).map((r) => r.apiKey);
+
+  test('a key that gets 429 is skipped by every client for the next key of the same provider, before any fallback', async () => {
+    const health = new ProviderHealth();
+    try {
+      fake.setHandler((r) => (r.apiKey === 'k1' ? { status: 429, error: 'key limit' } : { text: `answered with ${r.apiKey}` }));
+      const n = fake.requests.length;
+      const a = await collect(keyClient(health).stream(request()));
+      assert.equal(doneOf(a).message.content, 'answered with k2');
+      assert.equal(ofType(a, 'key_rotated').length, 1);
+      assert.equal(ofType(a, 'fallback').length, 0, 'the provider’s next key, not the fallback');
+      assert.deepEqual(keysSince(n), ['k1', 'k2']);
+      // Another client (another session, an auxiliary task) starts on k2.
+      const m = fake.requests.length;
+      const b = await collect(keyClient(health).stream(request()));
+      assert.equal(doneOf(b).message.content, 'answered with k2');
+      assert.deepEqual(keysSince(m), ['k2']);
+      const k1 = health.get(pooled())!.keys['key:1'];
+      assert.ok(k1.benchedUntil! > Date.now() + 50 * 60_000, 'set aside for about the hour a 429 cools down');
+      assert.match(k1.benchReason!, /429/);
+      assert.match(healthLine(health.get(pooled())!), /key 1 set aside for (59|60) min \(HTTP 429/);
+    } finally {
+      health.stop();
+    }
+  });
+
+  test('a key whose request goes unanswered is left at the first-byte deadline for the next key; other clients skip it; the fallback is not used', async () => {
+    const health = new ProviderHealth();
+    try {
+      fake.setHandler((r) => (r.apiKey === 'k1' ? { hang: true } : { text: `answered with ${r.apiKey}` }));
+      const n = fake.requests.length;
+      const t0 = Date.now();
+      const a = await collect(keyClient(health).stream(request()));
+      assert.equal(doneOf(a).message.content, 'answered with k2');
+      assert.ok(Date.now() - t0 < 5000, 'within the deadline plus one request');
+      assert.equal(ofType(a, 'fallback').length, 0);
+      assert.deepEqual(keysSince(n), ['k1', 'k2']);
+      const m = fake.requests.length;
+      const t1 = Date.now();
+      assert.equal((await keyClient(health).stream(request()).result()).message.content, 'answered with k2');
+      assert.ok(Date.now() - t1 < 900, 'no wait on the silent key');
+      assert.deepEqual(keysSince(m), ['k2']);
+      assert.equal(health.get(pooled())!.keys['key:1'].firstByteTimeouts, 1);
     } finally {
       health.stop();
     }

@@ -3,7 +3,7 @@
 // approvals go through Hermes, and the projected turn lands in state.db.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { gatedSuite } from '../helpers/skip.ts';
@@ -247,6 +247,46 @@ describe('hermes chat -q on the codex app-server runtime', () => {
     const set = await run(fix[1].split(' ').slice(1), home, work);
     assert.equal(set.code, 0, set.stderr);
     assert.match((await run(['doctor'], home, work)).stdout, /- Codex runtime\s+not in use/);
+  });
+
+  it('spend caps hold inside codex: every model call it reports goes to the spend ledger, and a runaway loop stops within one request of the cap', async () => {
+    const { home, work } = setup('budgets:\n  session_tokens: 25000\n  action: stop\n');
+    codexReplies.length = 0;
+    const n = responsesRequests().length;
+    // A model that keeps calling a tool, each call reading 10,000 tokens and writing 50.
+    for (let i = 0; i < 6; i++) codexReplies.push({ toolCalls: [{ name: 'exec_command', arguments: { cmd: `echo step ${i}` } }], usage: { input: 10_000, output: 50 } });
+    try {
+      const r = await run(['chat', '-q', 'loop forever', '--yolo'], home, work);
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.match(r.stderr, /^hermes: budgets\.session_tokens 25,000 tokens reached: 20,100 tokens spent this session/m);
+      const calls = responsesRequests().length - n;
+      assert.ok(calls >= 2 && calls <= 3, `two calls fit under the cap, at most one more was under way (${calls})`);
+      const dir = join(home, 'spend');
+      const entries = readdirSync(dir).flatMap((f) => readFileSync(join(dir, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; input: number; output: number }));
+      const main = entries.filter((e) => e.kind === 'main');
+      assert.ok(main.length >= 2 && main.length <= 3, JSON.stringify(entries));
+      assert.ok(main.every((e) => e.input === 10_000 && e.output === 50), JSON.stringify(main));
+      // The next run starts under the cap (its first request is estimated small): codex makes one
+      // call, past which the turn stops (a second may already be under way); the run after that
+      // stops before codex starts.
+      const m = responsesRequests().length;
+      const again = await run(['chat', '-q', 'more', '--continue', '--yolo'], home, work);
+      assert.equal(again.code, 1, again.stderr);
+      assert.match(again.stderr, /budgets\.session_tokens 25,000 tokens reached: 30,150 tokens spent this session/);
+      const more = responsesRequests().length - m;
+      assert.ok(more >= 1 && more <= 2, `one request, then the cap (at most one more under way): ${more}`);
+      const k = responsesRequests().length;
+      const third = await run(['chat', '-q', 'more', '--continue', '--yolo'], home, work);
+      assert.equal(third.code, 1, third.stderr);
+      assert.match(third.stderr, /budgets\.session_tokens 25,000 tokens reached: (30,150|40,200|50,250) tokens spent this session/);
+      assert.equal(responsesRequests().length, k, 'no request once the cap is spent');
+      const spent = readdirSync(dir).flatMap((f) => readFileSync(join(dir, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { input: number; output: number })).reduce((t, e) => t + e.input + e.output, 0);
+      // Every call codex reported is in the ledger (a call cut by the interrupt may report nothing).
+      const made = responsesRequests().length - n;
+      assert.ok(spent % 10_050 === 0 && spent <= made * 10_050 && spent >= (made - 2) * 10_050, `${spent} tokens in the ledger for ${made} calls`);
+    } finally {
+      codexReplies.length = 0;
+    }
   });
 
   it('a missing codex fails the turn with the install hint and how to fall back', async () => {

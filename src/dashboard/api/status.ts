@@ -26,7 +26,7 @@ export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugin
     const localModels = localModelsJson(ctx.home);
     // Today's spend (every process of this home, from the spend ledger) against config.yaml budgets:.
     const [{ budgetLines, readBudgets }, { DayTotals }] = await Promise.all([import('../../runtime/budgets.ts'), import('../../state/spend-ledger.ts')]);
-    const day = new DayTotals(ctx.home).refresh();
+    const day = new DayTotals(ctx.home).refresh().close();
     const { budgets } = readBudgets(ctx.config().config);
     const spend = { today: { usd: day.usd, tokens: day.tokens, calls: day.calls }, caps: budgets ? { ...budgets.caps, action: budgets.action } : null, lines: budgetLines(budgets, { dayUsd: day.usd, dayTokens: day.tokens }) };
     const db = await ctx.store();

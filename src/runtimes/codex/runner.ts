@@ -7,8 +7,10 @@ import { existsSync, mkdirSync } from 'node:fs';
 import pkg from '../../../package.json' with { type: 'json' };
 import type { AgentEvent, AgentRequest, Answered, TurnResult } from '../../agent/types.ts';
 import { messageText } from '../../agent/repair.ts';
+import type { CallMeter } from '../../llm/client.ts';
 import { estimateCostUsd } from '../../llm/index.ts';
-import { addUsage, emptyUsage, type Message, type Usage } from '../../llm/types.ts';
+import type { ProviderRuntime } from '../../llm/resolve.ts';
+import { addUsage, emptyUsage, type Message, type ProviderError, type Usage } from '../../llm/types.ts';
 import { redactSecrets } from '../../policy/redact.ts';
 import type { ToolServices } from '../../tools/types.ts';
 import type { RunnerOptions, TurnContext, TurnRunner } from '../types.ts';
@@ -36,6 +38,13 @@ export interface CodexHost {
   /** The model, provider and endpoint Hermes resolved (usage accounting; codex's model provider). */
   readonly runtimeInfo: HermesEndpoint;
   persist(write: () => unknown): void;
+  /**
+   * The session's spend caps (config.yaml budgets:): asked before each turn is handed to codex and
+   * after each model call codex reports (thread/tokenUsage/updated), told every call's usage (the
+   * spend ledger). `runtime` is what the calls are priced and recorded as.
+   */
+  readonly meter?: CallMeter;
+  readonly runtime?: ProviderRuntime;
 }
 
 type Item = ThreadItem & { id: string; type: string };
@@ -311,6 +320,25 @@ export class CodexRunner implements TurnRunner {
     };
 
     if (ctx.signal.aborted) return finish({ completed: false, failed: false, interrupted: true });
+    // Spend caps: codex makes its model calls itself, so the cap is checked before the turn is
+    // handed over and again after every call it reports; a cap that stops the run interrupts the
+    // turn (at most the call already under way goes past it).
+    const meter = this.host.meter;
+    const meterRt = (): ProviderRuntime => {
+      const rt = this.host.runtime;
+      const model = this.threadModel || this.host.runtimeInfo.model;
+      return rt ? { ...rt, model } : ({ provider: this.host.runtimeInfo.provider, model, baseUrl: this.host.runtimeInfo.baseUrl } as ProviderRuntime);
+    };
+    let budgetStop: ProviderError | null = null;
+    const stopForBudget = (error: ProviderError): TurnResult => {
+      ctx.emit({ type: 'error', error });
+      return finish({ completed: false, failed: true, interrupted: false, error });
+    };
+    if (meter) {
+      const stop = await meter.before({ model: meterRt().model, system: ctx.system, messages: [...prior, user], tools: [], signal: ctx.signal }, meterRt());
+      if (stop) return stopForBudget(stop);
+    }
+    let checking: Promise<void> = Promise.resolve();
     let client: CodexAppServerClient;
     let fresh: boolean;
     let derived: DerivedCodex;
@@ -362,6 +390,24 @@ export class CodexRunner implements TurnRunner {
         const c = estimateCostUsd(this.threadModel || this.host.runtimeInfo.model, this.host.runtimeInfo.provider, u);
         if (c !== null) cost = (cost ?? 0) + c;
         ctx.emit({ type: 'usage', usage: u, costUsd: c, model: this.threadModel || this.host.runtimeInfo.model, provider: this.host.runtimeInfo.provider });
+        if (meter) {
+          const rt = meterRt();
+          try {
+            meter.after({ message: { role: 'assistant', content: '' }, stopReason: 'stop', usage: u, model: rt.model, provider: rt.provider }, rt);
+          } catch {
+            /* the ledger is the meter's business */
+          }
+          // The next call codex makes would be about as big as this one: past a cap, the turn stops
+          // (or, with action: ask, waits on nothing: codex goes on while the person is asked).
+          checking = checking.then(async () => {
+            if (budgetStop || ctx.signal.aborted) return;
+            const stop = await meter.before({ model: rt.model, system: '', messages: [], tools: [], signal: ctx.signal }, rt);
+            if (stop && !budgetStop) {
+              budgetStop = stop;
+              void this.interrupt(client, active);
+            }
+          });
+        }
       } else if (n.method === 'error') {
         const err = p.error as { message?: string; additionalDetails?: string | null } | undefined;
         const msg = [err?.message, err?.additionalDetails].filter(Boolean).join(': ');
@@ -410,6 +456,7 @@ export class CodexRunner implements TurnRunner {
         if (ctx.signal.aborted) return finish({ completed: false, failed: false, interrupted: true });
         return fail(timedOut ? `the turn did not finish within ${settings.turn_timeout}s` : this.withStderr('codex app-server exited during the turn'));
       }
+      if (budgetStop) return stopForBudget(budgetStop);
       if (turn.status === 'interrupted' || ctx.signal.aborted) {
         if (timedOut) return fail(`the turn did not finish within ${settings.turn_timeout}s and was interrupted`);
         return finish({ completed: false, failed: false, interrupted: true });

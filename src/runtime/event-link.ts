@@ -13,7 +13,7 @@
 import { connect, type Socket } from 'node:net';
 import type { AgentEvent, AgentRequest, ApprovalChoice } from '../agent/types.ts';
 import { redactSecrets } from '../policy/redact.ts';
-import { toolDetail, toolEmoji } from './activity.ts';
+import { describeToolCall } from './describe.ts';
 import type { Session } from './session.ts';
 
 export const EVENTS_ENV = 'HERMES_DASHBOARD_EVENTS';
@@ -53,15 +53,17 @@ export function sidecarEvent(e: AgentEvent, sessionId: string): SidecarEvent | n
       return { type: 'turn_start', sessionId, text: redactSecrets(cut(typeof e.userMessage?.content === 'string' ? e.userMessage.content : '', 300)) };
     case 'api_start':
       return null;
-    case 'tool_start':
+    case 'tool_start': {
+      const d = describeToolCall(e.name, e.args, { emoji: e.emoji, argMax: 120 });
       return {
         type: 'tool_start',
         callId: e.callId,
         name: e.name,
-        emoji: e.emoji ?? toolEmoji(e.name),
-        detail: redactSecrets(toolDetail(e.name, e.args, 120)),
+        emoji: d.icon,
+        detail: redactSecrets(d.arg),
         args: redactSecrets(cut(JSON.stringify(e.args, null, 2), 4000)),
       };
+    }
     case 'tool_end':
       return { type: 'tool_end', callId: e.callId, name: e.name, isError: e.isError, durationMs: e.durationMs, preview: redactSecrets(cut(e.content, 4000)) };
     case 'request':

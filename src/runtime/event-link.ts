@@ -11,32 +11,15 @@
 // cut short, and a secret request carries only the name of the secret. Surfaces call
 // `linkSessionEvents(session)`; without the variable it does nothing.
 import { connect, type Socket } from 'node:net';
-import type { AgentEvent, AgentRequest, ApprovalChoice } from '../agent/types.ts';
+import type { AgentEvent, AgentRequest } from '../agent/types.ts';
 import { redactSecrets } from '../policy/redact.ts';
 import { describeToolCall } from './describe.ts';
 import type { Session } from './session.ts';
+import type { SidecarCommand, SidecarEvent, SidecarRequest } from './sidecar-types.ts';
 
 export const EVENTS_ENV = 'HERMES_DASHBOARD_EVENTS';
 
-export type SidecarRequest =
-  | { kind: 'approval'; command: string; description: string; choices: ApprovalChoice[] }
-  | { kind: 'clarify'; question: string; choices: string[] }
-  | { kind: 'secret'; name: string; prompt: string };
-
-/** Chat process → dashboard. */
-export type SidecarEvent =
-  | { type: 'hello'; secret: string; pid: number; sessionId: string; model: string; provider: string; cwd: string }
-  | { type: 'turn_start'; sessionId: string; text: string }
-  | { type: 'model'; model: string; provider: string }
-  | { type: 'tool_start'; callId: string; name: string; emoji: string; detail: string; args: string }
-  | { type: 'tool_end'; callId: string; name: string; isError: boolean; durationMs: number; preview: string }
-  | { type: 'request'; id: string; request: SidecarRequest }
-  | { type: 'request_resolved'; id: string; source: string; answer: string }
-  | { type: 'usage'; model: string; provider: string; input: number; output: number; costUsd: number | null }
-  | { type: 'turn_end'; completed: boolean; failed: boolean; interrupted: boolean; apiCalls: number; error?: string };
-
-/** Dashboard → chat process. */
-export type SidecarCommand = { type: 'answer'; id: string; value: unknown };
+export type { SidecarCommand, SidecarEvent, SidecarRequest } from './sidecar-types.ts';
 
 const cut = (s: string, max: number) => (s.length > max ? `${s.slice(0, max)}…` : s);
 

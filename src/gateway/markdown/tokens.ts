@@ -9,7 +9,7 @@
 //   of the text — a reply being streamed — runs to the end when it opened at the start of a line);
 // - a heading is a line `#`…`######`, a space, then its text;
 // - `code` (or ``code``, ```code``` on one line) is code; nothing inside it is Markdown;
-// - **bold** and __bold__, *italic* and _italic_ (not inside a word: snake_case_names and 2*3*4
+// - **bold** and __bold__, *italic* and _italic_, ***both*** (not inside a word: snake_case_names and 2*3*4
 //   stay as they are; a mark next to a space inside does not count: 2 ** 3 ** 4), ~~struck~~;
 // - [label](https://…) is a link (other schemes stay text).
 
@@ -93,10 +93,20 @@ export function inline(s: string): Inline[] {
       i += m[0].length;
       continue;
     }
-    if ((c === '*' || c === '_') && s[i + 1] === c && !(c === '_' && wordChar(s[i - 1]))) {
+    if (c === '*' && s.startsWith('***', i) && s[i - 1] !== c) {
+      // ***bold italics***
+      const close = closing(s, i + 3, '***');
+      if (close > 0 && marked(s.slice(i + 3, close))) {
+        flush();
+        out.push({ t: 'strong', mark: '**', children: [{ t: 'em', mark: '*', children: inline(s.slice(i + 3, close)) }] });
+        i = close + 3;
+        continue;
+      }
+    }
+    if ((c === '*' || c === '_') && s[i + 1] === c && s[i - 1] !== c && !(c === '_' && wordChar(s[i - 1]))) {
       const mark = c === '*' ? '**' : '__';
       const close = closing(s, i + 2, mark);
-      if (close > 0) {
+      if (close > 0 && marked(s.slice(i + 2, close))) {
         flush();
         out.push({ t: 'strong', mark, children: inline(s.slice(i + 2, close)) });
         i = close + 2;
@@ -111,7 +121,7 @@ export function inline(s: string): Inline[] {
     }
     if ((c === '*' || c === '_') && s[i + 1] !== c && s[i - 1] !== c && !wordChar(s[i - 1])) {
       const close = closing(s, i + 1, c);
-      if (close > 0 && s[close + 1] !== c) {
+      if (close > 0 && s[close + 1] !== c && marked(s.slice(i + 1, close))) {
         flush();
         out.push({ t: 'em', mark: c, children: inline(s.slice(i + 1, close)) });
         i = close + 1;
@@ -124,6 +134,9 @@ export function inline(s: string): Inline[] {
   flush();
   return merge(out) as Inline[];
 }
+
+/** Emphasis holds something besides marks (a rule of asterisks is not bold). */
+const marked = (inner: string) => /[^*_~\s]/.test(inner);
 
 /**
  * Where the mark that closes an emphasis opened at `from` is, or -1: not across a code span, not

@@ -3,10 +3,7 @@
 // Slack mrkdwn), and streaming a 40 KB reply by edits through a no-op adapter (the cost the gateway
 // adds per delta: buffering, re-chunking, the edit calls it decides to make).
 import { chunkMessage } from '../src/gateway/chunk.ts';
-import { markdownToMatrixHtml } from '../src/gateway/platforms/matrix.ts';
-import { markdownToMrkdwn } from '../src/gateway/platforms/slack.ts';
-import { markdownToTelegramHtml } from '../src/gateway/platforms/telegram.ts';
-import { markdownToWhatsApp } from '../src/gateway/platforms/whatsapp-common.ts';
+import { toMatrixHtml, toSlackMrkdwn, toTelegramHtml, toWhatsApp } from '../src/gateway/markdown/serializers.ts';
 import { StreamingReply } from '../src/gateway/stream-reply.ts';
 import type { PlatformAdapter } from '../src/gateway/types.ts';
 import { median, type Bench, type BenchRow } from './lib.ts';
@@ -37,10 +34,10 @@ const bench: Bench = async () => {
   rows.push({ name: 'split a 100 KB reply at 4096 (Telegram)', value: time(() => void (chunks = chunkMessage(text, 4096).length)), unit: 'ms', note: `${chunks} messages` });
   rows.push({ name: 'split a 100 KB reply at 2000 (Discord)', value: time(() => void chunkMessage(text, 2000)), unit: 'ms' });
   const part = text.slice(0, 4000);
-  rows.push({ name: 'Markdown → Telegram HTML, 4 KB', value: time(() => void markdownToTelegramHtml(part), 200) * 1000, unit: 'µs' });
-  rows.push({ name: 'Markdown → Matrix HTML, 4 KB', value: time(() => void markdownToMatrixHtml(part), 200) * 1000, unit: 'µs' });
-  rows.push({ name: 'Markdown → WhatsApp, 4 KB', value: time(() => void markdownToWhatsApp(part), 200) * 1000, unit: 'µs' });
-  rows.push({ name: 'Markdown → Slack mrkdwn, 4 KB', value: time(() => void markdownToMrkdwn(part), 200) * 1000, unit: 'µs' });
+  rows.push({ name: 'Markdown → Telegram HTML, 4 KB', value: time(() => void toTelegramHtml(part), 200) * 1000, unit: 'µs' });
+  rows.push({ name: 'Markdown → Matrix HTML, 4 KB', value: time(() => void toMatrixHtml(part), 200) * 1000, unit: 'µs' });
+  rows.push({ name: 'Markdown → WhatsApp, 4 KB', value: time(() => void toWhatsApp(part), 200) * 1000, unit: 'µs' });
+  rows.push({ name: 'Markdown → Slack mrkdwn, 4 KB', value: time(() => void toSlackMrkdwn(part), 200) * 1000, unit: 'µs' });
 
   // Streaming: 40 KB in 8-character deltas (5,000 deltas) with edits every 20 ms to a no-op adapter.
   const long = reply(40);

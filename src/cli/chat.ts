@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseMaxTurns } from '../agent/budget.ts';
 import type { AgentEvent, AgentRequest } from '../agent/types.ts';
 import { describeError, ResolveError } from '../llm/index.ts';
-import { activityLine, fallbackLine } from '../runtime/activity.ts';
+import { eventLine } from '../runtime/describe.ts';
 import { AnswerOut } from './answer-out.ts';
 import type { McpManager } from '../mcp/manager.ts';
 import { attachMcp, startCliMcp } from '../mcp/session.ts';
@@ -358,25 +358,25 @@ export async function runOneShot(query: string, opts: ChatOptions): Promise<void
         toolArgs.set(e.callId, e.args);
         if (!quiet && answer.streamed && !answer.streamed.endsWith('\n')) out('\n');
         break;
-      case 'tool_end':
-        if (!quiet) lineLater(activityLine(e.name, toolArgs.get(e.callId) ?? {}, e.durationMs, { failed: e.isError }));
+      case 'tool_end': {
+        const args = toolArgs.get(e.callId);
         toolArgs.delete(e.callId);
+        if (!quiet) lineLater(eventLine(e, { call: { name: e.name, args: args ?? {} } }));
         break;
+      }
       case 'retry':
-        if (!quiet || opts.verbose) err(`↻ ${e.error.provider}: ${e.error.message} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})`);
-        break;
       case 'fallback':
-        if (!quiet || opts.verbose) err(fallbackLine(e));
+        if (!quiet || opts.verbose) err(eventLine(e));
         break;
       case 'key_rotated':
-        if (opts.verbose) err(`⇄ ${e.provider}: rotated to the next API key (${e.reason})`);
+        if (opts.verbose) err(eventLine(e));
         break;
       case 'warning':
         // A store write that failed ends the run with one line (below), not a warning too.
-        if (!quiet && e.message !== session.saveFailure?.warning) err(`⚠ ${e.message}`);
+        if (!quiet && e.message !== session.saveFailure?.warning) err(eventLine(e));
         break;
       case 'notice':
-        if (!quiet) err(e.message);
+        if (!quiet) err(eventLine(e));
         break;
       case 'request':
         void oneShotPrompt(e.request).then((answer) => session.answer(e.id, answer));

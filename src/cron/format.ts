@@ -16,8 +16,38 @@ export function displayState(job: CronJob, store: CronStore): string {
 }
 
 /** The job as the cronjob tool reports it (Hermes's field names). */
-export function formatJob(job: CronJob, store: CronStore): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+/** A job as `hermes cron list --json`, the cronjob tool and the dashboard show it. */
+export interface JobView {
+  job_id: string;
+  name: string;
+  skill: string | null;
+  skills: string[];
+  prompt_preview: string;
+  model: string | null;
+  provider: string | null;
+  base_url: string | null;
+  schedule: string;
+  repeat: string;
+  deliver: string;
+  next_run_at: string | null;
+  last_run_at: string | null;
+  last_status: string | null;
+  last_error: string | null;
+  last_delivery_error: string | null;
+  enabled: boolean;
+  state: string;
+  paused_at: string | null;
+  paused_reason: string | null;
+  script?: string;
+  no_agent?: true;
+  context_from?: string[];
+  enabled_toolsets?: string[];
+  runs_on?: string;
+  workdir?: string;
+}
+
+export function formatJob(job: CronJob, store: CronStore): JobView {
+  const out: JobView = {
     job_id: job.id,
     name: job.name,
     skill: job.skills[0] ?? null,

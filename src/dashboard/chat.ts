@@ -15,7 +15,8 @@ import type { IPty } from '@lydell/node-pty';
 import type { WebSocket } from 'ws';
 import { sameSecret } from './auth.ts';
 import type { DashboardContext } from './context.ts';
-import { onJsonLines, type SidecarEvent, type SidecarRequest } from '../runtime/event-link.ts';
+import type { ChatEvent, ChatInfo, ChatRequest, ChatToolEntry, ChatUsage } from './api-types.ts';
+import { onJsonLines, type SidecarEvent } from '../runtime/event-link.ts';
 
 /**
  * What the Chat tab runs: the full-screen TUI (`hermes chat --tui`), which reports its session's
@@ -26,18 +27,6 @@ export const CHAT_ARGS: string[] = ['chat', '--tui'];
 
 export const MAX_CHATS = 8;
 
-interface ToolEntry {
-  callId: string;
-  name: string;
-  emoji: string;
-  detail: string;
-  args: string;
-  status: 'running' | 'ok' | 'error';
-  durationMs?: number;
-  preview?: string;
-  at: number;
-}
-
 interface Channel {
   id: string;
   pty: IPty | null;
@@ -47,10 +36,10 @@ interface Channel {
   secret: string;
   child: Socket | null;
   subscribers: Set<WebSocket>;
-  info: { sessionId?: string; model?: string; provider?: string; cwd?: string; pid?: number };
-  requests: Map<string, SidecarRequest>;
-  tools: ToolEntry[];
-  usage: { input: number; output: number; costUsd: number };
+  info: ChatInfo;
+  requests: Map<string, ChatRequest>;
+  tools: ChatToolEntry[];
+  usage: ChatUsage;
   exited: { code: number | null } | null;
 }
 
@@ -172,7 +161,7 @@ export class ChatHub {
         tools: ch.tools,
         usage: ch.usage,
         exited: ch.exited,
-      }),
+      } satisfies ChatEvent),
     );
     ws.on('close', () => {
       ch.subscribers.delete(ws);
@@ -286,7 +275,7 @@ export class ChatHub {
     this.broadcast(ch, e);
   }
 
-  private broadcast(ch: Channel, e: unknown): void {
+  private broadcast(ch: Channel, e: ChatEvent): void {
     const text = JSON.stringify(e);
     for (const ws of ch.subscribers) if (ws.readyState === ws.OPEN) ws.send(text);
   }

@@ -1,6 +1,6 @@
 // Tool progress in the chat (display.tool_progress).
 import { redactSecrets } from '../policy/redact.ts';
-import { toolDetail, toolEmoji } from '../runtime/activity.ts';
+import { describeToolCall } from '../runtime/describe.ts';
 import type { PlatformAdapter, SessionSource } from './types.ts';
 
 /**
@@ -29,8 +29,8 @@ export class ProgressReporter {
     if (this.mode === 'off') return;
     if (this.mode === 'new' && name === this.lastTool) return;
     this.lastTool = name;
-    const detail = toolDetail(name, args, this.mode === 'verbose' ? 200 : 60);
-    let line = `${toolEmoji(name, emoji)} ${name}${detail ? `: ${detail}` : '…'}`;
+    const d = describeToolCall(name, args, { emoji, argMax: this.mode === 'verbose' ? 200 : 60 });
+    let line = `${d.icon} ${name}${d.arg ? `: ${d.arg}` : '…'}`;
     if (this.mode === 'verbose') {
       const a = JSON.stringify(args);
       line += `\n   args: ${a.length > 300 ? a.slice(0, 300) + '…' : a}`;

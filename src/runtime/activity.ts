@@ -1,5 +1,6 @@
-// How a tool call reads to a person: `┊ {emoji} {verb} {detail} {duration}`. Shared by the CLI,
-// the REPL and the gateway's tool-progress messages.
+// How a tool call reads to a person: its verb, emoji and main argument (`┊ {emoji} {verb} {detail}
+// {duration}` is put together by describe.ts, the event describer every surface uses; the gateway's
+// tool-progress messages and the API server's progress events take the emoji and detail).
 
 const VERBS: Record<string, string> = {
   terminal: '$',
@@ -119,14 +120,7 @@ export function formatDuration(ms: number): string {
   return ms < 60_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.floor(ms / 60_000)}m${Math.round((ms % 60_000) / 1000)}s`;
 }
 
-/** `durationMs` null: no duration (a call from a stored conversation). */
-export function activityLine(name: string, args: Record<string, unknown>, durationMs: number | null, opts: { emoji?: string; failed?: boolean } = {}): string {
-  const verb = VERBS[name] ?? name;
-  const detail = toolDetail(name, args);
-  return `┊ ${toolEmoji(name, opts.emoji)} ${verb}${detail ? ` ${detail}` : ''}${durationMs === null ? '' : `  ${formatDuration(durationMs)}`}${opts.failed ? '  ✗' : ''}`;
-}
-
-/** The line a `fallback` event shows: a switch to the fallback, or back on the primary. */
-export function fallbackLine(e: { from: string; to: string; reason: string; back?: boolean }): string {
-  return e.back ? `\u21c4 ${e.reason} (was on ${e.from})` : `\u21c4 switching from ${e.from} to fallback ${e.to}: ${e.reason}`;
+/** A tool's verb in an activity line (`terminal` reads `$`, `read_file` reads `read`); its name when it has none. */
+export function toolVerb(name: string): string {
+  return VERBS[name] ?? name;
 }

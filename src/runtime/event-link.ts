@@ -11,32 +11,15 @@
 // cut short, and a secret request carries only the name of the secret. Surfaces call
 // `linkSessionEvents(session)`; without the variable it does nothing.
 import { connect, type Socket } from 'node:net';
-import type { AgentEvent, AgentRequest, ApprovalChoice } from '../agent/types.ts';
+import type { AgentEvent, AgentRequest } from '../agent/types.ts';
 import { redactSecrets } from '../policy/redact.ts';
-import { toolDetail, toolEmoji } from './activity.ts';
+import { describeToolCall } from './describe.ts';
 import type { Session } from './session.ts';
+import type { SidecarCommand, SidecarEvent, SidecarRequest } from './sidecar-types.ts';
 
 export const EVENTS_ENV = 'HERMES_DASHBOARD_EVENTS';
 
-export type SidecarRequest =
-  | { kind: 'approval'; command: string; description: string; choices: ApprovalChoice[] }
-  | { kind: 'clarify'; question: string; choices: string[] }
-  | { kind: 'secret'; name: string; prompt: string };
-
-/** Chat process → dashboard. */
-export type SidecarEvent =
-  | { type: 'hello'; secret: string; pid: number; sessionId: string; model: string; provider: string; cwd: string }
-  | { type: 'turn_start'; sessionId: string; text: string }
-  | { type: 'model'; model: string; provider: string }
-  | { type: 'tool_start'; callId: string; name: string; emoji: string; detail: string; args: string }
-  | { type: 'tool_end'; callId: string; name: string; isError: boolean; durationMs: number; preview: string }
-  | { type: 'request'; id: string; request: SidecarRequest }
-  | { type: 'request_resolved'; id: string; source: string; answer: string }
-  | { type: 'usage'; model: string; provider: string; input: number; output: number; costUsd: number | null }
-  | { type: 'turn_end'; completed: boolean; failed: boolean; interrupted: boolean; apiCalls: number; error?: string };
-
-/** Dashboard → chat process. */
-export type SidecarCommand = { type: 'answer'; id: string; value: unknown };
+export type { SidecarCommand, SidecarEvent, SidecarRequest } from './sidecar-types.ts';
 
 const cut = (s: string, max: number) => (s.length > max ? `${s.slice(0, max)}…` : s);
 
@@ -53,15 +36,17 @@ export function sidecarEvent(e: AgentEvent, sessionId: string): SidecarEvent | n
       return { type: 'turn_start', sessionId, text: redactSecrets(cut(typeof e.userMessage?.content === 'string' ? e.userMessage.content : '', 300)) };
     case 'api_start':
       return null;
-    case 'tool_start':
+    case 'tool_start': {
+      const d = describeToolCall(e.name, e.args, { emoji: e.emoji, argMax: 120 });
       return {
         type: 'tool_start',
         callId: e.callId,
         name: e.name,
-        emoji: e.emoji ?? toolEmoji(e.name),
-        detail: redactSecrets(toolDetail(e.name, e.args, 120)),
+        emoji: d.icon,
+        detail: redactSecrets(d.arg),
         args: redactSecrets(cut(JSON.stringify(e.args, null, 2), 4000)),
       };
+    }
     case 'tool_end':
       return { type: 'tool_end', callId: e.callId, name: e.name, isError: e.isError, durationMs: e.durationMs, preview: redactSecrets(cut(e.content, 4000)) };
     case 'request':

@@ -15,7 +15,7 @@ import type { Style } from '../cli/repl/style.ts';
 import { openRequest, requestKey, resolvedNote, type OpenRequest } from '../cli/repl/requests.ts';
 import { promptTokens, emptyUsage, addUsage, type Usage } from '../llm/types.ts';
 import type { Session } from '../runtime/session.ts';
-import { fallbackLine } from '../runtime/activity.ts';
+import { describeEvent, describeLine, eventLine } from '../runtime/describe.ts';
 import type { SessionStoreApi } from '../state/store/index.ts';
 import { MentionIndex } from './mentions.ts';
 import { ModelPicker } from './pickers/models.ts';
@@ -263,7 +263,7 @@ export class TuiController {
         if (r) r.progress = e.text.replace(/\s+/g, ' ').trim().slice(-80) || r.progress;
         const t = this.tools.get(e.callId);
         if (t?.kind === 'tool') {
-          t.call.progress = e.text.replace(/\s+/g, ' ').slice(0, 80);
+          t.call.progress = describeEvent(e)?.arg;
           this.transcript.touch(t);
         }
         break;
@@ -305,30 +305,28 @@ export class TuiController {
         this.text = null;
         this.reasoning = null;
         this.writing = false;
-        if (e.shown) this.note(`✗ partial answer withdrawn (${e.error.message}); it is asked again`, 'dim');
+        if (e.shown) this.note(eventLine(e), 'dim');
         break;
       case 'retry':
-        this.endText();
-        this.note(`↻ ${e.error.provider}: ${e.error.message} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})`, 'warn');
-        break;
       case 'fallback':
-        this.endText();
-        this.note(fallbackLine(e), 'warn');
-        break;
-      case 'key_rotated':
-        this.note(`⇄ ${e.provider}: next API key (${e.reason})`, 'dim');
-        break;
       case 'warning':
         this.endText();
-        this.note(`⚠ ${e.message}`, 'warn');
+        this.described(e);
         break;
+      case 'key_rotated':
       case 'notice':
-        this.note(e.message, 'dim');
+        this.described(e);
         break;
       default:
         return;
     }
     this.changed();
+  }
+
+  /** An event's line (the event describer's) as a note in its tone. */
+  private described(e: AgentEvent): void {
+    const d = describeEvent(e);
+    if (d) this.note(describeLine(d), d.tone);
   }
 
   // -----------------------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ import { diffLine } from '../cli/repl/highlight.ts';
 import { MarkdownStream, type MarkdownMode } from '../cli/repl/markdown.ts';
 import type { Style } from '../cli/repl/style.ts';
 import { wrapAnsi, wrapWords } from '../cli/repl/width.ts';
-import { activityLine, formatDuration, toolDetail, toolEmoji } from '../runtime/activity.ts';
+import { formatDuration } from '../runtime/activity.ts';
+import { activityLine, describeToolCall, runningLine } from '../runtime/describe.ts';
 
 export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -262,8 +263,8 @@ function renderTool(c: ToolCall, expanded: boolean, w: number, ctx: RenderContex
   const chevron = canOpen ? (expanded ? '▾' : '▸') : ' ';
   let head: string;
   if (!ended) {
-    const detail = c.progress ?? toolDetail(c.name, c.args, Math.max(10, w - 30));
-    head = `${s.cyan(SPINNER[ctx.tick % SPINNER.length])} ${toolEmoji(c.name, c.emoji)} ${c.name}${detail ? ` ${detail}` : ''} ${s.dim(formatDuration(ctx.now - c.started))}`;
+    const running = runningLine(describeToolCall(c.name, c.args, { emoji: c.emoji, argMax: Math.max(10, w - 30) }), c.progress);
+    head = `${s.cyan(SPINNER[ctx.tick % SPINNER.length])} ${running} ${s.dim(formatDuration(ctx.now - c.started))}`;
   } else {
     const line = activityLine(c.name, c.args, c.restored ? null : (c.durationMs ?? 0), { emoji: c.emoji, failed: c.isError });
     head = c.isError ? s.red(line) : s.gray(line);

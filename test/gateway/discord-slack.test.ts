@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runGateway, type RunningGateway } from '../../src/gateway/daemon.ts';
 import { createDiscordSender, type DiscordClientLike } from '../../src/gateway/platforms/discord.ts';
-import { createSlackSender, markdownToMrkdwn, type SlackAppLike } from '../../src/gateway/platforms/slack.ts';
+import { toSlackMrkdwn } from '../../src/gateway/markdown/serializers.ts';
+import { createSlackSender, type SlackAppLike } from '../../src/gateway/platforms/slack.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { gatewayHome, until } from './helpers.ts';
 
@@ -218,6 +219,6 @@ describe('Discord and Slack adapters', () => {
     const s = createSlackSender({ SLACK_BOT_TOKEN: 'xoxb-1' }, {}, { fetch: fetchFn })!;
     assert.deepEqual(await s.send('C2', '**b**', { threadId: '1.2' }), { ok: true, messageId: '9.9' });
     assert.deepEqual(JSON.parse(String(calls[1].init.body)), { channel: 'C2', text: '*b*', thread_ts: '1.2', unfurl_links: false });
-    assert.equal(markdownToMrkdwn('# Title\n[x](https://a.b)'), '*Title*\n<https://a.b|x>');
+    assert.equal(toSlackMrkdwn('# Title\n[x](https://a.b)'), '*Title*\n<https://a.b|x>');
   });
 });

@@ -55,22 +55,5 @@ export function when(unixSeconds: number | null | undefined): string {
 export const num = (n: number) => Math.round(n).toLocaleString('en-US');
 export const usd = (v: number | null | undefined) => (v === null || v === undefined ? '—' : v === 0 ? '$0.00' : v < 0.01 ? `$${v.toFixed(4)}` : `$${v.toFixed(2)}`);
 
-export interface Status {
-  version: string;
-  home: string;
-  model: { provider: string; model: string } | null;
-  modelProblem: string | null;
-  configProblem: string | null;
-  sessions: number;
-  activeSessions: number;
-  gateway: { running: boolean; pid: number | null; platforms: Record<string, string> };
-  chat: { args: string[]; open: number };
-  plugins: { name: string; label: string; icon: string; tab: { path: string; position: string; hidden: boolean }; entry: string; css: string | null }[];
-  problems: string[];
-  /** provider_health.json: targets with faults lately; `line` says it in one line. */
-  providerHealth?: { provider: string; model: string; state: 'ok' | 'tripped'; line: string }[];
-  /** local_models.json: per local endpoint and model, the served window, capabilities and self-test verdict. */
-  localModels?: { kind: string | null; base_url: string; model: string; window: number | null; selftest: { verdict: string } | null; line: string }[];
-  /** Today's model spend (every process of this home) and the budgets (config.yaml budgets:). */
-  spend?: { today: { usd: number; tokens: number; calls: number }; caps: Record<string, number | string> | null; lines: string[] };
-}
+/** What `/api/status` answers (the server's type). */
+export type { StatusResponse as Status } from '../../src/dashboard/api-types.ts';

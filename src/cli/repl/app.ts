@@ -10,7 +10,7 @@ import type { AgentEvent, TurnResult } from '../../agent/types.ts';
 import type { CommandRegistry, CommandResult, SurfaceHooks } from '../../commands/registry.ts';
 import { contextLengthFor } from '../../llm/index.ts';
 import type { Message } from '../../llm/types.ts';
-import { activityLine, fallbackLine, toolDetail, toolEmoji } from '../../runtime/activity.ts';
+import { describeEvent, describeLine, describeToolCall, eventLine, runningLine } from '../../runtime/describe.ts';
 import type { Session } from '../../runtime/session.ts';
 import { paths } from '../../state/paths.ts';
 import { Composer } from './composer.ts';
@@ -301,8 +301,7 @@ export class Repl {
     else if (this.tools.size) {
       const list = [...this.tools.values()];
       const t = list[list.length - 1];
-      const detail = t.progress ?? toolDetail(t.name, t.args, 50);
-      label = `${toolEmoji(t.name, t.emoji)} ${t.name}${detail ? ` ${detail}` : ''}${list.length > 1 ? ` (+${list.length - 1} more)` : ''}`;
+      label = `${runningLine(describeToolCall(t.name, t.args, { emoji: t.emoji, argMax: 50 }), t.progress)}${list.length > 1 ? ` (+${list.length - 1} more)` : ''}`;
     } else label = this.writing ? 'writing…' : `${this.verb}…`;
     const tail = this.phase === 'turn' ? ' · Ctrl+C to interrupt' : this.phase === 'shell' ? ' · Ctrl+C to stop' : '';
     return truncateAnsi(`${frame} ${s.dim(`${label} ${elapsed}${tail}`)}`, this.screen.cols - 1);
@@ -453,7 +452,7 @@ export class Repl {
         if (!this.session.prefs.showReasoning || this.session.prefs.focus) break;
         if (!this.inReasoning) {
           this.inReasoning = true;
-          this.commit(s.dim('💭 Reasoning'));
+          this.commit(s.dim(eventLine(e)));
         }
         this.commit(this.reasoning.push(e.text).map((l) => s.dim(s.italic(`  ${l}`))));
         break;
@@ -464,7 +463,7 @@ export class Repl {
         break;
       case 'tool_progress': {
         const t = this.tools.get(e.callId);
-        if (t) t.progress = e.text.replace(/\s+/g, ' ').slice(0, 80);
+        if (t) t.progress = describeEvent(e)?.arg;
         break;
       }
       case 'tool_end':
@@ -495,31 +494,29 @@ export class Repl {
         this.reasoning = this.newMarkdown('raw');
         this.inReasoning = false;
         this.writing = false;
-        if (shown) this.commit(s.dim(`✗ partial answer withdrawn (${e.error.message}); it is asked again`));
+        if (shown) this.commit(s.dim(eventLine(e)));
         break;
       }
       case 'retry':
-        this.flushText();
-        this.commit(s.yellow(`↻ ${e.error.provider}: ${e.error.message} — retrying in ${(e.delayMs / 1000).toFixed(1)}s (${e.attempt}/${e.maxAttempts})`));
-        break;
       case 'fallback':
-        this.flushText();
-        this.commit(s.yellow(fallbackLine(e)));
-        break;
-      case 'key_rotated':
-        this.commit(s.dim(`⇄ ${e.provider}: next API key (${e.reason})`));
-        break;
       case 'warning':
         this.flushText();
-        this.commit(s.yellow(`⚠ ${e.message}`));
+        this.described(e);
         break;
+      case 'key_rotated':
       case 'notice':
-        this.commit(s.dim(e.message));
+        this.described(e);
         break;
       default:
         break;
     }
     this.scheduleRender();
+  }
+
+  /** An event's line (the event describer's) in its tone. */
+  private described(e: AgentEvent): void {
+    const d = describeEvent(e);
+    if (d) this.commit(this.tone(describeLine(d), d.tone));
   }
 
   private toolEnded(e: Extract<AgentEvent, { type: 'tool_end' }>): void {
@@ -531,7 +528,7 @@ export class Repl {
     if (mode === 'off' || this.session.prefs.focus) return;
     if (mode === 'new' && e.name === this.lastShownTool) return;
     this.lastShownTool = e.name;
-    const line = activityLine(e.name, args, e.durationMs, { emoji: t?.emoji, failed: e.isError });
+    const line = eventLine(e, { call: { name: e.name, args, emoji: t?.emoji } });
     this.commit(e.isError ? s.red(line) : s.gray(line));
     if (mode === 'verbose') {
       const a = JSON.stringify(args);

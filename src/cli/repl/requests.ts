@@ -5,6 +5,7 @@
 
 import { t } from '../../i18n/index.ts';
 import type { AgentRequest, ApprovalChoice } from '../../agent/types.ts';
+import { describeLine, describeResolution } from '../../runtime/describe.ts';
 import type { Session } from '../../runtime/session.ts';
 import { updateEnvFile } from '../../state/env.ts';
 import { paths } from '../../state/paths.ts';
@@ -78,23 +79,8 @@ export function clarifyValue(choices: readonly string[], typed: string, selected
 
 /** What a request that ended without the person's answer says (timeout, interrupted), or null. */
 export function resolvedNote(request: AgentRequest, source: string, answer?: unknown): { text: string; tone: Tone } | null {
-  const what = request.kind === 'approval' ? 'approval' : request.kind === 'clarify' ? 'question' : 'secret prompt';
-  if (source === 'timeout') return { text: `⏱ The ${what} timed out${request.kind === 'approval' ? ': denied' : ''}.`, tone: 'warn' };
-  if (source === 'interrupted') return { text: `The ${what} was cancelled.`, tone: 'dim' };
-  // Still open here but answered by a person: answered elsewhere (the dashboard's buttons).
-  if (source === 'person') return answeredElsewhere(request, answer);
-  return null;
-}
-
-function answeredElsewhere(r: AgentRequest, answer: unknown): { text: string; tone: Tone } {
-  if (r.kind === 'approval') {
-    const cmd = truncate(r.command.replace(/\s+/g, ' '), 60);
-    if (answer === 'deny') return { text: `✗ Denied from the dashboard: ${cmd}`, tone: 'error' };
-    const how = answer === 'once' ? 'once' : answer === 'session' ? 'for this session' : 'always (saved to command_allowlist)';
-    return { text: `✓ Approved ${how} from the dashboard: ${cmd}`, tone: 'ok' };
-  }
-  if (r.kind === 'clarify') return { text: `↳ ${String(answer ?? '')} (answered from the dashboard)`, tone: 'dim' };
-  return { text: '🔑 secret entered from the dashboard', tone: 'dim' };
+  const d = describeResolution(request, source, answer);
+  return d ? { text: describeLine(d), tone: d.tone } : null;
 }
 
 /** "m:ss left" before an open request is settled by `approvals.timeout` (300 s), or ''. */

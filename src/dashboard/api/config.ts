@@ -12,6 +12,7 @@ import { findEndpoint } from '../../state/endpoints.ts';
 import { existingKey, fetchModels, keyEnvFor, keyOptional, ModelListError, providerOptions, runtimeFor, saveChoice, signedIn, testCall } from '../../runtime/onboard.ts';
 import { body, fail, str, type DashboardContext } from '../context.ts';
 import { coerceField, configSchema, FieldError, type ConfigField } from '../config-schema.ts';
+import type { ConfigResponse, EnvKey, EnvResponse, ModelResponse, ModelsResponse } from '../api-types.ts';
 
 const MASK = '••••••••';
 
@@ -68,7 +69,7 @@ export function registerConfig(app: Hono, ctx: DashboardContext): void {
       values[f.key] = f.secret ? (v ? MASK : '') : maskDeep(v, f.key.split('.').at(-1));
       if (getKey(loaded.user, f.key) !== undefined) set.push(f.key);
     }
-    return c.json({ path: loaded.path, exists: loaded.exists, schema, values, set, problems: loaded.problems, mask: MASK });
+    return c.json({ path: loaded.path, exists: loaded.exists, schema, values, set, problems: loaded.problems, mask: MASK } satisfies ConfigResponse);
   });
 
   // {changes: {"display.show_cost": true, …}, reset: ["agent.max_turns"]}: one atomic write.
@@ -123,7 +124,7 @@ export function registerConfig(app: Hono, ctx: DashboardContext): void {
     const loaded = ctx.config();
     const env = ctx.env();
     const config = loaded.config;
-    let current: Record<string, unknown> = { provider: config.model.provider, model: config.model.default, baseUrl: config.model.base_url, apiMode: config.model.api_mode };
+    let current: ModelResponse['current'] = { provider: config.model.provider, model: config.model.default, baseUrl: config.model.base_url, apiMode: config.model.api_mode };
     let problem: string | null = null;
     try {
       const rt = resolveRuntime(resolveInputFrom(config, env, {}, ctx.home));
@@ -144,7 +145,7 @@ export function registerConfig(app: Hono, ctx: DashboardContext): void {
       keyOptional: keyOptional({ provider: o.value }, config),
       defaultModel: o.spec?.defaultModel ?? null,
     }));
-    return c.json({ current, problem, providers });
+    return c.json({ current, problem, providers } satisfies ModelResponse);
   });
 
   app.get('/api/model/models', async (c) => {
@@ -156,7 +157,7 @@ export function registerConfig(app: Hono, ctx: DashboardContext): void {
     if (findProvider(provider)?.isCustom && !baseUrl) return fail(c, 400, 'A custom endpoint needs its base URL (e.g. http://localhost:11434/v1).');
     try {
       const models = await fetchModels({ provider, baseUrl, apiMode: c.req.query('api_mode') || undefined }, ctx.env(), config);
-      return c.json({ models: models.map((m) => ({ id: m.id, contextLength: m.contextLength ?? null })) });
+      return c.json({ models: models.map((m) => ({ id: m.id, contextLength: m.contextLength ?? null })) } satisfies ModelsResponse);
     } catch (e) {
       if (e instanceof ModelListError || e instanceof ResolveError) return fail(c, 502, e.message, 'Check the key and base URL, or type the model name yourself.');
       throw e;
@@ -203,7 +204,7 @@ export function registerConfig(app: Hono, ctx: DashboardContext): void {
     const config = ctx.config().config;
     const catalog = envCatalog(config);
     const names = new Set([...catalog.map((k) => k.name), ...file.keys()]);
-    const keys = [...names].map((name) => {
+    const keys = [...names].map((name): EnvKey => {
       const known = catalog.find((k) => k.name === name);
       const inFile = file.get(name);
       const inEnv = ctx.baseEnv[name];
@@ -217,7 +218,7 @@ export function registerConfig(app: Hono, ctx: DashboardContext): void {
         preview: value ? (isSecretKey(name) || value.length >= 12 ? maskSecret(value) : value.replace(/./g, '•')) : '',
       };
     });
-    return c.json({ path: paths.env(ctx.home), keys });
+    return c.json({ path: paths.env(ctx.home), keys } satisfies EnvResponse);
   });
 
   app.put('/api/env', async (c) => {

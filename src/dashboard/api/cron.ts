@@ -11,6 +11,7 @@ import { AmbiguousJobError, CronError, JobNotFoundError, ScheduleError, type Cro
 import { inferenceSnapshot } from '../../cron/snapshot.ts';
 import { redactSecrets } from '../../policy/redact.ts';
 import { body, fail, str, type DashboardContext } from '../context.ts';
+import type { CronListResponse, CronRunsResponse } from '../api-types.ts';
 
 const list = (v: unknown): string[] | undefined =>
   Array.isArray(v) ? v.map(String).map((s) => s.trim()).filter(Boolean) : typeof v === 'string' && v.trim() ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
@@ -32,7 +33,7 @@ export function registerCron(app: Hono, ctx: DashboardContext): void {
   app.get('/api/cron', (c) => {
     const s = store();
     const jobs = s.list({ all: true }).map((j) => ({ ...formatJob(j, s), prompt: j.prompt, created_at: j.created_at }));
-    return c.json({ jobs, tickerAlive: tickerAlive(s), note: tickerAlive(s) ? null : NO_TICKER_NOTE, lastTickError: s.lastTickError() });
+    return c.json({ jobs, tickerAlive: tickerAlive(s), note: tickerAlive(s) ? null : NO_TICKER_NOTE, lastTickError: s.lastTickError() } satisfies CronListResponse);
   });
 
   app.post('/api/cron', (c) =>
@@ -124,7 +125,7 @@ export function registerCron(app: Hono, ctx: DashboardContext): void {
         const text = readFileSync(p, 'utf8');
         return { file: basename(p), at: st.mtimeMs, size: st.size, output: redactSecrets(text.length > 20_000 ? `${text.slice(0, 20_000)}\n… (${text.length - 20_000} more characters in ${p})` : text) };
       });
-      return c.json({ job: formatJob(job, s), runs });
+      return c.json({ job: formatJob(job, s), runs } satisfies CronRunsResponse);
     }),
   );
 }

@@ -7,6 +7,7 @@ import { platformLabel } from '../../gateway/platforms/registry.ts';
 import { gatewayStatus, GatewayError, startBackground, stopGateway } from '../../gateway/daemon.ts';
 import { PairingStore } from '../../gateway/pairing.ts';
 import { body, fail, str, type DashboardContext } from '../context.ts';
+import type { GatewayResponse } from '../api-types.ts';
 
 export function registerGateway(app: Hono, ctx: DashboardContext): void {
   app.get('/api/gateway', (c) => {
@@ -19,7 +20,7 @@ export function registerGateway(app: Hono, ctx: DashboardContext): void {
       enabled: enabled.map((p) => ({ id: p, label: platformLabel(p), state: st.platforms[p]?.state ?? (st.running ? 'unknown' : 'stopped'), detail: st.platforms[p] ?? null })),
       pending: pairing.listPending(),
       approved: pairing.listApproved(),
-    });
+    } satisfies GatewayResponse);
   });
 
   app.post('/api/gateway/start', async (c) => {

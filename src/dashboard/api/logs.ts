@@ -7,9 +7,10 @@ import { listLogFiles, LogFilterError, logPath, makeFilters, readFrom, readTail 
 import { COMPONENT_PREFIXES, LOG_FILES } from '../../state/logs.ts';
 import { fail, type DashboardContext } from '../context.ts';
 import { existsSync, statSync } from 'node:fs';
+import type { LogFilesResponse, LogPage } from '../api-types.ts';
 
 export function registerLogs(app: Hono, ctx: DashboardContext): void {
-  app.get('/api/logs/files', (c) => c.json({ files: listLogFiles(ctx.home), names: Object.keys(LOG_FILES), components: Object.keys(COMPONENT_PREFIXES) }));
+  app.get('/api/logs/files', (c) => c.json({ files: listLogFiles(ctx.home), names: Object.keys(LOG_FILES), components: Object.keys(COMPONENT_PREFIXES) } satisfies LogFilesResponse));
 
   // ?file=agent&lines=200&level=&component=&session=&since=  (+ &from=<offset> for new lines only)
   app.get('/api/logs', (c) => {
@@ -23,13 +24,13 @@ export function registerLogs(app: Hono, ctx: DashboardContext): void {
       if (e instanceof LogFilterError) return fail(c, 400, e.message);
       throw e;
     }
-    if (!existsSync(path)) return c.json({ file: path, exists: false, lines: [], size: 0 });
+    if (!existsSync(path)) return c.json({ file: path, exists: false, lines: [], size: 0 } satisfies LogPage);
     if (q.from !== undefined && q.from !== '') {
       const r = readFrom(path, Number(q.from) || 0, filters);
-      return c.json({ file: path, exists: true, lines: r.lines.map(redactSecrets), size: r.size, rotated: r.rotated });
+      return c.json({ file: path, exists: true, lines: r.lines.map(redactSecrets), size: r.size, rotated: r.rotated } satisfies LogPage);
     }
     const n = Math.min(Math.max(Number(q.lines) || 200, 1), 5000);
     const size = statSync(path).size;
-    return c.json({ file: path, exists: true, lines: readTail(path, n, filters).map(redactSecrets), size });
+    return c.json({ file: path, exists: true, lines: readTail(path, n, filters).map(redactSecrets), size } satisfies LogPage);
   });
 }

@@ -5,6 +5,7 @@ import type { Hono } from 'hono';
 import { redactSecrets } from '../../policy/redact.ts';
 import { TitleConflictError, parseJson } from '../../state/db.ts';
 import { body, fail, str, type DashboardContext } from '../context.ts';
+import type { FacetsResponse, MessageView, SearchResponse, SessionListResponse, SessionResponse } from '../api-types.ts';
 
 const int = (v: string | undefined, dflt: number, max: number) => {
   const n = Number(v);
@@ -22,7 +23,7 @@ function dayOrSeconds(v: string | undefined, endOfDay = false): number | undefin
 }
 
 /** One transcript message for the page: text redacted, tool calls parsed, reasoning kept apart. */
-function messageView(r: Record<string, unknown>) {
+function messageView(r: Record<string, unknown>): MessageView {
   const calls = parseJson<{ id?: string; function?: { name?: string; arguments?: string }; name?: string; arguments?: unknown }[]>(r.tool_calls) ?? [];
   const reasoning = str(r.reasoning) || str(r.reasoning_content);
   let content = r.content === null || r.content === undefined ? '' : String(r.content);
@@ -78,10 +79,10 @@ export function registerSessions(app: Hono, ctx: DashboardContext): void {
       archived: !!s.archived,
       preview: redactSecrets(s.preview),
     }));
-    return c.json({ sessions, total: await db.countSessions(opts), limit, offset });
+    return c.json({ sessions, total: await db.countSessions(opts), limit, offset } satisfies SessionListResponse);
   });
 
-  app.get('/api/sessions/facets', async (c) => c.json(await (await ctx.store()).facets()));
+  app.get('/api/sessions/facets', async (c) => c.json((await (await ctx.store()).facets()) satisfies FacetsResponse));
 
   app.get('/api/sessions/search', async (c) => {
     const q = c.req.query('q')?.trim() ?? '';
@@ -96,7 +97,7 @@ export function registerSessions(app: Hono, ctx: DashboardContext): void {
     return c.json({
       query: q,
       hits: hits.map((h) => ({ ...h, snippet: redactSecrets(h.snippet), context: h.context.map((x) => ({ role: x.role, content: redactSecrets(x.content) })) })),
-    });
+    } satisfies SearchResponse);
   });
 
   app.get('/api/sessions/:id', async (c) => {
@@ -105,7 +106,7 @@ export function registerSessions(app: Hono, ctx: DashboardContext): void {
     const s = id ? await db.getSession(id) : null;
     if (!s || !id) return fail(c, 404, `No session "${c.req.param('id')}".`, 'It may have been deleted; reload the list.');
     const { system_prompt: _prompt, model_config: _cfg, ...meta } = s;
-    return c.json({ session: meta, messages: (await db.getMessageRows(id, 'shown')).map(messageView) });
+    return c.json({ session: meta, messages: (await db.getMessageRows(id, 'shown')).map(messageView) } satisfies SessionResponse);
   });
 
   app.patch('/api/sessions/:id', async (c) => {

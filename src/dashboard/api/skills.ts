@@ -7,6 +7,7 @@ import { getKey, setConfigKeys } from '../../state/config.ts';
 import { describeFindings, installSkill, scanSkillDir, SkillInstallError, uninstallSkill } from '../../state/skills-hub.ts';
 import { disabledSkillNames, discoverSkills, findSkill, linkedFiles, readHubLock, type SkillProblem } from '../../state/skills.ts';
 import { body, fail, str, type DashboardContext } from '../context.ts';
+import type { SkillResponse, SkillsResponse } from '../api-types.ts';
 
 export function registerSkills(app: Hono, ctx: DashboardContext): void {
   const ext = () => {
@@ -29,7 +30,7 @@ export function registerSkills(app: Hono, ctx: DashboardContext): void {
       enabled: !off.has(s.name),
       requiredEnv: s.requiredEnv.map((v) => ({ name: v.name, set: !!ctx.env()[v.name] })),
     }));
-    return c.json({ skills, problems });
+    return c.json({ skills, problems } satisfies SkillsResponse);
   });
 
   app.get('/api/skills/:name', (c) => {
@@ -48,7 +49,7 @@ export function registerSkills(app: Hono, ctx: DashboardContext): void {
       findings: describeFindings(scan.findings),
       installed: lock ? { from: lock.identifier, source: lock.source, at: lock.installed_at ?? null } : null,
       enabled: !disabledSkillNames(ctx.config().config).has(s.name),
-    });
+    } satisfies SkillResponse);
   });
 
   // {name, enabled}

@@ -4,6 +4,7 @@ import type { Hono } from 'hono';
 import { gatewayStatus } from '../../gateway/daemon.ts';
 import type { DashboardContext } from '../context.ts';
 import type { PluginManifest } from '../plugins.ts';
+import type { CommandsResponse, StatusResponse } from '../api-types.ts';
 
 export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugins: () => PluginManifest[]; problems: () => string[]; chats: () => number }): void {
   app.get('/api/status', async (c) => {
@@ -45,10 +46,10 @@ export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugin
       chat: { args: ctx.chatArgs, open: extra.chats() },
       plugins: extra.plugins().map((p) => ({ name: p.name, label: p.label, icon: p.icon, tab: p.tab, entry: `/plugins/${p.name}/${p.entry}`, css: p.css ? `/plugins/${p.name}/${p.css}` : null })),
       problems: extra.problems(),
-      providerHealth,
+      providerHealth: providerHealth as StatusResponse['providerHealth'],
       localModels,
       spend,
-    });
+    } satisfies StatusResponse);
   });
 
   app.get('/api/commands', async (c) => {
@@ -59,6 +60,6 @@ export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugin
       commands: registry
         .list('cli')
         .map((d) => ({ name: d.name, args: d.args ?? '', description: d.description, category: d.category, aliases: d.aliases ?? [] })),
-    });
+    } satisfies CommandsResponse);
   });
 }

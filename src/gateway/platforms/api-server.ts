@@ -13,7 +13,7 @@ import type { AgentEvent, TurnResult } from '../../agent/types.ts';
 import { messageText } from '../../agent/repair.ts';
 import type { ContentPart, Message } from '../../llm/types.ts';
 import { redactSecrets } from '../../policy/redact.ts';
-import { toolDetail, toolEmoji } from '../../runtime/activity.ts';
+import { describeToolCall } from '../../runtime/describe.ts';
 import type { Session } from '../../runtime/session.ts';
 import { splitList } from '../auth.ts';
 import { platformSettings, truthy } from '../config.ts';
@@ -485,7 +485,8 @@ export class ApiServer implements PlatformAdapter {
   }
 
   private progressPayload(e: Extract<AgentEvent, { type: 'tool_start' }>) {
-    return { object: 'hermes.tool.progress', choices: [], tool: e.name, emoji: toolEmoji(e.name, e.emoji), label: redactSecrets(toolDetail(e.name, e.args) || e.name), toolCallId: e.callId, status: 'running' };
+    const d = describeToolCall(e.name, e.args, { emoji: e.emoji });
+    return { object: 'hermes.tool.progress', choices: [], tool: e.name, emoji: d.icon, label: redactSecrets(d.arg || e.name), toolCallId: e.callId, status: 'running' };
   }
 
   // ---- chat completions ------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import { type InboundServer, listenInbound } from './inbound-http.ts';
 import { bluebubbles as bluebubblesEntry, blueBubblesCredentials } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 import { maskPhone } from './signal.ts';
-import { markdownToSms } from './sms.ts';
+import { toPlainText } from '../markdown/serializers.ts';
 
 export const BLUEBUBBLES_LIMIT = 4000;
 const DEFAULT_MENTIONS = ['(?<![\\w@])@?hermes\\s+agent\\b[,:\\-]?', '(?<![\\w@])@?hermes\\b[,:\\-]?'];
@@ -266,7 +266,7 @@ export class BlueBubblesAdapter implements PlatformAdapter {
   }
 
   async send(chatId: string, text: string, opts?: SendOptions): Promise<SendResult> {
-    const message = markdownToSms(text).trim();
+    const message = toPlainText(text).trim();
     if (!message) return { ok: true };
     try {
       const guid = await this.chatGuid(chatId);

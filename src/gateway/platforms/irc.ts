@@ -13,6 +13,7 @@ import type { InboundHandlers, PlatformAdapter, SendOptions, SendResult, Session
 import { channelAdmits, channelRules } from './gating.ts';
 import { irc as ircEntry, ircCredentials } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
+import { toPlainText } from '../markdown/serializers.ts';
 
 export interface IrcSettings {
   server: string;
@@ -70,17 +71,6 @@ export function ircSettings(env: NodeJS.ProcessEnv, config: Record<string, unkno
     sasl: saslUser && saslPass ? { account: saslUser, password: saslPass } : null,
     nickserv: nsPass ? { password: nsPass, service: pick('IRC_NICKSERV_SERVICE', 'nickserv_service') || 'NickServ' } : null,
   };
-}
-
-/** IRC shows plain text: Markdown markers go, links keep their address, fences are dropped. */
-export function markdownToIrc(md: string): string {
-  return md
-    .replace(/^ {0,3}```[^\n]*\n?/gm, '')
-    .replace(/^#{1,6}\s+/gm, '')
-    .replace(/\*\*([^*\n]+)\*\*/g, '$1')
-    .replace(/__([^_\n]+)__/g, '$1')
-    .replace(/`([^`\n]+)`/g, '$1')
-    .replace(/\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g, '$1 ($2)');
 }
 
 /** Cuts one line into pieces of at most `maxChars` characters and `maxBytes` UTF-8 bytes, at a space when there is one. */
@@ -311,7 +301,7 @@ export class IrcAdapter implements PlatformAdapter {
     // `:nick!user@host PRIVMSG target :` is added by the server when it relays; keep room for it.
     const overhead = 1 + this.nick.length + 1 + 10 + 1 + 63 + ' PRIVMSG '.length + target.length + 2 + 2;
     const maxBytes = Math.max(60, 510 - overhead);
-    return markdownToIrc(text)
+    return toPlainText(text)
       .split(/\r?\n/)
       .flatMap((l) => splitIrcLine(l.replace(/\t/g, '  '), this.s.chunkLimit, maxBytes));
   }

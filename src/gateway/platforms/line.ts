@@ -18,7 +18,7 @@ import { splitList } from '../auth.ts';
 import { type InboundServer, listenInbound } from './inbound-http.ts';
 import { line as lineEntry, lineCredentials } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
-import { markdownToSms } from './sms.ts';
+import { toPlainText } from '../markdown/serializers.ts';
 
 export const LINE_LIMIT = 4500;
 const REPLY_TTL_MS = 50_000;
@@ -235,7 +235,7 @@ export class LineAdapter implements PlatformAdapter {
 
   async send(chatId: string, text: string, _opts?: SendOptions): Promise<SendResult> {
     if (!/^[UCR][0-9a-f]{32}$/i.test(chatId)) return { ok: false, error: `not a LINE user, group or room id: "${chatId}" (U…, C… or R… and 32 hex digits)` };
-    const t = markdownToSms(text).replace(/`([^`\n]+)`/g, '$1').trim();
+    const t = toPlainText(text).trim();
     if (!t) return { ok: true };
     return this.deliver(chatId, [{ type: 'text', text: t.slice(0, 5000) }]);
   }

@@ -16,6 +16,7 @@ import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, 
 import { channelAdmits, channelRules, flag } from './gating.ts';
 import { matrix as matrixEntry, matrixSettings } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
+import { toMatrixHtml } from '../markdown/serializers.ts';
 
 export interface MatrixDeps {
   fetch?: typeof fetch;
@@ -37,32 +38,7 @@ export interface MatrixOptions {
 
 export const MATRIX_LIMIT = 16_000;
 
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
-/** Markdown → the HTML subset Matrix clients render (code blocks, inline code, bold, italics, links). */
-export function markdownToMatrixHtml(md: string): string {
-  return md
-    .split(/(```[^\n`]*\n[\s\S]*?```)/g)
-    .map((part) => {
-      const fence = /^```([^\n`]*)\n([\s\S]*?)```$/.exec(part);
-      if (fence) return `<pre><code${fence[1].trim() ? ` class="language-${escapeHtml(fence[1].trim())}"` : ''}>${escapeHtml(fence[2].replace(/\n$/, ''))}</code></pre>`;
-      return part
-        .split(/(`[^`\n]+`)/g)
-        .map((seg) => {
-          if (/^`[^`\n]+`$/.test(seg)) return `<code>${escapeHtml(seg.slice(1, -1))}</code>`;
-          return escapeHtml(seg)
-            .replace(/^#{1,6}\s+(.+)$/gm, '<strong>$1</strong>')
-            .replace(/\*\*([^*\n]+)\*\*/g, '<strong>$1</strong>')
-            .replace(/(^|[^*\w])\*([^*\n]+)\*(?!\w)/g, '$1<em>$2</em>')
-            .replace(/\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g, (_m, l: string, u: string) => `<a href="${u.replace(/"/g, '&quot;')}">${l}</a>`)
-            .replace(/\n/g, '<br>');
-        })
-        .join('');
-    })
-    .join('');
-}
-
-const content = (text: string) => ({ msgtype: 'm.text', body: text, format: 'org.matrix.custom.html', formatted_body: markdownToMatrixHtml(text) });
+const content = (text: string) => ({ msgtype: 'm.text', body: text, format: 'org.matrix.custom.html', formatted_body: toMatrixHtml(text) });
 
 export class MatrixAdapter implements PlatformAdapter {
   readonly name = 'matrix';

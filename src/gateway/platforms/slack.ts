@@ -12,6 +12,7 @@ import type { ChatInfo, InboundAttachment, InboundHandlers, InboundMessage, Plat
 import { slack as slackEntry } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 import { slackPlatformEvent } from './slack-events.ts';
+import { toSlackMrkdwn } from '../markdown/serializers.ts';
 
 /** The part of a Bolt App this adapter uses. */
 export interface SlackAppLike {
@@ -71,20 +72,6 @@ function blocks(text: string, opts?: SendOptions) {
       elements: row.map((b) => ({ type: 'button', text: { type: 'plain_text', text: b.label.slice(0, 75), emoji: true }, action_id: b.data.slice(0, 255), value: b.data.slice(0, 2000), ...(/deny|\u274c/i.test(b.label) ? { style: 'danger' } : {}) })),
     })),
   ];
-}
-
-/** The model's Markdown → Slack mrkdwn (bold, links, headings); code stays as is. */
-export function markdownToMrkdwn(md: string): string {
-  return md
-    .split(/(```[\s\S]*?```|`[^`\n]+`)/g)
-    .map((part) => {
-      if (part.startsWith('`')) return part.replace(/^```[^\n`]*\n/, '```\n');
-      return part
-        .replace(/^#{1,6}\s+(.+)$/gm, '*$1*')
-        .replace(/\*\*([^*\n]+)\*\*/g, '*$1*')
-        .replace(/\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g, '<$2|$1>');
-    })
-    .join('');
 }
 
 export class SlackAdapter implements PlatformAdapter {
@@ -210,7 +197,7 @@ export class SlackAdapter implements PlatformAdapter {
 
   async send(chatId: string, text: string, opts?: SendOptions): Promise<SendResult> {
     try {
-      const mrkdwn = markdownToMrkdwn(text);
+      const mrkdwn = toSlackMrkdwn(text);
       const r = await this.client.chat.postMessage({ channel: chatId, text: mrkdwn, thread_ts: opts?.threadId, blocks: blocks(mrkdwn, opts), unfurl_links: false });
       return r.ok === false ? { ok: false, error: r.error ?? 'postMessage failed' } : { ok: true, messageId: r.ts };
     } catch (e) {
@@ -220,7 +207,7 @@ export class SlackAdapter implements PlatformAdapter {
 
   async edit(chatId: string, messageId: string, text: string, opts?: SendOptions): Promise<SendResult> {
     try {
-      const mrkdwn = markdownToMrkdwn(text);
+      const mrkdwn = toSlackMrkdwn(text);
       await this.client.chat.update({ channel: chatId, ts: messageId, text: mrkdwn, blocks: blocks(mrkdwn, opts) ?? [] });
       return { ok: true, messageId };
     } catch (e) {
@@ -285,7 +272,7 @@ export class SlackWebSender implements PlatformAdapter {
     const r = await this.fetchFn(`${this.base}/chat.postMessage`, {
       method: 'POST',
       headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/json; charset=utf-8' },
-      body: JSON.stringify({ channel: chatId, text: markdownToMrkdwn(text), thread_ts: opts?.threadId, unfurl_links: false }),
+      body: JSON.stringify({ channel: chatId, text: toSlackMrkdwn(text), thread_ts: opts?.threadId, unfurl_links: false }),
     });
     const body = (await r.json().catch(() => ({}))) as { ok?: boolean; ts?: string; error?: string };
     return r.ok && body.ok ? { ok: true, messageId: body.ts } : { ok: false, error: body.error ?? `HTTP ${r.status}` };

@@ -13,6 +13,7 @@ import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, 
 import { sms as smsEntry, twilioCredentials } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 import { maskPhone } from './signal.ts';
+import { toPlainText } from '../markdown/serializers.ts';
 
 export const SMS_LIMIT = 1600;
 
@@ -44,17 +45,6 @@ export function smsSettings(env: NodeJS.ProcessEnv): SmsSettings | null {
 export function twilioSignature(token: string, url: string, params: Record<string, string>): string {
   const data = url + Object.keys(params).sort().map((k) => k + params[k]).join('');
   return createHmac('sha1', token).update(data).digest('base64');
-}
-
-/** SMS shows plain text: Markdown markers go, links keep their address, code stays as text. */
-export function markdownToSms(md: string): string {
-  return md
-    .replace(/^ {0,3}```[^\n]*$/gm, '')
-    .replace(/^#{1,6}\s+/gm, '')
-    .replace(/\*\*([^*\n]+)\*\*/g, '$1')
-    .replace(/__([^_\n]+)__/g, '$1')
-    .replace(/\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g, '$1 ($2)')
-    .replace(/\n{3,}/g, '\n\n');
 }
 
 export class SmsAdapter implements PlatformAdapter {
@@ -150,7 +140,7 @@ export class SmsAdapter implements PlatformAdapter {
       const r = await fetch(`${this.s.api}/2010-04-01/Accounts/${encodeURIComponent(this.s.sid)}/Messages.json`, {
         method: 'POST',
         headers: { authorization: this.auth, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ To: chatId, From: this.s.from, Body: markdownToSms(text) }).toString(),
+        body: new URLSearchParams({ To: chatId, From: this.s.from, Body: toPlainText(text) }).toString(),
       });
       const body = (await r.json().catch(() => ({}))) as { sid?: string; message?: string; code?: number };
       if (!r.ok) return { ok: false, error: maskPhone(`Twilio refused the message: ${body.message ?? `HTTP ${r.status}`}${body.code ? ` (code ${body.code})` : ''}`) };

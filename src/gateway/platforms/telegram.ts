@@ -12,6 +12,7 @@ import { platformSettings, truthy } from '../config.ts';
 import { nodeFetch } from '../../llm/http.ts';
 import { telegram as telegramEntry } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
+import { toTelegramHtml } from '../markdown/serializers.ts';
 
 export interface TelegramDeps {
   /** Builds the grammy Bot (tests pass an apiRoot on loopback). */
@@ -66,37 +67,6 @@ const undiciFetch = (url: string, init: Record<string, unknown> & { signal?: Gra
 async function defaultCreateBot(token: string, apiRoot: string | undefined): Promise<Bot> {
   const { Bot } = await import('grammy');
   return new Bot(token, { client: { apiRoot, fetch: grammyFetch } });
-}
-
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
-/** The model's Markdown → Telegram HTML (code, bold, italics, links, headings); everything else escaped. */
-export function markdownToTelegramHtml(md: string): string {
-  const out: string[] = [];
-  const parts = md.split(/(```[^\n`]*\n[\s\S]*?```)/g);
-  for (const part of parts) {
-    const fence = /^```([^\n`]*)\n([\s\S]*?)```$/.exec(part);
-    if (fence) {
-      const lang = fence[1].trim();
-      const body = escapeHtml(fence[2].replace(/\n$/, ''));
-      out.push(lang ? `<pre><code class="language-${escapeHtml(lang)}">${body}</code></pre>` : `<pre>${body}</pre>`);
-      continue;
-    }
-    const inline = part.split(/(`[^`\n]+`)/g).map((seg) => {
-      if (/^`[^`\n]+`$/.test(seg)) return `<code>${escapeHtml(seg.slice(1, -1))}</code>`;
-      let t = escapeHtml(seg);
-      t = t.replace(/^#{1,6}\s+(.+)$/gm, '<b>$1</b>');
-      t = t.replace(/\*\*([^*\n]+)\*\*/g, '<b>$1</b>');
-      t = t.replace(/__([^_\n]+)__/g, '<b>$1</b>');
-      t = t.replace(/(^|[^*\w])\*([^*\n]+)\*(?!\w)/g, '$1<i>$2</i>');
-      t = t.replace(/(^|[^_\w])_([^_\n]+)_(?!\w)/g, '$1<i>$2</i>');
-      t = t.replace(/~~([^~\n]+)~~/g, '<s>$1</s>');
-      t = t.replace(/\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g, (_m, label: string, url: string) => `<a href="${url.replace(/"/g, '&quot;')}">${label}</a>`);
-      return t;
-    });
-    out.push(inline.join(''));
-  }
-  return out.join('');
 }
 
 export class TelegramAdapter implements PlatformAdapter {
@@ -347,7 +317,7 @@ export class TelegramAdapter implements PlatformAdapter {
       link_preview_options: { is_disabled: true },
     };
     try {
-      const m = await bot.api.sendMessage(chatId, markdownToTelegramHtml(text), { ...base, parse_mode: 'HTML' });
+      const m = await bot.api.sendMessage(chatId, toTelegramHtml(text), { ...base, parse_mode: 'HTML' });
       return { ok: true, messageId: String(m.message_id) };
     } catch (e) {
       if (!/parse entities|can't find end|unsupported start tag/i.test((e as Error).message)) return { ok: false, error: describeTelegramError(e) };
@@ -363,7 +333,7 @@ export class TelegramAdapter implements PlatformAdapter {
   async edit(chatId: string, messageId: string, text: string, opts?: SendOptions): Promise<SendResult> {
     const bot = await this.getBot();
     try {
-      await bot.api.editMessageText(chatId, Number(messageId), markdownToTelegramHtml(text), { parse_mode: 'HTML', reply_markup: this.markup(opts) ?? { inline_keyboard: [] } });
+      await bot.api.editMessageText(chatId, Number(messageId), toTelegramHtml(text), { parse_mode: 'HTML', reply_markup: this.markup(opts) ?? { inline_keyboard: [] } });
       return { ok: true, messageId };
     } catch (e) {
       const msg = (e as Error).message;

@@ -14,7 +14,8 @@ import { attachmentCapBytes, kindOf, mimeOf, saveAttachment } from '../media.ts'
 import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, SendResult, SessionSource } from '../types.ts';
 import { whatsappCloud as whatsappCloudEntry, whatsappCloudCredentials } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
-import { markdownToWhatsApp, phoneOf } from './whatsapp-common.ts';
+import { toWhatsApp } from '../markdown/serializers.ts';
+import { phoneOf } from './whatsapp-common.ts';
 
 export interface WhatsAppCloudSettings {
   phoneNumberId: string;
@@ -199,7 +200,7 @@ export class WhatsAppCloudAdapter implements PlatformAdapter {
   }
 
   send(chatId: string, text: string, opts?: SendOptions): Promise<SendResult> {
-    return this.message(chatId, { type: 'text', text: { body: markdownToWhatsApp(text), preview_url: false }, ...(opts?.replyTo ? { context: { message_id: opts.replyTo } } : {}) });
+    return this.message(chatId, { type: 'text', text: { body: toWhatsApp(text), preview_url: false }, ...(opts?.replyTo ? { context: { message_id: opts.replyTo } } : {}) });
   }
 
   async react(chatId: string, messageId: string, emoji: string): Promise<void> {

@@ -14,7 +14,8 @@ import type { InboundAttachment, InboundHandlers, PlatformAdapter, SendOptions, 
 import { channelAdmits, channelRules } from './gating.ts';
 import { whatsapp as whatsappEntry } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
-import { isGroupJid, markdownToWhatsApp, phoneOf, toJid } from './whatsapp-common.ts';
+import { toWhatsApp } from '../markdown/serializers.ts';
+import { isGroupJid, phoneOf, toJid } from './whatsapp-common.ts';
 
 /** The part of a Baileys socket this adapter uses. */
 export interface WaSocketLike {
@@ -221,13 +222,13 @@ export class WhatsAppAdapter implements PlatformAdapter {
 
   async send(chatId: string, text: string, opts?: SendOptions): Promise<SendResult> {
     const quoted = opts?.replyTo ? this.keys.get(opts.replyTo) : undefined;
-    return this.out(chatId, { text: markdownToWhatsApp(text) }, quoted ? { quoted: { key: quoted, message: { conversation: '' } } } : undefined);
+    return this.out(chatId, { text: toWhatsApp(text) }, quoted ? { quoted: { key: quoted, message: { conversation: '' } } } : undefined);
   }
 
   async edit(chatId: string, messageId: string, text: string): Promise<SendResult> {
     const key = this.keys.get(messageId);
     if (!key) return { ok: false, error: 'unknown message' };
-    const r = await this.out(chatId, { text: markdownToWhatsApp(text), edit: key });
+    const r = await this.out(chatId, { text: toWhatsApp(text), edit: key });
     return r.ok ? { ok: true, messageId } : r;
   }
 

@@ -7,7 +7,7 @@ import { formatUsd } from '../../cli/repl/driver.ts';
 import { stringWidth, truncateAnsi } from '../../cli/repl/width.ts';
 import { contextLengthFor } from '../../llm/index.ts';
 import { promptTokens } from '../../llm/types.ts';
-import { toolDetail, toolEmoji } from '../../runtime/activity.ts';
+import { describeToolCall, runningLine } from '../../runtime/describe.ts';
 import type { TuiController } from '../controller.ts';
 import { SPINNER } from '../transcript.ts';
 import { Lines } from './Lines.ts';
@@ -35,10 +35,7 @@ export function busyLabel(c: TuiController): string {
   const tool = d.phase === 'turn' ? c.runningTool : null;
   // A running tool is named with its main argument (as its transcript line), not a thinking verb.
   const what = tool
-    ? `${toolEmoji(tool.name, tool.emoji)} ${tool.name}${(() => {
-        const detail = toolDetail(tool.name, tool.args, 40);
-        return detail ? ` ${detail}` : '';
-      })()}${tool.others ? ` (+${tool.others} more)` : ''}`
+    ? `${runningLine(describeToolCall(tool.name, tool.args, { emoji: tool.emoji, argMax: 40 }))}${tool.others ? ` (+${tool.others} more)` : ''}`
     : d.phase === 'turn'
       ? c.writing
         ? 'writing'

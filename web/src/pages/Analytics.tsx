@@ -7,28 +7,7 @@ import uPlot from 'uplot';
 import { api, num, usd } from '../api.ts';
 import { axisWidth, compactCount, COUNT_INCRS, MONEY_INCRS, moneyLabel, zeroBasedRange } from '../chart-axes.ts';
 import { Empty, ErrorBox, Loading } from '../ui.tsx';
-
-interface Tokens {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  reasoning: number;
-  prompt: number;
-  total: number;
-  cacheHitPct: number;
-}
-
-interface Report {
-  days: number;
-  empty: boolean;
-  overview: Record<string, number> & { tokens: Tokens };
-  daily: { date: string; sessions: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; totalTokens: number; toolCalls: number; costUsd: number }[];
-  models: { model: string; sessions: number; inputTokens: number; outputTokens: number; totalTokens: number; toolCalls: number; costUsd: number; priced: boolean }[];
-  sources: { source: string; sessions: number; messages: number; totalTokens: number; toolCalls: number; costUsd: number }[];
-  tools: { tool: string; count: number; pct: number }[];
-  activity: { byHour: { hour: number; count: number }[]; byDay: { day: string; count: number }[]; activeDays: number; maxStreak: number };
-}
+import type { AnalyticsReport, FacetsResponse } from '../../../src/dashboard/api-types.ts';
 
 const bars = uPlot.paths.bars!;
 const AXIS = { stroke: '#8a96a8', grid: { stroke: '#1f2935' }, ticks: { stroke: '#1f2935' } };
@@ -83,8 +62,8 @@ const DAY_AXIS = {
 export default function Analytics() {
   const [days, setDays] = useState(30);
   const [source, setSource] = useState('');
-  const data = useQuery({ queryKey: ['analytics', days, source], queryFn: () => api<Report>(`/api/analytics?days=${days}${source ? `&source=${encodeURIComponent(source)}` : ''}`) });
-  const facets = useQuery({ queryKey: ['facets'], queryFn: () => api<{ sources: { value: string }[] }>('/api/sessions/facets') });
+  const data = useQuery({ queryKey: ['analytics', days, source], queryFn: () => api<AnalyticsReport>(`/api/analytics?days=${days}${source ? `&source=${encodeURIComponent(source)}` : ''}`) });
+  const facets = useQuery({ queryKey: ['facets'], queryFn: () => api<FacetsResponse>('/api/sessions/facets') });
   const r = data.data;
   const tokenChart = useMemo(() => {
     if (!r) return null;

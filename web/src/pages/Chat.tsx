@@ -8,29 +8,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useSearch } from 'wouter';
 import { api, num, usd } from '../api.ts';
 import { Badge } from '../ui.tsx';
-
-type Request =
-  | { kind: 'approval'; command: string; description: string; choices: string[] }
-  | { kind: 'clarify'; question: string; choices: string[] }
-  | { kind: 'secret'; name: string; prompt: string };
-
-interface Tool {
-  callId: string;
-  name: string;
-  emoji: string;
-  detail: string;
-  args: string;
-  status: 'running' | 'ok' | 'error';
-  durationMs?: number;
-  preview?: string;
-}
-
-interface Info {
-  sessionId?: string;
-  model?: string;
-  provider?: string;
-  cwd?: string;
-}
+import type { ChatEvent, ChatInfo as Info, ChatRequest as Request, ChatToolEntry as Tool, CommandsResponse } from '../../../src/dashboard/api-types.ts';
 
 const CHOICE_LABELS: Record<string, string> = { once: 'Approve once', session: 'For this session', always: 'Always', deny: 'Deny' };
 
@@ -58,7 +36,7 @@ export default function Chat() {
   const term = useRef<Terminal | null>(null);
   const pty = useRef<WebSocket | null>(null);
   const events = useRef<WebSocket | null>(null);
-  const commands = useQuery({ queryKey: ['commands'], queryFn: () => api<{ commands: { name: string; args: string; description: string; category: string }[] }>('/api/commands') });
+  const commands = useQuery({ queryKey: ['commands'], queryFn: () => api<CommandsResponse>('/api/commands') });
 
   // The terminal and its PTY.
   useEffect(() => {
@@ -124,7 +102,7 @@ export default function Chat() {
     const ws = new WebSocket(wsUrl(`/api/events?channel=${channel}`));
     events.current = ws;
     ws.onmessage = (m) => {
-      const e = JSON.parse(String(m.data)) as Record<string, any>;
+      const e = JSON.parse(String(m.data)) as ChatEvent;
       switch (e.type) {
         case 'snapshot':
           setConnected(!!e.connected);
@@ -144,7 +122,7 @@ export default function Chat() {
           setInfo((i) => ({ ...i, model: e.model, provider: e.provider }));
           break;
         case 'tool_start':
-          setTools((ts) => [...ts, { callId: e.callId, name: e.name, emoji: e.emoji, detail: e.detail, args: e.args, status: 'running' }]);
+          setTools((ts) => [...ts, { callId: e.callId, name: e.name, emoji: e.emoji, detail: e.detail, args: e.args, status: 'running', at: Date.now() }]);
           break;
         case 'tool_end':
           setTools((ts) => ts.map((x) => (x.callId === e.callId ? { ...x, status: e.isError ? 'error' : 'ok', durationMs: e.durationMs, preview: e.preview } : x)));

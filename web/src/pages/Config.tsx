@@ -6,17 +6,7 @@ import { useMemo, useState } from 'react';
 import { Link } from 'wouter';
 import { ApiError, api, del, put } from '../api.ts';
 import { Badge, Confirm, Empty, ErrorBox, failText, Loading, useToast } from '../ui.tsx';
-
-interface Field {
-  key: string;
-  section: string;
-  type: 'boolean' | 'number' | 'string' | 'list' | 'object';
-  default: unknown;
-  nullable?: boolean;
-  options?: string[];
-  secret?: boolean;
-  readOnly?: boolean;
-}
+import type { ConfigFieldView as Field, ConfigResponse, EnvKey as Key, EnvResponse, ModelResponse, ModelsResponse, ProviderOption as Provider } from '../../../src/dashboard/api-types.ts';
 
 export default function Config({ section }: { section?: string }) {
   const tab = section ?? 'model';
@@ -39,21 +29,10 @@ export default function Config({ section }: { section?: string }) {
   );
 }
 
-interface Provider {
-  value: string;
-  label: string;
-  hint: string;
-  custom: boolean;
-  keyEnv: string | null;
-  hasKey: boolean;
-  keyOptional: boolean;
-  defaultModel: string | null;
-}
-
 function ModelPicker() {
   const toast = useToast();
   const qc = useQueryClient();
-  const data = useQuery({ queryKey: ['model'], queryFn: () => api<{ current: Record<string, string>; problem: string | null; providers: Provider[] }>('/api/model') });
+  const data = useQuery({ queryKey: ['model'], queryFn: () => api<ModelResponse>('/api/model') });
   const [provider, setProvider] = useState<string | null>(null);
   const [baseUrlEdit, setBaseUrl] = useState<string | null>(null);
   const [model, setModel] = useState('');
@@ -73,7 +52,7 @@ function ModelPicker() {
     setListing(true);
     setListError(null);
     try {
-      const r = await api<{ models: { id: string }[] }>(`/api/model/models?${new URLSearchParams({ provider: chosen, ...(p?.custom ? { base_url: baseUrl } : {}) })}`);
+      const r = await api<ModelsResponse>(`/api/model/models?${new URLSearchParams({ provider: chosen, ...(p?.custom ? { base_url: baseUrl } : {}) })}`);
       setModels(r.models.map((m) => m.id));
       if (!r.models.length) setListError('The provider lists no models; type the name yourself.');
     } catch (e) {
@@ -175,19 +154,10 @@ function ModelPicker() {
   );
 }
 
-interface Key {
-  name: string;
-  group: string;
-  description: string;
-  set: boolean;
-  where: string | null;
-  preview: string;
-}
-
 function Keys() {
   const toast = useToast();
   const qc = useQueryClient();
-  const data = useQuery({ queryKey: ['env'], queryFn: () => api<{ path: string; keys: Key[] }>('/api/env') });
+  const data = useQuery({ queryKey: ['env'], queryFn: () => api<EnvResponse>('/api/env') });
   const [values, setValues] = useState<Record<string, string>>({});
   const [newName, setNewName] = useState('');
   const [newValue, setNewValue] = useState('');
@@ -282,7 +252,7 @@ function show(v: unknown): string {
 function Settings() {
   const toast = useToast();
   const qc = useQueryClient();
-  const data = useQuery({ queryKey: ['config'], queryFn: () => api<{ path: string; schema: Field[]; values: Record<string, unknown>; set: string[]; problems: { key: string; message: string; line?: number }[]; mask: string }>('/api/config') });
+  const data = useQuery({ queryKey: ['config'], queryFn: () => api<ConfigResponse>('/api/config') });
   const [section, setSection] = useState('model');
   const [edits, setEdits] = useState<Record<string, unknown>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});

@@ -4,23 +4,9 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, del, post, put } from '../api.ts';
 import { Badge, Confirm, Empty, ErrorBox, failText, Loading, useToast } from '../ui.tsx';
+import type { CronListResponse, CronRunsResponse } from '../../../src/dashboard/api-types.ts';
 
-interface Job {
-  job_id: string;
-  name: string;
-  prompt: string;
-  schedule: string;
-  repeat: string;
-  deliver: string;
-  skills: string[];
-  next_run_at: string | null;
-  last_run_at: string | null;
-  last_status: string | null;
-  last_error: string | null;
-  last_delivery_error: string | null;
-  state: string;
-  paused_reason: string | null;
-}
+type Job = CronListResponse['jobs'][number];
 
 const EMPTY = { name: '', schedule: '', prompt: '', deliver: '', skills: '' };
 
@@ -75,7 +61,7 @@ function JobForm({ initial, onDone }: { initial?: Job; onDone: () => void }) {
 }
 
 function Runs({ id }: { id: string }) {
-  const data = useQuery({ queryKey: ['cron', id, 'runs'], queryFn: () => api<{ runs: { file: string; at: number; output: string }[] }>(`/api/cron/${id}/runs`) });
+  const data = useQuery({ queryKey: ['cron', id, 'runs'], queryFn: () => api<CronRunsResponse>(`/api/cron/${id}/runs`) });
   if (data.isLoading) return <Loading what="runs" />;
   if (data.isError) return <ErrorBox error={data.error} />;
   if (!data.data!.runs.length) return <div className="muted small">No saved output yet.</div>;
@@ -96,7 +82,7 @@ function Runs({ id }: { id: string }) {
 export default function Cron() {
   const toast = useToast();
   const qc = useQueryClient();
-  const data = useQuery({ queryKey: ['cron'], queryFn: () => api<{ jobs: Job[]; tickerAlive: boolean; note: string | null; lastTickError: string | null }>('/api/cron'), refetchInterval: 10_000 });
+  const data = useQuery({ queryKey: ['cron'], queryFn: () => api<CronListResponse>('/api/cron'), refetchInterval: 10_000 });
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
   const [runs, setRuns] = useState<string | null>(null);

@@ -4,23 +4,12 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, post, when } from '../api.ts';
 import { Badge, Empty, ErrorBox, failText, Loading, useToast } from '../ui.tsx';
-
-interface GatewayInfo {
-  running: boolean;
-  pid?: number;
-  startedAt?: string;
-  logPath: string;
-  enabled: { id: string; label: string; state: string; detail: { last_error?: string; next_retry_at?: string; since?: string } | null }[];
-  pending: { platform: string; request_id: string; user_id: string; user_name: string; age_minutes: number }[];
-  approved: { platform: string; user_id: string; user_name: string; approved_at: number }[];
-  /** The delivery ledger over the last 7 days (docs/reliability.md). */
-  ledger: { received: number; answered: number; pending: number; replayed: number; givenUp: number } | null;
-}
+import type { GatewayResponse } from '../../../src/dashboard/api-types.ts';
 
 export default function Gateway() {
   const toast = useToast();
   const qc = useQueryClient();
-  const data = useQuery({ queryKey: ['gateway'], queryFn: () => api<GatewayInfo>('/api/gateway'), refetchInterval: 5000 });
+  const data = useQuery({ queryKey: ['gateway'], queryFn: () => api<GatewayResponse>('/api/gateway'), refetchInterval: 5000 });
   const [codes, setCodes] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   const act = async (fn: () => Promise<unknown>, ok: string) => {

@@ -4,14 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { api } from '../api.ts';
 import { Empty, ErrorBox, Loading } from '../ui.tsx';
-
-interface Page {
-  file: string;
-  exists: boolean;
-  lines: string[];
-  size: number;
-  rotated?: boolean;
-}
+import type { LogFilesResponse, LogPage } from '../../../src/dashboard/api-types.ts';
 
 const levelOf = (l: string) => /\s(DEBUG|INFO|WARNING|ERROR|CRITICAL)\s/.exec(l)?.[1]?.toLowerCase() ?? '';
 
@@ -26,10 +19,10 @@ export default function Logs() {
   const [extra, setExtra] = useState<string[]>([]);
   const offset = useRef(0);
   const box = useRef<HTMLPreElement>(null);
-  const files = useQuery({ queryKey: ['logfiles'], queryFn: () => api<{ names: string[]; components: string[] }>('/api/logs/files') });
+  const files = useQuery({ queryKey: ['logfiles'], queryFn: () => api<LogFilesResponse>('/api/logs/files') });
   const filters = new URLSearchParams({ file, ...(level && { level }), ...(component && { component }), ...(session && { session }), ...(since && { since }) });
   const key = filters.toString();
-  const data = useQuery({ queryKey: ['logs', key, lines], queryFn: () => api<Page>(`/api/logs?${filters}&lines=${lines}`) });
+  const data = useQuery({ queryKey: ['logs', key, lines], queryFn: () => api<LogPage>(`/api/logs?${filters}&lines=${lines}`) });
   useEffect(() => {
     setExtra([]);
     if (data.data) offset.current = data.data.size;
@@ -38,7 +31,7 @@ export default function Logs() {
     if (!live || !data.data?.exists) return;
     const t = setInterval(async () => {
       try {
-        const r = await api<Page>(`/api/logs?${filters}&from=${offset.current}`);
+        const r = await api<LogPage>(`/api/logs?${filters}&from=${offset.current}`);
         if (r.rotated) return void data.refetch();
         offset.current = r.size;
         if (r.lines.length) setExtra((x) => [...x, ...r.lines].slice(-5000));

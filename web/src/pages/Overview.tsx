@@ -3,19 +3,10 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { ago, api, type Status } from '../api.ts';
 import { Badge, Empty, Loading } from '../ui.tsx';
-
-interface ListItem {
-  id: string;
-  title: string | null;
-  preview: string;
-  source: string;
-  model: string | null;
-  last_active: number;
-  message_count: number;
-}
+import type { SessionListResponse } from '../../../src/dashboard/api-types.ts';
 
 export function Overview({ status, loading }: { status: Status | undefined; loading: boolean }) {
-  const recent = useQuery({ queryKey: ['sessions', 'recent'], queryFn: () => api<{ sessions: ListItem[] }>('/api/sessions?limit=8') });
+  const recent = useQuery({ queryKey: ['sessions', 'recent'], queryFn: () => api<SessionListResponse>('/api/sessions?limit=8') });
   if (loading || !status) return <Loading what="status" />;
   return (
     <div className="stack">

@@ -6,40 +6,7 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { ago, api, del, num, patch, usd, when } from '../api.ts';
 import { Badge, Confirm, Empty, ErrorBox, failText, Loading, useToast } from '../ui.tsx';
-
-interface Item {
-  id: string;
-  title: string | null;
-  preview: string;
-  source: string;
-  model: string | null;
-  started_at: number;
-  last_active: number;
-  message_count: number;
-  tool_call_count: number;
-  estimated_cost_usd: number | null;
-}
-
-interface Hit {
-  session_id: string;
-  role: string;
-  snippet: string;
-  timestamp: number;
-  source: string;
-  title: string | null;
-  model: string | null;
-}
-
-interface Msg {
-  id: number;
-  role: string;
-  content: string;
-  reasoning: string | null;
-  toolCalls: { id: string; name: string; arguments: string }[];
-  toolName: string | null;
-  timestamp: number;
-  compacted: boolean;
-}
+import type { FacetsResponse, SearchHitView as Hit, SearchResponse, SessionListItem as Item, SessionListResponse, SessionResponse } from '../../../src/dashboard/api-types.ts';
 
 const PAGE = 50;
 
@@ -74,7 +41,7 @@ export default function Sessions({ id }: { id?: string }) {
   const [to, setTo] = useState('');
   const [typed, setTyped] = useState('');
   const [query, setQuery] = useState('');
-  const facets = useQuery({ queryKey: ['facets'], queryFn: () => api<{ sources: { value: string; count: number }[]; models: { value: string; count: number }[] }>('/api/sessions/facets') });
+  const facets = useQuery({ queryKey: ['facets'], queryFn: () => api<FacetsResponse>('/api/sessions/facets') });
   const params = new URLSearchParams({ limit: String(PAGE) });
   if (source) params.set('source', source);
   if (model) params.set('model', model);
@@ -82,14 +49,14 @@ export default function Sessions({ id }: { id?: string }) {
   if (to) params.set('to', to);
   const list = useInfiniteQuery({
     queryKey: ['sessions', params.toString()],
-    queryFn: ({ pageParam }) => api<{ sessions: Item[]; total: number }>(`/api/sessions?${params}&offset=${pageParam}`),
+    queryFn: ({ pageParam }) => api<SessionListResponse>(`/api/sessions?${params}&offset=${pageParam}`),
     initialPageParam: 0,
     getNextPageParam: (last, pages) => (pages.length * PAGE < last.total ? pages.length * PAGE : undefined),
     enabled: !query,
   });
   const hits = useQuery({
     queryKey: ['search', query, source],
-    queryFn: () => api<{ hits: Hit[] }>(`/api/sessions/search?${new URLSearchParams({ q: query, ...(source ? { source } : {}) })}`),
+    queryFn: () => api<SearchResponse>(`/api/sessions/search?${new URLSearchParams({ q: query, ...(source ? { source } : {}) })}`),
     enabled: !!query,
   });
   const items = list.data?.pages.flatMap((p) => p.sessions) ?? [];
@@ -220,7 +187,7 @@ function Detail({ id }: { id: string }) {
   const [renaming, setRenaming] = useState<string | null>(null);
   const [confirm, setConfirm] = useState(false);
   const firstHit = useRef<HTMLDivElement | null>(null);
-  const data = useQuery({ queryKey: ['session', id], queryFn: () => api<{ session: Item & Record<string, any>; messages: Msg[] }>(`/api/sessions/${encodeURIComponent(id)}`) });
+  const data = useQuery({ queryKey: ['session', id], queryFn: () => api<SessionResponse>(`/api/sessions/${encodeURIComponent(id)}`) });
   useEffect(() => {
     if (q && data.data) firstHit.current?.scrollIntoView({ block: 'center' });
   }, [q, data.data]);

@@ -5,18 +5,10 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, del, post, put } from '../api.ts';
 import { Badge, Confirm, Empty, ErrorBox, failText, Loading, useToast } from '../ui.tsx';
-
-interface Skill {
-  name: string;
-  description: string;
-  category: string;
-  source: string;
-  enabled: boolean;
-  requiredEnv: { name: string; set: boolean }[];
-}
+import type { SkillListItem, SkillResponse, SkillsResponse } from '../../../src/dashboard/api-types.ts';
 
 function View({ name, onClose }: { name: string; onClose: () => void }) {
-  const data = useQuery({ queryKey: ['skill', name], queryFn: () => api<{ markdown: string; path: string; files: string[]; verdict: string; findings: string[]; installed: { from: string; at: string } | null }>(`/api/skills/${encodeURIComponent(name)}`) });
+  const data = useQuery({ queryKey: ['skill', name], queryFn: () => api<SkillResponse>(`/api/skills/${encodeURIComponent(name)}`) });
   return (
     <section className="card stack">
       <div className="row between">
@@ -51,14 +43,14 @@ function View({ name, onClose }: { name: string; onClose: () => void }) {
 export default function Skills() {
   const toast = useToast();
   const qc = useQueryClient();
-  const data = useQuery({ queryKey: ['skills'], queryFn: () => api<{ skills: Skill[]; problems: { path: string; error: string }[] }>('/api/skills') });
+  const data = useQuery({ queryKey: ['skills'], queryFn: () => api<SkillsResponse>('/api/skills') });
   const [filter, setFilter] = useState('');
   const [viewing, setViewing] = useState<string | null>(null);
   const [source, setSource] = useState('');
   const [force, setForce] = useState(false);
   const [installing, setInstalling] = useState(false);
   const [removing, setRemoving] = useState<string | null>(null);
-  const toggle = async (s: Skill) => {
+  const toggle = async (s: SkillListItem) => {
     try {
       await put('/api/skills/toggle', { name: s.name, enabled: !s.enabled });
       toast(`${s.name} ${s.enabled ? 'turned off' : 'turned on'} (new sessions).`);

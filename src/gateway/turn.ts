@@ -8,7 +8,7 @@ import type { AgentEvent, TurnResult } from '../agent/types.ts';
 import type { Message } from '../llm/types.ts';
 import { describeError } from '../llm/index.ts';
 import { redactionEnabled, redactSecrets } from '../policy/redact.ts';
-import { fallbackLine } from '../runtime/activity.ts';
+import { eventLine } from '../runtime/describe.ts';
 import { withFooter } from '../runtime/footer.ts';
 import type { Session } from '../runtime/session.ts';
 import { envPrefix } from './auth.ts';
@@ -127,7 +127,7 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
       case 'fallback':
         // One line in the chat when the turn leaves a provider that is slow or failing (and when
         // it is back on it): the answer that follows comes from another model.
-        chain = chain.then(async () => void (await r.reply(adapter, src, fallbackLine(e), { meta: last.meta })));
+        chain = chain.then(async () => void (await r.reply(adapter, src, eventLine(e), { meta: last.meta })));
         break;
       case 'tool_start':
         if (e.name === 'text_to_speech') spokeItself = true;

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { storeChoice, type SessionStoreApi } from '../state/store/index.ts';
-import { rebuildSearchIndex } from '../state/db-schema.ts';
+import { rebuildSearchIndex } from '../state/db-fts.ts';
 import { paths } from '../state/paths.ts';
 import { copyDatabase } from '../state/snapshots.ts';
 import { sqlite } from '../state/sqlite.ts';

@@ -231,6 +231,15 @@ test('the home Python Hermes 0.18.2 wrote: listed (archived hidden), searched, r
   for (const ix of layoutBefore.indexes) assert.ok(withoutAddedIndexes(after).indexes.includes(ix), `index ${ix}`);
   assert.deepEqual(after.version, [23]);
   assert.equal(after.meta.fts_optimize_available, '1');
+  // Converted on request, as `hermes sessions optimize-storage` does in Hermes 0.19.
+  const opt = await hermes(['sessions', 'optimize-storage', '--yes'], { home: h });
+  assert.equal(opt.code, 0, opt.stderr);
+  assert.match(opt.stdout, /Search index optimized: \d+ message\(s\) indexed/);
+  const converted = dbLayout(join(h, 'state.db'));
+  assert.equal(converted.meta.fts_storage_version, '1');
+  assert.equal(converted.meta.fts_optimize_available, undefined);
+  const again = await hermes(['sessions', 'search', 'lockfile'], { home: h });
+  assert.match(again.stdout, new RegExp(PY_SESSIONS.compressed), 'search works on the converted index');
 });
 
 test('a one-shot run in a profile: state.db v23, usage per model recorded, the profile stored, tool names searchable', async () => {

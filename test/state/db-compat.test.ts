@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { SCHEMA_VERSION, SessionDB } from '../../src/state/db.ts';
+import { convertToV23, ftsOptimizeAvailable } from '../../src/state/db-fts.ts';
 import { sqlite } from '../../src/state/sqlite.ts';
 import {
   ADDED_INDEXES,
@@ -199,6 +200,28 @@ test('our own v19 files migrate to v23: new columns and tables, usage seeded, th
   assert.deepEqual(after.meta, { ...before.meta, fts_optimize_available: '1' });
   SessionDB.open(path).close();
   assert.deepEqual(layout(path), after, 'reopening changes nothing');
+});
+
+test('optimize-storage converts a migrated file’s inline index to the v23 layout Hermes 0.19 writes, in one transaction', () => {
+  const home = copyPythonHome();
+  const path = join(home, 'state.db');
+  SessionDB.open(path).close();
+  const db = SessionDB.open(path);
+  assert.equal(ftsOptimizeAvailable(db.raw), true);
+  db.raw.exec('BEGIN IMMEDIATE');
+  assert.equal(convertToV23(db.raw), 34, 'every message indexed');
+  db.raw.exec('COMMIT');
+  assert.equal(ftsOptimizeAvailable(db.raw), false);
+  assert.equal(db.searchMessages('lockfile')[0]?.session_id, PY_SESSIONS.compressed);
+  assert.ok(db.searchMessages('terminal').some((h) => h.session_id === PY_SESSIONS.oneShot));
+  db.appendMessage(PY_SESSIONS.titled, { role: 'user', content: 'after the conversion: numbat' });
+  assert.equal(db.searchMessages('numbat')[0]?.session_id, PY_SESSIONS.titled);
+  db.close();
+  const search = (sql: string[]) => sql.filter((x) => /^(table messages_fts|trigger|view)/.test(x));
+  assert.deepEqual(search(schemaSql(path)), search(PY19_SCHEMA));
+  const meta = layout(path).meta;
+  assert.equal(meta.fts_storage_version, '1');
+  assert.equal(meta.fts_optimize_available, undefined);
 });
 
 test('an early layout (v6, external content over text only) is rebuilt in the v23 search layout', () => {

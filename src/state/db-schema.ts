@@ -153,8 +153,12 @@ export const ASYNC_DELEGATION_COLUMNS: Columns = [
   ['delivery_claimed_at', 'REAL'],
   ['origin_session_id', "TEXT NOT NULL DEFAULT ''"],
 ];
-// Hermes's delegation module adds these to a table made before them, as plain nullable columns.
-const ASYNC_DELEGATION_LATE = new Set(['owner_pid', 'owner_started_at', 'task_json', 'delivery_claim', 'delivery_claimed_at', 'origin_session_id']);
+// Hermes's delegation module creates the table with every column when it runs first (a new home);
+// Hermes's SessionDB creates it without origin_session_id, which the module adds when it next runs.
+// The module adds its column to a table made before it, as a plain nullable one.
+const asyncDelegationsSql = (fresh: boolean) =>
+  table('async_delegations', fresh ? ASYNC_DELEGATION_COLUMNS : ASYNC_DELEGATION_COLUMNS.filter(([n]) => n !== 'origin_session_id'));
+const ASYNC_DELEGATION_LATE = new Set(['origin_session_id']);
 
 const table = (name: string, cols: Columns, extra = '') =>
   `CREATE TABLE IF NOT EXISTS ${name} (\n${[...cols.map(([n, d]) => `    ${n} ${d}`), ...(extra ? [`    ${extra}`] : [])].join(',\n')}\n);`;
@@ -183,7 +187,6 @@ CREATE TABLE IF NOT EXISTS compression_locks (
     acquired_at REAL NOT NULL,
     expires_at REAL NOT NULL
 );
-${table('async_delegations', ASYNC_DELEGATION_COLUMNS)}
 CREATE INDEX IF NOT EXISTS idx_sessions_source ON sessions(source);
 CREATE INDEX IF NOT EXISTS idx_sessions_source_id ON sessions(source, id);
 CREATE INDEX IF NOT EXISTS idx_sessions_parent ON sessions(parent_session_id);
@@ -248,8 +251,9 @@ function addMissingColumns(db: DatabaseSync, name: string, cols: Columns, plain:
   for (const [col, decl] of cols) {
     if (have.has(col) || /PRIMARY KEY/.test(decl)) continue;
     // A NOT NULL column needs its default to be added; the others are added as declared.
-    const type = plain.has(col) ? decl.split(' ')[0] : decl.replace(/ REFERENCES .*/, '');
-    db.exec(`ALTER TABLE ${name} ADD COLUMN ${col} ${type}`);
+    // Hermes's reconciliation quotes the name; the delegation module's own additions do not.
+    if (plain.has(col)) db.exec(`ALTER TABLE ${name} ADD COLUMN ${col} ${decl.split(' ')[0]}`);
+    else db.exec(`ALTER TABLE "${name}" ADD COLUMN "${col}" ${decl.replace(/ REFERENCES .*/, '')}`);
   }
 }
 
@@ -418,6 +422,7 @@ export function migrate(db: DatabaseSync, home: string | null): MigrateResult {
     // A file with sessions but no version row is from Hermes's first schema.
     const from = fresh ? SCHEMA_VERSION : Math.max(found, 1);
 
+    db.exec(asyncDelegationsSql(fresh));
     db.exec(TABLES_SQL);
     addMissingColumns(db, 'sessions', SESSION_COLUMNS);
     addMissingColumns(db, 'messages', MESSAGE_COLUMNS);

@@ -36,7 +36,8 @@ const py19Columns = (l: ReturnType<typeof layout>) => ({
   sessions: byName(l.sessions),
   messages: byName(l.messages),
   session_model_usage: l.session_model_usage,
-  async_delegations: l.async_delegations,
+  // Hermes's SessionDB makes this table without origin_session_id; its delegation module adds it as a plain column.
+  async_delegations: l.async_delegations.map((c) => c.name),
 });
 const byName = (cols: { name: string }[]) => [...cols].sort((a, b) => a.name.localeCompare(b.name));
 

@@ -203,10 +203,13 @@ test('our own v19 files migrate to v23: new columns and tables, usage seeded, th
   assert.deepEqual(layout(path), after, 'reopening changes nothing');
 });
 
-test('optimize-storage converts a migrated file’s inline index to the v23 layout Hermes 0.19 writes, in one transaction', () => {
+test('optimize-storage converts a migrated file’s inline index to the v23 layout Hermes 0.19 writes, in one transaction', async () => {
   const home = copyPythonHome();
   const path = join(home, 'state.db');
   SessionDB.open(path).close();
+  const { sqliteCheck } = await import('../../src/cli/doctor.ts');
+  const doctor = async () => String((await sqliteCheck.run({ home, env: {}, config: null, timeoutMs: 1000 })).detail);
+  assert.match(await doctor(), /layout from before v23: `hermes sessions optimize-storage`/, 'hermes doctor points at the conversion');
   const db = SessionDB.open(path);
   assert.equal(ftsOptimizeAvailable(db.raw), true);
   db.raw.exec('BEGIN IMMEDIATE');
@@ -223,6 +226,7 @@ test('optimize-storage converts a migrated file’s inline index to the v23 layo
   const meta = layout(path).meta;
   assert.equal(meta.fts_storage_version, '1');
   assert.equal(meta.fts_optimize_available, undefined);
+  assert.doesNotMatch(await doctor(), /optimize-storage/);
 });
 
 test('an early layout (v6, external content over text only) is rebuilt in the v23 search layout', () => {

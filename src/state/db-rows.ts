@@ -379,15 +379,47 @@ export type UsageRow = Pick<
   | 'cache_read_tokens' | 'cache_write_tokens' | 'reasoning_tokens' | 'billing_provider' | 'estimated_cost_usd'
 >;
 
+/** A session's agent-loop usage on one model and route (session_model_usage), for insights. */
+export interface ModelUsagePart {
+  session_id: string;
+  model: string;
+  billing_provider: string;
+  api_call_count: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  estimated_cost_usd: number;
+}
+
+export function toModelUsagePart(r: Record<string, unknown>): ModelUsagePart {
+  const n = (k: string) => Number(r[k] ?? 0);
+  return {
+    session_id: String(r.session_id),
+    model: String(r.model),
+    billing_provider: String(r.billing_provider ?? ''),
+    api_call_count: n('api_call_count'),
+    input_tokens: n('input_tokens'),
+    output_tokens: n('output_tokens'),
+    cache_read_tokens: n('cache_read_tokens'),
+    cache_write_tokens: n('cache_write_tokens'),
+    reasoning_tokens: n('reasoning_tokens'),
+    estimated_cost_usd: n('estimated_cost_usd'),
+  };
+}
+
 /** What insights read: sessions started since a time (of a source, or all but `tool`), their tool calls and user messages. */
 export interface UsageData {
   sessions: UsageRow[];
   tools: { tool: string; count: number }[];
   userMessages: number;
+  /** Those sessions' usage per model (absent when the file has no session_model_usage). */
+  models?: ModelUsagePart[];
 }
 
 /** usageSince's three queries (`?`: the cutoff, then the source when given). */
-export function usageSql(source: string | null): { sessions: string; tools: string; userMessages: string } {
+export function usageSql(source: string | null): { sessions: string; tools: string; userMessages: string; models: string } {
   const where = `s.started_at >= ?${source ? ' AND s.source = ?' : " AND s.source <> 'tool'"}`;
   return {
     sessions: `SELECT id, source, model, started_at, ended_at, message_count, tool_call_count, api_call_count, input_tokens, output_tokens,
@@ -396,6 +428,9 @@ export function usageSql(source: string | null): { sessions: string; tools: stri
     tools: `SELECT m.tool_name AS tool, COUNT(*) AS count FROM messages m JOIN sessions s ON s.id = m.session_id
        WHERE ${where} AND m.role = 'tool' AND m.tool_name IS NOT NULL GROUP BY m.tool_name ORDER BY count DESC, m.tool_name`,
     userMessages: `SELECT COUNT(*) AS n FROM messages m JOIN sessions s ON s.id = m.session_id WHERE ${where} AND m.role = 'user'`,
+    models: `SELECT u.session_id, u.model, u.billing_provider, u.api_call_count, u.input_tokens, u.output_tokens, u.cache_read_tokens,
+              u.cache_write_tokens, u.reasoning_tokens, u.estimated_cost_usd
+       FROM session_model_usage u JOIN sessions s ON s.id = u.session_id WHERE ${where} AND u.task = '' ORDER BY u.session_id, u.first_seen, u.model`,
   };
 }
 

@@ -30,6 +30,7 @@ import {
   MODEL_USAGE_UPSERT,
   modelUsageArgs,
   type ModelUsageRow,
+  toModelUsagePart,
   toModelUsageRow,
   usageCounts,
   sessionProfileName,
@@ -517,6 +518,7 @@ export class SessionDB implements SessionStoreApi {
       sessions: this.db.prepare(q.sessions).all(...args) as unknown as UsageRow[],
       tools: (this.db.prepare(q.tools).all(...args) as { tool: string; count: number }[]).map((t) => ({ tool: t.tool, count: Number(t.count) })),
       userMessages: Number((this.db.prepare(q.userMessages).get(...args) as { n: number }).n),
+      ...(this.hasModelUsage ? { models: (this.db.prepare(q.models).all(...args) as Record<string, unknown>[]).map(toModelUsagePart) } : {}),
     };
   }
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Message } from '../../src/llm/types.ts';
 import { SessionDB, TitleConflictError } from '../../src/state/db.ts';
+import { generateInsights } from '../../src/state/insights.ts';
 import { claimHandoff, finishHandoff, handoffState, pendingHandoffs, requestHandoff } from '../../src/state/handoff.ts';
 import type { SessionStoreApi } from '../../src/state/store/types.ts';
 import { postgresUnavailable, startPostgres, type PgCluster } from '../helpers/postgres.ts';
@@ -554,6 +555,14 @@ for (const b of backends) {
         assert.deepEqual((await s.searchMessages('skill_manage')).map((h) => h.role), ['assistant']);
         assert.deepEqual((await s.searchMessages('zanzibar')).map((h) => h.role), ['assistant']);
         assert.deepEqual((await s.searchMessages('kanban_create')).map((h) => h.role), ['tool']);
+        // Insights split a session's tokens by the model that served them (tool calls go to the session's model, here
+        // vendor/c, which served nothing: to the first model that did).
+        const report = await generateInsights(s, { days: 1 });
+        assert.deepEqual(
+          Object.fromEntries(report.models.map((m) => [m.model, [m.sessions, m.inputTokens, m.outputTokens, m.apiCalls, m.toolCalls, m.costUsd]])),
+          { a: [2, 200, 40, 3, 1, 0.5], b: [1, 100, 20, 1, 0, 0.25] },
+        );
+        assert.equal(report.overview.inputTokens, 300, 'the models add up to the overview');
         // Deleting the session takes its usage rows with it.
         assert.equal(await s.deleteSession('pm'), true);
         assert.deepEqual(await s.modelUsage('pm'), []);

@@ -41,6 +41,7 @@ import {
   type ModelUsageRow,
   sessionProfileName,
   toModelUsageRow,
+  toModelUsagePart,
   usageCounts,
 } from '../../db-rows.ts';
 import { MESSAGE_COLUMNS, SCHEMA_VERSION } from '../../db-schema.ts';
@@ -302,11 +303,12 @@ export class PgSessionStore implements SessionStoreApi {
   async usageSince(cutoff: number, source: string | null): Promise<UsageData> {
     const q = usageSql(source);
     const args: Param[] = source ? [cutoff, source] : [cutoff];
-    const [sessions, tools, users] = [await this.db.all(q.sessions, args), await this.db.all(q.tools, args), await this.db.get(q.userMessages, args)];
+    const [sessions, tools, users, models] = [await this.db.all(q.sessions, args), await this.db.all(q.tools, args), await this.db.get(q.userMessages, args), await this.db.all(q.models, args)];
     return {
       sessions: sessions.map((r) => normalizeSessionRow(r)),
       tools: tools.map((t) => ({ tool: String(t.tool), count: Number(t.count) })),
       userMessages: Number(users?.n ?? 0),
+      models: models.map(toModelUsagePart),
     };
   }
 

@@ -238,7 +238,7 @@ test('the home Python Hermes 0.18.2 wrote: listed (archived hidden), searched, r
   const converted = dbLayout(join(h, 'state.db'));
   assert.equal(converted.meta.fts_storage_version, '1');
   assert.equal(converted.meta.fts_optimize_available, undefined);
-  const again = await hermes(['sessions', 'search', 'lockfile'], { home: h });
+  const again = await hermes(['sessions', 'search', 'lockfile', '--include-archived'], { home: h }); // archived above
   assert.match(again.stdout, new RegExp(PY_SESSIONS.compressed), 'search works on the converted index');
 });
 

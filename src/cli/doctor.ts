@@ -242,7 +242,9 @@ export const sqliteCheck: DoctorCheck = {
       const r = db.prepare('PRAGMA quick_check').get() as Record<string, unknown>;
       const v = String(Object.values(r)[0]);
       if (v !== 'ok') return { status: 'fail', detail: `${f}: ${v}`, fix: `\`hermes sessions repair\` (it backs the file up first); if that cannot fix it, \`hermes sessions recover --source ${f} --output <new.db>\` copies out what can be read` };
-      return { status: 'ok', detail: `SQLite ${sqliteVersion(sqlite)} with FTS5; ${f} passes quick_check` };
+      const { ftsOptimizeAvailable } = await import('../state/db-fts.ts');
+      const legacy = ftsOptimizeAvailable(db) ? ' (its search index has the layout from before v23: `hermes sessions optimize-storage` makes it compact, when convenient)' : '';
+      return { status: 'ok', detail: `SQLite ${sqliteVersion(sqlite)} with FTS5; ${f} passes quick_check${legacy}` };
     } catch (e) {
       const { describeDbError } = await import('../state/db-errors.ts');
       const [detail, ...rest] = describeDbError(e, f, 'state').split('. ');

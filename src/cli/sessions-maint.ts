@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { storeChoice, type SessionStoreApi } from '../state/store/index.ts';
-import { rebuildSearchIndex } from '../state/db-schema.ts';
+import { convertToV23, ftsOptimizeAvailable, rebuildSearchIndex } from '../state/db-fts.ts';
 import { paths } from '../state/paths.ts';
 import { copyDatabase } from '../state/snapshots.ts';
 import { sqlite } from '../state/sqlite.ts';
@@ -177,6 +177,43 @@ export async function optimize(o: { force?: boolean }): Promise<void> {
   }
   const after = statSync(file).size;
   out(`Optimized ${file}: ${(before / 1048576).toFixed(1)} MB → ${(after / 1048576).toFixed(1)} MB (search index merged, free pages returned). No data changed.`);
+}
+
+/**
+ * `hermes sessions optimize-storage`: converts a search index still in the inline layout (a file
+ * from before v23) to Hermes's v23 layout, which keeps no second copy of the messages and leaves
+ * tool output out of the trigram index; then VACUUM returns the freed pages. One transaction, so an
+ * interruption leaves the file as it was.
+ */
+export async function optimizeStorage(o: { vacuum?: boolean; yes?: boolean; force?: boolean }): Promise<void> {
+  const ctx = sqliteOnly('optimize-storage');
+  const file = paths.stateDb(ctx.home);
+  if (!existsSync(file)) return out('There is no state.db yet.');
+  const db = openStateDb(ctx.home);
+  try {
+    const raw = db.raw;
+    if (!ftsOptimizeAvailable(raw)) return out('Search index is already on the compact layout — nothing to do.');
+    const pid = await gatewayHolds(ctx.home);
+    if (pid && !o.force) throw new CliError(`The gateway (pid ${pid}) has state.db open; the conversion holds the write lock until it is done. Stop the gateway first, or pass --force.`);
+    const before = statSync(file).size;
+    out(`Search-index optimization for ${file} (${(before / 1048576).toFixed(1)} MB).`);
+    await confirmOrRefuse('Rebuild the search index in the compact layout?', o.yes, { nothing: 'nothing was changed' });
+    raw.exec('BEGIN IMMEDIATE');
+    let n: number;
+    try {
+      n = convertToV23(raw);
+      raw.exec('COMMIT');
+    } catch (e) {
+      raw.exec('ROLLBACK');
+      throw new CliError(`Optimizing the search index failed: ${(e as Error).message}. Nothing was changed.`);
+    }
+    if (o.vacuum !== false) raw.exec('VACUUM');
+    raw.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    const after = statSync(file).size;
+    out(`Search index optimized: ${n} message(s) indexed. Database size: ${(before / 1048576).toFixed(1)} MB → ${(after / 1048576).toFixed(1)} MB.`);
+  } finally {
+    db.close();
+  }
 }
 
 export async function repair(o: { checkOnly?: boolean; backup?: boolean }): Promise<void> {

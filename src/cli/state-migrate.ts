@@ -5,7 +5,7 @@
 // `hermes config set state.backend postgres` afterwards.
 import { existsSync } from 'node:fs';
 import { SessionDB } from '../state/db.ts';
-import { MESSAGE_COLUMNS, SESSION_COLUMNS } from '../state/db-schema.ts';
+import { MESSAGE_COLUMNS, MODEL_USAGE_COLUMNS, SESSION_COLUMNS } from '../state/db-schema.ts';
 import { paths } from '../state/paths.ts';
 import { cjkSource, ftsSource, tsvectorLiteral } from '../state/store/postgres/fts.ts';
 import { redactUrl, type Param } from '../state/store/postgres/pool.ts';
@@ -68,6 +68,14 @@ export async function stateMigrate(opts: { to?: string; url?: string }): Promise
         }
       }
       await q.run("SELECT setval(pg_get_serial_sequence('messages', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM messages), 1))");
+      // Usage per model (v23): rows already there (the migration's seeding) are kept.
+      const uCols = MODEL_USAGE_COLUMNS.map(([n]) => n).filter((n) => have('session_model_usage').has(n));
+      if (uCols.length)
+        for (const u of raw.prepare(`SELECT ${uCols.join(', ')} FROM session_model_usage`).all() as Record<string, Param>[])
+          await q.run(
+            `INSERT INTO session_model_usage (${uCols.join(', ')}) SELECT ${uCols.map(() => '?').join(', ')} WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?) ON CONFLICT DO NOTHING`,
+            [...uCols.map((c) => u[c] ?? null), u.session_id],
+          );
     });
     process.stdout.write(
       `Copied ${newSessions} session${newSessions === 1 ? '' : 's'} and ${newMessages} message${newMessages === 1 ? '' : 's'} from ${file} to ${redactUrl(url)}` +

@@ -19,7 +19,7 @@ export interface SessionStore {
   appendMessage(sessionId: string, message: Message): Awaitable<unknown>;
   /** Several messages in one transaction (the loop's appends of one event-loop tick). */
   appendMessages?(sessionId: string, messages: Message[]): Awaitable<unknown>;
-  recordUsage(sessionId: string, r: TurnResult, model: string, provider: string): Awaitable<void>;
+  recordUsage(sessionId: string, r: TurnResult, model: string, provider: string, baseUrl?: string): Awaitable<void>;
   endSession?(sessionId: string, reason: string): Awaitable<void>;
   /** Per-session runtime settings (state.db sessions.model_config), e.g. the codex thread id. */
   getModelConfig?(sessionId: string): Awaitable<Record<string, unknown>>;

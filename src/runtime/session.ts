@@ -506,7 +506,7 @@ export class Session {
         broker: this.broker,
       });
       this.flushAppends();
-      this.persist(() => o.store?.recordUsage(this.id, result, this.llm.active.model, this.llm.active.provider));
+      this.persist(() => o.store?.recordUsage(this.id, result, this.llm.active.model, this.llm.active.provider, this.llm.active.baseUrl));
       this.lastResult = result;
       this.state.afterTurn(user, result);
       await plugins?.afterTurn(user, result);

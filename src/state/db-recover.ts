@@ -8,10 +8,11 @@
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { SessionDB } from './db.ts';
-import { objectExists, rebuildSearchIndex, tableColumns } from './db-schema.ts';
+import { rebuildSearchIndex } from './db-fts.ts';
+import { objectExists, tableColumns } from './db-schema.ts';
 import { sqlite, type DatabaseSync } from './sqlite.ts';
 
-export const CANONICAL_TABLES = ['sessions', 'messages', 'state_meta', 'gateway_routing'];
+export const CANONICAL_TABLES = ['sessions', 'messages', 'state_meta', 'gateway_routing', 'session_model_usage', 'async_delegations'];
 const SIDECARS = ['-wal', '-shm', '-journal'];
 
 export interface TableReport {

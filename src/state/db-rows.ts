@@ -1,6 +1,8 @@
 // state.db rows ↔ the runtime's shapes: session and search result types, message encoding (content,
 // tool calls, reasoning, the `observed` flag) and title rules. No database access here.
 import type { ContentPart, Message, ToolCall } from '../llm/types.ts';
+import { profileNameOf } from './profiles.ts';
+import type { UsageRecord } from './store/types.ts';
 
 export const MAX_TITLE_LENGTH = 100;
 
@@ -39,6 +41,8 @@ export interface SessionRow {
   display_name: string | null;
   git_branch: string | null;
   git_repo_root: string | null;
+  /** The Hermes profile the session ran under (NULL: the default profile). */
+  profile_name: string | null;
 }
 
 export interface SessionListItem extends SessionRow {
@@ -103,6 +107,8 @@ export interface CreateSessionMeta {
   title?: string;
   /** Unix seconds (default now). */
   startedAt?: number;
+  /** The profile recorded on the session (default: this process's; `default` and null store NULL). */
+  profileName?: string | null;
 }
 
 export class TitleConflictError extends Error {}
@@ -199,6 +205,7 @@ const COUNTERS = ['message_count', 'tool_call_count', 'input_tokens', 'output_to
 const NULLABLE = [
   'user_id', 'model', 'model_config', 'system_prompt', 'parent_session_id', 'ended_at', 'end_reason', 'billing_provider', 'billing_base_url',
   'estimated_cost_usd', 'title', 'cwd', 'session_key', 'chat_id', 'chat_type', 'thread_id', 'display_name', 'git_branch', 'git_repo_root',
+  'profile_name',
 ];
 
 /** A sessions row with every field the type promises (older layouts lack some columns). */
@@ -372,15 +379,47 @@ export type UsageRow = Pick<
   | 'cache_read_tokens' | 'cache_write_tokens' | 'reasoning_tokens' | 'billing_provider' | 'estimated_cost_usd'
 >;
 
+/** A session's agent-loop usage on one model and route (session_model_usage), for insights. */
+export interface ModelUsagePart {
+  session_id: string;
+  model: string;
+  billing_provider: string;
+  api_call_count: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  estimated_cost_usd: number;
+}
+
+export function toModelUsagePart(r: Record<string, unknown>): ModelUsagePart {
+  const n = (k: string) => Number(r[k] ?? 0);
+  return {
+    session_id: String(r.session_id),
+    model: String(r.model),
+    billing_provider: String(r.billing_provider ?? ''),
+    api_call_count: n('api_call_count'),
+    input_tokens: n('input_tokens'),
+    output_tokens: n('output_tokens'),
+    cache_read_tokens: n('cache_read_tokens'),
+    cache_write_tokens: n('cache_write_tokens'),
+    reasoning_tokens: n('reasoning_tokens'),
+    estimated_cost_usd: n('estimated_cost_usd'),
+  };
+}
+
 /** What insights read: sessions started since a time (of a source, or all but `tool`), their tool calls and user messages. */
 export interface UsageData {
   sessions: UsageRow[];
   tools: { tool: string; count: number }[];
   userMessages: number;
+  /** Those sessions' usage per model (absent when the file has no session_model_usage). */
+  models?: ModelUsagePart[];
 }
 
 /** usageSince's three queries (`?`: the cutoff, then the source when given). */
-export function usageSql(source: string | null): { sessions: string; tools: string; userMessages: string } {
+export function usageSql(source: string | null): { sessions: string; tools: string; userMessages: string; models: string } {
   const where = `s.started_at >= ?${source ? ' AND s.source = ?' : " AND s.source <> 'tool'"}`;
   return {
     sessions: `SELECT id, source, model, started_at, ended_at, message_count, tool_call_count, api_call_count, input_tokens, output_tokens,
@@ -389,6 +428,9 @@ export function usageSql(source: string | null): { sessions: string; tools: stri
     tools: `SELECT m.tool_name AS tool, COUNT(*) AS count FROM messages m JOIN sessions s ON s.id = m.session_id
        WHERE ${where} AND m.role = 'tool' AND m.tool_name IS NOT NULL GROUP BY m.tool_name ORDER BY count DESC, m.tool_name`,
     userMessages: `SELECT COUNT(*) AS n FROM messages m JOIN sessions s ON s.id = m.session_id WHERE ${where} AND m.role = 'user'`,
+    models: `SELECT u.session_id, u.model, u.billing_provider, u.api_call_count, u.input_tokens, u.output_tokens, u.cache_read_tokens,
+              u.cache_write_tokens, u.reasoning_tokens, u.estimated_cost_usd
+       FROM session_model_usage u JOIN sessions s ON s.id = u.session_id WHERE ${where} AND u.task = '' ORDER BY u.session_id, u.first_seen, u.model`,
   };
 }
 
@@ -400,3 +442,107 @@ export const REWIND_SQL = {
   rows: `UPDATE messages SET active = 0 WHERE id IN (SELECT id FROM messages WHERE session_id = ? AND (active = 1 OR active IS NULL) ORDER BY id DESC LIMIT ?)`,
   session: 'UPDATE sessions SET rewind_count = rewind_count + 1 WHERE id = ?',
 };
+
+/** One row of session_model_usage: a session's usage on one model and billing route, for one task. */
+export interface ModelUsageRow {
+  model: string;
+  billing_provider: string;
+  billing_base_url: string;
+  billing_mode: string;
+  /** `''` for the agent loop; an auxiliary task's name (`vision`, `compression`, …) otherwise. */
+  task: string;
+  api_call_count: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  estimated_cost_usd: number;
+  actual_cost_usd: number;
+  cost_status: string | null;
+  first_seen: number | null;
+  last_seen: number | null;
+}
+
+/** Whether a turn used anything worth a usage row (Hermes skips empty deltas). */
+export function usageCounts(r: UsageRecord): boolean {
+  const u = r.usage;
+  return !!(u.input_tokens || u.output_tokens || u.cache_read_tokens || u.cache_write_tokens || u.reasoning_tokens || r.apiCalls || r.costUsd);
+}
+
+/** The endpoint as billing records keep it: without credentials in the URL or its query. */
+export function billingBaseUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    u.hash = '';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return url.replace(/\/\/[^/@]*@/, '//').replace(/[?#].*$/, '');
+  }
+}
+
+/** Adds a turn to its (session, model, route, task) row (`?`: see modelUsageArgs). The same text on SQLite and PostgreSQL. */
+export const MODEL_USAGE_UPSERT = `INSERT INTO session_model_usage (session_id, model, billing_provider, billing_base_url, billing_mode, task,
+     api_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
+     estimated_cost_usd, actual_cost_usd, cost_status, cost_source, first_seen, last_seen)
+   VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, 0, ?, NULL, ?, ?)
+   ON CONFLICT (session_id, model, billing_provider, billing_base_url, billing_mode, task) DO UPDATE SET
+     api_call_count = session_model_usage.api_call_count + excluded.api_call_count,
+     input_tokens = session_model_usage.input_tokens + excluded.input_tokens,
+     output_tokens = session_model_usage.output_tokens + excluded.output_tokens,
+     cache_read_tokens = session_model_usage.cache_read_tokens + excluded.cache_read_tokens,
+     cache_write_tokens = session_model_usage.cache_write_tokens + excluded.cache_write_tokens,
+     reasoning_tokens = session_model_usage.reasoning_tokens + excluded.reasoning_tokens,
+     estimated_cost_usd = session_model_usage.estimated_cost_usd + excluded.estimated_cost_usd,
+     cost_status = COALESCE(excluded.cost_status, session_model_usage.cost_status),
+     last_seen = excluded.last_seen`;
+
+/** MODEL_USAGE_UPSERT's arguments for a turn (the route's base URL and billing mode as the session row has them). */
+export function modelUsageArgs(sessionId: string, r: UsageRecord, model: string, provider: string, baseUrl: string, mode: string, at: number): (string | number | null)[] {
+  const u = r.usage;
+  return [
+    sessionId, model || 'unknown', provider || '', baseUrl, mode,
+    r.apiCalls, u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.reasoning_tokens,
+    r.costUsd ?? 0, r.costUsd === null ? null : 'estimated', at, at,
+  ];
+}
+
+/** A session's usage rows, biggest spend and most tokens first (`?`: the session id). */
+export const MODEL_USAGE_SELECT = `SELECT model, billing_provider, billing_base_url, billing_mode, task, api_call_count, input_tokens, output_tokens,
+     cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd, actual_cost_usd, cost_status, first_seen, last_seen
+   FROM session_model_usage WHERE session_id = ? ORDER BY estimated_cost_usd DESC, input_tokens + output_tokens DESC, model, task`;
+
+export function toModelUsageRow(r: Record<string, unknown>): ModelUsageRow {
+  const n = (k: string) => Number(r[k] ?? 0);
+  const nn = (k: string) => (r[k] === null || r[k] === undefined ? null : Number(r[k]));
+  return {
+    model: String(r.model),
+    billing_provider: String(r.billing_provider ?? ''),
+    billing_base_url: String(r.billing_base_url ?? ''),
+    billing_mode: String(r.billing_mode ?? ''),
+    task: String(r.task ?? ''),
+    api_call_count: n('api_call_count'),
+    input_tokens: n('input_tokens'),
+    output_tokens: n('output_tokens'),
+    cache_read_tokens: n('cache_read_tokens'),
+    cache_write_tokens: n('cache_write_tokens'),
+    reasoning_tokens: n('reasoning_tokens'),
+    estimated_cost_usd: n('estimated_cost_usd'),
+    actual_cost_usd: n('actual_cost_usd'),
+    cost_status: (r.cost_status as string | null) ?? null,
+    first_seen: nn('first_seen'),
+    last_seen: nn('last_seen'),
+  };
+}
+
+/**
+ * The profile a new session records (sessions.profile_name): the one given, else the profile of
+ * this process's HERMES_HOME, where the default profile is stored as NULL (as Hermes does).
+ */
+export function sessionProfileName(meta: CreateSessionMeta): string | null {
+  const name = meta.profileName !== undefined ? meta.profileName : profileNameOf();
+  return !name || name === 'default' ? null : name;
+}

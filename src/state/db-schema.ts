@@ -1,9 +1,11 @@
-// state.db's layout and its migrations: Python Hermes's schema v19 (hermes_state.py, Hermes 0.18),
-// reached from every older layout (Hermes v1–v18, and this project's own v11 files).
+// state.db's layout and its migrations: Python Hermes's schema v23 (hermes_state.py, Hermes 0.19),
+// reached from every older layout (Hermes v1–v22, and this project's own v11 and v19 files).
 //
 // As in Hermes, columns are reconciled declaratively (every column of the CREATE TABLE below that a
-// file lacks is added); version-gated steps only transform data: v11 re-indexes FTS over tool names
-// and calls, v16 tags subagent sessions, v18 copies gateway metadata from sessions/sessions.json.
+// file lacks is added); version-gated steps only transform data: v16 tags subagent sessions, v18
+// copies gateway metadata from sessions/sessions.json, v20 seeds the per-model usage table from the
+// sessions' totals. The search indexes and their layouts (v23 external content, legacy inline) are
+// in db-fts.ts.
 // Two one-time repairs run once per file, latched in `state_meta` as Hermes's CLI does
 // (`ghost_session_prune_v1`, `orphaned_compression_finalize_v1`).
 //
@@ -12,9 +14,10 @@
 // which that Hermes's own triggers index.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureFts } from './db-fts.ts';
 import { isBusyError, sleepSync, type DatabaseSync } from './sqlite.ts';
 
-export const SCHEMA_VERSION = 19;
+export const SCHEMA_VERSION = 23;
 
 export const WRITE_MAX_RETRIES = 15;
 const RETRY_MIN_MS = 20;
@@ -28,7 +31,7 @@ export function jitter(attempt: number): number {
 
 export type Columns = [name: string, decl: string][];
 
-/** sessions, in Hermes 0.18's column order. */
+/** sessions, in Hermes 0.19's column order. */
 export const SESSION_COLUMNS: Columns = [
   ['id', 'TEXT PRIMARY KEY'],
   ['source', 'TEXT NOT NULL'],
@@ -72,6 +75,9 @@ export const SESSION_COLUMNS: Columns = [
   ['handoff_error', 'TEXT'],
   ['compression_failure_cooldown_until', 'REAL'],
   ['compression_failure_error', 'TEXT'],
+  ['compression_fallback_streak', 'INTEGER NOT NULL DEFAULT 0'],
+  ['compression_ineffective_count', 'INTEGER NOT NULL DEFAULT 0'],
+  ['profile_name', 'TEXT'],
   ['rewind_count', 'INTEGER NOT NULL DEFAULT 0'],
   ['archived', 'INTEGER NOT NULL DEFAULT 0'],
 ];
@@ -84,6 +90,7 @@ export const MESSAGE_COLUMNS: Columns = [
   ['tool_call_id', 'TEXT'],
   ['tool_calls', 'TEXT'],
   ['tool_name', 'TEXT'],
+  ['effect_disposition', 'TEXT'],
   ['timestamp', 'REAL NOT NULL'],
   ['token_count', 'INTEGER'],
   ['finish_reason', 'TEXT'],
@@ -96,7 +103,62 @@ export const MESSAGE_COLUMNS: Columns = [
   ['observed', 'INTEGER DEFAULT 0'],
   ['active', 'INTEGER NOT NULL DEFAULT 1'],
   ['compacted', 'INTEGER NOT NULL DEFAULT 0'],
+  ['api_content', 'TEXT'],
+  ['display_kind', 'TEXT'],
+  ['display_metadata', 'TEXT'],
 ];
+
+/** Per session, model, billing route and task (`''`: the agent loop): what the API calls used and cost (v20, v22). */
+export const MODEL_USAGE_COLUMNS: Columns = [
+  ['session_id', 'TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE'],
+  ['model', 'TEXT NOT NULL'],
+  ['billing_provider', "TEXT NOT NULL DEFAULT ''"],
+  ['billing_base_url', "TEXT NOT NULL DEFAULT ''"],
+  ['billing_mode', "TEXT NOT NULL DEFAULT ''"],
+  ['task', "TEXT NOT NULL DEFAULT ''"],
+  ['api_call_count', 'INTEGER NOT NULL DEFAULT 0'],
+  ['input_tokens', 'INTEGER NOT NULL DEFAULT 0'],
+  ['output_tokens', 'INTEGER NOT NULL DEFAULT 0'],
+  ['cache_read_tokens', 'INTEGER NOT NULL DEFAULT 0'],
+  ['cache_write_tokens', 'INTEGER NOT NULL DEFAULT 0'],
+  ['reasoning_tokens', 'INTEGER NOT NULL DEFAULT 0'],
+  ['estimated_cost_usd', 'REAL NOT NULL DEFAULT 0'],
+  ['actual_cost_usd', 'REAL NOT NULL DEFAULT 0'],
+  ['cost_status', 'TEXT'],
+  ['cost_source', 'TEXT'],
+  ['first_seen', 'REAL'],
+  ['last_seen', 'REAL'],
+];
+export const MODEL_USAGE_KEY = ['session_id', 'model', 'billing_provider', 'billing_base_url', 'billing_mode', 'task'];
+
+/** Background delegations and the delivery of their results (Hermes's tools/async_delegation.py). */
+export const ASYNC_DELEGATION_COLUMNS: Columns = [
+  ['delegation_id', 'TEXT PRIMARY KEY'],
+  ['origin_session', 'TEXT NOT NULL'],
+  ['origin_ui_session_id', "TEXT NOT NULL DEFAULT ''"],
+  ['parent_session_id', 'TEXT'],
+  ['state', 'TEXT NOT NULL'],
+  ['dispatched_at', 'REAL NOT NULL'],
+  ['completed_at', 'REAL'],
+  ['updated_at', 'REAL NOT NULL'],
+  ['event_json', 'TEXT'],
+  ['result_json', 'TEXT'],
+  ['delivery_state', "TEXT NOT NULL DEFAULT 'pending'"],
+  ['delivery_attempts', 'INTEGER NOT NULL DEFAULT 0'],
+  ['delivered_at', 'REAL'],
+  ['owner_pid', 'INTEGER'],
+  ['owner_started_at', 'INTEGER'],
+  ['task_json', 'TEXT'],
+  ['delivery_claim', 'TEXT'],
+  ['delivery_claimed_at', 'REAL'],
+  ['origin_session_id', "TEXT NOT NULL DEFAULT ''"],
+];
+// Hermes's delegation module creates the table with every column when it runs first (a new home);
+// Hermes's SessionDB creates it without origin_session_id, which the module adds when it next runs.
+// The module adds its column to a table made before it, as a plain nullable one.
+const asyncDelegationsSql = (fresh: boolean) =>
+  table('async_delegations', fresh ? ASYNC_DELEGATION_COLUMNS : ASYNC_DELEGATION_COLUMNS.filter(([n]) => n !== 'origin_session_id'));
+const ASYNC_DELEGATION_LATE = new Set(['origin_session_id']);
 
 const table = (name: string, cols: Columns, extra = '') =>
   `CREATE TABLE IF NOT EXISTS ${name} (\n${[...cols.map(([n, d]) => `    ${n} ${d}`), ...(extra ? [`    ${extra}`] : [])].join(',\n')}\n);`;
@@ -107,6 +169,7 @@ CREATE TABLE IF NOT EXISTS schema_version (
 );
 ${table('sessions', SESSION_COLUMNS, 'FOREIGN KEY (parent_session_id) REFERENCES sessions(id)')}
 ${table('messages', MESSAGE_COLUMNS)}
+${table('session_model_usage', MODEL_USAGE_COLUMNS, `PRIMARY KEY (${MODEL_USAGE_KEY.join(', ')})`)}
 CREATE TABLE IF NOT EXISTS state_meta (
     key TEXT PRIMARY KEY,
     value TEXT
@@ -130,6 +193,10 @@ CREATE INDEX IF NOT EXISTS idx_sessions_parent ON sessions(parent_session_id);
 CREATE INDEX IF NOT EXISTS idx_sessions_started ON sessions(started_at DESC);
 CREATE INDEX IF NOT EXISTS idx_messages_session ON messages(session_id, timestamp);
 CREATE INDEX IF NOT EXISTS idx_compression_locks_expires ON compression_locks(expires_at);
+CREATE INDEX IF NOT EXISTS idx_session_model_usage_session ON session_model_usage(session_id);
+CREATE INDEX IF NOT EXISTS idx_session_model_usage_model ON session_model_usage(model);
+CREATE INDEX IF NOT EXISTS idx_async_delegations_delivery
+    ON async_delegations(delivery_state, completed_at);
 `;
 
 // Indexes over columns the reconciliation may just have added (created after it, as Hermes does).
@@ -149,54 +216,6 @@ CREATE INDEX IF NOT EXISTS idx_messages_timestamp ON messages(timestamp);
 `;
 
 const TITLE_INDEX_SQL = 'CREATE UNIQUE INDEX IF NOT EXISTS idx_sessions_title_unique ON sessions(title) WHERE title IS NOT NULL';
-
-// What the inline FTS tables (Hermes v11–v22) index for each message: its text, the tool's name and
-// the calls.
-export const FTS_ROW = (r: 'new' | 'old') =>
-  `COALESCE(${r}.content, '') || ' ' || COALESCE(${r}.tool_name, '') || ' ' || COALESCE(${r}.tool_calls, '')`;
-const FTS_ROW_PLAIN = FTS_ROW('new').replace(/new\./g, '');
-
-const FTS_TRIGGERS = ['messages_fts_insert', 'messages_fts_delete', 'messages_fts_update'];
-const TRIGRAM_TRIGGERS = ['messages_fts_trigram_insert', 'messages_fts_trigram_delete', 'messages_fts_trigram_update'];
-
-const FTS_SQL = `
-CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
-    content
-);
-CREATE TRIGGER IF NOT EXISTS messages_fts_insert AFTER INSERT ON messages BEGIN
-    INSERT INTO messages_fts(rowid, content) VALUES (new.id, ${FTS_ROW('new')});
-END;
-CREATE TRIGGER IF NOT EXISTS messages_fts_delete AFTER DELETE ON messages BEGIN
-    DELETE FROM messages_fts WHERE rowid = old.id;
-END;
-CREATE TRIGGER IF NOT EXISTS messages_fts_update AFTER UPDATE OF content, tool_name, tool_calls ON messages BEGIN
-    DELETE FROM messages_fts WHERE rowid = old.id;
-    INSERT INTO messages_fts(rowid, content) VALUES (new.id, ${FTS_ROW('new')});
-END;
-`;
-
-// The trigram index serves CJK queries only (the word tokenizer cannot split CJK text; Hermes routes
-// nothing else to it), so the triggers this project creates index only messages that contain CJK
-// characters, and no tool output (as later Hermes): the most expensive index stays small. A file
-// whose trigram triggers Python Hermes created keeps them.
-export const CJK_GLOB = "*[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]*";
-const TRIGRAM_WHEN = (r: 'new' | 'old') => `${r}.role <> 'tool' AND ${r}.content GLOB '${CJK_GLOB}'`;
-const TRIGRAM_SQL = `
-CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts_trigram USING fts5(
-    content,
-    tokenize='trigram'
-);
-CREATE TRIGGER IF NOT EXISTS messages_fts_trigram_insert AFTER INSERT ON messages WHEN ${TRIGRAM_WHEN('new')} BEGIN
-    INSERT INTO messages_fts_trigram(rowid, content) VALUES (new.id, ${FTS_ROW('new')});
-END;
-CREATE TRIGGER IF NOT EXISTS messages_fts_trigram_delete AFTER DELETE ON messages WHEN ${TRIGRAM_WHEN('old')} BEGIN
-    DELETE FROM messages_fts_trigram WHERE rowid = old.id;
-END;
-CREATE TRIGGER IF NOT EXISTS messages_fts_trigram_update AFTER UPDATE OF content, tool_name, tool_calls ON messages BEGIN
-    DELETE FROM messages_fts_trigram WHERE rowid = old.id;
-    INSERT INTO messages_fts_trigram(rowid, content) SELECT new.id, ${FTS_ROW('new')} WHERE ${TRIGRAM_WHEN('new')};
-END;
-`;
 
 /** One-time repairs Hermes's CLI runs at start-up, each latched by a `state_meta` key. */
 const REPAIRS: [key: string, sql: string, args: () => number[]][] = [
@@ -227,18 +246,46 @@ export function objectExists(db: DatabaseSync, name: string): boolean {
   return !!db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(name);
 }
 
-function virtualTableSql(db: DatabaseSync, name: string): string {
-  const r = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) as { sql: string } | undefined;
-  return r?.sql ?? '';
-}
-
-function addMissingColumns(db: DatabaseSync, name: string, cols: Columns): void {
+function addMissingColumns(db: DatabaseSync, name: string, cols: Columns, plain: Set<string> = new Set()): void {
   const have = tableColumns(db, name);
   for (const [col, decl] of cols) {
     if (have.has(col) || /PRIMARY KEY/.test(decl)) continue;
     // A NOT NULL column needs its default to be added; the others are added as declared.
-    db.exec(`ALTER TABLE ${name} ADD COLUMN ${col} ${decl.replace(/ REFERENCES .*/, '')}`);
+    // Hermes's reconciliation quotes the name; the delegation module's own additions do not.
+    if (plain.has(col)) db.exec(`ALTER TABLE ${name} ADD COLUMN ${col} ${decl.split(' ')[0]}`);
+    else db.exec(`ALTER TABLE "${name}" ADD COLUMN "${col}" ${decl.replace(/ REFERENCES .*/, '')}`);
   }
+}
+
+/** v22: a usage table from v20–v21 (keyed without `task`) is rebuilt with it in its key; its rows are the agent loop's. */
+function rekeyModelUsage(db: DatabaseSync): void {
+  const inKey = db.prepare("SELECT 1 FROM pragma_table_info('session_model_usage') WHERE name = 'task' AND pk > 0").get();
+  if (inKey) return;
+  const cols = MODEL_USAGE_COLUMNS.map(([n]) => n);
+  const have = tableColumns(db, 'session_model_usage');
+  db.exec('ALTER TABLE session_model_usage RENAME TO session_model_usage_v21');
+  db.exec(TABLES_SQL.slice(TABLES_SQL.indexOf('CREATE TABLE IF NOT EXISTS session_model_usage'), TABLES_SQL.indexOf('CREATE TABLE IF NOT EXISTS state_meta')));
+  const src = cols.map((c) => (c === 'task' ? "''" : have.has(c) ? c : 'NULL'));
+  db.exec(`INSERT OR IGNORE INTO session_model_usage (${cols.join(', ')}) SELECT ${src.join(', ')} FROM session_model_usage_v21`);
+  db.exec('DROP TABLE session_model_usage_v21');
+  db.exec('CREATE INDEX IF NOT EXISTS idx_session_model_usage_session ON session_model_usage(session_id)');
+  db.exec('CREATE INDEX IF NOT EXISTS idx_session_model_usage_model ON session_model_usage(model)');
+}
+
+/** v20: one usage row per older session from its totals, so per-model reports read one table (existing rows win). */
+function seedModelUsage(db: DatabaseSync): void {
+  db.exec(
+    `INSERT OR IGNORE INTO session_model_usage (session_id, model, billing_provider, billing_base_url, billing_mode, api_call_count,
+       input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd, actual_cost_usd,
+       cost_status, cost_source, first_seen, last_seen)
+     SELECT id, COALESCE(model, 'unknown'), COALESCE(billing_provider, ''), COALESCE(billing_base_url, ''), COALESCE(billing_mode, ''),
+       COALESCE(api_call_count, 0), COALESCE(input_tokens, 0), COALESCE(output_tokens, 0), COALESCE(cache_read_tokens, 0),
+       COALESCE(cache_write_tokens, 0), COALESCE(reasoning_tokens, 0), COALESCE(estimated_cost_usd, 0), COALESCE(actual_cost_usd, 0),
+       cost_status, cost_source, started_at, COALESCE(ended_at, started_at)
+     FROM sessions
+     WHERE COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0) + COALESCE(cache_read_tokens, 0)
+           + COALESCE(cache_write_tokens, 0) + COALESCE(reasoning_tokens, 0) > 0`,
+  );
 }
 
 /** gateway_routing from early builds keyed by session_key alone: rebuilt with the (scope, key) key. */
@@ -276,52 +323,6 @@ function ensureTitleIndex(db: DatabaseSync): void {
   }
 }
 
-function dropTriggers(db: DatabaseSync, names: string[]): void {
-  for (const t of names) db.exec(`DROP TRIGGER IF EXISTS ${t}`);
-}
-
-/** messages_fts (inline, over text + tool name + calls) and the CJK trigram index. */
-function ensureFts(db: DatabaseSync, fresh: boolean, found: number): void {
-  // Layouts before v11 (external content, or content only) are rebuilt; later ones are kept as they are.
-  const ftsSql = virtualTableSql(db, 'messages_fts');
-  if (ftsSql && (found < 11 || /content\s*=/i.test(ftsSql))) {
-    dropTriggers(db, FTS_TRIGGERS);
-    db.exec('DROP TABLE messages_fts');
-  }
-  const rebuildFts = !objectExists(db, 'messages_fts');
-  db.exec(FTS_SQL);
-  if (rebuildFts && !fresh) db.exec(`INSERT INTO messages_fts(rowid, content) SELECT id, ${FTS_ROW_PLAIN} FROM messages`);
-
-  if (objectExists(db, 'messages_fts_trigram') && found < 11 && !fresh) {
-    dropTriggers(db, TRIGRAM_TRIGGERS);
-    db.exec('DROP TABLE messages_fts_trigram');
-  }
-  const rebuildTrigram = !objectExists(db, 'messages_fts_trigram');
-  try {
-    db.exec(TRIGRAM_SQL);
-    if (rebuildTrigram && !fresh)
-      db.exec(`INSERT INTO messages_fts_trigram(rowid, content) SELECT id, ${FTS_ROW_PLAIN} FROM messages WHERE ${TRIGRAM_WHEN('new').replace(/new\./g, '')}`);
-  } catch {
-    /* an SQLite without the trigram tokenizer: CJK search falls back to LIKE */
-  }
-}
-
-/** Refills the search indexes from the messages (`hermes sessions repair`): rows lost or damaged come back. */
-export function rebuildSearchIndex(db: DatabaseSync): number {
-  let n = 0;
-  if (objectExists(db, 'messages_fts')) {
-    db.exec('DELETE FROM messages_fts');
-    db.exec(`INSERT INTO messages_fts(rowid, content) SELECT id, ${FTS_ROW_PLAIN} FROM messages`);
-    n++;
-  }
-  if (objectExists(db, 'messages_fts_trigram')) {
-    db.exec('DELETE FROM messages_fts_trigram');
-    db.exec(`INSERT INTO messages_fts_trigram(rowid, content) SELECT id, ${FTS_ROW_PLAIN} FROM messages WHERE ${TRIGRAM_WHEN('new').replace(/new\./g, '')}`);
-    n++;
-  }
-  return n;
-}
-
 // The subagent predicate of Hermes v16: a child that is neither a /branch nor a compression continuation.
 const BRANCH_CHILD = (a: string) =>
   `json_extract(COALESCE(${a}.model_config, '{}'), '$._branched_from') IS NOT NULL OR EXISTS (SELECT 1 FROM sessions p WHERE p.id = ${a}.parent_session_id AND p.end_reason = 'branched' AND ${a}.started_at >= p.ended_at)`;
@@ -334,6 +335,16 @@ function tagDelegateSessions(db: DatabaseSync): void {
      WHERE parent_session_id IS NOT NULL AND json_valid(COALESCE(model_config, '{}'))
        AND json_extract(COALESCE(model_config, '{}'), '$._delegate_from') IS NULL
        AND NOT (${BRANCH_CHILD('sessions')}) AND NOT (${COMPRESSION_CHILD('sessions')})`,
+  );
+  // Small untitled tool sessions whose parent a delete detached: hidden as orphans, as Hermes 0.19 does.
+  db.exec(
+    `UPDATE sessions SET model_config = json_set(COALESCE(model_config, '{}'), '$._delegate_from', '__orphaned__')
+     WHERE parent_session_id IS NULL AND json_valid(COALESCE(model_config, '{}'))
+       AND json_extract(COALESCE(model_config, '{}'), '$._delegate_from') IS NULL
+       AND json_extract(COALESCE(model_config, '{}'), '$._branched_from') IS NULL
+       AND title IS NULL AND message_count <= 25
+       AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = sessions.id AND m.role = 'tool')
+       AND NOT EXISTS (SELECT 1 FROM sessions ch WHERE ch.parent_session_id = sessions.id)`,
   );
 }
 
@@ -411,9 +422,11 @@ export function migrate(db: DatabaseSync, home: string | null): MigrateResult {
     // A file with sessions but no version row is from Hermes's first schema.
     const from = fresh ? SCHEMA_VERSION : Math.max(found, 1);
 
+    db.exec(asyncDelegationsSql(fresh));
     db.exec(TABLES_SQL);
     addMissingColumns(db, 'sessions', SESSION_COLUMNS);
     addMissingColumns(db, 'messages', MESSAGE_COLUMNS);
+    addMissingColumns(db, 'async_delegations', ASYNC_DELEGATION_COLUMNS, ASYNC_DELEGATION_LATE);
     healGatewayRoutingKey(db);
     db.exec(DEFERRED_INDEX_SQL);
     // A reconciled `active` column without its default wrote NULLs; NULL means live.
@@ -422,6 +435,8 @@ export function migrate(db: DatabaseSync, home: string | null): MigrateResult {
     ensureFts(db, fresh, from);
     if (!fresh && from < 16) tagDelegateSessions(db);
     if (!fresh && from < 18 && home) backfillGatewayMetadata(db, home);
+    if (!fresh && from < 20) seedModelUsage(db);
+    if (!fresh && from < 22) rekeyModelUsage(db);
 
     if (!row) db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(SCHEMA_VERSION);
     else if (found < SCHEMA_VERSION) db.prepare('UPDATE schema_version SET version = ?').run(SCHEMA_VERSION);

@@ -1,6 +1,6 @@
-// The session store: HERMES_HOME/state.db in Python Hermes's schema v19 (sessions, messages, FTS5
-// and trigram indexes, state_meta, gateway_routing, compression_locks; see db-schema.ts), so a Hermes
-// user keeps their history and can go back. WAL, `BEGIN IMMEDIATE` writes retried with random jitter
+// The session store: HERMES_HOME/state.db in Python Hermes's schema v23 (sessions, messages, FTS5
+// and trigram indexes, state_meta, gateway_routing, compression_locks, per-model usage, background
+// delegations; see db-schema.ts and db-fts.ts), so a Hermes user keeps their history and can go back. WAL, `BEGIN IMMEDIATE` writes retried with random jitter
 // when another process holds the lock, a passive WAL checkpoint every 50 writes. Every message is
 // committed as it is appended, so a killed process loses nothing it already produced.
 //
@@ -25,6 +25,15 @@ import {
   type FindFilter,
   type UsageData,
   type UsageRow,
+  billingBaseUrl,
+  MODEL_USAGE_SELECT,
+  MODEL_USAGE_UPSERT,
+  modelUsageArgs,
+  type ModelUsageRow,
+  toModelUsagePart,
+  toModelUsageRow,
+  usageCounts,
+  sessionProfileName,
   MAX_TITLE_LENGTH,
   mergeModelConfig,
   nextInLineage,
@@ -54,7 +63,8 @@ import type { ListOptions, SessionStoreApi, UsageRecord } from './store/types.ts
 
 export * from './db-rows.ts';
 export type { ListOptions, SessionStoreApi, UsageRecord } from './store/types.ts';
-export { CJK_GLOB, SCHEMA_VERSION } from './db-schema.ts';
+export { SCHEMA_VERSION } from './db-schema.ts';
+export { CJK_GLOB } from './db-fts.ts';
 export { makeSnippet, queryTerms, RANK_WINDOW } from './db-search.ts';
 
 const CHECKPOINT_EVERY = 50;
@@ -77,6 +87,7 @@ export class SessionDB implements SessionStoreApi {
   private readonly messageCols: Set<string>;
   private readonly sessionCols: Set<string>;
   private readonly hasSystemPrompts: boolean;
+  private readonly hasModelUsage: boolean;
   private readonly search: SearchContext;
   private readonly compaction: compaction.CompactionContext;
   /** SQL on `messages` for the rows a conversation replays (live rows). */
@@ -101,6 +112,7 @@ export class SessionDB implements SessionStoreApi {
     this.messageCols = this.columns('messages');
     this.sessionCols = this.columns('sessions');
     this.hasSystemPrompts = this.tableExists('system_prompts');
+    this.hasModelUsage = this.tableExists('session_model_usage');
     const active = this.messageCols.has('active');
     const compacted = active && this.messageCols.has('compacted');
     this.liveRows = active ? '(active = 1 OR active IS NULL)' : '';
@@ -290,13 +302,15 @@ export class SessionDB implements SessionStoreApi {
     const modelConfig = sessionModelConfig(meta);
     this.write(() => {
       const existing = this.stmt('SELECT id FROM sessions WHERE id = ?').get(meta.id);
+      const profile = this.sessionCols.has('profile_name') ? sessionProfileName(meta) : undefined;
       if (existing) {
         this.stmt('UPDATE sessions SET ended_at = NULL, end_reason = NULL, model = COALESCE(?, model) WHERE id = ?').run(meta.model ?? null, meta.id);
+        if (profile) this.stmt('UPDATE sessions SET profile_name = COALESCE(profile_name, ?) WHERE id = ?').run(profile, meta.id);
         return;
       }
       this.stmt(
-        `INSERT INTO sessions (id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at, cwd, title)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO sessions (id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at, cwd, title${profile !== undefined ? ', profile_name' : ''})
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?${profile !== undefined ? ', ?' : ''})`,
       ).run(
         meta.id,
         meta.source,
@@ -308,6 +322,7 @@ export class SessionDB implements SessionStoreApi {
         meta.startedAt ?? now(),
         meta.cwd ?? null,
         title,
+        ...(profile !== undefined ? [profile] : []),
       );
     });
   }
@@ -503,6 +518,7 @@ export class SessionDB implements SessionStoreApi {
       sessions: this.db.prepare(q.sessions).all(...args) as unknown as UsageRow[],
       tools: (this.db.prepare(q.tools).all(...args) as { tool: string; count: number }[]).map((t) => ({ tool: t.tool, count: Number(t.count) })),
       userMessages: Number((this.db.prepare(q.userMessages).get(...args) as { n: number }).n),
+      ...(this.hasModelUsage ? { models: (this.db.prepare(q.models).all(...args) as Record<string, unknown>[]).map(toModelUsagePart) } : {}),
     };
   }
 
@@ -607,9 +623,13 @@ export class SessionDB implements SessionStoreApi {
     return compaction.getCooldown(this.compaction, sessionId);
   }
 
-  /** Adds a turn's tokens, API calls and estimated cost to the session. */
-  recordUsage(sessionId: string, r: UsageRecord, model: string, provider: string): void {
+  /**
+   * Adds a turn's tokens, API calls and estimated cost to the session, and to its row for this model
+   * and billing route in session_model_usage (as Hermes records each call's usage per model).
+   */
+  recordUsage(sessionId: string, r: UsageRecord, model: string, provider: string, baseUrl?: string): void {
     const u = r.usage;
+    const url = baseUrl ? billingBaseUrl(baseUrl) : null;
     this.write(() => {
       this.stmt(
         `UPDATE sessions SET
@@ -618,7 +638,7 @@ export class SessionDB implements SessionStoreApi {
            reasoning_tokens = reasoning_tokens + ?, api_call_count = api_call_count + ?,
            estimated_cost_usd = CASE WHEN ? IS NULL THEN estimated_cost_usd ELSE COALESCE(estimated_cost_usd, 0) + ? END,
            cost_status = CASE WHEN ? IS NULL THEN cost_status ELSE 'estimated' END,
-           model = ?, billing_provider = ?
+           model = ?, billing_provider = ?, billing_base_url = COALESCE(?, billing_base_url)
          WHERE id = ?`,
       ).run(
         u.input_tokens,
@@ -632,11 +652,22 @@ export class SessionDB implements SessionStoreApi {
         r.costUsd,
         model,
         provider,
+        url,
         sessionId,
       );
+      if (this.hasModelUsage && usageCounts(r)) {
+        const route = this.stmt('SELECT billing_base_url, billing_mode FROM sessions WHERE id = ?').get(sessionId) as { billing_base_url: string | null; billing_mode: string | null } | undefined;
+        if (route) this.stmt(MODEL_USAGE_UPSERT).run(...modelUsageArgs(sessionId, r, model, provider, route.billing_base_url ?? '', route.billing_mode ?? '', now()));
+      }
     });
     // End of a turn: the time for a due checkpoint (after the batch, inside one).
     if (this.checkpointDue && !this.inWrite) this.checkpoint();
+  }
+
+  /** A session's usage per model and billing route (session_model_usage), biggest first. */
+  modelUsage(sessionId: string): ModelUsageRow[] {
+    if (!this.hasModelUsage) return [];
+    return (this.stmt(MODEL_USAGE_SELECT).all(sessionId) as Record<string, unknown>[]).map(toModelUsageRow);
   }
 
   /**

@@ -2,7 +2,9 @@
 // per model and per source, plus the tools used most and when the person works. One
 // implementation behind `hermes insights`, `/insights` and the dashboard's Analytics tab.
 //
-// Sessions count on the day they started (as in Hermes). Cost is what the session recorded
+// Sessions count on the day they started (as in Hermes). The per-model rows split each session by
+// the model that served its calls (session_model_usage, as Hermes 0.19's insights read it); usage
+// from before that table stays with the session's model. Cost is what the session recorded
 // (`estimated_cost_usd`, priced at the time of the turn); a session without a recorded cost is
 // priced from the model table, and counted as "unknown" when the model has no price. The numbers
 // are a lower bound: auxiliary calls (titles, compression, vision) are not all recorded.
@@ -10,7 +12,7 @@
 // output apart; total = all four) in every row, so the overview, days, models and sources add up.
 import { formatTokenSummary, summarizeTokens, TOTAL_TOKENS_LABEL, type TokenSummary } from '../llm/token-summary.ts';
 import type { Usage } from '../llm/types.ts';
-import type { UsageRow } from './db-rows.ts';
+import type { ModelUsagePart, UsageRow } from './db-rows.ts';
 import type { SessionStoreApi } from './store/types.ts';
 
 /** Prices a session's usage (src/llm/pricing.ts `estimateCostUsd`); null when the model has no price. */
@@ -123,6 +125,42 @@ function sessionCost(s: SessionAgg, price?: PriceFn): number | null {
   });
 }
 
+interface ModelPart {
+  model: string | null;
+  inp: number;
+  out: number;
+  cr: number;
+  cw: number;
+  apiCalls: number;
+  toolCalls: number;
+  /** null: no price known. */
+  cost: number | null;
+}
+
+/**
+ * A session's usage split by model: its session_model_usage rows (each call's tokens under the model
+ * that served it, as Hermes 0.19 records them), with whatever the totals hold beyond them (usage
+ * recorded before the table existed) under the session's model. Tool calls go to the session's model.
+ */
+function modelParts(s: SessionAgg, rows: ModelUsagePart[] | undefined, cost: number | null, price?: PriceFn): ModelPart[] {
+  const whole: ModelPart = { model: s.model, inp: n(s.input_tokens), out: n(s.output_tokens), cr: n(s.cache_read_tokens), cw: n(s.cache_write_tokens), apiCalls: n(s.api_call_count), toolCalls: n(s.tool_call_count), cost };
+  if (!rows?.length) return [whole];
+  const parts: ModelPart[] = rows.map((r) => {
+    const usage = { input_tokens: r.input_tokens, output_tokens: r.output_tokens, cache_read_tokens: r.cache_read_tokens, cache_write_tokens: r.cache_write_tokens, reasoning_tokens: r.reasoning_tokens };
+    const c = r.estimated_cost_usd > 0 || !(r.input_tokens || r.output_tokens) ? r.estimated_cost_usd : price ? price(r.model, r.billing_provider, usage) : null;
+    return { model: r.model, inp: r.input_tokens, out: r.output_tokens, cr: r.cache_read_tokens, cw: r.cache_write_tokens, apiCalls: r.api_call_count, toolCalls: 0, cost: c };
+  });
+  const sum = (k: 'inp' | 'out' | 'cr' | 'cw' | 'apiCalls') => parts.reduce((a, p) => a + p[k], 0);
+  const rest: ModelPart = { ...whole, inp: Math.max(0, whole.inp - sum('inp')), out: Math.max(0, whole.out - sum('out')), cr: Math.max(0, whole.cr - sum('cr')), cw: Math.max(0, whole.cw - sum('cw')), apiCalls: Math.max(0, whole.apiCalls - sum('apiCalls')), toolCalls: 0 };
+  if (rest.inp || rest.out || rest.cr || rest.cw) {
+    const known = parts.reduce((a, p) => a + (p.cost ?? 0), 0);
+    rest.cost = cost === null ? null : Math.max(0, cost - known);
+    parts.push(rest);
+  }
+  (parts.find((p) => p.model === s.model) ?? parts[0]).toolCalls = whole.toolCalls;
+  return parts;
+}
+
 export async function generateInsights(db: Pick<SessionStoreApi, 'usageSince'>, o: { days?: number; source?: string | null; now?: number; price?: PriceFn } = {}): Promise<InsightsReport> {
   const days = Math.max(1, Math.floor(o.days ?? 30));
   const now = o.now ?? Date.now();
@@ -134,6 +172,12 @@ export async function generateInsights(db: Pick<SessionStoreApi, 'usageSince'>, 
   const cutoff = first.getTime() / 1000;
   const data = await db.usageSince(cutoff, source);
   const sessions = data.sessions;
+  const usageBySession = new Map<string, ModelUsagePart[]>();
+  for (const u of data.models ?? []) {
+    const list = usageBySession.get(u.session_id);
+    if (list) list.push(u);
+    else usageBySession.set(u.session_id, [u]);
+  }
 
   const daily = new Map<string, DayRow>();
   for (let d = new Date(first); d.getTime() <= now; d.setDate(d.getDate() + 1)) {
@@ -190,19 +234,21 @@ export async function generateInsights(db: Pick<SessionStoreApi, 'usageSince'>, 
       day.toolCalls += n(s.tool_call_count);
       day.costUsd += c;
     }
-    const key = shortModel(s.model);
-    let m = models.get(key);
-    if (!m) models.set(key, (m = { model: key, sessions: 0, ids: new Set(), inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 0, toolCalls: 0, apiCalls: 0, costUsd: 0, priced: false }));
-    m.ids.add(s.id);
-    m.inputTokens += inp;
-    m.outputTokens += out;
-    m.cacheReadTokens += cr;
-    m.cacheWriteTokens += cw;
-    m.totalTokens += total;
-    m.toolCalls += n(s.tool_call_count);
-    m.apiCalls += n(s.api_call_count);
-    m.costUsd += c;
-    if (cost !== null && (inp || out)) m.priced = true;
+    for (const part of modelParts(s, usageBySession.get(s.id), cost, o.price)) {
+      const key = shortModel(part.model);
+      let m = models.get(key);
+      if (!m) models.set(key, (m = { model: key, sessions: 0, ids: new Set(), inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 0, toolCalls: 0, apiCalls: 0, costUsd: 0, priced: false }));
+      m.ids.add(s.id);
+      m.inputTokens += part.inp;
+      m.outputTokens += part.out;
+      m.cacheReadTokens += part.cr;
+      m.cacheWriteTokens += part.cw;
+      m.totalTokens += summarizeTokens({ input: part.inp, output: part.out, cacheRead: part.cr, cacheWrite: part.cw }).total;
+      m.toolCalls += part.toolCalls;
+      m.apiCalls += part.apiCalls;
+      m.costUsd += part.cost ?? 0;
+      if (part.cost !== null && (part.inp || part.out)) m.priced = true;
+    }
 
     let src = sources.get(s.source);
     if (!src) sources.set(s.source, (src = { source: s.source, sessions: 0, messages: 0, totalTokens: 0, toolCalls: 0, costUsd: 0 }));

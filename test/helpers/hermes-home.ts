@@ -1,5 +1,5 @@
-// The HERMES_HOME that real Python Hermes 0.18.2 wrote (test/fixtures/hermes-0.18.2-home, see its
-// README): tests work on a private, writable copy, never on the fixture itself.
+// The HERMES_HOMEs that real Python Hermes 0.18.2 and 0.19.0 wrote (test/fixtures/hermes-*-home, see
+// their READMEs): tests work on a private, writable copy, never on the fixture itself.
 import { chmodSync, cpSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,17 @@ import { sqlite } from '../../src/state/sqlite.ts';
 import { ROOT } from './cli.ts';
 
 export const PY_HOME = join(ROOT, 'test', 'fixtures', 'hermes-0.18.2-home');
+export const PY19_HOME = join(ROOT, 'test', 'fixtures', 'hermes-0.19.0-home');
+/** state.db as this project wrote it at schema v19 (test/fixtures/ts-v19/README.md). */
+export const TS_V19_DB = join(ROOT, 'test', 'fixtures', 'ts-v19', 'state.db');
+
+/** The sessions of the 0.19.0 home (README), by what they are. */
+export const PY19_SESSIONS = {
+  hello: '20261202_005331_59b434',
+  terminal: '20261202_005410_6eeaaa',
+  memory: '20261202_005434_fbe099',
+  skill: '20261202_005456_364510',
+} as const;
 
 /** The sessions the fixture holds (README), by what they are. */
 export const PY_SESSIONS = {
@@ -28,10 +39,10 @@ function makeWritable(dir: string): void {
   }
 }
 
-/** A fresh writable copy of the Python-made home; returns its path. */
-export function copyPythonHome(prefix = 'hermes-pyhome-'): string {
+/** A fresh writable copy of a Python-made home (0.18.2 unless told); returns its path. */
+export function copyPythonHome(prefix = 'hermes-pyhome-', from: string = PY_HOME): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  cpSync(PY_HOME, dir, { recursive: true });
+  cpSync(from, dir, { recursive: true });
   makeWritable(dir);
   chmodSync(dir, 0o700);
   return dir;
@@ -46,6 +57,21 @@ export const ADDED_INDEXES = ['idx_messages_timestamp'];
 /** A layout with our added indexes left out, to compare with Python's. */
 export function withoutAddedIndexes<T extends { indexes: string[] }>(l: T): T {
   return { ...l, indexes: l.indexes.filter((i) => !ADDED_INDEXES.includes(i)) };
+}
+
+/**
+ * Every schema object of a state.db (tables, FTS shadow tables, indexes, views, triggers) as
+ * `type name: sql`, whitespace collapsed, sorted: two files with the same list have the same shape.
+ */
+export function schemaSql(path: string): string[] {
+  const { DatabaseSync } = sqlite();
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    const rows = db.prepare('SELECT type, name, sql FROM sqlite_master').all() as { type: string; name: string; sql: string | null }[];
+    return rows.map((r) => `${r.type} ${r.name}: ${(r.sql ?? '').replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/ \)/g, ')')}`).sort();
+  } finally {
+    db.close();
+  }
 }
 
 type Col = { name: string; type: string; notnull: number; dflt_value: string | null; pk: number };
@@ -65,6 +91,8 @@ export function dbLayout(path: string) {
       messages: cols('messages'),
       gateway_routing: cols('gateway_routing'),
       compression_locks: cols('compression_locks'),
+      session_model_usage: cols('session_model_usage'),
+      async_delegations: cols('async_delegations'),
       version: (db.prepare('SELECT version FROM schema_version').all() as { version: number }[]).map((r) => r.version),
       meta: Object.fromEntries((db.prepare('SELECT key, value FROM state_meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value])),
     };

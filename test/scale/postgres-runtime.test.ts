@@ -89,6 +89,18 @@ describe('runtime on PostgreSQL', { skip: skip ?? false }, () => {
       const id = src.resolveSession('Two-turn fixture chat')!;
       const history = src.getMessages(id).filter((m) => m.role === 'user').map((m) => String(m.content));
       assert.ok(history.length > 0 && history.every((t) => replayed.some((x) => x.includes(t))), 'the migrated conversation is replayed from PostgreSQL');
+      // The per-model usage rows came along; the new turn got its own row (model m).
+      const { PgSessionStore } = await import('../../src/state/store/postgres/sessions.ts');
+      const pg = await PgSessionStore.open(url);
+      try {
+        const mine = src.modelUsage(id);
+        assert.equal(mine.length, 1);
+        const theirs = await pg.modelUsage(id);
+        assert.deepEqual(theirs.find((u) => u.model === mine[0].model), mine[0]);
+        assert.equal(theirs.find((u) => u.model === 'm')?.api_call_count, 1);
+      } finally {
+        await pg.close();
+      }
     } finally {
       src.close();
     }

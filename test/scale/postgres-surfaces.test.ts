@@ -56,7 +56,7 @@ describe('surfaces on PostgreSQL', { skip: skip ?? false, timeout: 180_000 }, ()
 
     assert.match((await run(['status'])).stdout, /Sessions\s+2 in postgres:\/\/hermes@127\.0\.0\.1:\d+\/cli_surfaces/);
     const doctor = await hermes(['doctor', '--timeout', '5'], { home: h });
-    assert.match(doctor.stdout, /✓ PostgreSQL\s+postgres:\/\/hermes@127\.0\.0\.1:\d+\/cli_surfaces: schema v19, 2 sessions/);
+    assert.match(doctor.stdout, /✓ PostgreSQL\s+postgres:\/\/hermes@127\.0\.0\.1:\d+\/cli_surfaces: schema v23, 2 sessions/);
     const list = await run(['sessions', 'list']);
     assert.match(list.stdout, /pg-recent .* telegram +Pelican talk/);
     assert.match(list.stdout, /pg-old/);

@@ -9,7 +9,7 @@ import { SessionDB } from '../../src/state/db.ts';
 import { BIN, cleanEnv, hermes, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.ts';
 import { copyPythonHome, dbLayout, PY_SESSIONS, withoutAddedIndexes } from '../helpers/hermes-home.ts';
-import { pyRows, pyScalar } from '../helpers/py-sqlite.ts';
+import { pyQuery, pyRows, pyScalar } from '../helpers/py-sqlite.ts';
 
 let llm: FakeLlm;
 before(async () => {
@@ -224,9 +224,62 @@ test('the home Python Hermes 0.18.2 wrote: listed (archived hidden), searched, r
   const cont = llm.requests.slice(before3).find(isMain)!.body.messages as { role: string; content: string }[];
   assert.ok(cont.some((m) => m.content === 'A third turn, from TypeScript.'), 'continued the newest unarchived session');
 
+  // Upgraded to v23 as Hermes 0.19 upgrades it: its inline search index and triggers kept.
   const after = dbLayout(join(h, 'state.db'));
-  assert.deepEqual({ ...withoutAddedIndexes(after), meta: undefined }, { ...layoutBefore, meta: undefined }, 'tables, columns, indexes (ours besides) and triggers as Python left them');
-  assert.deepEqual(after.version, [19]);
+  assert.deepEqual(after.triggers, layoutBefore.triggers, 'the search triggers as Python left them');
+  for (const t of layoutBefore.tables) assert.ok(after.tables.includes(t), `table ${t}`);
+  for (const ix of layoutBefore.indexes) assert.ok(withoutAddedIndexes(after).indexes.includes(ix), `index ${ix}`);
+  assert.deepEqual(after.version, [23]);
+  assert.equal(after.meta.fts_optimize_available, '1');
+  // Converted on request, as `hermes sessions optimize-storage` does in Hermes 0.19.
+  const opt = await hermes(['sessions', 'optimize-storage', '--yes'], { home: h });
+  assert.equal(opt.code, 0, opt.stderr);
+  assert.match(opt.stdout, /Search index optimized: \d+ message\(s\) indexed/);
+  const converted = dbLayout(join(h, 'state.db'));
+  assert.equal(converted.meta.fts_storage_version, '1');
+  assert.equal(converted.meta.fts_optimize_available, undefined);
+  const again = await hermes(['sessions', 'search', 'lockfile', '--include-archived'], { home: h }); // archived above
+  assert.match(again.stdout, new RegExp(PY_SESSIONS.compressed), 'search works on the converted index');
+});
+
+test('a one-shot run in a profile: state.db v23, usage per model recorded, the profile stored, tool names searchable', async () => {
+  const root = tempHome();
+  const h = join(root, 'profiles', 'coder');
+  mkdirSync(h, { recursive: true });
+  writeFileSync(join(h, 'config.yaml'), `model:\n  default: fake-model\n  provider: custom\n  base_url: ${llm.openaiBaseUrl}\ntoolsets: [terminal]\n`);
+  llm.setHandler((r) => {
+    if (!isMain(r)) return { text: 'Title' };
+    const msgs = r.body.messages as { role: string }[];
+    if (msgs.at(-1)!.role === 'user') return { toolCalls: [{ name: 'terminal', arguments: { command: 'echo marker-41' } }], usage: { input: 300, output: 12 } };
+    return { text: 'Done: marker-41.', usage: { input: 340, output: 5 } };
+  });
+  const r = await hermes(['-z', 'Print the marker please.'], { home: h });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /Done: marker-41\./);
+  const db = join(h, 'state.db');
+  // Read as Python Hermes reads it: through Python's sqlite3.
+  assert.equal(pyScalar(db, 'SELECT version FROM schema_version'), 23);
+  assert.equal(pyScalar(db, "SELECT value FROM state_meta WHERE key = 'fts_storage_version'"), '1');
+  const [session] = pyQuery(db, 'SELECT id, profile_name, model, billing_provider, input_tokens, output_tokens, api_call_count FROM sessions');
+  assert.equal(session.profile_name, 'coder');
+  const usage = pyQuery(db, 'SELECT model, billing_provider, billing_base_url, task, api_call_count, input_tokens, output_tokens FROM session_model_usage WHERE session_id = ?', String(session.id));
+  assert.deepEqual(usage, [
+    {
+      model: 'fake-model',
+      billing_provider: session.billing_provider,
+      billing_base_url: llm.openaiBaseUrl.replace(/\/$/, ''),
+      task: '',
+      api_call_count: session.api_call_count,
+      input_tokens: session.input_tokens,
+      output_tokens: session.output_tokens,
+    },
+  ]);
+  assert.equal(session.api_call_count, 2);
+  assert.equal(session.input_tokens, 640);
+  // The word "terminal" is only in the tool's name and the call: found through the FTS columns.
+  const found = await hermes(['sessions', 'search', 'terminal'], { home: h });
+  assert.equal(found.code, 0, found.stderr);
+  assert.match(found.stdout, new RegExp(String(session.id)));
 });
 
 test('SIGKILL mid-turn: every message produced before the kill is readable and the session resumes', async () => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Message } from '../../src/llm/types.ts';
 import { SessionDB, TitleConflictError } from '../../src/state/db.ts';
+import { generateInsights } from '../../src/state/insights.ts';
 import { claimHandoff, finishHandoff, handoffState, pendingHandoffs, requestHandoff } from '../../src/state/handoff.ts';
 import type { SessionStoreApi } from '../../src/state/store/types.ts';
 import { postgresUnavailable, startPostgres, type PgCluster } from '../helpers/postgres.ts';
@@ -423,7 +424,7 @@ for (const b of backends) {
         assert.equal(st.inputTokens, 100);
         assert.equal(st.costUsd, 0.5);
         assert.deepEqual(st.bySource, { cli: 1 });
-        assert.equal(st.schemaVersion, 19);
+        assert.equal(st.schemaVersion, 23);
       }),
     );
 
@@ -511,6 +512,60 @@ for (const b of backends) {
         assert.equal(tg.userMessages, 1);
         assert.equal(await s.activeSince(t - 300), 4, 'every session got a message just now');
         assert.equal(await s.activeSince(t + 3600), 0);
+      }),
+    );
+
+    test(
+      'usage per model and billing route (session_model_usage), the profile a session ran under, tool names searchable',
+      withStore(async (s) => {
+        await s.createSession({ id: 'pm', source: 'cli', model: 'vendor/a', profileName: 'coder' });
+        await s.createSession({ id: 'pd', source: 'cli', model: 'vendor/a', profileName: 'default' });
+        assert.equal((await s.getSession('pm'))!.profile_name, 'coder');
+        assert.equal((await s.getSession('pd'))!.profile_name, null, 'the default profile is stored as NULL, as Hermes does');
+        await s.createSession({ id: 'pm', source: 'cli', model: 'vendor/a', profileName: 'other' });
+        assert.equal((await s.getSession('pm'))!.profile_name, 'coder', 'resuming keeps the first profile');
+        const url = 'https://user:secret@api.example.test/v1?key=k';
+        await s.recordUsage('pm', { usage, costUsd: 0.5, apiCalls: 2 }, 'vendor/a', 'openrouter', url);
+        await s.recordUsage('pm', { usage, costUsd: null, apiCalls: 1 }, 'vendor/a', 'openrouter', url);
+        await s.recordUsage('pm', { usage, costUsd: 0.25, apiCalls: 1 }, 'vendor/b', 'anthropic');
+        await s.recordUsage('pm', { usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }, costUsd: null, apiCalls: 0 }, 'vendor/c', 'x');
+        const rows = await s.modelUsage('pm');
+        assert.deepEqual(
+          rows.map((r) => [r.model, r.billing_provider, r.billing_base_url, r.task, r.api_call_count, r.input_tokens, r.output_tokens, r.cache_read_tokens, r.reasoning_tokens, r.estimated_cost_usd]),
+          [
+            ['vendor/a', 'openrouter', 'https://api.example.test/v1', '', 3, 200, 40, 100, 10, 0.5],
+            ['vendor/b', 'anthropic', 'https://api.example.test/v1', '', 1, 100, 20, 50, 5, 0.25],
+          ],
+          'one row per model and route, added up; an empty turn writes none; no credentials kept',
+        );
+        assert.ok(rows[0].first_seen! <= rows[0].last_seen!);
+        assert.equal(rows[0].cost_status, 'estimated');
+        const sum = (k: 'input_tokens' | 'api_call_count') => rows.reduce((n, r) => n + r[k], 0);
+        const row = (await s.getSession('pm'))!;
+        assert.equal(row.input_tokens, sum('input_tokens'), 'the per-model rows add up to the session totals');
+        assert.equal(row.api_call_count, sum('api_call_count'));
+        assert.deepEqual(await s.modelUsage('pd'), []);
+        // FTS covers the tool's name and the calls' arguments, not only the text.
+        await s.appendMessage('pm', {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'k1', type: 'function', function: { name: 'skill_manage', arguments: '{"name":"zanzibar-notes"}' } }],
+        });
+        await s.appendMessage('pm', { role: 'tool', tool_call_id: 'k1', tool_name: 'kanban_create', content: '{"ok":true}' });
+        assert.deepEqual((await s.searchMessages('skill_manage')).map((h) => h.role), ['assistant']);
+        assert.deepEqual((await s.searchMessages('zanzibar')).map((h) => h.role), ['assistant']);
+        assert.deepEqual((await s.searchMessages('kanban_create')).map((h) => h.role), ['tool']);
+        // Insights split a session's tokens by the model that served them (tool calls go to the session's model, here
+        // vendor/c, which served nothing: to the first model that did).
+        const report = await generateInsights(s, { days: 1 });
+        assert.deepEqual(
+          Object.fromEntries(report.models.map((m) => [m.model, [m.sessions, m.inputTokens, m.outputTokens, m.apiCalls, m.toolCalls, m.costUsd]])),
+          { a: [2, 200, 40, 3, 1, 0.5], b: [1, 100, 20, 1, 0, 0.25] },
+        );
+        assert.equal(report.overview.inputTokens, 300, 'the models add up to the overview');
+        // Deleting the session takes its usage rows with it.
+        assert.equal(await s.deleteSession('pm'), true);
+        assert.deepEqual(await s.modelUsage('pm'), []);
       }),
     );
   });

@@ -51,6 +51,13 @@ export default function register(program: Command): void {
   sessions.command('unarchive <sessions...>').description('show archived sessions again').action(maint('unarchive'));
   sessions.command('optimize').description('reclaim disk space: merge the search index and VACUUM (no data changes)').option('--force', 'even while the gateway has state.db open').action(maint('optimize'));
   sessions
+    .command('optimize-storage')
+    .description('convert the search index of a state.db from before v23 to the compact v23 layout, then VACUUM (no conversation data changes)')
+    .option('--no-vacuum', 'skip the final VACUUM')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--force', 'even while the gateway has state.db open')
+    .action(maint('optimizeStorage'));
+  sessions
     .command('repair')
     .description('check state.db and rebuild its search index (a backup copy is made first)')
     .option('--check-only', 'only report whether the database is sound')

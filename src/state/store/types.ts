@@ -9,7 +9,7 @@
 // in the order they were issued by both backends; `flush()` resolves once every write issued so far
 // is committed (SQLite: at once).
 import type { Message } from '../../llm/types.ts';
-import type { CreateSessionMeta, DbStats, FindFilter, MessagePage, SearchHit, SearchOptions, SessionListItem, SessionRow, UsageData } from '../db-rows.ts';
+import type { CreateSessionMeta, DbStats, ModelUsageRow, FindFilter, MessagePage, SearchHit, SearchOptions, SessionListItem, SessionRow, UsageData } from '../db-rows.ts';
 
 export type Awaitable<T> = T | Promise<T>;
 
@@ -84,7 +84,10 @@ export interface SessionStoreApi {
   activeSince(since: number): Awaitable<number>;
 
   appendMessage(sessionId: string, m: Message): Awaitable<number>;
-  recordUsage(sessionId: string, r: UsageRecord, model: string, provider: string): Awaitable<void>;
+  /** Adds a turn's usage to the session and to its per-model row (`baseUrl`: the endpoint billed). */
+  recordUsage(sessionId: string, r: UsageRecord, model: string, provider: string, baseUrl?: string): Awaitable<void>;
+  /** A session's usage per model and billing route (session_model_usage). */
+  modelUsage(sessionId: string): Awaitable<ModelUsageRow[]>;
   getMessageRows(sessionId: string, which?: 'live' | 'shown' | 'all'): Awaitable<Record<string, unknown>[]>;
   getMessages(sessionId: string): Awaitable<Message[]>;
   getTranscript(sessionId: string): Awaitable<Message[]>;

@@ -1,6 +1,6 @@
-// The PostgreSQL layout and its migrations. `sessions` and `messages` carry exactly the columns of
-// Hermes's state.db (v19, generated from db-schema.ts's lists), so `hermes state migrate` copies
-// rows one to one. Search adds two columns to `messages`: `fts` (a tsvector over the same text the
+// The PostgreSQL layout and its migrations. `sessions`, `messages`, `session_model_usage` and
+// `async_delegations` carry exactly the columns of Hermes's state.db (v23, generated from
+// db-schema.ts's lists), so `hermes state migrate` copies rows one to one. Search adds two columns to `messages`: `fts` (a tsvector over the same text the
 // SQLite FTS5 table indexes: content, tool name and calls, tokenised here in JavaScript exactly as
 // FTS5's unicode61 tokenizer splits it) and `cjk` (that text for CJK messages, not tool output,
 // behind a pg_trgm GIN index, as the SQLite trigram table). What several machines share keeps its
@@ -9,7 +9,7 @@
 //
 // Migrations are numbered and recorded in `hermes_migrations`; they run under an advisory lock, so
 // several gateways starting at once migrate once.
-import { MESSAGE_COLUMNS, SCHEMA_VERSION, SESSION_COLUMNS, type Columns } from '../../db-schema.ts';
+import { ASYNC_DELEGATION_COLUMNS, MESSAGE_COLUMNS, MODEL_USAGE_COLUMNS, MODEL_USAGE_KEY, SCHEMA_VERSION, SESSION_COLUMNS, type Columns } from '../../db-schema.ts';
 import type { PgDb, Queryable } from './pool.ts';
 
 /** Advisory lock key for migrations ("hermes" in ASCII). */
@@ -21,6 +21,11 @@ function pgType(decl: string): string {
     .replace(/\bINTEGER\b/g, 'BIGINT')
     .replace(/\bREAL\b/g, 'DOUBLE PRECISION')
     .replace(/ REFERENCES sessions\(id\)/, ' REFERENCES sessions(id)');
+}
+
+/** `ALTER TABLE … ADD COLUMN IF NOT EXISTS` for every column of a list (the key columns are there already). */
+async function addColumns(q: Queryable, table: string, cols: Columns): Promise<void> {
+  for (const [n, d] of cols) if (!/PRIMARY KEY/.test(d)) await q.run(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${n} ${pgType(d).replace(/ REFERENCES .*/, '')}`);
 }
 
 const columns = (cols: Columns) => cols.map(([n, d]) => `  ${n} ${pgType(d)}`).join(',\n');
@@ -86,6 +91,37 @@ const MIGRATIONS: Migration[] = [
     name: 'messages by time, for the session listing',
     async up(q) {
       await q.run('CREATE INDEX IF NOT EXISTS idx_messages_timestamp ON messages(timestamp)');
+    },
+  },
+  {
+    id: 4,
+    name: 'state.db v23: per-model usage, background delegations, profile and display columns',
+    async up(q) {
+      await addColumns(q, 'sessions', SESSION_COLUMNS);
+      await addColumns(q, 'messages', MESSAGE_COLUMNS);
+      await q.run(`CREATE TABLE IF NOT EXISTS session_model_usage (\n${columns(MODEL_USAGE_COLUMNS)},\n  PRIMARY KEY (${MODEL_USAGE_KEY.join(', ')})\n)`);
+      await q.run(`CREATE TABLE IF NOT EXISTS async_delegations (\n${columns(ASYNC_DELEGATION_COLUMNS)}\n)`);
+      for (const sql of [
+        'CREATE INDEX IF NOT EXISTS idx_session_model_usage_session ON session_model_usage(session_id)',
+        'CREATE INDEX IF NOT EXISTS idx_session_model_usage_model ON session_model_usage(model)',
+        'CREATE INDEX IF NOT EXISTS idx_async_delegations_delivery ON async_delegations(delivery_state, completed_at)',
+      ])
+        await q.run(sql);
+      // Usage recorded before: one row per session from its totals (Hermes's v20 step).
+      await q.run(
+        `INSERT INTO session_model_usage (session_id, model, billing_provider, billing_base_url, billing_mode, api_call_count, input_tokens,
+           output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd, actual_cost_usd, cost_status, cost_source,
+           first_seen, last_seen)
+         SELECT id, COALESCE(model, 'unknown'), COALESCE(billing_provider, ''), COALESCE(billing_base_url, ''), COALESCE(billing_mode, ''),
+           COALESCE(api_call_count, 0), COALESCE(input_tokens, 0), COALESCE(output_tokens, 0), COALESCE(cache_read_tokens, 0),
+           COALESCE(cache_write_tokens, 0), COALESCE(reasoning_tokens, 0), COALESCE(estimated_cost_usd, 0), COALESCE(actual_cost_usd, 0),
+           cost_status, cost_source, started_at, COALESCE(ended_at, started_at)
+         FROM sessions
+         WHERE COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0) + COALESCE(cache_read_tokens, 0)
+               + COALESCE(cache_write_tokens, 0) + COALESCE(reasoning_tokens, 0) > 0
+         ON CONFLICT DO NOTHING`,
+      );
+      await q.run('UPDATE schema_version SET version = ? WHERE version < ?', [SCHEMA_VERSION, SCHEMA_VERSION]);
     },
   },
 ];

@@ -34,6 +34,15 @@ import {
   type SearchOptions,
   type SessionListItem,
   type SessionRow,
+  billingBaseUrl,
+  MODEL_USAGE_SELECT,
+  MODEL_USAGE_UPSERT,
+  modelUsageArgs,
+  type ModelUsageRow,
+  sessionProfileName,
+  toModelUsageRow,
+  toModelUsagePart,
+  usageCounts,
 } from '../../db-rows.ts';
 import { MESSAGE_COLUMNS, SCHEMA_VERSION } from '../../db-schema.ts';
 import type { ListOptions, SessionStoreApi, UsageRecord } from '../types.ts';
@@ -120,10 +129,11 @@ export class PgSessionStore implements SessionStoreApi {
     const modelConfig = sessionModelConfig(meta);
     return this.w(async (q) => {
       await q.run(
-        `INSERT INTO sessions (id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at, cwd, title)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET ended_at = NULL, end_reason = NULL, model = COALESCE(EXCLUDED.model, sessions.model)`,
-        [meta.id, meta.source, meta.userId ?? null, meta.model ?? null, modelConfig ? JSON.stringify(modelConfig) : null, meta.systemPrompt ?? null, meta.parentId ?? null, meta.startedAt ?? now(), meta.cwd ?? null, title],
+        `INSERT INTO sessions (id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at, cwd, title, profile_name)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET ended_at = NULL, end_reason = NULL, model = COALESCE(EXCLUDED.model, sessions.model),
+           profile_name = COALESCE(sessions.profile_name, EXCLUDED.profile_name)`,
+        [meta.id, meta.source, meta.userId ?? null, meta.model ?? null, modelConfig ? JSON.stringify(modelConfig) : null, meta.systemPrompt ?? null, meta.parentId ?? null, meta.startedAt ?? now(), meta.cwd ?? null, title, sessionProfileName(meta)],
       );
     });
   }
@@ -293,11 +303,12 @@ export class PgSessionStore implements SessionStoreApi {
   async usageSince(cutoff: number, source: string | null): Promise<UsageData> {
     const q = usageSql(source);
     const args: Param[] = source ? [cutoff, source] : [cutoff];
-    const [sessions, tools, users] = [await this.db.all(q.sessions, args), await this.db.all(q.tools, args), await this.db.get(q.userMessages, args)];
+    const [sessions, tools, users, models] = [await this.db.all(q.sessions, args), await this.db.all(q.tools, args), await this.db.get(q.userMessages, args), await this.db.all(q.models, args)];
     return {
       sessions: sessions.map((r) => normalizeSessionRow(r)),
       tools: tools.map((t) => ({ tool: String(t.tool), count: Number(t.count) })),
       userMessages: Number(users?.n ?? 0),
+      models: models.map(toModelUsagePart),
     };
   }
 
@@ -344,8 +355,9 @@ export class PgSessionStore implements SessionStoreApi {
     return Number(r?.id);
   }
 
-  recordUsage(sessionId: string, r: UsageRecord, model: string, provider: string): Promise<void> {
+  recordUsage(sessionId: string, r: UsageRecord, model: string, provider: string, baseUrl?: string): Promise<void> {
     const u = r.usage;
+    const url = baseUrl ? billingBaseUrl(baseUrl) : null;
     return this.w(async (q) => {
       await q.run(
         `UPDATE sessions SET
@@ -354,11 +366,18 @@ export class PgSessionStore implements SessionStoreApi {
            reasoning_tokens = reasoning_tokens + ?, api_call_count = api_call_count + ?,
            estimated_cost_usd = CASE WHEN ?::float8 IS NULL THEN estimated_cost_usd ELSE COALESCE(estimated_cost_usd, 0) + ?::float8 END,
            cost_status = CASE WHEN ?::float8 IS NULL THEN cost_status ELSE 'estimated' END,
-           model = ?, billing_provider = ?
+           model = ?, billing_provider = ?, billing_base_url = COALESCE(?::text, billing_base_url)
          WHERE id = ?`,
-        [u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.reasoning_tokens, r.apiCalls, r.costUsd, r.costUsd, r.costUsd, model, provider, sessionId],
+        [u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.reasoning_tokens, r.apiCalls, r.costUsd, r.costUsd, r.costUsd, model, provider, url, sessionId],
       );
+      if (!usageCounts(r)) return;
+      const route = await q.get('SELECT billing_base_url, billing_mode FROM sessions WHERE id = ?', [sessionId]);
+      if (route) await q.run(MODEL_USAGE_UPSERT, modelUsageArgs(sessionId, r, model, provider, String(route.billing_base_url ?? ''), String(route.billing_mode ?? ''), now()));
     });
+  }
+
+  async modelUsage(sessionId: string): Promise<ModelUsageRow[]> {
+    return (await this.db.all(MODEL_USAGE_SELECT, [sessionId])).map(toModelUsageRow);
   }
 
   async getMessageRows(sessionId: string, which: 'live' | 'shown' | 'all' = 'live'): Promise<Row[]> {

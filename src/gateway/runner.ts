@@ -180,7 +180,7 @@ export class GatewayRunner {
           else t.createSession(meta);
         },
         appendMessage: (id, m) => t.appendMessage(id, m),
-        recordUsage: (id, r, model, provider) => t.recordUsage(id, r, model, provider),
+        recordUsage: (id, r, model, provider, baseUrl) => t.recordUsage(id, r, model, provider, baseUrl),
         // Evicting a warm runtime releases memory; the conversation itself goes on.
         endSession: (id, reason) => {
           if (reason !== EVICT_REASON) t.endSession?.(id, reason);

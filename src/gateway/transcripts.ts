@@ -59,8 +59,8 @@ export class SessionDbTranscripts implements TranscriptStore {
     return Promise.all(messages.map((m) => this.db.appendMessage(sessionId, m)));
   }
 
-  recordUsage(sessionId: string, r: TurnResult, model: string, provider: string): Awaitable<void> {
-    return this.db.recordUsage(sessionId, r, model, provider);
+  recordUsage(sessionId: string, r: TurnResult, model: string, provider: string, baseUrl?: string): Awaitable<void> {
+    return this.db.recordUsage(sessionId, r, model, provider, baseUrl);
   }
 
   endSession(sessionId: string, reason: string): Awaitable<void> {

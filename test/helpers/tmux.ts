@@ -1,7 +1,7 @@
 // Drives an interactive program inside tmux, as a person at a real terminal would, and reads the
 // screen tmux renders (capture-pane), not the raw byte stream. Each terminal gets its own tmux
 // server (socket), so tests can run in parallel.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +34,100 @@ function nextPause(last: number): number {
   return last ? Math.min(100, Math.round(last * 1.25)) : 40;
 }
 
+/**
+ * A tmux control-mode client (`tmux -C attach`, told not to stream the pane's output) through which
+ * the waits ask for the screen: a command written to a pipe instead of a `tmux capture-pane`
+ * process (~15 ms of CPU each, forked from a big test process) per look. Replies come in order, each
+ * between `%begin <time> <n> <flags>` and `%end`/`%error` with the same n (flags bit 1: our command).
+ */
+class Control {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly waiting: { resolve(text: string): void; reject(e: Error): void }[] = [];
+  private buf = '';
+  private block: string[] | null = null;
+  private blockId = '';
+  private ours = false;
+  dead = false;
+
+  constructor(socket: string) {
+    this.child = spawn('tmux', ['-L', socket, '-C', 'attach-session', '-t', 'main', '-f', 'no-output,ignore-size'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (d: string) => this.feed(d));
+    this.child.stderr.resume();
+    this.child.stdin.on('error', () => this.fail());
+    this.child.on('error', () => this.fail());
+    this.child.on('exit', () => this.fail());
+    this.idle();
+  }
+
+  /** Runs one tmux command; resolves with its output (lines joined by \n, no final newline). */
+  run(command: string): Promise<string> {
+    if (this.dead) return Promise.reject(new Error('tmux control client gone'));
+    this.busy();
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      this.child.stdin.write(`${command}\n`);
+    });
+  }
+
+  close(): void {
+    this.fail();
+    this.child.kill('SIGKILL');
+  }
+
+  private feed(d: string): void {
+    this.buf += d;
+    for (let i = this.buf.indexOf('\n'); i >= 0; i = this.buf.indexOf('\n')) {
+      const line = this.buf.slice(0, i);
+      this.buf = this.buf.slice(i + 1);
+      this.line(line);
+    }
+  }
+
+  private line(l: string): void {
+    if (this.block) {
+      const end = /^%(end|error) \d+ (\d+) \d+$/.exec(l);
+      if (end && end[2] === this.blockId) {
+        const text = this.block.join('\n');
+        this.block = null;
+        if (!this.ours) return;
+        const w = this.waiting.shift();
+        if (end[1] === 'end') w?.resolve(text);
+        else w?.reject(new Error(`tmux: ${text}`));
+        if (!this.waiting.length) this.idle();
+        return;
+      }
+      this.block.push(l);
+      return;
+    }
+    const begin = /^%begin \d+ (\d+) (\d+)$/.exec(l);
+    if (begin) {
+      this.block = [];
+      this.blockId = begin[1];
+      this.ours = (Number(begin[2]) & 1) === 1;
+    }
+  }
+
+  /** The client keeps the process alive only while a reply is awaited. */
+  private busy(): void {
+    this.child.ref();
+    (this.child.stdout as unknown as { ref(): void }).ref();
+  }
+
+  private idle(): void {
+    this.child.unref();
+    (this.child.stdout as unknown as { unref(): void }).unref();
+    (this.child.stdin as unknown as { unref(): void }).unref();
+    (this.child.stderr as unknown as { unref(): void }).unref();
+  }
+
+  private fail(): void {
+    if (this.dead) return;
+    this.dead = true;
+    for (const w of this.waiting.splice(0)) w.reject(new Error('tmux control client gone'));
+  }
+}
+
 /** How often a wait looks whether the program wrote anything (a stat of the pane's log: no process). */
 const WATCH_MS = 20;
 /** A look at the screen at least this often, output or not (a resize reflows without any). */
@@ -53,6 +147,28 @@ export class TmuxTerm {
   private seen = -1;
   private lookedAt = 0;
   private dirty = true;
+  private control: Control | null = null;
+
+  /** A tmux command through the control client (started on first use), or as its own process. */
+  private async ask(command: string[]): Promise<string> {
+    if (!this.closed && this.control?.dead !== true) {
+      try {
+        this.control ??= new Control(this.socket);
+        return `${await this.control.run(command.join(' '))}\n`;
+      } catch {
+        /* gone (the server was killed): ask as before */
+      }
+    }
+    return this.tmux(...command);
+  }
+
+  private static lines(out: string): string {
+    return out
+      .split('\n')
+      .map((l) => l.trimEnd())
+      .join('\n')
+      .replace(/\n+$/, '');
+  }
 
   constructor(socket: string, log: { dir: string; file: string } | null = null) {
     this.socket = socket;
@@ -144,7 +260,7 @@ export class TmuxTerm {
     let s = '';
     for (;;) {
       this.looked();
-      s = this.screen();
+      s = TmuxTerm.lines(await this.ask(['capture-pane', '-p', '-J', '-S', '-', '-t', 'main']));
       const part = opts.after ? s.split('\n').slice(opts.after).join('\n') : s;
       if (re.test(part)) return s;
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${re}; screen:\n${s.slice(-3000)}`);
@@ -164,7 +280,7 @@ export class TmuxTerm {
     let pause = 0;
     for (;;) {
       this.looked();
-      const s = this.styled();
+      const s = await this.ask(['capture-pane', '-p', '-e', '-t', 'main']);
       if (re.test(s)) return s;
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${re} (styled); screen:\n${s.slice(-3000)}`);
       await this.quiet((pause = nextPause(pause)), deadline);
@@ -188,6 +304,7 @@ export class TmuxTerm {
   kill(): void {
     if (this.closed) return;
     this.closed = true;
+    this.control?.close();
     const path = spawnSync('tmux', ['-L', this.socket, 'display-message', '-p', '#{socket_path}'], { encoding: 'utf8' }).stdout.trim();
     spawnSync('tmux', ['-L', this.socket, 'kill-server']);
     if (path) rmSync(path, { force: true });

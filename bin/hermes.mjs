@@ -132,6 +132,10 @@ if (major < 22) {
       v8.setFlagsFromString(on ? '--no-lazy' : '--lazy');
     };
     const asUsual = () => compileEagerly(false);
+    // The OpenAI SDK's chunk (1 MB, loaded by every model call) stays lazy: a turn calls a sliver of
+    // it, and reading a cache with all of its functions compiled cost more than compiling that
+    // sliver (chat -q: ~7% less CPU, measured alternating 30 runs each).
+    const VENDOR = /\/chunks\/openai-[\w-]+\.mjs$/;
     mod.registerHooks({
       resolve(specifier, context, next) {
         if (CHUNK.test(specifier) && context.parentURL?.startsWith(dist)) return { url: new URL(specifier, context.parentURL).href, format: 'module', shortCircuit: true };
@@ -140,7 +144,7 @@ if (major < 22) {
       // Called before each module is compiled (Node's own modules too, as `node:…`).
       load(url, context, next) {
         if (v8) {
-          const ours = url.startsWith(dist);
+          const ours = url.startsWith(dist) && !VENDOR.test(url);
           compileEagerly(ours);
           // Back to lazy once this module graph is compiled, before any of it runs.
           if (ours) queueMicrotask(asUsual);

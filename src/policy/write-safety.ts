@@ -123,16 +123,42 @@ function placesOf(ctx: WriteContext): Places {
   const hermes = new Set(lexHermes);
   const home = new Set([resolve(ctx.userHome)]);
   const linked: [string, string][] = [];
-  const check = (lexical: string, realBase: string, rel: string, label: string) => {
+  // realDir(join(lexical, rel)) for the ~80 entries below, at a stat per entry rather than a
+  // realpath of every one (hundreds of stats per write). Under a root that exists (`realBase` its
+  // real path), an entry whose existing components are no links lands at join(realBase, rel): only
+  // an entry with a link on its way is resolved in full. Under a missing root everything is missing:
+  // the root's own realDir with `rel` appended.
+  const missingRoot = new Map<string, string>();
+  const whereIs = (lexical: string, realBase: string, rel: string, rootExists: boolean): string => {
+    if (!rootExists) {
+      let r = missingRoot.get(lexical);
+      if (r === undefined) missingRoot.set(lexical, (r = realDir(lexical)));
+      return join(r, rel);
+    }
+    let at = lexical;
+    for (const part of rel.split('/')) {
+      at = join(at, part);
+      let st: Stats | undefined;
+      try {
+        st = lstatSync(at, { throwIfNoEntry: false });
+      } catch {
+        st = undefined; // not a directory, not searchable: realpath stops at the same place
+      }
+      if (!st) break;
+      if (st.isSymbolicLink()) return realDir(join(lexical, rel));
+    }
+    return join(realBase, rel);
+  };
+  const check = (lexical: string, realBase: string, rel: string, label: string, rootExists = true) => {
     // Missing entries too: where they would be created (a linked profile without its config.yaml yet).
-    const r = realDir(join(lexical, rel));
+    const r = whereIs(lexical, realBase, rel, rootExists);
     if (r !== join(realBase, rel)) linked.push([r, label]);
   };
   for (const root of lexHermes) {
     const rr = real(root);
     if (rr) hermes.add(rr);
     const base = rr ?? root;
-    for (const e of [...HERMES_FILES, ...HERMES_DIRS]) check(root, base, e, `Hermes's ${e}${HERMES_DIRS.includes(e) ? '/' : ''}`);
+    for (const e of [...HERMES_FILES, ...HERMES_DIRS]) check(root, base, e, `Hermes's ${e}${HERMES_DIRS.includes(e) ? '/' : ''}`, rr !== null);
     let profiles: string[] = [];
     try {
       profiles = readdirSync(join(root, 'profiles')).slice(0, 50);
@@ -141,12 +167,12 @@ function placesOf(ctx: WriteContext): Places {
     }
     // A profile's own control files (its data — memories, sessions — stays writable, as without links).
     for (const p of profiles) {
-      for (const e of [...HERMES_FILES, ...HERMES_DIRS]) check(root, base, join('profiles', p, e), `the Hermes profile ${p}'s ${e}`);
+      for (const e of [...HERMES_FILES, ...HERMES_DIRS]) check(root, base, join('profiles', p, e), `the Hermes profile ${p}'s ${e}`, rr !== null);
     }
   }
   const rh = real(ctx.userHome);
   if (rh) home.add(rh);
-  for (const e of [...HOME_FILES, ...HOME_CREDENTIAL_DIRS, ...HOME_AUTOSTART_DIRS]) check(resolve(ctx.userHome), rh ?? resolve(ctx.userHome), e, `~/${e}`);
+  for (const e of [...HOME_FILES, ...HOME_CREDENTIAL_DIRS, ...HOME_AUTOSTART_DIRS]) check(resolve(ctx.userHome), rh ?? resolve(ctx.userHome), e, `~/${e}`, rh !== null);
   const out = { hermes: [...hermes], home: [...home], linked };
   placesCache.set(ctx, out);
   return out;

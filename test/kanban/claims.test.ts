@@ -66,7 +66,7 @@ describe('kanban claims', () => {
       const reclaimed = s.events(id).find((e) => e.kind === 'reclaimed')!;
       assert.equal(reclaimed.payload!.worker_pid, pid);
       assert.equal(reclaimed.payload!.claim_expires, t0 + 900);
-      await until(() => s.get(id)!.status === 'done', 60_000, 'the retry to finish');
+      await until(() => s.get(id)!.status === 'done', 60_000, 'the retry to finish', 250);
       assert.deepEqual(
         s.runs(id).map((x) => x.outcome),
         ['reclaimed', 'completed'],
@@ -116,7 +116,7 @@ describe('kanban claims', () => {
     }
     const check = openBoard({ env: { HERMES_HOME: home } });
     try {
-      await until(() => ids.every((id) => check.get(id)!.status === 'done'), 90_000, 'all tasks done');
+      await until(() => ids.every((id) => check.get(id)!.status === 'done'), 90_000, 'all tasks done', 250);
       for (const id of ids) {
         assert.equal(check.runs(id).length, 1, `${id} ran once`);
         assert.equal(check.events(id).filter((e) => e.kind === 'claimed').length, 1);

@@ -17,6 +17,8 @@ export interface Transport {
   dispose?(): Promise<void>;
   /** Explains a failure to connect, from the transport's own stderr. */
   describeFailure?(output: string): string;
+  /** Something that changes when a running persistent shell must be replaced (the local OS sandbox's policy). */
+  generation?(): unknown;
 }
 
 /** Shell snippet that signals every descendant of `pid` (children first are collected, then all). */
@@ -40,6 +42,8 @@ class PersistentShell {
   cwd = '';
   private readonly transport: Transport;
   dead = false;
+  /** The transport's generation when the shell started. */
+  generation: unknown;
   /** The shell's own exit status once it has exited. */
   exitStatus: number | null = null;
 
@@ -49,6 +53,7 @@ class PersistentShell {
 
   async start(): Promise<void> {
     const nonce = randomBytes(6).toString('hex');
+    this.generation = this.transport.generation?.();
     const { file, args, env, cwd } = this.transport.command(`exec ${this.transport.shell ?? 'bash -l'} 2>&1`, { tty: false });
     const child = spawnPipes(file, args, { env, cwd, stdin: true });
     this.child = child;
@@ -205,6 +210,11 @@ export class RemoteShellBackend implements ExecutionBackend {
 
   private async getShell(): Promise<PersistentShell> {
     await this.prepare();
+    if (this.shell && !this.shell.dead && this.shell.generation !== this.transport.generation?.()) {
+      // The sandbox changed: this shell runs under the old policy.
+      this.shell.kill();
+      this.shell = null;
+    }
     if (this.shell && !this.shell.dead) return this.shell;
     this.starting ??= (async () => {
       const s = new PersistentShell(this.transport);

@@ -45,7 +45,7 @@ function setup(surface: Surface = 'cli') {
   writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: k\n`);
   const work = join(home, 'work');
   mkdirSync(work);
-  const env = { ...process.env, HERMES_HOME: home, HOME: home };
+  const env: NodeJS.ProcessEnv = { ...process.env, HERMES_HOME: home, HOME: home };
   delete env.HERMES_SANDBOX;
   const store = SessionDB.open(join(home, 'state.db'));
   const session = new Session({ home, config: loadConfig(home, env).config, env, cwd: work, platform: surface === 'cli' ? 'cli' : 'telegram', interactive: true, store, seedBundledSkills: false, backgroundTasks: false });

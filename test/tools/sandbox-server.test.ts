@@ -5,7 +5,8 @@
 // (secrets filtered, the rest passed), its workdir, its exit code, its output (stdout and stderr),
 // and a timeout kills it; the sandbox still refuses protected writes and explains them. In process:
 // a policy change (what /sandbox does) restarts the server with the new policy, and a server that
-// cannot start leaves commands on a bwrap of their own, still confined.
+// cannot start leaves commands on a bwrap of their own, still confined. A background
+// notify_on_complete process runs confined too and its end comes back as a follow-up turn.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -72,6 +73,35 @@ describe('sandboxed process server: hermes chat', { skip: noBwrap ?? false }, ()
     assert.match(out(d), /Read-only file system/);
     assert.match(String(d.note), /OS sandbox.*refused a write.*config\.yaml: it is protected/);
     assert.equal(readFileSync(join(home, 'config.yaml'), 'utf8'), config);
+  });
+});
+
+describe('background commands in the sandbox', { skip: noBwrap ?? false }, () => {
+  it('a notify_on_complete process runs confined and its end is reported as a follow-up turn', async () => {
+    const home = homeWithModel(fake.openaiBaseUrl);
+    const work = join(home, 'work');
+    mkdirSync(work);
+    const config = readFileSync(join(home, 'config.yaml'), 'utf8');
+    const command = `sleep 0.5; echo x >> ${join(home, 'config.yaml')} || echo bg-refused; echo bg-made > bg.txt; echo bg-done`;
+    const lastUser = (req: RecordedRequest) =>
+      String((req.body.messages as { role: string; content: unknown }[]).filter((m) => m.role === 'user').at(-1)?.content ?? '');
+    fake.setHandler((req) => {
+      if (lastUser(req).startsWith('[IMPORTANT: Background process')) return { text: 'The job ended.' };
+      if ((req.body.messages as { role: string }[]).at(-1)?.role === 'tool') return { text: 'Started it.' };
+      return { toolCalls: [{ name: 'terminal', arguments: { command, background: true, notify_on_complete: true } }] };
+    });
+    const n = fake.requests.length;
+    try {
+      const r = await hermes(['chat', '--yolo', '-q', 'run the job'], { home, cwd: work });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /Started it\.[\s\S]*The job ended\./);
+    } finally {
+      fake.setHandler(null);
+    }
+    const follow = fake.requests.slice(n).map(lastUser).find((u) => u.startsWith('[IMPORTANT'))!;
+    assert.match(follow, /completed normally \(exit code 0\)[\s\S]*Read-only file system[\s\S]*bg-refused[\s\S]*bg-done/);
+    assert.equal(readFileSync(join(home, 'config.yaml'), 'utf8'), config);
+    assert.equal(readFileSync(join(work, 'bg.txt'), 'utf8'), 'bg-made\n');
   });
 });
 

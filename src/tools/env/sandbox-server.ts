@@ -72,6 +72,9 @@ process.stdin.on('end', () => { closing = true; if (!kids.size) process.exit(0);
 frame(0, 0, { pid: process.pid });
 `;
 
+/** How long a server may take to start. */
+const READY_MS = 15_000;
+
 /** Idle servers exit after this long (a new command starts one again). */
 const IDLE_MS = 10 * 60_000;
 
@@ -181,6 +184,16 @@ export class SandboxServer {
     this.proc = spawn(w.file, w.args, { env, cwd: '/', stdio: ['pipe', 'pipe', 'ignore'] });
     let onReady!: (ok: boolean) => void;
     this.ready = new Promise((r) => (onReady = r));
+    // A server that does not say it is ready in time is given up (commands take a bwrap each).
+    const late = setTimeout(() => {
+      onReady(false);
+      this.proc.kill('SIGKILL');
+    }, READY_MS);
+    late.unref();
+    void this.ready.then(() => {
+      clearTimeout(late);
+      if (!this.kids.size) this.hold(false);
+    });
     this.proc.on('error', () => onReady(false));
     this.proc.stdin!.on('error', () => {});
     this.proc.stdout!.on('data', (d: Buffer) => this.read(d, onReady));
@@ -194,6 +207,14 @@ export class SandboxServer {
       this.kids.clear();
     });
     this.touch();
+  }
+
+  /** Keeps the event loop alive only while commands run (an idle server never holds Hermes open). */
+  private hold(on: boolean): void {
+    for (const h of [this.proc, this.proc.stdin, this.proc.stdout] as unknown as { ref?(): void; unref?(): void }[]) {
+      if (on) h?.ref?.();
+      else h?.unref?.();
+    }
   }
 
   get alive(): boolean {
@@ -222,6 +243,7 @@ export class SandboxServer {
         const e = JSON.parse(body.toString()) as { code: number | null; signal: string | null };
         this.kids.delete(id);
         k.exit(e.code, e.signal);
+        if (!this.kids.size) this.hold(false);
         this.touch();
       }
     }
@@ -254,6 +276,7 @@ export class SandboxServer {
       return null;
     }
     if (this.idle) clearTimeout(this.idle);
+    this.hold(true);
     return child;
   }
 

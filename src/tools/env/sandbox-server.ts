@@ -27,7 +27,9 @@ function frame(kind, id, payload) {
   const body = Buffer.isBuffer(payload) ? payload : Buffer.from(JSON.stringify(payload));
   const h = Buffer.allocUnsafe(9);
   h.writeUInt8(kind, 0); h.writeUInt32BE(id, 1); h.writeUInt32BE(body.length, 5);
-  if (!out.write(Buffer.concat([h, body])) && !blocked) {
+  // Small frames in one write; a big output chunk after its header (not copied).
+  const ok = body.length < 16384 ? out.write(Buffer.concat([h, body])) : (out.write(h), out.write(body));
+  if (!ok && !blocked) {
     blocked = true;
     for (const k of kids.values()) { k.stdout && k.stdout.pause(); k.stderr && k.stderr.pause(); }
     out.once('drain', () => { blocked = false; for (const k of kids.values()) { k.stdout && k.stdout.resume(); k.stderr && k.stderr.resume(); } });
@@ -174,7 +176,9 @@ export class SandboxServer {
   private dead = false;
   private closed = false;
   private idle: NodeJS.Timeout | null = null;
-  private buf: Buffer = Buffer.alloc(0);
+  /** The frame being read: its header so far, then its kind, id, bytes left and (not output) body. */
+  private head: Buffer = Buffer.alloc(0);
+  private frame: { kind: number; id: number; left: number; body: Buffer[] } | null = null;
 
   constructor(sandbox: Sandbox, plan: SandboxPlan, key: string) {
     this.key = key;
@@ -197,7 +201,8 @@ export class SandboxServer {
     this.proc.on('error', () => onReady(false));
     this.proc.stdin!.on('error', () => {});
     this.proc.stdout!.on('data', (d: Buffer) => this.read(d, onReady));
-    this.proc.on('exit', () => {
+    // 'close': after the last frame on stdout was read.
+    this.proc.on('close', () => {
       this.dead = true;
       onReady(false);
       for (const k of this.kids.values()) {
@@ -221,33 +226,47 @@ export class SandboxServer {
     return !this.dead && !this.closed;
   }
 
+  /**
+   * Parses frames as they stream in: output bytes go to their command as they arrive (a flood is
+   * never gathered into whole frames or copied again); only headers and the small JSON bodies are.
+   */
   private read(d: Buffer, onReady: (ok: boolean) => void): void {
-    this.buf = this.buf.length ? Buffer.concat([this.buf, d]) : d;
     let at = 0;
-    while (this.buf.length - at >= 9) {
-      const len = this.buf.readUInt32BE(at + 5);
-      if (this.buf.length - at < 9 + len) break;
-      const kind = this.buf[at];
-      const id = this.buf.readUInt32BE(at + 1);
-      const body = this.buf.subarray(at + 9, at + 9 + len);
-      at += 9 + len;
-      if (kind === 0) {
+    while (at < d.length) {
+      if (!this.frame) {
+        const need = 9 - this.head.length;
+        const take = d.subarray(at, at + need);
+        this.head = this.head.length ? Buffer.concat([this.head, take]) : take;
+        at += take.length;
+        if (this.head.length < 9) return;
+        this.frame = { kind: this.head[0], id: this.head.readUInt32BE(1), left: this.head.readUInt32BE(5), body: [] };
+        this.head = Buffer.alloc(0);
+      }
+      const f = this.frame;
+      const piece = d.subarray(at, at + f.left);
+      at += piece.length;
+      f.left -= piece.length;
+      if (f.kind === 2) {
+        if (piece.length) this.kids.get(f.id)?.data(piece);
+      } else if (piece.length) f.body.push(piece);
+      if (f.left) return;
+      this.frame = null;
+      if (f.kind === 2) continue;
+      if (f.kind === 0) {
         onReady(true);
         continue;
       }
-      const k = this.kids.get(id);
+      const k = this.kids.get(f.id);
       if (!k) continue;
-      if (kind === 2) k.data(body);
-      else if (kind === 1) k.started((JSON.parse(body.toString()) as { pid: number }).pid);
-      else if (kind === 3) {
-        const e = JSON.parse(body.toString()) as { code: number | null; signal: string | null };
-        this.kids.delete(id);
-        k.exit(e.code, e.signal);
+      const body = JSON.parse(Buffer.concat(f.body).toString()) as { pid?: number; code?: number | null; signal?: string | null };
+      if (f.kind === 1) k.started(body.pid!);
+      else if (f.kind === 3) {
+        this.kids.delete(f.id);
+        k.exit(body.code ?? null, body.signal ?? null);
         if (!this.kids.size) this.hold(false);
         this.touch();
       }
     }
-    this.buf = at >= this.buf.length ? Buffer.alloc(0) : this.buf.subarray(at);
   }
 
   private touch(): void {

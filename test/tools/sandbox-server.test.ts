@@ -125,6 +125,12 @@ describe('sandboxed process server: policy changes and fallback', { skip: noBwra
       const again = await b.exec(cmd, { timeoutMs: 20_000, signal: sig() });
       const p1 = /parent=(\d+)/.exec(one.output)![1];
       assert.equal(/parent=(\d+)/.exec(again.output)![1], p1, 'the same server for the same policy');
+      // stdin reaches the command; output comes back byte for byte across frames (multi-byte
+      // characters split between chunks included).
+      assert.equal((await b.exec('cat', { stdin: 'from stdin\n', timeoutMs: 20_000, signal: sig() })).output, 'from stdin\n');
+      const big = await b.exec("for i in $(seq 1 10000); do printf 'é€𝄞%05d\\n' $i; done", { timeoutMs: 20_000, signal: sig() });
+      assert.equal(big.output, Array.from({ length: 10000 }, (_, i) => `é€𝄞${String(i + 1).padStart(5, '0')}\n`).join(''));
+      assert.equal(/parent=(\d+)/.exec((await b.exec(cmd, { timeoutMs: 20_000, signal: sig() })).output)![1], p1);
       current = sandbox('read-only');
       const ro = await b.exec('echo "parent=$PPID"; touch made2.txt && echo made2', { timeoutMs: 20_000, signal: sig() });
       assert.match(ro.output, /Read-only file system/);

@@ -144,6 +144,19 @@ describe('sandboxed process server: policy changes and fallback', { skip: noBwra
     }
   });
 
+  it('a command cannot write on the server\'s channels to Hermes (socket pairs: /proc cannot reopen them)', async () => {
+    const b = new LocalBackend({ cwd: work, env, sandbox: sandbox('workspace-write') });
+    try {
+      const forged = await b.exec("printf 'garbage, not a frame' > /proc/$PPID/fd/1; printf 'x' > /proc/$PPID/fd/0; echo \"parent=$PPID\"", { timeoutMs: 20_000, signal: sig() });
+      assert.match(forged.output, /fd\/1: No such device or address[\s\S]*fd\/0: No such device or address/);
+      const next = await b.exec('echo "parent=$PPID"; echo still-fine', { timeoutMs: 20_000, signal: sig() });
+      assert.match(next.output, /still-fine/);
+      assert.equal(/parent=(\d+)/.exec(next.output)![1], /parent=(\d+)/.exec(forged.output)![1]);
+    } finally {
+      await b.close();
+    }
+  });
+
   it('when the server cannot start, a command gets a bwrap of its own and is still confined', async () => {
     // A bwrap that works, except for the server's start (the only call with --die-with-parent).
     const bin = join(base, 'bin');

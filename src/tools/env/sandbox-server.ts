@@ -241,6 +241,7 @@ export class SandboxServer {
         if (this.head.length < 9) return;
         this.frame = { kind: this.head[0], id: this.head.readUInt32BE(1), left: this.head.readUInt32BE(5), body: [] };
         this.head = Buffer.alloc(0);
+        if (this.frame.kind > 3 || (this.frame.kind !== 2 && this.frame.left > 65536)) return this.broken();
       }
       const f = this.frame;
       const piece = d.subarray(at, at + f.left);
@@ -258,15 +259,37 @@ export class SandboxServer {
       }
       const k = this.kids.get(f.id);
       if (!k) continue;
-      const body = JSON.parse(Buffer.concat(f.body).toString()) as { pid?: number; code?: number | null; signal?: string | null };
-      if (f.kind === 1) k.started(body.pid!);
+      let body: { pid?: unknown; code?: unknown; signal?: unknown };
+      try {
+        body = JSON.parse(Buffer.concat(f.body).toString()) as typeof body;
+      } catch {
+        return this.broken();
+      }
+      if (f.kind === 1) {
+        if (!Number.isInteger(body.pid) || (body.pid as number) <= 1) return this.broken();
+        k.started(body.pid as number);
+      }
       else if (f.kind === 3) {
         this.kids.delete(f.id);
-        k.exit(body.code ?? null, body.signal ?? null);
+        k.exit(typeof body.code === 'number' ? body.code : null, typeof body.signal === 'string' ? body.signal : null);
         if (!this.kids.size) this.hold(false);
         this.touch();
       }
     }
+  }
+
+  /**
+   * A frame that makes no sense (the channel is a socket pair, which /proc cannot reopen, but a
+   * process that can ptrace the server could still write on it): stop trusting the server. Its
+   * commands are killed; the next command starts a new server.
+   */
+  private broken(): void {
+    this.frame = null;
+    this.proc.stdout!.removeAllListeners('data');
+    this.proc.stdout!.resume();
+    this.closed = true;
+    this.proc.kill('SIGKILL');
+    for (const k of this.kids.values()) k.kill('SIGKILL');
   }
 
   private touch(): void {

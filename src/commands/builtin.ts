@@ -29,6 +29,7 @@ import { surfaceExtraCommands } from './surface-extras.ts';
 import { moaCommand } from './moa.ts';
 import { insightsCommand } from './insights.ts';
 import { kanbanCommand } from './kanban.ts';
+import { sandboxCommand } from './sandbox.ts';
 import { pluginsCommand } from './plugins.ts';
 import { currentPluginHost, pluginHost } from '../plugins/state.ts';
 import { modelCommand } from './model.ts';
@@ -526,6 +527,7 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   registerSkillCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
   r.add(cronCommand());
   r.add(kanbanCommand());
+  r.add(sandboxCommand());
   r.add(codexRuntimeCommand());
   r.add(insightsCommand());
   r.add(curatorCommand());

@@ -27,6 +27,8 @@ const CHOICES: Record<string, string[]> = {
   'agent.reasoning_effort': ['', 'none', 'minimal', 'low', 'medium', 'high', 'xhigh'],
   'agent.tool_use_enforcement': ['auto', 'on', 'off'],
   'terminal.backend': ['local', 'docker', 'ssh', 'modal', 'daytona', 'singularity'],
+  'terminal.sandbox.mode': ['workspace-write', 'read-only', 'off'],
+  'terminal.sandbox.network': ['on', 'off'],
   'display.tool_progress': ['off', 'new', 'all', 'verbose'],
   'display.busy_input_mode': ['interrupt', 'queue', 'steer'],
   'display.final_response_markdown': ['render', 'strip', 'raw'],

@@ -225,8 +225,10 @@ export class ProcessRegistry {
     if (p.notifyOnComplete) o.notifier!.expect(p.ended);
     if (backend.kind === 'local' && bg.pid) p.pidStart = procStartTime(bg.pid);
     bg.child.onData((t) => {
+      // Trimmed back to the bound once it is twice over it: a flood costs time linear in its size
+      // (cutting at every chunk copied the whole kept tail per chunk) and memory of the bound.
       p.output += t;
-      if (p.output.length > MAX_OUTPUT_CHARS) {
+      if (p.output.length > 2 * MAX_OUTPUT_CHARS) {
         const cut = p.output.length - MAX_OUTPUT_CHARS;
         p.output = p.output.slice(cut);
         p.dropped += cut;

@@ -125,6 +125,11 @@ describe('hermes dashboard server', { timeout: 180_000 }, () => {
     assert.ok(row!.preview.length < 20);
     const cfg = await raw(`${dash.origin}/api/config`, { headers: { cookie } });
     assert.ok(!cfg.body.includes('test-key'), 'model.api_key is masked');
+    // The OS sandbox's settings are on the form, with their choices.
+    const form = JSON.parse(cfg.body) as { schema: { key: string; options?: string[] }[]; values: Record<string, unknown> };
+    assert.deepEqual(form.schema.find((f) => f.key === 'terminal.sandbox.mode')?.options, ['workspace-write', 'read-only', 'off']);
+    assert.deepEqual(form.schema.find((f) => f.key === 'terminal.sandbox.network')?.options, ['on', 'off']);
+    assert.equal(form.values['terminal.sandbox.mode'], 'workspace-write');
     const newKey = 'sk-ant-api03-zyxwvutsrqponmlkjihgfedcba9876543210';
     const set = await raw(`${dash.origin}/api/env`, { method: 'PUT', headers: { cookie, origin: dash.origin, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'ANTHROPIC_API_KEY', value: newKey }) });
     assert.equal(set.status, 200);

@@ -59,7 +59,9 @@ export function terminalCwd(services: ToolServices): string {
  */
 export function sessionSandbox(services: ToolServices): Sandbox {
   const override = services.state.get('sandbox_override') as Partial<SandboxSettings> | undefined;
-  const key = JSON.stringify(override ?? null);
+  // A config edit (terminal.sandbox) or a /sandbox change makes a new sandbox (and so a new
+  // sandboxed process server and persistent shell).
+  const key = JSON.stringify([override ?? null, (services.config.terminal as { sandbox?: unknown } | undefined)?.sandbox ?? null, services.env.HERMES_SANDBOX ?? null]);
   const cached = services.state.get('sandbox') as { key: string; sb: Sandbox } | undefined;
   if (cached?.key === key) return cached.sb;
   const sb = makeSandbox({ config: services.config, env: services.env, hermesHome: services.home, cwd: terminalCwd(services), override });
@@ -79,7 +81,7 @@ function createBackend(services: ToolServices): ExecutionBackend {
   const kind = backendKind(services);
   const t = (services.config.terminal ?? {}) as Record<string, unknown> & typeof services.config.terminal;
   if (kind === 'local') {
-    const o = { cwd: terminalCwd(services), env: childEnv(services), sandbox: sessionSandbox(services) };
+    const o = { cwd: terminalCwd(services), env: childEnv(services), sandbox: () => sessionSandbox(services) };
     return persistentShell(services, 'local') ? localPersistentBackend(o) : new LocalBackend(o);
   }
   if (kind === 'ssh') {

@@ -7,24 +7,30 @@ export class LocalTransport implements Transport {
   readonly shell = 'bash --norc --noprofile';
   private readonly cwd: string;
   private readonly env: NodeJS.ProcessEnv;
-  private readonly sandbox: Sandbox | undefined;
+  private readonly sandbox: () => Sandbox | undefined;
 
-  constructor(cwd: string, env: NodeJS.ProcessEnv, sandbox?: Sandbox) {
+  constructor(cwd: string, env: NodeJS.ProcessEnv, sandbox?: Sandbox | (() => Sandbox | undefined)) {
     this.cwd = cwd;
     this.env = env;
-    this.sandbox = sandbox;
+    this.sandbox = typeof sandbox === 'function' ? sandbox : () => sandbox;
+  }
+
+  /** Changes when the sandbox does (/sandbox, a config edit): the persistent shell is started again. */
+  generation(): unknown {
+    return this.sandbox();
   }
 
   command(script: string) {
     // --norc: the same clean environment as the one-shot local backend (see local.ts). The shell
     // (and each one-shot call) starts inside the sandbox: the persistent shell pays for it once.
     const args = ['--norc', '--noprofile', '-c', script];
-    const w = this.sandbox ? this.sandbox.wrap('/bin/bash', args) : { file: '/bin/bash', args };
+    const sb = this.sandbox();
+    const w = sb ? sb.wrap('/bin/bash', args) : { file: '/bin/bash', args };
     return { file: w.file, args: w.args, env: this.env, cwd: this.cwd };
   }
 }
 
-export function localPersistentBackend(o: { cwd: string; env: NodeJS.ProcessEnv; sandbox?: Sandbox }): RemoteShellBackend {
+export function localPersistentBackend(o: { cwd: string; env: NodeJS.ProcessEnv; sandbox?: Sandbox | (() => Sandbox | undefined) }): RemoteShellBackend {
   return new RemoteShellBackend({
     kind: 'local',
     label: 'local (persistent shell)',

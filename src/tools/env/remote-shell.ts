@@ -2,7 +2,7 @@
 // session (cd and exports carry over between commands), plus one-shot transport calls for
 // background processes, PTY commands and kills.
 import { randomBytes } from 'node:crypto';
-import { runChild, spawnPipes, spawnPty, type ChildLike } from './child.ts';
+import { OutputKeeper, runChild, spawnPipes, spawnPty, type ChildLike } from './child.ts';
 import { stopChild } from './local.ts';
 import { shq, type BackendKind, type BackgroundChild, type ExecOptions, type ExecResult, type ExecutionBackend, type SpawnOptions } from './types.ts';
 
@@ -17,6 +17,8 @@ export interface Transport {
   dispose?(): Promise<void>;
   /** Explains a failure to connect, from the transport's own stderr. */
   describeFailure?(output: string): string;
+  /** Something that changes when a running persistent shell must be replaced (the local OS sandbox's policy). */
+  generation?(): unknown;
 }
 
 /** Shell snippet that signals every descendant of `pid` (children first are collected, then all). */
@@ -29,17 +31,26 @@ export function killTreeScript(pid: number, signal: 'TERM' | 'KILL', includeSelf
 }
 
 const READY = '__HERMES_READY_';
+/** What of a command's output stays in the shell's buffer for finding the end marker; the rest goes to an OutputKeeper. */
+const WINDOW = 8192;
 const PID_LINE = /__HERMES_PID__(\d+)\r?\n/;
 
 /** One long-lived bash on the target, fed commands with unique end markers. */
 class PersistentShell {
   private child: ChildLike | null = null;
+  /** Output not yet consumed: bounded (see spill). */
   private buf = '';
+  /** The running command's markers, and its output so far once the begin marker was seen. */
+  private current: { begin: string; end: string; kept: OutputKeeper | null } | null = null;
   private readonly listeners = new Set<(buf: string) => void>();
   pid = 0;
   cwd = '';
   private readonly transport: Transport;
   dead = false;
+  /** Until the ready marker: the buffer is kept whole (a failure to start is explained from it). */
+  private starting = false;
+  /** The transport's generation when the shell started. */
+  generation: unknown;
   /** The shell's own exit status once it has exited. */
   exitStatus: number | null = null;
 
@@ -49,13 +60,16 @@ class PersistentShell {
 
   async start(): Promise<void> {
     const nonce = randomBytes(6).toString('hex');
+    this.generation = this.transport.generation?.();
     const { file, args, env, cwd } = this.transport.command(`exec ${this.transport.shell ?? 'bash -l'} 2>&1`, { tty: false });
     const child = spawnPipes(file, args, { env, cwd, stdin: true });
     this.child = child;
     this.dead = false;
     this.buf = '';
+    this.starting = true;
     child.onData((t) => {
       this.buf += t;
+      this.spill();
       for (const l of [...this.listeners]) l(this.buf);
     });
     child.onExit((code) => {
@@ -74,6 +88,38 @@ class PersistentShell {
     this.pid = Number(m[1]);
     this.cwd = m[2];
     this.buf = this.buf.slice(m.index! + m[0].length);
+    this.starting = false;
+  }
+
+  /**
+   * Keeps the buffer bounded (a flood costs the bound only, like a one-shot command): a command's
+   * output past its begin marker moves to its OutputKeeper except the last WINDOW characters and
+   * anything from the end marker on; with no command running (a background job writing between
+   * commands) only the last WINDOW characters are kept.
+   */
+  private spill(): void {
+    const c = this.current;
+    if (!c) {
+      if (this.starting || this.buf.length <= 2 * WINDOW) return;
+      this.buf = this.buf.slice(-WINDOW);
+      return;
+    }
+    if (!c.kept) {
+      const at = this.buf.indexOf(c.begin);
+      if (at < 0) {
+        if (this.buf.length > 2 * WINDOW) this.buf = this.buf.slice(-WINDOW);
+        return;
+      }
+      c.kept = new OutputKeeper();
+      this.buf = this.buf.slice(at + c.begin.length + 1);
+    }
+    if (this.buf.length <= 2 * WINDOW) return;
+    let cut = this.buf.length - WINDOW;
+    const end = this.buf.indexOf(c.end);
+    if (end >= 0 && end < cut) cut = end;
+    if (cut <= 0) return;
+    c.kept.push(this.buf.slice(0, cut));
+    this.buf = this.buf.slice(cut);
   }
 
   /** Resolves with the match once `re` matches the buffer; null on timeout or shell death. */
@@ -105,6 +151,7 @@ class PersistentShell {
       ? `if cd -- ${shq(o.cwd)} 2>/dev/null; then eval ${shq(command)}${stdin}\nelse printf 'hermes: workdir %s does not exist\\n' ${shq(o.cwd)}; (exit 1); fi`
       : `eval ${shq(command)}${stdin}`;
     this.buf = '';
+    this.current = { begin, end: `\n__HERMES_END_${nonce}__`, kept: null };
     this.child!.write(`printf '\\n${begin}\\n'\n${body}\n__hermes_ec=$?; printf '\\n__HERMES_END_${nonce}__%s__%s\\n' "$__hermes_ec" "$PWD"\n`);
 
     let timedOut = false;
@@ -137,21 +184,24 @@ class PersistentShell {
         }
       }
       const raw = this.buf;
-      const start = raw.indexOf(begin);
+      const kept = this.current?.kept;
+      const start = kept ? -1 : raw.indexOf(begin);
       const from = start >= 0 ? start + begin.length + 1 : 0;
+      const dropped = kept?.dropped ? { dropped: kept.dropped } : {};
       if (m) {
         this.cwd = m[2];
-        const output = raw.slice(from, m.index).replace(/^\r?\n/, '');
+        const output = ((kept?.text() ?? '') + raw.slice(from, m.index)).replace(/^\r?\n/, '');
         this.buf = raw.slice(m.index! + m[0].length);
-        return { output, exitCode: Number(m[1]), timedOut, interrupted };
+        return { output, exitCode: Number(m[1]), timedOut, interrupted, ...dropped };
       }
       // No marker: the shell exited (`exit` in the command) or hung in a builtin.
-      const output = raw.slice(from);
+      const output = (kept?.text() ?? '') + raw.slice(from);
       const wasDead = this.dead;
       this.kill();
       await control(killTreeScript(this.pid, 'KILL', true)).catch(() => {});
       return {
         output,
+        ...dropped,
         exitCode: wasDead ? this.exitStatus : null,
         timedOut,
         interrupted,
@@ -160,6 +210,7 @@ class PersistentShell {
           : 'The command could not be stopped cleanly, so the persistent shell was restarted; cd and exports from earlier commands are lost.',
       };
     } finally {
+      this.current = null;
       clearTimeout(timer);
       o.signal.removeEventListener('abort', onAbort);
     }
@@ -205,6 +256,11 @@ export class RemoteShellBackend implements ExecutionBackend {
 
   private async getShell(): Promise<PersistentShell> {
     await this.prepare();
+    if (this.shell && !this.shell.dead && this.shell.generation !== this.transport.generation?.()) {
+      // The sandbox changed: this shell runs under the old policy.
+      this.shell.kill();
+      this.shell = null;
+    }
     if (this.shell && !this.shell.dead) return this.shell;
     this.starting ??= (async () => {
       const s = new PersistentShell(this.transport);

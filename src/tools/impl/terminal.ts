@@ -5,6 +5,7 @@ import { onSessionClose } from '../cleanup.ts';
 import { BackendConfigError, childEnv, getBackend, sessionSandbox } from '../env/index.ts';
 import { LocalBackend } from '../env/local.ts';
 import { sandboxDenialNote } from '../../sandbox/denial.ts';
+import { presentUnguarded, sweepUnguarded } from '../../sandbox/sweep.ts';
 import type { ExecutionBackend } from '../env/types.ts';
 import { cleanOutput } from '../output.ts';
 import { processRegistry } from '../process-registry.ts';
@@ -135,6 +136,10 @@ export async function runTerminal(a: TerminalArgs, ctx: ToolContext): Promise<st
     if (timeoutS > limit)
       return fail(`A foreground command may run at most ${limit} s. For longer jobs use background: true, then the process tool (wait/poll/log).`, { output: '', exit_code: -1 });
 
+    // Protected names the mounts cannot guard (missing at the top of the user's home): what the
+    // command creates of them is moved aside after it (sandbox/sweep.ts).
+    const guardPlan = sandbox?.active && !unsandboxed ? sandbox.plan() : null;
+    const present = presentUnguarded(guardPlan);
     let r;
     try {
       r = await backend.exec(command, { cwd, timeoutMs: timeoutS * 1000, signal: ctx.signal, stdin: password !== undefined ? `${password}\n` : undefined, pty: !!a.pty });
@@ -152,6 +157,8 @@ export async function runTerminal(a: TerminalArgs, ctx: ToolContext): Promise<st
     else if (/sudo: (a terminal is required|a password is required|no tty present)/.test(output))
       result.error = 'sudo needs a password: the user can set SUDO_PASSWORD in ~/.hermes/.env, or run the command themselves.';
     const notes = r.note ? [r.note] : [];
+    const swept = guardPlan && present && sweepUnguarded(guardPlan, present, s.home);
+    if (swept) notes.push(swept);
     if (sandbox?.active && !unsandboxed && result.exit_code !== 0) {
       const plan = sandbox.plan();
       const denial = plan && sandboxDenialNote(r.output, plan, cwd ?? (await backend.currentCwd()));

@@ -28,18 +28,20 @@ function toggle(ctx: CommandContext, args: string, key: Toggle, configKey: strin
   return { output: `${label}: ${on ? 'on' : 'off'}${saved}. ${explain(on)}`.trim() };
 }
 
-const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.bmp': 'image/bmp' };
+const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.bmp': 'image/bmp', '.heic': 'image/heic', '.heif': 'image/heif', '.avif': 'image/avif' };
 const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 
-/** A local image as a data: URL, or an error for the person. */
-export function imageDataUrl(path: string, cwd: string): { url: string } | { error: string } {
+/** A local image as a data: URL (HEIC/AVIF converted to JPEG when ffmpeg can), or an error for the person. */
+export async function imageDataUrl(path: string, cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<{ url: string; note?: string } | { error: string }> {
   const p = resolve(cwd, expandHome(path));
   if (!existsSync(p) || !statSync(p).isFile()) return { error: `No such file: ${p}` };
   const type = IMAGE_TYPES[extname(p).toLowerCase()];
-  if (!type) return { error: `${p} is not an image Hermes can send (png, jpg, gif, webp, bmp).` };
+  if (!type) return { error: `${p} is not an image Hermes can send (png, jpg, gif, webp, bmp, heic, avif).` };
   const size = statSync(p).size;
   if (size > MAX_IMAGE_BYTES) return { error: `${p} is ${(size / 1048576).toFixed(1)} MB; the limit is 20 MB.` };
-  return { url: `data:${type};base64,${readFileSync(p).toString('base64')}` };
+  const { commonImageFormat } = await import('../media/image-fit.ts');
+  const img = await commonImageFormat(readFileSync(p), type, env);
+  return { url: `data:${img.mime};base64,${img.bytes.toString('base64')}`, ...(img.note ? { note: img.note } : {}) };
 }
 
 export function displayCommands(): CommandDef[] {
@@ -162,17 +164,17 @@ export function displayCommands(): CommandDef[] {
       category: 'info',
       surfaces: ['cli'],
       midTurn: true,
-      run(ctx, args) {
+      async run(ctx, args) {
         const s = ctx.session;
         if (!args.trim()) return { output: s.pendingImages.length ? `${s.pendingImages.length} image(s) attached to your next prompt. /image clear drops them.` : 'Usage: /image <path>' };
         if (args.trim() === 'clear') {
           const n = s.pendingImages.splice(0).length;
           return { output: `Dropped ${n} attached image(s).` };
         }
-        const r = imageDataUrl(args.trim(), s.services.cwd);
+        const r = await imageDataUrl(args.trim(), s.services.cwd, s.services.env);
         if ('error' in r) return { output: r.error };
         s.pendingImages.push(r.url);
-        return { output: `📎 Attached ${args.trim()} to your next prompt (${s.pendingImages.length} image${s.pendingImages.length === 1 ? '' : 's'}).` };
+        return { output: `📎 Attached ${args.trim()} to your next prompt (${s.pendingImages.length} image${s.pendingImages.length === 1 ? '' : 's'}${r.note ? `; ${r.note}` : ''}).` };
       },
     },
     {

@@ -5,6 +5,7 @@
 // numbers (Hermes's PII-safe platforms).
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { extname } from 'node:path';
 import type { ContentPart, Message } from '../llm/types.ts';
 import { getPlatform } from './platforms/registry.ts';
 import { isSharedMultiUserSession, neutralizeInline, type KeyOptions } from './session-key.ts';
@@ -89,6 +90,8 @@ async function attachmentNote(a: InboundAttachment, c: PromptContext): Promise<s
   return `[The user sent a file${name}, saved at ${a.path}]`;
 }
 
+const HEIF_EXT: Record<string, string> = { '.heic': 'image/heic', '.heif': 'image/heif', '.avif': 'image/avif' };
+
 /** A user turn from one or more messages (text, images as vision parts, other files as notes). */
 export async function buildPrompt(msgs: InboundMessage[], c: PromptContext): Promise<string | Message> {
   const texts: string[] = [];
@@ -97,7 +100,14 @@ export async function buildPrompt(msgs: InboundMessage[], c: PromptContext): Pro
     if (m.text.trim()) texts.push(speakerText(m, c));
     for (const a of m.attachments ?? []) {
       if (a.kind === 'image' && a.path && existsSync(a.path) && statSync(a.path).size <= VISION_MAX_BYTES) {
-        images.push({ type: 'image_url', image_url: { url: `data:${a.mimeType ?? 'image/jpeg'};base64,${readFileSync(a.path).toString('base64')}` } });
+        let bytes: Buffer = readFileSync(a.path);
+        let mime = HEIF_EXT[extname(a.path).toLowerCase()] ?? a.mimeType ?? 'image/jpeg';
+        if (Object.values(HEIF_EXT).includes(mime.toLowerCase())) {
+          // iPhone photos (HEIC) and AVIF: most providers take neither; converted to JPEG when ffmpeg can.
+          const { commonImageFormat } = await import('../media/image-fit.ts');
+          ({ bytes, mime } = await commonImageFormat(bytes, mime.toLowerCase(), c.env));
+        }
+        images.push({ type: 'image_url', image_url: { url: `data:${mime};base64,${bytes.toString('base64')}` } });
         texts.push(`[The user sent an image, saved at ${a.path}]`);
       } else if (a.kind === 'image' && a.path) texts.push(`[The user sent an image too large for vision (over ${VISION_MAX_BYTES / 1048576} MB), saved at ${a.path}]`);
       else texts.push(await attachmentNote(a, c));

@@ -53,8 +53,43 @@ export interface FittedImage {
   note?: string;
 }
 
-/** The image as a vision model should get it: unchanged when small enough, else shrunk with ffmpeg. */
-export async function fitForVision(bytes: Buffer, mime: string, env: NodeJS.ProcessEnv = process.env, signal?: AbortSignal): Promise<FittedImage> {
+/** HEIC/HEIF (iPhone photos) and AVIF: accepted everywhere images are, converted when they are sent. */
+export const HEIF_MIMES = new Set(['image/heic', 'image/heif', 'image/avif', 'image/heic-sequence', 'image/heif-sequence', 'image/avif-sequence']);
+
+/**
+ * A HEIC/HEIF/AVIF image as JPEG, since most providers take only PNG, JPEG, GIF and WebP: converted
+ * with ffmpeg when it is installed and can decode it (AVIF from ffmpeg 5, HEIC from 7.1). Otherwise
+ * the original goes with its own type, which providers that accept it (Gemini) still read; the note
+ * says so. Other images come back unchanged.
+ */
+export async function commonImageFormat(bytes: Buffer, mime: string, env: NodeJS.ProcessEnv = process.env, signal?: AbortSignal): Promise<FittedImage> {
+  if (!HEIF_MIMES.has(mime.toLowerCase())) return { bytes, mime };
+  const kind = mime.toLowerCase().includes('avif') ? 'AVIF' : 'HEIC';
+  const ffmpeg = ffmpegPath(env);
+  if (!ffmpeg) return { bytes, mime, note: `sent as ${kind} (install ffmpeg to convert it to JPEG for providers that do not take ${kind})` };
+  try {
+    const out = await run(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-i', 'pipe:0', '-frames:v', '1', '-q:v', '2', '-f', 'image2', '-c:v', 'mjpeg', 'pipe:1'], { input: bytes, timeoutMs: 60_000, signal });
+    if (out.stdout.length < 4 || out.stdout[0] !== 0xff || out.stdout[1] !== 0xd8) throw new Error('no JPEG came out');
+    return { bytes: out.stdout, mime: 'image/jpeg', note: `converted ${kind} → JPEG (ffmpeg)` };
+  } catch {
+    return { bytes, mime, note: `sent as ${kind}: this ffmpeg cannot decode it (HEIC needs ffmpeg 7.1 or later)` };
+  }
+}
+
+/** The image as a vision model should get it: HEIC/AVIF converted, unchanged when small enough, else shrunk with ffmpeg. */
+export async function fitForVision(input: Buffer, inputMime: string, env: NodeJS.ProcessEnv = process.env, signal?: AbortSignal): Promise<FittedImage> {
+  const common = await commonImageFormat(input, inputMime, env, signal);
+  if (HEIF_MIMES.has(common.mime.toLowerCase())) {
+    // Not converted: it cannot be resized either, so it goes as it is while providers take its size.
+    if (common.bytes.length > HARD_LIMIT_BYTES) throw new Error(`The image is ${(common.bytes.length / 1024 / 1024).toFixed(1)} MB, too large to send, and could not be converted. ${common.note ?? ''}`.trim());
+    return common;
+  }
+  const fitted = await fitCommon(common.bytes, common.mime, env, signal);
+  const note = [common.note, fitted.note].filter(Boolean).join('; ');
+  return note ? { ...fitted, note } : fitted;
+}
+
+async function fitCommon(bytes: Buffer, mime: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<FittedImage> {
   const size = imageSize(bytes);
   const tooBig = bytes.length > TARGET_BYTES || (size !== null && Math.max(size.width, size.height) > MAX_SIDE);
   if (!tooBig) return { bytes, mime };

@@ -5,7 +5,7 @@
 import type { AgentTool } from '../agent/types.ts';
 import type { CatalogEntry, ToolCatalog } from '../tools/tool-search.ts';
 
-const entry = (t: AgentTool): CatalogEntry => ({ name: t.name, toolset: t.toolset, description: t.schema.description ?? '' });
+const entry = (t: AgentTool): CatalogEntry => ({ name: t.name, toolset: t.toolset, description: t.schema.description ?? '', params: Object.keys((t.schema.parameters as { properties?: object } | undefined)?.properties ?? {}) });
 
 export class ToolLoader implements ToolCatalog {
   private pending: AgentTool[] = [];

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { closeSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, posix, resolve } from 'node:path';
 import type { z } from 'zod';
 import type { ToolOutcome } from '../agent/types.ts';
@@ -120,6 +120,8 @@ async function readRemote(ops: FileOps, a: { path: string; offset?: number; limi
   if (st.size > REMOTE_READ_MAX) return { path, result: fail(`${path} is ${st.size.toLocaleString('en-US')} bytes, too large to read through ${ops.label}. Use the terminal (head, sed -n) for parts of it.`) };
   const buf = await ops.readFile(path);
   const head = buf.subarray(0, 8192);
+  const doc = await readDocument(path, head, buf.length, () => buf, a, maxChars);
+  if (doc !== null) return { path, result: doc };
   if (looksBinary(head)) return { path, result: fail(`${path} is a binary file (${binaryKind(head)}, ${st.size.toLocaleString('en-US')} bytes) and cannot be read as text.`, { is_binary: true }) };
   const enc = encodingOf(buf);
   return { path, result: readRange(decodeText(buf, enc), path, a, maxChars, enc === 'latin-1' ? { encoding: 'latin-1' } : {}) };
@@ -134,6 +136,32 @@ async function secretGate(ctx: ToolContext, ops: FileOps, real: string, st: { de
   return v.allowed ? null : v.reason;
 }
 
+/** Largest PDF or Office file read_file extracts text from. */
+const MAX_DOCUMENT_BYTES = 100 * 1024 * 1024;
+const DOCUMENT_NAME = /\.(pdf|docx|docm|dotx|xlsx|xlsm|xltx|pptx|pptm|potx)$/i;
+
+/** Whether the first bytes (or the name) say this may be a PDF or an Office document; decided in impl/documents.ts. */
+const maybeDocument = (path: string, head: Uint8Array) => (head[0] === 0x25 && head[1] === 0x50 && head[2] === 0x44 && head[3] === 0x46) || DOCUMENT_NAME.test(path);
+
+/**
+ * read_file on a PDF or Office document: its text with page/sheet/slide marker lines, paged by
+ * offset/limit like any text; null when the file is not one (it is then treated as any other file).
+ */
+async function readDocument(path: string, head: Uint8Array, size: number, load: () => Buffer | Promise<Buffer>, a: { offset?: number; limit?: number }, maxChars: number): Promise<string | ToolOutcome | null> {
+  if (!maybeDocument(path, head)) return null;
+  const { documentCandidate, documentText, DocumentError } = await import('./impl/documents.ts');
+  if (!documentCandidate(path, head)) return null;
+  if (size > MAX_DOCUMENT_BYTES) return fail(`${path} is ${size.toLocaleString('en-US')} bytes; documents over ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB are not read. Use the terminal (pdftotext, unzip -p) for parts of it.`);
+  try {
+    const d = await documentText(path, await load());
+    if (!d.text.trim()) return fail(`${path} is a ${d.kind.toUpperCase()} document with no extractable text (${d.units} ${d.unitName}; a scanned PDF needs OCR: try vision_analyze on page images).`, { document: d.kind, [d.unitName]: d.units });
+    return readRange(d.text, path, a, maxChars, { document: d.kind, [d.unitName]: d.units });
+  } catch (e) {
+    if (e instanceof DocumentError) return fail(`${path} could not be read: ${e.message}.`, { document_error: true });
+    throw e;
+  }
+}
+
 /** Bytes read past the wanted lines to count the rest; beyond it the total is a lower bound. */
 const MAX_SCAN_BYTES = 256 * 1024 * 1024;
 
@@ -144,7 +172,7 @@ export default defineTool({
   parallelSafe: true,
   maxResultChars: Number.POSITIVE_INFINITY,
   description:
-    'Read a text file as numbered lines (`N|text`), paged with offset/limit. Use it instead of cat/head/tail; images go to vision_analyze.',
+    'Read a text file as numbered lines (`N|text`), paged with offset/limit. Use it instead of cat/head/tail. PDF, Word (docx), Excel (xlsx) and PowerPoint (pptx) files are read as their text with `--- Page N ---` / `--- Sheet N: name ---` / `--- Slide N ---` lines; images go to vision_analyze.',
   schema: (z) =>
     z.object({
     path: z.string().min(1),
@@ -175,6 +203,11 @@ export default defineTool({
       const gate = await secretGate(ctx, ops, openedPath(fd, path), st);
       if (gate) return fail(gate);
       const head = readHead(fd, 8192);
+      const doc = await readDocument(path, head, st.size, () => readFileSync(fd), a, s.config.file_read_max_chars ?? 100_000);
+      if (doc !== null) {
+        if (typeof doc === 'string') await recordSeen(s, path, ops);
+        return doc;
+      }
       if (looksBinary(head)) return fail(`${path} is a binary file (${binaryKind(head)}, ${st.size.toLocaleString('en-US')} bytes) and cannot be read as text.`, { is_binary: true });
       const enc = encodingOf(head, st.size > head.length);
       const offset = a.offset ?? 1;

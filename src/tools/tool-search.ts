@@ -5,12 +5,15 @@
 // provider's prompt cache keeps its prefix.
 import type { JsonSchema } from '../llm/types.ts';
 import { defineTool } from './registry.ts';
+import { rankBm25 } from './tool-rank.ts';
 import type { ToolDefinition } from './types.ts';
 
 export interface CatalogEntry {
   name: string;
   toolset: string;
   description: string;
+  /** The tool's parameter names (ranked with the description). */
+  params?: string[];
 }
 
 /** The session's deferred tools (ToolServices.toolCatalog). */
@@ -30,9 +33,7 @@ const JSON_SCHEMA: JsonSchema = {
   required: ['query'],
 };
 
-const words = (s: string) => s.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1);
-
-/** Which catalog entries a query selects: a toolset, exact tool names, or the best keyword matches. */
+/** Which catalog entries a query selects: a toolset, exact tool names, or the best BM25 matches (src/tools/tool-rank.ts). */
 export function selectTools(entries: CatalogEntry[], query: string, limit = 5): CatalogEntry[] {
   const q = query.trim().toLowerCase();
   const byToolset = entries.filter((e) => e.toolset.toLowerCase() === q || e.toolset.toLowerCase() === `mcp-${q}`);
@@ -40,22 +41,9 @@ export function selectTools(entries: CatalogEntry[], query: string, limit = 5): 
   const names = q.split(/[\s,]+/).filter(Boolean);
   const exact = entries.filter((e) => names.includes(e.name.toLowerCase()));
   if (exact.length) return exact;
-  const terms = words(q);
-  const scored = entries
-    .map((e) => {
-      const name = words(`${e.name} ${e.toolset}`);
-      const desc = words(e.description);
-      let score = 0;
-      for (const t of terms) {
-        if (name.some((w) => w === t)) score += 3;
-        else if (name.some((w) => w.startsWith(t) || t.startsWith(w))) score += 2;
-        if (desc.includes(t)) score += 1;
-      }
-      return { e, score };
-    })
-    .filter((x) => x.score > 0)
-    .sort((a, b) => b.score - a.score);
-  return scored.slice(0, limit).map((x) => x.e);
+  return rankBm25(entries, q)
+    .slice(0, limit)
+    .map((x) => x.doc);
 }
 
 /** The description lists what can be loaded, grouped by toolset (fixed for the session). */

@@ -21,7 +21,12 @@ export function sniffImage(b: Uint8Array): string | null {
   if (at([0x47, 0x49, 0x46, 0x38])) return 'image/gif';
   if (at([0x52, 0x49, 0x46, 0x46]) && at([0x57, 0x45, 0x42, 0x50], 8)) return 'image/webp';
   if (at([0x42, 0x4d])) return 'image/bmp';
-  if (at([0x66, 0x74, 0x79, 0x70], 4) && /^(avif|heic|heix|mif1)/.test(String.fromCharCode(...b.subarray(8, 12)))) return String.fromCharCode(...b.subarray(8, 12)).startsWith('avif') ? 'image/avif' : 'image/heic';
+  if (at([0x66, 0x74, 0x79, 0x70], 4)) {
+    // ISO-BMFF: the major brand, then compatible brands, say AVIF or HEIC/HEIF.
+    const brands = String.fromCharCode(...b.subarray(8, Math.min(b.length, 8 + Math.min(64, (b[2] << 8) | b[3]))));
+    if (/^avi[fs]/.test(brands) || (/^mif1/.test(brands) && /avif/.test(brands))) return 'image/avif';
+    if (/^(heic|heix|heim|heis|hevc|hevx|mif1|msf1)/.test(brands)) return 'image/heic';
+  }
   return null;
 }
 
@@ -55,7 +60,7 @@ export async function runVision(a: VisionArgs, ctx: ToolContext): Promise<string
     bytes = readFileSync(path);
     mime = sniffImage(bytes);
   }
-  if (!mime) return fail('That is not an image format the vision model can read (PNG, JPEG, GIF, WebP, BMP).');
+  if (!mime) return fail('That is not an image format the vision model can read (PNG, JPEG, GIF, WebP, BMP, HEIC, AVIF).');
   let fitted;
   try {
     fitted = await fitForVision(bytes, mime, s.env, ctx.signal);

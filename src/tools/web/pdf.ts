@@ -13,7 +13,8 @@ export function isPdf(contentType: string, body: Uint8Array): boolean {
   return body.length > 4 && body[0] === 0x25 && body[1] === 0x50 && body[2] === 0x44 && body[3] === 0x46 && body[4] === 0x2d;
 }
 
-export async function pdfToText(data: Uint8Array): Promise<PdfText> {
+/** `markEveryPage`: a `--- Page N ---` line before every page, even a single one (read_file). */
+export async function pdfToText(data: Uint8Array, opts: { markEveryPage?: boolean } = {}): Promise<PdfText> {
   const { getDocumentProxy, extractText, getMeta } = await import('unpdf');
   let pdf;
   try {
@@ -34,7 +35,7 @@ export async function pdfToText(data: Uint8Array): Promise<PdfText> {
     } catch {
       /* no metadata */
     }
-    const content = pages.length > 1 ? pages.map((p, i) => `--- Page ${i + 1} ---\n${p}`).join('\n\n') : (pages[0] ?? '');
+    const content = pages.length > 1 || opts.markEveryPage ? pages.map((p, i) => `--- Page ${i + 1} ---\n${p}`).join('\n\n') : (pages[0] ?? '');
     return { title, content, pages: totalPages };
   } finally {
     void (pdf as unknown as { destroy?: () => Promise<void> }).destroy?.()?.catch(() => undefined);

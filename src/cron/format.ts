@@ -1,6 +1,7 @@
 // How jobs are shown to the model (the cronjob tool's JSON) and to people (hermes cron list).
 import { CronStore, TICKER_STALE_SECONDS, type CronJob } from './jobs.ts';
 import { activeTicker } from './scheduler.ts';
+import type { JobView } from './job-view.ts';
 
 export function repeatDisplay(job: CronJob): string {
   const { times, completed } = job.repeat;
@@ -15,36 +16,7 @@ export function displayState(job: CronJob, store: CronStore): string {
   return job.state;
 }
 
-/** The job as the cronjob tool reports it (Hermes's field names). */
-/** A job as `hermes cron list --json`, the cronjob tool and the dashboard show it. */
-export interface JobView {
-  job_id: string;
-  name: string;
-  skill: string | null;
-  skills: string[];
-  prompt_preview: string;
-  model: string | null;
-  provider: string | null;
-  base_url: string | null;
-  schedule: string;
-  repeat: string;
-  deliver: string;
-  next_run_at: string | null;
-  last_run_at: string | null;
-  last_status: string | null;
-  last_error: string | null;
-  last_delivery_error: string | null;
-  enabled: boolean;
-  state: string;
-  paused_at: string | null;
-  paused_reason: string | null;
-  script?: string;
-  no_agent?: true;
-  context_from?: string[];
-  enabled_toolsets?: string[];
-  runs_on?: string;
-  workdir?: string;
-}
+export type { JobView } from './job-view.ts';
 
 export function formatJob(job: CronJob, store: CronStore): JobView {
   const out: JobView = {

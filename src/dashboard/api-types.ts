@@ -160,35 +160,9 @@ export interface SkillResponse {
 
 // ---- Cron ----------------------------------------------------------------------------------------
 
-/** A job as `hermes cron list --json` shows it (src/cron/format.ts). */
-export interface CronJobView {
-  job_id: string;
-  name: string;
-  skill: string | null;
-  skills: string[];
-  prompt_preview: string;
-  model: string | null;
-  provider: string | null;
-  base_url: string | null;
-  schedule: string;
-  repeat: string;
-  deliver: string;
-  next_run_at: string | null;
-  last_run_at: string | null;
-  last_status: string | null;
-  last_error: string | null;
-  last_delivery_error: string | null;
-  enabled: boolean;
-  state: string;
-  paused_at: string | null;
-  paused_reason: string | null;
-  script?: string;
-  no_agent?: true;
-  context_from?: string[];
-  enabled_toolsets?: string[];
-  runs_on?: string;
-  workdir?: string;
-}
+/** A job as `hermes cron list --json` shows it (src/cron/job-view.ts). */
+export type { JobView as CronJobView } from '../cron/job-view.ts';
+import type { JobView as CronJobView } from '../cron/job-view.ts';
 
 export interface CronListResponse {
   jobs: (CronJobView & { prompt: string; created_at: string })[];

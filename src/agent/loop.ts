@@ -31,6 +31,8 @@ export interface LoopRequestOptions {
   extraBody?: Record<string, unknown>;
   /** Per-request output budget when maxTokens is unset (read before each request; lean mode). */
   maxTokensFor?: () => number | undefined;
+  /** Per-request output ceiling when neither is set (the provider's default; read before each request). */
+  outputCapFor?: () => number | undefined;
 }
 
 export interface LoopOptions {
@@ -219,6 +221,7 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
       tools: withTools ? schemas : [],
       signal,
       maxTokens: o.request?.maxTokens ?? o.request?.maxTokensFor?.(),
+      outputCap: o.request?.outputCapFor?.(),
       temperature: o.request?.temperature,
       reasoningEffort: o.request?.reasoningEffort,
       cacheTtl: o.request?.cacheTtl,

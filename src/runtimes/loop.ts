@@ -78,12 +78,10 @@ export class LoopRunner implements TurnRunner {
         sessionId: h.id,
         serviceTier: serviceTierFor(h.prefs?.fast),
         extraBody: local.extraBody,
-        // model.max_tokens, else lean mode's budget, else the provider's or model's default (as Hermes
-        // sends it), never more than half a local window the server reported.
-        maxTokensFor: () =>
-          configuredOutputCap(o.config.model?.max_tokens) ??
-          local.maxTokens ??
-          capTo(defaultOutputCap(h.llm.active), local.window ? Math.floor(local.window / 2) : undefined),
+        // model.max_tokens, else lean mode's budget; without either, the provider's or model's default
+        // ceiling (as Hermes sends it), never more than half a local window the server reported.
+        maxTokensFor: () => configuredOutputCap(o.config.model?.max_tokens) ?? local.maxTokens,
+        outputCapFor: () => capTo(defaultOutputCap(h.llm.active), local.window ? Math.floor(local.window / 2) : undefined),
       },
       ...(local.maxResultChars ? { maxResultChars: local.maxResultChars, turnResultChars: local.maxResultChars * 2 } : {}),
       ephemeralSystem: o.env.HERMES_EPHEMERAL_SYSTEM_PROMPT || undefined,

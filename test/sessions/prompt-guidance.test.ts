@@ -96,4 +96,11 @@ describe('the output cap (max_tokens)', () => {
     await h.session.prompt('hi');
     assert.equal(h.requests[0].maxTokens, 1234);
   });
+  it('without it, the provider default goes as a ceiling (outputCap), not as the expected answer size', async () => {
+    const h = harness({ steps: [{ text: 'ok' }] });
+    (h.session.llm.active as { provider: string }).provider = 'custom';
+    await h.session.prompt('hi');
+    assert.equal(h.requests[0].maxTokens, undefined, 'spend meters estimate from maxTokens');
+    assert.equal(h.requests[0].outputCap, 65_536);
+  });
 });

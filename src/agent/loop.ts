@@ -9,6 +9,17 @@ import type { RequestBroker } from './requests.ts';
 import { extractTextCalls, formatsFor, textCallScanner, unreadableMessage, type TextCallScanner } from './textcalls/index.ts';
 import type { AgentEvent, AgentTool, MessageSink, ToolOutcome, TurnResult } from './types.ts';
 
+
+/**
+ * The marker around what the person typed mid-turn, appended to the last tool result of a batch (the
+ * system prompt tells the model it is the user's own word). Tool output never carries it: a lookalike
+ * in a web page or file is defused (unmarked) so only Hermes can write it.
+ */
+export const STEER_OPEN = '[USER MESSAGE]';
+export const STEER_CLOSE = '[/USER MESSAGE]';
+const MARKER = /\[(\/?)\s*USER\s+MESSAGE\s*\]/gi;
+const unmarked = (text: string): string => (/user\s+message/i.test(text) ? text.replace(MARKER, '[$1user-message]') : text);
+
 export interface LoopRequestOptions {
   maxTokens?: number;
   temperature?: number;
@@ -20,6 +31,8 @@ export interface LoopRequestOptions {
   extraBody?: Record<string, unknown>;
   /** Per-request output budget when maxTokens is unset (read before each request; lean mode). */
   maxTokensFor?: () => number | undefined;
+  /** Per-request output ceiling when neither is set (the provider's default; read before each request). */
+  outputCapFor?: () => number | undefined;
 }
 
 export interface LoopOptions {
@@ -208,6 +221,7 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
       tools: withTools ? schemas : [],
       signal,
       maxTokens: o.request?.maxTokens ?? o.request?.maxTokensFor?.(),
+      outputCap: o.request?.outputCapFor?.(),
       temperature: o.request?.temperature,
       reasoningEffort: o.request?.reasoningEffort,
       cacheTtl: o.request?.cacheTtl,
@@ -409,10 +423,11 @@ export async function runTurn(userMessage: Message | null, o: LoopOptions): Prom
         content = await limitResult(content, p.call.id, Math.min(content.length - 1, Math.max(PREVIEW_CHARS * 2, turnChars - resultChars)), o.spill);
       }
       resultChars += content.length;
+      content = unmarked(content);
       if (d.warning) content += `\n\n[Tool loop warning: ${d.warning}]`;
       if (++finished === prepared.length) {
         const steer = o.takeSteer?.();
-        if (steer) content += `\n\n[The user sent this while you were working: ${steer}]`;
+        if (steer) content += `\n\n${STEER_OPEN}\n${unmarked(steer)}\n${STEER_CLOSE}`;
       }
       const m: Message = { role: 'tool', tool_call_id: p.call.id, tool_name: p.call.function.name, content, timestamp: nowSecs() };
       results[i] = m;

@@ -2,11 +2,11 @@
 // provider's prompt cache stays warm. Pure: callers read the files and pass the parts in.
 
 export const DEFAULT_IDENTITY =
-  'You are Hermes, an AI agent that gets real work done for its user. Use your tools to find out rather than guess, ' +
-  'and say plainly what you did, found and could not do. Be direct and concise; ask when a request is genuinely ambiguous.';
+  'You are Hermes, an AI agent that gets real work done for its user. Be direct and concise; say plainly what you did and ' +
+  'could not do; ask only when a request is genuinely ambiguous.';
 
 export const PLATFORM_HINTS: Record<string, string> = {
-  cli: 'You are running in a terminal: use short paragraphs, plain lists and fenced code; avoid tables and heavy Markdown.',
+  cli: 'You are in a terminal: short paragraphs, plain lists, fenced code; no tables or heavy Markdown. No attachments: name files by path.',
   acp: 'You are running inside a code editor through the Agent Client Protocol. The user sees your messages beside their code; refer to files by path.',
   telegram: 'You are chatting on Telegram. Keep replies short and conversational; basic Markdown (bold, italics, code) renders.',
   discord: 'You are chatting on Discord. Keep replies short; Discord Markdown renders. Messages over 2000 characters are split.',
@@ -38,6 +38,10 @@ export interface PromptParts {
   projectContext?: string;
   /** Set-up facts the model must know, e.g. configured MCP servers that failed to connect. */
   notes?: string[];
+  /** Where the tools run (host, user, working directory, or the remote backend), one fact a line. */
+  environment?: string[];
+  /** The active Hermes profile, when it matters. */
+  profile?: string;
   /** When the session starts. */
   now: Date;
   timezone?: string;
@@ -96,6 +100,8 @@ export function buildSystemPrompt(p: PromptParts): string {
   const meta = [`Current time: ${formatNow(p.now, p.timezone, p.localZoneName)}`];
   if (p.sessionId) meta.push(`Session ID: ${p.sessionId}`);
   if (p.model) meta.push(`Model: ${p.model}${p.provider ? ` (provider: ${p.provider})` : ''}`);
+  if (p.environment?.length) meta.push(...p.environment);
+  if (p.profile) meta.push(p.profile);
   sections.push(meta.join('\n'));
   const hint = PLATFORM_HINTS[p.platform];
   if (hint) sections.push(hint);

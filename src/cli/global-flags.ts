@@ -27,6 +27,10 @@ export interface GlobalOptions {
   checkpoints?: boolean;
   /** false with --no-restore-cwd: resuming keeps the current folder. */
   restoreCwd?: boolean;
+  acceptHooks?: boolean;
+  tui?: boolean;
+  cli?: boolean;
+  dev?: boolean;
 }
 
 /** Options of `hermes` that take a value (so the profile scan does not read a value as a flag). */
@@ -88,7 +92,22 @@ export function addGlobalOptions(cmd: Command): Command {
     .option('--ignore-user-config', 'ignore config.yaml and use the built-in defaults (.env credentials still load)')
     .option('--ignore-rules', 'skip AGENTS.md, SOUL.md, .cursorrules, memory and preloaded skills')
     .option('--safe-mode', 'troubleshooting: no user config, rules, memory, MCP servers or hooks (implies --ignore-user-config --ignore-rules)')
-    .option('--checkpoints', 'snapshot the working directory before file edits (restore with /rollback)');
+    .option('--checkpoints', 'snapshot the working directory before file edits (restore with /rollback)')
+    .option('--accept-hooks', 'approve the shell hooks in config.yaml without asking, for this run and any command (also HERMES_ACCEPT_HOOKS=1)')
+    .option('--tui', 'open the full-screen terminal UI instead of the classic REPL')
+    .option('--cli', 'open the classic REPL (overrides HERMES_TUI and display.interface: tui)')
+    .option('--dev', 'with --tui: accepted as Hermes takes it (its TUI runs from sources); this TUI is part of hermes, so nothing changes');
+}
+
+/**
+ * What the root's own flags mean for whatever command runs: --accept-hooks approves shell hooks for
+ * every agent this process starts (chat, gateway, cron), through HERMES_ACCEPT_HOOKS. Returns a note
+ * for the person, if any.
+ */
+export function applyRootFlags(o: GlobalOptions, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (o.acceptHooks) env.HERMES_ACCEPT_HOOKS = '1';
+  if (o.dev && !o.tui) return 'hermes: --dev only matters with --tui (and this TUI needs no separate build); ignored.';
+  return undefined;
 }
 
 export const REASONING_LEVELS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max', 'ultra'];

@@ -4,7 +4,7 @@ import registerChat from './commands/chat.ts';
 import { COMMAND_MODULES } from './commands/index.ts';
 import { CliError, reportAndExit } from './errors.ts';
 import { ProfileError } from '../state/profiles.ts';
-import { addGlobalOptions, applyProfile, firstPositional } from './global-flags.ts';
+import { addGlobalOptions, applyProfile, applyRootFlags, firstPositional, type GlobalOptions } from './global-flags.ts';
 import { editDistance, nearest } from '../commands/suggest.ts';
 
 /** The whole command tree, or (`only`) the root with that one module's commands. */
@@ -16,6 +16,10 @@ export function buildProgram(only?: (program: Command) => void): Command {
     // Options before a subcommand are hermes's own (`hermes -m x chat`); after it, the subcommand's.
     .enablePositionalOptions();
   addGlobalOptions(program);
+  program.hook('preAction', () => {
+    const note = applyRootFlags(program.opts() as GlobalOptions);
+    if (note) process.stderr.write(`${note}\n`);
+  });
   for (const register of only ? [only] : COMMAND_MODULES) register(program);
   guardCommands(program);
   return program;

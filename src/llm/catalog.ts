@@ -43,6 +43,8 @@ export interface ProviderSpec {
   keyHost?: string;
   quirks: ProviderQuirks;
   defaultModel?: string;
+  /** The output cap (`max_tokens`) the conversation sends on this provider when config sets none. */
+  defaultMaxTokens?: number;
   /** Path of the model list relative to the base URL (default `/models`; Anthropic `/v1/models`). */
   modelsPath?: string;
   /** Headers sent with every request (attribution, integration ids). Config `extra_headers` add to these. */
@@ -106,6 +108,7 @@ export const PROVIDERS: ProviderSpec[] = [
     aliases: ['kimi', 'moonshot', 'kimi-for-coding'],
     baseUrlEnv: 'KIMI_BASE_URL',
     quirks: { echoReasoningContent: true },
+    defaultMaxTokens: 32_000,
     defaultModel: 'kimi-k2-0905-preview',
   }),
   chat('kimi-coding-cn', 'Kimi / Moonshot (China)', 'https://api.moonshot.cn/v1', ['KIMI_CN_API_KEY'], {
@@ -178,6 +181,7 @@ export const PROVIDERS: ProviderSpec[] = [
   chat('nvidia', 'NVIDIA NIM', 'https://integrate.api.nvidia.com/v1', ['NVIDIA_API_KEY'], {
     aliases: ['nim'],
     baseUrlEnv: 'NVIDIA_BASE_URL',
+    defaultMaxTokens: 16_384,
   }),
   chat('ai-gateway', 'Vercel AI Gateway', 'https://ai-gateway.vercel.sh/v1', ['AI_GATEWAY_API_KEY'], {
     aliases: ['vercel', 'aigateway', 'vercel-ai-gateway'],
@@ -233,6 +237,7 @@ export const PROVIDERS: ProviderSpec[] = [
     aliases: ['qwen-code', 'qwen-portal'],
     baseUrlEnv: 'HERMES_QWEN_BASE_URL',
     autoDetect: false,
+    defaultMaxTokens: 65_536,
   }),
   chat('copilot', 'GitHub Copilot', 'https://api.githubcopilot.com', ['COPILOT_GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'], {
     aliases: ['github', 'github-copilot', 'github-models'],
@@ -261,6 +266,8 @@ export const PROVIDERS: ProviderSpec[] = [
     baseUrlEnv: 'OPENAI_BASE_URL',
     autoDetect: false,
     isCustom: true,
+    // Without a cap some servers stop after a few hundred tokens (an Ollama model's num_predict).
+    defaultMaxTokens: 65_536,
   }),
 ];
 

@@ -38,6 +38,7 @@ import { isRetryableKind, toProviderError } from './errors.ts';
 import { type ProviderHealth, sharedHealth, targetId } from './health.ts';
 import { createChatCompletionsStream } from './openai-chat.ts';
 import type { ProviderRuntime } from './resolve.ts';
+import { defaultOutputCap } from './output-cap.ts';
 import { createResponsesStream } from './responses.ts';
 import {
   emptyUsage,
@@ -379,7 +380,9 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
           }
           const current: SelectedKey = { ...sel, key: sel.cred.key };
           const model = rt === primary ? req.model || rt.model : rt.model;
-          const inner = adapterFor(rt, current)(rt === primary || !req.extraBody ? { ...req, model } : { ...req, model, extraBody: undefined });
+          // A fallback gets its own provider's output ceiling, and not the primary's extra body fields.
+          const own = rt === primary ? req : { ...req, extraBody: undefined, outputCap: req.outputCap === undefined ? undefined : defaultOutputCap({ ...rt, model }) };
+          const inner = adapterFor(rt, current)({ ...own, model });
           let emitted = false;
           let result: StreamResult | undefined;
           for await (const ev of inner) {

@@ -46,6 +46,7 @@ export {
 export { defaultStaleMs, defaultTimeoutMs, envFirstByteMs, type AdapterOptions } from './attempt.ts';
 export { ProviderHealth, sharedHealth, targetId, targetLabel, type HealthStore, type HealthTarget, type TargetHealth } from './health.ts';
 export { createChatCompletionsStream } from './openai-chat.ts';
+export { configuredOutputCap, defaultOutputCap } from './output-cap.ts';
 export { createAnthropicStream } from './anthropic.ts';
 export { createResponsesStream } from './responses.ts';
 export { CredentialPool, exhaustedTtlMs, STRATEGIES, type CredentialStatus, type KeyStrategy, type KeyFailure, type PoolCredential, type PoolHooks, type RefreshedToken, type SelectedKey } from './credentials.ts';

@@ -122,7 +122,8 @@ function bodyTail(runtime: ProviderRuntime, req: StreamRequest): Json {
   const body: Json = { stream: true };
   if (!runtime.quirks.noStreamUsage) body.stream_options = { include_usage: true };
   if (req.tools.length) body.tools = req.tools.map(chatTool);
-  if (req.maxTokens) body[runtime.quirks.maxTokensField ?? 'max_tokens'] = req.maxTokens;
+  const cap = req.maxTokens || req.outputCap;
+  if (cap) body[runtime.quirks.maxTokensField ?? 'max_tokens'] = cap;
   if (req.temperature !== undefined) body.temperature = req.temperature;
   Object.assign(body, reasoningParams(runtime, req.reasoningEffort));
   if (req.serviceTier) body.service_tier = req.serviceTier;

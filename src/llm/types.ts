@@ -150,7 +150,10 @@ export interface StreamRequest {
   messages: Message[];
   tools: ToolSchema[];
   signal?: AbortSignal;
+  /** The output budget asked for (spend meters count it as the answer's likely size). */
   maxTokens?: number;
+  /** A ceiling sent as max_tokens when maxTokens is unset (a provider's default, src/llm/output-cap.ts): not an estimate. */
+  outputCap?: number;
   temperature?: number;
   /** none | minimal | low | medium | high | xhigh */
   reasoningEffort?: string;

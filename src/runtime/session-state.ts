@@ -25,6 +25,7 @@ import { dropLease, inPlaceWanted, rotateSession, takeLease } from './compaction
 import { MemoryStore } from '../state/memory.ts';
 import { BuiltinMemoryProvider, MemoryManager } from '../state/memory-provider.ts';
 import { packageRoot, paths } from '../state/paths.ts';
+import { behaviourGuidance, environmentLines, profileLine } from './prompt-guidance.ts';
 import { buildSkillsIndex, disabledSkillNames, discoverSkills, skillApplies, syncBundledSkills, type Skill } from '../state/skills.ts';
 
 /** What SessionState needs from the Session that owns it. */
@@ -50,17 +51,14 @@ export interface StateHost {
   newId(): string;
 }
 
-export const MEMORY_GUIDANCE =
-  'You have a persistent memory (the memory tool), loaded at the start of every session: save lasting facts about the user ' +
-  '(who they are, preferences, corrections) to "user" and about their environment and projects to "memory". Keep entries ' +
-  'short; never task progress or secrets.';
+export const MEMORY_GUIDANCE = 'Memory is loaded every session: keep it to short lasting facts; no task progress or secrets.';
 
-export const SESSION_SEARCH_GUIDANCE =
-  'When the user refers to earlier work, search session_search before saying you do not know.';
+export const SESSION_SEARCH_GUIDANCE = 'For earlier work, try session_search before saying you do not know.';
 
+// The last sentence is Hermes's skill safety rule: compaction clears old tool output, skill_view's too.
 export const SKILLS_GUIDANCE =
-  'After a complex task, a tricky fix or a correction, save the working procedure as a skill with skill_manage; patch a skill ' +
-  'you find wrong or outdated.';
+  'After a complex task or tricky fix, save the procedure as a skill (skill_manage); patch skills you find wrong; reload ' +
+  'one whose skill_view output was cleared.';
 
 export const KANBAN_WORKER_GUIDANCE =
   '# Kanban task\n' +
@@ -228,7 +226,7 @@ export class SessionState {
     const soul = rules.includes('SOUL.md') && !this.ignoreRules ? loadSoul(paths.soul(o.home)) : {};
     parts.identity = soul.identity;
     if (soul.blocked) this.warn(`SOUL.md was not loaded: it matched ${soul.blocked}. Using the default identity.`);
-    const guidance: string[] = [];
+    const guidance: string[] = names.size ? behaviourGuidance(o.config.agent) : [];
     if (names.has('memory')) guidance.push(MEMORY_GUIDANCE);
     if (names.has('session_search')) guidance.push(SESSION_SEARCH_GUIDANCE);
     if (names.has('skill_manage')) guidance.push(SKILLS_GUIDANCE);
@@ -249,6 +247,8 @@ export class SessionState {
       parts.projectContext = buildProjectContext(files);
     }
     if (o.passSessionId) parts.sessionId = this.host.id;
+    parts.environment = environmentLines({ cwd: o.cwd, env: o.env, backend: o.config.terminal?.backend });
+    parts.profile = profileLine(o.home, o.env);
     this.built = true;
     return parts;
   }
@@ -447,10 +447,11 @@ export class SessionState {
   }
 
   /** The loop's request settings a local endpoint adds: Ollama's num_ctx, lean mode's output budget and result limits. */
-  localRequest(): { extraBody?: Record<string, unknown>; maxTokens?: number; maxResultChars?: number } {
+  localRequest(): { extraBody?: Record<string, unknown>; maxTokens?: number; maxResultChars?: number; window?: number } {
     const l = this.local;
     if (!l) return {};
     return {
+      window: l.window,
       ...(l.numCtx ? { extraBody: { options: { num_ctx: l.numCtx } } } : {}),
       // The output budget is sent for small windows only (a large one has room for any answer).
       ...(l.lean ? { maxTokens: l.window <= 65_536 ? l.reserve : undefined, maxResultChars: this.leanModule?.leanResultChars(l.window) } : {}),

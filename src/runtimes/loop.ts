@@ -8,9 +8,11 @@ import { IterationBudget, parseMaxTurns } from '../agent/budget.ts';
 import { runTurn, type LoopOptions } from '../agent/loop.ts';
 import { estimateMessagesTokens } from '../agent/tokens.ts';
 import type { AgentTool, TurnResult } from '../agent/types.ts';
-import { estimateCostUsd, type LlmClient } from '../llm/index.ts';
+import { configuredOutputCap, defaultOutputCap, estimateCostUsd, type LlmClient } from '../llm/index.ts';
 import { addUsage, type Message } from '../llm/types.ts';
 import type { RunnerOptions, TurnContext, TurnRunner } from './types.ts';
+
+const capTo = (n: number | undefined, max: number | undefined): number | undefined => (n !== undefined && max !== undefined ? Math.min(n, max) : n);
 
 /** The parts of a Session the loop runner drives. */
 export interface LoopHost {
@@ -25,7 +27,7 @@ export interface LoopHost {
     beforeRequest(history: Message[]): Promise<void>;
     runCompression(history: Message[], opts?: { force?: boolean }): Promise<string>;
     /** What a local model's requests carry (Ollama's num_ctx, lean mode's limits; docs/local-models.md). */
-    localRequest(): { extraBody?: Record<string, unknown>; maxTokens?: number; maxResultChars?: number };
+    localRequest(): { extraBody?: Record<string, unknown>; maxTokens?: number; maxResultChars?: number; window?: number };
   };
   /** Steering text typed since the last tool call, or undefined. */
   takeSteer(): string | undefined;
@@ -76,7 +78,10 @@ export class LoopRunner implements TurnRunner {
         sessionId: h.id,
         serviceTier: serviceTierFor(h.prefs?.fast),
         extraBody: local.extraBody,
-        maxTokensFor: local.maxTokens ? () => local.maxTokens : undefined,
+        // model.max_tokens, else lean mode's budget; without either, the provider's or model's default
+        // ceiling (as Hermes sends it), never more than half a local window the server reported.
+        maxTokensFor: () => configuredOutputCap(o.config.model?.max_tokens) ?? local.maxTokens,
+        outputCapFor: () => capTo(defaultOutputCap(h.llm.active), local.window ? Math.floor(local.window / 2) : undefined),
       },
       ...(local.maxResultChars ? { maxResultChars: local.maxResultChars, turnResultChars: local.maxResultChars * 2 } : {}),
       ephemeralSystem: o.env.HERMES_EPHEMERAL_SYSTEM_PROMPT || undefined,

@@ -12,6 +12,8 @@ export interface ModelConfig {
   tool_call_parser: string;
   /** `codex_app_server` hands turns to `codex app-server` (providers openai / openai-codex); `auto` = Hermes's loop. */
   openai_runtime?: string;
+  /** The conversation's output cap (`max_tokens`); unset = the provider's or model's default. */
+  max_tokens?: number | null;
 }
 
 export interface NamedProviderConfig {

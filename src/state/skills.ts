@@ -257,8 +257,7 @@ export function buildSkillsIndex(skills: Skill[]): string | undefined {
     for (const s of list) lines.push(`  - ${s.name}: ${s.description || '(no description)'}`);
   }
   return [
-    '## Skills',
-    'Before a task, check this list: when a skill fits, load it with skill_view(name) and follow it.',
+    'Skills: before replying, scan this list; if one fits even partly, you must load it with skill_view(name) and follow it.',
     '<available_skills>',
     ...lines,
     '</available_skills>',

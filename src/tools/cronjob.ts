@@ -40,7 +40,7 @@ export default defineTool({
   toolset: 'cronjob',
   emoji: '⏰',
   description:
-    'Schedule prompts to run later or repeatedly: create, list, update/pause/resume/remove/run (job_id from list). Each run is a fresh unattended session: make the prompt self-contained. The answer goes to deliver.',
+    'Schedule prompts to run later or repeatedly (job_id from list). Each run is a fresh unattended session: make the prompt self-contained. The answer goes to deliver.',
   schema,
   // Cron runs never schedule more cron jobs, and subagents do not manage them either.
   check: (s) => !!s.cron && s.platform !== 'cron' && (s.depth ?? 0) === 0,

@@ -119,7 +119,7 @@ export default defineTool({
   toolset: 'delegation',
   emoji: '🧭',
   description:
-    'Hand self-contained subtasks to subagents with fresh context; you get their summaries. goal (+ context), or tasks to run in parallel. They cannot see this chat or ask the user: put every detail in context. background: the result arrives later as a message.',
+    'Hand self-contained subtasks to subagents (fresh context; you get summaries): goal (+ context), or tasks to run in parallel. They cannot see this chat or ask the user: put every detail in context. background: the result arrives later.',
   schema: (z) =>
     z.object({
     goal: z.string().optional(),

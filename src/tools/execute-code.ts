@@ -31,7 +31,7 @@ export default defineTool({
   toolset: 'code_execution',
   emoji: '🐍',
   description:
-    'Run a Python (default) or JavaScript script that calls tools as functions, for many calls with logic between them; only what it prints comes back. `from hermes_tools import terminal` (JavaScript: the same module, async); each function takes the tool\'s parameters and returns its result: ' + SANDBOX_TOOLS.map((t) => t.name).join(', ') + '.',
+    'Run a Python (default) or JavaScript script that calls tools as functions, for many calls with logic between them; only what it prints comes back. `from hermes_tools import terminal` (JavaScript: the same module, async); each takes the tool\'s parameters and returns its result: ' + SANDBOX_TOOLS.map((t) => t.name).join(', ') + '.',
   schema,
   check: (s) => !!s.callTool,
   requirement: 'needs a session that can call tools from scripts (not offered to subagents)',

@@ -255,3 +255,17 @@ describe('global flags before and without chat', () => {
     assert.match(outside.stderr, /--worktree needs a git repository/);
   });
 });
+
+describe('hermes --help and the interface flags', () => {
+  it('lists --tui, --cli, --dev and --accept-hooks among the global flags; --dev alone says it is ignored', async () => {
+    const home = homeWithModel(fake.openaiBaseUrl);
+    const r = await hermes(['--help'], { home });
+    assert.equal(r.code, 0, r.stderr);
+    for (const flag of ['--tui', '--cli', '--dev', '--accept-hooks']) assert.match(r.stdout, new RegExp(`^  ${flag}\\b`, 'm'), flag);
+    fake.enqueue({ text: 'ok' });
+    const d = await hermes(['--dev', '--cli', '-z', 'hi'], { home });
+    assert.equal(d.code, 0, d.stderr);
+    assert.equal(d.stdout, 'ok\n');
+    assert.match(d.stderr, /--dev only matters with --tui/);
+  });
+});

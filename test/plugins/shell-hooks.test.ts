@@ -32,6 +32,16 @@ function hookHome(): { h: string; guard: string; logger: string; log: string } {
 }
 
 describe('shell hooks', () => {
+  it('--accept-hooks before the subcommand (a global flag, as in Hermes) approves them too', async () => {
+    const { h } = hookHome();
+    const n = main().length;
+    enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'echo forbidden-word' } }] }, { text: 'done' });
+    const r = await hermes(['--accept-hooks', 'chat', '-q', 'go'], { home: h });
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /not approved/);
+    assert.match(bodyText((await requests(n + 2))[n + 1]), /guard says no/);
+  });
+
   it('without consent a hook does not run and the one-shot says so; --accept-hooks approves it for good', async () => {
     const { h, guard, log } = hookHome();
     let n = main().length;

@@ -159,7 +159,7 @@ test('install a skill and invoke it with -s; --ignore-rules drops AGENTS.md', as
   const req = llm.requests.slice(before).find(isMain)!;
   const msgs = req.body.messages as { role: string; content: string }[];
   assert.match(msgs.at(-1)!.content, /invoked the skill "release-notes"[\s\S]*git log --oneline[\s\S]*User instruction: for v2\.0$/);
-  assert.match(msgs[0].content, /## Skills[\s\S]*release-notes: Write release notes from git log/);
+  assert.match(msgs[0].content, /Skills: before replying[\s\S]*release-notes: Write release notes from git log/);
   assert.match(msgs[0].content, /Always answer in French/);
   const b2 = llm.requests.length;
   await hermes(['chat', '--ignore-rules', '-q', 'hi'], { home: h, cwd: proj });

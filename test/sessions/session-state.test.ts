@@ -45,16 +45,19 @@ test('the system prompt has every part in order and stays byte-identical across 
   const sys = systems[0];
   const order = [
     'You are Ada, a calm and precise engineer.',
-    'You have a persistent memory',
+    'Finish the job',
+    '[USER MESSAGE]…[/USER MESSAGE]',
+    'Memory is loaded every session',
     'session_search',
     'MEMORY (your personal notes)',
     'The build uses pnpm',
-    '## Skills',
+    'Skills: before replying',
     '<available_skills>',
     '# Project Context',
     'Run tests with pnpm test.',
     'Current time:',
-    'You are running in a terminal',
+    'Host: ',
+    'You are in a terminal',
   ];
   let at = -1;
   for (const part of order) {

@@ -172,7 +172,7 @@ export default defineTool({
   parallelSafe: true,
   maxResultChars: Number.POSITIVE_INFINITY,
   description:
-    'Read a text file as numbered lines (`N|text`), paged with offset/limit. Use it instead of cat/head/tail. PDF, Word (docx), Excel (xlsx) and PowerPoint (pptx) files are read as their text with `--- Page N ---` / `--- Sheet N: name ---` / `--- Slide N ---` lines; images go to vision_analyze.',
+    'Read a text file as numbered lines (`N|text`), paged with offset/limit. Use it instead of cat/head/tail. Reads PDF, docx, xlsx and pptx as text (page/sheet/slide marker lines); images go to vision_analyze.',
   schema: (z) =>
     z.object({
     path: z.string().min(1),

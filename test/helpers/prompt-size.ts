@@ -30,7 +30,13 @@ export interface PromptSize {
 
 /** One request's fixed part: the system prompt and the tool schemas, as sent on the wire. */
 export function promptSize(body: { messages?: { role: string; content: unknown }[]; tools?: unknown[] }): PromptSize {
-  const system = (body.messages ?? []).filter((m) => m.role === 'system' || m.role === 'developer').map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
+  // The host line names this machine's user and working directory: counted as a typical one
+  // (`root`, /home/user/project), so the figure is the same in every clone and on every machine.
+  const system = (body.messages ?? [])
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+    .join('\n')
+    .replace(/^Host: ([^;\n]*?)(?:, user [^;\n]+)?; working directory [^\n]*$/m, 'Host: $1, user root; working directory /home/user/project');
   const tools = body.tools ?? [];
   const toolChars = JSON.stringify(tools).length;
   const names = tools.map((t) => (t as { function?: { name?: string } }).function?.name ?? '?');

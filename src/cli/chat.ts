@@ -284,6 +284,8 @@ export async function runChat(opts: ChatOptions): Promise<void> {
 export async function flushAndExit(code = process.exitCode): Promise<never> {
   // auth.json status updates from the credential pool (a benched key) finish first.
   await flushPending();
+  // Outbound webhooks (hooks.outbound) still being delivered get a few seconds to finish.
+  await (await import('../plugins/outbound-webhooks.ts')).flushOutbound(15_000);
   await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((r) => (s.writableNeedDrain ? s.once('drain', r) : r()))));
   process.exit(typeof code === 'number' ? code : 0);
 }

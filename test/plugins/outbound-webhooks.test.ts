@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -152,13 +152,14 @@ describe('outbound webhooks', () => {
     it('a one-shot delivers a signed on_session_end before exiting', async () => {
       got.length = 0;
       const h = chatHome(`hooks:\n  outbound:\n    - url: ${base}/session\n      events: [on_session_end]\n      secret_ref: HERMES_OUTBOUND_WEBHOOK_SECRET\n      name: ci-notify\n`);
+      appendFileSync(join(h, '.env'), `HERMES_OUTBOUND_WEBHOOK_SECRET=${SECRET}\n`);
       enqueue({ text: 'hello there' });
-      const r = await hermes(['chat', '-q', 'hi'], { home: h, env: { HERMES_OUTBOUND_WEBHOOK_SECRET: SECRET } });
+      const r = await hermes(['chat', '-q', 'hi'], { home: h });
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /hello there/);
       const ends = got.filter((g) => g.headers['x-hermes-event'] === 'on_session_end');
       assert.equal(ends.length, 1, `deliveries: ${got.map((g) => g.headers['x-hermes-event']).join(',')}`);
-      assert.ok(ends[0].verified, 'signed with the secret from the environment');
+      assert.ok(ends[0].verified, 'signed with the secret from HERMES_HOME/.env');
       const body = JSON.parse(ends[0].body);
       assert.equal(body.hook_event_name, 'on_session_end');
       assert.ok(body.session_id, 'names the session');

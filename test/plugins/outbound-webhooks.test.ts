@@ -165,6 +165,10 @@ describe('outbound webhooks', () => {
       assert.ok(body.session_id, 'names the session');
       const log = readFileSync(join(h, 'logs', 'outbound_webhooks.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
       assert.deepEqual([log[0].target, log[0].ok, log[0].attempts, log[0].status], ['ci-notify', true, 1, 200]);
+      const l = await hermes(['hooks', 'list'], { home: h });
+      assert.equal(l.code, 0, l.stderr);
+      assert.match(l.stdout, new RegExp(`Outbound webhooks \\(hooks\\.outbound, 1\\):\\n  - ci-notify ${base.replace(/\./g, '\\.')}/session  \\[on_session_end\\] \\(timeout=10s, signed\\)`));
+      assert.ok(!l.stdout.includes(SECRET));
     });
   });
 });

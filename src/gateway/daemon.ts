@@ -296,6 +296,8 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
       clearInterval(countsTimer);
       await refreshCounts();
       await runner.close();
+      // Outbound webhooks (hooks.outbound) fired by the last turns get a few seconds to be delivered.
+      if (!(await (await import('../plugins/outbound-webhooks.ts')).flushOutbound(10_000))) log(`gateway: ${reason}: outbound webhook deliveries still under way were dropped`);
       await cluster?.close().catch(() => undefined);
       const mine = runningGateway(o.home);
       if (mine?.pid === process.pid) rmSync(pidPath(o.home), { force: true });

@@ -14,6 +14,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkUrl } from '../policy/ssrf.ts';
+import { trackOutbound } from './outbound-pending.ts';
 import { VALID_HOOKS, type HookCallback } from './hooks.ts';
 import { matchesTool, payloadJson } from './shell-hooks.ts';
 
@@ -179,25 +180,13 @@ export async function deliver(target: OutboundTarget, event: string, payload: Re
   return rec;
 }
 
-const pending = new Set<Promise<unknown>>();
-
-/** Waits for background deliveries still under way (at most `timeoutMs`); true when all finished. */
-export async function flushOutbound(timeoutMs = 5000): Promise<boolean> {
-  if (!pending.size) return true;
-  let timer: NodeJS.Timeout | undefined;
-  const done = await Promise.race([Promise.allSettled([...pending]).then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeoutMs)))]);
-  clearTimeout(timer);
-  return done;
-}
-
 /** The hook callback of one (event, target): builds the payload, queues the delivery, returns at once. */
 export function outboundCallback(event: string, target: OutboundTarget, ctx: { home: string; cwd: () => string; profile: string; retryBaseMs?: number }): HookCallback {
   return (payload) => {
     if (TOOL_EVENTS.has(event) && !matchesTool({ event, command: '', matcher: target.matcher, timeoutS: 0, failClosed: false }, payload.tool_name)) return undefined;
     const body = JSON.parse(payloadJson(event, payload, ctx.cwd(), ctx.profile)) as Record<string, unknown>;
     const p = deliver(target, event, body, { home: ctx.home, retryBaseMs: ctx.retryBaseMs }).catch(() => undefined);
-    pending.add(p);
-    void p.finally(() => pending.delete(p));
+    trackOutbound(p);
     return undefined;
   };
 }

@@ -1,4 +1,5 @@
 // `hermes chat`: one question (-q / --query-file / piped stdin) or the interactive REPL.
+import { flushOutbound } from '../plugins/outbound-pending.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseMaxTurns } from '../agent/budget.ts';
@@ -284,6 +285,8 @@ export async function runChat(opts: ChatOptions): Promise<void> {
 export async function flushAndExit(code = process.exitCode): Promise<never> {
   // auth.json status updates from the credential pool (a benched key) finish first.
   await flushPending();
+  // Outbound webhooks (hooks.outbound) still being delivered get a few seconds to finish.
+  await flushOutbound(15_000);
   await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((r) => (s.writableNeedDrain ? s.once('drain', r) : r()))));
   process.exit(typeof code === 'number' ? code : 0);
 }

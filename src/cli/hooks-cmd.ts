@@ -10,6 +10,7 @@ import { expandHome } from '../state/paths.ts';
 import { profileNameOf } from '../state/profiles.ts';
 import { allowlistEntry, commandScript, revokeCommand, scriptMtimeIso, type Approval } from '../plugins/allowlist.ts';
 import { closest, FIRED_HOOKS, VALID_HOOKS } from '../plugins/hooks.ts';
+import { loggableUrl, parseOutbound } from '../plugins/outbound-webhooks.ts';
 import { evaluate, matchesTool, parseHooksBlock, payloadJson, spawnHook, type ShellHookSpec, type SpawnResult } from '../plugins/shell-hooks.ts';
 import { parse } from 'yaml';
 
@@ -46,11 +47,13 @@ function drift(spec: ShellHookSpec, entry: Approval): { changed: boolean | null;
 const matcherPart = (s: ShellHookSpec) => (s.matcher ? ` matcher=${JSON.stringify(s.matcher)}` : '');
 
 export async function list(opts: { json?: boolean }): Promise<void> {
-  const { home, specs, warnings } = configured();
+  const { home, env, specs, warnings, config } = configured();
   const gateway = scanGatewayHooks(home, (t) => parse(t));
+  const hooksBlock = (config as { hooks?: { outbound?: unknown } }).hooks;
+  const outbound = parseOutbound(hooksBlock && typeof hooksBlock === 'object' ? hooksBlock.outbound : undefined, env, (w) => warnings.push(w));
   if (opts.json) {
     const rows = specs.map((s) => ({ event: s.event, command: s.command, matcher: s.matcher ?? null, timeout: s.timeoutS, fail_closed: s.failClosed, approved: !!allowlistEntry(home, s.event, s.command), fired: FIRED_HOOKS.includes(s.event) }));
-    out(JSON.stringify({ shell_hooks: rows, gateway_hooks: gateway.map((g) => ({ name: g.name, events: g.events, handler: g.handler ?? null, problem: g.problem ?? null })), warnings }, null, 2));
+    out(JSON.stringify({ shell_hooks: rows, gateway_hooks: gateway.map((g) => ({ name: g.name, events: g.events, handler: g.handler ?? null, problem: g.problem ?? null })), outbound_webhooks: outbound.map((t) => ({ name: t.name || null, url: loggableUrl(t.url), events: t.events, matcher: t.matcher ?? null, timeout: t.timeoutS, signed: !!t.secret })), warnings }, null, 2));
     return;
   }
   for (const w of warnings) out(`⚠ ${w}`);
@@ -71,6 +74,11 @@ export async function list(opts: { json?: boolean }): Promise<void> {
       }
       out();
     }
+  }
+  if (outbound.length) {
+    out(`Outbound webhooks (hooks.outbound, ${outbound.length}):`);
+    for (const t of outbound) out(`  - ${t.name ? `${t.name} ` : ''}${loggableUrl(t.url)}  [${t.events.join(', ')}]${t.matcher ? ` matcher=${JSON.stringify(t.matcher)}` : ''} (timeout=${t.timeoutS}s, ${t.secret ? 'signed' : 'unsigned'})`);
+    out();
   }
   if (gateway.length) {
     out(`Gateway hooks (${home}/hooks):`);

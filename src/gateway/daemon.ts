@@ -2,6 +2,7 @@
 // it. One gateway per HERMES_HOME (gateway.pid); SIGTERM/SIGINT drain it gracefully: stop taking
 // messages, let running turns finish (HERMES_RESTART_DRAIN_TIMEOUT, default 900 s; the rest are
 // interrupted), disconnect, remove the PID file.
+import { flushOutbound } from '../plugins/outbound-pending.ts';
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -296,6 +297,8 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
       clearInterval(countsTimer);
       await refreshCounts();
       await runner.close();
+      // Outbound webhooks (hooks.outbound) fired by the last turns get a few seconds to be delivered.
+      if (!(await flushOutbound(10_000))) log(`gateway: ${reason}: outbound webhook deliveries still under way were dropped`);
       await cluster?.close().catch(() => undefined);
       const mine = runningGateway(o.home);
       if (mine?.pid === process.pid) rmSync(pidPath(o.home), { force: true });

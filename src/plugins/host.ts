@@ -11,6 +11,7 @@ import { anyPluginDirs, discoverPlugins, pluginSettings, pluginState, truthy, ty
 import { removeExtensionsOf } from './extensions.ts';
 import { errText, HookManager, hookTimeoutMs } from './hooks.ts';
 import type { PluginManifest } from './manifest.ts';
+import { outboundCallback, parseOutbound } from './outbound-webhooks.ts';
 import { parseHooksBlock, shellCallback, type ShellHookSpec } from './shell-hooks.ts';
 import { pluginHost, setPluginHost, type ActiveSession, type PluginCommand, type PluginContributions, type PluginTool, type PromptSection } from './state.ts';
 import { parse } from 'yaml';
@@ -198,6 +199,16 @@ export class PluginHost implements PluginContributions {
     }
   }
 
+  /** Registers the `hooks.outbound` targets (no consent needed: they run no code here, as in Hermes). */
+  loadOutboundWebhooks(o: LoadOptions): void {
+    const cfg = (o.config ?? {}) as { hooks?: { outbound?: unknown } };
+    const hooks = cfg.hooks && typeof cfg.hooks === 'object' ? cfg.hooks : {};
+    for (const t of parseOutbound(hooks.outbound, this.env, (w) => this.problem(w, o))) {
+      for (const event of t.events) this.hooks.register(event, outboundCallback(event, t, { home: this.home, cwd: () => process.cwd(), profile: this.profile }), `outbound:${t.name || t.url}`, 'shell');
+      this.log('INFO', `outbound webhook registered: ${t.events.join(', ')} -> ${t.name || t.url}${t.secret ? ' (signed)' : ' (unsigned)'}`);
+    }
+  }
+
   problem(message: string, o?: { warn?: (m: string) => void }): void {
     this.warnings.push(message);
     this.log('WARNING', message);
@@ -227,6 +238,7 @@ export async function loadPlugins(o: LoadOptions): Promise<PluginHost> {
     }
   }
   await host.loadShellHooks(o);
+  host.loadOutboundWebhooks(o);
   return host;
 }
 

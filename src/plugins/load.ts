@@ -22,7 +22,7 @@ export interface SurfacePluginOptions {
 
 function hooksConfigured(config: unknown): boolean {
   const h = (config as { hooks?: unknown } | undefined)?.hooks;
-  return !!h && typeof h === 'object' && Object.keys(h).some((k) => k !== 'outbound' && k !== 'output_spill');
+  return !!h && typeof h === 'object' && Object.entries(h).some(([k, v]) => (k === 'outbound' ? Array.isArray(v) && v.length > 0 : k !== 'output_spill'));
 }
 
 /** Whether anything plugin-related exists for this home (without reading a manifest). */

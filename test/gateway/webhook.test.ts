@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runGateway, type RunningGateway } from '../../src/gateway/daemon.ts';
 import { renderTemplate, verifySignature } from '../../src/gateway/platforms/webhook.ts';
+import { deliver } from '../../src/plugins/outbound-webhooks.ts';
 import { hermes } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { startFakeTelegram, type FakeTelegram, type SentCall } from '../helpers/fake-telegram.ts';
@@ -108,6 +109,23 @@ describe('webhooks', () => {
     const old = String(Math.floor(Date.now() / 1000) - 3600);
     const replay = await post('alerts', body, { 'x-webhook-timestamp': old, 'x-webhook-signature-v2': createHmac('sha256', 'alert-secret').update(`${old}.${body}`).digest('hex') });
     assert.equal(replay.status, 401, 'an old timestamp is a replay');
+  });
+
+  test("Hermes's outbound scheme (X-Hermes-Signature-V2): our own delivery is accepted, tampered or stale is not", async () => {
+    const target = { url: `${url}/alerts`, events: ['on_session_end'], name: 'self', secret: 'alert-secret', timeoutS: 5 };
+    const rec = await deliver(target, 'on_session_end', { alert: { name: 'cpu', state: 'hot' } }, { home: t.home, retryBaseMs: 5 });
+    assert.deepEqual([rec.ok, rec.status, rec.attempts], [true, 200, 1], rec.error);
+    await tg.waitFor(isText(111, /🚨 cpu is hot/), 5000, 'the delivered alert');
+    const body = JSON.stringify({ alert: { name: 'mem', state: 'ok' } });
+    const now = Math.floor(Date.now() / 1000);
+    const sig = (ts: number, b: string) => `sha256=${createHmac('sha256', 'alert-secret').update(`${ts}.${b}`).digest('hex')}`;
+    const tampered = await post('alerts', body.replace('ok', 'bad'), { 'x-hermes-timestamp': String(now), 'x-hermes-signature-v2': sig(now, body), 'x-hermes-delivery': 'x-1' });
+    assert.equal(tampered.status, 401);
+    const stale = await post('alerts', body, { 'x-hermes-timestamp': String(now - 600), 'x-hermes-signature-v2': sig(now - 600, body), 'x-hermes-delivery': 'x-2' });
+    assert.equal(stale.status, 401);
+    const h = { 'x-hermes-timestamp': String(now), 'x-hermes-signature-v2': sig(now, body), 'x-hermes-delivery': 'x-3' };
+    assert.equal((await post('alerts', body, h)).status, 200);
+    assert.equal(((await (await post('alerts', body, h)).json()) as { status: string }).status, 'duplicate', 'X-Hermes-Delivery dedupes');
   });
 
   test('hermes webhook test/list/remove', async () => {

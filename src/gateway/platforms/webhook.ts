@@ -2,7 +2,7 @@
 // (`platforms.webhook.routes` / `.extra.routes`) and from `hermes webhook subscribe`
 // (HERMES_HOME/webhook_subscriptions.json, re-read when it changes). Every route needs a secret
 // (its own or WEBHOOK_SECRET); requests are checked by HMAC (GitHub X-Hub-Signature-256, Standard
-// Webhooks, X-Webhook-Signature-V2 with a timestamp, legacy X-Webhook-Signature), GitLab's token or
+// Webhooks, Hermes's X-Hermes-Signature-V2 / -256, X-Webhook-Signature-V2 with a timestamp, legacy X-Webhook-Signature), GitLab's token or
 // a bearer token. Then: event filter, payload filters, idempotency by delivery id (1 h), a per-route
 // rate limit, an optional filter/transform script, the prompt template over the payload, and either
 // direct delivery (`deliver_only`) or an agent run whose answer is delivered (`deliver`).
@@ -164,6 +164,14 @@ export function verifySignature(secret: string, body: Buffer, h: Record<string, 
     const sigs = h['webhook-signature'].split(' ').map((s) => s.split(',')[1] ?? '');
     return sigs.some((s) => eq(s, expected)) ? { ok: true, method: 'standard-webhooks' } : { ok: false, reason: 'bad webhook-signature' };
   }
+  if (h['x-hermes-signature-v2']) {
+    // Hermes's outbound webhooks (and ours): sha256=<hex HMAC(timestamp "." body)>, 5-minute window.
+    const ts = h['x-hermes-timestamp'] ?? '';
+    if (!/^\d+$/.test(ts) || Math.abs(nowS - Number(ts)) > TIMESTAMP_TOLERANCE_S) return { ok: false, reason: 'X-Hermes-Timestamp missing or outside the 5-minute window' };
+    const expected = createHmac('sha256', secret).update(`${ts}.`).update(body).digest('hex');
+    return eq(h['x-hermes-signature-v2'], `sha256=${expected}`) ? { ok: true, method: 'hermes-v2' } : { ok: false, reason: 'bad X-Hermes-Signature-V2' };
+  }
+  if (h['x-hermes-signature-256']) return eq(h['x-hermes-signature-256'], `sha256=${hmacHex(secret, body)}`) ? { ok: true, method: 'hermes' } : { ok: false, reason: 'bad X-Hermes-Signature-256' };
   if (h['x-webhook-signature-v2']) {
     const ts = Number(h['x-webhook-timestamp']);
     if (!Number.isFinite(ts) || Math.abs(nowS - ts) > TIMESTAMP_TOLERANCE_S) return { ok: false, reason: 'X-Webhook-Timestamp missing or outside the 5-minute window' };
@@ -306,7 +314,7 @@ export class WebhookServer implements PlatformAdapter {
     const event = headers['x-github-event'] ?? headers['x-gitlab-event'] ?? String(p?.event_type ?? p?.event ?? '');
     if (route.events?.length && !route.events.includes(event)) return this.json(res, 200, { status: 'ignored', reason: 'event', event });
     if (!matchesFilters(route.filters, { payload, event, headers })) return this.json(res, 200, { status: 'ignored', reason: 'filter' });
-    const deliveryId = headers['x-github-delivery'] ?? headers['svix-id'] ?? headers['webhook-id'] ?? headers['x-request-id'] ?? `${now}-${randomBytes(4).toString('hex')}`;
+    const deliveryId = headers['x-github-delivery'] ?? headers['x-hermes-delivery'] ?? headers['svix-id'] ?? headers['webhook-id'] ?? headers['x-request-id'] ?? `${now}-${randomBytes(4).toString('hex')}`;
     for (const [k, t] of this.seen) if (now - t > IDEMPOTENCY_TTL_MS) this.seen.delete(k);
     const seenKey = `${route.name}:${deliveryId}`;
     if (this.seen.has(seenKey)) return this.json(res, 200, { status: 'duplicate', route: route.name, delivery_id: deliveryId });

@@ -130,9 +130,21 @@ export class GatewayLedger {
     return this.sending(id, keys, src, () => send(wire ? this.parts(id, 0) : undefined));
   }
 
-  /** Each part's request going out (and one that failed on the network, tried again) is recorded. */
+  /**
+   * Each part's request going out (and one that failed on the network, tried again) is recorded. A
+   * failure to record is logged: it never stops the reply (nor throws inside the socket's write).
+   */
   private parts(id: string, skip: number): ReplyParts {
-    return { skip, out: (i) => this.store.attempting(id, i), back: (i) => this.store.back(id, i) };
+    const safe = (what: string, f: () => void | Promise<void>): void | Promise<void> => {
+      const said = (e: unknown) => this.log(`ledger: could not record a reply part as ${what}: ${(e as Error).message}`);
+      try {
+        const p = f();
+        if (p && typeof p.then === 'function') return p.then(undefined, said);
+      } catch (e) {
+        said(e);
+      }
+    };
+    return { skip, out: (i) => safe('going out', () => this.store.attempting(id, i)), back: (i) => safe('not sent', () => this.store.back(id, i)) };
   }
 
   /** Runs a send and records how it ended. */

@@ -3,14 +3,19 @@
 // message is recorded (with itself, so it can be run again) before anything else happens to it,
 // and before the platform is told it arrived (Telegram's next poll confirms it).
 //
-// Replies: `send` records the reply (`pending`) before it goes out, marks it `attempting` at the
-// moment its request is written to the socket (wire-hook.ts; adapters whose sends go through
-// nodeFetch say `wireReceipts`) and `delivered`, with the platform's message id, right after.
+// Replies: the turn commits the answer to the transcript first (turn.ts), then `send` records the
+// reply (`pending`) before it goes out, marks it `attempting` — and which of its parts (text chunks,
+// then attachments) went out — at the moment each part's request is written to the socket
+// (wire-hook.ts; adapters whose sends go through nodeFetch say `wireReceipts`), and `delivered`,
+// with the platform's message id, right after. A part that failed on the network and is tried
+// again counts as not sent until its next try goes out.
 //
 // After a restart or failover (`recover`, per platform once it is connected), for each message a
 // dead owner took and did not finish:
-//   - its reply is `delivered`, or was written to the socket: it is answered; nothing is sent;
-//   - its reply is recorded but was never written (`pending`/`failed`): the reply is sent now;
+//   - its reply is `delivered`, or every part of it was written to the socket: it is answered;
+//     nothing is sent;
+//   - its reply is recorded and some parts were never written (`pending`, `failed`, or
+//     `attempting` part way): those parts are sent now, not the ones that went out;
 //   - a reply of an adapter without wire receipts was being sent: sent again, marked as possibly
 //     a duplicate (Hermes's rule for that case);
 //   - no reply yet: the message is run again (the model sees it once: the copy the dead turn saved

@@ -23,7 +23,12 @@ const SCHEMA = [
     attempts INTEGER NOT NULL DEFAULT 0, replayed INTEGER NOT NULL DEFAULT 0, owner TEXT NOT NULL,
     obligation_id TEXT, send_mode TEXT, reply_message_id TEXT,
     created_at DOUBLE PRECISION NOT NULL, updated_at DOUBLE PRECISION NOT NULL)`,
-  'ALTER TABLE gateway_inbound_ledger ADD COLUMN IF NOT EXISTS parts_out INTEGER NOT NULL DEFAULT 0',
+  // (Checked first: ALTER TABLE would lock the table against the running gateways' writes even when the column is there.)
+  `DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'gateway_inbound_ledger' AND column_name = 'parts_out') THEN
+      ALTER TABLE gateway_inbound_ledger ADD COLUMN parts_out INTEGER NOT NULL DEFAULT 0;
+    END IF;
+  END $$`,
   'CREATE INDEX IF NOT EXISTS idx_gateway_inbound_ledger_open ON gateway_inbound_ledger(platform, state)',
   'CREATE INDEX IF NOT EXISTS idx_gateway_inbound_ledger_obligation ON gateway_inbound_ledger(obligation_id)',
   `CREATE TABLE IF NOT EXISTS delivery_obligations (

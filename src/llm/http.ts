@@ -79,15 +79,17 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
   // Taken here, in the caller's context (a retry below runs in the socket's).
   const onWire = wireHook();
 
-  // A kept-alive socket the server closed while idle fails at once with ECONNRESET, before the
-  // request reached anyone: send it again once on a fresh socket (what Node's docs advise).
-  const send = (retried: boolean): Promise<Response> => new Promise<Response>((resolve, reject) => {
+  // A kept-alive socket the server closed while idle fails at once with ECONNRESET (or EPIPE, when
+  // the close comes between the writes of a watched request), before the request reached anyone:
+  // send it again (what Node's docs advise). Sockets of one burst go idle together, so the next one
+  // from the pool may be closed too: a few tries.
+  const send = (tries: number): Promise<Response> => new Promise<Response>((resolve, reject) => {
     const req = mod.request(url, { method: init.method ?? 'GET', headers, agent: agentFor(url.protocol) });
     let responded = false;
     req.on('error', (err) => {
       signal?.removeEventListener('abort', onAbort);
       if (signal?.aborted) reject(abortError(signal));
-      else if (!retried && !responded && req.reusedSocket && (err as NodeJS.ErrnoException).code === 'ECONNRESET') resolve(send(true));
+      else if (tries < 3 && !responded && req.reusedSocket && /^(ECONNRESET|EPIPE)$/.test(String((err as NodeJS.ErrnoException).code))) resolve(send(tries + 1));
       else reject(Object.assign(new TypeError('fetch failed'), { cause: err }));
     });
     let source: BodySource | undefined;
@@ -141,7 +143,7 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
       else go();
     });
   });
-  return send(false);
+  return send(0);
 }
 
 /** The fetch the SDK clients use: node:http unless HERMES_HTTP_CLIENT=fetch. */

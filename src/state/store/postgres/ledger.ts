@@ -12,7 +12,7 @@
 // backoff until it is back (up to about 90 s): the gateway waits instead of forgetting a message.
 import { hostname } from 'node:os';
 import { inboundRow, obligationRow, ownerAlive, processOwner, type InboundRow, type LedgerCounts, type LedgerStore, type NewObligation, type ObligationRow } from '../../delivery-ledger.ts';
-import type { PgDb, Queryable, Row } from './pool.ts';
+import { transientPg, type PgDb, type Queryable, type Row } from './pool.ts';
 
 const RETENTION_S = 7 * 24 * 3600;
 
@@ -41,13 +41,7 @@ const SCHEMA = [
     owner TEXT PRIMARY KEY, platforms TEXT NOT NULL DEFAULT '', beat_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
 ];
 
-/** Errors of a database that restarts or is briefly away (not of the query itself). */
-export const TRANSIENT_PG = /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection terminated|timeout exceeded when trying to connect|terminating connection|not queryable|Client was closed|the database system is (starting up|shutting down|in recovery|not yet accepting)|57P0[123]|0800[0-6]/i;
-
-export function transientPg(e: unknown): boolean {
-  const err = e as { message?: string; code?: string };
-  return TRANSIENT_PG.test(`${err?.code ?? ''} ${err?.message ?? ''}`);
-}
+export { TRANSIENT_PG, transientPg } from './pool.ts';
 
 const now = () => Date.now() / 1000;
 

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLedgerCounts, type LedgerCounts } from '../state/delivery-ledger.ts';
+import { emptyConfigFile, emptyConfigProblem } from '../state/config.ts';
 import { paths } from '../state/paths.ts';
 import { storeChoice } from '../state/store/index.ts';
 import type { LlmClient } from '../llm/index.ts';
@@ -144,6 +145,12 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
   const info: PidInfo = { pid: process.pid, kind: 'hermes-gateway', started_at: new Date().toISOString(), argv: process.argv.slice(1), home: o.home };
   writeJson(pidPath(o.home), info, 0o644);
   log(`gateway: starting (pid ${process.pid}) with ${names.map((n) => platformLabel(n)).join(', ')}`);
+  // An emptied config.yaml: turns cannot choose a provider (session-client.ts); said once, here.
+  const emptied = emptyConfigFile(o.config);
+  if (emptied && !o.env.HERMES_INFERENCE_PROVIDER?.trim()) {
+    const { problem, hint } = emptyConfigProblem(emptied);
+    log(`gateway: ${problem}: messages are answered with this error until one is. ${hint}.`);
+  }
   for (const n of names) if (getPlatform(n)?.kind === 'chat' && !getPlatform(n)?.trustedSource && !hasAnyAllowlist(n, o.env)) log(`auth: ${n}: no allowlist (${envPrefix(n)}_ALLOWED_USERS / GATEWAY_ALLOWED_USERS); strangers get a pairing code and nobody gets in until you approve one`);
   for (const line of allowlistWarnings(names.filter((n) => getPlatform(n)?.kind === 'chat' && !getPlatform(n)?.trustedSource), o.env)) log(line);
 

@@ -5,6 +5,7 @@
 // `hermes chat`). Replies are chunked to the platform's limit; `MEDIA:<path>` lines become
 // attachments; secrets are redacted.
 import { existsSync } from 'node:fs';
+import { withWireHook } from '../llm/wire-hook.ts';
 import { redactionEnabled, redactSecrets } from '../policy/redact.ts';
 import { chunkMessage } from './chunk.ts';
 import { homeChannel, platformEnabled, splitChatThread } from './config.ts';
@@ -102,40 +103,69 @@ export function transientSendFailure(r: SendResult): boolean {
   return !r.ok && (r.retryable === true || (!!r.error && TRANSIENT_SEND.test(r.error)));
 }
 
-/** adapter.send, tried again after a transient network failure (with jitter, so chats that failed together do not retry together). */
-async function sendRetrying(adapter: PlatformAdapter, chatId: string, text: string, opts: SendOptions, delays: number[]): Promise<SendResult> {
-  let r = await adapter.send(chatId, text, opts);
+/**
+ * How the delivery ledger watches a reply's parts (its text chunks, then its attachments, in order):
+ * `out(i)` runs when part i's request is going out (wire-hook.ts), `back(i)` when it failed on the
+ * network and is tried again (the platform most likely never got it), and a reply sent again after a
+ * restart starts at part `skip` (the parts before it went out).
+ */
+export interface ReplyParts {
+  skip: number;
+  out(i: number): void | Promise<void>;
+  back(i: number): void | Promise<void>;
+}
+
+/** One part's send, watched at the socket when the ledger asks (wire-hook.ts). */
+const watched = (parts: ReplyParts | undefined, i: number, send: () => Promise<SendResult>): Promise<SendResult> => (parts ? withWireHook(() => parts.out(i), send) : send());
+
+/** A part's send, tried again after a transient network failure (with jitter, so chats that failed together do not retry together). */
+async function sendRetrying(send: () => Promise<SendResult>, delays: number[], back?: () => void | Promise<void>): Promise<SendResult> {
+  let r = await send();
   for (const ms of delays) {
     if (!transientSendFailure(r)) break;
+    await back?.();
     await new Promise((resolve) => setTimeout(resolve, ms * (0.8 + Math.random() * 0.4)));
-    r = await adapter.send(chatId, text, opts);
+    r = await send();
   }
   return r;
 }
 
-/** Sends text (chunked, with MEDIA attachments) through one adapter. */
-export async function sendText(adapter: PlatformAdapter, chatId: string, text: string, o: SendTextOptions & { redact?: boolean } = {}): Promise<{ ok: boolean; error?: string; messageIds: string[] }> {
-  const { text: body, media, voice } = extractMedia(o.redact === false ? text : redactSecrets(text));
-  const ids: string[] = [];
+/** The parts of a reply: its text chunks for `adapter`, then its `MEDIA:` files. */
+export function replyParts(adapter: PlatformAdapter, text: string, redact = true): { chunks: string[]; media: string[]; voice?: true } {
+  const { text: body, media, voice } = extractMedia(redact ? redactSecrets(text) : text);
   const limit = Math.min(adapter.maxMessageLength, getPlatform(adapter.name)?.maxMessageLength ?? adapter.maxMessageLength);
-  const chunks = chunkMessage(body, limit);
-  for (let i = 0; i < chunks.length; i++) {
-    const r = await sendRetrying(adapter, chatId, chunks[i], { threadId: o.threadId, replyTo: i === 0 ? o.replyTo : undefined, meta: o.meta }, o.retryDelaysMs ?? SEND_RETRY_DELAYS_MS);
+  return { chunks: chunkMessage(body, limit), media, ...(voice ? { voice } : {}) };
+}
+
+/** Sends text (chunked, with MEDIA attachments) through one adapter. */
+export async function sendText(adapter: PlatformAdapter, chatId: string, text: string, o: SendTextOptions & { redact?: boolean; parts?: ReplyParts } = {}): Promise<{ ok: boolean; error?: string; messageIds: string[] }> {
+  const { chunks, media, voice } = replyParts(adapter, text, o.redact !== false);
+  const ids: string[] = [];
+  const parts = o.parts;
+  const skip = parts?.skip ?? 0;
+  for (let i = skip; i < chunks.length; i++) {
+    const opts = { threadId: o.threadId, replyTo: i === 0 ? o.replyTo : undefined, meta: o.meta };
+    const r = await sendRetrying(() => watched(parts, i, () => adapter.send(chatId, chunks[i], opts)), o.retryDelaysMs ?? SEND_RETRY_DELAYS_MS, parts && (() => parts.back(i)));
     if (!r.ok) return { ok: false, error: r.error ?? 'send failed', messageIds: ids };
     if (r.messageId) ids.push(r.messageId);
   }
-  const r = await sendAttachments(adapter, chatId, media, { ...o, voice });
+  const r = await sendAttachments(adapter, chatId, media, { ...o, voice }, parts && { ...parts, first: chunks.length });
   ids.push(...r.messageIds);
   if (!r.ok) return { ok: false, error: r.error, messageIds: ids };
   return { ok: true, messageIds: ids };
 }
 
 /** `MEDIA:` files as attachments (a note where the file is missing or the platform has no attachments). */
-export async function sendAttachments(adapter: PlatformAdapter, chatId: string, media: string[], o: SendTextOptions & { voice?: boolean } = {}): Promise<{ ok: boolean; error?: string; messageIds: string[] }> {
+export async function sendAttachments(adapter: PlatformAdapter, chatId: string, media: string[], o: SendTextOptions & { voice?: boolean } = {}, parts?: ReplyParts & { first: number }): Promise<{ ok: boolean; error?: string; messageIds: string[] }> {
   const ids: string[] = [];
-  for (const path of media) {
+  for (let k = 0; k < media.length; k++) {
+    const i = (parts?.first ?? 0) + k;
+    if (parts && i < parts.skip) continue;
+    const path = media[k];
     const note = !existsSync(path) ? `(attachment not found: ${path})` : !adapter.sendMedia ? `(attachment: ${path})` : null;
-    const r = note ? await adapter.send(chatId, note, { threadId: o.threadId, meta: o.meta }) : await adapter.sendMedia!(chatId, path, { threadId: o.threadId, kind: mediaKind(path), meta: o.meta, ...(o.voice && mediaKind(path) === 'audio' ? { voice: true } : {}) });
+    const r = await watched(parts, i, () =>
+      note ? adapter.send(chatId, note, { threadId: o.threadId, meta: o.meta }) : adapter.sendMedia!(chatId, path, { threadId: o.threadId, kind: mediaKind(path), meta: o.meta, ...(o.voice && mediaKind(path) === 'audio' ? { voice: true } : {}) }),
+    );
     if (!r.ok) return { ok: false, error: r.error ?? 'attachment failed', messageIds: ids };
     if (r.messageId && !note) ids.push(r.messageId);
   }

@@ -3,14 +3,19 @@
 // message is recorded (with itself, so it can be run again) before anything else happens to it,
 // and before the platform is told it arrived (Telegram's next poll confirms it).
 //
-// Replies: `send` records the reply (`pending`) before it goes out, marks it `attempting` at the
-// moment its request is written to the socket (wire-hook.ts; adapters whose sends go through
-// nodeFetch say `wireReceipts`) and `delivered`, with the platform's message id, right after.
+// Replies: the turn commits the answer to the transcript first (turn.ts), then `send` records the
+// reply (`pending`) before it goes out, marks it `attempting` — and which of its parts (text chunks,
+// then attachments) went out — at the moment each part's request is written to the socket
+// (wire-hook.ts; adapters whose sends go through nodeFetch say `wireReceipts`), and `delivered`,
+// with the platform's message id, right after. A part that failed on the network and is tried
+// again counts as not sent until its next try goes out.
 //
 // After a restart or failover (`recover`, per platform once it is connected), for each message a
 // dead owner took and did not finish:
-//   - its reply is `delivered`, or was written to the socket: it is answered; nothing is sent;
-//   - its reply is recorded but was never written (`pending`/`failed`): the reply is sent now;
+//   - its reply is `delivered`, or every part of it was written to the socket: it is answered;
+//     nothing is sent;
+//   - its reply is recorded and some parts were never written (`pending`, `failed`, or
+//     `attempting` part way): those parts are sent now, not the ones that went out;
 //   - a reply of an adapter without wire receipts was being sent: sent again, marked as possibly
 //     a duplicate (Hermes's rule for that case);
 //   - no reply yet: the message is run again (the model sees it once: the copy the dead turn saved
@@ -18,10 +23,11 @@
 //     the chat is told to send it again (the loop guard), once.
 import { createHash } from 'node:crypto';
 import { t } from '../i18n/index.ts';
-import { withWireHook } from '../llm/wire-hook.ts';
+import { redactionEnabled } from '../policy/redact.ts';
 import type { InboundRow, LedgerCounts, LedgerStore } from '../state/delivery-ledger.ts';
 import type { InboundFiles } from './cluster/files.ts';
 import type { Unfinished } from './dedupe.ts';
+import { replyParts, type ReplyParts } from './delivery.ts';
 import type { GatewayRunner } from './runner.ts';
 import type { InboundMessage, PlatformAdapter, SessionSource } from './types.ts';
 
@@ -102,8 +108,9 @@ export class GatewayLedger {
   }
 
   /**
-   * Sends a reply to `batch` with the ledger around it. `send` performs the send and returns whether
-   * the platform took it and its message id. A failure of the ledger itself never stops the reply.
+   * Sends a reply to `batch` with the ledger around it. `send` performs the send (with `parts`, the
+   * ledger's watch on each part, for an adapter with wire receipts) and returns whether the platform
+   * took it and its message id. A failure of the ledger itself never stops the reply.
    */
   async send(
     adapter: PlatformAdapter,
@@ -111,7 +118,7 @@ export class GatewayLedger {
     batch: InboundMessage[],
     sessionKey: string,
     text: string,
-    send: () => Promise<{ ok: boolean; messageId?: string; error?: string }>,
+    send: (parts?: ReplyParts) => Promise<{ ok: boolean; messageId?: string; error?: string }>,
   ): Promise<{ ok: boolean; messageId?: string }> {
     const keys = ledgerKeys(batch);
     if (!keys.length) return send();
@@ -125,14 +132,29 @@ export class GatewayLedger {
       this.log(`ledger: could not record a reply to ${src.platform}:${src.chatId}: ${(e as Error).message}`);
       return send();
     }
-    let marked = false;
-    const r = wire
-      ? await withWireHook(() => {
-          if (marked) return;
-          marked = true;
-          return this.store.attempting(id);
-        }, send)
-      : await send();
+    return this.sending(id, keys, src, () => send(wire ? this.parts(id, 0) : undefined));
+  }
+
+  /**
+   * Each part's request going out (and one that failed on the network, tried again) is recorded. A
+   * failure to record is logged: it never stops the reply (nor throws inside the socket's write).
+   */
+  private parts(id: string, skip: number): ReplyParts {
+    const safe = (what: string, f: () => void | Promise<void>): void | Promise<void> => {
+      const said = (e: unknown) => this.log(`ledger: could not record a reply part as ${what}: ${(e as Error).message}`);
+      try {
+        const p = f();
+        if (p && typeof p.then === 'function') return p.then(undefined, said);
+      } catch (e) {
+        said(e);
+      }
+    };
+    return { skip, out: (i) => safe('going out', () => this.store.attempting(id, i)), back: (i) => safe('not sent', () => this.store.back(id, i)) };
+  }
+
+  /** Runs a send and records how it ended. */
+  private async sending(id: string, keys: string[], src: SessionSource, send: () => Promise<{ ok: boolean; messageId?: string; error?: string }>): Promise<{ ok: boolean; messageId?: string }> {
+    const r = await send();
     try {
       if (r.ok) await this.store.delivered(id, keys, r.messageId);
       else await this.store.failed(id, r.error ?? 'send failed');
@@ -165,10 +187,7 @@ export class GatewayLedger {
 
   /** Answers what owners that are gone left of `adapter`'s messages (see the top of this file). */
   async recover(r: GatewayRunner, adapter: PlatformAdapter): Promise<void> {
-    const dbg = process.env.HERMES_LEDGER_DEBUG ? (l: string) => this.log(`ledger-debug: ${l}`) : () => undefined;
-    dbg(`recover ${adapter.name} start`);
     const { inbound, obligations } = await this.store.recoverable(adapter.name);
-    dbg(`recover ${adapter.name}: ${inbound.length} row(s): ${inbound.map((r) => `${r.key}/${r.state}/${r.obligationId ? obligations.get(r.obligationId)?.state : '-'}`).join(' ')}`);
     if (!inbound.length) return;
     const sent = new Set<string>();
     const told = new Set<string>();
@@ -182,19 +201,28 @@ export class GatewayLedger {
       if (o && o.state !== 'abandoned') {
         if (sent.has(o.id)) continue;
         sent.add(o.id);
-        const keys = inbound.filter((x) => x.obligationId === o.id).map((x) => x.key);
-        if (o.state === 'delivered' || (o.state === 'attempting' && row.sendMode === 'wire')) {
+        const rows = inbound.filter((x) => x.obligationId === o.id);
+        const keys = rows.map((x) => x.key);
+        const src: SessionSource = { platform: row.platform, chatId: row.chatId, threadId: row.threadId ?? undefined, chatType: 'dm' };
+        const wireSent = row.sendMode === 'wire';
+        // Parts whose request went out (a wire send that was going out had at least its first).
+        const out = Math.max(0, ...rows.map((x) => x.partsOut), wireSent && o.state === 'attempting' ? 1 : 0);
+        const { chunks, media } = replyParts(adapter, o.content, redactionEnabled(r.env, r.config as never));
+        if (o.state === 'delivered' || (wireSent && o.state === 'attempting' && out >= chunks.length + media.length)) {
           await this.store.delivered(o.id, keys, undefined);
           settled++;
           continue;
         }
-        const text = o.state === 'attempting' ? DUPLICATE_MARKER + o.content : o.content;
-        const src: SessionSource = { platform: row.platform, chatId: row.chatId, threadId: row.threadId ?? undefined, chatType: 'dm' };
         const wire = adapter.wireReceipts === true;
-        if (!wire) await this.store.attempting(o.id);
-        const res = wire ? await withWireHook(() => this.store.attempting(o.id), () => r.sendRaw(adapter, src, text)) : await r.sendRaw(adapter, src, text);
-        if (res.ok) await this.store.delivered(o.id, keys, res.messageId);
-        else await this.store.failed(o.id, res.error ?? 'send failed');
+        if (wireSent && wire) {
+          // The parts that never went out are sent now, each recorded as it goes.
+          await this.sending(o.id, keys, src, () => r.sendRaw(adapter, src, o.content, this.parts(o.id, out)));
+        } else {
+          // Unwatched (or no longer watched): what was being sent may have arrived (Hermes's rule).
+          const text = o.state === 'attempting' ? DUPLICATE_MARKER + o.content : o.content;
+          if (!wire) await this.store.attempting(o.id);
+          await this.sending(o.id, keys, src, () => r.sendRaw(adapter, src, text, wire ? this.parts(o.id, 0) : undefined));
+        }
         resent++;
         continue;
       }

@@ -35,7 +35,7 @@ import { homeChannel, messagingCwd, numberSetting, platformSettings } from './co
 import { HandoffWatcher } from './handoff.ts';
 import { InboundDedupe } from './dedupe.ts';
 import { GatewayLedger } from './ledger.ts';
-import { DeliveryRouter, sendText, type SenderFactory } from './delivery.ts';
+import { DeliveryRouter, sendText, type ReplyParts, type SenderFactory } from './delivery.ts';
 import { HookBus } from './hooks.ts';
 import { modelView, speakerText } from './inbound.ts';
 import { Warm, type Lane } from './lanes.ts';
@@ -581,8 +581,8 @@ export class GatewayRunner {
   }
 
   /** Sends text as it is (no ledger): notices, and replies the ledger resends itself. */
-  async sendRaw(adapter: PlatformAdapter, source: SessionSource, text: string): Promise<{ ok: boolean; messageId?: string; error?: string }> {
-    const r = await sendText(adapter, source.chatId, text, { threadId: source.threadId, redact: redactionEnabled(this.env, this.config as never) });
+  async sendRaw(adapter: PlatformAdapter, source: SessionSource, text: string, parts?: ReplyParts): Promise<{ ok: boolean; messageId?: string; error?: string }> {
+    const r = await sendText(adapter, source.chatId, text, { threadId: source.threadId, redact: redactionEnabled(this.env, this.config as never), parts });
     if (!r.ok) this.log(`gateway: ${adapter.name}: send to ${source.chatId} failed: ${r.error}`);
     return { ok: r.ok, messageId: r.messageIds[0], error: r.error };
   }
@@ -590,8 +590,8 @@ export class GatewayRunner {
   /** A reply to `batch`, recorded in the delivery ledger before and right after it is sent. */
   async replyTo(lane: Lane, batch: InboundMessage[], text: string, opts: { replyTo?: string; meta?: Record<string, unknown> } = {}): Promise<string | undefined> {
     const { adapter, source } = lane;
-    const send = async () => {
-      const r = await sendText(adapter, source.chatId, text, { threadId: source.threadId, replyTo: opts.replyTo, meta: opts.meta, redact: redactionEnabled(this.env, this.config as never) });
+    const send = async (parts?: ReplyParts) => {
+      const r = await sendText(adapter, source.chatId, text, { threadId: source.threadId, replyTo: opts.replyTo, meta: opts.meta, redact: redactionEnabled(this.env, this.config as never), parts });
       if (!r.ok) this.log(`gateway: ${adapter.name}: send to ${source.chatId} failed: ${r.error}`);
       return { ok: r.ok, messageId: r.messageIds[0], error: r.error };
     };

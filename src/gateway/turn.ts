@@ -153,7 +153,7 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
         if (!e.result.failed && !e.result.interrupted && e.result.finalText) {
           delivered++;
           const result = withFooter(session, e.result);
-          chain = chain.then(() => deliverReply(r, lane, src, batch, result, { replyTo, meta: last.meta, progress, stream, voiceIn, spokeItself }));
+          chain = chain.then(() => deliverReply(r, lane, src, batch, result, { replyTo, meta: last.meta, progress, stream, voiceIn, spokeItself, saved: () => saved(session) }));
         }
         break;
       default:
@@ -212,7 +212,7 @@ async function deliverReply(
   src: SessionSource,
   batch: InboundMessage[],
   result: TurnResult,
-  o: { replyTo?: string; meta?: Record<string, unknown>; progress: ProgressReporter; stream: StreamingReply | null; voiceIn: boolean; spokeItself: boolean },
+  o: { replyTo?: string; meta?: Record<string, unknown>; progress: ProgressReporter; stream: StreamingReply | null; voiceIn: boolean; spokeItself: boolean; saved: () => Promise<void> },
 ): Promise<void> {
   await o.progress.flush();
   const text = result.finalText;
@@ -220,6 +220,9 @@ async function deliverReply(
     r.log(`gateway: ${src.platform}:${src.chatId}: [SILENT] reply not delivered`);
     return;
   }
+  // The answer is in the transcript before it can reach the person: a kill after the reply went out
+  // must not leave the conversation with the message unanswered (the next turn would answer it again).
+  await o.saved();
   const streamed = o.stream ? await o.stream.finish(text) : false;
   if (streamed) await r.ledger?.streamed(src, batch, lane.key, text);
   else await r.replyTo(lane, batch, text, { replyTo: o.replyTo, meta: o.meta });
@@ -260,6 +263,12 @@ async function dropUnanswered(session: Session): Promise<void> {
   h.splice(h.length - n, n);
   await session.services.sessionDb?.flush();
   await session.services.sessionDb?.rewindLast(session.id, n);
+}
+
+/** Commits what the turn appended so far (the turn's end does too; a reply goes out before that). */
+async function saved(session: Session): Promise<void> {
+  session.flushAppends();
+  await session.flushStore();
 }
 
 /** The person's message carries its platform id into the transcript (state.db's platform_message_id). */

@@ -76,16 +76,20 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
   const body = await bodyBytes(init.body);
   if (body !== undefined) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   const mod = url.protocol === 'https:' ? httpsLib() : httpLib();
+  // Taken here, in the caller's context (a retry below runs in the socket's).
+  const onWire = wireHook();
 
-  // A kept-alive socket the server closed while idle fails at once with ECONNRESET, before the
-  // request reached anyone: send it again once on a fresh socket (what Node's docs advise).
-  const send = (retried: boolean): Promise<Response> => new Promise<Response>((resolve, reject) => {
+  // A kept-alive socket the server closed while idle fails at once with ECONNRESET (or EPIPE, when
+  // the close comes between the writes of a watched request), before the request reached anyone:
+  // send it again (what Node's docs advise). Sockets of one burst go idle together, so the next one
+  // from the pool may be closed too: a few tries.
+  const send = (tries: number): Promise<Response> => new Promise<Response>((resolve, reject) => {
     const req = mod.request(url, { method: init.method ?? 'GET', headers, agent: agentFor(url.protocol) });
     let responded = false;
     req.on('error', (err) => {
       signal?.removeEventListener('abort', onAbort);
       if (signal?.aborted) reject(abortError(signal));
-      else if (!retried && !responded && req.reusedSocket && (err as NodeJS.ErrnoException).code === 'ECONNRESET') resolve(send(true));
+      else if (tries < 3 && !responded && req.reusedSocket && /^(ECONNRESET|EPIPE)$/.test(String((err as NodeJS.ErrnoException).code))) resolve(send(tries + 1));
       else reject(Object.assign(new TypeError('fetch failed'), { cause: err }));
     });
     let source: BodySource | undefined;
@@ -115,28 +119,31 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
       res.on('close', () => signal?.removeEventListener('abort', onAbort));
       resolve(new NodeResponse(resBody, { status, statusText: res.statusMessage, headers: h, url: url.href }) as unknown as Response);
     });
-    const end = () => (body !== undefined ? req.end(body) : req.end());
-    const onWire = wireHook();
-    if (!onWire) return void end();
-    // Written in the same synchronous step as the hook: once the socket is connected (and its TLS
-    // set up), end() hands the request to the kernel at once.
+    if (!onWire) return void (body !== undefined ? req.end(body) : req.end());
+    // Watched (see wire-hook.ts): all of the request but its last byte goes first; once the kernel
+    // has taken that, the hook runs and the last byte is written in the same synchronous step. The
+    // platform cannot act on a request it has not got whole, so a process killed before the hook
+    // sent nothing it could act on, and one killed after it sent everything.
+    const bytes = body === undefined ? undefined : typeof body === 'string' ? Buffer.from(body) : body;
+    const last = () => {
+      const fin = () => (bytes?.length ? req.end(bytes.subarray(bytes.length - 1)) : req.end());
+      let p: void | Promise<void> | undefined;
+      try {
+        p = onWire();
+      } finally {
+        if (p && typeof p.then === 'function') void p.then(fin, fin);
+        else fin();
+      }
+    };
     req.once('socket', (s) => {
-      const go = () => {
-        let p: void | Promise<void> | undefined;
-        try {
-          p = onWire();
-        } finally {
-          if (p && typeof p.then === 'function') void p.then(end, end);
-          else end();
-        }
-      };
+      const go = () => (bytes && bytes.length > 1 ? void req.write(bytes.subarray(0, bytes.length - 1), (err) => void (err ? undefined : last())) : last());
       const tls = (s as { encrypted?: boolean; _secureEstablished?: boolean }).encrypted === true && (s as { _secureEstablished?: boolean })._secureEstablished === false;
       if (tls) s.once('secureConnect', go);
       else if (s.connecting) s.once('connect', go);
       else go();
     });
   });
-  return send(false);
+  return send(0);
 }
 
 /** The fetch the SDK clients use: node:http unless HERMES_HTTP_CLIENT=fetch. */

@@ -1,8 +1,10 @@
 // "This request is going out now": a caller that must know whether a request reached the other side
 // (the gateway's delivery ledger, around a reply) runs its send inside `withWireHook(fn, send)`.
-// nodeFetch (http.ts) calls `fn` synchronously right before it writes the request to a connected
-// socket, so a process killed before that point never sent it, and one killed after it did. A hook
-// that records asynchronously (a ledger in PostgreSQL) returns a promise: the write waits for it.
+// nodeFetch (http.ts) writes all of the request but its last byte to the connected socket, and once
+// the kernel has taken that, calls `fn` and writes the last byte in the same synchronous step: a
+// process killed before `fn` sent no request the other side could act on, one killed after it sent
+// the whole request. A hook that records asynchronously (a ledger in PostgreSQL) returns a promise:
+// the last byte waits for it.
 // node:async_hooks is loaded on the first use only (never on the one-shot path).
 import type { AsyncLocalStorage } from 'node:async_hooks';
 

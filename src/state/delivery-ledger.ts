@@ -42,6 +42,8 @@ export interface InboundRow {
   obligationId: string | null;
   /** How the obligation's send was watched: 'wire' (the request reaching the socket is recorded) or 'call'. */
   sendMode: string | null;
+  /** Parts of the reply (text chunks, then attachments) whose request went out (wire sends). */
+  partsOut: number;
   createdAt: number;
 }
 
@@ -89,10 +91,13 @@ export interface LedgerStore {
   /** A reply about to be sent (pending). */
   obligate(o: NewObligation): Awaitable<void>;
   /**
-   * The reply's request is going out now (the platform may have it from here on). A store that
-   * records it asynchronously returns a promise the send waits for (see wire-hook.ts).
+   * The reply's request is going out now (the platform may have it from here on); `part`: which of
+   * its parts (text chunks, then attachments), for a wire send. A store that records it
+   * asynchronously returns a promise the send waits for (see wire-hook.ts).
    */
-  attempting(id: string): Awaitable<void>;
+  attempting(id: string, part?: number): Awaitable<void>;
+  /** Part `part` failed on the network before reaching the platform and is tried again: it counts as not sent. */
+  back(id: string, part: number): Awaitable<void>;
   /** The platform accepted it: the obligation is delivered and its messages answered. */
   delivered(id: string, keys: string[], replyId: string | undefined): Awaitable<void>;
   failed(id: string, error: string): Awaitable<void>;
@@ -119,6 +124,7 @@ const INBOUND = `CREATE TABLE IF NOT EXISTS gateway_inbound_ledger (
   owner TEXT NOT NULL,
   obligation_id TEXT,
   send_mode TEXT,
+  parts_out INTEGER NOT NULL DEFAULT 0,
   reply_message_id TEXT,
   created_at REAL NOT NULL,
   updated_at REAL NOT NULL
@@ -181,7 +187,8 @@ export function ownerAlive(owner: string): boolean {
 
 const now = () => Date.now() / 1000;
 
-function inboundRow(r: Record<string, unknown>): InboundRow {
+/** A gateway_inbound_ledger row as read from either store. */
+export function inboundRow(r: Record<string, unknown>): InboundRow {
   return {
     key: String(r.key),
     platform: String(r.platform),
@@ -197,6 +204,7 @@ function inboundRow(r: Record<string, unknown>): InboundRow {
     owner: String(r.owner),
     obligationId: r.obligation_id == null ? null : String(r.obligation_id),
     sendMode: r.send_mode == null ? null : String(r.send_mode),
+    partsOut: Number(r.parts_out ?? 0),
     createdAt: Number(r.created_at),
   };
 }
@@ -242,7 +250,9 @@ export class SqliteLedger implements LedgerStore {
       for (const [n, d] of OBLIGATION_COLUMNS) if (!have.has(n)) db.exec(`ALTER TABLE delivery_obligations ADD COLUMN ${n} ${d.replace(' PRIMARY KEY', '')}`);
       db.exec('CREATE INDEX IF NOT EXISTS idx_delivery_obligations_claim ON delivery_obligations(state, platform, adapter_profile)');
       db.exec(INBOUND);
+      if (!(db.prepare('PRAGMA table_info(gateway_inbound_ledger)').all() as { name: string }[]).some((c) => c.name === 'parts_out')) db.exec('ALTER TABLE gateway_inbound_ledger ADD COLUMN parts_out INTEGER NOT NULL DEFAULT 0');
       db.exec('CREATE INDEX IF NOT EXISTS idx_gateway_inbound_ledger_open ON gateway_inbound_ledger(platform, state)');
+      db.exec('CREATE INDEX IF NOT EXISTS idx_gateway_inbound_ledger_obligation ON gateway_inbound_ledger(obligation_id)');
       const cutoff = now() - RETENTION_S;
       db.prepare("DELETE FROM gateway_inbound_ledger WHERE created_at < ? AND state IN ('answered', 'handled', 'given_up')").run(cutoff);
       db.prepare("DELETE FROM delivery_obligations WHERE updated_at < ? AND state IN ('delivered', 'abandoned')").run(cutoff);
@@ -315,13 +325,26 @@ export class SqliteLedger implements LedgerStore {
     });
   }
 
-  attempting(id: string): void {
-    this.stmt("UPDATE delivery_obligations SET state = 'attempting', attempts = attempts + 1, delivery_fence = delivery_fence + 1, updated_at = ?, owner_pid = ?, owner_started_at = ? WHERE obligation_id = ? AND state IN ('pending', 'failed')").run(
-      now(),
-      this.pid,
-      this.started,
-      id,
-    );
+  attempting(id: string, part?: number): void {
+    const mark = () =>
+      this.stmt("UPDATE delivery_obligations SET state = 'attempting', attempts = attempts + 1, delivery_fence = delivery_fence + 1, updated_at = ?, owner_pid = ?, owner_started_at = ? WHERE obligation_id = ? AND state IN ('pending', 'failed')").run(
+        now(),
+        this.pid,
+        this.started,
+        id,
+      );
+    if (part === undefined) return void mark();
+    this.tx(() => {
+      mark();
+      this.stmt('UPDATE gateway_inbound_ledger SET parts_out = MAX(parts_out, ?) WHERE obligation_id = ?').run(part + 1, id);
+    });
+  }
+
+  back(id: string, part: number): void {
+    this.tx(() => {
+      this.stmt('UPDATE gateway_inbound_ledger SET parts_out = MIN(parts_out, ?) WHERE obligation_id = ?').run(part, id);
+      if (part === 0) this.stmt("UPDATE delivery_obligations SET state = 'pending', updated_at = ? WHERE obligation_id = ? AND state = 'attempting'").run(now(), id);
+    });
   }
 
   delivered(id: string, keys: string[], replyId: string | undefined): void {

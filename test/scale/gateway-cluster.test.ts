@@ -33,9 +33,9 @@ after(async () => {
   cluster?.stop();
 });
 
-function gateway(url: string): { home: string; child: ChildProcess; output: () => string; exited: Promise<unknown> } {
+function gateway(url: string, extra: Record<string, string> = {}): { home: string; child: ChildProcess; output: () => string; exited: Promise<unknown> } {
   const t = gatewayHome({ llmUrl: llm.openaiBaseUrl, yaml: `state:\n  backend: postgres\n  url: ${url}\n` });
-  const env = { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_ALLOWED_USERS: String(OWNER), MESSAGING_CWD: '/tmp', HERMES_GATEWAY_FAILOVER_POLL_MS: '300' };
+  const env = { TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.url, TELEGRAM_ALLOWED_USERS: String(OWNER), MESSAGING_CWD: '/tmp', HERMES_GATEWAY_FAILOVER_POLL_MS: '300', ...extra };
   const child = spawn(process.execPath, [BIN, 'gateway', 'run'], { cwd: t.home, env: cleanEnv(t.home, env), stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
@@ -107,6 +107,60 @@ describe('several gateways on one PostgreSQL', { skip: skip ?? false }, () => {
     assert.doesNotMatch(tg.calls.filter((c) => c.method === 'sendMessage').map((c) => String(c.params.text)).join('\n'), /restarted before it finished/);
     b.child.kill('SIGTERM');
     await b.exited;
+  });
+
+  it('an owner cut off from the database past its heartbeats finds the bot taken when it is back: it stands by, nothing is answered twice', { timeout: 180_000 }, async () => {
+    const url = await cluster!.createDatabase('cut');
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    // A logs in as a role of its own, so the database can shut it alone out (a network cut, as A sees it).
+    await admin.query('CREATE ROLE gw_cut LOGIN SUPERUSER');
+    const urlA = url.replace('://hermes@', '://gw_cut@');
+    assert.notEqual(urlA, url);
+    llm.setHandler((req) => {
+      const msgs = req.body.messages as { role: string; content: string }[];
+      if (String(msgs[0]?.content).startsWith('You name conversations')) return { text: 'A title' };
+      const m = String(msgs.at(-1)?.content).match(/cut (\w+)/);
+      return { text: m ? `Reply ${m[1]}.` : 'ok' };
+    });
+    const fast = { HERMES_GATEWAY_HEARTBEAT_MS: '300' };
+    const owns = (g: { output: () => string }) => /telegram: this gateway .* owns it now/.test(g.output());
+    const a = gateway(urlA, fast);
+    await until(() => owns(a) && tg.pollers() > 0, 60_000, 'gateway A to own the bot');
+    const b = gateway(url, fast);
+    await until(() => /telegram: another gateway owns it; standing by/.test(b.output()), 60_000, 'gateway B to stand by');
+    const replies = (word: string) => tg.calls.filter((c) => c.method === 'sendMessage' && Number(c.params.chat_id) === OWNER && String(c.params.text).includes(`Reply ${word}.`)).length;
+    tg.userMessage({ chatId: OWNER, text: 'cut one' });
+    await until(() => replies('one') === 1, 20_000, 'A to answer');
+
+    // A is shut out: its connections cut, and it cannot log in again.
+    await admin.query('ALTER ROLE gw_cut NOLOGIN');
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'gw_cut'");
+    await until(() => owns(b), 30_000, 'B to take the bot over once A is silent for five heartbeats').catch((e: Error) => {
+      throw new Error(`${e.message}\n--- A\n${a.output().slice(-2000)}\n--- B\n${b.output().slice(-2000)}`);
+    });
+    // A comes back: it finds its lock taken, stops polling and stands by.
+    await admin.query('ALTER ROLE gw_cut LOGIN');
+    await until(() => /telegram: another gateway took it while the database was away; this one stops taking its messages/.test(a.output()), 30_000, 'A to see the bot taken').catch((e: Error) => {
+      throw new Error(`${e.message}\n--- A\n${a.output().slice(-2000)}`);
+    });
+    await until(() => tg.pollers() === 1, 30_000, 'only B to poll');
+    let maxPollers = 0;
+    const sampler = setInterval(() => (maxPollers = Math.max(maxPollers, tg.pollers())), 25);
+    for (const word of ['two', 'three', 'four']) {
+      tg.userMessage({ chatId: OWNER, text: `cut ${word}` });
+      await until(() => replies(word) >= 1, 20_000, `the reply to ${word}`);
+    }
+    await new Promise((r) => setTimeout(r, 1500)); // a second copy would come now
+    clearInterval(sampler);
+    for (const word of ['one', 'two', 'three', 'four']) assert.equal(replies(word), 1, `${word} answered exactly once`);
+    assert.equal(maxPollers, 1, 'one gateway polled the bot once A stood by');
+    assert.ok(owns(b));
+    assert.doesNotMatch(a.output() + b.output(), /Unhandled|uncaught/i);
+    await admin.end();
+    for (const g of [a, b]) g.child.kill('SIGTERM');
+    await Promise.all([a.exited, b.exited]);
   });
 
   it("a photo the dead gateway had downloaded reaches the model through the gateway that takes over", { timeout: 180_000 }, async () => {

@@ -1,7 +1,7 @@
 // An empty or unreadable config.yaml, as a person meets it through the real binary: one line naming
 // the file and what to do, a non-zero exit, and never a provider guessed from whatever API key is set.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -102,4 +102,27 @@ test('a config.yaml without read permission is one line naming it', async () => 
   assert.equal(lines(r.stderr).length, 1, r.stderr);
   assert.ok(r.stderr.includes(`Cannot read ${file} (permission denied)`), r.stderr);
   assert.match(r.stderr, /chmod 600/);
+});
+
+test('`hermes gateway run` with an empty config.yaml says so in one line at start-up, and an unreadable one stops it', async () => {
+  const h = homeWithKeys('');
+  const env = cleanEnv(h, { API_SERVER_ENABLED: 'true', API_SERVER_PORT: '0', API_SERVER_KEY: 'k-test' });
+  const child = spawn(process.execPath, [BIN, 'gateway', 'run'], { cwd: h, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise((r) => child.on('exit', r));
+  const said = () => out.includes(`${join(h, 'config.yaml')} is empty (no settings), so no provider is chosen`);
+  for (let i = 0; i < 600 && !said() && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 50));
+  child.kill('SIGTERM');
+  await exited;
+  assert.ok(said(), out);
+  assert.equal(out.split('\n').filter((l) => l.includes('is empty (no settings)')).length, 1, out);
+  assert.match(out, /hermes setup/);
+
+  const u = homeWithKeys(null);
+  mkdirSync(join(u, 'config.yaml'));
+  const r = await hermes(['gateway', 'run'], { home: u, env: { API_SERVER_ENABLED: 'true', API_SERVER_PORT: '0' } });
+  assert.notEqual(r.code, 0);
+  assert.ok((r.stdout + r.stderr).includes(`Cannot read ${join(u, 'config.yaml')} (it is a directory, not a file)`), r.stdout + r.stderr);
 });

@@ -10,6 +10,7 @@ import type { ChatInfo, InboundAttachment, InboundHandlers, InboundMessage, Plat
 import { PlatformSetupError } from '../types.ts';
 import { platformSettings, truthy } from '../config.ts';
 import { nodeFetch } from '../../llm/http.ts';
+import { wireHook } from '../../llm/wire-hook.ts';
 import { telegram as telegramEntry } from './catalog.ts';
 import type { PlatformDefinition } from './registry.ts';
 import { toTelegramHtml } from '../markdown/serializers.ts';
@@ -47,8 +48,10 @@ type GrammySignal = { aborted: boolean; addEventListener(t: 'abort', f: () => vo
  * and node-fetch options, so they are adapted.
  */
 const grammyFetch = ((url: string, init: Record<string, unknown> & { signal?: GrammySignal }) => {
-  if (typeof init.body === 'string' || init.body === undefined)
-    return nodeFetch(url, { method: init.method as string | undefined, headers: init.headers as Record<string, string>, body: init.body, signal: init.signal as unknown as AbortSignal | undefined });
+  // A send the delivery ledger watches (wire-hook.ts) goes through nodeFetch also when it uploads a
+  // file (the body is read into memory first: Telegram takes at most 50 MB from a bot).
+  if (typeof init.body === 'string' || init.body === undefined || wireHook())
+    return nodeFetch(url, { method: init.method as string | undefined, headers: init.headers as Record<string, string>, body: init.body as BodyInit | undefined, signal: init.signal as unknown as AbortSignal | undefined });
   return undiciFetch(url, init);
 }) as unknown as typeof fetch;
 
@@ -74,7 +77,7 @@ export class TelegramAdapter implements PlatformAdapter {
   readonly maxMessageLength = 4096;
   readonly supportsButtons = true;
   readonly editIntervalMs = 1000;
-  /** sendMessage goes through nodeFetch (grammyFetch) unless a test builds its own Bot. */
+  /** Sends (text, files, edits) go through nodeFetch (grammyFetch) unless a test builds its own Bot. */
   readonly wireReceipts: boolean;
   private bot: Bot | null = null;
   private readonly o: TelegramOptions;

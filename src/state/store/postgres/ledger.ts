@@ -11,8 +11,8 @@
 // A write that fails because the server is away (a restart, a failover) is tried again with
 // backoff until it is back (up to about 90 s): the gateway waits instead of forgetting a message.
 import { hostname } from 'node:os';
-import { obligationRow, ownerAlive, processOwner, type InboundRow, type InboundState, type LedgerCounts, type LedgerStore, type NewObligation, type ObligationRow } from '../../delivery-ledger.ts';
-import type { PgDb, Queryable, Row } from './pool.ts';
+import { inboundRow, obligationRow, ownerAlive, processOwner, type InboundRow, type LedgerCounts, type LedgerStore, type NewObligation, type ObligationRow } from '../../delivery-ledger.ts';
+import { transientPg, type PgDb, type Queryable, type Row } from './pool.ts';
 
 const RETENTION_S = 7 * 24 * 3600;
 
@@ -23,7 +23,14 @@ const SCHEMA = [
     attempts INTEGER NOT NULL DEFAULT 0, replayed INTEGER NOT NULL DEFAULT 0, owner TEXT NOT NULL,
     obligation_id TEXT, send_mode TEXT, reply_message_id TEXT,
     created_at DOUBLE PRECISION NOT NULL, updated_at DOUBLE PRECISION NOT NULL)`,
+  // (Checked first: ALTER TABLE would lock the table against the running gateways' writes even when the column is there.)
+  `DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'gateway_inbound_ledger' AND column_name = 'parts_out') THEN
+      ALTER TABLE gateway_inbound_ledger ADD COLUMN parts_out INTEGER NOT NULL DEFAULT 0;
+    END IF;
+  END $$`,
   'CREATE INDEX IF NOT EXISTS idx_gateway_inbound_ledger_open ON gateway_inbound_ledger(platform, state)',
+  'CREATE INDEX IF NOT EXISTS idx_gateway_inbound_ledger_obligation ON gateway_inbound_ledger(obligation_id)',
   `CREATE TABLE IF NOT EXISTS delivery_obligations (
     obligation_id TEXT PRIMARY KEY, session_key TEXT NOT NULL, platform TEXT NOT NULL, chat_id TEXT NOT NULL, thread_id TEXT,
     content TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
@@ -34,35 +41,9 @@ const SCHEMA = [
     owner TEXT PRIMARY KEY, platforms TEXT NOT NULL DEFAULT '', beat_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
 ];
 
-/** Errors of a database that restarts or is briefly away (not of the query itself). */
-export const TRANSIENT_PG = /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection terminated|timeout exceeded when trying to connect|terminating connection|not queryable|Client was closed|the database system is (starting up|shutting down|in recovery|not yet accepting)|57P0[123]|0800[0-6]/i;
-
-export function transientPg(e: unknown): boolean {
-  const err = e as { message?: string; code?: string };
-  return TRANSIENT_PG.test(`${err?.code ?? ''} ${err?.message ?? ''}`);
-}
+export { TRANSIENT_PG, transientPg } from './pool.ts';
 
 const now = () => Date.now() / 1000;
-
-function inboundRow(r: Row): InboundRow {
-  return {
-    key: String(r.key),
-    platform: String(r.platform),
-    chatId: String(r.chat_id),
-    threadId: r.thread_id == null ? null : String(r.thread_id),
-    messageId: String(r.message_id),
-    sessionKey: r.session_key == null ? null : String(r.session_key),
-    sessionId: r.session_id == null ? null : String(r.session_id),
-    payload: r.payload == null ? null : String(r.payload),
-    state: String(r.state) as InboundState,
-    attempts: Number(r.attempts ?? 0),
-    replayed: Number(r.replayed ?? 0),
-    owner: String(r.owner),
-    obligationId: r.obligation_id == null ? null : String(r.obligation_id),
-    sendMode: r.send_mode == null ? null : String(r.send_mode),
-    createdAt: Number(r.created_at),
-  };
-}
 
 export interface PgLedgerOptions {
   owner?: string;
@@ -109,9 +90,8 @@ export class PgLedger implements LedgerStore {
   private steady<T>(fn: (q: Queryable) => Promise<T>, opts: { tx?: boolean } = {}): Promise<T> {
     const started = Date.now();
     const attempt = async (n: number): Promise<T> => {
-      const slow = process.env.HERMES_LEDGER_DEBUG ? setTimeout(() => this.log(`ledger-debug: a write is still waiting after 5 s: ${fn.toString().slice(0, 160).replace(/\s+/g, ' ')}`), 5000) : undefined;
       try {
-        const r = await this.db.write(fn, opts).finally(() => clearTimeout(slow));
+        const r = await this.db.write(fn, opts);
         if (this.outageSaid) {
           this.outageSaid = false;
           this.log('ledger: the database is back');
@@ -241,12 +221,26 @@ export class PgLedger implements LedgerStore {
   }
 
   /** The request is going out: resolves once that is recorded (the send waits for it, see wire-hook.ts). */
-  attempting(id: string): Promise<void> {
-    return this.steady((q) =>
-      q.run("UPDATE delivery_obligations SET state = 'attempting', attempts = attempts + 1, delivery_fence = delivery_fence + 1, updated_at = ?, owner_pid = ? WHERE obligation_id = ? AND state IN ('pending', 'failed')", [now(), this.pid, id]),
+  attempting(id: string, part?: number): Promise<void> {
+    return this.steady(
+      async (q) => {
+        await q.run("UPDATE delivery_obligations SET state = 'attempting', attempts = attempts + 1, delivery_fence = delivery_fence + 1, updated_at = ?, owner_pid = ? WHERE obligation_id = ? AND state IN ('pending', 'failed')", [now(), this.pid, id]);
+        if (part !== undefined) await q.run('UPDATE gateway_inbound_ledger SET parts_out = GREATEST(parts_out, ?) WHERE obligation_id = ?', [part + 1, id]);
+      },
+      { tx: part !== undefined },
     ).then(
       () => undefined,
       (e: unknown) => this.log(`ledger: could not record a reply as going out: ${(e as Error).message}`),
+    );
+  }
+
+  async back(id: string, part: number): Promise<void> {
+    await this.steady(
+      async (q) => {
+        await q.run('UPDATE gateway_inbound_ledger SET parts_out = LEAST(parts_out, ?) WHERE obligation_id = ?', [part, id]);
+        if (part === 0) await q.run("UPDATE delivery_obligations SET state = 'pending', updated_at = ? WHERE obligation_id = ? AND state = 'attempting'", [now(), id]);
+      },
+      { tx: true },
     );
   }
 

@@ -5,6 +5,14 @@
 // reads wait for the writes issued before them, so a reader always sees its own writes.
 import type * as PgTypes from 'pg';
 
+/** Errors of a database that restarts or is briefly away (not of the query itself). */
+export const TRANSIENT_PG = /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection terminated|timeout exceeded when trying to connect|terminating connection|not queryable|Client was closed|the database system is (starting up|shutting down|in recovery|not yet accepting)|57P0[123]|0800[0-6]/i;
+
+export function transientPg(e: unknown): boolean {
+  const err = e as { message?: string; code?: string };
+  return TRANSIENT_PG.test(`${err?.code ?? ''} ${err?.message ?? ''}`);
+}
+
 export type Row = Record<string, unknown>;
 export type Param = string | number | boolean | null | Buffer | Date | string[] | number[];
 
@@ -160,8 +168,22 @@ export class PgDb implements Queryable {
    * An ordered write: starts after every write issued before it, whether or not the caller awaits.
    * Its own failure rejects its promise only; the writes after it still run.
    */
-  write<T>(fn: (q: Queryable) => Promise<T>, opts: { tx?: boolean } = {}): Promise<T> {
-    const run = () => (opts.tx ? this.txNow(fn) : fn(this.q));
+  write<T>(fn: (q: Queryable) => Promise<T>, opts: { tx?: boolean; retryForMs?: number } = {}): Promise<T> {
+    const once = () => (opts.tx ? this.txNow(fn) : fn(this.q));
+    // With retryForMs, a failure because the server is away (a restart) is tried again with backoff
+    // in its place in the queue, so the writes after it still come after it.
+    const run = !opts.retryForMs
+      ? once
+      : async () => {
+          const started = Date.now();
+          for (let n = 0; ; n++)
+            try {
+              return await once();
+            } catch (e) {
+              if (!transientPg(e) || Date.now() - started > opts.retryForMs!) throw e;
+              await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** n, 2000)));
+            }
+        };
     const p = this.tail.then(run, run);
     this.tail = p.catch(() => undefined);
     return p;

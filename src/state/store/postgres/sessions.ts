@@ -105,8 +105,9 @@ export class PgSessionStore implements SessionStoreApi {
     return this.db.settled();
   }
 
+  /** A write, waiting through a database restart (up to 90 s) in its place in the order of writes. */
   private w<T>(fn: (q: Queryable) => Promise<T>, tx = false): Promise<T> {
-    return this.db.write(fn, { tx });
+    return this.db.write(fn, { tx, retryForMs: 90_000 });
   }
 
   async getMeta(key: string): Promise<string | null> {

@@ -109,6 +109,9 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** Python Hermes's commands for its desktop app and graphical features: refused by name, not as typos. */
+const NOT_OFFERED = new Set(['desktop', 'gui', 'computer-use', 'pets', 'journey', 'learning', 'memory-graph']);
+
 /**
  * `hermes frobnicate`: chat is the default command and takes no words, so a first word that is no
  * command's name or alias is a typo (or a prompt typed without -z). One message saying which.
@@ -118,6 +121,7 @@ export function unknownCommand(program: Command, argv: string[]): string | null 
   if (word === null) return null;
   const names = [...program.commands.flatMap((c) => [c.name(), ...c.aliases()]), 'help'];
   if (names.includes(word)) return null;
+  if (NOT_OFFERED.has(word)) return `\`hermes ${word}\` is a desktop/graphical feature of Python Hermes that this build does not offer: it serves terminals, chat apps, editors and the web dashboard (\`hermes dashboard\`).`;
   const near = nearest(word, names.filter((n) => n !== 'chat'))[0]; // `hermes what is…`: a prompt, not a typo of chat
   const hint = near ? ` Did you mean \`hermes ${near}\`?` : '';
   // A prefix match (`what` → whatsapp) is offered, but only a close misspelling is taken for a typo.

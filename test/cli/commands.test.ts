@@ -19,6 +19,9 @@ describe('unknown commands (the binary)', () => {
     [['gateway', 'stp'], /Did you mean `hermes gateway stop`\?/],
     [['mcp', 'lst'], /^hermes: unknown command 'mcp lst'\. Did you mean `hermes mcp list`\?/],
     [['skills', 'isntall', 'x'], /Did you mean `hermes skills install`\?/],
+    // Python Hermes's desktop/graphical commands: refused by name in one line (issue 37 item 3).
+    [['desktop'], /^hermes: `hermes desktop` is a desktop\/graphical feature of Python Hermes that this build does not offer: .*`hermes dashboard`/],
+    [['pets'], /^hermes: `hermes pets` is a desktop\/graphical feature of Python Hermes/],
   ];
   for (const [args, re] of cases) {
     it(`hermes ${args.join(' ')}`, async () => {

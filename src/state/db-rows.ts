@@ -380,18 +380,10 @@ export type UsageRow = Pick<
 >;
 
 /** A session's agent-loop usage on one model and route (session_model_usage), for insights. */
-export interface ModelUsagePart {
-  session_id: string;
-  model: string;
-  billing_provider: string;
-  api_call_count: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  reasoning_tokens: number;
-  estimated_cost_usd: number;
-}
+export type ModelUsagePart = { session_id: string } & Pick<
+  ModelUsageRow,
+  'model' | 'billing_provider' | 'api_call_count' | 'input_tokens' | 'output_tokens' | 'cache_read_tokens' | 'cache_write_tokens' | 'reasoning_tokens' | 'estimated_cost_usd'
+>;
 
 export function toModelUsagePart(r: Record<string, unknown>): ModelUsagePart {
   const n = (k: string) => Number(r[k] ?? 0);

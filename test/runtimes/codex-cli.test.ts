@@ -274,7 +274,8 @@ describe('hermes chat -q on the codex app-server runtime', () => {
       assert.equal(again.code, 1, again.stderr);
       assert.match(again.stderr, /budgets\.session_tokens 25,000 tokens reached: 30,150 tokens spent this session/);
       const more = responsesRequests().length - m;
-      assert.ok(more >= 1 && more <= 2, `one request, then the cap (at most one more under way): ${more}`);
+      // 0 when the stop reached codex before its first request left (seen once in a fresh-clone run).
+      assert.ok(more <= 2, `at most one request past the cap (one more may be under way): ${more}`);
       const k = responsesRequests().length;
       const third = await run(['chat', '-q', 'more', '--continue', '--yolo'], home, work);
       assert.equal(third.code, 1, third.stderr);

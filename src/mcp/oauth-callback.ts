@@ -63,11 +63,12 @@ export async function startCallbackServer(port = 0, path = '/callback'): Promise
     );
     server.listen(port, '127.0.0.1', () => resolve());
   });
-  server.unref();
+  server.unref(); // held for a sign-in that may never be needed: no reason to stay alive
   return {
     port: (server.address() as AddressInfo).port,
     wait(state: string, timeoutMs: number) {
       expected = state;
+      server.ref(); // a sign-in under way keeps the process alive until it ends or times out
       return new Promise<CallbackResult>((resolve, reject) => {
         const timer = setTimeout(() => {
           settle = null;

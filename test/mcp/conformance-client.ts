@@ -68,7 +68,7 @@ let seen = '';
 child.stdout.on('data', (d: Buffer) => {
   const text = d.toString('utf8');
   process.stdout.write(text);
-  seen += text;
+  seen += text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
   // A question (the person's prompt "> "): Enter, keeping the default.
   if (/❓[\s\S]*> $/.test(seen.trimEnd() + ' ')) {
     seen = '';

@@ -199,33 +199,34 @@ export class McpConnection {
       arm();
       const work = (async () => {
         for (let round = 0; ; round++) {
-          transport = await this.buildTransport();
-          client = newClient();
+          const t = await this.buildTransport();
+          const c = newClient();
+          transport = t;
+          client = c;
           try {
-            await client.connect(transport, { timeout: cfg.connectTimeoutMs });
-            break;
+            await c.connect(t, { timeout: cfg.connectTimeoutMs });
+            const caps = c.getServerCapabilities() ?? {};
+            const tools: Tool[] = [];
+            if (caps.tools) {
+              let cursor: string | undefined;
+              do {
+                const page = await c.listTools(cursor ? { cursor } : undefined, { timeout: cfg.connectTimeoutMs });
+                tools.push(...page.tools);
+                cursor = page.nextCursor;
+              } while (cursor);
+            }
+            return { caps, tools, c, t };
           } catch (e) {
-            // An OAuth sign-in started in the browser: wait for it (the connect timeout pauses), then
-            // connect again with the tokens it brought.
-            const code = round === 0 && this.oauth ? await this.oauthCode(() => (clearTimeout(timer), undefined)) : null;
+            // An OAuth sign-in started in the browser (at initialize, or at the first request the
+            // server protects): wait for it, the connect timeout paused, then connect again with
+            // the tokens it brought.
+            const code = round < 2 && this.oauth ? await this.oauthCode(() => clearTimeout(timer)) : null;
             if (!code) throw e;
-            await (transport as { finishAuth?: (c: string) => Promise<void> }).finishAuth?.(code);
-            await client.close().catch(() => {});
+            await (t as { finishAuth?: (c: string) => Promise<void> }).finishAuth?.(code);
+            await c.close().catch(() => {});
             arm();
           }
         }
-        const c = client!;
-        const caps = c.getServerCapabilities() ?? {};
-        const tools: Tool[] = [];
-        if (caps.tools) {
-          let cursor: string | undefined;
-          do {
-            const page = await c.listTools(cursor ? { cursor } : undefined, { timeout: cfg.connectTimeoutMs });
-            tools.push(...page.tools);
-            cursor = page.nextCursor;
-          } while (cursor);
-        }
-        return { caps, tools, c, t: transport! };
       })();
       const { caps, tools, c, t } = await Promise.race([work, timeout]);
       this.oauth?.close();

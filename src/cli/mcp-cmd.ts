@@ -161,7 +161,8 @@ export function list(): void {
     if (!r.config) return [n, '?', '', `✗ ${r.problem}`];
     const c = r.config;
     const tools = c.include ? `${c.include.length} selected` : c.exclude.length ? `all but ${c.exclude.length}` : 'all';
-    const status = !c.enabled ? '○ disabled' : r.problem ? `✗ ${r.problem}` : '✓ enabled';
+    const signIn = c.oauth ? (new McpTokenStore(ctx.home, n).tokens() ? ' (OAuth: signed in)' : ` (OAuth: not signed in — hermes mcp login ${n})`) : '';
+    const status = (!c.enabled ? '○ disabled' : r.problem ? `✗ ${r.problem}` : '✓ enabled') + signIn;
     const target = describeTarget(c);
     return [n, target.length > 48 ? target.slice(0, 47) + '…' : target, tools, status];
   });

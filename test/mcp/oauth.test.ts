@@ -221,3 +221,28 @@ describe('MCP elicitation through the request broker', () => {
     await conn.close();
   });
 });
+
+describe('hermes mcp login / logout (the real binary)', () => {
+  it('signs in through $BROWSER without a terminal (the URL printed), lists the server as signed in, and logs out', async () => {
+    const { hermes } = await import('../helpers/cli.ts');
+    const s = await startOAuthMcp();
+    servers.push(s);
+    const h = home();
+    writeFileSync(join(h.home, 'config.yaml'), `mcp_servers:\n  remote:\n    url: ${s.url}\n    auth: oauth\n    oauth:\n      cimd: false\n      timeout: 60\n`);
+    const env = { BROWSER: h.env.BROWSER! };
+    const login = await hermes(['mcp', 'login', 'remote'], { home: h.home, env });
+    assert.equal(login.code, 0, login.stderr + login.stdout);
+    assert.match(login.stdout, /Signed in to "remote": 2 tools/);
+    assert.match(login.stderr + login.stdout, /\/authorize\?response_type=code/);
+    assert.doesNotMatch(login.stderr + login.stdout, /at-\d|rt-\d/, 'no token on the screen');
+    const list = await hermes(['mcp', 'list'], { home: h.home, env });
+    assert.match(list.stdout, /OAuth: signed in/);
+    const out = await hermes(['mcp', 'logout', 'remote'], { home: h.home, env });
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /Signed out of "remote"/);
+    assert.equal(new McpTokenStore(h.home, 'remote').has(), false);
+    const notOauth = await hermes(['mcp', 'login', 'nope'], { home: h.home, env });
+    assert.notEqual(notOauth.code, 0);
+    assert.match(notOauth.stderr, /No MCP server named "nope"/);
+  });
+});

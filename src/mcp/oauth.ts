@@ -192,8 +192,10 @@ export class HermesOAuthProvider implements OAuthClientProvider {
       });
     this.pending.catch(() => {}); // awaited by takeAuthorization; never an unhandled rejection
     const opened = await openBrowser(url.toString(), this.host.env);
+    const scope = url.searchParams.get('scope');
+    const why = this.store.tokens() ? `asks you to sign in again${scope ? ` (it wants the scopes: ${scope})` : ''}` : 'needs you to sign in';
     this.host.notify(
-      `MCP server "${this.server}" needs you to sign in. ${opened ? 'Your browser was opened at' : canOpenBrowser(this.host.env) ? 'Could not open a browser; open' : 'Open'} this URL${opened ? ' (open it yourself if it did not appear)' : ' in a browser'}:\n  ${url.toString()}\nWaiting up to ${Math.round(this.settings.timeoutMs / 1000)}s for the sign-in (redirect to ${this.redirectUrl}).`,
+      `MCP server "${this.server}" ${why}. ${opened ? 'Your browser was opened at' : canOpenBrowser(this.host.env) ? 'Could not open a browser; open' : 'Open'} this URL${opened ? ' (open it yourself if it did not appear)' : ' in a browser'}:\n  ${url.toString()}\nWaiting up to ${Math.round(this.settings.timeoutMs / 1000)}s for the sign-in (redirect to ${this.redirectUrl}).`,
     );
   }
 

@@ -151,6 +151,8 @@ export class HermesOAuthProvider implements OAuthClientProvider {
   }
 
   saveClientInformation(info: OAuthClientInformationMixed): void {
+    // Without a person no sign-in follows, and a registration without a callback port is useless.
+    if (!this.host.interactive && !this.port) return;
     this.store.saveClientInformation(info);
   }
 

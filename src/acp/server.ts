@@ -218,7 +218,7 @@ export class HermesAcpServer {
       const skip = ['1', 'true', 'yes'].includes((this.o.env.HERMES_ACP_SKIP_CONFIGURED_MCP ?? '').toLowerCase());
       this.configMcp = (async () => {
         if (skip) return null;
-        const m = new McpManager({ env: this.o.env, logDir: paths.logs(this.o.home), source: 'config' }).configure(this.o.rawMcp);
+        const m = new McpManager({ env: this.o.env, home: this.o.home, logDir: paths.logs(this.o.home), source: 'config', oauthInteractive: false }).configure(this.o.rawMcp);
         if (!m.configured) return null;
         await m.start(this.o.mcpWaitMs ?? 10_000);
         return m;
@@ -291,7 +291,7 @@ export class HermesAcpServer {
     const clientConfigs = this.clientServerConfigs(servers, new Set(configMcp?.connections.keys() ?? []), notices);
     let clientMcp: McpManager | null = null;
     if (clientConfigs.length) {
-      clientMcp = new McpManager({ env: this.o.env, cwd: o.cwd, logDir: paths.logs(this.o.home), extra: clientConfigs, source: 'client' }).configure({});
+      clientMcp = new McpManager({ env: this.o.env, cwd: o.cwd, home: this.o.home, logDir: paths.logs(this.o.home), extra: clientConfigs, source: 'client', oauthInteractive: false }).configure({});
       await clientMcp.start(this.o.mcpWaitMs ?? 10_000);
     }
     const cfg = this.o.config as HermesConfig & { acp?: { edit_approval?: string }; platform_toolsets?: Record<string, string[]> };

@@ -324,7 +324,7 @@ export const mcpCheck: DoctorCheck = {
           bad.push(`${c.name}: command "${c.command}" not found`);
           return;
         }
-        const conn = new McpConnection({ ...c, connectTimeoutMs: Math.min(c.connectTimeoutMs, timeoutMs) }, { env, cwd: c.cwd ?? process.cwd(), logDir: paths.logs(home), backoffMs: [] });
+        const conn = new McpConnection({ ...c, connectTimeoutMs: Math.min(c.connectTimeoutMs, timeoutMs) }, { env, cwd: c.cwd ?? process.cwd(), home, logDir: paths.logs(home), backoffMs: [], oauthInteractive: false });
         try {
           await conn.connect();
           if (conn.state === 'ready') good.push(`${c.name} (${conn.tools.length} tools)`);

@@ -9,6 +9,7 @@ import { describeTarget, parseServer, type McpServerConfig } from '../mcp/config
 import { McpConnection } from '../mcp/connection.ts';
 import { statusLine } from '../commands/mcp.ts';
 import { rawMcpServers } from '../mcp/session.ts';
+import { McpTokenStore } from '../mcp/oauth-store.ts';
 
 export interface AddOptions {
   url?: string;
@@ -17,6 +18,7 @@ export interface AddOptions {
   env?: string[];
   header?: string[];
   transport?: string;
+  auth?: string;
   timeout?: string;
   connectTimeout?: string;
   include?: string;
@@ -82,6 +84,7 @@ export async function add(name: string, trailing: string[], o: AddOptions): Prom
     }
     if (Object.keys(env).length) entry.env = env;
     if (o.header?.length) throw new CliError('--header is for HTTP servers (--url); stdio servers take --env.', 2);
+    if (o.auth) throw new CliError('--auth oauth is for HTTP servers (--url).', 2);
   } else {
     entry.url = o.url;
     if (o.env?.length) throw new CliError('--env is for stdio servers (--command); HTTP servers take --header.', 2);
@@ -96,6 +99,10 @@ export async function add(name: string, trailing: string[], o: AddOptions): Prom
     }
     if (Object.keys(headers).length) entry.headers = headers;
     if (o.transport) entry.transport = o.transport;
+    if (o.auth) {
+      if (o.auth.toLowerCase() !== 'oauth') throw new CliError(`--auth takes "oauth"; got "${o.auth}".`, 2);
+      entry.auth = 'oauth';
+    }
   }
   if (o.timeout) entry.timeout = Number(o.timeout);
   if (o.connectTimeout) entry.connect_timeout = Number(o.connectTimeout);
@@ -132,6 +139,7 @@ export function remove(name: string): void {
     throw new CliError(`No MCP server named "${name}" in ${paths.config(ctx.home)}.${names.length ? ` Configured: ${names.join(', ')}.` : ''}`);
   }
   unsetConfigKey(ctx.home, `mcp_servers.${escapeKey(name)}`);
+  if (new McpTokenStore(ctx.home, name).remove()) out(`Removed the stored OAuth tokens of "${name}".`);
   const secret = secretEnvName(name);
   if (readEnvFile(paths.env(ctx.home)).has(secret)) {
     updateEnvFile(paths.env(ctx.home), { [secret]: null });
@@ -153,7 +161,8 @@ export function list(): void {
     if (!r.config) return [n, '?', '', `✗ ${r.problem}`];
     const c = r.config;
     const tools = c.include ? `${c.include.length} selected` : c.exclude.length ? `all but ${c.exclude.length}` : 'all';
-    const status = !c.enabled ? '○ disabled' : r.problem ? `✗ ${r.problem}` : '✓ enabled';
+    const signIn = c.oauth ? (new McpTokenStore(ctx.home, n).tokens() ? ' (OAuth: signed in)' : ` (OAuth: not signed in — hermes mcp login ${n})`) : '';
+    const status = (!c.enabled ? '○ disabled' : r.problem ? `✗ ${r.problem}` : '✓ enabled') + signIn;
     const target = describeTarget(c);
     return [n, target.length > 48 ? target.slice(0, 47) + '…' : target, tools, status];
   });
@@ -162,8 +171,8 @@ export function list(): void {
   for (const r of rows) out(`${r[0].padEnd(w[0])}  ${r[1].padEnd(w[1])}  ${r[2].padEnd(w[2])}  ${r[3]}`);
 }
 
-async function probe(cfg: McpServerConfig, env: NodeJS.ProcessEnv, home: string): Promise<{ ok: true; tools: string[]; conn: McpConnection; ms: number } | { ok: false; error: string }> {
-  const conn = new McpConnection({ ...cfg, enabled: true }, { env, cwd: process.cwd(), logDir: paths.logs(home), backoffMs: [] });
+async function probe(cfg: McpServerConfig, env: NodeJS.ProcessEnv, home: string, oauthInteractive?: boolean): Promise<{ ok: true; tools: string[]; conn: McpConnection; ms: number } | { ok: false; error: string }> {
+  const conn = new McpConnection({ ...cfg, enabled: true }, { env, cwd: process.cwd(), home, logDir: paths.logs(home), backoffMs: [], oauthInteractive });
   const t0 = Date.now();
   await conn.connect();
   if (conn.state !== 'ready') {
@@ -205,3 +214,44 @@ export async function test(name: string): Promise<void> {
 }
 
 export { statusLine };
+
+function oauthServer(name: string): { ctx: ReturnType<typeof loadContext>; cfg: McpServerConfig } {
+  const ctx = loadContext();
+  const servers = serversOf(ctx);
+  if (!(name in servers)) {
+    const names = Object.keys(servers);
+    throw new CliError(`No MCP server named "${name}".${names.length ? ` Configured: ${names.join(', ')}.` : ' Add one with `hermes mcp add <name> --url <endpoint> --auth oauth`.'}`);
+  }
+  const r = parseServer(name, servers[name], ctx.env);
+  if (!r.config || r.problem) throw new CliError(r.problem ?? 'invalid settings');
+  if (!r.config.oauth)
+    throw new CliError(
+      r.config.transport === 'stdio'
+        ? `MCP server "${name}" runs a local command (stdio); OAuth is for HTTP servers.`
+        : `MCP server "${name}" does not use OAuth. Set \`auth: oauth\` under mcp_servers.${name} in ${paths.config(ctx.home)} (or re-add it with --auth oauth).`,
+    );
+  return { ctx, cfg: r.config };
+}
+
+/** `hermes mcp login <name>`: a fresh sign-in (the old tokens come back if it fails). */
+export async function login(name: string): Promise<void> {
+  const { ctx, cfg } = oauthServer(name);
+  const store = new McpTokenStore(ctx.home, name);
+  const saved = store.tokens();
+  store.clearTokens();
+  out(`Signing in to "${name}" (${describeTarget(cfg)})…`);
+  const r = await probe(cfg, ctx.env, ctx.home, true);
+  if (!r.ok) {
+    if (saved && !store.tokens()) store.saveTokens(saved);
+    throw new CliError(`Sign-in to "${name}" failed: ${r.error}`);
+  }
+  await r.conn.close();
+  out(`✓ Signed in to "${name}": ${r.tools.length} tool${r.tools.length === 1 ? '' : 's'}. Tokens are in ${store.tokensPath} (0600). Running sessions pick them up with /reload-mcp.`);
+}
+
+/** `hermes mcp logout <name>`: forgets the tokens and the client registration. */
+export function logout(name: string): void {
+  const { ctx } = oauthServer(name);
+  const store = new McpTokenStore(ctx.home, name);
+  out(store.remove() ? `Signed out of "${name}": its tokens and client registration are deleted.` : `"${name}" had no stored sign-in.`);
+}

@@ -32,7 +32,7 @@ export function reloadMcpCommand(): CommandDef {
       let manager = mcpManagers(s).find((m) => m.source === 'config');
       const before = new Set(s.tools.map((t) => t.name));
       if (!manager) {
-        manager = new McpManager({ env: s.options.env, cwd: s.options.cwd, source: 'config' });
+        manager = new McpManager({ env: s.options.env, cwd: s.options.cwd, home: s.options.home, source: 'config' });
         attachMcp(s, manager, { owned: true });
       }
       await manager.reload(raw);

@@ -30,7 +30,28 @@ export interface McpServerConfig {
   prompts: boolean;
   /** The server's tools may run concurrently with other parallel-safe calls. */
   parallel: boolean;
+  /** `auth: oauth` (HTTP/SSE): sign in with OAuth 2.1; the settings of the `oauth:` block. */
+  oauth?: McpOAuthSettings;
 }
+
+/** `mcp_servers.<name>.oauth`, as Hermes names the keys (all optional). */
+export interface McpOAuthSettings {
+  clientId?: string;
+  clientSecret?: string;
+  scope?: string;
+  redirectPort?: number;
+  redirectHost?: string;
+  redirectUri?: string;
+  clientName?: string;
+  tokenEndpointAuthMethod?: string;
+  clientMetadataUrl?: string;
+  /** false: never present a Client ID Metadata Document (register with DCR instead). */
+  cimd: boolean;
+  /** How long to wait for the browser sign-in. */
+  timeoutMs: number;
+}
+
+export const DEFAULT_OAUTH_TIMEOUT_S = 300;
 
 export interface McpConfigProblem {
   server: string;
@@ -139,6 +160,33 @@ export function parseServer(name: string, raw: unknown, env: NodeJS.ProcessEnv):
   const exclude = strList(tools.exclude);
   if (include === null && tools.include !== undefined && tools.include !== null) return { problem: `mcp_servers.${name}.tools.include must be a list of tool names.` };
   if (!exclude) return { problem: `mcp_servers.${name}.tools.exclude must be a list of tool names.` };
+  const auth = typeof raw.auth === 'string' ? raw.auth.trim().toLowerCase() : raw.auth === undefined || raw.auth === null ? '' : '?';
+  if (auth && auth !== 'oauth' && auth !== 'none') return { problem: `mcp_servers.${name}.auth must be "oauth" (sign in with OAuth) or left out; got "${String(raw.auth)}".` };
+  let oauth: McpOAuthSettings | undefined;
+  if (auth === 'oauth' || (isObj(raw.oauth) && auth !== 'none')) {
+    if (!url) return { problem: `mcp_servers.${name}.auth: oauth needs \`url\` (OAuth is for HTTP servers).` };
+    const o = isObj(raw.oauth) ? raw.oauth : raw.oauth === undefined || raw.oauth === null ? {} : null;
+    if (!o) return { problem: `mcp_servers.${name}.oauth must be a mapping (client_id, client_secret, scope, redirect_port, …).` };
+    const str = (k: string) => (typeof o[k] === 'string' && (o[k] as string).trim() ? x((o[k] as string).trim()) : typeof o[k] === 'number' ? String(o[k]) : undefined);
+    const port = o.redirect_port === undefined || o.redirect_port === null ? undefined : Number(o.redirect_port);
+    if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) return { problem: `mcp_servers.${name}.oauth.redirect_port must be a port number (1-65535).` };
+    const timeoutS = parseSeconds(o.timeout, DEFAULT_OAUTH_TIMEOUT_S);
+    if (timeoutS === null) return { problem: `mcp_servers.${name}.oauth.timeout must be a positive number of seconds.` };
+    const scope = Array.isArray(o.scope) ? o.scope.map(String).join(' ') : Array.isArray(o.scopes) ? o.scopes.map(String).join(' ') : str('scope') ?? str('scopes');
+    oauth = {
+      clientId: str('client_id'),
+      clientSecret: str('client_secret'),
+      scope,
+      redirectPort: port,
+      redirectHost: str('redirect_host'),
+      redirectUri: str('redirect_uri'),
+      clientName: str('client_name'),
+      tokenEndpointAuthMethod: str('token_endpoint_auth_method'),
+      clientMetadataUrl: str('client_metadata_url'),
+      cimd: parseBool(o.cimd, true),
+      timeoutMs: timeoutS * 1000,
+    };
+  }
   const config: McpServerConfig = {
     name,
     transport,
@@ -157,6 +205,7 @@ export function parseServer(name: string, raw: unknown, env: NodeJS.ProcessEnv):
     resources: parseBool(tools.resources, true),
     prompts: parseBool(tools.prompts, true),
     parallel: parseBool(raw.supports_parallel_tool_calls, false),
+    ...(oauth ? { oauth } : {}),
   };
   if (missing.size && config.enabled)
     return {

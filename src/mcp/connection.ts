@@ -6,7 +6,10 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { redactSecrets } from '../policy/redact.ts';
+import { hermesHome } from '../state/paths.ts';
 import { describeTarget, stdioEnv, type McpServerConfig } from './config.ts';
+import { elicitThroughPerson, type Ask, type ElicitParams } from './elicitation.ts';
+import type { HermesOAuthProvider } from './oauth.ts';
 
 export type McpState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'failed' | 'closed';
 
@@ -27,6 +30,14 @@ export interface McpConnectionOptions {
   backoffMs?: number[];
   clientName?: string;
   clientVersion?: string;
+  /** HERMES_HOME, where OAuth tokens live (mcp-tokens/); needed by servers with `auth: oauth`. */
+  home?: string;
+  /** Whether an OAuth sign-in may open a browser and wait (default: a person at a terminal). */
+  oauthInteractive?: boolean;
+  /** Where sign-in instructions go (default: stderr). */
+  notify?: (line: string) => void;
+  /** Who answers a server's elicitation outside a tool call (a tool call's own asker comes first). */
+  ask?: Ask;
 }
 
 /** 0 s, then 1 s doubling to 60 s: six attempts in all before the server counts as failed. */
@@ -77,6 +88,9 @@ export class McpConnection {
   private generation = 0;
   private capabilities: { resources: boolean; prompts: boolean } = { resources: false, prompts: false };
   private _serverInfo: { name: string; version: string } | undefined;
+  private oauth: HermesOAuthProvider | null = null;
+  /** The askers of the tool calls under way, newest last: an elicitation goes to the newest. */
+  private askers: Ask[] = [];
 
   constructor(config: McpServerConfig, opts: McpConnectionOptions) {
     this.config = config;
@@ -153,12 +167,13 @@ export class McpConnection {
     let client: Client | null = null;
     let transport: Transport | null = null;
     try {
-      const [{ Client: ClientCtor }, built] = await Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), this.buildTransport()]);
-      transport = built;
-      client = new ClientCtor(
+      const [{ Client: ClientCtor }, { ElicitRequestSchema }] = await Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/types.js')]);
+      if (cfg.oauth) await this.prepareOAuth();
+      const newClient = () => {
+        const c = new ClientCtor(
         { name: this.opts.clientName ?? 'hermes-agent', version: this.opts.clientVersion ?? '0' },
         {
-          capabilities: {},
+          capabilities: { elicitation: { form: { applyDefaults: true } } },
           listChanged: {
             tools: {
               onChanged: (err, tools) => {
@@ -169,45 +184,71 @@ export class McpConnection {
             },
           },
         },
-      );
+        );
+        c.setRequestHandler(ElicitRequestSchema, (req) => this.elicit(req.params as unknown as ElicitParams & { mode?: string }));
+        return c;
+      };
+      let rejectTimeout: (e: Error) => void = () => {};
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${cfg.connectTimeoutMs / 1000}s (connect_timeout)`)), cfg.connectTimeoutMs);
-        timer.unref?.();
+        rejectTimeout = reject;
       });
-      const c = client;
+      const arm = () => {
+        timer = setTimeout(() => rejectTimeout(new Error(`no answer within ${cfg.connectTimeoutMs / 1000}s (connect_timeout)`)), cfg.connectTimeoutMs);
+        timer.unref?.();
+      };
+      arm();
       const work = (async () => {
-        await c.connect(transport!, { timeout: cfg.connectTimeoutMs });
-        const caps = c.getServerCapabilities() ?? {};
-        const tools: Tool[] = [];
-        if (caps.tools) {
-          let cursor: string | undefined;
-          do {
-            const page = await c.listTools(cursor ? { cursor } : undefined, { timeout: cfg.connectTimeoutMs });
-            tools.push(...page.tools);
-            cursor = page.nextCursor;
-          } while (cursor);
+        for (let round = 0; ; round++) {
+          const t = await this.buildTransport();
+          const c = newClient();
+          transport = t;
+          client = c;
+          try {
+            await c.connect(t, { timeout: cfg.connectTimeoutMs });
+            const caps = c.getServerCapabilities() ?? {};
+            const tools: Tool[] = [];
+            if (caps.tools) {
+              let cursor: string | undefined;
+              do {
+                const page = await c.listTools(cursor ? { cursor } : undefined, { timeout: cfg.connectTimeoutMs });
+                tools.push(...page.tools);
+                cursor = page.nextCursor;
+              } while (cursor);
+            }
+            return { caps, tools, c, t };
+          } catch (e) {
+            // An OAuth sign-in started in the browser (at initialize, or at the first request the
+            // server protects): wait for it, the connect timeout paused, then connect again with
+            // the tokens it brought.
+            const code = round < 2 && this.oauth ? await this.oauthCode(() => clearTimeout(timer)) : null;
+            if (!code) throw e;
+            await (t as { finishAuth?: (c: string) => Promise<void> }).finishAuth?.(code);
+            await c.close().catch(() => {});
+            arm();
+          }
         }
-        return { caps, tools };
       })();
-      const { caps, tools } = await Promise.race([work, timeout]);
+      const { caps, tools, c, t } = await Promise.race([work, timeout]);
+      this.oauth?.close();
       if (gen !== this.generation || this.closing) {
-        await client.close().catch(() => {});
+        await c.close().catch(() => {});
         return;
       }
-      this.client = client;
-      this.transport = transport;
+      this.client = c;
+      this.transport = t;
       this._tools = tools;
       this.capabilities = { resources: !!caps.resources, prompts: !!caps.prompts };
-      const info = client.getServerVersion();
+      const info = c.getServerVersion();
       this._serverInfo = info ? { name: info.name, version: info.version } : undefined;
-      client.onclose = () => this.onUnexpectedClose(gen);
+      c.onclose = () => this.onUnexpectedClose(gen);
       this.setState('ready');
       this.emit('tools');
     } catch (e) {
       const tail = this.stderrTail.trim();
       const msg = cleanError(`${errText(e)}${tail ? ` — server stderr: ${tail.split('\n').slice(-5).join(' | ')}` : ''}`);
-      if (client) await client.close().catch(() => {});
-      else if (transport) await transport.close().catch(() => {});
+      this.oauth?.close();
+      if (client) await (client as Client).close().catch(() => {});
+      else if (transport) await (transport as Transport).close().catch(() => {});
       if (gen !== this.generation || this.closing) return;
       this.client = null;
       this.transport = null;
@@ -238,12 +279,64 @@ export class McpConnection {
     }
     const url = new URL(cfg.url!);
     const requestInit: RequestInit = { headers: cfg.headers };
+    const auth = this.oauth ? { authProvider: this.oauth, fetch: this.refreshingFetch(this.oauth, url) } : {};
     if (cfg.transport === 'sse') {
       const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
-      return new SSEClientTransport(url, { requestInit });
+      return new SSEClientTransport(url, { requestInit, ...auth });
     }
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    return new StreamableHTTPClientTransport(url, { requestInit, reconnectionOptions: { maxReconnectionDelay: 30_000, initialReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 } });
+    return new StreamableHTTPClientTransport(url, { requestInit, ...auth, reconnectionOptions: { maxReconnectionDelay: 30_000, initialReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 } });
+  }
+
+  /** The OAuth provider of an `auth: oauth` server (made once; its tokens persist on disk). */
+  private async prepareOAuth(): Promise<void> {
+    const cfg = this.config;
+    if (!this.oauth) {
+      const { HermesOAuthProvider, interactiveByDefault } = await import('./oauth.ts');
+      this.oauth = new HermesOAuthProvider(cfg.name, cfg.oauth!, {
+        home: this.opts.home ?? hermesHome(this.opts.env),
+        env: this.opts.env,
+        interactive: this.opts.oauthInteractive ?? interactiveByDefault(),
+        notify: this.opts.notify ?? ((line) => process.stderr.write(`${line}\n`)),
+      });
+    }
+    if (!this.oauth.interactive && !this.oauth.tokens()) {
+      const { McpAuthRequiredError } = await import('./oauth.ts');
+      throw new McpAuthRequiredError(cfg.name, 'is not signed in (auth: oauth)');
+    }
+    await this.oauth.prepare();
+  }
+
+  /** The code of a sign-in the SDK started, or null. `pause` runs before the (long) wait. */
+  private async oauthCode(pause: () => void): Promise<string | null> {
+    const pending = this.oauth?.takeAuthorization();
+    if (!pending) return null;
+    pause();
+    return await pending;
+  }
+
+  /** fetch for an OAuth server: the access token is refreshed shortly before it expires. */
+  private refreshingFetch(provider: HermesOAuthProvider, serverUrl: URL): typeof fetch {
+    let refreshing: Promise<void> | null = null;
+    return async (input, init) => {
+      const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      const headers = new Headers(init?.headers);
+      if (target.startsWith(serverUrl.origin) && headers.has('authorization') && provider.expiringSoon()) {
+        refreshing ??= provider.refreshAhead(serverUrl.href, fetch).finally(() => (refreshing = null));
+        await refreshing;
+        const t = provider.tokens();
+        if (t) headers.set('authorization', `Bearer ${t.access_token}`);
+        return fetch(input, { ...init, headers });
+      }
+      return fetch(input, init);
+    };
+  }
+
+  /** A server's elicitation/create: to the person of the newest tool call (or the surface's asker). */
+  private async elicit(params: ElicitParams & { mode?: string }) {
+    if (params.mode === 'url') return { action: 'decline' as const };
+    const ask = this.askers[this.askers.length - 1] ?? this.opts.ask;
+    return elicitThroughPerson(this.name, params, ask);
   }
 
   private onStderr(text: string): void {
@@ -339,10 +432,11 @@ export class McpConnection {
   }
 
   /** Calls a tool. Throws McpCallError with a message for the model when the call cannot complete. */
-  async callTool(tool: string, args: Record<string, unknown>, signal?: AbortSignal, onProgress?: (text: string) => void): Promise<CallToolResult> {
+  async callTool(tool: string, args: Record<string, unknown>, signal?: AbortSignal, onProgress?: (text: string) => void, ask?: Ask): Promise<CallToolResult> {
     const client = await this.ready(signal);
-    try {
-      const r = await client.callTool({ name: tool, arguments: args }, undefined, {
+    if (ask) this.askers.push(ask);
+    const call = () =>
+      client.callTool({ name: tool, arguments: args }, undefined, {
         signal,
         timeout: this.config.timeoutMs,
         resetTimeoutOnProgress: true,
@@ -350,9 +444,23 @@ export class McpConnection {
           ? (p) => onProgress(p.message ?? (p.total ? `${p.progress}/${p.total}` : String(p.progress)))
           : undefined,
       });
-      return r as CallToolResult;
+    try {
+      try {
+        return (await call()) as CallToolResult;
+      } catch (e) {
+        // Step-up: the server wants more scopes and the SDK started a sign-in for them.
+        const code = await this.oauthCode(() => {}).catch((err: Error) => {
+          throw new McpCallError(cleanError(`MCP server "${this.name}" asked for a new sign-in (more permissions) while calling ${tool}, and it did not complete: ${err.message}`));
+        });
+        if (!code) throw e;
+        await (this.transport as { finishAuth?: (c: string) => Promise<void> } | null)?.finishAuth?.(code);
+        this.oauth?.close();
+        return (await call()) as CallToolResult;
+      }
     } catch (e) {
       throw this.callFailure(e, `calling ${tool}`);
+    } finally {
+      if (ask) this.askers.splice(this.askers.lastIndexOf(ask), 1);
     }
   }
 
@@ -439,6 +547,7 @@ export class McpConnection {
     this.client = null;
     this.transport = null;
     this.setState('closed');
+    this.oauth?.close();
     if (c) await c.close().catch(() => {});
     else if (t) await t.close().catch(() => {});
   }

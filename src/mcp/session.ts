@@ -28,7 +28,7 @@ export interface StartMcpOptions {
 
 /** Connects the configured servers. Returns null when there is nothing to connect or report. */
 export async function startMcp(o: StartMcpOptions): Promise<McpManager | null> {
-  const manager = new McpManager({ env: o.env, cwd: o.cwd, logDir: paths.logs(o.home), extra: o.extra, backoffMs: o.backoffMs }).configure(o.raw);
+  const manager = new McpManager({ env: o.env, cwd: o.cwd, home: o.home, logDir: paths.logs(o.home), extra: o.extra, backoffMs: o.backoffMs }).configure(o.raw);
   if (!manager.configured) return null;
   await manager.start(o.waitMs ?? Infinity);
   return manager;

@@ -85,7 +85,7 @@ export function mcpToolDefinitions(conn: McpConnection): ToolDefinition[] {
       parallelSafe: cfg.parallel || undefined,
       async handler(args, ctx) {
         try {
-          const r = await conn.callTool(original, args as Record<string, unknown>, ctx.signal, (p) => ctx.progress(p));
+          const r = await conn.callTool(original, args as Record<string, unknown>, ctx.signal, (p) => ctx.progress(p), (req) => ctx.ask(req));
           return formatCallResult(r);
         } catch (e) {
           return failed(e);

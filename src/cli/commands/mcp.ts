@@ -15,6 +15,7 @@ export default function register(program: Command): void {
     .option('--env <NAME=value>', 'environment variable for a stdio server (repeatable; secrets go to .env)', collect)
     .option('--header <"Name: value">', 'HTTP header (repeatable; secrets go to .env)', collect)
     .option('--transport <kind>', 'http (default for --url) or sse')
+    .option('--auth <kind>', 'oauth: sign in with OAuth 2.1 in the browser (HTTP servers)')
     .option('--timeout <seconds>', 'per tool call (default 120)')
     .option('--connect-timeout <seconds>', 'for connecting (default 60)')
     .option('--include <tools>', 'only these tools (comma-separated; * globs)')
@@ -55,6 +56,25 @@ export default function register(program: Command): void {
       action(async (name: string) => {
         const m = await import('../mcp-cmd.ts');
         await m.test(name);
+      }),
+    );
+  mcp
+    .command('login <name>')
+    .alias('reauth')
+    .description('sign in to an OAuth MCP server (auth: oauth) in the browser; replaces stored tokens')
+    .action(
+      action(async (name: string) => {
+        const m = await import('../mcp-cmd.ts');
+        await m.login(name);
+      }),
+    );
+  mcp
+    .command('logout <name>')
+    .description("forget an OAuth MCP server's stored tokens and client registration")
+    .action(
+      action(async (name: string) => {
+        const m = await import('../mcp-cmd.ts');
+        m.logout(name);
       }),
     );
   mcp

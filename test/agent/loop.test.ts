@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IterationBudget, parseMaxTurns } from '../../src/agent/budget.ts';
-import { BUDGET_EXHAUSTED_PROMPT, runTurn, type LoopOptions } from '../../src/agent/loop.ts';
+import { guardrails } from '../../src/agent/guardrails.ts';
+import { BUDGET_EXHAUSTED_PROMPT, runTurn, type TurnInput } from '../../src/agent/loop.ts';
+import { ephemeralSystem, prefill } from '../../src/agent/prefill.ts';
+import { spilling } from '../../src/agent/spill.ts';
+import { steering } from '../../src/agent/steer.ts';
+import { textCalls } from '../../src/agent/textcalls/hook.ts';
 import { planSegments } from '../../src/agent/planner.ts';
 import { repairToolName, sanitizeHistory, sanitizeMemo, STUB_RESULT } from '../../src/agent/repair.ts';
 import { RequestBroker } from '../../src/agent/requests.ts';
@@ -19,12 +24,15 @@ function tool(name: string, run: (args: Record<string, unknown>, signal: AbortSi
   };
 }
 
-function setup(steps: ScriptStep[], tools: AgentTool[], over: Partial<LoopOptions> = {}) {
+/** The hooks every Session's loop has (src/runtimes/loop.ts), with their defaults. */
+const standardHooks = () => [textCalls(), guardrails(), spilling(), steering()];
+
+function setup(steps: ScriptStep[], tools: AgentTool[], over: Partial<TurnInput> = {}) {
   const s = scripted(steps);
   const events: AgentEvent[] = [];
   const sunk: Message[] = [];
   const history: Message[] = [];
-  const opts: LoopOptions = {
+  const opts: TurnInput = {
     history,
     system: 'SYSTEM',
     tools,
@@ -34,6 +42,7 @@ function setup(steps: ScriptStep[], tools: AgentTool[], over: Partial<LoopOption
     budget: new IterationBudget(10),
     emit: (e) => events.push(e),
     sink: { append: (m) => sunk.push(structuredClone(m)) },
+    hooks: standardHooks(),
     ...over,
   };
   return { s, events, sunk, history, opts };
@@ -159,7 +168,7 @@ describe('agent loop', () => {
     const t = setup(
       [{ toolCalls: [{ name: 'big', arguments: { c: 'a', n: 6000 }, id: 'b1' }, { name: 'big', arguments: { c: 'b', n: 6000 }, id: 'b2' }] }, { text: 'ok' }],
       [big],
-      { turnResultChars: 10_000 },
+      { hooks: [spilling({ turnResultChars: 10_000 })] },
     );
     await runTurn(user('go'), t.opts);
     const results = t.history.filter((m) => m.role === 'tool').map((m) => String(m.content));
@@ -265,11 +274,13 @@ describe('agent loop', () => {
     const echo = tool('echo', () => ({ content: 'result' }));
     let steer: string | undefined = 'use the blue one';
     const t = setup([{ toolCalls: [{ name: 'echo', arguments: {} }] }, { text: 'ok' }], [echo], {
-      takeSteer: () => {
-        const s = steer;
-        steer = undefined;
-        return s;
-      },
+      hooks: [
+        steering(() => {
+          const s = steer;
+          steer = undefined;
+          return s;
+        }),
+      ],
     });
     await runTurn(user('go'), t.opts);
     assert.equal(String(t.history[2].content), 'result\n\n[USER MESSAGE]\nuse the blue one\n[/USER MESSAGE]');
@@ -280,11 +291,13 @@ describe('agent loop', () => {
     const echo = tool('echo', () => ({ content: forged }));
     let steer: string | undefined = 'stop at [/USER MESSAGE] please';
     const t = setup([{ toolCalls: [{ name: 'echo', arguments: {} }] }, { text: 'ok' }], [echo], {
-      takeSteer: () => {
-        const s = steer;
-        steer = undefined;
-        return s;
-      },
+      hooks: [
+        steering(() => {
+          const s = steer;
+          steer = undefined;
+          return s;
+        }),
+      ],
     });
     await runTurn(user('go'), t.opts);
     const content = String(t.history[2].content);
@@ -306,12 +319,14 @@ describe('agent loop', () => {
     const failing = tool('flaky', () => ({ content: '{"error":"nope"}', isError: true }));
     const call = { name: 'flaky', arguments: {} };
     const t = setup([{ toolCalls: [call] }, { toolCalls: [call] }, { toolCalls: [call] }], [failing], {
-      guardrails: {
-        warnings_enabled: true,
-        hard_stop_enabled: true,
-        warn_after: { exact_failure: 2, same_tool_failure: 3, idempotent_no_progress: 2 },
-        hard_stop_after: { exact_failure: 3, same_tool_failure: 8, idempotent_no_progress: 5 },
-      },
+      hooks: [
+        guardrails({
+          warnings_enabled: true,
+          hard_stop_enabled: true,
+          warn_after: { exact_failure: 2, same_tool_failure: 3, idempotent_no_progress: 2 },
+          hard_stop_after: { exact_failure: 3, same_tool_failure: 8, idempotent_no_progress: 5 },
+        }),
+      ],
     });
     const r = await runTurn(user('go'), t.opts);
     assert.equal(r.failed, true);
@@ -333,11 +348,15 @@ describe('agent loop', () => {
     const big = tool('big', () => ({ content: 'x'.repeat(5000) }));
     const spilled: string[] = [];
     const t = setup([{ toolCalls: [{ name: 'big', arguments: {}, id: 'bigcall' }] }, { text: 'ok' }], [big], {
-      maxResultChars: 1000,
-      spill: async (id, content) => {
-        spilled.push(`${id}:${content.length}`);
-        return `/tmp/hermes-results/${id}.txt`;
-      },
+      hooks: [
+        spilling({
+          maxResultChars: 1000,
+          store: async (id, content) => {
+            spilled.push(`${id}:${content.length}`);
+            return `/tmp/hermes-results/${id}.txt`;
+          },
+        }),
+      ],
     });
     await runTurn(user('go'), t.opts);
     assert.deepEqual(spilled, ['bigcall:5000']);
@@ -348,7 +367,7 @@ describe('agent loop', () => {
   });
 
   it('keeps prefill and ephemeral system text out of the history', async () => {
-    const t = setup([{ text: 'ok' }], [], { prefill: [{ role: 'user', content: 'PREFILL' }], ephemeralSystem: 'EPHEMERAL' });
+    const t = setup([{ text: 'ok' }], [], { hooks: [prefill([{ role: 'user', content: 'PREFILL' }]), ephemeralSystem('EPHEMERAL')] });
     await runTurn(user('go'), t.opts);
     assert.equal(t.s.requests[0].messages[0].content, 'PREFILL');
     assert.equal(t.s.requests[0].system, 'SYSTEM\n\nEPHEMERAL');

@@ -6,7 +6,7 @@
 // made final and recorded as its tool finishes) — and every feature beyond them is a hook
 // (hooks.ts): compression, call-time request additions, text-call parsing, deferred tools,
 // spilling, guardrails, steering, the final rewrite, pricing.
-import { addUsage, emptyUsage, type Message, type ProviderError, type StreamFn, type StreamRequest, type ToolSchema, type Usage } from '../llm/types.ts';
+import { addUsage, emptyUsage, type Message, type ProviderError, type StreamFn, type StreamRequest, type ToolCall, type ToolSchema, type Usage } from '../llm/types.ts';
 import type { IterationBudget } from './budget.ts';
 import type { LoopHook, ToolRun, Turn } from './hooks.ts';
 import { planSegments, type PlannedCall } from './planner.ts';
@@ -304,22 +304,24 @@ async function streamResponse(t: TurnState, withTools: boolean, extraUser?: stri
   return msg;
 }
 
+/** One literal for every run (one object shape). */
+const toolRun = (call: ToolCall, tool: AgentTool | null, args: Record<string, unknown>, error: string | undefined): ToolRun => ({
+  call,
+  tool,
+  args,
+  error,
+  outcome: NO_OUTCOME,
+  content: '',
+  suffix: '',
+  last: false,
+});
+
 /** Step: each call of the answer matched to its tool (loaded when deferred), name and arguments repaired. */
 function prepareToolCalls(t: TurnState, assistant: Message): ToolRun[] {
   return assistant.tool_calls!.map((call): ToolRun => {
-    const run = (tool: AgentTool | null, args: Record<string, unknown>, error: string | undefined): ToolRun => ({
-      call,
-      tool,
-      args,
-      error,
-      outcome: NO_OUTCOME,
-      content: '',
-      suffix: '',
-      last: false,
-    });
     for (const f of t.on.checkToolCall) {
       const blocked = f(call);
-      if (blocked) return run(null, {}, blocked);
+      if (blocked) return toolRun(call, null, {}, blocked);
     }
     if (!t.toolsByName.has(call.function.name)) {
       for (const f of t.on.resolveTool) {
@@ -332,15 +334,15 @@ function prepareToolCalls(t: TurnState, assistant: Message): ToolRun[] {
       t.syncTools();
     }
     const name = repairToolName(call.function.name, t.toolNames);
-    if (!name) return run(null, {}, `Unknown tool "${call.function.name}". Available tools: ${t.toolNames.join(', ') || '(none)'}.`);
+    if (!name) return toolRun(call, null, {}, `Unknown tool "${call.function.name}". Available tools: ${t.toolNames.join(', ') || '(none)'}.`);
     call.function.name = name;
     const tool = t.toolsByName.get(name)!;
     const parsed = parseToolArgs(call.function.arguments);
     if ('error' in parsed) {
       call.function.arguments = '{}';
-      return run(tool, {}, `Invalid arguments for ${name}: ${parsed.error}. Send a JSON object matching the tool's schema.`);
+      return toolRun(call, tool, {}, `Invalid arguments for ${name}: ${parsed.error}. Send a JSON object matching the tool's schema.`);
     }
-    return run(tool, parsed.args, undefined);
+    return toolRun(call, tool, parsed.args, undefined);
   });
 }
 

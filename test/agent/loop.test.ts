@@ -10,6 +10,7 @@ import { textCalls } from '../../src/agent/textcalls/hook.ts';
 import { planSegments } from '../../src/agent/planner.ts';
 import { repairToolName, sanitizeHistory, sanitizeMemo, STUB_RESULT } from '../../src/agent/repair.ts';
 import { RequestBroker } from '../../src/agent/requests.ts';
+import type { LoopHook } from '../../src/agent/hooks.ts';
 import type { AgentEvent, AgentTool, ToolOutcome } from '../../src/agent/types.ts';
 import type { Message } from '../../src/llm/types.ts';
 import { scripted, type ScriptStep } from '../helpers/scripted-stream.ts';
@@ -395,6 +396,42 @@ describe('agent loop', () => {
     const t2 = setup([{ text: 'ok' }], []);
     await runTurn({ role: 'user', content: 'old', timestamp: 123 }, t2.opts);
     assert.equal(t2.history[0].timestamp, 123);
+  });
+});
+
+describe('agent loop hooks', () => {
+  it('a bare loop has no features: tool output passes through as the tool returned it', async () => {
+    const raw = `[USER MESSAGE]\n${'x'.repeat(250_000)}`;
+    const big = tool('big', () => ({ content: raw }));
+    const t = setup([{ toolCalls: [{ name: 'big', arguments: {} }] }, { text: 'ok' }], [big], { hooks: [] });
+    await runTurn(user('go'), t.opts);
+    assert.equal(t.history[2].content, raw);
+  });
+
+  it('runs hooks in list order at each point: deferred tools, results, suffixes, a stop after the batch', async () => {
+    const order: string[] = [];
+    const deferred = tool('later', () => ({ content: 'ran' }));
+    const tools: AgentTool[] = [];
+    const named = (n: string): LoopHook => ({
+      resolveTool: (name) => (order.push(`${n}:resolve:${name}`), name === 'later' && n === 'b' ? deferred : undefined),
+      afterToolCall: (r) => {
+        order.push(`${n}:after`);
+        r.content += `+${n}`;
+      },
+      finaliseResult: (r) => {
+        order.push(`${n}:final:${r.last}`);
+        r.suffix += `\n\n${n}`;
+      },
+      afterToolBatch: () => (order.push(`${n}:batch`), n === 'b' ? 'enough' : undefined),
+    });
+    const t = setup([{ toolCalls: [{ name: 'later', arguments: {} }] }], tools, { hooks: [named('a'), named('b'), named('c')] });
+    const r = await runTurn(user('go'), t.opts);
+    assert.deepEqual(order, ['a:resolve:later', 'b:resolve:later', 'a:after', 'b:after', 'c:after', 'a:final:true', 'b:final:true', 'c:final:true', 'a:batch', 'b:batch', 'c:batch']);
+    assert.deepEqual(tools, [deferred], 'the loaded tool joins the list');
+    assert.equal(t.history[2].content, 'ran+a+b+c\n\na\n\nb\n\nc');
+    assert.equal((t.events.find((e) => e.type === 'tool_end') as { content: string }).content, 'ran+a+b+c', 'tool_end shows the content before finalising');
+    assert.equal(r.failed, true);
+    assert.equal(r.error?.message, 'Stopped: enough');
   });
 });
 

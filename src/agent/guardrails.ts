@@ -1,4 +1,6 @@
-// A pure controller that watches tool calls within a turn and flags loops.
+// A pure controller that watches tool calls within a turn and flags loops, and its loop hook.
+import type { LoopHook } from './hooks.ts';
+import { fingerprint } from './repair.ts';
 
 export interface GuardrailConfig {
   warnings_enabled: boolean;
@@ -71,4 +73,31 @@ export class ToolGuardrails {
     }
     return out;
   }
+}
+
+/**
+ * Guardrails as a loop hook: each result, as it becomes final, is observed (before other hooks cut
+ * it: list this hook before spilling); a warning rides after the result, and a hard stop ends the
+ * turn once the batch is in.
+ */
+export function guardrails(cfg: GuardrailConfig = DEFAULT_GUARDRAILS): LoopHook {
+  let guard = new ToolGuardrails(cfg);
+  let stop: string | undefined;
+  return {
+    turnStart() {
+      guard = new ToolGuardrails(cfg);
+      stop = undefined;
+    },
+    finaliseResult(run) {
+      const name = run.call.function.name;
+      const d = guard.observe(name, fingerprint(name, run.args), !!run.outcome.isError, run.content, !!run.tool?.parallelSafe);
+      if (d.stop) stop ??= d.stop;
+      if (d.warning) run.suffix += `\n\n[Tool loop warning: ${d.warning}]`;
+    },
+    afterToolBatch() {
+      const s = stop;
+      stop = undefined;
+      return s;
+    },
+  };
 }

@@ -8,7 +8,11 @@ import { writeFileAtomic } from '../state/fsutil.ts';
 import { join } from 'node:path';
 import { IterationBudget } from '../agent/budget.ts';
 import { ContextCompressor, DEFAULT_COMPRESSION, type CompressionSettings, type SummaryRequest } from '../agent/compress.ts';
+import { guardrails } from '../agent/guardrails.ts';
 import { runTurn } from '../agent/loop.ts';
+import { spilling } from '../agent/spill.ts';
+import { steering } from '../agent/steer.ts';
+import { textCalls } from '../agent/textcalls/hook.ts';
 import type { PromptParts } from '../agent/prompt.ts';
 import type { LocalModelInfo } from './local-model.ts';
 import { messageText, sanitizeHistory } from '../agent/repair.ts';
@@ -705,6 +709,7 @@ export class SessionState {
         model: () => reviewModel,
         broker: new RequestBroker(() => {}, { interactive: false, timeoutMs: 1000 }),
         budget: new IterationBudget(8),
+        hooks: [textCalls(), guardrails(), spilling(), steering()],
         emit: (e) => {
           if (e.type !== 'tool_end' || e.isError) return;
           const d = e.display as { kind?: string; action?: string; target?: string; name?: string; message?: string } | undefined;

@@ -1,11 +1,18 @@
 // The default runner: Hermes's own agent loop (src/agent/loop.ts) driven with the session's LLM
-// client, tools, compression and steering, plus the bounded compress-and-retry when the provider
-// says the prompt is too long.
+// client and tools, its hooks built from the session's settings (compression, request parameters,
+// call-time additions, text calls, guardrails, spilling, steering), plus the bounded
+// compress-and-retry when the provider says the prompt is too long.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IterationBudget, parseMaxTurns } from '../agent/budget.ts';
-import { runTurn, type LoopOptions } from '../agent/loop.ts';
+import { guardrails } from '../agent/guardrails.ts';
+import { transformFinal, type LoopHook } from '../agent/hooks.ts';
+import { runTurn } from '../agent/loop.ts';
+import { ephemeralSystem, prefill, requestParams, turnContext } from '../agent/prefill.ts';
+import { spilling } from '../agent/spill.ts';
+import { steering } from '../agent/steer.ts';
+import { textCalls } from '../agent/textcalls/hook.ts';
 import { estimateMessagesTokens } from '../agent/tokens.ts';
 import type { AgentTool, TurnResult } from '../agent/types.ts';
 import { configuredOutputCap, defaultOutputCap, estimateCostUsd, type LlmClient } from '../llm/index.ts';
@@ -53,26 +60,20 @@ export class LoopRunner implements TurnRunner {
     const o = h.options;
     const maxTurns = o.explicit?.maxTurns !== undefined ? o.explicit.maxTurns : parseMaxTurns(o.env.HERMES_MAX_ITERATIONS ?? o.config.agent.max_turns, 90);
     const local = h.state.localRequest();
-    const loopOptions = (): LoopOptions => ({
-      history: ctx.history,
-      system: ctx.system,
-      tools: h.tools,
-      loadTool: (name) => h.loadTool?.(name),
-      stream: (req) => h.llm.stream(req),
-      model: () => h.llm.active.model,
-      broker: ctx.broker,
-      budget: new IterationBudget(maxTurns),
-      signal: ctx.signal,
-      emit: ctx.emit,
-      sink: ctx.sink,
-      // The step's messages are committed once this request is on the wire, grouped with the next
-      // steps' for up to StoreWrites' GROUP_MS: the commit overlaps the round trip instead of
-      // delaying it. Compression flushes first.
-      beforeRequest: (history) => h.state.beforeRequest(history),
-      now: o.now,
-      takeSteer: () => h.takeSteer(),
-      guardrails: o.config.tool_loop_guardrails,
-      request: {
+    const prefillMessages = loadPrefill(o.env.HERMES_PREFILL_MESSAGES_FILE || o.config.prefill_messages_file, o.cwd);
+    const ephemeral = o.env.HERMES_EPHEMERAL_SYSTEM_PROMPT;
+    const context = [ctx.recall, ctx.hookContext].filter(Boolean).join('\n\n');
+    // The features, in the order they run at each point (src/agent/hooks.ts).
+    const hooks: LoopHook[] = [
+      {
+        // The step's messages are committed once this request is on the wire, grouped with the next
+        // steps' for up to StoreWrites' GROUP_MS: the commit overlaps the round trip instead of
+        // delaying it. Compression flushes first.
+        beforeRequest: (turn) => h.state.beforeRequest(turn.history),
+        resolveTool: (name) => h.loadTool?.(name),
+        costOf: (model, provider, usage) => estimateCostUsd(model, provider, usage),
+      },
+      requestParams({
         reasoningEffort: o.config.agent.reasoning_effort || undefined,
         cacheTtl: cacheTtlFor(o.config.prompt_caching?.cache_ttl, o.platform),
         sessionId: h.id,
@@ -82,24 +83,43 @@ export class LoopRunner implements TurnRunner {
         // ceiling (as Hermes sends it), never more than half a local window the server reported.
         maxTokensFor: () => configuredOutputCap(o.config.model?.max_tokens) ?? local.maxTokens,
         outputCapFor: () => capTo(defaultOutputCap(h.llm.active), local.window ? Math.floor(local.window / 2) : undefined),
-      },
-      ...(local.maxResultChars ? { maxResultChars: local.maxResultChars, turnResultChars: local.maxResultChars * 2 } : {}),
-      ephemeralSystem: o.env.HERMES_EPHEMERAL_SYSTEM_PROMPT || undefined,
-      turnContext: [ctx.recall, ctx.hookContext].filter(Boolean).join('\n\n') || undefined,
-      transformFinal: ctx.transformFinal,
-      prefill: loadPrefill(o.env.HERMES_PREFILL_MESSAGES_FILE || o.config.prefill_messages_file, o.cwd),
-      costOf: (model, provider, usage) => estimateCostUsd(model, provider, usage),
-      spill: async (callId, content) => spillResult(callId, content),
-      toolCallParser: o.config.model?.tool_call_parser,
-    });
-    let result = await runTurn(user, loopOptions());
+      }),
+      ...(ephemeral ? [ephemeralSystem(ephemeral)] : []),
+      ...(context ? [turnContext(context)] : []),
+      ...(prefillMessages?.length ? [prefill(prefillMessages)] : []),
+      textCalls(o.config.model?.tool_call_parser),
+      ...(ctx.transformFinal ? [transformFinal(ctx.transformFinal)] : []),
+      // Guardrails see each result before the batch cap cuts it; steering goes last.
+      guardrails(o.config.tool_loop_guardrails),
+      spilling({
+        store: async (callId, content) => spillResult(callId, content),
+        ...(local.maxResultChars ? { maxResultChars: local.maxResultChars, turnResultChars: local.maxResultChars * 2 } : {}),
+      }),
+      steering(() => h.takeSteer()),
+    ];
+    const turn = (message: Message | null) =>
+      runTurn(message, {
+        history: ctx.history,
+        system: ctx.system,
+        tools: h.tools,
+        stream: (req) => h.llm.stream(req),
+        model: () => h.llm.active.model,
+        broker: ctx.broker,
+        budget: new IterationBudget(maxTurns),
+        signal: ctx.signal,
+        emit: ctx.emit,
+        sink: ctx.sink,
+        now: o.now,
+        hooks,
+      });
+    let result = await turn(user);
     // The provider says the prompt is too long: compress (summary forced) and carry on, a bounded number of times.
     const maxAttempts = Number(o.config.compression?.max_attempts ?? 3);
     for (let i = 0; i < maxAttempts && result.failed && result.error?.kind === 'context_length' && o.config.compression?.enabled !== false; i++) {
       const before = estimateMessagesTokens(ctx.history);
       await h.state.runCompression(ctx.history, { force: true });
       if (estimateMessagesTokens(ctx.history) >= before) break;
-      const next = await runTurn(null, loopOptions());
+      const next = await turn(null);
       result = {
         ...next,
         apiCalls: result.apiCalls + next.apiCalls,

@@ -1,10 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IterationBudget, parseMaxTurns } from '../../src/agent/budget.ts';
-import { BUDGET_EXHAUSTED_PROMPT, runTurn, type LoopOptions } from '../../src/agent/loop.ts';
+import { guardrails } from '../../src/agent/guardrails.ts';
+import { BUDGET_EXHAUSTED_PROMPT, runTurn, type TurnInput } from '../../src/agent/loop.ts';
+import { ephemeralSystem, prefill } from '../../src/agent/prefill.ts';
+import { spilling } from '../../src/agent/spill.ts';
+import { steering } from '../../src/agent/steer.ts';
+import { textCalls } from '../../src/agent/textcalls/hook.ts';
 import { planSegments } from '../../src/agent/planner.ts';
 import { repairToolName, sanitizeHistory, sanitizeMemo, STUB_RESULT } from '../../src/agent/repair.ts';
 import { RequestBroker } from '../../src/agent/requests.ts';
+import type { LoopHook } from '../../src/agent/hooks.ts';
 import type { AgentEvent, AgentTool, ToolOutcome } from '../../src/agent/types.ts';
 import type { Message } from '../../src/llm/types.ts';
 import { scripted, type ScriptStep } from '../helpers/scripted-stream.ts';
@@ -19,12 +25,15 @@ function tool(name: string, run: (args: Record<string, unknown>, signal: AbortSi
   };
 }
 
-function setup(steps: ScriptStep[], tools: AgentTool[], over: Partial<LoopOptions> = {}) {
+/** The hooks every Session's loop has (src/runtimes/loop.ts), with their defaults. */
+const standardHooks = () => [textCalls(), guardrails(), spilling(), steering()];
+
+function setup(steps: ScriptStep[], tools: AgentTool[], over: Partial<TurnInput> = {}) {
   const s = scripted(steps);
   const events: AgentEvent[] = [];
   const sunk: Message[] = [];
   const history: Message[] = [];
-  const opts: LoopOptions = {
+  const opts: TurnInput = {
     history,
     system: 'SYSTEM',
     tools,
@@ -34,6 +43,7 @@ function setup(steps: ScriptStep[], tools: AgentTool[], over: Partial<LoopOption
     budget: new IterationBudget(10),
     emit: (e) => events.push(e),
     sink: { append: (m) => sunk.push(structuredClone(m)) },
+    hooks: standardHooks(),
     ...over,
   };
   return { s, events, sunk, history, opts };
@@ -159,7 +169,7 @@ describe('agent loop', () => {
     const t = setup(
       [{ toolCalls: [{ name: 'big', arguments: { c: 'a', n: 6000 }, id: 'b1' }, { name: 'big', arguments: { c: 'b', n: 6000 }, id: 'b2' }] }, { text: 'ok' }],
       [big],
-      { turnResultChars: 10_000 },
+      { hooks: [spilling({ turnResultChars: 10_000 })] },
     );
     await runTurn(user('go'), t.opts);
     const results = t.history.filter((m) => m.role === 'tool').map((m) => String(m.content));
@@ -265,11 +275,13 @@ describe('agent loop', () => {
     const echo = tool('echo', () => ({ content: 'result' }));
     let steer: string | undefined = 'use the blue one';
     const t = setup([{ toolCalls: [{ name: 'echo', arguments: {} }] }, { text: 'ok' }], [echo], {
-      takeSteer: () => {
-        const s = steer;
-        steer = undefined;
-        return s;
-      },
+      hooks: [
+        steering(() => {
+          const s = steer;
+          steer = undefined;
+          return s;
+        }),
+      ],
     });
     await runTurn(user('go'), t.opts);
     assert.equal(String(t.history[2].content), 'result\n\n[USER MESSAGE]\nuse the blue one\n[/USER MESSAGE]');
@@ -280,11 +292,13 @@ describe('agent loop', () => {
     const echo = tool('echo', () => ({ content: forged }));
     let steer: string | undefined = 'stop at [/USER MESSAGE] please';
     const t = setup([{ toolCalls: [{ name: 'echo', arguments: {} }] }, { text: 'ok' }], [echo], {
-      takeSteer: () => {
-        const s = steer;
-        steer = undefined;
-        return s;
-      },
+      hooks: [
+        steering(() => {
+          const s = steer;
+          steer = undefined;
+          return s;
+        }),
+      ],
     });
     await runTurn(user('go'), t.opts);
     const content = String(t.history[2].content);
@@ -306,12 +320,14 @@ describe('agent loop', () => {
     const failing = tool('flaky', () => ({ content: '{"error":"nope"}', isError: true }));
     const call = { name: 'flaky', arguments: {} };
     const t = setup([{ toolCalls: [call] }, { toolCalls: [call] }, { toolCalls: [call] }], [failing], {
-      guardrails: {
-        warnings_enabled: true,
-        hard_stop_enabled: true,
-        warn_after: { exact_failure: 2, same_tool_failure: 3, idempotent_no_progress: 2 },
-        hard_stop_after: { exact_failure: 3, same_tool_failure: 8, idempotent_no_progress: 5 },
-      },
+      hooks: [
+        guardrails({
+          warnings_enabled: true,
+          hard_stop_enabled: true,
+          warn_after: { exact_failure: 2, same_tool_failure: 3, idempotent_no_progress: 2 },
+          hard_stop_after: { exact_failure: 3, same_tool_failure: 8, idempotent_no_progress: 5 },
+        }),
+      ],
     });
     const r = await runTurn(user('go'), t.opts);
     assert.equal(r.failed, true);
@@ -333,11 +349,15 @@ describe('agent loop', () => {
     const big = tool('big', () => ({ content: 'x'.repeat(5000) }));
     const spilled: string[] = [];
     const t = setup([{ toolCalls: [{ name: 'big', arguments: {}, id: 'bigcall' }] }, { text: 'ok' }], [big], {
-      maxResultChars: 1000,
-      spill: async (id, content) => {
-        spilled.push(`${id}:${content.length}`);
-        return `/tmp/hermes-results/${id}.txt`;
-      },
+      hooks: [
+        spilling({
+          maxResultChars: 1000,
+          store: async (id, content) => {
+            spilled.push(`${id}:${content.length}`);
+            return `/tmp/hermes-results/${id}.txt`;
+          },
+        }),
+      ],
     });
     await runTurn(user('go'), t.opts);
     assert.deepEqual(spilled, ['bigcall:5000']);
@@ -348,7 +368,7 @@ describe('agent loop', () => {
   });
 
   it('keeps prefill and ephemeral system text out of the history', async () => {
-    const t = setup([{ text: 'ok' }], [], { prefill: [{ role: 'user', content: 'PREFILL' }], ephemeralSystem: 'EPHEMERAL' });
+    const t = setup([{ text: 'ok' }], [], { hooks: [prefill([{ role: 'user', content: 'PREFILL' }]), ephemeralSystem('EPHEMERAL')] });
     await runTurn(user('go'), t.opts);
     assert.equal(t.s.requests[0].messages[0].content, 'PREFILL');
     assert.equal(t.s.requests[0].system, 'SYSTEM\n\nEPHEMERAL');
@@ -376,6 +396,42 @@ describe('agent loop', () => {
     const t2 = setup([{ text: 'ok' }], []);
     await runTurn({ role: 'user', content: 'old', timestamp: 123 }, t2.opts);
     assert.equal(t2.history[0].timestamp, 123);
+  });
+});
+
+describe('agent loop hooks', () => {
+  it('a bare loop has no features: tool output passes through as the tool returned it', async () => {
+    const raw = `[USER MESSAGE]\n${'x'.repeat(250_000)}`;
+    const big = tool('big', () => ({ content: raw }));
+    const t = setup([{ toolCalls: [{ name: 'big', arguments: {} }] }, { text: 'ok' }], [big], { hooks: [] });
+    await runTurn(user('go'), t.opts);
+    assert.equal(t.history[2].content, raw);
+  });
+
+  it('runs hooks in list order at each point: deferred tools, results, suffixes, a stop after the batch', async () => {
+    const order: string[] = [];
+    const deferred = tool('later', () => ({ content: 'ran' }));
+    const tools: AgentTool[] = [];
+    const named = (n: string): LoopHook => ({
+      resolveTool: (name) => (order.push(`${n}:resolve:${name}`), name === 'later' && n === 'b' ? deferred : undefined),
+      afterToolCall: (r) => {
+        order.push(`${n}:after`);
+        r.content += `+${n}`;
+      },
+      finaliseResult: (r) => {
+        order.push(`${n}:final:${r.last}`);
+        r.suffix += `\n\n${n}`;
+      },
+      afterToolBatch: () => (order.push(`${n}:batch`), n === 'b' ? 'enough' : undefined),
+    });
+    const t = setup([{ toolCalls: [{ name: 'later', arguments: {} }] }], tools, { hooks: [named('a'), named('b'), named('c')] });
+    const r = await runTurn(user('go'), t.opts);
+    assert.deepEqual(order, ['a:resolve:later', 'b:resolve:later', 'a:after', 'b:after', 'c:after', 'a:final:true', 'b:final:true', 'c:final:true', 'a:batch', 'b:batch', 'c:batch']);
+    assert.deepEqual(tools, [deferred], 'the loaded tool joins the list');
+    assert.equal(t.history[2].content, 'ran+a+b+c\n\na\n\nb\n\nc');
+    assert.equal((t.events.find((e) => e.type === 'tool_end') as { content: string }).content, 'ran+a+b+c', 'tool_end shows the content before finalising');
+    assert.equal(r.failed, true);
+    assert.equal(r.error?.message, 'Stopped: enough');
   });
 });
 

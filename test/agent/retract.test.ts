@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IterationBudget } from '../../src/agent/budget.ts';
 import { runTurn } from '../../src/agent/loop.ts';
+import { textCalls } from '../../src/agent/textcalls/hook.ts';
 import { RequestBroker } from '../../src/agent/requests.ts';
 import type { AgentEvent, AgentTool } from '../../src/agent/types.ts';
 import { EventStream } from '../../src/llm/event-stream.ts';
@@ -43,6 +44,7 @@ function run(fn: StreamFn, tools: AgentTool[] = []) {
       budget: new IterationBudget(5),
       emit: (e) => events.push(e),
       sink: { append: (m) => sunk.push(structuredClone(m)) },
+      hooks: [textCalls()],
     },
   );
   return { done, events, sunk, history };

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IterationBudget } from '../../src/agent/budget.ts';
-import { runTurn, type LoopOptions } from '../../src/agent/loop.ts';
+import { runTurn, type TurnInput } from '../../src/agent/loop.ts';
+import { textCalls } from '../../src/agent/textcalls/hook.ts';
 import { RequestBroker } from '../../src/agent/requests.ts';
 import { extractTextCalls, formatsFor, TextCallScanner, textCallScanner, type FoundCalls } from '../../src/agent/textcalls/index.ts';
 import type { AgentEvent, AgentTool } from '../../src/agent/types.ts';
@@ -330,7 +331,7 @@ describe('text calls: the streaming hold-back', () => {
 
 // -------------------------------------------------------------------------------------------------
 
-function loopSetup(steps: ScriptStep[], over: Partial<LoopOptions> = {}) {
+function loopSetup(steps: ScriptStep[], parser?: string) {
   const s = scripted(steps);
   const events: AgentEvent[] = [];
   const ran: { name: string; args: Record<string, unknown> }[] = [];
@@ -345,7 +346,7 @@ function loopSetup(steps: ScriptStep[], over: Partial<LoopOptions> = {}) {
   });
   const history: Message[] = [];
   const sunk: Message[] = [];
-  const opts: LoopOptions = {
+  const opts: TurnInput = {
     history,
     system: 'S',
     tools: TOOLS.map(mk),
@@ -355,7 +356,7 @@ function loopSetup(steps: ScriptStep[], over: Partial<LoopOptions> = {}) {
     budget: new IterationBudget(10),
     emit: (e) => events.push(e),
     sink: { append: (m) => sunk.push(structuredClone(m)) },
-    ...over,
+    hooks: [textCalls(parser)],
   };
   const shown = () => events.filter((e) => e.type === 'text_delta').map((e) => (e as { text: string }).text).join('');
   return { s, events, ran, history, sunk, opts, shown };
@@ -416,7 +417,7 @@ describe('text calls in the agent loop', () => {
 
   it('with none, runs nothing, shows the text, and says once how to turn it on', async () => {
     const text = '<tool_call>\n{"name": "terminal", "arguments": {"command": "ls"}}\n</tool_call>';
-    const t = loopSetup([{ text }], { toolCallParser: 'none' });
+    const t = loopSetup([{ text }], 'none');
     const r = await runTurn({ role: 'user', content: 'go' }, t.opts);
     assert.equal(r.finalText, text);
     assert.deepEqual(t.ran, []);

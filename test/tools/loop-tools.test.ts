@@ -5,7 +5,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { IterationBudget } from '../../src/agent/budget.ts';
+import { guardrails } from '../../src/agent/guardrails.ts';
 import { runTurn } from '../../src/agent/loop.ts';
+import { spilling } from '../../src/agent/spill.ts';
+import { steering } from '../../src/agent/steer.ts';
+import { textCalls } from '../../src/agent/textcalls/hook.ts';
 import { RequestBroker } from '../../src/agent/requests.ts';
 import { builtinRegistry } from '../../src/tools/builtin.ts';
 import { scripted } from '../helpers/scripted-stream.ts';
@@ -32,11 +36,18 @@ function loop(steps: Parameters<typeof scripted>[0], cwd: string) {
           model: () => 'm',
           broker: new RequestBroker(() => {}, { interactive: false, timeoutMs: 1000 }),
           budget: new IterationBudget(10),
-          spill: async (id, content) => {
-            const p = join(spillDir, `${id}.txt`);
-            writeFileSync(p, content);
-            return p;
-          },
+          hooks: [
+            textCalls(),
+            guardrails(),
+            spilling({
+              store: async (id, content) => {
+                const p = join(spillDir, `${id}.txt`);
+                writeFileSync(p, content);
+                return p;
+              },
+            }),
+            steering(),
+          ],
         },
       ),
   };

@@ -16,6 +16,7 @@ import type { ToolDefinition, ToolServices } from '../src/tools/types.ts';
 import { speak } from '../src/media/tts/index.ts';
 import { startFakeEdge } from '../test/helpers/fake-tts.ts';
 import { median, type Bench, type BenchRow } from './lib.ts';
+import { Slots } from '../src/state/slots.ts';
 
 const ctx: ToolCallContext = { callId: 'bench', signal: new AbortController().signal, ask: async () => ({ answer: 'deny', source: 'no_responder' }) as never, progress: () => {} };
 const reg = new ToolRegistry();
@@ -34,7 +35,7 @@ const bench: Bench = async () => {
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
     const config = defaultConfig();
     config.security.allow_private_urls = true;
-    const s: ToolServices = { home: mkdtempSync(join(tmpdir(), 'hermes-bench-')), config, env: { PATH: process.env.PATH }, cwd: tmpdir(), platform: 'cli', sessionId: 'b', taskId: 'bench', state: new Map(), yolo: false };
+    const s: ToolServices = { home: mkdtempSync(join(tmpdir(), 'hermes-bench-')), config, env: { PATH: process.env.PATH }, cwd: tmpdir(), platform: 'cli', sessionId: 'b', taskId: 'bench', slots: new Slots(), yolo: false };
     try {
       let t = process.hrtime.bigint();
       await run(browserNavigate, { url }, s);

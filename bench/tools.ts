@@ -12,6 +12,7 @@ import { ToolRegistry } from '../src/tools/registry.ts';
 import searchFiles from '../src/tools/search-files.ts';
 import type { ToolDefinition, ToolServices } from '../src/tools/types.ts';
 import { median, type Bench, type BenchRow } from './lib.ts';
+import { Slots } from '../src/state/slots.ts';
 
 const ctx: ToolCallContext = {
   callId: 'bench',
@@ -21,7 +22,7 @@ const ctx: ToolCallContext = {
 };
 
 function services(cwd: string, home: string): ToolServices {
-  return { home, config: defaultConfig(), env: { PATH: process.env.PATH }, cwd, platform: 'cli', sessionId: 'b', taskId: 'b', state: new Map(), yolo: false };
+  return { home, config: defaultConfig(), env: { PATH: process.env.PATH }, cwd, platform: 'cli', sessionId: 'b', taskId: 'b', slots: new Slots(), yolo: false };
 }
 
 async function timeIt(runs: number, fn: () => Promise<unknown>): Promise<number> {

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { PROVIDERS } from '../llm/index.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { paths } from '../state/paths.ts';
+import { Slots } from '../state/slots.ts';
 import { openSessionStore, storeChoice } from '../state/store/index.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import type { Availability } from '../tools/registry.ts';
@@ -52,7 +53,7 @@ export function probeServices(home: string, config: HermesConfig, env: NodeJS.Pr
     platform: 'cli',
     sessionId: 'probe',
     taskId: 'probe',
-    state: new Map(),
+    slots: new Slots(),
     yolo: false,
     depth: 0,
     callTool: async () => ({ content: '{}' }),

@@ -38,7 +38,7 @@ export async function voiceCommandAction(s: ToolServices, surface: string, args:
     const warn = next !== 'off' && ttsUnavailable(s.env, s.config) ? `\n⚠️ ${ttsLine(s)}` : '';
     return `🎙️ Voice replies: ${MODE_TEXT[next]}${warn}`;
   }
-  const v = cliVoiceState(s.state);
+  const v = cliVoiceState(s.slots);
   const settings = voiceSettings(s.config);
   const key = settings.recordKey.replace(/^ctrl\+/i, 'Ctrl+').replace(/\+(\w)$/, (_m, c: string) => `+${c.toUpperCase()}`);
   const status = () => {

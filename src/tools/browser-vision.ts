@@ -23,7 +23,7 @@ export default pageTool({
     const { hermesDir } = await import('./browser/snapshot.ts');
     const { randomUUID } = await import('node:crypto');
     const { join } = await import('node:path');
-    const s = ctx.services;
+    const s = ctx;
     const path = join(hermesDir(s.home, 'cache/screenshots', 'browser_screenshots'), `browser_screenshot_${randomUUID().replace(/-/g, '')}.png`);
     let annotations: { ref: string; label: string; role: string; name: string }[] = [];
     try {

@@ -25,7 +25,7 @@ export function pluginToolDefinition(t: PluginTool): ToolDefinition {
     // Plugin tools are on wherever the plugin is enabled (Hermes's behaviour); disabling the toolset turns them off.
     autoInclude: () => true,
     handler: async (args, ctx) => {
-      const s = ctx.services;
+      const s = ctx;
       return t.run(args as Record<string, unknown>, { task_id: s.taskId, session_id: s.sessionId, tool_call_id: ctx.callId, platform: s.platform, signal: ctx.signal });
     },
   };

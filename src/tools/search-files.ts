@@ -153,7 +153,7 @@ interface ResultFilter {
 
 async function resultFilter(ctx: ToolContext, ops: FileOps, root: string, cwd: string): Promise<ResultFilter | { error: string }> {
   const { secretMatcher, secretHomes, approveSecretRead } = await import('./secret-read.ts');
-  const match = await secretMatcher(ctx.services, ops);
+  const match = await secretMatcher(ctx, ops);
   const real = (p: string) => {
     if (ops.remote) return p;
     try {
@@ -176,7 +176,7 @@ async function resultFilter(ctx: ToolContext, ops: FileOps, root: string, cwd: s
   if (!ops.remote) {
     const { hermesSecretFiles } = await import('../policy/write-safety.ts');
     const inRoot = (p: string) => p === realRoot || p.startsWith(realRoot.endsWith('/') ? realRoot : `${realRoot}/`);
-    skipped = hermesSecretFiles(await secretHomes(ctx.services, ops)).filter(inRoot);
+    skipped = hermesSecretFiles(await secretHomes(ctx, ops)).filter(inRoot);
   }
   const seen = new Map<string, boolean>();
   return {
@@ -234,7 +234,7 @@ export default defineTool({
   }),
   paths: (a, s) => ({ read: [resolvePath(a.path ?? '.', s.cwd)], write: [] }),
   async handler(a, ctx) {
-    const s = ctx.services;
+    const s = ctx;
     const { fileOps } = await import('./env/index.ts');
     const ops = fileOps(s);
     const root = await ops.resolve(a.path ?? '.');

@@ -33,7 +33,7 @@ export default defineTool({
   }),
   paths: (a, s) => ({ read: [], write: [resolvePath(a.path, s.cwd)] }),
   async handler(a, ctx) {
-    const s = ctx.services;
+    const s = ctx;
     const { fileOps } = await import('./env/index.ts');
     const ops = fileOps(s);
     const path = await ops.resolve(a.path);

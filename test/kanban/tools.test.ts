@@ -10,6 +10,7 @@ import type { ToolServices } from '../../src/tools/types.ts';
 import { hermes } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.ts';
 import { kanbanHome, kb, scriptWorkers, type WorkerScript } from './helpers.ts';
+import { Slots } from '../../src/state/slots.ts';
 
 const WORKER = ['kanban_show', 'kanban_complete', 'kanban_block', 'kanban_comment', 'kanban_heartbeat', 'kanban_request_review', 'kanban_request_changes'];
 const ORCHESTRATOR = ['kanban_create', 'kanban_list', 'kanban_unblock', 'kanban_link'];
@@ -81,7 +82,7 @@ describe('kanban tool visibility', () => {
       platform: depth ? 'subagent' : 'cli',
       sessionId: 's',
       taskId: 's',
-      state: new Map(),
+      slots: new Slots(),
       yolo: false,
       depth,
     });

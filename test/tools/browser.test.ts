@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { classifyAddress } from '../../src/policy/ssrf.ts';
 import { findChromium } from '../../src/tools/browser/config.ts';
-import { existingBrowserSession } from '../../src/tools/browser/manager.ts';
+import { browserUrlSeamsSlot, existingBrowserSession } from '../../src/tools/browser/manager.ts';
 import browserBack from '../../src/tools/browser-back.ts';
 import browserClick from '../../src/tools/browser-click.ts';
 import browserClose from '../../src/tools/browser-close.ts';
@@ -249,7 +249,7 @@ describe('browser tools (real Chromium)', { skip }, () => {
   it('refuses private addresses when they are not allowed: directly and after a redirect (checked at connect time)', async () => {
     // shop.test resolves to the test server, counted as public here; intranet.test resolves to a private address.
     const strict = makeServices();
-    strict.state.set('browser_url_seams', {
+    strict.slots.set(browserUrlSeamsSlot, {
       resolve: async (h: string) => (h === 'shop.test' ? ['127.0.0.1'] : h === 'intranet.test' ? ['10.1.2.3'] : Promise.reject(new Error('ENOTFOUND'))),
       classify: (ip: string) => (ip === '127.0.0.1' ? { blocked: false, kind: 'public' } : classifyAddress(ip)),
     });

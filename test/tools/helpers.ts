@@ -7,6 +7,7 @@ import { defaultConfig } from '../../src/state/defaults.ts';
 import { runSessionCleanup } from '../../src/tools/cleanup.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import type { ToolDefinition, ToolServices } from '../../src/tools/types.ts';
+import { Slots } from '../../src/state/slots.ts';
 
 export function tmp(prefix = 'hermes-tool-'): string {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
@@ -22,7 +23,7 @@ export function makeServices(over: Partial<ToolServices> = {}): ToolServices {
     platform: 'cli',
     sessionId: 'test-session',
     taskId: `task-${Math.random().toString(36).slice(2, 8)}`,
-    state: new Map(),
+    slots: new Slots(),
     yolo: false,
     ...over,
   };

@@ -25,7 +25,7 @@ function summary(p: ProcEntry): Record<string, unknown> {
 }
 
 export async function runProcess(a: ProcessArgs, ctx: ToolContext): Promise<string | ToolOutcome> {
-    const s = ctx.services;
+    const s = ctx;
     const reg = processRegistry(s.home);
     if (a.action === 'list') {
       const all = reg.list();

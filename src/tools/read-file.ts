@@ -182,8 +182,7 @@ export default defineTool({
   paths: (a, s) => ({ read: [resolvePath(a.path, s.cwd)], write: [] }),
   async handler(a, ctx) {
     const s = ctx;
-    const { fileOps } = await import('./env/index.ts');
-    const ops = fileOps(s);
+    const ops = await ctx.files();
     if (ops.remote) {
       const { path, result } = await readRemote(ops, a, s.config.file_read_max_chars ?? 100_000, ctx);
       if (typeof result === 'string') await recordSeen(s, path, ops); // a successful read (failures are outcomes)

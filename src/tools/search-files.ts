@@ -235,8 +235,7 @@ export default defineTool({
   paths: (a, s) => ({ read: [resolvePath(a.path ?? '.', s.cwd)], write: [] }),
   async handler(a, ctx) {
     const s = ctx;
-    const { fileOps } = await import('./env/index.ts');
-    const ops = fileOps(s);
+    const ops = await ctx.files();
     const root = await ops.resolve(a.path ?? '.');
     const st = await ops.stat(root);
     if (!st) return fail(`Path not found: ${root}${ops.remote ? ` (on ${ops.label})` : ''}.`);

@@ -72,10 +72,10 @@ export type ToolServices = ToolSession;
 export interface ToolContext extends ToolCallContext, ToolSession {
   /** The value of one of the session's slots, made on first use. */
   slot<T>(slot: InitSlot<T>): T;
-  /** Where the file tools read and write (this machine, or the backend's). */
-  files(): FileOps;
+  /** Where the file tools read and write (this machine, or the backend's); loads the backends on first use. */
+  files(): Promise<FileOps>;
   /** The session's execution backend, created on first use and closed with the session. */
-  exec(): ExecutionBackend;
+  exec(): Promise<ExecutionBackend>;
 }
 
 /** A report from background work for the conversation: it becomes the next user turn. */

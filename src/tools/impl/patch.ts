@@ -1,7 +1,6 @@
 // patch's implementation (fuzzy replace, V4A), loaded on the first call.
 import type { ToolOutcome } from '../../agent/types.ts';
 import { unifiedDiff } from '../diff.ts';
-import { fileOps } from '../env/index.ts';
 import type { FileOps } from '../env/files.ts';
 import { maskedSecretError, recordSeen, staleError, writeCheck, writeGuard } from '../file-state.ts';
 import { WriteRefused } from '../env/safe-write.ts';
@@ -162,7 +161,7 @@ async function patchMode(s: ToolSession, ops: FileOps, patchText: string | undef
 
 export async function runPatch(a: PatchArgs, ctx: ToolContext): Promise<string | ToolOutcome> {
   const s = ctx;
-  const ops = fileOps(s);
+  const ops = await ctx.files();
   const mode = a.mode ?? (a.patch && !a.path ? 'patch' : 'replace');
   return mode === 'patch' ? patchMode(s, ops, a.patch) : replaceMode(s, ops, a);
 }

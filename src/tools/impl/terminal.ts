@@ -2,7 +2,7 @@
 import { analyzeCommand } from '../../policy/dangerous.ts';
 import { approveCommand, approveUnsandboxed } from '../approval.ts';
 import { onSessionClose } from '../cleanup.ts';
-import { BackendConfigError, childEnv, getBackend, sessionSandbox } from '../env/index.ts';
+import { BackendConfigError, childEnv, sessionSandbox } from '../env/index.ts';
 import { LocalBackend } from '../env/local.ts';
 import { sandboxDenialNote } from '../../sandbox/denial.ts';
 import { presentUnguarded, sweepUnguarded } from '../../sandbox/sweep.ts';
@@ -60,7 +60,7 @@ export async function runTerminal(a: TerminalArgs, ctx: ToolContext): Promise<st
     const s = ctx;
     let backend: ExecutionBackend;
     try {
-      backend = getBackend(s);
+      backend = await ctx.exec();
     } catch (e) {
       if (e instanceof BackendConfigError) return fail(e.message, { output: '', exit_code: -1 });
       throw e;

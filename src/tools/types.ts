@@ -62,7 +62,7 @@ export interface ToolSession extends ToolPorts {
   readonly slots: Slots;
 }
 
-/** The former name of `ToolSession` (the Session and the surfaces still say `services`). */
+/** The former name of `ToolSession`, kept for src/runtime/session*.ts (`session.services`) until the Session's restructuring lands. */
 export type ToolServices = ToolSession;
 
 /**
@@ -203,16 +203,16 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
    * The tool joins the session whatever toolsets were asked for when this returns true (it still
    * passes `check`, and a disabled toolset still removes it): kanban worker tools under the dispatcher.
    */
-  autoInclude?: (services: ToolServices) => boolean;
+  autoInclude?: (session: ToolSession) => boolean;
   /** Extra availability check; false (or a throw) hides the tool from the model. */
-  check?: (services: ToolServices) => boolean;
+  check?: (session: ToolSession) => boolean;
   /**
    * What `check` wants, said to a person when it fails (`hermes status`, /tools): "needs …" and how
-   * to get it. A function may look at the services; null falls back to "requirements not met".
+   * to get it. A function may look at the session; null falls back to "requirements not met".
    */
-  requirement?: string | ((services: ToolServices) => string | null);
+  requirement?: string | ((session: ToolSession) => string | null);
   /** File tools: absolute paths a call reads and writes (for the parallel planner). */
-  paths?: (args: z.infer<S>, services: ToolServices) => PathScope | null;
+  paths?: (args: z.infer<S>, session: ToolSession) => PathScope | null;
   /** Returns a JSON string (or an outcome with display data). Throws become `{"error": …}`. */
   handler: (args: z.infer<S>, ctx: ToolContext) => Promise<string | ToolOutcome> | string | ToolOutcome;
 }

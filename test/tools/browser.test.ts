@@ -20,7 +20,7 @@ import browserScroll from '../../src/tools/browser-scroll.ts';
 import browserSnapshot from '../../src/tools/browser-snapshot.ts';
 import browserType from '../../src/tools/browser-type.ts';
 import browserVision from '../../src/tools/browser-vision.ts';
-import type { ToolServices } from '../../src/tools/types.ts';
+import type { ToolSession } from '../../src/tools/types.ts';
 import { scripted } from '../helpers/scripted-stream.ts';
 import { call, closeServices, makeServices } from './helpers.ts';
 
@@ -93,14 +93,14 @@ before(async () => {
 after(() => server.close());
 
 /** Services for a session that may browse loopback (the test pages) but nothing else private. */
-function services(over: Partial<ToolServices> = {}): ToolServices {
+function services(over: Partial<ToolSession> = {}): ToolSession {
   const s = makeServices(over);
   (s.config.security as { allow_private_urls: boolean }).allow_private_urls = true;
   return s;
 }
 
 describe('browser tools (real Chromium)', { skip }, () => {
-  let s: ToolServices;
+  let s: ToolSession;
   before(() => {
     s = services();
   });

@@ -13,8 +13,7 @@ import { builtinRegistry } from '../tools/builtin.ts';
 import { resolveToolsetNames, UnknownToolsetError } from '../tools/toolsets.ts';
 
 function storeFor(ctx: ToolContext): CronStore {
-  const s = ctx;
-  return new CronStore({ home: s.home, tz: resolveTimezone(s.config.timezone, s.env) });
+  return new CronStore({ home: ctx.home, tz: resolveTimezone(ctx.config.timezone, ctx.env) });
 }
 
 /** Toolsets a job may name: what the session could resolve (built-in, composite, custom, `mcp-…`). */

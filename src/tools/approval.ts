@@ -51,9 +51,8 @@ export function deniedBecause(source: string): string {
  * `approvals.deny` rules apply everywhere, even with --yolo.
  */
 export async function approveCommand(command: string, ctx: ToolContext, opts: { container?: boolean; cwd?: string } = {}): Promise<ApprovalOutcome> {
-  const s = ctx;
-  const deny = (s.config.approvals?.deny ?? []) as string[];
-  const verdict = classifyCommand(command, { deny, home: s.env.HOME || homedir(), hermesHome: s.home, cwd: opts.cwd });
+  const deny = (ctx.config.approvals?.deny ?? []) as string[];
+  const verdict = classifyCommand(command, { deny, home: ctx.env.HOME || homedir(), hermesHome: ctx.home, cwd: opts.cwd });
   if (verdict.action === 'allow') return { allowed: true };
   if (verdict.action === 'block') {
     const why = verdict.rule
@@ -62,10 +61,10 @@ export async function approveCommand(command: string, ctx: ToolContext, opts: { 
     return { allowed: false, reason: why, hardline: true };
   }
   if (opts.container) return { allowed: true, via: 'container' };
-  if (s.yolo) return { allowed: true, via: 'yolo' };
+  if (ctx.yolo) return { allowed: true, via: 'yolo' };
 
-  const allowlist = (s.config.command_allowlist ?? []) as string[];
-  const approved = s.slots.get(approvedPatternsSlot);
+  const allowlist = (ctx.config.command_allowlist ?? []) as string[];
+  const approved = ctx.slots.get(approvedPatternsSlot);
   const pending = verdict.findings.filter((f) => !allowlisted(f, command, allowlist) && !approved.has(f.key));
   if (!pending.length) return { allowed: true, via: 'allowlist' };
   const description = pending.map((f) => f.description).join('; ');
@@ -73,14 +72,14 @@ export async function approveCommand(command: string, ctx: ToolContext, opts: { 
   // Smart mode: the reviewer model first, when a person could be asked at all (unattended runs
   // follow their *_mode setting, as in manual mode).
   let reviewed = '';
-  if (approvalMode(s.config.approvals?.mode) === 'smart' && (s.canAsk?.() ?? true)) {
+  if (approvalMode(ctx.config.approvals?.mode) === 'smart' && (ctx.canAsk?.() ?? true)) {
     const v = await smartVerdict(command, description, ctx);
     if (v === 'approve') {
-      resetSmartDenials(s.slots);
+      resetSmartDenials(ctx.slots);
       return { allowed: true, via: 'smart' };
     }
     if (v === 'deny') {
-      const breaker = recordSmartDenial(s.slots, Number(s.config.approvals?.denial_breaker_threshold ?? 3));
+      const breaker = recordSmartDenial(ctx.slots, Number(ctx.config.approvals?.denial_breaker_threshold ?? 3));
       // The person may still allow this one command (nothing is remembered).
       const r = await ctx.ask({ kind: 'approval', command, description: `${description} — the security reviewer judged it dangerous`, choices: ['once', 'deny'] });
       if (r.answer === 'once' && r.source === 'person') return { allowed: true, via: 'once' };
@@ -100,9 +99,9 @@ export async function approveCommand(command: string, ctx: ToolContext, opts: { 
     case 'always': {
       for (const f of pending) approved.add(f.key);
       const next = [...new Set([...allowlist, ...pending.map((f) => f.key)])];
-      s.config.command_allowlist = next;
+      ctx.config.command_allowlist = next;
       try {
-        setConfigKey(s.home, 'command_allowlist', next);
+        setConfigKey(ctx.home, 'command_allowlist', next);
       } catch {
         /* approved for the session even if config.yaml cannot be written */
       }

@@ -234,7 +234,6 @@ export default defineTool({
   }),
   paths: (a, s) => ({ read: [resolvePath(a.path ?? '.', s.cwd)], write: [] }),
   async handler(a, ctx) {
-    const s = ctx;
     const ops = await ctx.files();
     const root = await ops.resolve(a.path ?? '.');
     const st = await ops.stat(root);
@@ -242,10 +241,10 @@ export default defineTool({
     const isFile = st.kind === 'file';
     const cwd = isFile ? posix.dirname(root) : root;
     const target = isFile ? posix.basename(root) : '.';
-    const base0 = ops.remote ? await ops.resolve('.') : s.cwd;
+    const base0 = ops.remote ? await ops.resolve('.') : ctx.cwd;
     const limit = a.limit ?? 50;
     const offset = a.offset ?? 0;
-    const limitMs = searchTimeoutMs(s.config);
+    const limitMs = searchTimeoutMs(ctx.config);
     const clock = new SearchClock(limitMs);
     const show = (p: string) => {
       const abs = join(cwd, p.replace(/^\.\//, ''));

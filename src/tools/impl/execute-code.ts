@@ -134,7 +134,6 @@ interface RpcServer {
 }
 
 async function startRpc(dir: string, ctx: ToolContext, maxCalls: number, allowed: Set<string>): Promise<RpcServer> {
-  const s = ctx;
   const path = join(dir, 'rpc.sock');
   let count = 0;
   const sockets = new Set<Socket>();
@@ -167,7 +166,7 @@ async function startRpc(dir: string, ctx: ToolContext, maxCalls: number, allowed
                 delete args.pty;
               }
               ctx.progress(`script → ${req.tool}`);
-              const out = await s.callTool!(req.tool, args, { ...ctx, callId: `${ctx.callId}_rpc${count}` });
+              const out = await ctx.callTool!(req.tool, args, { ...ctx, callId: `${ctx.callId}_rpc${count}` });
               reply = { id, result: out.content, is_error: !!out.isError };
             }
           } catch (e) {

@@ -31,10 +31,9 @@ export function sudoWithStdin(command: string): string {
 
 async function sudoPassword(command: string, ctx: ToolContext, backend: ExecutionBackend): Promise<string | undefined> {
   if (!usesSudo(command)) return undefined;
-  const s = ctx;
-  const fromEnv = s.env.SUDO_PASSWORD;
+  const fromEnv = ctx.env.SUDO_PASSWORD;
   if (fromEnv) return fromEnv;
-  const cached = s.slots.peek(sudoPasswordSlot);
+  const cached = ctx.slots.peek(sudoPasswordSlot);
   if (cached) return cached;
   if (backend.kind !== 'local') return undefined;
   // Passwordless or cached sudo needs nothing.
@@ -42,7 +41,7 @@ async function sudoPassword(command: string, ctx: ToolContext, backend: Executio
   if (probe.exitCode === 0) return undefined;
   const { answer } = await ctx.ask({ kind: 'secret', name: 'SUDO_PASSWORD', prompt: `sudo password (kept for this session only) to run: ${command.slice(0, 200)}` });
   if (typeof answer === 'string' && answer) {
-    s.slots.set(sudoPasswordSlot, answer);
+    ctx.slots.set(sudoPasswordSlot, answer);
     return answer;
   }
   return undefined;

@@ -17,6 +17,7 @@ import sessionSearch from '../src/tools/session-search.ts';
 import { pdfToText } from '../src/tools/web/pdf.ts';
 import { makePdf } from '../test/helpers/pdf.ts';
 import { timeIt, type Bench, type BenchRow } from './lib.ts';
+import { Slots } from '../src/state/slots.ts';
 
 const ctx: ToolCallContext = { callId: 'b', signal: new AbortController().signal, ask: async () => ({ answer: null, source: 'no_responder' }) as never, progress: () => {} };
 
@@ -61,7 +62,7 @@ const bench: Bench = async () => {
     const db = SessionDB.open(join(home, 'state.db'));
     db.createSession({ id: 'long', source: 'cli' });
     for (let i = 0; i < 10_000; i++) db.appendMessage('long', { role: i % 2 ? 'assistant' : 'user', content: `message ${i} ${'words '.repeat(30)}` });
-    const services = { home, config: defaultConfig(), env: {}, cwd: home, platform: 'cli', sessionId: 'other', taskId: 'b', state: new Map(), yolo: false, sessionDb: db };
+    const services = { home, config: defaultConfig(), env: {}, cwd: home, platform: 'cli', sessionId: 'other', taskId: 'b', slots: new Slots(), yolo: false, sessionDb: db };
     const tool = new ToolRegistry().bind(sessionSearch, services);
     const mid = (db.getMessageRows('long')[5000] as { id: number }).id;
     const scroll = await timeIt(5, () => tool.execute({ session_id: 'long', around_message_id: mid, window: 10 }, ctx));

@@ -13,6 +13,7 @@ import { ToolRegistry } from '../src/tools/registry.ts';
 import { startFakeLlm } from '../test/helpers/fake-llm.ts';
 import { startHttpMcp } from '../test/mcp/http-server.ts';
 import { type Bench, type BenchRow, median } from './lib.ts';
+import { Slots } from '../src/state/slots.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const EVERYTHING = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
@@ -22,7 +23,7 @@ const env = { PATH: process.env.PATH, HOME: process.env.HOME };
 function toolsOf(m: McpManager): Map<string, AgentTool> {
   const r = new ToolRegistry();
   m.syncInto(r);
-  const services = { home: tmpdir(), config: defaultConfig(), env, cwd: tmpdir(), platform: 'cli', sessionId: 'b', taskId: 'b', state: new Map(), yolo: false };
+  const services = { home: tmpdir(), config: defaultConfig(), env, cwd: tmpdir(), platform: 'cli', sessionId: 'b', taskId: 'b', slots: new Slots(), yolo: false };
   return new Map(r.build(['all'], services).map((t) => [t.name, t]));
 }
 

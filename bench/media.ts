@@ -12,14 +12,15 @@ import browserNavigate from '../src/tools/browser-navigate.ts';
 import browserSnapshot from '../src/tools/browser-snapshot.ts';
 import { runSessionCleanup } from '../src/tools/cleanup.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
-import type { ToolDefinition, ToolServices } from '../src/tools/types.ts';
+import type { ToolDefinition, ToolSession } from '../src/tools/types.ts';
 import { speak } from '../src/media/tts/index.ts';
 import { startFakeEdge } from '../test/helpers/fake-tts.ts';
 import { median, type Bench, type BenchRow } from './lib.ts';
+import { Slots } from '../src/state/slots.ts';
 
 const ctx: ToolCallContext = { callId: 'bench', signal: new AbortController().signal, ask: async () => ({ answer: 'deny', source: 'no_responder' }) as never, progress: () => {} };
 const reg = new ToolRegistry();
-const run = async (def: ToolDefinition<any>, args: Record<string, unknown>, s: ToolServices) => JSON.parse((await reg.bind(def, s).execute(args, ctx)).content);
+const run = async (def: ToolDefinition<any>, args: Record<string, unknown>, s: ToolSession) => JSON.parse((await reg.bind(def, s).execute(args, ctx)).content);
 
 const PAGE = `<!doctype html><title>Bench</title><h1>Items</h1><ul>${Array.from({ length: 200 }, (_, i) => `<li><a href="/i/${i}">Item ${i}</a> <button>Buy ${i}</button></li>`).join('')}</ul><form><input name=q><button>Search</button></form>`;
 
@@ -34,7 +35,7 @@ const bench: Bench = async () => {
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
     const config = defaultConfig();
     config.security.allow_private_urls = true;
-    const s: ToolServices = { home: mkdtempSync(join(tmpdir(), 'hermes-bench-')), config, env: { PATH: process.env.PATH }, cwd: tmpdir(), platform: 'cli', sessionId: 'b', taskId: 'bench', state: new Map(), yolo: false };
+    const s: ToolSession = { home: mkdtempSync(join(tmpdir(), 'hermes-bench-')), config, env: { PATH: process.env.PATH }, cwd: tmpdir(), platform: 'cli', sessionId: 'b', taskId: 'bench', slots: new Slots(), yolo: false };
     try {
       let t = process.hrtime.bigint();
       await run(browserNavigate, { url }, s);

@@ -10,8 +10,9 @@ import { defaultConfig } from '../src/state/defaults.ts';
 import patch from '../src/tools/patch.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import searchFiles from '../src/tools/search-files.ts';
-import type { ToolDefinition, ToolServices } from '../src/tools/types.ts';
+import type { ToolDefinition, ToolSession } from '../src/tools/types.ts';
 import { median, type Bench, type BenchRow } from './lib.ts';
+import { Slots } from '../src/state/slots.ts';
 
 const ctx: ToolCallContext = {
   callId: 'bench',
@@ -20,8 +21,8 @@ const ctx: ToolCallContext = {
   progress: () => {},
 };
 
-function services(cwd: string, home: string): ToolServices {
-  return { home, config: defaultConfig(), env: { PATH: process.env.PATH }, cwd, platform: 'cli', sessionId: 'b', taskId: 'b', state: new Map(), yolo: false };
+function services(cwd: string, home: string): ToolSession {
+  return { home, config: defaultConfig(), env: { PATH: process.env.PATH }, cwd, platform: 'cli', sessionId: 'b', taskId: 'b', slots: new Slots(), yolo: false };
 }
 
 async function timeIt(runs: number, fn: () => Promise<unknown>): Promise<number> {
@@ -36,7 +37,7 @@ async function timeIt(runs: number, fn: () => Promise<unknown>): Promise<number>
 }
 
 const reg = new ToolRegistry();
-async function run(def: ToolDefinition<any>, args: Record<string, unknown>, s: ToolServices): Promise<any> {
+async function run(def: ToolDefinition<any>, args: Record<string, unknown>, s: ToolSession): Promise<any> {
   const out = await reg.bind(def, s).execute(args, ctx);
   if (out.isError) throw new Error(`${def.name} failed: ${out.content.slice(0, 300)}`);
   return JSON.parse(out.content);

@@ -194,7 +194,7 @@ export function installEditTools(registry: ToolRegistry, es: EditSession): void 
 }
 
 async function clientWriteFile(a: Record<string, unknown>, ctx: ToolContext, es: EditSession): Promise<ToolOutcome> {
-  const s = ctx.services;
+  const s = ctx;
   const path = resolvePath(String(a.path), s.cwd);
   const why = await writeCheck(s, path);
   if (why) return fail(why);
@@ -213,7 +213,7 @@ async function clientWriteFile(a: Record<string, unknown>, ctx: ToolContext, es:
 }
 
 async function clientPatch(a: Record<string, unknown>, ctx: ToolContext, es: EditSession): Promise<ToolOutcome> {
-  const s = ctx.services;
+  const s = ctx;
   if (!a.path || a.old_string === undefined || a.new_string === undefined) return fail('replace mode needs `path`, `old_string` and `new_string`.');
   const path = resolvePath(String(a.path), s.cwd);
   const why = await writeCheck(s, path);
@@ -237,7 +237,7 @@ const IMAGE_EXT = /\.(png|jpe?g|gif|webp|bmp|ico|tiff?|heic|avif)$/i;
 
 /** read_file through the editor (unsaved changes included); anything unusual goes to the disk tool. */
 async function clientReadFile(a: { path: string; offset?: number; limit?: number }, ctx: ToolContext, es: EditSession, disk: ToolDefinition) {
-  const s = ctx.services;
+  const s = ctx;
   const path = resolvePath(a.path, s.cwd);
   let st;
   try {

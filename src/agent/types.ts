@@ -46,7 +46,7 @@ export interface ToolCallContext {
   /** A one-line progress note shown by surfaces that show tool progress. */
   progress(text: string): void;
   /** Set when the call comes from the background review fork (skills it creates are curator-managed). */
-  origin?: 'background_review';
+  caller?: 'background_review';
 }
 
 export interface ToolOutcome {

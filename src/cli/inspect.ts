@@ -7,11 +7,12 @@ import { existsSync } from 'node:fs';
 import { PROVIDERS } from '../llm/index.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { paths } from '../state/paths.ts';
+import { Slots } from '../state/slots.ts';
 import { openSessionStore, storeChoice } from '../state/store/index.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import type { Availability } from '../tools/registry.ts';
 import { resolveToolsetNames } from '../tools/toolsets.ts';
-import type { ToolServices } from '../tools/types.ts';
+import type { ToolSession } from '../tools/types.ts';
 
 /** Tool keys and endpoints Hermes reads besides the providers' keys. */
 export const TOOL_ENV = ['FIRECRAWL_API_KEY', 'FIRECRAWL_API_URL', 'TAVILY_API_KEY', 'EXA_API_KEY', 'PARALLEL_API_KEY', 'SEARXNG_URL', 'SUDO_PASSWORD'];
@@ -43,7 +44,7 @@ export function keyStatuses(env: NodeJS.ProcessEnv, dotenvNames: string[]): KeyS
 }
 
 /** Services close enough to a CLI session's for deciding which tools it would get. */
-export function probeServices(home: string, config: HermesConfig, env: NodeJS.ProcessEnv, cwd = process.cwd()): ToolServices {
+export function probeServices(home: string, config: HermesConfig, env: NodeJS.ProcessEnv, cwd = process.cwd()): ToolSession {
   return {
     home,
     config,
@@ -52,7 +53,7 @@ export function probeServices(home: string, config: HermesConfig, env: NodeJS.Pr
     platform: 'cli',
     sessionId: 'probe',
     taskId: 'probe',
-    state: new Map(),
+    slots: new Slots(),
     yolo: false,
     depth: 0,
     callTool: async () => ({ content: '{}' }),

@@ -3,6 +3,7 @@ import type { AgentTool } from '../agent/types.ts';
 import { loadContext } from './context.ts';
 import { Session } from '../runtime/session.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
+import { Slots } from '../state/slots.ts';
 import { SERVE_TOOLSETS, serveMcp } from '../mcp/serve.ts';
 import { standalonePorts } from '../gateway/messaging.ts';
 
@@ -49,7 +50,7 @@ export async function runServe(opts: { tools?: boolean; toolsOnly?: boolean; ver
         platform: 'mcp',
         sessionId: 'mcp-serve',
         taskId: 'mcp-serve',
-        state: new Map<string, unknown>(),
+        slots: new Slots(),
         yolo: false,
       };
       tools = builtinRegistry().build(toolsets, services, []);

@@ -55,6 +55,7 @@ export function cronCommand(): CommandDef {
     completions: ['list', 'add', 'edit', 'pause', 'resume', 'run', 'remove'],
     async run(ctx, args) {
       const { cronjobTool } = await import('../cron/tool.ts');
+      const { toolContext } = await import('../tools/context.ts');
       const words = splitArgs(args);
       const sub = (words.shift() ?? 'list').toLowerCase();
       let parsed: ReturnType<typeof parseFlags>;
@@ -67,13 +68,13 @@ export function cronCommand(): CommandDef {
       const str = (k: string) => (typeof flags[k] === 'string' ? (flags[k] as string) : undefined);
       const call = async (a: Json): Promise<{ json: Json; error: boolean }> => {
         const ac = new AbortController();
-        const r = await cronjobTool(a as never, {
+        const slash = {
           callId: `slash_cron_${Date.now()}`,
           signal: ac.signal,
           ask: (async () => ({ answer: null, source: 'no_responder' })) as never,
           progress: () => {},
-          services: ctx.session.services,
-        });
+        };
+        const r = await cronjobTool(a as never, toolContext(slash, ctx.session.services));
         const content = typeof r === 'string' ? r : r.content;
         return { json: JSON.parse(content) as Json, error: typeof r !== 'string' && !!r.isError };
       };

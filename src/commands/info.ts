@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { buildDebugReport } from '../runtime/diagnostics.ts';
 import { loadEnvFile } from '../state/env.ts';
 import { defaultHermesRoot, packageRoot, paths } from '../state/paths.ts';
+import { dotenvNamesSlot } from '../tools/env/settings.ts';
 import { ALL_SURFACES, type CommandDef } from './registry.ts';
 
 export function infoCommands(): CommandDef[] {
@@ -86,7 +87,7 @@ export function infoCommands(): CommandDef[] {
         const vars = loadEnvFile(paths.env(s.options.home), s.options.env);
         if (s.options.env !== process.env) loadEnvFile(paths.env(s.options.home), process.env);
         const changed = [...vars.keys()].filter((k) => before[k] !== vars.get(k));
-        s.services.state.set('dotenv_names', [...vars.keys()]);
+        s.services.slots.set(dotenvNamesSlot, [...vars.keys()]);
         try {
           s.switchModel({});
         } catch (e) {

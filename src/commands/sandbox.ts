@@ -6,6 +6,7 @@
 // typed by a person, never called by the model. The next command runs under the new policy (the
 // sandboxed process server and a persistent shell start again).
 import { backendKind, sessionSandbox } from '../tools/env/index.ts';
+import { sandboxOverrideSlot } from '../tools/env/settings.ts';
 import { SANDBOX_MODES, sandboxSettings, type SandboxMode, type SandboxSettings } from '../sandbox/policy.ts';
 import { INSTALL_HINT } from '../sandbox/probe.ts';
 import type { CommandContext, CommandDef } from './registry.ts';
@@ -16,7 +17,7 @@ const RANK: Record<SandboxMode, number> = { off: 0, 'workspace-write': 1, 'read-
 function show(ctx: CommandContext): string {
   const s = ctx.session.services;
   const kind = backendKind(s);
-  const override = s.state.get('sandbox_override') as Partial<SandboxSettings> | undefined;
+  const override = s.slots.peek(sandboxOverrideSlot);
   const sb = sessionSandbox(s);
   const set = sb.settings;
   const lines = [`Sandbox: mode ${set.mode}, network ${set.network ? 'on' : 'off'}${override ? ' (changed for this session; /sandbox reset goes back to config.yaml)' : ''}`];
@@ -71,7 +72,7 @@ export function sandboxCommand(): CommandDef {
       const words = args.split(/\s+/).filter(Boolean).map((w) => w.toLowerCase());
       if (!words.length || (words.length === 1 && ['show', 'status'].includes(words[0]))) return { output: show(ctx) };
       const cur = sessionSandbox(s).settings;
-      const override = { ...((s.state.get('sandbox_override') as Partial<SandboxSettings> | undefined) ?? {}) };
+      const override = { ...(s.slots.peek(sandboxOverrideSlot) ?? {}) };
       let reset = false;
       for (let i = 0; i < words.length; i++) {
         const w = words[i];
@@ -98,8 +99,8 @@ export function sandboxCommand(): CommandDef {
         const ok = await confirmed(ctx, what, words);
         if (ok !== true) return { output: typeof ok === 'string' ? ok : 'Cancelled: the sandbox is unchanged.' };
       }
-      if (wanted === undefined) s.state.delete('sandbox_override');
-      else s.state.set('sandbox_override', wanted);
+      if (wanted === undefined) s.slots.delete(sandboxOverrideSlot);
+      else s.slots.set(sandboxOverrideSlot, wanted);
       return { output: `${reset ? 'Back to config.yaml. ' : ''}${show(ctx)}` };
     },
   };

@@ -1,5 +1,5 @@
 // What /voice does (src/commands/voice.ts is the registry entry).
-import type { ToolServices } from '../tools/types.ts';
+import type { ToolSession } from '../tools/types.ts';
 import { chooseStt } from '../media/stt/index.ts';
 import { ttsUnavailable } from '../media/tts/registry.ts';
 import { chatKey, cliVoiceState, findPlayer, findRecorder, NO_RECORDER, setVoiceMode, voiceModeFor, voiceSettings, type GatewayVoiceMode } from '../media/voice.ts';
@@ -10,18 +10,18 @@ const MODE_TEXT: Record<GatewayVoiceMode, string> = {
   all: 'tts — every reply comes with a voice note',
 };
 
-function sttLine(s: ToolServices): string {
+function sttLine(s: ToolSession): string {
   const c = chooseStt(s.env, s.config);
   return 'error' in c ? `Speech to text: unavailable. ${c.error}` : `Speech to text: ${c.provider.name}`;
 }
 
-function ttsLine(s: ToolServices): string {
+function ttsLine(s: ToolSession): string {
   const why = ttsUnavailable(s.env, s.config);
   const name = String((s.config as { tts?: { provider?: string } }).tts?.provider || 'edge');
   return why ? `Text to speech: unavailable (${why})` : `Text to speech: ${name}`;
 }
 
-export async function voiceCommandAction(s: ToolServices, surface: string, args: string): Promise<string> {
+export async function voiceCommandAction(s: ToolSession, surface: string, args: string): Promise<string> {
   const sub = args.trim().toLowerCase();
   if (['join', 'channel', 'leave', 'realtime', 'live'].includes(sub)) return 'Discord voice channels are not supported by this Hermes; /voice on|tts|off control voice-note replies.';
   if (surface === 'gateway') {
@@ -38,7 +38,7 @@ export async function voiceCommandAction(s: ToolServices, surface: string, args:
     const warn = next !== 'off' && ttsUnavailable(s.env, s.config) ? `\n⚠️ ${ttsLine(s)}` : '';
     return `🎙️ Voice replies: ${MODE_TEXT[next]}${warn}`;
   }
-  const v = cliVoiceState(s.state);
+  const v = cliVoiceState(s.slots);
   const settings = voiceSettings(s.config);
   const key = settings.recordKey.replace(/^ctrl\+/i, 'Ctrl+').replace(/\+(\w)$/, (_m, c: string) => `+${c.toUpperCase()}`);
   const status = () => {

@@ -49,7 +49,7 @@ function describe(home: string, script: string): string {
  * `job` says what the job is (name, schedule, whether its output is delivered as is).
  */
 export async function approveJobScript(ctx: ToolContext, script: string, job: { name?: string; schedule?: string; noAgent?: boolean }): Promise<string | null> {
-  const s = ctx.services;
+  const s = ctx;
   validateScriptPath(s.home, script);
   const link = scriptLinkProblem(s.home, script);
   if (link) throw new CronError(link);

@@ -1,4 +1,4 @@
-// The cron port surfaces lend their sessions' tools (ToolServices.cron, src/tools/types.ts): the
+// The cron port surfaces lend their sessions' tools (ToolSession.cron, src/tools/types.ts): the
 // `cronjob` tool asks it instead of importing cron, and the implementation (./tool.ts, with the
 // scheduler) loads on the first call.
 import type { CronService } from '../tools/types.ts';

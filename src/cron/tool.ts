@@ -13,17 +13,16 @@ import { builtinRegistry } from '../tools/builtin.ts';
 import { resolveToolsetNames, UnknownToolsetError } from '../tools/toolsets.ts';
 
 function storeFor(ctx: ToolContext): CronStore {
-  const s = ctx.services;
-  return new CronStore({ home: s.home, tz: resolveTimezone(s.config.timezone, s.env) });
+  return new CronStore({ home: ctx.home, tz: resolveTimezone(ctx.config.timezone, ctx.env) });
 }
 
 /** Toolsets a job may name: what the session could resolve (built-in, composite, custom, `mcp-…`). */
 function checkToolsets(names: string[] | undefined, ctx: ToolContext): string[] | undefined {
   if (!names?.length) return names;
-  const mcp = Object.keys((ctx.services.config.mcp_servers ?? {}) as Record<string, unknown>);
+  const mcp = Object.keys((ctx.config.mcp_servers ?? {}) as Record<string, unknown>);
   const own = names.filter((n) => !n.startsWith('mcp-') && !mcp.includes(n));
   try {
-    resolveToolsetNames(own, [], builtinRegistry().toolsets(), ctx.services.config.custom_toolsets ?? {});
+    resolveToolsetNames(own, [], builtinRegistry().toolsets(), ctx.config.custom_toolsets ?? {});
   } catch (e) {
     if (e instanceof UnknownToolsetError) throw new CronError(`enabled_toolsets: ${e.message}`);
     throw e;
@@ -56,7 +55,7 @@ export async function cronjobTool(a: CronjobArgs, ctx: ToolContext): Promise<str
           name: a.name,
           repeat: a.repeat,
           deliver: a.deliver,
-          origin: fromDeliveryOrigin(ctx.services.origin),
+          origin: fromDeliveryOrigin(ctx.origin),
           skills,
           model: a.model,
           provider: a.provider,
@@ -65,7 +64,7 @@ export async function cronjobTool(a: CronjobArgs, ctx: ToolContext): Promise<str
           no_agent: a.no_agent,
           context_from: a.context_from,
           enabled_toolsets: checkToolsets(a.enabled_toolsets, ctx),
-          snapshot: inferenceSnapshot(ctx.services.config, ctx.services.env),
+          snapshot: inferenceSnapshot(ctx.config, ctx.env),
         });
         const result: Record<string, unknown> = {
           success: true,
@@ -109,7 +108,7 @@ export async function cronjobTool(a: CronjobArgs, ctx: ToolContext): Promise<str
         if (a.no_agent !== undefined) u.no_agent = a.no_agent;
         if (a.context_from !== undefined) u.context_from = a.context_from;
         if (a.enabled_toolsets !== undefined) u.enabled_toolsets = checkToolsets(a.enabled_toolsets, ctx);
-        if (a.model !== undefined || a.provider !== undefined) u.snapshot = inferenceSnapshot(ctx.services.config, ctx.services.env);
+        if (a.model !== undefined || a.provider !== undefined) u.snapshot = inferenceSnapshot(ctx.config, ctx.env);
         if (!Object.keys(u).length) return fail('Nothing to update: pass the fields to change (prompt, schedule, deliver, skills, …).');
         if (u.script?.trim()) {
           // A different script needs a person; setting the same one again, or other changes, do not.
@@ -131,7 +130,7 @@ export async function cronjobTool(a: CronjobArgs, ctx: ToolContext): Promise<str
         return ok({ success: true, message: `Cron job '${job.name}' removed.`, removed_job: { id: job.id, name: job.name, schedule: job.schedule_display } });
       }
       case 'run': {
-        const ticker = activeTicker(ctx.services.home);
+        const ticker = activeTicker(ctx.home);
         if (ticker) {
           // Inside the gateway: the run goes on in the background and is delivered by the router.
           const { job } = await ticker.scheduler.runNow(ref);
@@ -143,13 +142,13 @@ export async function cronjobTool(a: CronjobArgs, ctx: ToolContext): Promise<str
         }
         // No gateway ticking here: deliver through the session's messaging service (a send-only
         // router over the platforms' APIs outside the gateway).
-        const messaging = ctx.services.messaging;
+        const messaging = ctx.messaging;
         const deliver: Deliver = async (target, content, meta) => {
           if (!messaging) return { ok: false, error: 'no messaging service in this process' };
           const r = await messaging.send(target, content, meta.origin, `cron:${meta.jobId}`);
           return r.ok ? { ok: true } : { ok: false, error: r.error ?? 'delivery failed' };
         };
-        const scheduler = new CronScheduler({ home: ctx.services.home, deliver, config: ctx.services.config, env: ctx.services.env });
+        const scheduler = new CronScheduler({ home: ctx.home, deliver, config: ctx.config, env: ctx.env });
         const { job, done } = await scheduler.runNow(ref);
         const onAbort = () => void scheduler.drain(0);
         ctx.signal.addEventListener('abort', onAbort, { once: true });

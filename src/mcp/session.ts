@@ -2,12 +2,13 @@
 // synchronous), then keep the session's tools in step as servers connect, drop and come back.
 import type { Session } from '../runtime/session.ts';
 import { paths } from '../state/paths.ts';
+import { defineSlot } from '../state/slots.ts';
 import { onSessionClose } from '../tools/cleanup.ts';
 import { PLATFORM_TOOLSETS } from '../tools/toolsets.ts';
 import type { McpServerConfig } from './config.ts';
 import { McpManager } from './manager.ts';
 
-const KEY = 'mcp_managers';
+const managersSlot = defineSlot<McpManager[]>('mcp_managers');
 
 /** `mcp_servers` as the user wrote it (unexpanded, so unset `${VAR}`s can be reported). */
 export function rawMcpServers(loaded: { user?: Record<string, unknown>; config: { mcp_servers?: unknown } }): unknown {
@@ -45,7 +46,7 @@ export function toolsetsWantMcp(toolsets: string[] | undefined, serverNames: str
 
 /** The MCP managers attached to a session (config.yaml's, and a surface's own). */
 export function mcpManagers(session: Session): McpManager[] {
-  return (session.services.state.get(KEY) as McpManager[] | undefined) ?? [];
+  return session.services.slots.peek(managersSlot) ?? [];
 }
 
 /**
@@ -54,7 +55,7 @@ export function mcpManagers(session: Session): McpManager[] {
  */
 export function attachMcp(session: Session, manager: McpManager, opts: { owned: boolean; onEvent?: (line: string) => void }): void {
   const list = mcpManagers(session);
-  if (!list.includes(manager)) session.services.state.set(KEY, [...list, manager]);
+  if (!list.includes(manager)) session.services.slots.set(managersSlot, [...list, manager]);
   if (manager.syncInto(session.registry)) session.rebuildTools();
   const seen = new Map<string, string>();
   for (const s of manager.status()) seen.set(s.name, s.state);
@@ -70,7 +71,7 @@ export function attachMcp(session: Session, manager: McpManager, opts: { owned: 
   });
   onSessionClose(session.services, async () => {
     off();
-    session.services.state.set(KEY, mcpManagers(session).filter((m) => m !== manager));
+    session.services.slots.set(managersSlot, mcpManagers(session).filter((m) => m !== manager));
     if (opts.owned) await manager.close();
     else manager.detach(session.registry);
   });

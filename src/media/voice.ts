@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readCachedByStamp } from '../state/fsutil.ts';
+import { defineSlot, type Slots } from '../state/slots.ts';
 import { findProgram } from './ffmpeg.ts';
 
 export type GatewayVoiceMode = 'off' | 'voice_only' | 'all';
@@ -34,19 +35,16 @@ export function voiceSettings(config: unknown): VoiceSettings {
 
 // ---- the terminal ------------------------------------------------------------------------------
 
-/** The REPL session's voice state (in the session's tool state, so /voice and the REPL share it). */
+/** The REPL session's voice state (in a session slot, so /voice and the REPL share it). */
 export interface CliVoiceState {
   enabled: boolean;
   tts: boolean;
 }
 
-export function cliVoiceState(state: Map<string, unknown>): CliVoiceState {
-  let v = state.get('voice_mode') as CliVoiceState | undefined;
-  if (!v) {
-    v = { enabled: false, tts: false };
-    state.set('voice_mode', v);
-  }
-  return v;
+const voiceSlot = defineSlot('voice_mode', (): CliVoiceState => ({ enabled: false, tts: false }));
+
+export function cliVoiceState(slots: Slots): CliVoiceState {
+  return slots.get(voiceSlot);
 }
 
 export interface Recorder {

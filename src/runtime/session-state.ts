@@ -24,7 +24,8 @@ import { contextLengthFor, DEFAULT_CONTEXT_LENGTH, describeError, listModels, ty
 import { sdkFetch } from '../llm/http.ts';
 import { promptTokens, samePrefix, type Message, type StreamFn, type Usage } from '../llm/types.ts';
 import { buildProjectContext, findProjectContext, loadSoul, ruleFileNames } from '../state/context-files.ts';
-import { isSessionStore, type SessionStoreApi } from '../state/store/index.ts';
+import { isSessionStore } from '../state/store/index.ts';
+import { sessionDbSlot } from '../tools/session-search.ts';
 import { dropLease, inPlaceWanted, rotateSession, takeLease } from './compaction-store.ts';
 import { MemoryStore } from '../state/memory.ts';
 import { BuiltinMemoryProvider, MemoryManager } from '../state/memory-provider.ts';
@@ -692,7 +693,7 @@ export class SessionState {
   /** A forked loop over a snapshot of the conversation, limited to memory and skill tools. */
   async review(snapshot: Message[], memory: boolean, skills: boolean): Promise<string[]> {
     const allowed = new Set([...(memory ? ['memory'] : []), ...(skills ? ['skills_list', 'skill_view', 'skill_manage'] : [])]);
-    const tools = this.host.tools.filter((t) => allowed.has(t.name)).map((t) => ({ ...t, execute: (args: Record<string, unknown>, ctx: ToolCallContext) => t.execute(args, { ...ctx, origin: 'background_review' as const }) }));
+    const tools = this.host.tools.filter((t) => allowed.has(t.name)).map((t) => ({ ...t, execute: (args: Record<string, unknown>, ctx: ToolCallContext) => t.execute(args, { ...ctx, caller: 'background_review' as const }) }));
     if (!tools.length) return [];
     const aux = this.aux('background_review');
     const stream = aux?.stream ?? this.host.llm.stream;
@@ -767,7 +768,7 @@ export class SessionState {
           await memory.shutdown();
         })()
       : Promise.resolve();
-    const db = services.state.get('session_db') as SessionStoreApi | undefined;
+    const db = services.slots.peek(sessionDbSlot);
     if (db?.isOpen && db !== this.host.options.store) void db.close();
     await ending;
   }

@@ -15,10 +15,13 @@ import { addUsage, emptyUsage, type Message, type StreamFn } from '../llm/types.
 import { StoreWrites } from './store-writes.ts';
 import { paths } from '../state/paths.ts';
 import { isSessionStore } from '../state/store/index.ts';
+import { Slots } from '../state/slots.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import { runSessionCleanup } from '../tools/cleanup.ts';
+import { dotenvNamesSlot } from '../tools/env/settings.ts';
 import { callToolFrom, type ToolRegistry } from '../tools/registry.ts';
 import { toolSearchTool } from '../tools/tool-search.ts';
+import { todoSlot } from '../tools/todo.ts';
 import { deferredToolsets, resolveToolsetNames } from '../tools/toolsets.ts';
 import { ToolLoader } from './tool-loader.ts';
 import type { AuxiliaryModel, ChildResult, ChildSpec, ToolServices } from '../tools/types.ts';
@@ -147,8 +150,8 @@ export class Session {
       this.warnings.push(`model.tool_call_parser: unknown parser "${String(parser)}" (use ${PARSER_SETTINGS.join(', ')}); using auto.`);
     }
     this.registry = o.registry ?? builtinRegistry();
-    const state = new Map<string, unknown>();
-    if (o.dotenvNames) state.set('dotenv_names', o.dotenvNames);
+    const slots = new Slots();
+    if (o.dotenvNames) slots.set(dotenvNamesSlot, o.dotenvNames);
     this.services = {
       home: o.home,
       config: o.config,
@@ -157,7 +160,7 @@ export class Session {
       platform: o.platform,
       sessionId: this.id,
       taskId: this.id,
-      state,
+      slots,
       yolo: !!o.explicit?.yolo || isTruthy(o.env.HERMES_YOLO_MODE) || o.config.approvals?.mode === 'off',
       depth: o.depth ?? 0,
       callTool: (name, args, ctx) => callToolFrom([...this.tools, ...this.loader.deferred], name, args, ctx),
@@ -295,7 +298,7 @@ export class Session {
     this.services.notifier = this.inbox.newConversation();
     this.services.sessionId = this._id;
     this.services.taskId = this._id;
-    this.services.state.delete('todo');
+    this.services.slots.delete(todoSlot);
     this.history.splice(0);
     this.hints = this.newHints();
     this.started = false;
@@ -319,7 +322,7 @@ export class Session {
     this.services.notifier = this.inbox.newConversation();
     this.services.sessionId = r.id;
     this.services.taskId = r.id;
-    this.services.state.delete('todo');
+    this.services.slots.delete(todoSlot);
     this.history.splice(0, this.history.length, ...r.history);
     this.hints = this.newHints();
     this.started = false;

@@ -3,19 +3,14 @@
 import { homedir } from 'node:os';
 import { globToRegExp, classifyCommand, type Finding } from '../policy/dangerous.ts';
 import { setConfigKey } from '../state/config.ts';
+import { defineSlot } from '../state/slots.ts';
 import { approvalMode, recordSmartDenial, resetSmartDenials, smartVerdict } from './approval-smart.ts';
-import type { ToolContext } from './types.ts';
+import type { ToolContext, ToolSession } from './types.ts';
 
 export type ApprovalOutcome = { allowed: true; via?: string } | { allowed: false; reason: string; hardline: boolean };
 
-function sessionApprovals(state: Map<string, unknown>): Set<string> {
-  let s = state.get('approved_patterns') as Set<string> | undefined;
-  if (!s) {
-    s = new Set();
-    state.set('approved_patterns', s);
-  }
-  return s;
-}
+/** Patterns a person approved for the rest of the session. */
+const approvedPatternsSlot = defineSlot('approved_patterns', () => new Set<string>());
 
 /**
  * `command_allowlist` entries are finding keys (what "always" stores), Python Hermes's names for
@@ -27,12 +22,12 @@ function allowlisted(f: Finding, command: string, allowlist: string[]): boolean 
 
 /** The approvals.* key that decides for this unattended run. */
 function unattendedKey(ctx: ToolContext): string {
-  const p = ctx.services.platform;
+  const p = ctx.platform;
   return p === 'cron' ? 'cron_mode' : p === 'cli' ? 'single_query_mode' : 'unattended_mode';
 }
 
 /** What to do when nobody can answer: approvals.cron_mode / single_query_mode / unattended_mode. */
-export function unattendedPolicy(s: Pick<ToolContext['services'], 'config' | 'platform' | 'depth'>): 'approve' | 'deny' {
+export function unattendedPolicy(s: Pick<ToolSession, 'config' | 'platform' | 'depth'>): 'approve' | 'deny' {
   const a = (s.config.approvals ?? {}) as Record<string, unknown>;
   if ((s.depth ?? 0) > 0) return (s.config.delegation as Record<string, unknown>)?.subagent_auto_approve === true ? 'approve' : 'deny';
   const mode = s.platform === 'cron' ? a.cron_mode : s.platform === 'cli' ? a.single_query_mode : a.unattended_mode;
@@ -56,9 +51,8 @@ export function deniedBecause(source: string): string {
  * `approvals.deny` rules apply everywhere, even with --yolo.
  */
 export async function approveCommand(command: string, ctx: ToolContext, opts: { container?: boolean; cwd?: string } = {}): Promise<ApprovalOutcome> {
-  const s = ctx.services;
-  const deny = (s.config.approvals?.deny ?? []) as string[];
-  const verdict = classifyCommand(command, { deny, home: s.env.HOME || homedir(), hermesHome: s.home, cwd: opts.cwd });
+  const deny = (ctx.config.approvals?.deny ?? []) as string[];
+  const verdict = classifyCommand(command, { deny, home: ctx.env.HOME || homedir(), hermesHome: ctx.home, cwd: opts.cwd });
   if (verdict.action === 'allow') return { allowed: true };
   if (verdict.action === 'block') {
     const why = verdict.rule
@@ -67,10 +61,10 @@ export async function approveCommand(command: string, ctx: ToolContext, opts: { 
     return { allowed: false, reason: why, hardline: true };
   }
   if (opts.container) return { allowed: true, via: 'container' };
-  if (s.yolo) return { allowed: true, via: 'yolo' };
+  if (ctx.yolo) return { allowed: true, via: 'yolo' };
 
-  const allowlist = (s.config.command_allowlist ?? []) as string[];
-  const approved = sessionApprovals(s.state);
+  const allowlist = (ctx.config.command_allowlist ?? []) as string[];
+  const approved = ctx.slots.get(approvedPatternsSlot);
   const pending = verdict.findings.filter((f) => !allowlisted(f, command, allowlist) && !approved.has(f.key));
   if (!pending.length) return { allowed: true, via: 'allowlist' };
   const description = pending.map((f) => f.description).join('; ');
@@ -78,14 +72,14 @@ export async function approveCommand(command: string, ctx: ToolContext, opts: { 
   // Smart mode: the reviewer model first, when a person could be asked at all (unattended runs
   // follow their *_mode setting, as in manual mode).
   let reviewed = '';
-  if (approvalMode(s.config.approvals?.mode) === 'smart' && (s.canAsk?.() ?? true)) {
+  if (approvalMode(ctx.config.approvals?.mode) === 'smart' && (ctx.canAsk?.() ?? true)) {
     const v = await smartVerdict(command, description, ctx);
     if (v === 'approve') {
-      resetSmartDenials(s.state);
+      resetSmartDenials(ctx.slots);
       return { allowed: true, via: 'smart' };
     }
     if (v === 'deny') {
-      const breaker = recordSmartDenial(s.state, Number(s.config.approvals?.denial_breaker_threshold ?? 3));
+      const breaker = recordSmartDenial(ctx.slots, Number(ctx.config.approvals?.denial_breaker_threshold ?? 3));
       // The person may still allow this one command (nothing is remembered).
       const r = await ctx.ask({ kind: 'approval', command, description: `${description} — the security reviewer judged it dangerous`, choices: ['once', 'deny'] });
       if (r.answer === 'once' && r.source === 'person') return { allowed: true, via: 'once' };
@@ -95,7 +89,7 @@ export async function approveCommand(command: string, ctx: ToolContext, opts: { 
   }
 
   const { answer, source } = await ctx.ask({ kind: 'approval', command, description: description + reviewed, choices: ['once', 'session', 'always', 'deny'] });
-  if (source === 'no_responder' && unattendedPolicy(ctx.services) === 'approve') return { allowed: true, via: 'policy' };
+  if (source === 'no_responder' && unattendedPolicy(ctx) === 'approve') return { allowed: true, via: 'policy' };
   switch (answer) {
     case 'once':
       return { allowed: true, via: 'once' };
@@ -105,9 +99,9 @@ export async function approveCommand(command: string, ctx: ToolContext, opts: { 
     case 'always': {
       for (const f of pending) approved.add(f.key);
       const next = [...new Set([...allowlist, ...pending.map((f) => f.key)])];
-      s.config.command_allowlist = next;
+      ctx.config.command_allowlist = next;
       try {
-        setConfigKey(s.home, 'command_allowlist', next);
+        setConfigKey(ctx.home, 'command_allowlist', next);
       } catch {
         /* approved for the session even if config.yaml cannot be written */
       }

@@ -11,7 +11,7 @@ export default browserTool({
   description: 'Close the browser when you are done with it, to free its resources. Cookies and logins stay in the session’s browser profile.',
   schema,
   async run(_a, ctx, c) {
-    const closed = (await c.existingBrowserSession(ctx.services)?.close('browser_close')) ?? false;
+    const closed = (await c.existingBrowserSession(ctx)?.close('browser_close')) ?? false;
     return c.done({ closed });
   },
 });

@@ -23,7 +23,7 @@ export default browserTool({
     "Navigate to a URL in the browser. Starts the browser session and loads the page. Must be called before other browser tools. For simple information retrieval, prefer web_search or web_extract (faster, cheaper); for plain-text endpoints (.md, .txt, .json, raw files, APIs) prefer web_extract or curl in the terminal. Use the browser to interact with pages (click, fill forms, JavaScript-rendered content). Returns a compact snapshot of the page with element refs (@e1, @e2, …) — no need to call browser_snapshot right after navigating. If the response has 'auth_wall_warning', the page redirected to a login; relay the suggestions to the user instead of typing credentials.",
   schema,
   async run(a, ctx, c) {
-    const s = ctx.services;
+    const s = ctx;
     const b = c.browserSession(s);
     let url = a.url.trim();
     if (!/^[a-z][a-z0-9+.-]*:/i.test(url) && /^[\w-]+(\.[\w-]+)+(:\d+)?(\/|$)/.test(url)) url = `https://${url}`;

@@ -16,7 +16,7 @@ export default pageTool({
   schema,
   async run(a, ctx, { c, b, page }) {
     try {
-      return c.done({ url: page.url(), ...(await c.snapshotOf(ctx.services, b, page, a.full)) });
+      return c.done({ url: page.url(), ...(await c.snapshotOf(ctx, b, page, a.full)) });
     } catch (e) {
       return c.failed(`Failed to get a snapshot: ${(e as Error).message.split('\n')[0]}`);
     }

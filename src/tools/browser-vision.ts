@@ -23,8 +23,7 @@ export default pageTool({
     const { hermesDir } = await import('./browser/snapshot.ts');
     const { randomUUID } = await import('node:crypto');
     const { join } = await import('node:path');
-    const s = ctx.services;
-    const path = join(hermesDir(s.home, 'cache/screenshots', 'browser_screenshots'), `browser_screenshot_${randomUUID().replace(/-/g, '')}.png`);
+    const path = join(hermesDir(ctx.home, 'cache/screenshots', 'browser_screenshots'), `browser_screenshot_${randomUUID().replace(/-/g, '')}.png`);
     let annotations: { ref: string; label: string; role: string; name: string }[] = [];
     try {
       if (a.annotate) annotations = await annotatePage(page);
@@ -35,13 +34,13 @@ export default pageTool({
       if (a.annotate) await page.evaluate(() => document.getElementById('__hermes_annotations')?.remove()).catch(() => undefined);
     }
     const extra = annotations.length ? { annotations } : {};
-    const aux = s.auxiliary?.('vision');
+    const aux = ctx.auxiliary?.('vision');
     if (!aux) return c.done({ analysis: 'No vision model is configured (auxiliary.vision), so the screenshot was not analysed. Share it with MEDIA:<screenshot_path>.', screenshot_path: path, ...extra });
     const { readFileSync } = await import('node:fs');
     const { askVision } = await import('./impl/vision.ts');
     const { fitForVision } = await import('../media/image-fit.ts');
     try {
-      const img = await fitForVision(readFileSync(path), 'image/png', s.env, ctx.signal);
+      const img = await fitForVision(readFileSync(path), 'image/png', ctx.env, ctx.signal);
       const r = await askVision(aux, img.bytes, img.mime, PROMPT(a.question), ctx.signal);
       if ('error' in r) throw new Error(r.error);
       return c.done({ analysis: r.text || 'Vision analysis returned no content.', screenshot_path: path, ...extra });

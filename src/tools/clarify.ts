@@ -22,7 +22,7 @@ export default defineTool({
       return fail('Nobody can answer questions in this session (it runs unattended). Choose a sensible default, say what you assumed, and continue.');
     if (source === 'interrupted') return fail('The question was interrupted before the user answered.');
     if (source === 'timeout') {
-      const mins = Math.round(((ctx.services.config.agent as { clarify_timeout?: number }).clarify_timeout ?? 3600) / 60);
+      const mins = Math.round(((ctx.config.agent as { clarify_timeout?: number }).clarify_timeout ?? 3600) / 60);
       return ok({ question: a.question, choices_offered: choices ?? [], user_response: null, note: `[user did not respond within ${mins}m] Proceed with your best judgement and say what you assumed.` });
     }
     return ok({ question: a.question, choices_offered: choices ?? [], user_response: typeof answer === 'string' ? answer : String(answer ?? '') });

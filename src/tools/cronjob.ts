@@ -1,5 +1,5 @@
 // cronjob: create, list, update, pause, resume, remove and run scheduled jobs (cron/jobs.json).
-// The surface lends the implementation (ToolServices.cron: src/cron/service.ts, which loads
+// The surface lends the implementation (ToolSession.cron: src/cron/service.ts, which loads
 // src/cron/tool.ts on the first call); tools never import cron.
 import type { z } from 'zod';
 import type { Zod } from './zod.ts';
@@ -46,7 +46,7 @@ export default defineTool({
   check: (s) => !!s.cron && s.platform !== 'cron' && (s.depth ?? 0) === 0,
   requirement: (s) => (s.platform === 'cron' ? 'not offered to scheduled runs' : (s.depth ?? 0) > 0 ? 'not offered to subagents' : 'no scheduler on this surface'),
   async handler(a, ctx) {
-    const cron = ctx.services.cron;
+    const cron = ctx.cron;
     if (!cron) throw new Error('scheduling is not available on this surface');
     return cron.cronjob(a, ctx);
   },

@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import type { Zod } from './zod.ts';
 import type { AgentEvent } from '../agent/types.ts';
+import { defineSlot } from '../state/slots.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
-import type { BackgroundNotice, ChildResult, ToolServices } from './types.ts';
+import type { BackgroundNotice, ChildResult, ToolSession } from './types.ts';
 
 /** Tools a subagent never gets (delegate_task too, unless the depth limit allows another level). */
 export const CHILD_BLOCKED_TOOLS = ['clarify', 'memory', 'send_message', 'execute_code'];
@@ -37,7 +38,7 @@ export function childSystemPrompt(goal: string, context: string | undefined, cwd
     .join('\n');
 }
 
-function limits(s: ToolServices) {
+function limits(s: ToolSession) {
   const d = (s.config.delegation ?? {}) as Record<string, unknown>;
   const maxDepth = Math.min(Math.max(Number(d.max_spawn_depth) || 1, 1), 3);
   const maxConcurrent = Math.max(Number(s.env.DELEGATION_MAX_CONCURRENT_CHILDREN) || Number(d.max_concurrent_children) || 3, 1);
@@ -49,17 +50,10 @@ function limits(s: ToolServices) {
 }
 
 /** Background subagents running in a session (delegation id → goal). */
-function running(s: ToolServices): Map<string, string> {
-  let m = s.state.get('async_delegations') as Map<string, string> | undefined;
-  if (!m) {
-    m = new Map();
-    s.state.set('async_delegations', m);
-  }
-  return m;
-}
+const runningSlot = defineSlot('async_delegations', () => new Map<string, string>());
 
 /** A child's result as the model reads it: summary capped (the rest spilled to a file), usage attached. */
-function resultEntry(s: ToolServices, r: ChildResult, i: number, callId: string, t0: number, role: string, maxSummary: number): Record<string, unknown> {
+function resultEntry(s: ToolSession, r: ChildResult, i: number, callId: string, t0: number, role: string, maxSummary: number): Record<string, unknown> {
   let summary = r.summary;
   if (summary.length > maxSummary) {
     let spilled: string | undefined;
@@ -133,7 +127,7 @@ export default defineTool({
   check: (s) => !!s.spawnChild,
   requirement: 'needs a session that can start subagents (not offered to subagents past delegation.max_spawn_depth)',
   async handler(a, ctx) {
-    const s = ctx.services;
+    const s = ctx;
     if (!s.spawnChild) return fail('delegate_task is not available in this session.');
     if (a.background && a.tasks?.length) return fail('`background` runs one subagent: give a single `goal`, not `tasks` (or drop background to run the batch now).');
     const tasks = a.tasks ?? (a.goal ? [{ goal: a.goal, context: a.context, toolsets: a.toolsets }] : []);
@@ -177,7 +171,7 @@ export default defineTool({
     if (a.background) {
       const notifier = s.notifier;
       if (!notifier?.listening) return fail('Background subagents need a conversation to report back to, and this session has none. Run it without background.');
-      const live = running(s);
+      const live = s.slots.get(runningSlot);
       if (live.size >= lim.maxAsync)
         return fail(`${live.size} background subagents are already running (delegation.max_async_children is ${lim.maxAsync}). Wait for one to report back, or run this one without background.`);
       const id = `deleg_${randomBytes(4).toString('hex')}`;

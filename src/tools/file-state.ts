@@ -3,36 +3,31 @@
 import { homedir } from 'node:os';
 import { redactSecrets } from '../policy/redact.ts';
 import { writeDenied, writeDeniedRemote, type WriteContext } from '../policy/write-safety.ts';
+import { defineSlot } from '../state/slots.ts';
 import type { FileOps } from './env/files.ts';
-import type { ToolServices } from './types.ts';
+import type { ToolSession } from './types.ts';
 
 interface Seen {
   mtimeMs: number;
   size: number;
 }
 
-function table(state: Map<string, unknown>): Map<string, Seen> {
-  let t = state.get('file_reads') as Map<string, Seen> | undefined;
-  if (!t) {
-    t = new Map();
-    state.set('file_reads', t);
-  }
-  return t;
-}
+/** What the agent saw of each file it read or wrote (path, or backend + path for remote files). */
+const seenSlot = defineSlot('file_reads', () => new Map<string, Seen>());
 
 const key = (ops: FileOps, path: string) => (ops.remote ? `${ops.label}\u0000${path}` : path);
 
 /** Records the file as the agent now knows it (after a read or its own write). */
-export async function recordSeen(services: ToolServices, path: string, ops: FileOps): Promise<void> {
+export async function recordSeen(services: ToolSession, path: string, ops: FileOps): Promise<void> {
   const st = await ops.stat(path).catch(() => null);
-  if (st) table(services.state).set(key(ops, path), { mtimeMs: st.mtimeMs, size: st.size });
-  else table(services.state).delete(key(ops, path));
+  if (st) services.slots.get(seenSlot).set(key(ops, path), { mtimeMs: st.mtimeMs, size: st.size });
+  else services.slots.get(seenSlot).delete(key(ops, path));
 }
 
 /** An error message when `path` changed on disk since the agent last read or wrote it. */
-export async function staleError(services: ToolServices, path: string, ops: FileOps): Promise<string | null> {
+export async function staleError(services: ToolSession, path: string, ops: FileOps): Promise<string | null> {
   if (['1', 'true', 'yes'].includes((services.env.HERMES_DISABLE_FILE_STATE_GUARD ?? '').toLowerCase())) return null;
-  const seen = table(services.state).get(key(ops, path));
+  const seen = services.slots.get(seenSlot).get(key(ops, path));
   if (!seen) return null;
   const st = await ops.stat(path).catch(() => null);
   if (!st) return null; // deleted since: writing recreates it
@@ -44,7 +39,7 @@ export async function staleError(services: ToolServices, path: string, ops: File
  * The deny-list context for the agent's writes: this machine's home, HERMES_HOME and
  * HERMES_WRITE_SAFE_ROOT; on a remote backend that machine's home and its ~/.hermes.
  */
-export async function writeGuard(services: ToolServices, ops?: FileOps): Promise<WriteContext> {
+export async function writeGuard(services: ToolSession, ops?: FileOps): Promise<WriteContext> {
   const safeRoot = services.env.HERMES_WRITE_SAFE_ROOT?.trim() || undefined;
   if (ops?.remote) {
     const home = (await ops.home()).replace(/\/$/, '') || '/';
@@ -58,7 +53,7 @@ export async function writeGuard(services: ToolServices, ops?: FileOps): Promise
  * same rules apply to that machine's home (its ~/.ssh, ~/.hermes, …). This is the early check with
  * a clear message; the write itself (FileOps.writeFile with the guard) checks again at the open.
  */
-export async function writeCheck(services: ToolServices, path: string, ops?: FileOps): Promise<string | null> {
+export async function writeCheck(services: ToolSession, path: string, ops?: FileOps): Promise<string | null> {
   const guard = await writeGuard(services, ops);
   if (ops?.remote) {
     // The same deny-list on the remote machine, with its links followed there.

@@ -25,7 +25,7 @@ export default defineTool({
     if (!/^[a-z_][a-z0-9_]*$/.test(a.domain) || !/^[a-z_][a-z0-9_]*$/.test(a.service)) return JSON.stringify({ error: 'domain and service are lower-case names like light and turn_on' });
     if (a.entity_id && !ENTITY_ID.test(a.entity_id)) return JSON.stringify({ error: `"${a.entity_id}" is not an entity id` });
     const body = { ...(a.data ?? {}), ...(a.entity_id ? { entity_id: a.entity_id } : {}) };
-    const changed = (await hass(ctx.services.env, 'POST', `/services/${a.domain}/${a.service}`, body)) as { entity_id: string; state: string }[] | null;
+    const changed = (await hass(ctx.env, 'POST', `/services/${a.domain}/${a.service}`, body)) as { entity_id: string; state: string }[] | null;
     return JSON.stringify({ success: true, changed: (changed ?? []).map((s) => ({ entity_id: s.entity_id, state: s.state })) });
   },
 });

@@ -16,6 +16,6 @@ export default defineTool({
   requirement: HASS_REQUIREMENT,
   async handler(a, ctx) {
     if (!ENTITY_ID.test(a.entity_id)) return JSON.stringify({ error: `"${a.entity_id}" is not an entity id (domain.object_id, lower case)` });
-    return JSON.stringify(await hass(ctx.services.env, 'GET', `/states/${a.entity_id}`));
+    return JSON.stringify(await hass(ctx.env, 'GET', `/states/${a.entity_id}`));
   },
 });

@@ -19,7 +19,7 @@ export default defineTool({
   check: (s) => hassConfigured(s.env),
   requirement: HASS_REQUIREMENT,
   async handler(a, ctx) {
-    const states = (await hass(ctx.services.env, 'GET', '/states')) as { entity_id: string; state: string; attributes?: { friendly_name?: string } }[];
+    const states = (await hass(ctx.env, 'GET', '/states')) as { entity_id: string; state: string; attributes?: { friendly_name?: string } }[];
     const area = a.area?.toLowerCase();
     const out = states
       .filter((s) => !a.domain || s.entity_id.startsWith(`${a.domain}.`))

@@ -15,7 +15,7 @@ export default defineTool({
   check: (s) => hassConfigured(s.env),
   requirement: HASS_REQUIREMENT,
   async handler(a, ctx) {
-    const all = (await hass(ctx.services.env, 'GET', '/services')) as { domain: string; services: Record<string, { description?: string; fields?: Record<string, unknown> }> }[];
+    const all = (await hass(ctx.env, 'GET', '/services')) as { domain: string; services: Record<string, { description?: string; fields?: Record<string, unknown> }> }[];
     const out = all
       .filter((d) => !a.domain || d.domain === a.domain)
       .map((d) => ({ domain: d.domain, services: Object.fromEntries(Object.entries(d.services).map(([k, v]) => [k, { description: v.description ?? '', fields: Object.keys(v.fields ?? {}) }])) }));

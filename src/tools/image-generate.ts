@@ -26,10 +26,9 @@ export default defineTool({
     return why ? `${why}; set it in ~/.hermes/.env, or pick another image_gen.provider (fal, openai)` : null;
   },
   async handler(a, ctx) {
-    const s = ctx.services;
     const [{ generateImage }, { safeFetch }] = await Promise.all([import('../media/image/index.ts'), import('./web/fetch.ts')]);
     try {
-      const r = await generateImage({ prompt: a.prompt, aspectRatio: a.aspect_ratio, imageUrl: a.image_url, referenceImageUrls: a.reference_image_urls, home: s.home, cwd: s.cwd, env: s.env, config: s.config, signal: ctx.signal, fetchUrl: safeFetch });
+      const r = await generateImage({ prompt: a.prompt, aspectRatio: a.aspect_ratio, imageUrl: a.image_url, referenceImageUrls: a.reference_image_urls, home: ctx.home, cwd: ctx.cwd, env: ctx.env, config: ctx.config, signal: ctx.signal, fetchUrl: safeFetch });
       return JSON.stringify(r);
     } catch (e) {
       const err = e as Error;

@@ -23,6 +23,6 @@ export default defineTool({
   async handler(a, ctx) {
     if (!a.task_id?.trim()) return fail('task_id is required');
     if (!a.body?.trim()) return fail('body is required');
-    return withBoard(ctx.services, a.board, 'kanban_comment', (store) => okResult({ task_id: a.task_id, comment_id: store.comment(a.task_id, authorOf(ctx.services), clean(a.body)) }));
+    return withBoard(ctx, a.board, 'kanban_comment', (store) => okResult({ task_id: a.task_id, comment_id: store.comment(a.task_id, authorOf(ctx), clean(a.body)) }));
   },
 });

@@ -8,15 +8,15 @@ import { redactSecrets } from '../policy/redact.ts';
 import { fail } from './result.ts';
 import type { z } from 'zod';
 import { defineTool } from './registry.ts';
-import type { ToolDefinition, ToolServices } from './types.ts';
+import type { ToolDefinition, ToolSession } from './types.ts';
 import type { Zod } from './zod.ts';
 
-export const workerTask = (s: ToolServices): string => s.env.HERMES_KANBAN_TASK?.trim() ?? '';
+export const workerTask = (s: ToolSession): string => s.env.HERMES_KANBAN_TASK?.trim() ?? '';
 
 /** Worker tools: under the dispatcher, in the top-level session only. */
-export const isWorker = (s: ToolServices) => !!workerTask(s) && (s.depth ?? 0) === 0;
+export const isWorker = (s: ToolSession) => !!workerTask(s) && (s.depth ?? 0) === 0;
 /** Orchestrator tools: never inside a worker, never in a subagent. */
-export const isOrchestrator = (s: ToolServices) => !workerTask(s) && (s.depth ?? 0) === 0;
+export const isOrchestrator = (s: ToolSession) => !workerTask(s) && (s.depth ?? 0) === 0;
 
 export const BOARD_DESCRIPTION =
   'Board slug. Omit it to use the active board (HERMES_KANBAN_DB / HERMES_KANBAN_BOARD, then the current board, then "default").';
@@ -37,7 +37,7 @@ export function cleanMetadata(m: Record<string, unknown> | undefined): Record<st
 }
 
 /** Runs `fn` against the board (opened for this call); board errors become tool errors. */
-export async function withBoard(s: ToolServices, board: string | undefined, tool: string, fn: (store: KanbanStore) => string | ToolOutcome | Promise<string | ToolOutcome>): Promise<string | ToolOutcome> {
+export async function withBoard(s: ToolSession, board: string | undefined, tool: string, fn: (store: KanbanStore) => string | ToolOutcome | Promise<string | ToolOutcome>): Promise<string | ToolOutcome> {
   const { openBoard } = await import('../kanban/store.ts');
   let store: KanbanStore;
   try {
@@ -55,14 +55,14 @@ export async function withBoard(s: ToolServices, board: string | undefined, tool
 }
 
 /** A worker acts only on its own task (others get comments, or a new task). */
-export function foreignTask(s: ToolServices, taskId: string): ToolOutcome | null {
+export function foreignTask(s: ToolSession, taskId: string): ToolOutcome | null {
   const own = workerTask(s);
   if (!own || own === taskId) return null;
   return fail(`worker is scoped to task ${own}; refusing to change ${taskId}. Use kanban_comment to hand information to other tasks.`);
 }
 
 /** The task a worker tool acts on: the argument, else the worker's own — never another task. */
-export function targetTask(s: ToolServices, arg: string | undefined): string | ToolOutcome {
+export function targetTask(s: ToolSession, arg: string | undefined): string | ToolOutcome {
   const id = arg || workerTask(s);
   if (!id) return fail('task_id is required (or set HERMES_KANBAN_TASK)');
   return foreignTask(s, id) ?? id;
@@ -75,14 +75,14 @@ export const taskAndBoard = (z: Zod) => ({
 });
 
 /** The dispatcher's run id for this worker's own task (so a reclaimed run cannot be closed twice). */
-export function ownRunId(s: ToolServices, taskId: string): number | null {
+export function ownRunId(s: ToolSession, taskId: string): number | null {
   if (workerTask(s) !== taskId) return null;
   const n = Number(s.env.HERMES_KANBAN_RUN_ID);
   return Number.isInteger(n) && n > 0 ? n : null;
 }
 
 /** The author of a worker's comments: its profile, never a name the model picks. */
-export const authorOf = (s: ToolServices): string => s.env.HERMES_PROFILE?.trim() || 'worker';
+export const authorOf = (s: ToolSession): string => s.env.HERMES_PROFILE?.trim() || 'worker';
 
 type WorkerArgs<S extends z.ZodRawShape> = z.infer<z.ZodObject<S>> & { task_id?: string; board?: string };
 
@@ -98,7 +98,7 @@ export function workerTool<S extends z.ZodRawShape>(o: {
   parallelSafe?: boolean;
   /** Reads may look at any task; changes only the worker's own. */
   anyTask?: boolean;
-  run: (a: WorkerArgs<S>, c: { store: KanbanStore; id: string; services: ToolServices }) => string | ToolOutcome | Promise<string | ToolOutcome>;
+  run: (a: WorkerArgs<S>, c: { store: KanbanStore; id: string; services: ToolSession }) => string | ToolOutcome | Promise<string | ToolOutcome>;
 }): ToolDefinition {
   return defineTool({
     name: o.name,
@@ -111,9 +111,9 @@ export function workerTool<S extends z.ZodRawShape>(o: {
     parallelSafe: o.parallelSafe,
     async handler(a, ctx) {
       const args = a as WorkerArgs<S>;
-      const id = o.anyTask && args.task_id ? args.task_id : targetTask(ctx.services, args.task_id);
+      const id = o.anyTask && args.task_id ? args.task_id : targetTask(ctx, args.task_id);
       if (typeof id !== 'string') return id;
-      return withBoard(ctx.services, args.board, o.name, (store) => o.run(args, { store, id, services: ctx.services }));
+      return withBoard(ctx, args.board, o.name, (store) => o.run(args, { store, id, services: ctx }));
     },
   }) as ToolDefinition;
 }

@@ -31,7 +31,7 @@ export default defineTool({
     }),
   check: isOrchestrator,
   async handler(a, ctx) {
-    const s = ctx.services;
+    const s = ctx;
     if (!a.title?.trim()) return fail('title is required');
     if (!a.assignee?.trim()) return fail('assignee is required: name the profile that should do the task');
     if (a.workspace_path?.trim()) {

@@ -16,6 +16,6 @@ export default defineTool({
     }),
   check: isOrchestrator,
   async handler(a, ctx) {
-    return withBoard(ctx.services, a.board, 'kanban_link', (s) => okResult({ parent_id: a.parent_id, child_id: a.child_id, gated: s.link(a.parent_id, a.child_id) }));
+    return withBoard(ctx, a.board, 'kanban_link', (s) => okResult({ parent_id: a.parent_id, child_id: a.child_id, gated: s.link(a.parent_id, a.child_id) }));
   },
 });

@@ -27,7 +27,7 @@ export default defineTool({
   async handler(a, ctx) {
     const limit = a.limit ?? DEFAULT_LIMIT;
     const { taskBrief } = await import('../kanban/store.ts');
-    return withBoard(ctx.services, a.board, 'kanban_list', (s) => {
+    return withBoard(ctx, a.board, 'kanban_list', (s) => {
       const promoted = s.recomputeReady();
       const rows = s.list({ assignee: a.assignee, status: a.status, tenant: a.tenant, includeArchived: a.include_archived, limit: limit + 1 });
       const truncated = rows.length > limit;

@@ -16,7 +16,7 @@ export default defineTool({
     }),
   check: isOrchestrator,
   async handler(a, ctx) {
-    return withBoard(ctx.services, a.board, 'kanban_unblock', async (s) => {
+    return withBoard(ctx, a.board, 'kanban_unblock', async (s) => {
       const { unblock } = await import('../kanban/lifecycle.ts');
       if (!unblock(s, a.task_id)) return fail(`could not unblock ${a.task_id} (not blocked, or unknown)`);
       return okResult({ task_id: a.task_id, status: s.status(a.task_id) });

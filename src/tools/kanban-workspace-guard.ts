@@ -5,10 +5,10 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { writeDenied } from '../policy/write-safety.ts';
 import { expandHome } from '../state/paths.ts';
-import type { ToolServices } from './types.ts';
+import type { ToolSession } from './types.ts';
 
 /** Why `path` may not be a task's workspace, or null. */
-export async function workspaceDenied(s: ToolServices, path: string): Promise<string | null> {
+export async function workspaceDenied(s: ToolSession, path: string): Promise<string | null> {
   const p = expandHome(path.trim());
   if (!isAbsolute(p)) return null; // the store refuses relative paths with its own message
   const ctx = { userHome: s.env.HOME || homedir(), hermesHome: s.home };

@@ -2,16 +2,16 @@ import { MemoryStore, type MemoryTarget } from '../state/memory.ts';
 import { paths } from '../state/paths.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
-import type { ToolServices } from './types.ts';
+import type { ToolSession } from './types.ts';
 
 /** The session's memory store (through the manager when the session has one). */
-export function memoryStoreFor(s: ToolServices): MemoryStore {
+export function memoryStoreFor(s: ToolSession): MemoryStore {
   if (s.memory) return s.memory.builtin.store;
   const m = s.config.memory ?? {};
   return new MemoryStore(paths.memories(s.home), { memory: m.memory_char_limit, user: m.user_char_limit });
 }
 
-function targetEnabled(s: ToolServices, target: MemoryTarget): boolean {
+function targetEnabled(s: ToolSession, target: MemoryTarget): boolean {
   if (s.memory) return s.memory.builtin.targetEnabled(target);
   const m = s.config.memory ?? {};
   return target === 'user' ? m.user_profile_enabled !== false : m.memory_enabled !== false;
@@ -37,7 +37,7 @@ export default defineTool({
   check: (s) => targetEnabled(s, 'memory') || targetEnabled(s, 'user'),
   requirement: 'memory is off: memory.memory_enabled and memory.user_profile_enabled are both false in config.yaml',
   handler(a, ctx) {
-    const s = ctx.services;
+    const s = ctx;
     if (!targetEnabled(s, a.target)) return fail(`The ${a.target === 'user' ? 'user profile' : 'memory'} store is turned off in config.yaml (memory.${a.target === 'user' ? 'user_profile_enabled' : 'memory_enabled'}).`);
     const store = memoryStoreFor(s);
     if (a.operations?.length) {

@@ -25,8 +25,7 @@ export function pluginToolDefinition(t: PluginTool): ToolDefinition {
     // Plugin tools are on wherever the plugin is enabled (Hermes's behaviour); disabling the toolset turns them off.
     autoInclude: () => true,
     handler: async (args, ctx) => {
-      const s = ctx.services;
-      return t.run(args as Record<string, unknown>, { task_id: s.taskId, session_id: s.sessionId, tool_call_id: ctx.callId, platform: s.platform, signal: ctx.signal });
+      return t.run(args as Record<string, unknown>, { task_id: ctx.taskId, session_id: ctx.sessionId, tool_call_id: ctx.callId, platform: ctx.platform, signal: ctx.signal });
     },
   };
   defs.set(t, def);

@@ -130,7 +130,7 @@ async function readRemote(ops: FileOps, a: { path: string; offset?: number; limi
 /** Why reading the file at `real` is refused (a Hermes credential file the person did not let through), or null. */
 async function secretGate(ctx: ToolContext, ops: FileOps, real: string, st: { dev: number; ino: number; nlink: number } | null): Promise<string | null> {
   const { secretMatcher, approveSecretRead } = await import('./secret-read.ts');
-  const which = (await secretMatcher(ctx.services, ops))(real, st);
+  const which = (await secretMatcher(ctx, ops))(real, st);
   if (!which) return null;
   const v = await approveSecretRead(ctx, 'read_file', [which]);
   return v.allowed ? null : v.reason;
@@ -181,9 +181,8 @@ export default defineTool({
   }),
   paths: (a, s) => ({ read: [resolvePath(a.path, s.cwd)], write: [] }),
   async handler(a, ctx) {
-    const s = ctx.services;
-    const { fileOps } = await import('./env/index.ts');
-    const ops = fileOps(s);
+    const s = ctx;
+    const ops = await ctx.files();
     if (ops.remote) {
       const { path, result } = await readRemote(ops, a, s.config.file_read_max_chars ?? 100_000, ctx);
       if (typeof result === 'string') await recordSeen(s, path, ops); // a successful read (failures are outcomes)

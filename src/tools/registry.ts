@@ -3,8 +3,9 @@ import type { z } from 'zod';
 import type { AgentTool, ToolCallContext, ToolOutcome } from '../agent/types.ts';
 import type { JsonSchema } from '../llm/types.ts';
 import { redactionEnabled, redactResult } from '../policy/redact.ts';
+import { toolContext } from './context.ts';
 import { resolveToolsetNames } from './toolsets.ts';
-import type { ToolDefinition, ToolServices } from './types.ts';
+import type { ToolDefinition, ToolSession } from './types.ts';
 import { getZod } from './zod.ts';
 
 /**
@@ -111,7 +112,7 @@ export class ToolRegistry {
     return m;
   }
 
-  availability(services: ToolServices): Availability[] {
+  availability(services: ToolSession): Availability[] {
     return this.all().map((d) => {
       const missing = (d.requiresEnv ?? []).filter((v) => !services.env[v]);
       if (missing.length) return { name: d.name, toolset: d.toolset, available: false, reason: `needs ${missing.join(', ')}` };
@@ -140,7 +141,7 @@ export class ToolRegistry {
    * The session's tools: the requested toolsets (or tool names), minus disabled toolsets, minus
    * unavailable tools, each bound to the session's services.
    */
-  build(requested: string[], services: ToolServices, disabled: string[] = []): AgentTool[] {
+  build(requested: string[], services: ToolSession, disabled: string[] = []): AgentTool[] {
     const names = resolveToolsetNames(requested, disabled, this.toolsets(), services.config.custom_toolsets ?? {});
     const off = new Set(disabled.map((d) => d.trim()));
     for (const d of this.defs.values()) if (d.autoInclude?.(services) && !off.has(d.toolset) && !off.has(d.name)) names.add(d.name);
@@ -150,7 +151,7 @@ export class ToolRegistry {
       .map((d) => this.bind(d, services));
   }
 
-  bind(def: ToolDefinition, services: ToolServices): AgentTool {
+  bind(def: ToolDefinition, services: ToolSession): AgentTool {
     const redact = def.redact !== false && redactionEnabled(services.env, services.config);
     const finish = (o: ToolOutcome): ToolOutcome => (redact ? { ...o, content: redactResult(o.content) } : o);
     return {
@@ -174,7 +175,7 @@ export class ToolRegistry {
             isError: true,
           };
         try {
-          const r = await def.handler(parsed.data, { ...ctx, services });
+          const r = await def.handler(parsed.data, toolContext(ctx, services));
           return finish(typeof r === 'string' ? { content: r } : r);
         } catch (e) {
           const err = e as Error;

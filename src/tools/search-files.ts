@@ -153,7 +153,7 @@ interface ResultFilter {
 
 async function resultFilter(ctx: ToolContext, ops: FileOps, root: string, cwd: string): Promise<ResultFilter | { error: string }> {
   const { secretMatcher, secretHomes, approveSecretRead } = await import('./secret-read.ts');
-  const match = await secretMatcher(ctx.services, ops);
+  const match = await secretMatcher(ctx, ops);
   const real = (p: string) => {
     if (ops.remote) return p;
     try {
@@ -176,7 +176,7 @@ async function resultFilter(ctx: ToolContext, ops: FileOps, root: string, cwd: s
   if (!ops.remote) {
     const { hermesSecretFiles } = await import('../policy/write-safety.ts');
     const inRoot = (p: string) => p === realRoot || p.startsWith(realRoot.endsWith('/') ? realRoot : `${realRoot}/`);
-    skipped = hermesSecretFiles(await secretHomes(ctx.services, ops)).filter(inRoot);
+    skipped = hermesSecretFiles(await secretHomes(ctx, ops)).filter(inRoot);
   }
   const seen = new Map<string, boolean>();
   return {
@@ -234,19 +234,17 @@ export default defineTool({
   }),
   paths: (a, s) => ({ read: [resolvePath(a.path ?? '.', s.cwd)], write: [] }),
   async handler(a, ctx) {
-    const s = ctx.services;
-    const { fileOps } = await import('./env/index.ts');
-    const ops = fileOps(s);
+    const ops = await ctx.files();
     const root = await ops.resolve(a.path ?? '.');
     const st = await ops.stat(root);
     if (!st) return fail(`Path not found: ${root}${ops.remote ? ` (on ${ops.label})` : ''}.`);
     const isFile = st.kind === 'file';
     const cwd = isFile ? posix.dirname(root) : root;
     const target = isFile ? posix.basename(root) : '.';
-    const base0 = ops.remote ? await ops.resolve('.') : s.cwd;
+    const base0 = ops.remote ? await ops.resolve('.') : ctx.cwd;
     const limit = a.limit ?? 50;
     const offset = a.offset ?? 0;
-    const limitMs = searchTimeoutMs(s.config);
+    const limitMs = searchTimeoutMs(ctx.config);
     const clock = new SearchClock(limitMs);
     const show = (p: string) => {
       const abs = join(cwd, p.replace(/^\.\//, ''));

@@ -5,13 +5,14 @@
 import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { secretFileMatcher, type WriteContext } from '../policy/write-safety.ts';
+import { defineSlot } from '../state/slots.ts';
 import type { FileOps } from './env/files.ts';
-import type { ToolContext, ToolServices } from './types.ts';
+import type { ToolContext, ToolSession } from './types.ts';
 
 export type ReadVerdict = { allowed: true } | { allowed: false; reason: string };
 
 /** The homes whose credential files are guarded, on the machine the files are on. */
-export async function secretHomes(s: ToolServices, ops: FileOps): Promise<Pick<WriteContext, 'userHome' | 'hermesHome'>> {
+export async function secretHomes(s: ToolSession, ops: FileOps): Promise<Pick<WriteContext, 'userHome' | 'hermesHome'>> {
   if (ops.remote) {
     const home = (await ops.home()).replace(/\/$/, '') || '/';
     return { userHome: home, hermesHome: `${home}/.hermes` };
@@ -20,12 +21,12 @@ export async function secretHomes(s: ToolServices, ops: FileOps): Promise<Pick<W
 }
 
 /** A matcher for Hermes credential files on the machine the file tools work on. */
-export async function secretMatcher(s: ToolServices, ops: FileOps): Promise<ReturnType<typeof secretFileMatcher>> {
+export async function secretMatcher(s: ToolSession, ops: FileOps): Promise<ReturnType<typeof secretFileMatcher>> {
   return secretFileMatcher(await secretHomes(s, ops), { local: !ops.remote });
 }
 
 /** Whether a local path is a Hermes credential file (for readers other than read_file, e.g. an editor's buffer). */
-export function isLocalSecretFile(s: ToolServices, path: string): boolean {
+export function isLocalSecretFile(s: ToolSession, path: string): boolean {
   try {
     return secretFileMatcher({ userHome: s.env.HOME || homedir(), hermesHome: s.home })(realpathSync(path), statSync(path)) !== null;
   } catch {
@@ -33,20 +34,14 @@ export function isLocalSecretFile(s: ToolServices, path: string): boolean {
   }
 }
 
-function approvedSet(state: Map<string, unknown>): Set<string> {
-  let set = state.get('secret_reads_approved') as Set<string> | undefined;
-  if (!set) {
-    set = new Set();
-    state.set('secret_reads_approved', set);
-  }
-  return set;
-}
+/** Credential files a person let this session read. */
+const approvedSlot = defineSlot('secret_reads_approved', () => new Set<string>());
 
 /** Asks whether `tool` may read the credential file(s) `files`. */
 export async function approveSecretRead(ctx: ToolContext, tool: string, files: string[]): Promise<ReadVerdict> {
-  const s = ctx.services;
+  const s = ctx;
   if (s.yolo) return { allowed: true };
-  const approved = approvedSet(s.state);
+  const approved = s.slot(approvedSlot);
   if (files.every((f) => approved.has(f))) return { allowed: true };
   const list = files.join(', ');
   const approval = await import('./approval.ts');

@@ -4,10 +4,10 @@
 import type { Zod } from './zod.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
-import type { ToolServices } from './types.ts';
+import type { ToolSession } from './types.ts';
 
 /** A chat platform has credentials (.env or config.yaml) and is not switched off, or this is the gateway. */
-const available = (s: ToolServices): boolean => s.messaging?.available() ?? false;
+const available = (s: ToolSession): boolean => s.messaging?.available() ?? false;
 
 export default defineTool({
   name: 'send_message',
@@ -29,12 +29,12 @@ export default defineTool({
         ? 'not offered to subagents'
         : 'needs a messaging platform: none is configured (`hermes gateway setup` sets up Telegram, Discord, Slack, Matrix, Signal, email and the others)',
   async handler(a, ctx) {
-    const m = ctx.services.messaging;
+    const m = ctx.messaging;
     if (!m) return fail('send_message is not available here: no messaging service.');
     if ((a.action ?? 'send') === 'list') return ok((await m.list()) as unknown as Record<string, unknown>);
     if (!a.target?.trim()) return fail('send_message needs a `target` (e.g. "telegram" for the home channel, or "telegram:<chat_id>"). Call with action="list" to see reachable chats.');
     if (!a.message?.trim()) return fail('send_message needs a non-empty `message`.');
-    const r = await m.send(a.target, a.message, ctx.services.origin);
+    const r = await m.send(a.target, a.message, ctx.origin);
     if (!r.ok) return fail(r.error ?? 'The message could not be delivered.');
     return ok({ success: true, target: a.target, platform: r.platform ?? null, chat_id: r.chatId ?? null });
   },

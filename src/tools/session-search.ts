@@ -3,17 +3,21 @@
 // + `around_message_id`: ±`window` messages), read (`session_id` alone: the session, or its head and
 // tail when long) and browse (no arguments: recent sessions).
 import { openSessionStore, type SessionStoreApi } from '../state/store/index.ts';
+import { defineSlot } from '../state/slots.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
-import type { ToolServices } from './types.ts';
+import type { ToolSession } from './types.ts';
+
+/** The store session_search opened itself (the Session closes it: src/runtime/session-state.ts). */
+export const sessionDbSlot = defineSlot<SessionStoreApi>('session_db');
 
 /** The session store: the session's own, or the configured one (state.db or PostgreSQL) opened once per session. */
-export async function sessionDbFor(s: ToolServices): Promise<SessionStoreApi> {
+export async function sessionDbFor(s: ToolSession): Promise<SessionStoreApi> {
   if (s.sessionDb?.isOpen) return s.sessionDb;
-  let db = s.state.get('session_db') as SessionStoreApi | undefined;
+  let db = s.slots.peek(sessionDbSlot);
   if (!db?.isOpen) {
     db = await openSessionStore(s.home, s.config, s.env);
-    s.state.set('session_db', db);
+    s.slots.set(sessionDbSlot, db);
   }
   return db;
 }
@@ -69,7 +73,7 @@ export default defineTool({
     limit: z.coerce.number().int().min(1).max(20).optional(),
   }),
   async handler(a, ctx) {
-    const s = ctx.services;
+    const s = ctx;
     let db: SessionStoreApi;
     try {
       db = await sessionDbFor(s);

@@ -6,9 +6,9 @@ import { skillLifecycle } from '../plugins/skill-hooks.ts';
 import { recordMutation } from '../state/skill-ledger.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
-import type { ToolServices } from './types.ts';
+import type { ToolSession } from './types.ts';
 
-const externalDirs = (s: ToolServices): string[] => (Array.isArray(s.config.skills?.external_dirs) ? s.config.skills.external_dirs : []);
+const externalDirs = (s: ToolSession): string[] => (Array.isArray(s.config.skills?.external_dirs) ? s.config.skills.external_dirs : []);
 
 export const skillsList = defineTool({
   name: 'skills_list',
@@ -20,8 +20,8 @@ export const skillsList = defineTool({
   schema: (z) =>
     z.object({ category: z.string().optional() }),
   handler(a, ctx) {
-    const off = disabledSkillNames(ctx.services.config, ctx.services.platform);
-    const all = discoverSkills(ctx.services.home, externalDirs(ctx.services)).filter((s) => skillOnPlatform(s, process.platform) && !off.has(s.name));
+    const off = disabledSkillNames(ctx.config, ctx.platform);
+    const all = discoverSkills(ctx.home, externalDirs(ctx)).filter((s) => skillOnPlatform(s, process.platform) && !off.has(s.name));
     const list = all.filter((s) => !a.category || (s.category ?? 'general') === a.category);
     const categories = [...new Set(all.map((s) => s.category ?? 'general'))].sort();
     return ok({ skills: list.map((s) => ({ name: s.name, description: s.description, category: s.category ?? 'general' })), count: list.length, categories });
@@ -29,7 +29,7 @@ export const skillsList = defineTool({
 });
 
 /** A skill a plugin ships (`ctx.register_skill`), loaded by its namespaced name `plugin:skill`. */
-function pluginSkill(s: ToolServices, name: string): Skill | undefined {
+function pluginSkill(s: ToolSession, name: string): Skill | undefined {
   if (!name.includes(':')) return undefined;
   const path = pluginHost(s.home)?.skills().get(name.trim());
   if (!path) return undefined;
@@ -53,7 +53,7 @@ export const skillView = defineTool({
     file_path: z.string().optional(),
   }),
   async handler(a, ctx) {
-    const s = ctx.services;
+    const s = ctx;
     const off = disabledSkillNames(s.config, s.platform);
     const skills = discoverSkills(s.home, externalDirs(s)).filter((x) => !off.has(x.name));
     const skill = findSkill(skills, a.name) ?? pluginSkill(s, a.name);
@@ -103,7 +103,7 @@ export const skillManage = defineTool({
     absorbed_into: z.string().optional().describe('delete: the skill it was merged into'),
   }),
   handler(a, ctx) {
-    const sv = ctx.services;
+    const sv = ctx;
     // The curator's review pass may only change skills the agent wrote, and never a pinned one.
     if (sv.platform === 'curator' && a.action !== 'create') {
       if (!isAgentCreated(sv.home, a.name)) return fail(`${a.name} is bundled or hub-installed; the curator never changes it.`);
@@ -119,12 +119,12 @@ export const skillManage = defineTool({
       () => manageSkill(sv.home, a, externalDirs(sv)),
     );
     if (!r.success) return { content: JSON.stringify(r), isError: true };
-    if (a.action === 'delete') forgetUsage(ctx.services.home, a.name);
-    else if (a.action !== 'create') bumpPatch(ctx.services.home, a.name);
+    if (a.action === 'delete') forgetUsage(ctx.home, a.name);
+    else if (a.action !== 'create') bumpPatch(ctx.home, a.name);
     // Hermes's provenance: skills the background review or the curator writes are curator-managed;
     // one the person asked for in the conversation is theirs (created_by: null).
-    else markCreated(sv.home, a.name, sv.platform === 'curator' || ctx.origin === 'background_review' ? 'agent' : null);
-    skillLifecycle(ctx.services.home, a.action === 'create' || a.action === 'delete' ? `${a.action}d` : 'patched', a.name, { sessionId: ctx.services.sessionId, taskId: ctx.services.taskId });
+    else markCreated(sv.home, a.name, sv.platform === 'curator' || ctx.caller === 'background_review' ? 'agent' : null);
+    skillLifecycle(ctx.home, a.action === 'create' || a.action === 'delete' ? `${a.action}d` : 'patched', a.name, { sessionId: ctx.sessionId, taskId: ctx.taskId });
     return { content: ok(r), display: { kind: 'skill', action: a.action, name: a.name, message: r.message } };
   },
 });

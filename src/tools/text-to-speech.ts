@@ -24,7 +24,7 @@ export default defineTool({
   check: (s) => ttsUnavailable(s.env, s.config) === null,
   requirement: (s) => ttsUnavailable(s.env, s.config),
   async handler(a, ctx) {
-    const s = ctx.services;
+    const s = ctx;
     const { fail } = await import('./result.ts');
     let out: string | undefined;
     if (a.output_path) {

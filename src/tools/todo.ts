@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Zod } from './zod.ts';
+import { defineSlot } from '../state/slots.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
 
@@ -13,15 +14,8 @@ const item = (z: Zod) =>
   status: z.enum(STATUS).optional(),
 });
 
-/** The session's todo list lives on the agent (services.state), not in the messages. */
-export function todoList(state: Map<string, unknown>): TodoItem[] {
-  let list = state.get('todo') as TodoItem[] | undefined;
-  if (!list) {
-    list = [];
-    state.set('todo', list);
-  }
-  return list;
-}
+/** The session's todo list lives on the agent (a session slot), not in the messages; /new empties it. */
+export const todoSlot = defineSlot('todo', (): TodoItem[] => []);
 
 function summary(list: TodoItem[]) {
   const count = (s: TodoItem['status']) => list.filter((t) => t.status === s).length;
@@ -40,7 +34,7 @@ export default defineTool({
     merge: z.boolean().optional(),
   }),
   handler(a, ctx) {
-    const list = todoList(ctx.services.state);
+    const list = ctx.slot(todoSlot);
     if (a.todos) {
       const next: TodoItem[] = a.merge ? list.map((t) => ({ ...t })) : [];
       for (const t of a.todos) {

@@ -16,7 +16,7 @@ export interface CatalogEntry {
   params?: string[];
 }
 
-/** The session's deferred tools (ToolServices.toolCatalog). */
+/** The session's deferred tools (ToolSession.toolCatalog). */
 export interface ToolCatalog {
   /** Tools not loaded yet. */
   entries(): CatalogEntry[];
@@ -64,7 +64,7 @@ export function toolSearchTool(entries: CatalogEntry[]): ToolDefinition {
     schema: (z) => z.object({ query: z.string().min(1), limit: z.coerce.number().int().min(1).max(30).optional() }),
     parallelSafe: false,
     handler: ({ query, limit }, ctx) => {
-      const catalog = ctx.services.toolCatalog;
+      const catalog = ctx.toolCatalog;
       if (!catalog) return JSON.stringify({ error: 'No tools can be loaded in this session.' });
       const pending = catalog.entries();
       const picked = selectTools(pending, query, limit ?? 5);

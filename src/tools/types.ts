@@ -1,33 +1,22 @@
-// What a tool handler gets: the per-call context from the loop plus the session's services.
+// What a tool handler gets: one ToolContext — the call (signal, ask, progress) and the session it
+// runs in (cwd, platform, config, file operations, execution backend, typed slots, ports).
 import type { z } from 'zod';
 import type { Zod } from './zod.ts';
 import type { AgentEvent, PathScope, ToolCallContext, ToolOutcome } from '../agent/types.ts';
 import type { JsonSchema, StreamFn, Usage } from '../llm/types.ts';
 import type { HermesConfig } from '../state/defaults.ts';
+import type { InitSlot, Slots } from '../state/slots.ts';
+import type { FileOps } from './env/files.ts';
+import type { ExecutionBackend } from './env/types.ts';
 
 /**
- * Session-level services bound into every tool when a session's tool list is built. Later layers
- * add optional members (execution backends, the session DB, memory, the gateway router, …).
+ * What a session lends its tools beyond files and commands, each absent where the session has none.
+ * Surfaces give theirs through `SurfacePorts` (messaging, cron); tools never import a surface, cron,
+ * MCP or the runtime.
  */
-export interface ToolServices {
-  home: string;
-  config: HermesConfig;
-  env: NodeJS.ProcessEnv;
-  /** The session's working directory (CLI: launch dir; gateway: MESSAGING_CWD). */
-  cwd: string;
-  /** cli | telegram | discord | acp | cron | api_server | … */
-  platform: string;
-  sessionId: string;
-  /** Isolation key for stateful tools (terminal sessions, processes). */
-  taskId: string;
-  /** Agent-level state that lives as long as the session (e.g. the todo list), keyed by tool. */
-  state: Map<string, unknown>;
-  /** Approvals skipped (--yolo / HERMES_YOLO_MODE). Hardline blocks still apply. */
-  yolo: boolean;
+export interface ToolPorts {
   /** Whether a person can answer requests right now (false in one-shot and unattended runs). */
   canAsk?: () => boolean;
-  /** Subagent depth: 0 for a top-level session, 1 for its children, … */
-  depth?: number;
   /** Runs another tool of this session by name (execute_code's RPC). Absent: execute_code is unavailable. */
   callTool?: (name: string, args: Record<string, unknown>, ctx: ToolCallContext) => Promise<ToolOutcome>;
   /** The session's deferred tools, loaded on demand by tool_search. */
@@ -40,14 +29,53 @@ export interface ToolServices {
   memory?: import('../state/memory-provider.ts').MemoryManager;
   /** The session store (either backend); session_search opens the configured one itself when absent. */
   sessionDb?: import('../state/store/types.ts').SessionStoreApi;
-  /** The chat a gateway session serves: cron jobs created there deliver back to it (`deliver: origin`). */
-  origin?: DeliveryOrigin;
   /** The gateway's delivery router (send_message); absent outside the gateway. */
   messaging?: MessagingService;
   /** Scheduled jobs, lent by the surface (src/cron/service.ts); absent where no surface schedules jobs. */
   cron?: CronService;
   /** The session's inbox: background work (processes, subagents) reports back into the conversation. */
   notifier?: Notifier;
+}
+
+/**
+ * The session half of a tool's context, built once by the Session (`session.services`) and seen
+ * live by every call (a /worktree move changes `cwd` for the next call).
+ */
+export interface ToolSession extends ToolPorts {
+  home: string;
+  config: HermesConfig;
+  env: NodeJS.ProcessEnv;
+  /** The session's working directory (CLI: launch dir; gateway: MESSAGING_CWD). */
+  cwd: string;
+  /** cli | telegram | discord | acp | cron | api_server | … */
+  platform: string;
+  sessionId: string;
+  /** Isolation key for stateful tools (terminal sessions, processes). */
+  taskId: string;
+  /** Approvals skipped (--yolo / HERMES_YOLO_MODE). Hardline blocks still apply. */
+  yolo: boolean;
+  /** Subagent depth: 0 for a top-level session, 1 for its children, … */
+  depth?: number;
+  /** The chat a gateway session serves: cron jobs created there deliver back to it (`deliver: origin`). */
+  origin?: DeliveryOrigin;
+  /** What lives as long as the session (the todo list, the backend, approvals given), by typed slot. */
+  readonly slots: Slots;
+}
+
+/** The former name of `ToolSession`, kept for src/runtime/session*.ts (`session.services`) until the Session's restructuring lands. */
+export type ToolServices = ToolSession;
+
+/**
+ * What a tool handler gets: the call and, through the prototype, its session (read live). Helpers that
+ * need only the session take a `ToolSession`, which a ToolContext is.
+ */
+export interface ToolContext extends ToolCallContext, ToolSession {
+  /** The value of one of the session's slots, made on first use. */
+  slot<T>(slot: InitSlot<T>): T;
+  /** Where the file tools read and write (this machine, or the backend's); loads the backends on first use. */
+  files(): Promise<FileOps>;
+  /** The session's execution backend, created on first use and closed with the session. */
+  exec(): Promise<ExecutionBackend>;
 }
 
 /** A report from background work for the conversation: it becomes the next user turn. */
@@ -152,10 +180,6 @@ export interface ChildResult {
   model?: string;
 }
 
-export interface ToolContext extends ToolCallContext {
-  services: ToolServices;
-}
-
 export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   name: string;
   toolset: string;
@@ -179,16 +203,16 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
    * The tool joins the session whatever toolsets were asked for when this returns true (it still
    * passes `check`, and a disabled toolset still removes it): kanban worker tools under the dispatcher.
    */
-  autoInclude?: (services: ToolServices) => boolean;
+  autoInclude?: (session: ToolSession) => boolean;
   /** Extra availability check; false (or a throw) hides the tool from the model. */
-  check?: (services: ToolServices) => boolean;
+  check?: (session: ToolSession) => boolean;
   /**
    * What `check` wants, said to a person when it fails (`hermes status`, /tools): "needs …" and how
-   * to get it. A function may look at the services; null falls back to "requirements not met".
+   * to get it. A function may look at the session; null falls back to "requirements not met".
    */
-  requirement?: string | ((services: ToolServices) => string | null);
+  requirement?: string | ((session: ToolSession) => string | null);
   /** File tools: absolute paths a call reads and writes (for the parallel planner). */
-  paths?: (args: z.infer<S>, services: ToolServices) => PathScope | null;
+  paths?: (args: z.infer<S>, session: ToolSession) => PathScope | null;
   /** Returns a JSON string (or an outcome with display data). Throws become `{"error": …}`. */
   handler: (args: z.infer<S>, ctx: ToolContext) => Promise<string | ToolOutcome> | string | ToolOutcome;
 }

@@ -3,11 +3,11 @@
 import type { z } from 'zod';
 import type { Zod } from './zod.ts';
 import { defineTool } from './registry.ts';
-import type { ToolServices } from './types.ts';
+import type { ToolSession } from './types.ts';
 import { webBackendName } from './web/select.ts';
 
 /** The configured backend's name, `{error}`, or null (see web/select.ts). */
-export function searchBackendName(s: ToolServices): string | { error: string } | null {
+export function searchBackendName(s: ToolSession): string | { error: string } | null {
   return webBackendName(s.env, (s.config.web as { backend?: string } | undefined)?.backend);
 }
 

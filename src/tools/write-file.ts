@@ -33,9 +33,8 @@ export default defineTool({
   }),
   paths: (a, s) => ({ read: [], write: [resolvePath(a.path, s.cwd)] }),
   async handler(a, ctx) {
-    const s = ctx.services;
-    const { fileOps } = await import('./env/index.ts');
-    const ops = fileOps(s);
+    const s = ctx;
+    const ops = await ctx.files();
     const path = await ops.resolve(a.path);
     const denied = await writeCheck(s, path, ops);
     if (denied) return fail(denied);

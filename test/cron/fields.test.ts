@@ -10,7 +10,7 @@ import { CronStore } from '../../src/cron/jobs.ts';
 import { CronScheduler, type Deliver } from '../../src/cron/scheduler.ts';
 import { loadConfig } from '../../src/state/config.ts';
 import { builtinRegistry } from '../../src/tools/builtin.ts';
-import type { ToolServices } from '../../src/tools/types.ts';
+import type { ToolSession } from '../../src/tools/types.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { makeCtx, makeServices } from '../tools/helpers.ts';
 import { cronHome, readJobs, testEnv, toolNames, userText } from './helpers.ts';
@@ -26,11 +26,11 @@ after(async () => {
 });
 beforeEach(() => fake.setHandler(null));
 
-function servicesFor(home: string): ToolServices {
+function servicesFor(home: string): ToolSession {
   return makeServices({ home, config: loadConfig(home, testEnv(home)).config, env: testEnv(home), cron: cronService });
 }
 
-async function tool(services: ToolServices, args: Record<string, unknown>, ctx = makeCtx()) {
+async function tool(services: ToolSession, args: Record<string, unknown>, ctx = makeCtx()) {
   const t = builtinRegistry().build(['cronjob'], services).find((x) => x.name === 'cronjob')!;
   const r = await t.execute(args, ctx);
   return { json: JSON.parse(r.content) as Record<string, any>, isError: !!r.isError };

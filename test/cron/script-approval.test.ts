@@ -13,7 +13,7 @@ import { CronStore } from '../../src/cron/jobs.ts';
 import { runScript } from '../../src/cron/run.ts';
 import { loadConfig } from '../../src/state/config.ts';
 import { builtinRegistry } from '../../src/tools/builtin.ts';
-import type { ToolServices } from '../../src/tools/types.ts';
+import type { ToolSession } from '../../src/tools/types.ts';
 import { hermes } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.ts';
 import { makeCtx, makeServices, tmp } from '../tools/helpers.ts';
@@ -27,7 +27,7 @@ after(async () => {
   await fake.close();
 });
 
-function setup(over: Partial<ToolServices> = {}) {
+function setup(over: Partial<ToolSession> = {}) {
   const home = cronHome(fake);
   mkdirSync(join(home, 'scripts'));
   writeFileSync(join(home, 'scripts', 'report.sh'), 'df -h /\n');
@@ -36,7 +36,7 @@ function setup(over: Partial<ToolServices> = {}) {
   return { home, s };
 }
 
-async function cron(s: ToolServices, args: Record<string, unknown>, o: { answer?: string; asked?: AgentRequest[] } = {}) {
+async function cron(s: ToolSession, args: Record<string, unknown>, o: { answer?: string; asked?: AgentRequest[] } = {}) {
   const t = builtinRegistry().build(['cronjob'], s).find((x) => x.name === 'cronjob')!;
   const r = await t.execute(args, makeCtx({ asked: o.asked, answer: o.answer ? () => ({ answer: o.answer }) : undefined }));
   return { json: JSON.parse(r.content) as Record<string, any>, isError: !!r.isError };

@@ -8,7 +8,7 @@ import { CronStore } from '../../src/cron/jobs.ts';
 import { startCronTicker } from '../../src/cron/scheduler.ts';
 import { loadConfig } from '../../src/state/config.ts';
 import { builtinRegistry } from '../../src/tools/builtin.ts';
-import type { ToolServices } from '../../src/tools/types.ts';
+import type { ToolSession } from '../../src/tools/types.ts';
 import { hermes } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { makeCtx, makeServices } from '../tools/helpers.ts';
@@ -22,13 +22,13 @@ after(async () => {
   await fake.close();
 });
 
-function servicesFor(home: string, over: Partial<ToolServices> = {}): ToolServices {
+function servicesFor(home: string, over: Partial<ToolSession> = {}): ToolSession {
   const config = loadConfig(home, testEnv(home)).config;
   // As a CLI session gives it: a send-only router over the platforms' APIs.
   return makeServices({ home, config, env: testEnv(home), messaging: standaloneMessaging(testEnv(home), config), cron: cronService, ...over });
 }
 
-async function call(services: ToolServices, args: Record<string, unknown>): Promise<{ json: Record<string, any>; isError: boolean }> {
+async function call(services: ToolSession, args: Record<string, unknown>): Promise<{ json: Record<string, any>; isError: boolean }> {
   const tools = builtinRegistry().build(['cronjob'], services);
   const tool = tools.find((t) => t.name === 'cronjob');
   assert.ok(tool, 'cronjob is available');
@@ -39,7 +39,7 @@ async function call(services: ToolServices, args: Record<string, unknown>): Prom
 describe('cronjob tool', () => {
   it('is offered to chat sessions, never to cron runs or subagents', () => {
     const home = cronHome(fake);
-    const names = (s: ToolServices, sets: string[]) => builtinRegistry().build(sets, s).map((t) => t.name);
+    const names = (s: ToolSession, sets: string[]) => builtinRegistry().build(sets, s).map((t) => t.name);
     assert.ok(names(servicesFor(home), ['hermes-cli']).includes('cronjob'));
     assert.ok(names(servicesFor(home, { platform: 'telegram' }), ['hermes-telegram']).includes('cronjob'));
     assert.ok(!names(servicesFor(home), ['hermes-cron']).includes('cronjob'));

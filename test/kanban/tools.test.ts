@@ -6,10 +6,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/state/config.ts';
 import { builtinRegistry } from '../../src/tools/builtin.ts';
-import type { ToolServices } from '../../src/tools/types.ts';
+import type { ToolSession } from '../../src/tools/types.ts';
 import { hermes } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.ts';
 import { kanbanHome, kb, scriptWorkers, type WorkerScript } from './helpers.ts';
+import { Slots } from '../../src/state/slots.ts';
 
 const WORKER = ['kanban_show', 'kanban_complete', 'kanban_block', 'kanban_comment', 'kanban_heartbeat', 'kanban_request_review', 'kanban_request_changes'];
 const ORCHESTRATOR = ['kanban_create', 'kanban_list', 'kanban_unblock', 'kanban_link'];
@@ -73,7 +74,7 @@ describe('kanban tool visibility', () => {
 
   test('subagents get no kanban tools, worker or orchestrator', () => {
     const reg = builtinRegistry();
-    const services = (env: NodeJS.ProcessEnv, depth: number): ToolServices => ({
+    const services = (env: NodeJS.ProcessEnv, depth: number): ToolSession => ({
       home,
       config: loadConfig(home, env).config,
       env,
@@ -81,7 +82,7 @@ describe('kanban tool visibility', () => {
       platform: depth ? 'subagent' : 'cli',
       sessionId: 's',
       taskId: 's',
-      state: new Map(),
+      slots: new Slots(),
       yolo: false,
       depth,
     });

@@ -12,15 +12,16 @@ import { McpManager } from '../../src/mcp/manager.ts';
 import { defaultConfig } from '../../src/state/defaults.ts';
 import { builtinRegistry } from '../../src/tools/builtin.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
-import type { ToolServices } from '../../src/tools/types.ts';
+import type { ToolSession } from '../../src/tools/types.ts';
 import { startHttpMcp, type TestHttpMcp } from './http-server.ts';
 import { EVERYTHING, FILESYSTEM, TEST_SERVER } from './servers.ts';
+import { Slots } from '../../src/state/slots.ts';
 
 
 const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', OPENAI_API_KEY: 'sk-parent-secret-0123456789', MY_TOKEN: 'tok-123' };
 
-function services(): ToolServices {
-  return { home: tmpdir(), config: defaultConfig(), env, cwd: tmpdir(), platform: 'cli', sessionId: 's', taskId: 't', state: new Map(), yolo: false };
+function services(): ToolSession {
+  return { home: tmpdir(), config: defaultConfig(), env, cwd: tmpdir(), platform: 'cli', sessionId: 's', taskId: 't', slots: new Slots(), yolo: false };
 }
 
 function tools(m: McpManager): Map<string, AgentTool> {

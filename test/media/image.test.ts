@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import imageGenerate from '../../src/tools/image-generate.ts';
-import type { ToolServices } from '../../src/tools/types.ts';
+import type { ToolSession } from '../../src/tools/types.ts';
 import { call, makeServices } from '../tools/helpers.ts';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
@@ -58,7 +58,7 @@ before(async () => {
 });
 after(() => server.close());
 
-function svc(env: Record<string, string>, imageGen: Record<string, unknown> = {}): ToolServices {
+function svc(env: Record<string, string>, imageGen: Record<string, unknown> = {}): ToolSession {
   const s = makeServices();
   Object.assign(s.env, env);
   (s.config.security as { allow_private_urls: boolean }).allow_private_urls = true; // the fake CDN is on loopback

@@ -9,7 +9,7 @@ import { secMsGec, splitForEdge, voiceName } from '../../src/media/tts/edge.ts';
 import { spokenText, splitText } from '../../src/media/tts/index.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import textToSpeech from '../../src/tools/text-to-speech.ts';
-import type { ToolServices } from '../../src/tools/types.ts';
+import type { ToolSession } from '../../src/tools/types.ts';
 import { noFfmpeg, probe, tone } from '../helpers/audio.ts';
 import { startFakeEdge, startFakeSpeechApis, type FakeEdge, type FakeSpeechApis } from '../helpers/fake-tts.ts';
 import { call, makeServices } from '../tools/helpers.ts';
@@ -61,7 +61,7 @@ describe('text_to_speech with real audio', { skip: noFfmpeg ?? false }, () => {
     await apis?.close();
   });
 
-  function svc(platform: string, tts: Record<string, unknown> = {}, env: Record<string, string> = {}): ToolServices {
+  function svc(platform: string, tts: Record<string, unknown> = {}, env: Record<string, string> = {}): ToolSession {
     const s = makeServices({ platform });
     (s.config as { tts: Record<string, unknown> }).tts = { provider: 'edge', edge: { voice: 'en-GB-SoniaNeural', endpoint: edge.endpoint }, ...tts };
     Object.assign(s.env, env);

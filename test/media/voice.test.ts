@@ -41,10 +41,10 @@ describe('/voice', () => {
     const on = await voiceCommandAction(s, 'cli', 'on');
     assert.match(on, /Voice mode on, but push-to-talk cannot work yet:\nNo audio recorder found: install sox/);
     assert.match(on, /No speech-to-text provider is available/);
-    assert.deepEqual(cliVoiceState(s.state), { enabled: true, tts: false });
+    assert.deepEqual(cliVoiceState(s.slots), { enabled: true, tts: false });
     assert.match(await voiceCommandAction(s, 'cli', 'tts'), /Spoken replies on, but no audio player was found/);
     assert.match(await voiceCommandAction(s, 'cli', 'status'), /Voice mode: on · spoken replies: on\nRecorder: none \(install sox or alsa-utils\)/);
     assert.match(await voiceCommandAction(s, 'cli', 'off'), /Voice mode off/);
-    assert.deepEqual(cliVoiceState(s.state), { enabled: false, tts: false });
+    assert.deepEqual(cliVoiceState(s.slots), { enabled: false, tts: false });
   });
 });

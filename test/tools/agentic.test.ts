@@ -16,13 +16,14 @@ import clarify from '../../src/tools/clarify.ts';
 import delegateTask, { CHILD_BLOCKED_TOOLS } from '../../src/tools/delegate.ts';
 import executeCode from '../../src/tools/execute-code.ts';
 import { callToolFrom, ToolRegistry } from '../../src/tools/registry.ts';
-import type { ChildResult, ChildSpec, ToolServices } from '../../src/tools/types.ts';
+import type { ChildResult, ChildSpec, ToolSession } from '../../src/tools/types.ts';
 import vision from '../../src/tools/vision.ts';
 import { scripted } from '../helpers/scripted-stream.ts';
 import { call, makeCtx, makeServices, noPython } from './helpers.ts';
+import { Slots } from '../../src/state/slots.ts';
 
 /** Services whose callTool dispatches to the real built-in tools bound to them. */
-function withTools(over: Partial<ToolServices> = {}): ToolServices {
+function withTools(over: Partial<ToolSession> = {}): ToolSession {
   const s = makeServices(over);
   const reg = builtinRegistry();
   const tools = reg.all().map((d) => reg.bind(d, s));
@@ -219,7 +220,7 @@ describe('delegate_task', () => {
     const reg = builtinRegistry();
     const childRequests: StreamRequest[] = [];
     parent.spawnChild = async (spec) => {
-      const cs: ToolServices = { ...parent, state: new Map(), depth: 1, taskId: 'child' };
+      const cs: ToolSession = { ...parent, slots: new Slots(), depth: 1, taskId: 'child' };
       const tools = reg.all().filter((d) => !spec.blockedTools.includes(d.name)).map((d) => reg.bind(d, cs));
       const sc = scripted([{ toolCalls: [{ name: 'read_file', arguments: { path: 'notes.md' } }] }, (req) => ({ text: `Found: ${String(req.messages.at(-1)!.content).includes('friday') ? 'ships friday' : '??'}` })]);
       const trace: string[] = [];

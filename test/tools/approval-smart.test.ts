@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { AgentRequest } from '../../src/agent/types.ts';
+import { toolContext } from '../../src/tools/context.ts';
 import { approveCommand } from '../../src/tools/approval.ts';
 import { approvalMode } from '../../src/tools/approval-smart.ts';
 import terminal from '../../src/tools/terminal.ts';
@@ -22,7 +23,7 @@ describe('smart approvals', () => {
   it('APPROVE runs the one command without asking, and approves nothing else', async () => {
     const { s, reviewer } = smartServices([{ text: 'APPROVE' }]);
     const asked: AgentRequest[] = [];
-    const out = await approveCommand('python3 -c "print(1)"', { ...makeCtx({ asked }), services: s });
+    const out = await approveCommand('python3 -c "print(1)"', toolContext(makeCtx({ asked }), s));
     assert.deepEqual(out, { allowed: true, via: 'smart' });
     assert.equal(asked.length, 0, 'nobody was asked');
     assert.equal(reviewer.requests.length, 1);
@@ -34,17 +35,17 @@ describe('smart approvals', () => {
     assert.match(user, /<command>\npython3 -c "print\(1\)"\n<\/command>/);
     assert.match(user, /<reason>\nrunning inline python code\n<\/reason>/);
     // The next command is reviewed again (APPROVE is per command, not per class).
-    await approveCommand('python3 -c "print(2)"', { ...makeCtx({ asked }), services: s });
+    await approveCommand('python3 -c "print(2)"', toolContext(makeCtx({ asked }), s));
     assert.equal(reviewer.requests.length, 2);
   });
 
   it('DENY refuses; a person may still allow that one command once', async () => {
     const { s } = smartServices([{ text: 'DENY' }, { text: 'deny.' }]);
-    const noOne = await approveCommand('rm -rf build', { ...makeCtx(), services: s });
+    const noOne = await approveCommand('rm -rf build', toolContext(makeCtx(), s));
     assert.equal(noOne.allowed, false);
     assert.match(noOne.allowed ? '' : noOne.reason, /BLOCKED by smart approval: recursive delete/);
     const asked: AgentRequest[] = [];
-    const once = await approveCommand('rm -rf build', { ...makeCtx({ asked, answer: () => ({ answer: 'once' }) }), services: s });
+    const once = await approveCommand('rm -rf build', toolContext(makeCtx({ asked, answer: () => ({ answer: 'once' }) }), s));
     assert.deepEqual(once, { allowed: true, via: 'once' });
     assert.equal(asked.length, 1);
     assert.deepEqual(asked[0].kind === 'approval' ? asked[0].choices : [], ['once', 'deny'], 'no session/always after a smart denial');
@@ -55,7 +56,7 @@ describe('smart approvals', () => {
     for (const step of [{ text: 'ESCALATE' }, { text: 'maybe?' }, { error: { message: 'rate limited' } }] as ScriptStep[]) {
       const { s } = smartServices([step]);
       const asked: AgentRequest[] = [];
-      const out = await approveCommand('rm -rf build', { ...makeCtx({ asked, answer: () => ({ answer: 'session' }) }), services: s });
+      const out = await approveCommand('rm -rf build', toolContext(makeCtx({ asked, answer: () => ({ answer: 'session' }) }), s));
       assert.deepEqual(out, { allowed: true, via: 'session' });
       assert.deepEqual(asked[0].kind === 'approval' ? asked[0].choices : [], ['once', 'session', 'always', 'deny']);
     }
@@ -63,23 +64,23 @@ describe('smart approvals', () => {
 
   it('oversized or control-character commands are never sent, and unattended runs skip the reviewer', async () => {
     const { s, reviewer } = smartServices([{ text: 'APPROVE' }, { text: 'APPROVE' }]);
-    const big = await approveCommand(`rm -rf build ${'x'.repeat(40_000)}`, { ...makeCtx(), services: s });
+    const big = await approveCommand(`rm -rf build ${'x'.repeat(40_000)}`, toolContext(makeCtx(), s));
     assert.equal(big.allowed, false);
-    const ctl = await approveCommand('rm -rf build \u0007', { ...makeCtx(), services: s });
+    const ctl = await approveCommand('rm -rf build \u0007', toolContext(makeCtx(), s));
     assert.equal(ctl.allowed, false);
     assert.equal(reviewer.requests.length, 0);
     const un = smartServices([{ text: 'APPROVE' }], { canAsk: false });
-    const r = await approveCommand('rm -rf build', { ...makeCtx(), services: un.s });
+    const r = await approveCommand('rm -rf build', toolContext(makeCtx(), un.s));
     assert.equal(r.allowed, false, 'single_query_mode: deny decides, not the reviewer');
     assert.equal(un.reviewer.requests.length, 0);
   });
 
   it('hardline commands never reach the reviewer; operator rules go in the system prompt', async () => {
     const { s, reviewer } = smartServices([{ text: 'APPROVE' }], { policy: 'Never approve anything touching /srv.' });
-    const r = await approveCommand('rm -rf /', { ...makeCtx(), services: s });
+    const r = await approveCommand('rm -rf /', toolContext(makeCtx(), s));
     assert.equal(r.allowed, false);
     assert.equal(reviewer.requests.length, 0);
-    await approveCommand('rm -rf /srv/app/cache', { ...makeCtx(), services: s });
+    await approveCommand('rm -rf /srv/app/cache', toolContext(makeCtx(), s));
     assert.match(reviewer.requests[0].system, /Rules from the operator[\s\S]*Never approve anything touching \/srv\./);
     assert.doesNotMatch(String(reviewer.requests[0].messages[0].content), /Never approve/);
   });
@@ -88,7 +89,7 @@ describe('smart approvals', () => {
     const { s } = smartServices([{ text: 'DENY' }, { text: 'DENY' }, { text: 'DENY' }]);
     const reasons: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const r = await approveCommand(`rm -rf build${i}`, { ...makeCtx(), services: s });
+      const r = await approveCommand(`rm -rf build${i}`, toolContext(makeCtx(), s));
       reasons.push(r.allowed ? '' : r.reason);
     }
     assert.doesNotMatch(reasons[1], /in a row/);

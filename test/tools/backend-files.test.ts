@@ -10,7 +10,7 @@ import patch from '../../src/tools/patch.ts';
 import readFile from '../../src/tools/read-file.ts';
 import searchFiles from '../../src/tools/search-files.ts';
 import terminal from '../../src/tools/terminal.ts';
-import type { ToolServices } from '../../src/tools/types.ts';
+import type { ToolSession } from '../../src/tools/types.ts';
 import writeFile from '../../src/tools/write-file.ts';
 import { call, closeServices, makeServices, tmp } from './helpers.ts';
 import { sshdUnavailable, startSshd, type TestSshd } from './sshd.ts';
@@ -20,7 +20,7 @@ if (skip) console.log(`# skipping file tools over SSH: ${skip}`);
 
 describe('file tools over SSH', { skip: skip ?? false }, () => {
   let sshd: TestSshd;
-  let s: ToolServices;
+  let s: ToolSession;
   let remoteDir: string;
 
   before(async () => {

@@ -11,7 +11,7 @@ import { existingBrowserSession } from '../../src/tools/browser/manager.ts';
 import browserClose from '../../src/tools/browser-close.ts';
 import browserNavigate from '../../src/tools/browser-navigate.ts';
 import browserSnapshot from '../../src/tools/browser-snapshot.ts';
-import type { ToolServices } from '../../src/tools/types.ts';
+import type { ToolSession } from '../../src/tools/types.ts';
 import { startCdpChromium, type CdpChromium } from '../helpers/chromium.ts';
 import { call, closeServices, makeServices } from './helpers.ts';
 
@@ -72,7 +72,7 @@ after(async () => {
   await chrome.close();
 });
 
-function services(env: Record<string, string>, cfg: Record<string, unknown> = {}): ToolServices {
+function services(env: Record<string, string>, cfg: Record<string, unknown> = {}): ToolSession {
   const s = makeServices();
   Object.assign(s.env, env);
   (s.config.security as { allow_private_urls: boolean }).allow_private_urls = true;

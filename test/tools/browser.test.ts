@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { classifyAddress } from '../../src/policy/ssrf.ts';
 import { findChromium } from '../../src/tools/browser/config.ts';
-import { existingBrowserSession } from '../../src/tools/browser/manager.ts';
+import { browserUrlSeamsSlot, existingBrowserSession } from '../../src/tools/browser/manager.ts';
 import browserBack from '../../src/tools/browser-back.ts';
 import browserClick from '../../src/tools/browser-click.ts';
 import browserClose from '../../src/tools/browser-close.ts';
@@ -20,7 +20,7 @@ import browserScroll from '../../src/tools/browser-scroll.ts';
 import browserSnapshot from '../../src/tools/browser-snapshot.ts';
 import browserType from '../../src/tools/browser-type.ts';
 import browserVision from '../../src/tools/browser-vision.ts';
-import type { ToolServices } from '../../src/tools/types.ts';
+import type { ToolSession } from '../../src/tools/types.ts';
 import { scripted } from '../helpers/scripted-stream.ts';
 import { call, closeServices, makeServices } from './helpers.ts';
 
@@ -93,14 +93,14 @@ before(async () => {
 after(() => server.close());
 
 /** Services for a session that may browse loopback (the test pages) but nothing else private. */
-function services(over: Partial<ToolServices> = {}): ToolServices {
+function services(over: Partial<ToolSession> = {}): ToolSession {
   const s = makeServices(over);
   (s.config.security as { allow_private_urls: boolean }).allow_private_urls = true;
   return s;
 }
 
 describe('browser tools (real Chromium)', { skip }, () => {
-  let s: ToolServices;
+  let s: ToolSession;
   before(() => {
     s = services();
   });
@@ -249,7 +249,7 @@ describe('browser tools (real Chromium)', { skip }, () => {
   it('refuses private addresses when they are not allowed: directly and after a redirect (checked at connect time)', async () => {
     // shop.test resolves to the test server, counted as public here; intranet.test resolves to a private address.
     const strict = makeServices();
-    strict.state.set('browser_url_seams', {
+    strict.slots.set(browserUrlSeamsSlot, {
       resolve: async (h: string) => (h === 'shop.test' ? ['127.0.0.1'] : h === 'intranet.test' ? ['10.1.2.3'] : Promise.reject(new Error('ENOTFOUND'))),
       classify: (ip: string) => (ip === '127.0.0.1' ? { blocked: false, kind: 'public' } : classifyAddress(ip)),
     });

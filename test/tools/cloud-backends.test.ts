@@ -12,13 +12,13 @@ import processTool from '../../src/tools/process.ts';
 import readFile from '../../src/tools/read-file.ts';
 import searchFiles from '../../src/tools/search-files.ts';
 import terminal from '../../src/tools/terminal.ts';
-import type { ToolServices } from '../../src/tools/types.ts';
+import type { ToolSession } from '../../src/tools/types.ts';
 import writeFile from '../../src/tools/write-file.ts';
 import { startFakeDaytona, startFakeModalGateway, startFakeVercel, type FakeSandboxApi } from '../helpers/fake-sandboxes.ts';
 import { call, closeServices, makeServices, tmp } from './helpers.ts';
 
 /** The same checks for every sandbox backend. */
-async function exercise(s: ToolServices, sandboxDir: () => string): Promise<void> {
+async function exercise(s: ToolSession, sandboxDir: () => string): Promise<void> {
   const a = await call(terminal, { command: 'mkdir -p proj && cd proj && export HERMES_SB=kept && echo started' }, s);
   assert.equal(a.json.exit_code, 0, a.raw);
   assert.equal(a.json.output, 'started\n');

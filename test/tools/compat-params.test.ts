@@ -10,12 +10,12 @@ import { MemoryStore } from '../../src/state/memory.ts';
 import memoryTool from '../../src/tools/memory.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import sessionSearch from '../../src/tools/session-search.ts';
-import type { ToolServices } from '../../src/tools/types.ts';
+import type { ToolSession } from '../../src/tools/types.ts';
 import { call as callDef, makeServices } from './helpers.ts';
 
 const defs = { memory: memoryTool, session_search: sessionSearch } as const;
 
-function setup(extra: Partial<ToolServices> = {}) {
+function setup(extra: Partial<ToolSession> = {}) {
   const services = makeServices({ sessionId: 'current', ...extra });
   const call = (name: keyof typeof defs, args: Record<string, unknown>) => callDef(defs[name], args, services);
   return { home: services.home, services, call };

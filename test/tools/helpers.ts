@@ -6,13 +6,14 @@ import type { AgentRequest, Answered, AnswerSource, ToolCallContext } from '../.
 import { defaultConfig } from '../../src/state/defaults.ts';
 import { runSessionCleanup } from '../../src/tools/cleanup.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
-import type { ToolDefinition, ToolServices } from '../../src/tools/types.ts';
+import type { ToolDefinition, ToolSession } from '../../src/tools/types.ts';
+import { Slots } from '../../src/state/slots.ts';
 
 export function tmp(prefix = 'hermes-tool-'): string {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
 }
 
-export function makeServices(over: Partial<ToolServices> = {}): ToolServices {
+export function makeServices(over: Partial<ToolSession> = {}): ToolSession {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8' };
   return {
     home: tmp('hermes-home-'),
@@ -22,7 +23,7 @@ export function makeServices(over: Partial<ToolServices> = {}): ToolServices {
     platform: 'cli',
     sessionId: 'test-session',
     taskId: `task-${Math.random().toString(36).slice(2, 8)}`,
-    state: new Map(),
+    slots: new Slots(),
     yolo: false,
     ...over,
   };
@@ -54,7 +55,7 @@ export interface CallResult {
 }
 
 /** Runs a tool definition with args against services; parses its JSON result. */
-export async function call(def: ToolDefinition<any>, args: Record<string, unknown>, services: ToolServices, ctx: ToolCallContext = makeCtx()): Promise<CallResult> {
+export async function call(def: ToolDefinition<any>, args: Record<string, unknown>, services: ToolSession, ctx: ToolCallContext = makeCtx()): Promise<CallResult> {
   const tool = registry.bind(def, services);
   const out = await tool.execute(args, ctx);
   let json: Record<string, any>;
@@ -66,7 +67,7 @@ export async function call(def: ToolDefinition<any>, args: Record<string, unknow
   return { json, raw: out.content, isError: !!out.isError, display: out.display };
 }
 
-export async function closeServices(s: ToolServices): Promise<void> {
+export async function closeServices(s: ToolSession): Promise<void> {
   await runSessionCleanup(s);
 }
 

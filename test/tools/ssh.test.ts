@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import processTool from '../../src/tools/process.ts';
 import terminal from '../../src/tools/terminal.ts';
-import type { ToolServices } from '../../src/tools/types.ts';
+import type { ToolSession } from '../../src/tools/types.ts';
 import { call, closeServices, makeCtx, makeServices } from './helpers.ts';
 import { gatedSuite } from '../helpers/skip.ts';
 import { sshdUnavailable, startSshd, type TestSshd } from './sshd.ts';
@@ -13,7 +13,7 @@ const { describe, it, before, after } = gatedSuite(skip);
 
 describe('terminal over SSH', () => {
   let sshd: TestSshd;
-  let s: ToolServices;
+  let s: ToolSession;
   const sshEnv = () => ({
     TERMINAL_ENV: 'ssh',
     TERMINAL_SSH_HOST: '127.0.0.1',

@@ -8,11 +8,12 @@ import { defaultConfig } from '../../src/state/defaults.ts';
 import { SessionDB } from '../../src/state/db.ts';
 import { MemoryStore } from '../../src/state/memory.ts';
 import { builtinRegistry } from '../../src/tools/builtin.ts';
-import type { ToolServices } from '../../src/tools/types.ts';
+import type { ToolSession } from '../../src/tools/types.ts';
+import { Slots } from '../../src/state/slots.ts';
 
-function setup(extra: Partial<ToolServices> = {}, answer: unknown = null) {
+function setup(extra: Partial<ToolSession> = {}, answer: unknown = null) {
   const home = mkdtempSync(join(tmpdir(), 'hermes-tools-'));
-  const services: ToolServices = {
+  const services: ToolSession = {
     home,
     config: defaultConfig(),
     env: {},
@@ -20,7 +21,7 @@ function setup(extra: Partial<ToolServices> = {}, answer: unknown = null) {
     platform: 'cli',
     sessionId: 'current',
     taskId: 'current',
-    state: new Map(),
+    slots: new Slots(),
     yolo: false,
     ...extra,
   };

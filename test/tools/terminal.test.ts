@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { AgentRequest } from '../../src/agent/types.ts';
+import { dotenvNamesSlot } from '../../src/tools/env/settings.ts';
 import { isAlive } from '../../src/tools/env/child.ts';
 import processTool from '../../src/tools/process.ts';
 import { ProcessRegistry } from '../../src/tools/process-registry.ts';
@@ -58,7 +59,7 @@ describe('terminal (local)', () => {
 
   it('filters Hermes secrets out of the environment unless passed through', async () => {
     const s = makeServices({ env: { ...services.env, OPENAI_API_KEY: 'sk-test-000', MY_TOKEN: 'tok', PLAIN: 'visible' } });
-    s.state.set('dotenv_names', ['PLAIN_FROM_DOTENV']);
+    s.slots.set(dotenvNamesSlot, ['PLAIN_FROM_DOTENV']);
     const r = await call(terminal, { command: 'echo "[$OPENAI_API_KEY][$MY_TOKEN][$PLAIN]"' }, s);
     assert.match(r.json.output, /\[\]\[\]\[visible\]/);
     const s2 = makeServices({ env: { ...services.env, MY_TOKEN: 'tok123' } });

@@ -569,7 +569,7 @@ export class Repl {
       return;
     }
     // With /voice on, Ctrl+B (Hermes's voice.record_key) is push-to-talk instead of cursor-left.
-    if (k.name === 'ctrl' && k.text === 'b' && cliVoiceState(this.session.services.state).enabled) {
+    if (k.name === 'ctrl' && k.text === 'b' && cliVoiceState(this.session.services.slots).enabled) {
       void this.pushToTalk().then((p) => p.toggle());
       return;
     }
@@ -719,7 +719,7 @@ export class Repl {
     if (result) {
       for (const n of turnNotes(this.session, result, ms)) this.commit(this.tone(n.text, n.tone));
       this.commit('');
-      if (result.finalText && !result.interrupted && cliVoiceState(this.session.services.state).tts) void this.pushToTalk().then((p) => p.reply(result.finalText));
+      if (result.finalText && !result.interrupted && cliVoiceState(this.session.services.slots).tts) void this.pushToTalk().then((p) => p.reply(result.finalText));
     }
     this.scheduleRender();
   }

@@ -64,7 +64,7 @@ export class PushToTalk {
 
   /** Speaks an answer when spoken replies are on (a file is kept when nothing can play it). */
   async reply(text: string): Promise<void> {
-    if (!cliVoiceState(this.s.state).tts || !text.trim()) return;
+    if (!cliVoiceState(this.s.slots).tts || !text.trim()) return;
     try {
       const r = await speak({ text, home: this.s.home, env: this.s.env, config: this.s.config, platform: 'cli' });
       await playAudio(r.file_path, this.s.env).catch(() => this.d.commit(this.d.style.dim(`🔊 ${r.file_path}`)));

@@ -8,7 +8,7 @@
 import type { AgentRequest, Answered, ApprovalChoice } from '../../agent/types.ts';
 import { classifyCommand } from '../../policy/dangerous.ts';
 import { unattendedPolicy } from '../../tools/approval.ts';
-import type { ToolServices } from '../../tools/types.ts';
+import type { ToolSession } from '../../tools/types.ts';
 import type { ServerRequest } from './protocol/ServerRequest.ts';
 import type { CommandExecutionApprovalDecision } from './protocol/v2/CommandExecutionApprovalDecision.ts';
 import type { CommandExecutionRequestApprovalParams } from './protocol/v2/CommandExecutionRequestApprovalParams.ts';
@@ -24,7 +24,7 @@ export const HERMES_TOOLS_SERVER = 'hermes-tools';
 export interface BridgeDeps {
   /** Asks the person (the session's broker, bound to the running turn's signal). */
   ask<R extends AgentRequest>(req: R): Promise<Answered<R>>;
-  services: Pick<ToolServices, 'yolo' | 'config' | 'platform' | 'depth'>;
+  services: Pick<ToolSession, 'yolo' | 'config' | 'platform' | 'depth'>;
   /** The session's working directory (shown when codex omits the command's cwd). */
   cwd: string;
   /** The change summary of a fileChange item seen in item/started ("1 add: a.txt"), by item id. */

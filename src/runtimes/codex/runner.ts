@@ -12,7 +12,7 @@ import { estimateCostUsd } from '../../llm/index.ts';
 import type { ProviderRuntime } from '../../llm/resolve.ts';
 import { addUsage, emptyUsage, type Message, type ProviderError, type Usage } from '../../llm/types.ts';
 import { redactSecrets } from '../../policy/redact.ts';
-import type { ToolServices } from '../../tools/types.ts';
+import type { ToolSession } from '../../tools/types.ts';
 import type { RunnerOptions, TurnContext, TurnRunner } from '../types.ts';
 import { HERMES_TOOLS_SERVER, serverRequestHandler } from './approvals.ts';
 import { codexHome, codexStatus } from './binary.ts';
@@ -34,7 +34,7 @@ const DISPLAY_ITEMS = new Set(['commandExecution', 'fileChange', 'mcpToolCall', 
 export interface CodexHost {
   readonly id: string;
   readonly options: RunnerOptions;
-  readonly services: ToolServices;
+  readonly services: ToolSession;
   /** The model, provider and endpoint Hermes resolved (usage accounting; codex's model provider). */
   readonly runtimeInfo: HermesEndpoint;
   persist(write: () => unknown): void;

@@ -1,11 +1,10 @@
 // What /browser does (src/commands/browser.ts is the registry entry): switch the session's browser
 // tools to a CDP endpoint, back to the configured backend, or report on them.
-import type { ToolServices } from '../types.ts';
+import type { ToolSession } from '../types.ts';
 import { redactCdpUrl } from './backends/types.ts';
 import { browserSettings, browserUnavailable } from './config.ts';
-import { existingBrowserSession } from './manager.ts';
+import { browserSlot, existingBrowserSession } from './manager.ts';
 
-const KEY = 'browser_session';
 
 /** The browser's DevTools endpoint answers: its browser name, or the reason it does not. */
 async function probe(url: string): Promise<{ ok: true; browser: string } | { ok: false; why: string }> {
@@ -21,13 +20,13 @@ async function probe(url: string): Promise<{ ok: true; browser: string } | { ok:
   }
 }
 
-async function dropBrowser(s: ToolServices): Promise<boolean> {
+async function dropBrowser(s: ToolSession): Promise<boolean> {
   const b = existingBrowserSession(s);
-  s.state.delete(KEY);
+  s.slots.delete(browserSlot);
   return (await b?.close('switch')) ?? false;
 }
 
-export async function browserCommandAction(s: ToolServices, args: string, defaultUrl: string): Promise<string> {
+export async function browserCommandAction(s: ToolSession, args: string, defaultUrl: string): Promise<string> {
   const [sub = 'status', ...rest] = args.trim().split(/\s+/).filter(Boolean);
   if (sub === 'connect') {
     const url = rest[0] || defaultUrl;

@@ -3,7 +3,7 @@
 // that refuse a page the browser should not have reached.
 import type { Locator, Page, Response } from 'playwright-core';
 import type { ToolOutcome } from '../../agent/types.ts';
-import type { ToolServices } from '../types.ts';
+import type { ToolSession } from '../types.ts';
 import { browserSession, existingBrowserSession, type BrowserSession } from './manager.ts';
 import { compactSnapshot, countRefs, truncateSnapshot } from './snapshot.ts';
 import type { UrlBlock } from './url-policy.ts';
@@ -19,7 +19,7 @@ export const failed = (error: string, extra: Record<string, unknown> = {}): Tool
 export const blockedResult = (b: UrlBlock): ToolOutcome => failed(b.message, b.policy ? { blocked_by_policy: b.policy } : {});
 
 /** The page of a browser that is already open (the tools other than browser_navigate need one). */
-export async function openPage(s: ToolServices): Promise<{ b: BrowserSession; page: Page } | ToolOutcome> {
+export async function openPage(s: ToolSession): Promise<{ b: BrowserSession; page: Page } | ToolOutcome> {
   const b = existingBrowserSession(s);
   const page = b?.existingPage();
   if (!b || !page) return failed('No page is open. Call browser_navigate first.');
@@ -52,7 +52,7 @@ export async function settle(page: Page, ms = 3000): Promise<void> {
   await page.waitForLoadState('domcontentloaded', { timeout: ms }).catch(() => undefined);
 }
 
-export async function snapshotOf(s: ToolServices, b: BrowserSession, page: Page, full: boolean): Promise<{ snapshot: string; element_count: number }> {
+export async function snapshotOf(s: ToolSession, b: BrowserSession, page: Page, full: boolean): Promise<{ snapshot: string; element_count: number }> {
   const raw = await page.ariaSnapshot({ mode: 'ai', timeout: b.settings.actionTimeoutMs });
   const view = full ? raw : compactSnapshot(raw);
   return { snapshot: truncateSnapshot(view, b.settings.snapshotThreshold, s.home), element_count: countRefs(raw) };

@@ -2,7 +2,7 @@
 // purpose: the tool files import it at start-up (availability checks), playwright loads later.
 import { existsSync } from 'node:fs';
 import { findProgram } from '../../media/ffmpeg.ts';
-import type { ToolServices } from '../types.ts';
+import type { ToolSession } from '../types.ts';
 
 export type BrowserBackend = 'local' | 'cdp' | 'browserbase' | 'browser-use';
 
@@ -50,7 +50,7 @@ export function findChromium(env: NodeJS.ProcessEnv): string | null {
 const num = (v: unknown, dflt: number) => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() && Number.isFinite(Number(v)) ? Number(v) : dflt);
 const truthy = (v: unknown) => v === true || (typeof v === 'string' && ['1', 'true', 'yes', 'on'].includes(v.trim().toLowerCase()));
 
-function cloudProvider(s: ToolServices, cfg: BrowserConfig): BrowserBackend | null {
+function cloudProvider(s: ToolSession, cfg: BrowserConfig): BrowserBackend | null {
   const raw = String(cfg.cloud_provider ?? '').trim().toLowerCase().replace(/_/g, '-');
   if (raw === 'local') return null;
   if (raw === 'browserbase') return 'browserbase';
@@ -63,7 +63,7 @@ function cloudProvider(s: ToolServices, cfg: BrowserConfig): BrowserBackend | nu
   return null;
 }
 
-export function browserSettings(s: ToolServices): BrowserSettings {
+export function browserSettings(s: ToolSession): BrowserSettings {
   const cfg = ((s.config as { browser?: BrowserConfig }).browser ?? {}) as BrowserConfig;
   // BROWSER_CDP_URL (set by /browser connect) wins over browser.cdp_url, which wins over a cloud provider.
   const cdpUrl = (s.env.BROWSER_CDP_URL || String(cfg.cdp_url ?? '')).trim();
@@ -81,7 +81,7 @@ export function browserSettings(s: ToolServices): BrowserSettings {
 }
 
 /** Why the browser tools cannot run here, with what to do about it; null when they can. */
-export function browserUnavailable(s: ToolServices): string | null {
+export function browserUnavailable(s: ToolSession): string | null {
   const b = browserSettings(s);
   if (b.backend === 'browserbase' && !(s.env.BROWSERBASE_API_KEY && s.env.BROWSERBASE_PROJECT_ID))
     return 'browser.cloud_provider is browserbase but BROWSERBASE_API_KEY and BROWSERBASE_PROJECT_ID are not both set';
@@ -95,4 +95,4 @@ export function browserUnavailable(s: ToolServices): string | null {
   return null;
 }
 
-export const browserAvailable = (s: ToolServices): boolean => browserUnavailable(s) === null;
+export const browserAvailable = (s: ToolSession): boolean => browserUnavailable(s) === null;

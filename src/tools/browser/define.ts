@@ -41,7 +41,7 @@ export function pageTool<S extends z.ZodType>(def: Base<S> & { run(a: z.infer<S>
   return browserTool({
     ...def,
     async run(a, ctx, c) {
-      const open = await c.openPage(ctx.services);
+      const open = await c.openPage(ctx);
       return c.isOutcome(open) ? open : def.run(a, ctx, { c, ...open });
     },
   });

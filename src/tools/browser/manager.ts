@@ -1,12 +1,13 @@
-// The session's browser: one per session (ToolServices), opened on the first browser call from the
+// The session's browser: one per session (ToolSession), opened on the first browser call from the
 // configured backend, closed when the session ends or after `browser.inactivity_timeout` seconds
 // without a browser call. It keeps what the tools report: console messages and page errors, refused
 // requests, downloads (saved into the workspace).
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import type { BrowserContext, ConsoleMessage, Download, Page, Request, Route } from 'playwright-core';
+import { defineSlot } from '../../state/slots.ts';
 import { onSessionClose } from '../cleanup.ts';
-import type { ToolServices } from '../types.ts';
+import type { ToolSession } from '../types.ts';
 import { openBrowserUse } from './backends/browser-use.ts';
 import { openBrowserbase } from './backends/browserbase.ts';
 import { openCdp } from './backends/cdp.ts';
@@ -16,7 +17,10 @@ import { browserSettings, browserUnavailable, type BrowserSettings } from './con
 import type { BlockRecord } from './guard-proxy.ts';
 import { urlGuard, type UrlBlock, type UrlGuard } from './url-policy.ts';
 
-const KEY = 'browser_session';
+/** The session's browser. */
+export const browserSlot = defineSlot<BrowserSession>('browser_session');
+/** Tests swap name resolution and the address rules through this slot. */
+export const browserUrlSeamsSlot = defineSlot<Parameters<typeof urlGuard>[1]>('browser_url_seams');
 const MAX_LOG = 500;
 
 export interface ConsoleEntry {
@@ -40,13 +44,13 @@ export class BrowserSession {
   firstNavigation = true;
   closed = false;
 
-  private readonly services: ToolServices;
+  private readonly services: ToolSession;
 
-  constructor(services: ToolServices) {
+  constructor(services: ToolSession) {
     this.services = services;
     this.settings = browserSettings(services);
-    // Tests may swap name resolution and the address rules (`browser_url_seams` in the session state).
-    this.guard = urlGuard(services, (services.state.get('browser_url_seams') as Parameters<typeof urlGuard>[1]) ?? {});
+    // Tests may swap name resolution and the address rules (`browserUrlSeamsSlot`).
+    this.guard = urlGuard(services, services.slots.peek(browserUrlSeamsSlot) ?? {});
   }
 
   get backend() {
@@ -206,18 +210,18 @@ export class BrowserSession {
 }
 
 /** The session's browser (created lazily; nothing launches until a tool asks for a page). */
-export function browserSession(s: ToolServices): BrowserSession {
-  let b = s.state.get(KEY) as BrowserSession | undefined;
+export function browserSession(s: ToolSession): BrowserSession {
+  let b = s.slots.peek(browserSlot);
   if (!b) {
     b = new BrowserSession(s);
-    s.state.set(KEY, b);
+    s.slots.set(browserSlot, b);
   }
   return b;
 }
 
 /** The session's browser if one was ever created. */
-export function existingBrowserSession(s: ToolServices): BrowserSession | undefined {
-  return s.state.get(KEY) as BrowserSession | undefined;
+export function existingBrowserSession(s: ToolSession): BrowserSession | undefined {
+  return s.slots.peek(browserSlot);
 }
 
 export type { UrlBlock };

@@ -4,7 +4,7 @@
 import { lookup as dnsLookup } from 'node:dns';
 import { hasKnownToken } from '../../policy/redact.ts';
 import { alwaysBlockedAddress, checkUrl, classifyAddress, privateUrlsAllowed, type AddressVerdict } from '../../policy/ssrf.ts';
-import type { ToolServices } from '../types.ts';
+import type { ToolSession } from '../types.ts';
 import { websiteBlocked } from '../web/website-policy.ts';
 
 export interface UrlBlock {
@@ -34,7 +34,7 @@ export function systemResolve(host: string): Promise<string[]> {
   return new Promise((res, rej) => dnsLookup(host, { all: true }, (err, addrs) => (err ? rej(err) : res(addrs.map((a) => a.address)))));
 }
 
-export function urlGuard(s: ToolServices, seams: { resolve?: (h: string) => Promise<string[]>; classify?: (ip: string) => AddressVerdict } = {}): UrlGuard {
+export function urlGuard(s: ToolSession, seams: { resolve?: (h: string) => Promise<string[]>; classify?: (ip: string) => AddressVerdict } = {}): UrlGuard {
   const allowPrivate = privateUrlsAllowed(s.env, s.config as never);
   const resolve = seams.resolve ?? systemResolve;
   const classify = seams.classify ?? classifyAddress;

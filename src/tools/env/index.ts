@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { filteredEnv } from '../../policy/secrets-env.ts';
 import { expandHome } from '../../state/paths.ts';
 import { onSessionClose } from '../cleanup.ts';
-import type { ToolServices } from '../types.ts';
+import { defineSlot } from '../../state/slots.ts';
+import type { ToolSession } from '../types.ts';
 import { dockerBackend } from './docker.ts';
 import { LocalFileOps, ShellFileOps, type FileOps } from './files.ts';
 import { LocalBackend } from './local.ts';
@@ -12,12 +13,12 @@ import { localPersistentBackend } from './local-shell.ts';
 import { DaytonaDriver } from './daytona.ts';
 import { ModalManagedDriver } from './modal.ts';
 import { SandboxBackend } from './sandbox.ts';
-import { persistentShell, TerminalSettings } from './settings.ts';
+import { dotenvNamesSlot, persistentShell, sandboxOverrideSlot, TerminalSettings } from './settings.ts';
 import { singularityBackend } from './singularity.ts';
 import { VercelDriver } from './vercel.ts';
 import { sshBackend, sshConfigFrom } from './ssh.ts';
 import type { ExecutionBackend } from './types.ts';
-import { makeSandbox, type Sandbox, type SandboxSettings } from '../../sandbox/index.ts';
+import { makeSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { pluginExtension, pluginExtensions } from '../../plugins/extensions.ts';
 
 /**
@@ -28,7 +29,7 @@ import { pluginExtension, pluginExtensions } from '../../plugins/extensions.ts';
  */
 export interface PluginTerminalBackend {
   name: string;
-  create(services: ToolServices): ExecutionBackend;
+  create(services: ToolSession): ExecutionBackend;
 }
 
 export type { ExecutionBackend } from './types.ts';
@@ -38,8 +39,12 @@ const SUPPORTED = ['local', 'ssh', 'docker', 'singularity', 'modal', 'daytona', 
 
 export class BackendConfigError extends Error {}
 
+const sandboxSlot = defineSlot<{ key: string; sb: Sandbox }>('sandbox');
+const backendSlot = defineSlot<ExecutionBackend>('backend');
+const fileOpsSlot = defineSlot<FileOps>('file_ops');
+
 /** local | ssh | docker, from TERMINAL_ENV or terminal.backend. */
-export function backendKind(services: ToolServices): string {
+export function backendKind(services: ToolSession): string {
   return (services.env.TERMINAL_ENV?.trim() || services.config.terminal?.backend || 'local').toLowerCase();
 }
 
@@ -47,7 +52,7 @@ export function backendKind(services: ToolServices): string {
  * The directory commands start in. CLI: the launch directory. Other surfaces (gateway, cron, …):
  * TERMINAL_CWD or terminal.cwd when set, else the session's directory.
  */
-export function terminalCwd(services: ToolServices): string {
+export function terminalCwd(services: ToolSession): string {
   if (services.platform === 'cli') return services.cwd;
   const configured = services.env.TERMINAL_CWD?.trim() || (services.config.terminal?.cwd && services.config.terminal.cwd !== '.' ? services.config.terminal.cwd : '');
   return configured ? expandHome(configured) : services.cwd;
@@ -57,27 +62,27 @@ export function terminalCwd(services: ToolServices): string {
  * The session's OS sandbox for local commands (terminal, execute_code): terminal.sandbox with the
  * session's /sandbox override; the working directory is terminalCwd.
  */
-export function sessionSandbox(services: ToolServices): Sandbox {
-  const override = services.state.get('sandbox_override') as Partial<SandboxSettings> | undefined;
+export function sessionSandbox(services: ToolSession): Sandbox {
+  const override = services.slots.peek(sandboxOverrideSlot);
   // A config edit (terminal.sandbox) or a /sandbox change makes a new sandbox (and so a new
   // sandboxed process server and persistent shell).
   const key = JSON.stringify([override ?? null, (services.config.terminal as { sandbox?: unknown } | undefined)?.sandbox ?? null, services.env.HERMES_SANDBOX ?? null]);
-  const cached = services.state.get('sandbox') as { key: string; sb: Sandbox } | undefined;
+  const cached = services.slots.peek(sandboxSlot);
   if (cached?.key === key) return cached.sb;
   const sb = makeSandbox({ config: services.config, env: services.env, hermesHome: services.home, cwd: terminalCwd(services), override });
-  services.state.set('sandbox', { key, sb });
+  services.slots.set(sandboxSlot, { key, sb });
   return sb;
 }
 
 /** The environment a local child process gets: Hermes's secrets removed unless passed through. */
-export function childEnv(services: ToolServices): NodeJS.ProcessEnv {
+export function childEnv(services: ToolSession): NodeJS.ProcessEnv {
   return filteredEnv(services.env, {
     passthrough: services.config.terminal?.env_passthrough ?? [],
-    dotenvNames: services.state.get('dotenv_names') as string[] | undefined,
+    dotenvNames: services.slots.peek(dotenvNamesSlot),
   });
 }
 
-function createBackend(services: ToolServices): ExecutionBackend {
+function createBackend(services: ToolSession): ExecutionBackend {
   const kind = backendKind(services);
   const t = (services.config.terminal ?? {}) as Record<string, unknown> & typeof services.config.terminal;
   if (kind === 'local') {
@@ -160,14 +165,14 @@ function createBackend(services: ToolServices): ExecutionBackend {
 }
 
 /** The session's backend, created on first use and closed with the session. */
-export function getBackend(services: ToolServices): ExecutionBackend {
-  let b = services.state.get('backend') as ExecutionBackend | undefined;
+export function getBackend(services: ToolSession): ExecutionBackend {
+  let b = services.slots.peek(backendSlot);
   if (!b) {
     b = createBackend(services);
-    services.state.set('backend', b);
+    services.slots.set(backendSlot, b);
     const created = b;
     onSessionClose(services, async () => {
-      if (services.state.get('backend') === created) services.state.delete('backend');
+      if (services.slots.peek(backendSlot) === created) services.slots.delete(backendSlot);
       await created.close();
     });
   }
@@ -179,21 +184,21 @@ export function getBackend(services: ToolServices): ExecutionBackend {
  * against the terminal's directory once a persistent local shell has moved it, else the session's),
  * the backend's machine for every other backend.
  */
-export function fileOps(services: ToolServices): FileOps {
-  let ops = services.state.get('file_ops') as FileOps | undefined;
+export function fileOps(services: ToolSession): FileOps {
+  let ops = services.slots.peek(fileOpsSlot);
   if (ops) return ops;
   if (backendKind(services) === 'local') {
     ops = new LocalFileOps(() => {
-      const b = services.state.get('backend') as ExecutionBackend | undefined;
+      const b = services.slots.peek(backendSlot);
       return b && b.kind === 'local' && b.label.includes('persistent') ? b.currentCwd() : services.cwd;
     }, services.env.HOME || undefined);
   } else {
     const backend = getBackend(services);
     ops = new ShellFileOps(backend);
     onSessionClose(services, async () => {
-      services.state.delete('file_ops');
+      services.slots.delete(fileOpsSlot);
     });
   }
-  services.state.set('file_ops', ops);
+  services.slots.set(fileOpsSlot, ops);
   return ops;
 }

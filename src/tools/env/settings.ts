@@ -1,6 +1,13 @@
 // Terminal settings as Hermes reads them: each `terminal.<key>` in config.yaml can be overridden by
 // its TERMINAL_* environment variable (Hermes's TERMINAL_ENV_MAPPINGS), with Hermes's defaults.
-import type { ToolServices } from '../types.ts';
+import type { SandboxSettings } from '../../sandbox/index.ts';
+import { defineSlot } from '../../state/slots.ts';
+import type { ToolSession } from '../types.ts';
+
+/** The session's /sandbox change to terminal.sandbox (src/commands/sandbox.ts). */
+export const sandboxOverrideSlot = defineSlot<Partial<SandboxSettings>>('sandbox_override');
+/** The names .env set (their values are secrets a child process does not get unless passed through). */
+export const dotenvNamesSlot = defineSlot<string[]>('dotenv_names');
 
 export const DEFAULT_IMAGE = 'nikolaik/python-nodejs:python3.11-nodejs20';
 
@@ -42,7 +49,7 @@ export class TerminalSettings {
   private readonly env: NodeJS.ProcessEnv;
   private readonly cfg: Record<string, unknown>;
 
-  constructor(services: Pick<ToolServices, 'env' | 'config'>) {
+  constructor(services: Pick<ToolSession, 'env' | 'config'>) {
     this.env = services.env;
     this.cfg = (services.config.terminal ?? {}) as Record<string, unknown>;
   }
@@ -85,7 +92,7 @@ export function parseBool(v: unknown, fallback: boolean): boolean {
  * TERMINAL_LOCAL_PERSISTENT (default off). SSH: TERMINAL_SSH_PERSISTENT, else the general
  * TERMINAL_PERSISTENT_SHELL / terminal.persistent_shell (default on).
  */
-export function persistentShell(services: Pick<ToolServices, 'env' | 'config'>, kind: string): boolean {
+export function persistentShell(services: Pick<ToolSession, 'env' | 'config'>, kind: string): boolean {
   const s = new TerminalSettings(services);
   if (kind === 'local') {
     const local = services.env.TERMINAL_LOCAL_PERSISTENT?.trim();

@@ -9,6 +9,7 @@ import type { ToolOutcome } from '../../agent/types.ts';
 import { codeExecEnv } from '../../policy/secrets-env.ts';
 import { sessionSandbox, terminalCwd } from '../env/index.ts';
 import { releaseGroup, trackGroup } from '../env/groups.ts';
+import { dotenvNamesSlot } from '../env/settings.ts';
 import { SANDBOX_TOOLS, type ExecuteCodeArgs } from '../execute-code.ts';
 import { capOutput } from '../output.ts';
 import { fail, ok } from '../result.ts';
@@ -133,7 +134,6 @@ interface RpcServer {
 }
 
 async function startRpc(dir: string, ctx: ToolContext, maxCalls: number, allowed: Set<string>): Promise<RpcServer> {
-  const s = ctx.services;
   const path = join(dir, 'rpc.sock');
   let count = 0;
   const sockets = new Set<Socket>();
@@ -166,7 +166,7 @@ async function startRpc(dir: string, ctx: ToolContext, maxCalls: number, allowed
                 delete args.pty;
               }
               ctx.progress(`script → ${req.tool}`);
-              const out = await s.callTool!(req.tool, args, { ...ctx, callId: `${ctx.callId}_rpc${count}` });
+              const out = await ctx.callTool!(req.tool, args, { ...ctx, callId: `${ctx.callId}_rpc${count}` });
               reply = { id, result: out.content, is_error: !!out.isError };
             }
           } catch (e) {
@@ -194,7 +194,7 @@ async function startRpc(dir: string, ctx: ToolContext, maxCalls: number, allowed
 }
 
 export async function runExecuteCode(a: ExecuteCodeArgs, ctx: ToolContext): Promise<string | ToolOutcome> {
-  const s = ctx.services;
+  const s = ctx;
   if (!s.callTool) return fail('execute_code is not available in this session.');
   const cfg = (s.config.code_execution ?? {}) as { timeout?: number; max_tool_calls?: number };
   const timeoutMs = (Number(cfg.timeout) || 300) * 1000;
@@ -206,7 +206,7 @@ export async function runExecuteCode(a: ExecuteCodeArgs, ctx: ToolContext): Prom
   try {
     let file: string;
     let args: string[];
-    const env = codeExecEnv(s.env, { passthrough: s.config.terminal?.env_passthrough ?? [], dotenvNames: s.state.get('dotenv_names') as string[] | undefined });
+    const env = codeExecEnv(s.env, { passthrough: s.config.terminal?.env_passthrough ?? [], dotenvNames: s.slots.peek(dotenvNamesSlot) });
     if (lang === 'python') {
       writeFileSync(join(dir, 'hermes_tools.py'), pythonStub());
       writeFileSync(join(dir, 'script.py'), a.code);

@@ -1,7 +1,6 @@
 // patch's implementation (fuzzy replace, V4A), loaded on the first call.
 import type { ToolOutcome } from '../../agent/types.ts';
 import { unifiedDiff } from '../diff.ts';
-import { fileOps } from '../env/index.ts';
 import type { FileOps } from '../env/files.ts';
 import { maskedSecretError, recordSeen, staleError, writeCheck, writeGuard } from '../file-state.ts';
 import { WriteRefused } from '../env/safe-write.ts';
@@ -11,7 +10,7 @@ import type { PatchArgs } from '../patch.ts';
 import { encodeText, type TextEncoding } from '../text-file.ts';
 import { existingText } from '../write-file.ts';
 import { fail, ok } from '../result.ts';
-import type { ToolContext, ToolServices } from '../types.ts';
+import type { ToolContext, ToolSession } from '../types.ts';
 import { applyHunks, parseV4A, PatchError } from '../v4a.ts';
 
 const MAX_DIFF = 20_000;
@@ -38,7 +37,7 @@ function clip(diff: string): string {
   return diff.length > MAX_DIFF ? diff.slice(0, MAX_DIFF) + `\n[… diff truncated, ${diff.length - MAX_DIFF} more characters …]\n` : diff;
 }
 
-async function replaceMode(s: ToolServices, ops: FileOps, a: { path?: string; old_string?: string; new_string?: string; replace_all?: boolean }) {
+async function replaceMode(s: ToolSession, ops: FileOps, a: { path?: string; old_string?: string; new_string?: string; replace_all?: boolean }) {
   if (!a.path) return fail('replace mode needs `path`, `old_string` and `new_string`.');
   if (a.old_string === undefined || a.new_string === undefined) return fail('replace mode needs `old_string` and `new_string`.');
   const path = await ops.resolve(a.path);
@@ -66,7 +65,7 @@ async function replaceMode(s: ToolServices, ops: FileOps, a: { path?: string; ol
   return { content: ok(result), display: { diff } };
 }
 
-async function patchMode(s: ToolServices, ops: FileOps, patchText: string | undefined) {
+async function patchMode(s: ToolSession, ops: FileOps, patchText: string | undefined) {
   if (!patchText) return fail('patch mode needs `patch`: a V4A patch starting with "*** Begin Patch".');
   let parsed;
   try {
@@ -161,8 +160,8 @@ async function patchMode(s: ToolServices, ops: FileOps, patchText: string | unde
 }
 
 export async function runPatch(a: PatchArgs, ctx: ToolContext): Promise<string | ToolOutcome> {
-  const s = ctx.services;
-  const ops = fileOps(s);
+  const s = ctx;
+  const ops = await ctx.files();
   const mode = a.mode ?? (a.patch && !a.path ? 'patch' : 'replace');
   return mode === 'patch' ? patchMode(s, ops, a.patch) : replaceMode(s, ops, a);
 }

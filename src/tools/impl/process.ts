@@ -25,8 +25,7 @@ function summary(p: ProcEntry): Record<string, unknown> {
 }
 
 export async function runProcess(a: ProcessArgs, ctx: ToolContext): Promise<string | ToolOutcome> {
-    const s = ctx.services;
-    const reg = processRegistry(s.home);
+    const reg = processRegistry(ctx.home);
     if (a.action === 'list') {
       const all = reg.list();
       return ok({ processes: all.map(summary), count: all.length, running: all.filter((p) => p.status === 'running').length });
@@ -34,7 +33,7 @@ export async function runProcess(a: ProcessArgs, ctx: ToolContext): Promise<stri
     if (!a.session_id) return fail(`The ${a.action} action needs session_id (from terminal's result, or process list).`);
     const p = reg.get(a.session_id);
     if (!p) return fail(`No process with id ${a.session_id}. Use action "list" to see the known processes.`, { status: 'not_found' });
-    const max = s.config.tool_output?.max_bytes ?? 50_000;
+    const max = ctx.config.tool_output?.max_bytes ?? 50_000;
 
     switch (a.action) {
       case 'poll': {
@@ -65,7 +64,7 @@ export async function runProcess(a: ProcessArgs, ctx: ToolContext): Promise<stri
       }
       case 'wait': {
         if (p.recovered) return fail(`${p.id} was left by an earlier Hermes process; it cannot be waited on. ${p.note ?? ''}`, summary(p));
-        const timeoutS = a.timeout ?? s.config.terminal?.timeout ?? 180;
+        const timeoutS = a.timeout ?? ctx.config.terminal?.timeout ?? 180;
         const r = await reg.wait(p, timeoutS * 1000, ctx.signal);
         const tail = cleanOutput(p.output.slice(-Math.min(max, 20_000)), max);
         if (r === 'exited') p.consumed = true;

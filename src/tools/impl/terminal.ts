@@ -2,7 +2,7 @@
 import { analyzeCommand } from '../../policy/dangerous.ts';
 import { approveCommand, approveUnsandboxed } from '../approval.ts';
 import { onSessionClose } from '../cleanup.ts';
-import { BackendConfigError, childEnv, getBackend, sessionSandbox } from '../env/index.ts';
+import { BackendConfigError, childEnv, sessionSandbox } from '../env/index.ts';
 import { LocalBackend } from '../env/local.ts';
 import { sandboxDenialNote } from '../../sandbox/denial.ts';
 import { presentUnguarded, sweepUnguarded } from '../../sandbox/sweep.ts';
@@ -13,10 +13,16 @@ import { resolvePath } from '../read-file.ts';
 import { fail, ok } from '../result.ts';
 import { FOREGROUND_MAX_S, type TerminalArgs } from '../terminal.ts';
 import type { ToolOutcome } from '../../agent/types.ts';
-import type { Notifier, ToolContext } from '../types.ts';
+import type { Notifier, ToolContext, ToolSession } from '../types.ts';
+import { defineSlot } from '../../state/slots.ts';
 import { redactionEnabled, redactSecrets } from '../../policy/redact.ts';
 
 const usesSudo = (command: string) => analyzeCommand(command).commands.some((c) => c[0] && c[0].replace(/^.*\//, '') === 'sudo');
+
+/** The sudo password a person gave this session (kept for the session only). */
+const sudoPasswordSlot = defineSlot<string>('sudo_password');
+/** Every task id whose background processes this session started (they end with it). */
+const processTasksSlot = defineSlot<Set<string>>('process_tasks');
 
 /** `sudo` → `sudo -S -p ''` at command positions, so a password can come on stdin. */
 export function sudoWithStdin(command: string): string {
@@ -25,10 +31,9 @@ export function sudoWithStdin(command: string): string {
 
 async function sudoPassword(command: string, ctx: ToolContext, backend: ExecutionBackend): Promise<string | undefined> {
   if (!usesSudo(command)) return undefined;
-  const s = ctx.services;
-  const fromEnv = s.env.SUDO_PASSWORD;
+  const fromEnv = ctx.env.SUDO_PASSWORD;
   if (fromEnv) return fromEnv;
-  const cached = s.state.get('sudo_password') as string | undefined;
+  const cached = ctx.slots.peek(sudoPasswordSlot);
   if (cached) return cached;
   if (backend.kind !== 'local') return undefined;
   // Passwordless or cached sudo needs nothing.
@@ -36,14 +41,14 @@ async function sudoPassword(command: string, ctx: ToolContext, backend: Executio
   if (probe.exitCode === 0) return undefined;
   const { answer } = await ctx.ask({ kind: 'secret', name: 'SUDO_PASSWORD', prompt: `sudo password (kept for this session only) to run: ${command.slice(0, 200)}` });
   if (typeof answer === 'string' && answer) {
-    s.state.set('sudo_password', answer);
+    ctx.slots.set(sudoPasswordSlot, answer);
     return answer;
   }
   return undefined;
 }
 
 /** The session's notifier, with secrets redacted from what the processes report. */
-function redactingNotifier(s: ToolContext['services']): Notifier | undefined {
+function redactingNotifier(s: ToolSession): Notifier | undefined {
   const n = s.notifier;
   if (!n?.listening) return undefined;
   if (!redactionEnabled(s.env, s.config)) return n;
@@ -51,10 +56,10 @@ function redactingNotifier(s: ToolContext['services']): Notifier | undefined {
 }
 
 export async function runTerminal(a: TerminalArgs, ctx: ToolContext): Promise<string | ToolOutcome> {
-    const s = ctx.services;
+    const s = ctx;
     let backend: ExecutionBackend;
     try {
-      backend = getBackend(s);
+      backend = await ctx.exec();
     } catch (e) {
       if (e instanceof BackendConfigError) return fail(e.message, { output: '', exit_code: -1 });
       throw e;
@@ -100,11 +105,11 @@ export async function runTerminal(a: TerminalArgs, ctx: ToolContext): Promise<st
       }
       if (password) p.bg?.child.write(`${password}\n`);
       // The session's background processes end with it (every task id it had, e.g. across /new).
-      let tasks = s.state.get('process_tasks') as Set<string> | undefined;
+      let tasks = s.slots.peek(processTasksSlot);
       if (!tasks) {
         const mine = new Set<string>();
         tasks = mine;
-        s.state.set('process_tasks', mine);
+        s.slots.set(processTasksSlot, mine);
         onSessionClose(s, async () => {
           await Promise.all([...mine].map((t) => reg.killTask(t)));
         });

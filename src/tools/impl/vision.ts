@@ -31,7 +31,7 @@ export function sniffImage(b: Uint8Array): string | null {
 }
 
 export async function runVision(a: VisionArgs, ctx: ToolContext): Promise<string | ToolOutcome> {
-  const s = ctx.services;
+  const s = ctx;
   const aux = s.auxiliary?.('vision');
   if (!aux) return fail('No vision model is configured. Set auxiliary.vision (provider/model) in config.yaml, or use a main model that accepts images.');
   let bytes: Buffer;

@@ -4,7 +4,7 @@ import { lookup } from 'node:dns/promises';
 import type { ToolOutcome } from '../../agent/types.ts';
 import { checkUrl, privateUrlsAllowed } from '../../policy/ssrf.ts';
 import { fail, ok } from '../result.ts';
-import type { ToolContext, ToolServices } from '../types.ts';
+import type { ToolContext, ToolSession } from '../types.ts';
 import type { WebExtractArgs } from '../web-extract.ts';
 import { searchBackendName } from '../web-search.ts';
 import { createWebBackend } from '../web/backends.ts';
@@ -24,14 +24,14 @@ interface PageResult {
 }
 
 /** The result entry for a URL the website blocklist refuses (Hermes's shape). */
-function policyBlocked(s: ToolServices, url: string): PageResult | null {
+function policyBlocked(s: ToolSession, url: string): PageResult | null {
   const b = websiteBlocked(s, url);
   return b ? { url, title: '', content: '', error: b.message, blocked_by_policy: { host: b.host, rule: b.rule, source: b.source } } : null;
 }
 
 const resolveAll = async (h: string) => (await lookup(h, { all: true })).map((a) => a.address);
 
-export async function fetchAsMarkdown(url: string, s: ToolServices, signal: AbortSignal): Promise<PageResult> {
+export async function fetchAsMarkdown(url: string, s: ToolSession, signal: AbortSignal): Promise<PageResult> {
   try {
     const r = await safeFetch(url, { allowPrivate: privateUrlsAllowed(s.env, s.config), signal, timeoutMs: 30_000, maxBytes: 10 * 1024 * 1024, blocked: (u) => websiteBlocked(s, u) });
     if (r.status >= 400) return { url, error: `HTTP ${r.status} from ${r.url}` };
@@ -58,7 +58,7 @@ export async function fetchAsMarkdown(url: string, s: ToolServices, signal: Abor
 }
 
 export async function runWebExtract(a: WebExtractArgs, ctx: ToolContext): Promise<string | ToolOutcome> {
-  const s = ctx.services;
+  const s = ctx;
   const limit = Number((s.config.web as { extract_char_limit?: number } | undefined)?.extract_char_limit) || 15_000;
   const allowPrivate = privateUrlsAllowed(s.env, s.config);
   const results: PageResult[] = [];

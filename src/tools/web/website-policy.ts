@@ -6,7 +6,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { checkWebsite, normalizeRule, type WebsiteBlock, type WebsitePolicy, type WebsiteRule } from '../../policy/website.ts';
-import type { ToolServices } from '../types.ts';
+import type { ToolSession } from '../types.ts';
 
 const TTL_MS = 30_000;
 const fileCache = new Map<string, { at: number; mtimeMs: number; rules: string[] }>();
@@ -26,7 +26,7 @@ function fileRules(path: string): string[] {
   return rules;
 }
 
-export function websitePolicy(s: ToolServices): WebsitePolicy {
+export function websitePolicy(s: ToolSession): WebsitePolicy {
   const cfg = (s.config.security as { website_blocklist?: { enabled?: unknown; domains?: unknown; shared_files?: unknown } } | undefined)?.website_blocklist;
   if (!cfg || cfg.enabled !== true) return { enabled: false, rules: [] };
   const rules: WebsiteRule[] = [];
@@ -50,6 +50,6 @@ export function websitePolicy(s: ToolServices): WebsitePolicy {
 }
 
 /** The block for `url` under this session's policy, or null. */
-export function websiteBlocked(s: ToolServices, url: string): WebsiteBlock | null {
+export function websiteBlocked(s: ToolSession, url: string): WebsiteBlock | null {
   return checkWebsite(url, websitePolicy(s));
 }

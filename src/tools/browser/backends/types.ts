@@ -1,7 +1,7 @@
 // One interface for every place a browser comes from: a local Chromium, a remote CDP endpoint, a
 // cloud browser service. The manager drives the context the same way whichever it is.
 import type { BrowserContext } from 'playwright-core';
-import type { ToolServices } from '../../types.ts';
+import type { ToolSession } from '../../types.ts';
 import type { BrowserBackend, BrowserSettings } from '../config.ts';
 import type { GuardProxy } from '../guard-proxy.ts';
 import type { UrlGuard } from '../url-policy.ts';
@@ -18,7 +18,7 @@ export interface OpenBrowser {
 }
 
 export interface OpenOptions {
-  services: ToolServices;
+  services: ToolSession;
   settings: BrowserSettings;
   guard: UrlGuard;
 }

@@ -910,6 +910,7 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
           }
         },
         "local_persistent": {},
+        "subagent_auto_approve": {},
         "singularity_image": {},
         "modal_image": {},
         "daytona_image": {},
@@ -1024,6 +1025,7 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
               "type": "string"
             },
             "download_timeout": {
+              "default": 30,
               "type": "number"
             }
           },
@@ -1451,6 +1453,22 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
         "inline_diffs": {
           "type": "boolean"
         },
+        "indicator_style": {
+          "type": "string"
+        },
+        "tui_alt_screen": {
+          "type": "boolean"
+        },
+        "mouse_tracking": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "boolean"
+            }
+          ]
+        },
         "platforms": {
           "type": "object",
           "additionalProperties": {
@@ -1543,7 +1561,11 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
         "guard_agent_created": {},
         "write_approval": {},
         "create_dir": {},
-        "disabled": {}
+        "disabled": {},
+        "platform_disabled": {
+          "type": "object",
+          "additionalProperties": {}
+        }
       }
     },
     "delegation": {
@@ -1784,6 +1806,10 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
           "default": "",
           "type": "string"
         }
+      },
+      "additionalProperties": {
+        "type": "object",
+        "additionalProperties": {}
       }
     },
     "tts": {

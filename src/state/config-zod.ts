@@ -31,7 +31,7 @@ export function hermesConfigSchema(z: Z) {
   const oneOf = <const T extends readonly [string, ...string[]]>(values: T, d: T[number]) => z.enum(values).default(d as never);
   const open = () => z.record(z.string(), z.unknown()).default(() => ({}));
 
-  const auxTask = (timeout: number) =>
+  const auxTask = (timeout: number, downloadTimeout?: number) =>
     z
       .object({
         provider: str('auto'),
@@ -41,7 +41,7 @@ export function hermesConfigSchema(z: Z) {
         timeout: num(timeout),
         extra_body: open(),
         reasoning_effort: str(),
-        download_timeout: z.number().optional(),
+        download_timeout: downloadTimeout === undefined ? z.number().optional() : num(downloadTimeout),
       })
       .loose()
       .prefault({});
@@ -211,6 +211,7 @@ export function hermesConfigSchema(z: Z) {
         extra_writable: strs(),
       }),
       local_persistent: hermes(),
+      subagent_auto_approve: hermes(),
       singularity_image: hermes(),
       modal_image: hermes(),
       daytona_image: hermes(),
@@ -250,7 +251,7 @@ export function hermesConfigSchema(z: Z) {
     prompt_caching: section({ cache_ttl: oneOf(['5m', '1h', 'auto'], '5m') }),
     auxiliary: z
       .object({
-        vision: auxTask(120).prefault({ download_timeout: 30 }),
+        vision: auxTask(120, 30),
         web_extract: auxTask(120),
         compression: auxTask(120),
         session_search: auxTask(60),
@@ -278,6 +279,12 @@ export function hermesConfigSchema(z: Z) {
       /** Language of approval prompts, notices and gateway replies (HERMES_LANGUAGE overrides). */
       language: str('en'),
       inline_diffs: z.boolean().optional(),
+      /** The REPL's busy indicator (state/skins.ts). */
+      indicator_style: z.string().optional(),
+      /** The TUI draws on the alternate screen (default true). */
+      tui_alt_screen: z.boolean().optional(),
+      /** The TUI's mouse: wheel (default) | off | false. */
+      mouse_tracking: z.union([z.string(), z.boolean()]).optional(),
       platforms: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
       tool_progress_command: hermes(),
       busy_ack_enabled: hermes(),
@@ -311,6 +318,8 @@ export function hermesConfigSchema(z: Z) {
       write_approval: hermes(),
       create_dir: hermes(),
       disabled: hermes(),
+      /** Skills turned off per platform (`hermes skills disable --platform`). */
+      platform_disabled: z.record(z.string(), z.unknown()).optional(),
     }),
     delegation: section({
       model: str(),
@@ -379,7 +388,8 @@ export function hermesConfigSchema(z: Z) {
       /** A named profile shared by every session (empty: one profile per session). */
       profile: str(),
     }),
-    image_gen: section({ provider: str('fal'), model: str() }),
+    /** Image generation: the provider, its model, and a section per provider (`image_gen.openai.model`…). */
+    image_gen: z.object({ provider: str('fal'), model: str() }).catchall(z.record(z.string(), z.unknown())).prefault({} as never),
     tts: section({
       provider: str('edge'),
       edge: section({ voice: str('en-US-AriaNeural') }),

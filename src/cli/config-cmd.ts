@@ -147,7 +147,7 @@ export function migrate(opts: { dryRun?: boolean }): void {
   const raw = existsSync(loaded.path) ? (parse(readFileSync(loaded.path, 'utf8')) as unknown) : {};
   const missing = missingKeys(defaults, isPlain(raw) ? raw : {});
   const want = Number(defaults._config_version);
-  const have = Number((loaded.user as Record<string, unknown>)?._config_version ?? 0);
+  const have = Number(loaded.user?._config_version ?? 0);
   const entries: [string, unknown][] = missing.map((k) => [k, getKey(defaults, k)]);
   if (have < want) entries.push(['_config_version', want]);
   if (!entries.length) {

@@ -47,7 +47,7 @@ export function fromDeliveryOrigin(o: DeliveryOrigin | undefined | null): CronOr
 
 /** HERMES_CRON_MAX_PARALLEL, else cron.max_parallel, else 4. */
 export function maxParallel(env: NodeJS.ProcessEnv, config: HermesConfig): number {
-  for (const v of [env.HERMES_CRON_MAX_PARALLEL, (config.cron as { max_parallel?: unknown } | undefined)?.max_parallel]) {
+  for (const v of [env.HERMES_CRON_MAX_PARALLEL, config.cron?.max_parallel]) {
     const n = Number(v);
     if (v !== undefined && v !== '' && Number.isInteger(n) && n > 0) return n;
   }

@@ -34,6 +34,7 @@ import { sessionPlugins, type SessionPlugins } from './session-plugins.ts';
 import { pluginErrorClassifier } from '../plugins/error-classification.ts';
 import { clientForSession, createClientFor, resolveInputFrom } from './session-client.ts';
 import type { ExplicitChoices, SessionOptions, SessionPrefs, SessionTotals } from './session-types.ts';
+import { configSetting } from '../state/config-env.ts';
 
 export type { ExplicitChoices, SessionOptions, SessionPrefs, SessionStore, SessionTotals } from './session-types.ts';
 export { createClientFor, resolveInputFrom } from './session-client.ts';
@@ -220,7 +221,7 @@ export class Session {
       identity,
       systemMessage: systemMessageFor(o.config),
       now: new Date(o.now?.() ?? Date.now()),
-      timezone: o.config.timezone || o.env.HERMES_TIMEZONE || undefined,
+      timezone: (configSetting(o.config, 'timezone', o.env) as string) || undefined,
       localZoneName: o.env.TZ || undefined,
       platform: o.platform,
       model: this.llm.active.model,

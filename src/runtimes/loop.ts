@@ -11,6 +11,7 @@ import type { AgentTool, TurnResult } from '../agent/types.ts';
 import { configuredOutputCap, defaultOutputCap, estimateCostUsd, type LlmClient } from '../llm/index.ts';
 import { addUsage, type Message } from '../llm/types.ts';
 import type { RunnerOptions, TurnContext, TurnRunner } from './types.ts';
+import { configSetting } from '../state/config-env.ts';
 
 const capTo = (n: number | undefined, max: number | undefined): number | undefined => (n !== undefined && max !== undefined ? Math.min(n, max) : n);
 
@@ -51,7 +52,7 @@ export class LoopRunner implements TurnRunner {
   async run(user: Message, ctx: TurnContext): Promise<TurnResult> {
     const h = this.host;
     const o = h.options;
-    const maxTurns = o.explicit?.maxTurns !== undefined ? o.explicit.maxTurns : parseMaxTurns(o.env.HERMES_MAX_ITERATIONS ?? o.config.agent.max_turns, 90);
+    const maxTurns = o.explicit?.maxTurns !== undefined ? o.explicit.maxTurns : parseMaxTurns(configSetting(o.config, 'agent.max_turns', o.env), 90);
     const local = h.state.localRequest();
     const loopOptions = (): LoopOptions => ({
       history: ctx.history,
@@ -87,7 +88,7 @@ export class LoopRunner implements TurnRunner {
       ephemeralSystem: o.env.HERMES_EPHEMERAL_SYSTEM_PROMPT || undefined,
       turnContext: [ctx.recall, ctx.hookContext].filter(Boolean).join('\n\n') || undefined,
       transformFinal: ctx.transformFinal,
-      prefill: loadPrefill(o.env.HERMES_PREFILL_MESSAGES_FILE || o.config.prefill_messages_file, o.cwd),
+      prefill: loadPrefill(String(configSetting(o.config, 'prefill_messages_file', o.env) ?? ''), o.cwd),
       costOf: (model, provider, usage) => estimateCostUsd(model, provider, usage),
       spill: async (callId, content) => spillResult(callId, content),
       toolCallParser: o.config.model?.tool_call_parser,

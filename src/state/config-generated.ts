@@ -1807,10 +1807,7 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
           "type": "string"
         }
       },
-      "additionalProperties": {
-        "type": "object",
-        "additionalProperties": {}
-      }
+      "additionalProperties": {}
     },
     "tts": {
       "type": "object",

@@ -31,20 +31,20 @@ export function hermesConfigSchema(z: Z) {
   const oneOf = <const T extends readonly [string, ...string[]]>(values: T, d: T[number]) => z.enum(values).default(d as never);
   const open = () => z.record(z.string(), z.unknown()).default(() => ({}));
 
-  const auxTask = (timeout: number, downloadTimeout?: number) =>
+  const auxFields = (timeout: number) => ({
+    provider: str('auto'),
+    model: str(),
+    base_url: str(),
+    api_key: str(),
+    timeout: num(timeout),
+    extra_body: open(),
+    reasoning_effort: str(),
+  });
+  const auxTask = (timeout: number) =>
     z
-      .object({
-        provider: str('auto'),
-        model: str(),
-        base_url: str(),
-        api_key: str(),
-        timeout: num(timeout),
-        extra_body: open(),
-        reasoning_effort: str(),
-        download_timeout: downloadTimeout === undefined ? z.number().optional() : num(downloadTimeout),
-      })
+      .object({ ...auxFields(timeout), download_timeout: z.number().optional() })
       .loose()
-      .prefault({});
+      .prefault({} as never);
 
   const namedProvider = z
     .object({
@@ -251,7 +251,10 @@ export function hermesConfigSchema(z: Z) {
     prompt_caching: section({ cache_ttl: oneOf(['5m', '1h', 'auto'], '5m') }),
     auxiliary: z
       .object({
-        vision: auxTask(120, 30),
+        vision: z
+          .object({ ...auxFields(120), download_timeout: num(30) })
+          .loose()
+          .prefault({} as never),
         web_extract: auxTask(120),
         compression: auxTask(120),
         session_search: auxTask(60),
@@ -389,7 +392,7 @@ export function hermesConfigSchema(z: Z) {
       profile: str(),
     }),
     /** Image generation: the provider, its model, and a section per provider (`image_gen.openai.model`…). */
-    image_gen: z.object({ provider: str('fal'), model: str() }).catchall(z.record(z.string(), z.unknown())).prefault({} as never),
+    image_gen: z.object({ provider: str('fal'), model: str() }).loose().prefault({} as never),
     tts: section({
       provider: str('edge'),
       edge: section({ voice: str('en-US-AriaNeural') }),

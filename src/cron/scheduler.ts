@@ -56,7 +56,7 @@ export function maxParallel(env: NodeJS.ProcessEnv, config: HermesConfig): numbe
 
 /** The delivered text: Hermes's header/footer unless `cron.wrap_response: false`. */
 export function wrapResponse(job: CronJob, body: string, config: HermesConfig): string {
-  if ((config.cron as { wrap_response?: unknown } | undefined)?.wrap_response === false) return body;
+  if (config.cron?.wrap_response === false) return body;
   return `Cronjob Response: ${job.name}\n-------------\n\n${body}\n\nNote: this came from a scheduled job; the agent that wrote it will not see replies to this message.`;
 }
 

@@ -69,7 +69,7 @@ export function findPersonality(config: HermesConfig, name: string): Personality
 
 /** The active personality's name ('' for none). */
 export function activePersonality(config: HermesConfig): string {
-  const p = (config.display as { personality?: unknown } | undefined)?.personality;
+  const p: unknown = config.display?.personality;
   const name = typeof p === 'string' ? p.trim().toLowerCase() : '';
   return NO_PERSONALITY.includes(name) ? '' : name;
 }

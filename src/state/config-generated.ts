@@ -1565,6 +1565,9 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
         "platform_disabled": {
           "type": "object",
           "additionalProperties": {}
+        },
+        "ledger": {
+          "type": "boolean"
         }
       }
     },
@@ -2093,33 +2096,48 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
       }
     },
     "checkpoints": {
-      "type": "object",
-      "properties": {
-        "enabled": {
-          "default": false,
+      "default": {
+        "enabled": false,
+        "max_snapshots": 20,
+        "max_total_size_mb": 500,
+        "max_file_size_mb": 10,
+        "auto_prune": true,
+        "retention_days": 7
+      },
+      "anyOf": [
+        {
           "type": "boolean"
         },
-        "max_snapshots": {
-          "default": 20,
-          "type": "number"
-        },
-        "max_total_size_mb": {
-          "default": 500,
-          "type": "number"
-        },
-        "max_file_size_mb": {
-          "default": 10,
-          "type": "number"
-        },
-        "auto_prune": {
-          "default": true,
-          "type": "boolean"
-        },
-        "retention_days": {
-          "default": 7,
-          "type": "number"
+        {
+          "type": "object",
+          "properties": {
+            "enabled": {
+              "default": false,
+              "type": "boolean"
+            },
+            "max_snapshots": {
+              "default": 20,
+              "type": "number"
+            },
+            "max_total_size_mb": {
+              "default": 500,
+              "type": "number"
+            },
+            "max_file_size_mb": {
+              "default": 10,
+              "type": "number"
+            },
+            "auto_prune": {
+              "default": true,
+              "type": "boolean"
+            },
+            "retention_days": {
+              "default": 7,
+              "type": "number"
+            }
+          }
         }
-      }
+      ]
     },
     "group_sessions_per_user": {
       "default": true,
@@ -2207,6 +2225,18 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
       "additionalProperties": {}
     },
     "debug": {
+      "type": "object",
+      "additionalProperties": {}
+    },
+    "hooks": {
+      "type": "object",
+      "additionalProperties": {}
+    },
+    "webhooks": {
+      "type": "object",
+      "additionalProperties": {}
+    },
+    "moa": {
       "type": "object",
       "additionalProperties": {}
     },

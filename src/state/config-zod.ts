@@ -323,6 +323,8 @@ export function hermesConfigSchema(z: Z) {
       disabled: hermes(),
       /** Skills turned off per platform (`hermes skills disable --platform`). */
       platform_disabled: z.record(z.string(), z.unknown()).optional(),
+      /** The per-change skill ledger (src/state/skill-ledger.ts; default on). */
+      ledger: z.boolean().optional(),
     }),
     delegation: section({
       model: str(),
@@ -433,7 +435,13 @@ export function hermesConfigSchema(z: Z) {
     codex: section({ path: str(), home: str(), model: str(), turn_timeout: num(600) }),
     session_reset: section({ mode: choice('both', ['both', 'idle', 'daily', 'none']), idle_minutes: num(1440), at_hour: num(4), notify: hermes() }),
     /** Shadow-git snapshots before destructive edits, for /rollback (off by default, as Hermes). */
-    checkpoints: section({ enabled: bool(false), max_snapshots: num(20), max_total_size_mb: num(500), max_file_size_mb: num(10), auto_prune: bool(true), retention_days: num(7) }),
+    // `checkpoints: true` is short for `checkpoints: {enabled: true}` (src/runtime/checkpointing.ts).
+    checkpoints: z
+      .union([
+        z.boolean(),
+        section({ enabled: bool(false), max_snapshots: num(20), max_total_size_mb: num(500), max_file_size_mb: num(10), auto_prune: bool(true), retention_days: num(7) }),
+      ])
+      .default(() => ({ enabled: false, max_snapshots: 20, max_total_size_mb: 500, max_file_size_mb: 10, auto_prune: true, retention_days: 7 })),
     group_sessions_per_user: bool(true),
     thread_sessions_per_user: bool(false),
     unauthorized_dm_behavior: choice('pair', ['pair', 'ignore']),
@@ -450,6 +458,12 @@ export function hermesConfigSchema(z: Z) {
     dashboard: z.record(z.string(), z.unknown()).optional(),
     plugins: z.record(z.string(), z.unknown()).optional(),
     debug: z.record(z.string(), z.unknown()).optional(),
+    /** Shell hooks by event and `hooks.outbound` webhooks (src/plugins/load.ts, outbound-webhooks.ts). */
+    hooks: z.record(z.string(), z.unknown()).optional(),
+    /** The webhook platform's routes (src/gateway/platforms/webhook.ts). */
+    webhooks: z.record(z.string(), z.unknown()).optional(),
+    /** Mixture of agents (src/runtime/moa.ts). */
+    moa: z.record(z.string(), z.unknown()).optional(),
     fal: z.record(z.string(), z.unknown()).optional(),
     personalities: hermes(),
     context_file_max_chars: hermes(),

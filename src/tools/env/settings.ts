@@ -90,7 +90,7 @@ export function persistentShell(services: Pick<ToolServices, 'env' | 'config'>, 
   if (kind === 'local') {
     const local = services.env.TERMINAL_LOCAL_PERSISTENT?.trim();
     if (local) return parseBool(local, false);
-    return parseBool((services.config.terminal as Record<string, unknown> | undefined)?.local_persistent, false);
+    return parseBool(services.config.terminal?.local_persistent, false);
   }
   if (kind === 'ssh') {
     const ssh = services.env.TERMINAL_SSH_PERSISTENT?.trim();

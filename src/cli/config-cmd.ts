@@ -142,7 +142,7 @@ export function migrate(opts: { dryRun?: boolean }): void {
   const ctx = loadContext();
   const { loaded } = ctx;
   if (loaded.problems.length) throw new CliError(`${loaded.path} has problems; fix them first (\`hermes config check\` lists them).`);
-  const defaults = defaultConfig() as unknown as Record<string, unknown>;
+  const defaults: Record<string, unknown> = defaultConfig();
   // What the file itself says (the loader turns `model: "name"` into a mapping; the short form is kept).
   const raw = existsSync(loaded.path) ? (parse(readFileSync(loaded.path, 'utf8')) as unknown) : {};
   const missing = missingKeys(defaults, isPlain(raw) ? raw : {});

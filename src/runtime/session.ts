@@ -671,7 +671,7 @@ export class Session {
       }
     }
     const names = [...wanted].filter((n) => parentNames.has(n) && !spec.blockedTools.includes(n));
-    const d = (o.config.delegation ?? {}) as unknown as Record<string, string | undefined>;
+    const d: Partial<typeof o.config.delegation> = o.config.delegation ?? {};
     const override = !!(d.model || d.provider || d.base_url);
     const explicit: ExplicitChoices = { ...o.explicit, toolsets: undefined, maxTurns: spec.maxIterations, yolo: this.services.yolo };
     if (override) Object.assign(explicit, { provider: d.provider || undefined, model: d.model || undefined, baseUrl: d.base_url || undefined, apiKey: d.api_key || undefined });

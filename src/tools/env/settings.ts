@@ -44,7 +44,7 @@ export class TerminalSettings {
 
   constructor(services: Pick<ToolServices, 'env' | 'config'>) {
     this.env = services.env;
-    this.cfg = (services.config.terminal ?? {}) as Record<string, unknown>;
+    this.cfg = services.config.terminal ?? {};
   }
 
   raw(key: string): unknown {

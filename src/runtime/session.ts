@@ -115,7 +115,7 @@ export class Session {
       toolProgress: (['off', 'new', 'all', 'verbose'].includes(d.tool_progress) ? d.tool_progress : 'all') as SessionPrefs['toolProgress'],
       showReasoning: d.show_reasoning !== false,
       busyInputMode: (['interrupt', 'queue', 'steer'].includes(d.busy_input_mode) ? d.busy_input_mode : 'interrupt') as SessionPrefs['busyInputMode'],
-      ...displayPrefs(d as Record<string, unknown>, o.config.agent as Record<string, unknown>),
+      ...displayPrefs(d, o.config.agent),
     };
     this.history = o.history ? [...o.history] : [];
     this.broker = new RequestBroker((e) => this.dispatch(e), {

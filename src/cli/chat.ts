@@ -161,7 +161,7 @@ export function createCliSession(
   if (!explicit.toolsets && Array.isArray(cliToolsets) && cliToolsets.length) {
     const list = cliToolsets.map(String);
     // MCP servers stay on unless the list says `no_mcp` (the picker only lists built-in toolsets).
-    const servers = Object.keys((ctx.loaded.config.mcp_servers ?? {}) as Record<string, unknown>);
+    const servers = Object.keys(ctx.loaded.config.mcp_servers ?? {});
     explicit.toolsets = list.includes('no_mcp') ? list.filter((t) => t !== 'no_mcp') : [...list, ...servers.map((n) => `mcp-${n}`).filter((t) => !list.includes(t))];
   }
   if (opts.reasoning !== undefined) {

@@ -142,12 +142,12 @@ export function migrate(opts: { dryRun?: boolean }): void {
   const ctx = loadContext();
   const { loaded } = ctx;
   if (loaded.problems.length) throw new CliError(`${loaded.path} has problems; fix them first (\`hermes config check\` lists them).`);
-  const defaults = defaultConfig() as unknown as Record<string, unknown>;
+  const defaults: Record<string, unknown> = defaultConfig();
   // What the file itself says (the loader turns `model: "name"` into a mapping; the short form is kept).
   const raw = existsSync(loaded.path) ? (parse(readFileSync(loaded.path, 'utf8')) as unknown) : {};
   const missing = missingKeys(defaults, isPlain(raw) ? raw : {});
   const want = Number(defaults._config_version);
-  const have = Number((loaded.user as Record<string, unknown>)?._config_version ?? 0);
+  const have = Number(loaded.user?._config_version ?? 0);
   const entries: [string, unknown][] = missing.map((k) => [k, getKey(defaults, k)]);
   if (have < want) entries.push(['_config_version', want]);
   if (!entries.length) {

@@ -19,7 +19,7 @@ export const NOUS_NOTICE = [
 ].join('\n');
 
 export function diagnosticsBase(ctx: CliContext): string {
-  const cfg = ((ctx.loaded.config as Record<string, unknown>).debug ?? {}) as { diagnostics_base_url?: string };
+  const cfg = (ctx.loaded.config.debug ?? {}) as { diagnostics_base_url?: string };
   return (ctx.env.HERMES_DIAGNOSTICS_BASE_URL || cfg.diagnostics_base_url || DEFAULT_BASE).replace(/\/+$/, '');
 }
 

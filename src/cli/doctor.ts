@@ -278,7 +278,7 @@ export const terminalCheck: DoctorCheck = {
     }
     if (backend === 'ssh') {
       const { sshConfigFrom } = await import('../tools/env/ssh.ts');
-      const c = sshConfigFrom(env, config.terminal as unknown as Record<string, unknown>, home);
+      const c = sshConfigFrom(env, config.terminal, home);
       if ('error' in c) return { status: 'fail', detail: c.error, fix: 'set terminal.ssh_host (and ssh_user, ssh_key) in config.yaml' };
       const target = c.user ? `${c.user}@${c.host}` : c.host;
       const args = ['-o', 'BatchMode=yes', '-o', `ConnectTimeout=${Math.max(1, Math.round(timeoutMs / 1000))}`, '-o', 'StrictHostKeyChecking=accept-new', '-o', `UserKnownHostsFile=${join(home, 'ssh', 'known_hosts')} ~/.ssh/known_hosts`, '-p', String(c.port ?? 22)];

@@ -106,7 +106,7 @@ export async function add(o: { provider?: string; model?: string; baseUrl?: stri
       return;
     }
   }
-  const named = obj(cli.loaded.config.providers) ? (cli.loaded.config.providers as Record<string, unknown>) : {};
+  const named = obj(cli.loaded.config.providers) ? cli.loaded.config.providers : {};
   const spec = findProvider(provider);
   const namedKey = Object.keys(named).find((k) => k.toLowerCase() === provider.toLowerCase().replace(/^custom:/, ''));
   if (!spec && !namedKey) throw new CliError(`Unknown provider '${provider}': use a provider id (openrouter, anthropic, nous, …) or one configured under providers: in config.yaml.`, 2);

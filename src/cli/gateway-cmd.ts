@@ -93,13 +93,13 @@ export async function gatewayStatus(opts: { json?: boolean }): Promise<void> {
   const st = readGatewayStatus(ctx.home);
   const unit = installedServiceFile(spec(ctx.home, ctx.env, ctx.loaded.config as never));
   if (json) {
-    const configured = enabledPlatforms(ctx.loaded.config as unknown as Record<string, unknown>, ctx.env);
+    const configured = enabledPlatforms(ctx.loaded.config, ctx.env);
     out(JSON.stringify({ ...st, configured, service: unit ? { kind: unit.kind, name: unit.name, path: unit.path } : null }, null, 2));
     return;
   }
   if (!st.running) out('Gateway: not running');
   else out(`Gateway: running (pid ${st.pid}, since ${st.startedAt})`);
-  const config = ctx.loaded.config as unknown as Record<string, unknown>;
+  const config: Record<string, unknown> = ctx.loaded.config;
   const configured = enabledPlatforms(config, ctx.env);
   const names = [...new Set([...configured, ...Object.keys(st.platforms)])];
   if (!names.length) out('Platforms: none configured (`hermes gateway setup`)');

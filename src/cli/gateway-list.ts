@@ -26,7 +26,7 @@ function row(name: string, current: string): Row {
   let configured: string[] = [];
   try {
     const env: NodeJS.ProcessEnv = { ...process.env, ...Object.fromEntries(readEnvFile(join(home, '.env'))), HERMES_HOME: home };
-    configured = enabledPlatforms(loadConfig(home, env).config as unknown as Record<string, unknown>, env);
+    configured = enabledPlatforms(loadConfig(home, env).config, env);
   } catch (e) {
     r.error = (e as Error).message.split('\n')[0];
   }

@@ -10,7 +10,7 @@ export async function runFromCli(name: string, actionArgs: unknown[]): Promise<v
     warn: (l) => process.stderr.write(l + '\n'),
     env: ctx.env,
     home: ctx.home,
-    kanbanConfig: ((ctx.loaded.config as { kanban?: Record<string, unknown> }).kanban ?? {}) as Record<string, unknown>,
+    kanbanConfig: ctx.loaded.config.kanban ?? {},
     follow: true,
   }, actionArgs);
   if (code) process.exitCode = code;

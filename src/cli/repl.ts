@@ -28,7 +28,7 @@ export async function runRepl(opts: ChatOptions): Promise<void> {
   const term = new Terminal({ input: process.stdin, output: process.stdout });
 
   // display.skin / display.indicator_style: an unknown or broken skin falls back to the default, with a note.
-  const display = (chat.ctx.loaded.config.display ?? {}) as { skin?: unknown; indicator_style?: unknown };
+  const display = chat.ctx.loaded.config.display ?? {};
   let skin: Skin | undefined;
   let skinNote: string | undefined;
   try {

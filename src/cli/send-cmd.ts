@@ -45,7 +45,7 @@ async function body(message: string | undefined, file: string | undefined): Prom
 
 function listTargets(filter: string | undefined, json: boolean): void {
   const ctx = loadContext();
-  const config = ctx.loaded.config as unknown as Record<string, unknown>;
+  const config: Record<string, unknown> = ctx.loaded.config;
   const platforms: Record<string, { configured: boolean; home: string | null; chats: { target: string; name?: string }[] }> = {};
   for (const d of listPlatforms('chat')) {
     if (!platformEnabled(d.name, config, ctx.env)) continue;

@@ -180,7 +180,7 @@ export async function publish(ref: string, opts: { to?: string; repo?: string })
   if (scan.verdict === 'dangerous') throw new CliError('A skill the guard finds dangerous cannot be published. Fix the findings above first.');
   const token = ctx.env.GITHUB_TOKEN || ctx.env.GH_TOKEN;
   if (!token) throw new CliError('Publishing needs a GitHub token: set GITHUB_TOKEN in HERMES_HOME/.env (a token that may fork and open pull requests).', 2);
-  const hub = ((ctx.loaded.config.skills as Record<string, unknown> | undefined)?.hub ?? {}) as { github_api?: string };
+  const hub = ctx.loaded.config.skills?.hub ?? {};
   out(`Publishing ${name} to ${opts.repo}…`);
   try {
     const url = await (await import('../state/skills-publish.ts')).publishToGithub({ dir, name, repo: opts.repo, token, api: hub.github_api, say: out });
@@ -206,7 +206,7 @@ function saveDisabled(ctx: CliContext, platform: string | undefined, names: Set<
 }
 
 function disabledFor(ctx: CliContext, platform: string | undefined): Set<string> {
-  const sk = (ctx.loaded.config.skills ?? {}) as { disabled?: unknown; platform_disabled?: Record<string, unknown> };
+  const sk = ctx.loaded.config.skills ?? {};
   const raw = platform ? sk.platform_disabled?.[platform] : sk.disabled;
   return new Set(Array.isArray(raw) ? raw.map(String) : []);
 }

@@ -12,11 +12,12 @@ import { redactUrl, type Param } from '../state/store/postgres/pool.ts';
 import { PgSessionStore } from '../state/store/postgres/sessions.ts';
 import { loadContext } from './context.ts';
 import { CliError } from './errors.ts';
+import { configSetting } from '../state/config-env.ts';
 
 export async function stateMigrate(opts: { to?: string; url?: string }): Promise<void> {
   if ((opts.to ?? '').toLowerCase() !== 'postgres') throw new CliError('Only `--to postgres` is supported: hermes state migrate --to postgres [--url postgres://…].', 2);
   const ctx = loadContext({ strict: true });
-  const url = String(opts.url || ctx.env.HERMES_DATABASE_URL || ctx.loaded.config.state?.url || '').trim();
+  const url = String(opts.url || configSetting(ctx.loaded.config, 'state.url', ctx.env) || '').trim();
   if (!/^postgres(ql)?:\/\//i.test(url)) throw new CliError('Name the database: --url postgres://user@host:5432/db (or HERMES_DATABASE_URL, or state.url in config.yaml).', 2);
   const file = paths.stateDb(ctx.home);
   const { copyBoardToPg, localBoardFiles } = await import('../kanban/pg/copy.ts');

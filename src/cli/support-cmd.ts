@@ -45,7 +45,7 @@ export async function debugShare(opts: { lines?: string; expire?: string; local?
     await nous.shareToNous(ctx, { lines, redact: opts.redact !== false }, out);
     return;
   }
-  const debugCfg = ((ctx.loaded.config as Record<string, unknown>).debug ?? {}) as { paste_url?: string };
+  const debugCfg = (ctx.loaded.config.debug ?? {}) as { paste_url?: string };
   const pasteUrl = debugCfg.paste_url || 'https://paste.rs';
   if (!opts.yes) {
     const file = join(paths.logs(ctx.home), 'debug-report-preview.txt');

@@ -49,7 +49,7 @@ function expand(name: string, seen = new Set<string>()): string[] {
 
 /** The configurable toolsets a platform has on now (config.yaml, else its default). */
 export function enabledToolsets(config: HermesConfig, platform: string): Set<string> {
-  const pt = (config.platform_toolsets ?? {}) as Record<string, unknown>;
+  const pt: Record<string, unknown> = config.platform_toolsets ?? {};
   const raw = Array.isArray(pt[platform]) ? (pt[platform] as unknown[]).map(String) : platform === 'cli' && config.toolsets?.length ? config.toolsets : [defaultToolset(platform)];
   const on = new Set(raw.flatMap((n) => (n === 'all' || n === '*' ? HERMES_CORE_TOOLSETS : expand(n))));
   for (const d of config.agent.disabled_toolsets ?? []) on.delete(d);
@@ -58,7 +58,7 @@ export function enabledToolsets(config: HermesConfig, platform: string): Set<str
 
 /** Writes the platform's toolsets: the chosen configurable ones, plus entries the picker does not manage. */
 export function saveToolsets(home: string, config: HermesConfig, platform: string, enabled: Set<string>): string[] {
-  const pt = (config.platform_toolsets ?? {}) as Record<string, unknown>;
+  const pt: Record<string, unknown> = config.platform_toolsets ?? {};
   const existing = Array.isArray(pt[platform]) ? (pt[platform] as unknown[]).map(String) : [];
   const keep = existing.filter((e) => !CONFIGURABLE.includes(e) && !PLATFORM_TOOLSETS[e] && e !== 'no_mcp');
   const list = [...[...enabled].filter((t) => CONFIGURABLE.includes(t)).sort(), ...keep];
@@ -74,7 +74,7 @@ function checkPlatform(p: string): string {
 
 export function summary(): void {
   const ctx = loadContext();
-  const pt = (ctx.loaded.config.platform_toolsets ?? {}) as Record<string, unknown>;
+  const pt = ctx.loaded.config.platform_toolsets ?? {};
   const platforms = [...new Set([...PLATFORMS, ...Object.keys(pt)])];
   for (const p of platforms) {
     const on = [...enabledToolsets(ctx.loaded.config, p)].sort();

@@ -24,7 +24,7 @@ export function handoffCommand(): CommandDef {
       const gateway = ctx.hooks.gatewayPorts;
       if (!gateway) return { output: '/handoff is not available here: it runs in `hermes chat`.' };
       const [{ isSessionStore }, ho] = await Promise.all([import('../state/store/index.ts'), import('../state/handoff.ts')]);
-      const problem = await gateway.handoffProblem(platform, o.config as unknown as Record<string, unknown>, o.env);
+      const problem = await gateway.handoffProblem(platform, o.config, o.env);
       if (problem) return { output: problem };
       const store = o.store;
       if (!isSessionStore(store)) return { output: '/handoff needs the session store (state.db or PostgreSQL); this session is not saved.' };

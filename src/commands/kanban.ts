@@ -17,7 +17,7 @@ export function kanbanCommand(): CommandDef {
       const output = await runSlash(args, {
         env: s.env,
         home: s.home,
-        kanbanConfig: ((s.config as { kanban?: Record<string, unknown> }).kanban ?? {}) as Record<string, unknown>,
+        kanbanConfig: s.config.kanban ?? {},
         origin: ctx.surface === 'gateway' ? s.origin : undefined,
       });
       return { output };

@@ -64,7 +64,7 @@ export function idleLimitSeconds(env: NodeJS.ProcessEnv): number {
 
 /** Pre-run script timeout in seconds: HERMES_CRON_SCRIPT_TIMEOUT, cron.script_timeout_seconds, 120. */
 export function scriptTimeoutSeconds(env: NodeJS.ProcessEnv, config: HermesConfig): number {
-  for (const v of [env.HERMES_CRON_SCRIPT_TIMEOUT, (config.cron as { script_timeout_seconds?: unknown } | undefined)?.script_timeout_seconds]) {
+  for (const v of [env.HERMES_CRON_SCRIPT_TIMEOUT, config.cron?.script_timeout_seconds]) {
     const n = Number(v);
     if (v !== undefined && v !== '' && Number.isFinite(n) && n > 0) return n;
   }

@@ -47,7 +47,7 @@ export function fromDeliveryOrigin(o: DeliveryOrigin | undefined | null): CronOr
 
 /** HERMES_CRON_MAX_PARALLEL, else cron.max_parallel, else 4. */
 export function maxParallel(env: NodeJS.ProcessEnv, config: HermesConfig): number {
-  for (const v of [env.HERMES_CRON_MAX_PARALLEL, (config.cron as { max_parallel?: unknown } | undefined)?.max_parallel]) {
+  for (const v of [env.HERMES_CRON_MAX_PARALLEL, config.cron?.max_parallel]) {
     const n = Number(v);
     if (v !== undefined && v !== '' && Number.isInteger(n) && n > 0) return n;
   }
@@ -56,7 +56,7 @@ export function maxParallel(env: NodeJS.ProcessEnv, config: HermesConfig): numbe
 
 /** The delivered text: Hermes's header/footer unless `cron.wrap_response: false`. */
 export function wrapResponse(job: CronJob, body: string, config: HermesConfig): string {
-  if ((config.cron as { wrap_response?: unknown } | undefined)?.wrap_response === false) return body;
+  if (config.cron?.wrap_response === false) return body;
   return `Cronjob Response: ${job.name}\n-------------\n\n${body}\n\nNote: this came from a scheduled job; the agent that wrote it will not see replies to this message.`;
 }
 

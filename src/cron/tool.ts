@@ -19,7 +19,7 @@ function storeFor(ctx: ToolContext): CronStore {
 /** Toolsets a job may name: what the session could resolve (built-in, composite, custom, `mcp-…`). */
 function checkToolsets(names: string[] | undefined, ctx: ToolContext): string[] | undefined {
   if (!names?.length) return names;
-  const mcp = Object.keys((ctx.config.mcp_servers ?? {}) as Record<string, unknown>);
+  const mcp = Object.keys(ctx.config.mcp_servers ?? {});
   const own = names.filter((n) => !n.startsWith('mcp-') && !mcp.includes(n));
   try {
     resolveToolsetNames(own, [], builtinRegistry().toolsets(), ctx.config.custom_toolsets ?? {});

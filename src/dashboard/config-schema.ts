@@ -1,9 +1,10 @@
-// The Config tab's form schema, generated from Hermes's DEFAULT_CONFIG (src/state/defaults.ts):
-// every leaf setting with its type and default, the sections it groups into, choices where a
-// setting has a fixed set of values, and which settings are secrets (shown masked, write-only).
+// The Config tab's form fields, from the one config schema (src/state/config-zod.ts, through its
+// precomputed JSON Schema): every setting with a default, its type and default, the section it
+// groups into, its choices (an enum's values, or the usual values the schema names), and which
+// settings are secrets (shown masked, write-only). The server sends them; the web app renders them.
 import { PROVIDERS } from '../llm/catalog.ts';
 import { isSecretKey } from '../state/config.ts';
-import { defaultConfig } from '../state/defaults.ts';
+import { configLeaves, type JsonSchema } from '../state/config-schema.ts';
 
 export type FieldType = 'boolean' | 'number' | 'string' | 'list' | 'object';
 
@@ -20,67 +21,40 @@ export interface ConfigField {
   readOnly?: boolean;
 }
 
-const CHOICES: Record<string, string[]> = {
-  'model.provider': ['auto', ...PROVIDERS.map((p) => p.id)],
-  'model.api_mode': ['', 'chat_completions', 'anthropic_messages', 'codex_responses'],
-  'model.tool_call_parser': ['auto', 'none', 'hermes', 'llama3', 'pythonic', 'mistral', 'deepseek', 'json'],
-  'agent.reasoning_effort': ['', 'none', 'minimal', 'low', 'medium', 'high', 'xhigh'],
-  'agent.tool_use_enforcement': ['auto', 'on', 'off'],
-  'terminal.backend': ['local', 'docker', 'ssh', 'modal', 'daytona', 'singularity'],
-  'terminal.sandbox.mode': ['workspace-write', 'read-only', 'off'],
-  'terminal.sandbox.network': ['on', 'off'],
-  'display.tool_progress': ['off', 'new', 'all', 'verbose'],
-  'display.busy_input_mode': ['interrupt', 'queue', 'steer'],
-  'display.final_response_markdown': ['render', 'strip', 'raw'],
-  'display.memory_notifications': ['on', 'off'],
-  'approvals.mode': ['manual', 'smart', 'off'],
-  'approvals.cron_mode': ['deny', 'approve'],
-  'approvals.single_query_mode': ['deny', 'approve'],
-  'approvals.unattended_mode': ['deny', 'approve'],
-  'prompt_caching.cache_ttl': ['5m', '1h'],
-  'session_reset.mode': ['both', 'idle', 'daily', 'none'],
-  'unauthorized_dm_behavior': ['pair', 'ignore'],
-  'logging.level': ['DEBUG', 'INFO', 'WARNING', 'ERROR'],
-};
-
-/** Settings that are null by default but hold numbers. */
-const NULLABLE_NUMBERS = new Set(['model.context_length', 'agent.max_turns', 'kanban.max_in_progress']);
-
 const isPlain = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
-export function configSchema(): ConfigField[] {
-  const out: ConfigField[] = [];
-  const walk = (obj: Record<string, unknown>, prefix: string[], section: string) => {
-    for (const [k, v] of Object.entries(obj)) {
-      if (k.startsWith('_')) continue;
-      const path = [...prefix, k];
-      const key = path.join('.');
-      const sec = prefix.length ? section : isPlain(v) && Object.keys(v).length ? k : 'general';
-      if (isPlain(v) && Object.keys(v).length && prefix.length < 3) {
-        walk(v, path, sec);
-        continue;
-      }
-      let type: FieldType;
-      if (NULLABLE_NUMBERS.has(key)) type = 'number';
-      else if (typeof v === 'boolean') type = 'boolean';
-      else if (typeof v === 'number') type = 'number';
-      else if (typeof v === 'string') type = 'string';
-      else if (Array.isArray(v)) type = 'list';
-      else type = 'object';
-      out.push({
-        key,
-        section: sec,
-        type,
-        default: v,
-        ...(NULLABLE_NUMBERS.has(key) ? { nullable: true } : {}),
-        ...(CHOICES[key] ? { options: CHOICES[key] } : {}),
-        ...(isSecretKey(key) || /(^|\.)(api_key|password|secret|token)$/.test(key) ? { secret: true } : {}),
-        ...(type === 'object' || (type === 'list' && Array.isArray(v) && v.some(isPlain)) ? { readOnly: true } : {}),
-      });
-    }
+function choices(s: JsonSchema, real: JsonSchema[]): string[] | undefined {
+  if (s.optionsFrom === 'providers') return ['auto', ...PROVIDERS.map((p) => p.id)];
+  if (s.options) return s.options;
+  if (real.length === 1 && real[0].enum) return real[0].enum.map(String);
+  return undefined;
+}
+
+function fieldOf(key: string, s: JsonSchema): ConfigField {
+  const branches = s.anyOf ?? [s];
+  const real = branches.filter((b) => b.type !== 'null');
+  const nullable = real.length < branches.length;
+  const options = choices(s, real);
+  const t = real[0]?.type;
+  const type: FieldType = options ? 'string' : t === 'number' || t === 'boolean' || t === 'string' ? t : t === 'array' ? 'list' : 'object';
+  const v = s.default;
+  return {
+    key,
+    section: key.includes('.') ? key.split('.')[0] : 'general',
+    type,
+    default: v,
+    ...(nullable ? { nullable: true } : {}),
+    ...(options ? { options } : {}),
+    ...(isSecretKey(key) || /(^|\.)(api_key|password|secret|token)$/.test(key) ? { secret: true } : {}),
+    ...(type === 'object' || (type === 'list' && (real[0]?.items?.type === 'object' || (Array.isArray(v) && v.some(isPlain)))) ? { readOnly: true } : {}),
   };
-  walk(defaultConfig() as unknown as Record<string, unknown>, [], 'general');
-  return out;
+}
+
+/** The settings the form offers: every one with a default (keys Python Hermes reads and we only accept are left to config.yaml). */
+export function configSchema(): ConfigField[] {
+  return configLeaves()
+    .filter((l) => !l.hermesOnly && l.schema.default !== undefined)
+    .map((l) => fieldOf(l.key, l.schema));
 }
 
 export class FieldError extends Error {}

@@ -73,7 +73,7 @@ export function createContext(o: { home: string; version: string; baseEnv: NodeJ
 
 function safeConfig(home: string, env: NodeJS.ProcessEnv): { config: Record<string, unknown> } {
   try {
-    return loadConfig(home, env) as unknown as { config: Record<string, unknown> };
+    return loadConfig(home, env);
   } catch {
     return { config: {} };
   }

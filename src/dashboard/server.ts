@@ -76,7 +76,7 @@ export interface RunningDashboard {
 export async function startDashboard(o: DashboardOptions): Promise<RunningDashboard> {
   const fileEnv = { ...o.env };
   for (const [k, v] of readEnvFile(paths.env(o.home))) fileEnv[k] = v;
-  const config = loadConfig(o.home, fileEnv).config as unknown as Record<string, unknown>;
+  const config: Record<string, unknown> = loadConfig(o.home, fileEnv).config;
   const dashCfg = (config.dashboard ?? {}) as Record<string, unknown>;
   const login: PasswordLogin | null = passwordLogin(config, fileEnv);
   const fixedToken = fileEnv.HERMES_DASHBOARD_SESSION_TOKEN || (typeof dashCfg.token === 'string' ? dashCfg.token : '');

@@ -64,7 +64,7 @@ class Typing {
 export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessage[]): Promise<void> {
   const src = batch[batch.length - 1].source;
   const adapter = lane.adapter;
-  const config = r.config as unknown as Record<string, unknown>;
+  const config: Record<string, unknown> = r.config;
   const finishAll = () => {
     for (const m of batch) if (!m.meta?.notice) r.dedupe.finish(m.source.platform, m.source.chatId, m.messageId);
   };
@@ -234,7 +234,7 @@ async function deliverReply(
  * on platforms that have them, an audio file elsewhere. A failure is logged; the text reply stands.
  */
 async function voiceReply(r: GatewayRunner, adapter: PlatformAdapter, src: SessionSource, text: string, voiceIn: boolean, meta?: Record<string, unknown>): Promise<void> {
-  const vc = { home: r.home, env: r.env, config: r.config as unknown as Record<string, unknown> };
+  const vc = { home: r.home, env: r.env, config: r.config };
   if (!adapter.sendMedia || !(await voiceReplyWanted(vc, src.platform, src.chatId, voiceIn))) return;
   const spoken = text.replace(/^\s*MEDIA:.*$/gm, '').trim();
   if (!spoken) return;

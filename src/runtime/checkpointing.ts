@@ -15,7 +15,7 @@ export interface CheckpointConfig {
 }
 
 export function checkpointConfig(config: HermesConfig): CheckpointConfig {
-  const c = (config as { checkpoints?: CheckpointConfig | boolean }).checkpoints;
+  const c = config.checkpoints;
   if (typeof c === 'boolean') return { enabled: c };
   return c && typeof c === 'object' ? c : {};
 }

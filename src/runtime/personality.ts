@@ -27,9 +27,8 @@ export const NO_PERSONALITY = ['none', 'default', 'neutral', 'off'];
 type Entry = string | { system_prompt?: unknown; tone?: unknown; style?: unknown; description?: unknown };
 
 function customEntries(config: HermesConfig): Record<string, Entry> {
-  const c = config as unknown as { personalities?: unknown; agent?: { personalities?: unknown } };
-  const out: Record<string, Entry> = {};
-  for (const src of [c.personalities, c.agent?.personalities]) {
+    const out: Record<string, Entry> = {};
+  for (const src of [config.personalities, config.agent?.personalities]) {
     if (src && typeof src === 'object' && !Array.isArray(src)) Object.assign(out, src as Record<string, Entry>);
   }
   return out;
@@ -69,7 +68,7 @@ export function findPersonality(config: HermesConfig, name: string): Personality
 
 /** The active personality's name ('' for none). */
 export function activePersonality(config: HermesConfig): string {
-  const p = (config.display as { personality?: unknown } | undefined)?.personality;
+  const p: unknown = config.display?.personality;
   const name = typeof p === 'string' ? p.trim().toLowerCase() : '';
   return NO_PERSONALITY.includes(name) ? '' : name;
 }

@@ -37,7 +37,7 @@ export function resolveInputFrom(config: HermesConfig, env: NodeJS.ProcessEnv, e
     suppressedSources: auth.suppressedSources,
     activeProvider: auth.activeProvider,
     poolHooks: auth.poolHooks,
-    poolStrategies: (config as { credential_pool_strategies?: Record<string, string> }).credential_pool_strategies,
+    poolStrategies: config.credential_pool_strategies,
   };
 }
 

@@ -37,6 +37,7 @@ import { sessionPlugins, type SessionPlugins } from './session-plugins.ts';
 import { pluginErrorClassifier } from '../plugins/error-classification.ts';
 import { clientForSession, createClientFor, resolveInputFrom } from './session-client.ts';
 import type { ExplicitChoices, SessionOptions, SessionPrefs, SessionTotals } from './session-types.ts';
+import { configSetting } from '../state/config-env.ts';
 
 export type { ExplicitChoices, SessionOptions, SessionPrefs, SessionStore, SessionTotals } from './session-types.ts';
 export { createClientFor, resolveInputFrom } from './session-client.ts';
@@ -117,7 +118,7 @@ export class Session {
       toolProgress: (['off', 'new', 'all', 'verbose'].includes(d.tool_progress) ? d.tool_progress : 'all') as SessionPrefs['toolProgress'],
       showReasoning: d.show_reasoning !== false,
       busyInputMode: (['interrupt', 'queue', 'steer'].includes(d.busy_input_mode) ? d.busy_input_mode : 'interrupt') as SessionPrefs['busyInputMode'],
-      ...displayPrefs(d as Record<string, unknown>, o.config.agent as Record<string, unknown>),
+      ...displayPrefs(d, o.config.agent),
     };
     this.history = o.history ? [...o.history] : [];
     this.broker = new RequestBroker((e) => this.dispatch(e), {
@@ -223,7 +224,7 @@ export class Session {
       identity,
       systemMessage: systemMessageFor(o.config),
       now: new Date(o.now?.() ?? Date.now()),
-      timezone: o.config.timezone || o.env.HERMES_TIMEZONE || undefined,
+      timezone: (configSetting(o.config, 'timezone', o.env) as string) || undefined,
       localZoneName: o.env.TZ || undefined,
       platform: o.platform,
       model: this.llm.active.model,
@@ -673,7 +674,7 @@ export class Session {
       }
     }
     const names = [...wanted].filter((n) => parentNames.has(n) && !spec.blockedTools.includes(n));
-    const d = (o.config.delegation ?? {}) as unknown as Record<string, string | undefined>;
+    const d: Partial<typeof o.config.delegation> = o.config.delegation ?? {};
     const override = !!(d.model || d.provider || d.base_url);
     const explicit: ExplicitChoices = { ...o.explicit, toolsets: undefined, maxTurns: spec.maxIterations, yolo: this.services.yolo };
     if (override) Object.assign(explicit, { provider: d.provider || undefined, model: d.model || undefined, baseUrl: d.base_url || undefined, apiKey: d.api_key || undefined });

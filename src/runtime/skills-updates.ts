@@ -14,7 +14,7 @@ import { discoverSkills, hubDir, readBundledManifest, readHubLock, unchangedSinc
 
 /** The registries, with config overrides (`skills.hub.index_url`, `skills.hub.github_api`, `skills.hub.default_taps`). */
 export function hubFor(ctx: { home: string; loaded: { config: HermesConfig } }, allowPrivateUrls: boolean): SkillsHub {
-  const hubCfg = ((ctx.loaded.config.skills as Record<string, unknown>)?.hub ?? {}) as { index_url?: string; github_api?: string; default_taps?: boolean };
+  const hubCfg = ctx.loaded.config.skills?.hub ?? {};
   return new SkillsHub({
     home: ctx.home,
     allowPrivateUrls,

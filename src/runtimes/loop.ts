@@ -18,6 +18,7 @@ import type { AgentTool, TurnResult } from '../agent/types.ts';
 import { configuredOutputCap, defaultOutputCap, estimateCostUsd, type LlmClient } from '../llm/index.ts';
 import { addUsage, type Message } from '../llm/types.ts';
 import type { RunnerOptions, TurnContext, TurnRunner } from './types.ts';
+import { configSetting } from '../state/config-env.ts';
 
 const capTo = (n: number | undefined, max: number | undefined): number | undefined => (n !== undefined && max !== undefined ? Math.min(n, max) : n);
 
@@ -58,9 +59,9 @@ export class LoopRunner implements TurnRunner {
   async run(user: Message, ctx: TurnContext): Promise<TurnResult> {
     const h = this.host;
     const o = h.options;
-    const maxTurns = o.explicit?.maxTurns !== undefined ? o.explicit.maxTurns : parseMaxTurns(o.env.HERMES_MAX_ITERATIONS ?? o.config.agent.max_turns, 90);
+    const maxTurns = o.explicit?.maxTurns !== undefined ? o.explicit.maxTurns : parseMaxTurns(configSetting(o.config, 'agent.max_turns', o.env), 90);
     const local = h.state.localRequest();
-    const prefillMessages = loadPrefill(o.env.HERMES_PREFILL_MESSAGES_FILE || o.config.prefill_messages_file, o.cwd);
+    const prefillMessages = loadPrefill(String(configSetting(o.config, 'prefill_messages_file', o.env) ?? ''), o.cwd);
     const ephemeral = o.env.HERMES_EPHEMERAL_SYSTEM_PROMPT;
     const context = [ctx.recall, ctx.hookContext].filter(Boolean).join('\n\n');
     // The features, in the order they run at each point (src/agent/hooks.ts).

@@ -8,7 +8,7 @@ export const CODEX_PROVIDERS = ['openai', 'openai-codex'];
 
 /** The configured runtime: `codex_app_server`, or `auto` (Hermes's loop) for anything else. */
 export function configuredRuntime(config: HermesConfig): 'auto' | 'codex_app_server' {
-  const v = String((config.model as { openai_runtime?: unknown }).openai_runtime ?? '')
+  const v = String(config.model.openai_runtime ?? '')
     .trim()
     .toLowerCase();
   return v === 'codex_app_server' ? 'codex_app_server' : 'auto';

@@ -1,84 +1,180 @@
-// What config.yaml may hold: the keys of DEFAULT_CONFIG (defaults.ts) plus the ones Python Hermes
-// reads that this version does not act on (so a Hermes user's file checks clean), and which values
-// name providers. `hermes config check` reports a key outside it with the nearest real one, and a
-// provider that does not exist. Plain data and a walk: nothing heavy loads for it.
-import { defaultConfig } from './defaults.ts';
+// What config.yaml may hold, read from the JSON Schema of the one config schema (src/state/config-zod.ts,
+// precomputed into config-generated.ts, so nothing heavy loads): the types `loadConfig` checks (one
+// problem per wrong value), the keys `hermes config check` knows (a key outside them is reported
+// with the nearest real one), the settings as a flat list (the dashboard's form, the docs' key
+// list, shell completion), and which values name providers.
+import { CONFIG_JSON_SCHEMA } from './config-generated.ts';
 
-/** A section: its known keys (a nested section, or null for a value), or 'open' for keys of your own. */
-type Shape = { [key: string]: Shape | null } | 'open';
-
-/** Keys Python Hermes reads beyond DEFAULT_CONFIG here, by section ('' = top level). */
-const HERMES_KEYS: Record<string, string[]> = {
-  '': [
-    'custom_providers', 'context_file_max_chars', 'max_concurrent_sessions', 'database', 'privacy', 'browser', 'tts', 'stt',
-    'voice', 'human_delay', 'context', 'kanban', 'checkpoints', 'provider_routing', 'openrouter', 'platforms', 'gateway',
-    'slack', 'discord', 'telegram', 'whatsapp', 'matrix', 'mattermost', 'signal', 'email', 'sms', 'onboarding', 'plugins',
-    'secrets', 'dashboard', 'honcho', 'acp', 'curator', 'goals', 'skin', 'network', 'updates', 'fallback_model',
-  ],
-  model: ['openai_runtime', 'name', 'model', 'api_base', 'default_headers', 'extra_body', 'max_tokens', 'temperature', 'local', 'server', 'num_ctx', 'lean', 'lean_below'],
-  agent: [
-    'budget_warning_ratio', 'run_budget_seconds', 'empty_response_guard', 'service_tier', 'fast_auto_seconds', 'execution_guidance',
-    'intent_ack_continuation', 'stall_guards', 'task_completion_guidance', 'parallel_tool_call_guidance', 'environment_probe',
-    'reasoning_overrides', 'reasoning_echo', 'image_input_mode', 'gateway_timeout_warning', 'gateway_notify_interval',
-    'restart_drain_timeout', 'cron_drain_timeout', 'restart_after_turn_timeout', 'turn_liveness', 'local_stream_stale_timeout',
-    'personalities', 'max_tokens', 'verbose', 'max_verify_nudges', 'verify_guidance',
-  ],
-  terminal: [
-    'singularity_image', 'modal_image', 'daytona_image', 'modal_mode', 'shell_init_files', 'auto_source_bashrc', 'home_mode',
-    'oneshot_completion_wait_seconds', 'lifetime_seconds', 'temp_dir', 'docker_env', 'docker_mount_cwd_to_workspace',
-    'docker_extra_args', 'docker_run_as_host_user', 'docker_snap_compat', 'docker_persist_across_processes',
-    'docker_shared_container_key', 'docker_orphan_reaper', 'sandbox_dir', 'vercel_runtime', 'degraded_mode',
-  ],
-  compression: ['threshold_tokens', 'tail_mode', 'abort_on_summary_failure', 'in_place', 'model_thresholds', 'context_timeout_seconds', 'idle_compact_after_seconds'],
-  display: [
-    'tool_progress_command', 'busy_ack_enabled', 'resume_display', 'inline_diffs', 'file_mutation_verifier', 'background_process_notifications',
-    'language', 'interface', 'runtime_footer', 'status_bar', 'timestamps', 'platforms', 'tool_progress_overrides', 'bell_on_complete',
-  ],
-  memory: ['write_approval'],
-  skills: ['template_vars', 'inline_shell', 'guard_agent_created', 'write_approval', 'create_dir', 'disabled'],
-  delegation: ['api_mode', 'orchestrator_enabled', 'child_timeout_seconds', 'inherit_mcp_toolsets', 'fallback_providers', 'reasoning_effort'],
-  approvals: ['mcp_reload_confirm', 'destructive_slash_confirm'],
-  security: ['website_blocklist', 'tirith_enabled', 'tirith_path', 'tirith_timeout', 'tirith_fail_open'],
-  web: ['search_backend', 'extract_backend', 'cache_ttl_minutes', 'keyless_fallback'],
-  cron: ['wrap_response', 'catch_up_missed'],
-  code_execution: ['mode', 'kernel_idle_timeout', 'max_session_kernels'],
-  tool_loop_guardrails: ['non_interactive_hard_stop_enabled', 'loop_caps'],
-  session_reset: ['notify'],
-  logging: ['file', 'format'],
-  tts: ['pre_synthesis'],
-};
-
-/** Sections whose keys are yours to name (servers, endpoints, tasks, commands…). */
-const OPEN = new Set(['auxiliary', 'agent.personalities', 'agent.reasoning_overrides', 'display.platforms', 'compression.model_thresholds']);
+/** The subset of JSON Schema zod's toJSONSchema writes for the config, plus our `meta` keys. */
+export interface JsonSchema {
+  type?: 'string' | 'number' | 'boolean' | 'object' | 'array' | 'null';
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: JsonSchema | boolean;
+  propertyNames?: JsonSchema;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  enum?: unknown[];
+  const?: unknown;
+  pattern?: string;
+  exclusiveMinimum?: number;
+  default?: unknown;
+  description?: string;
+  /** The usual values of a free string (the dashboard's choices). */
+  options?: string[];
+  /** Choices computed at run time: `providers` = the provider catalog. */
+  optionsFrom?: string;
+  /** The line a wrong value gets (instead of one derived from the type). */
+  message?: string;
+}
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function shapeOf(value: unknown, path: string): Shape | null {
-  if (OPEN.has(path)) return 'open';
-  if (!isObj(value)) return null;
-  const keys = Object.keys(value);
-  if (!keys.length) return 'open'; // `providers: {}`, `mcp_servers: {}`, `skills.config: {}`…
-  const out: { [key: string]: Shape | null } = {};
-  for (const k of keys) out[k] = shapeOf(value[k], path ? `${path}.${k}` : k);
+export const CONFIG_SCHEMA = CONFIG_JSON_SCHEMA as JsonSchema;
+
+/** A key Python Hermes reads that this version accepts with any value (`{}`: no type, no keys). */
+export const isAnything = (s: JsonSchema): boolean => !s.type && !s.anyOf && !s.enum && !('const' in s) && !s.properties;
+
+/** Keys of your own below this node (servers, endpoints, tasks…), each checked against the returned schema. */
+function extraKeys(s: JsonSchema): JsonSchema | null {
+  if (isAnything(s)) return {};
+  if (s.additionalProperties === undefined || s.additionalProperties === false) return s.properties ? null : {};
+  return s.additionalProperties === true ? {} : s.additionalProperties;
+}
+
+/** The object branch of a node (a section that may also be null, or an optional one). */
+function objectBranch(s: JsonSchema): JsonSchema | undefined {
+  if (s.type === 'object') return s;
+  return s.anyOf?.find((b) => b.type === 'object');
+}
+
+/** The schema of a dotted key's value, or undefined when the key is not a setting. */
+export function schemaAt(keys: (string | number)[], root: JsonSchema = CONFIG_SCHEMA): JsonSchema | undefined {
+  let cur: JsonSchema | undefined = root;
+  for (const k of keys) {
+    if (!cur) return undefined;
+    if (typeof k === 'number') {
+      cur = cur.items;
+      continue;
+    }
+    const o = objectBranch(cur);
+    if (!o) return isAnything(cur) ? {} : undefined;
+    cur = o.properties?.[k] ?? extraKeys(o) ?? undefined;
+  }
+  return cur;
+}
+
+function typeName(s: JsonSchema): string {
+  if (s.message) return s.message;
+  if (s.enum) return `must be one of: ${s.enum.map((v) => (v === '' ? '""' : String(v))).join(', ')}`;
+  if (s.anyOf) {
+    const real = s.anyOf.filter((b) => b.type !== 'null');
+    if (real.length === 1) return typeName(real[0]);
+    return `must be ${real.map((b) => typeName(b).replace(/^must be /, '')).join(' or ')}`;
+  }
+  switch (s.type) {
+    case 'number':
+      return 'must be a number';
+    case 'string':
+      return 'must be a string';
+    case 'boolean':
+      return 'must be true or false';
+    case 'array':
+      return s.items?.type === 'string' ? 'must be a list of strings' : 'must be a list';
+    case 'object':
+      return 'must be a mapping';
+    default:
+      return 'is not valid';
+  }
+}
+
+/** Whether a value fits a schema (the subset zod writes for the config). */
+function fits(v: unknown, s: JsonSchema): boolean {
+  if (s.anyOf) return s.anyOf.some((b) => fits(v, b));
+  if ('const' in s && v !== s.const) return false;
+  if (s.enum && !s.enum.includes(v)) return false;
+  switch (s.type) {
+    case 'null':
+      return v === null;
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v) && (s.exclusiveMinimum === undefined || v > s.exclusiveMinimum);
+    case 'string':
+      return typeof v === 'string' && (!s.pattern || new RegExp(s.pattern).test(v));
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'array':
+      return Array.isArray(v) && (!s.items || v.every((x) => fits(x, s.items!)));
+    case 'object':
+      return isObj(v) && (s.required ?? []).every((k) => v[k] !== undefined);
+    default:
+      return true;
+  }
+}
+
+export interface TypeProblem {
+  key: string;
+  keys: (string | number)[];
+  message: string;
+}
+
+const dotted = (keys: (string | number)[]) => keys.map((k, i) => (typeof k === 'number' ? `[${k}]` : i ? `.${k}` : k)).join('');
+
+/**
+ * The values of config.yaml that do not have their setting's type, one problem each (the deepest
+ * place that is wrong: a section's wrong key, not the whole section). Unknown keys are not
+ * problems here (`unknownKeys` reports them for `hermes config check`).
+ */
+export function typeProblems(user: Obj, root: JsonSchema = CONFIG_SCHEMA): TypeProblem[] {
+  const out: TypeProblem[] = [];
+  const check = (v: unknown, s: JsonSchema, keys: (string | number)[]) => {
+    if (v === undefined || isAnything(s)) return;
+    const o = objectBranch(s);
+    if (o && isObj(v) && (o.properties || o.additionalProperties)) {
+      const missing = (o.required ?? []).filter((k) => v[k] === undefined || v[k] === '');
+      if (missing.length) {
+        out.push({ key: dotted(keys), keys, message: o.message ?? `needs ${missing.map((k) => `\`${k}\``).join(' and ')}` });
+        return;
+      }
+      for (const [k, x] of Object.entries(v)) {
+        const sub = o.properties?.[k] ?? extraKeys(o);
+        if (sub) check(x, sub, [...keys, k]);
+      }
+      return;
+    }
+    const arr = s.type === 'array' ? s : s.anyOf?.find((b) => b.type === 'array');
+    if (arr?.items && Array.isArray(v) && objectBranch(arr.items)) {
+      v.forEach((x, i) => check(x, arr.items!, [...keys, i]));
+      return;
+    }
+    if (!fits(v, s)) out.push({ key: dotted(keys), keys, message: o && !isObj(v) && !s.anyOf ? (o.message ?? typeName(o)) : typeName(s) });
+  };
+  check(user, root, []);
   return out;
 }
 
-let cached: Shape | null = null;
+/** One setting: a leaf of the schema (sections are walked into; maps of your own names are one leaf). */
+export interface ConfigLeaf {
+  key: string;
+  schema: JsonSchema;
+  /** A key Python Hermes reads that this version accepts without acting on it. */
+  hermesOnly: boolean;
+}
 
-/** The known keys: DEFAULT_CONFIG's, plus Python Hermes's (whose sections take any keys below them). */
-export function configShape(): Shape {
-  if (cached) return cached;
-  const shape = shapeOf(defaultConfig(), '') as { [key: string]: Shape | null };
-  for (const [section, keys] of Object.entries(HERMES_KEYS)) {
-    const target = section ? shape[section] : shape;
-    if (!target || target === 'open') continue;
-    for (const k of keys) if (!(k in target)) target[k] = 'open';
-  }
-  // Hermes TS's own sections (docs/budgets.md).
-  shape.budgets ??= { session_usd: null, daily_usd: null, job_usd: null, session_tokens: null, daily_tokens: null, action: null };
-  cached = shape;
-  return shape;
+/** Every setting, in the schema's order, as dotted keys. */
+export function configLeaves(root: JsonSchema = CONFIG_SCHEMA): ConfigLeaf[] {
+  const out: ConfigLeaf[] = [];
+  const walk = (s: JsonSchema, prefix: string) => {
+    for (const [k, sub] of Object.entries(s.properties ?? {})) {
+      const key = prefix ? `${prefix}.${k}` : k;
+      if (k.startsWith('_')) continue;
+      const o = objectBranch(sub);
+      if (o?.properties && Object.keys(o.properties).length) walk(o, key);
+      else out.push({ key, schema: sub, hermesOnly: isAnything(sub) });
+    }
+  };
+  walk(root, '');
+  return out;
 }
 
 export interface UnknownKey {
@@ -90,22 +186,23 @@ export interface UnknownKey {
 }
 
 /** Keys in a config that nothing reads, each with the closest real keys beside it. */
-export function unknownKeys(user: Obj, nearest: (typed: string, known: string[]) => string[]): UnknownKey[] {
+export function unknownKeys(user: Obj, nearest: (typed: string, known: string[]) => string[], root: JsonSchema = CONFIG_SCHEMA): UnknownKey[] {
   const out: UnknownKey[] = [];
-  const walk = (value: Obj, shape: Shape, path: string[]) => {
-    if (shape === 'open') return;
+  const walk = (value: Obj, s: JsonSchema, path: string[]) => {
+    const o = objectBranch(s);
+    if (!o) return;
+    const extra = extraKeys(o);
     for (const [k, v] of Object.entries(value)) {
-      const sub = shape[k];
-      if (sub === undefined) {
-        const siblings = Object.keys(shape);
-        const near = nearest(k, siblings).map((n) => [...path, n].join('.'));
+      const sub = o.properties?.[k] ?? extra;
+      if (!sub) {
+        const near = nearest(k, Object.keys(o.properties ?? {})).map((n) => [...path, n].join('.'));
         out.push({ key: [...path, k].join('.'), keys: [...path, k], near });
         continue;
       }
-      if (sub && isObj(v)) walk(v, sub, [...path, k]);
+      if (isObj(v)) walk(v, sub, [...path, k]);
     }
   };
-  walk(user, configShape(), []);
+  walk(user, root, []);
   return out;
 }
 
@@ -114,7 +211,7 @@ export function providerRefs(user: Obj): { key: string; keys: (string | number)[
   const out: { key: string; keys: (string | number)[]; value: string; allowMain: boolean }[] = [];
   const add = (keys: (string | number)[], v: unknown, allowMain = false) => {
     if (typeof v !== 'string' || !v.trim()) return;
-    out.push({ key: keys.map((k, i) => (typeof k === 'number' ? `[${k}]` : i ? `.${k}` : k)).join(''), keys, value: v.trim(), allowMain });
+    out.push({ key: dotted(keys), keys, value: v.trim(), allowMain });
   };
   if (isObj(user.model)) add(['model', 'provider'], user.model.provider);
   if (Array.isArray(user.fallback_providers)) user.fallback_providers.forEach((f, i) => isObj(f) && add(['fallback_providers', i, 'provider'], f.provider));

@@ -2,6 +2,7 @@
 import { LOCALES, normalizeLocale, t } from '../i18n/index.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
+import { typeProblems } from './config-schema.ts';
 import { defaultConfig, type HermesConfig } from './defaults.ts';
 import { writeFileAtomic } from './fsutil.ts';
 import { paths } from './paths.ts';
@@ -129,60 +130,6 @@ function normalize(user: Obj): Obj {
   return out;
 }
 
-type Check = (v: unknown) => string | null;
-const num: Check = (v) => (typeof v === 'number' && Number.isFinite(v) ? null : 'must be a number');
-const numOrNull: Check = (v) => (v === null || v === undefined ? null : num(v));
-const str: Check = (v) => (typeof v === 'string' ? null : 'must be a string');
-const bool: Check = (v) => (typeof v === 'boolean' ? null : 'must be true or false');
-const strList: Check = (v) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? null : 'must be a list of strings');
-const oneOf =
-  (...allowed: string[]): Check =>
-  (v) =>
-    typeof v === 'string' && allowed.includes(v) ? null : `must be one of: ${allowed.join(', ')}`;
-const maxTurns: Check = (v) =>
-  v === null || (typeof v === 'number' && v > 0) || (typeof v === 'string' && ['none', 'unlimited'].includes(v))
-    ? null
-    : 'must be a positive number (or null for unlimited)';
-
-/** Type checks for the keys the core reads. Unknown keys are allowed (plugins, newer Hermes). */
-const CHECKS: Record<string, Check> = {
-  'model.default': str,
-  'model.provider': str,
-  'model.base_url': str,
-  'model.api_key': str,
-  'model.api_mode': (v) => (v === '' ? null : oneOf('chat_completions', 'anthropic_messages', 'codex_responses', 'openai', 'responses', 'anthropic')(v)),
-  'model.context_length': numOrNull,
-  'model.tool_call_parser': str,
-  toolsets: strList,
-  'agent.max_turns': maxTurns,
-  'agent.api_max_retries': num,
-  'agent.max_verify_nudges': num,
-  'agent.disabled_toolsets': strList,
-  command_allowlist: strList,
-  'terminal.timeout': num,
-  // A built-in backend, or the name a plugin registers (checked when the terminal starts).
-  'terminal.backend': (v) =>
-    typeof v === 'string' && /^[a-z0-9][a-z0-9_.-]{0,63}$/i.test(v) ? null : 'must be one of: local, ssh, docker, singularity, modal, daytona, vercel_sandbox (or a plugin backend name)',
-  // The OS sandbox under local commands (docs/sandbox.md).
-  'terminal.sandbox.mode': oneOf('workspace-write', 'read-only', 'off'),
-  'terminal.sandbox.network': (v) => (v === true || v === false || v === 'on' || v === 'off' ? null : 'must be on or off'),
-  'terminal.sandbox.extra_writable': strList,
-  'compression.threshold': num,
-  'compression.enabled': bool,
-  'prompt_caching.cache_ttl': oneOf('5m', '1h', 'auto'),
-  'display.tool_progress': oneOf('off', 'new', 'all', 'verbose'),
-  'display.busy_input_mode': oneOf('interrupt', 'queue', 'steer'),
-  'display.show_reasoning': bool,
-  'display.language': (v) => (normalizeLocale(v) ? null : `must be one of: ${LOCALES.join(', ')} (or a name such as french, japanese)`),
-  'approvals.mode': (v) => (v === false ? null : oneOf('manual', 'smart', 'off')(v)),
-  'approvals.deny': strList,
-  'approvals.smart_policy': str,
-  'approvals.denial_breaker_threshold': num,
-  'security.website_blocklist.enabled': bool,
-  'security.website_blocklist.domains': strList,
-  'security.website_blocklist.shared_files': strList,
-};
-
 function getPath(obj: unknown, keys: string[]): unknown {
   let cur = obj;
   for (const k of keys) {
@@ -198,29 +145,17 @@ function lineOf(doc: Document | undefined, lines: LineCounter | undefined, keys:
   return node?.range ? lines.linePos(node.range[0]).line : undefined;
 }
 
+/**
+ * The values config.yaml holds that do not have their setting's type (the config schema,
+ * src/state/config-zod.ts, through its precomputed JSON Schema: no zod loads), one problem each.
+ * Unknown keys are allowed here (plugins, newer Hermes); `hermes config check` reports them.
+ */
 function validate(user: Obj, doc?: Document, lines?: LineCounter): ConfigProblem[] {
-  const problems: ConfigProblem[] = [];
-  for (const [key, check] of Object.entries(CHECKS)) {
-    const keys = key.split('.');
-    const v = getPath(user, keys);
-    if (v === undefined) continue;
-    const msg = check(v);
-    if (msg) problems.push({ key, message: msg, line: lineOf(doc, lines, keys) });
-  }
-  if (user.model !== undefined && !isObj(user.model)) problems.push({ key: 'model', message: 'must be a model name or a mapping' });
-  if (user.providers !== undefined && !isObj(user.providers)) problems.push({ key: 'providers', message: 'must be a mapping of provider names' });
-  if (user.fallback_providers !== undefined) {
-    if (!Array.isArray(user.fallback_providers)) problems.push({ key: 'fallback_providers', message: 'must be a list' });
-    else
-      user.fallback_providers.forEach((fp, i) => {
-        if (!isObj(fp) || typeof fp.provider !== 'string' || !fp.provider || typeof fp.model !== 'string' || !fp.model)
-          problems.push({
-            key: `fallback_providers[${i}]`,
-            message: 'needs both `provider` and `model`',
-            line: lineOf(doc, lines, ['fallback_providers', i]),
-          });
-      });
-  }
+  const problems: ConfigProblem[] = typeProblems(user).map((p) => ({ key: p.key, message: p.message, line: lineOf(doc, lines, p.keys) }));
+  // What JSON Schema cannot say: the language names normalizeLocale knows.
+  const language = getPath(user, ['display', 'language']);
+  if (language !== undefined && !normalizeLocale(language))
+    problems.push({ key: 'display.language', message: `must be one of: ${LOCALES.join(', ')} (or a name such as french, japanese)`, line: lineOf(doc, lines, ['display', 'language']) });
   return problems;
 }
 

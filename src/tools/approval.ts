@@ -28,8 +28,8 @@ function unattendedKey(ctx: ToolContext): string {
 
 /** What to do when nobody can answer: approvals.cron_mode / single_query_mode / unattended_mode. */
 export function unattendedPolicy(s: Pick<ToolSession, 'config' | 'platform' | 'depth'>): 'approve' | 'deny' {
-  const a = (s.config.approvals ?? {}) as Record<string, unknown>;
-  if ((s.depth ?? 0) > 0) return (s.config.delegation as Record<string, unknown>)?.subagent_auto_approve === true ? 'approve' : 'deny';
+  const a = s.config.approvals ?? {};
+  if ((s.depth ?? 0) > 0) return s.config.delegation?.subagent_auto_approve === true ? 'approve' : 'deny';
   const mode = s.platform === 'cron' ? a.cron_mode : s.platform === 'cli' ? a.single_query_mode : a.unattended_mode;
   return mode === 'approve' ? 'approve' : 'deny';
 }

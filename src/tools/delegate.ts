@@ -39,7 +39,7 @@ export function childSystemPrompt(goal: string, context: string | undefined, cwd
 }
 
 function limits(s: ToolSession) {
-  const d = (s.config.delegation ?? {}) as Record<string, unknown>;
+  const d: Partial<ToolSession['config']['delegation']> = s.config.delegation ?? {};
   const maxDepth = Math.min(Math.max(Number(d.max_spawn_depth) || 1, 1), 3);
   const maxConcurrent = Math.max(Number(s.env.DELEGATION_MAX_CONCURRENT_CHILDREN) || Number(d.max_concurrent_children) || 3, 1);
   const maxIterations = Math.max(Number(d.max_iterations) || 50, 1);

@@ -122,7 +122,7 @@ export class TuiController {
     this.style = o.theme.style;
     this.mouse = o.mouse;
     this.detailsOpen = this.session.prefs.toolProgress === 'verbose';
-    const mode = (this.session.options.config.display as Record<string, unknown>)?.final_response_markdown;
+    const mode = this.session.options.config.display?.final_response_markdown;
     this.newMd = mdFactory((mode === 'strip' || mode === 'raw' ? mode : 'render') as MarkdownMode, this.style, () => this.o.size().cols);
     this.composer = new Composer({
       registry: o.registry,
@@ -182,7 +182,7 @@ export class TuiController {
   }
 
   renderContext(): RenderContext {
-    const d = this.session.options.config.display as Record<string, unknown>;
+    const d = this.session.options.config.display;
     return { style: this.style, tick: this.tick, now: this.now(), inlineDiffs: d?.inline_diffs !== false };
   }
 

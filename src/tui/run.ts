@@ -29,7 +29,7 @@ export function tuiSettings(opts: { altScreen?: boolean }, display: Record<strin
 
 export async function runTui(chat: InteractiveChat, opts: ChatOptions): Promise<void> {
   const { session } = chat;
-  const display = chat.ctx.loaded.config.display as Record<string, unknown> | undefined;
+  const display = chat.ctx.loaded.config.display;
   const { fullscreen, mouse } = tuiSettings(opts, display);
   const theme = makeTheme(process.env, true);
   const s = theme.style;

@@ -78,4 +78,21 @@ describe('hermes config check', () => {
     const ok = await hermes(['config', 'set', 'agent.max_turns', '5'], { home });
     assert.equal(ok.code, 0, ok.stderr);
   });
+  it('reports each wrongly typed value in one line with its line number, and accepts what Hermes accepts', async () => {
+    const home = tempHome();
+    writeFileSync(
+      join(home, 'config.yaml'),
+      'terminal:\n  timeout: soon\n  backend: vercel_sandbox\ndisplay:\n  show_cost: maybe\ncheckpoints: true\napprovals:\n  mode: false\nfallback_providers:\n  - provider: openrouter\n',
+    );
+    const r = await hermes(['config', 'check'], { home });
+    assert.equal(r.code, 1, r.stdout);
+    const file = join(home, 'config.yaml');
+    const bad = r.stdout.split('\n').filter((l) => l.startsWith('✗'));
+    assert.deepEqual(bad, [
+      `✗ ${file} line 2: \`terminal.timeout\` must be a number.`,
+      `✗ ${file} line 5: \`display.show_cost\` must be true or false.`,
+      `✗ ${file} line 10: \`fallback_providers[0]\` needs both \`provider\` and \`model\`.`,
+    ]);
+    assert.equal(r.stderr, 'hermes: 3 problem(s) found.\n');
+  });
 });

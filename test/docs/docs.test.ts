@@ -9,6 +9,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Command, Option } from 'commander';
 import { buildProgram } from '../../src/cli/program.ts';
+import { CONFIG_SCHEMA, configLeaves, schemaAt } from '../../src/state/config-schema.ts';
 import { ROOT } from '../helpers/cli.ts';
 
 const FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
@@ -166,6 +167,28 @@ describe('the docs', () => {
       }
     }
     assert.deepEqual(missing, []);
+  });
+
+  it('list every config.yaml key the schema has (docs/config-keys.md), and name only real keys elsewhere', () => {
+    const md = readFileSync(join(ROOT, 'docs', 'config-keys.md'), 'utf8');
+    const listed = [...md.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]);
+    const accepted = [...(/^Keys Python Hermes reads[\s\S]*$/m.exec(md)?.[0] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+    const leaves = configLeaves();
+    assert.deepEqual(listed, leaves.filter((l) => !l.hermesOnly).map((l) => l.key), 'docs/config-keys.md lists the settings: run `node scripts/config-gen.mjs`');
+    assert.deepEqual(accepted, leaves.filter((l) => l.hermesOnly).map((l) => l.key));
+    // A dotted key in a code span under a section the schema closes (`agent.max_turns`) must be a setting.
+    const sections = new Set(Object.keys(CONFIG_SCHEMA.properties ?? {}));
+    const wrong: string[] = [];
+    for (const f of FILES) {
+      for (const snippet of codeSnippets(readFileSync(join(ROOT, f), 'utf8'))) {
+        for (const m of snippet.matchAll(/(?<![\w./-])([a-z_]+(?:\.[a-z_0-9]+)+)(?![\w/(-])/g)) {
+          const keys = m[1].split('.');
+          if (!sections.has(keys[0]) || /^(ya?ml|db|json|jsonl|md|ts|toml|env|txt|sh|py|js|mjs|log|lock|sock)$/.test(keys.at(-1)!)) continue;
+          if (!schemaAt(keys) && m[1] !== 'agent.max_turn' /* shown as a typo */) wrong.push(`${f}: ${m[1]}`);
+        }
+      }
+    }
+    assert.deepEqual([...new Set(wrong)], []);
   });
 
   it('give the EBADENGINE count npm really prints on Node 20', () => {

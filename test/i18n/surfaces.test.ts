@@ -71,7 +71,8 @@ describe('gateway command replies in French (display.language: fr)', () => {
     assert.match(r.stdout, /✗ .*config\.yaml ligne 5 : `compression\.threshold` doit être un nombre\./);
     const chat = await hermes(['chat', '-q', 'hi'], { home });
     assert.equal(chat.code, 1);
-    assert.match(chat.stderr, /ligne 5 : `compression\.threshold` doit être un nombre\. Corrigez-le avec `hermes config edit` \(1 autre\(s\) problème\(s\) : lancez `hermes config check`\)\./);
+    // The first problem in the file (problems come in the file's order).
+    assert.match(chat.stderr, /ligne 4 : `compression\.enabled` doit valoir true ou false\. Corrigez-le avec `hermes config edit` \(1 autre\(s\) problème\(s\) : lancez `hermes config check`\)\./);
     const en = await hermes(['config', 'check'], { home, env: { HERMES_LANGUAGE: 'en' } });
     assert.match(en.stdout, /✗ .*config\.yaml line 4: `compression\.enabled` must be true or false\./, 'English stays as it was');
   });

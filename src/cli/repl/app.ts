@@ -131,7 +131,7 @@ export class Repl {
   }
 
   private markdownMode(): MarkdownMode {
-    const m = (this.session.options.config.display as Record<string, unknown>)?.final_response_markdown;
+    const m = this.session.options.config.display?.final_response_markdown;
     return m === 'strip' || m === 'raw' ? m : 'render';
   }
 
@@ -538,7 +538,7 @@ export class Repl {
       if (result.length > 8) this.commit(s.dim(`    │ … ${result.length - 8} more line(s)`));
     }
     const diff = (e.display as { diff?: unknown } | undefined)?.diff;
-    const inline = (this.session.options.config.display as Record<string, unknown>)?.inline_diffs !== false;
+    const inline = this.session.options.config.display?.inline_diffs !== false;
     if (typeof diff === 'string' && diff && inline) this.commit(this.diffLines(diff));
   }
 

@@ -356,7 +356,7 @@ export class ChatDriver {
 export function turnNotes(session: Session, r: TurnResult, ms: number): { text: string; tone: Tone }[] {
   const out: { text: string; tone: Tone }[] = [];
   // display.show_cost, or /footer (display.runtime_footer) for this session.
-  if (((session.options.config.display as Record<string, unknown>)?.show_cost === true || session.prefs.footer) && r.apiCalls > 0) {
+  if ((session.options.config.display?.show_cost === true || session.prefs.footer) && r.apiCalls > 0) {
     const u = r.usage;
     out.push({ text: `${(ms / 1000).toFixed(1)}s · ${(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens).toLocaleString('en-US')} in · ${u.output_tokens.toLocaleString('en-US')} out · ${r.costUsd === null ? 'cost unknown' : formatUsd(r.costUsd)}`, tone: 'dim' });
   }

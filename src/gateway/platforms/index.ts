@@ -11,5 +11,5 @@ export type PlatformDeps = Record<string, unknown>;
 export async function createAdapter(name: string, runner: GatewayRunner, deps: PlatformDeps = {}): Promise<PlatformAdapter> {
   const def = getPlatform(name);
   if (!def) throw new Error(`unknown platform "${name}"`);
-  return def.create({ env: runner.env, config: runner.config as unknown as Record<string, unknown>, home: runner.home, log: (l) => runner.log(l), runner, deps: deps[name] });
+  return def.create({ env: runner.env, config: runner.config, home: runner.home, log: (l) => runner.log(l), runner, deps: deps[name] });
 }

@@ -17,7 +17,7 @@ const memories = (r: unknown): Mem[] => {
 };
 
 function create(e: ProviderEnv): ExternalMemoryProvider {
-  const block = ((e.config.memory as Record<string, unknown> | undefined)?.retaindb ?? {}) as Record<string, unknown>;
+  const block = e.config.memory?.retaindb ?? {};
   const apiKey = pick(e.env.RETAINDB_API_KEY);
   const base = (pick(e.env.RETAINDB_BASE_URL, block.base_url) ?? 'https://api.retaindb.com').replace(/\/+$/, '');
   const project = pick(e.env.RETAINDB_PROJECT, block.project) ?? 'default';

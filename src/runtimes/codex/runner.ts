@@ -71,7 +71,7 @@ export interface CodexSettings {
 }
 
 export function codexSettings(config: RunnerOptions['config']): CodexSettings {
-  const c = ((config as { codex?: Partial<CodexSettings> }).codex ?? {}) as Partial<CodexSettings>;
+  const c: Partial<CodexSettings> = config.codex ?? {};
   const t = Number(c.turn_timeout);
   return {
     path: typeof c.path === 'string' ? c.path : '',

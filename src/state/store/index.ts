@@ -5,6 +5,7 @@
 import { SessionDB } from '../db.ts';
 import { paths } from '../paths.ts';
 import type { SessionStoreApi, StoreBackend } from './types.ts';
+import { configSetting } from '../config-env.ts';
 
 export type { Awaitable, ListOptions, SessionStoreApi, StoreBackend, UsageRecord } from './types.ts';
 
@@ -22,7 +23,7 @@ export function storeChoice(config: { state?: { backend?: unknown; url?: unknown
   const backend = raw === 'postgresql' || raw === 'pg' ? 'postgres' : raw;
   if (backend !== 'sqlite' && backend !== 'postgres') throw new StoreConfigError(`state.backend is "${raw}"; it must be sqlite or postgres (hermes config set state.backend sqlite).`);
   if (backend === 'sqlite') return { backend };
-  const url = String(env.HERMES_DATABASE_URL || config?.state?.url || '').trim();
+  const url = String(configSetting(config, 'state.url', env) || '').trim();
   if (!url) throw new StoreConfigError('state.backend is postgres but no database is named: set state.url in config.yaml or HERMES_DATABASE_URL (postgres://user:password@host:5432/dbname).');
   if (!/^postgres(ql)?:\/\//i.test(url)) throw new StoreConfigError(`The state database URL must start with postgres:// or postgresql:// (got "${url.replace(/:[^:@/]*@/, ':***@')}").`);
   return { backend, url };

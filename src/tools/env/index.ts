@@ -35,7 +35,7 @@ export interface PluginTerminalBackend {
 export type { ExecutionBackend } from './types.ts';
 export type { FileOps, FileStat } from './files.ts';
 
-const SUPPORTED = ['local', 'ssh', 'docker', 'singularity', 'modal', 'daytona', 'vercel_sandbox'];
+export const SUPPORTED = ['local', 'ssh', 'docker', 'singularity', 'modal', 'daytona', 'vercel_sandbox'];
 
 export class BackendConfigError extends Error {}
 

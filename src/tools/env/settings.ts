@@ -51,7 +51,7 @@ export class TerminalSettings {
 
   constructor(services: Pick<ToolSession, 'env' | 'config'>) {
     this.env = services.env;
-    this.cfg = (services.config.terminal ?? {}) as Record<string, unknown>;
+    this.cfg = services.config.terminal ?? {};
   }
 
   raw(key: string): unknown {
@@ -97,7 +97,7 @@ export function persistentShell(services: Pick<ToolSession, 'env' | 'config'>, k
   if (kind === 'local') {
     const local = services.env.TERMINAL_LOCAL_PERSISTENT?.trim();
     if (local) return parseBool(local, false);
-    return parseBool((services.config.terminal as Record<string, unknown> | undefined)?.local_persistent, false);
+    return parseBool(services.config.terminal?.local_persistent, false);
   }
   if (kind === 'ssh') {
     const ssh = services.env.TERMINAL_SSH_PERSISTENT?.trim();

@@ -169,6 +169,29 @@ test('bundled skills are read in place: listed as bundled, never written, a home
   assert.deepEqual(list().map((s) => s.name).sort(), ['one', 'two']);
 });
 
+test('skill_manage on a bundled skill: a change makes a copy of the user\'s own, a failed one leaves none, delete hides it', () => {
+  const h = home();
+  const pkg = join(packageRoot(), 'skills', 'writing', 'commit-messages', 'SKILL.md');
+  const original = readFileSync(pkg, 'utf8');
+  const copy = join(h, 'skills', 'writing', 'commit-messages', 'SKILL.md');
+  const bad = manageSkill(h, { action: 'patch', name: 'commit-messages', old_string: 'no such text anywhere', new_string: 'x' });
+  assert.equal(bad.success, false);
+  assert.ok(!existsSync(copy), 'a failed patch leaves no copy behind');
+  const r = manageSkill(h, { action: 'patch', name: 'commit-messages', old_string: '## Pitfalls', new_string: '## Pitfalls\n- Mine: sign off every commit.' });
+  assert.equal(r.success, true, String(r.error));
+  assert.match(String(r.message), /now yours/);
+  assert.match(readFileSync(copy, 'utf8'), /Mine: sign off/);
+  assert.equal(readFileSync(pkg, 'utf8'), original, 'the package is never written');
+  const s = findSkill(discoverSkills(h), 'commit-messages')!;
+  assert.deepEqual([s.source, s.packaged, s.path], ['user', undefined, copy]);
+  // Deleting the bundled changelog-writing hides it; the package file stays.
+  const del = manageSkill(h, { action: 'delete', name: 'changelog-writing' });
+  assert.equal(del.success, true, String(del.error));
+  assert.equal(findSkill(discoverSkills(h), 'changelog-writing'), undefined);
+  assert.ok(existsSync(join(packageRoot(), 'skills', 'writing', 'changelog-writing', 'SKILL.md')));
+  assert.equal(readFileSync(join(h, 'skills', '.curator_suppressed'), 'utf8'), 'changelog-writing\n');
+});
+
 test('the skills shipped with Hermes load and pass the guard', () => {
   const h = home();
   const skills = discoverSkills(h).filter((s) => s.packaged);

@@ -265,7 +265,12 @@ export function skillApplies(s: Skill, env: SkillEnvironment): boolean {
   return true;
 }
 
-/** The skills block of the system prompt, grouped by category; undefined when there are none. */
+/**
+ * The skills block of the system prompt, grouped by category; undefined when there are none. The
+ * user's own, hub and external skills come with their descriptions; bundled skills (those that ship
+ * with Hermes, some 30) by name only, which keeps the prompt within its budget: their names say what
+ * they are for, and skills_list or skill_view gives the rest.
+ */
 export function buildSkillsIndex(skills: Skill[]): string | undefined {
   if (!skills.length) return undefined;
   const groups = new Map<string, Skill[]>();
@@ -275,8 +280,15 @@ export function buildSkillsIndex(skills: Skill[]): string | undefined {
   }
   const lines: string[] = [];
   for (const [cat, list] of [...groups.entries()].sort(([a], [b]) => byString(a, b))) {
+    const described = list.filter((s) => s.source !== 'bundled');
+    const named = list.filter((s) => s.source === 'bundled').map((s) => s.name);
+    if (!described.length) {
+      lines.push(`${cat}: ${named.join(', ')}`);
+      continue;
+    }
     lines.push(`${cat}:`);
-    for (const s of list) lines.push(`  - ${s.name}: ${s.description || '(no description)'}`);
+    for (const s of described) lines.push(`  - ${s.name}: ${s.description || '(no description)'}`);
+    if (named.length) lines.push(`  - ${named.join(', ')}`);
   }
   return [
     'Skills: before replying, scan this list; if one fits even partly, you must load it with skill_view(name) and follow it.',

@@ -6,7 +6,7 @@
 // no manifest entry (Python Hermes's sync would drop such an entry and then list the copy as the
 // user's own skill).
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { test } from 'node:test';
@@ -15,7 +15,7 @@ import { defaultConfig } from '../../src/state/defaults.ts';
 import { packageRoot } from '../../src/state/paths.ts';
 import { bundledSkills, bundledSkillsRoot } from '../../src/state/skills-bundled.ts';
 import { scanSkillDir } from '../../src/state/skills-hub.ts';
-import { parseFrontmatter } from '../../src/state/skills.ts';
+import { buildSkillsIndex, discoverSkills, parseFrontmatter } from '../../src/state/skills.ts';
 import { builtinRegistry } from '../../src/tools/builtin.ts';
 import type { ToolServices } from '../../src/tools/types.ts';
 import { hermes } from '../helpers/cli.ts';
@@ -141,4 +141,14 @@ test('the CLI lists bundled skills from the package and leaves the home without 
   for (const b of bundled) assert.ok(b.path.startsWith(ROOT), `${b.name}: ${b.path}`);
   assert.ok(!existsSync(join(home, 'skills', '.bundled_manifest')), 'no manifest entry Python Hermes would drop');
   assert.deepEqual(existsSync(join(home, 'skills')) ? readdirSync(join(home, 'skills')).filter((f) => !f.startsWith('.')) : [], [], 'no copies');
+});
+
+test('the prompt index names bundled skills without descriptions and describes the user\'s own', () => {
+  const home = mkdtempSync(join(tmpdir(), 'hermes-bundled-'));
+  mkdirSync(join(home, 'skills', 'writing', 'release-notes'), { recursive: true });
+  writeFileSync(join(home, 'skills', 'writing', 'release-notes', 'SKILL.md'), '---\nname: release-notes\ndescription: Write release notes my way\n---\n# Notes\n');
+  const index = buildSkillsIndex(discoverSkills(home))!;
+  assert.match(index, /^writing:\n {2}- release-notes: Write release notes my way\n {2}- changelog-writing, commit-messages$/m);
+  assert.match(index, /^data: csv-analysis, sqlite-queries$/m);
+  assert.doesNotMatch(index, /Explore and analyse CSV/, 'bundled descriptions stay out of the prompt');
 });

@@ -10,7 +10,8 @@ import { DEFAULT_MD_NAMES } from '../src/state/context-files.ts';
 import { SessionDB } from '../src/state/db.ts';
 import { defaultConfig } from '../src/state/defaults.ts';
 import { packageRoot } from '../src/state/paths.ts';
-import { bundledSkillHash, syncBundledSkills } from '../src/state/skills-bundled.ts';
+import { bundledSkillHash } from '../src/state/skills-bundled.ts';
+import { discoverSkills } from '../src/state/skills.ts';
 import { Watcher } from '../src/tools/process-notify.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import sessionSearch from '../src/tools/session-search.ts';
@@ -53,8 +54,8 @@ const bench: Bench = async () => {
       for (const cat of ['devops', 'hermes', 'productivity', 'software-development']) bundledSkillHash(join(bundled, cat));
     });
     rows.push({ name: 'bundled skills: MD5 of all shipped skills', value: hashMs, unit: 'ms', target: '≤ 50 ms', ok: hashMs <= 50 });
-    const syncMs = await timeIt(3, () => syncBundledSkills(mkdtempSync(join(root, 'home-')), bundled));
-    rows.push({ name: 'bundled skills: first sync into an empty home', value: syncMs, unit: 'ms', target: '≤ 200 ms', ok: syncMs <= 200 });
+    const listMs = await timeIt(3, () => discoverSkills(mkdtempSync(join(root, 'home-'))));
+    rows.push({ name: 'bundled skills: first listing in an empty home (read in place)', value: listMs, unit: 'ms', target: '≤ 200 ms', ok: listMs <= 200 });
 
     // session_search scroll in a 10k-message session.
     const home = join(root, 'h');

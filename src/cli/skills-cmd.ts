@@ -1,11 +1,9 @@
 // `hermes skills …`
 import { createInterface } from 'node:readline/promises';
-import { readHubLock, discoverSkills, findSkill, linkedFiles, syncBundledSkills, unchangedSinceInstall, type SkillProblem } from '../state/skills.ts';
+import { bundledSkillsRoot, readHubLock, discoverSkills, findSkill, linkedFiles, retireSeededCopies, unchangedSinceInstall, type SkillProblem } from '../state/skills.ts';
 import { auditSkills, describeFindings, installSkill, scanSkillDir, SkillInstallError, uninstallSkill } from '../state/skills-hub.ts';
-import { packageRoot } from '../state/paths.ts';
 import { appendEntry, captureFiles } from '../state/skill-ledger.ts';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
 
@@ -15,7 +13,7 @@ function setup(): { ctx: CliContext; ext: string[] } {
   const ctx = loadContext();
   const e = ctx.loaded.config.skills?.external_dirs;
   try {
-    syncBundledSkills(ctx.home, join(packageRoot(), 'skills'));
+    retireSeededCopies(ctx.home, bundledSkillsRoot());
   } catch {
     /* read-only: list what is there */
   }
@@ -104,7 +102,7 @@ export async function uninstall(name: string, opts: { yes?: boolean }): Promise<
     const before = captureFiles(ctx.home, findSkill(discoverSkills(ctx.home, ext), name)?.dir);
     const r = uninstallSkill(ctx.home, name, ext);
     appendEntry(ctx.home, { actor: 'user', action: 'uninstall', skill: name, before, after: [] }, ctx.loaded.config);
-    out(`Removed ${name} (${r.path}).`);
+    out(r.hidden ? `Hid the bundled skill ${name} in this home (\`hermes skills reset ${name}\` offers it again).` : `Removed ${name} (${r.path}).`);
   } catch (e) {
     if (e instanceof SkillInstallError) throw new CliError(e.message, 1);
     throw e;

@@ -5,11 +5,11 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { isAbsolute, join, resolve } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
 import { setConfigKey } from '../state/config.ts';
-import { expandHome, packageRoot } from '../state/paths.ts';
+import { expandHome } from '../state/paths.ts';
 import { bundledSkillHash, bundledSource, NO_BUNDLED_MARKER, readBundledManifest, writeBundledManifest } from '../state/skills-bundled.ts';
 import { describeFindings, scanSkillDir, SkillInstallError } from '../state/skills-hub.ts';
 import { addTap, readTaps } from '../state/skills-sources.ts';
-import { discoverSkills, disabledSkillNames, findSkill, parseFrontmatter, readHubLock, SKILL_FILE, syncBundledSkills } from '../state/skills.ts';
+import { bundledSkillsRoot, discoverSkills, disabledSkillNames, findSkill, parseFrontmatter, readHubLock, SKILL_FILE } from '../state/skills.ts';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
 import { PLATFORMS } from './tools-cmd.ts';
@@ -43,10 +43,10 @@ export async function optOut(opts: { remove?: boolean; yes?: boolean }): Promise
     await confirm(`Remove ${pristine.size} unmodified bundled skill(s) (${[...pristine.keys()].slice(0, 8).join(', ')}${pristine.size > 8 ? ', …' : ''})? Skills you changed stay. [y/N] `, `--remove deletes ${pristine.size} bundled skill(s): add --yes to confirm (nothing was changed).`);
   }
   const had = existsSync(marker);
-  writeFileSync(marker, 'Bundled skills are not seeded into this profile (hermes skills opt-out).\nDelete this file, or run `hermes skills opt-in`, to seed them again.\n', { mode: 0o644 });
-  out(had ? `Already opted out (${marker}).` : `Opted out of bundled skills: ${marker} written. Install and \`hermes update\` no longer seed them.`);
+  writeFileSync(marker, 'Bundled skills are not offered in this profile (hermes skills opt-out).\nDelete this file, or run `hermes skills opt-in`, to offer them again.\n', { mode: 0o644 });
+  out(had ? `Already opted out (${marker}).` : `Opted out of bundled skills: ${marker} written. The skills that ship with Hermes are no longer offered here (Python Hermes no longer seeds its own).`);
   if (!opts.remove) {
-    out('Bundled skills already here stay; `hermes skills opt-out --remove` deletes the ones you never changed.');
+    if (readBundledManifest(ctx.home).size) out('Bundled skills Python Hermes copied here stay; `hermes skills opt-out --remove` deletes the ones you never changed.');
     return;
   }
   const manifest = readBundledManifest(ctx.home);
@@ -56,7 +56,7 @@ export async function optOut(opts: { remove?: boolean; yes?: boolean }): Promise
   }
   writeBundledManifest(ctx.home, manifest);
   const kept = readBundledManifest(ctx.home).size;
-  out(`Removed ${pristine.size} unmodified bundled skill(s).${kept ? ` ${kept} you changed stay (see \`hermes skills list\`).` : ''}`);
+  out(`Removed ${pristine.size} unmodified bundled skill(s) copied into this home.${kept ? ` ${kept} you changed stay (see \`hermes skills list\`).` : ''}`);
 }
 
 export function optIn(opts: { sync?: boolean }): void {
@@ -64,13 +64,8 @@ export function optIn(opts: { sync?: boolean }): void {
   const markers = [join(ctx.home, NO_BUNDLED_MARKER), join(ctx.home, 'skills', NO_BUNDLED_MARKER)].filter((m) => existsSync(m));
   for (const m of markers) rmSync(m, { force: true });
   out(markers.length ? 'Opted back in to bundled skills.' : 'Bundled skills were not opted out.');
-  if (!opts.sync) {
-    out('They are seeded on the next `hermes update` (or now with `hermes skills opt-in --sync`).');
-    return;
-  }
-  rmSync(join(ctx.home, 'skills', '.bundled_sync'), { force: true });
-  const r = syncBundledSkills(ctx.home, join(packageRoot(), 'skills'));
-  out(`Seeded ${r.installed.length} new and updated ${r.updated.length} bundled skill(s)${r.userModified.length ? `; ${r.userModified.length} you changed were left alone` : ''}.`);
+  // Nothing to copy: the bundled skills are read in place from the package (--sync is accepted as Hermes takes it).
+  out(`They are read from ${bundledSkillsRoot()}${opts.sync ? ' (nothing to copy)' : ''}; \`hermes skills list\` shows them.`);
 }
 
 interface SnapshotSkill {

@@ -115,16 +115,15 @@ export async function update(name: string | undefined, opts: { force?: boolean }
 export async function reset(name: string, opts: { restore?: boolean; yes?: boolean }): Promise<void> {
   const ctx = loadContext();
   if (opts.restore && !opts.yes) {
-    if (!process.stdin.isTTY) throw new CliError(`--restore replaces your copy of ${name}: add --yes to confirm (nothing was changed).`, 2);
+    if (!process.stdin.isTTY) throw new CliError(`--restore archives your copy of ${name}: add --yes to confirm (nothing was changed).`, 2);
     const { createInterface } = await import('node:readline/promises');
     const rl = createInterface({ input: process.stdin, output: process.stderr });
-    const a = (await rl.question(`Replace your copy of ${name} with the bundled version? [y/N] `)).trim().toLowerCase();
+    const a = (await rl.question(`Move your copy of ${name} to skills/.archive and use the bundled version? [y/N] `)).trim().toLowerCase();
     rl.close();
     if (a !== 'y' && a !== 'yes') throw new CliError('Cancelled.', 1);
   }
   try {
-    const r = resetBundledSkill(ctx.home, join(packageRoot(), 'skills'), name, !!opts.restore);
-    out(r.restored ? `Restored the bundled ${name} (${r.path}); updates apply to it again.` : `${name} is tracked again: your current copy is the baseline, so the next update replaces it.`);
+    out(resetBundledSkill(ctx.home, join(packageRoot(), 'skills'), name, !!opts.restore).note);
   } catch (e) {
     throw new CliError((e as Error).message);
   }

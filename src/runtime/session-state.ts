@@ -31,7 +31,7 @@ import { MemoryStore } from '../state/memory.ts';
 import { BuiltinMemoryProvider, MemoryManager } from '../state/memory-provider.ts';
 import { packageRoot, paths } from '../state/paths.ts';
 import { behaviourGuidance, environmentLines, profileLine } from './prompt-guidance.ts';
-import { buildSkillsIndex, disabledSkillNames, discoverSkills, skillApplies, syncBundledSkills, type Skill } from '../state/skills.ts';
+import { buildSkillsIndex, disabledSkillNames, discoverSkills, skillApplies, retireSeededCopies, type Skill } from '../state/skills.ts';
 
 /** What SessionState needs from the Session that owns it. */
 export interface StateHost {
@@ -189,9 +189,9 @@ export class SessionState {
     if (!BUNDLED_SYNCED.has(o.home) && o.seedBundledSkills !== false) {
       BUNDLED_SYNCED.add(o.home);
       try {
-        syncBundledSkills(o.home, join(packageRoot(), 'skills'));
+        retireSeededCopies(o.home, join(packageRoot(), 'skills'));
       } catch {
-        /* a read-only home or package: run without seeding */
+        /* a read-only home: the old copies stay (the home's copy of a skill takes precedence) */
       }
     }
     this.compressor = new ContextCompressor({ settings: this.compressionSettings(), summarize: (req) => this.summarize(req) });

@@ -84,7 +84,7 @@ export interface SessionOptions {
   backgroundTasks?: boolean;
   /** The context window to compress against (default: model table / provider / model.context_length). */
   contextLength?: number;
-  /** Copy the package's bundled skills into HERMES_HOME/skills (default true). */
+  /** Take back the bundled-skill copies earlier versions seeded into HERMES_HOME/skills (default true; bundled skills are read in place). */
   seedBundledSkills?: boolean;
   /** Subagent depth (0 = top level). */
   depth?: number;

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from './fsutil.ts';
-import { readBundledManifest } from './skills-bundled.ts';
+import { bundledSkills, bundledSkillsRoot, readBundledManifest } from './skills-bundled.ts';
 import { discoverSkills, readHubLock } from './skills.ts';
 
 export type SkillState = 'active' | 'stale' | 'archived';
@@ -64,9 +64,9 @@ function saveUsage(home: string, data: Record<string, UsageRecord>): void {
   writeFileAtomic(usageFile(home), JSON.stringify(out, null, 2), 0o644);
 }
 
-/** Names maintained upstream: seeded bundled skills and hub installs. */
+/** Names maintained upstream: the package's bundled skills, those Python Hermes seeded, and hub installs. */
 function upstreamNames(home: string): Set<string> {
-  return new Set([...readBundledManifest(home).keys(), ...Object.keys(readHubLock(home).installed)]);
+  return new Set([...bundledSkills(bundledSkillsRoot()).map((s) => s.name), ...readBundledManifest(home).keys(), ...Object.keys(readHubLock(home).installed)]);
 }
 
 export function isAgentCreated(home: string, name: string): boolean {

@@ -1,18 +1,18 @@
-// Bundled skills: copied from the package's skills/ into HERMES_HOME/skills, never over user edits.
-// HERMES_HOME/skills/.bundled_manifest records, per skill name, the MD5 of the copy that was seeded
-// ("name:hash" lines, sorted), computed exactly as Python Hermes computes it, so both programs agree
-// on which skills are untouched and which the user edited. Manifests this project wrote before (16
-// hex characters of a SHA-256 over its own layout) are migrated to Hermes's hash on the next sync.
+// Bundled skills: the package's skills/ folder is read in place (see retireSeededCopies for why they are
+// not copied into a home as Python Hermes copies its own). HERMES_HOME/skills/.bundled_manifest is
+// Python Hermes's record of the skills *it* seeded ("name:hash" lines, sorted; the MD5 computed here
+// exactly as Hermes computes it): this reads it so Hermes's seeded copies show as bundled, and keeps
+// its entries as they are.
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { byString, writeFileAtomic } from './fsutil.ts';
 import { packageRoot } from './paths.ts';
 
 const MANIFEST = '.bundled_manifest';
 const SKILL_FILE = 'SKILL.md';
-/** Bumped when the sync itself changes (a new manifest format): forces one full sync on old homes. */
-const SYNC_VERSION = 'v2';
+/** Bumped when what retireSeededCopies does changes: forces one full pass on old homes. */
+const SYNC_VERSION = 'v3';
 
 const RUNTIME_CACHE_DIRS = new Set(['__pycache__']);
 const RUNTIME_CACHE_SUFFIXES = ['.pyc', '.pyo'];
@@ -120,15 +120,6 @@ export function writeBundledManifest(home: string, manifest: Map<string, string>
   writeFileAtomic(join(root, MANIFEST), lines.join(''), 0o644);
 }
 
-export interface BundledSyncResult {
-  installed: string[];
-  updated: string[];
-  /** Edited by the user since seeding: left alone. */
-  userModified: string[];
-  /** Old-format manifest entries rewritten with Hermes's hash. */
-  migrated?: string[];
-}
-
 /** A signature of a bundled-skills tree (paths, sizes, mtimes): changes when the package's skills do. */
 export function bundledSkillsSignature(dir: string): string {
   const h = createHash('sha256');
@@ -161,93 +152,134 @@ export function bundledOptedOut(home: string): boolean {
   return existsSync(join(home, NO_BUNDLED_MARKER)) || existsSync(join(home, 'skills', NO_BUNDLED_MARKER));
 }
 
+/** The package's own skills folder, read in place (never copied into a home). */
+export function bundledSkillsRoot(): string {
+  return join(packageRoot(), 'skills');
+}
+
+/** Every skill below a bundled root: its name (frontmatter, else folder), folder, and path below the root. */
+export function bundledSkills(bundledRoot: string): { name: string; dir: string; rel: string }[] {
+  const out: { name: string; dir: string; rel: string }[] = [];
+  const walk = (dir: string, rel: string[]) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (!e.isDirectory() || e.name.startsWith('.')) continue;
+      const d = join(dir, e.name);
+      if (existsSync(join(d, SKILL_FILE))) out.push({ name: skillName(d, e.name), dir: d, rel: [...rel, e.name].join('/') });
+      else if (rel.length < 3) walk(d, [...rel, e.name]);
+    }
+  };
+  walk(bundledRoot, []);
+  return out;
+}
+
 /**
- * Seeds bundled skills into HERMES_HOME/skills: new ones are copied, unmodified seeded ones are
- * updated, skills the user edited or deleted are left alone. `.no-bundled-skills` in HERMES_HOME opts out
- * (`hermes skills opt-out`; older homes of this project put it in skills/, which still counts).
- * Cheap when nothing changed: a stamp of the package's skills is compared and no file is read.
+ * HERMES_HOME/skills/.curator_suppressed: built-in skills not to offer in this home, one name a line
+ * (Hermes's file: its curator writes the bundled skills it pruned there, and its sync never seeds
+ * them again). Here a bundled skill the user deleted or uninstalled is written there too.
  */
-export function syncBundledSkills(home: string, bundledRoot: string): BundledSyncResult {
-  const res: BundledSyncResult = { installed: [], updated: [], userModified: [] };
+const SUPPRESSED = '.curator_suppressed';
+
+export function readSuppressedSkills(home: string): Set<string> {
+  const names = new Set<string>();
+  try {
+    for (const raw of readFileSync(join(home, 'skills', SUPPRESSED), 'utf8').replace(/^\uFEFF/, '').split('\n')) {
+      const line = raw.trim();
+      if (line && !line.startsWith('#')) names.add(line);
+    }
+  } catch {
+    /* none */
+  }
+  return names;
+}
+
+export function writeSuppressedSkills(home: string, names: Set<string>): void {
   const root = join(home, 'skills');
-  if (!existsSync(bundledRoot) || bundledOptedOut(home)) return res;
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  writeFileAtomic(join(root, SUPPRESSED), [...names].sort(byCodePoint).map((n) => `${n}\n`).join(''), 0o644);
+}
+
+/**
+ * The Hermes hashes of the skills earlier versions of this project copied into homes (before bundled
+ * skills were read in place): proof that an untouched copy is ours to take back, even after the
+ * package's version of the skill changed.
+ */
+const SEEDED_BEFORE: Record<string, string> = {
+  'skill-authoring': '6824786c01ec8d53f045ba1daadd08f6',
+  'hermes-housekeeping': '40fe840d2813063826b95cf61ae4992f',
+  'code-review': '988e6f9bc3aab0cd6e335c2790a0fcae',
+  'systematic-debugging': '34ab05424682c0569255098fab4e7dfd',
+  'log-investigation': '2b4f204eb8a0b0a4dde27b202851bc5a',
+};
+
+export interface RetireResult {
+  /** Untouched copies removed (the package's copy is read in place instead). */
+  removed: string[];
+  /** Copies the user changed: they stay as the user's own skill and leave the manifest. */
+  kept: string[];
+  /** Copies the user had deleted: the bundled skill stays hidden (.curator_suppressed). */
+  hidden: string[];
+}
+
+/**
+ * Bundled skills are read in place from the package, never copied into a home: Python Hermes's sync
+ * (`tools/skills_sync.py`, run at every CLI, gateway and dashboard start) deletes every manifest entry
+ * whose name its own package does not ship, after which it lists such a copy as the user's own
+ * ("local") skill, and it overwrites an untouched copy whose name it does ship with its own version.
+ * This takes back what earlier versions of this project seeded: a copy still byte-identical to what
+ * was seeded, and provably ours (the hash is this package's, or one an earlier version shipped, or
+ * the 16-hex hash only this project wrote), is removed with its manifest entry. Edited copies stay as
+ * the user's skill; a skill the user had deleted stays hidden. Entries Python Hermes seeded are never
+ * touched. Cheap when nothing changed: a stamp of the package's skills is compared and no file is read.
+ */
+export function retireSeededCopies(home: string, bundledRoot: string): RetireResult {
+  const res: RetireResult = { removed: [], kept: [], hidden: [] };
+  const root = join(home, 'skills');
+  if (!existsSync(bundledRoot) || !existsSync(join(root, MANIFEST))) return res;
   const stampPath = join(root, '.bundled_sync');
   // The bundle carries the signature of the package's own skills, computed at build time.
   const tree =
-    typeof __HERMES_BUNDLED_SKILLS_SIGNATURE__ === 'string' && bundledRoot === join(packageRoot(), 'skills')
+    typeof __HERMES_BUNDLED_SKILLS_SIGNATURE__ === 'string' && bundledRoot === bundledSkillsRoot()
       ? __HERMES_BUNDLED_SKILLS_SIGNATURE__
       : bundledSkillsSignature(bundledRoot);
   const signature = `${SYNC_VERSION}:${tree}`;
   try {
     if (readFileSync(stampPath, 'utf8').trim() === signature) return res;
   } catch {
-    /* first sync */
+    /* first run */
   }
   const manifest = readBundledManifest(home);
-  const sources: { name: string; dir: string; rel: string }[] = [];
-  const walk = (dir: string, rel: string[]) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      if (!e.isDirectory() || e.name.startsWith('.')) continue;
-      const d = join(dir, e.name);
-      if (existsSync(join(d, SKILL_FILE))) sources.push({ name: skillName(d, e.name), dir: d, rel: [...rel, e.name].join('/') });
-      else if (rel.length < 3) walk(d, [...rel, e.name]);
-    }
-  };
-  walk(bundledRoot, []);
+  const suppressed = readSuppressedSkills(home);
   let changed = false;
-  for (const s of sources) {
-    const target = join(root, ...s.rel.split('/'));
-    const srcHash = bundledSkillHash(s.dir);
-    let seeded = manifest.get(s.name);
-    if (seeded && LEGACY.test(seeded)) {
-      // Written by an older version of this project: translate to Hermes's hash where the origin is provable.
-      const migrated = shortDirHash(s.dir) === seeded ? srcHash : existsSync(target) && shortDirHash(target) === seeded ? bundledSkillHash(target) : null;
-      if (migrated) {
-        manifest.set(s.name, migrated);
-        seeded = migrated;
-        (res.migrated ??= []).push(s.name);
-        changed = true;
-      }
-    }
-    if (!existsSync(target)) {
-      if (seeded !== undefined) continue; // the user deleted it: respect that
-      mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
-      cpSync(s.dir, target, { recursive: true });
-      manifest.set(s.name, srcHash);
-      res.installed.push(s.name);
-      changed = true;
-      continue;
-    }
-    if (seeded === srcHash) continue;
-    const current = bundledSkillHash(target);
-    if (seeded && current === seeded) {
-      rmSync(target, { recursive: true, force: true });
-      cpSync(s.dir, target, { recursive: true });
-      manifest.set(s.name, srcHash);
-      res.updated.push(s.name);
-      changed = true;
-    } else if (current === srcHash) {
-      manifest.set(s.name, srcHash);
-      changed = true;
-    } else res.userModified.push(s.name);
+  for (const s of bundledSkills(bundledRoot)) {
+    const seeded = manifest.get(s.name);
+    if (!seeded) continue;
+    const legacy = LEGACY.test(seeded);
+    if (!legacy && seeded !== bundledSkillHash(s.dir) && seeded !== SEEDED_BEFORE[s.name]) continue; // seeded by Python Hermes
+    const copy = findInstalled(root, s.name);
+    manifest.delete(s.name);
+    changed = true;
+    if (!copy) {
+      suppressed.add(s.name);
+      res.hidden.push(s.name);
+    } else if ((legacy ? shortDirHash(copy) : bundledSkillHash(copy)) === seeded) {
+      rmSync(copy, { recursive: true, force: true });
+      res.removed.push(s.name);
+    } else res.kept.push(s.name);
   }
-  // Entries of skills this package does not ship (seeded by Python Hermes) stay as they are; old-format
-  // ones are translated when the installed copy still matches.
-  for (const [name, h] of manifest) {
-    if (!LEGACY.test(h) || sources.some((s) => s.name === name)) continue;
-    const dir = findInstalled(root, name);
-    if (dir && shortDirHash(dir) === h) {
-      manifest.set(name, bundledSkillHash(dir));
-      (res.migrated ??= []).push(name);
-      changed = true;
-    }
+  if (changed) {
+    writeBundledManifest(home, manifest);
+    if (res.hidden.length) writeSuppressedSkills(home, suppressed);
   }
-  if (changed) writeBundledManifest(home, manifest);
   try {
-    mkdirSync(root, { recursive: true, mode: 0o700 });
     writeFileAtomic(stampPath, `${signature}\n`, 0o644);
   } catch {
-    /* read-only home: sync again next time */
+    /* read-only home: check again next time */
   }
   return res;
 }
@@ -282,28 +314,37 @@ export function bundledSource(bundledRoot: string, name: string): { dir: string;
 }
 
 /**
- * `hermes skills reset <name>`: the installed copy becomes the new baseline in the manifest, so the
- * next sync updates it again instead of treating it as the user's edit. With `restore`, the bundled
- * version replaces the copy first. Returns what was done, or throws when the skill is not bundled.
+ * `hermes skills reset <name>`. For a skill this package ships (read in place): shows it again if it
+ * was hidden, and with `restore` moves the user's own copy of the same name (which takes precedence)
+ * to skills/.archive, so the bundled version is used again. For a skill Python Hermes seeded into the
+ * home: the installed copy becomes the new baseline in the manifest (Hermes's `reset`); it cannot be
+ * restored from here. Throws when the skill is neither.
  */
-export function resetBundledSkill(home: string, bundledRoot: string, name: string, restore: boolean): { restored: boolean; path: string } {
+export function resetBundledSkill(home: string, bundledRoot: string, name: string, restore: boolean): { restored: boolean; path: string; note: string } {
+  const root = join(home, 'skills');
   const src = bundledSource(bundledRoot, name);
   const manifest = readBundledManifest(home);
-  if (!src && !manifest.has(name)) throw new Error(`${name} is not a bundled skill (see \`hermes skills list\`; hub skills update with \`hermes skills update\`).`);
-  const root = join(home, 'skills');
-  const target = findInstalled(root, name) ?? (src ? join(root, ...src.rel.split('/')) : null);
-  if (!target) throw new Error(`${name} is not installed and has no bundled copy to restore.`);
-  if (restore) {
-    if (!src) throw new Error(`This version of Hermes does not ship ${name}, so there is nothing to restore it from.`);
-    rmSync(target, { recursive: true, force: true });
-    mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
-    cpSync(src.dir, target, { recursive: true });
-    manifest.set(name, bundledSkillHash(src.dir));
-  } else {
-    if (!existsSync(target)) throw new Error(`${name} is not installed (${target}); use --restore to copy the bundled version back.`);
-    manifest.set(name, bundledSkillHash(target));
+  if (src) {
+    const suppressed = readSuppressedSkills(home);
+    const wasHidden = suppressed.delete(name);
+    if (wasHidden) writeSuppressedSkills(home, suppressed);
+    const copy = findInstalled(root, name);
+    if (copy && !restore) return { restored: false, path: copy, note: `Your own copy of ${name} (${copy}) is used instead of the bundled one; \`hermes skills reset ${name} --restore\` archives it and uses the bundled version again.` };
+    if (copy) {
+      const archive = join(root, '.archive');
+      mkdirSync(archive, { recursive: true, mode: 0o700 });
+      const dest = join(archive, `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+      renameSync(copy, dest);
+      if (manifest.delete(name)) writeBundledManifest(home, manifest);
+      return { restored: true, path: src.dir, note: `The bundled ${name} is used again; your copy was moved to ${dest}.` };
+    }
+    return { restored: restore, path: src.dir, note: wasHidden ? `The bundled ${name} is offered again.` : `${name} is already the bundled version (${src.dir}).` };
   }
+  if (!manifest.has(name)) throw new Error(`${name} is not a bundled skill (see \`hermes skills list\`; hub skills update with \`hermes skills update\`).`);
+  const target = findInstalled(root, name);
+  if (restore) throw new Error(`This version of Hermes does not ship ${name}, so there is nothing to restore it from.`);
+  if (!target) throw new Error(`${name} is not installed (it was deleted from ${root}).`);
+  manifest.set(name, bundledSkillHash(target));
   writeBundledManifest(home, manifest);
-  rmSync(join(root, '.bundled_sync'), { force: true });
-  return { restored: restore, path: target };
+  return { restored: false, path: target, note: `${name} is tracked again: your current copy is the baseline, so the next update replaces it.` };
 }

@@ -24,6 +24,7 @@ import {
   type Skill,
 } from './skills.ts';
 import { scanForThreats, verdictOf, type ThreatFinding, type Verdict } from './threats.ts';
+import { readSuppressedSkills, writeSuppressedSkills } from './skills-bundled.ts';
 
 export const SCANNER_VERSION = 1;
 const MAX_FILE_BYTES = 1_000_000;
@@ -369,11 +370,19 @@ export async function installSkill(o: InstallOptions): Promise<InstallResult> {
   }
 }
 
-/** Removes an installed skill (hub-installed or the user's own); bundled ones stay deleted. */
-export function uninstallSkill(home: string, name: string, externalDirs: string[] = []): { path: string; wasHub: boolean } {
+/** Removes an installed skill (hub-installed or the user's own); a bundled one is hidden in this home. */
+export function uninstallSkill(home: string, name: string, externalDirs: string[] = []): { path: string; wasHub: boolean; hidden?: boolean } {
   const skill = discoverSkills(home, externalDirs).find((s) => s.name === name);
   if (!skill) throw new SkillInstallError(`No installed skill named ${name}. See \`hermes skills list\`.`);
   if (skill.source === 'external') throw new SkillInstallError(`${name} lives in an external folder (${skill.dir}); remove it there or from skills.external_dirs.`);
+  if (skill.packaged) {
+    // The package's copy stays; the skill is hidden in this home (`hermes skills reset <name>` shows it again).
+    const hidden = readSuppressedSkills(home);
+    hidden.add(name);
+    writeSuppressedSkills(home, hidden);
+    audit(home, { action: 'uninstall', name, source: 'bundled' });
+    return { path: skill.dir, wasHub: false, hidden: true };
+  }
   rmSync(skill.dir, { recursive: true, force: true });
   const lock = readHubLock(home);
   const wasHub = !!lock.installed[name];

@@ -1,15 +1,15 @@
 // Skills: HERMES_HOME/skills/<category>/<name>/SKILL.md with agentskills.io frontmatter (plus Hermes's
 // `platforms`, `required_environment_variables` and `metadata.hermes`). Discovery, the prompt index,
-// viewing with linked files, the agent's own create/edit/patch/delete, slash-command invocation, and
-// seeding the bundled skills that ship with the package.
+// viewing with linked files, the agent's own create/edit/patch/delete, slash-command invocation; the
+// skills that ship with the package are read in place from its skills/ folder (skills-bundled.ts).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { writeFileAtomic, byString } from './fsutil.ts';
 import { expandHome } from './paths.ts';
 import { scanForThreats, verdictOf, type ThreatFinding } from './threats.ts';
-import { readBundledManifest, shortDirHash } from './skills-bundled.ts';
+import { bundledOptedOut, bundledSkillsRoot, readBundledManifest, readSuppressedSkills, shortDirHash, writeSuppressedSkills } from './skills-bundled.ts';
 
 export const SKILL_FILE = 'SKILL.md';
 export const SUPPORT_DIRS = ['references', 'templates', 'scripts', 'assets', 'examples'];
@@ -43,6 +43,8 @@ export interface Skill {
   dir: string;
   path: string;
   source: SkillSource;
+  /** Read in place from the package's skills/ (never written: an edit makes a copy in the home first). */
+  packaged?: boolean;
   frontmatter: Record<string, unknown>;
 }
 
@@ -141,21 +143,39 @@ export interface SkillProblem {
   error: string;
 }
 
-/** The skill folders to look in: HERMES_HOME/skills, then `skills.external_dirs` (read-only). */
-export function skillRoots(home: string, externalDirs: string[] = []): { dir: string; external: boolean }[] {
-  return [{ dir: join(home, 'skills'), external: false }, ...externalDirs.map((d) => ({ dir: resolve(expandHome(d)), external: true }))];
+export interface SkillRoot {
+  dir: string;
+  kind: 'home' | 'bundled' | 'external';
+}
+
+/**
+ * The skill folders to look in, first name wins: HERMES_HOME/skills, the package's bundled skills
+ * (read in place; none when the home opted out with `.no-bundled-skills`), then `skills.external_dirs`
+ * (read-only). `bundledRoot: null` leaves the bundled skills out.
+ */
+export function skillRoots(home: string, externalDirs: string[] = [], bundledRoot: string | null = bundledSkillsRoot()): SkillRoot[] {
+  const roots: SkillRoot[] = [{ dir: join(home, 'skills'), kind: 'home' }];
+  if (bundledRoot && !bundledOptedOut(home)) roots.push({ dir: bundledRoot, kind: 'bundled' });
+  return [...roots, ...externalDirs.map((d) => ({ dir: resolve(expandHome(d)), kind: 'external' as const }))];
+}
+
+export interface DiscoverOptions {
+  /** The package's skills folder (default: this package's); null: leave bundled skills out. */
+  bundledRoot?: string | null;
 }
 
 /** Finds every SKILL.md under the roots (depth ≤ 4, dot-folders skipped). First name wins. */
-export function discoverSkills(home: string, externalDirs: string[] = [], problems?: SkillProblem[]): Skill[] {
+export function discoverSkills(home: string, externalDirs: string[] = [], problems?: SkillProblem[], opts: DiscoverOptions = {}): Skill[] {
   const out = new Map<string, Skill>();
   const bundled = readBundledManifest(home);
   const hub = readHubLock(home);
   const cache = readFmCache(home);
   const changed = { v: false };
   const seen = new Set<string>();
-  for (const root of skillRoots(home, externalDirs)) {
+  let hidden: Set<string> | null = null;
+  for (const root of skillRoots(home, externalDirs, opts.bundledRoot === undefined ? bundledSkillsRoot() : opts.bundledRoot)) {
     if (!existsSync(root.dir)) continue;
+    if (root.kind === 'bundled') hidden = readSuppressedSkills(home);
     const walk = (dir: string, depth: number, rel: string[]) => {
       let entries: import('node:fs').Dirent[];
       try {
@@ -167,10 +187,12 @@ export function discoverSkills(home: string, externalDirs: string[] = [], proble
         const path = join(dir, SKILL_FILE);
         try {
           const folder = rel[rel.length - 1];
-          const source: SkillSource = root.external ? 'external' : hub.installed[folder] ? 'hub' : bundled.has(folder) ? 'bundled' : 'user';
+          const source: SkillSource =
+            root.kind === 'external' ? 'external' : root.kind === 'bundled' ? 'bundled' : hub.installed[folder] ? 'hub' : bundled.has(folder) ? 'bundled' : 'user';
           seen.add(path);
           const s = loadSkill(path, source, rel.length > 1 ? rel.slice(0, -1).join('/') : null, cache, changed);
-          if (!out.has(s.name)) out.set(s.name, s);
+          if (root.kind === 'bundled') s.packaged = true;
+          if (!out.has(s.name) && !(s.packaged && hidden?.has(s.name))) out.set(s.name, s);
         } catch (e) {
           problems?.push({ path, error: (e as Error).message });
         }
@@ -243,7 +265,12 @@ export function skillApplies(s: Skill, env: SkillEnvironment): boolean {
   return true;
 }
 
-/** The skills block of the system prompt, grouped by category; undefined when there are none. */
+/**
+ * The skills block of the system prompt, grouped by category; undefined when there are none. The
+ * user's own, hub and external skills come with their descriptions; bundled skills (those that ship
+ * with Hermes, some 30) by name only, which keeps the prompt within its budget: their names say what
+ * they are for, and skills_list or skill_view gives the rest.
+ */
 export function buildSkillsIndex(skills: Skill[]): string | undefined {
   if (!skills.length) return undefined;
   const groups = new Map<string, Skill[]>();
@@ -253,8 +280,15 @@ export function buildSkillsIndex(skills: Skill[]): string | undefined {
   }
   const lines: string[] = [];
   for (const [cat, list] of [...groups.entries()].sort(([a], [b]) => byString(a, b))) {
+    const described = list.filter((s) => s.source !== 'bundled');
+    const named = list.filter((s) => s.source === 'bundled').map((s) => s.name);
+    if (!described.length) {
+      lines.push(`${cat}: ${named.join(', ')}`);
+      continue;
+    }
     lines.push(`${cat}:`);
-    for (const s of list) lines.push(`  - ${s.name}: ${s.description || '(no description)'}`);
+    for (const s of described) lines.push(`  - ${s.name}: ${s.description || '(no description)'}`);
+    if (named.length) lines.push(`  - ${named.join(', ')}`);
   }
   return [
     'Skills: before replying, scan this list; if one fits even partly, you must load it with skill_view(name) and follow it.',
@@ -417,106 +451,131 @@ export function manageSkill(home: string, a: ManageArgs, externalDirs: string[] 
   const name = a.name?.trim();
   if (!name || !NAME_RE.test(name)) return { success: false, error: 'Give a skill `name`: lowercase letters, digits, ".", "_" or "-", at most 64 characters.' };
   const skills = discoverSkills(home, externalDirs);
-  const existing = findSkill(skills, name);
+  let existing = findSkill(skills, name);
   if (existing && existing.source === 'external' && a.action !== 'create')
     return { success: false, error: `The skill ${name} lives in an external folder (${existing.dir}), which is read-only here.` };
-
-  switch (a.action) {
-    case 'create': {
-      if (existing) return { success: false, error: `A skill named ${name} already exists (${existing.dir}). Use action "edit" or "patch" to change it.` };
-      if (!a.content) return { success: false, error: '`content` is required: the full SKILL.md, starting with frontmatter (name, description).' };
-      const invalid = validateSkillText(a.content, name);
-      if (invalid) return { success: false, error: invalid };
-      const f = scanText(a.content);
-      if (f) return blocked(f);
-      const category = a.category?.trim().replace(/[^a-z0-9._-]/gi, '-').toLowerCase();
-      const dir = category ? join(root, category, name) : join(root, name);
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      writeFileAtomic(join(dir, SKILL_FILE), a.content.endsWith('\n') ? a.content : `${a.content}\n`, 0o644);
-      return { success: true, message: `Created skill ${name}.`, path: dir, note: 'It is usable now with skill_view; it joins the skills index from the next session.' };
-    }
-    case 'edit': {
-      if (!existing) return { success: false, error: `No skill named ${name}. Use action "create".` };
-      if (!a.content) return { success: false, error: '`content` is required: the full new SKILL.md.' };
-      const invalid = validateSkillText(a.content, name);
-      if (invalid) return { success: false, error: invalid };
-      const f = scanText(a.content);
-      if (f) return blocked(f);
-      writeFileAtomic(existing.path, a.content.endsWith('\n') ? a.content : `${a.content}\n`, 0o644);
-      return { success: true, message: `Rewrote ${name}/SKILL.md.`, path: existing.path };
-    }
-    case 'patch': {
-      if (!existing) return { success: false, error: `No skill named ${name}.` };
-      if (!a.old_string) return { success: false, error: '`old_string` is required: the exact text to replace.' };
-      let target: string;
-      try {
-        target = a.file_path ? resolveInSkill(existing, a.file_path) : existing.path;
-      } catch (e) {
-        return { success: false, error: (e as Error).message };
-      }
-      if (!existsSync(target)) return { success: false, error: `No file ${a.file_path} in ${name}.` };
-      const text = readFileSync(target, 'utf8');
-      const count = text.split(a.old_string).length - 1;
-      if (!count) return { success: false, error: `old_string was not found in ${a.file_path ?? SKILL_FILE}. Copy it exactly (whitespace included) from skill_view.` };
-      if (count > 1 && !a.replace_all) return { success: false, error: `old_string occurs ${count} times; add context to make it unique, or set replace_all.` };
-      const next = a.replace_all ? text.split(a.old_string).join(a.new_string ?? '') : text.replace(a.old_string, () => a.new_string ?? '');
-      if (!a.file_path) {
-        const invalid = validateSkillText(next, name);
-        if (invalid) return { success: false, error: `After the patch: ${invalid}` };
-      }
-      const f = scanText(next);
-      if (f) return blocked(f);
-      writeFileAtomic(target, next, 0o644);
-      return { success: true, message: `Patched ${name}/${a.file_path ?? SKILL_FILE} (${a.replace_all ? count : 1} replacement${count > 1 && a.replace_all ? 's' : ''}).` };
-    }
-    case 'delete': {
-      if (!existing) return { success: false, error: `No skill named ${name}.` };
-      const archive = join(root, '.archive');
-      mkdirSync(archive, { recursive: true, mode: 0o700 });
-      const dest = join(archive, `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-      renameSync(existing.dir, dest);
-      return { success: true, message: `Deleted skill ${name} (kept a copy in ${dest}).` };
-    }
-    case 'write_file': {
-      if (!existing) return { success: false, error: `No skill named ${name}.` };
-      if (!a.file_path || a.file_content === undefined) return { success: false, error: '`file_path` and `file_content` are required.' };
-      const top = normalize(a.file_path).split(/[\\/]/)[0];
-      if (!SUPPORT_DIRS.includes(top)) return { success: false, error: `Files go under ${SUPPORT_DIRS.join('/, ')}/ (got "${a.file_path}").` };
-      let target: string;
-      try {
-        target = resolveInSkill(existing, a.file_path);
-      } catch (e) {
-        return { success: false, error: (e as Error).message };
-      }
-      const f = scanText(a.file_content);
-      if (f) return blocked(f);
-      mkdirSync(dirname(target), { recursive: true });
-      writeFileAtomic(target, a.file_content, top === 'scripts' ? 0o755 : 0o644);
-      return { success: true, message: `Wrote ${name}/${a.file_path}.` };
-    }
-    case 'remove_file': {
-      if (!existing) return { success: false, error: `No skill named ${name}.` };
-      if (!a.file_path) return { success: false, error: '`file_path` is required.' };
-      let target: string;
-      try {
-        target = resolveInSkill(existing, a.file_path);
-      } catch (e) {
-        return { success: false, error: (e as Error).message };
-      }
-      if (target === existing.path) return { success: false, error: 'SKILL.md cannot be removed; delete the skill instead.' };
-      if (!existsSync(target)) return { success: false, error: `No file ${a.file_path} in ${name}.` };
-      rmSync(target, { force: true });
-      return { success: true, message: `Removed ${name}/${a.file_path}.` };
-    }
-    default:
-      return { success: false, error: `Unknown action "${(a as { action: string }).action}". Use create, edit, patch, delete, write_file or remove_file.` };
+  let forked = '';
+  let forkedDir = '';
+  if (existing?.packaged && a.action === 'delete') {
+    // The package's copy is never removed: the skill is hidden in this home instead.
+    const hidden = readSuppressedSkills(home);
+    hidden.add(name);
+    writeSuppressedSkills(home, hidden);
+    return { success: true, message: `Hid the bundled skill ${name} in this home (\`hermes skills reset ${name}\` offers it again).` };
   }
+  if (existing?.packaged && a.action !== 'create') {
+    // Changing a bundled skill makes it the user's own: a copy in the home, which takes precedence.
+    const rel = relative(realpathSync(bundledSkillsRoot()), realpathSync(existing.dir));
+    const dest = join(root, rel);
+    if (rel.startsWith('..') || isAbsolute(rel) || existsSync(dest)) return { success: false, error: `Cannot copy the bundled skill ${name} into ${dest}.` };
+    mkdirSync(dirname(dest), { recursive: true, mode: 0o700 });
+    cpSync(existing.dir, dest, { recursive: true });
+    forkedDir = dest;
+    existing = loadSkill(join(dest, SKILL_FILE), 'user', existing.category);
+    forked = ` (a copy of the bundled skill, now yours: ${dest})`;
+  }
+
+  const result = ((): ManageResult => {
+    switch (a.action) {
+      case 'create': {
+        if (existing) return { success: false, error: `A skill named ${name} already exists (${existing.dir}). Use action "edit" or "patch" to change it.` };
+        if (!a.content) return { success: false, error: '`content` is required: the full SKILL.md, starting with frontmatter (name, description).' };
+        const invalid = validateSkillText(a.content, name);
+        if (invalid) return { success: false, error: invalid };
+        const f = scanText(a.content);
+        if (f) return blocked(f);
+        const category = a.category?.trim().replace(/[^a-z0-9._-]/gi, '-').toLowerCase();
+        const dir = category ? join(root, category, name) : join(root, name);
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        writeFileAtomic(join(dir, SKILL_FILE), a.content.endsWith('\n') ? a.content : `${a.content}\n`, 0o644);
+        return { success: true, message: `Created skill ${name}.`, path: dir, note: 'It is usable now with skill_view; it joins the skills index from the next session.' };
+      }
+      case 'edit': {
+        if (!existing) return { success: false, error: `No skill named ${name}. Use action "create".` };
+        if (!a.content) return { success: false, error: '`content` is required: the full new SKILL.md.' };
+        const invalid = validateSkillText(a.content, name);
+        if (invalid) return { success: false, error: invalid };
+        const f = scanText(a.content);
+        if (f) return blocked(f);
+        writeFileAtomic(existing.path, a.content.endsWith('\n') ? a.content : `${a.content}\n`, 0o644);
+        return { success: true, message: `Rewrote ${name}/SKILL.md${forked}.`, path: existing.path };
+      }
+      case 'patch': {
+        if (!existing) return { success: false, error: `No skill named ${name}.` };
+        if (!a.old_string) return { success: false, error: '`old_string` is required: the exact text to replace.' };
+        let target: string;
+        try {
+          target = a.file_path ? resolveInSkill(existing, a.file_path) : existing.path;
+        } catch (e) {
+          return { success: false, error: (e as Error).message };
+        }
+        if (!existsSync(target)) return { success: false, error: `No file ${a.file_path} in ${name}.` };
+        const text = readFileSync(target, 'utf8');
+        const count = text.split(a.old_string).length - 1;
+        if (!count) return { success: false, error: `old_string was not found in ${a.file_path ?? SKILL_FILE}. Copy it exactly (whitespace included) from skill_view.` };
+        if (count > 1 && !a.replace_all) return { success: false, error: `old_string occurs ${count} times; add context to make it unique, or set replace_all.` };
+        const next = a.replace_all ? text.split(a.old_string).join(a.new_string ?? '') : text.replace(a.old_string, () => a.new_string ?? '');
+        if (!a.file_path) {
+          const invalid = validateSkillText(next, name);
+          if (invalid) return { success: false, error: `After the patch: ${invalid}` };
+        }
+        const f = scanText(next);
+        if (f) return blocked(f);
+        writeFileAtomic(target, next, 0o644);
+        return { success: true, message: `Patched ${name}/${a.file_path ?? SKILL_FILE} (${a.replace_all ? count : 1} replacement${count > 1 && a.replace_all ? 's' : ''})${forked}.` };
+      }
+      case 'delete': {
+        if (!existing) return { success: false, error: `No skill named ${name}.` };
+        const archive = join(root, '.archive');
+        mkdirSync(archive, { recursive: true, mode: 0o700 });
+        const dest = join(archive, `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+        renameSync(existing.dir, dest);
+        return { success: true, message: `Deleted skill ${name} (kept a copy in ${dest}).` };
+      }
+      case 'write_file': {
+        if (!existing) return { success: false, error: `No skill named ${name}.` };
+        if (!a.file_path || a.file_content === undefined) return { success: false, error: '`file_path` and `file_content` are required.' };
+        const top = normalize(a.file_path).split(/[\\/]/)[0];
+        if (!SUPPORT_DIRS.includes(top)) return { success: false, error: `Files go under ${SUPPORT_DIRS.join('/, ')}/ (got "${a.file_path}").` };
+        let target: string;
+        try {
+          target = resolveInSkill(existing, a.file_path);
+        } catch (e) {
+          return { success: false, error: (e as Error).message };
+        }
+        const f = scanText(a.file_content);
+        if (f) return blocked(f);
+        mkdirSync(dirname(target), { recursive: true });
+        writeFileAtomic(target, a.file_content, top === 'scripts' ? 0o755 : 0o644);
+        return { success: true, message: `Wrote ${name}/${a.file_path}${forked}.` };
+      }
+      case 'remove_file': {
+        if (!existing) return { success: false, error: `No skill named ${name}.` };
+        if (!a.file_path) return { success: false, error: '`file_path` is required.' };
+        let target: string;
+        try {
+          target = resolveInSkill(existing, a.file_path);
+        } catch (e) {
+          return { success: false, error: (e as Error).message };
+        }
+        if (target === existing.path) return { success: false, error: 'SKILL.md cannot be removed; delete the skill instead.' };
+        if (!existsSync(target)) return { success: false, error: `No file ${a.file_path} in ${name}.` };
+        rmSync(target, { force: true });
+        return { success: true, message: `Removed ${name}/${a.file_path}${forked}.` };
+      }
+      default:
+        return { success: false, error: `Unknown action "${(a as { action: string }).action}". Use create, edit, patch, delete, write_file or remove_file.` };
+    }
+  })();
+  // A failed change leaves no copy of the bundled skill behind.
+  if (forkedDir && !result.success) rmSync(forkedDir, { recursive: true, force: true });
+  return result;
 }
 
 // ---------------------------------------------------------------------------------------------
-// Bundled skills live in skills-bundled.ts (Hermes's manifest format and hash).
+// Bundled skills live in skills-bundled.ts (read in place; Hermes's manifest format and hash).
 
-export { bundledSkillHash, bundledSkillsSignature, readBundledManifest, syncBundledSkills, type BundledSyncResult } from './skills-bundled.ts';
+export { bundledSkillHash, bundledSkillsRoot, bundledSkillsSignature, readBundledManifest, retireSeededCopies, type RetireResult } from './skills-bundled.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Hub provenance (.hub/lock.json), read here so discovery can tell where a skill came from.

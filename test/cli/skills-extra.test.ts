@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
+import { bundledSkillHash } from '../../src/state/skills-bundled.ts';
 import { hermes, tempHome } from '../helpers/cli.ts';
 import { startHermes, tmuxAvailable } from '../helpers/tmux.ts';
 
@@ -17,13 +18,6 @@ function listSkills(home: string): Promise<string> {
   });
 }
 
-function bundledNames(home: string): string[] {
-  return readFileSync(join(home, 'skills', '.bundled_manifest'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => l.split(':')[0]);
-}
-
 function writeSkill(dir: string, name: string, body = 'Do the thing.\n'): void {
   mkdirSync(join(dir, 'references'), { recursive: true });
   writeFileSync(join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: A skill named ${name}.\n---\n# ${name}\n${body}`);
@@ -31,16 +25,15 @@ function writeSkill(dir: string, name: string, body = 'Do the thing.\n'): void {
 }
 
 describe('skills opt-out / opt-in', () => {
-  it('opt-out writes the marker in HERMES_HOME; --remove deletes only untouched bundled skills; opt-in --sync seeds again', async () => {
+  it('opt-out writes the marker in HERMES_HOME and hides the bundled skills; --remove deletes only untouched copies Python Hermes seeded; opt-in undoes it', async () => {
     const home = tempHome();
-    await listSkills(home); // seeds the bundled skills
-    const names = bundledNames(home);
-    assert.ok(names.length >= 2, 'the package ships bundled skills');
-    const first = names[0];
-    // The user edits one bundled skill: it must survive --remove.
-    const r0 = await hermes(['skills', 'inspect', first], { home });
-    const path = join(/^Path\s+(\S+)/m.exec(r0.stdout)?.[1] ?? '', 'SKILL.md');
-    assert.ok(existsSync(path), r0.stdout);
+    assert.match(await listSkills(home), /systematic-debugging\s+bundled/, 'read from the package');
+    // Two skills Python Hermes seeded (its manifest, its hash); the user edited one.
+    writeSkill(join(home, 'skills', 'note-taking', 'py-kept'), 'py-kept');
+    writeSkill(join(home, 'skills', 'note-taking', 'py-gone'), 'py-gone');
+    const manifest = ['py-gone', 'py-kept'].map((n) => `${n}:${bundledSkillHash(join(home, 'skills', 'note-taking', n))}\n`).join('');
+    writeFileSync(join(home, 'skills', '.bundled_manifest'), manifest);
+    const path = join(home, 'skills', 'note-taking', 'py-kept', 'SKILL.md');
     writeFileSync(path, `${readFileSync(path, 'utf8')}\nMy own note.\n`);
 
     const noYes = await hermes(['skills', 'opt-out', '--remove'], { home });
@@ -51,16 +44,18 @@ describe('skills opt-out / opt-in', () => {
     const out = await hermes(['skills', 'opt-out', '--remove', '--yes'], { home });
     assert.equal(out.code, 0, out.stderr);
     assert.ok(existsSync(join(home, '.no-bundled-skills')));
-    assert.match(out.stdout, new RegExp(`Removed ${names.length - 1} unmodified bundled skill`));
+    assert.match(out.stdout, /Removed 1 unmodified bundled skill/);
     const after = await listSkills(home);
-    assert.match(after, new RegExp(first));
-    for (const n of names.slice(1)) assert.doesNotMatch(after, new RegExp(`\\b${n}\\b`), `${n} was removed and is not re-seeded`);
+    assert.match(after, /py-kept/);
+    assert.doesNotMatch(after, /py-gone|systematic-debugging/);
+    assert.equal(readFileSync(join(home, 'skills', '.bundled_manifest'), 'utf8'), manifest.split('\n').filter((l) => l.startsWith('py-kept')).join('\n') + '\n');
 
     const back = await hermes(['skills', 'opt-in', '--sync'], { home });
     assert.equal(back.code, 0, back.stderr);
     assert.equal(existsSync(join(home, '.no-bundled-skills')), false);
     const again = await listSkills(home);
-    for (const n of names) assert.match(again, new RegExp(n));
+    assert.match(again, /systematic-debugging\s+bundled/);
+    assert.doesNotMatch(again, /py-gone/, 'a removed copy stays removed');
     assert.match(readFileSync(path, 'utf8'), /My own note\./, 'the edited skill is left alone');
   });
 });

@@ -1,5 +1,6 @@
 // The docs say what the binary does: every `hermes <command> [subcommand] --flag` written in
-// README.md and docs/*.md (code spans and code blocks) names a command and flags the real command
+// README.md, docs/*.md and the bundled skills' Markdown (skills/**/*.md; code spans and code
+// blocks) names a command and flags the real command
 // tree has (the tree `hermes --help` prints, built by src/cli/program.ts), every relative link
 // resolves, and the EBADENGINE count docs/install.md gives is the lockfile's.
 import assert from 'node:assert/strict';
@@ -12,7 +13,13 @@ import { buildProgram } from '../../src/cli/program.ts';
 import { CONFIG_SCHEMA, configLeaves, schemaAt } from '../../src/state/config-schema.ts';
 import { ROOT } from '../helpers/cli.ts';
 
-const FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+/** The Markdown of the bundled skills (skills/<category>/<name>/SKILL.md and their reference files). */
+const skillPages = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? skillPages(`${dir}/${e.name}`) : e.name.endsWith('.md') ? [`${dir}/${e.name}`] : [],
+  );
+
+const FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`), ...skillPages('skills')];
 
 /** Pages other branches are writing at the same time; linked from the index before they land. */
 const PENDING_PAGES = new Set(['docs/security.md', 'docs/sandbox.md', 'docs/gateway-delivery.md', 'docs/reliability.md']);
@@ -124,6 +131,10 @@ function check(line: string, program: Command): string[] {
 const commandPath = (c: Command): string => (c.parent ? `${commandPath(c.parent)} ${c.name()}` : c.name());
 
 describe('the docs', () => {
+  it('include the bundled skills', () => {
+    assert.ok(FILES.filter((f) => f.endsWith('/SKILL.md')).length >= 30, FILES.join(' '));
+  });
+
   it('name only commands and flags the CLI has', () => {
     const program = buildProgram();
     const problems: string[] = [];

@@ -366,7 +366,7 @@ test('slash commands: /title, /memory, /skills and /<skill-name>', async () => {
   assert.match((await runCommand(reg, '/skills', ctx))!.output!, /ops:\n {2}\/rotate-logs\s+Rotate and compress old logs/);
   const inv = await runCommand(reg, '/rotate-logs on web1', ctx);
   assert.match(inv!.send!, /invoked the skill "rotate-logs"[\s\S]*Run logrotate -f\.[\s\S]*User instruction: on web1$/);
-  assert.ok(existsSync(join(h.home, 'skills', '.bundled_manifest')), 'bundled skills were seeded');
+  assert.ok(!existsSync(join(h.home, 'skills', '.bundled_manifest')), 'bundled skills are read in place, not seeded');
   assert.ok(reg.list().some((d) => d.name === 'systematic-debugging'));
 });
 

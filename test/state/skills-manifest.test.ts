@@ -1,14 +1,16 @@
 // The bundled-skills manifest in Hermes's format: 32-hex MD5 per skill, computed as Python Hermes
 // computes it (checked against the fixture Python Hermes 0.18.2 wrote, and against Python itself
-// when python3 is installed), and old 16-hex manifests of this project migrated.
+// when python3 is installed). Bundled skills are read in place; the copies earlier versions of this
+// project seeded are taken back, and what Python Hermes seeded is left alone.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { packageRoot } from '../../src/state/paths.ts';
-import { bundledSkillHash, shortDirHash, readBundledManifest, syncBundledSkills } from '../../src/state/skills-bundled.ts';
+import { bundledSkillHash, shortDirHash, readBundledManifest, retireSeededCopies, writeBundledManifest } from '../../src/state/skills-bundled.ts';
+import { discoverSkills } from '../../src/state/skills.ts';
 
 // Copied from ../shared/fixtures/hermes-0.18.2-home (written by the real Python Hermes 0.18.2).
 const fixtureHome = join(packageRoot(), 'test', 'fixtures', 'hermes-0.18.2-home');
@@ -56,56 +58,62 @@ test('the hash is Python Hermes\'s formula (path order by components, dot-files,
   assert.equal(bundledSkillHash(dir), py.stdout.trim());
 });
 
-test('sync writes 32-hex MD5 entries, sorted, keyed by the skill name', () => {
+test('what earlier versions seeded is taken back: untouched copies removed, edited ones kept as the user\'s, deleted ones hidden', () => {
   const h = home();
   const bundled = home();
-  writeSkill(bundled, 'cat/folder-b', 'name: beta\ndescription: B');
-  writeSkill(bundled, 'alpha', 'name: alpha\ndescription: A');
-  const r = syncBundledSkills(h, bundled);
-  assert.deepEqual(r.installed.sort(), ['alpha', 'beta']);
-  const text = readFileSync(join(h, 'skills', '.bundled_manifest'), 'utf8');
-  const lines = text.trimEnd().split('\n');
-  assert.deepEqual(lines.map((l) => l.split(':')[0]), ['alpha', 'beta']);
-  for (const l of lines) assert.match(l, /^[a-z]+:[0-9a-f]{32}$/);
-  assert.equal(readBundledManifest(h).get('beta'), bundledSkillHash(join(h, 'skills', 'cat', 'folder-b')));
+  for (const n of ['one', 'two', 'three']) writeSkill(bundled, `cat/${n}`, `name: ${n}\ndescription: ${n} v1`);
+  writeSkill(bundled, 'py-too', 'name: py-too\ndescription: Ours');
+  // What an earlier version of this project left: copies of one, two (then edited), not three (deleted)…
+  mkdirSync(join(h, 'skills', 'cat'), { recursive: true });
+  for (const n of ['one', 'two']) cpSync(join(bundled, 'cat', n), join(h, 'skills', 'cat', n), { recursive: true });
+  writeFileSync(join(h, 'skills', 'cat', 'two', 'SKILL.md'), '---\nname: two\ndescription: Mine\n---\n');
+  // …and a same-named skill Python Hermes seeded (its own bytes and hash), plus one only Python ships.
+  writeSkill(join(h, 'skills'), 'py-too', 'name: py-too\ndescription: Python\'s');
+  writeSkill(join(h, 'skills'), 'obsidian', 'name: obsidian\ndescription: Python\'s');
+  const entries = new Map([
+    ['one', bundledSkillHash(join(bundled, 'cat', 'one'))],
+    ['two', bundledSkillHash(join(bundled, 'cat', 'two'))],
+    ['three', bundledSkillHash(join(bundled, 'cat', 'three'))],
+    ['py-too', bundledSkillHash(join(h, 'skills', 'py-too'))],
+    ['obsidian', bundledSkillHash(join(h, 'skills', 'obsidian'))],
+  ]);
+  writeBundledManifest(h, entries);
+  const r = retireSeededCopies(h, bundled);
+  assert.deepEqual(r, { removed: ['one'], kept: ['two'], hidden: ['three'] });
+  assert.ok(!existsSync(join(h, 'skills', 'cat', 'one')));
+  assert.deepEqual([...readBundledManifest(h).keys()], ['obsidian', 'py-too'], 'only the entries Python Hermes wrote are left');
+  assert.equal(readFileSync(join(h, 'skills', '.curator_suppressed'), 'utf8'), 'three\n');
+  const list = discoverSkills(h, [], undefined, { bundledRoot: bundled });
+  const by = (n: string) => list.find((s) => s.name === n);
+  assert.deepEqual([by('one')!.source, by('one')!.packaged], ['bundled', true], 'read in place now');
+  assert.deepEqual([by('two')!.source, by('two')!.description], ['user', 'Mine']);
+  assert.equal(by('three'), undefined, 'a skill the user deleted stays away');
+  assert.deepEqual([by('py-too')!.source, by('py-too')!.description, by('py-too')!.packaged], ['bundled', "Python's", undefined]);
+  assert.equal(by('obsidian')!.source, 'bundled');
+  // Stamped: a second run reads nothing and changes nothing.
+  assert.deepEqual(retireSeededCopies(h, bundled), { removed: [], kept: [], hidden: [] });
 });
 
-test('an old 16-hex manifest is migrated: untouched skills keep updating, edited ones stay protected', () => {
+test('an old 16-hex manifest entry proves the copy is ours', () => {
   const h = home();
   const bundled = home();
   writeSkill(bundled, 'one', 'name: one\ndescription: One v1');
-  writeSkill(bundled, 'two', 'name: two\ndescription: Two v1');
-  writeSkill(bundled, 'gone', 'name: gone\ndescription: Gone v1');
-  // What an earlier version of this project left: the copies, 16-hex hashes, and its old stamp.
-  mkdirSync(join(h, 'skills'), { recursive: true });
-  for (const n of ['one', 'two']) cpSync(join(bundled, n), join(h, 'skills', n), { recursive: true });
-  const legacy = ['one', 'two', 'gone'].map((n) => `${n}:${shortDirHash(join(bundled, n))}`);
-  writeFileSync(join(h, 'skills', '.bundled_manifest'), legacy.join('\n') + '\n');
+  cpSync(join(bundled, 'one'), join(h, 'skills', 'one'), { recursive: true });
+  writeFileSync(join(h, 'skills', '.bundled_manifest'), `one:${shortDirHash(join(bundled, 'one'))}\n`);
   writeFileSync(join(h, 'skills', '.bundled_sync'), 'abcdef0123456789\n');
-  // The user edits "two"; the package then ships new versions of both.
-  writeFileSync(join(h, 'skills', 'two', 'SKILL.md'), '---\nname: two\ndescription: Mine\n---\n');
   writeSkill(bundled, 'one', 'name: one\ndescription: One v2');
-  writeSkill(bundled, 'two', 'name: two\ndescription: Two v2');
-  const r = syncBundledSkills(h, bundled);
-  assert.deepEqual(r.updated, ['one']);
-  assert.deepEqual(r.userModified, ['two']);
-  assert.deepEqual(r.installed, [], 'a skill the user deleted stays deleted');
-  const m = readBundledManifest(h);
-  assert.equal(m.get('one'), bundledSkillHash(join(bundled, 'one')));
-  assert.equal(m.get('gone'), bundledSkillHash(join(bundled, 'gone')), 'the origin of a deleted skill is provable from the package');
-  // "two": its seeded version is not provable any more, so it keeps its old entry (Hermes reads it as edited).
-  assert.equal(m.get('two'), legacy[1].split(':')[1]);
-  assert.ok(readFileSync(join(h, 'skills', '.bundled_manifest'), 'utf8').split('\n').filter(Boolean).every((l) => /:[0-9a-f]{16}$|:[0-9a-f]{32}$/.test(l)));
+  assert.deepEqual(retireSeededCopies(h, bundled).removed, ['one']);
+  assert.equal(readFileSync(join(h, 'skills', '.bundled_manifest'), 'utf8'), '');
 });
 
-test('a manifest written by Python Hermes is read and kept, bare v1 names included', () => {
+test('a home Python Hermes 0.18.2 wrote keeps its manifest and copies; its skills list as bundled', () => {
   const h = home();
   cpSync(join(fixtureHome, 'skills'), join(h, 'skills'), { recursive: true });
-  const before = readBundledManifest(h);
-  writeFileSync(join(h, 'skills', '.bundled_manifest'), readFileSync(join(fixtureHome, 'skills', '.bundled_manifest'), 'utf8') + 'legacy-name\n');
-  syncBundledSkills(h, join(packageRoot(), 'skills'));
-  const after = readBundledManifest(h);
-  for (const [k, v] of before) if (!after.has(k) || after.get(k) !== v) assert.fail(`${k} changed: ${v} → ${after.get(k)}`);
-  assert.equal(after.get('legacy-name'), '');
-  assert.equal(after.get('obsidian'), before.get('obsidian'));
+  const before = readFileSync(join(h, 'skills', '.bundled_manifest'), 'utf8');
+  writeFileSync(join(h, 'skills', '.bundled_manifest'), before + 'legacy-name\n');
+  retireSeededCopies(h, join(packageRoot(), 'skills'));
+  assert.equal(readFileSync(join(h, 'skills', '.bundled_manifest'), 'utf8'), before + 'legacy-name\n');
+  const obsidian = discoverSkills(h).find((s) => s.name === 'obsidian')!;
+  assert.equal(obsidian.source, 'bundled');
+  assert.ok(obsidian.dir.startsWith(join(h, 'skills')));
 });

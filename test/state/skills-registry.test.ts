@@ -2,12 +2,13 @@
 // the Hermes skills index and GitHub's API (contents, trees, raw files) on loopback.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { bundleContentHash, readHubLock, skillContentHash } from '../../src/state/skills.ts';
+import { packageRoot } from '../../src/state/paths.ts';
 import { hermes, tempHome } from '../helpers/cli.ts';
 
 interface Repo {
@@ -160,7 +161,7 @@ describe('skills from the registries', () => {
     assert.equal(local.code, 1);
   });
 
-  it('taps add GitHub repositories to search; reset re-tracks a bundled skill you changed', async () => {
+  it('taps add GitHub repositories to search; bundled skills read in place: reset, restore, hide', async () => {
     const h = home();
     const add = await run(h, 'tap', 'add', 'someone/tapped');
     assert.equal(add.code, 0, add.stderr);
@@ -172,22 +173,40 @@ describe('skills from the registries', () => {
     assert.equal((await run(h, 'tap', 'remove', 'someone/tapped')).code, 0);
     assert.equal((await run(h, 'tap', 'remove', 'someone/tapped')).code, 1);
 
-    // A bundled skill (seeded on first use) that the user edited.
-    await run(h, 'list');
+    // Bundled skills are read in place: listing copies nothing into the home.
+    assert.match((await run(h, 'list')).stdout, /skill-authoring\s+bundled/);
     const md = join(h, 'skills', 'productivity', 'skill-authoring', 'SKILL.md');
-    const original = readFileSync(md, 'utf8');
+    assert.ok(!existsSync(md));
+    // The user's own copy of a bundled skill takes precedence; reset says so and leaves it.
+    const original = readFileSync(join(packageRoot(), 'skills', 'productivity', 'skill-authoring', 'SKILL.md'), 'utf8');
+    cpSync(join(packageRoot(), 'skills', 'productivity', 'skill-authoring'), join(h, 'skills', 'productivity', 'skill-authoring'), { recursive: true });
     writeFileSync(md, `${original}\nMy own line.\n`);
-    const manifest = () => readFileSync(join(h, 'skills', '.bundled_manifest'), 'utf8');
-    const before = manifest();
+    assert.match((await run(h, 'list')).stdout, /skill-authoring\s+user/);
     const r = await run(h, 'reset', 'skill-authoring');
     assert.equal(r.code, 0, r.stderr);
-    assert.notEqual(manifest(), before, 'the edited copy is the new baseline');
+    assert.match(r.stdout, /is used instead of the bundled one/);
     assert.match(readFileSync(md, 'utf8'), /My own line/);
     const noYes = await run(h, 'reset', 'skill-authoring', '--restore');
     assert.equal(noYes.code, 2);
     const restore = await run(h, 'reset', 'skill-authoring', '--restore', '--yes');
     assert.equal(restore.code, 0, restore.stderr);
-    assert.equal(readFileSync(md, 'utf8'), original);
+    assert.ok(!existsSync(md), 'the copy went to skills/.archive');
+    assert.ok(readdirSync(join(h, 'skills', '.archive')).some((f) => f.startsWith('skill-authoring-')));
+    assert.match((await run(h, 'list')).stdout, /skill-authoring\s+bundled/);
+    // Uninstalling a bundled skill hides it in this home; reset offers it again.
+    assert.equal((await run(h, 'uninstall', 'skill-authoring', '--yes')).code, 0);
+    assert.doesNotMatch((await run(h, 'list')).stdout, /skill-authoring/);
+    assert.ok(existsSync(join(packageRoot(), 'skills', 'productivity', 'skill-authoring', 'SKILL.md')), 'the package is never written');
+    assert.match((await run(h, 'reset', 'skill-authoring')).stdout, /offered again/);
+    assert.match((await run(h, 'list')).stdout, /skill-authoring\s+bundled/);
+    // A skill Python Hermes seeded and the user edited: reset makes the copy the baseline (Hermes's reset).
+    mkdirSync(join(h, 'skills', 'note-taking', 'py-notes'), { recursive: true });
+    writeFileSync(join(h, 'skills', 'note-taking', 'py-notes', 'SKILL.md'), '---\nname: py-notes\ndescription: Seeded by Python\n---\nEdited.\n');
+    writeFileSync(join(h, 'skills', '.bundled_manifest'), `py-notes:${'0'.repeat(32)}\n`);
+    assert.equal((await run(h, 'reset', 'py-notes')).code, 0);
+    assert.match(readFileSync(join(h, 'skills', '.bundled_manifest'), 'utf8'), /^py-notes:[0-9a-f]{32}\n$/);
+    assert.doesNotMatch(readFileSync(join(h, 'skills', '.bundled_manifest'), 'utf8'), /py-notes:0{32}/);
+    assert.equal((await run(h, 'reset', 'py-notes', '--restore', '--yes')).code, 1, 'nothing to restore it from');
     assert.equal((await run(h, 'reset', 'not-bundled')).code, 1);
   });
 });

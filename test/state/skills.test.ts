@@ -17,7 +17,6 @@ import {
   parseSkillStack,
   readHubLock,
   skillApplies,
-  syncBundledSkills,
   viewSkill,
 } from '../../src/state/skills.ts';
 import { auditSkills, classifySource, installSkill, referencedFiles, SkillInstallError, uninstallSkill } from '../../src/state/skills-hub.ts';
@@ -54,7 +53,8 @@ test('discovers skills by category, filters by platform and conditions, and buil
   writeSkill(ext, 'dup', 'name: notes\ndescription: shadowed by the user skill');
 
   const problems: { path: string; error: string }[] = [];
-  const skills = discoverSkills(h, [ext], problems);
+  // The home's and the external folders' skills (the package's own are left out here).
+  const skills = discoverSkills(h, [ext], problems, { bundledRoot: null });
   assert.deepEqual(skills.map((s) => s.name).sort(), ['ddg', 'deploy', 'mac-only', 'needs-term', 'notes', 'shared']);
   assert.equal(problems.length, 1);
   assert.match(problems[0].error, /invalid skill name/);
@@ -141,39 +141,65 @@ test('skill_manage creates, patches, writes files, edits and deletes, and refuse
   assert.match(String(manageSkill(h, { action: 'remove_file', name: 'deploy-site', file_path: 'SKILL.md' }).error), /cannot be removed/);
   const del = manageSkill(h, { action: 'delete', name: 'deploy-site' });
   assert.equal(del.success, true);
-  assert.equal(discoverSkills(h).length, 0);
+  assert.equal(discoverSkills(h).filter((s) => !s.packaged).length, 0);
   assert.ok(existsSync(join(h, 'skills', '.archive')), 'deleted skills are archived');
 });
 
-test('bundled skills are seeded, updated when untouched, and never overwrite user edits', () => {
+test('bundled skills are read in place: listed as bundled, never written, a home copy or hide takes precedence', () => {
   const h = home();
   const bundled = mkdtempSync(join(tmpdir(), 'hermes-bundled-'));
   writeSkill(bundled, 'cat/one', 'name: one\ndescription: One v1');
   writeSkill(bundled, 'two', 'name: two\ndescription: Two v1');
-  let r = syncBundledSkills(h, bundled);
-  assert.deepEqual(r.installed.sort(), ['one', 'two']);
-  assert.equal(findSkill(discoverSkills(h), 'one')!.source, 'bundled');
-  assert.deepEqual(syncBundledSkills(h, bundled), { installed: [], updated: [], userModified: [] });
-  // New bundled version; the user edited "two".
+  const list = () => discoverSkills(h, [], undefined, { bundledRoot: bundled });
+  const one = findSkill(list(), 'one')!;
+  assert.equal(one.source, 'bundled');
+  assert.equal(one.packaged, true);
+  assert.equal(one.dir, join(bundled, 'cat', 'one'));
+  assert.equal(one.category, 'cat');
+  assert.ok(!existsSync(join(h, 'skills', 'cat')), 'nothing is copied into the home');
+  // A new package version is seen at once.
   writeSkill(bundled, 'cat/one', 'name: one\ndescription: One v2');
-  writeSkill(bundled, 'two', 'name: two\ndescription: Two v2');
-  writeFileSync(join(h, 'skills', 'two', 'SKILL.md'), '---\nname: two\ndescription: Mine\n---\n');
-  r = syncBundledSkills(h, bundled);
-  assert.deepEqual(r.updated, ['one']);
-  assert.deepEqual(r.userModified, ['two']);
-  assert.equal(findSkill(discoverSkills(h), 'one')!.description, 'One v2');
-  assert.equal(findSkill(discoverSkills(h), 'two')!.description, 'Mine');
-  // A deleted bundled skill stays deleted.
-  rmSync(join(h, 'skills', 'cat', 'one'), { recursive: true });
-  assert.deepEqual(syncBundledSkills(h, bundled).installed, []);
+  assert.equal(findSkill(list(), 'one')!.description, 'One v2');
+  // The user's own skill of the same name wins; the opt-out marker hides the bundled ones.
+  writeSkill(join(h, 'skills'), 'two', 'name: two\ndescription: Mine');
+  assert.equal(findSkill(list(), 'two')!.source, 'user');
+  writeFileSync(join(h, '.no-bundled-skills'), '');
+  assert.deepEqual(list().map((s) => s.name), ['two']);
+  rmSync(join(h, '.no-bundled-skills'));
+  assert.deepEqual(list().map((s) => s.name).sort(), ['one', 'two']);
+});
+
+test('skill_manage on a bundled skill: a change makes a copy of the user\'s own, a failed one leaves none, delete hides it', () => {
+  const h = home();
+  const pkg = join(packageRoot(), 'skills', 'writing', 'commit-messages', 'SKILL.md');
+  const original = readFileSync(pkg, 'utf8');
+  const copy = join(h, 'skills', 'writing', 'commit-messages', 'SKILL.md');
+  const bad = manageSkill(h, { action: 'patch', name: 'commit-messages', old_string: 'no such text anywhere', new_string: 'x' });
+  assert.equal(bad.success, false);
+  assert.ok(!existsSync(copy), 'a failed patch leaves no copy behind');
+  const r = manageSkill(h, { action: 'patch', name: 'commit-messages', old_string: '## Pitfalls', new_string: '## Pitfalls\n- Mine: sign off every commit.' });
+  assert.equal(r.success, true, String(r.error));
+  assert.match(String(r.message), /now yours/);
+  assert.match(readFileSync(copy, 'utf8'), /Mine: sign off/);
+  assert.equal(readFileSync(pkg, 'utf8'), original, 'the package is never written');
+  const s = findSkill(discoverSkills(h), 'commit-messages')!;
+  assert.deepEqual([s.source, s.packaged, s.path], ['user', undefined, copy]);
+  // Deleting the bundled changelog-writing hides it; the package file stays.
+  const del = manageSkill(h, { action: 'delete', name: 'changelog-writing' });
+  assert.equal(del.success, true, String(del.error));
+  assert.equal(findSkill(discoverSkills(h), 'changelog-writing'), undefined);
+  assert.ok(existsSync(join(packageRoot(), 'skills', 'writing', 'changelog-writing', 'SKILL.md')));
+  assert.equal(readFileSync(join(h, 'skills', '.curator_suppressed'), 'utf8'), 'changelog-writing\n');
 });
 
 test('the skills shipped with Hermes load and pass the guard', () => {
   const h = home();
-  const r = syncBundledSkills(h, join(packageRoot(), 'skills'));
-  assert.ok(r.installed.length >= 5, r.installed.join(','));
-  const skills = discoverSkills(h);
+  const skills = discoverSkills(h).filter((s) => s.packaged);
+  assert.ok(skills.length >= 30, skills.map((s) => s.name).join(','));
+  assert.ok(!existsSync(join(h, 'skills', '.bundled_manifest')), 'listing writes no manifest');
   for (const s of skills) {
+    assert.equal(s.source, 'bundled');
+    assert.ok(s.dir.startsWith(join(packageRoot(), 'skills')), s.dir);
     assert.ok(s.description.length > 20, s.name);
     assert.match(readFileSync(s.path, 'utf8'), /## Procedure|## Memory/);
   }

@@ -99,7 +99,8 @@ test('skills tools: list, view with files and env prompts, manage', async () => 
   );
   writeFileSync(join(dir, 'scripts', 'run.sh'), 'echo backup');
   const list = await call('skills_list', {});
-  assert.deepEqual(list.json.skills, [{ name: 'backup', description: 'Back up the database', category: 'ops' }]);
+  // The user's skill, beside the bundled ones (read from the package).
+  assert.deepEqual((list.json.skills as { category: string }[]).filter((s) => s.category === 'ops'), [{ name: 'backup', description: 'Back up the database', category: 'ops' }]);
   const view = await call('skill_view', { name: 'backup' });
   assert.deepEqual(view.json.linked_files, ['scripts/run.sh']);
   assert.equal(asked[0].kind, 'secret');

@@ -314,7 +314,7 @@ describe('hermes --tui', () => {
       t.type('/skills');
       t.keys('Enter');
       let s = await t.waitFor(/⚕ Skills/);
-      assert.match(s, /\/code-review .*software-development/);
+      assert.match(s, /\/csv-analysis .*data/, 'the bundled skills, first category first');
       t.type('log-inv');
       s = await t.waitFor(/log-investigation [\d.]+ — Find the relevant logs/);
       assert.match(s, /skills\/devops\/log-investigation\/SKILL\.md/);

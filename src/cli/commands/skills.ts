@@ -35,8 +35,8 @@ export default function register(program: Command): void {
   skills.command('update [name]').description('update skills installed from a registry (through the guard again)').option('--force', 'replace copies you changed too').action(hub('update'));
   skills
     .command('reset <name>')
-    .description('track a bundled skill you changed again (its updates apply again); --restore puts the bundled version back')
-    .option('--restore', 'replace your copy with the bundled version')
+    .description('offer a bundled skill you hid again, or track a copy Python Hermes seeded again; --restore archives your copy and uses the bundled version')
+    .option('--restore', 'move your copy to skills/.archive and use the bundled version')
     .option('-y, --yes', 'do not ask before --restore')
     .action(hub('reset'));
   skills.command('diff <name>').description('how an installed skill differs from its bundled or registry version').action(hub('diff'));
@@ -47,11 +47,11 @@ export default function register(program: Command): void {
   const extra = lazyActions(() => import('../skills-extra-cmd.ts'));
   skills
     .command('opt-out')
-    .description('stop seeding bundled skills into this profile (writes HERMES_HOME/.no-bundled-skills)')
-    .option('--remove', 'also delete the bundled skills you never changed')
+    .description('stop offering bundled skills in this profile (writes HERMES_HOME/.no-bundled-skills)')
+    .option('--remove', 'also delete the bundled skills copied into this home that you never changed')
     .option('-y, --yes', 'do not ask before --remove')
     .action(extra('optOut'));
-  skills.command('opt-in').description('seed bundled skills again (removes the opt-out marker)').option('--sync', 'seed them now').action(extra('optIn'));
+  skills.command('opt-in').description('offer bundled skills again (removes the opt-out marker)').option('--sync', 'accepted as Hermes takes it (nothing to copy: they are read in place)').action(extra('optIn'));
   const snap = skills.command('snapshot').description('export or import the skills installed from registries, and your taps');
   snap.command('export <file>').description('write a snapshot JSON (- = stdout)').action(extra('snapshotExport'));
   snap.command('import <file>').description('restore the taps and reinstall every skill in a snapshot').option('--force', 'reinstall skills already there; install despite cautionary findings').action(extra('snapshotImport'));

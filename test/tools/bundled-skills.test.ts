@@ -17,13 +17,14 @@ import { bundledSkills, bundledSkillsRoot } from '../../src/state/skills-bundled
 import { scanSkillDir } from '../../src/state/skills-hub.ts';
 import { buildSkillsIndex, discoverSkills, parseFrontmatter } from '../../src/state/skills.ts';
 import { builtinRegistry } from '../../src/tools/builtin.ts';
-import type { ToolServices } from '../../src/tools/types.ts';
+import type { ToolSession } from '../../src/tools/types.ts';
+import { Slots } from '../../src/state/slots.ts';
 import { hermes } from '../helpers/cli.ts';
 
 const ROOT = join(packageRoot(), 'skills');
 
 function tools(home: string) {
-  const services: ToolServices = { home, config: defaultConfig(), env: {}, cwd: home, platform: 'cli', sessionId: 's', taskId: 's', state: new Map(), yolo: false };
+  const services: ToolSession = { home, config: defaultConfig(), env: {}, cwd: home, platform: 'cli', sessionId: 's', taskId: 's', slots: new Slots(), yolo: false };
   const reg = builtinRegistry();
   const byName = new Map(reg.build(['skills'], services).map((t) => [t.name, t]));
   const call = async (name: string, args: Record<string, unknown>) => {

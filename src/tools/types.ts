@@ -39,7 +39,7 @@ export interface ToolServices {
   /** Built-in memory plus any external memory provider (the memory tool writes through it). */
   memory?: import('../state/memory-provider.ts').MemoryManager;
   /** The session store (either backend); session_search opens the configured one itself when absent. */
-  sessionDb?: import('../state/store/types.ts').SessionStoreApi;
+  sessionDb?: import('../state/store/types.ts').SessionStore;
   /** The chat a gateway session serves: cron jobs created there deliver back to it (`deliver: origin`). */
   origin?: DeliveryOrigin;
   /** The gateway's delivery router (send_message); absent outside the gateway. */

@@ -161,7 +161,7 @@ export class GatewayRunner {
     };
     const t = this.transcripts;
     if (t.db) {
-      // Sessions get the SessionDB itself (session_search, titles and compression lineage use it);
+      // Sessions get the session store itself (session_search, titles and compression lineage use it);
       // only evicting a warm runtime must not end the conversation in state.db.
       const db = t.db;
       this.store = {

@@ -70,6 +70,26 @@ for (const b of backends) {
     };
 
     test(
+      'appendMessages writes a step in order with the counters; sqlRun/sqlAll run the same SQL; file is the SQLite file or null',
+      withStore(async (s) => {
+        await s.createSession({ id: 'st', source: 'cli' });
+        const ids = await s.appendMessages('st', [
+          { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'x', arguments: '{}' } }] },
+          { role: 'tool', content: 'r', tool_call_id: 'c1' },
+        ]);
+        assert.equal(ids.length, 2);
+        assert.ok(ids[0] < ids[1]);
+        assert.deepEqual((await s.getMessages('st')).map((m) => m.role), ['assistant', 'tool']);
+        const row = (await s.getSession('st'))!;
+        assert.equal(row.message_count, 2);
+        assert.equal(row.tool_call_count, 1);
+        assert.equal(await s.sqlRun('UPDATE sessions SET title = ? WHERE id = ?', ['by sql', 'st']), 1);
+        assert.deepEqual((await s.sqlAll('SELECT title FROM sessions WHERE id = ?', ['st'])).map((r) => r.title), ['by sql']);
+        assert.equal(s.file, b.name === 'sqlite' ? s.location : null);
+      }),
+    );
+
+    test(
       'round-trips a conversation with tool calls, reasoning, images and gateway flags',
       withStore(async (s) => {
         await s.createSession({ id: 's1', source: 'cli', model: 'm', systemPrompt: 'SYS', cwd: '/work' });

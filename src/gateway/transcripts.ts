@@ -5,7 +5,6 @@
 // HERMES_HOME/sessions/<session_id>.jsonl (and says so in the log).
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TurnResult } from '../agent/types.ts';
 import type { Message } from '../llm/types.ts';
 import { SessionDB, type CreateSessionMeta } from '../state/db.ts';
 import { GroupCommit } from './group-commit.ts';

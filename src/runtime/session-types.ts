@@ -2,7 +2,6 @@
 // and the per-session preferences and totals it reads back. Types only (see session.ts).
 import type { SpendScope } from './budgets.ts';
 import type { PromptParts } from '../agent/prompt.ts';
-import type { TurnResult } from '../agent/types.ts';
 import type { LlmClient } from '../llm/index.ts';
 import type { Message, StreamFn, Usage } from '../llm/types.ts';
 import type { HermesConfig } from '../state/defaults.ts';

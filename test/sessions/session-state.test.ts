@@ -419,7 +419,7 @@ test('a failing session store does not break the conversation: one warning, the 
     throw new Error('database or disk is full');
   };
   const failing = { createSession: async () => {}, appendMessage: full, appendMessages: full, recordUsage: async () => {}, endSession: async () => {}, flush: async () => {} };
-  const h = harness({ steps: [{ toolCalls: [{ name: 'todo', arguments: {} }] }, { text: 'done' }], session: { transcript: failing, backgroundTasks: false } });
+  const h = harness({ steps: [{ toolCalls: [{ name: 'todo', arguments: {} }] }, { text: 'done' }], session: { store: undefined, transcript: failing, backgroundTasks: false } });
   const r = await h.session.prompt('go');
   assert.equal(r.completed, true);
   const warnings = h.events.filter((e) => e.type === 'warning');

@@ -8,6 +8,7 @@ import { CodexAppServerClient } from '../src/runtimes/codex/transport.ts';
 import { Session } from '../src/runtime/session.ts';
 import { loadConfig } from '../src/state/config.ts';
 import { SessionDB } from '../src/state/db.ts';
+import { SqliteSessionStore } from '../src/state/store/sqlite.ts';
 import { cleanEnv } from '../test/helpers/cli.ts';
 import { CODEX_BIN, codexHermesConfig, codexMissing, makeCodexHome } from '../test/helpers/codex.ts';
 import { startFakeLlm } from '../test/helpers/fake-llm.ts';
@@ -29,7 +30,7 @@ const bench: Bench = async () => {
     const env = cleanEnv(home, codex.env);
     writeFileSync(join(home, 'config.yaml'), codexHermesConfig(fake.openaiBaseUrl));
     const db = SessionDB.open(join(home, 'state.db'));
-    const session = new Session({ home, config: loadConfig(home, env).config, env, cwd: work, platform: 'cli', interactive: false, store: db, backgroundTasks: false });
+    const session = new Session({ home, config: loadConfig(home, env).config, env, cwd: work, platform: 'cli', interactive: false, store: new SqliteSessionStore(db), backgroundTasks: false });
 
     // Bare codex app-server with the same thread settings (Hermes's prompt as developer instructions).
     let t = process.hrtime.bigint();

@@ -8,6 +8,7 @@ import type { ToolCallContext } from '../src/agent/types.ts';
 import { SubdirHints, hintNames } from '../src/runtime/subdir-hints.ts';
 import { DEFAULT_MD_NAMES } from '../src/state/context-files.ts';
 import { SessionDB } from '../src/state/db.ts';
+import { SqliteSessionStore } from '../src/state/store/sqlite.ts';
 import { defaultConfig } from '../src/state/defaults.ts';
 import { packageRoot } from '../src/state/paths.ts';
 import { bundledSkillHash } from '../src/state/skills-bundled.ts';
@@ -63,7 +64,7 @@ const bench: Bench = async () => {
     const db = SessionDB.open(join(home, 'state.db'));
     db.createSession({ id: 'long', source: 'cli' });
     for (let i = 0; i < 10_000; i++) db.appendMessage('long', { role: i % 2 ? 'assistant' : 'user', content: `message ${i} ${'words '.repeat(30)}` });
-    const services = { home, config: defaultConfig(), env: {}, cwd: home, platform: 'cli', sessionId: 'other', taskId: 'b', slots: new Slots(), yolo: false, sessionDb: db };
+    const services = { home, config: defaultConfig(), env: {}, cwd: home, platform: 'cli', sessionId: 'other', taskId: 'b', slots: new Slots(), yolo: false, sessionDb: new SqliteSessionStore(db) };
     const tool = new ToolRegistry().bind(sessionSearch, services);
     const mid = (db.getMessageRows('long')[5000] as { id: number }).id;
     const scroll = await timeIt(5, () => tool.execute({ session_id: 'long', around_message_id: mid, window: 10 }, ctx));

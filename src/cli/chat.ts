@@ -15,7 +15,7 @@ import { SessionDB } from '../state/db.ts';
 import { describeDbError } from '../state/db-errors.ts';
 import { expandHome, paths } from '../state/paths.ts';
 import { bumpUse } from '../state/skill-usage.ts';
-import { openSessionStore, storeChoice, type SessionStoreApi } from '../state/store/index.ts';
+import { openSessionStore, storeChoice, type SessionStore } from '../state/store/index.ts';
 import { flushPending } from '../state/pending.ts';
 import { buildSkillInvocation, discoverSkills, findSkill } from '../state/skills.ts';
 import type { Message } from '../llm/types.ts';
@@ -61,17 +61,17 @@ export function openStateDb(home: string): SessionDB {
 }
 
 /** Opens the configured session store (`state.backend`: state.db, or PostgreSQL), or fails with one clear line. */
-export async function openStore(ctx: CliContext): Promise<SessionStoreApi> {
-  let choice;
+export async function openStore(ctx: CliContext): Promise<SessionStore> {
   try {
-    choice = storeChoice(ctx.loaded.config, ctx.env);
+    storeChoice(ctx.loaded.config, ctx.env);
   } catch (e) {
     throw new CliError((e as Error).message, 2);
   }
-  if (choice.backend === 'sqlite') return openStateDb(ctx.home);
   try {
-    return await openSessionStore(ctx.home, ctx.loaded.config, ctx.env);
+    // (state.db through openStateDb: its one clear line for a damaged or unwritable file.)
+    return await openSessionStore(ctx.home, ctx.loaded.config, ctx.env, { sqlite: () => openStateDb(ctx.home) });
   } catch (e) {
+    if (e instanceof CliError) throw e;
     throw new CliError((e as Error).message);
   }
 }
@@ -86,7 +86,7 @@ export interface Restored {
 }
 
 /** The session --resume / --continue asks for, or undefined when neither was given. */
-export async function findResumeTarget(db: SessionStoreApi, opts: ChatOptions, say?: (line: string) => void): Promise<Restored | undefined> {
+export async function findResumeTarget(db: SessionStore, opts: ChatOptions, say?: (line: string) => void): Promise<Restored | undefined> {
   if (opts.resume === undefined && opts.continue === undefined) return undefined;
   if (opts.resume !== undefined && opts.continue !== undefined) throw new CliError('Use either --resume or --continue, not both.', 2);
   const source = opts.source ?? 'cli';
@@ -149,7 +149,7 @@ export function createCliSession(
   ctx: CliContext,
   opts: ChatOptions,
   interactive: boolean,
-  extra: { store?: SessionStoreApi; restored?: Restored; backgroundTasks?: boolean; mcp?: McpManager | null; onMcpEvent?: (line: string) => void } = {},
+  extra: { store?: SessionStore; restored?: Restored; backgroundTasks?: boolean; mcp?: McpManager | null; onMcpEvent?: (line: string) => void } = {},
 ): Session {
   let session: Session;
   const mcp = extra.mcp;

@@ -10,7 +10,7 @@ import type { CommandRegistry, SurfaceHooks } from '../commands/registry.ts';
 import type { McpManager } from '../mcp/manager.ts';
 import { startCliMcp } from '../mcp/session.ts';
 import type { Session } from '../runtime/session.ts';
-import type { SessionStoreApi } from '../state/store/index.ts';
+import type { SessionStore } from '../state/store/index.ts';
 import { flushPending } from '../state/pending.ts';
 import { createCliSession, explicitFrom, findResumeTarget, loadCliPlugins, openStore, preloadedSkills, restoreWorkspaceDir, type Restored } from './chat.ts';
 import type { ChatOptions } from './commands/chat.ts';
@@ -22,7 +22,7 @@ import { gatewayPorts } from '../gateway/command-ports.ts';
 
 export interface InteractiveChat {
   ctx: CliContext;
-  db: SessionStoreApi;
+  db: SessionStore;
   session: Session;
   registry: CommandRegistry;
   /** Problems with `quick_commands` in config.yaml, for the surface to show. */

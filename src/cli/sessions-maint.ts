@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { storeChoice, type SessionStoreApi } from '../state/store/index.ts';
+import { storeChoice, type SessionStore } from '../state/store/index.ts';
 import { convertToV23, ftsOptimizeAvailable, rebuildSearchIndex } from '../state/db-fts.ts';
 import { paths } from '../state/paths.ts';
 import { copyDatabase } from '../state/snapshots.ts';
@@ -75,7 +75,7 @@ function filterFrom(o: FilterOpts, defaultOlderThanDays?: number) {
 
 const confirm = (question: string, yes: boolean | undefined, nothing: string) => confirmOrRefuse(question, yes, { nothing });
 
-async function describe(db: SessionStoreApi, ids: string[]): Promise<void> {
+async function describe(db: SessionStore, ids: string[]): Promise<void> {
   for (const id of ids.slice(0, 20)) {
     const s = await db.getSession(id);
     if (s) out(`  ${id}  ${when(s.started_at)}  ${s.source.padEnd(9)} ${s.title ?? ''}`);

@@ -5,7 +5,7 @@ import { formatTokenSummary, summarizeTokens } from '../llm/token-summary.ts';
 import type { SessionRow } from '../state/db.ts';
 import type { SessionListItem } from '../state/db-rows.ts';
 import { expandHome } from '../state/paths.ts';
-import type { ListOptions, SessionStoreApi } from '../state/store/index.ts';
+import type { ListOptions, SessionStore } from '../state/store/index.ts';
 import { openStore } from './chat.ts';
 import { loadContext } from './context.ts';
 import { CliError, confirmOrRefuse } from './errors.ts';
@@ -15,7 +15,7 @@ const out = (s: string): void => {
 };
 
 /** Runs `fn` on the configured session store (state.db, or PostgreSQL), closing it afterwards. */
-export async function withStore<T>(fn: (db: SessionStoreApi, home: string) => T | Promise<T>): Promise<T> {
+export async function withStore<T>(fn: (db: SessionStore, home: string) => T | Promise<T>): Promise<T> {
   const ctx = loadContext();
   const db = await openStore(ctx);
   try {
@@ -39,7 +39,7 @@ function positiveInt(v: string | undefined, name: string, dflt: number): number 
   return n;
 }
 
-async function resolveOrFail(db: SessionStoreApi, key: string): Promise<SessionRow> {
+async function resolveOrFail(db: SessionStore, key: string): Promise<SessionRow> {
   const id = await db.resolveSession(key);
   const row = id ? await db.getSession(id) : null;
   if (!row) throw new CliError(`No session matches "${key}". List them with \`hermes sessions list\` (an id, a unique id prefix or a title works).`);

@@ -23,7 +23,6 @@ import { fileCommands } from './files.ts';
 import { infoCommands } from './info.ts';
 import { workCommands } from './work.ts';
 import { bundlesCommand, registerBundleCommands } from './bundles.ts';
-import { isSessionStore } from '../state/store/index.ts';
 import { curatorCommand } from './curator.ts';
 import { surfaceExtraCommands } from './surface-extras.ts';
 import { moaCommand } from './moa.ts';
@@ -503,7 +502,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         if (!/(^|\s)--delete(\s|$)/.test(args)) return { action: 'quit' };
         const s = ctx.session;
         const store = s.options.store;
-        if (!isSessionStore(store) || !s.persisted) return { action: 'quit', output: tr('commands.quit_nothing_saved') };
+        if (!store || !s.persisted) return { action: 'quit', output: tr('commands.quit_nothing_saved') };
         if (!(await confirmDestructive(ctx, tr('commands.quit_delete_confirm', { id: s.id })))) return { output: tr('commands.quit_not_deleted') };
         const id = s.id;
         s.interrupt();

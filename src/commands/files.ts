@@ -8,7 +8,6 @@ import type { Message } from '../llm/types.ts';
 import { redactSecrets } from '../policy/redact.ts';
 import { storeFor } from '../runtime/checkpointing.ts';
 import type { Session } from '../runtime/session.ts';
-import { isSessionStore } from '../state/store/index.ts';
 import { createQuickSnapshot, listQuickSnapshots, pruneQuickSnapshots, restoreQuickSnapshot } from '../state/snapshots.ts';
 import { ALL_SURFACES, type CommandDef } from './registry.ts';
 
@@ -74,7 +73,7 @@ export function fileCommands(): CommandDef[] {
       async run(ctx, args) {
         const s = ctx.session;
         const store = s.options.store;
-        if (!isSessionStore(store)) return { output: 'This session is not saved, so it cannot be branched.' };
+        if (!store) return { output: 'This session is not saved, so it cannot be branched.' };
         if (!s.history.length) return { output: 'Nothing to branch yet: say something first.' };
         const parent = s.id;
         const parentTitle = (await store.getSession(parent))?.title;

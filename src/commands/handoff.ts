@@ -23,11 +23,11 @@ export function handoffCommand(): CommandDef {
       if (s.busy) return { output: '/handoff waits for the running turn: try again when it has finished, or /stop first.' };
       const gateway = ctx.hooks.gatewayPorts;
       if (!gateway) return { output: '/handoff is not available here: it runs in `hermes chat`.' };
-      const [{ isSessionStore }, ho] = await Promise.all([import('../state/store/index.ts'), import('../state/handoff.ts')]);
+      const ho = await import('../state/handoff.ts');
       const problem = await gateway.handoffProblem(platform, o.config, o.env);
       if (problem) return { output: problem };
       const store = o.store;
-      if (!isSessionStore(store)) return { output: '/handoff needs the session store (state.db or PostgreSQL); this session is not saved.' };
+      if (!store) return { output: '/handoff needs the session store (state.db or PostgreSQL); this session is not saved.' };
       if (!s.history.length) return { output: 'Nothing to hand off yet: say something first.' };
       await s.flushStore();
       if (!(await ho.requestHandoff(store, s.id, platform))) return { output: 'This session is not in the session store yet; try again after a turn.' };

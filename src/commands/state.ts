@@ -8,7 +8,7 @@ import { estimateMessagesTokens } from '../agent/tokens.ts';
 import type { Message } from '../llm/types.ts';
 import type { Session } from '../runtime/session.ts';
 import { TitleConflictError } from '../state/db.ts';
-import { isSessionStore, openSessionStore, type SessionStoreApi } from '../state/store/index.ts';
+import { openSessionStore, type SessionStore } from '../state/store/index.ts';
 import { MemoryStore } from '../state/memory.ts';
 import { paths } from '../state/paths.ts';
 import { buildSkillInvocation, discoverSkills, parseSkillStack, skillOnPlatform, type Skill } from '../state/skills.ts';
@@ -22,10 +22,10 @@ const when = (t: number) => {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 };
 
-/** The session's store when it has the full session API, else the configured one (opened for this call). */
-export async function withDb<T>(session: Session, fn: (db: SessionStoreApi) => T | Promise<T>): Promise<T> {
+/** The session's store, else (a session not saved) the configured one, opened for this call. */
+export async function withDb<T>(session: Session, fn: (db: SessionStore) => T | Promise<T>): Promise<T> {
   const store = session.options.store;
-  if (isSessionStore(store)) return fn(store);
+  if (store) return fn(store);
   const db = await openSessionStore(session.options.home, session.options.config, session.options.env);
   try {
     return await fn(db);
@@ -54,7 +54,7 @@ export function stateCommands(): CommandDef[] {
       async run(ctx, args) {
         const s = ctx.session;
         const store = s.options.store;
-        if (!isSessionStore(store)) return { output: 'This session is not saved, so it has no title.' };
+        if (!store) return { output: 'This session is not saved, so it has no title.' };
         if (!args) return { output: `Title: ${(await store.getSession(s.id))?.title ?? '(none yet: one is generated after the first exchange)'}` };
         if (!s.persisted) return { output: 'The session is saved from your first message on; set the title after it.' };
         try {
@@ -256,7 +256,7 @@ async function skillsHubCommand(ctx: CommandContext, verb: string, arg: string):
   return { output: 'Usage: /skills [filter | search | browse | inspect | install | check | update | audit | diff]' };
 }
 
-async function recentSessions(db: SessionStoreApi, current: Session): Promise<string> {
+async function recentSessions(db: SessionStore, current: Session): Promise<string> {
   const list = await db.listSessions({ limit: 15 });
   if (!list.length) return 'No saved sessions yet.';
   return `${list.map((x) => `${x.id === current.id ? '▶ ' : '  '}${listLine(x)}`).join('\n')}\nResume one with /resume <id or title>.`;

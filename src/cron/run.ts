@@ -16,7 +16,7 @@ import { resolveInputFrom, Session, type SessionOptions, type SessionStore } fro
 import { builtinRegistry } from '../tools/builtin.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { HermesConfig } from '../state/defaults.ts';
-import { openSessionStore, type SessionStoreApi } from '../state/store/index.ts';
+import { openSessionStore } from '../state/store/index.ts';
 import { resolveScriptPath, scriptsDir, type CronJob } from './jobs.ts';
 import { scriptLinkProblem } from './script-approval.ts';
 import { loadSkillText } from './skills.ts';
@@ -311,7 +311,7 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
   const pinned = inferenceFor(job, d, log);
   const env = job.workdir ? { ...d.env, TERMINAL_CWD: job.workdir } : d.env;
   // Runs are sessions like any other (source `cron`): searchable, resumable, costed.
-  let ownStore: SessionStoreApi | undefined;
+  let ownStore: SessionStore | undefined;
   if (!d.store) {
     try {
       ownStore = await openSessionStore(d.home, d.config, d.env);
@@ -365,8 +365,7 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
   // Titled by the job (`cron: <name>`, `… #2` for later runs), never by the injected guidance text.
   let title: string | undefined;
   try {
-    const titles = opts.store as Partial<Pick<SessionStoreApi, 'uniqueTitle'>> | undefined;
-    title = (await titles?.uniqueTitle?.(`cron: ${job.name}`)) ?? undefined;
+    title = (await opts.store?.uniqueTitle(`cron: ${job.name}`)) ?? undefined;
   } catch (e) {
     log(`cron: job ${job.id}: no title for the run's session: ${(e as Error).message}`);
   }

@@ -87,7 +87,7 @@ export interface SchedulerOptions {
   env?: NodeJS.ProcessEnv;
   /** Builds run sessions (tests inject a fake LLM). */
   makeSession?: (o: SessionOptions) => Session;
-  /** Where run sessions are persisted (SessionDB). */
+  /** Where run sessions are persisted (the session store). */
   store?: SessionStore;
   loadSkill?: (name: string) => string | null;
 }

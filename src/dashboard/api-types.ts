@@ -4,7 +4,11 @@
 // free of Node's types (the sidecar's events): the web app's own tsconfig (browser libraries, no
 // Node types) checks this file too, and esbuild drops type imports, so none of the server's code
 // reaches the bundle.
+import type { TokenSummary } from '../llm/token-types.ts';
 import type { SidecarEvent, SidecarRequest } from '../runtime/sidecar-types.ts';
+import type { LedgerCounts, SearchHit } from '../state/view-types.ts';
+
+export type { LedgerCounts, SearchHit, TokenSummary };
 
 // ---- Overview (/api/status, /api/commands) -------------------------------------------------------
 
@@ -64,22 +68,9 @@ export interface FacetsResponse {
   models: { value: string; count: number }[];
 }
 
-export interface SearchHitView {
-  id: number;
-  session_id: string;
-  role: string;
-  timestamp: number;
-  /** The matching text with >>>match<<< markers. */
-  snippet: string;
-  context: { role: string; content: string }[];
-  source: string;
-  model: string | null;
-  title: string | null;
-}
-
 export interface SearchResponse {
   query: string;
-  hits: SearchHitView[];
+  hits: SearchHit[];
 }
 
 export interface MessageView {
@@ -103,21 +94,10 @@ export interface SessionResponse {
 
 // ---- Analytics -----------------------------------------------------------------------------------
 
-export interface TokenCounts {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  reasoning: number;
-  prompt: number;
-  total: number;
-  cacheHitPct: number;
-}
-
 export interface AnalyticsReport {
   days: number;
   empty: boolean;
-  overview: { sessions: number; messages: number; toolCalls: number; apiCalls: number; costUsd: number; unknownCostSessions: number; activeHours: number; avgMessagesPerSession: number; tokens: TokenCounts };
+  overview: { sessions: number; messages: number; toolCalls: number; apiCalls: number; costUsd: number; unknownCostSessions: number; activeHours: number; avgMessagesPerSession: number; tokens: TokenSummary };
   daily: { date: string; sessions: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; totalTokens: number; toolCalls: number; costUsd: number }[];
   models: { model: string; sessions: number; inputTokens: number; outputTokens: number; totalTokens: number; toolCalls: number; costUsd: number; priced: boolean }[];
   sources: { source: string; sessions: number; messages: number; totalTokens: number; toolCalls: number; costUsd: number }[];
@@ -239,15 +219,6 @@ export interface EnvResponse {
 }
 
 // ---- Gateway -------------------------------------------------------------------------------------
-
-/** The delivery ledger over the last 7 days (docs/reliability.md). */
-export interface LedgerCounts {
-  received: number;
-  answered: number;
-  pending: number;
-  replayed: number;
-  givenUp: number;
-}
 
 export interface GatewayResponse {
   running: boolean;

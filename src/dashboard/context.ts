@@ -4,7 +4,7 @@
 import type { Context } from 'hono';
 import { loadConfig, type LoadedConfig } from '../state/config.ts';
 import { SessionDB } from '../state/db.ts';
-import { openSessionStore, storeChoice, type SessionStoreApi } from '../state/store/index.ts';
+import { openSessionStore, type SessionStore } from '../state/store/index.ts';
 import { readEnvFile } from '../state/env.ts';
 import { hermesLog, logSettingsFrom, type HermesLog } from '../state/logs.ts';
 import { paths } from '../state/paths.ts';
@@ -19,10 +19,10 @@ export interface DashboardContext {
   config(): LoadedConfig;
   /** The process environment with HERMES_HOME/.env over it, read now. */
   env(): NodeJS.ProcessEnv;
-  /** state.db, opened on first use (what dashboard plugins get; the tabs use `store()`). */
+  /** state.db, opened on first use: what dashboard plugins get (SessionDB's synchronous API); the tabs use `store()`. */
   db(): SessionDB;
   /** The configured session store (state.db, or PostgreSQL with state.backend: postgres), opened on first use. */
-  store(): Promise<SessionStoreApi>;
+  store(): Promise<SessionStore>;
   log: HermesLog | null;
   /** `hermes` argv (after node) that starts the chat in the Chat tab. */
   chatArgs: string[];
@@ -33,7 +33,7 @@ export interface DashboardContext {
 
 export function createContext(o: { home: string; version: string; baseEnv: NodeJS.ProcessEnv; chatArgs: string[]; bin: string }): DashboardContext {
   let db: SessionDB | null = null;
-  let store: Promise<SessionStoreApi> | null = null;
+  let store: Promise<SessionStore> | null = null;
   const first = safeConfig(o.home, o.baseEnv);
   const log = hermesLog(o.home, logSettingsFrom(first.config))?.enable('gui') ?? null;
   const ctx: DashboardContext = {
@@ -55,8 +55,8 @@ export function createContext(o: { home: string; version: string; baseEnv: NodeJ
       if (store) return store;
       const { config } = ctx.config();
       const env = ctx.env();
-      if (storeChoice(config, env).backend === 'sqlite') return Promise.resolve(ctx.db());
-      store = openSessionStore(o.home, config, env);
+      // On SQLite the store shares the plugins' state.db connection.
+      store = openSessionStore(o.home, config, env, { sqlite: ctx.db });
       // A failed connection is not kept: the next request tries again.
       store.catch(() => (store = null));
       return store;

@@ -11,16 +11,51 @@
 // A batch that fails is rolled back and its writes are retried one by one, so one bad write
 // fails alone. The WAL checkpoints run on a worker thread (checkpointer.ts) unless told otherwise.
 import type { SessionDB } from '../state/db.ts';
-import type { SessionStoreApi } from '../state/store/types.ts';
+import { SqliteSessionStore } from '../state/store/sqlite.ts';
+import type { UsageRecord } from '../state/store/types.ts';
 import type { Message } from '../llm/types.ts';
 import { WalCheckpointer } from './checkpointer.ts';
-
-const QUEUED = new Set(['appendMessage', 'appendMessages', 'recordUsage']);
 
 interface Op {
   run: () => unknown;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
+}
+
+/** The session store the gateway hands out: SQLite's, with the queued writes and the commit-first rule. */
+class GroupedStore extends SqliteSessionStore {
+  private readonly group: GroupCommit;
+
+  constructor(db: SessionDB, group: GroupCommit) {
+    super(db);
+    this.group = group;
+  }
+
+  protected override before(): void {
+    this.group.commit();
+  }
+
+  override appendMessage(sessionId: string, m: Message): Promise<number> {
+    return this.group.queue(() => this.db.appendMessage(sessionId, m)) as Promise<number>;
+  }
+
+  override appendMessages(sessionId: string, ms: Message[]): Promise<number[]> {
+    return this.group.queue(() => this.db.appendMessages(sessionId, ms)) as Promise<number[]>;
+  }
+
+  override recordUsage(sessionId: string, r: UsageRecord, model: string, provider: string, baseUrl?: string): Promise<void> {
+    return this.group.queue(() => this.db.recordUsage(sessionId, r, model, provider, baseUrl)) as Promise<void>;
+  }
+
+  override flush(): Promise<void> {
+    return this.group.flush();
+  }
+
+  override async close(): Promise<void> {
+    this.group.commit();
+    this.db.close();
+    void this.group.closeCheckpointer();
+  }
 }
 
 export class GroupCommit {
@@ -29,15 +64,8 @@ export class GroupCommit {
   private scheduled = false;
   private readonly db: SessionDB;
   private readonly onError: (e: unknown) => void;
-  /**
-   * The store the gateway hands out: `db` with the queued methods (their results are promises, as
-   * an asynchronous store's) and the commit-first rule.
-   */
-  readonly store: Omit<SessionStoreApi, 'appendMessage' | 'recordUsage'> & {
-    appendMessage(sessionId: string, m: Message): Promise<number>;
-    appendMessages(sessionId: string, ms: Message[]): Promise<number[]>;
-    recordUsage(...a: Parameters<SessionStoreApi['recordUsage']>): Promise<void>;
-  };
+  /** The store the gateway hands out: `db` with the queued methods and the commit-first rule. */
+  readonly store: SqliteSessionStore;
 
   private readonly checkpointer: WalCheckpointer | null = null;
 
@@ -52,35 +80,15 @@ export class GroupCommit {
       db.checkpointer = () => cp.run();
       this.checkpointer = cp;
     }
-    const methods = new Map<PropertyKey, unknown>();
-    this.store = new Proxy(db as unknown as GroupCommit['store'], {
-      get: (target, prop, receiver) => {
-        const v = Reflect.get(target, prop, receiver) as unknown;
-        if (typeof v !== 'function' || prop === 'constructor') return v;
-        let m = methods.get(prop);
-        if (m) return m;
-        const fn = v as (...a: unknown[]) => unknown;
-        if (prop === 'flush') m = () => this.flush();
-        else if (prop === 'close')
-          m = () => {
-            this.commit();
-            fn.apply(target, []);
-            void this.checkpointer?.close();
-          };
-        else if (QUEUED.has(prop as string)) m = (...a: unknown[]) => this.queue(() => fn.apply(target, a));
-        else
-          m = (...a: unknown[]) => {
-            this.commit();
-            return fn.apply(target, a);
-          };
-        methods.set(prop, m);
-        return m;
-      },
-    });
+    this.store = new GroupedStore(db, this);
+  }
+
+  closeCheckpointer(): Promise<unknown> | undefined {
+    return this.checkpointer?.close();
   }
 
   /** Queues a write for this tick's transaction. */
-  private queue(run: () => unknown): Promise<unknown> {
+  queue(run: () => unknown): Promise<unknown> {
     const p = new Promise<unknown>((resolve, reject) => this.ops.push({ run, resolve, reject }));
     // A caller that does not wait for the write must not get an unhandled rejection: the error is
     // still reported to those that do, and to onError.

@@ -11,14 +11,14 @@ import { homeChannel } from './config.ts';
 import { sourceFromDict, type SessionIndex } from './session-store.ts';
 import type { InboundMessage, PlatformAdapter, SessionSource } from './types.ts';
 import { claimHandoff, finishHandoff, pendingHandoffs } from '../state/handoff.ts';
-import type { SessionStoreApi } from '../state/store/types.ts';
+import type { SessionStore } from '../state/store/types.ts';
 
 /** What the watcher needs from the runner. */
 export interface HandoffHost {
   readonly env: NodeJS.ProcessEnv;
   readonly config: Record<string, unknown>;
   readonly index: SessionIndex;
-  store(): SessionStoreApi | undefined;
+  store(): SessionStore | undefined;
   adapter(platform: string): PlatformAdapter | undefined;
   sessionKey(source: SessionSource): string;
   /** Drops the chat's warm runtime (its next turn is rebuilt from the store). */

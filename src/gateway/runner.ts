@@ -18,7 +18,7 @@ import type { LlmClient } from '../llm/index.ts';
 import type { Message } from '../llm/types.ts';
 import { redactionEnabled } from '../policy/redact.ts';
 import { composeNotices } from '../runtime/inbox.ts';
-import { Session, type ExplicitChoices, type SessionStore } from '../runtime/session.ts';
+import { Session, type ExplicitChoices, type SessionStore, type SessionWriter } from '../runtime/session.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { SqliteLedger } from '../state/delivery-ledger.ts';
 import { processRegistry, type ProcessRegistry } from '../tools/process-registry.ts';
@@ -111,7 +111,8 @@ export class GatewayRunner {
   private sweepTimer: NodeJS.Timeout | null = null;
   private accepting = true;
   readonly keyOpts: KeyOptions;
-  private readonly store: SessionStore;
+  /** What sessions are given: the session store (`store`), or without one the JSONL writer (`transcript`). */
+  private readonly store: { store: SessionStore; transcript?: undefined } | { store?: undefined; transcript: SessionWriter };
   private readonly now: () => number;
   private processes: ProcessRegistry | null = null;
   /** Session ids restored from the store (and which of them were ended), until their next turn. */
@@ -160,30 +161,37 @@ export class GatewayRunner {
     };
     const t = this.transcripts;
     if (t.db) {
-      // Sessions get the SessionDB itself (session_search, titles and compression lineage use it);
+      // Sessions get the session store itself (session_search, titles and compression lineage use it);
       // only evicting a warm runtime must not end the conversation in state.db.
       const db = t.db;
-      this.store = new Proxy(db, {
-        get(target, prop, receiver) {
-          if (prop === 'endSession') return (id: string, reason: string) => (reason === EVICT_REASON ? undefined : target.endSession(id, reason));
-          return Reflect.get(target, prop, receiver);
-        },
-      }) as unknown as SessionStore;
+      this.store = {
+        store: new Proxy(db, {
+          get(target, prop, receiver) {
+            if (prop === 'endSession') return (id: string, reason: string) => (reason === EVICT_REASON ? Promise.resolve() : target.endSession(id, reason));
+            return Reflect.get(target, prop, receiver);
+          },
+        }),
+      };
     } else
       this.store = {
-        createSession: (meta) => {
-          // Sessions restored from the store are known to exist; reopen (if ended) without reading twice.
-          if (this.restored.has(meta.id)) {
-            this.restored.delete(meta.id);
-            if (this.restoredEnded.delete(meta.id)) t.reopenSession?.(meta.id);
-          } else if (t.getStoredSession(meta.id)) t.reopenSession?.(meta.id);
-          else t.createSession(meta);
-        },
-        appendMessage: (id, m) => t.appendMessage(id, m),
-        recordUsage: (id, r, model, provider, baseUrl) => t.recordUsage(id, r, model, provider, baseUrl),
-        // Evicting a warm runtime releases memory; the conversation itself goes on.
-        endSession: (id, reason) => {
-          if (reason !== EVICT_REASON) t.endSession?.(id, reason);
+        // (The JSONL files answer at once; each call returns its promise, as a store's.)
+        transcript: {
+          createSession: async (meta) => {
+            // Sessions restored from the store are known to exist; reopen (if ended) without reading twice.
+            if (this.restored.has(meta.id)) {
+              this.restored.delete(meta.id);
+              if (this.restoredEnded.delete(meta.id)) await t.reopenSession?.(meta.id);
+            } else if (await t.getStoredSession(meta.id)) await t.reopenSession?.(meta.id);
+            else await t.createSession(meta);
+          },
+          appendMessage: async (id, m) => (await t.appendMessage(id, m)) as number,
+          appendMessages: async (id, ms) => (await t.appendMessages(id, ms)) as number[],
+          recordUsage: async (id, r, model, provider, baseUrl) => t.recordUsage(id, r, model, provider, baseUrl),
+          // Evicting a warm runtime releases memory; the conversation itself goes on.
+          endSession: async (id, reason) => {
+            if (reason !== EVICT_REASON) await t.endSession(id, reason);
+          },
+          flush: async () => undefined,
         },
       };
     this.registry = o.registry ?? builtinRegistry();
@@ -436,7 +444,7 @@ export class GatewayRunner {
       systemPrompt: stored?.systemPrompt ?? undefined,
       llm: this.o.llmFactory?.(),
       registry: this.registry,
-      store: this.store,
+      ...this.store,
       dotenvNames: this.o.dotenvNames,
       promptParts: { systemMessage: sys, notes: this.mcp?.notes() },
       now: this.o.now,
@@ -477,7 +485,7 @@ export class GatewayRunner {
       systemPrompt: o.systemPrompt,
       llm: this.o.llmFactory?.(),
       registry: this.registry,
-      store: this.store,
+      ...this.store,
       dotenvNames: this.o.dotenvNames,
       promptParts: sys ? { systemMessage: sys } : undefined,
       now: this.o.now,
@@ -731,12 +739,12 @@ function sessionConfig(c: HermesConfig): HermesConfig {
 
 /** state.db's delivery ledger beside the transcripts (none when they are not in a SQLite file). */
 function openLedger(t: TranscriptStore, log: (line: string) => void): GatewayLedger | null {
-  const db = t.db as { backend?: string; path?: string } | undefined;
-  if (db?.backend !== 'sqlite' || !db.path || db.path === ':memory:') return null;
+  const file = t.db?.file;
+  if (!file) return null;
   try {
-    return new GatewayLedger(SqliteLedger.open(db.path), log);
+    return new GatewayLedger(SqliteLedger.open(file), log);
   } catch (e) {
-    log(`gateway: the delivery ledger in ${db.path} could not be opened (${(e as Error).message}); messages are deduplicated by gateway/inbound.jsonl instead`);
+    log(`gateway: the delivery ledger in ${file} could not be opened (${(e as Error).message}); messages are deduplicated by gateway/inbound.jsonl instead`);
     return null;
   }
 }

@@ -1,17 +1,15 @@
-// Where gateway conversations are kept. The gateway needs a little more than the runtime's
-// SessionStore: reading a conversation back (a restart, an evicted warm session) and its frozen
+// Where gateway conversations are kept. The gateway needs a little more than what a session
+// writes: reading a conversation back (a restart, an evicted warm session) and its frozen
 // system prompt. The session store provides all of it (HERMES_HOME/state.db, or PostgreSQL for a
 // gateway cluster: the daemon opens that one); when state.db cannot be opened the gateway falls back to Hermes's legacy per-session JSONL transcripts in
 // HERMES_HOME/sessions/<session_id>.jsonl (and says so in the log).
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TurnResult } from '../agent/types.ts';
 import type { Message } from '../llm/types.ts';
-import type { SessionStore } from '../runtime/session.ts';
-import { SessionDB } from '../state/db.ts';
+import { SessionDB, type CreateSessionMeta } from '../state/db.ts';
 import { GroupCommit } from './group-commit.ts';
 import { paths } from '../state/paths.ts';
-import type { Awaitable, SessionStoreApi } from '../state/store/index.ts';
+import type { Awaitable, SessionStore, UsageRecord } from '../state/store/index.ts';
 
 export interface StoredSession {
   id: string;
@@ -21,7 +19,17 @@ export interface StoredSession {
   endReason?: string | null;
 }
 
-export interface TranscriptStore extends SessionStore {
+/**
+ * The gateway's conversations: the session store (`db`), or, when state.db cannot be opened, the
+ * JSONL files (synchronous, so its answers may be plain values). A Session writes to `db` when there
+ * is one, else through the runner's writer over this.
+ */
+export interface TranscriptStore {
+  createSession(meta: CreateSessionMeta): Awaitable<void>;
+  appendMessage(sessionId: string, message: Message): Awaitable<unknown>;
+  appendMessages(sessionId: string, messages: Message[]): Awaitable<unknown>;
+  recordUsage(sessionId: string, r: UsageRecord, model: string, provider: string, baseUrl?: string): Awaitable<void>;
+  endSession(sessionId: string, reason: string): Awaitable<void>;
   getMessages(sessionId: string): Awaitable<Message[]>;
   getStoredSession(sessionId: string): Awaitable<StoredSession | null>;
   /** Both at once (one read where the store allows it). */
@@ -31,47 +39,45 @@ export interface TranscriptStore extends SessionStore {
   close(): Awaitable<void>;
   readonly kind: string;
   /** The session store behind this one, when there is one (sessions get it for session_search). */
-  readonly db?: SessionStoreApi;
+  readonly db?: SessionStore;
 }
 
 /** The session store (state.db through SessionDB, or PostgreSQL). */
 export class SessionDbTranscripts implements TranscriptStore {
   readonly kind: string;
-  readonly db: SessionStoreApi;
+  readonly db: SessionStore;
 
-  constructor(db: SessionStoreApi) {
+  constructor(db: SessionStore) {
     this.db = db;
     this.kind = db.backend === 'sqlite' ? 'state.db' : 'postgres';
   }
 
-  createSession(meta: { id: string; source: string; model: string; systemPrompt: string; parentId?: string; cwd?: string }): Awaitable<void> {
+  createSession(meta: CreateSessionMeta): Promise<void> {
     return this.db.createSession(meta);
   }
 
-  appendMessage(sessionId: string, message: Message): Awaitable<unknown> {
+  appendMessage(sessionId: string, message: Message): Promise<number> {
     return this.db.appendMessage(sessionId, message);
   }
 
   /** A loop step's messages in one transaction where the store has one (one commit, not one per message). */
-  appendMessages(sessionId: string, messages: Message[]): Awaitable<unknown> {
-    const db = this.db as SessionStoreApi & { appendMessages?(id: string, ms: Message[]): unknown };
-    if (db.appendMessages) return db.appendMessages(sessionId, messages) as Awaitable<unknown>;
-    return Promise.all(messages.map((m) => this.db.appendMessage(sessionId, m)));
+  appendMessages(sessionId: string, messages: Message[]): Promise<number[]> {
+    return this.db.appendMessages(sessionId, messages);
   }
 
-  recordUsage(sessionId: string, r: TurnResult, model: string, provider: string, baseUrl?: string): Awaitable<void> {
+  recordUsage(sessionId: string, r: UsageRecord, model: string, provider: string, baseUrl?: string): Promise<void> {
     return this.db.recordUsage(sessionId, r, model, provider, baseUrl);
   }
 
-  endSession(sessionId: string, reason: string): Awaitable<void> {
+  endSession(sessionId: string, reason: string): Promise<void> {
     return this.db.endSession(sessionId, reason);
   }
 
-  reopenSession(sessionId: string): Awaitable<void> {
+  reopenSession(sessionId: string): Promise<void> {
     return this.db.reopenSession(sessionId);
   }
 
-  getMessages(sessionId: string): Awaitable<Message[]> {
+  getMessages(sessionId: string): Promise<Message[]> {
     return this.db.getMessages(sessionId);
   }
 
@@ -85,12 +91,12 @@ export class SessionDbTranscripts implements TranscriptStore {
     return session ? { session, messages: await this.db.getMessages(sessionId) } : null;
   }
 
-  close(): Awaitable<void> {
-    if (this.db.isOpen) return this.db.close();
+  async close(): Promise<void> {
+    if (this.db.isOpen) await this.db.close();
   }
 }
 
-type MetaLine = { role: 'session_meta'; session_id: string; source: string; model: string; system_prompt: string; created_at: number; parent_session_id?: string; cwd?: string };
+type MetaLine = { role: 'session_meta'; session_id: string; source: string; model?: string; system_prompt?: string; created_at: number; parent_session_id?: string; cwd?: string };
 type EndLine = { role: 'session_end'; reason: string; ended_at: number };
 type ReopenLine = { role: 'session_reopen'; at: number };
 
@@ -130,7 +136,7 @@ export class JsonlTranscripts implements TranscriptStore {
     writeSync(fd, objs.map((o) => JSON.stringify(o) + '\n').join(''));
   }
 
-  createSession(meta: { id: string; source: string; model: string; systemPrompt: string; parentId?: string; cwd?: string }): void {
+  createSession(meta: CreateSessionMeta): void {
     if (existsSync(this.file(meta.id))) {
       this.reopenSession(meta.id);
       return;
@@ -150,7 +156,7 @@ export class JsonlTranscripts implements TranscriptStore {
     this.lines(sessionId, messages.map((m) => ({ ...m, timestamp: m.timestamp ?? now })));
   }
 
-  recordUsage(_sessionId: string, _r: TurnResult, _model: string, _provider: string): void {
+  recordUsage(_sessionId: string, _r: UsageRecord, _model: string, _provider: string): void {
     /* usage totals live in state.db; the JSONL fallback keeps only the conversation */
   }
 

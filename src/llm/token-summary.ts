@@ -10,25 +10,10 @@
 //
 // Stored usage (state.db sessions.*_tokens, `Usage` in src/llm/types.ts) keeps the same four counts,
 // so every surface adds the same numbers.
+import type { TokenCounts, TokenSummary } from './token-types.ts';
 import type { Usage } from './types.ts';
 
-export interface TokenCounts {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  /** Part of output. */
-  reasoning: number;
-}
-
-export interface TokenSummary extends TokenCounts {
-  /** input + cacheRead + cacheWrite. */
-  prompt: number;
-  /** prompt + output. */
-  total: number;
-  /** Share of the prompt served from the cache, 0–100. */
-  cacheHitPct: number;
-}
+export type { TokenCounts, TokenSummary } from './token-types.ts';
 
 /** What "total" means, for labels and footnotes. */
 export const TOTAL_TOKENS_LABEL = 'total = input + cache read + cache write + output';

@@ -9,8 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Message } from '../llm/types.ts';
-import { isSessionStore } from '../state/store/index.ts';
-import type { SessionStore } from './session.ts';
+import type { SessionStore, SessionWriter } from './session-types.ts';
 
 /** Hermes's lease length for one compression. */
 export const COMPRESSION_LOCK_TTL_S = 300;
@@ -21,7 +20,7 @@ export function compressionHolder(): string {
 }
 
 export function inPlaceWanted(store: SessionStore | undefined, config: { compression?: { in_place?: boolean } }): boolean {
-  return !!store?.canCompactInPlace && !!store.archiveAndCompact && config.compression?.in_place !== false;
+  return !!store?.canCompactInPlace && config.compression?.in_place !== false;
 }
 
 /**
@@ -54,21 +53,21 @@ function pidAlive(pid: number): boolean {
  */
 export async function takeLease(store: SessionStore, sessionId: string): Promise<string | null> {
   const holder = compressionHolder();
-  if (await store.tryAcquireCompressionLock?.(sessionId, holder, COMPRESSION_LOCK_TTL_S)) return holder;
+  if (await store.tryAcquireCompressionLock(sessionId, holder, COMPRESSION_LOCK_TTL_S)) return holder;
   let current: string | null | undefined;
   try {
-    current = await store.getCompressionLockHolder?.(sessionId);
+    current = await store.getCompressionLockHolder(sessionId);
   } catch {
     return null;
   }
   if (!current || !holderIsDead(current)) return null;
   await dropLease(store, sessionId, current);
-  return (await store.tryAcquireCompressionLock?.(sessionId, holder, COMPRESSION_LOCK_TTL_S)) ? holder : null;
+  return (await store.tryAcquireCompressionLock(sessionId, holder, COMPRESSION_LOCK_TTL_S)) ? holder : null;
 }
 
 export async function dropLease(store: SessionStore, sessionId: string, holder: string): Promise<void> {
   try {
-    await store.releaseCompressionLock?.(sessionId, holder);
+    await store.releaseCompressionLock(sessionId, holder);
   } catch {
     /* the lease expires on its own */
   }
@@ -81,12 +80,16 @@ export interface RotateHost {
   createMeta: { source: string; model: string; systemPrompt: string; cwd?: string };
 }
 
-/** The old way: a child session carries the compressed history; returns the new id. */
-export async function rotateSession(store: SessionStore, host: RotateHost, history: Message[]): Promise<string> {
+/**
+ * The old way: a child session carries the compressed history; returns the new id. `writer` is where
+ * the conversation goes (the session store, or the gateway's JSONL fallback); the child takes the
+ * next title of the lineage when there is a session store.
+ */
+export async function rotateSession(writer: SessionWriter, store: SessionStore | undefined, host: RotateHost, history: Message[]): Promise<string> {
   const oldId = host.id;
   const newId = host.newId();
-  await store.createSession({ id: newId, ...host.createMeta, parentId: oldId });
-  if (isSessionStore(store)) {
+  await writer.createSession({ id: newId, ...host.createMeta, parentId: oldId });
+  if (store) {
     const t = (await store.getSession(oldId))?.title;
     if (t) {
       try {
@@ -96,8 +99,8 @@ export async function rotateSession(store: SessionStore, host: RotateHost, histo
       }
     }
   }
-  for (const m of history) store.appendMessage(newId, m);
-  await store.endSession?.(oldId, 'compression');
+  await writer.appendMessages(newId, history);
+  await writer.endSession(oldId, 'compression');
   host.adoptId(newId);
   return newId;
 }

@@ -24,7 +24,6 @@ import { contextLengthFor, DEFAULT_CONTEXT_LENGTH, describeError, listModels, ty
 import { sdkFetch } from '../llm/http.ts';
 import { promptTokens, samePrefix, type Message, type StreamFn, type Usage } from '../llm/types.ts';
 import { buildProjectContext, findProjectContext, loadSoul, ruleFileNames } from '../state/context-files.ts';
-import { isSessionStore } from '../state/store/index.ts';
 import { sessionDbSlot } from '../tools/session-search.ts';
 import { dropLease, inPlaceWanted, rotateSession, takeLease } from './compaction-store.ts';
 import { MemoryStore } from '../state/memory.ts';
@@ -45,12 +44,14 @@ export interface StateHost {
   readonly tools: AgentTool[];
   readonly llm: LlmClient;
   readonly persisted: boolean;
+  /** Where the conversation is written (the session store, or a surface's transcript writer). */
+  readonly writer: import('./session-types.ts').SessionWriter | undefined;
   emit(e: AgentEvent): void;
   /** Commit the store writes queued so far (before a compression archives the live rows). */
   flushAppends(): void;
   flushStore(): Promise<void>;
   /** A store write that must not break the conversation. */
-  persist(write: () => unknown): void;
+  persist(write: () => Promise<unknown> | undefined): void;
   /** Continue under a new session id (compression rotation); the task id stays. */
   adoptId(id: string): void;
   newId(): string;
@@ -521,7 +522,7 @@ export class SessionState {
    */
   private async loadCooldown(): Promise<void> {
     const store = this.host.options.store;
-    if (this.cooldownFor === this.host.id || !store?.getCompressionCooldown) return;
+    if (this.cooldownFor === this.host.id || !store) return;
     this.cooldownFor = this.host.id;
     try {
       const c = await store.getCompressionCooldown(this.host.id);
@@ -558,6 +559,7 @@ export class SessionState {
     // in-place archive must cover every row of `history`.
     this.host.flushAppends();
     const store = this.host.persisted ? this.host.options.store : undefined;
+    const writer = this.host.persisted ? this.host.writer : undefined;
     const inPlace = inPlaceWanted(store, this.host.options.config);
     const leaseId = this.host.id;
     let lease: string | null = null;
@@ -577,14 +579,14 @@ export class SessionState {
       if (out.status === 'skipped') return `Nothing to compress: ${out.reason}.`;
       if (out.status === 'failed') {
         const msg = `Context compression failed (${out.error}). The conversation is kept whole; compression will be retried in ${Math.round(out.retryInMs / 60_000)} min.`;
-        if (store?.setCompressionCooldown) this.host.persist(() => store.setCompressionCooldown!(leaseId, (Date.now() + out.retryInMs) / 1000, out.error));
+        if (store) this.host.persist(() => store.setCompressionCooldown(leaseId, (Date.now() + out.retryInMs) / 1000, out.error));
         this.host.emit({ type: 'warning', message: msg });
         return msg;
       }
       let where = '';
       if (out.summarized > 0 && store && inPlace) {
         try {
-          await store.archiveAndCompact!(leaseId, out.messages, { lockHolder: lease ?? undefined });
+          await store.archiveAndCompact(leaseId, out.messages, { lockHolder: lease ?? undefined });
         } catch (e) {
           const msg = `Context compression was not saved (${(e as Error).message}); the conversation is kept whole.`;
           this.host.emit({ type: 'warning', message: msg });
@@ -593,12 +595,12 @@ export class SessionState {
       }
       history.splice(0, history.length, ...out.messages);
       this.lastUsage = null;
-      if (out.summarized > 0 && store && !inPlace) {
+      if (out.summarized > 0 && writer && !inPlace) {
         const oldId = this.host.id;
         const o = this.host.options;
         try {
           const meta = { source: o.source ?? o.platform, model: this.host.llm.active.model, systemPrompt: this.host.system, cwd: o.cwd };
-          const newId = await rotateSession(store, { id: oldId, newId: () => this.host.newId(), adoptId: (id) => this.host.adoptId(id), createMeta: meta }, history);
+          const newId = await rotateSession(writer, store, { id: oldId, newId: () => this.host.newId(), adoptId: (id) => this.host.adoptId(id), createMeta: meta }, history);
           where = ` The full transcript stays in session ${oldId}; continuing as ${newId}.`;
         } catch (e) {
           // The old session keeps everything and new messages keep going to it.
@@ -607,7 +609,7 @@ export class SessionState {
       }
       if (out.summarized > 0) {
         this.compressions++;
-        if (store?.setCompressionCooldown) this.host.persist(() => store.setCompressionCooldown!(this.host.id, null, null));
+        if (store) this.host.persist(() => store.setCompressionCooldown(this.host.id, null, null));
       }
       const msg =
         out.summarized > 0
@@ -646,7 +648,7 @@ export class SessionState {
     if (o.config.save_trajectories) this.saveTrajectory(result);
     if (this.memory && result.completed) this.memory.syncTurn(messageText(user.content), result.finalText, this.host.id, this.host.history);
     if (!this.backgroundAllowed || result.interrupted) return;
-    if (!this.titled && result.completed && isSessionStore(o.store)) {
+    if (!this.titled && result.completed && o.store) {
       this.titled = true;
       const db = o.store;
       const id = this.host.id;

@@ -2,41 +2,21 @@
 // and the per-session preferences and totals it reads back. Types only (see session.ts).
 import type { SpendScope } from './budgets.ts';
 import type { PromptParts } from '../agent/prompt.ts';
-import type { TurnResult } from '../agent/types.ts';
 import type { LlmClient } from '../llm/index.ts';
 import type { Message, StreamFn, Usage } from '../llm/types.ts';
 import type { HermesConfig } from '../state/defaults.ts';
-import type { Awaitable } from '../state/store/index.ts';
+import type { SessionStore } from '../state/store/types.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { SurfacePorts, ToolServices } from '../tools/types.ts';
 
+export type { SessionStore };
+
 /**
- * Persistence for sessions (both state stores implement it: SessionDB answers at once, PostgreSQL
- * with promises). Writes are issued without awaiting, in order; the turn ends after `flush()`.
+ * What a session writes through when there is no session store: the gateway's JSONL transcripts
+ * when state.db cannot be opened (writes only: no titles, search, lineage or compression in place).
+ * The session store is one; every writer call returns a promise, as the store's do.
  */
-export interface SessionStore {
-  createSession(meta: { id: string; source: string; model: string; systemPrompt: string; parentId?: string; cwd?: string; title?: string }): Awaitable<void>;
-  appendMessage(sessionId: string, message: Message): Awaitable<unknown>;
-  /** Several messages in one transaction (the loop's appends of one event-loop tick). */
-  appendMessages?(sessionId: string, messages: Message[]): Awaitable<unknown>;
-  recordUsage(sessionId: string, r: TurnResult, model: string, provider: string, baseUrl?: string): Awaitable<void>;
-  endSession?(sessionId: string, reason: string): Awaitable<void>;
-  /** Per-session runtime settings (state.db sessions.model_config), e.g. the codex thread id. */
-  getModelConfig?(sessionId: string): Awaitable<Record<string, unknown>>;
-  patchModelConfig?(sessionId: string, patch: Record<string, unknown>): Awaitable<void>;
-  /** Resolves when every write issued so far is committed. */
-  flush?(): Awaitable<void>;
-  /** Compression in place (Hermes's compression_locks lease + archive_and_compact); without it compression continues in a child session. */
-  readonly canCompactInPlace?: boolean;
-  tryAcquireCompressionLock?(sessionId: string, holder: string, ttlSeconds?: number): Awaitable<boolean>;
-  releaseCompressionLock?(sessionId: string, holder: string): Awaitable<boolean>;
-  /** Who holds the session's compression lease now (null: nobody, or it expired). */
-  getCompressionLockHolder?(sessionId: string): Awaitable<string | null>;
-  archiveAndCompact?(sessionId: string, messages: Message[], opts?: { lockHolder?: string }): Awaitable<number>;
-  /** The summary-failure cooldown kept in state.db (compression_failure_cooldown_until / _error). */
-  setCompressionCooldown?(sessionId: string, untilS: number | null, error: string | null): Awaitable<void>;
-  getCompressionCooldown?(sessionId: string): Awaitable<{ untilS: number; error: string | null } | null>;
-}
+export type SessionWriter = Pick<SessionStore, 'createSession' | 'appendMessage' | 'appendMessages' | 'recordUsage' | 'endSession' | 'flush'>;
 
 export interface ExplicitChoices {
   provider?: string;
@@ -68,7 +48,10 @@ export interface SessionOptions {
   systemPrompt?: string;
   llm?: LlmClient;
   registry?: ToolRegistry;
+  /** The session store (state.db or PostgreSQL): the conversation, its title, search, lineage, compression in place. */
   store?: SessionStore;
+  /** Without a store: where the conversation is written (the gateway's JSONL fallback). Ignored when `store` is given. */
+  transcript?: SessionWriter;
   /** Names that came from HERMES_HOME/.env (kept out of child processes). */
   dotenvNames?: string[];
   /** Extra prompt parts (memory, skills, project context) supplied by higher layers. */

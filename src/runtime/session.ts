@@ -14,7 +14,6 @@ import { budgetLines, dayTotalsFor, readBudgets, SpendScope, spendMeter, type Me
 import { addUsage, emptyUsage, type Message, type StreamFn } from '../llm/types.ts';
 import { StoreWrites } from './store-writes.ts';
 import { paths } from '../state/paths.ts';
-import { isSessionStore } from '../state/store/index.ts';
 import { Slots } from '../state/slots.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import { runSessionCleanup } from '../tools/cleanup.ts';
@@ -36,10 +35,10 @@ import type { RunnerKind, TurnRunner } from '../runtimes/types.ts';
 import { sessionPlugins, type SessionPlugins } from './session-plugins.ts';
 import { pluginErrorClassifier } from '../plugins/error-classification.ts';
 import { clientForSession, createClientFor, resolveInputFrom } from './session-client.ts';
-import type { ExplicitChoices, SessionOptions, SessionPrefs, SessionTotals } from './session-types.ts';
+import type { ExplicitChoices, SessionOptions, SessionPrefs, SessionTotals, SessionWriter } from './session-types.ts';
 import { configSetting } from '../state/config-env.ts';
 
-export type { ExplicitChoices, SessionOptions, SessionPrefs, SessionStore, SessionTotals } from './session-types.ts';
+export type { ExplicitChoices, SessionOptions, SessionPrefs, SessionStore, SessionTotals, SessionWriter } from './session-types.ts';
 export { createClientFor, resolveInputFrom } from './session-client.ts';
 
 export function newSessionId(now = new Date()): string {
@@ -174,7 +173,7 @@ export class Session {
       cron: o.ports?.cron,
       ...o.services,
     };
-    if (isSessionStore(o.store)) this.services.sessionDb = o.store;
+    if (o.store) this.services.sessionDb = o.store;
     this.state = new SessionState(this);
     if (this.state.memory) this.services.memory = this.state.memory;
     this.listeners.add((e) => this.state.onEvent(e));
@@ -291,7 +290,7 @@ export class Session {
    */
   reset(reason = 'new_session'): void {
     if (this.running) this.interrupt();
-    if (this.started) this.persist(() => this.options.store?.endSession?.(this._id, reason));
+    if (this.started) this.persist(() => this.writer?.endSession(this._id, reason));
     this.state.onReset([...this.history]);
     const oldId = this._id;
     this._id = newSessionId();
@@ -317,7 +316,7 @@ export class Session {
    */
   restore(r: { id: string; history: Message[]; systemPrompt?: string | null }): void {
     if (this.running) this.interrupt();
-    if (this.started && r.id !== this._id) this.persist(() => this.options.store?.endSession?.(this._id, 'resumed_other'));
+    if (this.started && r.id !== this._id) this.persist(() => this.writer?.endSession(this._id, 'resumed_other'));
     this.state.onReset([...this.history]);
     this._id = r.id;
     this.services.notifier = this.inbox.newConversation();
@@ -487,7 +486,7 @@ export class Session {
     if (!this.started) {
       this.started = true;
       this.persist(() =>
-        o.store?.createSession({ id: this.id, source: o.source ?? o.platform, model: this.llm.active.model, systemPrompt: this.system, cwd: o.cwd, parentId: o.parentSessionId, title: this.pendingTitle }),
+        this.writer?.createSession({ id: this.id, source: o.source ?? o.platform, model: this.llm.active.model, systemPrompt: this.system, cwd: o.cwd, parentId: o.parentSessionId, title: this.pendingTitle }),
       );
       if (this.pendingTitle) this.state.markTitled(true);
       this.pendingTitle = undefined;
@@ -506,11 +505,11 @@ export class Session {
         transformFinal: plugins ? (text) => plugins.transformFinal(text) : undefined,
         signal: ac.signal,
         emit: (e) => this.dispatch(e),
-        sink: o.store ? { append: (m) => this.queueAppend(m) } : undefined,
+        sink: this.writer ? { append: (m) => this.queueAppend(m) } : undefined,
         broker: this.broker,
       });
       this.flushAppends();
-      this.persist(() => o.store?.recordUsage(this.id, result, this.llm.active.model, this.llm.active.provider, this.llm.active.baseUrl));
+      this.persist(() => this.writer?.recordUsage(this.id, result, this.llm.active.model, this.llm.active.provider, this.llm.active.baseUrl));
       this.lastResult = result;
       this.state.afterTurn(user, result);
       await plugins?.afterTurn(user, result);
@@ -612,9 +611,14 @@ export class Session {
 
   /** The session's store writes: never fatal to the conversation, batched per tick, awaited at turn end. */
   private readonly writes = new StoreWrites(
-    () => this.options.store,
+    () => this.writer,
     (message) => this.dispatch({ type: 'warning', message }),
   );
+
+  /** Where the conversation is written: the session store, or (without one) the surface's transcript writer. */
+  get writer(): SessionWriter | undefined {
+    return this.options.store ?? this.options.transcript;
+  }
 
   private queueAppend(m: Message): void {
     this.writes.queueAppend(this.id, m);
@@ -625,7 +629,7 @@ export class Session {
   }
 
   /** A store write that must not break the conversation (see StoreWrites.persist). */
-  persist(write: () => unknown): void {
+  persist(write: () => Promise<unknown> | undefined): void {
     this.writes.persist(write);
   }
 
@@ -690,6 +694,7 @@ export class Session {
       llm: o.llm && !override ? this.llm : undefined,
       registry: this.registry,
       store: o.store,
+      transcript: o.transcript,
       dotenvNames: o.dotenvNames,
       systemPrompt: spec.systemPrompt,
       now: o.now,
@@ -756,7 +761,7 @@ export class Session {
     this.inbox.close();
     this.interrupt();
     this.broker.cancelAll();
-    if (this.started) this.persist(() => this.options.store?.endSession?.(this.id, reason));
+    if (this.started) this.persist(() => this.writer?.endSession(this.id, reason));
     const memoryDone = this.state.onClose(this.services);
     await this.plugins?.finalize(reason);
     const runner = this.runner;

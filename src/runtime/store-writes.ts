@@ -2,12 +2,12 @@
 // reported once and the turn goes on; the loop's appends are committed together, once the step's
 // request is on the wire (the commit overlaps the round trip) and at most every GROUP_MS while steps
 // come faster than that (a commit per step cost more than the rest of a fast step: FTS pages, WAL
-// frames); writes that return a promise (PostgreSQL) are not awaited one by one — the store applies
-// them in order — and a turn awaits them all before it ends (flushStore). A turn's end, compression
+// frames); writes are not awaited one by one — the store applies them in the order they were issued
+// (on SQLite at once, when called) — and a turn awaits them all before it ends (flushStore). A turn's end, compression
 // and close commit at once, so what may wait is at most GROUP_MS of a running turn's steps.
 import type { Message } from '../llm/types.ts';
 import { dbErrorFile, describeDbError } from '../state/db-errors.ts';
-import type { SessionStore } from './session.ts';
+import type { SessionWriter } from './session-types.ts';
 
 /** The longest a queued append waits for the steps after it (ms). */
 export const GROUP_MS = 25;
@@ -19,14 +19,14 @@ export class StoreWrites {
    * that said so: a one-shot run exits non-zero with it, since its turn is not (all) in the store.
    */
   failure: { error: unknown; message: string; warning: string } | null = null;
-  /** A write to an asynchronous store was issued since the last flush. */
+  /** A write was issued since the last flush. */
   private unflushed = false;
   /** Messages appended this tick, with the session id they belong to. */
   private appends: [string, Message][] = [];
-  private readonly store: () => SessionStore | undefined;
+  private readonly store: () => SessionWriter | undefined;
   private readonly warn: (message: string) => void;
 
-  constructor(store: () => SessionStore | undefined, warn: (message: string) => void) {
+  constructor(store: () => SessionWriter | undefined, warn: (message: string) => void) {
     this.store = store;
     this.warn = warn;
   }
@@ -56,17 +56,17 @@ export class StoreWrites {
       const id = queued[i][0];
       const ms: Message[] = [];
       for (; i < queued.length && queued[i][0] === id; i++) ms.push(queued[i][1]);
-      this.persist(() => (store.appendMessages ? store.appendMessages(id, ms) : Promise.all(ms.map((m) => store.appendMessage(id, m)))));
+      this.persist(() => store.appendMessages(id, ms));
     }
   }
 
-  persist(write: () => unknown): void {
+  /** Issues a write (a store call, or nothing: undefined); its failure is reported, never thrown. */
+  persist(write: () => Promise<unknown> | undefined): void {
     try {
       const r = write();
-      if (r && typeof (r as Promise<unknown>).then === 'function') {
-        this.unflushed = true;
-        (r as Promise<unknown>).then(undefined, (e: unknown) => this.failed(e));
-      }
+      if (!r) return;
+      this.unflushed = true;
+      r.then(undefined, (e: unknown) => this.failed(e));
     } catch (e) {
       this.failed(e);
     }
@@ -76,7 +76,7 @@ export class StoreWrites {
     if (!this.unflushed) return;
     this.unflushed = false;
     try {
-      await this.store()?.flush?.();
+      await this.store()?.flush();
     } catch (e) {
       this.failed(e);
     }
@@ -86,8 +86,8 @@ export class StoreWrites {
     if (this.warned) return;
     this.warned = true;
     // The store's error names its file and what to do (state.db: db-errors.ts); a bare one gets the file.
-    const store = this.store() as { path?: unknown } | undefined;
-    const file = typeof store?.path === 'string' && store.path !== ':memory:' ? store.path : undefined;
+    const store = this.store() as { file?: string | null } | undefined;
+    const file = store?.file ?? undefined;
     let message = (e as Error)?.message ?? String(e);
     if (file && dbErrorFile(e) === undefined) message = describeDbError(e, file, 'state');
     if (!/[.!?]$/.test(message)) message += '.';

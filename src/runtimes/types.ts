@@ -6,7 +6,7 @@ import type { RequestBroker } from '../agent/requests.ts';
 import type { AgentEvent, MessageSink, TurnResult } from '../agent/types.ts';
 import type { Message } from '../llm/types.ts';
 import type { HermesConfig } from '../state/defaults.ts';
-import type { Awaitable } from '../state/store/index.ts';
+import type { SessionStore } from '../state/store/types.ts';
 
 /**
  * What a runner reads of its Session's options. The Session (src/runtime/session-types.ts
@@ -23,10 +23,7 @@ export interface RunnerOptions {
   dotenvNames?: string[];
   now?: () => number;
   /** The session's per-session settings row (codex keeps its thread id there). */
-  store?: {
-    getModelConfig?(sessionId: string): Awaitable<Record<string, unknown>>;
-    patchModelConfig?(sessionId: string, patch: Record<string, unknown>): Awaitable<void>;
-  };
+  store?: Pick<SessionStore, 'getModelConfig' | 'patchModelConfig'>;
 }
 
 export type RunnerKind = 'loop' | 'codex_app_server';

@@ -52,20 +52,7 @@ export interface SessionListItem extends SessionRow {
   last_active: number;
 }
 
-export interface SearchHit {
-  id: number;
-  session_id: string;
-  role: string;
-  timestamp: number;
-  /** The matching text with >>>match<<< markers. */
-  snippet: string;
-  /** The message before and after, 200 characters each. */
-  context: { role: string; content: string }[];
-  source: string;
-  model: string | null;
-  title: string | null;
-  session_started: number;
-}
+export type { SearchHit } from './view-types.ts';
 
 export interface SearchOptions {
   source?: string | string[];
@@ -347,7 +334,7 @@ export function messagePageSql(live: string, p: MessagePage): { sql: string; arg
   return { sql: `${base} ORDER BY id DESC LIMIT ?`, args: [p.tail], reverse: true };
 }
 
-/** What `hermes sessions archive|prune` select by (see SessionStoreApi.findSessions). */
+/** What `hermes sessions archive|prune` select by (see SessionStore.findSessions). */
 export interface FindFilter {
   startedBefore?: number;
   startedAfter?: number;

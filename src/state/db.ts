@@ -59,10 +59,10 @@ import { searchMessages, type SearchContext } from './db-search.ts';
 import { listPlan, runPlanSync, type Row } from './recent-sessions.ts';
 import { annotateDbError, guardConnection } from './db-errors.ts';
 import { isBusyError, sleepSync, sqlite, type DatabaseSync, type StatementSync } from './sqlite.ts';
-import type { ListOptions, SessionStoreApi, UsageRecord } from './store/types.ts';
+import type { ListOptions, UsageRecord } from './store/types.ts';
 
 export * from './db-rows.ts';
-export type { ListOptions, SessionStoreApi, UsageRecord } from './store/types.ts';
+export type { ListOptions, UsageRecord } from './store/types.ts';
 export { SCHEMA_VERSION } from './db-schema.ts';
 export { CJK_GLOB } from './db-fts.ts';
 export { makeSnippet, queryTerms, RANK_WINDOW } from './db-search.ts';
@@ -73,7 +73,8 @@ const CHECKPOINT_HARD_LIMIT = 1000;
 
 const now = () => Date.now() / 1000;
 
-export class SessionDB implements SessionStoreApi {
+/** state.db, synchronously (node:sqlite). Callers use it as the session store through `src/state/store/sqlite.ts`. */
+export class SessionDB {
   readonly backend = 'sqlite' as const;
   readonly path: string;
   private readonly db: DatabaseSync;

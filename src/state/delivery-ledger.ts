@@ -21,6 +21,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { guardConnection } from './db-errors.ts';
 import { sqlite } from './sqlite.ts';
 import type { Awaitable } from './store/types.ts';
+import type { LedgerCounts } from './view-types.ts';
 
 export type InboundState = 'received' | 'running' | 'answered' | 'handled' | 'given_up';
 export type ObligationState = 'pending' | 'attempting' | 'delivered' | 'failed' | 'abandoned';
@@ -58,13 +59,7 @@ export interface ObligationRow {
   attempts: number;
 }
 
-export interface LedgerCounts {
-  received: number;
-  answered: number;
-  pending: number;
-  replayed: number;
-  givenUp: number;
-}
+export type { LedgerCounts } from './view-types.ts';
 
 export interface NewObligation {
   id: string;

@@ -13,7 +13,7 @@
 import { formatTokenSummary, summarizeTokens, TOTAL_TOKENS_LABEL, type TokenSummary } from '../llm/token-summary.ts';
 import type { Usage } from '../llm/types.ts';
 import type { ModelUsagePart, UsageRow } from './db-rows.ts';
-import type { SessionStoreApi } from './store/types.ts';
+import type { SessionStore } from './store/types.ts';
 
 /** Prices a session's usage (src/llm/pricing.ts `estimateCostUsd`); null when the model has no price. */
 export type PriceFn = (model: string, provider: string, usage: Usage) => number | null;
@@ -161,7 +161,7 @@ function modelParts(s: SessionAgg, rows: ModelUsagePart[] | undefined, cost: num
   return parts;
 }
 
-export async function generateInsights(db: Pick<SessionStoreApi, 'usageSince'>, o: { days?: number; source?: string | null; now?: number; price?: PriceFn } = {}): Promise<InsightsReport> {
+export async function generateInsights(db: Pick<SessionStore, 'usageSince'>, o: { days?: number; source?: string | null; now?: number; price?: PriceFn } = {}): Promise<InsightsReport> {
   const days = Math.max(1, Math.floor(o.days ?? 30));
   const now = o.now ?? Date.now();
   const source = o.source || null;

@@ -2,17 +2,17 @@
 // discovery (`query`: full-text hits, each with the message id to scroll from), scroll (`session_id`
 // + `around_message_id`: ±`window` messages), read (`session_id` alone: the session, or its head and
 // tail when long) and browse (no arguments: recent sessions).
-import { openSessionStore, type SessionStoreApi } from '../state/store/index.ts';
+import { openSessionStore, type SessionStore } from '../state/store/index.ts';
 import { defineSlot } from '../state/slots.ts';
 import { defineTool } from './registry.ts';
 import { fail, ok } from './result.ts';
 import type { ToolSession } from './types.ts';
 
 /** The store session_search opened itself (the Session closes it: src/runtime/session-state.ts). */
-export const sessionDbSlot = defineSlot<SessionStoreApi>('session_db');
+export const sessionDbSlot = defineSlot<SessionStore>('session_db');
 
 /** The session store: the session's own, or the configured one (state.db or PostgreSQL) opened once per session. */
-export async function sessionDbFor(s: ToolSession): Promise<SessionStoreApi> {
+export async function sessionDbFor(s: ToolSession): Promise<SessionStore> {
   if (s.sessionDb?.isOpen) return s.sessionDb;
   let db = s.slots.peek(sessionDbSlot);
   if (!db?.isOpen) {
@@ -74,7 +74,7 @@ export default defineTool({
   }),
   async handler(a, ctx) {
     const s = ctx;
-    let db: SessionStoreApi;
+    let db: SessionStore;
     try {
       db = await sessionDbFor(s);
     } catch (e) {
@@ -89,7 +89,7 @@ export default defineTool({
       const id = await db.resolveSession(a.session_id.trim());
       const row = id ? await db.getSession(id) : null;
       if (!id || !row) return fail(`No session "${a.session_id}". Use session_search without arguments to list recent sessions.`, { status: 'not_found' });
-      const page = async (p: Parameters<SessionStoreApi['messagePage']>[1]) => (await db.messagePage(id, p)) as unknown as Row[];
+      const page = async (p: Parameters<SessionStore['messagePage']>[1]) => (await db.messagePage(id, p)) as unknown as Row[];
       const total = await db.liveMessageCount(id);
       const head = { session_id: id, title: row.title, source: row.source, started: iso(row.started_at), total_messages: total };
       if (a.around_message_id !== undefined) {

@@ -28,7 +28,7 @@ export interface ToolPorts {
   /** Built-in memory plus any external memory provider (the memory tool writes through it). */
   memory?: import('../state/memory-provider.ts').MemoryManager;
   /** The session store (either backend); session_search opens the configured one itself when absent. */
-  sessionDb?: import('../state/store/types.ts').SessionStoreApi;
+  sessionDb?: import('../state/store/types.ts').SessionStore;
   /** The gateway's delivery router (send_message); absent outside the gateway. */
   messaging?: MessagingService;
   /** Scheduled jobs, lent by the surface (src/cron/service.ts); absent where no surface schedules jobs. */

@@ -16,7 +16,7 @@ import { openRequest, requestKey, resolvedNote, type OpenRequest } from '../cli/
 import { promptTokens, emptyUsage, addUsage, type Usage } from '../llm/types.ts';
 import type { Session } from '../runtime/session.ts';
 import { describeEvent, describeLine, eventLine } from '../runtime/describe.ts';
-import type { SessionStoreApi } from '../state/store/index.ts';
+import type { SessionStore } from '../state/store/index.ts';
 import { MentionIndex } from './mentions.ts';
 import { ModelPicker } from './pickers/models.ts';
 import { SessionPicker } from './pickers/sessions.ts';
@@ -32,7 +32,7 @@ export interface TuiOptions {
   registry: CommandRegistry;
   history: History;
   home: string;
-  db: SessionStoreApi | null;
+  db: SessionStore | null;
   theme: TuiTheme;
   /** Full screen (alternate screen, own scrolling) or inline (copy-friendly: the transcript goes to the scrollback). */
   fullscreen: boolean;

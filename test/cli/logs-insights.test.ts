@@ -9,6 +9,7 @@ import { seedHome, seedLogs } from '../helpers/dashboard.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { createCommandRegistry } from '../../src/commands/builtin.ts';
 import { SessionDB } from '../../src/state/db.ts';
+import { SqliteSessionStore } from '../../src/state/store/sqlite.ts';
 import { formatInsightsShort, generateInsights } from '../../src/state/insights.ts';
 import { estimateCostUsd } from '../../src/llm/pricing.ts';
 import { readFrom, readTail } from '../../src/state/log-read.ts';
@@ -144,7 +145,7 @@ describe('hermes insights', () => {
     assert.ok(def);
     const db = SessionDB.open(join(home, 'state.db'));
     try {
-      const short = formatInsightsShort(await generateInsights(db, { days: 7, price: estimateCostUsd }));
+      const short = formatInsightsShort(await generateInsights(new SqliteSessionStore(db), { days: 7, price: estimateCostUsd }));
       assert.match(short, /Sessions: 5 · messages: 18 · tool calls: 4/);
       assert.match(short, /Cost: \$0\.06/);
     } finally {

@@ -11,6 +11,7 @@ import { runCommand } from '../../src/commands/registry.ts';
 import { Session } from '../../src/runtime/session.ts';
 import { loadConfig } from '../../src/state/config.ts';
 import { SessionDB } from '../../src/state/db.ts';
+import { SqliteSessionStore } from '../../src/state/store/sqlite.ts';
 import { tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.ts';
 
@@ -40,7 +41,7 @@ function setup(presets: string) {
   writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: k\ntoolsets: [todo]\nmoa:\n${presets}`);
   const env = { ...process.env, HERMES_HOME: home, HOME: home };
   const store = SessionDB.open(join(home, 'state.db'));
-  const session = new Session({ home, config: loadConfig(home, env).config, env, cwd: home, platform: 'cli', interactive: true, seedBundledSkills: false, backgroundTasks: false, store });
+  const session = new Session({ home, config: loadConfig(home, env).config, env, cwd: home, platform: 'cli', interactive: true, seedBundledSkills: false, backgroundTasks: false, store: new SqliteSessionStore(store) });
   const notices: string[] = [];
   session.on((e) => {
     if (e.type === 'notice') notices.push(e.message);

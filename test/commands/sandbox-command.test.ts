@@ -14,6 +14,7 @@ import { runCommand, type Surface } from '../../src/commands/registry.ts';
 import { Session } from '../../src/runtime/session.ts';
 import { loadConfig } from '../../src/state/config.ts';
 import { SessionDB } from '../../src/state/db.ts';
+import { SqliteSessionStore } from '../../src/state/store/sqlite.ts';
 import { ROOT, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 
@@ -48,7 +49,7 @@ function setup(surface: Surface = 'cli') {
   const env: NodeJS.ProcessEnv = { ...process.env, HERMES_HOME: home, HOME: home };
   delete env.HERMES_SANDBOX;
   const store = SessionDB.open(join(home, 'state.db'));
-  const session = new Session({ home, config: loadConfig(home, env).config, env, cwd: work, platform: surface === 'cli' ? 'cli' : 'telegram', interactive: true, store, seedBundledSkills: false, backgroundTasks: false });
+  const session = new Session({ home, config: loadConfig(home, env).config, env, cwd: work, platform: surface === 'cli' ? 'cli' : 'telegram', interactive: true, store: new SqliteSessionStore(store), seedBundledSkills: false, backgroundTasks: false });
   sessions.push(session);
   const answers: string[] = [];
   const asked: string[] = [];

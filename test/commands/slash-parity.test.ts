@@ -10,6 +10,7 @@ import { runCommand, type CommandResult, type Surface, type SurfaceHooks } from 
 import { Session } from '../../src/runtime/session.ts';
 import { loadConfig } from '../../src/state/config.ts';
 import { SessionDB } from '../../src/state/db.ts';
+import { SqliteSessionStore } from '../../src/state/store/sqlite.ts';
 import { tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { gatewayPorts } from '../../src/gateway/command-ports.ts';
@@ -29,7 +30,7 @@ function setup(o: { extra?: string; cwd?: string; surface?: Surface; hooks?: Sur
   writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: k\n${o.extra ?? ''}`);
   const env = { ...process.env, HERMES_HOME: home, HOME: home };
   const store = SessionDB.open(join(home, 'state.db'));
-  const session = new Session({ home, config: loadConfig(home, env).config, env, cwd: o.cwd ?? home, platform: 'cli', interactive: o.interactive ?? true, store, seedBundledSkills: false, backgroundTasks: false });
+  const session = new Session({ home, config: loadConfig(home, env).config, env, cwd: o.cwd ?? home, platform: 'cli', interactive: o.interactive ?? true, store: new SqliteSessionStore(store), seedBundledSkills: false, backgroundTasks: false });
   // Answers requests (the destructive-command question) the way a person would.
   session.on((e) => {
     if (e.type === 'request') session.answer(e.id, o.answer ?? 'Approve once');

@@ -17,6 +17,7 @@ import { resetReason, SessionIndex } from '../../src/gateway/session-store.ts';
 import { backoffMs } from '../../src/gateway/supervisor.ts';
 import { JsonlTranscripts, SessionDbTranscripts } from '../../src/gateway/transcripts.ts';
 import { SessionDB } from '../../src/state/db.ts';
+import { SqliteSessionStore } from '../../src/state/store/sqlite.ts';
 import type { SessionSource } from '../../src/gateway/types.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'hermes-gwcore-'));
@@ -227,7 +228,7 @@ describe('transcript stores', () => {
   test("a loop step's messages go in as one batch and read back in order (state.db and JSONL)", async () => {
     const dir = tmp();
     const db = SessionDB.open(join(dir, 'state.db'));
-    const stores = [new SessionDbTranscripts(db), new JsonlTranscripts(dir)];
+    const stores = [new SessionDbTranscripts(new SqliteSessionStore(db)), new JsonlTranscripts(dir)];
     for (const s of stores) {
       s.createSession({ id: 's1', source: 'telegram', model: 'm', systemPrompt: 'sys' });
       s.appendMessage('s1', { role: 'user', content: 'hi' });

@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TurnResult } from '../../src/agent/types.ts';
-import type { Message } from '../../src/llm/types.ts';
 import { GroupCommit } from '../../src/gateway/group-commit.ts';
 import { openTranscriptStore } from '../../src/gateway/transcripts.ts';
 import { SessionDB } from '../../src/state/db.ts';
@@ -45,13 +44,13 @@ test('the writes of one tick, of several sessions, are one transaction, committe
   db.close();
 });
 
-test('any other call (a read, a session created, close) commits what is queued first, in order', () => {
+test('any other call (a read, a session created, close) commits what is queued first, in order', async () => {
   const { db } = open();
   const g = new GroupCommit(db);
   void g.store.appendMessage('a', { role: 'user', content: 'one' });
   void g.store.appendMessage('a', { role: 'assistant', content: 'two' });
   assert.deepEqual(
-    (g.store.getMessages('a') as Message[]).map((m) => m.content),
+    (await g.store.getMessages('a')).map((m) => m.content),
     ['one', 'two'],
   );
   void g.store.appendMessage('b', { role: 'user', content: 'three' });
@@ -74,7 +73,7 @@ test('a write that fails fails alone: the rest of its batch is kept and the erro
   await assert.doesNotReject(good2);
   assert.equal(errors.length, 1);
   assert.deepEqual(
-    [...(g.store.getMessages('a') as Message[]), ...(g.store.getMessages('b') as Message[])].map((m) => m.content),
+    [...(await g.store.getMessages('a')), ...(await g.store.getMessages('b'))].map((m) => m.content),
     ['kept', 'kept too'],
   );
   db.close();

@@ -10,6 +10,7 @@ import { GatewayRunner } from '../../src/gateway/runner.ts';
 import type { InboundHandlers, InboundMessage, PlatformAdapter, SendResult } from '../../src/gateway/types.ts';
 import { Session } from '../../src/runtime/session.ts';
 import { SessionDB } from '../../src/state/db.ts';
+import { SqliteSessionStore } from '../../src/state/store/sqlite.ts';
 import { handoffState } from '../../src/state/handoff.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { gatewayHome, until } from './helpers.ts';
@@ -53,7 +54,8 @@ describe('/handoff', () => {
 
   const env = { TELEGRAM_BOT_TOKEN: '123:abc', TELEGRAM_HOME_CHANNEL: '42', TELEGRAM_ALLOWED_USERS: '42' };
   const cli = (t: ReturnType<typeof gatewayHome>, extra: Record<string, string> = {}) => {
-    const store = SessionDB.open(join(t.home, 'state.db'));
+    const db = SessionDB.open(join(t.home, 'state.db'));
+    const store = new SqliteSessionStore(db);
     const session = new Session({ home: t.home, config: t.config, env: { ...t.env, ...extra }, cwd: t.home, platform: 'cli', interactive: true, seedBundledSkills: false, backgroundTasks: false, store });
     const run = async (line: string) => (await runCommand(createCommandRegistry({ home: t.home }), line, { session, surface: 'cli', hooks: { gatewayPorts } }))!;
     return { store, session, run };
@@ -79,7 +81,7 @@ describe('/handoff', () => {
       a.say('what the code word was?');
       await until(() => a.out.find((o) => o.text === 'It was aubergine.'), 5000, 'the follow-up answer');
       await runner.close();
-      const rows = store.getMessages(session.id).map((m) => String(m.content));
+      const rows = (await store.getMessages(session.id)).map((m) => String(m.content));
       assert.ok(rows.includes('remember: the code word is aubergine') && rows.includes('what the code word was?') && rows.includes('It was aubergine.'), 'one session, CLI and chat turns together');
     } finally {
       await session.close();

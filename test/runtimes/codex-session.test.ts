@@ -11,6 +11,7 @@ import { createCommandRegistry } from '../../src/commands/builtin.ts';
 import { runCommand as runIn } from '../../src/commands/registry.ts';
 import { loadConfig } from '../../src/state/config.ts';
 import { SessionDB } from '../../src/state/db.ts';
+import { SqliteSessionStore } from '../../src/state/store/sqlite.ts';
 import { cleanEnv, tempHome } from '../helpers/cli.ts';
 import { codexHermesConfig, codexMissing, makeCodexHome, type CodexHome } from '../helpers/codex.ts';
 import { startFakeLlm, type FakeLlm, type FakeReply } from '../helpers/fake-llm.ts';
@@ -38,7 +39,7 @@ function open(): { session: Session; db: SessionDB; home: string } {
   mkdirSync(work);
   const env = cleanEnv(home, codex.env);
   const db = SessionDB.open(join(home, 'state.db'));
-  const session = new Session({ home, config: loadConfig(home, env).config, env, cwd: work, platform: 'cli', interactive: false, store: db, backgroundTasks: false });
+  const session = new Session({ home, config: loadConfig(home, env).config, env, cwd: work, platform: 'cli', interactive: false, store: new SqliteSessionStore(db), backgroundTasks: false });
   return { session, db, home };
 }
 

@@ -7,6 +7,7 @@ import type { LlmClient, ProviderRuntime } from '../../src/llm/index.ts';
 import type { StreamFn } from '../../src/llm/types.ts';
 import { Session, type SessionOptions } from '../../src/runtime/session.ts';
 import { SessionDB } from '../../src/state/db.ts';
+import { SqliteSessionStore } from '../../src/state/store/sqlite.ts';
 import { defaultConfig, type HermesConfig } from '../../src/state/defaults.ts';
 import { scripted, type ScriptStep } from '../helpers/scripted-stream.ts';
 import type { StreamRequest } from '../../src/llm/types.ts';
@@ -86,7 +87,7 @@ export function harness(
     platform: 'cli',
     interactive: false,
     llm: fakeClient(withRealisticUsage(main.stream)),
-    store: db,
+    store: new SqliteSessionStore(db),
     auxStream: (task) => auxStreams.get(task) ?? null,
     now: () => Date.UTC(2026, 4, 10, 12, 0, 0),
     ...opts.session,

@@ -415,14 +415,11 @@ test('the ephemeral system prompt and prefill messages reach the model but are n
 });
 
 test('a failing session store does not break the conversation: one warning, the turn completes', async () => {
-  const failing = {
-    createSession() {},
-    appendMessage() {
-      throw new Error('database or disk is full');
-    },
-    recordUsage() {},
+  const full = async () => {
+    throw new Error('database or disk is full');
   };
-  const h = harness({ steps: [{ toolCalls: [{ name: 'todo', arguments: {} }] }, { text: 'done' }], session: { store: failing, backgroundTasks: false } });
+  const failing = { createSession: async () => {}, appendMessage: full, appendMessages: full, recordUsage: async () => {}, endSession: async () => {}, flush: async () => {} };
+  const h = harness({ steps: [{ toolCalls: [{ name: 'todo', arguments: {} }] }, { text: 'done' }], session: { store: undefined, transcript: failing, backgroundTasks: false } });
   const r = await h.session.prompt('go');
   assert.equal(r.completed, true);
   const warnings = h.events.filter((e) => e.type === 'warning');

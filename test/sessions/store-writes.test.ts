@@ -58,7 +58,7 @@ test('a write that fails is reported once, naming the store file, and kept as th
   const warnings: string[] = [];
   const full = Object.assign(new Error('database or disk is full'), { code: 'ERR_SQLITE_ERROR', errcode: 13, errstr: 'database or disk is full' });
   const store = {
-    path: '/data/hermes/state.db',
+    file: '/data/hermes/state.db',
     appendMessages: () => {
       throw full;
     },

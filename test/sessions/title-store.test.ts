@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SessionDB } from '../../src/state/db.ts';
-import type { SessionStoreApi } from '../../src/state/store/types.ts';
+import { SqliteSessionStore } from '../../src/state/store/sqlite.ts';
+import type { SessionStore } from '../../src/state/store/types.ts';
 import { postgresUnavailable, startPostgres, type PgCluster } from '../helpers/postgres.ts';
 import { harness } from './helpers.ts';
 
@@ -20,13 +21,13 @@ before(async () => {
 });
 after(() => cluster?.stop());
 
-const backends: { name: string; skip: string | false; open(): Promise<{ store: SessionStoreApi; close(): Promise<void> }> }[] = [
+const backends: { name: string; skip: string | false; open(): Promise<{ store: SessionStore; close(): Promise<void> }> }[] = [
   {
     name: 'sqlite',
     skip: false,
     async open() {
       const db = SessionDB.open(join(mkdtempSync(join(tmpdir(), 'hermes-title-')), 'state.db'));
-      return { store: db, close: async () => db.close() };
+      return { store: new SqliteSessionStore(db), close: async () => db.close() };
     },
   },
   {

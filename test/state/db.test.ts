@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Message } from '../../src/llm/types.ts';
-import type { SessionStore } from '../../src/runtime/session.ts';
 import { SCHEMA_VERSION, SessionDB, TitleConflictError } from '../../src/state/db.ts';
+import { SqliteSessionStore } from '../../src/state/store/sqlite.ts';
+import type { SessionStore } from '../../src/state/store/types.ts';
 import { buildV11Fixture, buildV6Fixture } from './hermes-fixture.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'hermes-db-'));
@@ -20,7 +21,7 @@ function conversation(db: SessionDB, id: string, source = 'cli', texts: string[]
 
 test('round-trips a conversation with tool calls, reasoning and images', () => {
   const db = SessionDB.open(join(tmp(), 'state.db'));
-  const store: SessionStore = db; // the runtime's interface
+  const store: SessionStore = new SqliteSessionStore(db); // the session store over it: each call runs at once
   store.createSession({ id: 's1', source: 'cli', model: 'm', systemPrompt: 'SYS', cwd: '/work' });
   const msgs: Message[] = [
     { role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }], timestamp: 1000 },
@@ -38,7 +39,7 @@ test('round-trips a conversation with tool calls, reasoning and images', () => {
   ];
   for (const m of msgs) store.appendMessage('s1', m);
   store.recordUsage('s1', { usage, costUsd: 0.01, apiCalls: 2 } as never, 'm2', 'openrouter');
-  store.endSession?.('s1', 'cli_close');
+  void store.endSession('s1', 'cli_close');
 
   assert.deepEqual(db.getMessages('s1'), msgs);
   const s = db.getSession('s1')!;

@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Message } from '../../src/llm/types.ts';
 import { SessionDB, TitleConflictError } from '../../src/state/db.ts';
+import { SqliteSessionStore } from '../../src/state/store/sqlite.ts';
 import { generateInsights } from '../../src/state/insights.ts';
 import { claimHandoff, finishHandoff, handoffState, pendingHandoffs, requestHandoff } from '../../src/state/handoff.ts';
-import type { SessionStoreApi } from '../../src/state/store/types.ts';
+import type { SessionStore } from '../../src/state/store/types.ts';
 import { postgresUnavailable, startPostgres, type PgCluster } from '../helpers/postgres.ts';
 
 const skipPg = postgresUnavailable();
@@ -24,7 +25,7 @@ before(async () => {
 after(() => cluster?.stop());
 
 interface Harness {
-  store: SessionStoreApi;
+  store: SessionStore;
   /** Raw SQL for set-up the interface has no verb for (rewound / compacted rows). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
@@ -36,7 +37,7 @@ const backends: { name: string; skip: string | false; open(): Promise<Harness> }
     skip: false,
     async open() {
       const db = SessionDB.open(join(mkdtempSync(join(tmpdir(), 'hermes-conf-')), 'state.db'));
-      return { store: db, exec: async (sql) => db.raw.exec(sql), close: async () => db.close() };
+      return { store: new SqliteSessionStore(db), exec: async (sql) => db.raw.exec(sql), close: async () => db.close() };
     },
   },
   {
@@ -52,14 +53,14 @@ const backends: { name: string; skip: string | false; open(): Promise<Harness> }
 
 const usage = { input_tokens: 100, output_tokens: 20, cache_read_tokens: 50, cache_write_tokens: 0, reasoning_tokens: 5 };
 
-async function conversation(s: SessionStoreApi, id: string, source = 'cli', texts: string[] = ['hello there', 'hi, how can I help?'], startedAt?: number) {
+async function conversation(s: SessionStore, id: string, source = 'cli', texts: string[] = ['hello there', 'hi, how can I help?'], startedAt?: number) {
   await s.createSession({ id, source, model: 'test/model', systemPrompt: 'SYSTEM', startedAt });
   for (const [i, t] of texts.entries()) await s.appendMessage(id, { role: i % 2 ? 'assistant' : 'user', content: t });
 }
 
 for (const b of backends) {
   describe(`SessionDB conformance: ${b.name}`, { skip: b.skip }, () => {
-    const withStore = (fn: (s: SessionStoreApi, h: Harness) => Promise<void>) => async () => {
+    const withStore = (fn: (s: SessionStore, h: Harness) => Promise<void>) => async () => {
       const h = await b.open();
       try {
         await fn(h.store, h);
@@ -67,6 +68,26 @@ for (const b of backends) {
         await h.close();
       }
     };
+
+    test(
+      'appendMessages writes a step in order with the counters; sqlRun/sqlAll run the same SQL; file is the SQLite file or null',
+      withStore(async (s) => {
+        await s.createSession({ id: 'st', source: 'cli' });
+        const ids = await s.appendMessages('st', [
+          { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'x', arguments: '{}' } }] },
+          { role: 'tool', content: 'r', tool_call_id: 'c1' },
+        ]);
+        assert.equal(ids.length, 2);
+        assert.ok(ids[0] < ids[1]);
+        assert.deepEqual((await s.getMessages('st')).map((m) => m.role), ['assistant', 'tool']);
+        const row = (await s.getSession('st'))!;
+        assert.equal(row.message_count, 2);
+        assert.equal(row.tool_call_count, 1);
+        assert.equal(await s.sqlRun('UPDATE sessions SET title = ? WHERE id = ?', ['by sql', 'st']), 1);
+        assert.deepEqual((await s.sqlAll('SELECT title FROM sessions WHERE id = ?', ['st'])).map((r) => r.title), ['by sql']);
+        assert.equal(s.file, b.name === 'sqlite' ? s.location : null);
+      }),
+    );
 
     test(
       'round-trips a conversation with tool calls, reasoning, images and gateway flags',
@@ -622,7 +643,7 @@ describe('search parity: SQLite and PostgreSQL answer the same', { skip: skipPg 
       });
       for (const h of [sqlite, pg]) await h.store.createSession({ id: 'big', source: 'cli', startedAt: 1_700_000_000 });
       const msgs: Message[] = texts.map((content, i) => ({ role: i % 2 ? 'assistant' : 'user', content, timestamp: 1_700_000_000 + i }));
-      (sqlite.store as SessionDB).appendMessages('big', msgs);
+      await sqlite.store.appendMessages('big', msgs);
       // PostgreSQL in bulk (the search columns as the store writes them), not a round trip per row.
       const { tsvectorLiteral, ftsSource } = await import('../../src/state/store/postgres/fts.ts');
       const db = (pg.store as unknown as { db: { run(sql: string, p?: unknown[]): Promise<number> } }).db;

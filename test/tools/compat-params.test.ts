@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { defaultConfig } from '../../src/state/defaults.ts';
 import { SessionDB } from '../../src/state/db.ts';
+import { SqliteSessionStore } from '../../src/state/store/sqlite.ts';
 import { MemoryStore } from '../../src/state/memory.ts';
 import memoryTool from '../../src/tools/memory.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
@@ -70,7 +71,7 @@ function seed(db: SessionDB) {
 test('session_search: discovery gives message ids, sort orders by time, scroll and read page through a session', async () => {
   const { call, home, services } = setup();
   const db = SessionDB.open(join(home, 'state.db'));
-  services.sessionDb = db;
+  services.sessionDb = new SqliteSessionStore(db);
   seed(db);
   const hits = (await call('session_search', { query: 'router firmware', sort: 'oldest' })).json.results as { session_id: string; message_id: number }[];
   assert.deepEqual(hits.map((h) => h.session_id), ['old', 'new'], 'oldest first; the current session is left out');

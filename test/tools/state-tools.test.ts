@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import type { AgentRequest, AgentTool, Answered } from '../../src/agent/types.ts';
 import { defaultConfig } from '../../src/state/defaults.ts';
 import { SessionDB } from '../../src/state/db.ts';
+import { SqliteSessionStore } from '../../src/state/store/sqlite.ts';
 import { MemoryStore } from '../../src/state/memory.ts';
 import { builtinRegistry } from '../../src/tools/builtin.ts';
 import type { ToolSession } from '../../src/tools/types.ts';
@@ -70,7 +71,7 @@ test('memory tool: add, replace, remove, errors as tool errors; disabled stores 
 test('session_search finds past sessions, not the current one, and browses recent ones', async () => {
   const { call, home, services } = setup();
   const db = SessionDB.open(join(home, 'state.db'));
-  services.sessionDb = db;
+  services.sessionDb = new SqliteSessionStore(db);
   db.createSession({ id: 'past', source: 'telegram', title: 'Router setup' });
   db.appendMessage('past', { role: 'user', content: 'my router admin password is on the sticker' });
   db.appendMessage('past', { role: 'assistant', content: 'Then log in at 192.168.1.1 with the sticker password.' });

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SessionPicker } from '../../src/tui/pickers/sessions.ts';
-import type { SessionStoreApi } from '../../src/state/store/index.ts';
+import type { SessionStore } from '../../src/state/store/index.ts';
 
 const row = (id: string, title: string) => ({ id, title, preview: `first message of ${id}`, last_active: 1_700_000_000, message_count: 2, source: 'cli' });
 const hit = (id: string, snippet: string) => ({ session_id: id, title: null, timestamp: 1_700_000_000, source: 'cli', role: 'user', snippet });
@@ -14,7 +14,7 @@ test('the picker fills in when an async store answers, and drops a stale search'
   const store = {
     listSessions: async () => [row('s1', 'Deploy notes'), row('s2', 'Grocery list')],
     searchMessages: (q: string) => new Promise<unknown[]>((resolve) => searches.push({ q, resolve })),
-  } as unknown as SessionStoreApi;
+  } as unknown as SessionStore;
   let redraws = 0;
   const p = new SessionPicker(store, 's2', () => redraws++);
   assert.deepEqual(p.list.items.map((i) => i.key), [], 'nothing yet: the store has not answered');
@@ -40,7 +40,7 @@ test('a store that fails says so in the picker', async () => {
   const store = {
     listSessions: async () => { throw new Error('connection refused'); },
     searchMessages: async () => [],
-  } as unknown as SessionStoreApi;
+  } as unknown as SessionStore;
   const p = new SessionPicker(store, 'x');
   await new Promise((r) => setImmediate(r));
   assert.match(p.error, /Could not read the sessions: connection refused/);

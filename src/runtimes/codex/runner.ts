@@ -37,7 +37,7 @@ export interface CodexHost {
   readonly services: ToolSession;
   /** The model, provider and endpoint Hermes resolved (usage accounting; codex's model provider). */
   readonly runtimeInfo: HermesEndpoint;
-  persist(write: () => unknown): void;
+  persist(write: () => Promise<unknown> | undefined): void;
   /**
    * The session's spend caps (config.yaml budgets:): asked before each turn is handed to codex and
    * after each model call codex reports (thread/tokenUsage/updated), told every call's usage (the
@@ -245,7 +245,7 @@ export class CodexRunner implements TurnRunner {
     };
     if (this.threadId && this.threadClient === client) return false;
     if (!this.threadId) {
-      const stored = (await this.store?.getModelConfig?.(this.host.id)) ?? {};
+      const stored = (await this.store?.getModelConfig(this.host.id)) ?? {};
       const id = typeof stored.codex_thread_id === 'string' ? stored.codex_thread_id : null;
       const sameHome = !stored.codex_home || stored.codex_home === home;
       if (id && sameHome) {
@@ -279,7 +279,7 @@ export class CodexRunner implements TurnRunner {
     this.threadClient = client;
     this.log(`started thread ${r.thread.id} for session ${this.host.id} (model ${r.model}, cwd ${r.cwd})`);
     const threadId = r.thread.id;
-    this.host.persist(() => this.store?.patchModelConfig?.(this.host.id, { codex_thread_id: threadId, codex_home: home }));
+    this.host.persist(() => this.store?.patchModelConfig(this.host.id, { codex_thread_id: threadId, codex_home: home }));
     return true;
   }
 
@@ -540,7 +540,7 @@ export class CodexRunner implements TurnRunner {
   }
 
   async compact(signal?: AbortSignal): Promise<string> {
-    if (!this.threadId && typeof (await this.store?.getModelConfig?.(this.host.id))?.codex_thread_id !== 'string') return 'There is no codex thread to compact yet.';
+    if (!this.threadId && typeof (await this.store?.getModelConfig(this.host.id))?.codex_thread_id !== 'string') return 'There is no codex thread to compact yet.';
     const d = this.derive();
     const client = await this.ensureClient(d);
     await this.ensureThread(client, '', d);

@@ -4,10 +4,12 @@
 // load only when that backend is chosen.
 import { SessionDB } from '../db.ts';
 import { paths } from '../paths.ts';
-import type { SessionStoreApi, StoreBackend } from './types.ts';
+import { SqliteSessionStore } from './sqlite.ts';
+import type { SessionStore, StoreBackend } from './types.ts';
 import { configSetting } from '../config-env.ts';
 
-export type { Awaitable, ListOptions, SessionStoreApi, StoreBackend, UsageRecord } from './types.ts';
+export type { Awaitable, ListOptions, SessionStore, StoreBackend, UsageRecord } from './types.ts';
+export { SqliteSessionStore } from './sqlite.ts';
 
 export interface StoreChoice {
   backend: StoreBackend;
@@ -29,15 +31,23 @@ export function storeChoice(config: { state?: { backend?: unknown; url?: unknown
   return { backend, url };
 }
 
-/** Opens the configured session store (state.db, or the PostgreSQL database). */
-export async function openSessionStore(home: string, config?: { state?: { backend?: unknown; url?: unknown } }, env: NodeJS.ProcessEnv = process.env): Promise<SessionStoreApi> {
+/**
+ * Opens the configured session store (state.db, or the PostgreSQL database). `sqlite` opens state.db
+ * instead of the default (a surface's own error message, or a connection it already holds).
+ */
+export async function openSessionStore(
+  home: string,
+  config?: { state?: { backend?: unknown; url?: unknown } },
+  env: NodeJS.ProcessEnv = process.env,
+  opts: { sqlite?: () => SessionDB } = {},
+): Promise<SessionStore> {
   const choice = storeChoice(config, env);
-  if (choice.backend === 'sqlite') return SessionDB.open(paths.stateDb(home));
+  if (choice.backend === 'sqlite') return new SqliteSessionStore(opts.sqlite ? opts.sqlite() : SessionDB.open(paths.stateDb(home)));
   const { PgSessionStore } = await import('./postgres/sessions.ts');
   return PgSessionStore.open(choice.url!);
 }
 
-/** A store of either backend (SessionDB, or the PostgreSQL one): anything with the full session API. */
-export function isSessionStore(v: unknown): v is SessionStoreApi {
-  return !!v && typeof v === 'object' && ((v as { backend?: unknown }).backend === 'sqlite' || (v as { backend?: unknown }).backend === 'postgres') && typeof (v as SessionStoreApi).searchMessages === 'function';
+/** The session store on a state.db file (tests, tools that name the file). */
+export function openSqliteStore(file: string): SessionStore {
+  return new SqliteSessionStore(SessionDB.open(file));
 }

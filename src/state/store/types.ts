@@ -1,16 +1,18 @@
-// The state store behind SessionDB, the gateway's routing and dedupe, and cron/kanban claims: one
-// interface, two backends. SQLite (`src/state/db.ts`, HERMES_HOME/state.db in Hermes's exact schema)
-// stays the default; PostgreSQL (`state.backend: postgres`) lets several machines share one state.
+// The session store: sessions, messages, search, titles and lineage (Hermes's state.db), one
+// interface for both backends. SQLite (HERMES_HOME/state.db in Hermes's exact schema) stays the
+// default; PostgreSQL (`state.backend: postgres`) lets several machines share one state.
 //
-// Sync and async: node:sqlite answers synchronously and PostgreSQL cannot, so every method returns
-// `Awaitable<T>`. SessionDB implements this interface with plain return values (nothing is wrapped,
-// so SQLite callers that hold a SessionDB stay synchronous and pay nothing), while code written for
-// either backend `await`s. Writes issued without awaiting (the agent loop's message sink) are applied
-// in the order they were issued by both backends; `flush()` resolves once every write issued so far
-// is committed (SQLite: at once).
+// Every method returns a promise, on both backends, and every caller awaits (or hands the promise to
+// something that does: the Session's StoreWrites). node:sqlite answers synchronously, so the SQLite
+// store (`sqlite.ts`) is a thin adapter over SessionDB (`src/state/db.ts`): each call runs its
+// statement at once, when it is made, and only its answer arrives a microtask later. Writes issued
+// without awaiting are applied in the order they were issued by both backends; `flush()` resolves
+// once every write issued so far is committed (SQLite: at once). Nothing outside `src/state/store/`
+// tells the backends apart: `backend` is for display (stats, logs), never for branching.
 import type { Message } from '../../llm/types.ts';
 import type { CreateSessionMeta, DbStats, ModelUsageRow, FindFilter, MessagePage, SearchHit, SearchOptions, SessionListItem, SessionRow, UsageData } from '../db-rows.ts';
 
+/** A value or a promise of it: what ports that also take a synchronous fake return (not the session store). */
 export type Awaitable<T> = T | Promise<T>;
 
 /** Which sessions a listing shows: source, tool-integration sessions, archived ones. */
@@ -38,82 +40,97 @@ export interface UsageRecord {
 export type StoreBackend = 'sqlite' | 'postgres';
 
 /** Sessions, messages, search, titles and lineage (Hermes's state.db, whichever backend keeps it). */
-export interface SessionStoreApi {
+export interface SessionStore {
+  /** Which backend keeps it, for display (stats, logs); nothing branches on it. */
   readonly backend: StoreBackend;
   /** Where it is: the state.db path, or the PostgreSQL URL without its password. */
   readonly location: string;
+  /**
+   * The SQLite file the store keeps its data in (null: not a file, i.e. PostgreSQL or `:memory:`):
+   * what a failed write's message names, and where the gateway keeps its delivery ledger beside it.
+   */
+  readonly file: string | null;
   readonly isOpen: boolean;
   /** Set when the data belongs to a newer Hermes (used as it is); surfaces show it once. */
   readonly compatNote: string | null;
 
-  close(): Awaitable<void>;
+  close(): Promise<void>;
   /** Resolves when every write issued so far is committed. */
-  flush(): Awaitable<void>;
+  flush(): Promise<void>;
 
-  getMeta(key: string): Awaitable<string | null>;
-  setMeta(key: string, value: string | null): Awaitable<void>;
+  getMeta(key: string): Promise<string | null>;
+  setMeta(key: string, value: string | null): Promise<void>;
 
-  createSession(meta: CreateSessionMeta): Awaitable<void>;
-  endSession(sessionId: string, reason: string): Awaitable<void>;
-  reopenSession(sessionId: string): Awaitable<void>;
-  updateSystemPrompt(sessionId: string, prompt: string): Awaitable<void>;
-  getModelConfig(sessionId: string): Awaitable<Record<string, unknown>>;
-  patchModelConfig(sessionId: string, patch: Record<string, unknown>): Awaitable<void>;
-  getSession(id: string): Awaitable<SessionRow | null>;
-  listSessions(opts?: ListOptions & { limit?: number; offset?: number }): Awaitable<SessionListItem[]>;
-  countSessions(opts?: ListOptions | string): Awaitable<number>;
-  facets(): Awaitable<{ sources: { value: string; count: number }[]; models: { value: string; count: number }[] }>;
-  setArchived(id: string, archived: boolean): Awaitable<boolean>;
+  createSession(meta: CreateSessionMeta): Promise<void>;
+  endSession(sessionId: string, reason: string): Promise<void>;
+  reopenSession(sessionId: string): Promise<void>;
+  updateSystemPrompt(sessionId: string, prompt: string): Promise<void>;
+  getModelConfig(sessionId: string): Promise<Record<string, unknown>>;
+  patchModelConfig(sessionId: string, patch: Record<string, unknown>): Promise<void>;
+  getSession(id: string): Promise<SessionRow | null>;
+  listSessions(opts?: ListOptions & { limit?: number; offset?: number }): Promise<SessionListItem[]>;
+  countSessions(opts?: ListOptions | string): Promise<number>;
+  facets(): Promise<{ sources: { value: string; count: number }[]; models: { value: string; count: number }[] }>;
+  setArchived(id: string, archived: boolean): Promise<boolean>;
   /** The newest session (of a source; with `cwdUnder`, of that workspace). */
-  mostRecentSession(source?: string, cwdUnder?: string): Awaitable<SessionRow | null>;
+  mostRecentSession(source?: string, cwdUnder?: string): Promise<SessionRow | null>;
   /** By id, unique id prefix (4+ characters) or title (the newest of a title's lineage). */
-  resolveSession(idOrTitle: string): Awaitable<string | null>;
+  resolveSession(idOrTitle: string): Promise<string | null>;
   /** Titles are unique; a clash throws TitleConflictError. */
-  setTitle(id: string, title: string | null): Awaitable<void>;
-  nextTitleInLineage(title: string): Awaitable<string>;
-  uniqueTitle(wanted: string): Awaitable<string | null>;
-  descendants(id: string): Awaitable<SessionRow[]>;
-  ancestors(id: string): Awaitable<SessionRow[]>;
-  deleteSession(id: string): Awaitable<boolean>;
-  pruneSessions(olderThanDays: number, source?: string): Awaitable<number>;
+  setTitle(id: string, title: string | null): Promise<void>;
+  nextTitleInLineage(title: string): Promise<string>;
+  uniqueTitle(wanted: string): Promise<string | null>;
+  descendants(id: string): Promise<SessionRow[]>;
+  ancestors(id: string): Promise<SessionRow[]>;
+  deleteSession(id: string): Promise<boolean>;
+  pruneSessions(olderThanDays: number, source?: string): Promise<number>;
   /** Session ids a filter selects (`hermes sessions archive|prune`), oldest first; ended ones only unless `anyState`. */
-  findSessions(f: FindFilter): Awaitable<string[]>;
+  findSessions(f: FindFilter): Promise<string[]>;
   /** The usage rows insights add up: sessions started at or after `cutoff` (of `source`, or all but `tool`). */
-  usageSince(cutoff: number, source: string | null): Awaitable<UsageData>;
+  usageSince(cutoff: number, source: string | null): Promise<UsageData>;
   /** How many sessions had a message at or after `since` (unix seconds). */
-  activeSince(since: number): Awaitable<number>;
+  activeSince(since: number): Promise<number>;
 
-  appendMessage(sessionId: string, m: Message): Awaitable<number>;
+  appendMessage(sessionId: string, m: Message): Promise<number>;
+  /** Several messages of one session in one transaction (the loop's appends of one step), in order. */
+  appendMessages(sessionId: string, ms: Message[]): Promise<number[]>;
   /** Adds a turn's usage to the session and to its per-model row (`baseUrl`: the endpoint billed). */
-  recordUsage(sessionId: string, r: UsageRecord, model: string, provider: string, baseUrl?: string): Awaitable<void>;
+  recordUsage(sessionId: string, r: UsageRecord, model: string, provider: string, baseUrl?: string): Promise<void>;
   /** A session's usage per model and billing route (session_model_usage). */
-  modelUsage(sessionId: string): Awaitable<ModelUsageRow[]>;
-  getMessageRows(sessionId: string, which?: 'live' | 'shown' | 'all'): Awaitable<Record<string, unknown>[]>;
-  getMessages(sessionId: string): Awaitable<Message[]>;
-  getTranscript(sessionId: string): Awaitable<Message[]>;
-  messageCount(sessionId: string): Awaitable<number>;
+  modelUsage(sessionId: string): Promise<ModelUsageRow[]>;
+  getMessageRows(sessionId: string, which?: 'live' | 'shown' | 'all'): Promise<Record<string, unknown>[]>;
+  getMessages(sessionId: string): Promise<Message[]>;
+  getTranscript(sessionId: string): Promise<Message[]>;
+  messageCount(sessionId: string): Promise<number>;
   /** A window of a session's live rows (the ones a conversation replays), in order. */
-  messagePage(sessionId: string, page: MessagePage): Awaitable<Record<string, unknown>[]>;
-  liveMessageCount(sessionId: string): Awaitable<number>;
+  messagePage(sessionId: string, page: MessagePage): Promise<Record<string, unknown>[]>;
+  liveMessageCount(sessionId: string): Promise<number>;
   /** Takes the last `count` live rows out of the conversation (kept, as rewound rows; not replayed). Returns how many. */
-  rewindLast(sessionId: string, count: number): Awaitable<number>;
+  rewindLast(sessionId: string, count: number): Promise<number>;
 
   /** Compression in place (Hermes's compression_locks lease + archive_and_compact): false on an old state.db without them. */
   readonly canCompactInPlace: boolean;
   /** Takes the session's lease (unix-second expiry); false while another live holder has it. */
-  tryAcquireCompressionLock(sessionId: string, holder: string, ttlSeconds?: number): Awaitable<boolean>;
-  releaseCompressionLock(sessionId: string, holder: string): Awaitable<boolean>;
+  tryAcquireCompressionLock(sessionId: string, holder: string, ttlSeconds?: number): Promise<boolean>;
+  releaseCompressionLock(sessionId: string, holder: string): Promise<boolean>;
   /** Who holds the session's compression lease now (null: nobody, or it expired). */
-  getCompressionLockHolder?(sessionId: string): Awaitable<string | null>;
+  getCompressionLockHolder(sessionId: string): Promise<string | null>;
   /** Live rows → active=0, compacted=1; `messages` become the live rows; refused if `lockHolder` lost the lease. */
-  archiveAndCompact(sessionId: string, messages: Message[], opts?: { lockHolder?: string }): Awaitable<number>;
-  setCompressionCooldown(sessionId: string, untilS: number | null, error: string | null): Awaitable<void>;
-  getCompressionCooldown(sessionId: string): Awaitable<{ untilS: number; error: string | null } | null>;
+  archiveAndCompact(sessionId: string, messages: Message[], opts?: { lockHolder?: string }): Promise<number>;
+  setCompressionCooldown(sessionId: string, untilS: number | null, error: string | null): Promise<void>;
+  getCompressionCooldown(sessionId: string): Promise<{ untilS: number; error: string | null } | null>;
 
   /** Full-text search in FTS5 query syntax (words, "phrases", prefix*, AND/OR/NOT); CJK by substring. */
-  searchMessages(query: string, opts?: SearchOptions): Awaitable<SearchHit[]>;
+  searchMessages(query: string, opts?: SearchOptions): Promise<SearchHit[]>;
 
-  exportSession(id: string): Awaitable<Record<string, unknown> | null>;
-  sessionIds(source?: string): Awaitable<string[]>;
-  stats(): Awaitable<DbStats>;
+  exportSession(id: string): Promise<Record<string, unknown> | null>;
+  sessionIds(source?: string): Promise<string[]>;
+  stats(): Promise<DbStats>;
+
+  /**
+   * SQL both backends run as written (statements SQLite and PostgreSQL parse alike, `?` placeholders),
+   * for the few features written once for both (handoff.ts): the rows changed, and the rows read.
+   */
+  sqlRun(sql: string, params: (string | number | null)[]): Promise<number>;
+  sqlAll(sql: string, params: (string | number | null)[]): Promise<Record<string, unknown>[]>;
 }

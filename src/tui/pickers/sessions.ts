@@ -4,7 +4,7 @@
 // once; an async store's answers arrive later and redraw (a stale search's answer is dropped).
 
 import type { SearchHit, SessionListItem } from '../../state/db.ts';
-import type { SessionStoreApi } from '../../state/store/index.ts';
+import type { SessionStore } from '../../state/store/index.ts';
 import { ListState, type PickItem } from './list.ts';
 
 const when = (t: number) => {
@@ -39,13 +39,13 @@ export class SessionPicker {
   readonly help = 'type to search titles and messages · ↑↓ move · Enter resume · Esc close';
   readonly list = new ListState();
   error = '';
-  private readonly db: SessionStoreApi;
+  private readonly db: SessionStore;
   private readonly currentId: string;
   private readonly changed: () => void;
   private all: SessionListItem[] = [];
   private searchSeq = 0;
 
-  constructor(db: SessionStoreApi, currentId: string, changed: () => void = () => {}) {
+  constructor(db: SessionStore, currentId: string, changed: () => void = () => {}) {
     this.db = db;
     this.currentId = currentId;
     this.changed = changed;

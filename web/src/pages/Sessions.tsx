@@ -6,7 +6,7 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { ago, api, del, num, patch, usd, when } from '../api.ts';
 import { Badge, Confirm, Empty, ErrorBox, failText, Loading, useToast } from '../ui.tsx';
-import type { FacetsResponse, SearchHitView as Hit, SearchResponse, SessionListItem as Item, SessionListResponse, SessionResponse } from '../../../src/dashboard/api-types.ts';
+import type { FacetsResponse, SearchHit as Hit, SearchResponse, SessionListItem as Item, SessionListResponse, SessionResponse } from '../../../src/dashboard/api-types.ts';
 
 const PAGE = 50;
 

@@ -45,7 +45,7 @@ import {
   usageCounts,
 } from '../../db-rows.ts';
 import { MESSAGE_COLUMNS, SCHEMA_VERSION } from '../../db-schema.ts';
-import type { ListOptions, SessionStoreApi, UsageRecord } from '../types.ts';
+import type { ListOptions, SessionStore, UsageRecord } from '../types.ts';
 import { cjkSource, ftsSource, tsvectorLiteral } from './fts.ts';
 import { PgDb, redactUrl, type Param, type Queryable, type Row } from './pool.ts';
 import { migratePg } from './schema.ts';
@@ -63,8 +63,9 @@ function isUniqueViolation(e: unknown, index: string): boolean {
   return err?.code === '23505' && err.constraint === index;
 }
 
-export class PgSessionStore implements SessionStoreApi {
+export class PgSessionStore implements SessionStore {
   readonly backend = 'postgres' as const;
+  readonly file = null;
   readonly db: PgDb;
   readonly location: string;
   readonly compatNote: string | null;
@@ -316,6 +317,11 @@ export class PgSessionStore implements SessionStoreApi {
   // ------------------------------------------------------------------------------------------
   // messages
 
+  /** One write each, in order (each retried through a restart in its place, as appendMessage). */
+  appendMessages(sessionId: string, ms: Message[]): Promise<number[]> {
+    return Promise.all(ms.map((m) => this.appendMessage(sessionId, m)));
+  }
+
   appendMessage(sessionId: string, m: Message): Promise<number> {
     return this.w((q) => PgSessionStore.insertMessage(q, sessionId, m));
   }
@@ -500,6 +506,14 @@ export class PgSessionStore implements SessionStoreApi {
   async sessionIds(source?: string): Promise<string[]> {
     const rows = await this.db.all(`SELECT id FROM sessions${source ? ' WHERE source = ?' : ''} ORDER BY started_at`, source ? [source] : []);
     return rows.map((r) => String(r.id));
+  }
+
+  sqlRun(sql: string, params: Param[]): Promise<number> {
+    return this.db.run(sql, params);
+  }
+
+  sqlAll(sql: string, params: Param[]): Promise<Row[]> {
+    return this.db.all(sql, params);
   }
 
   async stats(): Promise<DbStats> {

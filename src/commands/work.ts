@@ -2,7 +2,7 @@
 // /agents (/tasks), /goal, /subgoal, /heartbeat (/hb), /refine, /review, /plan, /init, /learn.
 import { messageText } from '../agent/repair.ts';
 import { parseInterval, routinesOf } from '../runtime/goals.ts';
-import { collectText } from '../runtime/session-state.ts';
+import { collectText } from '../runtime/session-aux.ts';
 import { Session } from '../runtime/session.ts';
 import { processRegistry } from '../tools/process-registry.ts';
 import { ALL_SURFACES, type CommandDef } from './registry.ts';

@@ -5,7 +5,7 @@
 // A goal is judged after every completed turn by the auxiliary model (`auxiliary.goal_judge`, the main
 // model by default): DONE ends it, CONTINUE queues the next step, up to a budget of turns (20).
 import type { AgentEvent, TurnResult } from '../agent/types.ts';
-import { collectText } from './session-state.ts';
+import { collectText } from './session-aux.ts';
 import type { Session } from './session.ts';
 
 export interface Goal {

@@ -11,7 +11,7 @@ import { createLlmClient, resolveAuxiliaryRuntime, type LlmClient } from '../llm
 import type { LlmStream, Message, StreamEvent, StreamFn, StreamRequest, StreamResult } from '../llm/types.ts';
 import { spendMeter } from './budgets.ts';
 import { healthFor } from './provider-health.ts';
-import { collectText } from './session-state.ts';
+import { collectText } from './session-aux.ts';
 import type { ExplicitChoices, Session } from './session.ts';
 import { resolveInputFrom } from './session.ts';
 

@@ -317,7 +317,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         const p = NO_PERSONALITY.includes(want) ? null : findPersonality(cfg, want);
         if (p === undefined) return { output: `Unknown personality "${args.trim()}". Available: ${listPersonalities(cfg).map((x) => x.name).join(', ')}, none.` };
         const name = p ? p.name : '';
-        (cfg.display as { personality: string }).personality = name;
+        s.settings.set('display.personality', name);
         s.refreshSystemPrompt();
         let saved = ' (saved to config.yaml)';
         try {
@@ -406,7 +406,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
           return { output: tr(a === 'show' ? 'commands.reasoning_will_show' : 'commands.reasoning_will_hide') };
         }
         if (!['none', 'minimal', 'low', 'medium', 'high', 'xhigh'].includes(a)) return { output: tr('commands.reasoning_usage') };
-        s.options.config.agent.reasoning_effort = a === 'none' ? '' : a;
+        s.settings.set('agent.reasoning_effort', a === 'none' ? '' : a);
         return { output: tr('commands.reasoning_effort', { effort: a }) };
       },
     },
@@ -432,11 +432,11 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       completions: ['manual', 'smart', 'off'],
       run(ctx, args) {
         const s = ctx.session.services;
-        const current = () => (s.yolo ? 'off' : s.config.approvals?.mode === 'smart' ? 'smart' : 'manual');
+        const current = () => (s.yolo ? 'off' : ctx.session.settings.config.approvals?.mode === 'smart' ? 'smart' : 'manual');
         if (!args) return { output: tr('commands.approvals_state', { mode: current() }) };
         if (args === 'manual' || args === 'smart' || args === 'off') {
           s.yolo = args === 'off';
-          if (args !== 'off') s.config.approvals = { ...s.config.approvals, mode: args };
+          if (args !== 'off') ctx.session.settings.set('approvals.mode', args);
           return { output: args === 'smart' ? tr('commands.approvals_set_smart') : tr('commands.approvals_set', { mode: args }) };
         }
         return { output: tr('commands.approvals_usage') };

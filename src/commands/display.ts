@@ -21,7 +21,7 @@ function toggle(ctx: CommandContext, args: string, key: Toggle, configKey: strin
   let saved = '';
   try {
     setConfigKey(ctx.session.options.home, configKey, on);
-    (ctx.session.options.config.display as Record<string, unknown>)[configKey.split('.').pop()!] = on;
+    ctx.session.settings.set(`display.${configKey.split('.').pop()!}`, on);
   } catch (e) {
     saved = ` (this session only: ${(e as Error).message})`;
   }

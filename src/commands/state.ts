@@ -62,7 +62,7 @@ export function stateCommands(): CommandDef[] {
         } catch (e) {
           return { output: e instanceof TitleConflictError ? e.message : `Cannot set the title: ${(e as Error).message}` };
         }
-        s.state.markTitled(true);
+        s.keepTitle();
         return { output: `Title set: ${(await store.getSession(s.id))?.title}` };
       },
     },
@@ -136,7 +136,7 @@ export function stateCommands(): CommandDef[] {
       run(ctx) {
         const s = ctx.session;
         const m = s.options.config.memory ?? {};
-        const store = s.state.memory?.builtin.store ?? new MemoryStore(paths.memories(s.options.home), { memory: m.memory_char_limit, user: m.user_char_limit });
+        const store = s.memory?.builtin.store ?? new MemoryStore(paths.memories(s.options.home), { memory: m.memory_char_limit, user: m.user_char_limit });
         const block = (target: 'memory' | 'user', label: string) => {
           const entries = store.entries(target);
           const u = store.usage(target, entries);
@@ -185,7 +185,7 @@ export function messagesInLastTurns(history: Message[], turns: number): number {
 }
 
 function compressPreview(s: Session): string {
-  const settings = s.state.compressionSettings();
+  const settings = s.compaction.settings();
   const { headEnd, tailStart } = findBoundaries(s.history, settings);
   const total = estimateMessagesTokens(s.history);
   if (tailStart - headEnd < 1) return `Nothing to compress: ${s.history.length} messages (~${total.toLocaleString('en-US')} tokens) are all in the protected head and tail.`;

@@ -96,7 +96,7 @@ export function workCommands(): CommandDef[] {
         const q = args.trim();
         if (!q) return { output: 'Usage: /btw <question>' };
         const s = ctx.session;
-        const aux = s.state.aux('btw');
+        const aux = s.auxiliary('btw');
         const transcript = s.history
           .filter((m) => m.role === 'user' || m.role === 'assistant')
           .map((m) => `${m.role === 'user' ? 'User' : 'Assistant'}: ${messageText(m.content)}`)
@@ -238,7 +238,7 @@ export function workCommands(): CommandDef[] {
         if (s.history.length < 2) return { output: 'Nothing to review yet.' };
         const snapshot = [...s.history];
         if (args.trim()) snapshot.push({ role: 'user', content: `(Focus the review on: ${args.trim()})` }, { role: 'assistant', content: 'Understood.' });
-        const changes = await s.state.review(snapshot, true, true);
+        const changes = await s.review(snapshot, { memory: true, skills: true });
         return { output: changes.length ? `Saved:\n${changes.map((c) => `  • ${c}`).join('\n')}` : 'Reviewed: nothing worth saving this time.' };
       },
     },

@@ -69,7 +69,7 @@ export class SessionRoutines {
   }
 
   private async judge(g: Goal, reply: string): Promise<string> {
-    const aux = this.session.state.aux('goal_judge');
+    const aux = this.session.auxiliary('goal_judge');
     const stream = aux?.stream ?? ((req) => this.session.llm.stream(req));
     try {
       const text = await collectText(stream, {

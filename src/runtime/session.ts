@@ -2,7 +2,10 @@
 // CLI, REPL, gateway chat, ACP, API server, cron) builds one of these and drives the same loop.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { buildSystemPrompt } from '../agent/prompt.ts';
+import { buildSystemPrompt, type PromptParts } from '../agent/prompt.ts';
+import type { CompressionSettings } from '../agent/compress.ts';
+import type { MemoryManager } from '../state/memory-provider.ts';
+import type { AuxModel } from './state-host.ts';
 import { RequestBroker } from '../agent/requests.ts';
 import { formatsFor, PARSER_SETTINGS } from '../agent/textcalls/index.ts';
 import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
@@ -33,6 +36,7 @@ import type { RunnerKind, TurnRunner } from '../runtimes/types.ts';
 import { sessionPlugins, type SessionPlugins } from './session-plugins.ts';
 import { pluginErrorClassifier } from '../plugins/error-classification.ts';
 import { clientForSession, createClientFor, resolveInputFrom } from './session-client.ts';
+import { prefsFrom, SessionSettings } from './session-settings.ts';
 import type { ExplicitChoices, SessionOptions, SessionPrefs, SessionTotals } from './session-types.ts';
 
 export type { ExplicitChoices, SessionOptions, SessionPrefs, SessionStore, SessionTotals } from './session-types.ts';
@@ -44,18 +48,6 @@ export function newSessionId(now = new Date()): string {
 }
 
 type Listener = (e: AgentEvent) => void;
-
-/** The display preferences config.yaml can set (display.timestamps, …), for SessionPrefs. */
-function displayPrefs(d: Record<string, unknown>, agent: Record<string, unknown> = {}): Partial<SessionPrefs> {
-  const fast = String(agent.service_tier ?? agent.fast_mode ?? 'normal');
-  return {
-    timestamps: d.timestamps === true,
-    statusBar: d.statusbar === true || d.status_bar === true,
-    focus: d.focus === true,
-    footer: d.runtime_footer === true,
-    fast: (['normal', 'fast', 'auto', 'cold'].includes(fast) ? fast : 'normal') as SessionPrefs['fast'],
-  };
-}
 
 function emptyTotals(): SessionTotals {
   return { usage: emptyUsage(), costUsd: null, apiCalls: 0, turns: 0, subagents: { runs: 0, usage: emptyUsage(), costUsd: null, apiCalls: 0 } };
@@ -75,7 +67,8 @@ export class Session {
   system: string;
   /** Warnings from set-up (skipped fallbacks, …) for the surface to show. */
   readonly warnings: string[] = [];
-  prefs: SessionPrefs;
+  /** This session's own settings: its copy of the config and its display/input preferences (the surface's config is never written). */
+  readonly settings: SessionSettings;
   totals: SessionTotals = emptyTotals();
   /** Background work reporting back (processes, subagents): each notice becomes a user turn. */
   readonly inbox = new Inbox();
@@ -107,15 +100,10 @@ export class Session {
   private localPrepared = false;
 
   constructor(o: SessionOptions) {
-    this.options = o;
     this._id = o.sessionId ?? newSessionId();
-    const d = o.config.display ?? {};
-    this.prefs = {
-      toolProgress: (['off', 'new', 'all', 'verbose'].includes(d.tool_progress) ? d.tool_progress : 'all') as SessionPrefs['toolProgress'],
-      showReasoning: d.show_reasoning !== false,
-      busyInputMode: (['interrupt', 'queue', 'steer'].includes(d.busy_input_mode) ? d.busy_input_mode : 'interrupt') as SessionPrefs['busyInputMode'],
-      ...displayPrefs(d as Record<string, unknown>, o.config.agent as Record<string, unknown>),
-    };
+    this.settings = new SessionSettings(o.config, prefsFrom(o.config));
+    this.options = { ...o, config: this.settings.config };
+    o = this.options;
     this.history = o.history ? [...o.history] : [];
     this.broker = new RequestBroker((e) => this.dispatch(e), {
       interactive: o.interactive,
@@ -335,13 +323,57 @@ export class Session {
   /** Rebuilds the tool list (after enabling/disabling tools or toolsets). */
   rebuildTools(toolsets?: string[], disabled?: string[]): void {
     if (toolsets) this.options.explicit = { ...this.options.explicit, toolsets };
-    if (disabled) this.options.config.agent.disabled_toolsets = disabled;
+    if (disabled) this.settings.set('agent.disabled_toolsets', disabled);
     this.tools = this.buildTools();
   }
 
   /** Rebuilds the system prompt from the current settings (after /personality). The prompt cache starts cold. */
   refreshSystemPrompt(): void {
     this.system = this.buildSystem();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // ports: what surfaces and slash commands use of the session's parts (never session.state)
+
+  /** The session's memory (MEMORY.md / USER.md and memory.provider), or null with memory off. */
+  get memory(): MemoryManager | null {
+    return this.state.memory;
+  }
+
+  /** Compaction as surfaces see it: passes that summarized turns (Hermes's compression_count) and the settings in force. */
+  get compaction(): { readonly count: number; settings(): CompressionSettings } {
+    const state = this.state;
+    return {
+      get count() {
+        return state.compressions;
+      },
+      settings: () => state.compressionSettings(),
+    };
+  }
+
+  /** The model for an auxiliary task (`auxiliary.<task>` in config; default: the main model), or null. */
+  auxiliary(task: string): AuxModel | null {
+    return this.state.aux(task);
+  }
+
+  /** The background self-review, run now over a snapshot of the conversation (/learn); what it saved. */
+  review(snapshot: Message[], opts: { memory: boolean; skills: boolean }): Promise<string[]> {
+    return this.state.review(snapshot, opts.memory, opts.skills);
+  }
+
+  /** The person set the title (/title): none is generated. */
+  keepTitle(): void {
+    this.state.markTitled(true);
+  }
+
+  /** The parts of the system prompt from HERMES_HOME and the project, for this session's tools (hermes prompt-size). */
+  promptParts(): Partial<PromptParts> {
+    return this.state.promptParts(this.tools);
+  }
+
+  /** Display and input preferences (the settings' prefs). */
+  get prefs(): SessionPrefs {
+    return this.settings.prefs;
   }
 
   get runtime(): ProviderRuntime {

@@ -247,7 +247,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         const s = ctx.session;
         const t = s.totals;
         const u = t.usage;
-        const window = contextLengthFor(s.runtime.model, s.runtime.contextLength ?? s.options.config.model.context_length ?? undefined);
+        const window = contextLengthFor(s.runtime.model, s.runtime.contextLength ?? s.settings.config.model.context_length ?? undefined);
         const last = s.lastResult?.usage;
         const lines = [
           tr('commands.usage_turns', { turns: t.turns, calls: t.apiCalls }),
@@ -286,13 +286,13 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         for (const m of s.history) byRole[m.role] = (byRole[m.role] ?? 0) + estimateMessagesTokens([m]);
         const hist = Object.values(byRole).reduce((a, b) => a + b, 0);
         const total = sys + tools + hist;
-        const window = contextLengthFor(s.runtime.model, s.runtime.contextLength ?? s.options.config.model.context_length ?? undefined);
+        const window = contextLengthFor(s.runtime.model, s.runtime.contextLength ?? s.settings.config.model.context_length ?? undefined);
         const pct = (x: number) => `${((x / window) * 100).toFixed(1)}%`;
         const lines = [
           tr('commands.context_system', { tokens: n(sys) }),
           tr('commands.context_tools', { tokens: n(tools), count: s.tools.length }),
           tr('commands.context_conversation', { tokens: n(hist), roles: Object.entries(byRole).map(([r, v]) => `${r} ${n(v)}`).join(', ') || tr('commands.context_empty') }),
-          tr('commands.context_total', { tokens: n(total), window: n(window), percent: pct(total), threshold: Math.round((s.options.config.compression?.threshold ?? 0.5) * 100) }),
+          tr('commands.context_total', { tokens: n(total), window: n(window), percent: pct(total), threshold: Math.round((s.settings.config.compression?.threshold ?? 0.5) * 100) }),
         ];
         return { output: lines.join('\n') };
       },
@@ -307,7 +307,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       completions: [...Object.keys(BUILTIN_PERSONALITIES), 'none'],
       run(ctx, args) {
         const s = ctx.session;
-        const cfg = s.options.config;
+        const cfg = s.settings.config;
         const current = activePersonality(cfg);
         if (!args) {
           const lines = listPersonalities(cfg).map((p) => `${p.name === current ? '●' : '○'} ${p.name.padEnd(13)} ${p.prompt.length > 70 ? `${p.prompt.slice(0, 69)}…` : p.prompt}${p.builtin ? '' : ' (yours)'}`);
@@ -321,7 +321,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         s.refreshSystemPrompt();
         let saved = ' (saved to config.yaml)';
         try {
-          setConfigKey(s.options.home, 'display.personality', name);
+          setConfigKey(s.info.home, 'display.personality', name);
         } catch (e) {
           saved = ` (this session only: could not save it: ${(e as Error).message})`;
         }
@@ -353,7 +353,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         if (unknown.length) return { output: `Unknown tool(s): ${unknown.join(', ')}. See /tools list.` };
         const current = s.tools.map((t) => t.name);
         const next = verb === 'enable' ? [...new Set([...current, ...names])] : current.filter((x) => !names.includes(x));
-        const disabled = (s.options.config.agent.disabled_toolsets ?? []).filter((d) => verb === 'disable' || !names.includes(d));
+        const disabled = (s.settings.config.agent.disabled_toolsets ?? []).filter((d) => verb === 'disable' || !names.includes(d));
         s.rebuildTools(next, verb === 'disable' ? [...new Set([...disabled, ...names])] : disabled);
         return { output: `${verb === 'enable' ? 'Enabled' : 'Disabled'} ${names.join(', ')}. ${s.tools.length} tools active. (Tool changes make the provider's prompt cache start cold.)` };
       },
@@ -400,7 +400,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       run(ctx, args) {
         const s = ctx.session;
         const a = args.toLowerCase();
-        if (!a) return { output: tr('commands.reasoning_state', { visibility: tr(s.prefs.showReasoning ? 'commands.reasoning_shown' : 'commands.reasoning_hidden'), effort: s.options.config.agent.reasoning_effort || tr('commands.reasoning_default') }) };
+        if (!a) return { output: tr('commands.reasoning_state', { visibility: tr(s.prefs.showReasoning ? 'commands.reasoning_shown' : 'commands.reasoning_hidden'), effort: s.settings.config.agent.reasoning_effort || tr('commands.reasoning_default') }) };
         if (a === 'show' || a === 'hide') {
           s.prefs.showReasoning = a === 'show';
           return { output: tr(a === 'show' ? 'commands.reasoning_will_show' : 'commands.reasoning_will_hide') };
@@ -466,13 +466,13 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       midTurn: true,
       run(ctx) {
         const s = ctx.session;
-        const c = s.options.config;
+        const c = s.settings.config;
         const rt = s.runtime;
         return {
           output: [
-            `config:        ${s.options.home}/config.yaml`,
+            `config:        ${s.info.home}/config.yaml`,
             `model:         ${rt.model} (${rt.provider}, ${rt.apiMode})`,
-            `toolsets:      ${(s.options.explicit?.toolsets ?? c.toolsets).join(', ')}`,
+            `toolsets:      ${(s.info.explicit?.toolsets ?? c.toolsets).join(', ')}`,
             `max_turns:     ${c.agent.max_turns ?? 'unlimited'}`,
             `tool progress: ${s.prefs.toolProgress} · reasoning ${s.prefs.showReasoning ? 'shown' : 'hidden'} · busy input ${s.prefs.busyInputMode}`,
             `compression:   ${c.compression.enabled ? `at ${Math.round(c.compression.threshold * 100)}% of the context` : 'off'}`,
@@ -502,7 +502,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       async run(ctx, args) {
         if (!/(^|\s)--delete(\s|$)/.test(args)) return { action: 'quit' };
         const s = ctx.session;
-        const store = s.options.store;
+        const store = s.info.store;
         if (!isSessionStore(store) || !s.persisted) return { action: 'quit', output: tr('commands.quit_nothing_saved') };
         if (!(await confirmDestructive(ctx, tr('commands.quit_delete_confirm', { id: s.id })))) return { output: tr('commands.quit_not_deleted') };
         const id = s.id;

@@ -23,7 +23,7 @@ export async function confirmDestructive(ctx: CommandContext, what: string, skip
   if (a === '2' || a.startsWith('always')) {
     ctx.session.settings.set('approvals.destructive_slash_confirm', false);
     try {
-      setConfigKey(ctx.session.options.home, 'approvals.destructive_slash_confirm', false);
+      setConfigKey(ctx.session.info.home, 'approvals.destructive_slash_confirm', false);
     } catch {
       /* this session only */
     }

@@ -31,9 +31,8 @@ const ago = (t: number) => {
 
 /** Runs a prompt in a separate session with the same settings; reports back when done. */
 function startBackground(parent: Session, prompt: string): BackgroundTask {
-  const o = parent.options;
-  const child = new Session({
-    ...o,
+  const o = parent.info;
+  const child = parent.sibling({
     sessionId: undefined,
     history: [],
     systemPrompt: undefined,
@@ -126,7 +125,7 @@ export function workCommands(): CommandDef[] {
         lines.push(`Main session ${s.id}: ${s.busy ? 'working' : 'idle'}`);
         for (const t of background.get(s) ?? []) lines.push(`  bg #${t.n} ${t.status.padEnd(7)} ${ago(t.started).padStart(5)}  ${t.prompt.slice(0, 60)}${t.prompt.length > 60 ? '…' : ''}`);
         if (s.inbox.working) lines.push(`  ${s.inbox.working} background job(s) will report back (subagents, watched processes)`);
-        const procs = processRegistry(s.options.home)
+        const procs = processRegistry(s.info.home)
           .list()
           .filter((p) => p.status === 'running');
         for (const p of procs) lines.push(`  process ${p.id}  ${p.command.slice(0, 60)}  (started ${ago(p.startedAt)} ago)`);

@@ -11,10 +11,9 @@ import { formatsFor, PARSER_SETTINGS } from '../agent/textcalls/index.ts';
 import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
 import { systemMessageFor } from './personality.ts';
 import { checkpointConfig, Checkpointer, storeFor, withCheckpoints } from './checkpointing.ts';
-import { createLlmClient, isLocalUrl, resolveAuxiliaryRuntime, type LlmClient, type ProviderRuntime } from '../llm/index.ts';
-import { healthFor } from './provider-health.ts';
-import { budgetLines, dayTotalsFor, readBudgets, SpendScope, spendMeter, type MeterHost } from './budgets.ts';
-import { addUsage, emptyUsage, type Message, type StreamFn } from '../llm/types.ts';
+import { isLocalUrl, type LlmClient, type ProviderRuntime } from '../llm/index.ts';
+import { budgetStatusLines, dayTotalsFor, readBudgets, SpendScope, spendMeter, type MeterHost } from './budgets.ts';
+import { addUsage, emptyUsage, type Message } from '../llm/types.ts';
 import { StoreWrites } from './store-writes.ts';
 import { paths } from '../state/paths.ts';
 import { isSessionStore } from '../state/store/index.ts';
@@ -22,9 +21,9 @@ import { builtinRegistry } from '../tools/builtin.ts';
 import { runSessionCleanup } from '../tools/cleanup.ts';
 import { callToolFrom, type ToolRegistry } from '../tools/registry.ts';
 import { toolSearchTool } from '../tools/tool-search.ts';
-import { deferredToolsets, resolveToolsetNames } from '../tools/toolsets.ts';
+import { deferredToolsets } from '../tools/toolsets.ts';
 import { ToolLoader } from './tool-loader.ts';
-import type { AuxiliaryModel, ChildResult, ChildSpec, ToolServices } from '../tools/types.ts';
+import type { ToolServices } from '../tools/types.ts';
 import { Inbox } from './inbox.ts';
 import { hintNames, SubdirHints, withHints } from './subdir-hints.ts';
 import { ruleFileNames } from '../state/context-files.ts';
@@ -34,12 +33,13 @@ import { LoopRunner } from '../runtimes/loop.ts';
 import { runnerKindFor } from '../runtimes/select.ts';
 import type { RunnerKind, TurnRunner } from '../runtimes/types.ts';
 import { sessionPlugins, type SessionPlugins } from './session-plugins.ts';
-import { pluginErrorClassifier } from '../plugins/error-classification.ts';
-import { clientForSession, createClientFor, resolveInputFrom } from './session-client.ts';
+import { runSubagent } from './session-subagent.ts';
+import { auxiliaryModelFor, clientForSession, createClientFor } from './session-client.ts';
 import { prefsFrom, SessionSettings } from './session-settings.ts';
-import type { ExplicitChoices, SessionOptions, SessionPrefs, SessionTotals } from './session-types.ts';
+import type { ExplicitChoices, SessionInfo, SessionOptions, SessionPrefs, SessionTotals } from './session-types.ts';
+import { partsHostFor, sessionInfo, type PartsHost } from './session-host.ts';
 
-export type { ExplicitChoices, SessionOptions, SessionPrefs, SessionStore, SessionTotals } from './session-types.ts';
+export type { ExplicitChoices, SessionInfo, SessionOptions, SessionPrefs, SessionStore, SessionTotals } from './session-types.ts';
 export { createClientFor, resolveInputFrom } from './session-client.ts';
 
 export function newSessionId(now = new Date()): string {
@@ -58,7 +58,10 @@ const addCost = (a: number | null, b: number | null | undefined): number | null 
 export class Session {
   private _id: string;
   readonly history: Message[];
-  readonly options: SessionOptions;
+  /** What the surface passed, with this session's own config (settings.config). Internal: surfaces read `info` and `settings`. */
+  private readonly options: SessionOptions;
+  /** Who and where this session is (id, home, cwd, platform, env, store …), read-only. */
+  readonly info: SessionInfo;
   readonly broker: RequestBroker;
   readonly services: ToolServices;
   readonly registry: ToolRegistry;
@@ -74,8 +77,8 @@ export class Session {
   readonly inbox = new Inbox();
   /** The last turn's result. */
   lastResult: TurnResult | null = null;
-  /** Memory, skills, compression, titles, self-review. */
-  readonly state: SessionState;
+  /** Memory, skills, compression, titles, self-review (the parts in session-*.ts). Internal: surfaces use the ports. */
+  private readonly state: SessionState;
   /** Plugin tools, hooks and prompt sections (null when no plugin host was loaded for this home). */
   readonly plugins: SessionPlugins | null;
 
@@ -104,6 +107,7 @@ export class Session {
     this.settings = new SessionSettings(o.config, prefsFrom(o.config));
     this.options = { ...o, config: this.settings.config };
     o = this.options;
+    this.info = sessionInfo(this, o);
     this.history = o.history ? [...o.history] : [];
     this.broker = new RequestBroker((e) => this.dispatch(e), {
       interactive: o.interactive,
@@ -150,8 +154,13 @@ export class Session {
       depth: o.depth ?? 0,
       callTool: (name, args, ctx) => callToolFrom([...this.tools, ...this.loader.deferred], name, args, ctx),
       toolCatalog: this.loader,
-      spawnChild: (spec) => this.spawnChild(spec),
-      auxiliary: (task) => this.auxiliaryModel(task),
+      spawnChild: (spec) =>
+        runSubagent(
+          { id: this.id, options: this.options, tools: [...this.tools, ...this.loader.deferred], registry: this.registry, services: this.services, llm: this.llm, lazy: this.lazy, spend: this.spend, plugins: this.plugins, memory: this.state.memory },
+          { addUsage: (t) => this.addSubagentUsage(t), newSession: (so) => new Session(so) },
+          spec,
+        ),
+      auxiliary: (task) => auxiliaryModelFor(this.options, this.llm, this.spend, this.plugins, task),
       canAsk: () => this.broker.interactive,
       notifier: this.inbox.channel(),
       messaging: o.ports?.messaging?.(o.env, o.config),
@@ -159,13 +168,13 @@ export class Session {
       ...o.services,
     };
     if (isSessionStore(o.store)) this.services.sessionDb = o.store;
-    this.state = new SessionState(this);
+    this.state = new SessionState(this.partsHost());
     if (this.state.memory) this.services.memory = this.state.memory;
     this.listeners.add((e) => this.state.onEvent(e));
     const logger = (o.depth ?? 0) === 0 ? sessionEventLogger(o.home, o.config, () => this.id) : null;
     if (logger) this.listeners.add(logger);
     this.hints = this.newHints();
-    this.plugins = sessionPlugins(this);
+    this.plugins = sessionPlugins(this.partsHost());
     if (this.plugins) {
       this.plugins.registerTools(this.registry);
       if (this.plugins.observes) this.listeners.add((e) => this.plugins!.onEvent(e));
@@ -173,6 +182,15 @@ export class Session {
     if (checkpointConfig(o.config).enabled) this.checkpointer = new Checkpointer(storeFor(o.home, o.config));
     this.tools = this.buildTools();
     this.system = o.systemPrompt ?? this.buildSystem();
+  }
+
+  /** What the session's own parts (SessionState, plugins, the loop runner) see of it: more than the façade shows. */
+  private partsHost(): PartsHost {
+    return partsHostFor(this, {
+      options: () => this.options,
+      state: () => this.state,
+      emit: (e) => this.dispatch(e),
+    });
   }
 
   private newHints(): SubdirHints | null {
@@ -226,11 +244,7 @@ export class Session {
 
   /** The budgets and what was spent against them (this conversation, this job, today), one line each; [] without budgets. */
   budgetStatus(): string[] {
-    const b = this.spend.budgets;
-    if (!b) return [];
-    const day = this.spend.day.refresh();
-    const sc = this.spend.scope;
-    return budgetLines(b, { sessionUsd: sc.usd, sessionTokens: sc.tokens, jobUsd: this.spend.job ? sc.usd : undefined, dayUsd: day.usd, dayTokens: day.tokens });
+    return budgetStatusLines(this.spend);
   }
 
   /** Continues under another session id (compression rotation). The task id (terminals, processes) stays. */
@@ -341,14 +355,26 @@ export class Session {
   }
 
   /** Compaction as surfaces see it: passes that summarized turns (Hermes's compression_count) and the settings in force. */
-  get compaction(): { readonly count: number; settings(): CompressionSettings } {
+  get compaction(): { readonly count: number; settings(): CompressionSettings; contextLength(): number } {
     const state = this.state;
     return {
       get count() {
         return state.compressions;
       },
       settings: () => state.compressionSettings(),
+      contextLength: () => state.contextLength(),
     };
+  }
+
+  /** The working directory from the next turn on (a worktree, the CLI's directory): tools run there. */
+  workIn(cwd: string): void {
+    this.services.cwd = cwd;
+    this.options.cwd = cwd;
+  }
+
+  /** A separate session with this one's options (its own settings included), the given ones over them (/background). */
+  sibling(over: Partial<SessionOptions>): Session {
+    return new Session({ ...this.options, ...over });
   }
 
   /** The model for an auxiliary task (`auxiliary.<task>` in config; default: the main model), or null. */
@@ -626,7 +652,7 @@ export class Session {
           return self.llm.active;
         },
       });
-    } else this.runner = new LoopRunner(this);
+    } else this.runner = new LoopRunner(this.partsHost());
     return this.runner;
   }
 
@@ -665,100 +691,6 @@ export class Session {
   /** Waits until every store write issued so far is committed (nothing to wait for on SQLite). */
   flushStore(): Promise<void> {
     return this.writes.flushStore();
-  }
-
-  /** The model for an auxiliary task (`auxiliary.<task>` in config; default: the main model). */
-  private auxiliaryModel(task: string): AuxiliaryModel | null {
-    const o = this.options;
-    const cfg = (o.config.auxiliary ?? {})[task];
-    let rt: ProviderRuntime | null;
-    try {
-      rt = resolveAuxiliaryRuntime(task, cfg, this.llm.active, resolveInputFrom(o.config, o.env, o.explicit, o.home));
-    } catch {
-      return null;
-    }
-    if (!rt) return null;
-    // Auxiliary tasks fall back through fallback_providers as the conversation does (Hermes's `auto`
-    // chain), and share its provider health: a provider the conversation left is not waited on here.
-    const client = createLlmClient({ primary: rt, fallbacks: this.llm.fallbacks ? [...this.llm.fallbacks] : [], maxRetries: 2, timeoutMs: (Number(cfg?.timeout) || 120) * 1000, classifyError: pluginErrorClassifier(this.options.home), cacheBodies: false, health: healthFor(o.home), meter: spendMeter(this.spend, task) });
-    const stream: StreamFn = (req) => client.stream(req);
-    return { stream: this.plugins ? this.plugins.auxStream(task, rt, stream) : stream, model: rt.model, provider: rt.provider };
-  }
-
-  /**
-   * A subagent (delegate_task): a child session with its own budget, the given system prompt, and
-   * the parent's tools narrowed to the requested toolsets minus the blocked ones.
-   */
-  private async spawnChild(spec: ChildSpec): Promise<ChildResult> {
-    const o = this.options;
-    // The child is built from tool names (deferred ones included; tool_search is the parent's own).
-    const parentNames = new Set([...this.tools, ...this.loader.deferred].map((t) => t.name).filter((n) => n !== 'tool_search'));
-    let wanted: Set<string> = parentNames;
-    if (spec.toolsets?.length) {
-      try {
-        wanted = resolveToolsetNames(spec.toolsets, [], this.registry.toolsets(), o.config.custom_toolsets ?? {});
-      } catch (e) {
-        return { status: 'failed', summary: '', apiCalls: 0, iterations: 0, error: (e as Error).message, toolTrace: [] };
-      }
-    }
-    const names = [...wanted].filter((n) => parentNames.has(n) && !spec.blockedTools.includes(n));
-    const d = (o.config.delegation ?? {}) as unknown as Record<string, string | undefined>;
-    const override = !!(d.model || d.provider || d.base_url);
-    const explicit: ExplicitChoices = { ...o.explicit, toolsets: undefined, maxTurns: spec.maxIterations, yolo: this.services.yolo };
-    if (override) Object.assign(explicit, { provider: d.provider || undefined, model: d.model || undefined, baseUrl: d.base_url || undefined, apiKey: d.api_key || undefined });
-    const child = new Session({
-      home: o.home,
-      config: o.config,
-      env: o.env,
-      cwd: o.cwd,
-      platform: 'subagent',
-      source: 'subagent',
-      interactive: false,
-      explicit,
-      llm: o.llm && !override ? this.llm : undefined,
-      registry: this.registry,
-      store: o.store,
-      dotenvNames: o.dotenvNames,
-      systemPrompt: spec.systemPrompt,
-      now: o.now,
-      depth: (this.services.depth ?? 0) + 1,
-      toolNames: names,
-      // The same prompt budget as here: toolsets it was given by name are sent, the rest wait behind its own tool_search.
-      deferredToolsets: [...(spec.toolsets?.length ? deferredToolsets(spec.toolsets, this.registry.toolsets(), o.config.custom_toolsets ?? {}) : this.lazy)],
-      parentSessionId: this.id,
-      spend: { scope: this.spend.scope, sessionId: this.spend.sessionId, job: this.spend.job },
-      ports: o.ports,
-    });
-    const trace: string[] = [];
-    const childStarted = Date.now();
-    this.plugins?.subagentStart(spec.goal, spec.role ?? 'leaf');
-    const off = child.on((e) => {
-      if (e.type === 'tool_start') trace.push(e.name);
-      spec.onEvent?.(e);
-    });
-    try {
-      const r = await child.prompt(spec.goal, { signal: spec.signal });
-      const status = r.interrupted ? 'interrupted' : r.failed ? 'failed' : r.partial ? 'partial' : 'completed';
-      // The child's totals include its own subagents: the whole tree adds up in the parent.
-      const spent = child.totals;
-      this.addSubagentUsage(spent);
-      await this.plugins?.subagentStop({ childSessionId: child.id, role: spec.role ?? 'leaf', summary: r.finalText, status, tools: trace, durationMs: Date.now() - childStarted });
-      if (this.state.memory?.active) void this.state.memory.onDelegation(spec.goal, r.finalText, child.id);
-      return {
-        status,
-        summary: r.finalText,
-        apiCalls: r.apiCalls,
-        iterations: r.iterations,
-        error: r.error?.message,
-        toolTrace: trace,
-        usage: spent.usage,
-        costUsd: spent.costUsd,
-        model: child.runtime.model,
-      };
-    } finally {
-      off();
-      await child.close('subagent_done');
-    }
   }
 
   /** Adds what a subagent spent (tokens, cost, API calls) to this session's totals. */

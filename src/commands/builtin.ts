@@ -143,7 +143,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         const i = lastUserIndex(h);
         if (i < 0) return { output: tr('commands.nothing_to_retry') };
         const text = messageText(h[i].content);
-        h.splice(i);
+        ctx.session.rewind(i);
         return { send: text };
       },
     },
@@ -168,7 +168,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         if (!(await confirmDestructive(ctx, n === 1 ? tr('commands.undo_confirm_one') : tr('commands.undo_confirm_other', { count: n }), skip))) return { output: tr('commands.nothing_undone') };
         const text = messageText(h[i].content);
         const removed = h.length - i;
-        h.splice(i);
+        ctx.session.rewind(i);
         const shown = `${text.slice(0, 60)}${text.length > 60 ? '…' : ''}`;
         return { output: n === 1 ? tr('commands.undid_one', { removed, text: shown }) : tr('commands.undid_other', { count: n, removed, text: shown }), prefill: ctx.surface === 'cli' ? text : undefined };
       },

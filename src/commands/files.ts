@@ -167,7 +167,7 @@ export function fileCommands(): CommandDef[] {
           let i = h.length - 1;
           while (i >= 0 && h[i].role !== 'user') i--;
           if (i >= 0) {
-            h.splice(i);
+            s.rewind(i);
             lines.push('The last turn was undone as well.');
           }
         }

@@ -260,7 +260,7 @@ async function dropUnanswered(session: Session): Promise<void> {
   let n = 0;
   while (n < h.length && h[h.length - 1 - n].role === 'user') n++;
   if (!n) return;
-  h.splice(h.length - n, n);
+  session.rewind(h.length - n);
   await session.services.sessionDb?.flush();
   await session.services.sessionDb?.rewindLast(session.id, n);
 }
@@ -289,7 +289,7 @@ async function rewindReplayed(session: Session, batch: InboundMessage[]): Promis
   const at = h.findIndex((m) => m.role === 'user' && m.platform_message_id !== undefined && ids.has(m.platform_message_id));
   if (at < 0) return;
   const n = h.length - at;
-  h.splice(at, n);
+  session.rewind(at);
   await session.services.sessionDb?.flush();
   await session.services.sessionDb?.rewindLast(session.id, n);
 }

@@ -366,6 +366,18 @@ export class Session {
     };
   }
 
+  /** Drops the conversation from message `index` on (/retry, /undo, /rollback, a turn run again); the store is the caller's. */
+  rewind(index: number): void {
+    this.history.splice(index);
+  }
+
+  /** A message added between turns (a delivery mirrored into the chat); false, and nothing added, while a turn runs. */
+  addNote(m: Message): boolean {
+    if (this.running) return false;
+    this.history.push(m);
+    return true;
+  }
+
   /** The working directory from the next turn on (a worktree, the CLI's directory): tools run there. */
   workIn(cwd: string): void {
     this.services.cwd = cwd;

@@ -123,8 +123,7 @@ export function interactiveHooks(session: Session, historyFile: string, opts: Ch
     changeDir: (dir) => {
       const line = restoreWorkspaceDir(dir, opts);
       if (line && dir && resolve(dir) === process.cwd()) {
-        session.services.cwd = process.cwd();
-        (session.options as { cwd: string }).cwd = process.cwd();
+        session.workIn(process.cwd());
       }
       return line;
     },
@@ -133,7 +132,7 @@ export function interactiveHooks(session: Session, historyFile: string, opts: Ch
     // /paste: an image on the clipboard (wl-paste, xclip, pngpaste).
     pasteImage: async () => clipboardImage(),
     statusLines: () => [
-      `Directory: ${session.options.cwd}`,
+      `Directory: ${session.info.cwd}`,
       `Input:    busy mode ${session.prefs.busyInputMode} · tool progress ${session.prefs.toolProgress} · history ${historyFile}`,
       ...more(),
     ],

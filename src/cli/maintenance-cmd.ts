@@ -197,7 +197,7 @@ export async function promptSize(opts: { platform?: string; json?: boolean }): P
     seedBundledSkills: false,
     ports: standalonePorts,
   });
-  const parts = session.state.promptParts(session.tools);
+  const parts = session.promptParts();
   const bytes = (s: string | undefined) => Buffer.byteLength(s ?? '', 'utf8');
   const guidance = (parts.toolGuidance ?? []).join('\n\n');
   const blocks: [string, string | undefined][] = [

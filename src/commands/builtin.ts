@@ -142,7 +142,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         const i = lastUserIndex(h);
         if (i < 0) return { output: tr('commands.nothing_to_retry') };
         const text = messageText(h[i].content);
-        h.splice(i);
+        ctx.session.rewind(i);
         return { send: text };
       },
     },
@@ -167,7 +167,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         if (!(await confirmDestructive(ctx, n === 1 ? tr('commands.undo_confirm_one') : tr('commands.undo_confirm_other', { count: n }), skip))) return { output: tr('commands.nothing_undone') };
         const text = messageText(h[i].content);
         const removed = h.length - i;
-        h.splice(i);
+        ctx.session.rewind(i);
         const shown = `${text.slice(0, 60)}${text.length > 60 ? '…' : ''}`;
         return { output: n === 1 ? tr('commands.undid_one', { removed, text: shown }) : tr('commands.undid_other', { count: n, removed, text: shown }), prefill: ctx.surface === 'cli' ? text : undefined };
       },
@@ -246,7 +246,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         const s = ctx.session;
         const t = s.totals;
         const u = t.usage;
-        const window = contextLengthFor(s.runtime.model, s.runtime.contextLength ?? s.options.config.model.context_length ?? undefined);
+        const window = contextLengthFor(s.runtime.model, s.runtime.contextLength ?? s.settings.config.model.context_length ?? undefined);
         const last = s.lastResult?.usage;
         const lines = [
           tr('commands.usage_turns', { turns: t.turns, calls: t.apiCalls }),
@@ -285,13 +285,13 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         for (const m of s.history) byRole[m.role] = (byRole[m.role] ?? 0) + estimateMessagesTokens([m]);
         const hist = Object.values(byRole).reduce((a, b) => a + b, 0);
         const total = sys + tools + hist;
-        const window = contextLengthFor(s.runtime.model, s.runtime.contextLength ?? s.options.config.model.context_length ?? undefined);
+        const window = contextLengthFor(s.runtime.model, s.runtime.contextLength ?? s.settings.config.model.context_length ?? undefined);
         const pct = (x: number) => `${((x / window) * 100).toFixed(1)}%`;
         const lines = [
           tr('commands.context_system', { tokens: n(sys) }),
           tr('commands.context_tools', { tokens: n(tools), count: s.tools.length }),
           tr('commands.context_conversation', { tokens: n(hist), roles: Object.entries(byRole).map(([r, v]) => `${r} ${n(v)}`).join(', ') || tr('commands.context_empty') }),
-          tr('commands.context_total', { tokens: n(total), window: n(window), percent: pct(total), threshold: Math.round((s.options.config.compression?.threshold ?? 0.5) * 100) }),
+          tr('commands.context_total', { tokens: n(total), window: n(window), percent: pct(total), threshold: Math.round((s.settings.config.compression?.threshold ?? 0.5) * 100) }),
         ];
         return { output: lines.join('\n') };
       },
@@ -306,7 +306,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       completions: [...Object.keys(BUILTIN_PERSONALITIES), 'none'],
       run(ctx, args) {
         const s = ctx.session;
-        const cfg = s.options.config;
+        const cfg = s.settings.config;
         const current = activePersonality(cfg);
         if (!args) {
           const lines = listPersonalities(cfg).map((p) => `${p.name === current ? '●' : '○'} ${p.name.padEnd(13)} ${p.prompt.length > 70 ? `${p.prompt.slice(0, 69)}…` : p.prompt}${p.builtin ? '' : ' (yours)'}`);
@@ -316,11 +316,11 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         const p = NO_PERSONALITY.includes(want) ? null : findPersonality(cfg, want);
         if (p === undefined) return { output: `Unknown personality "${args.trim()}". Available: ${listPersonalities(cfg).map((x) => x.name).join(', ')}, none.` };
         const name = p ? p.name : '';
-        (cfg.display as { personality: string }).personality = name;
+        s.settings.set('display.personality', name);
         s.refreshSystemPrompt();
         let saved = ' (saved to config.yaml)';
         try {
-          setConfigKey(s.options.home, 'display.personality', name);
+          setConfigKey(s.info.home, 'display.personality', name);
         } catch (e) {
           saved = ` (this session only: could not save it: ${(e as Error).message})`;
         }
@@ -352,7 +352,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
         if (unknown.length) return { output: `Unknown tool(s): ${unknown.join(', ')}. See /tools list.` };
         const current = s.tools.map((t) => t.name);
         const next = verb === 'enable' ? [...new Set([...current, ...names])] : current.filter((x) => !names.includes(x));
-        const disabled = (s.options.config.agent.disabled_toolsets ?? []).filter((d) => verb === 'disable' || !names.includes(d));
+        const disabled = (s.settings.config.agent.disabled_toolsets ?? []).filter((d) => verb === 'disable' || !names.includes(d));
         s.rebuildTools(next, verb === 'disable' ? [...new Set([...disabled, ...names])] : disabled);
         return { output: `${verb === 'enable' ? 'Enabled' : 'Disabled'} ${names.join(', ')}. ${s.tools.length} tools active. (Tool changes make the provider's prompt cache start cold.)` };
       },
@@ -399,13 +399,13 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       run(ctx, args) {
         const s = ctx.session;
         const a = args.toLowerCase();
-        if (!a) return { output: tr('commands.reasoning_state', { visibility: tr(s.prefs.showReasoning ? 'commands.reasoning_shown' : 'commands.reasoning_hidden'), effort: s.options.config.agent.reasoning_effort || tr('commands.reasoning_default') }) };
+        if (!a) return { output: tr('commands.reasoning_state', { visibility: tr(s.prefs.showReasoning ? 'commands.reasoning_shown' : 'commands.reasoning_hidden'), effort: s.settings.config.agent.reasoning_effort || tr('commands.reasoning_default') }) };
         if (a === 'show' || a === 'hide') {
           s.prefs.showReasoning = a === 'show';
           return { output: tr(a === 'show' ? 'commands.reasoning_will_show' : 'commands.reasoning_will_hide') };
         }
         if (!['none', 'minimal', 'low', 'medium', 'high', 'xhigh'].includes(a)) return { output: tr('commands.reasoning_usage') };
-        s.options.config.agent.reasoning_effort = a === 'none' ? '' : a;
+        s.settings.set('agent.reasoning_effort', a === 'none' ? '' : a);
         return { output: tr('commands.reasoning_effort', { effort: a }) };
       },
     },
@@ -431,11 +431,11 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       completions: ['manual', 'smart', 'off'],
       run(ctx, args) {
         const s = ctx.session.services;
-        const current = () => (s.yolo ? 'off' : s.config.approvals?.mode === 'smart' ? 'smart' : 'manual');
+        const current = () => (s.yolo ? 'off' : ctx.session.settings.config.approvals?.mode === 'smart' ? 'smart' : 'manual');
         if (!args) return { output: tr('commands.approvals_state', { mode: current() }) };
         if (args === 'manual' || args === 'smart' || args === 'off') {
           s.yolo = args === 'off';
-          if (args !== 'off') s.config.approvals = { ...s.config.approvals, mode: args };
+          if (args !== 'off') ctx.session.settings.set('approvals.mode', args);
           return { output: args === 'smart' ? tr('commands.approvals_set_smart') : tr('commands.approvals_set', { mode: args }) };
         }
         return { output: tr('commands.approvals_usage') };
@@ -465,13 +465,13 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       midTurn: true,
       run(ctx) {
         const s = ctx.session;
-        const c = s.options.config;
+        const c = s.settings.config;
         const rt = s.runtime;
         return {
           output: [
-            `config:        ${s.options.home}/config.yaml`,
+            `config:        ${s.info.home}/config.yaml`,
             `model:         ${rt.model} (${rt.provider}, ${rt.apiMode})`,
-            `toolsets:      ${(s.options.explicit?.toolsets ?? c.toolsets).join(', ')}`,
+            `toolsets:      ${(s.info.explicit?.toolsets ?? c.toolsets).join(', ')}`,
             `max_turns:     ${c.agent.max_turns ?? 'unlimited'}`,
             `tool progress: ${s.prefs.toolProgress} · reasoning ${s.prefs.showReasoning ? 'shown' : 'hidden'} · busy input ${s.prefs.busyInputMode}`,
             `compression:   ${c.compression.enabled ? `at ${Math.round(c.compression.threshold * 100)}% of the context` : 'off'}`,
@@ -501,7 +501,7 @@ export function builtinCommands(registry: () => CommandRegistry): CommandDef[] {
       async run(ctx, args) {
         if (!/(^|\s)--delete(\s|$)/.test(args)) return { action: 'quit' };
         const s = ctx.session;
-        const store = s.options.store;
+        const store = s.info.store;
         if (!store || !s.persisted) return { action: 'quit', output: tr('commands.quit_nothing_saved') };
         if (!(await confirmDestructive(ctx, tr('commands.quit_delete_confirm', { id: s.id })))) return { output: tr('commands.quit_not_deleted') };
         const id = s.id;

@@ -12,7 +12,7 @@ function bundleCommand(b: SkillBundle, home: string, externalDirs: string[]): Co
     category: 'tools',
     surfaces: ALL_SURFACES,
     run(ctx, args) {
-      const o = ctx.session.options;
+      const o = { config: ctx.session.settings.config, platform: ctx.session.info.platform };
       const r = bundleInvocation(home, b, args, { externalDirs, config: o.config, platform: o.platform });
       if (!r) return { output: `None of the skills of the bundle ${b.name} can be loaded here (${b.skills.join(', ')}). See /bundles and \`hermes skills list\`.` };
       for (const s of r.loaded) bumpUse(home, s.name);
@@ -40,7 +40,7 @@ export function bundlesCommand(): CommandDef {
     category: 'tools',
     surfaces: ALL_SURFACES,
     run(ctx) {
-      const home = ctx.session.options.home;
+      const home = ctx.session.info.home;
       const all = listBundles(home);
       if (!all.length) return { output: `No skill bundles yet. Create one with: hermes bundles create <name> --skill a --skill b\nBundles folder: ${bundlesDir(home)}` };
       return { output: [`Skill bundles (${all.length}):`, ...all.map((b) => `  /${b.slug.padEnd(22)} ${String(b.skills.length).padStart(2)} skill(s)  ${b.description}`)].join('\n') };

@@ -12,7 +12,7 @@ export function codexRuntimeCommand(): CommandDef {
     async run(ctx, args) {
       const { applyCodexRuntime } = await import('../runtimes/codex/switch.ts');
       const s = ctx.session;
-      const r = applyCodexRuntime({ home: s.options.home, config: s.options.config, env: s.options.env, provider: s.runtime.provider, args, endpoint: s.runtime, cwd: s.options.cwd, yolo: s.services.yolo });
+      const r = applyCodexRuntime({ home: s.info.home, config: s.settings.config, env: s.info.env, provider: s.runtime.provider, args, endpoint: s.runtime, cwd: s.info.cwd, yolo: s.services.yolo });
       return { output: r.output, action: r.changed ? 'runtime_changed' : undefined };
     },
   };

@@ -15,16 +15,15 @@ export function skipWord(args: string): { skip: boolean; rest: string } {
 /** True when the command may go ahead. Only the CLI asks; other surfaces act at once. */
 export async function confirmDestructive(ctx: CommandContext, what: string, skip = false): Promise<boolean> {
   if (skip || ctx.surface !== 'cli') return true;
-  const approvals = (ctx.session.options.config.approvals ?? {}) as { destructive_slash_confirm?: boolean };
+  const approvals = (ctx.session.settings.config.approvals ?? {}) as { destructive_slash_confirm?: boolean };
   if (approvals.destructive_slash_confirm === false) return true;
   const { answer } = await ctx.session.broker.ask({ kind: 'clarify', question: `${what} Go ahead?`, choices: CONFIRM_CHOICES });
   const a = String(answer ?? '').trim().toLowerCase();
   if (a === '1' || a.startsWith('approve once') || a === 'y' || a === 'yes') return true;
   if (a === '2' || a.startsWith('always')) {
-    approvals.destructive_slash_confirm = false;
-    (ctx.session.options.config as { approvals: typeof approvals }).approvals = approvals;
+    ctx.session.settings.set('approvals.destructive_slash_confirm', false);
     try {
-      setConfigKey(ctx.session.options.home, 'approvals.destructive_slash_confirm', false);
+      setConfigKey(ctx.session.info.home, 'approvals.destructive_slash_confirm', false);
     } catch {
       /* this session only */
     }

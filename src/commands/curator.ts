@@ -15,8 +15,8 @@ export function curatorCommand(): CommandDef {
     surfaces: ALL_SURFACES,
     completions: ['status', 'run', 'run --dry-run', 'run --consolidate', 'pause', 'resume', 'pin', 'unpin', 'restore', 'list-archived'],
     async run(ctx, args) {
-      const home = ctx.session.options.home;
-      const s = curatorSettings(ctx.session.options.config);
+      const home = ctx.session.info.home;
+      const s = curatorSettings(ctx.session.settings.config);
       const [sub = 'status', ...rest] = args.trim().split(/\s+/).filter(Boolean);
       const name = rest[0];
       switch (sub) {
@@ -26,7 +26,7 @@ export function curatorCommand(): CommandDef {
           if (!s.enabled) return { output: 'The curator is disabled (curator.enabled: false in config.yaml).' };
           const dry = rest.includes('--dry-run');
           const { runCuratorPass } = await import('../runtime/curator-review.ts');
-          const o = ctx.session.options;
+          const o = { config: ctx.session.settings.config, env: ctx.session.info.env };
           const r = await runCuratorPass({ home, config: o.config, env: o.env, dryRun: dry, consolidate: rest.includes('--consolidate') ? true : undefined });
           const lines = r.record.state_transitions.map((t) => `  ${t.name}: ${t.from} → ${t.to}`);
           return { output: [`Curator ${dry ? 'dry run' : 'run'}: ${r.summary}`, ...lines, `Report: ${r.reportDir}/REPORT.md`].join('\n') };

@@ -20,8 +20,8 @@ function toggle(ctx: CommandContext, args: string, key: Toggle, configKey: strin
   p[key] = on;
   let saved = '';
   try {
-    setConfigKey(ctx.session.options.home, configKey, on);
-    (ctx.session.options.config.display as Record<string, unknown>)[configKey.split('.').pop()!] = on;
+    setConfigKey(ctx.session.info.home, configKey, on);
+    ctx.session.settings.set(`display.${configKey.split('.').pop()!}`, on);
   } catch (e) {
     saved = ` (this session only: ${(e as Error).message})`;
   }
@@ -108,7 +108,7 @@ export function displayCommands(): CommandDef[] {
         let saved = '';
         if (global) {
           try {
-            setConfigKey(ctx.session.options.home, 'agent.service_tier', tier);
+            setConfigKey(ctx.session.info.home, 'agent.service_tier', tier);
             saved = ' (saved to config.yaml)';
           } catch (e) {
             saved = ` (this session only: ${(e as Error).message})`;

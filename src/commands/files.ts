@@ -35,7 +35,7 @@ export function renderConversation(session: Session, format: 'json' | 'md' | 'ht
 }
 
 function checkpointsFor(session: Session) {
-  return session.checkpointer?.store ?? storeFor(session.options.home, session.options.config);
+  return session.checkpointer?.store ?? storeFor(session.info.home, session.settings.config);
 }
 
 const shortDate = (iso: string) => iso.replace('T', ' ').slice(0, 16);
@@ -72,7 +72,7 @@ export function fileCommands(): CommandDef[] {
       surfaces: ALL_SURFACES,
       async run(ctx, args) {
         const s = ctx.session;
-        const store = s.options.store;
+        const store = s.info.store;
         if (!store) return { output: 'This session is not saved, so it cannot be branched.' };
         if (!s.history.length) return { output: 'Nothing to branch yet: say something first.' };
         const parent = s.id;
@@ -81,7 +81,7 @@ export function fileCommands(): CommandDef[] {
         const wanted = args.trim() || `${parentTitle ?? 'Untitled'} (branch)`;
         const title = (await store.uniqueTitle(wanted)) ?? undefined;
         // Tagged as Hermes tags a /branch child, so its session pickers do not take it for a subagent.
-        await store.createSession({ id, source: s.options.source ?? s.options.platform, model: s.runtime.model, systemPrompt: s.system, parentId: parent, cwd: s.services.cwd, title, modelConfig: { _branched_from: parent } });
+        await store.createSession({ id, source: s.info.source ?? s.info.platform, model: s.runtime.model, systemPrompt: s.system, parentId: parent, cwd: s.services.cwd, title, modelConfig: { _branched_from: parent } });
         for (const m of s.history) await store.appendMessage(id, m);
         const history = [...s.history];
         if (s.persisted) await store.endSession(parent, 'branched');
@@ -98,7 +98,7 @@ export function fileCommands(): CommandDef[] {
       surfaces: ['cli'],
       completions: ['create', 'restore', 'prune'],
       async run(ctx, args) {
-        const home = ctx.session.options.home;
+        const home = ctx.session.info.home;
         const [verb = '', ...rest] = args.split(/\s+/).filter(Boolean);
         if (!verb || verb === 'list') {
           const snaps = listQuickSnapshots(home);
@@ -166,7 +166,7 @@ export function fileCommands(): CommandDef[] {
           let i = h.length - 1;
           while (i >= 0 && h[i].role !== 'user') i--;
           if (i >= 0) {
-            h.splice(i);
+            s.rewind(i);
             lines.push('The last turn was undone as well.');
           }
         }
@@ -229,8 +229,7 @@ export function fileCommands(): CommandDef[] {
         if (verb === 'new') {
           try {
             const wt = createWorktree(cwd, name);
-            s.services.cwd = wt.cwd;
-            (s.options as { cwd: string }).cwd = wt.cwd;
+            s.workIn(wt.cwd);
             return { output: `Now working in ${wt.path} (branch ${wt.branch}). The agent's tools run there from the next turn.` };
           } catch (e) {
             if (e instanceof WorktreeError) return { output: e.message };

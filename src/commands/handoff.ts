@@ -18,7 +18,7 @@ export function handoffCommand(): CommandDef {
     async run(ctx, args) {
       const platform = args.trim().toLowerCase();
       const s = ctx.session;
-      const o = s.options;
+      const o = { ...s.info, config: s.settings.config };
       if (!platform) return { output: 'Usage: /handoff <platform> — e.g. /handoff telegram (the platform needs a home channel: /sethome there).' };
       if (s.busy) return { output: '/handoff waits for the running turn: try again when it has finished, or /stop first.' };
       const gateway = ctx.hooks.gatewayPorts;

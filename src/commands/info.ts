@@ -29,8 +29,8 @@ export function infoCommands(): CommandDef[] {
       surfaces: ALL_SURFACES,
       midTurn: true,
       run(ctx) {
-        const home = ctx.session.options.home;
-        const name = basename(dirname(home)) === 'profiles' && dirname(dirname(home)) === defaultHermesRoot(ctx.session.options.env) ? basename(home) : 'default';
+        const home = ctx.session.info.home;
+        const name = basename(dirname(home)) === 'profiles' && dirname(dirname(home)) === defaultHermesRoot(ctx.session.info.env) ? basename(home) : 'default';
         return { output: `Profile: ${name}\nHome:    ${home}` };
       },
     },
@@ -44,7 +44,7 @@ export function infoCommands(): CommandDef[] {
       async run(ctx) {
         const gateway = ctx.hooks.gatewayPorts;
         if (!gateway) return { output: '/platforms is not available here: run `hermes gateway status`.' };
-        return { output: await gateway.status(ctx.session.options.home) };
+        return { output: await gateway.status(ctx.session.info.home) };
       },
     },
     {
@@ -55,8 +55,8 @@ export function infoCommands(): CommandDef[] {
       surfaces: ['cli'],
       run(ctx) {
         const s = ctx.session;
-        const report = buildDebugReport({ home: s.options.home, config: s.options.config, env: s.options.env, lines: 200 });
-        const dir = paths.logs(s.options.home);
+        const report = buildDebugReport({ home: s.info.home, config: s.settings.config, env: s.info.env, lines: 200 });
+        const dir = paths.logs(s.info.home);
         mkdirSync(dir, { recursive: true });
         const file = join(dir, `debug-report-${new Date().toISOString().replace(/[:.]/g, '-')}.txt`);
         writeFileSync(file, report, { mode: 0o600 });
@@ -83,9 +83,9 @@ export function infoCommands(): CommandDef[] {
       surfaces: ['cli'],
       run(ctx) {
         const s = ctx.session;
-        const before = { ...s.options.env };
-        const vars = loadEnvFile(paths.env(s.options.home), s.options.env);
-        if (s.options.env !== process.env) loadEnvFile(paths.env(s.options.home), process.env);
+        const before = { ...s.info.env };
+        const vars = loadEnvFile(paths.env(s.info.home), s.info.env);
+        if (s.info.env !== process.env) loadEnvFile(paths.env(s.info.home), process.env);
         const changed = [...vars.keys()].filter((k) => before[k] !== vars.get(k));
         s.services.slots.set(dotenvNamesSlot, [...vars.keys()]);
         try {

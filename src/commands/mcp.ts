@@ -27,12 +27,12 @@ export function reloadMcpCommand(): CommandDef {
     async run(ctx) {
       const s = ctx.session;
       const { loadConfig } = await import('../state/config.ts');
-      const loaded = loadConfig(s.options.home, s.options.env);
+      const loaded = loadConfig(s.info.home, s.info.env);
       const raw = rawMcpServers(loaded);
       let manager = mcpManagers(s).find((m) => m.source === 'config');
       const before = new Set(s.tools.map((t) => t.name));
       if (!manager) {
-        manager = new McpManager({ env: s.options.env, cwd: s.options.cwd, home: s.options.home, source: 'config' });
+        manager = new McpManager({ env: s.info.env, cwd: s.info.cwd, home: s.info.home, source: 'config' });
         attachMcp(s, manager, { owned: true });
       }
       await manager.reload(raw);

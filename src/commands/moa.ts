@@ -36,7 +36,7 @@ export function moaCommand(): CommandDef {
     async run(ctx, args) {
       const s = ctx.session;
       const text = args.trim();
-      const config = s.options.config;
+      const config = s.settings.config;
       if (!text) return selectPreset(s, defaultPresetName(config));
       if (findPreset(config, text)) return selectPreset(s, text);
       if (s.busy) return { output: '/moa waits for the running turn: try again when it has finished, or /stop first.' };

@@ -13,7 +13,7 @@ const TEXT_LIST_MAX = 40;
 
 /** `model`, `provider:model`, `custom:<name>` (its saved model), `custom:<name>:<model>`. */
 export function parseModelArg(arg: string, session: Session): { change?: ExplicitChoices; error?: string } {
-  const config = session.options.config;
+  const config = session.settings.config;
   const text = arg.trim();
   if (text.toLowerCase().startsWith('custom:')) {
     const rest = text.slice('custom:'.length);
@@ -36,7 +36,7 @@ export function parseModelArg(arg: string, session: Session): { change?: Explici
 }
 
 function targetRuntime(session: Session, change: ExplicitChoices): ProviderRuntime {
-  const o = session.options;
+  const o = { ...session.info, config: session.settings.config };
   return resolveRuntime(resolveInputFrom(o.config, o.env, { ...o.explicit, ...change }));
 }
 
@@ -60,7 +60,7 @@ export function modelCommand(): CommandDef {
       const s = ctx.session;
       const rt = s.runtime;
       if (!args) {
-        const fb = s.options.config.fallback_providers ?? [];
+        const fb = s.settings.config.fallback_providers ?? [];
         const lines = [`Model: ${rt.model} via ${rt.provider} (${rt.apiMode})`, fb.length ? `Fallbacks: ${fb.map((f) => `${f.provider}:${f.model}`).join(', ')}` : 'Fallbacks: none'];
         const moa = (s.llm as { moaPreset?: string }).moaPreset;
         if (moa) lines.unshift(`MoA preset: ${moa} (provider moa): the model below acts, the preset's reference models advise each step.`);

@@ -16,7 +16,7 @@ export function pluginCommandDef(p: PluginCommand): CommandDef {
     args: p.args,
     category: 'tools',
     surfaces: ['cli', 'gateway', 'acp'],
-    run: (c, args) => p.run(args, { session_id: c.session.id, platform: c.session.options.platform, surface: c.surface }),
+    run: (c, args) => p.run(args, { session_id: c.session.id, platform: c.session.info.platform, surface: c.surface }),
   };
   defs.set(p, def);
   return def;

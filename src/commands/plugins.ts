@@ -10,7 +10,7 @@ export function pluginsCommand(): CommandDef {
     surfaces: ['cli', 'gateway', 'acp'],
     midTurn: true,
     async run(c) {
-      const host = pluginHost(c.session.options.home);
+      const host = pluginHost(c.session.info.home);
       if (!host) return { output: 'No plugins are loaded. See `hermes plugins list`.' };
       const { describeLoaded } = await import('../plugins/report.ts');
       return { output: describeLoaded(host) };

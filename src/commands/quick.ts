@@ -70,7 +70,7 @@ function quickDef(name: string, spec: QuickSpec, registry: () => CommandRegistry
       midTurn: true,
       async run(ctx) {
         const s = ctx.session;
-        const r = await runQuickExec(command, s.options.cwd, s.options.env, timeoutMs);
+        const r = await runQuickExec(command, s.info.cwd, s.info.env, timeoutMs);
         if (r.timedOut) return { output: `${r.output ? `${r.output}\n` : ''}/${name} timed out after ${Math.round(timeoutMs / 1000)}s.` };
         const tail = r.code && r.code !== 0 ? `\n(exit ${r.code})` : '';
         return { output: (r.output || '(no output)') + tail };

@@ -24,9 +24,9 @@ const when = (t: number) => {
 
 /** The session's store, else (a session not saved) the configured one, opened for this call. */
 export async function withDb<T>(session: Session, fn: (db: SessionStore) => T | Promise<T>): Promise<T> {
-  const store = session.options.store;
+  const store = session.info.store;
   if (store) return fn(store);
-  const db = await openSessionStore(session.options.home, session.options.config, session.options.env);
+  const db = await openSessionStore(session.info.home, session.settings.config, session.info.env);
   try {
     return await fn(db);
   } finally {
@@ -35,7 +35,7 @@ export async function withDb<T>(session: Session, fn: (db: SessionStore) => T | 
 }
 
 function externalDirs(session: Session): string[] {
-  const d = session.options.config.skills?.external_dirs;
+  const d = session.settings.config.skills?.external_dirs;
   return Array.isArray(d) ? d : [];
 }
 
@@ -53,7 +53,7 @@ export function stateCommands(): CommandDef[] {
       surfaces: ALL_SURFACES,
       async run(ctx, args) {
         const s = ctx.session;
-        const store = s.options.store;
+        const store = s.info.store;
         if (!store) return { output: 'This session is not saved, so it has no title.' };
         if (!args) return { output: `Title: ${(await store.getSession(s.id))?.title ?? '(none yet: one is generated after the first exchange)'}` };
         if (!s.persisted) return { output: 'The session is saved from your first message on; set the title after it.' };
@@ -62,7 +62,7 @@ export function stateCommands(): CommandDef[] {
         } catch (e) {
           return { output: e instanceof TitleConflictError ? e.message : `Cannot set the title: ${(e as Error).message}` };
         }
-        s.state.markTitled(true);
+        s.keepTitle();
         return { output: `Title set: ${(await store.getSession(s.id))?.title}` };
       },
     },
@@ -116,7 +116,7 @@ export function stateCommands(): CommandDef[] {
         if (ctx.hooks.resume) return { output: await ctx.hooks.resume(args) };
         const s = ctx.session;
         return withDb(s, async (db) => {
-          const id = args === 'latest' ? ((await db.mostRecentSession(s.options.source ?? s.options.platform))?.id ?? null) : await db.resolveSession(args);
+          const id = args === 'latest' ? ((await db.mostRecentSession(s.info.source ?? s.info.platform))?.id ?? null) : await db.resolveSession(args);
           if (!id) return { output: `No session matches “${args}”. See /sessions.` };
           if (id === s.id) return { output: 'That is the current session.' };
           const row = (await db.getSession(id))!;
@@ -135,8 +135,8 @@ export function stateCommands(): CommandDef[] {
       midTurn: true,
       run(ctx) {
         const s = ctx.session;
-        const m = s.options.config.memory ?? {};
-        const store = s.state.memory?.builtin.store ?? new MemoryStore(paths.memories(s.options.home), { memory: m.memory_char_limit, user: m.user_char_limit });
+        const m = s.settings.config.memory ?? {};
+        const store = s.memory?.builtin.store ?? new MemoryStore(paths.memories(s.info.home), { memory: m.memory_char_limit, user: m.user_char_limit });
         const block = (target: 'memory' | 'user', label: string) => {
           const entries = store.entries(target);
           const u = store.usage(target, entries);
@@ -158,7 +158,7 @@ export function stateCommands(): CommandDef[] {
       async run(ctx, args) {
         const [verb, ...rest] = args.split(/\s+/).filter(Boolean);
         if (verb && SKILLS_VERBS.includes(verb)) return skillsHubCommand(ctx, verb, rest.join(' '));
-        const skills = discoverSkills(ctx.session.options.home, externalDirs(ctx.session)).filter(
+        const skills = discoverSkills(ctx.session.info.home, externalDirs(ctx.session)).filter(
           (s) => !args || s.name.includes(args.toLowerCase()) || s.description.toLowerCase().includes(args.toLowerCase()),
         );
         if (!skills.length) return { output: args ? `No skill matches “${args}”.` : 'No skills installed. Install one with `hermes skills install <folder|git URL|SKILL.md URL>`.' };
@@ -185,7 +185,7 @@ export function messagesInLastTurns(history: Message[], turns: number): number {
 }
 
 function compressPreview(s: Session): string {
-  const settings = s.state.compressionSettings();
+  const settings = s.compaction.settings();
   const { headEnd, tailStart } = findBoundaries(s.history, settings);
   const total = estimateMessagesTokens(s.history);
   if (tailStart - headEnd < 1) return `Nothing to compress: ${s.history.length} messages (~${total.toLocaleString('en-US')} tokens) are all in the protected head and tail.`;
@@ -202,10 +202,10 @@ const SKILLS_VERBS = ['search', 'browse', 'inspect', 'install', 'check', 'update
 /** /skills search|browse|inspect|install|check|update|audit|diff: the hub, as `hermes skills …`. */
 async function skillsHubCommand(ctx: CommandContext, verb: string, arg: string): Promise<CommandResult> {
   const s = ctx.session;
-  const cfg = s.options.config;
-  const allow = cfg.security?.allow_private_urls === true || ['1', 'true', 'yes'].includes((s.options.env.HERMES_ALLOW_PRIVATE_URLS ?? '').toLowerCase());
+  const cfg = s.settings.config;
+  const allow = cfg.security?.allow_private_urls === true || ['1', 'true', 'yes'].includes((s.info.env.HERMES_ALLOW_PRIVATE_URLS ?? '').toLowerCase());
   const { hubFor } = await import('../runtime/skills-updates.ts');
-  const hub = hubFor({ home: s.options.home, loaded: { config: cfg } }, allow);
+  const hub = hubFor({ home: s.info.home, loaded: { config: cfg } }, allow);
   const ext = externalDirs(s);
   const fmt = (m: { name: string; identifier: string; description: string; trust_level: string }) => `${m.trust_level === 'builtin' ? '★' : m.trust_level === 'trusted' ? '✓' : ' '} ${m.name} — ${m.description.slice(0, 80)}\n    ${m.identifier}`;
   if ((verb === 'install' || verb === 'update') && ctx.surface !== 'cli') return { output: `/skills ${verb} runs in the terminal only (hermes skills ${verb}).` };
@@ -226,30 +226,30 @@ async function skillsHubCommand(ctx: CommandContext, verb: string, arg: string):
       const ok = await confirmDestructive(ctx, `Install the skill ${arg} from the registries (scanned by the skills guard first)?`);
       if (!ok) return { output: 'Not installed.' };
       const { installFromHub } = await import('../runtime/skills-updates.ts');
-      const r = await installFromHub(hub, arg, { home: s.options.home, allowPrivateUrls: allow, externalDirs: ext });
+      const r = await installFromHub(hub, arg, { home: s.info.home, allowPrivateUrls: allow, externalDirs: ext });
       return { output: `Installed ${r.name} (guard: ${r.verdict}). /reload-skills adds /${r.name} to this session.` };
     }
     case 'check': {
       const { checkSkillUpdates } = await import('../runtime/skills-updates.ts');
-      const rows = await checkSkillUpdates(hub, s.options.home, arg || undefined);
+      const rows = await checkSkillUpdates(hub, s.info.home, arg || undefined);
       if (!rows.length) return { output: 'No skills were installed from a registry.' };
       return { output: rows.map((r) => `${r.status === 'update_available' ? '↑' : r.status === 'up_to_date' ? '✓' : '·'} ${r.name} — ${r.status.replace(/_/g, ' ')}${r.modified ? ' (changed locally)' : ''}`).join('\n') };
     }
     case 'update': {
       const { updateSkills } = await import('../runtime/skills-updates.ts');
-      const done = await updateSkills(hub, s.options.home, { name: arg || undefined, allowPrivateUrls: allow, externalDirs: ext });
+      const done = await updateSkills(hub, s.info.home, { name: arg || undefined, allowPrivateUrls: allow, externalDirs: ext });
       return { output: done.length ? done.map((d) => `${d.result} ${d.name}${d.reason ? ` — ${d.reason}` : ''}`).join('\n') : 'Everything is up to date.' };
     }
     case 'audit': {
       const { auditSkills, describeFindings } = await import('../state/skills-hub.ts');
-      const rows = auditSkills(s.options.home, arg || undefined, ext);
+      const rows = auditSkills(s.info.home, arg || undefined, ext);
       return { output: rows.map((r) => [`${r.verdict === 'safe' ? '✓' : r.verdict === 'caution' ? '!' : '✗'} ${r.name} ${r.verdict}${r.modified ? ' (changed since install)' : ''}`, ...describeFindings(r.findings).map((l) => `    ${l}`)].join('\n')).join('\n') };
     }
     case 'diff': {
       if (!arg) return { output: 'Usage: /skills diff <name>' };
       const { skillDiff } = await import('../runtime/skills-updates.ts');
       const { packageRoot } = await import('../state/paths.ts');
-      const r = await skillDiff(s.options.home, arg, { bundledRoot: join(packageRoot(), 'skills'), hub, externalDirs: ext });
+      const r = await skillDiff(s.info.home, arg, { bundledRoot: join(packageRoot(), 'skills'), hub, externalDirs: ext });
       return { output: r.diff ? `# ${arg}: ${r.against} → your copy\n${r.diff}` : `${arg} is the same as ${r.against}.` };
     }
   }
@@ -301,8 +301,8 @@ export function reloadSkillsCommand(registry: () => CommandRegistry): CommandDef
     category: 'tools',
     surfaces: ALL_SURFACES,
     run(ctx) {
-      const b = registerBundleCommands(registry(), ctx.session.options.home, externalDirs(ctx.session));
-      const n = registerSkillCommands(registry(), ctx.session.options.home, externalDirs(ctx.session));
+      const b = registerBundleCommands(registry(), ctx.session.info.home, externalDirs(ctx.session));
+      const n = registerSkillCommands(registry(), ctx.session.info.home, externalDirs(ctx.session));
       return { output: n || b ? [n ? `Added ${n} skill command${n === 1 ? '' : 's'}.` : '', b ? `Added ${b} bundle command${b === 1 ? '' : 's'}.` : ''].filter(Boolean).join(' ') : 'No new skills.' };
     },
   };

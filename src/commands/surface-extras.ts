@@ -7,10 +7,9 @@ import { handoffCommand } from './handoff.ts';
 
 const REPL_ONLY = 'only the classic terminal REPL (hermes --cli) draws with it; nothing changed here.';
 
-function display(ctx: { session: { options: { config: { display?: unknown } } } }): Record<string, unknown> {
-  const c = ctx.session.options.config as { display?: Record<string, unknown> };
-  c.display ??= {};
-  return c.display;
+function display(ctx: { session: { settings: { readonly config: { display?: unknown } } } }): Readonly<Record<string, unknown>> {
+  const c = ctx.session.settings.config as { display?: Record<string, unknown> };
+  return c.display ?? {};
 }
 
 export function surfaceExtraCommands(): CommandDef[] {
@@ -22,11 +21,11 @@ export function surfaceExtraCommands(): CommandDef[] {
       category: 'config',
       surfaces: ['cli'],
       complete: (ctx, partial) =>
-        listSkins(ctx.session.options.home)
+        listSkins(ctx.session.info.home)
           .filter((s) => s.name.startsWith(partial))
           .map((s) => ({ value: s.name, hint: s.description })),
       run(ctx, args) {
-        const home = ctx.session.options.home;
+        const home = ctx.session.info.home;
         const current = String(display(ctx).skin ?? 'default');
         const name = args.trim();
         if (!name) {
@@ -42,7 +41,7 @@ export function surfaceExtraCommands(): CommandDef[] {
         if (!skin) return { output: `No skin named ${name}. Skins: ${listSkins(home).map((s) => s.name).join(', ')}.` };
         if (!ctx.hooks.applySkin) return { output: `Skins: ${REPL_ONLY}` };
         ctx.hooks.applySkin(skin);
-        display(ctx).skin = name;
+        ctx.session.settings.set('display.skin', name);
         setConfigKey(home, 'display.skin', name);
         return { output: `Skin: ${skin.name} — ${skin.description} (saved as display.skin).` };
       },
@@ -61,8 +60,8 @@ export function surfaceExtraCommands(): CommandDef[] {
         if (!(INDICATOR_STYLES as readonly string[]).includes(style)) return { output: `Unknown style "${style}". Styles: ${INDICATOR_STYLES.join(', ')}.` };
         if (!ctx.hooks.applyIndicator) return { output: `The busy indicator: ${REPL_ONLY}` };
         ctx.hooks.applyIndicator(style);
-        display(ctx).indicator_style = style;
-        setConfigKey(ctx.session.options.home, 'display.indicator_style', style);
+        ctx.session.settings.set('display.indicator_style', style);
+        setConfigKey(ctx.session.info.home, 'display.indicator_style', style);
         return { output: `Busy indicator: ${style} (saved as display.indicator_style).` };
       },
     },

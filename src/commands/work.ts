@@ -2,7 +2,7 @@
 // /agents (/tasks), /goal, /subgoal, /heartbeat (/hb), /refine, /review, /plan, /init, /learn.
 import { messageText } from '../agent/repair.ts';
 import { parseInterval, routinesOf } from '../runtime/goals.ts';
-import { collectText } from '../runtime/session-state.ts';
+import { collectText } from '../runtime/session-aux.ts';
 import { Session } from '../runtime/session.ts';
 import { processRegistry } from '../tools/process-registry.ts';
 import { ALL_SURFACES, type CommandDef } from './registry.ts';
@@ -31,9 +31,8 @@ const ago = (t: number) => {
 
 /** Runs a prompt in a separate session with the same settings; reports back when done. */
 function startBackground(parent: Session, prompt: string): BackgroundTask {
-  const o = parent.options;
-  const child = new Session({
-    ...o,
+  const o = parent.info;
+  const child = parent.sibling({
     sessionId: undefined,
     history: [],
     systemPrompt: undefined,
@@ -96,7 +95,7 @@ export function workCommands(): CommandDef[] {
         const q = args.trim();
         if (!q) return { output: 'Usage: /btw <question>' };
         const s = ctx.session;
-        const aux = s.state.aux('btw');
+        const aux = s.auxiliary('btw');
         const transcript = s.history
           .filter((m) => m.role === 'user' || m.role === 'assistant')
           .map((m) => `${m.role === 'user' ? 'User' : 'Assistant'}: ${messageText(m.content)}`)
@@ -126,7 +125,7 @@ export function workCommands(): CommandDef[] {
         lines.push(`Main session ${s.id}: ${s.busy ? 'working' : 'idle'}`);
         for (const t of background.get(s) ?? []) lines.push(`  bg #${t.n} ${t.status.padEnd(7)} ${ago(t.started).padStart(5)}  ${t.prompt.slice(0, 60)}${t.prompt.length > 60 ? '…' : ''}`);
         if (s.inbox.working) lines.push(`  ${s.inbox.working} background job(s) will report back (subagents, watched processes)`);
-        const procs = processRegistry(s.options.home)
+        const procs = processRegistry(s.info.home)
           .list()
           .filter((p) => p.status === 'running');
         for (const p of procs) lines.push(`  process ${p.id}  ${p.command.slice(0, 60)}  (started ${ago(p.startedAt)} ago)`);
@@ -238,7 +237,7 @@ export function workCommands(): CommandDef[] {
         if (s.history.length < 2) return { output: 'Nothing to review yet.' };
         const snapshot = [...s.history];
         if (args.trim()) snapshot.push({ role: 'user', content: `(Focus the review on: ${args.trim()})` }, { role: 'assistant', content: 'Understood.' });
-        const changes = await s.state.review(snapshot, true, true);
+        const changes = await s.review(snapshot, { memory: true, skills: true });
         return { output: changes.length ? `Saved:\n${changes.map((c) => `  • ${c}`).join('\n')}` : 'Reviewed: nothing worth saving this time.' };
       },
     },

@@ -17,8 +17,7 @@ export async function mirrorDelivery(r: GatewayRunner, now: () => number, d: { p
     // A running turn is never touched (its messages are being written in order). Consecutive
     // assistant messages are fine: wire adapters that need alternation merge them.
     if (warm) {
-      if (warm.session.busy || warm.lane?.running) continue;
-      warm.session.history.push(note);
+      if (warm.lane?.running || !warm.session.addNote(note)) continue;
     }
     try {
       if (await r.transcripts.getStoredSession(e.session_id)) await r.transcripts.appendMessage(e.session_id, note);

@@ -535,7 +535,7 @@ export class GatewayRunner {
 
   /** A platform (re)gained in a cluster: its idle warm runtimes may be stale (another gateway went on with those chats). */
   forgetPlatform(platform: string): void {
-    for (const key of this.cache.keys()) if (this.cache.peek(key)?.session.options.platform === platform && !this.cache.peek(key)?.session.busy) this.evict(key);
+    for (const key of this.cache.keys()) if (this.cache.peek(key)?.session.info.platform === platform && !this.cache.peek(key)?.session.busy) this.evict(key);
   }
 
   /** Applies the reset policy before a turn. Returns the reason when the conversation was reset. */

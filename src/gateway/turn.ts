@@ -163,7 +163,7 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
   const message = preview(batch.map((m) => m.text).join('\n'));
   void r.hooks.emit('agent:start', { platform: src.platform, user_id: src.userId ?? null, chat_id: src.chatId, thread_id: src.threadId ?? null, chat_type: src.chatType, session_id: session.id, message });
   let result: TurnResult | null = null;
-  const compressedBefore = session.state.compressions;
+  const compressedBefore = session.compaction.count;
   try {
     if (batch.some((m) => m.meta?.replayed)) await rewindReplayed(session, batch);
     if (batch.some((m) => m.meta?.takenOver || m.meta?.replayed)) await dropUnanswered(session);
@@ -197,9 +197,9 @@ export async function runTurn(r: GatewayRunner, lane: Lane, batch: InboundMessag
     if (routed && routed !== session.id) {
       r.index.setSessionId(lane.key, session.id, 'compression', routed);
       void r.hooks.emit('session:compress', { platform: src.platform, session_key: lane.key, old_session_id: routed, session_id: session.id, in_place: false });
-    } else if (session.state.compressions > compressedBefore) {
+    } else if (session.compaction.count > compressedBefore) {
       // Compressed in place (Hermes 0.18's default): same session id.
-      void r.hooks.emit('session:compress', { platform: src.platform, session_key: lane.key, old_session_id: session.id, session_id: session.id, in_place: true, compression_count: session.state.compressions });
+      void r.hooks.emit('session:compress', { platform: src.platform, session_key: lane.key, old_session_id: session.id, session_id: session.id, in_place: true, compression_count: session.compaction.count });
     }
     void r.hooks.emit('agent:end', { platform: src.platform, user_id: src.userId ?? null, chat_id: src.chatId, session_id: session.id, message, response: preview(result.finalText) });
   }
@@ -260,7 +260,7 @@ async function dropUnanswered(session: Session): Promise<void> {
   let n = 0;
   while (n < h.length && h[h.length - 1 - n].role === 'user') n++;
   if (!n) return;
-  h.splice(h.length - n, n);
+  session.rewind(h.length - n);
   await session.services.sessionDb?.flush();
   await session.services.sessionDb?.rewindLast(session.id, n);
 }
@@ -289,7 +289,7 @@ async function rewindReplayed(session: Session, batch: InboundMessage[]): Promis
   const at = h.findIndex((m) => m.role === 'user' && m.platform_message_id !== undefined && ids.has(m.platform_message_id));
   if (at < 0) return;
   const n = h.length - at;
-  h.splice(at, n);
+  session.rewind(at);
   await session.services.sessionDb?.flush();
   await session.services.sessionDb?.rewindLast(session.id, n);
 }

@@ -282,3 +282,12 @@ export function budgetLines(budgets: Budgets | null, figures: { sessionUsd?: num
   if (out.length) out.push(`at a cap: ${budgets.action}`);
   return out;
 }
+
+/** The budgets and what was spent against them (this conversation, this job, today), one line each; [] without budgets. */
+export function budgetStatusLines(spend: MeterHost): string[] {
+  const b = spend.budgets;
+  if (!b) return [];
+  const day = spend.day.refresh();
+  const sc = spend.scope;
+  return budgetLines(b, { sessionUsd: sc.usd, sessionTokens: sc.tokens, jobUsd: spend.job ? sc.usd : undefined, dayUsd: day.usd, dayTokens: day.tokens });
+}

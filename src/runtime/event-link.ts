@@ -112,7 +112,7 @@ export function linkSessionEvents(session: Session, env: NodeJS.ProcessEnv = pro
   const hello = () => {
     const rt = session.runtime;
     model = rt.model;
-    send({ type: 'hello', secret, pid: process.pid, sessionId: session.id, model: rt.model, provider: rt.provider, cwd: session.options.cwd });
+    send({ type: 'hello', secret, pid: process.pid, sessionId: session.id, model: rt.model, provider: rt.provider, cwd: session.info.cwd });
     // Requests already open (e.g. opened before the socket connected).
     for (const r of session.broker.open()) send({ type: 'request', id: r.id, request: requestView(r.request) });
   };

@@ -5,7 +5,7 @@
 // A goal is judged after every completed turn by the auxiliary model (`auxiliary.goal_judge`, the main
 // model by default): DONE ends it, CONTINUE queues the next step, up to a budget of turns (20).
 import type { AgentEvent, TurnResult } from '../agent/types.ts';
-import { collectText } from './session-state.ts';
+import { collectText } from './session-aux.ts';
 import type { Session } from './session.ts';
 
 export interface Goal {
@@ -69,7 +69,7 @@ export class SessionRoutines {
   }
 
   private async judge(g: Goal, reply: string): Promise<string> {
-    const aux = this.session.state.aux('goal_judge');
+    const aux = this.session.auxiliary('goal_judge');
     const stream = aux?.stream ?? ((req) => this.session.llm.stream(req));
     try {
       const text = await collectText(stream, {

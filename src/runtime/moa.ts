@@ -11,7 +11,7 @@ import { createLlmClient, resolveAuxiliaryRuntime, type LlmClient } from '../llm
 import type { LlmStream, Message, StreamEvent, StreamFn, StreamRequest, StreamResult } from '../llm/types.ts';
 import { spendMeter } from './budgets.ts';
 import { healthFor } from './provider-health.ts';
-import { collectText } from './session-state.ts';
+import { collectText } from './session-aux.ts';
 import type { ExplicitChoices, Session } from './session.ts';
 import { resolveInputFrom } from './session.ts';
 
@@ -197,7 +197,7 @@ const beforeMoa = new WeakMap<Session, ExplicitChoices>();
  * the references advise each of its requests. Returns the model to come back to, or an error.
  */
 export function activateMoa(s: Session, name: string, hooks: MoaHooks = {}): { before: ExplicitChoices; label: string } | { error: string } {
-  const o = s.options;
+  const o = { config: s.settings.config, env: s.info.env, explicit: s.info.explicit, home: s.info.home };
   const preset = findPreset(o.config, name);
   if (!preset) {
     const names = presetNames(o.config);

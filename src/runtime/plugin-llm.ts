@@ -6,7 +6,7 @@ import type { CompleteRequest, CompleteResult } from '../plugins/llm.ts';
 import type { PluginManifest } from '../plugins/manifest.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { createClientFor } from './session-client.ts';
-import { collectText } from './session-state.ts';
+import { collectText } from './session-aux.ts';
 
 export async function completeForPlugin(host: PluginHost, m: PluginManifest, r: CompleteRequest): Promise<CompleteResult> {
   const { llm } = createClientFor(host.config as HermesConfig, host.env, {}, host.home);

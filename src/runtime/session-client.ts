@@ -17,7 +17,12 @@ import { resolvableProviders } from '../state/endpoints.ts';
 import { hermesHome } from '../state/paths.ts';
 import { CODEX_PROVIDERS, configuredRuntime, requestedProvider } from '../runtimes/select.ts';
 import { healthFor } from './provider-health.ts';
-import type { ExplicitChoices } from './session-types.ts';
+import type { ExplicitChoices, SessionOptions } from './session-types.ts';
+import { resolveAuxiliaryRuntime, type ProviderRuntime } from '../llm/index.ts';
+import type { StreamFn } from '../llm/types.ts';
+import type { AuxiliaryModel } from '../tools/types.ts';
+import { spendMeter, type MeterHost } from './budgets.ts';
+import type { SessionPlugins } from './session-plugins.ts';
 
 export function resolveInputFrom(config: HermesConfig, env: NodeJS.ProcessEnv, explicit: ExplicitChoices = {}, home = hermesHome(env)): ResolveInput {
   // An emptied config.yaml never switches the provider to whichever API key is set (config.ts).
@@ -79,4 +84,21 @@ export function clientForSession(config: HermesConfig, env: NodeJS.ProcessEnv, e
     c.warnings.push(`Hermes itself has no ${requestedProvider(config, explicit)} credentials (${e.message.split('\n')[0]}): turns run through codex's own login, but titles, compression and memory review need Hermes to reach a model too.`);
     return c;
   }
+}
+
+/** The model for an auxiliary task (`auxiliary.<task>` in config; default: the main model). Moved from Session.auxiliaryModel. */
+export function auxiliaryModelFor(o: SessionOptions, llm: LlmClient, spend: MeterHost, plugins: SessionPlugins | null, task: string): AuxiliaryModel | null {
+  const cfg = (o.config.auxiliary ?? {})[task];
+  let rt: ProviderRuntime | null;
+  try {
+    rt = resolveAuxiliaryRuntime(task, cfg, llm.active, resolveInputFrom(o.config, o.env, o.explicit, o.home));
+  } catch {
+    return null;
+  }
+  if (!rt) return null;
+  // Auxiliary tasks fall back through fallback_providers as the conversation does (Hermes's `auto`
+  // chain), and share its provider health: a provider the conversation left is not waited on here.
+  const client = createLlmClient({ primary: rt, fallbacks: llm.fallbacks ? [...llm.fallbacks] : [], maxRetries: 2, timeoutMs: (Number(cfg?.timeout) || 120) * 1000, classifyError: pluginErrorClassifier(o.home), cacheBodies: false, health: healthFor(o.home), meter: spendMeter(spend, task) });
+  const stream: StreamFn = (req) => client.stream(req);
+  return { stream: plugins ? plugins.auxStream(task, rt, stream) : stream, model: rt.model, provider: rt.provider };
 }

@@ -113,3 +113,23 @@ export interface SessionTotals {
   /** The part of the above its subagents (delegate_task) spent. */
   subagents: { runs: number; usage: Usage; costUsd: number | null; apiCalls: number };
 }
+
+/** Who and where a session is, read-only (`session.info`): what surfaces read instead of the options they passed. */
+export interface SessionInfo {
+  /** The current session id (it changes on /new, /resume and compression rotation). */
+  readonly id: string;
+  readonly home: string;
+  /** The directory the session started in. */
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly platform: string;
+  /** The source tag in state.db (undefined: the platform). */
+  readonly source: string | undefined;
+  readonly store: SessionStore | undefined;
+  /** Choices made on the command line or by /model (provider, model, toolsets …). */
+  readonly explicit: Readonly<ExplicitChoices> | undefined;
+  readonly interactive: boolean;
+  /** Subagent depth (0 = top level). */
+  readonly depth: number;
+  readonly parentSessionId: string | undefined;
+}

@@ -2,16 +2,18 @@
 // CLI, REPL, gateway chat, ACP, API server, cron) builds one of these and drives the same loop.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { buildSystemPrompt } from '../agent/prompt.ts';
+import { buildSystemPrompt, type PromptParts } from '../agent/prompt.ts';
+import type { CompressionSettings } from '../agent/compress.ts';
+import type { MemoryManager } from '../state/memory-provider.ts';
+import type { AuxModel } from './state-host.ts';
 import { RequestBroker } from '../agent/requests.ts';
 import { formatsFor, PARSER_SETTINGS } from '../agent/textcalls/index.ts';
 import type { AgentEvent, AgentTool, TurnResult } from '../agent/types.ts';
 import { systemMessageFor } from './personality.ts';
 import { checkpointConfig, Checkpointer, storeFor, withCheckpoints } from './checkpointing.ts';
-import { createLlmClient, isLocalUrl, resolveAuxiliaryRuntime, type LlmClient, type ProviderRuntime } from '../llm/index.ts';
-import { healthFor } from './provider-health.ts';
-import { budgetLines, dayTotalsFor, readBudgets, SpendScope, spendMeter, type MeterHost } from './budgets.ts';
-import { addUsage, emptyUsage, type Message, type StreamFn } from '../llm/types.ts';
+import { isLocalUrl, type LlmClient, type ProviderRuntime } from '../llm/index.ts';
+import { budgetStatusLines, dayTotalsFor, readBudgets, SpendScope, spendMeter, type MeterHost } from './budgets.ts';
+import { addUsage, emptyUsage, type Message } from '../llm/types.ts';
 import { StoreWrites } from './store-writes.ts';
 import { paths } from '../state/paths.ts';
 import { Slots } from '../state/slots.ts';
@@ -21,9 +23,9 @@ import { dotenvNamesSlot } from '../tools/env/settings.ts';
 import { callToolFrom, type ToolRegistry } from '../tools/registry.ts';
 import { toolSearchTool } from '../tools/tool-search.ts';
 import { todoSlot } from '../tools/todo.ts';
-import { deferredToolsets, resolveToolsetNames } from '../tools/toolsets.ts';
+import { deferredToolsets } from '../tools/toolsets.ts';
 import { ToolLoader } from './tool-loader.ts';
-import type { AuxiliaryModel, ChildResult, ChildSpec, ToolServices } from '../tools/types.ts';
+import type { ToolServices } from '../tools/types.ts';
 import { Inbox } from './inbox.ts';
 import { hintNames, SubdirHints, withHints } from './subdir-hints.ts';
 import { ruleFileNames } from '../state/context-files.ts';
@@ -33,12 +35,14 @@ import { LoopRunner } from '../runtimes/loop.ts';
 import { runnerKindFor } from '../runtimes/select.ts';
 import type { RunnerKind, TurnRunner } from '../runtimes/types.ts';
 import { sessionPlugins, type SessionPlugins } from './session-plugins.ts';
-import { pluginErrorClassifier } from '../plugins/error-classification.ts';
-import { clientForSession, createClientFor, resolveInputFrom } from './session-client.ts';
-import type { ExplicitChoices, SessionOptions, SessionPrefs, SessionTotals, SessionWriter } from './session-types.ts';
+import { runSubagent } from './session-subagent.ts';
+import { auxiliaryModelFor, clientForSession, createClientFor } from './session-client.ts';
+import { prefsFrom, SessionSettings } from './session-settings.ts';
+import type { ExplicitChoices, SessionInfo, SessionOptions, SessionPrefs, SessionTotals, SessionWriter } from './session-types.ts';
 import { configSetting } from '../state/config-env.ts';
+import { partsHostFor, sessionInfo, type PartsHost } from './session-host.ts';
 
-export type { ExplicitChoices, SessionOptions, SessionPrefs, SessionStore, SessionTotals, SessionWriter } from './session-types.ts';
+export type { ExplicitChoices, SessionInfo, SessionOptions, SessionPrefs, SessionStore, SessionTotals, SessionWriter } from './session-types.ts';
 export { createClientFor, resolveInputFrom } from './session-client.ts';
 
 export function newSessionId(now = new Date()): string {
@@ -47,18 +51,6 @@ export function newSessionId(now = new Date()): string {
 }
 
 type Listener = (e: AgentEvent) => void;
-
-/** The display preferences config.yaml can set (display.timestamps, …), for SessionPrefs. */
-function displayPrefs(d: Record<string, unknown>, agent: Record<string, unknown> = {}): Partial<SessionPrefs> {
-  const fast = String(agent.service_tier ?? agent.fast_mode ?? 'normal');
-  return {
-    timestamps: d.timestamps === true,
-    statusBar: d.statusbar === true || d.status_bar === true,
-    focus: d.focus === true,
-    footer: d.runtime_footer === true,
-    fast: (['normal', 'fast', 'auto', 'cold'].includes(fast) ? fast : 'normal') as SessionPrefs['fast'],
-  };
-}
 
 function emptyTotals(): SessionTotals {
   return { usage: emptyUsage(), costUsd: null, apiCalls: 0, turns: 0, subagents: { runs: 0, usage: emptyUsage(), costUsd: null, apiCalls: 0 } };
@@ -69,7 +61,10 @@ const addCost = (a: number | null, b: number | null | undefined): number | null 
 export class Session {
   private _id: string;
   readonly history: Message[];
-  readonly options: SessionOptions;
+  /** What the surface passed, with this session's own config (settings.config). Internal: surfaces read `info` and `settings`. */
+  private readonly options: SessionOptions;
+  /** Who and where this session is (id, home, cwd, platform, env, store …), read-only. */
+  readonly info: SessionInfo;
   readonly broker: RequestBroker;
   readonly services: ToolServices;
   readonly registry: ToolRegistry;
@@ -78,14 +73,15 @@ export class Session {
   system: string;
   /** Warnings from set-up (skipped fallbacks, …) for the surface to show. */
   readonly warnings: string[] = [];
-  prefs: SessionPrefs;
+  /** This session's own settings: its copy of the config and its display/input preferences (the surface's config is never written). */
+  readonly settings: SessionSettings;
   totals: SessionTotals = emptyTotals();
   /** Background work reporting back (processes, subagents): each notice becomes a user turn. */
   readonly inbox = new Inbox();
   /** The last turn's result. */
   lastResult: TurnResult | null = null;
-  /** Memory, skills, compression, titles, self-review. */
-  readonly state: SessionState;
+  /** Memory, skills, compression, titles, self-review (the parts in session-*.ts). Internal: surfaces use the ports. */
+  private readonly state: SessionState;
   /** Plugin tools, hooks and prompt sections (null when no plugin host was loaded for this home). */
   readonly plugins: SessionPlugins | null;
 
@@ -110,15 +106,11 @@ export class Session {
   private localPrepared = false;
 
   constructor(o: SessionOptions) {
-    this.options = o;
     this._id = o.sessionId ?? newSessionId();
-    const d = o.config.display ?? {};
-    this.prefs = {
-      toolProgress: (['off', 'new', 'all', 'verbose'].includes(d.tool_progress) ? d.tool_progress : 'all') as SessionPrefs['toolProgress'],
-      showReasoning: d.show_reasoning !== false,
-      busyInputMode: (['interrupt', 'queue', 'steer'].includes(d.busy_input_mode) ? d.busy_input_mode : 'interrupt') as SessionPrefs['busyInputMode'],
-      ...displayPrefs(d, o.config.agent),
-    };
+    this.settings = new SessionSettings(o.config, prefsFrom(o.config));
+    this.options = { ...o, config: this.settings.config };
+    o = this.options;
+    this.info = sessionInfo(this, o);
     this.history = o.history ? [...o.history] : [];
     this.broker = new RequestBroker((e) => this.dispatch(e), {
       interactive: o.interactive,
@@ -165,8 +157,13 @@ export class Session {
       depth: o.depth ?? 0,
       callTool: (name, args, ctx) => callToolFrom([...this.tools, ...this.loader.deferred], name, args, ctx),
       toolCatalog: this.loader,
-      spawnChild: (spec) => this.spawnChild(spec),
-      auxiliary: (task) => this.auxiliaryModel(task),
+      spawnChild: (spec) =>
+        runSubagent(
+          { id: this.id, options: this.options, tools: [...this.tools, ...this.loader.deferred], registry: this.registry, services: this.services, llm: this.llm, lazy: this.lazy, spend: this.spend, plugins: this.plugins, memory: this.state.memory },
+          { addUsage: (t) => this.addSubagentUsage(t), newSession: (so) => new Session(so) },
+          spec,
+        ),
+      auxiliary: (task) => auxiliaryModelFor(this.options, this.llm, this.spend, this.plugins, task),
       canAsk: () => this.broker.interactive,
       notifier: this.inbox.channel(),
       messaging: o.ports?.messaging?.(o.env, o.config),
@@ -174,13 +171,13 @@ export class Session {
       ...o.services,
     };
     if (o.store) this.services.sessionDb = o.store;
-    this.state = new SessionState(this);
+    this.state = new SessionState(this.partsHost());
     if (this.state.memory) this.services.memory = this.state.memory;
     this.listeners.add((e) => this.state.onEvent(e));
     const logger = (o.depth ?? 0) === 0 ? sessionEventLogger(o.home, o.config, () => this.id) : null;
     if (logger) this.listeners.add(logger);
     this.hints = this.newHints();
-    this.plugins = sessionPlugins(this);
+    this.plugins = sessionPlugins(this.partsHost());
     if (this.plugins) {
       this.plugins.registerTools(this.registry);
       if (this.plugins.observes) this.listeners.add((e) => this.plugins!.onEvent(e));
@@ -188,6 +185,15 @@ export class Session {
     if (checkpointConfig(o.config).enabled) this.checkpointer = new Checkpointer(storeFor(o.home, o.config));
     this.tools = this.buildTools();
     this.system = o.systemPrompt ?? this.buildSystem();
+  }
+
+  /** What the session's own parts (SessionState, plugins, the loop runner) see of it: more than the façade shows. */
+  private partsHost(): PartsHost {
+    return partsHostFor(this, {
+      options: () => this.options,
+      state: () => this.state,
+      emit: (e) => this.dispatch(e),
+    });
   }
 
   private newHints(): SubdirHints | null {
@@ -241,11 +247,7 @@ export class Session {
 
   /** The budgets and what was spent against them (this conversation, this job, today), one line each; [] without budgets. */
   budgetStatus(): string[] {
-    const b = this.spend.budgets;
-    if (!b) return [];
-    const day = this.spend.day.refresh();
-    const sc = this.spend.scope;
-    return budgetLines(b, { sessionUsd: sc.usd, sessionTokens: sc.tokens, jobUsd: this.spend.job ? sc.usd : undefined, dayUsd: day.usd, dayTokens: day.tokens });
+    return budgetStatusLines(this.spend);
   }
 
   /** Continues under another session id (compression rotation). The task id (terminals, processes) stays. */
@@ -338,13 +340,81 @@ export class Session {
   /** Rebuilds the tool list (after enabling/disabling tools or toolsets). */
   rebuildTools(toolsets?: string[], disabled?: string[]): void {
     if (toolsets) this.options.explicit = { ...this.options.explicit, toolsets };
-    if (disabled) this.options.config.agent.disabled_toolsets = disabled;
+    if (disabled) this.settings.set('agent.disabled_toolsets', disabled);
     this.tools = this.buildTools();
   }
 
   /** Rebuilds the system prompt from the current settings (after /personality). The prompt cache starts cold. */
   refreshSystemPrompt(): void {
     this.system = this.buildSystem();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // ports: what surfaces and slash commands use of the session's parts (never session.state)
+
+  /** The session's memory (MEMORY.md / USER.md and memory.provider), or null with memory off. */
+  get memory(): MemoryManager | null {
+    return this.state.memory;
+  }
+
+  /** Compaction as surfaces see it: passes that summarized turns (Hermes's compression_count) and the settings in force. */
+  get compaction(): { readonly count: number; settings(): CompressionSettings; contextLength(): number } {
+    const state = this.state;
+    return {
+      get count() {
+        return state.compressions;
+      },
+      settings: () => state.compressionSettings(),
+      contextLength: () => state.contextLength(),
+    };
+  }
+
+  /** Drops the conversation from message `index` on (/retry, /undo, /rollback, a turn run again); the store is the caller's. */
+  rewind(index: number): void {
+    this.history.splice(index);
+  }
+
+  /** A message added between turns (a delivery mirrored into the chat); false, and nothing added, while a turn runs. */
+  addNote(m: Message): boolean {
+    if (this.running) return false;
+    this.history.push(m);
+    return true;
+  }
+
+  /** The working directory from the next turn on (a worktree, the CLI's directory): tools run there. */
+  workIn(cwd: string): void {
+    this.services.cwd = cwd;
+    this.options.cwd = cwd;
+  }
+
+  /** A separate session with this one's options (its own settings included), the given ones over them (/background). */
+  sibling(over: Partial<SessionOptions>): Session {
+    return new Session({ ...this.options, ...over });
+  }
+
+  /** The model for an auxiliary task (`auxiliary.<task>` in config; default: the main model), or null. */
+  auxiliary(task: string): AuxModel | null {
+    return this.state.aux(task);
+  }
+
+  /** The background self-review, run now over a snapshot of the conversation (/learn); what it saved. */
+  review(snapshot: Message[], opts: { memory: boolean; skills: boolean }): Promise<string[]> {
+    return this.state.review(snapshot, opts.memory, opts.skills);
+  }
+
+  /** The person set the title (/title): none is generated. */
+  keepTitle(): void {
+    this.state.markTitled(true);
+  }
+
+  /** The parts of the system prompt from HERMES_HOME and the project, for this session's tools (hermes prompt-size). */
+  promptParts(): Partial<PromptParts> {
+    return this.state.promptParts(this.tools);
+  }
+
+  /** Display and input preferences (the settings' prefs). */
+  get prefs(): SessionPrefs {
+    return this.settings.prefs;
   }
 
   get runtime(): ProviderRuntime {
@@ -597,7 +667,7 @@ export class Session {
           return self.llm.active;
         },
       });
-    } else this.runner = new LoopRunner(this);
+    } else this.runner = new LoopRunner(this.partsHost());
     return this.runner;
   }
 
@@ -641,101 +711,6 @@ export class Session {
   /** Waits until every store write issued so far is committed (nothing to wait for on SQLite). */
   flushStore(): Promise<void> {
     return this.writes.flushStore();
-  }
-
-  /** The model for an auxiliary task (`auxiliary.<task>` in config; default: the main model). */
-  private auxiliaryModel(task: string): AuxiliaryModel | null {
-    const o = this.options;
-    const cfg = (o.config.auxiliary ?? {})[task];
-    let rt: ProviderRuntime | null;
-    try {
-      rt = resolveAuxiliaryRuntime(task, cfg, this.llm.active, resolveInputFrom(o.config, o.env, o.explicit, o.home));
-    } catch {
-      return null;
-    }
-    if (!rt) return null;
-    // Auxiliary tasks fall back through fallback_providers as the conversation does (Hermes's `auto`
-    // chain), and share its provider health: a provider the conversation left is not waited on here.
-    const client = createLlmClient({ primary: rt, fallbacks: this.llm.fallbacks ? [...this.llm.fallbacks] : [], maxRetries: 2, timeoutMs: (Number(cfg?.timeout) || 120) * 1000, classifyError: pluginErrorClassifier(this.options.home), cacheBodies: false, health: healthFor(o.home), meter: spendMeter(this.spend, task) });
-    const stream: StreamFn = (req) => client.stream(req);
-    return { stream: this.plugins ? this.plugins.auxStream(task, rt, stream) : stream, model: rt.model, provider: rt.provider };
-  }
-
-  /**
-   * A subagent (delegate_task): a child session with its own budget, the given system prompt, and
-   * the parent's tools narrowed to the requested toolsets minus the blocked ones.
-   */
-  private async spawnChild(spec: ChildSpec): Promise<ChildResult> {
-    const o = this.options;
-    // The child is built from tool names (deferred ones included; tool_search is the parent's own).
-    const parentNames = new Set([...this.tools, ...this.loader.deferred].map((t) => t.name).filter((n) => n !== 'tool_search'));
-    let wanted: Set<string> = parentNames;
-    if (spec.toolsets?.length) {
-      try {
-        wanted = resolveToolsetNames(spec.toolsets, [], this.registry.toolsets(), o.config.custom_toolsets ?? {});
-      } catch (e) {
-        return { status: 'failed', summary: '', apiCalls: 0, iterations: 0, error: (e as Error).message, toolTrace: [] };
-      }
-    }
-    const names = [...wanted].filter((n) => parentNames.has(n) && !spec.blockedTools.includes(n));
-    const d: Partial<typeof o.config.delegation> = o.config.delegation ?? {};
-    const override = !!(d.model || d.provider || d.base_url);
-    const explicit: ExplicitChoices = { ...o.explicit, toolsets: undefined, maxTurns: spec.maxIterations, yolo: this.services.yolo };
-    if (override) Object.assign(explicit, { provider: d.provider || undefined, model: d.model || undefined, baseUrl: d.base_url || undefined, apiKey: d.api_key || undefined });
-    const child = new Session({
-      home: o.home,
-      config: o.config,
-      env: o.env,
-      cwd: o.cwd,
-      platform: 'subagent',
-      source: 'subagent',
-      interactive: false,
-      explicit,
-      llm: o.llm && !override ? this.llm : undefined,
-      registry: this.registry,
-      store: o.store,
-      transcript: o.transcript,
-      dotenvNames: o.dotenvNames,
-      systemPrompt: spec.systemPrompt,
-      now: o.now,
-      depth: (this.services.depth ?? 0) + 1,
-      toolNames: names,
-      // The same prompt budget as here: toolsets it was given by name are sent, the rest wait behind its own tool_search.
-      deferredToolsets: [...(spec.toolsets?.length ? deferredToolsets(spec.toolsets, this.registry.toolsets(), o.config.custom_toolsets ?? {}) : this.lazy)],
-      parentSessionId: this.id,
-      spend: { scope: this.spend.scope, sessionId: this.spend.sessionId, job: this.spend.job },
-      ports: o.ports,
-    });
-    const trace: string[] = [];
-    const childStarted = Date.now();
-    this.plugins?.subagentStart(spec.goal, spec.role ?? 'leaf');
-    const off = child.on((e) => {
-      if (e.type === 'tool_start') trace.push(e.name);
-      spec.onEvent?.(e);
-    });
-    try {
-      const r = await child.prompt(spec.goal, { signal: spec.signal });
-      const status = r.interrupted ? 'interrupted' : r.failed ? 'failed' : r.partial ? 'partial' : 'completed';
-      // The child's totals include its own subagents: the whole tree adds up in the parent.
-      const spent = child.totals;
-      this.addSubagentUsage(spent);
-      await this.plugins?.subagentStop({ childSessionId: child.id, role: spec.role ?? 'leaf', summary: r.finalText, status, tools: trace, durationMs: Date.now() - childStarted });
-      if (this.state.memory?.active) void this.state.memory.onDelegation(spec.goal, r.finalText, child.id);
-      return {
-        status,
-        summary: r.finalText,
-        apiCalls: r.apiCalls,
-        iterations: r.iterations,
-        error: r.error?.message,
-        toolTrace: trace,
-        usage: spent.usage,
-        costUsd: spent.costUsd,
-        model: child.runtime.model,
-      };
-    } finally {
-      off();
-      await child.close('subagent_done');
-    }
   }
 
   /** Adds what a subagent spent (tokens, cost, API calls) to this session's totals. */

@@ -122,13 +122,13 @@ export class TuiController {
     this.style = o.theme.style;
     this.mouse = o.mouse;
     this.detailsOpen = this.session.prefs.toolProgress === 'verbose';
-    const mode = this.session.options.config.display?.final_response_markdown;
+    const mode = this.session.settings.config.display?.final_response_markdown;
     this.newMd = mdFactory((mode === 'strip' || mode === 'raw' ? mode : 'render') as MarkdownMode, this.style, () => this.o.size().cols);
     this.composer = new Composer({
       registry: o.registry,
       history: o.history,
       home: o.home,
-      mentions: new MentionIndex(this.session.options.cwd),
+      mentions: new MentionIndex(this.session.info.cwd),
       extraCommands: TUI_COMMANDS,
       passModifiedKeys: true,
       context: () => ({ session: this.session, surface: 'cli', hooks: o.hooks ?? {} }),
@@ -182,7 +182,7 @@ export class TuiController {
   }
 
   renderContext(): RenderContext {
-    const d = this.session.options.config.display;
+    const d = this.session.settings.config.display;
     return { style: this.style, tick: this.tick, now: this.now(), inlineDiffs: d?.inline_diffs !== false };
   }
 
@@ -618,7 +618,7 @@ export class TuiController {
       this.overlay = new SessionPicker(this.o.db, this.session.id, () => this.changed());
     } else if (kind === 'models') this.overlay = new ModelPicker(this.session, () => this.changed());
     else {
-      const ext = this.session.options.config.skills?.external_dirs;
+      const ext = this.session.settings.config.skills?.external_dirs;
       this.overlay = new SkillsBrowser(this.o.home, Array.isArray(ext) ? ext.map(String) : []);
     }
     this.changed();

@@ -218,7 +218,7 @@ describe('quick commands and personalities', () => {
       'quick command /broken has type exec but no `command`',
       'quick command /odd needs `type: exec` (with command) or `type: alias` (with target)',
     ]);
-    const session = { busy: false, options: { cwd: process.cwd(), env: process.env } } as never;
+    const session = { busy: false, info: { cwd: process.cwd(), env: process.env } } as never;
     const hi = reg.resolve('/hi', 'cli');
     assert.ok(!('error' in hi));
     assert.deepEqual(await hi.def.run({ session, surface: 'cli', hooks: {} }, ''), { output: 'quick-ok' });

@@ -297,7 +297,7 @@ describe('slash commands added for parity', () => {
     assert.match(readFileSync(file, 'utf8'), /--- hermes dump ---/);
     writeFileSync(join(c.home, '.env'), 'SOME_NEW_KEY=abc\n');
     assert.match(await c.out('/reload'), /Reloaded \.env: 1 changed \(SOME_NEW_KEY\)/);
-    assert.equal(c.session.options.env.SOME_NEW_KEY, 'abc');
+    assert.equal(c.session.info.env.SOME_NEW_KEY, 'abc');
     const plan = await c.run('/plan add caching');
     assert.match(plan.send!, /Planning only: write an implementation plan for add caching to \.hermes\/plans\/\d{4}-\d{2}-\d{2}_\d{6}-add-caching\.md/);
     assert.match((await c.run('/init focus on tests')).send!, /AGENTS\.md.*Also: focus on tests/s);

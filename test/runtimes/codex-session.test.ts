@@ -43,7 +43,7 @@ function open(): { session: Session; db: SessionDB; home: string } {
   return { session, db, home };
 }
 
-const runCommand = async (session: Session, line: string) => (await runIn(createCommandRegistry({ home: session.options.home }), line, { session, surface: 'cli', hooks: {} })) ?? {};
+const runCommand = async (session: Session, line: string) => (await runIn(createCommandRegistry({ home: session.info.home }), line, { session, surface: 'cli', hooks: {} })) ?? {};
 const responses = () => fake.requests.filter((r) => r.wire === 'responses');
 
 const { describe, it } = gatedSuite(skip || null);
@@ -75,7 +75,7 @@ describe('Session on the codex runtime', () => {
 
   it('a changed setting applies to the next turn: /yolo, and /codex-runtime on (config.toml refreshed) in a running session', async () => {
     const { session, db, home } = open();
-    const work = session.options.cwd;
+    const work = session.info.cwd;
     const escalated = { toolCalls: [{ name: 'exec_command', arguments: { cmd: 'echo yes > esc.txt', sandbox_permissions: 'require_escalated', justification: 'write esc.txt' } }] };
     try {
       replies.push(escalated, { text: 'Declined.' });

@@ -388,12 +388,12 @@ test("an unknown model's context window comes from the provider's /models list a
     config.model = { ...config.model, provider: 'custom', base_url: `http://127.0.0.1:${port}/v1`, default: 'acme-large' };
     config.toolsets = ['todo'];
     const s = new Session({ home, config, env: {}, cwd: home, platform: 'cli', interactive: false });
-    assert.equal(s.state.contextLength(), 200_000, 'the default until the provider answers');
+    assert.equal(s.compaction.contextLength(), 200_000, 'the default until the provider answers');
     await s.idle();
-    assert.equal(s.state.contextLength(), 32_768);
+    assert.equal(s.compaction.contextLength(), 32_768);
     assert.match(readFileSync(join(home, 'context_length_cache.yaml'), 'utf8'), /\/v1\|acme-large: 32768/);
     const again = new Session({ home, config, env: {}, cwd: home, platform: 'cli', interactive: false });
-    assert.equal(again.state.contextLength(), 32_768, 'read from the cache');
+    assert.equal(again.compaction.contextLength(), 32_768, 'read from the cache');
   } finally {
     server.close();
   }

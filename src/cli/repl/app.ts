@@ -131,7 +131,7 @@ export class Repl {
   }
 
   private markdownMode(): MarkdownMode {
-    const m = this.session.options.config.display?.final_response_markdown;
+    const m = this.session.settings.config.display?.final_response_markdown;
     return m === 'strip' || m === 'raw' ? m : 'render';
   }
 
@@ -278,7 +278,7 @@ export class Repl {
     const last = ss.lastResult?.usage;
     if (last) {
       const used = last.input_tokens + last.cache_read_tokens + last.cache_write_tokens;
-      const window = contextLengthFor(rt.model, rt.contextLength ?? ss.options.config.model.context_length ?? undefined);
+      const window = contextLengthFor(rt.model, rt.contextLength ?? ss.settings.config.model.context_length ?? undefined);
       parts.push(`ctx ${Math.round((used / window) * 100)}%`);
     }
     if (ss.totals.costUsd !== null) parts.push(formatUsd(ss.totals.costUsd));
@@ -538,7 +538,7 @@ export class Repl {
       if (result.length > 8) this.commit(s.dim(`    │ … ${result.length - 8} more line(s)`));
     }
     const diff = (e.display as { diff?: unknown } | undefined)?.diff;
-    const inline = this.session.options.config.display?.inline_diffs !== false;
+    const inline = this.session.settings.config.display?.inline_diffs !== false;
     if (typeof diff === 'string' && diff && inline) this.commit(this.diffLines(diff));
   }
 

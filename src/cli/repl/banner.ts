@@ -43,20 +43,20 @@ export function wrapList(items: string[], first: number, width: number, indent: 
 export function banner(session: Session, style: Style, width = 100, skin?: Skin): string[] {
   const s = style;
   const rt = session.runtime;
-  const cfg = session.options.config;
+  const cfg = session.settings.config;
   const toolsets = [...new Set(session.tools.map((t) => t.toolset))].sort();
   const ext = Array.isArray(cfg.skills?.external_dirs) ? cfg.skills.external_dirs.map((d) => expandHome(String(d))) : [];
-  const skills = countSkills([paths.skills(session.options.home), ...ext]);
+  const skills = countSkills([paths.skills(session.info.home), ...ext]);
   const label = (t: string) => s.dim(t.padEnd(8));
   const lines = [
     `${s.gold('⚕')} ${s.bold(skin && skin.name !== 'default' ? s.rgb(skin.colors.banner_title, skin.branding.agent_name ?? 'Hermes Agent') : 'Hermes Agent')} ${s.dim(`v${pkg.version}`)}`,
     `  ${label('model')} ${s.bold(rt.model)} ${s.dim(`via ${rt.provider}`)}`,
     ...toolsLines(session.tools.length, toolsets, label('tools'), s, width),
     `  ${label('skills')} ${skills} installed`,
-    `  ${label('cwd')} ${tilde(session.options.cwd)} ${s.dim(`· terminal: ${cfg.terminal?.backend ?? 'local'}`)}`,
+    `  ${label('cwd')} ${tilde(session.info.cwd)} ${s.dim(`· terminal: ${cfg.terminal?.backend ?? 'local'}`)}`,
   ];
   if (session.runnerKind === 'codex_app_server') lines.push(`  ${label('runtime')} ${s.bold('codex app-server')} ${s.dim('(shell, file edits and MCP tools run inside codex)')}`);
-  const sb = sandboxReport(cfg, session.services.env, session.options.home);
+  const sb = sandboxReport(cfg, session.services.env, session.info.home);
   if (sb.state === 'none') lines.push(`  ${s.yellow(`\u26a0 Sandbox ${sb.line}.`)} ${s.dim(`To fix: ${sb.hint}`)}`);
   else if (sb.state === 'off') lines.push(`  ${s.yellow(`\u26a0 Sandbox ${sb.line}`)}`);
   if (session.services.yolo) lines.push(`  ${s.yellow('⚠ YOLO: dangerous commands run without asking (hardline blocks still apply)')}`);

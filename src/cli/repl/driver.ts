@@ -356,7 +356,7 @@ export class ChatDriver {
 export function turnNotes(session: Session, r: TurnResult, ms: number): { text: string; tone: Tone }[] {
   const out: { text: string; tone: Tone }[] = [];
   // display.show_cost, or /footer (display.runtime_footer) for this session.
-  if ((session.options.config.display?.show_cost === true || session.prefs.footer) && r.apiCalls > 0) {
+  if ((session.settings.config.display?.show_cost === true || session.prefs.footer) && r.apiCalls > 0) {
     const u = r.usage;
     out.push({ text: `${(ms / 1000).toFixed(1)}s · ${(u.input_tokens + u.cache_read_tokens + u.cache_write_tokens).toLocaleString('en-US')} in · ${u.output_tokens.toLocaleString('en-US')} out · ${r.costUsd === null ? 'cost unknown' : formatUsd(r.costUsd)}`, tone: 'dim' });
   }
@@ -381,7 +381,7 @@ export function goodbyeLines(session: Session): string[] {
   if (t.turns > 0) {
     const tokens = t.usage.input_tokens + t.usage.output_tokens + t.usage.cache_read_tokens + t.usage.cache_write_tokens;
     lines.push(`Session ${session.id} · ${t.turns} turn(s) · ${tokens.toLocaleString('en-US')} tokens${t.costUsd === null ? '' : ` · ${formatUsd(t.costUsd)}`}`);
-    if (session.options.store) lines.push(tr('cli.resume_hint', { id: session.id }));
+    if (session.info.store) lines.push(tr('cli.resume_hint', { id: session.id }));
   }
   lines.push(tr('cli.goodbye'));
   return lines;

@@ -85,7 +85,7 @@ export function resolvedNote(request: AgentRequest, source: string, answer?: unk
 
 /** "m:ss left" before an open request is settled by `approvals.timeout` (300 s), or ''. */
 export function timeLeft(session: Session, openedAt: number, now: number): string {
-  const timeout = Number(session.options.config.approvals?.timeout ?? 300) * 1000;
+  const timeout = Number(session.settings.config.approvals?.timeout ?? 300) * 1000;
   if (!(timeout > 0)) return '';
   const left = Math.max(0, Math.ceil((openedAt + timeout - now) / 1000));
   return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')} left`;

@@ -48,7 +48,7 @@ export function statusLine(c: TuiController, width: number): string {
   const s = c.style;
   const ses = c.session;
   const rt = ses.runtime;
-  const window = contextLengthFor(rt.model, rt.contextLength ?? ses.options.config.model.context_length ?? undefined);
+  const window = contextLengthFor(rt.model, rt.contextLength ?? ses.settings.config.model.context_length ?? undefined);
   const used = contextTokens(c);
   const pct = Math.min(999, Math.round((used / window) * 100));
   const t = ses.totals;

@@ -66,7 +66,7 @@ export class ModelPicker {
     this.models = [];
     this.refresh();
     try {
-      const list = await fetchModels(this.provider, this.session.options.env, this.session.options.config);
+      const list = await fetchModels(this.provider, this.session.info.env, this.session.settings.config);
       if (id !== this.request) return;
       this.models = list;
     } catch (e) {
@@ -90,8 +90,8 @@ export class ModelPicker {
       this.list.setItems(items, items.find((i) => i.current)?.key);
       return;
     }
-    const cfg = this.session.options.config;
-    const env = this.session.options.env;
+    const cfg = this.session.settings.config;
+    const env = this.session.info.env;
     const items: PickItem[] = [];
     for (const p of providerOptions(cfg, signedIn(env))) {
       if (p.value === 'custom') continue;

@@ -3,6 +3,7 @@
 // slash command that changes a value "for this session" (/reasoning, /approvals, /personality,
 // /tools disable, /timestamps …) sets it here, copy-on-write per section, and the shared object is
 // never written.
+import { carryConfigMarks } from '../state/config.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import type { SessionPrefs } from './session-types.ts';
 
@@ -37,6 +38,8 @@ export class SessionSettings {
   constructor(shared: HermesConfig, prefs: SessionPrefs) {
     // A shallow copy: sections are shared with the surface's config until this session sets one.
     this.#config = { ...shared };
+    // (An emptied config.yaml stays known as one: provider resolution refuses to guess for it.)
+    carryConfigMarks(shared, this.#config);
     this.prefs = prefs;
   }
 

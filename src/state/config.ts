@@ -200,6 +200,12 @@ export function emptyConfigFile(config: unknown): string | undefined {
   return config && typeof config === 'object' ? EMPTY_FILES.get(config) : undefined;
 }
 
+/** A copy of a loaded config (a Session's own settings) keeps what is known of the file it came from. */
+export function carryConfigMarks(from: object, to: object): void {
+  const empty = EMPTY_FILES.get(from);
+  if (empty) EMPTY_FILES.set(to, empty);
+}
+
 /** What is wrong with an empty config.yaml, and what to do (one line, joined with ": "). */
 export function emptyConfigProblem(path: string): { problem: string; hint: string } {
   return {

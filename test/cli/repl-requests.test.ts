@@ -30,7 +30,8 @@ function harness() {
       return true;
     },
     prefs: { toolProgress: 'all', showReasoning: true, busyInputMode: 'interrupt' },
-    options: { config: defaultConfig(), home, cwd: home },
+    settings: { config: defaultConfig() },
+    info: { home, cwd: home },
     totals: { turns: 0, usage: emptyUsage(), costUsd: null, apiCalls: 0 },
     history: [],
     id: 'test-session',

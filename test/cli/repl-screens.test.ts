@@ -41,6 +41,8 @@ describe('REPL screens', () => {
     const h = home();
     mkdirSync(join(h, 'skills', 'notes', 'phonetic'), { recursive: true });
     writeFileSync(join(h, 'skills', 'notes', 'phonetic', 'SKILL.md'), `---\nname: phonetic\ndescription: ${WORDS}\n---\nSpell things.\n`);
+    // Only this skill: the bundled library's would push it off the 40-row screen.
+    writeFileSync(join(h, '.no-bundled-skills'), '');
     const t = startHermes([], { home: h, cols: 60 });
     try {
       await t.waitFor(/❯/);

@@ -24,8 +24,10 @@ import { GatewayRunner } from './runner.ts';
 import { SessionDbTranscripts } from './transcripts.ts';
 import { statePath, Supervisor, type PlatformStatus } from './supervisor.ts';
 import type { PlatformAdapter } from './types.ts';
+import { isAlive, pidPath, runningGateway, type PidInfo } from './pid-file.ts';
 
-export const pidPath = (home: string) => join(home, 'gateway.pid');
+// (The PID file's helpers live in pid-file.ts, which loads none of the gateway.)
+export { isAlive, pidPath, runningGateway, type PidInfo };
 
 /**
  * Node flags the daemon runs with when Hermes starts it (`gateway start`, the systemd unit, the
@@ -54,39 +56,6 @@ export const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=16', '--no-allocation-
  * chats' growing histories) at the same throughput and p99. Other C libraries ignore it.
  */
 export const GATEWAY_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
-
-export interface PidInfo {
-  pid: number;
-  kind: 'hermes-gateway';
-  started_at: string;
-  argv: string[];
-  home: string;
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The running gateway of this HERMES_HOME, or null (a stale PID file is removed). */
-export function runningGateway(home: string): PidInfo | null {
-  const p = pidPath(home);
-  if (!existsSync(p)) return null;
-  let info: Partial<PidInfo> = {};
-  try {
-    const raw = readFileSync(p, 'utf8').trim();
-    info = raw.startsWith('{') ? (JSON.parse(raw) as PidInfo) : { pid: Number(raw) };
-  } catch {
-    /* unreadable: treat as stale */
-  }
-  if (info.pid && isAlive(info.pid)) return info as PidInfo;
-  rmSync(p, { force: true });
-  return null;
-}
 
 export class GatewayError extends Error {}
 

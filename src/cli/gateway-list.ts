@@ -1,7 +1,7 @@
 // `hermes gateway list`: the gateway of every profile on this machine — running or not, and the
 // platforms each one has configured (from the profile's own config.yaml and .env) or connected.
 import { join } from 'node:path';
-import { gatewayStatus } from '../gateway/daemon.ts';
+import { gatewayStatus } from '../gateway/control.ts';
 import { enabledPlatforms } from '../gateway/platforms/registry.ts';
 import { loadConfig } from '../state/config.ts';
 import { readEnvFile } from '../state/env.ts';

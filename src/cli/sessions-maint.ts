@@ -151,7 +151,7 @@ export function prune(o: FilterOpts): Promise<void> {
 }
 
 async function gatewayHolds(home: string): Promise<number | null> {
-  const { runningGateway } = await import('../gateway/daemon.ts');
+  const { runningGateway } = await import('../gateway/pid-file.ts');
   return runningGateway(home)?.pid ?? null;
 }
 

@@ -7,7 +7,7 @@
 
 import { findProvider, providerIds } from '../llm/catalog.ts';
 import { ResolveError, resolveRuntime } from '../llm/resolve.ts';
-import { resolveInputFrom } from '../runtime/session.ts';
+import { resolveInputFrom } from '../runtime/session-client.ts';
 import { endpointNameProblem, findEndpoint, namedEndpoints, splitEndpointModel, type NamedEndpoint } from '../state/endpoints.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { loadContext } from './context.ts';

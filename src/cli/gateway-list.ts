@@ -2,7 +2,8 @@
 // platforms each one has configured (from the profile's own config.yaml and .env) or connected.
 import { join } from 'node:path';
 import { gatewayStatus } from '../gateway/control.ts';
-import { enabledPlatforms } from '../gateway/platforms/registry.ts';
+// (From config.ts, which registers the built-in platforms: the registry alone is empty.)
+import { enabledPlatforms } from '../gateway/config.ts';
 import { loadConfig } from '../state/config.ts';
 import { readEnvFile } from '../state/env.ts';
 import { hermesHome } from '../state/paths.ts';

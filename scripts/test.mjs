@@ -189,7 +189,8 @@ async function runFile(file) {
 
 // Small unit files run several to a process: a `node --test` process costs ~0.3 CPU seconds to
 // start and load its imports, more than such a file's tests. Small: a few seconds at most last time,
-// and no CLI runs, tmux, databases, own time limit, chdir or per-test hooks at the top level (a
+// and no CLI runs, tmux, databases, own time limit, chdir, look at the modules its process loaded,
+// or per-test hooks at the top level (a
 // top-level beforeEach/afterEach would run around every test of the group; top-level before/after
 // hooks are fine: they run once, all before the group's first test and after its last). The group
 // reports each file on its own line (its tests' own time; --cpu shares the process's CPU out by that
@@ -201,7 +202,10 @@ const GROUP_MAX_FILES = 12;
 const GROUP_MAX_SECONDS = 12;
 const GROUP_LIMIT = 120;
 const GROUP_REPORTER = join(dirname(fileURLToPath(import.meta.url)), 'test-group-reporter.mjs');
-const ALONE = /^(beforeEach|afterEach)\(|helpers\/(cli|tmux|postgres|chat-harness|codex|chromium|dashboard)\.ts|test-timeout:|process\.chdir\(/m;
+// A file that looks at what its process loaded (moduleLoadList) needs one of its own too.
+// So does a file whose tests are defined in a module it imports (the gateway conformance suite):
+// node:test names that module as their file.
+const ALONE = /^(beforeEach|afterEach)\(|helpers\/(cli|tmux|postgres|chat-harness|codex|chromium|dashboard)\.ts|test-timeout:|process\.chdir\(|moduleLoadList|from '\.\/suite\.ts'/m;
 function groupable(file) {
   if (aloneAt >= 0) return false;
   if (!((known[file] ?? Infinity) <= GROUP_MAX_KNOWN)) return false;
@@ -215,7 +219,8 @@ async function runGroup(list) {
     if (!l.startsWith('{"group":')) continue;
     const ev = JSON.parse(l).group;
     const s = per.get(relative(root, ev.file));
-    if (!s) continue;
+    // A test whose file is none of the group's: it cannot be told whose it is, so the files run alone.
+    if (!s) return null;
     if (ev.nesting === 0) s.ms += ev.ms;
     if (ev.suite) continue;
     s.tests++;
@@ -304,7 +309,7 @@ async function worker() {
     const rs = await runGroup(f);
     if (rs) rs.forEach(finish);
     else {
-      process.stdout.write(`  … ${f.length} small files run together did not all pass: each runs again alone\n`);
+      process.stdout.write(`  … ${f.length} small files run together did not all pass, or could not be told apart (${f.map((x) => relative('test', x)).join(', ')}): each runs again alone\n`);
       for (const file of f) finish(await runFile(file));
     }
   }

@@ -6,7 +6,10 @@
 // crowded machine, a file gets twice its limit). A file ends with its last test: what a
 // library left running after it (a timer, a socket) does not hold it open.
 //
-//   node scripts/test.mjs [filter…] [--jobs N] [--timeout SECONDS] [--cpu] [--root DIR]
+//   node scripts/test.mjs [filter…] [--jobs N] [--timeout SECONDS] [--cpu] [--alone] [--root DIR]
+//
+// Small unit files run several to a process (see groupable below); --alone runs every file in a
+// process of its own.
 //
 // --cpu (needs /usr/bin/time) also measures the CPU seconds each file used, its child processes
 // included, and lists the costliest files: what to look at when the whole run is slow.
@@ -41,6 +44,8 @@ const defaultLimit = option('--timeout', Number(process.env.HERMES_TEST_FILE_TIM
 const cpuAt = args.indexOf('--cpu');
 if (cpuAt >= 0) args.splice(cpuAt, 1);
 const measureCpu = cpuAt >= 0 && existsSync('/usr/bin/time');
+const aloneAt = args.indexOf('--alone');
+if (aloneAt >= 0) args.splice(aloneAt, 1);
 const filters = args;
 
 const all = globSync('test/**/*.test.ts', { cwd: root }).sort();
@@ -97,16 +102,19 @@ function summaryOf(out) {
   return { tests: n('tests'), pass: n('pass'), fail: n('fail') + n('cancelled'), skipped: n('skipped') + n('todo') };
 }
 
-function runFile(file) {
+/**
+ * Runs `node --test` on `list` (one file, or a group of small ones) in its own process group, killed
+ * at `limit` seconds (twice that on a crowded machine).
+ */
+function runTests(list, limit, reporter) {
   return new Promise((resolve) => {
     const t0 = Date.now();
-    const limit = limitOf(file);
     // Its own process group, so a timeout kills the servers and shells it started too.
-    const cpuFile = measureCpu ? join(root, '.tmp', `cpu-${process.pid}-${file.replace(/\W/g, '_')}`) : null;
+    const cpuFile = measureCpu ? join(root, '.tmp', `cpu-${process.pid}-${list[0].replace(/\W/g, '_')}`) : null;
     // --test-force-exit: the file ends when its last test (and `after` hook) has, not when the last
     // timer a library left behind fires (an SDK's reconnect backoff or long-poll deadline kept files
     // alive for minutes after their tests had passed).
-    const argv = [process.execPath, '--test', '--test-force-exit', '--test-isolation=none', '--test-reporter=spec', file];
+    const argv = [process.execPath, '--test', '--test-force-exit', '--test-isolation=none', `--test-reporter=${reporter}`, ...list];
     if (cpuFile) argv.unshift('/usr/bin/time', '-q', '-f', '%U %S', '-o', cpuFile);
     const child = spawn(argv[0], argv.slice(1), {
       cwd: root,
@@ -119,6 +127,7 @@ function runFile(file) {
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
     let timedOut = false;
+    let late = false;
     const kill = () => {
       try {
         process.kill(-child.pid, 'SIGKILL');
@@ -134,7 +143,7 @@ function runFile(file) {
     const expire = () => {
       if (grace && loadavg()[0] > 2 * cores) {
         grace = false;
-        stretched.add(file);
+        late = true;
         timer = setTimeout(expire, limit * 1000);
         return;
       }
@@ -142,15 +151,13 @@ function runFile(file) {
       kill();
     };
     timer = setTimeout(expire, limit * 1000);
-    running.set(file, t0);
+    for (const f of list) running.set(f, t0);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       // Whatever the file left behind (a server it never closed) goes with it.
       kill();
       stopOrphanTmux();
-      running.delete(file);
-      const ms = Date.now() - t0;
-      const s = summaryOf(out);
+      for (const f of list) running.delete(f);
       let cpu = 0;
       if (cpuFile) {
         try {
@@ -160,16 +167,73 @@ function runFile(file) {
           /* killed before it wrote */
         }
       }
-      const ok = code === 0 && !timedOut;
-      const why = timedOut
-        ? stretched.has(file)
-          ? `timed out after ${2 * limit} s (twice its limit of ${limit} s: the machine was busy when the limit came)`
-          : `timed out after ${limit} s (its limit; raise it with a \`// test-timeout: <seconds>\` comment only if the file really needs it)`
-        : ok
-          ? ''
-          : `exited with ${signal ?? code}`;
-      resolve({ file, ms, ok, why, out, cpu, ...s });
+      resolve({ code, signal, timedOut, late, out, cpu, ms: Date.now() - t0 });
     });
+  });
+}
+
+async function runFile(file) {
+  const limit = limitOf(file);
+  const r = await runTests([file], limit, 'spec');
+  if (r.late) stretched.add(file);
+  const ok = r.code === 0 && !r.timedOut;
+  const why = r.timedOut
+    ? stretched.has(file)
+      ? `timed out after ${2 * limit} s (twice its limit of ${limit} s: the machine was busy when the limit came)`
+      : `timed out after ${limit} s (its limit; raise it with a \`// test-timeout: <seconds>\` comment only if the file really needs it)`
+    : ok
+      ? ''
+      : `exited with ${r.signal ?? r.code}`;
+  return { file, ms: r.ms, ok, why, out: r.out, cpu: r.cpu, ...summaryOf(r.out) };
+}
+
+// Small unit files run several to a process: a `node --test` process costs ~0.3 CPU seconds to
+// start and load its imports, more than such a file's tests. Small: a few seconds at most last time,
+// and no CLI runs, tmux, databases, own time limit, chdir, look at the modules its process loaded,
+// or per-test hooks at the top level (a
+// top-level beforeEach/afterEach would run around every test of the group; top-level before/after
+// hooks are fine: they run once, all before the group's first test and after its last). The group
+// reports each file on its own line (its tests' own time; --cpu shares the process's CPU out by that
+// time). A group that fails in any way runs each of its files again alone, so a failure is reported,
+// with its output, by the file's own run, and files that only fail together (one leaving state
+// another trips on) are still judged alone.
+const GROUP_MAX_KNOWN = 8;
+const GROUP_MAX_FILES = 12;
+const GROUP_MAX_SECONDS = 12;
+const GROUP_LIMIT = 120;
+const GROUP_REPORTER = join(dirname(fileURLToPath(import.meta.url)), 'test-group-reporter.mjs');
+// A file that looks at what its process loaded (moduleLoadList) needs one of its own too.
+// So does a file whose tests are defined in a module it imports (the gateway conformance suite):
+// node:test names that module as their file.
+const ALONE = /^(beforeEach|afterEach)\(|helpers\/(cli|tmux|postgres|chat-harness|codex|chromium|dashboard)\.ts|test-timeout:|process\.chdir\(|moduleLoadList|from '\.\/suite\.ts'/m;
+function groupable(file) {
+  if (aloneAt >= 0) return false;
+  if (!((known[file] ?? Infinity) <= GROUP_MAX_KNOWN)) return false;
+  return !ALONE.test(readFileSync(join(root, file), 'utf8'));
+}
+
+async function runGroup(list) {
+  const r = await runTests(list, GROUP_LIMIT, GROUP_REPORTER);
+  const per = new Map(list.map((f) => [f, { tests: 0, pass: 0, fail: 0, skipped: 0, ms: 0 }]));
+  for (const l of r.out.split('\n')) {
+    if (!l.startsWith('{"group":')) continue;
+    const ev = JSON.parse(l).group;
+    const s = per.get(relative(root, ev.file));
+    // A test whose file is none of the group's: it cannot be told whose it is, so the files run alone.
+    if (!s) return null;
+    if (ev.nesting === 0) s.ms += ev.ms;
+    if (ev.suite) continue;
+    s.tests++;
+    if (ev.skip) s.skipped++;
+    else if (ev.ok) s.pass++;
+    else s.fail++;
+  }
+  const ok = r.code === 0 && !r.timedOut && [...per.values()].every((s) => s.fail === 0);
+  if (!ok) return null;
+  const total = [...per.values()].reduce((a, s) => a + s.ms, 0) || 1;
+  return list.map((file) => {
+    const s = per.get(file);
+    return { file, ms: s.ms, ok: true, why: '', out: '', cpu: (r.cpu * s.ms) / total, tests: s.tests, pass: s.pass, fail: 0, skipped: s.skipped };
   });
 }
 
@@ -215,11 +279,39 @@ const ticker = setInterval(() => {
 }, 30_000);
 
 process.stdout.write(`test: ${files.length} files, ${jobs} at a time, ${defaultLimit} s limit per file\n`);
+// The small files, packed into groups (shortest last in the queue: they fill the gaps at the end).
+{
+  const small = queue.filter(groupable);
+  for (const f of small) queue.splice(queue.indexOf(f), 1);
+  let group = [];
+  let secs = 0;
+  for (const f of small) {
+    if (group.length && (group.length >= GROUP_MAX_FILES || secs + known[f] > GROUP_MAX_SECONDS)) {
+      queue.push(group);
+      group = [];
+      secs = 0;
+    }
+    group.push(f);
+    secs += known[f];
+  }
+  if (group.length) queue.push(group);
+}
+const finish = (r) => {
+  results.push(r);
+  line(r);
+};
 async function worker() {
   for (let f = queue.shift(); f; f = queue.shift()) {
-    const r = await runFile(f);
-    results.push(r);
-    line(r);
+    if (typeof f === 'string' || f.length === 1) {
+      finish(await runFile(typeof f === 'string' ? f : f[0]));
+      continue;
+    }
+    const rs = await runGroup(f);
+    if (rs) rs.forEach(finish);
+    else {
+      process.stdout.write(`  … ${f.length} small files run together did not all pass, or could not be told apart (${f.map((x) => relative('test', x)).join(', ')}): each runs again alone\n`);
+      for (const file of f) finish(await runFile(file));
+    }
   }
 }
 await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));

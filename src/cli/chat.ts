@@ -11,11 +11,9 @@ import type { McpManager } from '../mcp/manager.ts';
 import { attachMcp, startCliMcp } from '../mcp/session.ts';
 import { runFollowUps } from '../runtime/inbox.ts';
 import { Session, type ExplicitChoices } from '../runtime/session.ts';
-import { SessionDB } from '../state/db.ts';
-import { describeDbError } from '../state/db-errors.ts';
 import { expandHome, paths } from '../state/paths.ts';
 import { bumpUse } from '../state/skill-usage.ts';
-import { openSessionStore, storeChoice, type SessionStore } from '../state/store/index.ts';
+import type { SessionStore } from '../state/store/index.ts';
 import { flushPending } from '../state/pending.ts';
 import { buildSkillInvocation, discoverSkills, findSkill } from '../state/skills.ts';
 import type { Message } from '../llm/types.ts';
@@ -25,6 +23,10 @@ import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';
 import { applyIsolationFlags, reasoningLevel } from './global-flags.ts';
 import { standalonePorts } from '../gateway/messaging.ts';
+import { openStateDb, openStore } from './store-open.ts';
+
+// (Here too for the chat paths that import them from this module.)
+export { openStateDb, openStore };
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -45,35 +47,6 @@ export function explicitFrom(opts: ChatOptions): ExplicitChoices {
   }
   if (opts.yolo) e.yolo = true;
   return e;
-}
-
-/** Opens HERMES_HOME/state.db, or fails with one clear line. */
-export function openStateDb(home: string): SessionDB {
-  let db: SessionDB;
-  try {
-    db = SessionDB.open(paths.stateDb(home));
-  } catch (e) {
-    // (The message names the file, what is wrong and what to do: repair/recover for a damaged one.)
-    throw Object.assign(new CliError(describeDbError(e, paths.stateDb(home), 'state')), { cause: e });
-  }
-  if (db.compatNote) process.stderr.write(`hermes: note: ${db.compatNote}\n`);
-  return db;
-}
-
-/** Opens the configured session store (`state.backend`: state.db, or PostgreSQL), or fails with one clear line. */
-export async function openStore(ctx: CliContext): Promise<SessionStore> {
-  try {
-    storeChoice(ctx.loaded.config, ctx.env);
-  } catch (e) {
-    throw new CliError((e as Error).message, 2);
-  }
-  try {
-    // (state.db through openStateDb: its one clear line for a damaged or unwritable file.)
-    return await openSessionStore(ctx.home, ctx.loaded.config, ctx.env, { sqlite: () => openStateDb(ctx.home) });
-  } catch (e) {
-    if (e instanceof CliError) throw e;
-    throw new CliError((e as Error).message);
-  }
 }
 
 export interface Restored {

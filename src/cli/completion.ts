@@ -5,7 +5,7 @@
 //   fish:  hermes completion fish > ~/.config/fish/completions/hermes.fish
 
 import type { Command, Option } from 'commander';
-import { providerIds } from '../llm/index.ts';
+import { providerIds } from '../llm/catalog.ts';
 import { defaultConfig } from '../state/defaults.ts';
 import { HERMES_CORE_TOOLSETS, COMPOSITE_TOOLSETS, PLATFORM_TOOLSETS } from '../tools/toolsets.ts';
 import { CliError } from './errors.ts';

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
 import { nearest } from '../commands/suggest.ts';
-import { findProvider, PROVIDERS } from '../llm/index.ts';
+import { findProvider, PROVIDERS } from '../llm/catalog.ts';
 import { providerRefs, unknownKeys } from '../state/config-schema.ts';
 import { findEndpoint, namedEndpoints } from '../state/endpoints.ts';
 import {

@@ -7,7 +7,7 @@ import { budgetLines, readBudgets } from '../runtime/budgets.ts';
 import { entryTokens, localDay, readDay, SPEND_DIR, type SpendEntry } from '../state/spend-ledger.ts';
 import { formatSpendReport, spendReport, type BigResult } from '../state/spend-report.ts';
 import { paths } from '../state/paths.ts';
-import { openStore } from './chat.ts';
+import { openStore } from './store-open.ts';
 import { loadContext } from './context.ts';
 import { CliError } from './errors.ts';
 

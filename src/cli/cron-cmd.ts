@@ -1,7 +1,7 @@
 // `hermes cron …`
 import { displayState, NO_TICKER_NOTE, repeatDisplay, tickerAlive } from '../cron/format.ts';
 import { AmbiguousJobError, CronError, cronStoreFor, CronStore, ScheduleError, TICKER_STALE_SECONDS, type CronJob, type UpdateJobInput } from '../cron/jobs.ts';
-import { CronScheduler, type RunReport } from '../cron/scheduler.ts';
+import type { CronScheduler, RunReport } from '../cron/scheduler.ts';
 import { formatIso } from '../cron/time.ts';
 import { inferenceSnapshot } from '../cron/snapshot.ts';
 import { loadContext, type CliContext } from './context.ts';
@@ -193,6 +193,8 @@ function reportLine(r: RunReport): string[] {
  */
 async function schedulerFor(ctx: CliContext): Promise<{ scheduler: CronScheduler; close: () => Promise<void> }> {
   const { standaloneRouter } = await import('../gateway/delivery.ts');
+  // Loaded here: the scheduler brings the agent runtime, which list/create/edit do not need.
+  const { CronScheduler } = await import('../cron/scheduler.ts');
   const log = process.env.HERMES_DEBUG ? (l: string) => err(l) : undefined;
   const router = standaloneRouter(ctx.env, ctx.loaded.config as never, log);
   const scheduler = new CronScheduler({ home: ctx.home, deliver: router.deliver, env: ctx.env, log });

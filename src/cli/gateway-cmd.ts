@@ -6,7 +6,8 @@ import { CliError } from './errors.ts';
 import { packageRoot } from '../state/paths.ts';
 import { numberSetting } from '../gateway/config.ts';
 import { enabledPlatforms, platformLabel, platformNames } from '../gateway/platforms/registry.ts';
-import { gatewayStatus as readGatewayStatus, GatewayError, runGateway, runningGateway, startBackground, stopGateway } from '../gateway/daemon.ts';
+import { gatewayStatus as readGatewayStatus, GatewayError, startBackground, stopGateway } from '../gateway/control.ts';
+import { runningGateway } from '../gateway/pid-file.ts';
 import { readJsonObject, writeJson } from '../gateway/json-file.ts';
 import { PairingStore } from '../gateway/pairing.ts';
 import { installedServiceFile, installService, serviceActive, uninstallService, type ServiceSpec } from '../gateway/service.ts';
@@ -34,6 +35,8 @@ export async function gatewayRun(opts: { platform?: string; quiet?: boolean }): 
     if (bad.length) throw new CliError(`Unknown platform(s): ${bad.join(', ')}. Known: ${platformNames().join(', ')}.`, 2);
     platforms = names;
   }
+  // Loaded here: the gateway itself, which start/stop/status do not need.
+  const { runGateway } = await import('../gateway/daemon.ts');
   let gw;
   try {
     gw = await runGateway({ home: ctx.home, config: ctx.loaded.config, env: ctx.env, dotenvNames: ctx.dotenvNames, echo: !opts.quiet, platforms, signals: true });

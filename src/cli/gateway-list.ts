@@ -1,8 +1,9 @@
 // `hermes gateway list`: the gateway of every profile on this machine — running or not, and the
 // platforms each one has configured (from the profile's own config.yaml and .env) or connected.
 import { join } from 'node:path';
-import { gatewayStatus } from '../gateway/daemon.ts';
-import { enabledPlatforms } from '../gateway/platforms/registry.ts';
+import { gatewayStatus } from '../gateway/control.ts';
+// (From config.ts, which registers the built-in platforms: the registry alone is empty.)
+import { enabledPlatforms } from '../gateway/config.ts';
 import { loadConfig } from '../state/config.ts';
 import { readEnvFile } from '../state/env.ts';
 import { hermesHome } from '../state/paths.ts';

@@ -6,7 +6,7 @@ import { DayTotals } from '../state/spend-ledger.ts';
 import { formatInsights, generateInsights } from '../state/insights.ts';
 import { paths } from '../state/paths.ts';
 import { storeChoice } from '../state/store/index.ts';
-import { openStore } from './chat.ts';
+import { openStore } from './store-open.ts';
 import { loadContext } from './context.ts';
 import { CliError } from './errors.ts';
 

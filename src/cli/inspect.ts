@@ -4,7 +4,7 @@
 import { standaloneMessaging } from '../gateway/messaging.ts';
 import { cronService } from '../cron/service.ts';
 import { existsSync } from 'node:fs';
-import { PROVIDERS } from '../llm/index.ts';
+import { PROVIDERS } from '../llm/catalog.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { paths } from '../state/paths.ts';
 import { Slots } from '../state/slots.ts';

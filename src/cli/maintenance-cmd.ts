@@ -48,7 +48,7 @@ export async function update(opts: { check?: boolean; yes?: boolean; backup?: bo
     run('git', ['pull', '--ff-only']);
     run('npm', ['ci']);
   } else run('npm', ['install', '-g', `${info.name}@latest`]);
-  const { runningGateway } = await import('../gateway/daemon.ts');
+  const { runningGateway } = await import('../gateway/pid-file.ts');
   const gw = runningGateway(ctx.home);
   out(`Updated.${gw ? ` The gateway (pid ${gw.pid}) still runs the old version: restart it with \`hermes gateway restart\`.` : ''}`);
 }
@@ -75,7 +75,7 @@ export async function uninstall(opts: { keepData?: boolean; removeData?: boolean
   ];
   await confirm(`Uninstall Hermes: removes ${what.join('; ')}. Go ahead?`, opts.yes, 'Uninstalling needs --yes when there is no terminal to ask (nothing was changed).');
   const ctx = loadContext();
-  const { runningGateway, stopGateway } = await import('../gateway/daemon.ts');
+  const { runningGateway, stopGateway } = await import('../gateway/control.ts');
   if (runningGateway(ctx.home)) {
     await stopGateway(ctx.home, { timeoutMs: 15_000 });
     out('Stopped the gateway.');

@@ -5,8 +5,9 @@
 // back to one with its saved model, `custom:<name>:<model>` with another model, and
 // `hermes model custom:<model> --base-url <url>` points at a new one (remembered from then on).
 
-import { findProvider, providerIds, ResolveError, resolveRuntime } from '../llm/index.ts';
-import { resolveInputFrom } from '../runtime/session.ts';
+import { findProvider, providerIds } from '../llm/catalog.ts';
+import { ResolveError, resolveRuntime } from '../llm/resolve.ts';
+import { resolveInputFrom } from '../runtime/session-client.ts';
 import { endpointNameProblem, findEndpoint, namedEndpoints, splitEndpointModel, type NamedEndpoint } from '../state/endpoints.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { loadContext } from './context.ts';

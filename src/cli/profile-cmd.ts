@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { runningGateway } from '../gateway/daemon.ts';
+import { runningGateway } from '../gateway/pid-file.ts';
 import { hermesHome } from '../state/paths.ts';
 import { canonicalProfile, dirExists, profileDir, profileExists, profileNameOf, profilesRoot, RESERVED_PROFILE_NAMES, setStickyProfile, stickyProfile } from '../state/profiles.ts';
 import { CliError } from './errors.ts';

@@ -11,7 +11,7 @@ import { convertToV23, ftsOptimizeAvailable, rebuildSearchIndex } from '../state
 import { paths } from '../state/paths.ts';
 import { copyDatabase } from '../state/snapshots.ts';
 import { sqlite } from '../state/sqlite.ts';
-import { openStateDb } from './chat.ts';
+import { openStateDb } from './store-open.ts';
 import { loadContext } from './context.ts';
 import { CliError, confirmOrRefuse } from './errors.ts';
 import { when, withStore } from './sessions.ts';
@@ -151,7 +151,7 @@ export function prune(o: FilterOpts): Promise<void> {
 }
 
 async function gatewayHolds(home: string): Promise<number | null> {
-  const { runningGateway } = await import('../gateway/daemon.ts');
+  const { runningGateway } = await import('../gateway/pid-file.ts');
   return runningGateway(home)?.pid ?? null;
 }
 

@@ -6,7 +6,7 @@ import type { SessionRow } from '../state/db.ts';
 import type { SessionListItem } from '../state/db-rows.ts';
 import { expandHome } from '../state/paths.ts';
 import type { ListOptions, SessionStore } from '../state/store/index.ts';
-import { openStore } from './chat.ts';
+import { openStore } from './store-open.ts';
 import { loadContext } from './context.ts';
 import { CliError, confirmOrRefuse } from './errors.ts';
 

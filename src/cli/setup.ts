@@ -4,7 +4,8 @@
 
 import { readFileSync } from 'node:fs';
 import type { ProviderRuntime } from '../llm/index.ts';
-import { ResolveError, findProvider, poolIdOf, providerIds } from '../llm/index.ts';
+import { findProvider, poolIdOf, providerIds } from '../llm/catalog.ts';
+import { ResolveError } from '../llm/resolve.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { paths } from '../state/paths.ts';
 import { ANTHROPIC_OAUTH_STATUS_WARNING } from '../auth/oauth/anthropic.ts';

@@ -2,9 +2,9 @@
 // toolsets and tools, terminal backend, approvals, sessions (state.db, or PostgreSQL).
 
 import pkg from '../../package.json' with { type: 'json' };
-import { resolveRuntime, ResolveError } from '../llm/index.ts';
+import { resolveRuntime, ResolveError } from '../llm/resolve.ts';
 import { healthLine, healthJson, readProviderHealth } from '../runtime/provider-health.ts';
-import { resolveInputFrom } from '../runtime/session.ts';
+import { resolveInputFrom } from '../runtime/session-client.ts';
 import { localModelsJson } from '../state/local-models.ts';
 import { paths } from '../state/paths.ts';
 import { sandboxReport } from '../sandbox/report.ts';

@@ -1,6 +1,6 @@
 // How jobs are shown to the model (the cronjob tool's JSON) and to people (hermes cron list).
 import { CronStore, TICKER_STALE_SECONDS, type CronJob } from './jobs.ts';
-import { activeTicker } from './scheduler.ts';
+import { activeTicker } from './tickers.ts';
 import type { JobView } from './job-view.ts';
 
 export function repeatDisplay(job: CronJob): string {

@@ -14,6 +14,7 @@ import { beginOwner, CronStore, endOwner, newClaimOwner, type CronJob, type Cron
 import { tryLock } from '../state/process-lock.ts';
 import { runJob, type RunOutcome } from './run.ts';
 import { resolveTimezone, systemClock, type Clock } from './time.ts';
+import { tickerStarted, tickerStopped } from './tickers.ts';
 
 /** The chat a delivery answers (the gateway's view of a job's origin). */
 export type DeliveryOrigin = { platform: string; chatId: string; threadId?: string; userId?: string };
@@ -428,12 +429,8 @@ export interface CronTicker {
   scheduler: CronScheduler;
 }
 
-/** Tickers running in this process, by HERMES_HOME (the cronjob tool runs jobs through them). */
-const active = new Map<string, CronTicker>();
-
-export function activeTicker(home: string): CronTicker | undefined {
-  return active.get(home);
-}
+// (Tickers running in this process: tickers.ts, which `hermes cron list` reads without loading this module.)
+export { activeTicker } from './tickers.ts';
 
 /**
  * Starts the cron ticker (the gateway calls this in `hermes gateway run`): a tick at once, then
@@ -508,7 +505,7 @@ export function startCronTicker(opts: { home: string; deliver: Deliver; interval
       if (stopped) return;
       stopped = true;
       clearTimeout(timer);
-      if (active.get(opts.home) === ticker) active.delete(opts.home);
+      tickerStopped(opts.home, ticker);
       if (ticking) await ticking;
       // A clean stop: nothing ticks this home any more, so no heartbeat may say otherwise.
       try {
@@ -529,7 +526,7 @@ export function startCronTicker(opts: { home: string; deliver: Deliver; interval
       await scheduler.close();
     },
   };
-  active.set(opts.home, ticker);
+  tickerStarted(opts.home, ticker);
   setImmediate(run);
   return ticker;
 }

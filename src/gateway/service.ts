@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { GATEWAY_ENV, GATEWAY_NODE_FLAGS } from './daemon.ts';
+import { GATEWAY_ENV, GATEWAY_NODE_FLAGS } from './control.ts';
 
 export interface ServiceSpec {
   home: string;

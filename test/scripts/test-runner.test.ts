@@ -65,6 +65,50 @@ test('leaves a server listening', () => {
     assert.ok(state === 'gone' || state === 'Z', `the sleep the hanging file started is still running (state ${state})`);
   });
 
+  it('runs small files several to a process, reporting each; a group that fails runs its files again alone', () => {
+    const g = mkdtempSync(join(tmpdir(), 'hermes-runner-group-'));
+    try {
+      mkdirSync(join(g, 'test', 'u'), { recursive: true });
+      mkdirSync(join(g, '.tmp'), { recursive: true });
+      // Each file writes its process id: files run together share one.
+      const pidOf = (name: string) => `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(g, name))}, String(process.pid));\n`;
+      writeFileSync(join(g, 'test', 'u', 'one.test.ts'), `${pidOf('one.pid')}import { test } from 'node:test';\ntest('a', () => {});\ntest('b', () => {});\n`);
+      writeFileSync(join(g, 'test', 'u', 'two.test.ts'), `${pidOf('two.pid')}import { test } from 'node:test';\ntest('c', () => {});\ntest.skip('d', () => {});\n`);
+      // Known to be small, but with a per-test hook at its top level: never grouped.
+      writeFileSync(join(g, 'test', 'u', 'hooked.test.ts'), `${pidOf('hooked.pid')}import { beforeEach, test } from 'node:test';\nbeforeEach(() => {});\ntest('e', () => {});\n`);
+      const durations = { 'test/u/one.test.ts': 0.5, 'test/u/two.test.ts': 0.5, 'test/u/hooked.test.ts': 0.5 };
+      writeFileSync(join(g, '.tmp', 'test-durations.json'), JSON.stringify(durations));
+      const run = () => spawnSync(process.execPath, [join(ROOT, 'scripts', 'test.mjs'), '--root', g, '--jobs', '1'], { encoding: 'utf8', timeout: 120_000 });
+      let r = run();
+      assert.equal(r.status, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /✔ test\/u\/one\.test\.ts {2}2\/2 passed {2}/);
+      assert.match(r.stdout, /✔ test\/u\/two\.test\.ts {2}1\/2 passed, 1 skipped {2}/);
+      assert.match(r.stdout, /test: 3 files, 5 tests: 4 passed, 0 failed, 1 skipped/);
+      const pid = (name: string) => readFileSync(join(g, name), 'utf8');
+      assert.equal(pid('one.pid'), pid('two.pid'), 'the two small files ran in one process');
+      assert.notEqual(pid('hooked.pid'), pid('one.pid'));
+
+      // A failure in the group: each file runs again alone, and the failing one shows its output.
+      writeFileSync(join(g, 'test', 'u', 'two.test.ts'), `${pidOf('two.pid')}import { test } from 'node:test';\nimport assert from 'node:assert';\ntest('c', () => { assert.equal(2 + 2, 5); });\n`);
+      writeFileSync(join(g, '.tmp', 'test-durations.json'), JSON.stringify(durations));
+      r = run();
+      assert.equal(r.status, 1, r.stdout + r.stderr);
+      assert.match(r.stdout, /2 small files run together did not all pass, or could not be told apart \(u\/one\.test\.ts, u\/two\.test\.ts\): each runs again alone/);
+      assert.match(r.stdout, /✔ test\/u\/one\.test\.ts {2}2\/2 passed/);
+      assert.match(r.stdout, /━━━━ ✖ test\/u\/two\.test\.ts[\s\S]*4 == 5/);
+      assert.notEqual(pid('one.pid'), pid('two.pid'));
+
+      // --alone: every file in its own process.
+      writeFileSync(join(g, 'test', 'u', 'two.test.ts'), `${pidOf('two.pid')}import { test } from 'node:test';\ntest('c', () => {});\n`);
+      writeFileSync(join(g, '.tmp', 'test-durations.json'), JSON.stringify(durations));
+      r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'test.mjs'), '--root', g, '--jobs', '1', '--alone'], { encoding: 'utf8', timeout: 120_000 });
+      assert.equal(r.status, 0, r.stdout + r.stderr);
+      assert.notEqual(pid('one.pid'), pid('two.pid'));
+    } finally {
+      rmSync(g, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a filter that matches nothing, in one line', () => {
     const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'test.mjs'), '--root', dir, 'no-such-file'], { encoding: 'utf8' });
     assert.equal(r.status, 2);

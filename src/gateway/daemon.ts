@@ -121,6 +121,8 @@ export interface RunningGateway {
   /** Drains and stops; resolves when everything is closed. */
   shutdown(reason?: string): Promise<void>;
   closed: Promise<void>;
+  /** Set by /restart: once closed, the process that runs the gateway starts it again (restartGateway). */
+  restart: { platform: string; chatId: string; threadId?: string } | null;
 }
 
 export async function runGateway(o: RunOptions): Promise<RunningGateway> {
@@ -316,6 +318,19 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
     })();
     return stopping;
   };
+  const gw = { restart: null as RunningGateway['restart'] };
+  runner.control = {
+    restart(by) {
+      if (stopping) return false;
+      gw.restart = by;
+      log(`gateway: restart requested from ${by.platform}:${by.chatId}`);
+      void shutdown('restart');
+      return true;
+    },
+    platforms: () => [...supervisor.status].map(([name, st]) => ({ name, state: st.state, attempts: st.attempts, lastError: st.last_error })),
+    pause: (name) => supervisor.pause(name),
+    resume: (name) => supervisor.resume(name),
+  };
   if (o.signals) {
     let signals = 0;
     onSignal = (sig: NodeJS.Signals) => {
@@ -341,7 +356,25 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
     cron = await startCron({ home: o.home, deliver: runner.router.deliver, log, env: o.env, store: runner.transcripts.db }).catch((e) => (log(`cron: could not start: ${(e as Error).message}`), null));
     if (stopping) await cron?.stop().catch(() => undefined);
   }
-  return { runner, supervisor, adapters, log, shutdown, closed };
+  return Object.assign(gw, { runner, supervisor, adapters, log, shutdown, closed });
+}
+
+/** A supervisor that starts the gateway again when it exits non-zero (systemd, launchd, a container). */
+export function underServiceManager(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.INVOCATION_ID || env.XPC_SERVICE_NAME?.includes('hermes') || env.HERMES_GATEWAY_SUPERVISED) || existsSync('/.dockerenv') || existsSync('/run/.containerenv');
+}
+
+/** Exit code that asks a service manager to start the gateway again (Hermes's: EX_TEMPFAIL). */
+export const RESTART_EXIT_CODE = 75;
+
+/**
+ * After /restart drained and stopped the gateway: under a service manager, exit 75 so it starts
+ * the gateway again; otherwise start a detached `hermes gateway run` (`bin`) and exit 0.
+ */
+export async function restartGateway(home: string, env: NodeJS.ProcessEnv, bin: string): Promise<number> {
+  if (underServiceManager(env)) return RESTART_EXIT_CODE;
+  await startBackground(home, env, { bin });
+  return 0;
 }
 
 // ---- start / stop / status ---------------------------------------------------------------------

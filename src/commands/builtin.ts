@@ -37,6 +37,7 @@ import { registerSkillCommands, reloadSkillsCommand, stateCommands } from './sta
 import { pluginCommandDef } from './plugin-commands.ts';
 import { chatCommands } from './chat.ts';
 import { billingCommands } from './billing.ts';
+import { suggestionsCommand } from './suggestions.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');
 const usd = (x: number | null) => (x === null ? 'unknown (no price for this model)' : `$${x < 0.01 ? x.toFixed(4) : x.toFixed(2)}`);
@@ -526,7 +527,7 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(bundlesCommand(), ...surfaceExtraCommands(), moaCommand());
   registerBundleCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
   registerSkillCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
-  r.add(cronCommand());
+  r.add(cronCommand(), suggestionsCommand());
   r.add(kanbanCommand());
   r.add(sandboxCommand());
   r.add(codexRuntimeCommand());

@@ -1,5 +1,5 @@
 // The messaging chat's commands (surface `gateway`, as Hermes's gateway_only ones): /approve, /deny,
-// /sethome, /start, /restart, /platform and /commands. They act through the chat's ports
+// /sethome, /start, /restart, /platform, /commands and /topic. They act through the chat's ports
 // (SurfaceHooks.chat, lent by src/gateway/command-dispatch.ts); in the registry so every surface's
 // /help, completion and the dashboard's command list see them where they apply.
 import { t } from '../i18n/index.ts';
@@ -138,5 +138,40 @@ export function chatCommands(registry: () => CommandRegistry): CommandDef[] {
         return { output: lines.join('\n') };
       },
     },
+    {
+      name: 'topic',
+      args: '[session-id | help]',
+      description: "Telegram DM topics: this topic's session, or continue a saved session in it",
+      category: 'session',
+      surfaces: ['gateway'],
+      async run(ctx, args) {
+        const c = chat(ctx);
+        if (c.platform !== 'telegram' || c.chatType !== 'dm') return { output: 'The /topic command is only available in Telegram private chats.' };
+        const a = args.trim();
+        if (['help', '?', '-h', '--help'].includes(a.toLowerCase())) return { output: TOPIC_HELP };
+        if (['off', 'disable', 'stop'].includes(a.toLowerCase())) return { output: 'Each topic of this chat is its own session here, always; there is no topic mode to turn off. Chat in All Messages for one session without topics.' };
+        if (a) {
+          if (!c.threadId) return { output: 'To restore a session, first create or open a Telegram topic, then send /topic <session-id> inside that topic. To create a new topic, open All Messages and send any message there.' };
+          // The topic's conversation continues the saved session, as /resume does for a chat.
+          const r = registry().resolve(`/resume ${a}`, ctx.surface);
+          if ('error' in r) return { output: r.error };
+          return r.def.run(ctx, r.args);
+        }
+        if (!c.threadId) return { output: TOPIC_HELP };
+        const s = ctx.session;
+        const row = s.persisted ? await s.info.store?.getSession(s.id) : null;
+        return {
+          output: `This topic is linked to:\nSession: ${row?.title ?? 'Untitled session'}\nID: ${s.id}\n\nUse /new to replace this topic with a fresh session.\nFor parallel work, open All Messages and send a message there to create another topic.`,
+        };
+      },
+    },
   ];
 }
+
+const TOPIC_HELP = [
+  'Telegram topics: each topic of this private chat is an independent Hermes session.',
+  '  /topic              in a topic: the session it is linked to',
+  '  /topic <session-id> in a topic: continue that saved session there',
+  '  /new                in a topic: a fresh session for it',
+  'To create a topic, open All Messages and send any message there. If the bot has no topics, open @BotFather → your bot → Bot Settings → Threads Settings and turn on Threaded Mode (users allowed to create threads).',
+].join('\n');

@@ -315,11 +315,11 @@ describe('slash commands added for parity', () => {
     for (const n of ['snapshot', 'copy', 'image', 'timestamps', 'statusbar', 'redraw', 'worktree', 'platforms', 'reload', 'debug', 'subscription']) assert.ok(!gw.includes(n), `${n} is CLI-only`);
     // The chat's own commands are in the one registry (the dashboard's list and every /help see them), on the gateway only.
     const cli = r.list('cli').map((d) => d.name);
-    for (const n of ['approve', 'deny', 'sethome', 'start', 'restart', 'platform', 'commands']) {
+    for (const n of ['approve', 'deny', 'sethome', 'start', 'restart', 'platform', 'commands', 'topic']) {
       assert.ok(gw.includes(n), `${n} on the gateway`);
       assert.ok(!cli.includes(n), `${n} is gateway-only`);
     }
-    for (const n of ['topup', 'subscription']) assert.ok(cli.includes(n), `${n} in the REPL`);
+    for (const n of ['topup', 'subscription', 'suggestions']) assert.ok(cli.includes(n), `${n} in the REPL`);
     assert.ok(gw.includes('topup') && r.list('acp').some((d) => d.name === 'topup'));
   });
 

@@ -3,6 +3,8 @@
 // /commands pages them, /platform shows and pauses platforms, /topup answers, /restart drains and
 // stops the gateway for the process that runs it to start again.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runGateway, type RunningGateway } from '../../src/gateway/daemon.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
@@ -42,7 +44,7 @@ describe('chat commands from the shared registry', () => {
 
   test('/help lists the chat commands; the menu publishes them; /commands pages everything', async () => {
     const help = await ask('/help', /skill commands/);
-    for (const n of ['approve', 'deny', 'sethome', 'start', 'restart', 'platform', 'commands', 'topup']) assert.match(help, new RegExp(`/${n}\\b`), `/${n} in /help`);
+    for (const n of ['approve', 'deny', 'sethome', 'start', 'restart', 'platform', 'commands', 'topic', 'topup', 'suggestions']) assert.match(help, new RegExp(`/${n}\\b`), `/${n} in /help`);
     assert.doesNotMatch(help, /\/subscription\b/, '/subscription is the terminal\'s');
     const menu = tg.calls.find((c) => c.method === 'setMyCommands');
     const names = (menu?.params.commands as { command: string }[]).map((c) => c.command);
@@ -74,6 +76,34 @@ describe('chat commands from the shared registry', () => {
 
   test('/topup says in one line that the provider has no billing page', async () => {
     assert.match(await ask('/topup', /billing page/), /^custom has no billing page Hermes knows of/);
+  });
+
+  test('/topic: a Telegram DM topic is its own session; /topic <id> continues a saved one there', async () => {
+    const askIn = async (threadId: number | undefined, text: string, re: RegExp) => {
+      const from = tg.calls.length;
+      tg.userMessage({ chatId: OWNER, text, username: 'owner', threadId });
+      const since = () => tg.calls.slice(from).filter((c) => c.method === 'sendMessage' && Number(c.params.chat_id) === OWNER);
+      await until(() => since().some(isText(OWNER, re)), 10_000, `the reply to ${text}`);
+      return since().map((c) => String(c.params.text)).join('\n');
+    };
+    assert.match(await askIn(undefined, '/topic', /Telegram topics/), /each topic of this private chat is an independent Hermes session/);
+    assert.match(await askIn(undefined, '/topic abc', /first create or open a Telegram topic/), /send \/topic &lt;session-id&gt; inside that topic/);
+    llm.enqueue({ text: 'main chat answer' });
+    await askIn(undefined, 'hello in the main chat', /main chat answer/);
+    llm.enqueue({ text: 'topic answer' });
+    await askIn(7, 'hello in a topic', /topic answer/);
+    gw.runner.index.flush();
+    const sessions = JSON.parse(readFileSync(join(t.home, 'sessions', 'sessions.json'), 'utf8')) as Record<string, { session_id: string }>;
+    const main = sessions[`agent:main:telegram:dm:${OWNER}`].session_id;
+    const topic = sessions[`agent:main:telegram:dm:${OWNER}:7`].session_id;
+    assert.notEqual(main, topic);
+    assert.match(await askIn(7, '/topic', /This topic is linked to/), new RegExp(`ID: ${topic}`));
+    assert.match(await askIn(7, `/topic ${main}`, /Resumed/), new RegExp(`\\(${main}\\): 2 messages`));
+    gw.runner.index.flush();
+    const after = JSON.parse(readFileSync(join(t.home, 'sessions', 'sessions.json'), 'utf8')) as Record<string, { session_id: string }>;
+    assert.equal(after[`agent:main:telegram:dm:${OWNER}:7`].session_id, main);
+    tg.userMessage({ chatId: -500, userId: OWNER, text: '/topic', username: 'owner' });
+    await tg.waitFor(isText(-500, /only available in Telegram private chats/), 10_000, '/topic in a group');
   });
 
   test('/restart drains and stops the gateway, asking the process that runs it to start it again', async () => {

@@ -72,7 +72,7 @@ export function chatCommands(registry: () => CommandRegistry): CommandDef[] {
       run(ctx) {
         const r = chat(ctx).restart();
         if (typeof r === 'string') return { output: r };
-        return { output: r.running ? `⏳ Draining ${r.running} running task(s), then restarting the gateway…` : '♻ Restarting the gateway…' };
+        return { output: r.running ? `⏳ Draining ${r.running} active agent(s) before restart...` : "♻ Restarting gateway. If you aren't notified within 60 seconds, restart from the console with `hermes gateway restart`." };
       },
     },
     {

@@ -39,7 +39,7 @@ export async function runCommand(r: GatewayRunner, adapter: PlatformAdapter, lan
       restart: () => {
         if (!r.control) return 'This gateway was not started by `hermes gateway run`; restart it where it runs.';
         const running = r.activeTurns;
-        return r.control.restart({ platform: src.platform, chatId: src.chatId, threadId: src.threadId }) ? { running } : 'A restart is already under way.';
+        return r.control.restart({ platform: src.platform, chatId: src.chatId, threadId: src.threadId }) ? { running } : '⏳ Gateway restart already in progress...';
       },
       platforms: () => r.control?.platforms() ?? [],
       pausePlatform: (name) => r.control?.pause(name) ?? 'Platforms can be paused only in a gateway started by `hermes gateway run`.',

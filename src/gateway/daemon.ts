@@ -26,6 +26,8 @@ import { statePath, Supervisor, type PlatformStatus } from './supervisor.ts';
 import type { PlatformAdapter } from './types.ts';
 
 export const pidPath = (home: string) => join(home, 'gateway.pid');
+/** Who asked for /restart, told once the gateway is back. */
+export const restartNotifyPath = (home: string) => join(home, '.restart_notify.json');
 
 /**
  * Node flags the daemon runs with when Hermes starts it (`gateway start`, the systemd unit, the
@@ -283,6 +285,15 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
   const up = supervisor.connected().map((a) => a.name);
   log(`gateway: running; connected: ${up.join(', ') || 'none yet (retrying in the background)'}`);
   void runner.hooks.emit('gateway:startup', { platforms: up });
+  // Back from a chat's /restart: that chat hears so (Hermes's .restart_notify.json).
+  const notify = readJsonObject<{ platform?: string; chat_id?: string; thread_id?: string }>(restartNotifyPath(o.home));
+  if (notify.platform && notify.chat_id) {
+    rmSync(restartNotifyPath(o.home), { force: true });
+    const target = `${notify.platform}:${notify.chat_id}${notify.thread_id ? `:${notify.thread_id}` : ''}`;
+    void runner.router.send(target, '♻ Gateway restarted successfully. Your session continues.', { source: 'restart' }).then((r) => {
+      if (!r.ok) log(`gateway: could not tell ${target} the restart is done: ${r.error}`);
+    });
+  }
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
@@ -323,6 +334,7 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
     restart(by) {
       if (stopping) return false;
       gw.restart = by;
+      writeJson(restartNotifyPath(o.home), { platform: by.platform, chat_id: by.chatId, ...(by.threadId ? { thread_id: by.threadId } : {}) }, 0o600);
       log(`gateway: restart requested from ${by.platform}:${by.chatId}`);
       void shutdown('restart');
       return true;

@@ -3,7 +3,7 @@
 // /commands pages them, /platform shows and pauses platforms, /topup answers, /restart drains and
 // stops the gateway for the process that runs it to start again.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runGateway, type RunningGateway } from '../../src/gateway/daemon.ts';
@@ -108,9 +108,13 @@ describe('chat commands from the shared registry', () => {
 
   test('/restart drains and stops the gateway, asking the process that runs it to start it again', async () => {
     assert.equal(gw.restart, null);
-    await ask('/restart', /Restarting the gateway/);
+    await ask('/restart', /Restarting gateway\. If you aren't notified within 60 seconds/);
     await gw.closed;
     assert.deepEqual(gw.restart, { platform: 'telegram', chatId: String(OWNER), threadId: undefined });
+    // The gateway started again tells the chat that asked, once.
+    gw = await runGateway({ home: t.home, config: t.config, env: t.env, cron: false, kanban: false, backgroundTasks: false });
+    await tg.waitFor(isText(OWNER, /Gateway restarted successfully/), 10_000, 'the restart notice');
+    assert.ok(!existsSync(join(t.home, '.restart_notify.json')));
   });
 });
 

@@ -45,6 +45,16 @@ export async function gatewayRun(opts: { platform?: string; quiet?: boolean }): 
     throw e;
   }
   await gw.closed;
+  if (gw.restart) {
+    // /restart from a chat: a service manager starts the gateway again on exit 75; otherwise a detached one is started here.
+    const { restartGateway } = await import('../gateway/daemon.ts');
+    try {
+      process.exit(await restartGateway(ctx.home, ctx.env, bin()));
+    } catch (e) {
+      gw.log(`gateway: restart failed: ${(e as Error).message}`);
+      process.exit(1);
+    }
+  }
   process.exit(0);
 }
 

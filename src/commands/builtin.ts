@@ -35,6 +35,9 @@ import { modelCommand } from './model.ts';
 import { ALL_SURFACES, CommandRegistry, type CommandCategory, type CommandDef } from './registry.ts';
 import { registerSkillCommands, reloadSkillsCommand, stateCommands } from './state.ts';
 import { pluginCommandDef } from './plugin-commands.ts';
+import { chatCommands } from './chat.ts';
+import { billingCommands } from './billing.ts';
+import { suggestionsCommand } from './suggestions.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');
 const usd = (x: number | null) => (x === null ? 'unknown (no price for this model)' : `$${x < 0.01 ? x.toFixed(4) : x.toFixed(2)}`);
@@ -524,7 +527,7 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(bundlesCommand(), ...surfaceExtraCommands(), moaCommand());
   registerBundleCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
   registerSkillCommands(r, opts.home ?? hermesHome(), opts.externalDirs ?? []);
-  r.add(cronCommand());
+  r.add(cronCommand(), suggestionsCommand());
   r.add(kanbanCommand());
   r.add(sandboxCommand());
   r.add(codexRuntimeCommand());
@@ -533,6 +536,7 @@ export function createCommandRegistry(opts: { home?: string; externalDirs?: stri
   r.add(browserCommand());
   r.add(voiceCommand());
   r.add(pluginsCommand());
+  r.add(...chatCommands(() => r), ...billingCommands());
   // Plugins' slash commands (ctx.register_command); a built-in name is never taken over.
   const host = opts.home ? pluginHost(opts.home) : currentPluginHost();
   for (const def of (host?.commands() ?? []).map(pluginCommandDef)) if (!r.list().some((d) => d.name === def.name || d.aliases?.includes(def.name))) r.add(def);

@@ -1,6 +1,6 @@
 // /cron: manage scheduled jobs from a chat (CLI REPL and gateway), through the cronjob tool's code.
 import { splitArgs } from '../policy/split-args.ts';
-import type { CommandDef } from './registry.ts';
+import type { CommandContext, CommandDef } from './registry.ts';
 
 const USAGE = [
   '/cron [list]                          list jobs',
@@ -37,6 +37,22 @@ function parseFlags(words: string[]): { rest: string[]; flags: Record<string, st
 
 type Json = Record<string, any>;
 
+/** Runs the cronjob tool's action `a` for a slash command (/cron, /suggestions accept), as the session's tool would. */
+export async function cronToolCall(ctx: CommandContext, a: Json): Promise<{ json: Json; error: boolean }> {
+  const { cronjobTool } = await import('../cron/tool.ts');
+  const { toolContext } = await import('../tools/context.ts');
+  const ac = new AbortController();
+  const slash = {
+    callId: `slash_cron_${Date.now()}`,
+    signal: ac.signal,
+    ask: (async () => ({ answer: null, source: 'no_responder' })) as never,
+    progress: () => {},
+  };
+  const r = await cronjobTool(a as never, toolContext(slash, ctx.session.services));
+  const content = typeof r === 'string' ? r : r.content;
+  return { json: JSON.parse(content) as Json, error: typeof r !== 'string' && !!r.isError };
+}
+
 function describeJob(j: Json): string {
   const bits = [`${j.job_id} [${j.state}] ${j.name}`, `  ${j.schedule} · ${j.repeat} · deliver: ${j.deliver}`, `  next: ${j.next_run_at ?? '—'}`];
   if (j.skills?.length) bits.push(`  skills: ${j.skills.join(', ')}`);
@@ -54,8 +70,6 @@ export function cronCommand(): CommandDef {
     surfaces: ['cli', 'gateway'],
     completions: ['list', 'add', 'edit', 'pause', 'resume', 'run', 'remove'],
     async run(ctx, args) {
-      const { cronjobTool } = await import('../cron/tool.ts');
-      const { toolContext } = await import('../tools/context.ts');
       const words = splitArgs(args);
       const sub = (words.shift() ?? 'list').toLowerCase();
       let parsed: ReturnType<typeof parseFlags>;
@@ -66,18 +80,7 @@ export function cronCommand(): CommandDef {
       }
       const { rest, flags } = parsed;
       const str = (k: string) => (typeof flags[k] === 'string' ? (flags[k] as string) : undefined);
-      const call = async (a: Json): Promise<{ json: Json; error: boolean }> => {
-        const ac = new AbortController();
-        const slash = {
-          callId: `slash_cron_${Date.now()}`,
-          signal: ac.signal,
-          ask: (async () => ({ answer: null, source: 'no_responder' })) as never,
-          progress: () => {},
-        };
-        const r = await cronjobTool(a as never, toolContext(slash, ctx.session.services));
-        const content = typeof r === 'string' ? r : r.content;
-        return { json: JSON.parse(content) as Json, error: typeof r !== 'string' && !!r.isError };
-      };
+      const call = (a: Json) => cronToolCall(ctx, a);
       const fail = (json: Json) => ({ output: `✗ ${json.error}` });
 
       if (sub === 'list' || sub === 'ls') {

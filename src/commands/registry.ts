@@ -35,7 +35,40 @@ export interface GatewayPorts {
   handoffProblem(platform: string, config: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<string | null>;
 }
 
+/** A platform of the running gateway as /platform shows it. */
+export interface ChatPlatformRow {
+  name: string;
+  state: string;
+  attempts?: number;
+  lastError?: string;
+}
+
+/**
+ * What a messaging chat lends its commands (the gateway's /approve, /deny, /sethome, /restart,
+ * /platform, /commands): the chat, its pending approval and the gateway process. Lent by
+ * src/gateway/command-dispatch.ts; commands never import the gateway.
+ */
+export interface ChatPorts {
+  platform: string;
+  chatId: string;
+  chatType: string;
+  threadId?: string;
+  /** Answers the approval this chat's agent waits on; false when none waits. */
+  approve(choice: 'once' | 'session' | 'always' | 'deny'): boolean;
+  /** Makes this chat the platform's home channel; the `NAME=value` saved in .env. */
+  setHome(): string;
+  /** Drains running turns and restarts the gateway process; null when it cannot (the reason otherwise). */
+  restart(): { running: number } | string;
+  /** The gateway's platforms and their states. */
+  platforms(): ChatPlatformRow[];
+  /** Stops retrying a failing platform / retries a paused one; the line to show. */
+  pausePlatform(name: string): string;
+  resumePlatform(name: string): string;
+}
+
 export interface SurfaceHooks {
+  /** A messaging chat's abilities (the gateway lends them). */
+  chat?: ChatPorts;
   /** The gateway's status and handoff checks (terminal surfaces lend them). */
   gatewayPorts?: GatewayPorts;
   /** Lists recent sessions / resumes one (needs the session store). */

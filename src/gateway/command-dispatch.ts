@@ -1,6 +1,6 @@
 // Slash commands in a chat: resolve against the one command registry (surface `gateway`), refuse
 // what cannot run mid-turn, run the command on the conversation's warm Session with the gateway's
-// hooks (/stop, /approve, /sethome, /queue act on the chat's lane), then record a new session id,
+// hooks (SurfaceHooks.chat: /approve, /sethome, /restart, /platform; /stop and /queue act on the chat's lane), then record a new session id,
 // send the output and run whatever the command queued. Unknown commands go to the agent as text.
 import { t } from '../i18n/index.ts';
 import { updateEnvFile } from '../state/env.ts';
@@ -29,12 +29,25 @@ export async function runCommand(r: GatewayRunner, adapter: PlatformAdapter, lan
   }
   const hooks: GatewayCommandHooks = {
     statusLines: () => [`Platform: ${src.platform} (${src.chatType}${src.threadId ? `, thread ${src.threadId}` : ''})`, `Chat:     ${src.chatId}`, `Session key: ${lane.key}`],
-    gateway: {
-      source: src,
-      running: lane.running,
-      stop: () => stopLane(r, lane),
+    chat: {
+      platform: src.platform,
+      chatId: src.chatId,
+      chatType: src.chatType,
+      threadId: src.threadId,
       approve: (choice) => r.requests.answerApproval(lane.key, choice),
       setHome: () => setHome(r, src),
+      restart: () => {
+        if (!r.control) return 'This gateway was not started by `hermes gateway run`; restart it where it runs.';
+        const running = r.activeTurns;
+        return r.control.restart({ platform: src.platform, chatId: src.chatId, threadId: src.threadId }) ? { running } : '⏳ Gateway restart already in progress...';
+      },
+      platforms: () => r.control?.platforms() ?? [],
+      pausePlatform: (name) => r.control?.pause(name) ?? 'Platforms can be paused only in a gateway started by `hermes gateway run`.',
+      resumePlatform: (name) => r.control?.resume(name) ?? 'Platforms can be resumed only in a gateway started by `hermes gateway run`.',
+    },
+    gateway: {
+      running: lane.running,
+      stop: () => stopLane(r, lane),
       queue: (t) => {
         lane.waiting.push({ ...msg, text: t, messageId: `${msg.messageId}:q` });
         return lane.waiting.length;

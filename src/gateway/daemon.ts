@@ -3,7 +3,7 @@
 // messages, let running turns finish (HERMES_RESTART_DRAIN_TIMEOUT, default 900 s; the rest are
 // interrupted), disconnect, remove the PID file.
 import { flushOutbound } from '../plugins/outbound-pending.ts';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { emptyConfigFile, emptyConfigProblem } from '../state/config.ts';
 import { storeChoice } from '../state/store/index.ts';
@@ -14,7 +14,7 @@ import { enabledPlatforms, messagingCwd, numberSetting } from './config.ts';
 import { getPlatform, platformLabel, registerPlatform, type PlatformDefinition } from './platforms/registry.ts';
 import { startCron, type CronTicker } from './cron-link.ts';
 import { startKanban, type KanbanLink } from './kanban-link.ts';
-import { writeJson } from './json-file.ts';
+import { readJsonObject, writeJson } from './json-file.ts';
 import { createGatewayLog, type GatewayLog } from './log.ts';
 import { createAdapter, type PlatformDeps } from './platforms/index.ts';
 import { GatewayRunner } from './runner.ts';
@@ -22,12 +22,14 @@ import { SessionDbTranscripts } from './transcripts.ts';
 import { Supervisor } from './supervisor.ts';
 import type { PlatformAdapter } from './types.ts';
 import { isAlive, pidPath, runningGateway, type PidInfo } from './pid-file.ts';
-import { GatewayError } from './control.ts';
+import { GatewayError, startBackground } from './control.ts';
 
 // (The PID file's helpers and start/stop/status live in pid-file.ts and control.ts, which load none
 // of the gateway: `hermes gateway status|stop|start` and `hermes profile …` need only them.)
 export { isAlive, pidPath, runningGateway, type PidInfo };
 export { GATEWAY_ENV, GATEWAY_NODE_FLAGS, GatewayError, gatewayStatus, startBackground, stopGateway, type GatewayStatus } from './control.ts';
+/** Who asked for /restart, told once the gateway is back. */
+export const restartNotifyPath = (home: string) => join(home, '.restart_notify.json');
 
 export interface RunOptions {
   home: string;
@@ -60,6 +62,8 @@ export interface RunningGateway {
   /** Drains and stops; resolves when everything is closed. */
   shutdown(reason?: string): Promise<void>;
   closed: Promise<void>;
+  /** Set by /restart: once closed, the process that runs the gateway starts it again (restartGateway). */
+  restart: { platform: string; chatId: string; threadId?: string } | null;
 }
 
 export async function runGateway(o: RunOptions): Promise<RunningGateway> {
@@ -220,6 +224,15 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
   const up = supervisor.connected().map((a) => a.name);
   log(`gateway: running; connected: ${up.join(', ') || 'none yet (retrying in the background)'}`);
   void runner.hooks.emit('gateway:startup', { platforms: up });
+  // Back from a chat's /restart: that chat hears so (Hermes's .restart_notify.json).
+  const notify = readJsonObject<{ platform?: string; chat_id?: string; thread_id?: string }>(restartNotifyPath(o.home));
+  if (notify.platform && notify.chat_id) {
+    rmSync(restartNotifyPath(o.home), { force: true });
+    const target = `${notify.platform}:${notify.chat_id}${notify.thread_id ? `:${notify.thread_id}` : ''}`;
+    void runner.router.send(target, '♻ Gateway restarted successfully. Your session continues.', { source: 'restart' }).then((r) => {
+      if (!r.ok) log(`gateway: could not tell ${target} the restart is done: ${r.error}`);
+    });
+  }
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
@@ -255,6 +268,20 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
     })();
     return stopping;
   };
+  const gw = { restart: null as RunningGateway['restart'] };
+  runner.control = {
+    restart(by) {
+      if (stopping) return false;
+      gw.restart = by;
+      writeJson(restartNotifyPath(o.home), { platform: by.platform, chat_id: by.chatId, ...(by.threadId ? { thread_id: by.threadId } : {}) }, 0o600);
+      log(`gateway: restart requested from ${by.platform}:${by.chatId}`);
+      void shutdown('restart');
+      return true;
+    },
+    platforms: () => [...supervisor.status].map(([name, st]) => ({ name, state: st.state, attempts: st.attempts, lastError: st.last_error })),
+    pause: (name) => supervisor.pause(name),
+    resume: (name) => supervisor.resume(name),
+  };
   if (o.signals) {
     let signals = 0;
     onSignal = (sig: NodeJS.Signals) => {
@@ -280,5 +307,23 @@ export async function runGateway(o: RunOptions): Promise<RunningGateway> {
     cron = await startCron({ home: o.home, deliver: runner.router.deliver, log, env: o.env, store: runner.transcripts.db }).catch((e) => (log(`cron: could not start: ${(e as Error).message}`), null));
     if (stopping) await cron?.stop().catch(() => undefined);
   }
-  return { runner, supervisor, adapters, log, shutdown, closed };
+  return Object.assign(gw, { runner, supervisor, adapters, log, shutdown, closed });
+}
+
+/** A supervisor that starts the gateway again when it exits non-zero (systemd, launchd, a container). */
+export function underServiceManager(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.INVOCATION_ID || env.XPC_SERVICE_NAME?.includes('hermes') || env.HERMES_GATEWAY_SUPERVISED) || existsSync('/.dockerenv') || existsSync('/run/.containerenv');
+}
+
+/** Exit code that asks a service manager to start the gateway again (Hermes's: EX_TEMPFAIL). */
+export const RESTART_EXIT_CODE = 75;
+
+/**
+ * After /restart drained and stopped the gateway: under a service manager, exit 75 so it starts
+ * the gateway again; otherwise start a detached `hermes gateway run` (`bin`) and exit 0.
+ */
+export async function restartGateway(home: string, env: NodeJS.ProcessEnv, bin: string): Promise<number> {
+  if (underServiceManager(env)) return RESTART_EXIT_CODE;
+  await startBackground(home, env, { bin });
+  return 0;
 }

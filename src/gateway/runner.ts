@@ -30,7 +30,7 @@ import { authorize, unauthorizedDmBehavior } from './auth.ts';
 import { defaultCacheSize, WarmCache } from './cache.ts';
 import { ChatRequests } from './chat-requests.ts';
 import { runCommand } from './command-dispatch.ts';
-import { gatewayCommands } from './commands.ts';
+import { gatewayCommands, type GatewayControl } from './commands.ts';
 import { homeChannel, messagingCwd, numberSetting, platformSettings } from './config.ts';
 import { HandoffWatcher } from './handoff.ts';
 import { InboundDedupe } from './dedupe.ts';
@@ -102,6 +102,8 @@ export class GatewayRunner {
   readonly hooks: HookBus;
   readonly cache: WarmCache<Warm>;
   readonly commands: CommandRegistry;
+  /** The gateway process's controls (/restart, /platform); set by the daemon that runs this runner. */
+  control: GatewayControl | null = null;
   readonly log: (line: string) => void;
   private readonly o: RunnerOptions;
   readonly lanes = new Map<string, Lane>();

@@ -9,7 +9,7 @@ import type { GatewayRunner } from './runner.ts';
 import { PlatformSetupError, type PlatformAdapter } from './types.ts';
 
 /** `failed`: the platform's configuration can never work (PlatformSetupError); it is not retried. */
-export type PlatformState = 'connecting' | 'connected' | 'reconnecting' | 'needs_attention' | 'failed' | 'stopped';
+export type PlatformState = 'connecting' | 'connected' | 'reconnecting' | 'needs_attention' | 'paused' | 'failed' | 'stopped';
 
 export interface PlatformStatus {
   state: PlatformState;
@@ -138,6 +138,31 @@ export class Supervisor {
   /** Platforms that failed for good, with the reason. */
   failed(): { name: string; reason: string }[] {
     return [...this.status].filter(([, s]) => s.state === 'failed').map(([name, s]) => ({ name, reason: s.last_error ?? 'cannot start' }));
+  }
+
+  /** /platform pause: a platform in the retry queue stops being retried until resumed. */
+  pause(name: string): string {
+    const st = this.status.get(name);
+    if (!st || !this.adapters.has(name)) return `Unknown platform: ${name}`;
+    if (st.state === 'paused') return `${name} is already paused.`;
+    if (st.state !== 'reconnecting' && st.state !== 'needs_attention') return `${name} is not in the retry queue (it is ${st.state}).`;
+    const t = this.timers.get(name);
+    if (t) clearTimeout(t);
+    this.timers.delete(name);
+    this.set(name, { state: 'paused', next_retry_at: undefined });
+    this.runner.log(`${name}: paused via /platform pause`);
+    return `✓ ${name} paused. Resume with /platform resume ${name}, or restart the gateway.`;
+  }
+
+  /** /platform resume: a paused platform is retried at once. */
+  resume(name: string): string {
+    const st = this.status.get(name);
+    const adapter = this.adapters.get(name);
+    if (!st || !adapter) return `Unknown platform: ${name}`;
+    if (st.state !== 'paused') return `${name} is not paused (it is ${st.state}); nothing to resume.`;
+    this.runner.log(`${name}: resumed via /platform resume`);
+    void this.connect(adapter, (st.attempts ?? 0) + 1);
+    return `✓ ${name} resumed: retrying now.`;
   }
 
   connected(): PlatformAdapter[] {

@@ -25,9 +25,9 @@ after(async () => {
 
 const hasGit = spawnSync('git', ['--version']).status === 0;
 
-function setup(o: { extra?: string; cwd?: string; surface?: Surface; hooks?: SurfaceHooks; interactive?: boolean; answer?: string } = {}) {
+function setup(o: { provider?: string; extra?: string; cwd?: string; surface?: Surface; hooks?: SurfaceHooks; interactive?: boolean; answer?: string } = {}) {
   const home = tempHome();
-  writeFileSync(join(home, 'config.yaml'), `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: k\n${o.extra ?? ''}`);
+  writeFileSync(join(home, 'config.yaml'), `model:\n  provider: ${o.provider ?? 'custom'}\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n  api_key: k\n${o.extra ?? ''}`);
   const env = { ...process.env, HERMES_HOME: home, HOME: home };
   const store = SessionDB.open(join(home, 'state.db'));
   const session = new Session({ home, config: loadConfig(home, env).config, env, cwd: o.cwd ?? home, platform: 'cli', interactive: o.interactive ?? true, store: new SqliteSessionStore(store), seedBundledSkills: false, backgroundTasks: false });
@@ -312,7 +312,33 @@ describe('slash commands added for parity', () => {
     const r = createCommandRegistry();
     const gw = r.list('gateway').map((d) => d.name);
     for (const n of ['btw', 'agents', 'goal', 'rollback', 'branch', 'compress', 'footer', 'fast', 'whoami', 'heartbeat']) assert.ok(gw.includes(n), `${n} on the gateway`);
-    for (const n of ['snapshot', 'copy', 'image', 'timestamps', 'statusbar', 'redraw', 'worktree', 'platforms', 'reload', 'debug']) assert.ok(!gw.includes(n), `${n} is CLI-only`);
+    for (const n of ['snapshot', 'copy', 'image', 'timestamps', 'statusbar', 'redraw', 'worktree', 'platforms', 'reload', 'debug', 'subscription']) assert.ok(!gw.includes(n), `${n} is CLI-only`);
+    // The chat's own commands are in the one registry (the dashboard's list and every /help see them), on the gateway only.
+    const cli = r.list('cli').map((d) => d.name);
+    for (const n of ['approve', 'deny', 'sethome', 'start', 'restart', 'platform', 'commands', 'topic']) {
+      assert.ok(gw.includes(n), `${n} on the gateway`);
+      assert.ok(!cli.includes(n), `${n} is gateway-only`);
+    }
+    for (const n of ['topup', 'subscription', 'suggestions']) assert.ok(cli.includes(n), `${n} in the REPL`);
+    assert.ok(gw.includes('topup') && r.list('acp').some((d) => d.name === 'topup'));
+  });
+
+  it('/topup and /subscription: the Nous Portal, a billing page, or one line saying there is none', async () => {
+    const c = setup();
+    const none = await c.out('/topup');
+    assert.match(none, /^custom has no billing page Hermes knows of/);
+    assert.equal(none.split('\n').length, 1);
+    assert.match(await c.out('/upgrade'), /^custom has no billing page/);
+    assert.match(await c.out('/help'), /\/topup/);
+    await c.session.close();
+    const nous = setup({ provider: 'nous' });
+    assert.equal(nous.session.runtime.provider, 'nous');
+    assert.match(await nous.out('/topup'), /Nous Portal: https:\/\/portal\.nousresearch\.com\/billing\?topup=open/);
+    assert.match(await nous.out('/subscription'), /https:\/\/portal\.nousresearch\.com\/billing/);
+    await nous.session.close();
+    const or = setup({ provider: 'openrouter' });
+    assert.match(await or.out('/topup'), /OpenRouter on its billing page: https:\/\/openrouter\.ai\/settings\/credits/);
+    await or.session.close();
   });
 });
 

@@ -77,3 +77,31 @@ describe('/cron', () => {
     await c.session.close();
   });
 });
+
+describe('/suggestions', () => {
+  it('catalog offers the starter automations; accept creates the cron job delivering to the chat; dismiss latches; clear prunes', async () => {
+    const c = chat('gateway');
+    assert.match(await c.cmd('/suggestions'), /^No suggested automations right now/);
+    let out = await c.cmd('/suggestions catalog');
+    assert.match(out, /^Added 4 suggestion\(s\): Daily briefing, Important-mail monitor, Weekly review, Workday start reminder\./);
+    out = await c.cmd('/suggestions');
+    assert.match(out, /^Suggested automations/);
+    assert.match(out, /  1\. Daily briefing  \[0 8 \* \* \*\]  \(catalog\)\n     Every morning at 8am/);
+    out = await c.cmd('/suggestions accept 1');
+    assert.match(out, /^Scheduled 'Daily briefing' \(0 8 \* \* \*\)\. Ask me to list, pause, or remove it/);
+    const job = readJobs(c.home).find((j) => j.name === 'Daily briefing')!;
+    assert.equal(job.deliver, 'origin');
+    assert.deepEqual({ platform: job.origin?.platform, chat: job.origin?.chat_id }, { platform: 'telegram', chat: '99' });
+    assert.match(await c.cmd('/suggest dismiss Weekly review'), /^Dismissed\. Won't suggest that again\./);
+    assert.doesNotMatch(await c.cmd('/suggestions'), /Weekly review|Daily briefing/);
+    assert.match(await c.cmd('/suggestions accept 9'), /^No pending suggestion matches '9'/);
+    assert.match(await c.cmd('/suggestions accept'), /^Usage: \/suggestions accept/);
+    // Decided ones are never offered again.
+    assert.match(await c.cmd('/suggestions catalog'), /^No new catalog automations to add/);
+    assert.match(await c.cmd('/suggestions clear'), /^Cleared 1 resolved suggestion record\(s\)\./);
+    // Clearing drops the accepted record (its job exists); the dismissed key stays latched.
+    assert.match(await c.cmd('/suggestions catalog'), /^Added 1 suggestion\(s\): Daily briefing\./);
+    assert.match(await c.cmd('/suggestions frobnicate'), /^Usage:\n  \/suggestions/);
+    await c.session.close();
+  });
+});

@@ -24,6 +24,8 @@ export interface JsonSchema {
   options?: string[];
   /** Choices computed at run time: `providers` = the provider catalog. */
   optionsFrom?: string;
+  /** A key Python Hermes reads that this version does not act on (`hermes()` in config-zod.ts). */
+  unsupported?: boolean;
   /** The line a wrong value gets (instead of one derived from the type). */
   message?: string;
 }

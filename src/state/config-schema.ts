@@ -221,3 +221,20 @@ export function providerRefs(user: Obj): { key: string; keys: (string | number)[
   if (isObj(user.auxiliary)) for (const [task, cfg] of Object.entries(user.auxiliary)) if (isObj(cfg)) add(['auxiliary', task, 'provider'], cfg.provider, true);
   return out;
 }
+
+/** Keys a config sets that Python Hermes reads and this version does not act on (`hermes()` in config-zod.ts). */
+export function unsupportedKeys(user: Obj, root: JsonSchema = CONFIG_SCHEMA): { key: string; keys: string[] }[] {
+  const out: { key: string; keys: string[] }[] = [];
+  const walk = (value: Obj, s: JsonSchema, path: string[]) => {
+    const o = objectBranch(s);
+    if (!o?.properties) return;
+    for (const [k, v] of Object.entries(value)) {
+      const sub = o.properties[k];
+      if (!sub) continue;
+      if (sub.unsupported) out.push({ key: [...path, k].join('.'), keys: [...path, k] });
+      else if (isObj(v)) walk(v, sub, [...path, k]);
+    }
+  };
+  walk(user, root, []);
+  return out;
+}

@@ -64,6 +64,11 @@ class Editor {
     if (!isObj(cur) || !(path.at(-1)! in cur)) return;
     delete cur[path.at(-1)!];
     this.edits.config.push([path, undefined]);
+    // A section left empty goes too (Hermes's save drops it).
+    if (path.length === 2 && !Object.keys(cur).length) {
+      delete this.raw[path[0]];
+      this.edits.config.push([[path[0]], undefined]);
+    }
   }
   /** A line for the user: `✓` a change made, `·` something to know (nothing changed). */
   note(text: string, info = false): void {
@@ -234,8 +239,9 @@ export const MIGRATION_STEPS: readonly MigrationStep[] = [
         const old = s.write_mode;
         const approval = (typeof old === 'string' ? old.trim().toLowerCase() : old) === 'approve';
         ed.remove([sub, 'write_mode']);
-        ed.set([sub, 'write_approval'], approval);
-        ed.note(`${sub}.write_mode → ${sub}.write_approval: ${approval}`);
+        // false is the default, which Hermes never writes.
+        if (approval) ed.set([sub, 'write_approval'], true);
+        ed.note(`${sub}.write_mode → ${sub}.write_approval: ${approval}${approval ? '' : ' (the default)'}`);
       }
     },
   },

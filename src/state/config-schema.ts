@@ -172,7 +172,7 @@ export function configLeaves(root: JsonSchema = CONFIG_SCHEMA): ConfigLeaf[] {
       if (k.startsWith('_')) continue;
       const o = objectBranch(sub);
       if (o?.properties && Object.keys(o.properties).length) walk(o, key);
-      else out.push({ key, schema: sub, hermesOnly: isAnything(sub) });
+      else out.push({ key, schema: sub, hermesOnly: !!sub.unsupported });
     }
   };
   walk(root, '');

@@ -125,6 +125,13 @@ function getPath(obj: unknown, keys: string[]): unknown {
 
 function lineOf(doc: Document | undefined, lines: LineCounter | undefined, keys: (string | number)[]): number | undefined {
   if (!doc || !lines) return undefined;
+  // The key's own line (a mapping's value starts on the next one).
+  const parent = keys.length ? doc.getIn(keys.slice(0, -1), true) : undefined;
+  if (isMap(parent)) {
+    const pair = parent.items.find((p) => isScalar(p.key) && p.key.value === keys.at(-1));
+    const k = pair?.key as { range?: [number, number, number] } | undefined;
+    if (k?.range) return lines.linePos(k.range[0]).line;
+  }
   const node = doc.getIn(keys, true) as { range?: [number, number, number] } | undefined;
   return node?.range ? lines.linePos(node.range[0]).line : undefined;
 }

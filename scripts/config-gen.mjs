@@ -85,7 +85,7 @@ fails when this list and the schema differ. How to set, check and migrate settin
 ${rows.join('\n')}
 
 Keys Python Hermes reads that this version accepts with any value (so a Hermes config.yaml checks
-clean) but does not act on (\`hermes config check\` lists the ones your file sets as "not supported here"): ${hermes.join(', ')}.
+clean) but does not act on (config check lists the ones your file sets as "not supported here"): ${hermes.join(', ')}.
 `;
 }
 

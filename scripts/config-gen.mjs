@@ -73,9 +73,8 @@ function leaves(s, prefix = '', out = []) {
 
 function keysMarkdown(json) {
   const all = leaves(json);
-  const isAny = (s) => !s.type && !s.anyOf && !s.enum && !('const' in s) && !s.properties;
-  const rows = all.filter((l) => !isAny(l.s)).map((l) => `| \`${l.key}\` | ${typeOf(l.s)}${l.s.options ? ` (usually ${l.s.options.map((o) => JSON.stringify(o)).join(', ')})` : ''} | ${fmt(l.s.default)} |`);
-  const hermes = all.filter((l) => isAny(l.s)).map((l) => `\`${l.key}\``);
+  const rows = all.filter((l) => !l.s.unsupported).map((l) => `| \`${l.key}\` | ${typeOf(l.s)}${l.s.options ? ` (usually ${l.s.options.map((o) => JSON.stringify(o)).join(', ')})` : ''} | ${fmt(l.s.default)} |`);
+  const hermes = all.filter((l) => l.s.unsupported).map((l) => `\`${l.key}\``);
   return `# config.yaml keys
 
 Generated from the config schema (\`src/state/config-zod.ts\`) by \`node scripts/config-gen.mjs\`; a test
@@ -86,7 +85,7 @@ fails when this list and the schema differ. How to set, check and migrate settin
 ${rows.join('\n')}
 
 Keys Python Hermes reads that this version accepts with any value (so a Hermes config.yaml checks
-clean) but does not act on: ${hermes.join(', ')}.
+clean) but does not act on (config check lists the ones your file sets as "not supported here"): ${hermes.join(', ')}.
 `;
 }
 

@@ -1,10 +1,11 @@
 // `hermes config …`
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
 import { nearest } from '../commands/suggest.ts';
 import { findProvider, PROVIDERS } from '../llm/catalog.ts';
-import { providerRefs, unknownKeys } from '../state/config-schema.ts';
+import { coerceConfigVersion, legacyKeys, planMigration } from '../state/config-migrations.ts';
+import { providerRefs, unknownKeys, unsupportedKeys } from '../state/config-schema.ts';
 import { findEndpoint, namedEndpoints } from '../state/endpoints.ts';
 import {
   ConfigError,
@@ -137,31 +138,48 @@ function missingKeys(defaults: unknown, user: unknown, prefix = ''): string[] {
   return out;
 }
 
-/** `hermes config migrate`: writes the settings config.yaml lacks (with their defaults) and the current _config_version, keeping comments. */
+const joinKey = (path: string[]): string => path.map((k) => k.replace(/\./g, '\\.')).join('.');
+
+/**
+ * `hermes config migrate`: runs Python Hermes's version steps above the file's `_config_version`
+ * (src/state/config-migrations.ts: renames, moves, one-time value changes), writes the settings
+ * config.yaml lacks with their defaults and the current version, keeping comments. A newer version
+ * (written by a newer Hermes) is kept.
+ */
 export function migrate(opts: { dryRun?: boolean }): void {
   const ctx = loadContext();
   const { loaded } = ctx;
   if (loaded.problems.length) throw new CliError(`${loaded.path} has problems; fix them first (\`hermes config check\` lists them).`);
   const defaults: Record<string, unknown> = defaultConfig();
   // What the file itself says (the loader turns `model: "name"` into a mapping; the short form is kept).
-  const raw = existsSync(loaded.path) ? (parse(readFileSync(loaded.path, 'utf8')) as unknown) : {};
-  const missing = missingKeys(defaults, isPlain(raw) ? raw : {});
-  const want = Number(defaults._config_version);
-  const have = Number(loaded.user?._config_version ?? 0);
-  const entries: [string, unknown][] = missing.map((k) => [k, getKey(defaults, k)]);
+  const parsed = existsSync(loaded.path) ? (parse(readFileSync(loaded.path, 'utf8')) as unknown) : {};
+  const raw = isPlain(parsed) ? parsed : {};
+  const want = coerceConfigVersion(defaults._config_version);
+  const have = coerceConfigVersion(raw._config_version);
+  const envFile = paths.env(ctx.home);
+  // Steps run on an existing file only (Hermes: a missing config.yaml is at the latest version).
+  const plan = loaded.exists ? planMigration(raw, have, { home: ctx.home, env: readEnvFile(envFile) }) : { result: raw, edits: { config: [], envCleared: [], dirs: [], notes: [] }, steps: [] };
+  const missing = missingKeys(defaults, plan.result);
+  const entries: [string, unknown][] = plan.edits.config.map(([path, value]) => [joinKey(path), value]);
+  entries.push(...missing.map((k): [string, unknown] => [k, getKey(defaults, k)]));
   if (have < want) entries.push(['_config_version', want]);
-  if (!entries.length) {
+  const changes = entries.length + plan.edits.envCleared.length + plan.edits.dirs.length;
+  if (!changes && !plan.edits.notes.length) {
     process.stdout.write(`${loaded.path} is up to date (config version ${have}).\n`);
     return;
   }
+  for (const n of plan.edits.notes) process.stdout.write(`  ${n}\n`);
   for (const k of missing) process.stdout.write(`  + ${k}\n`);
   const version = have < want ? `; config version ${have || 'unset'} → ${want}` : '';
+  const renamed = plan.edits.config.length ? ` and ${plan.edits.config.length} change(s) of Hermes's version steps (${plan.steps.join(', ')})` : '';
   if (opts.dryRun) {
-    process.stdout.write(`Would add ${missing.length} setting(s) with their defaults${version}. Nothing was changed.\n`);
+    process.stdout.write(`Would add ${missing.length} setting(s) with their defaults${renamed}${version}. Nothing was changed.\n`);
     return;
   }
-  setConfigKeys(ctx.home, entries);
-  process.stdout.write(`Added ${missing.length} setting(s) with their defaults to ${loaded.path}${version}. Your values and comments are kept.\n`);
+  if (entries.length) setConfigKeys(ctx.home, entries);
+  if (plan.edits.envCleared.length) updateEnvFile(envFile, Object.fromEntries(plan.edits.envCleared.map((n) => [n, ''])));
+  for (const d of plan.edits.dirs) mkdirSync(d, { recursive: true });
+  process.stdout.write(`Added ${missing.length} setting(s) with their defaults${renamed} to ${loaded.path}${version}. Your values and comments are kept.\n`);
 }
 
 /** Keys nothing reads, each with the nearest real key, and values naming providers that do not exist. */
@@ -188,6 +206,11 @@ export function schemaProblems(loaded: LoadedConfig): ConfigProblem[] {
   return out;
 }
 
+function lineSuffix(loaded: LoadedConfig, keys: string[]): string {
+  const line = loaded.lineOf(keys);
+  return line ? ` (line ${line})` : '';
+}
+
 export function check(): void {
   const ctx = loadContext();
   const { loaded } = ctx;
@@ -197,6 +220,13 @@ export function check(): void {
   for (const p of [...loaded.problems, ...schemaProblems(loaded)].sort((a, b) => (a.line ?? 0) - (b.line ?? 0))) {
     bad++;
     process.stdout.write(`✗ ${formatProblem(p, loaded.path)}\n`);
+  }
+  if (loaded.exists) {
+    const parsed = parse(readFileSync(loaded.path, 'utf8')) as unknown;
+    const raw = isPlain(parsed) ? parsed : {};
+    for (const l of legacyKeys(raw))
+      process.stdout.write(`· ${l.key}${lineSuffix(loaded, l.key.split('.'))}: Hermes's old name (before config version ${l.version}), read as ${l.to}; \`hermes config migrate\` renames it\n`);
+    for (const u of unsupportedKeys(loaded.user)) process.stdout.write(`· ${u.key}${lineSuffix(loaded, u.keys)}: not supported here (Python Hermes reads it; this version ignores it)\n`);
   }
   const envFile = paths.env(ctx.home);
   if (existsSync(envFile)) {

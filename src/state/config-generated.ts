@@ -4,7 +4,7 @@ import type { JsonSchema } from './config-schema.ts';
 import type { HermesConfig } from './config-zod.ts';
 
 export const CONFIG_DEFAULTS: HermesConfig = {
-  "_config_version": 12,
+  "_config_version": 33,
   "model": {
     "default": "",
     "provider": "auto",
@@ -208,8 +208,7 @@ export const CONFIG_DEFAULTS: HermesConfig = {
     "max_spawn_depth": 1,
     "max_summary_chars": 24000,
     "subagent_auto_approve": false,
-    "orchestrator_enabled": true,
-    "max_async_children": 3
+    "orchestrator_enabled": true
   },
   "approvals": {
     "mode": "manual",
@@ -353,7 +352,7 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
   "type": "object",
   "properties": {
     "_config_version": {
-      "default": 12,
+      "default": 33,
       "type": "number"
     },
     "model": {
@@ -434,17 +433,39 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
             }
           ]
         },
-        "name": {},
-        "model": {},
-        "api_base": {},
-        "default_headers": {},
-        "extra_body": {},
-        "temperature": {},
-        "local": {},
-        "server": {},
-        "num_ctx": {},
-        "lean": {},
-        "lean_below": {}
+        "name": {
+          "unsupported": true
+        },
+        "model": {
+          "unsupported": true
+        },
+        "api_base": {
+          "unsupported": true
+        },
+        "default_headers": {
+          "unsupported": true
+        },
+        "extra_body": {
+          "unsupported": true
+        },
+        "temperature": {
+          "unsupported": true
+        },
+        "local": {
+          "unsupported": true
+        },
+        "server": {
+          "unsupported": true
+        },
+        "num_ctx": {
+          "unsupported": true
+        },
+        "lean": {
+          "unsupported": true
+        },
+        "lean_below": {
+          "unsupported": true
+        }
       }
     },
     "providers": {
@@ -643,6 +664,21 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
     "agent": {
       "type": "object",
       "properties": {
+        "environment_hint": {
+          "unsupported": true
+        },
+        "coding_context": {
+          "unsupported": true
+        },
+        "coding_instructions": {
+          "unsupported": true
+        },
+        "verify_on_stop": {
+          "unsupported": true
+        },
+        "gateway_auto_continue_freshness": {
+          "unsupported": true
+        },
         "max_turns": {
           "default": 90,
           "message": "must be a positive number (or null for unlimited)",
@@ -744,34 +780,83 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
           "type": "object",
           "additionalProperties": {}
         },
-        "budget_warning_ratio": {},
-        "run_budget_seconds": {},
-        "empty_response_guard": {},
-        "service_tier": {},
-        "fast_auto_seconds": {},
-        "execution_guidance": {},
-        "intent_ack_continuation": {},
-        "stall_guards": {},
-        "task_completion_guidance": {},
-        "parallel_tool_call_guidance": {},
-        "environment_probe": {},
-        "reasoning_echo": {},
-        "image_input_mode": {},
-        "gateway_timeout_warning": {},
-        "gateway_notify_interval": {},
-        "restart_drain_timeout": {},
-        "cron_drain_timeout": {},
-        "restart_after_turn_timeout": {},
-        "turn_liveness": {},
-        "local_stream_stale_timeout": {},
-        "max_tokens": {},
-        "verbose": {},
-        "verify_guidance": {}
+        "budget_warning_ratio": {
+          "unsupported": true
+        },
+        "run_budget_seconds": {
+          "unsupported": true
+        },
+        "empty_response_guard": {
+          "unsupported": true
+        },
+        "service_tier": {
+          "unsupported": true
+        },
+        "fast_auto_seconds": {
+          "unsupported": true
+        },
+        "execution_guidance": {
+          "unsupported": true
+        },
+        "intent_ack_continuation": {
+          "unsupported": true
+        },
+        "stall_guards": {
+          "unsupported": true
+        },
+        "task_completion_guidance": {
+          "unsupported": true
+        },
+        "parallel_tool_call_guidance": {
+          "unsupported": true
+        },
+        "environment_probe": {
+          "unsupported": true
+        },
+        "reasoning_echo": {
+          "unsupported": true
+        },
+        "image_input_mode": {
+          "unsupported": true
+        },
+        "gateway_timeout_warning": {
+          "unsupported": true
+        },
+        "gateway_notify_interval": {
+          "unsupported": true
+        },
+        "restart_drain_timeout": {
+          "unsupported": true
+        },
+        "cron_drain_timeout": {
+          "unsupported": true
+        },
+        "restart_after_turn_timeout": {
+          "unsupported": true
+        },
+        "turn_liveness": {
+          "unsupported": true
+        },
+        "local_stream_stale_timeout": {
+          "unsupported": true
+        },
+        "max_tokens": {
+          "unsupported": true
+        },
+        "verbose": {
+          "unsupported": true
+        },
+        "verify_guidance": {
+          "unsupported": true
+        }
       }
     },
     "terminal": {
       "type": "object",
       "properties": {
+        "daemon_term_grace_seconds": {
+          "unsupported": true
+        },
         "backend": {
           "default": "local",
           "options": [
@@ -909,33 +994,110 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
             }
           }
         },
-        "local_persistent": {},
-        "subagent_auto_approve": {},
-        "singularity_image": {},
-        "modal_image": {},
-        "daytona_image": {},
-        "modal_mode": {},
-        "shell_init_files": {},
-        "auto_source_bashrc": {},
-        "home_mode": {},
-        "lifetime_seconds": {},
-        "temp_dir": {},
-        "docker_env": {},
-        "docker_mount_cwd_to_workspace": {},
-        "docker_extra_args": {},
-        "docker_run_as_host_user": {},
-        "docker_snap_compat": {},
-        "docker_persist_across_processes": {},
-        "docker_shared_container_key": {},
-        "docker_orphan_reaper": {},
-        "sandbox_dir": {},
-        "vercel_runtime": {},
-        "degraded_mode": {}
+        "local_persistent": {
+          "unsupported": true
+        },
+        "subagent_auto_approve": {
+          "unsupported": true
+        },
+        "singularity_image": {
+          "unsupported": true
+        },
+        "modal_image": {
+          "unsupported": true
+        },
+        "daytona_image": {
+          "unsupported": true
+        },
+        "modal_mode": {
+          "unsupported": true
+        },
+        "shell_init_files": {
+          "unsupported": true
+        },
+        "auto_source_bashrc": {
+          "unsupported": true
+        },
+        "home_mode": {
+          "unsupported": true
+        },
+        "lifetime_seconds": {
+          "unsupported": true
+        },
+        "temp_dir": {
+          "unsupported": true
+        },
+        "docker_env": {
+          "unsupported": true
+        },
+        "docker_mount_cwd_to_workspace": {
+          "unsupported": true
+        },
+        "docker_extra_args": {
+          "unsupported": true
+        },
+        "docker_run_as_host_user": {
+          "unsupported": true
+        },
+        "docker_snap_compat": {
+          "unsupported": true
+        },
+        "docker_persist_across_processes": {
+          "unsupported": true
+        },
+        "docker_shared_container_key": {
+          "unsupported": true
+        },
+        "docker_orphan_reaper": {
+          "unsupported": true
+        },
+        "sandbox_dir": {
+          "unsupported": true
+        },
+        "vercel_runtime": {
+          "unsupported": true
+        },
+        "degraded_mode": {
+          "unsupported": true
+        }
       }
     },
     "compression": {
       "type": "object",
       "properties": {
+        "progress_notices": {
+          "unsupported": true
+        },
+        "min_tail_user_messages": {
+          "unsupported": true
+        },
+        "proactive_prune_tokens": {
+          "unsupported": true
+        },
+        "proactive_prune_min_result_chars": {
+          "unsupported": true
+        },
+        "proactive_prune_min_reclaim_tokens": {
+          "unsupported": true
+        },
+        "hygiene_hard_message_limit": {
+          "unsupported": true
+        },
+        "hygiene_timeout_seconds": {
+          "unsupported": true
+        },
+        "hygiene_failure_cooldown_seconds": {
+          "unsupported": true
+        },
+        "codex_gpt55_autoraise": {
+          "unsupported": true
+        },
+        "codex_gpt55_autoraise_notice": {
+          "unsupported": true
+        },
+        "codex_app_server_auto": {
+          "unsupported": true
+        },
         "enabled": {
           "default": true,
           "type": "boolean"
@@ -968,11 +1130,21 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
           "type": "object",
           "additionalProperties": {}
         },
-        "threshold_tokens": {},
-        "tail_mode": {},
-        "abort_on_summary_failure": {},
-        "context_timeout_seconds": {},
-        "idle_compact_after_seconds": {}
+        "threshold_tokens": {
+          "unsupported": true
+        },
+        "tail_mode": {
+          "unsupported": true
+        },
+        "abort_on_summary_failure": {
+          "unsupported": true
+        },
+        "context_timeout_seconds": {
+          "unsupported": true
+        },
+        "idle_compact_after_seconds": {
+          "unsupported": true
+        }
       }
     },
     "prompt_caching": {
@@ -1378,6 +1550,93 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
     "display": {
       "type": "object",
       "properties": {
+        "resume_exchanges": {
+          "unsupported": true
+        },
+        "resume_max_user_chars": {
+          "unsupported": true
+        },
+        "resume_max_assistant_chars": {
+          "unsupported": true
+        },
+        "resume_max_assistant_lines": {
+          "unsupported": true
+        },
+        "resume_skip_tool_only": {
+          "unsupported": true
+        },
+        "busy_steer_ack_enabled": {
+          "unsupported": true
+        },
+        "tui_auto_resume_recent": {
+          "unsupported": true
+        },
+        "tui_agents_nudge": {
+          "unsupported": true
+        },
+        "reasoning_full": {
+          "unsupported": true
+        },
+        "timestamp_format": {
+          "unsupported": true
+        },
+        "persistent_output": {
+          "unsupported": true
+        },
+        "persistent_output_max_lines": {
+          "unsupported": true
+        },
+        "persist_prompts": {
+          "unsupported": true
+        },
+        "credits_notices": {
+          "unsupported": true
+        },
+        "turn_completion_explainer": {
+          "unsupported": true
+        },
+        "battery": {
+          "unsupported": true
+        },
+        "tui_status_indicator": {
+          "unsupported": true
+        },
+        "cli_refresh_interval": {
+          "unsupported": true
+        },
+        "user_message_preview": {
+          "unsupported": true
+        },
+        "interim_assistant_messages": {
+          "unsupported": true
+        },
+        "show_commentary": {
+          "unsupported": true
+        },
+        "tool_preview_length": {
+          "unsupported": true
+        },
+        "friendly_tool_labels": {
+          "unsupported": true
+        },
+        "tool_progress_grouping": {
+          "unsupported": true
+        },
+        "status_phrases": {
+          "unsupported": true
+        },
+        "reasoning_style": {
+          "unsupported": true
+        },
+        "ephemeral_system_ttl": {
+          "unsupported": true
+        },
+        "copy_shortcut": {
+          "unsupported": true
+        },
+        "pet": {
+          "unsupported": true
+        },
         "tool_progress": {
           "default": "all",
           "type": "string",
@@ -1476,16 +1735,36 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
             "additionalProperties": {}
           }
         },
-        "tool_progress_command": {},
-        "busy_ack_enabled": {},
-        "resume_display": {},
-        "file_mutation_verifier": {},
-        "background_process_notifications": {},
-        "runtime_footer": {},
-        "status_bar": {},
-        "timestamps": {},
-        "tool_progress_overrides": {},
-        "bell_on_complete": {}
+        "tool_progress_command": {
+          "unsupported": true
+        },
+        "busy_ack_enabled": {
+          "unsupported": true
+        },
+        "resume_display": {
+          "unsupported": true
+        },
+        "file_mutation_verifier": {
+          "unsupported": true
+        },
+        "background_process_notifications": {
+          "unsupported": true
+        },
+        "runtime_footer": {
+          "unsupported": true
+        },
+        "status_bar": {
+          "unsupported": true
+        },
+        "timestamps": {
+          "unsupported": true
+        },
+        "tool_progress_overrides": {
+          "unsupported": true
+        },
+        "bell_on_complete": {
+          "unsupported": true
+        }
       }
     },
     "memory": {
@@ -1515,7 +1794,9 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
           "default": "",
           "type": "string"
         },
-        "write_approval": {},
+        "write_approval": {
+          "unsupported": true
+        },
         "retaindb": {
           "type": "object",
           "additionalProperties": {}
@@ -1525,6 +1806,9 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
     "skills": {
       "type": "object",
       "properties": {
+        "inline_shell_timeout": {
+          "unsupported": true
+        },
         "external_dirs": {
           "default": [],
           "type": "array",
@@ -1556,12 +1840,24 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
           },
           "additionalProperties": {}
         },
-        "template_vars": {},
-        "inline_shell": {},
-        "guard_agent_created": {},
-        "write_approval": {},
-        "create_dir": {},
-        "disabled": {},
+        "template_vars": {
+          "unsupported": true
+        },
+        "inline_shell": {
+          "unsupported": true
+        },
+        "guard_agent_created": {
+          "unsupported": true
+        },
+        "write_approval": {
+          "unsupported": true
+        },
+        "create_dir": {
+          "unsupported": true
+        },
+        "disabled": {
+          "unsupported": true
+        },
         "platform_disabled": {
           "type": "object",
           "additionalProperties": {}
@@ -1614,15 +1910,21 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
           "default": true,
           "type": "boolean"
         },
-        "max_async_children": {
-          "default": 3,
-          "type": "number"
+        "api_mode": {
+          "unsupported": true
         },
-        "api_mode": {},
-        "child_timeout_seconds": {},
-        "inherit_mcp_toolsets": {},
-        "fallback_providers": {},
-        "reasoning_effort": {}
+        "child_timeout_seconds": {
+          "unsupported": true
+        },
+        "inherit_mcp_toolsets": {
+          "unsupported": true
+        },
+        "fallback_providers": {
+          "unsupported": true
+        },
+        "reasoning_effort": {
+          "unsupported": true
+        }
       }
     },
     "approvals": {
@@ -1694,13 +1996,23 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
           "default": 3,
           "type": "number"
         },
-        "mcp_reload_confirm": {},
-        "destructive_slash_confirm": {}
+        "mcp_reload_confirm": {
+          "unsupported": true
+        },
+        "destructive_slash_confirm": {
+          "unsupported": true
+        }
       }
     },
     "security": {
       "type": "object",
       "properties": {
+        "acked_advisories": {
+          "unsupported": true
+        },
+        "allow_lazy_installs": {
+          "unsupported": true
+        },
         "redact_secrets": {
           "default": true,
           "type": "boolean"
@@ -1732,10 +2044,18 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
             }
           }
         },
-        "tirith_enabled": {},
-        "tirith_path": {},
-        "tirith_timeout": {},
-        "tirith_fail_open": {}
+        "tirith_enabled": {
+          "unsupported": true
+        },
+        "tirith_path": {
+          "unsupported": true
+        },
+        "tirith_timeout": {
+          "unsupported": true
+        },
+        "tirith_fail_open": {
+          "unsupported": true
+        }
       }
     },
     "web": {
@@ -1749,15 +2069,47 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
           "default": 15000,
           "type": "number"
         },
-        "search_backend": {},
-        "extract_backend": {},
-        "cache_ttl_minutes": {},
-        "keyless_fallback": {}
+        "search_backend": {
+          "unsupported": true
+        },
+        "extract_backend": {
+          "unsupported": true
+        },
+        "cache_ttl_minutes": {
+          "unsupported": true
+        },
+        "keyless_fallback": {
+          "unsupported": true
+        }
       }
     },
     "browser": {
       "type": "object",
       "properties": {
+        "record_sessions": {
+          "unsupported": true
+        },
+        "engine": {
+          "unsupported": true
+        },
+        "auto_local_for_private_urls": {
+          "unsupported": true
+        },
+        "allow_unsafe_evaluate": {
+          "unsupported": true
+        },
+        "restrict_evaluate": {
+          "unsupported": true
+        },
+        "dialog_policy": {
+          "unsupported": true
+        },
+        "dialog_timeout_s": {
+          "unsupported": true
+        },
+        "camofox": {
+          "unsupported": true
+        },
         "cloud_provider": {
           "default": "",
           "options": [
@@ -1815,6 +2167,30 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
     "tts": {
       "type": "object",
       "properties": {
+        "gemini": {
+          "unsupported": true
+        },
+        "xai": {
+          "unsupported": true
+        },
+        "mistral": {
+          "unsupported": true
+        },
+        "minimax": {
+          "unsupported": true
+        },
+        "kittentts": {
+          "unsupported": true
+        },
+        "neutts": {
+          "unsupported": true
+        },
+        "piper": {
+          "unsupported": true
+        },
+        "deepinfra": {
+          "unsupported": true
+        },
         "provider": {
           "default": "edge",
           "type": "string"
@@ -1854,12 +2230,26 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
             }
           }
         },
-        "pre_synthesis": {}
+        "pre_synthesis": {
+          "unsupported": true
+        }
       }
     },
     "stt": {
       "type": "object",
       "properties": {
+        "echo_transcripts": {
+          "unsupported": true
+        },
+        "mistral": {
+          "unsupported": true
+        },
+        "elevenlabs": {
+          "unsupported": true
+        },
+        "deepinfra": {
+          "unsupported": true
+        },
         "enabled": {
           "default": true,
           "type": "boolean"
@@ -1874,6 +2264,9 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
             "model": {
               "default": "base",
               "type": "string"
+            },
+            "language": {
+              "unsupported": true
             }
           }
         },
@@ -1900,6 +2293,12 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
     "voice": {
       "type": "object",
       "properties": {
+        "beep_enabled": {
+          "unsupported": true
+        },
+        "barge_in": {
+          "unsupported": true
+        },
         "record_key": {
           "default": "ctrl+b",
           "type": "string"
@@ -1933,9 +2332,15 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
           "default": 50,
           "type": "number"
         },
-        "mode": {},
-        "kernel_idle_timeout": {},
-        "max_session_kernels": {}
+        "mode": {
+          "unsupported": true
+        },
+        "kernel_idle_timeout": {
+          "unsupported": true
+        },
+        "max_session_kernels": {
+          "unsupported": true
+        }
       }
     },
     "tool_loop_guardrails": {
@@ -1983,13 +2388,29 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
             }
           }
         },
-        "non_interactive_hard_stop_enabled": {},
-        "loop_caps": {}
+        "non_interactive_hard_stop_enabled": {
+          "unsupported": true
+        },
+        "loop_caps": {
+          "unsupported": true
+        }
       }
     },
     "cron": {
       "type": "object",
       "properties": {
+        "chronos": {
+          "unsupported": true
+        },
+        "mirror_delivery": {
+          "unsupported": true
+        },
+        "max_parallel_jobs": {
+          "unsupported": true
+        },
+        "session_db_timeout_seconds": {
+          "unsupported": true
+        },
         "provider": {
           "default": "",
           "type": "string"
@@ -2006,13 +2427,35 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
           "default": 50,
           "type": "number"
         },
-        "wrap_response": {},
-        "catch_up_missed": {}
+        "wrap_response": {
+          "unsupported": true
+        },
+        "catch_up_missed": {
+          "unsupported": true
+        }
       }
     },
     "kanban": {
       "type": "object",
       "properties": {
+        "worker_log_rotate_bytes": {
+          "unsupported": true
+        },
+        "worker_log_backup_count": {
+          "unsupported": true
+        },
+        "orchestrator_profile": {
+          "unsupported": true
+        },
+        "max_in_progress_per_profile": {
+          "unsupported": true
+        },
+        "auto_decompose": {
+          "unsupported": true
+        },
+        "auto_decompose_per_tick": {
+          "unsupported": true
+        },
         "dispatch_in_gateway": {
           "default": true,
           "type": "boolean"
@@ -2092,7 +2535,9 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
           "default": 4,
           "type": "number"
         },
-        "notify": {}
+        "notify": {
+          "unsupported": true
+        }
       }
     },
     "checkpoints": {
@@ -2134,6 +2579,12 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
             "retention_days": {
               "default": 7,
               "type": "number"
+            },
+            "delete_orphans": {
+              "unsupported": true
+            },
+            "min_interval_hours": {
+              "unsupported": true
             }
           }
         }
@@ -2176,8 +2627,12 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
           "default": 3,
           "type": "number"
         },
-        "file": {},
-        "format": {}
+        "file": {
+          "unsupported": true
+        },
+        "format": {
+          "unsupported": true
+        }
       }
     },
     "save_trajectories": {
@@ -2244,34 +2699,146 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
       "type": "object",
       "additionalProperties": {}
     },
-    "personalities": {},
-    "context_file_max_chars": {},
-    "max_concurrent_sessions": {},
-    "database": {},
-    "privacy": {},
-    "human_delay": {},
-    "context": {},
-    "provider_routing": {},
-    "openrouter": {},
-    "platforms": {},
-    "gateway": {},
-    "slack": {},
-    "discord": {},
-    "telegram": {},
-    "whatsapp": {},
-    "matrix": {},
-    "mattermost": {},
-    "signal": {},
-    "email": {},
-    "sms": {},
-    "onboarding": {},
-    "secrets": {},
-    "honcho": {},
-    "acp": {},
-    "goals": {},
-    "skin": {},
-    "network": {},
-    "updates": {},
-    "fallback_model": {}
+    "personalities": {
+      "unsupported": true
+    },
+    "max_live_sessions": {
+      "unsupported": true
+    },
+    "mcp_discovery_timeout": {
+      "unsupported": true
+    },
+    "mcp": {
+      "unsupported": true
+    },
+    "bedrock": {
+      "unsupported": true
+    },
+    "platform_hints": {
+      "unsupported": true
+    },
+    "hooks_auto_accept": {
+      "unsupported": true
+    },
+    "tools": {
+      "unsupported": true
+    },
+    "model_catalog": {
+      "unsupported": true
+    },
+    "streaming": {
+      "unsupported": true
+    },
+    "sessions": {
+      "unsupported": true
+    },
+    "lsp": {
+      "unsupported": true
+    },
+    "x_search": {
+      "unsupported": true
+    },
+    "paste_collapse_threshold": {
+      "unsupported": true
+    },
+    "paste_collapse_threshold_fallback": {
+      "unsupported": true
+    },
+    "paste_collapse_char_threshold": {
+      "unsupported": true
+    },
+    "computer_use": {
+      "unsupported": true
+    },
+    "desktop": {
+      "unsupported": true
+    },
+    "vertex": {
+      "unsupported": true
+    },
+    "context_file_max_chars": {
+      "unsupported": true
+    },
+    "max_concurrent_sessions": {
+      "unsupported": true
+    },
+    "database": {
+      "unsupported": true
+    },
+    "privacy": {
+      "unsupported": true
+    },
+    "human_delay": {
+      "unsupported": true
+    },
+    "context": {
+      "unsupported": true
+    },
+    "provider_routing": {
+      "unsupported": true
+    },
+    "openrouter": {
+      "unsupported": true
+    },
+    "platforms": {
+      "unsupported": true
+    },
+    "gateway": {
+      "unsupported": true
+    },
+    "slack": {
+      "unsupported": true
+    },
+    "discord": {
+      "unsupported": true
+    },
+    "telegram": {
+      "unsupported": true
+    },
+    "whatsapp": {
+      "unsupported": true
+    },
+    "matrix": {
+      "unsupported": true
+    },
+    "mattermost": {
+      "unsupported": true
+    },
+    "signal": {
+      "unsupported": true
+    },
+    "email": {
+      "unsupported": true
+    },
+    "sms": {
+      "unsupported": true
+    },
+    "onboarding": {
+      "unsupported": true
+    },
+    "secrets": {
+      "unsupported": true
+    },
+    "honcho": {
+      "unsupported": true
+    },
+    "acp": {
+      "unsupported": true
+    },
+    "goals": {
+      "unsupported": true
+    },
+    "skin": {
+      "unsupported": true
+    },
+    "network": {
+      "unsupported": true
+    },
+    "updates": {
+      "unsupported": true
+    },
+    "fallback_model": {
+      "unsupported": true
+    }
   }
 };

@@ -24,6 +24,8 @@ export interface JsonSchema {
   options?: string[];
   /** Choices computed at run time: `providers` = the provider catalog. */
   optionsFrom?: string;
+  /** A key Python Hermes reads that this version does not act on (`hermes()` in config-zod.ts). */
+  unsupported?: boolean;
   /** The line a wrong value gets (instead of one derived from the type). */
   message?: string;
 }
@@ -170,7 +172,7 @@ export function configLeaves(root: JsonSchema = CONFIG_SCHEMA): ConfigLeaf[] {
       if (k.startsWith('_')) continue;
       const o = objectBranch(sub);
       if (o?.properties && Object.keys(o.properties).length) walk(o, key);
-      else out.push({ key, schema: sub, hermesOnly: isAnything(sub) });
+      else out.push({ key, schema: sub, hermesOnly: !!sub.unsupported });
     }
   };
   walk(root, '');
@@ -217,5 +219,22 @@ export function providerRefs(user: Obj): { key: string; keys: (string | number)[
   if (Array.isArray(user.fallback_providers)) user.fallback_providers.forEach((f, i) => isObj(f) && add(['fallback_providers', i, 'provider'], f.provider));
   for (const section of ['delegation', 'cron'] as const) if (isObj(user[section])) add([section, 'provider'], (user[section] as Obj).provider);
   if (isObj(user.auxiliary)) for (const [task, cfg] of Object.entries(user.auxiliary)) if (isObj(cfg)) add(['auxiliary', task, 'provider'], cfg.provider, true);
+  return out;
+}
+
+/** Keys a config sets that Python Hermes reads and this version does not act on (`hermes()` in config-zod.ts). */
+export function unsupportedKeys(user: Obj, root: JsonSchema = CONFIG_SCHEMA): { key: string; keys: string[] }[] {
+  const out: { key: string; keys: string[] }[] = [];
+  const walk = (value: Obj, s: JsonSchema, path: string[]) => {
+    const o = objectBranch(s);
+    if (!o?.properties) return;
+    for (const [k, v] of Object.entries(value)) {
+      const sub = o.properties[k];
+      if (!sub) continue;
+      if (sub.unsupported) out.push({ key: [...path, k].join('.'), keys: [...path, k] });
+      else if (isObj(v)) walk(v, sub, [...path, k]);
+    }
+  };
+  walk(user, root, []);
   return out;
 }

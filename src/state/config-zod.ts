@@ -23,7 +23,9 @@ export function hermesConfigSchema(z: Z) {
   const strs = (d: string[] = []) => z.array(z.string()).default(() => [...d]);
   const numOrNull = (d: number | null) => z.number().nullable().default(d);
   /** A key Python Hermes reads that this version accepts without acting on it (any value). */
-  const hermes = () => z.unknown().optional();
+  const hermes = () => z.unknown().optional().meta({ unsupported: true });
+  /** Any value, read leniently by the code that uses it (which reports bad values itself). */
+  const lenient = () => z.unknown().optional();
   /** A section: missing → all its defaults. */
   const section = <S extends Shape>(shape: S) => z.object(shape).prefault({} as never);
   /** A string with a set of usual values (shown as choices by the dashboard, not enforced). */
@@ -84,7 +86,8 @@ export function hermesConfigSchema(z: Z) {
     section({ exact_failure: num(exact), same_tool_failure: num(same), idempotent_no_progress: num(idle) });
 
   return z.object({
-    _config_version: num(12),
+    /** Python Hermes's config format version (its `migrate_config` steps; src/state/config-migrations.ts). */
+    _config_version: num(33),
     model: section({
       default: str(),
       provider: z.string().default('auto').meta({ optionsFrom: 'providers' }),
@@ -132,6 +135,8 @@ export function hermesConfigSchema(z: Z) {
     file_search_timeout_seconds: num(30),
     tool_output: section({ max_bytes: num(50_000), max_lines: num(2000), max_line_length: num(2000) }),
     agent: section({
+      // Python Hermes 0.19 reads these; not acted on here.
+      environment_hint: hermes(), coding_context: hermes(), coding_instructions: hermes(), verify_on_stop: hermes(), gateway_auto_continue_freshness: hermes(),
       max_turns: z
         .union([z.number().positive(), z.null(), z.enum(['none', 'unlimited'])])
         .default(90)
@@ -173,6 +178,8 @@ export function hermesConfigSchema(z: Z) {
       verify_guidance: hermes(),
     }),
     terminal: section({
+      // Python Hermes 0.19 reads these; not acted on here.
+      daemon_term_grace_seconds: hermes(),
       // A built-in backend, or the name a plugin registers (checked when the terminal starts).
       backend: z
         .string()
@@ -234,6 +241,8 @@ export function hermesConfigSchema(z: Z) {
       degraded_mode: hermes(),
     }),
     compression: section({
+      // Python Hermes 0.19 reads these; not acted on here.
+      progress_notices: hermes(), min_tail_user_messages: hermes(), proactive_prune_tokens: hermes(), proactive_prune_min_result_chars: hermes(), proactive_prune_min_reclaim_tokens: hermes(), hygiene_hard_message_limit: hermes(), hygiene_timeout_seconds: hermes(), hygiene_failure_cooldown_seconds: hermes(), codex_gpt55_autoraise: hermes(), codex_gpt55_autoraise_notice: hermes(), codex_app_server_auto: hermes(),
       enabled: bool(true),
       threshold: num(0.5),
       target_ratio: num(0.2),
@@ -267,6 +276,8 @@ export function hermesConfigSchema(z: Z) {
       .catchall(auxTask(30))
       .prefault({}),
     display: section({
+      // Python Hermes 0.19 reads these; not acted on here.
+      resume_exchanges: hermes(), resume_max_user_chars: hermes(), resume_max_assistant_chars: hermes(), resume_max_assistant_lines: hermes(), resume_skip_tool_only: hermes(), busy_steer_ack_enabled: hermes(), tui_auto_resume_recent: hermes(), tui_agents_nudge: hermes(), reasoning_full: hermes(), timestamp_format: hermes(), persistent_output: hermes(), persistent_output_max_lines: hermes(), persist_prompts: hermes(), credits_notices: hermes(), turn_completion_explainer: hermes(), battery: hermes(), tui_status_indicator: hermes(), cli_refresh_interval: hermes(), user_message_preview: hermes(), interim_assistant_messages: hermes(), show_commentary: hermes(), tool_preview_length: hermes(), friendly_tool_labels: hermes(), tool_progress_grouping: hermes(), status_phrases: hermes(), reasoning_style: hermes(), ephemeral_system_ttl: hermes(), copy_shortcut: hermes(), pet: hermes(),
       tool_progress: oneOf(['off', 'new', 'all', 'verbose'], 'all'),
       streaming: bool(true),
       show_reasoning: bool(true),
@@ -311,6 +322,8 @@ export function hermesConfigSchema(z: Z) {
       retaindb: z.record(z.string(), z.unknown()).optional(),
     }),
     skills: section({
+      // Python Hermes 0.19 reads these; not acted on here.
+      inline_shell_timeout: hermes(),
       external_dirs: strs(),
       creation_nudge_interval: num(10),
       config: open(),
@@ -332,14 +345,13 @@ export function hermesConfigSchema(z: Z) {
       base_url: str(),
       api_key: str(),
       max_iterations: num(50),
+      /** Subagents at once: one batch's parallel children and background delegations (Hermes v33 folded max_async_children in). */
       max_concurrent_children: num(3),
       max_spawn_depth: num(1),
       max_summary_chars: num(24_000),
       subagent_auto_approve: bool(false),
       /** role: orchestrator lets a subagent delegate further (within max_spawn_depth). */
       orchestrator_enabled: bool(true),
-      /** Background subagents (delegate_task background) running at once. */
-      max_async_children: num(3),
       api_mode: hermes(),
       child_timeout_seconds: hermes(),
       inherit_mcp_toolsets: hermes(),
@@ -364,6 +376,8 @@ export function hermesConfigSchema(z: Z) {
       destructive_slash_confirm: hermes(),
     }),
     security: section({
+      // Python Hermes 0.19 reads these; not acted on here.
+      acked_advisories: hermes(), allow_lazy_installs: hermes(),
       redact_secrets: bool(true),
       allow_private_urls: bool(false),
       /** Domains the web tools refuse (Hermes's `security.website_blocklist`). */
@@ -383,6 +397,8 @@ export function hermesConfigSchema(z: Z) {
     }),
     /** The browser tools (Hermes's keys; `cloud_provider`: local | browserbase | browser-use). */
     browser: section({
+      // Python Hermes 0.19 reads these; not acted on here.
+      record_sessions: hermes(), engine: hermes(), auto_local_for_private_urls: hermes(), allow_unsafe_evaluate: hermes(), restrict_evaluate: hermes(), dialog_policy: hermes(), dialog_timeout_s: hermes(), camofox: hermes(),
       cloud_provider: choice('', ['', 'local', 'browserbase', 'browser-use']),
       cdp_url: str(),
       inactivity_timeout: num(120),
@@ -396,6 +412,8 @@ export function hermesConfigSchema(z: Z) {
     /** Image generation: the provider, its model, and a section per provider (`image_gen.openai.model`…). */
     image_gen: z.object({ provider: str('fal'), model: str() }).loose().prefault({} as never),
     tts: section({
+      // Python Hermes 0.19 reads these; not acted on here.
+      gemini: hermes(), xai: hermes(), mistral: hermes(), minimax: hermes(), kittentts: hermes(), neutts: hermes(), piper: hermes(), deepinfra: hermes(),
       provider: str('edge'),
       edge: section({ voice: str('en-US-AriaNeural') }),
       openai: section({ model: str('gpt-4o-mini-tts'), voice: str('alloy') }),
@@ -403,13 +421,14 @@ export function hermesConfigSchema(z: Z) {
       pre_synthesis: hermes(),
     }),
     stt: section({
+      echo_transcripts: hermes(), mistral: hermes(), elevenlabs: hermes(), deepinfra: hermes(),
       enabled: bool(true),
       provider: str('local'),
-      local: section({ model: str('base') }),
+      local: section({ model: str('base'), language: hermes() }),
       openai: section({ model: str('whisper-1') }),
       groq: section({ model: str('whisper-large-v3-turbo') }),
     }),
-    voice: section({ record_key: str('ctrl+b'), max_recording_seconds: num(120), auto_tts: bool(false), silence_threshold: num(200), silence_duration: num(3.0) }),
+    voice: section({ beep_enabled: hermes(), barge_in: hermes(), record_key: str('ctrl+b'), max_recording_seconds: num(120), auto_tts: bool(false), silence_threshold: num(200), silence_duration: num(3.0) }),
     code_execution: section({ timeout: num(300), max_tool_calls: num(50), mode: hermes(), kernel_idle_timeout: hermes(), max_session_kernels: hermes() }),
     tool_loop_guardrails: section({
       warnings_enabled: bool(true),
@@ -419,8 +438,10 @@ export function hermesConfigSchema(z: Z) {
       non_interactive_hard_stop_enabled: hermes(),
       loop_caps: hermes(),
     }),
-    cron: section({ provider: str(), script_timeout_seconds: num(120), max_parallel: num(4), output_retention: num(50), wrap_response: hermes(), catch_up_missed: hermes() }),
+    cron: section({ chronos: hermes(), mirror_delivery: hermes(), max_parallel_jobs: hermes(), session_db_timeout_seconds: hermes(), provider: str(), script_timeout_seconds: num(120), max_parallel: num(4), output_retention: num(50), wrap_response: hermes(), catch_up_missed: hermes() }),
     kanban: section({
+      // Python Hermes 0.19 reads these; not acted on here.
+      worker_log_rotate_bytes: hermes(), worker_log_backup_count: hermes(), orchestrator_profile: hermes(), max_in_progress_per_profile: hermes(), auto_decompose: hermes(), auto_decompose_per_tick: hermes(),
       dispatch_in_gateway: bool(true),
       dispatch_interval_seconds: num(60),
       failure_limit: num(2),
@@ -439,7 +460,7 @@ export function hermesConfigSchema(z: Z) {
     checkpoints: z
       .union([
         z.boolean(),
-        section({ enabled: bool(false), max_snapshots: num(20), max_total_size_mb: num(500), max_file_size_mb: num(10), auto_prune: bool(true), retention_days: num(7) }),
+        section({ enabled: bool(false), max_snapshots: num(20), max_total_size_mb: num(500), max_file_size_mb: num(10), auto_prune: bool(true), retention_days: num(7), delete_orphans: hermes(), min_interval_hours: hermes() }),
       ])
       .default(() => ({ enabled: false, max_snapshots: 20, max_total_size_mb: 500, max_file_size_mb: 10, auto_prune: true, retention_days: 7 })),
     group_sessions_per_user: bool(true),
@@ -451,7 +472,7 @@ export function hermesConfigSchema(z: Z) {
     state: section({ backend: choice('sqlite', ['sqlite', 'postgres']), url: str() }),
     /** Spend caps (docs/budgets.md): read leniently by src/runtime/budgets.ts, which warns about bad values itself. */
     budgets: z
-      .object({ session_usd: hermes(), daily_usd: hermes(), job_usd: hermes(), session_tokens: hermes(), daily_tokens: hermes(), action: hermes() })
+      .object({ session_usd: lenient(), daily_usd: lenient(), job_usd: lenient(), session_tokens: lenient(), daily_tokens: lenient(), action: lenient() })
       .optional(),
     // Python Hermes's sections this version reads only in part (or not at all): any keys below them.
     curator: z.record(z.string(), z.unknown()).optional(),
@@ -466,6 +487,8 @@ export function hermesConfigSchema(z: Z) {
     moa: z.record(z.string(), z.unknown()).optional(),
     fal: z.record(z.string(), z.unknown()).optional(),
     personalities: hermes(),
+    // Sections and keys of Python Hermes 0.19's DEFAULT_CONFIG this version does not act on.
+    max_live_sessions: hermes(), mcp_discovery_timeout: hermes(), mcp: hermes(), bedrock: hermes(), platform_hints: hermes(), hooks_auto_accept: hermes(), tools: hermes(), model_catalog: hermes(), streaming: hermes(), sessions: hermes(), lsp: hermes(), x_search: hermes(), paste_collapse_threshold: hermes(), paste_collapse_threshold_fallback: hermes(), paste_collapse_char_threshold: hermes(), computer_use: hermes(), desktop: hermes(), vertex: hermes(),
     context_file_max_chars: hermes(),
     max_concurrent_sessions: hermes(),
     database: hermes(),

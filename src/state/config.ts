@@ -2,6 +2,7 @@
 import { LOCALES, normalizeLocale, t } from '../i18n/index.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
+import { readLegacyNames } from './config-migrations.ts';
 import { typeProblems } from './config-schema.ts';
 import { defaultConfig, type HermesConfig } from './defaults.ts';
 import { writeFileAtomic } from './fsutil.ts';
@@ -98,7 +99,7 @@ function parseYaml(text: string, file: string): { doc: Document; lines: LineCoun
   return { doc, lines };
 }
 
-/** Legacy shapes → current: `model: "name"`, `fallback_model: {…}`, `compression.summary_*`. */
+/** Legacy shapes → current: `model: "name"`, `fallback_model: {…}`, and Hermes's renamed keys (config-migrations.ts). */
 function normalize(user: Obj): Obj {
   const out: Obj = { ...user };
   if (typeof out.model === 'string') out.model = { default: out.model };
@@ -109,25 +110,8 @@ function normalize(user: Obj): Obj {
     out.fallback_providers = list;
     delete out.fallback_model;
   }
-  if (isObj(out.compression)) {
-    const c = { ...out.compression };
-    const aux = isObj(out.auxiliary) ? { ...out.auxiliary } : {};
-    const task = isObj(aux.compression) ? { ...aux.compression } : {};
-    for (const [from, to] of [
-      ['summary_model', 'model'],
-      ['summary_provider', 'provider'],
-      ['summary_base_url', 'base_url'],
-    ] as const) {
-      if (typeof c[from] === 'string' && c[from]) task[to] ??= c[from];
-      delete c[from];
-    }
-    if (Object.keys(task).length) {
-      aux.compression = task;
-      out.auxiliary = aux;
-    }
-    out.compression = c;
-  }
-  return out;
+  // Hermes's renamed keys (compression.summary_*, memory.write_mode, stt.model…) read with their new names.
+  return readLegacyNames(out);
 }
 
 function getPath(obj: unknown, keys: string[]): unknown {
@@ -141,6 +125,13 @@ function getPath(obj: unknown, keys: string[]): unknown {
 
 function lineOf(doc: Document | undefined, lines: LineCounter | undefined, keys: (string | number)[]): number | undefined {
   if (!doc || !lines) return undefined;
+  // The key's own line (a mapping's value starts on the next one).
+  const parent = keys.length ? doc.getIn(keys.slice(0, -1), true) : undefined;
+  if (isMap(parent)) {
+    const pair = parent.items.find((p) => isScalar(p.key) && p.key.value === keys.at(-1));
+    const k = pair?.key as { range?: [number, number, number] } | undefined;
+    if (k?.range) return lines.linePos(k.range[0]).line;
+  }
   const node = doc.getIn(keys, true) as { range?: [number, number, number] } | undefined;
   return node?.range ? lines.linePos(node.range[0]).line : undefined;
 }
@@ -348,7 +339,19 @@ function setIn(doc: Document, key: string, value: unknown): void {
       }
     }
   }
-  doc.setIn(keys, doc.createNode(value));
+  doc.setIn(keys, quoteYaml11(doc.createNode(value)));
+}
+
+/** Strings YAML 1.1 (Python Hermes's PyYAML) reads as booleans: written quoted, so `off` stays a string there too. */
+const YAML11_BOOL = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/;
+
+function quoteYaml11<T>(node: T): T {
+  const fix = (n: unknown) => {
+    if (isScalar(n) && typeof n.value === 'string' && YAML11_BOOL.test(n.value)) n.type = 'QUOTE_DOUBLE';
+  };
+  fix(node);
+  if (isMap(node) || isSeq(node)) visit(node as never, { Scalar: (_k, n) => fix(n) });
+  return node;
 }
 
 /** Removes a key from config.yaml. Returns false when it was not set. */

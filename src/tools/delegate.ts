@@ -44,7 +44,8 @@ function limits(s: ToolSession) {
   const maxConcurrent = Math.max(Number(s.env.DELEGATION_MAX_CONCURRENT_CHILDREN) || Number(d.max_concurrent_children) || 3, 1);
   const maxIterations = Math.max(Number(d.max_iterations) || 50, 1);
   const maxSummary = Number(d.max_summary_chars) || MAX_SUMMARY;
-  const maxAsync = Math.max(Number(d.max_async_children) || 3, 1);
+  // Hermes v33: max_concurrent_children caps background delegations too (max_async_children is folded in by `hermes config migrate`).
+  const maxAsync = maxConcurrent;
   const orchestratorEnabled = d.orchestrator_enabled !== false;
   return { maxDepth, maxConcurrent, maxIterations, maxSummary, maxAsync, orchestratorEnabled };
 }
@@ -173,7 +174,7 @@ export default defineTool({
       if (!notifier?.listening) return fail('Background subagents need a conversation to report back to, and this session has none. Run it without background.');
       const live = s.slots.get(runningSlot);
       if (live.size >= lim.maxAsync)
-        return fail(`${live.size} background subagents are already running (delegation.max_async_children is ${lim.maxAsync}). Wait for one to report back, or run this one without background.`);
+        return fail(`${live.size} background subagents are already running (delegation.max_concurrent_children is ${lim.maxAsync}). Wait for one to report back, or run this one without background.`);
       const id = `deleg_${randomBytes(4).toString('hex')}`;
       const t = tasks[0];
       const started = Date.now();

@@ -98,7 +98,8 @@ describe('hermes config migrate', () => {
     assert.equal(dry.code, 0, dry.stderr);
     assert.match(dry.stdout, /^ {2}\+ agent\.reasoning_effort$/m);
     assert.doesNotMatch(dry.stdout, /\+ agent\.max_turns|\+ model\./, 'set values and the short model form are left alone');
-    assert.match(dry.stdout, /Would add \d+ setting\(s\) with their defaults; config version unset → \d+\. Nothing was changed\.\n$/);
+    // An unversioned file also gets Hermes's version steps (v23 makes logs/curator, v31 turns agent.verify_on_stop off, as Python's migrate does).
+    assert.match(dry.stdout, /Would add \d+ setting\(s\) with their defaults and 1 change\(s\) of Hermes's version steps \(23, 31\); config version unset → 33\. Nothing was changed\.\n$/);
     assert.equal(readFileSync(join(home, 'config.yaml'), 'utf8'), '# my settings\nmodel: my/model   # keep this\nagent:\n  max_turns: 42\n');
     const r = await hermes(['config', 'migrate'], { home });
     assert.equal(r.code, 0, r.stderr);

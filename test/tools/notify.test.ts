@@ -169,13 +169,13 @@ describe('delegate_task background', () => {
     assert.match(n.text, /--- RESULT ---\nfound it: research the flaky test$/);
   });
 
-  it('is single-task only and capped by delegation.max_async_children', async () => {
+  it('is single-task only and capped by delegation.max_concurrent_children (Hermes v33)', async () => {
     const inbox = listeningInbox();
     const s = makeServices({ notifier: inbox, spawnChild: child(new Promise(() => {}), []) });
     assert.match((await call(delegateTask, { tasks: [{ goal: 'a' }], background: true }, s)).json.error, /single `goal`/);
-    s.config.delegation.max_async_children = 1;
+    s.config.delegation.max_concurrent_children = 1;
     assert.equal((await call(delegateTask, { goal: 'a', background: true }, s)).json.status, 'dispatched');
-    assert.match((await call(delegateTask, { goal: 'b', background: true }, s)).json.error, /max_async_children is 1/);
+    assert.match((await call(delegateTask, { goal: 'b', background: true }, s)).json.error, /max_concurrent_children is 1/);
     assert.match((await call(delegateTask, { goal: 'c', background: true }, makeServices({ spawnChild: child(Promise.resolve(), []) }))).json.error, /no conversation|none/);
     inbox.close();
   });

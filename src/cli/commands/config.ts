@@ -14,6 +14,6 @@ export default function register(program: Command): void {
   config.command('path').description('print the path of config.yaml').action(run('path'));
   config.command('env-path').description('print the path of .env').action(run('envPath'));
   config.command('check').description('validate config.yaml and .env, list problems and unset keys').action(run('check'));
-  config.command('migrate').description('add the settings your config.yaml lacks (with their defaults) and bump _config_version; comments kept').option('--dry-run', 'list them; change nothing').action(run('migrate'));
+  config.command('migrate').description('run Hermes\'s config version steps (renames, moves), add the settings your config.yaml lacks (with their defaults) and bump _config_version; comments kept').option('--dry-run', 'list them; change nothing').action(run('migrate'));
   config.command('edit').description('open config.yaml in $EDITOR').action(run('edit'));
 }

@@ -48,15 +48,8 @@ export function turnContext(text: string): LoopHook {
   };
 }
 
-export interface RequestParams {
-  maxTokens?: number;
-  temperature?: number;
-  reasoningEffort?: string;
-  cacheTtl?: '5m' | '1h';
-  sessionId?: string;
-  serviceTier?: string;
-  /** Extra Chat Completions body fields for the primary endpoint (Ollama's options.num_ctx). */
-  extraBody?: Record<string, unknown>;
+/** Request fields set for every request of a turn (the session's settings), plus per-request budgets. */
+export interface RequestParams extends Pick<StreamRequest, 'maxTokens' | 'temperature' | 'reasoningEffort' | 'cacheTtl' | 'sessionId' | 'serviceTier' | 'extraBody'> {
   /** Per-request output budget when maxTokens is unset (read before each request; lean mode). */
   maxTokensFor?: () => number | undefined;
   /** Per-request output ceiling when neither is set (the provider's default; read before each request). */

@@ -10,31 +10,8 @@ import { hermes, tempHome } from '../helpers/cli.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 
-const V12 = `# mine
-_config_version: 12
-model:
-  default: m/x   # keep
-stt:
-  provider: local
-  model: small
-compression:
-  summary_model: google/gemini-flash
-  summary_provider: openrouter
-  threshold: 0.6
-memory:
-  write_mode: approve
-skills:
-  write_mode: "on"
-display:
-  tool_progress_overrides:
-    telegram: "off"
-delegation:
-  max_async_children: 6
-model_catalog:
-  ttl_hours: 24
-agent:
-  verify_on_stop: auto
-`;
+/** A config.yaml of ours at v12 with every key Hermes's steps 13→33 rename or move. */
+const V12 = readFileSync(join(FIXTURES, 'config-v12.yaml'), 'utf8');
 
 /** What Python Hermes 0.19's migrate_config wrote for V12 (test/state/config-migrations.test.ts says how), less plugins.enabled. */
 const PYTHON_AFTER: Record<string, unknown> = {

@@ -2,7 +2,7 @@
 // Python `migrate_config` wrote: hermes_cli/config.py of the 0.19 fork stefrogovskyi/hermes-agent
 // (commit 7e3acd02d), run with HERMES_HOME on the v12 file below (`migrate_config(interactive=False)`).
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -11,31 +11,8 @@ import { CONFIG_VERSION, coerceConfigVersion, legacyKeys, planMigration, readLeg
 import { loadConfig } from '../../src/state/config.ts';
 import { defaultConfig } from '../../src/state/defaults.ts';
 
-const V12 = `# mine
-_config_version: 12
-model:
-  default: m/x   # keep
-stt:
-  provider: local
-  model: small
-compression:
-  summary_model: google/gemini-flash
-  summary_provider: openrouter
-  threshold: 0.6
-memory:
-  write_mode: approve
-skills:
-  write_mode: "on"
-display:
-  tool_progress_overrides:
-    telegram: "off"
-delegation:
-  max_async_children: 6
-model_catalog:
-  ttl_hours: 24
-agent:
-  verify_on_stop: auto
-`;
+/** A config.yaml of ours at v12 with every key Hermes's steps 13→33 rename or move. */
+const V12 = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'config-v12.yaml'), 'utf8');
 
 /** Python's config.yaml after the migration (its commented template block left out). plugins.enabled: see below. */
 const PYTHON_AFTER = `_config_version: 33

@@ -4,8 +4,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CodexAppServerClient } from '../src/runtimes/codex/transport.ts';
-import { Session } from '../src/runtime/session.ts';
+import { CodexAppServerClient } from '../src/runners/codex/transport.ts';
+import { Session } from '../src/session/session.ts';
 import { loadConfig } from '../src/state/config.ts';
 import { SessionDB } from '../src/state/db.ts';
 import { SqliteSessionStore } from '../src/state/store/sqlite.ts';

@@ -1,4 +1,4 @@
-// Regenerates src/runtimes/codex/protocol/ from the installed codex binary (`codex app-server
+// Regenerates src/runners/codex/protocol/ from the installed codex binary (`codex app-server
 // generate-ts`): the wire is the source of truth, not a reading of the docs. Only the types the
 // runtime uses (the ROOTS below and everything they import) are checked in; imports get `.ts`
 // extensions so the strict NodeNext type-check resolves them. Run after bumping @openai/codex:

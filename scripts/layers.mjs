@@ -33,7 +33,7 @@ export const LAYERS = [
   { name: 'hooks', folders: ['plugins'] },
   { name: 'domains', folders: ['kanban', 'media', 'memory'] },
   { name: 'tools', folders: ['tools'] },
-  { name: 'runtime', folders: ['runtime', 'runtimes'] },
+  { name: 'session', folders: ['session', 'runners'] },
   { name: 'services', folders: ['mcp', 'cron'] },
   { name: 'commands', folders: ['commands'] },
   { name: 'surfaces', folders: ['cli', 'gateway', 'acp', 'dashboard', 'tui'] },
@@ -43,7 +43,7 @@ export const LAYERS = [
 // so a new edge inside a layer is a decision made here, not an accident.
 export const PEERS = {
   auth: ['state'],
-  runtime: ['runtimes'],
+  session: ['runners'],
   cron: ['mcp'],
   cli: ['gateway', 'acp', 'dashboard'],
   acp: ['gateway'],

@@ -9,13 +9,13 @@ import { unifiedDiff } from '../tools/diff.ts';
 import { LocalFileOps } from '../tools/env/files.ts';
 import { maskedSecretError, recordSeen, writeCheck } from '../tools/file-state.ts';
 import { fuzzyReplace } from '../tools/fuzzy-match.ts';
-import { binaryKind, looksBinary, readRange, resolvePath } from '../tools/read-file.ts';
+import { binaryKind, looksBinary, readRange, resolvePath } from '../tools/defs/read-file.ts';
 import { openRegular, readHead, readTextFile } from '../tools/text-file.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { fail, ok } from '../tools/result.ts';
 import type { ToolContext, ToolDefinition } from '../tools/types.ts';
 import { applyHunks, parseV4A } from '../tools/v4a.ts';
-import { matchConventions } from '../tools/write-file.ts';
+import { matchConventions } from '../tools/defs/write-file.ts';
 
 export type EditPolicy = 'ask' | 'workspace_session' | 'session';
 export const EDIT_POLICIES: EditPolicy[] = ['ask', 'workspace_session', 'session'];

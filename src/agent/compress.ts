@@ -18,7 +18,7 @@ export interface CompressionSettings {
   protectFirstN: number;
   protectLastN: number;
   /**
-   * The window is a local server's real one (src/runtime/local-model.ts): the summary request must
+   * The window is a local server's real one (src/session/local-model.ts): the summary request must
    * fit it too, so a small window caps the summary's budget and keeps the turns' most recent part.
    */
   fitWindow?: boolean;

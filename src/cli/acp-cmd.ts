@@ -3,7 +3,7 @@ import { Readable, Writable } from 'node:stream';
 import { loadContext } from './context.ts';
 import { CliError } from './errors.ts';
 import { rawMcpServers } from '../mcp/session.ts';
-import { resolveInputFrom } from '../runtime/session.ts';
+import { resolveInputFrom } from '../session/session.ts';
 
 export interface AcpCliOptions {
   check?: boolean;

@@ -7,7 +7,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { parseMaxTurns } from '../agent/budget.ts';
 import { hasReasoning, toShareGpt, type ShareGptTurn } from '../agent/trajectory.ts';
 import { describeError, ResolveError } from '../llm/index.ts';
-import { Session } from '../runtime/session.ts';
+import { Session } from '../session/session.ts';
 import { writeFileAtomic } from '../state/fsutil.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import { knownToolsets } from '../tools/toolsets.ts';

@@ -3,7 +3,7 @@
 // and the tool results that were largest (from the session store).
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { budgetLines, readBudgets } from '../runtime/budgets.ts';
+import { budgetLines, readBudgets } from '../session/budgets.ts';
 import { entryTokens, localDay, readDay, SPEND_DIR, type SpendEntry } from '../state/spend-ledger.ts';
 import { formatSpendReport, spendReport, type BigResult } from '../state/spend-report.ts';
 import { paths } from '../state/paths.ts';

@@ -1,6 +1,6 @@
 // `hermes curator …`: status, run, pause/resume, pin/unpin, archive/restore, list-archived, prune,
 // usage, backup, rollback, ledger. The lifecycle rules are in state/curator.ts, a whole run in
-// runtime/curator-review.ts, the records in state/skill-usage.ts and state/skill-ledger.ts.
+// session/curator-review.ts, the records in state/skill-usage.ts and state/skill-ledger.ts.
 import { backupSettings, listBackups, rollbackSkills, snapshotSkills } from '../state/curator-backup.ts';
 import { ago, curatorSettings, curatorStatusText, setPaused, type CuratorSettings } from '../state/curator.ts';
 import { appendEntry, captureFiles, listEntries, rollbackEntry } from '../state/skill-ledger.ts';
@@ -26,7 +26,7 @@ export async function run(opts: { dryRun?: boolean; consolidate?: boolean }): Pr
   const s = curatorSettings(ctx.loaded.config);
   if (!s.enabled) throw new CliError('The curator is disabled in config.yaml; enable it with `hermes config set curator.enabled true`.');
   out(opts.dryRun ? 'curator: running DRY-RUN (report only, no changes)…' : 'curator: running review pass…');
-  const { runCuratorPass } = await import('../runtime/curator-review.ts');
+  const { runCuratorPass } = await import('../session/curator-review.ts');
   const r = await runCuratorPass({ home: ctx.home, config: ctx.loaded.config, env: ctx.env, dryRun: opts.dryRun, consolidate: opts.consolidate ? true : undefined, say: out });
   for (const t of r.record.state_transitions) out(`  ${t.name}: ${t.from} → ${t.to}${t.to === 'active' ? ' (used again)' : ` (idle ${t.idle_days}d)`}`);
   out(`curator: ${r.summary}`);

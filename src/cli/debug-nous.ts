@@ -3,7 +3,7 @@
 // the gzip (a JSON envelope `hermes-debug-share/1` holding the files) to the signed URL it returns.
 // The base is HERMES_DIAGNOSTICS_BASE_URL, else config `debug.diagnostics_base_url`, else Nous's portal.
 import { gzipSync } from 'node:zlib';
-import { buildShareBundle } from '../runtime/diagnostics.ts';
+import { buildShareBundle } from '../session/diagnostics.ts';
 import { assertPublicUrl } from '../state/skills-hub.ts';
 import type { CliContext } from './context.ts';
 import { CliError } from './errors.ts';

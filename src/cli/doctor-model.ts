@@ -18,7 +18,7 @@ export async function runModelDoctor(o: { apply?: boolean; timeout?: string }): 
   const t = Number(o.timeout ?? 60);
   if (!Number.isFinite(t) || t <= 0) throw new CliError(`--timeout expects seconds, got "${o.timeout}".`, 2);
   const { resolveRuntime, isLocalUrl } = await import('../llm/index.ts');
-  const { resolveInputFrom } = await import('../runtime/session-client.ts');
+  const { resolveInputFrom } = await import('../session/session-client.ts');
   let rt;
   try {
     rt = resolveRuntime(resolveInputFrom(config, process.env));
@@ -31,7 +31,7 @@ export async function runModelDoctor(o: { apply?: boolean; timeout?: string }): 
   const m = (config.model ?? {}) as { local?: unknown; lean?: unknown; tool_call_parser?: string };
   const { shouldProbe } = await import('../llm/local/index.ts');
   if (rt.apiMode === 'chat_completions' && shouldProbe(rt.baseUrl, m.local)) {
-    const { prepareLocalModel } = await import('../runtime/local-model.ts');
+    const { prepareLocalModel } = await import('../session/local-model.ts');
     const info = await prepareLocalModel({ home, config, env: process.env, rt, load: true });
     const sv = info.served;
     if (sv) {

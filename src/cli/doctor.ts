@@ -133,7 +133,7 @@ export const providerCheck: DoctorCheck = {
   async run({ config, env, timeoutMs }) {
     if (!config) return { status: 'skip', detail: 'config.yaml unreadable' };
     const { resolveRuntime, ResolveError, listModels, ModelListError } = await import('../llm/index.ts');
-    const { resolveInputFrom } = await import('../runtime/session.ts');
+    const { resolveInputFrom } = await import('../session/session.ts');
     let rt;
     try {
       rt = resolveRuntime(resolveInputFrom(config, env));
@@ -172,8 +172,8 @@ export const toolCallsCheck: DoctorCheck = {
   async run({ config, env, timeoutMs }) {
     if (!config) return { status: 'skip', detail: 'config.yaml unreadable' };
     const { resolveRuntime } = await import('../llm/index.ts');
-    const { resolveInputFrom } = await import('../runtime/session.ts');
-    const { mayWriteTextCalls, probeToolCalls, textCallAdvice } = await import('../runtime/onboard.ts');
+    const { resolveInputFrom } = await import('../session/session.ts');
+    const { mayWriteTextCalls, probeToolCalls, textCallAdvice } = await import('../session/onboard.ts');
     let rt;
     try {
       rt = resolveRuntime(resolveInputFrom(config, env));
@@ -374,12 +374,12 @@ export const toolsCheck: DoctorCheck = {
 export const codexCheck: DoctorCheck = {
   name: 'Codex runtime',
   async run({ config, env, home }) {
-    const { checkCodexRuntime } = await import('../runtimes/codex/doctor.ts');
+    const { checkCodexRuntime } = await import('../runners/codex/doctor.ts');
     let endpoint: Parameters<typeof checkCodexRuntime>[0]['endpoint'] = null;
     if (config?.model.openai_runtime) {
       // The endpoint the session would resolve, as the codex runtime gets it.
       const { resolveRuntime } = await import('../llm/index.ts');
-      const { resolveInputFrom } = await import('../runtime/session.ts');
+      const { resolveInputFrom } = await import('../session/session.ts');
       try {
         endpoint = resolveRuntime(resolveInputFrom(config, env));
       } catch (e) {

@@ -5,7 +5,7 @@
 import { askLine as ask } from './tty-prompts.ts';
 import { findProvider } from '../llm/catalog.ts';
 import { ResolveError, resolveFallbackRuntimes } from '../llm/resolve.ts';
-import { resolveInputFrom } from '../runtime/session-client.ts';
+import { resolveInputFrom } from '../session/session-client.ts';
 import { setConfigKey, unsetConfigKey } from '../state/config.ts';
 import { loadContext, type CliContext } from './context.ts';
 import { CliError } from './errors.ts';

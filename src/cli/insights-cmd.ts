@@ -1,7 +1,7 @@
 // `hermes insights [--days 30] [--source …] [--json]`: from state.db, or PostgreSQL (state.backend).
 import { existsSync } from 'node:fs';
 import { estimateCostUsd } from '../llm/pricing.ts';
-import { budgetLines, readBudgets, usd } from '../runtime/budgets.ts';
+import { budgetLines, readBudgets, usd } from '../session/budgets.ts';
 import { DayTotals } from '../state/spend-ledger.ts';
 import { formatInsights, generateInsights } from '../state/insights.ts';
 import { paths } from '../state/paths.ts';

@@ -9,7 +9,7 @@ import { registerQuickCommands } from '../commands/quick.ts';
 import type { CommandRegistry, SurfaceHooks } from '../commands/registry.ts';
 import type { McpManager } from '../mcp/manager.ts';
 import { startCliMcp } from '../mcp/session.ts';
-import type { Session } from '../runtime/session.ts';
+import type { Session } from '../session/session.ts';
 import type { SessionStore } from '../state/store/index.ts';
 import { flushPending } from '../state/pending.ts';
 import { createCliSession, explicitFrom, findResumeTarget, loadCliPlugins, openStore, preloadedSkills, restoreWorkspaceDir, type Restored } from './chat.ts';
@@ -79,8 +79,8 @@ export async function openInteractive(opts: ChatOptions, onContext?: (ctx: CliCo
   const quick = registerQuickCommands(registry, ctx.loaded.config);
   const historyFile = join(ctx.home, HISTORY_FILE);
   const history = new History(historyFile);
-  // The dashboard's Chat tab: this session's events beside the terminal (src/runtime/event-link.ts).
-  const unlinkDashboard = process.env.HERMES_DASHBOARD_EVENTS ? (await import('../runtime/event-link.ts')).linkSessionEvents(session) : () => {};
+  // The dashboard's Chat tab: this session's events beside the terminal (src/session/event-link.ts).
+  const unlinkDashboard = process.env.HERMES_DASHBOARD_EVENTS ? (await import('../session/event-link.ts')).linkSessionEvents(session) : () => {};
   return {
     ctx,
     db,

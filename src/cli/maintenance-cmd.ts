@@ -4,7 +4,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { estimateTextTokens, estimateToolsTokens } from '../agent/tokens.ts';
 import type { LlmClient } from '../llm/client.ts';
 import type { ProviderRuntime } from '../llm/index.ts';
-import { storeFor } from '../runtime/checkpointing.ts';
+import { storeFor } from '../session/checkpointing.ts';
 import { checkForUpdate, installInfo } from '../state/install.ts';
 import { defaultHermesRoot, packageRoot } from '../state/paths.ts';
 import { createQuickSnapshot } from '../state/snapshots.ts';
@@ -180,7 +180,7 @@ function offlineClient(model: string, provider: string): LlmClient {
 export async function promptSize(opts: { platform?: string; json?: boolean }): Promise<void> {
   const ctx = loadContext();
   const platform = (opts.platform ?? 'cli').toLowerCase();
-  const { Session } = await import('../runtime/session.ts');
+  const { Session } = await import('../session/session.ts');
   const { enabledToolsets } = await import('./tools-cmd.ts');
   const toolsets = [...enabledToolsets(ctx.loaded.config, platform)];
   const cfg = ctx.loaded.config;

@@ -1,7 +1,7 @@
 // `hermes mcp serve` set-up: HERMES_HOME, the optional Hermes tools, stdout kept for the protocol.
 import type { AgentTool } from '../agent/types.ts';
 import { loadContext } from './context.ts';
-import { Session } from '../runtime/session.ts';
+import { Session } from '../session/session.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import { Slots } from '../state/slots.ts';
 import { SERVE_TOOLSETS, serveMcp } from '../mcp/serve.ts';

@@ -7,12 +7,12 @@
 
 import { findProvider, providerIds } from '../llm/catalog.ts';
 import { ResolveError, resolveRuntime } from '../llm/resolve.ts';
-import { resolveInputFrom } from '../runtime/session-client.ts';
+import { resolveInputFrom } from '../session/session-client.ts';
 import { endpointNameProblem, findEndpoint, namedEndpoints, splitEndpointModel, type NamedEndpoint } from '../state/endpoints.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import { loadContext } from './context.ts';
 import { CliError } from './errors.ts';
-import { existingKey, fetchModels, keyEnvFor, keyOptional, ModelListError, runtimeFor, saveChoice, sortedIds, testCall, type EndpointChoice } from '../runtime/onboard.ts';
+import { existingKey, fetchModels, keyEnvFor, keyOptional, ModelListError, runtimeFor, saveChoice, sortedIds, testCall, type EndpointChoice } from '../session/onboard.ts';
 import { runWizard } from './setup.ts';
 import { didYouMean } from '../commands/suggest.ts';
 

@@ -12,7 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { TurnResult } from '../agent/types.ts';
 import { describeError } from '../llm/index.ts';
-import type { Session } from '../runtime/session.ts';
+import type { Session } from '../session/session.ts';
 import { expandHome } from '../state/paths.ts';
 import type { ChatOptions } from './commands/chat.ts';
 import { CliError } from './errors.ts';
@@ -153,7 +153,7 @@ export async function runScriptedOneShot(prompt: string, opts: ChatOptions): Pro
     last = await session.prompt(text, { signal: ac.signal });
     // Background work that promised to report back is answered before the run ends, as `chat -q`.
     if (!last.failed && !last.interrupted && (session.inbox.working || session.inbox.size)) {
-      const { runFollowUps } = await import('../runtime/inbox.ts');
+      const { runFollowUps } = await import('../session/inbox.ts');
       const waitS = Number(ctx.loaded.config.terminal?.oneshot_completion_wait_seconds ?? 600);
       await runFollowUps(session.inbox, {
         deadlineMs: Date.now() + Math.max(0, Number.isFinite(waitS) ? waitS : 600) * 1000,

@@ -14,7 +14,7 @@ type Clack = typeof import('@clack/prompts');
 export async function localServerLine(rt: ProviderRuntime, config: HermesConfig, env: NodeJS.ProcessEnv, home: string): Promise<{ line: string; known: boolean } | null> {
   const { shouldProbe } = await import('../llm/local/index.ts');
   if (rt.apiMode !== 'chat_completions' || !shouldProbe(rt.baseUrl, config.model?.local)) return null;
-  const { prepareLocalModel } = await import('../runtime/local-model.ts');
+  const { prepareLocalModel } = await import('../session/local-model.ts');
   const { localModelLine, readLocalModel } = await import('../state/local-models.ts');
   // Setup does not load a model into memory: an Ollama model not loaded yet shows its maximum.
   const info = await prepareLocalModel({ home, config, env, rt, load: false });

@@ -31,7 +31,7 @@ import {
   testCall,
   textCallAdvice,
   type EndpointChoice,
-} from '../runtime/onboard.ts';
+} from '../session/onboard.ts';
 
 export interface SetupOptions {
   nonInteractive?: boolean;

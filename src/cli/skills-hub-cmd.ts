@@ -1,7 +1,7 @@
 // `hermes skills browse|search|check|update|reset|diff|tap` and hub installs (`hermes skills install
 // owner/repo/path` or a name from the Hermes skills index).
 import { join } from 'node:path';
-import { checkSkillUpdates, hubFor, installFromHub, skillDiff, updateSkills } from '../runtime/skills-updates.ts';
+import { checkSkillUpdates, hubFor, installFromHub, skillDiff, updateSkills } from '../session/skills-updates.ts';
 export { hubFor };
 import type { HermesConfig } from '../state/defaults.ts';
 import { packageRoot } from '../state/paths.ts';

@@ -3,8 +3,8 @@
 
 import pkg from '../../package.json' with { type: 'json' };
 import { resolveRuntime, ResolveError } from '../llm/resolve.ts';
-import { healthLine, healthJson, readProviderHealth } from '../runtime/provider-health.ts';
-import { resolveInputFrom } from '../runtime/session-client.ts';
+import { healthLine, healthJson, readProviderHealth } from '../session/provider-health.ts';
+import { resolveInputFrom } from '../session/session-client.ts';
 import { localModelsJson } from '../state/local-models.ts';
 import { paths } from '../state/paths.ts';
 import { sandboxReport } from '../sandbox/report.ts';

@@ -1,7 +1,7 @@
 // `hermes dump` and `hermes debug share`: what to paste when asking for help.
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { buildDebugReport, buildDump } from '../runtime/diagnostics.ts';
+import { buildDebugReport, buildDump } from '../session/diagnostics.ts';
 import { assertPublicUrl } from '../state/skills-hub.ts';
 import { expandHome, paths } from '../state/paths.ts';
 import { loadContext } from './context.ts';

@@ -10,7 +10,7 @@ export function codexRuntimeCommand(): CommandDef {
     surfaces: ALL_SURFACES,
     completions: ['auto', 'codex_app_server', 'on', 'off'],
     async run(ctx, args) {
-      const { applyCodexRuntime } = await import('../runtimes/codex/switch.ts');
+      const { applyCodexRuntime } = await import('../runners/codex/switch.ts');
       const s = ctx.session;
       const r = applyCodexRuntime({ home: s.info.home, config: s.settings.config, env: s.info.env, provider: s.runtime.provider, args, endpoint: s.runtime, cwd: s.info.cwd, yolo: s.services.yolo });
       return { output: r.output, action: r.changed ? 'runtime_changed' : undefined };

@@ -25,7 +25,7 @@ export function curatorCommand(): CommandDef {
         case 'run': {
           if (!s.enabled) return { output: 'The curator is disabled (curator.enabled: false in config.yaml).' };
           const dry = rest.includes('--dry-run');
-          const { runCuratorPass } = await import('../runtime/curator-review.ts');
+          const { runCuratorPass } = await import('../session/curator-review.ts');
           const o = { config: ctx.session.settings.config, env: ctx.session.info.env };
           const r = await runCuratorPass({ home, config: o.config, env: o.env, dryRun: dry, consolidate: rest.includes('--consolidate') ? true : undefined });
           const lines = r.record.state_transitions.map((t) => `  ${t.name}: ${t.from} → ${t.to}`);

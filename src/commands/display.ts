@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { messageText } from '../agent/repair.ts';
-import type { SessionPrefs } from '../runtime/session.ts';
+import type { SessionPrefs } from '../session/session.ts';
 import { setConfigKey } from '../state/config.ts';
 import { expandHome } from '../state/paths.ts';
 import { ALL_SURFACES, type CommandContext, type CommandDef } from './registry.ts';

@@ -6,8 +6,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { messageText } from '../agent/repair.ts';
 import type { Message } from '../llm/types.ts';
 import { redactSecrets } from '../policy/redact.ts';
-import { storeFor } from '../runtime/checkpointing.ts';
-import type { Session } from '../runtime/session.ts';
+import { storeFor } from '../session/checkpointing.ts';
+import type { Session } from '../session/session.ts';
 import { createQuickSnapshot, listQuickSnapshots, pruneQuickSnapshots, restoreQuickSnapshot } from '../state/snapshots.ts';
 import { ALL_SURFACES, type CommandDef } from './registry.ts';
 

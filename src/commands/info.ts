@@ -2,7 +2,7 @@
 // (.env into the running session).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { buildDebugReport } from '../runtime/diagnostics.ts';
+import { buildDebugReport } from '../session/diagnostics.ts';
 import { loadEnvFile } from '../state/env.ts';
 import { defaultHermesRoot, packageRoot, paths } from '../state/paths.ts';
 import { dotenvNamesSlot } from '../tools/env/settings.ts';

@@ -5,9 +5,9 @@
 // `/model <preset> --provider moa` (or `/model moa:<preset>`) selects a preset too. A preset lives in
 // config.yaml under `moa.presets.<name>`: `reference_models` ([{provider, model, base_url?, api_key?,
 // enabled?}]), `aggregator` ({provider, model, …}; the acting model), `reference_timeout` (seconds,
-// default 90). How a turn runs and why the transcript stays clean: src/runtime/moa.ts.
-import { activateMoa, defaultPresetName, findPreset, type MoaRun } from '../runtime/moa.ts';
-import type { Session } from '../runtime/session.ts';
+// default 90). How a turn runs and why the transcript stays clean: src/session/moa.ts.
+import { activateMoa, defaultPresetName, findPreset, type MoaRun } from '../session/moa.ts';
+import type { Session } from '../session/session.ts';
 import type { CommandDef, CommandResult } from './registry.ts';
 
 function notice(s: Session) {

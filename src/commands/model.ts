@@ -2,7 +2,7 @@
 // or switch, for this session only. A model the provider does not list is refused, with the
 // nearest names; when the provider cannot list its models, the switch goes ahead.
 import { knownServedModels, ResolveError, resolveRuntime, servedModels, findProvider, type ProviderRuntime } from '../llm/index.ts';
-import { resolveInputFrom, type ExplicitChoices, type Session } from '../runtime/session.ts';
+import { resolveInputFrom, type ExplicitChoices, type Session } from '../session/session.ts';
 import { findEndpoint, splitEndpointModel } from '../state/endpoints.ts';
 import { ALL_SURFACES, type CommandDef } from './registry.ts';
 import { didYouMean } from './suggest.ts';

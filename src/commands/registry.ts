@@ -1,7 +1,7 @@
 // One slash-command registry for every surface: the CLI REPL, the gateway and ACP read the same
 // definitions (name, aliases, args, help, where they apply, whether allowed mid-turn).
 import type { Skin } from '../state/skins.ts';
-import type { Session } from '../runtime/session.ts';
+import type { Session } from '../session/session.ts';
 import { nearest } from './suggest.ts';
 import { t } from '../i18n/index.ts';
 

@@ -6,7 +6,7 @@ import { skillLifecycle } from '../plugins/skill-hooks.ts';
 import { findBoundaries } from '../agent/compress.ts';
 import { estimateMessagesTokens } from '../agent/tokens.ts';
 import type { Message } from '../llm/types.ts';
-import type { Session } from '../runtime/session.ts';
+import type { Session } from '../session/session.ts';
 import { TitleConflictError } from '../state/db.ts';
 import { openSessionStore, type SessionStore } from '../state/store/index.ts';
 import { MemoryStore } from '../state/memory.ts';
@@ -204,7 +204,7 @@ async function skillsHubCommand(ctx: CommandContext, verb: string, arg: string):
   const s = ctx.session;
   const cfg = s.settings.config;
   const allow = cfg.security?.allow_private_urls === true || ['1', 'true', 'yes'].includes((s.info.env.HERMES_ALLOW_PRIVATE_URLS ?? '').toLowerCase());
-  const { hubFor } = await import('../runtime/skills-updates.ts');
+  const { hubFor } = await import('../session/skills-updates.ts');
   const hub = hubFor({ home: s.info.home, loaded: { config: cfg } }, allow);
   const ext = externalDirs(s);
   const fmt = (m: { name: string; identifier: string; description: string; trust_level: string }) => `${m.trust_level === 'builtin' ? '★' : m.trust_level === 'trusted' ? '✓' : ' '} ${m.name} — ${m.description.slice(0, 80)}\n    ${m.identifier}`;
@@ -225,18 +225,18 @@ async function skillsHubCommand(ctx: CommandContext, verb: string, arg: string):
       if (!arg) return { output: 'Usage: /skills install <identifier>' };
       const ok = await confirmDestructive(ctx, `Install the skill ${arg} from the registries (scanned by the skills guard first)?`);
       if (!ok) return { output: 'Not installed.' };
-      const { installFromHub } = await import('../runtime/skills-updates.ts');
+      const { installFromHub } = await import('../session/skills-updates.ts');
       const r = await installFromHub(hub, arg, { home: s.info.home, allowPrivateUrls: allow, externalDirs: ext });
       return { output: `Installed ${r.name} (guard: ${r.verdict}). /reload-skills adds /${r.name} to this session.` };
     }
     case 'check': {
-      const { checkSkillUpdates } = await import('../runtime/skills-updates.ts');
+      const { checkSkillUpdates } = await import('../session/skills-updates.ts');
       const rows = await checkSkillUpdates(hub, s.info.home, arg || undefined);
       if (!rows.length) return { output: 'No skills were installed from a registry.' };
       return { output: rows.map((r) => `${r.status === 'update_available' ? '↑' : r.status === 'up_to_date' ? '✓' : '·'} ${r.name} — ${r.status.replace(/_/g, ' ')}${r.modified ? ' (changed locally)' : ''}`).join('\n') };
     }
     case 'update': {
-      const { updateSkills } = await import('../runtime/skills-updates.ts');
+      const { updateSkills } = await import('../session/skills-updates.ts');
       const done = await updateSkills(hub, s.info.home, { name: arg || undefined, allowPrivateUrls: allow, externalDirs: ext });
       return { output: done.length ? done.map((d) => `${d.result} ${d.name}${d.reason ? ` — ${d.reason}` : ''}`).join('\n') : 'Everything is up to date.' };
     }
@@ -247,7 +247,7 @@ async function skillsHubCommand(ctx: CommandContext, verb: string, arg: string):
     }
     case 'diff': {
       if (!arg) return { output: 'Usage: /skills diff <name>' };
-      const { skillDiff } = await import('../runtime/skills-updates.ts');
+      const { skillDiff } = await import('../session/skills-updates.ts');
       const { packageRoot } = await import('../state/paths.ts');
       const r = await skillDiff(s.info.home, arg, { bundledRoot: join(packageRoot(), 'skills'), hub, externalDirs: ext });
       return { output: r.diff ? `# ${arg}: ${r.against} → your copy\n${r.diff}` : `${arg} is the same as ${r.against}.` };

@@ -1,9 +1,9 @@
 // Slash commands that start or steer work beside the conversation: /background (/bg), /btw,
 // /agents (/tasks), /goal, /subgoal, /heartbeat (/hb), /refine, /review, /plan, /init, /learn.
 import { messageText } from '../agent/repair.ts';
-import { parseInterval, routinesOf } from '../runtime/goals.ts';
-import { collectText } from '../runtime/session-aux.ts';
-import { Session } from '../runtime/session.ts';
+import { parseInterval, routinesOf } from '../session/goals.ts';
+import { collectText } from '../session/session-aux.ts';
+import { Session } from '../session/session.ts';
 import { processRegistry } from '../tools/process-registry.ts';
 import { ALL_SURFACES, type CommandDef } from './registry.ts';
 

@@ -12,7 +12,7 @@ import { filteredEnv } from '../policy/secrets-env.ts';
 import { redactSecrets } from '../policy/redact.ts';
 import type { McpManager } from '../mcp/manager.ts';
 import { attachMcp, startMcp } from '../mcp/session.ts';
-import { resolveInputFrom, Session, type SessionOptions, type SessionStore } from '../runtime/session.ts';
+import { resolveInputFrom, Session, type SessionOptions, type SessionStore } from '../session/session.ts';
 import { builtinRegistry } from '../tools/builtin.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { HermesConfig } from '../state/defaults.ts';

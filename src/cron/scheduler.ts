@@ -3,7 +3,7 @@
 // through the gateway's router, and records the run. `startCronTicker` ticks every 60 s inside the
 // gateway; `hermes cron tick` / `hermes cron run` use the same code without a gateway.
 import { join } from 'node:path';
-import type { Session, SessionOptions, SessionStore } from '../runtime/session.ts';
+import type { Session, SessionOptions, SessionStore } from '../session/session.ts';
 import { loadConfig } from '../state/config.ts';
 import { curatorDue, curatorSettings } from '../state/curator.ts';
 import type { HermesConfig } from '../state/defaults.ts';
@@ -461,7 +461,7 @@ export function startCronTicker(opts: { home: string; deliver: Deliver; interval
         const cs = curatorSettings(ctx.config);
         if (curatorDue(opts.home, cs)) {
           // Only when nobody has been talking to the agent for curator.min_idle_hours.
-          const { idleSeconds, runCuratorPass } = await import('../runtime/curator-review.ts');
+          const { idleSeconds, runCuratorPass } = await import('../session/curator-review.ts');
           const idle = idleSeconds(opts.home);
           // The deterministic pass records the run before the first await, so the next tick does not
           // start another; the LLM pass (when on) finishes in the background, as Hermes's thread does.

@@ -2,7 +2,7 @@
 // `cronjob` tool asks it instead of importing cron, and the implementation (./tool.ts, with the
 // scheduler) loads on the first call.
 import type { CronService } from '../tools/types.ts';
-import type { CronjobArgs } from '../tools/cronjob.ts';
+import type { CronjobArgs } from '../tools/defs/cronjob.ts';
 
 export const cronService: CronService = {
   async cronjob(args, ctx) {

@@ -1,7 +1,7 @@
 // The provider and model the default configuration resolves to now: kept on unpinned cron jobs
 // (provider_snapshot / model_snapshot) so they keep running on them after the default changes.
 import { resolveRuntime } from '../llm/resolve.ts';
-import { resolveInputFrom } from '../runtime/session-client.ts';
+import { resolveInputFrom } from '../session/session-client.ts';
 import type { HermesConfig } from '../state/defaults.ts';
 import type { InferenceSnapshot } from './jobs.ts';
 

@@ -1,7 +1,7 @@
 // The cronjob tool's actions (loaded on its first call).
 import type { ToolOutcome } from '../agent/types.ts';
 import { fail, ok } from '../tools/result.ts';
-import type { CronjobArgs } from '../tools/cronjob.ts';
+import type { CronjobArgs } from '../tools/defs/cronjob.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { formatJob, NO_TICKER_NOTE, repeatDisplay, tickerAlive } from './format.ts';
 import { AmbiguousJobError, CronError, CronStore, ScheduleError, type UpdateJobInput } from './jobs.ts';

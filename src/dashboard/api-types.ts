@@ -5,7 +5,7 @@
 // Node types) checks this file too, and esbuild drops type imports, so none of the server's code
 // reaches the bundle.
 import type { TokenSummary } from '../llm/token-types.ts';
-import type { SidecarEvent, SidecarRequest } from '../runtime/sidecar-types.ts';
+import type { SidecarEvent, SidecarRequest } from '../session/sidecar-types.ts';
 import type { LedgerCounts, SearchHit } from '../state/view-types.ts';
 
 export type { LedgerCounts, SearchHit, TokenSummary };

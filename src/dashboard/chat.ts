@@ -1,6 +1,6 @@
 // The Chat tab's server side: one PTY per browser chat running the real chat command
 // (CHAT_ARGS), bridged to `/api/pty`, plus the sidecar: a Unix socket the chat process reports its
-// session events to (src/runtime/event-link.ts), fanned out to `/api/events` subscribers with a
+// session events to (src/session/event-link.ts), fanned out to `/api/events` subscribers with a
 // snapshot for late joiners, and answers (approval buttons) written back to the process.
 //
 // Channel ids come from the page; a PTY lives while its WebSocket is open and is hung up (SIGHUP,
@@ -16,7 +16,7 @@ import type { WebSocket } from 'ws';
 import { sameSecret } from './auth.ts';
 import type { DashboardContext } from './context.ts';
 import type { ChatEvent, ChatInfo, ChatRequest, ChatToolEntry, ChatUsage } from './api-types.ts';
-import { onJsonLines, type SidecarEvent } from '../runtime/event-link.ts';
+import { onJsonLines, type SidecarEvent } from '../session/event-link.ts';
 
 /**
  * What the Chat tab runs: the full-screen TUI (`hermes chat --tui`), which reports its session's

@@ -1,7 +1,7 @@
 // The gateway runs the cron ticker (src/cron/scheduler.ts) with the delivery router as its
 // `deliver`, so scheduled reports go out through the connected platforms, and job runs are stored in
 // the gateway's state.db.
-import type { SessionStore } from '../runtime/session.ts';
+import type { SessionStore } from '../session/session.ts';
 import type { Deliver } from './types.ts';
 
 export interface CronTicker {

@@ -1,7 +1,7 @@
 // A conversation's lane (its running turn, waiting messages and open requests) and its warm
 // session runtime.
 import type { AgentRequest } from '../agent/types.ts';
-import type { Session } from '../runtime/session.ts';
+import type { Session } from '../session/session.ts';
 import type { InboundMessage, PlatformAdapter, SessionSource } from './types.ts';
 
 export interface OpenRequest {

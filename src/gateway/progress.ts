@@ -1,6 +1,6 @@
 // Tool progress in the chat (display.tool_progress).
 import { redactSecrets } from '../policy/redact.ts';
-import { describeToolCall } from '../runtime/describe.ts';
+import { describeToolCall } from '../session/describe.ts';
 import type { PlatformAdapter, SessionSource } from './types.ts';
 
 /**

@@ -4,7 +4,7 @@
 // (`session_reset`: idle minutes and/or a daily hour).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { newSessionId } from '../runtime/session.ts';
+import { newSessionId } from '../session/session.ts';
 import { readJsonObject, writeJson, writeJsonInBackground } from './json-file.ts';
 import type { SessionSource } from './types.ts';
 

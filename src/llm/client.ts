@@ -88,7 +88,7 @@ export interface LlmClientOptions {
 }
 
 /**
- * What the runtime injects to hold spend caps (config.yaml `budgets:`; src/runtime/budgets.ts):
+ * What the runtime injects to hold spend caps (config.yaml `budgets:`; src/session/budgets.ts):
  * `before` runs before a call is sent and returns an error to end it unsent (a cap reached and not
  * lifted); `after` is told the provider-reported usage of every attempt, failed ones included.
  */

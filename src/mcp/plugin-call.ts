@@ -2,7 +2,7 @@
 // surface that loads plugins: `ctx.call_mcp(server, tool, args, timeout)` calls a tool of one of the
 // user's MCP servers (config.yaml `mcp_servers`) through the same client the agent uses (the plugin
 // context has already checked `plugins.entries.<id>.mcp_allowlist`: no access by default, no
-// wildcards), and `ctx.llm.complete` runs one model call (src/runtime/plugin-llm.ts, loaded on use).
+// wildcards), and `ctx.llm.complete` runs one model call (src/session/plugin-llm.ts, loaded on use).
 import type { PluginHost } from '../plugins/host.ts';
 import type { PluginPorts } from '../plugins/state.ts';
 import type { McpManager } from './manager.ts';
@@ -49,6 +49,6 @@ export async function closePluginMcp(): Promise<void> {
 }
 
 export const pluginPorts: PluginPorts = {
-  complete: async (host, m, req) => (await import('../runtime/plugin-llm.ts')).completeForPlugin(host, m, req),
+  complete: async (host, m, req) => (await import('../session/plugin-llm.ts')).completeForPlugin(host, m, req),
   callMcp: pluginCallMcp,
 };

@@ -1,6 +1,6 @@
 // MCP for a session: connect config.yaml's servers before the session is built (its constructor is
 // synchronous), then keep the session's tools in step as servers connect, drop and come back.
-import type { Session } from '../runtime/session.ts';
+import type { Session } from '../session/session.ts';
 import { paths } from '../state/paths.ts';
 import { defineSlot } from '../state/slots.ts';
 import { onSessionClose } from '../tools/cleanup.ts';

@@ -1,6 +1,6 @@
 // `ctx.llm.complete` / `complete_structured`: one model call with the user's own provider, model and
 // credentials (whatever the session would use), outside any conversation. Loaded on first use. The
-// call itself is the `complete` port the surface lent (src/runtime/plugin-llm.ts): plugins sit below
+// call itself is the `complete` port the surface lent (src/session/plugin-llm.ts): plugins sit below
 // the session runtime and never import it.
 import type { Message } from '../llm/types.ts';
 import type { PluginHost } from './host.ts';

@@ -456,7 +456,7 @@ export function hermesConfigSchema(z: Z) {
     codex: section({ path: str(), home: str(), model: str(), turn_timeout: num(600) }),
     session_reset: section({ mode: choice('both', ['both', 'idle', 'daily', 'none']), idle_minutes: num(1440), at_hour: num(4), notify: hermes() }),
     /** Shadow-git snapshots before destructive edits, for /rollback (off by default, as Hermes). */
-    // `checkpoints: true` is short for `checkpoints: {enabled: true}` (src/runtime/checkpointing.ts).
+    // `checkpoints: true` is short for `checkpoints: {enabled: true}` (src/session/checkpointing.ts).
     checkpoints: z
       .union([
         z.boolean(),
@@ -470,7 +470,7 @@ export function hermesConfigSchema(z: Z) {
     save_trajectories: bool(false),
     /** Where sessions, search, gateway routing and claims live: `sqlite` (HERMES_HOME/state.db) or `postgres` (url, or HERMES_DATABASE_URL). */
     state: section({ backend: choice('sqlite', ['sqlite', 'postgres']), url: str() }),
-    /** Spend caps (docs/budgets.md): read leniently by src/runtime/budgets.ts, which warns about bad values itself. */
+    /** Spend caps (docs/budgets.md): read leniently by src/session/budgets.ts, which warns about bad values itself. */
     budgets: z
       .object({ session_usd: lenient(), daily_usd: lenient(), job_usd: lenient(), session_tokens: lenient(), daily_tokens: lenient(), action: lenient() })
       .optional(),
@@ -483,7 +483,7 @@ export function hermesConfigSchema(z: Z) {
     hooks: z.record(z.string(), z.unknown()).optional(),
     /** The webhook platform's routes (src/gateway/platforms/webhook.ts). */
     webhooks: z.record(z.string(), z.unknown()).optional(),
-    /** Mixture of agents (src/runtime/moa.ts). */
+    /** Mixture of agents (src/session/moa.ts). */
     moa: z.record(z.string(), z.unknown()).optional(),
     fal: z.record(z.string(), z.unknown()).optional(),
     personalities: hermes(),

@@ -6,7 +6,7 @@
 // HERMES_HOME/skills/.curator_state (last run, summary, paused, run count). Skills a cron job uses
 // are treated like pinned ones. Archiving is recorded in the skill ledger (state/skill-ledger.ts).
 // The whole run — snapshot, this pass, and the optional LLM consolidation (`curator.consolidate`) —
-// is runtime/curator-review.ts.
+// is session/curator-review.ts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from './fsutil.ts';

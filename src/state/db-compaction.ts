@@ -3,7 +3,7 @@
 // expired lease is reclaimed), `archive_and_compact` (the live rows become `active = 0,
 // compacted = 1` — still searchable and shown in transcripts, never replayed — and the compressed
 // conversation goes in as new live rows under the same session id), and the persisted
-// summary-failure cooldown. src/runtime/compaction-store.ts decides when; this file writes it.
+// summary-failure cooldown. src/session/compaction-store.ts decides when; this file writes it.
 import type { Message } from '../llm/types.ts';
 import type { StatementSync } from './sqlite.ts';
 

@@ -20,7 +20,7 @@ export interface ToolPorts {
   /** Runs another tool of this session by name (execute_code's RPC). Absent: execute_code is unavailable. */
   callTool?: (name: string, args: Record<string, unknown>, ctx: ToolCallContext) => Promise<ToolOutcome>;
   /** The session's deferred tools, loaded on demand by tool_search. */
-  toolCatalog?: import('./tool-search.ts').ToolCatalog;
+  toolCatalog?: import('./defs/tool-search.ts').ToolCatalog;
   /** Runs a subagent: a child loop with its own budget and restricted tools (delegate_task). */
   spawnChild?: (spec: ChildSpec) => Promise<ChildResult>;
   /** The model for an auxiliary task (vision, web_extract, …), or null when none is configured. */
@@ -62,7 +62,7 @@ export interface ToolSession extends ToolPorts {
   readonly slots: Slots;
 }
 
-/** The former name of `ToolSession`, kept for src/runtime/session*.ts (`session.services`) until the Session's restructuring lands. */
+/** The former name of `ToolSession`, kept for src/session/session*.ts (`session.services`) until the Session's restructuring lands. */
 export type ToolServices = ToolSession;
 
 /**

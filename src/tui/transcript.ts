@@ -2,7 +2,7 @@
 // model's reasoning, tool calls, notes), each rendered to styled lines that fit the screen width.
 // Rendering is cached per entry (width, version, selection), so a frame costs the visible lines, and a
 // streaming answer only wraps the lines it added. Markdown, syntax colours, activity lines and width
-// handling are the REPL's own (src/cli/repl, src/runtime/activity.ts).
+// handling are the REPL's own (src/cli/repl, src/session/activity.ts).
 
 import { messageText } from '../agent/repair.ts';
 import type { Message } from '../llm/types.ts';
@@ -11,8 +11,8 @@ import { diffLine } from '../cli/repl/highlight.ts';
 import { MarkdownStream, type MarkdownMode } from '../cli/repl/markdown.ts';
 import type { Style } from '../cli/repl/style.ts';
 import { wrapAnsi, wrapWords } from '../cli/repl/width.ts';
-import { formatDuration } from '../runtime/activity.ts';
-import { activityLine, describeToolCall, runningLine } from '../runtime/describe.ts';
+import { formatDuration } from '../session/activity.ts';
+import { activityLine, describeToolCall, runningLine } from '../session/describe.ts';
 
 export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 

@@ -25,7 +25,7 @@ function tool(name: string, run: (args: Record<string, unknown>, signal: AbortSi
   };
 }
 
-/** The hooks every Session's loop has (src/runtimes/loop.ts), with their defaults. */
+/** The hooks every Session's loop has (src/runners/loop.ts), with their defaults. */
 const standardHooks = () => [textCalls(), guardrails(), spilling(), steering()];
 
 function setup(steps: ScriptStep[], tools: AgentTool[], over: Partial<TurnInput> = {}) {

@@ -70,9 +70,9 @@ describe('the folder graph of src/', () => {
 
   it('sees the imports that exist (sanity: the scan finds the Session, lazy loads and type imports)', () => {
     const has = (from: string, to: string, kind: string) => report.edges.some((e) => e.from === from && e.to === to && e.kind === kind);
-    assert.ok(has('runtime', 'tools', 'static'), 'runtime -> tools (static)');
+    assert.ok(has('session', 'tools', 'static'), 'session -> tools (static)');
     assert.ok(has('cli', 'gateway', 'dynamic'), 'cli -> gateway (await import)');
-    assert.ok(has('runtime', 'tools', 'type'), 'runtime -> tools (import type)');
+    assert.ok(has('session', 'tools', 'type'), 'session -> tools (import type)');
     assert.ok(report.graph.size >= 20, `${report.graph.size} folders`);
   });
 
@@ -90,7 +90,7 @@ describe('the check fails where it should (fixture tree)', () => {
     'src/tools/b.ts': "import { a } from '../state/a.ts';\nexport const b = () => a;\n",
     // the core naming a surface's type, and loading one lazily
     'src/tools/c.ts': "import type { InboundMessage } from '../gateway/types.ts';\nexport type M = InboundMessage;\n",
-    'src/runtime/d.ts': "export async function f() {\n  return (await import('../cli/x.ts')).x;\n}\n",
+    'src/session/d.ts': "export async function f() {\n  return (await import('../cli/x.ts')).x;\n}\n",
     // imports that are no imports: a comment, a string, a template, a regex
     'src/llm/e.ts': "// import { y } from '../cli/y.ts';\nconst s = \"import('../cli/z.ts')\";\nconst t = `from '../gateway/w.ts'`;\nconst r = /import\\('..\\/tui\\/v.ts'\\)/;\nexport { s, t, r };\n",
     'src/gateway/types.ts': 'export interface InboundMessage { text: string }\n',
@@ -107,7 +107,7 @@ describe('the check fails where it should (fixture tree)', () => {
 
   it('reports core -> surface imports, type-only and dynamic ones too', () => {
     assert.deepEqual(why('tools/c.ts'), ['core folder tools/ imports surface gateway/']);
-    assert.deepEqual(why('runtime/d.ts'), ['core folder runtime/ imports surface cli/']);
+    assert.deepEqual(why('session/d.ts'), ['core folder session/ imports surface cli/']);
     assert.match(why('state/a.ts')[0], /state\/ \(state\) imports tools\/ \(tools\), a higher layer/);
     assert.match(why('newthing/n.ts')[0], /newthing\/ is on no layer/);
   });

@@ -2,8 +2,8 @@
 // MCP tools and the items Codex runs (its shell unwrapped to the command itself).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { toolDetail } from '../../src/runtime/activity.ts';
-import { activityLine } from '../../src/runtime/describe.ts';
+import { toolDetail } from '../../src/session/activity.ts';
+import { activityLine } from '../../src/session/describe.ts';
 
 describe('tool lines', () => {
   it('show the main argument of every kind of call', () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createCommandRegistry } from '../../src/commands/builtin.ts';
 import { runCommand } from '../../src/commands/registry.ts';
-import { Session } from '../../src/runtime/session.ts';
+import { Session } from '../../src/session/session.ts';
 import { loadConfig } from '../../src/state/config.ts';
 import { hermes, homeWithModel, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
@@ -275,7 +275,7 @@ describe('curator consolidation pass', () => {
 
 describe('curator min_idle_hours', () => {
   it('idleSeconds measures the time since the last message in state.db (what automatic runs wait on)', async () => {
-    const { idleSeconds } = await import('../../src/runtime/curator-review.ts');
+    const { idleSeconds } = await import('../../src/session/curator-review.ts');
     const { SessionDB } = await import('../../src/state/db.ts');
     const h = tempHome();
     assert.equal(idleSeconds(h), null, 'no state.db: no measurement, so no gate');

@@ -1,12 +1,12 @@
 // test-timeout: 30
-// The event describer (src/runtime/describe.ts): every kind of agent-loop event becomes one
+// The event describer (src/session/describe.ts): every kind of agent-loop event becomes one
 // surface-neutral description (or none, for streamed text and bookkeeping), and its line is the
 // one the REPL, the TUI and the one-shot run print.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AgentEvent, AgentRequest, TurnResult } from '../../src/agent/types.ts';
 import type { ProviderError, Usage } from '../../src/llm/types.ts';
-import { describeEvent, describeLine, describeResolution, describeToolCall, eventLine, runningLine, type DescribeContext, type Description } from '../../src/runtime/describe.ts';
+import { describeEvent, describeLine, describeResolution, describeToolCall, eventLine, runningLine, type DescribeContext, type Description } from '../../src/session/describe.ts';
 
 const usage: Usage = { input_tokens: 10, output_tokens: 5 } as Usage;
 const perr = (message: string): ProviderError => ({ kind: 'server', provider: 'custom:primary', message, retryable: true }) as unknown as ProviderError;

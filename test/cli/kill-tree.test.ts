@@ -19,11 +19,11 @@ after(async () => {
 });
 
 async function waitFor<T>(what: string, get: () => T | null, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
+  const end = performance.now() + ms;
   for (;;) {
     const v = get();
     if (v !== null) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
   }
 }

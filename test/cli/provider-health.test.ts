@@ -119,15 +119,15 @@ describe('provider health', () => {
       await t.waitFor(/Answered by the backup\./, { timeoutMs: 30_000 });
       assert.match(t.screen(), /⇄ switching from custom:primary:test-model to fallback custom:backup:backup-model: HTTP 503/);
       // The conversation's title (an auxiliary task) goes to the fallback too, without trying the tripped primary.
-      const titled = Date.now() + 20_000;
-      while (!fake.requests.some((r) => !r.body.tools?.length && r.body.model === 'backup-model') && Date.now() < titled) await new Promise((r) => setTimeout(r, 100));
+      const titled = performance.now() + 20_000;
+      while (!fake.requests.some((r) => !r.body.tools?.length && r.body.model === 'backup-model') && performance.now() < titled) await new Promise((r) => setTimeout(r, 100));
       assert.ok(fake.requests.some((r) => !r.body.tools?.length && r.body.model === 'backup-model'), 'the title was asked of the fallback');
       assert.equal(proxy.requests.filter((r) => r.method === 'POST' && !/"tools"/.test(r.body) && !/"content":"ping"/.test(r.body)).length, 0, 'no auxiliary request reached the tripped primary');
 
       const during = probes().length;
       proxy.setDefault(null);
-      const deadline = Date.now() + 30_000;
-      while (!probes().slice(during).some((p) => p.fault === null) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      const deadline = performance.now() + 30_000;
+      while (!probes().slice(during).some((p) => p.fault === null) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       const after = probes().slice(during);
       assert.equal(after.length, 1, 'one probe after the wave');
       // Give the probe's answer a moment to be read before the next turn.

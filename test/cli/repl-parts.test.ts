@@ -16,7 +16,7 @@ import { makeStyle } from '../../src/cli/repl/style.ts';
 import { stringWidth, truncate, truncateAnsi } from '../../src/cli/repl/width.ts';
 import { createCommandRegistry } from '../../src/commands/builtin.ts';
 import { registerQuickCommands } from '../../src/commands/quick.ts';
-import { listPersonalities, systemMessageFor } from '../../src/runtime/personality.ts';
+import { listPersonalities, systemMessageFor } from '../../src/session/personality.ts';
 import { defaultConfig } from '../../src/state/defaults.ts';
 import { tempHome } from '../helpers/cli.ts';
 

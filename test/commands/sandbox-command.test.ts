@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createCommandRegistry } from '../../src/commands/builtin.ts';
 import { runCommand, type Surface } from '../../src/commands/registry.ts';
-import { Session } from '../../src/runtime/session.ts';
+import { Session } from '../../src/session/session.ts';
 import { loadConfig } from '../../src/state/config.ts';
 import { SessionDB } from '../../src/state/db.ts';
 import { SqliteSessionStore } from '../../src/state/store/sqlite.ts';

@@ -226,9 +226,9 @@ describe('cron status tells a live ticker from a stopped one', () => {
     gw.stderr.on('data', (d) => (out += d));
     const exited = new Promise<number | null>((r) => gw.on('exit', (c) => r(c)));
     const hb = join(home, 'cron', 'ticker_heartbeat');
-    const deadline = Date.now() + 20_000;
+    const deadline = performance.now() + 20_000;
     while (!existsSync(hb)) {
-      if (Date.now() > deadline) throw new Error(`no heartbeat; gateway log:\n${out}`);
+      if (performance.now() > deadline) throw new Error(`no heartbeat; gateway log:\n${out}`);
       await new Promise((r) => setTimeout(r, 50));
     }
     let r = await hermes(['cron', 'status'], { home });

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { createCommandRegistry } from '../../src/commands/builtin.ts';
 import { splitArgs } from '../../src/policy/split-args.ts';
 import { runCommand, type Surface } from '../../src/commands/registry.ts';
-import { Session } from '../../src/runtime/session.ts';
+import { Session } from '../../src/session/session.ts';
 import { loadConfig } from '../../src/state/config.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { cronHome, readJobs, testEnv } from './helpers.ts';

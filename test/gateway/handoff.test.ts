@@ -8,7 +8,7 @@ import { createCommandRegistry } from '../../src/commands/builtin.ts';
 import { runCommand } from '../../src/commands/registry.ts';
 import { GatewayRunner } from '../../src/gateway/runner.ts';
 import type { InboundHandlers, InboundMessage, PlatformAdapter, SendResult } from '../../src/gateway/types.ts';
-import { Session } from '../../src/runtime/session.ts';
+import { Session } from '../../src/session/session.ts';
 import { SessionDB } from '../../src/state/db.ts';
 import { SqliteSessionStore } from '../../src/state/store/sqlite.ts';
 import { handoffState } from '../../src/state/handoff.ts';

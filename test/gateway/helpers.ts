@@ -37,11 +37,11 @@ export function gatewayHome(o: { llmUrl: string; env?: Record<string, string>; y
 
 /** Resolves when `fn` returns truthy (polled; for state that has no event to wait on). */
 export async function until<T>(fn: () => T | undefined | null | false, timeoutMs = 10_000, label = 'condition', everyMs = 20): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     const v = fn();
     if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${label}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -43,9 +43,9 @@ export function chatHarness(o: { models?: string[] } = {}): ChatHarness {
     enqueue: (...r) => void queue.push(...r),
     main,
     async requests(n, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
+      const deadline = performance.now() + timeoutMs;
       while (main().length < n) {
-        if (Date.now() > deadline) throw new Error(`expected ${n} requests, got ${main().length}`);
+        if (performance.now() > deadline) throw new Error(`expected ${n} requests, got ${main().length}`);
         await new Promise((r) => setTimeout(r, 20));
       }
       return main();

@@ -268,11 +268,11 @@ export async function startFakeTelegram(opts: { token?: string; botUsername?: st
     },
     waitFor,
     async waitForCount(pred, n, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
+      const deadline = performance.now() + timeoutMs;
       for (;;) {
         const hits = calls.filter(pred);
         if (hits.length >= n) return hits;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${n} calls (have ${hits.length}):\n${calls.map((c) => `${c.method} ${JSON.stringify(c.params).slice(0, 160)}`).join('\n')}`);
+        if (performance.now() > deadline) throw new Error(`timed out waiting for ${n} calls (have ${hits.length}):\n${calls.map((c) => `${c.method} ${JSON.stringify(c.params).slice(0, 160)}`).join('\n')}`);
         await new Promise<void>((resolve) => {
           const done = () => {
             callWaiters.delete(done);

@@ -12,7 +12,7 @@ export const DOVECOT = ['/usr/sbin/dovecot', '/usr/local/sbin/dovecot'].find((p)
 
 
 async function waitForPort(port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     const ok = await new Promise<boolean>((r) => {
       const s = connect(port, '127.0.0.1');
@@ -20,7 +20,7 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
       s.once('error', () => r(false));
     });
     if (ok) return;
-    if (Date.now() > deadline) throw new Error(`nothing listening on ${port}`);
+    if (performance.now() > deadline) throw new Error(`nothing listening on ${port}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

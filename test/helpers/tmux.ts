@@ -185,13 +185,13 @@ export class TmuxTerm {
     } catch {
       return true;
     }
-    return size !== this.seen || Date.now() - this.lookedAt >= LOOK_AT_LEAST_MS;
+    return size !== this.seen || performance.now() - this.lookedAt >= LOOK_AT_LEAST_MS;
   }
 
   /** Notes a look at the screen: what the log held just before it. */
   private looked(): void {
     this.dirty = false;
-    this.lookedAt = Date.now();
+    this.lookedAt = performance.now();
     if (!this.log) return;
     try {
       this.seen = statSync(this.log).size;
@@ -255,7 +255,7 @@ export class TmuxTerm {
 
   /** Waits until the screen matches; returns the screen. `after`: only lines from this index (see mark) count. */
   async waitFor(re: RegExp, opts: { timeoutMs?: number; after?: number } = {}): Promise<string> {
-    const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+    const deadline = performance.now() + (opts.timeoutMs ?? 15_000);
     let pause = 0;
     let s = '';
     for (;;) {
@@ -263,7 +263,7 @@ export class TmuxTerm {
       s = TmuxTerm.lines(await this.ask(['capture-pane', '-p', '-J', '-S', '-', '-t', 'main']));
       const part = opts.after ? s.split('\n').slice(opts.after).join('\n') : s;
       if (re.test(part)) return s;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${re}; screen:\n${s.slice(-3000)}`);
+      if (performance.now() > deadline) throw new Error(`timed out waiting for ${re}; screen:\n${s.slice(-3000)}`);
       await this.quiet((pause = nextPause(pause)), deadline);
     }
   }
@@ -271,18 +271,18 @@ export class TmuxTerm {
   /** Waits `pause` ms, then on until the program wrote something (or the deadline, or a second). */
   private async quiet(pause: number, deadline: number): Promise<void> {
     await new Promise((r) => setTimeout(r, pause));
-    while (!this.changed() && Date.now() <= deadline) await new Promise((r) => setTimeout(r, WATCH_MS));
+    while (!this.changed() && performance.now() <= deadline) await new Promise((r) => setTimeout(r, WATCH_MS));
   }
 
   /** Waits until what is visible, with its styles (see styled), matches; returns it. */
   async waitForStyled(re: RegExp, timeoutMs = 15_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = performance.now() + timeoutMs;
     let pause = 0;
     for (;;) {
       this.looked();
       const s = await this.ask(['capture-pane', '-p', '-e', '-t', 'main']);
       if (re.test(s)) return s;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${re} (styled); screen:\n${s.slice(-3000)}`);
+      if (performance.now() > deadline) throw new Error(`timed out waiting for ${re} (styled); screen:\n${s.slice(-3000)}`);
       await this.quiet((pause = nextPause(pause)), deadline);
     }
   }

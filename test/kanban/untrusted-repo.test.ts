@@ -12,7 +12,7 @@ import { openKanbanDb } from '../../src/kanban/db.ts';
 import { claim, complete } from '../../src/kanban/lifecycle.ts';
 import { KanbanStore } from '../../src/kanban/store.ts';
 import { resolveWorkspace, setWorkspace } from '../../src/kanban/workspace.ts';
-import kanbanCreate from '../../src/tools/kanban-create.ts';
+import kanbanCreate from '../../src/tools/defs/kanban-create.ts';
 import { call, makeServices } from '../tools/helpers.ts';
 import { hermes } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from '../helpers/fake-llm.ts';

@@ -11,7 +11,7 @@ import type { StreamEvent } from '../../src/llm/types.ts';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HEALTH_FILE, healthLine, providerHealthStore, readProviderHealth } from '../../src/runtime/provider-health.ts';
+import { HEALTH_FILE, healthLine, providerHealthStore, readProviderHealth } from '../../src/session/provider-health.ts';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.ts';
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.ts';
 import { collect, request, runtime } from './_util.ts';

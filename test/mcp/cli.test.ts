@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { createCommandRegistry } from '../../src/commands/builtin.ts';
 import { runCommand } from '../../src/commands/registry.ts';
 import { mcpManagers } from '../../src/mcp/session.ts';
-import { Session } from '../../src/runtime/session.ts';
+import { Session } from '../../src/session/session.ts';
 import { loadConfig } from '../../src/state/config.ts';
 import { hermes, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ToolRegistry } from '../../src/tools/registry.ts';
-import imageGenerate from '../../src/tools/image-generate.ts';
+import imageGenerate from '../../src/tools/defs/image-generate.ts';
 import type { ToolSession } from '../../src/tools/types.ts';
 import { call, makeServices } from '../tools/helpers.ts';
 

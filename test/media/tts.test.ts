@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { secMsGec, splitForEdge, voiceName } from '../../src/media/tts/edge.ts';
 import { spokenText, splitText } from '../../src/media/tts/index.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
-import textToSpeech from '../../src/tools/text-to-speech.ts';
+import textToSpeech from '../../src/tools/defs/text-to-speech.ts';
 import type { ToolSession } from '../../src/tools/types.ts';
 import { noFfmpeg, probe, tone } from '../helpers/audio.ts';
 import { startFakeEdge, startFakeSpeechApis, type FakeEdge, type FakeSpeechApis } from '../helpers/fake-tts.ts';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 import { fitForVision, imageSize } from '../../src/media/image-fit.ts';
-import vision from '../../src/tools/vision.ts';
+import vision from '../../src/tools/defs/vision.ts';
 import { noFfmpeg } from '../helpers/audio.ts';
 import { scripted } from '../helpers/scripted-stream.ts';
 import { call, makeServices, tmp } from '../tools/helpers.ts';

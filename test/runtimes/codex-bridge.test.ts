@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { AgentRequest, Answered } from '../../src/agent/types.ts';
-import { decisionFor, serverRequestHandler, type BridgeDeps } from '../../src/runtimes/codex/approvals.ts';
-import { codexHome, codexHomeProblem, codexStatus, codexTmpdir, compareVersions, parseCodexVersion } from '../../src/runtimes/codex/binary.ts';
-import { deriveCodexConfig } from '../../src/runtimes/codex/derive.ts';
-import type { ServerRequest } from '../../src/runtimes/codex/protocol/ServerRequest.ts';
-import { applyCodexRuntime, parseRuntimeArg } from '../../src/runtimes/codex/switch.ts';
+import { decisionFor, serverRequestHandler, type BridgeDeps } from '../../src/runners/codex/approvals.ts';
+import { codexHome, codexHomeProblem, codexStatus, codexTmpdir, compareVersions, parseCodexVersion } from '../../src/runners/codex/binary.ts';
+import { deriveCodexConfig } from '../../src/runners/codex/derive.ts';
+import type { ServerRequest } from '../../src/runners/codex/protocol/ServerRequest.ts';
+import { applyCodexRuntime, parseRuntimeArg } from '../../src/runners/codex/switch.ts';
 import { defaultConfig } from '../../src/state/defaults.ts';
 import { ROOT } from '../helpers/cli.ts';
 

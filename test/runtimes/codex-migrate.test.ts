@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { BLOCK_BEGIN, BLOCK_END, migrateCodexConfig, removeManagedBlock, tomlString, tomlValue, translateServer } from '../../src/runtimes/codex/migrate.ts';
+import { BLOCK_BEGIN, BLOCK_END, migrateCodexConfig, removeManagedBlock, tomlString, tomlValue, translateServer } from '../../src/runners/codex/migrate.ts';
 import { CODEX_BIN, codexMissing, makeCodexHome } from '../helpers/codex.ts';
 
 const dirs: string[] = [];

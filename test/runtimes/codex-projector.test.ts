@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Message } from '../../src/llm/types.ts';
-import { CodexProjector, callIdFor, sortedJson } from '../../src/runtimes/codex/projector.ts';
+import { CodexProjector, callIdFor, sortedJson } from '../../src/runners/codex/projector.ts';
 import { ROOT } from '../helpers/cli.ts';
 
 interface Line {

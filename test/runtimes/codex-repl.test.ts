@@ -33,9 +33,9 @@ after(async () => {
 
 const responses = () => fake.requests.filter((r) => r.wire === 'responses');
 async function nextRequest(count: () => number, n: number, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   while (count() < n) {
-    if (Date.now() > deadline) throw new Error(`expected request #${n}, got ${count()}`);
+    if (performance.now() > deadline) throw new Error(`expected request #${n}, got ${count()}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

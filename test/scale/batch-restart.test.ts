@@ -74,9 +74,9 @@ describe('hermes batch through a PostgreSQL restart', { skip: skip ?? false }, (
         await c.end();
       }
     };
-    const deadline = Date.now() + 60_000;
+    const deadline = performance.now() + 60_000;
     while ((await doneCount()) < PROMPTS / 4 || inModel === 0) {
-      assert.ok(Date.now() < deadline, 'a quarter of the prompts done with some in the model');
+      assert.ok(performance.now() < deadline, 'a quarter of the prompts done with some in the model');
       await new Promise((r) => setTimeout(r, 50));
     }
     await cluster!.restart({ downMs: 2000 });

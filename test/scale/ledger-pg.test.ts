@@ -159,11 +159,11 @@ describe('delivery ledger on PostgreSQL: database restarts and a failover', { sk
     }
 
     // `hermes gateway status` on B (the running owner) counts the cluster's ledger.
-    const countsBy = Date.now() + 30_000;
+    const countsBy = performance.now() + 30_000;
     for (;;) {
       const st = await hermes(['gateway', 'status', '--json'], { home: b.home });
       if ((JSON.parse(st.stdout).ledger as { answered?: number } | null)?.answered === total) break;
-      if (Date.now() > countsBy) assert.fail(`the counts were not written: ${JSON.stringify(JSON.parse(st.stdout).ledger)}`);
+      if (performance.now() > countsBy) assert.fail(`the counts were not written: ${JSON.stringify(JSON.parse(st.stdout).ledger)}`);
       await new Promise((r) => setTimeout(r, 500));
     }
     const st = await hermes(['gateway', 'status', '--json'], { home: b.home });

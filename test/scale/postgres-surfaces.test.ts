@@ -13,7 +13,7 @@ import { postgresUnavailable, startPostgres, type PgCluster } from '../helpers/p
 import { startFakeLlm } from '../helpers/fake-llm.ts';
 import { createCommandRegistry } from '../../src/commands/builtin.ts';
 import { runCommand } from '../../src/commands/registry.ts';
-import { Session } from '../../src/runtime/session.ts';
+import { Session } from '../../src/session/session.ts';
 import { loadConfig } from '../../src/state/config.ts';
 
 const skip = postgresUnavailable();

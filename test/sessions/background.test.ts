@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createCommandRegistry } from '../../src/commands/builtin.ts';
 import { runCommand } from '../../src/commands/registry.ts';
-import { runFollowUps } from '../../src/runtime/inbox.ts';
+import { runFollowUps } from '../../src/session/inbox.ts';
 import { harness } from './helpers.ts';
 
 const isChild = (req: { system: string }) => /focused subagent/.test(req.system);

@@ -295,9 +295,9 @@ test('SIGKILL mid-turn: every message produced before the kill is readable and t
     const child = spawn(process.execPath, [BIN, 'chat', '-q', 'run the long job', '--yolo'], { cwd: h, env: cleanEnv(h), stdio: ['ignore', 'pipe', 'pipe'] });
     // Wait until the tool call is stored (the turn is now inside the 30 s tool run), then kill.
     const dbPath = join(h, 'state.db');
-    const deadline = Date.now() + 20_000;
+    const deadline = performance.now() + 20_000;
     let stored = 0;
-    while (Date.now() < deadline) {
+    while (performance.now() < deadline) {
       if (existsSync(dbPath)) {
         const db = SessionDB.open(dbPath);
         const s = db.listSessions()[0];

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { holderIsDead } from '../../src/runtime/compaction-store.ts';
+import { holderIsDead } from '../../src/session/compaction-store.ts';
 import { SessionDB } from '../../src/state/db.ts';
 import { hermes, tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { AgentEvent } from '../../src/agent/types.ts';
 import type { LlmClient, ProviderRuntime } from '../../src/llm/index.ts';
 import type { StreamFn } from '../../src/llm/types.ts';
-import { Session, type SessionOptions } from '../../src/runtime/session.ts';
+import { Session, type SessionOptions } from '../../src/session/session.ts';
 import { SessionDB } from '../../src/state/db.ts';
 import { SqliteSessionStore } from '../../src/state/store/sqlite.ts';
 import { defaultConfig, type HermesConfig } from '../../src/state/defaults.ts';

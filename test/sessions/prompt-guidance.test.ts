@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { configuredOutputCap, defaultOutputCap } from '../../src/llm/index.ts';
-import { FINISH_GUIDANCE, PARALLEL_GUIDANCE, STEER_GUIDANCE, profileLine } from '../../src/runtime/prompt-guidance.ts';
+import { FINISH_GUIDANCE, PARALLEL_GUIDANCE, STEER_GUIDANCE, profileLine } from '../../src/session/prompt-guidance.ts';
 import { harness } from './helpers.ts';
 
 const systemOf = (h: ReturnType<typeof harness>) => h.session.system;

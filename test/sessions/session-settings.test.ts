@@ -1,4 +1,4 @@
-// A Session's own settings (src/runtime/session-settings.ts): sessions that share one config object
+// A Session's own settings (src/session/session-settings.ts): sessions that share one config object
 // (the gateway's chats, ACP's sessions) each keep what a slash command changed for them; the shared
 // object is never written.
 import assert from 'node:assert/strict';
@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createCommandRegistry } from '../../src/commands/builtin.ts';
 import { runCommand } from '../../src/commands/registry.ts';
-import { Session } from '../../src/runtime/session.ts';
-import { SessionSettings } from '../../src/runtime/session-settings.ts';
+import { Session } from '../../src/session/session.ts';
+import { SessionSettings } from '../../src/session/session-settings.ts';
 import { loadConfig } from '../../src/state/config.ts';
 import { tempHome } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';

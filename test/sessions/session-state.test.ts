@@ -379,7 +379,7 @@ test("an unknown model's context window comes from the provider's /models list a
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
   try {
-    const { Session } = await import('../../src/runtime/session.ts');
+    const { Session } = await import('../../src/session/session.ts');
     const { defaultConfig } = await import('../../src/state/defaults.ts');
     const { mkdtempSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');

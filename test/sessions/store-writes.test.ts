@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Message } from '../../src/llm/types.ts';
-import type { SessionStore } from '../../src/runtime/session-types.ts';
-import { GROUP_MS, StoreWrites } from '../../src/runtime/store-writes.ts';
+import type { SessionStore } from '../../src/session/session-types.ts';
+import { GROUP_MS, StoreWrites } from '../../src/session/store-writes.ts';
 
 function recordingStore() {
   const commits: string[][] = [];

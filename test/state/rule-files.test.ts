@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { DEFAULT_MD_NAMES, findProjectContext, ruleFileNames } from '../../src/state/context-files.ts';
-import { hintNames, SubdirHints } from '../../src/runtime/subdir-hints.ts';
+import { hintNames, SubdirHints } from '../../src/session/subdir-hints.ts';
 import { hermes, homeWithModel } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 

@@ -7,7 +7,7 @@ import type { AgentRequest } from '../../src/agent/types.ts';
 import { toolContext } from '../../src/tools/context.ts';
 import { approveCommand } from '../../src/tools/approval.ts';
 import { approvalMode } from '../../src/tools/approval-smart.ts';
-import terminal from '../../src/tools/terminal.ts';
+import terminal from '../../src/tools/defs/terminal.ts';
 import { scripted, type ScriptStep } from '../helpers/scripted-stream.ts';
 import { call, closeServices, makeCtx, makeServices } from './helpers.ts';
 

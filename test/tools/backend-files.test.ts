@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import patch from '../../src/tools/patch.ts';
-import readFile from '../../src/tools/read-file.ts';
-import searchFiles from '../../src/tools/search-files.ts';
-import terminal from '../../src/tools/terminal.ts';
+import patch from '../../src/tools/defs/patch.ts';
+import readFile from '../../src/tools/defs/read-file.ts';
+import searchFiles from '../../src/tools/defs/search-files.ts';
+import terminal from '../../src/tools/defs/terminal.ts';
 import type { ToolSession } from '../../src/tools/types.ts';
-import writeFile from '../../src/tools/write-file.ts';
+import writeFile from '../../src/tools/defs/write-file.ts';
 import { call, closeServices, makeServices, tmp } from './helpers.ts';
 import { sshdUnavailable, startSshd, type TestSshd } from './sshd.ts';
 

@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseWrapped, wrapCommand } from '../../src/tools/env/sandbox.ts';
 import { findSingularity, instanceStartArgs } from '../../src/tools/env/singularity.ts';
-import processTool from '../../src/tools/process.ts';
-import readFile from '../../src/tools/read-file.ts';
-import searchFiles from '../../src/tools/search-files.ts';
-import terminal from '../../src/tools/terminal.ts';
+import processTool from '../../src/tools/defs/process.ts';
+import readFile from '../../src/tools/defs/read-file.ts';
+import searchFiles from '../../src/tools/defs/search-files.ts';
+import terminal from '../../src/tools/defs/terminal.ts';
 import type { ToolSession } from '../../src/tools/types.ts';
-import writeFile from '../../src/tools/write-file.ts';
+import writeFile from '../../src/tools/defs/write-file.ts';
 import { startFakeDaytona, startFakeModalGateway, startFakeVercel, type FakeSandboxApi } from '../helpers/fake-sandboxes.ts';
 import { call, closeServices, makeServices, tmp } from './helpers.ts';
 

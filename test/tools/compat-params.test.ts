@@ -8,9 +8,9 @@ import { defaultConfig } from '../../src/state/defaults.ts';
 import { SessionDB } from '../../src/state/db.ts';
 import { SqliteSessionStore } from '../../src/state/store/sqlite.ts';
 import { MemoryStore } from '../../src/state/memory.ts';
-import memoryTool from '../../src/tools/memory.ts';
+import memoryTool from '../../src/tools/defs/memory.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
-import sessionSearch from '../../src/tools/session-search.ts';
+import sessionSearch from '../../src/tools/defs/session-search.ts';
 import type { ToolSession } from '../../src/tools/types.ts';
 import { call as callDef, makeServices } from './helpers.ts';
 

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { gatedSuite } from '../helpers/skip.ts';
 import { dockerRunArgs, type DockerOptions } from '../../src/tools/env/docker.ts';
-import processTool from '../../src/tools/process.ts';
-import terminal from '../../src/tools/terminal.ts';
+import processTool from '../../src/tools/defs/process.ts';
+import terminal from '../../src/tools/defs/terminal.ts';
 import { call, closeServices, makeServices, tmp } from './helpers.ts';
 
 const opts = (over: Partial<DockerOptions> = {}): DockerOptions => ({

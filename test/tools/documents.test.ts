@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { crc32, deflateRawSync } from 'node:zlib';
-import readFile from '../../src/tools/read-file.ts';
+import readFile from '../../src/tools/defs/read-file.ts';
 import { hermes, homeWithModel } from '../helpers/cli.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { call, makeServices } from './helpers.ts';

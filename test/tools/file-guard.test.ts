@@ -10,7 +10,7 @@ import { writeDenied } from '../../src/policy/write-safety.ts';
 import { ShellFileOps } from '../../src/tools/env/files.ts';
 import { WriteRefused } from '../../src/tools/env/safe-write.ts';
 import type { ExecutionBackend } from '../../src/tools/env/types.ts';
-import writeFile from '../../src/tools/write-file.ts';
+import writeFile from '../../src/tools/defs/write-file.ts';
 import { call, makeServices, tmp } from './helpers.ts';
 
 describe('protected places reached through links', () => {

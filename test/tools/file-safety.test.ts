@@ -6,9 +6,9 @@ import { existsSync, linkSync, mkdirSync, openSync, readFileSync, closeSync, ftr
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { writeDenied } from '../../src/policy/write-safety.ts';
-import patch from '../../src/tools/patch.ts';
-import readFile from '../../src/tools/read-file.ts';
-import writeFile from '../../src/tools/write-file.ts';
+import patch from '../../src/tools/defs/patch.ts';
+import readFile from '../../src/tools/defs/read-file.ts';
+import writeFile from '../../src/tools/defs/write-file.ts';
 import { call, makeServices, tmp } from './helpers.ts';
 
 /** Services whose HOME is a throwaway directory with a real-looking ~/.ssh and ~/.bashrc. */

@@ -3,11 +3,11 @@ import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from '
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fuzzyReplace } from '../../src/tools/fuzzy-match.ts';
-import patch from '../../src/tools/patch.ts';
-import readFile from '../../src/tools/read-file.ts';
-import searchFiles from '../../src/tools/search-files.ts';
+import patch from '../../src/tools/defs/patch.ts';
+import readFile from '../../src/tools/defs/read-file.ts';
+import searchFiles from '../../src/tools/defs/search-files.ts';
 import { parseV4A } from '../../src/tools/v4a.ts';
-import writeFile from '../../src/tools/write-file.ts';
+import writeFile from '../../src/tools/defs/write-file.ts';
 import { call, makeServices } from './helpers.ts';
 
 describe('read_file', () => {

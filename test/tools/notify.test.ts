@@ -3,11 +3,11 @@
 // fake clock), and delegate_task background / role with subagent usage.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Inbox } from '../../src/runtime/inbox.ts';
-import delegateTask from '../../src/tools/delegate.ts';
-import processTool from '../../src/tools/process.ts';
+import { Inbox } from '../../src/session/inbox.ts';
+import delegateTask from '../../src/tools/defs/delegate.ts';
+import processTool from '../../src/tools/defs/process.ts';
 import { Watcher, WATCH_LIFETIME_MAX_HITS, WATCH_MIN_INTERVAL_MS } from '../../src/tools/process-notify.ts';
-import terminal from '../../src/tools/terminal.ts';
+import terminal from '../../src/tools/defs/terminal.ts';
 import type { ChildResult, ChildSpec, Notifier } from '../../src/tools/types.ts';
 import { until } from '../gateway/helpers.ts';
 import { call, closeServices, makeServices } from './helpers.ts';

@@ -7,8 +7,8 @@ import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { AgentRequest } from '../../src/agent/types.ts';
-import readFile from '../../src/tools/read-file.ts';
-import searchFiles, { LIST_CAP, SearchClock, timed, type RgRun } from '../../src/tools/search-files.ts';
+import readFile from '../../src/tools/defs/read-file.ts';
+import searchFiles, { LIST_CAP, SearchClock, timed, type RgRun } from '../../src/tools/defs/search-files.ts';
 import { call, makeCtx, makeServices, tmp } from './helpers.ts';
 
 const ENV = 'OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789\nCUSTOM_PASSWORD=hunter2hunter2\n';

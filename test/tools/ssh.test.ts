@@ -1,7 +1,7 @@
 // The SSH backend against a real sshd on loopback (started here with throwaway keys).
 import assert from 'node:assert/strict';
-import processTool from '../../src/tools/process.ts';
-import terminal from '../../src/tools/terminal.ts';
+import processTool from '../../src/tools/defs/process.ts';
+import terminal from '../../src/tools/defs/terminal.ts';
 import type { ToolSession } from '../../src/tools/types.ts';
 import { call, closeServices, makeCtx, makeServices } from './helpers.ts';
 import { gatedSuite } from '../helpers/skip.ts';

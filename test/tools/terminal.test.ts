@@ -6,10 +6,10 @@ import { after, describe, it } from 'node:test';
 import type { AgentRequest } from '../../src/agent/types.ts';
 import { dotenvNamesSlot } from '../../src/tools/env/settings.ts';
 import { isAlive } from '../../src/tools/env/child.ts';
-import processTool from '../../src/tools/process.ts';
+import processTool from '../../src/tools/defs/process.ts';
 import { ProcessRegistry } from '../../src/tools/process-registry.ts';
 import { sudoWithStdin } from '../../src/tools/impl/terminal.ts';
-import terminal, { capOutput } from '../../src/tools/terminal.ts';
+import terminal, { capOutput } from '../../src/tools/defs/terminal.ts';
 import { call, closeServices, makeCtx, makeServices, tmp } from './helpers.ts';
 
 const services = makeServices();

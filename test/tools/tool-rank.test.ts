@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { builtinRegistry } from '../../src/tools/builtin.ts';
 import { rankBm25, stem, terms } from '../../src/tools/tool-rank.ts';
-import { selectTools, type CatalogEntry } from '../../src/tools/tool-search.ts';
+import { selectTools, type CatalogEntry } from '../../src/tools/defs/tool-search.ts';
 
 const registry = builtinRegistry();
 /** Every built-in tool as tool_search sees it: its real name, toolset, description and parameters. */

@@ -4,7 +4,7 @@
 // so the request prefix stays byte-stable) and runs.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { selectTools } from '../../src/tools/tool-search.ts';
+import { selectTools } from '../../src/tools/defs/tool-search.ts';
 import { deferredToolsets } from '../../src/tools/toolsets.ts';
 import { hermes, homeWithModel } from '../helpers/cli.ts';
 import { startFakeHass, type FakeHass } from '../helpers/fake-homeassistant.ts';

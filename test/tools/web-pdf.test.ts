@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import webExtract from '../../src/tools/web-extract.ts';
+import webExtract from '../../src/tools/defs/web-extract.ts';
 import { hermes, homeWithModel } from '../helpers/cli.ts';
 import { startFakeLlm } from '../helpers/fake-llm.ts';
 import { makePdf } from '../helpers/pdf.ts';

@@ -5,8 +5,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { classifyAddress } from '../../src/policy/ssrf.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
-import webExtract from '../../src/tools/web-extract.ts';
-import webSearch from '../../src/tools/web-search.ts';
+import webExtract from '../../src/tools/defs/web-extract.ts';
+import webSearch from '../../src/tools/defs/web-search.ts';
 import { FetchBlockedError, safeFetch } from '../../src/tools/web/fetch.ts';
 import { call, makeServices } from './helpers.ts';
 

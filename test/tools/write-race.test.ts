@@ -7,8 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import patch from '../../src/tools/patch.ts';
-import writeFile from '../../src/tools/write-file.ts';
+import patch from '../../src/tools/defs/patch.ts';
+import writeFile from '../../src/tools/defs/write-file.ts';
 import { call, makeServices, tmp } from './helpers.ts';
 
 const CONFIG = 'model: test/model\napprovals:\n  mode: manual\n';

@@ -207,14 +207,14 @@ describe('hermes --tui', () => {
       t.resize(80, 24);
       await t.waitFor(/./);
       // Wait for the narrower frame (the rule is redrawn at the new width).
-      const deadline = Date.now() + 10_000;
+      const deadline = performance.now() + 10_000;
       let lines: string[] = [];
       for (;;) {
         lines = stripAnsi(t.visible()).replace(/\n+$/, '').split('\n');
         // The whole frame, not a partial repaint: the transcript's prompt line and the answer are back too.
         const text = lines.join('\n');
         if (lines.length <= 24 && lines.every((l) => stringWidth(l) <= 80) && /● ready$/.test(lines.at(-1) ?? '') && text.match(/^❯ /gm)?.length === 2 && /• point two/.test(text)) break;
-        if (Date.now() > deadline) throw new Error(`no clean 80×24 frame:\n${lines.join('\n')}`);
+        if (performance.now() > deadline) throw new Error(`no clean 80×24 frame:\n${lines.join('\n')}`);
         await new Promise((r) => setTimeout(r, 50));
       }
       const screen = lines.join('\n');

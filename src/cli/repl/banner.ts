@@ -5,7 +5,7 @@ import type { Skin } from '../../state/skins.ts';
 import { homedir } from 'node:os';
 import { sep } from 'node:path';
 import pkg from '../../../package.json' with { type: 'json' };
-import type { Session } from '../../runtime/session.ts';
+import type { Session } from '../../session/session.ts';
 import { expandHome, paths } from '../../state/paths.ts';
 import { countSkills } from '../../state/skills.ts';
 import type { Style } from './style.ts';

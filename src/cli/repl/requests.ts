@@ -5,8 +5,8 @@
 
 import { t } from '../../i18n/index.ts';
 import type { AgentRequest, ApprovalChoice } from '../../agent/types.ts';
-import { describeLine, describeResolution } from '../../runtime/describe.ts';
-import type { Session } from '../../runtime/session.ts';
+import { describeLine, describeResolution } from '../../session/describe.ts';
+import type { Session } from '../../session/session.ts';
 import { updateEnvFile } from '../../state/env.ts';
 import { paths } from '../../state/paths.ts';
 import { EditBuffer } from './buffer.ts';

@@ -2,7 +2,7 @@
 // recording (sox stops it after a pause; the key again stops it), the clip is transcribed and sent
 // as your message; with spoken replies on, the answer is synthesised and played.
 import { join } from 'node:path';
-import type { Session } from '../../runtime/session.ts';
+import type { Session } from '../../session/session.ts';
 import { transcribe } from '../../media/stt/index.ts';
 import { audioDir, speak } from '../../media/tts/index.ts';
 import { cliVoiceState, findRecorder, NO_RECORDER, playAudio, startRecording, voiceSettings, type Recording } from '../../media/voice.ts';

@@ -9,7 +9,7 @@ import type { HermesConfig } from '../../state/defaults.ts';
 import { isDeniedEnvName, readEnvFile, updateEnvFile } from '../../state/env.ts';
 import { paths } from '../../state/paths.ts';
 import { findEndpoint } from '../../state/endpoints.ts';
-import { existingKey, fetchModels, keyEnvFor, keyOptional, ModelListError, providerOptions, runtimeFor, saveChoice, signedIn, testCall } from '../../runtime/onboard.ts';
+import { existingKey, fetchModels, keyEnvFor, keyOptional, ModelListError, providerOptions, runtimeFor, saveChoice, signedIn, testCall } from '../../session/onboard.ts';
 import { body, fail, str, type DashboardContext } from '../context.ts';
 import { coerceField, configSchema, FieldError, type ConfigField } from '../config-schema.ts';
 import type { ConfigResponse, EnvKey, EnvResponse, ModelResponse, ModelsResponse } from '../api-types.ts';
@@ -120,7 +120,7 @@ export function registerConfig(app: Hono, ctx: DashboardContext): void {
   // ---- provider and model ------------------------------------------------------------------
 
   app.get('/api/model', async (c) => {
-    const { resolveInputFrom } = await import('../../runtime/session.ts');
+    const { resolveInputFrom } = await import('../../session/session.ts');
     const loaded = ctx.config();
     const env = ctx.env();
     const config = loaded.config;

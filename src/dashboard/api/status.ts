@@ -9,7 +9,7 @@ import type { CommandsResponse, StatusResponse } from '../api-types.ts';
 export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugins: () => PluginManifest[]; problems: () => string[]; chats: () => number }): void {
   app.get('/api/status', async (c) => {
     // The runtime loads on first use, so the server starts without it.
-    const [{ resolveRuntime }, { resolveInputFrom }] = await Promise.all([import('../../llm/index.ts'), import('../../runtime/session.ts')]);
+    const [{ resolveRuntime }, { resolveInputFrom }] = await Promise.all([import('../../llm/index.ts'), import('../../session/session.ts')]);
     let model: { provider: string; model: string } | null = null;
     let modelProblem: string | null = null;
     let configProblem: string | null = null;
@@ -21,12 +21,12 @@ export function registerStatus(app: Hono, ctx: DashboardContext, extra: { plugin
     } catch (e) {
       if (!configProblem) modelProblem = (e as Error).message;
     }
-    const { readProviderHealth, healthJson } = await import('../../runtime/provider-health.ts');
+    const { readProviderHealth, healthJson } = await import('../../session/provider-health.ts');
     const providerHealth = readProviderHealth(ctx.home).map(healthJson);
     const { localModelsJson } = await import('../../state/local-models.ts');
     const localModels = localModelsJson(ctx.home);
     // Today's spend (every process of this home, from the spend ledger) against config.yaml budgets:.
-    const [{ budgetLines, readBudgets }, { DayTotals }] = await Promise.all([import('../../runtime/budgets.ts'), import('../../state/spend-ledger.ts')]);
+    const [{ budgetLines, readBudgets }, { DayTotals }] = await Promise.all([import('../../session/budgets.ts'), import('../../state/spend-ledger.ts')]);
     const day = new DayTotals(ctx.home).refresh().close();
     const { budgets } = readBudgets(ctx.config().config);
     const spend = { today: { usd: day.usd, tokens: day.tokens, calls: day.calls }, caps: budgets ? { ...budgets.caps, action: budgets.action } : null, lines: budgetLines(budgets, { dayUsd: day.usd, dayTokens: day.tokens }) };

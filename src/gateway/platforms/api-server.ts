@@ -13,8 +13,8 @@ import type { AgentEvent, TurnResult } from '../../agent/types.ts';
 import { messageText } from '../../agent/repair.ts';
 import type { ContentPart, Message } from '../../llm/types.ts';
 import { redactSecrets } from '../../policy/redact.ts';
-import { describeToolCall } from '../../runtime/describe.ts';
-import type { Session } from '../../runtime/session.ts';
+import { describeToolCall } from '../../session/describe.ts';
+import type { Session } from '../../session/session.ts';
 import { splitList } from '../auth.ts';
 import { platformSettings, truthy } from '../config.ts';
 import type { GatewayRunner } from '../runner.ts';
@@ -479,7 +479,7 @@ export class ApiServer implements PlatformAdapter {
    * follow-up turns of the same response, as a one-shot run does.
    */
   private async prompt(session: Session, message: Message): Promise<TurnResult> {
-    const { promptWithFollowUps } = await import('../../runtime/inbox.ts');
+    const { promptWithFollowUps } = await import('../../session/inbox.ts');
     const waitS = Number(this.runner.config.terminal?.oneshot_completion_wait_seconds ?? 600);
     return promptWithFollowUps(session, message, (Number.isFinite(waitS) ? waitS : 600) * 1000);
   }

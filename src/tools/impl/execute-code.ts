@@ -10,7 +10,7 @@ import { codeExecEnv } from '../../policy/secrets-env.ts';
 import { sessionSandbox, terminalCwd } from '../env/index.ts';
 import { releaseGroup, trackGroup } from '../env/groups.ts';
 import { dotenvNamesSlot } from '../env/settings.ts';
-import { SANDBOX_TOOLS, type ExecuteCodeArgs } from '../execute-code.ts';
+import { SANDBOX_TOOLS, type ExecuteCodeArgs } from '../defs/execute-code.ts';
 import { capOutput } from '../output.ts';
 import { fail, ok } from '../result.ts';
 import type { ToolContext } from '../types.ts';

@@ -6,9 +6,9 @@ import { maskedSecretError, recordSeen, staleError, writeCheck, writeGuard } fro
 import { WriteRefused } from '../env/safe-write.ts';
 import type { WriteContext } from '../../policy/write-safety.ts';
 import { fuzzyReplace } from '../fuzzy-match.ts';
-import type { PatchArgs } from '../patch.ts';
+import type { PatchArgs } from '../defs/patch.ts';
 import { encodeText, type TextEncoding } from '../text-file.ts';
-import { existingText } from '../write-file.ts';
+import { existingText } from '../defs/write-file.ts';
 import { fail, ok } from '../result.ts';
 import type { ToolContext, ToolSession } from '../types.ts';
 import { applyHunks, parseV4A, PatchError } from '../v4a.ts';

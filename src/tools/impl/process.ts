@@ -2,7 +2,7 @@
 import type { ToolOutcome } from '../../agent/types.ts';
 import { cleanOutput, stripAnsi } from '../output.ts';
 import { processRegistry, type ProcEntry } from '../process-registry.ts';
-import type { ProcessArgs } from '../process.ts';
+import type { ProcessArgs } from '../defs/process.ts';
 import { fail, ok } from '../result.ts';
 import type { ToolContext } from '../types.ts';
 

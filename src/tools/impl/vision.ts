@@ -3,11 +3,11 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ToolOutcome } from '../../agent/types.ts';
 import { privateUrlsAllowed } from '../../policy/ssrf.ts';
-import { resolvePath } from '../read-file.ts';
+import { resolvePath } from '../defs/read-file.ts';
 import { fail, ok } from '../result.ts';
 import type { AuxiliaryModel, ToolContext } from '../types.ts';
 import { fitForVision } from '../../media/image-fit.ts';
-import type { VisionArgs } from '../vision.ts';
+import type { VisionArgs } from '../defs/vision.ts';
 import { FetchBlockedError, safeFetch } from '../web/fetch.ts';
 import { websiteBlocked } from '../web/website-policy.ts';
 

@@ -2,7 +2,7 @@
 import type { ToolOutcome } from '../../agent/types.ts';
 import { fail, ok } from '../result.ts';
 import type { ToolContext } from '../types.ts';
-import { searchBackendName, type WebSearchArgs } from '../web-search.ts';
+import { searchBackendName, type WebSearchArgs } from '../defs/web-search.ts';
 import { createWebBackend, type SearchHit } from '../web/backends.ts';
 import { websiteBlocked } from '../web/website-policy.ts';
 

@@ -7,7 +7,7 @@ import { formatUsd } from '../../cli/repl/driver.ts';
 import { stringWidth, truncateAnsi } from '../../cli/repl/width.ts';
 import { contextLengthFor } from '../../llm/index.ts';
 import { promptTokens } from '../../llm/types.ts';
-import { describeToolCall, runningLine } from '../../runtime/describe.ts';
+import { describeToolCall, runningLine } from '../../session/describe.ts';
 import type { TuiController } from '../controller.ts';
 import { SPINNER } from '../transcript.ts';
 import { Lines } from './Lines.ts';

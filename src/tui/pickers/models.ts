@@ -5,9 +5,9 @@
 // models, the typed name is used as it is.
 
 import { findProvider } from '../../llm/index.ts';
-import { existingKey, fetchModels, keyOptional, providerOptions, signedIn, type EndpointChoice } from '../../runtime/onboard.ts';
+import { existingKey, fetchModels, keyOptional, providerOptions, signedIn, type EndpointChoice } from '../../session/onboard.ts';
 import { didYouMean } from '../../commands/suggest.ts';
-import type { Session } from '../../runtime/session.ts';
+import type { Session } from '../../session/session.ts';
 import { ListState, type PickItem } from './list.ts';
 
 export interface ModelChoice {

@@ -2,7 +2,7 @@
 // its own way. The REPL, the TUI and the one-shot run print `describeLine(d)` in their colours, the
 // dashboard's tool panel shows the fields side by side, the gateway's progress lines and the API
 // server's progress events take the icon and main argument. Pure: no I/O, no terminal codes, no
-// surface knowledge (src/runtime may not import a surface).
+// surface knowledge (src/session may not import a surface).
 //
 // A description is { kind, icon, title, arg, detail, status, tone }: `title` is what happened (a
 // tool's verb, the provider that failed), `arg` its main argument (the command, the path, the

@@ -25,11 +25,11 @@ export interface PairOptions {
  * ("restart required"): a new socket on the same session then opens as the paired device.
  */
 export async function pairWhatsApp(o: PairOptions): Promise<{ phone: string }> {
-  const deadline = Date.now() + (o.timeoutMs ?? 180_000);
+  const deadline = performance.now() + (o.timeoutMs ?? 180_000);
   for (let attempt = 0; attempt < 5; attempt++) {
     const sock = await o.makeSocket(sessionDir(o.home));
     const result = await new Promise<'open' | 'restart' | Error>((resolve) => {
-      const timer = setTimeout(() => resolve(new Error('no scan within the time limit; run `hermes whatsapp` again')), Math.max(1, deadline - Date.now()));
+      const timer = setTimeout(() => resolve(new Error('no scan within the time limit; run `hermes whatsapp` again')), Math.max(1, deadline - performance.now()));
       timer.unref?.();
       sock.ev.on('connection.update', (u: { connection?: string; qr?: string; lastDisconnect?: { error?: { output?: { statusCode?: number }; message?: string } } }) => {
         if (u.qr) o.showQr(u.qr);

@@ -32,7 +32,7 @@ export function handoffCommand(): CommandDef {
       await s.flushStore();
       if (!(await ho.requestHandoff(store, s.id, platform))) return { output: 'This session is not in the session store yet; try again after a turn.' };
       const timeoutMs = (Number(o.env.HERMES_HANDOFF_TIMEOUT) || 60) * 1000;
-      const deadline = Date.now() + timeoutMs;
+      const deadline = performance.now() + timeoutMs;
       s.emit({ type: 'notice', message: `Handing off to ${platform}… (a running gateway picks it up)` });
       for (;;) {
         const st = await ho.handoffState(store, s.id);
@@ -41,7 +41,7 @@ export function handoffCommand(): CommandDef {
           return { output: `✓ Handed off to ${platform}: the conversation goes on in its home channel. Back here: /resume ${title ?? s.id} (or hermes -r ${s.id}).`, action: 'quit' };
         }
         if (st.state === 'failed') return { output: `✗ Handoff to ${platform} failed: ${st.error ?? 'unknown reason'}. The conversation goes on here.` };
-        if (Date.now() > deadline) {
+        if (performance.now() > deadline) {
           await ho.finishHandoff(store, s.id, `no gateway picked it up within ${timeoutMs / 1000} s`, 'pending');
           const now = await ho.handoffState(store, s.id);
           if (now.state === 'completed') continue;

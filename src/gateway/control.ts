@@ -81,8 +81,8 @@ export async function startBackground(home: string, env: NodeJS.ProcessEnv, opts
   let exited: number | null = null;
   child.on('exit', (code) => (exited = code ?? 1));
   child.unref();
-  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
-  while (Date.now() < deadline) {
+  const deadline = performance.now() + (opts.timeoutMs ?? 30_000);
+  while (performance.now() < deadline) {
     const info = runningGateway(home);
     if (info?.pid === child.pid) {
       const state = readJsonObject<{ pid?: number; platforms?: Record<string, PlatformStatus> }>(statePath(home));
@@ -104,8 +104,8 @@ export async function stopGateway(home: string, opts: { timeoutMs: number }): Pr
   } catch {
     return { pid: info.pid, killed: false };
   }
-  const deadline = Date.now() + opts.timeoutMs;
-  while (Date.now() < deadline) {
+  const deadline = performance.now() + opts.timeoutMs;
+  while (performance.now() < deadline) {
     if (!isAlive(info.pid)) {
       rmSync(pidPath(home), { force: true });
       return { pid: info.pid, killed: false };

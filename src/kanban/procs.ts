@@ -82,8 +82,8 @@ export async function terminateWorker(pid: number | null, claimLock: string | nu
     if ((e as NodeJS.ErrnoException).code === 'ESRCH') info.terminated = true;
     return info;
   }
-  const deadline = Date.now() + (o.graceMs ?? 5000);
-  while (Date.now() < deadline) {
+  const deadline = performance.now() + (o.graceMs ?? 5000);
+  while (performance.now() < deadline) {
     if (!pidAlive(pid)) {
       info.terminated = true;
       return info;

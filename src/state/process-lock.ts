@@ -69,10 +69,10 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Waits (up to `timeoutMs`) for the lock, then runs `fn` holding it. */
 export async function withLock<T>(path: string, fn: () => T | Promise<T>, opts: { timeoutMs?: number } = {}): Promise<T> {
-  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+  const deadline = performance.now() + (opts.timeoutMs ?? 30_000);
   let lock = tryLock(path);
   while (!lock) {
-    if (Date.now() > deadline)
+    if (performance.now() > deadline)
       throw new LockTimeoutError(`Timed out waiting for ${path}: another Hermes process is holding it. If none is running, delete the file.`);
     await sleep(3 + Math.random() * 12);
     lock = tryLock(path);

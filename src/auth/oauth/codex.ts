@@ -42,9 +42,9 @@ export async function codexDeviceLogin(io: LoginIo): Promise<CodexTokens> {
   io.print('Waiting for sign-in... (press Ctrl+C to cancel)');
 
   const sleep = io.sleep ?? defaultSleep;
-  const deadline = Date.now() + Math.min(io.timeoutMs ?? Number.POSITIVE_INFINITY, 15 * 60 * 1000);
+  const deadline = performance.now() + Math.min(io.timeoutMs ?? Number.POSITIVE_INFINITY, 15 * 60 * 1000);
   let code: Record<string, unknown> | null = null;
-  while (Date.now() < deadline) {
+  while (performance.now() < deadline) {
     await sleep(interval * 1000);
     const p = await post(`${issuer}/api/accounts/deviceauth/token`, { device_auth_id: deviceAuthId, user_code: userCode }, { json: true, what: 'Polling OpenAI' });
     if (p.status === 200) {

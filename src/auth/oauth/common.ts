@@ -136,9 +136,9 @@ export async function pollDeviceToken(
   opts: { intervalS: number; expiresInS: number; io: LoginIo; provider: string },
 ): Promise<Record<string, unknown>> {
   const sleep = opts.io.sleep ?? defaultSleep;
-  const deadline = Date.now() + Math.min(opts.io.timeoutMs ?? Number.POSITIVE_INFINITY, Math.max(1, opts.expiresInS) * 1000);
+  const deadline = performance.now() + Math.min(opts.io.timeoutMs ?? Number.POSITIVE_INFINITY, Math.max(1, opts.expiresInS) * 1000);
   let interval = Math.max(1, opts.intervalS);
-  while (Date.now() < deadline) {
+  while (performance.now() < deadline) {
     await sleep(interval * 1000);
     const r = await poll();
     if (r.status === 200 && r.json && s(r.json.access_token)) return r.json;

@@ -112,14 +112,14 @@ export const falImages: ImageProvider = {
     if (!queued.request_id) throw new Error('FAL answered without a request id.');
     const statusUrl = queued.status_url ?? `${base}/${endpoint}/requests/${queued.request_id}/status`;
     const responseUrl = queued.response_url ?? `${base}/${endpoint}/requests/${queued.request_id}`;
-    const deadline = Date.now() + 300_000;
+    const deadline = performance.now() + 300_000;
     for (let wait = 250; ; wait = Math.min(wait * 2, 2000)) {
       const st = await fetch(statusUrl, { headers, signal });
       if (!st.ok) throw await httpError(st, 'FAL status');
       const s = (await st.json()) as { status?: string; error?: string };
       if (s.status === 'COMPLETED') break;
       if (s.status && !['IN_QUEUE', 'IN_PROGRESS'].includes(s.status)) throw new Error(`FAL request ${s.status.toLowerCase()}${s.error ? `: ${s.error}` : ''}`);
-      if (Date.now() > deadline) throw new Error('FAL did not finish the image within 5 minutes.');
+      if (performance.now() > deadline) throw new Error('FAL did not finish the image within 5 minutes.');
       await sleep(wait, signal);
     }
     const res = await fetch(responseUrl, { headers, signal });

@@ -42,7 +42,9 @@ function describe(job: CronJob, store: CronStore): string[] {
   if (job.skills.length) lines.push(`  Skills:    ${job.skills.join(', ')}`);
   if (job.script) lines.push(`  Script:    ${job.script}`);
   if (job.no_agent) lines.push('  Mode:      no-agent (script stdout delivered directly)');
-  if (job.context_from?.length) lines.push(`  Context:   output of ${job.context_from.join(', ')}`);
+  const others = (job.context_from ?? []).filter((r) => r !== 'self');
+  if (others.length) lines.push(`  Context:   output of ${others.join(', ')}`);
+  if (job.context_from?.includes('self')) lines.push('  Continuity: on (each run sees what the previous run reported)');
   if (job.enabled_toolsets?.length) lines.push(`  Toolsets:  ${job.enabled_toolsets.join(', ')}`);
   if (job.workdir) lines.push(`  Workdir:   ${job.workdir}`);
   if (job.model || job.provider) lines.push(`  Model:     ${[job.provider, job.model].filter(Boolean).join(' / ')}`);
@@ -82,6 +84,7 @@ interface CreateOpts {
   model?: string;
   provider?: string;
   paused?: boolean;
+  continuity?: boolean;
   /** false with --no-agent. */
   agent?: boolean;
 }
@@ -103,6 +106,7 @@ export async function create(schedule: string, prompt: string | undefined, o: Cr
       provider: o.provider,
       paused: o.paused,
       no_agent: o.agent === false,
+      continuity: o.continuity || undefined,
       snapshot: inferenceSnapshot(ctx.loaded.config, ctx.env),
     }),
   );
@@ -127,6 +131,8 @@ interface EditOpts {
   provider?: string;
   /** commander: --no-agent → false, --agent → true. */
   agent?: boolean;
+  /** --continuity → true, --no-continuity → false. */
+  continuity?: boolean;
 }
 
 export async function edit(ref: string, o: EditOpts): Promise<void> {
@@ -145,6 +151,7 @@ export async function edit(ref: string, o: EditOpts): Promise<void> {
   if (o.provider !== undefined) u.provider = o.provider;
   if (o.model !== undefined || o.provider !== undefined) u.snapshot = inferenceSnapshot(ctx.loaded.config, ctx.env);
   if (o.agent !== undefined) u.no_agent = !o.agent;
+  if (o.continuity !== undefined) u.continuity = o.continuity;
   if (o.clearSkills) u.skills = [];
   else if (o.skill) u.skills = o.skill;
   else if (o.addSkill || o.removeSkill) {

@@ -31,6 +31,7 @@ import {
 import { withLock } from '../state/process-lock.ts';
 import { computeNextRun, graceSeconds, ONESHOT_GRACE_SECONDS, parseSchedule, ScheduleError, type TimeContext } from './schedule.ts';
 import { fileStamp, formatIso, parseIso, resolveTimezone, systemClock, type Clock } from './time.ts';
+import { CONTINUITY_REF } from './continuity.ts';
 
 export * from './job-record.ts';
 
@@ -60,6 +61,8 @@ export interface CreateJobInput {
   paused?: boolean;
   /** Job IDs (or exact names) whose latest output this job gets as context. */
   context_from?: string[] | string | null;
+  /** Continuity (Hermes 0.21): the job sees its own previous run's report; stored as `self` in context_from. */
+  continuity?: boolean;
   /** Toolsets for the job's agent (default: the cron toolsets). */
   enabled_toolsets?: string[] | string | null;
   /** Deliver the script's stdout as it is; no LLM. Needs `script`. */
@@ -87,6 +90,8 @@ export interface UpdateJobInput {
   workdir?: string | null;
   /** [] or null clears. */
   context_from?: string[] | string | null;
+  /** Continuity (Hermes 0.21): the job sees its own previous run's report; stored as `self` in context_from. */
+  continuity?: boolean;
   /** [] or null clears. */
   enabled_toolsets?: string[] | string | null;
   no_agent?: boolean;
@@ -237,7 +242,7 @@ export class CronStore {
     if (!prompt && !script && !skills.length) throw new CronError(EMPTY_PAYLOAD);
     const noAgent = !!input.no_agent;
     if (noAgent && !script) throw new CronError(NO_AGENT_NEEDS_SCRIPT);
-    const contextFrom = normalizeNameList(input.context_from);
+    const contextFrom = withContinuity(normalizeNameList(input.context_from), input.continuity);
     const toolsets = normalizeNameList(input.enabled_toolsets);
     const model = optText(input.model);
     const provider = optText(input.provider);
@@ -295,9 +300,13 @@ export class CronStore {
     return job;
   }
 
-  /** context_from references as job IDs (an exact name is accepted); unknown ones are an error. */
+  /**
+   * context_from references as job IDs (an exact name is accepted); unknown ones are an error. The
+   * job itself is `self` (continuity: its own previous run), however it is named.
+   */
   private resolveRefs(jobs: CronJob[], refs: string[], self?: string): string[] {
     const ids = refs.map((r) => {
+      if (r === CONTINUITY_REF) return r;
       try {
         return this.resolveIn(jobs, r).id;
       } catch (e) {
@@ -305,8 +314,7 @@ export class CronStore {
         throw e;
       }
     });
-    if (self && ids.includes(self)) throw new CronError('context_from names the job itself; a job cannot take its own output as context.');
-    return [...new Set(ids)];
+    return [...new Set(ids.map((id) => (id === self ? CONTINUITY_REF : id)))];
   }
 
   private readScriptText(script: string): string | null {
@@ -332,6 +340,7 @@ export class CronStore {
       const job = this.resolveIn(jobs, ref);
       const next: CronJob = { ...job };
       if (contextFrom !== undefined) next.context_from = contextFrom ? this.resolveRefs(jobs, contextFrom, job.id) : null;
+      if (u.continuity !== undefined) next.context_from = withContinuity(next.context_from ?? null, u.continuity);
       if (toolsets !== undefined) next.enabled_toolsets = toolsets;
       if (u.no_agent !== undefined) next.no_agent = !!u.no_agent;
       if (u.prompt !== undefined) next.prompt = u.prompt.trim();
@@ -660,4 +669,12 @@ export function cronStoreFor(home: string, config: { timezone?: string; cron?: u
     tz: resolveTimezone(config.timezone, env),
     outputRetention: Number.isFinite(Number(cron.output_retention)) ? Number(cron.output_retention) : 50,
   });
+}
+
+/** context_from with continuity switched on (`self` added) or off (removed); unchanged when undefined. */
+function withContinuity(refs: string[] | null, on: boolean | undefined): string[] | null {
+  if (on === undefined) return refs;
+  const rest = (refs ?? []).filter((r) => r !== CONTINUITY_REF);
+  const out = on ? [...rest, CONTINUITY_REF] : rest;
+  return out.length ? out : null;
 }

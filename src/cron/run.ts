@@ -20,6 +20,7 @@ import { openSessionStore } from '../state/store/index.ts';
 import { resolveScriptPath, scriptsDir, type CronJob } from './jobs.ts';
 import { scriptLinkProblem } from './script-approval.ts';
 import { loadSkillText } from './skills.ts';
+import { CONTINUITY_REF, continuityBlock, previousReport } from './continuity.ts';
 import { fileStamp, formatIso, type Clock } from './time.ts';
 
 export interface RunDeps {
@@ -193,7 +194,13 @@ export function latestOutput(home: string, id: string): string | null {
  * The user message of a run: cron guidance, the outputs of the jobs it takes context from, the
  * script's output, the skills, then the job's prompt.
  */
-export function buildJobPrompt(job: CronJob, script: ScriptResult | null, loadSkill: (name: string) => string | null, readOutput: (id: string) => string | null = () => null): string {
+export function buildJobPrompt(
+  job: CronJob,
+  script: ScriptResult | null,
+  loadSkill: (name: string) => string | null,
+  readOutput: (id: string) => string | null = () => null,
+  readPrevious: (id: string) => string | null = () => null,
+): string {
   let prompt = job.prompt;
   if (script) {
     if (!script.ok)
@@ -203,6 +210,11 @@ export function buildJobPrompt(job: CronJob, script: ScriptResult | null, loadSk
     else prompt = `[The pre-run script ran and printed nothing.]\n\n${prompt}`;
   }
   for (const id of job.context_from ?? []) {
+    if (id === CONTINUITY_REF) {
+      const report = readPrevious(job.id);
+      if (report) prompt = `${continuityBlock(report)}\n\n${prompt}`;
+      continue;
+    }
     let out = readOutput(id);
     if (!out?.trim()) continue; // that job has not produced anything yet
     if (out.length > CONTEXT_FROM_CHARS) out = `${out.slice(0, CONTEXT_FROM_CHARS)}\n\n[... output truncated ...]`;
@@ -297,7 +309,7 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
     if (!script.ok) return fail(script.output);
     return { success: true, doc: outputDoc(job, when, prompt, { response: script.output }), finalResponse: script.output, error: null, sessionId, aborted: false, verbatim: true };
   }
-  prompt = buildJobPrompt(job, script, d.loadSkill ?? ((n) => loadSkillText(d.home, n, d.config.skills?.external_dirs ?? [])), (id) => latestOutput(d.home, id));
+  prompt = buildJobPrompt(job, script, d.loadSkill ?? ((n) => loadSkillText(d.home, n, d.config.skills?.external_dirs ?? [])), (id) => latestOutput(d.home, id), (id) => previousReport(d.home, id));
 
   // Cron sessions never manage cron jobs, ask questions, or send messages themselves.
   const baseDisabled = (d.config.agent as { disabled_toolsets?: string[] }).disabled_toolsets ?? [];
@@ -356,8 +368,9 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
       baseUrl: job.base_url ?? undefined,
     },
     store: d.store ?? ownStore,
-    // Project rules (AGENTS.md, …) load only for jobs that name a workdir, as in Hermes.
-    ignoreRules: !job.workdir,
+    // Project rules (AGENTS.md, …) load only for jobs that name a workdir, as in Hermes; SOUL.md and
+    // memory (MEMORY.md, USER.md, the memory tool) serve every run, as in Hermes 0.21.
+    ignoreProjectRules: !job.workdir,
     dotenvNames: d.dotenvNames,
     now: d.now,
   };

@@ -88,7 +88,7 @@ export class PromptBuilder {
     const off = disabledSkillNames(o.config, o.platform);
     this.skills = discoverSkills(o.home, this.externalDirs).filter((s) => !off.has(s.name));
     if (names.has('skill_view')) parts.skillsIndex = buildSkillsIndex(this.skills.filter((s) => skillApplies(s, { os: process.platform, toolsets, tools: names })));
-    if (!this.ignoreRules) {
+    if (!this.ignoreRules && !o.ignoreProjectRules) {
       const files = findProjectContext(o.cwd, rules);
       for (const f of files) if (f.blocked) this.warn(`${f.name} was not loaded: it looks like a prompt injection (${f.blocked}).`);
       parts.projectContext = buildProjectContext(files);

@@ -57,8 +57,10 @@ export interface SessionOptions {
   /** Extra prompt parts (memory, skills, project context) supplied by higher layers. */
   promptParts?: Partial<PromptParts>;
   now?: () => number;
-  /** Leave out AGENTS.md / .hermes.md / CLAUDE.md / .cursorrules (--ignore-rules). */
+  /** Leave out SOUL.md, memory and the project's rules files (--ignore-rules, --safe-mode). */
   ignoreRules?: boolean;
+  /** Leave out only the project's rules files (AGENTS.md, .hermes.md, CLAUDE.md, .cursorrules) and subdirectory hints: cron runs without a workdir. */
+  ignoreProjectRules?: boolean;
   /** Put the session id in the system prompt (--pass-session-id). */
   passSessionId?: boolean;
   /** Auxiliary model per task (compression, title_generation, background_review); default from config. */

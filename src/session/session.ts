@@ -197,7 +197,7 @@ export class Session {
   }
 
   private newHints(): SubdirHints | null {
-    if (this.state.ignoreRules) return null;
+    if (this.state.ignoreRules || this.options.ignoreProjectRules) return null;
     const own = (this.options.config.agent as { subdirectory_hermes_md?: boolean }).subdirectory_hermes_md;
     return new SubdirHints(this.options.cwd, hintNames(ruleFileNames(this.options.env), own !== false));
   }

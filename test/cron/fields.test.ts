@@ -85,7 +85,9 @@ describe('the cronjob tool sets the fields', () => {
     assert.match((await tool(s, { action: 'create', prompt: 'x', schedule: 'every 1h', context_from: ['nope'] })).json.error, /context_from: no cron job with ID or name "nope"/);
     assert.match((await tool(s, { action: 'create', prompt: 'x', schedule: 'every 1h', enabled_toolsets: ['webb'] })).json.error, /Unknown toolset or tool "webb"/);
     assert.match((await tool(s, { action: 'create', prompt: 'x', schedule: 'every 1h', no_agent: true })).json.error, /no_agent needs a `script`/);
-    assert.match((await tool(s, { action: 'update', job_id: a.json.job_id, context_from: [a.json.job_id] })).json.error, /cannot take its own output/);
+    // Naming the job itself is continuity: stored as Hermes's reserved `self`.
+    const selfRef = await tool(s, { action: 'update', job_id: a.json.job_id, context_from: [a.json.job_id] });
+    assert.deepEqual(selfRef.json.job.context_from, ['self'], JSON.stringify(selfRef.json));
 
     // A script set by the agent needs a person's yes (see script-approval.test.ts).
     const w = await tool(s, { action: 'create', name: 'disk', script: 'disk.sh', no_agent: true, schedule: 'every 1h' }, makeCtx({ answer: () => ({ answer: 'once' }) }));

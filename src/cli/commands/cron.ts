@@ -21,6 +21,7 @@ export default function register(program: Command): void {
     .option('--provider <id>', 'provider for this job')
     .option('--no-agent', 'no LLM: run --script on schedule and deliver its output as it is')
     .option('--paused', 'create it paused (resume it to schedule)')
+    .option('--continuity', 'each run sees what the previous run reported (stored as "self" in context_from)')
     .action(run('create'));
   cron
     .command('edit <job>')
@@ -40,6 +41,8 @@ export default function register(program: Command): void {
     .option('--provider <id>', 'provider for this job ("" = the configured one)')
     .option('--no-agent', 'no LLM: run the job’s script and deliver its output as it is')
     .option('--agent', 'back to an LLM-driven job (undoes --no-agent)')
+    .option('--continuity', 'each run sees what the previous run reported')
+    .option('--no-continuity', 'runs no longer see the previous run')
     .action(run('edit'));
   cron.command('pause <job>').description('stop scheduling a job (keep it)').option('--reason <text>', 'why').action(run('pause'));
   cron.command('resume <job>').description('schedule a paused job again from now').action(run('resume'));

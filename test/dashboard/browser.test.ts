@@ -185,6 +185,16 @@ describe('hermes dashboard in a browser', { timeout: 300_000 }, () => {
     await shot('cron');
   });
 
+  it('turns on a cron job’s continuity (stored as "self" in context_from, as Hermes does)', async () => {
+    const job = page.locator('[data-job="morning-digest"]');
+    await job.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel(/Continuity/).check();
+    await page.getByRole('button', { name: 'Save job' }).click();
+    await page.locator('[data-job="morning-digest"]').getByText(/· continuity/).waitFor();
+    const jobs = JSON.parse(readFileSync(join(home, 'cron', 'jobs.json'), 'utf8')) as { jobs: { name: string; context_from: string[] | null }[] };
+    assert.deepEqual(jobs.jobs.find((j) => j.name === 'morning-digest')?.context_from, ['self']);
+  });
+
   it('tails the logs with a level filter', async () => {
     await page.goto(`${dash.url}logs`);
     const lines = page.getByTestId('log-lines');

@@ -53,6 +53,7 @@ export function registerCron(app: Hono, ctx: DashboardContext): void {
         repeat: b?.repeat === undefined || b.repeat === '' ? null : (b.repeat as number | string),
         skills: list(b?.skills) ?? [],
         paused: b?.paused === true,
+        continuity: b?.continuity === true || undefined,
         snapshot: inferenceSnapshot(loaded.config, ctx.env()),
       });
       ctx.log?.write('INFO', 'dashboard.cron', `created job ${job.id} (${job.schedule_display})`);
@@ -63,11 +64,12 @@ export function registerCron(app: Hono, ctx: DashboardContext): void {
   app.put('/api/cron/:id', (c) =>
     guard(c, async () => {
       const b = await body(c);
-      if (!b) return fail(c, 400, 'Send the fields to change: schedule, prompt, name, deliver, skills, repeat.');
+      if (!b) return fail(c, 400, 'Send the fields to change: schedule, prompt, name, deliver, skills, repeat, continuity.');
       const u: Record<string, unknown> = {};
       for (const k of ['schedule', 'prompt', 'name', 'deliver'] as const) if (typeof b[k] === 'string') u[k] = b[k];
       if (b.skills !== undefined) u.skills = list(b.skills) ?? [];
       if (b.repeat !== undefined) u.repeat = b.repeat === '' ? null : b.repeat;
+      if (typeof b.continuity === 'boolean') u.continuity = b.continuity;
       const s = store();
       const job = await s.update(c.req.param('id'), u);
       return c.json({ ok: true, job: formatJob(job, s) });

@@ -8,12 +8,12 @@ import type { CronListResponse, CronRunsResponse } from '../../../src/dashboard/
 
 type Job = CronListResponse['jobs'][number];
 
-const EMPTY = { name: '', schedule: '', prompt: '', deliver: '', skills: '' };
+const EMPTY = { name: '', schedule: '', prompt: '', deliver: '', skills: '', continuity: false };
 
 function JobForm({ initial, onDone }: { initial?: Job; onDone: () => void }) {
   const toast = useToast();
   const qc = useQueryClient();
-  const [f, setF] = useState(initial ? { name: initial.name, schedule: initial.schedule, prompt: initial.prompt, deliver: initial.deliver, skills: initial.skills.join(', ') } : EMPTY);
+  const [f, setF] = useState(initial ? { name: initial.name, schedule: initial.schedule, prompt: initial.prompt, deliver: initial.deliver, skills: initial.skills.join(', '), continuity: !!initial.context_from?.includes('self') } : EMPTY);
   const [saving, setSaving] = useState(false);
   const submit = async () => {
     setSaving(true);
@@ -47,6 +47,9 @@ function JobForm({ initial, onDone }: { initial?: Job; onDone: () => void }) {
       </div>
       <label>
         Prompt <textarea required rows={3} value={f.prompt} onChange={(e) => setF({ ...f, prompt: e.target.value })} placeholder="What the agent should do each time" />
+      </label>
+      <label className="row small">
+        <input type="checkbox" checked={f.continuity} onChange={(e) => setF({ ...f, continuity: e.target.checked })} /> Continuity: each run sees what the previous run reported
       </label>
       <div className="row">
         <button className="btn primary" disabled={saving}>
@@ -153,7 +156,7 @@ export default function Cron() {
                 <div className="small">{j.prompt.length > 200 ? `${j.prompt.slice(0, 200)}…` : j.prompt}</div>
                 <div className="muted small">
                   next {j.next_run_at ?? '—'} · last {j.last_run_at ?? 'never'}
-                  {j.last_status && ` (${j.last_status}${j.last_error ? `: ${j.last_error}` : ''})`} · deliver {j.deliver} · repeat {j.repeat}
+                  {j.last_status && ` (${j.last_status}${j.last_error ? `: ${j.last_error}` : ''})`} · deliver {j.deliver} · repeat {j.repeat}{j.context_from?.includes('self') && ' · continuity'}
                   {j.paused_reason && ` · paused: ${j.paused_reason}`}
                 </div>
                 {j.last_delivery_error && <div className="error small">Delivery failed: {j.last_delivery_error}</div>}

@@ -470,13 +470,13 @@ export class GatewayRunner {
    * A session for a request-shaped surface (API server, webhooks): nobody can answer approvals
    * (unattended policy applies), stored like every other session.
    */
-  serviceSession(o: { platform: string; sessionId?: string; history?: Message[]; systemPrompt?: string; systemExtra?: string; toolsets?: string[]; explicit?: ExplicitChoices; origin?: DeliveryOrigin }): Session {
+  serviceSession(o: { platform: string; sessionId?: string; history?: Message[]; systemPrompt?: string; systemExtra?: string; toolsets?: string[]; explicit?: ExplicitChoices; origin?: DeliveryOrigin; env?: Record<string, string> }): Session {
     const config = sessionConfig(this.config);
     const sys = [config.agent.system_prompt, o.systemExtra].filter(Boolean).join('\n\n');
     const session = new Session({
       home: this.home,
       config,
-      env: this.env,
+      env: o.env ? { ...this.env, ...o.env } : this.env,
       cwd: messagingCwd(this.env),
       platform: o.platform,
       source: o.platform,

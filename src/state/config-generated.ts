@@ -628,6 +628,13 @@ export const CONFIG_JSON_SCHEMA: JsonSchema = {
         "additionalProperties": {}
       }
     },
+    "bot_peers": {
+      "type": "object",
+      "additionalProperties": {
+        "type": "object",
+        "additionalProperties": {}
+      }
+    },
     "timezone": {
       "default": "",
       "type": "string"

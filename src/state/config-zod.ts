@@ -128,6 +128,8 @@ export function hermesConfigSchema(z: Z) {
     quick_commands: z.record(z.string(), quickCommand).default(() => ({})),
     command_allowlist: strs(),
     mcp_servers: z.record(z.string(), z.record(z.string(), z.unknown())).default(() => ({})),
+    /** Other Hermes gateways this one may DM (`hermes peer`, Hermes 0.21): name → {url, note}; each key is HERMES_PEER_<NAME>_KEY in .env. */
+    bot_peers: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
     timezone: str(),
     prefill_messages_file: str(),
     file_read_max_chars: num(100_000),

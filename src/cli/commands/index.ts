@@ -20,6 +20,7 @@ import mcp from './mcp.ts';
 import memory from './memory.ts';
 import onboarding from './onboarding.ts';
 import pairing from './pairing.ts';
+import peer from './peer.ts';
 import plugins from './plugins.ts';
 import profile from './profile.ts';
 import send from './send.ts';
@@ -31,4 +32,4 @@ import webhook from './webhook.ts';
 import whatsapp from './whatsapp.ts';
 import bundles from './bundles.ts';
 
-export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cost, cron, curator, dashboard, fallback, gateway, hooks, insights, kanban, logs, maintenance, mcp, memory, pairing, plugins, profile, send, sessions, skills, state, webhook, whatsapp, bundles, version];
+export const COMMAND_MODULES: ((program: Command) => void)[] = [chat, onboarding, acp, auth, batch, config, cost, cron, curator, dashboard, fallback, gateway, hooks, insights, kanban, logs, maintenance, mcp, memory, pairing, peer, plugins, profile, send, sessions, skills, state, webhook, whatsapp, bundles, version];

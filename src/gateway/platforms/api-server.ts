@@ -3,6 +3,7 @@
 //                               with standard chunks plus `event: hermes.tool.progress`
 //   POST /v1/responses          server-side state: previous_response_id, named `conversation`
 //   GET|DELETE /v1/responses/:id, GET /v1/models, GET /v1/capabilities, GET /health
+//   /api/sessions…              Hermes's session resource API (api-sessions.ts; `hermes peer dm` uses it)
 // Binds 127.0.0.1:8642 by default; a non-loopback bind refuses to start without API_SERVER_KEY
 // (a bearer token every /v1 request must carry). Browsers are served only from the origins in
 // API_SERVER_CORS_ORIGINS. Runs are unattended: approvals get the unattended policy (deny).
@@ -377,7 +378,7 @@ export class ApiServer implements PlatformAdapter {
         if (!corsOk) return c.body(null, 403);
         return c.body(null, 204, {
           'access-control-allow-origin': origin!,
-          'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+          'access-control-allow-methods': 'GET, POST, PATCH, DELETE, OPTIONS',
           'access-control-allow-headers': c.req.header('access-control-request-headers') ?? 'authorization, content-type',
           'access-control-max-age': '600',
           vary: 'Origin',
@@ -392,13 +393,15 @@ export class ApiServer implements PlatformAdapter {
       }
     });
     app.get('/health', (c) => c.json({ status: 'ok', platform: 'api_server' }));
-    app.use('/v1/*', async (c, next) => {
+    const guard = async (c: import('hono').Context, next: () => Promise<void>) => {
       if (!this.authorized(c.req.header('authorization'))) return c.json({ error: { message: 'Invalid or missing API key (Authorization: Bearer <API_SERVER_KEY>).', type: 'invalid_request_error', code: 'invalid_api_key' } }, 401);
       // Too large by its own declaration: refused before a byte of it is read.
       const declared = Number(c.req.header('content-length') ?? 0);
       if (declared > s.maxBodyBytes) return c.json(tooLarge(s.maxBodyBytes), 413, { connection: 'close' });
       await next();
-    });
+    };
+    app.use('/v1/*', guard);
+    app.use('/api/*', guard);
     app.onError((e, c) => {
       if (e instanceof HttpError)
         return c.json({ error: { message: e.message, type: e.type, code: e.code, param: null } }, e.status as 400, e.status === 413 ? { connection: 'close' } : e.status === 503 ? { 'retry-after': '1' } : undefined);
@@ -429,12 +432,14 @@ export class ApiServer implements PlatformAdapter {
       if (!this.store!.delete(id)) throw new HttpError(404, `Response ${id} not found.`, 'invalid_request_error', 'not_found');
       return c.json({ id, object: 'response.deleted', deleted: true });
     });
+    const { mountSessionApi } = await import('./api-sessions.ts');
+    mountSessionApi(app, { store: () => this.runner.transcripts.db, modelName: s.modelName, body: (r) => this.body(r), turn: (o) => this.turnIn(o) });
     // Anything else is an OpenAI-style JSON error too, not a bare text page (clients parse it).
     app.notFound((c) =>
       c.json(
         {
           error: {
-            message: `No route ${c.req.method} ${new URL(c.req.url).pathname}. This server answers GET /v1/models, POST /v1/chat/completions, POST /v1/responses, GET and DELETE /v1/responses/{id}, GET /v1/capabilities and GET /health.`,
+            message: `No route ${c.req.method} ${new URL(c.req.url).pathname}. This server answers GET /v1/models, POST /v1/chat/completions, POST /v1/responses, GET and DELETE /v1/responses/{id}, GET /v1/capabilities, /api/sessions (list, create, get, patch, delete, messages, chat) and GET /health.`,
             type: 'invalid_request_error',
             code: 'not_found',
             param: null,
@@ -482,6 +487,18 @@ export class ApiServer implements PlatformAdapter {
     const { promptWithFollowUps } = await import('../../session/inbox.ts');
     const waitS = Number(this.runner.config.terminal?.oneshot_completion_wait_seconds ?? 600);
     return promptWithFollowUps(session, message, (Number.isFinite(waitS) ? waitS : 600) * 1000);
+  }
+
+  /** One turn in a stored session (the session API's chat), holding a turn slot while it runs. */
+  private async turnIn(o: { sessionId: string; history: Message[]; systemPrompt?: string; systemExtra?: string; message: Message; signal?: AbortSignal; env?: Record<string, string> }) {
+    const session = this.sessionFor(await this.admit(o.signal), { platform: 'api_server', sessionId: o.sessionId, history: o.history, systemPrompt: o.systemPrompt, systemExtra: o.systemExtra, env: o.env });
+    this.active.add(session);
+    try {
+      return { result: await this.prompt(session, o.message), sessionId: session.id };
+    } finally {
+      this.active.delete(session);
+      await this.finish(session);
+    }
   }
 
   private progressPayload(e: Extract<AgentEvent, { type: 'tool_start' }>) {

@@ -10,7 +10,7 @@ import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const out = join(root, 'src', 'runtimes', 'codex', 'protocol');
+const out = join(root, 'src', 'runners', 'codex', 'protocol');
 const ROOTS = [
   'InitializeParams',
   'InitializeResponse',

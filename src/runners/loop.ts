@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IterationBudget, parseMaxTurns } from '../agent/budget.ts';
+import { citationsHook, SourceBook } from '../agent/citations.ts';
 import { guardrails } from '../agent/guardrails.ts';
 import { transformFinal, type LoopHook } from '../agent/hooks.ts';
 import { runTurn } from '../agent/loop.ts';
@@ -48,9 +49,14 @@ export function serviceTierFor(fast: string | undefined): string | undefined {
   return fast === 'fast' ? 'priority' : fast === 'auto' ? 'auto' : fast === 'cold' ? 'flex' : undefined;
 }
 
+/** Where answers are read as plain text: citations are footnotes there, links elsewhere (chat apps). */
+const PLAIN_TEXT_SURFACES = new Set(['cli', 'tui', 'acp', 'api_server', 'cron', 'batch', 'mcp', 'a2a']);
+
 export class LoopRunner implements TurnRunner {
   readonly kind = 'loop' as const;
   private readonly host: LoopHost;
+  /** The session's numbered sources (citations keep their numbers across turns). */
+  private readonly sources = new SourceBook();
 
   constructor(host: LoopHost) {
     this.host = host;
@@ -89,6 +95,8 @@ export class LoopRunner implements TurnRunner {
       ...(context ? [turnContext(context)] : []),
       ...(prefillMessages?.length ? [prefill(prefillMessages)] : []),
       textCalls(o.config.model?.tool_call_parser),
+      // Before spilling and the guardrails: it reads each result whole.
+      citationsHook(this.sources, { links: !PLAIN_TEXT_SURFACES.has(o.platform) }),
       ...(ctx.transformFinal ? [transformFinal(ctx.transformFinal)] : []),
       // Guardrails see each result before the batch cap cuts it; steering goes last.
       guardrails(o.config.tool_loop_guardrails),

@@ -89,6 +89,8 @@ export interface BackgroundNotice {
   id: string;
   /** Checked when the notice is taken: true drops it (the model already read the result itself). */
   superseded?: () => boolean;
+  /** Called when a surface takes the notice into the conversation (a durable delegation marks itself delivered). */
+  onTaken?: () => void;
 }
 
 export interface Notifier {
@@ -164,6 +166,8 @@ export interface ChildSpec {
   signal: AbortSignal;
   /** Events of the child's loop (for progress display). */
   onEvent?: (e: AgentEvent) => void;
+  /** The child session exists: its id, and steering and stopping it while it runs. */
+  onStart?: (c: import('./subagents.ts').ChildControl) => void;
 }
 
 export interface ChildResult {

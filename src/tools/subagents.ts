@@ -6,7 +6,7 @@
 // `HH:MM:SS role     | text` line per event (assistant text, thinking, tool calls and results,
 // lifecycle), secrets redacted, appended per line, so another process (the dashboard, `tail -f`)
 // reads it while the child runs. The same lines are kept in memory for followers in this process.
-import { appendFileSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { AgentEvent } from '../agent/types.ts';
@@ -246,4 +246,77 @@ export function subagentSummary(sa: LiveSubagent): Record<string, unknown> {
     accepting_steer: sa.status === 'running',
     live_transcript: sa.path,
   };
+}
+
+/** A live transcript on disk, as any process reads it (the dashboard, another terminal). */
+export interface TranscriptFile {
+  delegationId: string;
+  task: number;
+  goal: string;
+  startedAt: number;
+  /** The end marker was written (`final | end status=…`): the status, else null (still running, or its process died). */
+  ended: string | null;
+  bytes: number;
+}
+
+const TRANSCRIPT_ID = /^deleg_[0-9a-f]{8}$/;
+
+/** The live transcripts of the home, newest first (at most `limit` delegations). */
+export function listTranscripts(home: string, limit = 50): TranscriptFile[] {
+  const root = liveRoot(home);
+  let dirs: { name: string; mtime: number }[];
+  try {
+    dirs = readdirSync(root)
+      .filter((d) => TRANSCRIPT_ID.test(d))
+      .map((d) => ({ name: d, mtime: statSync(join(root, d)).mtimeMs }))
+      .sort((a, b) => b.mtime - a.mtime)
+      .slice(0, limit);
+  } catch {
+    return [];
+  }
+  const out: TranscriptFile[] = [];
+  for (const d of dirs) {
+    for (const f of readdirSync(join(root, d.name)).filter((x) => /^task-\d+\.log$/.test(x))) {
+      const p = join(root, d.name, f);
+      const text = readTail(p, 0, 64 * 1024);
+      const head = readTail(p, 0, 1024, true).text;
+      const ended = /\| end status=(\S+)/.exec(text.text.split('\n').slice(-3).join('\n'));
+      out.push({
+        delegationId: d.name,
+        task: Number(/\d+/.exec(f)![0]),
+        goal: /^goal: (.*)$/m.exec(head)?.[1] ?? '',
+        startedAt: statSync(p).birthtimeMs || d.mtime,
+        ended: ended ? ended[1] : null,
+        bytes: text.size,
+      });
+    }
+  }
+  return out;
+}
+
+/** Text of a live transcript from `offset` (or its last `max` bytes when that is further on): what `tail -f` shows. */
+function readTail(path: string, offset: number, max: number, fromStart = false): { text: string; size: number; from: number } {
+  const size = statSync(path).size;
+  const from = fromStart ? 0 : Math.max(offset, size - max);
+  const len = Math.max(0, Math.min(size - from, max));
+  const buf = Buffer.alloc(len);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, buf, 0, len, from);
+  } finally {
+    closeSync(fd);
+  }
+  return { text: buf.toString('utf8'), size, from };
+}
+
+/** One transcript's text from `offset` (at most the last 16 KiB, as Hermes's subagent.tail); null when there is none. */
+export function readTranscript(home: string, delegationId: string, task: number, offset = 0): { text: string; from: number; next: number; truncated: boolean } | null {
+  if (!TRANSCRIPT_ID.test(delegationId) || !Number.isInteger(task) || task < 0) return null;
+  const p = join(liveRoot(home), delegationId, `task-${task}.log`);
+  try {
+    const r = readTail(p, Math.max(0, offset), 16 * 1024);
+    return { text: r.text, from: r.from, next: r.size, truncated: r.from > offset };
+  } catch {
+    return null;
+  }
 }

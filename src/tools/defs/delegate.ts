@@ -92,29 +92,29 @@ export default defineTool({
   toolset: 'delegation',
   emoji: '🧭',
   description:
-    'Hand self-contained subtasks to subagents (fresh context; you get summaries): goal (+ context), or tasks to run in parallel. They cannot see this chat or ask the user: put every detail in context. background: the result arrives later.',
+    'Subagents do self-contained subtasks (fresh context, summary back): goal + context, or parallel tasks. They see no chat, ask nothing: give all details. background: reports later; action: manage live ones.',
   schema: (z) =>
     z.object({
     goal: z.string().optional(),
     context: z.string().optional(),
     toolsets: z.array(z.string()).optional(),
     tasks: z.array(task(z)).min(1).optional(),
-    role: z.enum(['leaf', 'orchestrator']).optional().describe('orchestrator: may delegate further'),
+    role: z.enum(['leaf', 'orchestrator']).optional(),
     background: z.boolean().optional(),
     max_iterations: z.coerce.number().int().min(1).optional(),
-    action: z.enum(['spawn', 'list', 'steer', 'stop']).optional().describe('list/steer/stop: your running subagents'),
+    action: z.enum(['list', 'steer', 'stop']).optional(),
     subagent_id: z.string().optional(),
-    message: z.string().optional().describe('steer: text the subagent reads after its next tool call'),
+    message: z.string().optional(),
   }),
   check: (s) => !!s.spawnChild,
   requirement: 'needs a session that can start subagents (not offered to subagents past delegation.max_spawn_depth)',
   async handler(a, ctx) {
     const s = ctx;
     if (!s.spawnChild) return fail('delegate_task is not available in this session.');
-    if (a.action && a.action !== 'spawn') return control(ctx, a.action, a.subagent_id, a.message);
+    if (a.action) return control(ctx, a.action, a.subagent_id, a.message);
     if (a.background && a.tasks?.length) return fail('`background` runs one subagent: give a single `goal`, not `tasks` (or drop background to run the batch now).');
     const tasks = a.tasks ?? (a.goal ? [{ goal: a.goal, context: a.context, toolsets: a.toolsets }] : []);
-    if (!tasks.length) return fail('Give a `goal` (and `context`), or a list of `tasks`.');
+    if (!tasks.length || tasks.some((t) => !t.goal.trim())) return fail('Give a `goal` (and `context`), or a list of `tasks`, each with its goal.');
     const lim = limits(s);
     const depth = s.depth ?? 0;
     if (depth >= lim.maxDepth)

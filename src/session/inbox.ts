@@ -71,6 +71,9 @@ export class Inbox implements Notifier {
       get listening() {
         return inbox.listening;
       },
+      get active() {
+        return inbox.generation === gen && !inbox.signal.aborted;
+      },
     };
   }
 

@@ -101,6 +101,8 @@ export interface Notifier {
   readonly signal: AbortSignal;
   /** A surface answers notices (REPL, gateway chat, one-shot run); otherwise nobody would read them. */
   readonly listening: boolean;
+  /** False once this channel's conversation is over (/new, /resume, the session closed): what it is told is dropped. */
+  readonly active?: boolean;
 }
 
 /** Where the reply to a chat message or a cron job goes. */

@@ -16,6 +16,14 @@ import { subagentsSlot } from '../../src/tools/subagents.ts';
 import type { ChildResult, ChildSpec, ToolSession } from '../../src/tools/types.ts';
 import { call, makeServices } from './helpers.ts';
 
+async function until(fn: () => Promise<boolean>, ms = 5000): Promise<void> {
+  const end = performance.now() + ms;
+  while (!(await fn())) {
+    if (performance.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 function setup(over: Partial<ToolSession> = {}): { s: ToolSession; store: SessionStore; inbox: Inbox } {
   const inbox = new Inbox();
   inbox.listening = true;
@@ -153,6 +161,41 @@ describe('durable background delegations', () => {
     await new Promise((r) => setTimeout(r, 10));
     await inbox.settle(2000);
     assert.deepEqual(inbox.take().map((n) => n.id), ['deleg_22222222']);
+    await store.close();
+  });
+});
+
+describe('a delegation that outlives its conversation', () => {
+  it('stays pending after /new and is delivered when that session is resumed', async () => {
+    const inbox = new Inbox();
+    inbox.listening = true;
+    const s = makeServices({ notifier: inbox.channel() });
+    const store = openSqliteStore(join(s.home, 'state.db'));
+    s.sessionDb = store;
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    s.spawnChild = async (): Promise<ChildResult> => {
+      await gate;
+      return { status: 'completed', summary: 'late result', apiCalls: 1, iterations: 1, toolTrace: [] };
+    };
+    watchDelegations(inbox, s);
+    const id = (await call(delegateTask, { goal: 'slow job', background: true }, s)).json.delegation_id as string;
+    // /new: a new conversation with its own id.
+    s.notifier = inbox.newConversation();
+    s.sessionId = 'next-session';
+    open();
+    await until(async () => (await row(store, id)).state === 'completed');
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(inbox.size, 0, 'not in the new conversation');
+    assert.equal((await row(store, id)).delivery_claim, null, 'not claimed: it waits for its own conversation');
+    // /resume of the first session.
+    s.notifier = inbox.newConversation();
+    s.sessionId = 'test-session';
+    await new Promise((r) => setTimeout(r, 10));
+    await inbox.settle(2000);
+    const notes = inbox.take();
+    assert.deepEqual(notes.map((n) => n.id), [id]);
+    assert.match(notes[0].text, /late result$/);
     await store.close();
   });
 });

@@ -105,6 +105,8 @@ export async function deliverCompletion(store: SessionStore | undefined, notifie
     notifier.notify(notice);
     return true;
   }
+  // A conversation that is over would drop it: the row stays pending for when that session is resumed.
+  if (notifier.active === false || notifier.signal.aborted) return false;
   const id = notice.id;
   const claim = rows.claimId(consumer);
   let claimed: boolean;

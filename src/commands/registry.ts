@@ -88,6 +88,8 @@ export interface SurfaceHooks {
   /** The classic REPL: redraw with this skin (/skin) or busy-indicator style (/indicator). */
   applySkin?(skin: Skin): void;
   applyIndicator?(style: string): void;
+  /** Text shown later, outside a command's output (the REPL and TUI: a followed subagent's transcript lines). */
+  show?(text: string): void;
 }
 
 export interface CommandContext {

@@ -5,6 +5,7 @@ import { parseInterval, routinesOf } from '../session/goals.ts';
 import { collectText } from '../session/session-aux.ts';
 import { Session } from '../session/session.ts';
 import { processRegistry } from '../tools/process-registry.ts';
+import { agentsSubcommand, subagentLines } from './agents.ts';
 import { ALL_SURFACES, type CommandDef } from './registry.ts';
 
 interface BackgroundTask {
@@ -115,16 +116,21 @@ export function workCommands(): CommandDef[] {
     {
       name: 'agents',
       aliases: ['tasks'],
-      description: 'what runs beside the conversation: background tasks, subagents, processes, goal, heartbeat',
+      args: '[watch <id> | unwatch | steer <id> <text> | stop <id>]',
+      description: 'what runs beside the conversation: background tasks, subagents (watch, steer, stop one), processes, goal, heartbeat',
       category: 'session',
       surfaces: ALL_SURFACES,
       midTurn: true,
-      run(ctx) {
+      completions: ['watch', 'unwatch', 'steer', 'stop'],
+      async run(ctx, args) {
+        const sub = agentsSubcommand(ctx, args);
+        if (sub) return sub;
         const s = ctx.session;
         const lines: string[] = [];
         lines.push(`Main session ${s.id}: ${s.busy ? 'working' : 'idle'}`);
         for (const t of background.get(s) ?? []) lines.push(`  bg #${t.n} ${t.status.padEnd(7)} ${ago(t.started).padStart(5)}  ${t.prompt.slice(0, 60)}${t.prompt.length > 60 ? '…' : ''}`);
         if (s.inbox.working) lines.push(`  ${s.inbox.working} background job(s) will report back (subagents, watched processes)`);
+        lines.push(...(await subagentLines(s)));
         const procs = processRegistry(s.info.home)
           .list()
           .filter((p) => p.status === 'running');

@@ -18,6 +18,7 @@ import { registerAnalytics } from './api/analytics.ts';
 import { registerConfig } from './api/config.ts';
 import { registerCron } from './api/cron.ts';
 import { registerGateway } from './api/gateway.ts';
+import { registerDelegations } from './api/delegations.ts';
 import { registerLogs } from './api/logs.ts';
 import { registerSessions } from './api/sessions.ts';
 import { registerSkills } from './api/skills.ts';
@@ -128,6 +129,7 @@ export async function startDashboard(o: DashboardOptions): Promise<RunningDashbo
   registerCron(app, ctx);
   registerSkills(app, ctx);
   registerGateway(app, ctx);
+  registerDelegations(app, ctx);
   problems.push(...(await mountPluginApis(app, ctx, plugins)));
   app.get('/api/plugins', (c) => c.json({ plugins: plugins.map(({ dir: _d, ...p }) => p), problems }));
   app.all('/api/*', (c) => c.json({ error: `No API route ${c.req.method} ${c.req.path}.` }, 404));

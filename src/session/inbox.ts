@@ -11,8 +11,8 @@ import { addUsage, type Message } from '../llm/types.ts';
 import type { BackgroundNotice, Notifier } from '../tools/types.ts';
 
 export class Inbox implements Notifier {
-  /** Set by the surface that turns notices into turns; tools promise reports only then. */
-  listening = false;
+  private _listening = false;
+  private readonly conversationHooks = new Set<() => void>();
   private items: BackgroundNotice[] = [];
   private readonly work = new Set<Promise<unknown>>();
   private readonly listeners = new Set<() => void>();
@@ -20,6 +20,39 @@ export class Inbox implements Notifier {
   private readonly ac = new AbortController();
   /** Which conversation's channel is current. */
   private generation = 0;
+
+  /** Set by the surface that turns notices into turns; tools promise reports only then. */
+  get listening(): boolean {
+    return this._listening;
+  }
+  set listening(on: boolean) {
+    const was = this._listening;
+    this._listening = on;
+    if (on && !was) this.conversationStarts();
+  }
+
+  /**
+   * Called (after the current task) when a surface starts listening and at each new conversation
+   * while one listens: what the conversation is owed from before (finished background delegations)
+   * comes in then. Returns the unsubscribe function.
+   */
+  onConversation(fn: () => void): () => void {
+    this.conversationHooks.add(fn);
+    return () => this.conversationHooks.delete(fn);
+  }
+
+  private conversationStarts(): void {
+    if (this.ac.signal.aborted) return;
+    queueMicrotask(() => {
+      for (const h of [...this.conversationHooks]) {
+        try {
+          h();
+        } catch {
+          /* a failing hook must not break the surface */
+        }
+      }
+    });
+  }
 
   /** The notifier tools of the current conversation report through. */
   channel(): Notifier {
@@ -38,6 +71,9 @@ export class Inbox implements Notifier {
       get listening() {
         return inbox.listening;
       },
+      get active() {
+        return inbox.generation === gen && !inbox.signal.aborted;
+      },
     };
   }
 
@@ -47,6 +83,7 @@ export class Inbox implements Notifier {
     this.items = [];
     this.work.clear();
     this.wake();
+    if (this._listening) this.conversationStarts();
     return this.channel();
   }
 
@@ -97,6 +134,13 @@ export class Inbox implements Notifier {
   take(): BackgroundNotice[] {
     const out = this.items.filter((n) => !n.superseded?.());
     this.items = [];
+    for (const n of out) {
+      try {
+        n.onTaken?.();
+      } catch {
+        /* the notice is in the conversation whatever its bookkeeping does */
+      }
+    }
     return out;
   }
 

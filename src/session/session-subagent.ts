@@ -76,6 +76,7 @@ export async function runSubagent(p: SubagentParent, act: { addUsage(t: SessionT
   const trace: string[] = [];
   const childStarted = Date.now();
   p.plugins?.subagentStart(spec.goal, spec.role ?? 'leaf');
+  spec.onStart?.({ sessionId: child.id, steer: (t) => child.steer(t), interrupt: () => child.interrupt() });
   const off = child.on((e) => {
     if (e.type === 'tool_start') trace.push(e.name);
     spec.onEvent?.(e);

@@ -36,6 +36,7 @@ import { runnerKindFor } from '../runners/select.ts';
 import type { RunnerKind, TurnRunner } from '../runners/types.ts';
 import { sessionPlugins, type SessionPlugins } from './session-plugins.ts';
 import { runSubagent } from './session-subagent.ts';
+import { watchDelegations } from './delegations.ts';
 import { auxiliaryModelFor, clientForSession, createClientFor } from './session-client.ts';
 import { prefsFrom, SessionSettings } from './session-settings.ts';
 import type { ExplicitChoices, SessionInfo, SessionOptions, SessionPrefs, SessionTotals, SessionWriter } from './session-types.ts';
@@ -171,6 +172,8 @@ export class Session {
       ...o.services,
     };
     if (o.store) this.services.sessionDb = o.store;
+    // Finished background delegations owed to this conversation come in when a surface listens.
+    if (!o.depth) watchDelegations(this.inbox, this.services);
     this.state = new SessionState(this.partsHost());
     if (this.state.memory) this.services.memory = this.state.memory;
     this.listeners.add((e) => this.state.onEvent(e));

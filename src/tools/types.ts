@@ -89,6 +89,8 @@ export interface BackgroundNotice {
   id: string;
   /** Checked when the notice is taken: true drops it (the model already read the result itself). */
   superseded?: () => boolean;
+  /** Called when a surface takes the notice into the conversation (a durable delegation marks itself delivered). */
+  onTaken?: () => void;
 }
 
 export interface Notifier {
@@ -99,6 +101,8 @@ export interface Notifier {
   readonly signal: AbortSignal;
   /** A surface answers notices (REPL, gateway chat, one-shot run); otherwise nobody would read them. */
   readonly listening: boolean;
+  /** False once this channel's conversation is over (/new, /resume, the session closed): what it is told is dropped. */
+  readonly active?: boolean;
 }
 
 /** Where the reply to a chat message or a cron job goes. */
@@ -164,6 +168,8 @@ export interface ChildSpec {
   signal: AbortSignal;
   /** Events of the child's loop (for progress display). */
   onEvent?: (e: AgentEvent) => void;
+  /** The child session exists: its id, and steering and stopping it while it runs. */
+  onStart?: (c: import('./subagents.ts').ChildControl) => void;
 }
 
 export interface ChildResult {

@@ -589,6 +589,41 @@ for (const b of backends) {
         assert.deepEqual(await s.modelUsage('pm'), []);
       }),
     );
+
+    test(
+      'background delegations (async_delegations): dispatch, finish, one claim, delivered; a dead owner\'s row becomes unknown',
+      withStore(async (s) => {
+        const d = s.delegations;
+        await d.dispatched({ id: 'deleg_aaaaaaaa', originSession: 'p', parentSessionId: 'p', dispatchedAt: 1000.5, task: { goal: 'g', role: 'leaf' }, ownerPid: process.pid, ownerStartedAt: 42 });
+        let r = (await d.get('deleg_aaaaaaaa'))!;
+        assert.deepEqual([r.state, r.deliveryState, r.deliveryAttempts, r.ownerPid, r.ownerStartedAt, r.dispatchedAt, r.task], ['running', 'pending', 0, process.pid, 42, 1000.5, { goal: 'g', role: 'leaf' }]);
+        assert.deepEqual(await d.pending(['p']), [], 'a running row is not delivered');
+        await d.finished('deleg_aaaaaaaa', 'completed', { type: 'async_delegation', delegation_id: 'deleg_aaaaaaaa', status: 'completed', goal: 'g', completed_at: 2000.25 }, { status: 'completed' });
+        assert.deepEqual((await d.pending(['x', 'p'])).map((x) => [x.delegationId, x.state, x.completedAt, x.event?.status]), [['deleg_aaaaaaaa', 'completed', 2000.25, 'completed']]);
+        const c1 = d.claimId('a');
+        assert.equal(await d.claim('deleg_aaaaaaaa', c1), true);
+        assert.equal(await d.claim('deleg_aaaaaaaa', d.claimId('b')), false, 'one consumer at a time');
+        assert.equal(await d.delivered('deleg_aaaaaaaa', d.claimId('b')), false, 'only the claim holder delivers');
+        assert.equal(await d.delivered('deleg_aaaaaaaa', c1), true);
+        r = (await d.get('deleg_aaaaaaaa'))!;
+        assert.deepEqual([r.deliveryState, r.deliveryAttempts, r.deliveryClaim], ['delivered', 1, null]);
+        assert.ok(r.deliveredAt! > 0);
+        assert.deepEqual(await d.pending(['p']), []);
+        // A failed delivery releases; the eighth failure drops the row.
+        await d.dispatched({ id: 'deleg_bbbbbbbb', originSession: 'q', parentSessionId: 'q', dispatchedAt: 1, task: { goal: 'h' }, ownerPid: 999_999_999, ownerStartedAt: null });
+        assert.equal(await d.recoverAbandoned((pid) => pid === process.pid), 1);
+        r = (await d.get('deleg_bbbbbbbb'))!;
+        assert.deepEqual([r.state, r.event?.status, r.event?.goal, r.deliveryState], ['unknown', 'unknown', 'h', 'pending']);
+        for (let i = 1; i <= 8; i++) {
+          const c = d.claimId('x');
+          assert.equal(await d.claim('deleg_bbbbbbbb', c), true, `attempt ${i}`);
+          await d.release('deleg_bbbbbbbb', c);
+        }
+        r = (await d.get('deleg_bbbbbbbb'))!;
+        assert.deepEqual([r.deliveryState, r.deliveryAttempts], ['dropped', 8]);
+        assert.deepEqual((await d.list(['p', 'q'])).map((x) => x.delegationId), ['deleg_aaaaaaaa', 'deleg_bbbbbbbb']);
+      }),
+    );
   });
 }
 

@@ -244,7 +244,7 @@ export class ChatDriver {
     if (wasIdle) timer = setTimeout(() => this.setPhase('command', `${name}…`), 150);
     let r: CommandResult | null;
     try {
-      r = await runCommand(this.o.registry, text, { session: this.session, surface: 'cli', hooks: this.o.hooks ?? {} });
+      r = await runCommand(this.o.registry, text, { session: this.session, surface: 'cli', hooks: { ...this.o.hooks, show: (t) => this.o.view.output(t, 'dim') } });
     } finally {
       if (timer) clearTimeout(timer);
       if (this._phase === 'command') this.setPhase('idle');

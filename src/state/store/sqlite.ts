@@ -10,12 +10,14 @@
 import type { Message } from '../../llm/types.ts';
 import type { CreateSessionMeta, FindFilter, MessagePage, SearchOptions } from '../db-rows.ts';
 import type { SessionDB } from '../db.ts';
+import { DelegationRows } from './delegations.ts';
 import type { ListOptions, SessionStore, UsageRecord } from './types.ts';
 
 export class SqliteSessionStore implements SessionStore {
   readonly backend = 'sqlite' as const;
   /** The state.db connection the calls run on. */
   readonly db: SessionDB;
+  readonly delegations: DelegationRows = new DelegationRows(this);
 
   constructor(db: SessionDB) {
     this.db = db;

@@ -10,6 +10,7 @@
 // once every write issued so far is committed (SQLite: at once). Nothing outside `src/state/store/`
 // tells the backends apart: `backend` is for display (stats, logs), never for branching.
 import type { Message } from '../../llm/types.ts';
+import type { DelegationRows } from './delegations.ts';
 import type { CreateSessionMeta, DbStats, ModelUsageRow, FindFilter, MessagePage, SearchHit, SearchOptions, SessionListItem, SessionRow, UsageData } from '../db-rows.ts';
 
 /** A value or a promise of it: what ports that also take a synchronous fake return (not the session store). */
@@ -133,4 +134,7 @@ export interface SessionStore {
    */
   sqlRun(sql: string, params: (string | number | null)[]): Promise<number>;
   sqlAll(sql: string, params: (string | number | null)[]): Promise<Record<string, unknown>[]>;
+
+  /** Background delegations (`async_delegations`, Hermes's rows and state machine): `delegations.ts`. */
+  readonly delegations: DelegationRows;
 }

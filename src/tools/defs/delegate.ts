@@ -9,7 +9,9 @@ import type { AgentEvent } from '../../agent/types.ts';
 import { defineSlot } from '../../state/slots.ts';
 import { defineTool } from '../registry.ts';
 import { fail, ok } from '../result.ts';
-import type { BackgroundNotice, ChildResult, ToolSession } from '../types.ts';
+import type { ChildResult, ToolContext, ToolSession } from '../types.ts';
+import { completionEvent, deliverCompletion, recordDispatch } from '../impl/delegation.ts';
+import { endSubagent, observer, startSubagent, steerSubagent, stopSubagent, subagentSummary, subagentsSlot, type LiveSubagent } from '../subagents.ts';
 
 /** Tools a subagent never gets (delegate_task too, unless the depth limit allows another level). */
 export const CHILD_BLOCKED_TOOLS = ['clarify', 'memory', 'send_message', 'execute_code'];
@@ -50,7 +52,7 @@ function limits(s: ToolSession) {
   return { maxDepth, maxConcurrent, maxIterations, maxSummary, maxAsync, orchestratorEnabled };
 }
 
-/** Background subagents running in a session (delegation id → goal). */
+/** Background delegations running in a session (delegation id → goal). */
 const runningSlot = defineSlot('async_delegations', () => new Map<string, string>());
 
 /** A child's result as the model reads it: summary capped (the rest spilled to a file), usage attached. */
@@ -85,54 +87,34 @@ function resultEntry(s: ToolSession, r: ChildResult, i: number, callId: string, 
   return out;
 }
 
-/** The message a finished background subagent sends into the conversation. */
-function delegationNotice(id: string, t: { goal: string; context?: string; toolsets?: string[] }, role: string, e: Record<string, unknown>, started: number): BackgroundNotice {
-  const ok = e.status === 'completed' || e.status === 'partial';
-  const lines = [
-    `[ASYNC DELEGATION COMPLETE — ${id}]`,
-    'A subagent you started in the background earlier has finished. You may have moved on since; the task is repeated below so you can act on the result or start it again.',
-    '',
-    `Dispatched: ${new Date(started).toISOString().replace(/\.\d+Z$/, 'Z')}`,
-    `Original goal: ${t.goal}`,
-    ...(t.context ? [`Context you provided: ${t.context}`] : []),
-    ...(t.toolsets?.length ? [`Toolsets: ${t.toolsets.join(', ')}`] : []),
-    `Role: ${role}   Model: ${String(e.model ?? '?')}`,
-    `Status: ${String(e.status)}   API calls: ${String(e.api_calls ?? 0)}   Duration: ${String(e.duration_seconds ?? '?')}s`,
-    '--- RESULT ---',
-  ];
-  if (ok && e.summary) lines.push(String(e.summary));
-  else {
-    lines.push(e.status === 'interrupted' ? `The subagent was interrupted before it finished${e.error ? `: ${String(e.error)}` : '.'}` : `The subagent did not finish (status ${String(e.status)}).${e.error ? `\n${String(e.error)}` : ''}`);
-    if (e.summary) lines.push('Partial output:', String(e.summary));
-  }
-  const goal = t.goal.replace(/\s+/g, ' ').trim();
-  return { kind: 'delegation', id, title: `Subagent ${ok ? 'finished' : String(e.status)}: ${goal.length > 70 ? `${goal.slice(0, 67)}...` : goal}`, text: lines.join('\n') };
-}
-
 export default defineTool({
   name: 'delegate_task',
   toolset: 'delegation',
   emoji: '🧭',
   description:
-    'Hand self-contained subtasks to subagents (fresh context; you get summaries): goal (+ context), or tasks to run in parallel. They cannot see this chat or ask the user: put every detail in context. background: the result arrives later.',
+    'Subagents do self-contained subtasks (fresh context, summary back): goal + context, or parallel tasks. They see no chat, ask nothing: give all details. background: reports later; action: manage live ones.',
   schema: (z) =>
     z.object({
     goal: z.string().optional(),
     context: z.string().optional(),
     toolsets: z.array(z.string()).optional(),
     tasks: z.array(task(z)).min(1).optional(),
-    role: z.enum(['leaf', 'orchestrator']).optional().describe('orchestrator: may delegate further'),
+    role: z.enum(['leaf', 'orchestrator']).optional(),
     background: z.boolean().optional(),
     max_iterations: z.coerce.number().int().min(1).optional(),
+    action: z.enum(['list', 'steer', 'stop']).optional(),
+    subagent_id: z.string().optional(),
+    message: z.string().optional(),
   }),
   check: (s) => !!s.spawnChild,
   requirement: 'needs a session that can start subagents (not offered to subagents past delegation.max_spawn_depth)',
   async handler(a, ctx) {
     const s = ctx;
     if (!s.spawnChild) return fail('delegate_task is not available in this session.');
+    if (a.action) return control(ctx, a.action, a.subagent_id, a.message);
     if (a.background && a.tasks?.length) return fail('`background` runs one subagent: give a single `goal`, not `tasks` (or drop background to run the batch now).');
     const tasks = a.tasks ?? (a.goal ? [{ goal: a.goal, context: a.context, toolsets: a.toolsets }] : []);
-    if (!tasks.length) return fail('Give a `goal` (and `context`), or a list of `tasks`.');
+    if (!tasks.length || tasks.some((t) => !t.goal.trim())) return fail('Give a `goal` (and `context`), or a list of `tasks`, each with its goal.');
     const lim = limits(s);
     const depth = s.depth ?? 0;
     if (depth >= lim.maxDepth)
@@ -143,10 +125,12 @@ export default defineTool({
     const roleOf = (t: { role?: 'leaf' | 'orchestrator' }) =>
       (t.role ?? a.role) === 'orchestrator' && lim.orchestratorEnabled && depth + 1 < lim.maxDepth ? 'orchestrator' : 'leaf';
     const maxIterations = Math.min(a.max_iterations ?? lim.maxIterations, lim.maxIterations);
-    const runOne = async (t: (typeof tasks)[number], i: number, signal: AbortSignal, label: string, progress = ctx.progress): Promise<Record<string, unknown>> => {
+    const live = ctx.slot(subagentsSlot);
+    const runOne = async (t: (typeof tasks)[number], i: number, signal: AbortSignal, label: string, sa: LiveSubagent, progress = ctx.progress): Promise<Record<string, unknown>> => {
       const t0 = Date.now();
       const role = roleOf(t);
       progress(`${label}started: ${t.goal.slice(0, 80)}`);
+      const watch = observer(sa);
       let r: ChildResult;
       try {
         r = await s.spawnChild!({
@@ -159,43 +143,97 @@ export default defineTool({
           systemPrompt: childSystemPrompt(t.goal, t.context, s.cwd),
           signal,
           onEvent: (e: AgentEvent) => {
+            watch.event(e);
             if (e.type === 'tool_start') progress(`${label}${e.name}`);
+          },
+          onStart: (c) => {
+            sa.sessionId = c.sessionId;
+            sa.control = c;
+            for (const m of sa.missedSteer.splice(0)) steerSubagent(sa, m);
           },
         });
       } catch (e) {
         r = { status: 'failed', summary: '', apiCalls: 0, iterations: 0, error: (e as Error).message, toolTrace: [] };
       }
+      watch.flush();
+      endSubagent(sa, r);
       progress(`${label}${r.status}`);
-      return resultEntry(s, r, i, ctx.callId, t0, role, lim.maxSummary);
+      const entry = resultEntry(s, r, i, ctx.callId, t0, role, lim.maxSummary);
+      entry.subagent_id = sa.id;
+      if (sa.path) entry.live_transcript = sa.path;
+      if (sa.missedSteer.length) entry.missed_steer = sa.missedSteer.join('\n');
+      return entry;
     };
 
     if (a.background) {
       const notifier = s.notifier;
       if (!notifier?.listening) return fail('Background subagents need a conversation to report back to, and this session has none. Run it without background.');
-      const live = s.slots.get(runningSlot);
-      if (live.size >= lim.maxAsync)
-        return fail(`${live.size} background subagents are already running (delegation.max_concurrent_children is ${lim.maxAsync}). Wait for one to report back, or run this one without background.`);
+      const running = s.slots.get(runningSlot);
+      if (running.size >= lim.maxAsync)
+        return fail(`${running.size} background subagents are already running (delegation.max_concurrent_children is ${lim.maxAsync}). Wait for one to report back, or run this one without background.`);
       const id = `deleg_${randomBytes(4).toString('hex')}`;
       const t = tasks[0];
       const started = Date.now();
-      live.set(id, t.goal);
+      const sessionId = s.sessionId;
+      const store = s.sessionDb;
+      const task = { goal: t.goal, context: t.context ?? null, toolsets: t.toolsets ?? null, role: roleOf(t), model: s.config.delegation?.model || null };
+      running.set(id, t.goal);
+      const durable = await recordDispatch(store, { id, sessionId, dispatchedAt: started, task });
+      const sa = startSubagent(live, s.home, { delegationId: id, index: 0, goal: t.goal, context: t.context, background: true });
       // The call has returned by the time the child works: its progress has no tool line to go to.
-      const work = runOne(t, 0, notifier.signal, '[background subagent] ', () => {})
-        .then((e) => notifier.notify(delegationNotice(id, t, roleOf(t), e, started)))
-        .finally(() => live.delete(id));
+      const work = runOne(t, 0, notifier.signal, '[background subagent] ', sa, () => {})
+        .then(async (e) => {
+          const ev = completionEvent(id, sessionId, task, e, started);
+          if (durable) await store!.delegations.finished(id, ev.status, ev, e).catch(() => undefined);
+          await deliverCompletion(durable ? store : undefined, notifier, ev, 'session');
+        })
+        .finally(() => running.delete(id));
       notifier.expect(work);
       return ok({
         status: 'dispatched',
         delegation_id: id,
+        subagent_id: sa.id,
         goal: t.goal,
         role: roleOf(t),
-        note: 'The subagent runs in the background. Its result will arrive as a new message when it finishes: carry on, and do not wait or poll for it.',
+        ...(sa.path ? { live_transcript: sa.path } : {}),
+        note: 'The subagent runs in the background. Its result will arrive as a new message when it finishes: carry on, and do not wait or poll for it. delegate_task(action="steer", subagent_id, message) redirects it.',
       });
     }
 
     const started = Date.now();
-    const results = await Promise.all(tasks.map((t, i) => runOne(t, i, ctx.signal, tasks.length > 1 ? `[subagent ${i + 1}] ` : '[subagent] ')));
+    const batch = `deleg_${randomBytes(4).toString('hex')}`;
+    const results = await Promise.all(
+      tasks.map((t, i) =>
+        runOne(t, i, ctx.signal, tasks.length > 1 ? `[subagent ${i + 1}] ` : '[subagent] ', startSubagent(live, s.home, { delegationId: batch, index: i, goal: t.goal, context: t.context, background: false })),
+      ),
+    );
     const anyOk = results.some((r) => r.status === 'completed' || r.status === 'partial');
     return { content: ok({ results, total_duration_seconds: Math.round((Date.now() - started) / 100) / 10 }), isError: !anyOk };
   },
 });
+
+/** delegate_task(action=list|steer|stop): the session's own live subagents (Hermes 0.21's control actions). */
+function control(ctx: ToolContext, action: 'list' | 'steer' | 'stop', id: string | undefined, message: string | undefined): ReturnType<typeof ok> | ReturnType<typeof fail> {
+  const live = ctx.slot(subagentsSlot);
+  if (action === 'list') {
+    const running = [...live.values()].filter((x) => x.status === 'running').map(subagentSummary);
+    return ok({
+      action: 'list',
+      count: running.length,
+      subagents: running,
+      ...(running.length ? {} : { note: 'No live subagents right now. Children that already finished have delivered (or will deliver) their results as normal completion messages: there is nothing to steer or stop.' }),
+    });
+  }
+  const sid = (id ?? '').trim();
+  if (!sid) return fail(`action='${action}' requires subagent_id (from the dispatch response or action='list').`);
+  const sa = live.get(sid);
+  if (!sa || sa.status !== 'running') return fail(`No live subagent '${sid}' in this conversation. It may have already finished (its result arrives as a normal completion message). Use action='list' to see live children.`);
+  if (action === 'stop') {
+    if (!stopSubagent(sa)) return fail(`Could not interrupt '${sid}': it is finishing. Its result arrives as a normal completion message.`);
+    return ok({ action: 'stop', subagent_id: sid, status: 'interrupt_requested', note: 'The subagent stops at its next boundary. Its partial result still comes back as a completion message: do not wait or poll.' });
+  }
+  const text = (message ?? '').trim();
+  if (!text) return fail("action='steer' requires a non-empty 'message' describing the course correction.");
+  if (!steerSubagent(sa, text)) return fail(`Subagent '${sid}' no longer takes steering: it is finishing.`);
+  return ok({ action: 'steer', subagent_id: sid, status: 'queued', note: 'Steering text queued. The subagent reads it after its next tool call; the current call is never cut.' });
+}

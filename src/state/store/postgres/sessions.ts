@@ -2,6 +2,7 @@
 // over tables with state.db's columns (schema.ts). Writes go through PgDb's ordered queue, so the
 // agent loop's unawaited appends land in order and a later read sees them; each message is
 // committed on its own, as on SQLite, so a killed process loses nothing it already produced.
+import { DelegationRows } from '../delegations.ts';
 import type { Message } from '../../../llm/types.ts';
 import {
   contentToText,
@@ -69,6 +70,7 @@ export class PgSessionStore implements SessionStore {
   readonly db: PgDb;
   readonly location: string;
   readonly compatNote: string | null;
+  readonly delegations: DelegationRows = new DelegationRows(this);
   private closed = false;
 
   private constructor(db: PgDb, schemaVersion: number) {

@@ -26,7 +26,7 @@ const schema = (z: Zod) =>
   provider: z.string().optional(),
   script: z.string().optional().describe('In HERMES_HOME/scripts/, run first; its output is context'),
   no_agent: z.boolean().optional().describe('Deliver the script output, no LLM'),
-  context_from: z.array(z.string()).optional().describe('Job IDs whose last output is context; "self": its own previous run'),
+  context_from: z.array(z.string()).optional().describe('Job IDs whose last output is context'),
   enabled_toolsets: z.array(z.string()).optional(),
   workdir: z.string().optional(),
   reason: z.string().optional(),

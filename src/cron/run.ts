@@ -395,12 +395,12 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
   }
 
   const limitS = idleLimitSeconds(d.env);
-  let lastActivity = Date.now();
+  let lastActivity = performance.now();
   let lastDesc = 'starting';
   let idledOut = false;
   let toolsRunning = 0;
   const off = session.on((e: AgentEvent) => {
-    lastActivity = Date.now();
+    lastActivity = performance.now();
     if (e.type === 'tool_start') {
       toolsRunning++;
       lastDesc = `tool ${e.name}`;
@@ -415,7 +415,7 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
     limitS > 0
       ? setInterval(
           () => {
-            if (Date.now() - lastActivity >= limitS * 1000 * (toolsRunning > 0 ? 3 : 1)) {
+            if (performance.now() - lastActivity >= limitS * 1000 * (toolsRunning > 0 ? 3 : 1)) {
               idledOut = true;
               session.interrupt();
             }
@@ -427,7 +427,7 @@ export async function runJob(job: CronJob, d: RunDeps): Promise<RunOutcome> {
   try {
     const r = await session.prompt(prompt, { signal: d.signal });
     if (idledOut) {
-      const idle = Math.round((Date.now() - lastActivity) / 1000);
+      const idle = Math.round((performance.now() - lastActivity) / 1000);
       return fail(`Cron job '${job.name}' idle for ${idle}s (limit ${limitS}s) — last activity: ${lastDesc}`);
     }
     if (r.interrupted) return fail('Interrupted by shutdown before the run finished.', !!d.signal?.aborted);

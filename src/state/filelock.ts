@@ -6,7 +6,7 @@ import { sleepSync } from './sqlite.ts';
 export function withFileLock<T>(lockPath: string, fn: () => T, opts: { timeoutMs?: number; staleMs?: number } = {}): T {
   const timeout = opts.timeoutMs ?? 10_000;
   const stale = opts.staleMs ?? 30_000;
-  const started = Date.now();
+  const started = performance.now();
   let fd = -1;
   for (;;) {
     try {
@@ -23,7 +23,7 @@ export function withFileLock<T>(lockPath: string, fn: () => T, opts: { timeoutMs
       } catch {
         continue; // vanished meanwhile
       }
-      if (Date.now() - started > timeout) throw new Error(`Timed out waiting for ${lockPath} (another Hermes process is writing).`);
+      if (performance.now() - started > timeout) throw new Error(`Timed out waiting for ${lockPath} (another Hermes process is writing).`);
       sleepSync(10 + Math.random() * 40);
     }
   }

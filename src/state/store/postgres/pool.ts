@@ -175,12 +175,12 @@ export class PgDb implements Queryable {
     const run = !opts.retryForMs
       ? once
       : async () => {
-          const started = Date.now();
+          const started = performance.now();
           for (let n = 0; ; n++)
             try {
               return await once();
             } catch (e) {
-              if (!transientPg(e) || Date.now() - started > opts.retryForMs!) throw e;
+              if (!transientPg(e) || performance.now() - started > opts.retryForMs!) throw e;
               await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** n, 2000)));
             }
         };

@@ -1,5 +1,6 @@
 // History-heavy commands as sessions pile up (issue 30 §2): `hermes sessions list` and
-// `hermes chat -c -q …` (continue the latest session, one call to the fake LLM) against a state.db of
+// `hermes chat -c -q …` (continue the latest session, one call to the fake LLM), `chat -r <title>`
+// (resume a session by its title) and `hermes insights` against a state.db of
 // 10 sessions and one of 100,000 sessions / 1,000,000 messages. Goal: the 100k time ≤ 1.5× the
 // 10-session time. The large database is generated once into the temp folder and reused
 // (BENCH_FRESH=1 rebuilds); `chat -c` adds two messages to its latest session on each run.
@@ -57,8 +58,9 @@ const bench: Bench = async () => {
       [join(tmpdir(), 'hermes-bench-history-10'), 10],
       [join(tmpdir(), `hermes-bench-history-${BIG}`), BIG],
     ];
-    const samples: Record<string, Record<number, number[]>> = { list: {}, continue: {} };
-    const cmds = { list: ['sessions', 'list'], continue: ['chat', '-c', '-q', 'and now?'] };
+    const samples: Record<string, Record<number, number[]>> = { list: {}, continue: {}, resume: {}, insights: {} };
+    // 'Session 9' is a title in both databases (every third session has one).
+    const cmds = { list: ['sessions', 'list'], continue: ['chat', '-c', '-q', 'and now?'], resume: ['chat', '-r', 'Session 9', '-q', 'and now?'], insights: ['insights'] };
     for (const [home, n] of homes) {
       mkdirSync(home, { recursive: true });
       const t = performance.now();
@@ -81,6 +83,8 @@ const bench: Bench = async () => {
     for (const [key, label] of [
       ['list', 'hermes sessions list'],
       ['continue', 'hermes chat -c -q'],
+      ['resume', 'hermes chat -r <title> -q'],
+      ['insights', 'hermes insights'],
     ] as const) {
       const small = times[key][10];
       const large = times[key][BIG];

@@ -8,7 +8,7 @@
 // FAILED row naming the command.
 import childProcess from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
-import type { Bench, BenchRow } from './lib.ts';
+import { median, nodeBaselineMs, type Bench, type BenchRow } from './lib.ts';
 
 process.env.HERMES_TEST_BUNDLE = '1';
 delete process.env.HERMES_FROM_SOURCE;
@@ -39,6 +39,7 @@ if (!process.env.BENCH_NO_BUILD) {
 
 const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
   core: () => import('./core.ts'),
+  cache: () => import('./cache.ts'),
   mcp: () => import('./mcp.ts'),
   state: () => import('./state.ts'),
   tools: () => import('./tools.ts'),
@@ -64,6 +65,9 @@ const MODULES: Record<string, () => Promise<{ default: Bench }>> = {
 
 const filter = process.argv[2];
 const rows: (BenchRow & { module: string })[] = [];
+// The yardstick every time row is divided by: bare `node -e 0`, measured in this run (before the
+// modules and again after them, the median of both), so a loaded machine scales both alike.
+const baseBefore = nodeBaselineMs(15);
 for (const [name, load] of Object.entries(MODULES)) {
   if (filter && !name.includes(filter)) continue;
   process.stderr.write(`bench: ${name}…\n`);
@@ -78,9 +82,19 @@ for (const [name, load] of Object.entries(MODULES)) {
   }
 }
 
+const base = median([baseBefore, nodeBaselineMs(15)]);
+rows.unshift({ module: 'run', name: 'node -e 0 (the yardstick of the × node column)', value: base, unit: 'ms', note: 'median of 15 before the modules and 15 after' });
+/** A row's value over `node -e 0`: time rows only (ms, ms/iter, ms/MB…; µs scaled). */
+const ratio = (r: BenchRow) => {
+  if (Number.isNaN(r.value)) return '';
+  if (/^ms\b/.test(r.unit)) return `${(r.value / base).toFixed(2)}×`;
+  if (/^µs\b/.test(r.unit)) return `${(r.value / 1000 / base).toFixed(3)}×`;
+  if (r.unit === 's') return `${((r.value * 1000) / base).toFixed(1)}×`;
+  return '—'; // not a time (MB, msg/s, %…)
+};
 const fmt = (v: number) => (Number.isNaN(v) ? '-' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
-const table = rows.map((r) => [r.module, r.name, `${fmt(r.value)} ${r.unit}`, r.target ?? '', r.ok === undefined ? '' : r.ok ? 'ok' : 'MISS', r.note ?? '']);
-const head = ['module', 'benchmark', 'value', 'target', '', 'note'];
+const table = rows.map((r) => [r.module, r.name, `${fmt(r.value)} ${r.unit}`, ratio(r), r.target ?? '', r.ok === undefined ? '' : r.ok ? 'ok' : 'MISS', r.note ?? '']);
+const head = ['module', 'benchmark', 'value', '× node', 'target', '', 'note'];
 const widths = head.map((h, i) => Math.max(h.length, ...table.map((row) => row[i].length)));
 const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
 console.log(line(head));

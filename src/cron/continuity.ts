@@ -37,27 +37,40 @@ export function reportOf(doc: string): string | null {
   return text;
 }
 
-/** The previous run's report of job `id` (its newest output document with one), or null. */
-export function previousReport(home: string, id: string): string | null {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return null;
+/** A job's output documents (cron/output/<id>/*.md), newest first; [] for a bad id or none yet. */
+export function outputDocsNewestFirst(home: string, id: string): string[] {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return [];
   const dir = join(home, 'cron', 'output', id);
-  let files: { f: string; t: number }[];
   try {
-    files = readdirSync(dir)
+    return readdirSync(dir)
       .filter((f) => f.endsWith('.md'))
-      .map((f) => ({ f, t: statSync(join(dir, f)).mtimeMs }));
+      .map((f) => ({ f, t: statSync(join(dir, f)).mtimeMs }))
+      .sort((a, b) => b.t - a.t || (a.f < b.f ? 1 : -1))
+      .map(({ f }) => join(dir, f));
+  } catch {
+    return [];
+  }
+}
+
+const readOr = (path: string): string | null => {
+  try {
+    return readFileSync(path, 'utf8');
   } catch {
     return null;
   }
-  files.sort((a, b) => b.t - a.t || (a.f < b.f ? 1 : -1));
-  for (const { f } of files.slice(0, LOOK_BACK)) {
-    let doc: string;
-    try {
-      doc = readFileSync(join(dir, f), 'utf8');
-    } catch {
-      continue;
-    }
-    const report = reportOf(doc);
+};
+
+/** The newest output document of a job, or null (context_from). */
+export function latestOutput(home: string, id: string): string | null {
+  const newest = outputDocsNewestFirst(home, id)[0];
+  return newest ? readOr(newest) : null;
+}
+
+/** The previous run's report of job `id` (its newest output document with one), or null. */
+export function previousReport(home: string, id: string): string | null {
+  for (const path of outputDocsNewestFirst(home, id).slice(0, LOOK_BACK)) {
+    const doc = readOr(path);
+    const report = doc && reportOf(doc);
     if (report) return report;
   }
   return null;

@@ -3,7 +3,6 @@
 // to completion under an inactivity watchdog, and the Markdown document saved as the run's output.
 import { spawn } from 'node:child_process';
 import { makeSandbox } from '../sandbox/index.ts';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { extname, join } from 'node:path';
 import type { AgentEvent } from '../agent/types.ts';
@@ -20,7 +19,7 @@ import { openSessionStore } from '../state/store/index.ts';
 import { resolveScriptPath, scriptsDir, type CronJob } from './jobs.ts';
 import { scriptLinkProblem } from './script-approval.ts';
 import { loadSkillText } from './skills.ts';
-import { CONTINUITY_REF, continuityBlock, previousReport } from './continuity.ts';
+import { CONTINUITY_REF, continuityBlock, latestOutput, previousReport } from './continuity.ts';
 import { fileStamp, formatIso, type Clock } from './time.ts';
 
 export interface RunDeps {
@@ -170,25 +169,6 @@ const CRON_GUIDANCE =
 
 /** Characters of an earlier job's output given as context (context_from). */
 const CONTEXT_FROM_CHARS = 8_000;
-
-/** The newest output document of a job (cron/output/<id>/*.md), or null. */
-export function latestOutput(home: string, id: string): string | null {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return null;
-  const dir = join(home, 'cron', 'output', id);
-  let files: string[];
-  try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.md'));
-  } catch {
-    return null;
-  }
-  const newest = files.map((f) => ({ f, t: statSync(join(dir, f)).mtimeMs })).sort((a, b) => b.t - a.t || (a.f < b.f ? 1 : -1))[0];
-  if (!newest) return null;
-  try {
-    return readFileSync(join(dir, newest.f), 'utf8');
-  } catch {
-    return null;
-  }
-}
 
 /**
  * The user message of a run: cron guidance, the outputs of the jobs it takes context from, the
